@@ -1,0 +1,169 @@
+import { z } from 'zod';
+
+/**
+ * Schemas of everything the analytics API returns. Tolerant by design: unknown
+ * fields are kept (looseObject), numbers may arrive as numeric strings, and
+ * fields the spec does not mark required may be missing. Intolerant of what
+ * would break rendering: a row that is not an object, a wrong type where a
+ * value is present, a non-array where an array is due.
+ */
+
+const NUMERIC_STRING = /^\s*-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/;
+
+/** A finite number, or a string holding one ("12", "3.5"). */
+export const numeric = z.preprocess(
+  (v) => (typeof v === 'string' && NUMERIC_STRING.test(v) ? Number(v) : v),
+  z.number().finite(),
+);
+
+const optionalNumber = numeric.optional().nullable().transform((v) => v ?? undefined);
+
+/** A display name; null is allowed (an unset campaign, say) and becomes undefined. */
+const optionalName = z
+  .string()
+  .nullable()
+  .optional()
+  .transform((v) => v ?? undefined);
+
+/** Rows of /cities, /countries, /states, and the traffic and user-agent reports. */
+export const aggregateRow = z.looseObject({
+  name: optionalName,
+  label: optionalName,
+  id: optionalName,
+  total_visits: optionalNumber,
+  unique_visitors: optionalNumber,
+  average_duration: optionalNumber,
+});
+export type AggregateRow = z.infer<typeof aggregateRow>;
+
+/** Rows of /pages: the spec marks all four fields required. */
+export const pageRow = z.looseObject({
+  full_url: z.string(),
+  total: numeric,
+  visitors: numeric,
+  avg_duration: numeric,
+});
+export type PageRow = z.infer<typeof pageRow>;
+
+/** The company model is "not shown" in the spec: an open record. */
+export const company = z.looseObject({ name: optionalName });
+
+export const visitorRecord = z.looseObject({
+  id: z.string(),
+  first_seen: z.string(),
+  last_seen: z.string(),
+  company: company.nullable().optional(),
+});
+export type VisitorRecord = z.infer<typeof visitorRecord>;
+
+/** The nested models of a visit are "not shown": open records, every field optional. */
+const openModel = z.looseObject({}).nullable().optional();
+
+export const visitRecord = z.looseObject({
+  id: z.string().optional(),
+  visitor_id: z.string().optional(),
+  date: z.string().optional(),
+  url: z.string().optional(),
+  referrer: z.string().nullable().optional(),
+  ip: z.string().nullable().optional(),
+  timezone: z.string().nullable().optional(),
+  params: z.union([z.looseObject({}), z.string()]).nullable().optional(),
+  browser: openModel,
+  device: openModel,
+  location: openModel,
+  screen: openModel,
+  trafficSource: openModel,
+});
+export type VisitRecord = z.infer<typeof visitRecord>;
+
+export function rowsOf<T extends z.ZodType>(row: T) {
+  return z.array(row);
+}
+
+// --- Security ------------------------------------------------------------
+
+export type FlagValue = 'yes' | 'no' | 'unknown';
+/** A security flag: normalised value plus the raw string, kept for display. */
+export interface Flag {
+  value: FlagValue;
+  raw: string;
+}
+
+const YES = new Set(['true', 'yes', '1', 'y']);
+const NO = new Set(['false', 'no', '0', 'n']);
+
+/** true/yes/1 → yes; false/no/0 → no; Unknown, empty, anything else → unknown. */
+export function normaliseFlag(input: unknown): Flag {
+  const raw = input === undefined || input === null ? '' : String(input);
+  const key = raw.trim().toLowerCase();
+  const value: FlagValue = YES.has(key) ? 'yes' : NO.has(key) ? 'no' : 'unknown';
+  return { value, raw };
+}
+
+const flag = z
+  .union([z.string(), z.boolean(), z.number(), z.null()])
+  .optional()
+  .transform(normaliseFlag);
+
+/**
+ * The element shape of scraper_extension_list is "not shown": a string, or an
+ * object with a name (or id). Each becomes a display name.
+ */
+const extensionName = z.union([
+  z.string(),
+  z.looseObject({ name: z.string().optional(), id: z.union([z.string(), z.number()]).optional() }),
+]);
+
+export const adblockStatus = z.looseObject({
+  visitor_id: z.string().optional(),
+  adblock: flag,
+  adblock_extension: optionalName,
+});
+
+export const botStatus = z.looseObject({
+  visitor_id: z.string().optional(),
+  is_abuser: flag,
+  is_attacker: flag,
+  is_proxy: flag,
+  is_threat: flag,
+});
+
+export const scrapingStatus = z.looseObject({
+  visitor_id: z.string().optional(),
+  score: optionalNumber,
+  visitor_type: optionalName,
+});
+
+export const vpnStatus = z.looseObject({
+  visitor_id: z.string().optional(),
+  vpn: flag,
+});
+
+export const scrapingExtensionsStatus = z.looseObject({
+  visitor_id: z.string().optional(),
+  adblock: flag,
+  scraper_extension_list: z
+    .array(extensionName)
+    .nullable()
+    .optional()
+    .transform((list) =>
+      (list ?? []).map((e) => (typeof e === 'string' ? e : (e.name ?? String(e.id ?? '?')))),
+    ),
+});
+
+export type AdblockStatus = z.infer<typeof adblockStatus>;
+export type BotStatus = z.infer<typeof botStatus>;
+export type ScrapingStatus = z.infer<typeof scrapingStatus>;
+export type VpnStatus = z.infer<typeof vpnStatus>;
+export type ScrapingExtensionsStatus = z.infer<typeof scrapingExtensionsStatus>;
+
+/** The first bad field of a failed parse, as a path like `[3].total_visits`. */
+export function firstIssuePath(error: z.ZodError): string {
+  const issue = error.issues[0];
+  if (!issue) return '(root)';
+  const path = issue.path
+    .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
+    .join('')
+    .replace(/^\./, '');
+  return `${path || '(root)'}: ${issue.message}`;
+}

@@ -1,0 +1,82 @@
+import type { z } from 'zod';
+import type { HttpClient } from './client.js';
+import { ApiError, messageFor } from './errors.js';
+import {
+  adblockStatus,
+  botStatus,
+  scrapingExtensionsStatus,
+  scrapingStatus,
+  vpnStatus,
+  type AdblockStatus,
+  type BotStatus,
+  type ScrapingExtensionsStatus,
+  type ScrapingStatus,
+  type VpnStatus,
+} from './schemas.js';
+
+/** Identifiers that are safe as one URL path segment: no slashes, no dots-only, no query. */
+const SAFE_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
+
+export function isSafeId(id: string): boolean {
+  return SAFE_ID.test(id) && !/^\.+$/.test(id) && !id.includes('..');
+}
+
+export const SECURITY_CHECKS = ['adblock', 'bot', 'scraping', 'vpn', 'extensions'] as const;
+export type SecurityCheck = (typeof SECURITY_CHECKS)[number];
+
+export interface SecurityAnswers {
+  adblock: AdblockStatus;
+  bot: BotStatus;
+  scraping: ScrapingStatus;
+  vpn: VpnStatus;
+  extensions: ScrapingExtensionsStatus;
+}
+
+const OPERATIONS: {
+  [K in SecurityCheck]: { path: string; acceptsVisitId: boolean; schema: z.ZodType<SecurityAnswers[K]> };
+} = {
+  adblock: { path: 'adblock-status', acceptsVisitId: true, schema: adblockStatus },
+  bot: { path: 'bot-status', acceptsVisitId: true, schema: botStatus },
+  scraping: { path: 'scraping-status', acceptsVisitId: false, schema: scrapingStatus },
+  vpn: { path: 'vpn-status', acceptsVisitId: true, schema: vpnStatus },
+  extensions: { path: 'scraping-extensions-status', acceptsVisitId: true, schema: scrapingExtensionsStatus },
+};
+
+/** The five security lookups. Flag strings arrive normalised to yes/no/unknown (see schemas.ts). */
+export class SecurityApi {
+  constructor(private readonly http: HttpClient) {}
+
+  check<K extends SecurityCheck>(check: K, visitorId: string, visitId?: string): Promise<SecurityAnswers[K]> {
+    const op = OPERATIONS[check];
+    const path = `/security/${op.path}/${visitorId}`;
+    if (!isSafeId(visitorId)) return Promise.reject(unsafe(path, 'visitor id'));
+    const query: Record<string, string> = {};
+    if (visitId !== undefined && op.acceptsVisitId) {
+      if (!isSafeId(visitId)) return Promise.reject(unsafe(path, 'visit id'));
+      query.visit_id = visitId;
+    }
+    return this.http.get(`/security/${op.path}/${encodeURIComponent(visitorId)}`, query, op.schema);
+  }
+
+  adblock(visitorId: string, visitId?: string) {
+    return this.check('adblock', visitorId, visitId);
+  }
+  bot(visitorId: string, visitId?: string) {
+    return this.check('bot', visitorId, visitId);
+  }
+  scraping(visitorId: string) {
+    return this.check('scraping', visitorId);
+  }
+  vpn(visitorId: string, visitId?: string) {
+    return this.check('vpn', visitorId, visitId);
+  }
+  extensions(visitorId: string, visitId?: string) {
+    return this.check('extensions', visitorId, visitId);
+  }
+}
+
+function unsafe(path: string, what: string): ApiError {
+  return new ApiError('bad_request', messageFor('bad_request', 'a security lookup', `that ${what} has characters an id cannot have`), {
+    path: path.replace(/[^/]*$/, '…'),
+  });
+}

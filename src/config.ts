@@ -1,0 +1,128 @@
+import { z } from 'zod';
+
+/**
+ * Every setting, from the environment, through one schema. A bad or missing
+ * value is reported together with every other one, by variable name and what
+ * it expects; the values themselves are never echoed (some are secrets).
+ */
+
+function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const blankToUndefined = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
+const optional = <T extends z.ZodType>(schema: T) => z.preprocess(blankToUndefined, schema.optional());
+const withDefault = <T extends z.ZodType>(schema: T, value: z.input<T>) =>
+  z.preprocess(blankToUndefined, schema.default(value as never));
+
+const intBetween = (min: number, max: number) =>
+  z.coerce.number({ error: `expected a whole number from ${min} to ${max}` }).int(`expected a whole number from ${min} to ${max}`).min(min, `expected a whole number from ${min} to ${max}`).max(max, `expected a whole number from ${min} to ${max}`);
+
+const httpUrl = z.url({ protocol: /^https?$/, error: 'expected an http(s) URL, like https://api.example.com' });
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+const envSchema = z
+  .object({
+    ANALYTICS_API_URL: optional(httpUrl),
+    ANALYTICS_API_KEY: optional(z.string()),
+    ANALYTICS_TIMEOUT_MS: withDefault(intBetween(100, 120_000), 10_000),
+    ANALYTICS_MAX_CONCURRENCY: withDefault(intBetween(1, 100), 8),
+    DEFAULT_TIMEZONE: withDefault(
+      z.string().refine(isTimeZone, 'expected an IANA time zone, like Europe/Berlin or UTC'),
+      'UTC',
+    ),
+    LOG_LEVEL: withDefault(z.enum(LOG_LEVELS, { error: `expected one of ${LOG_LEVELS.join(', ')}` }), 'info'),
+    PORT: withDefault(intBetween(0, 65_535), 3000),
+    SLACK_SIGNING_SECRET: optional(z.string().min(8, 'expected the app\'s signing secret')),
+    SLACK_BOT_TOKEN: optional(z.string().startsWith('xoxb-', 'expected a bot token starting with xoxb-')),
+    SLACK_APP_TOKEN: optional(z.string().startsWith('xapp-', 'expected an app-level token starting with xapp-')),
+    SLACK_API_URL: optional(httpUrl),
+    DATA_DIR: withDefault(z.string(), './data'),
+    DATABASE_URL: optional(
+      z.url({ protocol: /^postgres(ql)?$/, error: 'expected a postgres:// URL' }),
+    ),
+  });
+
+/** Rules across variables, checked on the raw values so they are reported with every other problem. */
+function crossChecks(env: NodeJS.ProcessEnv): string[] {
+  const set = (name: string) => (env[name] ?? '').trim() !== '';
+  const problems: string[] = [];
+  if (set('ANALYTICS_API_URL') && !set('ANALYTICS_API_KEY')) {
+    problems.push('ANALYTICS_API_KEY: required when ANALYTICS_API_URL is set');
+  }
+  if (set('SLACK_SIGNING_SECRET') !== set('SLACK_BOT_TOKEN')) {
+    const missing = set('SLACK_SIGNING_SECRET') ? 'SLACK_BOT_TOKEN' : 'SLACK_SIGNING_SECRET';
+    problems.push(`${missing}: required with the other Slack credential (set both, or neither for the sandbox)`);
+  } else if (set('SLACK_APP_TOKEN') && !set('SLACK_BOT_TOKEN')) {
+    problems.push('SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET: required with SLACK_APP_TOKEN (Socket Mode needs them too)');
+  }
+  return problems;
+}
+
+export interface Config {
+  analytics: {
+    /** Absent: the sandbox's demo API is used. */
+    url?: string;
+    apiKey?: string;
+    timeoutMs: number;
+    maxConcurrency: number;
+  };
+  defaultTimezone: string;
+  logLevel: (typeof LOG_LEVELS)[number];
+  port: number;
+  /** Absent: no Slack credentials, so the sandbox runs. */
+  slack?: {
+    signingSecret: string;
+    botToken: string;
+    appToken?: string;
+    apiUrl?: string;
+  };
+  /** The Slack Web API base URL even in the sandbox (tests point it at the offline Slack). */
+  slackApiUrl?: string;
+  store: { dataDir: string; databaseUrl?: string };
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  const problems = parsed.success
+    ? []
+    : parsed.error.issues.map((issue) => `${String(issue.path[0] ?? '?')}: ${issue.message}`);
+  problems.push(...crossChecks(env));
+  if (!parsed.success || problems.length > 0) throw new ConfigError([...new Set(problems)]);
+  const e = parsed.data;
+  return {
+    analytics: {
+      url: e.ANALYTICS_API_URL,
+      apiKey: e.ANALYTICS_API_KEY,
+      timeoutMs: e.ANALYTICS_TIMEOUT_MS,
+      maxConcurrency: e.ANALYTICS_MAX_CONCURRENCY,
+    },
+    defaultTimezone: e.DEFAULT_TIMEZONE,
+    logLevel: e.LOG_LEVEL,
+    port: e.PORT,
+    slack:
+      e.SLACK_SIGNING_SECRET && e.SLACK_BOT_TOKEN
+        ? {
+            signingSecret: e.SLACK_SIGNING_SECRET,
+            botToken: e.SLACK_BOT_TOKEN,
+            appToken: e.SLACK_APP_TOKEN,
+            apiUrl: e.SLACK_API_URL,
+          }
+        : undefined,
+    slackApiUrl: e.SLACK_API_URL,
+    store: { dataDir: e.DATA_DIR, databaseUrl: e.DATABASE_URL },
+  };
+}

@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  return [];
+}
+
+describe('loadConfig', () => {
+  it('gives the sandbox defaults for an empty environment', () => {
+    const config = loadConfig({});
+    expect(config.analytics).toEqual({ url: undefined, apiKey: undefined, timeoutMs: 10_000, maxConcurrency: 8 });
+    expect(config.slack).toBeUndefined();
+    expect(config.defaultTimezone).toBe('UTC');
+    expect(config.port).toBe(3000);
+    expect(config.store.dataDir).toBe('./data');
+  });
+
+  it('reads a full production environment', () => {
+    const config = loadConfig({
+      ANALYTICS_API_URL: 'https://api.example.com/v1',
+      ANALYTICS_API_KEY: 'k',
+      ANALYTICS_TIMEOUT_MS: '2500',
+      ANALYTICS_MAX_CONCURRENCY: '4',
+      DEFAULT_TIMEZONE: 'Europe/Berlin',
+      SLACK_SIGNING_SECRET: 'abcdef0123456789',
+      SLACK_BOT_TOKEN: 'xoxb-1-2-3',
+      SLACK_APP_TOKEN: 'xapp-1-2',
+      PORT: '8080',
+      DATABASE_URL: 'postgres://u@db:5432/lookout',
+    });
+    expect(config.analytics).toEqual({ url: 'https://api.example.com/v1', apiKey: 'k', timeoutMs: 2500, maxConcurrency: 4 });
+    expect(config.slack).toEqual({ signingSecret: 'abcdef0123456789', botToken: 'xoxb-1-2-3', appToken: 'xapp-1-2', apiUrl: undefined });
+    expect(config.port).toBe(8080);
+    expect(config.store.databaseUrl).toBe('postgres://u@db:5432/lookout');
+  });
+
+  it('treats blank variables as unset', () => {
+    expect(loadConfig({ ANALYTICS_API_URL: '  ', PORT: '' }).port).toBe(3000);
+  });
+
+  it('names every offending variable at once, with what it expects', () => {
+    const problems = problemsOf({
+      ANALYTICS_API_URL: 'ftp://example.com',
+      ANALYTICS_TIMEOUT_MS: 'soon',
+      ANALYTICS_MAX_CONCURRENCY: '0',
+      DEFAULT_TIMEZONE: 'Mars/Olympus',
+      LOG_LEVEL: 'loud',
+      SLACK_BOT_TOKEN: 'xoxb-only',
+    });
+    const names = problems.map((p) => p.split(':')[0]);
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'ANALYTICS_API_URL',
+        'ANALYTICS_TIMEOUT_MS',
+        'ANALYTICS_MAX_CONCURRENCY',
+        'DEFAULT_TIMEZONE',
+        'LOG_LEVEL',
+        'ANALYTICS_API_KEY',
+        'SLACK_SIGNING_SECRET',
+      ]),
+    );
+    expect(problems.find((p) => p.startsWith('DEFAULT_TIMEZONE'))).toMatch(/IANA time zone/);
+  });
+
+  it('never echoes a value, secret or not', () => {
+    const secret = 'xoxp-very-secret-value';
+    const error = (() => {
+      try {
+        loadConfig({ SLACK_BOT_TOKEN: secret, SLACK_SIGNING_SECRET: 's3cr3t-signing', DATABASE_URL: 'mysql://u:pw-secret@h/db' });
+      } catch (e) {
+        return e as Error;
+      }
+      throw new Error('expected a ConfigError');
+    })();
+    expect(error.message).toMatch(/SLACK_BOT_TOKEN: expected a bot token/);
+    expect(error.message).toMatch(/DATABASE_URL/);
+    expect(error.message).not.toContain(secret);
+    expect(error.message).not.toContain('pw-secret');
+    expect(error.message).not.toContain('s3cr3t-signing');
+  });
+});
