@@ -1,0 +1,187 @@
+import { describe, expect, it } from 'vitest';
+import {
+  bar,
+  formatCompact,
+  formatCount,
+  formatDateTime,
+  formatDelta,
+  formatDuration,
+  formatPercent,
+  quoteInput,
+  truncate,
+} from '../../src/core/format.js';
+
+describe('formatCount and formatCompact', () => {
+  it.each([
+    [0, '0'],
+    [999, '999'],
+    [1234, '1,234'],
+    [1234567, '1,234,567'],
+    [-4321, '-4,321'],
+    [12.6, '13'],
+    [undefined, '—'],
+    [Number.NaN, '—'],
+    [Number.POSITIVE_INFINITY, '—'],
+  ])('formatCount(%s) = %s', (n, text) => {
+    expect(formatCount(n)).toBe(text);
+  });
+
+  it.each([
+    [999, '999'],
+    [1000, '1K'],
+    [1234, '1.2K'],
+    [1234567, '1.2M'],
+    [2_500_000_000, '2.5B'],
+    [undefined, '—'],
+  ])('formatCompact(%s) = %s', (n, text) => {
+    expect(formatCompact(n)).toBe(text);
+  });
+});
+
+describe('formatDuration', () => {
+  it.each([
+    [0, '0s'],
+    [0.4, '0s'],
+    [45, '45s'],
+    [59.6, '1m 00s'],
+    [92, '1m 32s'],
+    [605, '10m 05s'],
+    [3599.6, '1h 00m'],
+    [3725, '1h 02m'],
+    [86_399, '23h 59m'],
+    [90_061, '1d 01h'],
+    [undefined, '—'],
+    [null, '—'],
+    [Number.NaN, '—'],
+    [-5, '—'],
+  ])('%s seconds → %s', (s, text) => {
+    expect(formatDuration(s)).toBe(text);
+  });
+});
+
+describe('formatPercent', () => {
+  it.each([
+    [0, '0%'],
+    [0.5, '50%'],
+    [0.034, '3.4%'],
+    [0.03, '3%'],
+    [0.0996, '10%'],
+    [0.0004, '<0.1%'],
+    [1.2345, '123%'],
+    [12.5, '1,250%'],
+    [-0.25, '-25%'],
+    [undefined, '—'],
+  ])('%s → %s', (f, text) => {
+    expect(formatPercent(f)).toBe(text);
+  });
+});
+
+describe('formatDelta', () => {
+  it.each([
+    [112, 100, '▲ 12%'],
+    [95, 100, '▼ 5%'],
+    [100, 100, '–'],
+    [0, 0, '–'],
+    [5, 0, 'new'],
+    [5, undefined, 'new'],
+    [0, undefined, '–'],
+    [0, 100, '▼ 100%'],
+    [100.5, 100, '▲ <1%'],
+    [99.5, 100, '▼ <1%'],
+    [3000, 100, '▲ 2,900%'],
+    [undefined, 5, '—'],
+  ])('%s against %s → %s', (current, previous, text) => {
+    expect(formatDelta(current, previous)).toBe(text);
+  });
+});
+
+describe('bar', () => {
+  it.each([
+    [55, 100, 10, '█████▌    '],
+    [100, 100, 10, '██████████'],
+    [250, 100, 10, '██████████'],
+    [0, 100, 10, '          '],
+    [1, 1000, 10, '▏         '],
+    [50, 100, 4, '██  '],
+    [1, 3, 3, '█  '],
+    [10, 0, 5, '     '],
+    [undefined, 100, 3, '   '],
+  ])('bar(%s, %s, %s)', (value, max, width, text) => {
+    expect(bar(value, max, width)).toBe(text);
+  });
+
+  it('is always exactly width characters and grows with the value', () => {
+    let previous = -1;
+    for (let v = 0; v <= 100; v++) {
+      const b = bar(v, 100, 12);
+      expect(Array.from(b)).toHaveLength(12);
+      const filled = b.trimEnd().length;
+      expect(filled).toBeGreaterThanOrEqual(previous);
+      previous = filled;
+    }
+  });
+
+  it('defaults to ten cells', () => {
+    expect(bar(3, 10)).toBe('███       ');
+  });
+});
+
+describe('formatDateTime', () => {
+  const now = new Date('2026-11-22T10:00:00Z');
+  it.each([
+    ['2026-11-21T14:05:00Z', 'UTC', 'Nov 21, 14:05'],
+    ['2026-11-21T14:05:00Z', 'Europe/Berlin', 'Nov 21, 15:05'],
+    ['2026-11-21T14:05:00Z', 'America/New_York', 'Nov 21, 09:05'],
+    ['2026-11-21T23:30:00.123Z', 'Europe/Berlin', 'Nov 22, 00:30'],
+    ['2026-11-21 14:05:00', 'UTC', 'Nov 21, 14:05'],
+    ['2026-11-21T14:05', 'Europe/Berlin', 'Nov 21, 15:05'],
+    ['2026-11-21T14:05:00+01:00', 'UTC', 'Nov 21, 13:05'],
+    ['2026-11-21T14:05:00+0100', 'UTC', 'Nov 21, 13:05'],
+    ['2025-11-21T14:05:00Z', 'UTC', 'Nov 21, 2025, 14:05'],
+    ['2026-07-04', 'America/New_York', 'Jul 4'],
+    ['2025-06-01', 'UTC', 'Jun 1, 2025'],
+  ])('%s in %s → %s', (iso, zone, text) => {
+    expect(formatDateTime(iso, zone, now)).toBe(text);
+  });
+
+  it('judges the current year in the given zone', () => {
+    const newYear = new Date('2027-01-01T12:00:00Z');
+    expect(formatDateTime('2026-12-31T23:30:00Z', 'Europe/Berlin', newYear)).toBe('Jan 1, 00:30');
+    expect(formatDateTime('2026-12-31T23:30:00Z', 'UTC', newYear)).toBe('Dec 31, 2026, 23:30');
+  });
+
+  it.each(['', 'yesterday', 'Nov 21 2026', '2024-02-30T10:00:00Z', '2024-13-01', '1700000000', '2026-11-21T25:00Z'])(
+    'returns bad input %j unchanged',
+    (input) => {
+      expect(formatDateTime(input, 'UTC', now)).toBe(input);
+    },
+  );
+
+  it('returns the input for a bad time zone', () => {
+    expect(formatDateTime('2026-11-21T14:05:00Z', 'Not/AZone', now)).toBe('2026-11-21T14:05:00Z');
+  });
+});
+
+describe('truncate and quoteInput', () => {
+  it('leaves short text alone and cuts long text with an ellipsis', () => {
+    expect(truncate('hello', 5)).toBe('hello');
+    expect(truncate('hello world', 5)).toBe('hell…');
+    expect(truncate('hello world', 7)).toBe('hello…');
+    expect(truncate('abc', 0)).toBe('');
+  });
+
+  it('counts code points and never splits an emoji', () => {
+    const text = '👍👍👍👍';
+    expect(text.length).toBe(8);
+    expect(truncate(text, 4)).toBe(text);
+    const cut = truncate(text, 3);
+    expect(cut).toBe('👍👍…');
+    expect(cut).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])/);
+    expect(truncate('a😀b😀c', 4)).toBe('a😀b…');
+  });
+
+  it('makes input safe for a one-line code span', () => {
+    expect(quoteInput('a`b\nc')).toBe("a'b c");
+    expect(Array.from(quoteInput('x'.repeat(100)))).toHaveLength(40);
+  });
+});
