@@ -1,0 +1,314 @@
+/**
+ * Sends requests to the app's request URL exactly as Slack does: slash commands as
+ * signed form posts, interactions as a signed form field `payload` holding JSON. Each
+ * delivery records its HTTP status, body and ack time; the answer is then applied as
+ * Slack would (a slash command's ack message shown ephemerally, a view_submission's
+ * `response_action` carried out). An answer later than the ack deadline (3 s) is a
+ * timeout: the user sees `operation_timeout` and the late answer is ignored.
+ */
+import { performance } from 'node:perf_hooks';
+import { Agent, request } from 'undici';
+import { validateView } from './block-limits.js';
+import { ResponseUrls, type ResponseUrl } from './response-url.js';
+import { signRequest, unixSeconds } from './signing.js';
+import { isRecord, SlackError, type Delivery, type Json } from './types.js';
+import { apiMessage, apiView } from './web-api.js';
+import { SLACKBOT, type Channel, type Message, type SlackUser, type View, type Workspace } from './workspace.js';
+
+/** Per-delivery overrides, for testing how the app treats bad requests. */
+export interface DeliveryOptions {
+  /** Sign with this secret instead of the real one (a forged request). */
+  signingSecret?: string;
+  /** Use this `x-slack-request-timestamp` (Unix seconds) instead of now (a stale or replayed request). */
+  timestampSec?: number;
+}
+
+export interface DelivererConfig {
+  workspace: Workspace;
+  responseUrls: ResponseUrls;
+  signingSecret: string;
+  appUrl: () => string | undefined;
+  ackTimeoutMs: number;
+  verificationToken: string;
+}
+
+interface Hooks {
+  /** Called once when the ack deadline passes without an answer, or the app cannot be reached. */
+  onFailure?: (d: Delivery) => void;
+  /** Called with an answer that came in time. */
+  onAnswer?: (d: Delivery) => void;
+}
+
+const MAX_KEPT = 1000;
+
+export class Deliverer {
+  private readonly agent = new Agent({ keepAliveTimeout: 2_000, keepAliveMaxTimeout: 10_000 });
+  private nextId = 1;
+  private readonly ws: Workspace;
+
+  constructor(private readonly config: DelivererConfig) {
+    this.ws = config.workspace;
+  }
+
+  private userPayload(user: SlackUser): Json {
+    return { id: user.id, username: user.name, name: user.name, team_id: this.ws.team.id };
+  }
+
+  private get teamPayload(): Json {
+    return { id: this.ws.team.id, domain: this.ws.team.domain };
+  }
+
+  /** A Slackbot ephemeral, the way Slack tells a user that a command failed. */
+  private notice(channel: string, user: string, text: string): void {
+    this.ws.post({ channel, user: SLACKBOT, text, ephemeralTo: user, via: 'notice' });
+  }
+
+  async slashCommand(input: { channel: Channel; user: SlackUser; command: string; text: string }, options: DeliveryOptions = {}): Promise<Delivery> {
+    const { channel, user, command, text } = input;
+    const responseUrl = this.config.responseUrls.create({ kind: 'command', channel: channel.id, user: user.id });
+    const triggerId = this.ws.issueTrigger(user.id);
+    const fields: Record<string, string> = {
+      token: this.config.verificationToken,
+      team_id: this.ws.team.id,
+      team_domain: this.ws.team.domain,
+      channel_id: channel.id,
+      channel_name: channel.name,
+      user_id: user.id,
+      user_name: user.name,
+      command,
+      text,
+      api_app_id: this.ws.bot.appId,
+      is_enterprise_install: 'false',
+      response_url: responseUrl.url,
+      trigger_id: triggerId,
+    };
+    const body = new URLSearchParams(fields).toString();
+    const fail = (d: Delivery): void => this.notice(channel.id, user.id, `${command} failed with the error "${d.error ?? 'dispatch_failed'}"`);
+    return this.send('slash_command', body, fields, options, { responseUrl, triggerId }, {
+      onFailure: fail,
+      onAnswer: (d) => {
+        if (d.status < 200 || d.status >= 300) {
+          d.error = 'dispatch_failed';
+          return fail(d);
+        }
+        const ack = ackMessage(d);
+        if (!ack) return;
+        const outcome = this.config.responseUrls.respond(responseUrl, ack, { countUse: false, via: 'ack' });
+        if (!outcome.ok) {
+          d.error = outcome.error;
+          fail(d);
+        }
+      },
+    });
+  }
+
+  /** block_actions from a message (`message`) or from a modal (`view`). */
+  async blockActions(
+    input: { user: SlackUser; actions: Json[] } & ({ message: Message; view?: undefined } | { view: View; message?: undefined }),
+    options: DeliveryOptions = {},
+  ): Promise<Delivery> {
+    const { user, actions } = input;
+    const triggerId = this.ws.issueTrigger(user.id);
+    const payload: Json = {
+      type: 'block_actions',
+      user: this.userPayload(user),
+      api_app_id: this.ws.bot.appId,
+      token: this.config.verificationToken,
+    };
+    let responseUrl: ResponseUrl | undefined;
+    if (input.message) {
+      const m = input.message;
+      const channel = this.ws.channels.get(m.channel);
+      const isReply = m.thread_ts !== undefined && m.thread_ts !== m.ts;
+      payload.container = {
+        type: 'message', message_ts: m.ts, channel_id: m.channel, is_ephemeral: m.ephemeralTo !== undefined,
+        ...(isReply ? { thread_ts: m.thread_ts } : {}),
+      };
+      payload.trigger_id = triggerId;
+      payload.team = this.teamPayload;
+      payload.enterprise = null;
+      payload.is_enterprise_install = false;
+      payload.channel = { id: m.channel, name: channel?.name ?? '' };
+      if (!m.ephemeralTo) payload.message = apiMessage(m, this.ws.team.id);
+      payload.state = { values: JSON.parse(JSON.stringify(m.state)) as Json };
+      responseUrl = this.config.responseUrls.create({
+        kind: 'interaction', channel: m.channel, user: user.id, originalTs: m.ts,
+        ...(m.thread_ts ? { threadTs: m.thread_ts } : {}),
+      });
+      payload.response_url = responseUrl.url;
+    } else {
+      const view = input.view;
+      payload.container = { type: 'view', view_id: view.id };
+      payload.trigger_id = triggerId;
+      payload.team = this.teamPayload;
+      payload.enterprise = null;
+      payload.is_enterprise_install = false;
+      payload.view = apiView(view);
+    }
+    payload.actions = actions;
+    const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+    return this.send('block_actions', body, payload, options, { responseUrl, triggerId }, {
+      onAnswer: (d) => {
+        if (d.status < 200 || d.status >= 300) d.error = 'dispatch_failed';
+      },
+    });
+  }
+
+  async viewSubmission(input: { view: View; user: SlackUser }, options: DeliveryOptions = {}): Promise<Delivery> {
+    const { view, user } = input;
+    const triggerId = this.ws.issueTrigger(user.id);
+    const payload: Json = {
+      type: 'view_submission',
+      team: this.teamPayload,
+      user: this.userPayload(user),
+      api_app_id: this.ws.bot.appId,
+      token: this.config.verificationToken,
+      trigger_id: triggerId,
+      view: apiView(view),
+      response_urls: [],
+      is_enterprise_install: false,
+      enterprise: null,
+    };
+    const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+    return this.send('view_submission', body, payload, options, { triggerId }, {
+      onAnswer: (d) => {
+        if (d.status < 200 || d.status >= 300) {
+          d.error = 'dispatch_failed';
+          return;
+        }
+        this.applyViewResponse(d, view);
+      },
+    });
+  }
+
+  async viewClosed(input: { view: View; user: SlackUser; isCleared: boolean }, options: DeliveryOptions = {}): Promise<Delivery> {
+    const payload: Json = {
+      type: 'view_closed',
+      team: this.teamPayload,
+      user: this.userPayload(input.user),
+      api_app_id: this.ws.bot.appId,
+      token: this.config.verificationToken,
+      view: apiView(input.view),
+      is_cleared: input.isCleared,
+      is_enterprise_install: false,
+      enterprise: null,
+    };
+    const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+    return this.send('view_closed', body, payload, options, {}, {
+      onAnswer: (d) => {
+        if (d.status < 200 || d.status >= 300) d.error = 'dispatch_failed';
+      },
+    });
+  }
+
+  /** Carries out a view_submission ack: errors, update, push, clear; anything else closes the view. */
+  private applyViewResponse(d: Delivery, view: View): void {
+    const ack = isRecord(d.json) ? d.json : undefined;
+    const action = ack?.response_action;
+    try {
+      if (action === undefined) {
+        this.ws.closeView(view.id);
+      } else if (action === 'errors') {
+        if (!isRecord(ack?.errors)) throw new SlackError('invalid_response_action');
+        const errors: Record<string, string> = {};
+        const inputIds = new Set(view.blocks.filter((b) => b.type === 'input').map((b) => String(b.block_id)));
+        for (const [blockId, message] of Object.entries(ack.errors)) {
+          if (!inputIds.has(blockId)) throw new SlackError('invalid_response_action', { reasons: [`errors.${blockId}: is not an input block`] });
+          errors[blockId] = String(message);
+        }
+        this.ws.setViewErrors(view.id, errors);
+      } else if (action === 'update' || action === 'push') {
+        const checked = validateView(ack?.view);
+        if (!checked.ok) throw new SlackError(checked.error, { reasons: checked.reasons });
+        const next = ack?.view as Json;
+        if (action === 'update') this.ws.updateView(view.id, next);
+        else this.ws.pushView(view.user, next);
+      } else if (action === 'clear') {
+        this.ws.closeView(view.id, { all: true });
+      } else {
+        throw new SlackError('invalid_response_action');
+      }
+    } catch (error) {
+      if (!(error instanceof SlackError)) throw error;
+      d.error = error.code;
+      const reasons = error.extra.reasons;
+      if (Array.isArray(reasons)) d.reasons = reasons.map(String);
+    }
+  }
+
+  private async send(
+    kind: Delivery['kind'],
+    body: string,
+    payload: Json,
+    options: DeliveryOptions,
+    extra: { responseUrl?: ResponseUrl | undefined; triggerId?: string },
+    hooks: Hooks,
+  ): Promise<Delivery> {
+    const url = this.config.appUrl();
+    if (!url) throw new Error('the offline Slack has no app URL: pass appUrl or call setAppUrl()');
+    const timestamp = options.timestampSec ?? unixSeconds();
+    const headers = {
+      'content-type': 'application/x-www-form-urlencoded',
+      'user-agent': 'Slackbot 1.0 (+https://api.slack.com/robots)',
+      ...signRequest(options.signingSecret ?? this.config.signingSecret, body, timestamp),
+    };
+    const delivery: Delivery = {
+      id: this.nextId++, kind, url, status: 0, ackMs: 0, body: '', timedOut: false, payload, startedAt: Date.now(),
+      ...(extra.responseUrl ? { responseUrl: extra.responseUrl.url } : {}),
+      ...(extra.triggerId ? { triggerId: extra.triggerId } : {}),
+    };
+    const deliveries = this.ws.deliveries;
+    deliveries.push(delivery);
+    if (deliveries.length > MAX_KEPT) deliveries.splice(0, deliveries.length - MAX_KEPT);
+
+    const timeOut = (): void => {
+      if (delivery.timedOut) return;
+      delivery.timedOut = true;
+      delivery.error = 'operation_timeout';
+      hooks.onFailure?.(delivery);
+      this.ws.recordDelivery(delivery);
+    };
+    const started = performance.now();
+    const timer = setTimeout(timeOut, this.config.ackTimeoutMs);
+    try {
+      const res = await request(url, {
+        method: 'POST', headers, body, dispatcher: this.agent, headersTimeout: 60_000, bodyTimeout: 60_000,
+      });
+      delivery.body = await res.body.text();
+      delivery.status = res.statusCode;
+      const type = String(res.headers['content-type'] ?? '');
+      if (type.includes('json') || /^\s*[[{]/.test(delivery.body)) {
+        try {
+          delivery.json = JSON.parse(delivery.body) as unknown;
+        } catch {
+          // not JSON after all: keep the raw body
+        }
+      }
+    } catch (error) {
+      delivery.status = 0;
+      delivery.error = 'dispatch_failed';
+      delivery.body = error instanceof Error ? error.message : String(error);
+    } finally {
+      clearTimeout(timer);
+      delivery.ackMs = Math.round((performance.now() - started) * 10) / 10;
+    }
+    if (!delivery.timedOut && delivery.ackMs > this.config.ackTimeoutMs) timeOut();
+    if (!delivery.timedOut) {
+      if (delivery.status === 0) hooks.onFailure?.(delivery);
+      else hooks.onAnswer?.(delivery);
+    }
+    this.ws.recordDelivery(delivery);
+    return delivery;
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+}
+
+/** A slash command's ack as a message: JSON with text/blocks, or a non-empty plain-text body. */
+function ackMessage(d: Delivery): Json | undefined {
+  if (ResponseUrls.isMessageBody(d.json)) return d.json;
+  if (d.json === undefined && d.body.trim() !== '') return { text: d.body };
+  return undefined;
+}

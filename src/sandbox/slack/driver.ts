@@ -1,0 +1,391 @@
+/**
+ * The programmatic driver: what a person does in Slack (run a command, click a button,
+ * pick an option, submit a modal) and what they see (a channel, a thread, their open
+ * modals), plus waits that resolve on workspace change events instead of polling.
+ */
+import type { Deliverer, DeliveryOptions } from './delivery.js';
+import { isRecord, type Delivery, type Json } from './types.js';
+import type { Message, SlackUser, View, Workspace, WorkspaceChange } from './workspace.js';
+
+export type { DeliveryOptions };
+
+export interface ClickOptions extends DeliveryOptions {
+  /** Who clicks. Default: the ephemeral's recipient, else the user who caused the message, else U_ALICE. */
+  user?: string;
+}
+
+/** A message as stored, or just where it is. */
+export type MessageRef = Message | { channel: string; ts: string };
+
+/** Values for `submit`, by action_id: a string, or a list for multi-selects and checkboxes. */
+export type SubmitValues = Record<string, string | string[] | number>;
+
+interface FoundElement {
+  blockId: string;
+  element: Json;
+  /** The input block that holds it, if any. */
+  input?: Json;
+}
+
+function actionTs(nowMs: number): string {
+  return (nowMs / 1000).toFixed(6);
+}
+
+function isView(target: unknown): target is View {
+  return isRecord(target) && target.type === 'modal' && typeof target.id === 'string';
+}
+
+/** Every option of a select/overflow/radio/checkbox element, flattened out of option_groups. */
+function optionsOf(element: Json): Json[] {
+  const out: Json[] = [];
+  const add = (list: unknown): void => {
+    if (Array.isArray(list)) for (const o of list) if (isRecord(o)) out.push(o);
+  };
+  add(element.options);
+  if (Array.isArray(element.option_groups)) for (const g of element.option_groups) if (isRecord(g)) add(g.options);
+  return out;
+}
+
+function pickOption(element: Json, value: string): Json {
+  const option = optionsOf(element).find((o) => o.value === value);
+  if (!option) {
+    const known = optionsOf(element).map((o) => String(o.value));
+    throw new Error(`${String(element.type)} "${String(element.action_id)}" has no option "${value}" (options: ${known.join(', ')})`);
+  }
+  const picked: Json = { text: option.text, value: option.value };
+  if (option.description !== undefined) picked.description = option.description;
+  return picked;
+}
+
+function list(value: string | string[] | number | undefined): string[] {
+  if (value === undefined) return [];
+  return Array.isArray(value) ? value : [String(value)];
+}
+
+function single(value: string | string[] | number | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (Array.isArray(value)) return value[0];
+  return String(value);
+}
+
+/**
+ * The state of an element in Slack's `state.values` shape. `value` undefined means "the user
+ * left it alone": the element's initial value, else empty.
+ */
+export function stateValue(element: Json, value: string | string[] | number | undefined): Json {
+  const type = String(element.type);
+  const s = single(value);
+  switch (type) {
+    case 'plain_text_input':
+    case 'email_text_input':
+    case 'url_text_input':
+    case 'number_input':
+      return { type, value: s ?? (typeof element.initial_value === 'string' ? element.initial_value : null) };
+    case 'rich_text_input':
+      return {
+        type,
+        rich_text_value: s === undefined
+          ? (element.initial_value ?? { type: 'rich_text', elements: [] })
+          : { type: 'rich_text', elements: [{ type: 'rich_text_section', elements: [{ type: 'text', text: s }] }] },
+      };
+    case 'static_select':
+    case 'radio_buttons':
+      return { type, selected_option: s === undefined ? (element.initial_option ?? null) : pickOption(element, s) };
+    case 'external_select':
+      return {
+        type,
+        selected_option: s === undefined ? (element.initial_option ?? null) : { text: { type: 'plain_text', text: s }, value: s },
+      };
+    case 'overflow':
+      return { type, selected_option: s === undefined ? null : pickOption(element, s) };
+    case 'multi_static_select':
+    case 'checkboxes':
+      return {
+        type,
+        selected_options: value === undefined
+          ? (element.initial_options ?? [])
+          : list(value).map((v) => pickOption(element, v)),
+      };
+    case 'multi_external_select':
+      return {
+        type,
+        selected_options: value === undefined
+          ? (element.initial_options ?? [])
+          : list(value).map((v) => ({ text: { type: 'plain_text', text: v }, value: v })),
+      };
+    case 'users_select':
+      return { type, selected_user: s ?? element.initial_user ?? null };
+    case 'multi_users_select':
+      return { type, selected_users: value === undefined ? (element.initial_users ?? []) : list(value) };
+    case 'conversations_select':
+      return { type, selected_conversation: s ?? element.initial_conversation ?? null };
+    case 'multi_conversations_select':
+      return { type, selected_conversations: value === undefined ? (element.initial_conversations ?? []) : list(value) };
+    case 'channels_select':
+      return { type, selected_channel: s ?? element.initial_channel ?? null };
+    case 'multi_channels_select':
+      return { type, selected_channels: value === undefined ? (element.initial_channels ?? []) : list(value) };
+    case 'datepicker':
+      return { type, selected_date: s ?? element.initial_date ?? null };
+    case 'timepicker':
+      return { type, selected_time: s ?? element.initial_time ?? null };
+    case 'datetimepicker':
+      return { type, selected_date_time: s === undefined ? (element.initial_date_time ?? null) : Number(s) };
+    case 'file_input':
+      return { type, files: [] };
+    default:
+      return { type };
+  }
+}
+
+function isEmptyState(state: Json): boolean {
+  for (const [key, v] of Object.entries(state)) {
+    if (key === 'type') continue;
+    if (v === null || v === '' || (Array.isArray(v) && v.length === 0)) return true;
+    if (isRecord(v) && v.type === 'rich_text' && Array.isArray(v.elements) && v.elements.length === 0) return true;
+  }
+  return false;
+}
+
+/** Finds an interactive element by action_id in a list of blocks. */
+export function findElement(blocks: Json[] | undefined, actionId: string): FoundElement | undefined {
+  for (const block of blocks ?? []) {
+    const blockId = String(block.block_id ?? '');
+    const candidates: Array<{ el: unknown; input?: Json }> = [];
+    if ((block.type === 'actions' || block.type === 'context_actions') && Array.isArray(block.elements)) {
+      for (const el of block.elements) candidates.push({ el });
+    }
+    if (block.type === 'section') candidates.push({ el: block.accessory });
+    if (block.type === 'input') candidates.push({ el: block.element, input: block });
+    for (const { el, input } of candidates) {
+      if (isRecord(el) && el.action_id === actionId) return { blockId, element: el, ...(input ? { input } : {}) };
+    }
+  }
+  return undefined;
+}
+
+function actionIdsOf(blocks: Json[] | undefined): string[] {
+  const ids: string[] = [];
+  for (const block of blocks ?? []) {
+    const els = Array.isArray(block.elements) ? block.elements : [block.accessory, block.element];
+    for (const el of els) if (isRecord(el) && typeof el.action_id === 'string') ids.push(el.action_id);
+  }
+  return ids;
+}
+
+export class SlackDriver {
+  constructor(
+    readonly workspace: Workspace,
+    protected readonly deliverer: Deliverer,
+  ) {}
+
+  /** Every request sent to the app so far, oldest first. */
+  get deliveries(): readonly Delivery[] {
+    return this.workspace.deliveries;
+  }
+
+  private user(ref: string): SlackUser {
+    const user = this.workspace.user(ref);
+    if (!user || user.is_bot) throw new Error(`no such user: ${ref}`);
+    return user;
+  }
+
+  /** `user` types `command text` in `channel` (an id, `#name` or name). */
+  async slash(channel: string, user: string, text: string, command = '/traffic', options: DeliveryOptions = {}): Promise<Delivery> {
+    const ch = this.workspace.channel(channel);
+    if (!ch) throw new Error(`no such channel: ${channel}`);
+    if (ch.is_archived) throw new Error(`#${ch.name} is archived: nobody can run commands there`);
+    return this.deliverer.slashCommand({ channel: ch, user: this.user(user), command, text }, options);
+  }
+
+  /** A person posts a plain message (for a UI, or to give the app something to thread under). */
+  say(channel: string, user: string, text: string, threadTs?: string): Message {
+    const ch = this.workspace.requireChannel(channel);
+    if (ch.is_archived) throw new Error(`#${ch.name} is archived`);
+    return this.workspace.post({ channel: ch.id, user: this.user(user).id, text, threadTs, via: 'user' });
+  }
+
+  /**
+   * Clicks the element with `actionId` in a message or a modal: a button, or for an
+   * overflow/select/radio/checkbox/date/user/channel element, picks `value` (a list for
+   * multi-selects and checkboxes).
+   */
+  async click(target: MessageRef | View, actionId: string, value?: string | string[], options: ClickOptions = {}): Promise<Delivery> {
+    if (isView(target)) {
+      const view = this.workspace.view(target.id);
+      if (!view || !view.open) throw new Error(`view ${target.id} is not open`);
+      const found = findElement(view.blocks, actionId);
+      if (!found) throw new Error(`no element "${actionId}" in view ${view.id} (action_ids: ${actionIdsOf(view.blocks).join(', ')})`);
+      const action = this.action(found, value);
+      const { action_ts: _ts, block_id: _b, action_id: _a, text: _t, ...state } = action;
+      if (found.element.type !== 'button' && found.element.type !== 'overflow') {
+        this.workspace.setViewState(view.id, found.blockId, actionId, state);
+      }
+      return this.deliverer.blockActions({ user: this.user(view.user), actions: [action], view }, options);
+    }
+    const message = this.workspace.message(target.channel, target.ts);
+    if (!message) throw new Error(`no message ${target.ts} in ${target.channel}`);
+    const userId = options.user ?? message.ephemeralTo ?? message.invokedBy ?? 'U_ALICE';
+    const user = this.user(userId);
+    if (message.ephemeralTo && message.ephemeralTo !== user.id) {
+      throw new Error(`message ${message.ts} is ephemeral to ${message.ephemeralTo}; ${user.id} cannot see it`);
+    }
+    const found = findElement(message.blocks, actionId);
+    if (!found) throw new Error(`no element "${actionId}" in message ${message.ts} (action_ids: ${actionIdsOf(message.blocks).join(', ')})`);
+    const action = this.action(found, value);
+    const type = found.element.type;
+    if (type !== 'button' && type !== 'overflow' && type !== 'workflow_button') {
+      const { action_ts: _ts, block_id: _b, action_id: _a, ...state } = action;
+      message.state[found.blockId] = { ...message.state[found.blockId], [actionId]: state };
+    }
+    return this.deliverer.blockActions({ user, actions: [action], message }, options);
+  }
+
+  /** Picks `optionValue` in a select (or overflow, radio buttons…) with `actionId`. */
+  select(target: MessageRef | View, actionId: string, optionValue: string | string[], options: ClickOptions = {}): Promise<Delivery> {
+    return this.click(target, actionId, optionValue, options);
+  }
+
+  private action(found: FoundElement, value: string | string[] | undefined): Json {
+    const el = found.element;
+    const base: Json = {
+      action_id: el.action_id, block_id: found.blockId, type: el.type, action_ts: actionTs(this.workspace.now()),
+    };
+    if (el.type === 'button' || el.type === 'workflow_button') {
+      return {
+        ...base, text: el.text, ...(el.value !== undefined ? { value: el.value } : {}),
+        ...(el.style !== undefined ? { style: el.style } : {}), ...(el.url !== undefined ? { url: el.url } : {}),
+      };
+    }
+    if (el.type === 'feedback_buttons' || el.type === 'icon_button') {
+      return { ...base, ...(value !== undefined ? { value: single(value) } : el.value !== undefined ? { value: el.value } : {}) };
+    }
+    if (value === undefined && el.type !== 'overflow') {
+      throw new Error(`"${String(el.action_id)}" is a ${String(el.type)}: pass the value to pick`);
+    }
+    if (value === undefined) throw new Error(`"${String(el.action_id)}" is an overflow menu: pass the option value`);
+    return { ...base, ...stateValue(el, value), type: el.type };
+  }
+
+  /**
+   * Submits the modal: `values` by action_id for its input blocks (a list for multi-selects
+   * and checkboxes). Inputs not given keep their initial value. A required input left empty
+   * throws, as Slack's client would not send the submission.
+   */
+  async submit(target: View | string, values: SubmitValues = {}, options: DeliveryOptions = {}): Promise<Delivery> {
+    const view = this.workspace.view(typeof target === 'string' ? target : target.id);
+    if (!view || !view.open) throw new Error(`view ${typeof target === 'string' ? target : target.id} is not open`);
+    const stack = this.workspace.openViews(view.user);
+    if (stack[stack.length - 1]?.id !== view.id) throw new Error(`view ${view.id} is not the one on top`);
+    const known = new Set<string>();
+    const stateValues: Record<string, Record<string, Json>> = JSON.parse(JSON.stringify(view.state.values)) as Record<string, Record<string, Json>>;
+    for (const block of view.blocks) {
+      if (block.type !== 'input' || !isRecord(block.element)) continue;
+      const el = block.element;
+      const actionId = String(el.action_id);
+      const blockId = String(block.block_id);
+      known.add(actionId);
+      const given = values[actionId];
+      const previous = stateValues[blockId]?.[actionId];
+      const state = given === undefined && previous ? previous : stateValue(el, given);
+      if (block.optional !== true && isEmptyState(state)) {
+        throw new Error(`input "${blockId}" (${actionId}) is required: Slack would not submit the modal`);
+      }
+      if (el.type === 'plain_text_input' && typeof state.value === 'string') {
+        const len = [...state.value].length;
+        if (typeof el.min_length === 'number' && len < el.min_length) throw new Error(`input "${actionId}" needs at least ${el.min_length} characters`);
+        if (typeof el.max_length === 'number' && len > el.max_length) throw new Error(`input "${actionId}" allows at most ${el.max_length} characters`);
+      }
+      stateValues[blockId] = { ...stateValues[blockId], [actionId]: state };
+    }
+    for (const key of Object.keys(values)) {
+      if (!known.has(key)) throw new Error(`view ${view.id} has no input "${key}" (inputs: ${[...known].join(', ')})`);
+    }
+    view.state = { values: stateValues };
+    delete view.errors;
+    return this.deliverer.viewSubmission({ view, user: this.user(view.user) }, options);
+  }
+
+  /** The user closes (cancels) the modal: view_closed goes to the app when it asked with notify_on_close. */
+  async closeView(target: View | string, options: DeliveryOptions = {}): Promise<Delivery | undefined> {
+    const view = this.workspace.view(typeof target === 'string' ? target : target.id);
+    if (!view || !view.open) throw new Error('view is not open');
+    const closed = this.workspace.closeView(view.id, { all: view.clear_on_close });
+    if (!view.notify_on_close) return undefined;
+    return this.deliverer.viewClosed({ view, user: this.user(view.user), isCleared: closed.length > 1 || view.clear_on_close }, options);
+  }
+
+  // ---- what people see ---------------------------------------------------------------
+
+  /** What `user` sees in the channel: its messages plus their own ephemerals, oldest first. */
+  messages(channel: string, options: { user?: string } = {}): Message[] {
+    const user = options.user ? this.user(options.user).id : undefined;
+    return this.workspace.visibleMessages(channel, user);
+  }
+
+  /** A thread: the parent, then its replies. */
+  thread(channel: string, ts: string, options: { user?: string } = {}): Message[] {
+    const user = options.user ? this.user(options.user).id : undefined;
+    return this.workspace.thread(channel, ts, user);
+  }
+
+  /** The user's open modals, bottom first (the visible one is last). */
+  openViews(user: string): View[] {
+    return this.workspace.openViews(this.user(user).id);
+  }
+
+  /** The newest message `user` sees in the channel (without a user: the newest public one). */
+  lastMessage(channel: string, user?: string): Message | undefined {
+    const all = this.messages(channel, user ? { user } : {});
+    return all[all.length - 1];
+  }
+
+  /**
+   * Resolves with the first truthy value of `predicate`, checked now and after every
+   * workspace change; rejects after `timeoutMs`.
+   */
+  waitFor<T>(predicate: (change?: WorkspaceChange) => T | undefined | null | false, timeoutMs = 5000): Promise<T> {
+    const first = predicate();
+    if (first) return Promise.resolve(first);
+    return new Promise<T>((resolve, reject) => {
+      const onChange = (change: WorkspaceChange): void => {
+        let result: T | undefined | null | false;
+        try {
+          result = predicate(change);
+        } catch (error) {
+          cleanup();
+          reject(error instanceof Error ? error : new Error(String(error)));
+          return;
+        }
+        if (result) {
+          cleanup();
+          resolve(result);
+        }
+      };
+      const timer = setTimeout(() => {
+        cleanup();
+        reject(new Error(`waitFor: condition not met within ${timeoutMs} ms`));
+      }, timeoutMs);
+      const cleanup = (): void => {
+        clearTimeout(timer);
+        this.workspace.off('change', onChange);
+      };
+      this.workspace.on('change', onChange);
+    });
+  }
+
+  /**
+   * Resolves with the newest message in the channel (ephemerals and thread replies
+   * included) that matches, waiting for one to arrive or change.
+   */
+  waitForMessage(channel: string, predicate: (m: Message) => boolean, timeoutMs = 5000): Promise<Message> {
+    return this.waitFor(() => {
+      const all = this.workspace.allMessages(channel);
+      for (let i = all.length - 1; i >= 0; i--) {
+        const m = all[i];
+        if (m && predicate(m)) return m;
+      }
+      return undefined;
+    }, timeoutMs);
+  }
+}

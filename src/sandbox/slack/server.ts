@@ -1,0 +1,219 @@
+/**
+ * The offline Slack: a real HTTP server that behaves like Slack towards a Slack app.
+ *
+ *   POST /api/<method>      the Web API subset (point the app's `clientOptions.slackApiUrl` at `apiUrl`)
+ *   POST /response/<id>     response_url endpoints
+ *   anything else           routes added later (`router.add`) or the `extraRoutes` fallback (a browser UI)
+ *
+ * and it sends signed slash commands and interactions to the app's request URL through
+ * the driver methods (`slash`, `click`, `select`, `submit`, …).
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Deliverer } from './delivery.js';
+import { SlackDriver } from './driver.js';
+import { HttpError, sendJson, sendText } from './http-util.js';
+import { DEFAULT_RATE_LIMIT, RateLimiter, type RateLimitOptions } from './rate-limit.js';
+import { ResponseUrls } from './response-url.js';
+import { WebApi, type InjectedFailure } from './web-api.js';
+import { Workspace } from './workspace.js';
+
+export interface RouteContext {
+  url: URL;
+  params: Record<string, string>;
+  slack: OfflineSlack;
+}
+
+export type RouteHandler = (req: IncomingMessage, res: ServerResponse, ctx: RouteContext) => void | Promise<void>;
+
+/** A fallback for requests no route matched: return true when it answered. */
+export type ExtraRoutes = (req: IncomingMessage, res: ServerResponse, ctx: Omit<RouteContext, 'params'>) => boolean | Promise<boolean>;
+
+interface Route {
+  method: string;
+  parts: string[];
+  handler: RouteHandler;
+}
+
+/** A tiny router: `add('GET', '/channels/:id', handler)`; `*` as the last segment matches the rest. */
+export class Router {
+  private readonly routes: Route[] = [];
+
+  add(method: string, pattern: string, handler: RouteHandler): this {
+    this.routes.push({ method: method.toUpperCase(), parts: pattern.split('/').filter(Boolean), handler });
+    return this;
+  }
+
+  match(method: string, pathname: string): { handler: RouteHandler; params: Record<string, string> } | undefined {
+    const segments = pathname.split('/').filter(Boolean);
+    for (const route of this.routes) {
+      if (route.method !== method && !(route.method === 'GET' && method === 'HEAD')) continue;
+      const params: Record<string, string> = {};
+      let ok = true;
+      for (let i = 0; i < route.parts.length; i++) {
+        const part = route.parts[i] ?? '';
+        if (part === '*' && i === route.parts.length - 1) {
+          params['*'] = segments.slice(i).map(decodeURIComponent).join('/');
+          return { handler: route.handler, params };
+        }
+        const seg = segments[i];
+        if (seg === undefined) {
+          ok = false;
+          break;
+        }
+        if (part.startsWith(':')) params[part.slice(1)] = decodeURIComponent(seg);
+        else if (part !== seg) {
+          ok = false;
+          break;
+        }
+      }
+      if (ok && segments.length === route.parts.length) return { handler: route.handler, params };
+    }
+    return undefined;
+  }
+}
+
+export interface OfflineSlackOptions {
+  port?: number;
+  host?: string;
+  /** The app's signing secret: every delivery is signed with it. */
+  signingSecret: string;
+  /** The only bot token the Web API accepts. */
+  botToken: string;
+  /** The app's request URL (e.g. http://127.0.0.1:3000/slack/events); settable later with setAppUrl. */
+  appUrl?: string;
+  /** chat.postMessage per-channel token bucket (default burst 5, 1 per second); false turns it off. */
+  rateLimit?: RateLimitOptions | false;
+  /** The workspace clock (message ts, trigger and response_url expiry, rate buckets). Signatures use the real clock. */
+  now?: () => number;
+  /** How long the app has to answer a request (Slack: 3000 ms). */
+  ackTimeoutMs?: number;
+  /** How long a trigger_id stays usable (Slack: 3000 ms). */
+  triggerTtlMs?: number;
+  /** response_url limits (Slack: 5 uses within 30 minutes). */
+  responseUrl?: { maxUses?: number; ttlMs?: number };
+  /** The deprecated verification token put into payloads. */
+  verificationToken?: string;
+  /** Answers requests no route matched (e.g. a browser UI). */
+  extraRoutes?: ExtraRoutes;
+}
+
+export class OfflineSlack extends SlackDriver {
+  /** Base URL, no trailing slash. */
+  readonly url: string;
+  /** What the app passes as `clientOptions.slackApiUrl`. */
+  readonly apiUrl: string;
+  readonly router = new Router();
+  private appUrlValue: string | undefined;
+  private closed = false;
+
+  constructor(
+    readonly server: Server,
+    url: string,
+    workspace: Workspace,
+    deliverer: Deliverer,
+    readonly webApi: WebApi,
+    readonly responseUrls: ResponseUrls,
+    private readonly rateLimiter: RateLimiter,
+    appUrl: string | undefined,
+  ) {
+    super(workspace, deliverer);
+    this.url = url;
+    this.apiUrl = `${url}/api/`;
+    this.appUrlValue = appUrl;
+  }
+
+  get appUrl(): string | undefined {
+    return this.appUrlValue;
+  }
+
+  /** Where slash commands and interactions go (the app's `/slack/events`). */
+  setAppUrl(url: string): void {
+    this.appUrlValue = url.replace(/\/+$/, '') || url;
+  }
+
+  setRateLimit(options: RateLimitOptions | false): void {
+    this.rateLimiter.configure(options);
+  }
+
+  /** Makes the next `times` calls of a Web API method fail: an error code, or `{ status, retryAfter }`. */
+  failNext(method: string, failure: InjectedFailure, times = 1): void {
+    this.webApi.failNext(method, failure, times);
+  }
+
+  /** Stops the server, ending keep-alive connections. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const done = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.server.closeAllConnections();
+    await Promise.all([done, this.deliverer.close()]);
+    this.workspace.removeAllListeners();
+  }
+}
+
+export async function startOfflineSlack(options: OfflineSlackOptions): Promise<OfflineSlack> {
+  if (!options.signingSecret) throw new Error('startOfflineSlack needs a signingSecret');
+  if (!options.botToken) throw new Error('startOfflineSlack needs a botToken');
+  const now = options.now ?? Date.now;
+  const host = options.host ?? '127.0.0.1';
+  const holder: { slack?: OfflineSlack } = {};
+
+  const server = createServer((req, res) => {
+    void route(req, res).catch((error: unknown) => {
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      if (error instanceof HttpError) sendText(res, error.status, error.body);
+      else sendJson(res, 500, { ok: false, error: 'internal_error', detail: error instanceof Error ? error.message : String(error) });
+    });
+  });
+  server.keepAliveTimeout = 5_000;
+
+  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const slack = holder.slack;
+    if (!slack) return sendText(res, 503, 'starting');
+    const url = new URL(req.url ?? '/', slack.url);
+    const method = (req.method ?? 'GET').toUpperCase();
+    const found = slack.router.match(method, url.pathname);
+    if (found) return found.handler(req, res, { url, params: found.params, slack });
+    if (options.extraRoutes && (await options.extraRoutes(req, res, { url, slack }))) return;
+    if (url.pathname.startsWith('/api/') || url.pathname.startsWith('/response/')) {
+      return sendText(res, 405, 'method_not_allowed', { allow: 'POST' });
+    }
+    sendText(res, 404, 'not_found');
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const hostForUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const baseUrl = `http://${hostForUrl}:${address.port}`;
+
+  const workspace = new Workspace({ now, ...(options.triggerTtlMs !== undefined ? { triggerTtlMs: options.triggerTtlMs } : {}) });
+  const rateLimiter = new RateLimiter(options.rateLimit === undefined ? DEFAULT_RATE_LIMIT : options.rateLimit, now);
+  const webApi = new WebApi({ workspace, botToken: options.botToken, baseUrl: () => baseUrl, rateLimiter });
+  const responseUrls = new ResponseUrls(workspace, () => baseUrl, options.responseUrl);
+  let appUrl: () => string | undefined = () => undefined;
+  const deliverer = new Deliverer({
+    workspace,
+    responseUrls,
+    signingSecret: options.signingSecret,
+    appUrl: () => appUrl(),
+    ackTimeoutMs: options.ackTimeoutMs ?? 3000,
+    verificationToken: options.verificationToken ?? 'sandbox-verification-token',
+  });
+  const created = new OfflineSlack(server, baseUrl, workspace, deliverer, webApi, responseUrls, rateLimiter, options.appUrl);
+  appUrl = () => created.appUrl;
+  created.router
+    .add('POST', '/api/:method', (req, res, ctx) => webApi.handle(ctx.params.method ?? '', req, res))
+    .add('POST', '/response/:id', (req, res, ctx) => responseUrls.handle(ctx.params.id ?? '', req, res));
+  holder.slack = created;
+  return created;
+}
