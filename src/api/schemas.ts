@@ -56,8 +56,18 @@ export const visitorRecord = z.looseObject({
 });
 export type VisitorRecord = z.infer<typeof visitorRecord>;
 
-/** The nested models of a visit are "not shown": open records, every field optional. */
-const openModel = z.looseObject({}).nullable().optional();
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The nested models of a visit are "not shown": open records, kept as they
+ * came. Checked, not copied: a 1,000-visit page holds 5,000 of them.
+ */
+const openModel = z
+  .custom<Record<string, unknown> | null | undefined>((v) => v === undefined || v === null || isRecord(v), {
+    message: 'expected an object',
+  })
+  .optional();
 
 export const visitRecord = z.looseObject({
   id: z.string().optional(),
@@ -67,7 +77,12 @@ export const visitRecord = z.looseObject({
   referrer: z.string().nullable().optional(),
   ip: z.string().nullable().optional(),
   timezone: z.string().nullable().optional(),
-  params: z.union([z.looseObject({}), z.string()]).nullable().optional(),
+  params: z
+    .custom<Record<string, unknown> | string | null | undefined>(
+      (v) => v === undefined || v === null || typeof v === 'string' || isRecord(v),
+      { message: 'expected an object or a string' },
+    )
+    .optional(),
   browser: openModel,
   device: openModel,
   location: openModel,

@@ -196,7 +196,8 @@ function span(start: Ymd, end: Ymd, word?: RangeWord): DateRange {
   const startDate = iso(start);
   const endDate = iso(end);
   const dates = formatSpan(startDate, endDate);
-  return { startDate, endDate, label: word ? `${RANGE_LABELS[word]} (${dates})` : dates };
+  const label = word === 'all' ? RANGE_LABELS.all : word ? `${RANGE_LABELS[word]} (${dates})` : dates;
+  return { startDate, endDate, label };
 }
 
 function resolveWord(word: RangeWord, today: Ymd): DateRange {

@@ -1,0 +1,82 @@
+/** Small helpers shared by the benchmarks: percentiles and a fixed-concurrency load loop. */
+
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[index]!;
+}
+
+export interface LoadResult {
+  count: number;
+  failures: number;
+  seconds: number;
+  perSecond: number;
+  p50: number;
+  p99: number;
+  /** The first failure's message, if any. */
+  firstError?: string;
+}
+
+/** Runs `task(i)` from `concurrency` workers until `total` tasks have run; latencies in ms. */
+export async function runLoad(
+  total: number,
+  concurrency: number,
+  task: (i: number) => Promise<unknown>,
+): Promise<LoadResult> {
+  const latencies: number[] = [];
+  let next = 0;
+  let failures = 0;
+  let firstError: string | undefined;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < total) {
+        const i = next++;
+        const t0 = performance.now();
+        try {
+          await task(i);
+          latencies.push(performance.now() - t0);
+        } catch (error) {
+          failures++;
+          firstError ??= error instanceof Error ? error.message : String(error);
+        }
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  return {
+    count: latencies.length,
+    failures,
+    seconds,
+    perSecond: latencies.length / seconds,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    firstError,
+  };
+}
+
+export const ms = (n: number) => `${n.toFixed(2)} ms`;
+
+export function peakRssMb(): number {
+  return process.resourceUsage().maxRSS / 1024;
+}
+
+/** Starts the demo API in its own process (so it does not share the event loop being measured); resolves its URL. */
+export async function spawnDemoApi(env: Record<string, string> = {}): Promise<{ url: string; stop: () => void }> {
+  const { spawn } = await import('node:child_process');
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/sandbox/demo-api/main.ts'], {
+    env: { ...process.env, DEMO_API_PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += String(chunk);
+      const match = /(http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (match) resolve(match[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`demo API exited with ${code}`)));
+  });
+  return { url, stop: () => child.kill('SIGTERM') };
+}

@@ -1,0 +1,86 @@
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { createLogger, type Logger } from './log.js';
+import { startLookout } from './lookout.js';
+import { startSandbox } from './sandbox/start.js';
+
+/** Entry: config → (the sandbox when there are no Slack credentials) → the app → listen. */
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(1);
+    }
+    throw error;
+  }
+  if (process.argv.includes('--check-config')) {
+    console.log('configuration ok');
+    return;
+  }
+  const log = createLogger({ level: config.logLevel });
+  const stop = config.slack ? await runForReal(config, log) : await runSandbox(config, log);
+
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    const timer = setTimeout(() => process.exit(1), 10_000);
+    timer.unref();
+    stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        log.error({ err: String(error) }, 'error while shutting down');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGINT', () => shutdown('SIGINT'));
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+}
+
+async function runForReal(config: Config, log: Logger): Promise<() => Promise<void>> {
+  const slack = config.slack!;
+  if (!config.analytics.url) {
+    log.error('ANALYTICS_API_URL is required with Slack credentials (the demo API is for the sandbox)');
+    process.exit(1);
+  }
+  const lookout = await startLookout({
+    api: {
+      baseUrl: config.analytics.url,
+      apiKey: config.analytics.apiKey ?? '',
+      timeoutMs: config.analytics.timeoutMs,
+      maxConcurrency: config.analytics.maxConcurrency,
+    },
+    slack,
+    log,
+    defaultTimezone: config.defaultTimezone,
+    demo: false,
+    port: config.port,
+  });
+  log.info(
+    { mode: slack.appToken ? 'socket' : 'http', port: slack.appToken ? undefined : config.port, api: new URL(config.analytics.url).origin },
+    'Lookout is running against Slack',
+  );
+  return () => lookout.stop();
+}
+
+async function runSandbox(config: Config, log: Logger): Promise<() => Promise<void>> {
+  const sandbox = await startSandbox({
+    log,
+    defaultTimezone: config.defaultTimezone,
+    api: config.analytics.url ? { baseUrl: config.analytics.url, apiKey: config.analytics.apiKey ?? '' } : undefined,
+    appPort: config.port,
+    slackPort: Number(process.env.SANDBOX_SLACK_PORT ?? 0),
+  });
+  log.info(
+    { api: sandbox.demo ? 'demo' : new URL(config.analytics.url!).origin, app: sandbox.lookout.requestUrl },
+    'no Slack credentials: running the sandbox',
+  );
+  console.log(`\n  Lookout sandbox: open ${sandbox.slack.url}/ in a browser\n`);
+  return () => sandbox.stop();
+}
+
+await main();

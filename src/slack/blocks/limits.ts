@@ -1,0 +1,72 @@
+import type { PlainTextElement, MrkdwnElement } from '@slack/types';
+
+/** Slack's documented Block Kit limits, guarded here and nowhere else. */
+export const LIMITS = {
+  blocksPerMessage: 50,
+  blocksPerModal: 100,
+  sectionText: 3000,
+  sectionFields: 10,
+  fieldText: 2000,
+  headerText: 150,
+  contextElements: 10,
+  actionsElements: 25,
+  blockId: 255,
+  actionId: 255,
+  buttonText: 75,
+  buttonValue: 2000,
+  url: 3000,
+  options: 100,
+  optionText: 75,
+  optionValue: 75,
+  overflowOptions: 5,
+  placeholder: 150,
+  confirmTitle: 100,
+  confirmText: 300,
+  confirmButton: 30,
+  modalTitle: 24,
+  modalButton: 24,
+  privateMetadata: 3000,
+  inputLabel: 2000,
+  messageText: 40_000,
+  tableRows: 100,
+  tableCells: 20,
+} as const;
+
+const ELLIPSIS = '…';
+
+/** Cuts text to at most `max` characters (code points, so emoji stay whole), ending in an ellipsis. */
+export function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const points = Array.from(text);
+  if (points.length <= max) return text;
+  return points.slice(0, Math.max(0, max - 1)).join('') + ELLIPSIS;
+}
+
+/**
+ * Cuts mrkdwn without leaving half an entity (`&am…`) or half a link
+ * (`<https://…`), which Slack would show literally or refuse.
+ */
+export function clipMrkdwn(text: string, max: number): string {
+  if (Array.from(text).length <= max) return text;
+  let cut = Array.from(text).slice(0, Math.max(0, max - 1)).join('');
+  cut = cut.replace(/&[a-z]*$/i, '');
+  const open = cut.lastIndexOf('<');
+  if (open > cut.lastIndexOf('>')) cut = cut.slice(0, open);
+  const fences = cut.split('```').length - 1;
+  if (fences % 2 === 1) cut = cut.slice(0, cut.lastIndexOf('```'));
+  return cut + ELLIPSIS;
+}
+
+export function plainText(text: string, max: number = LIMITS.sectionText): PlainTextElement {
+  return { type: 'plain_text', text: clip(text || ' ', max), emoji: true };
+}
+
+export function mrkdwn(text: string, max: number = LIMITS.sectionText): MrkdwnElement {
+  return { type: 'mrkdwn', text: clipMrkdwn(text || ' ', max) };
+}
+
+/** Keeps a message within the block limit: the last block (usually the buttons) is kept. */
+export function capBlocks<T>(blocks: T[], max: number = LIMITS.blocksPerMessage): T[] {
+  if (blocks.length <= max) return blocks;
+  return [...blocks.slice(0, max - 1), blocks[blocks.length - 1]!];
+}

@@ -1,0 +1,43 @@
+import type { KnownBlock } from '@slack/types';
+import { escapeMrkdwn } from './escape.js';
+import { LIMITS, clip, mrkdwn } from './limits.js';
+
+export interface SlackMessage {
+  text: string;
+  blocks: KnownBlock[];
+}
+
+/** A one-line answer about something that went wrong, with what to do. `text` is plain and gets escaped. */
+export function problemMessage(text: string, hint?: string): SlackMessage {
+  const line = `:warning: ${escapeMrkdwn(text)}`;
+  const blocks: KnownBlock[] = [{ type: 'section', text: mrkdwn(line) }];
+  if (hint) blocks.push({ type: 'context', elements: [mrkdwn(escapeMrkdwn(hint))] });
+  return { text: clip(`${text}${hint ? ` ${hint}` : ''}`, LIMITS.sectionText), blocks };
+}
+
+/** A parse error: what was wrong (already a safe one-liner from core/command) and the usage line. */
+export function usageMessage(message: string, usage: string): SlackMessage {
+  return {
+    text: clip(`${message} Usage: ${usage}`, LIMITS.sectionText),
+    blocks: [
+      { type: 'section', text: mrkdwn(`:grey_question: ${escapeMrkdwn(message)}`) },
+      { type: 'context', elements: [mrkdwn(`Usage: \`${escapeMrkdwn(usage)}\` · \`/traffic help\` for more`)] },
+    ],
+  };
+}
+
+export function helpMessage(lines: string[]): SlackMessage {
+  const body = lines.map(escapeMrkdwn).join('\n');
+  return {
+    text: clip(lines.join('\n'), LIMITS.sectionText),
+    blocks: [{ type: 'section', text: mrkdwn(body) }],
+  };
+}
+
+/** What a click on an old, tampered or forgotten message gets. */
+export function staleMessage(): SlackMessage {
+  return problemMessage(
+    'This message is too old to change (or it was tampered with).',
+    'Run the command again for a fresh one.',
+  );
+}

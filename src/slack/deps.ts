@@ -1,0 +1,17 @@
+import type { AnalyticsApi } from '../api/analytics.js';
+import type { ReportCatalog } from '../core/query.js';
+import type { Logger } from '../log.js';
+import type { QueryRefs } from './query-refs.js';
+
+/** What the listeners need from the rest of the program. */
+export interface SlackDeps {
+  api: AnalyticsApi;
+  catalog: ReportCatalog;
+  refs: QueryRefs;
+  log: Logger;
+  now: () => Date;
+  /** The zone date ranges are resolved in for a channel. */
+  timeZoneFor: (channelId: string | undefined) => Promise<string>;
+  /** Answers say "demo data" when the demo API is behind them. */
+  demo: boolean;
+}

@@ -1,0 +1,18 @@
+import type { App } from '@slack/bolt';
+import { ACTIONS } from '../../blocks/report.js';
+import { FILTER_REMOVE_PATTERN } from '../../blocks/modals.js';
+import type { SlackDeps } from '../../deps.js';
+import { menuTarget, navigate, pageTarget } from './report-navigate.js';
+import { openDrillModal, openFilterModal, removeFilterInModal } from './report-modals.js';
+import { shareReport } from './report-share.js';
+
+export function register(app: App, deps: SlackDeps): void {
+  app.action(ACTIONS.prev, navigate(deps, pageTarget));
+  app.action(ACTIONS.next, navigate(deps, pageTarget));
+  app.action(ACTIONS.range, navigate(deps, menuTarget));
+  app.action(ACTIONS.sort, navigate(deps, menuTarget));
+  app.action(ACTIONS.share, shareReport(deps));
+  app.action(ACTIONS.filter, openFilterModal(deps));
+  app.action(ACTIONS.drill, openDrillModal(deps));
+  app.action(FILTER_REMOVE_PATTERN, removeFilterInModal(deps));
+}

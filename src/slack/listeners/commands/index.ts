@@ -1,0 +1,7 @@
+import type { App } from '@slack/bolt';
+import type { SlackDeps } from '../../deps.js';
+import { trafficCommand } from './traffic.js';
+
+export function register(app: App, deps: SlackDeps): void {
+  app.command('/traffic', trafficCommand(deps));
+}

@@ -1,0 +1,32 @@
+import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
+import { helpText, parseTrafficCommand } from '../../../core/command.js';
+import { helpMessage, problemMessage, usageMessage, type SlackMessage } from '../../blocks/messages.js';
+import type { SlackDeps } from '../../deps.js';
+import { runReport } from '../../report-runner.js';
+import { guarded } from '../../respond.js';
+
+/** `/traffic …`: ack at once, then answer through the response_url. */
+export function trafficCommand(deps: SlackDeps) {
+  return async ({ ack, command, respond }: SlackCommandMiddlewareArgs & AllMiddlewareArgs) => {
+    await ack();
+    const ephemeral = (message: SlackMessage) => respond({ ...message, response_type: 'ephemeral' });
+    await guarded(deps, '/traffic', ephemeral, async () => {
+      const parsed = parseTrafficCommand(command.text ?? '', deps.catalog);
+      switch (parsed.kind) {
+        case 'help':
+          return ephemeral(helpMessage(helpText(parsed.topic, deps.catalog)));
+        case 'error':
+          deps.log.info({ user: command.user_id, problem: parsed.message }, '/traffic usage error');
+          return ephemeral(usageMessage(parsed.message, parsed.usage));
+        case 'digest':
+        case 'alerts':
+          return ephemeral(problemMessage(`/traffic ${parsed.kind} is not available yet.`, 'Reports work: try /traffic sources last7d.'));
+        case 'report': {
+          const shared = parsed.query.public === true;
+          const answer = await runReport(deps, parsed.query, { channelId: command.channel_id, ephemeral: !shared });
+          return respond({ ...answer.message, response_type: shared && answer.ok ? 'in_channel' : 'ephemeral' });
+        }
+      }
+    });
+  };
+}

@@ -1,0 +1,10 @@
+import type { App } from '@slack/bolt';
+import { DRILL_MODAL, FILTER_MODAL } from '../../blocks/modals.js';
+import type { SlackDeps } from '../../deps.js';
+import { submitDrill } from './drill-submit.js';
+import { submitFilter } from './filter-submit.js';
+
+export function register(app: App, deps: SlackDeps): void {
+  app.view(FILTER_MODAL, submitFilter(deps));
+  app.view(DRILL_MODAL, submitDrill(deps));
+}
