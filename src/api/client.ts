@@ -159,6 +159,17 @@ export class HttpClient {
 
   private async attempt<T>(call: Call, schema: z.ZodType<T>): Promise<T> {
     this.stats.attempts++;
+    // One timer per attempt, cleared as soon as the body is in (AbortSignal.timeout costs more and lingers).
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(new DOMException('timeout', 'TimeoutError')), this.timeoutMs);
+    try {
+      return await this.attemptWith(call, schema, abort.signal);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async attemptWith<T>(call: Call, schema: z.ZodType<T>, signal: AbortSignal): Promise<T> {
     let response: Awaited<ReturnType<Pool['request']>>;
     try {
       response = await this.pool.request({
@@ -171,7 +182,7 @@ export class HttpClient {
           ...(call.body === undefined ? {} : { 'content-type': 'application/json' }),
         },
         body: call.body === undefined ? undefined : JSON.stringify(call.body),
-        signal: AbortSignal.timeout(this.timeoutMs),
+        signal,
       });
     } catch (error) {
       throw this.transportError(call, error);

@@ -64,6 +64,8 @@ export async function createSlackApp(deps: SlackDeps, options: SlackAppOptions):
     logger,
     clientOptions,
     deferInitialization: true,
+    // No listener uses conversation context; the default store costs time on every request.
+    convoStore: false,
     ...(receiver ? { receiver } : { socketMode: true, appToken: options.appToken, customRoutes }),
   });
   await app.init();

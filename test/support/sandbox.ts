@@ -1,4 +1,3 @@
-import type { Message } from '../../src/sandbox/slack/index.js';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/start.js';
 import { captureLogs } from './log-capture.js';
 
@@ -14,7 +13,7 @@ export async function sandbox(options: Partial<SandboxOptions> = {}): Promise<Sa
 type Json = Record<string, unknown>;
 
 /** Every piece of mrkdwn or plain text in a message's blocks. */
-export function textsOf(message: Pick<Message, 'blocks'>): string[] {
+export function textsOf(message: { blocks?: readonly unknown[] }): string[] {
   const out: string[] = [];
   const walk = (node: unknown) => {
     if (Array.isArray(node)) return node.forEach(walk);
@@ -28,7 +27,7 @@ export function textsOf(message: Pick<Message, 'blocks'>): string[] {
 }
 
 /** Only the mrkdwn texts: the ones Slack would interpret. */
-export function mrkdwnOf(message: Pick<Message, 'blocks'>): string[] {
+export function mrkdwnOf(message: { blocks?: readonly unknown[] }): string[] {
   const out: string[] = [];
   const walk = (node: unknown) => {
     if (Array.isArray(node)) return node.forEach(walk);
@@ -42,16 +41,16 @@ export function mrkdwnOf(message: Pick<Message, 'blocks'>): string[] {
 }
 
 /** The table block's rows as text, header first; [] when there is no table. */
-export function tableOf(message: Pick<Message, 'blocks'>): string[][] {
+export function tableOf(message: { blocks?: readonly unknown[] }): string[][] {
   const table = (message.blocks ?? []).find((b) => (b as Json).type === 'table') as { rows: { text: string }[][] } | undefined;
   return table ? table.rows.map((row) => row.map((cell) => cell.text)) : [];
 }
 
-export function headerOf(message: Pick<Message, 'blocks'>): string | undefined {
+export function headerOf(message: { blocks?: readonly unknown[] }): string | undefined {
   const header = (message.blocks ?? []).find((b) => (b as Json).type === 'header') as { text: { text: string } } | undefined;
   return header?.text.text;
 }
 
-export function hasAction(message: Pick<Message, 'blocks'>, actionId: string): boolean {
+export function hasAction(message: { blocks?: readonly unknown[] }, actionId: string): boolean {
   return JSON.stringify(message.blocks ?? []).includes(`"action_id":"${actionId}"`);
 }

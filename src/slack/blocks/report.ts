@@ -78,6 +78,7 @@ function contextLine(view: ReportView): string {
   const filters = describeFilters(query.filters);
   if (filters) parts.push(`filters: ${filters}`);
   if (view.demo) parts.push('_demo data_');
+  if (rows.length >= LIMITS.tableRows) parts.push(`columns: ${def.columns.map((c) => c.label).join(', ')}`);
   return parts.join(' · ');
 }
 
@@ -146,15 +147,16 @@ function reportTable(def: ReportDef, rows: readonly ReportRow[], timeZone: strin
   const withBar = def.countField !== undefined && max > 0;
   if (withBar) header.push({ type: 'raw_text', text: 'Share' });
 
-  const body = rows.slice(0, LIMITS.tableRows - 1).map((row, i) => {
+  const body = rows.slice(0, LIMITS.tableRows).map((row, i) => {
     const cells = def.columns.map((c) => ({ type: 'raw_text' as const, text: cellText(row, c, timeZone, now) }));
     if (withBar) cells.push({ type: 'raw_text', text: bar(counts[i], max, 10).trimEnd() || '▏' });
     return cells;
   });
+  // A full page of 100 rows leaves no room for the header row: the columns are then named in the context line.
   return {
     type: 'table',
     column_settings: def.columns.map((c) => (numeric(c) ? { align: 'right' } : { is_wrapped: true })),
-    rows: [header, ...body],
+    rows: body.length < LIMITS.tableRows ? [header, ...body] : body,
   };
 }
 

@@ -1,0 +1,10 @@
+/** The demo API: a real HTTP server with deterministic demo data, for tests, benchmarks and `npm start`. */
+
+export { startDemoApi, type DemoApi, type DemoApiOptions, type RecordedRequest } from './server.js';
+export { Dataset, DEMO_VISITORS, generateDataset, type AddVisitInput, type AddVisitorInput, type GenerateOptions } from './dataset.js';
+export type { Faults } from './faults.js';
+export type { Company, SecurityProfile, Visit, Visitor } from './model.js';
+export { REPORTS } from './aggregate.js';
+export { FILTER_OBJECTS, OPERATORS } from './filters.js';
+export { DEFAULT_END_DATE, DEFAULT_START_DATE, MAX_LIMIT } from './request.js';
+export { EMOJI_CAMPAIGN, HOSTILE_CAMPAIGN, HOSTILE_PAGE_PATH } from './catalog.js';

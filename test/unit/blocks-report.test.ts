@@ -1,0 +1,166 @@
+import { describe, expect, it } from 'vitest';
+import { REPORTS } from '../../src/api/reports.js';
+import type { AggregateRow, PageRow, VisitRecord } from '../../src/api/schemas.js';
+import { resolveRange } from '../../src/core/dates.js';
+import { newQuery, type ReportQuery } from '../../src/core/query.js';
+import { validateBlocks } from '../../src/sandbox/slack/block-limits.js';
+import { escapeMrkdwn } from '../../src/slack/blocks/escape.js';
+import { clip, clipMrkdwn } from '../../src/slack/blocks/limits.js';
+import { filterModal, drillModal } from '../../src/slack/blocks/modals.js';
+import { describeFilters, reportMessage, type ReportView } from '../../src/slack/blocks/report.js';
+import { problemMessage, usageMessage } from '../../src/slack/blocks/messages.js';
+import { mrkdwnOf, tableOf } from '../support/sandbox.js';
+
+const NOW = new Date('2026-11-21T12:00:00Z');
+const range = (() => {
+  const r = resolveRange('last7d', 'UTC', NOW);
+  if (!r.ok) throw new Error(r.error);
+  return r.range;
+})();
+
+function view(overrides: Partial<ReportView> & { rows: ReportView['rows'] }): ReportView {
+  const query: ReportQuery = overrides.query ?? newQuery(overrides.def?.id ?? 'campaigns');
+  return {
+    def: REPORTS[query.report],
+    query,
+    range,
+    refs: { current: 'q1.cur', block: 'q1.cur', next: 'q1.next' },
+    timeZone: 'UTC',
+    now: NOW,
+    demo: false,
+    ephemeral: true,
+    ...overrides,
+  };
+}
+
+const row = (name: string, visits: number): AggregateRow => ({ name, label: undefined, id: undefined, total_visits: visits, unique_visitors: Math.ceil(visits / 2), average_duration: 92 });
+
+describe('escapeMrkdwn', () => {
+  it('escapes exactly &, < and >', () => {
+    expect(escapeMrkdwn('<!channel> & <https://x|y> *b* _i_')).toBe('&lt;!channel&gt; &amp; &lt;https://x|y&gt; *b* _i_');
+  });
+});
+
+describe('clip and clipMrkdwn', () => {
+  it('cuts by code points and never splits an emoji', () => {
+    expect(clip('🚀🚀🚀🚀', 3)).toBe('🚀🚀…');
+    expect(clip('short', 10)).toBe('short');
+  });
+  it('never leaves half an entity or half a link', () => {
+    expect(clipMrkdwn('abc &amp; def', 7)).toBe('abc …');
+    expect(clipMrkdwn('see <https://example.com|here> now', 12)).toBe('see …');
+  });
+});
+
+describe('reportMessage', () => {
+  it('renders a table: header row, formatted cells, a bar against the top row', () => {
+    const message = reportMessage(view({ rows: [row('spring_sale', 200), row('winter', 50)] }));
+    const table = tableOf(message);
+    expect(table[0]).toEqual(['Name', 'Visits', 'Unique', 'Avg time', 'Share']);
+    expect(table[1]).toEqual(['spring_sale', '200', '100', '1m 32s', '██████████']);
+    expect(table[2]![4]).toBe('██▌');
+    expect(message.text).toMatch(/^Campaigns, Last 7 days.*: spring_sale 200, winter 50$/);
+  });
+
+  it('shows API strings in raw_text cells as they are, and escapes them wherever mrkdwn is used', () => {
+    const hostile = '<!channel> launch';
+    const query = { ...newQuery('campaigns'), filters: [{ filters: [{ object: 'campaign', field: 'name', operator: 'is_any_of' as const, value: [hostile] }] }] };
+    const message = reportMessage(view({ query, rows: [row(hostile, 3), row('<https://evil.example|click>', 1)] }));
+    expect(tableOf(message).flat()).toContain(hostile);
+    for (const text of mrkdwnOf(message)) expect(text).not.toMatch(/<!channel>|<https:/);
+    expect(mrkdwnOf(message)[0]).toContain('&lt;!channel&gt; launch');
+    expect(message.text).not.toContain('<!channel>');
+  });
+
+  it('stays within Slack limits with 100 rows of 3,000-character names and emoji', () => {
+    const long = '🚀'.repeat(10) + 'x'.repeat(3000);
+    const rows = Array.from({ length: 100 }, (_, i) => row(`${long}${i}`, 1000 - i));
+    const query = { ...newQuery('campaigns'), top: 100, filters: [{ filters: [{ object: 'campaign', field: 'name', operator: 'contains' as const, value: long }] }] };
+    const message = reportMessage(view({ query, rows, refs: { current: 'x'.repeat(2000), block: 'y'.repeat(250), next: 'z'.repeat(2000) } }));
+    const verdict = validateBlocks(message.blocks as never, 'message');
+    expect(verdict).toEqual({ ok: true });
+    // All 100 rows are kept: the header row gives way, and the context line names the columns.
+    expect(tableOf(message)).toHaveLength(100);
+    expect(tableOf(message)[99]![1]).toBe('901');
+    expect(mrkdwnOf(message)[0]).toMatch(/columns: Name, Visits, Unique, Avg time/);
+    expect(message.text.length).toBeLessThanOrEqual(3000);
+  });
+
+  it('offers Next only when the page was full, Prev only past page 1, and Post to channel only when ephemeral', () => {
+    const first = reportMessage(view({ rows: [row('a', 1)], refs: { current: 'c', block: 'c' }, ephemeral: false }));
+    const json = JSON.stringify(first.blocks);
+    expect(json).not.toContain('report.next');
+    expect(json).not.toContain('report.prev');
+    expect(json).not.toContain('report.share');
+    const later = reportMessage(view({ rows: [row('a', 1)], refs: { current: 'c', block: 'c', prev: 'p', next: 'n' } }));
+    expect(JSON.stringify(later.blocks)).toMatch(/report\.prev.*report\.next.*report\.share/);
+  });
+
+  it('says so when there is no data, and marks demo data', () => {
+    const message = reportMessage(view({ rows: [], demo: true }));
+    expect(tableOf(message)).toEqual([]);
+    expect(mrkdwnOf(message).join(' ')).toMatch(/No data for this range/);
+    expect(mrkdwnOf(message)[0]).toMatch(/demo data/);
+  });
+
+  it('renders pages by path and visits by their own columns', () => {
+    const pages = reportMessage(view({ query: newQuery('pages'), rows: [{ full_url: 'https://shop.example/blog/a?x=1', total: 5, visitors: 4, avg_duration: 30 } as PageRow] }));
+    expect(tableOf(pages)[1]).toEqual(['/blog/a?x=1', '5', '4', '30s', '██████████']);
+    const visit: VisitRecord = { id: 'vs_1', visitor_id: 'v_1', date: '2026-11-20T08:05:00Z', url: 'https://shop.example/', location: { country: 'Germany' }, browser: { name: 'Firefox' } };
+    const visits = reportMessage(view({ query: newQuery('visits'), rows: [visit] }));
+    expect(tableOf(visits)).toEqual([
+      ['Date', 'Visitor', 'Page', 'Country', 'Browser'],
+      ['Nov 20, 08:05', 'v_1', '/', 'Germany', 'Firefox'],
+    ]);
+  });
+
+  it('keeps the current range and sort selected in the menus', () => {
+    const query: ReportQuery = { ...newQuery('countries', 'last30d'), sort: { key: 'name', dir: 'asc' } };
+    const message = reportMessage(view({ query, rows: [row('a', 1)] }));
+    const json = JSON.stringify(message.blocks);
+    expect(json).toMatch(/"initial_option":\{"text":\{"type":"plain_text","text":"Last 30 days"/);
+    expect(json).toMatch(/"initial_option":\{"text":\{"type":"plain_text","text":"Name ↑"/);
+  });
+});
+
+describe('describeFilters', () => {
+  it('describes AND inside groups and OR across them', () => {
+    expect(
+      describeFilters([
+        { filters: [{ object: 'country', field: 'name', operator: 'is_any_of', value: ['DE', 'FR'] }, { object: 'page', field: 'url', operator: 'contains', value: '/blog' }] },
+        { filters: [{ object: 'browser', field: 'name', operator: 'is_any_of', value: ['Firefox'] }] },
+      ]),
+    ).toBe('country is `DE` or `FR` and page url contains `/blog` *or* browser is `Firefox`');
+  });
+});
+
+describe('modals and messages', () => {
+  const context = { q: 'q1.x', u: 'http://127.0.0.1/response/1', e: true };
+
+  it('the filter modal lists each filter with its own Remove and is a valid modal', () => {
+    const query: ReportQuery = {
+      ...newQuery('countries'),
+      filters: [{ filters: [{ object: 'country', field: 'name', operator: 'is_any_of', value: ['<b>'] }] }, { filters: [{ object: 'os', field: 'name', operator: 'is_any_of', value: ['iOS'] }] }],
+    };
+    const modal = filterModal(REPORTS.countries, query, context);
+    const json = JSON.stringify(modal.blocks);
+    expect(json).toContain('filter.remove.0.0');
+    expect(json).toContain('filter.remove.1.0');
+    expect(json).toContain('&lt;b&gt;');
+    expect(validateBlocks(modal.blocks as never, 'modal')).toEqual({ ok: true });
+    expect(JSON.parse(modal.private_metadata!)).toEqual(context);
+  });
+
+  it('the drill-down modal offers the rows and preselects a sensible report', () => {
+    const modal = drillModal(REPORTS, REPORTS.countries, [row('Germany', 3), row('France', 2)], context);
+    const json = JSON.stringify(modal.blocks);
+    expect(json).toContain('"text":"Germany"');
+    expect(json).toMatch(/"initial_option":\{"text":\{"type":"plain_text","text":"States"/);
+    expect(validateBlocks(modal.blocks as never, 'modal')).toEqual({ ok: true });
+  });
+
+  it('problem and usage messages escape what they are given', () => {
+    expect(mrkdwnOf(problemMessage('bad <!here> thing')).join(' ')).toContain('&lt;!here&gt;');
+    expect(mrkdwnOf(usageMessage('Unknown report `<x>`', '/traffic <report>')).join(' ')).not.toMatch(/<x>|<report>/);
+  });
+});
