@@ -51,7 +51,7 @@ function viaClient(id: ReportId, i: number): Promise<unknown> {
 
 function line(name: string, r: LoadResult): string {
   const failed = r.failures > 0 ? ` (first: ${r.firstError})` : '';
-  return `${name.padEnd(8)} ${r.perSecond.toFixed(0).padStart(6)} req/s   p50 ${ms(r.p50).padStart(10)}   p99 ${ms(r.p99).padStart(10)}   failures ${r.failures}${failed}`;
+  return `${name.padEnd(8)} ${r.perSecond.toFixed(0).padStart(6)} req/s   p50 ${ms(r.p50).padStart(10)}   p99 ${ms(r.p99).padStart(10)}   CPU per call ${ms(r.cpuPerTask)}   failures ${r.failures}${failed}`;
 }
 
 const ROUNDS = 3;
@@ -66,6 +66,7 @@ function summary(runs: LoadResult[]): LoadResult {
     p50: median(runs.map((r) => r.p50)),
     p99: median(runs.map((r) => r.p99)),
     firstError: runs.find((r) => r.firstError)?.firstError,
+    cpuPerTask: median(runs.map((r) => r.cpuPerTask)),
   };
 }
 
@@ -88,7 +89,10 @@ for (const id of ['visits', 'visitors'] as const) {
   console.log(`\n/${id}`);
   console.log(line('bare', b));
   console.log(line('client', c));
-  console.log(`client/bare: p50 ${(c.p50 / b.p50).toFixed(2)}×, p99 ${(c.p99 / b.p99).toFixed(2)}×, time per call ${(b.perSecond / c.perSecond).toFixed(2)}×`);
+  console.log(
+    `client/bare: p50 ${(c.p50 / b.p50).toFixed(2)}×, p99 ${(c.p99 / b.p99).toFixed(2)}×, throughput ${(c.perSecond / b.perSecond).toFixed(2)}×; ` +
+      `the client adds ${ms(c.cpuPerTask - b.cpuPerTask)} of CPU per call (validation, retries, limiter, single-flight)`,
+  );
 }
 
 await api.close();

@@ -15,6 +15,8 @@ export interface LoadResult {
   p99: number;
   /** The first failure's message, if any. */
   firstError?: string;
+  /** This process's CPU time (user + system) per task, in ms. */
+  cpuPerTask: number;
 }
 
 /** Runs `task(i)` from `concurrency` workers until `total` tasks have run; latencies in ms. */
@@ -28,6 +30,7 @@ export async function runLoad(
   let failures = 0;
   let firstError: string | undefined;
   const started = performance.now();
+  const cpu = process.cpuUsage();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
       while (next < total) {
@@ -44,6 +47,7 @@ export async function runLoad(
     }),
   );
   const seconds = (performance.now() - started) / 1000;
+  const used = process.cpuUsage(cpu);
   latencies.sort((a, b) => a - b);
   return {
     count: latencies.length,
@@ -53,6 +57,7 @@ export async function runLoad(
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
     firstError,
+    cpuPerTask: (used.user + used.system) / 1000 / Math.max(1, latencies.length + failures),
   };
 }
 
