@@ -25,6 +25,12 @@ const intBetween = (min: number, max: number) =>
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'expected an http(s) URL, like https://api.example.com' });
 
+const slackIds = (kind: string, pattern: RegExp) =>
+  z
+    .string()
+    .transform((v) => v.split(/[\s,]+/).filter(Boolean))
+    .refine((ids) => ids.every((id) => pattern.test(id)), `expected a comma-separated list of Slack ${kind} ids, like ${kind === 'user' ? 'U012AB3CD' : 'C012AB3CD'}`);
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 const envSchema = z
@@ -44,6 +50,12 @@ const envSchema = z
     SLACK_APP_TOKEN: optional(z.string().startsWith('xapp-', 'expected an app-level token starting with xapp-')),
     SLACK_API_URL: optional(httpUrl),
     DATA_DIR: withDefault(z.string(), './data'),
+    SECURITY_CHANNELS: withDefault(slackIds('channel', /^[CGD][A-Z0-9_]+$/), ''),
+    SECURITY_USERS: withDefault(slackIds('user', /^[UW][A-Z0-9_]+$/), ''),
+    SCRAPING_SCORE_THRESHOLD: withDefault(
+      z.coerce.number({ error: 'expected a number from 0 to 1' }).min(0, 'expected a number from 0 to 1').max(1, 'expected a number from 0 to 1'),
+      0.8,
+    ),
     DATABASE_URL: optional(
       z.url({ protocol: /^postgres(ql)?$/, error: 'expected a postgres:// URL' }),
     ),
@@ -86,6 +98,8 @@ export interface Config {
   /** The Slack Web API base URL even in the sandbox (tests point it at the offline Slack). */
   slackApiUrl?: string;
   store: { dataDir: string; databaseUrl?: string };
+  /** Who may see security details; empty lists mean everyone, everywhere. */
+  security: { channels: string[]; users: string[]; scrapingScoreThreshold: number };
 }
 
 export class ConfigError extends Error {
@@ -124,5 +138,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         : undefined,
     slackApiUrl: e.SLACK_API_URL,
     store: { dataDir: e.DATA_DIR, databaseUrl: e.DATABASE_URL },
+    security: {
+      channels: e.SECURITY_CHANNELS,
+      users: e.SECURITY_USERS,
+      scrapingScoreThreshold: e.SCRAPING_SCORE_THRESHOLD,
+    },
   };
 }

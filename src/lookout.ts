@@ -15,6 +15,8 @@ export interface LookoutOptions {
   demo: boolean;
   now?: () => Date;
   port: number;
+  /** Who may see security details, and the scraping score that counts as a reason. */
+  security?: { channels: string[]; users: string[]; scrapingScoreThreshold: number };
 }
 
 export interface Lookout {
@@ -38,6 +40,8 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
     now: options.now ?? (() => new Date()),
     timeZoneFor: async () => options.defaultTimezone,
     demo: options.demo,
+    security: { channels: options.security?.channels ?? [], users: options.security?.users ?? [] },
+    verdict: { scrapingScoreThreshold: options.security?.scrapingScoreThreshold ?? 0.8 },
   };
   const slack = await createSlackApp(deps, {
     ...options.slack,

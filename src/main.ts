@@ -59,6 +59,7 @@ async function runForReal(config: Config, log: Logger): Promise<() => Promise<vo
     defaultTimezone: config.defaultTimezone,
     demo: false,
     port: config.port,
+    security: config.security,
   });
   log.info(
     { mode: slack.appToken ? 'socket' : 'http', port: slack.appToken ? undefined : config.port, api: new URL(config.analytics.url).origin },
@@ -74,6 +75,7 @@ async function runSandbox(config: Config, log: Logger): Promise<() => Promise<vo
     api: config.analytics.url ? { baseUrl: config.analytics.url, apiKey: config.analytics.apiKey ?? '' } : undefined,
     appPort: config.port,
     slackPort: Number(process.env.SANDBOX_SLACK_PORT ?? 0),
+    security: config.security,
   });
   log.info(
     { api: sandbox.demo ? 'demo' : new URL(config.analytics.url!).origin, app: sandbox.lookout.requestUrl },

@@ -16,6 +16,7 @@ export interface SandboxOptions {
   apiTimeoutMs?: number;
   now?: () => Date;
   demoFaults?: Faults;
+  security?: { channels: string[]; users: string[]; scrapingScoreThreshold: number };
   slack?: Partial<Pick<OfflineSlackOptions, 'rateLimit' | 'ackTimeoutMs' | 'extraRoutes'>>;
 }
 
@@ -47,6 +48,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       demo: demo !== undefined,
       now: options.now,
       port: options.appPort ?? 0,
+      security: options.security,
     });
   } catch (error) {
     await slack.close();

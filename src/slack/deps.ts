@@ -2,6 +2,8 @@ import type { AnalyticsApi } from '../api/analytics.js';
 import type { ReportCatalog } from '../core/query.js';
 import type { Logger } from '../log.js';
 import type { QueryRefs } from './query-refs.js';
+import type { SecurityAccess } from './access.js';
+import type { VerdictOptions } from '../core/verdict.js';
 
 /** What the listeners need from the rest of the program. */
 export interface SlackDeps {
@@ -14,4 +16,6 @@ export interface SlackDeps {
   timeZoneFor: (channelId: string | undefined) => Promise<string>;
   /** Answers say "demo data" when the demo API is behind them. */
   demo: boolean;
+  security: SecurityAccess;
+  verdict: VerdictOptions;
 }

@@ -36,7 +36,7 @@ async function run(text: string, command = '/traffic'): Promise<Message> {
   const delivery = await box.slack.slash(CHANNEL, USER, text, command);
   expect(delivery.status).toBe(200);
   expect(delivery.ackMs).toBeLessThan(3000);
-  return box.slack.waitForMessage(CHANNEL, (m) => !before.has(m.ts) && m.user !== USER && m.via !== 'notice', 10_000);
+  return box.slack.waitForMessage(CHANNEL, (m) => !before.has(m.ts) && m.user !== USER && m.via !== 'notice' && (!m.ephemeralTo || m.ephemeralTo === USER), 10_000);
 }
 
 /** Clicks (or selects) on a message and waits for it to be replaced in place. */

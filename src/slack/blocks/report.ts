@@ -1,4 +1,4 @@
-import type { ActionsBlock, Button, KnownBlock, PlainTextOption, TableBlock } from '@slack/types';
+import type { ActionsBlock, Button, KnownBlock, PlainTextOption, StaticSelect, TableBlock } from '@slack/types';
 import type { Column, ReportDef, ReportRow } from '../../api/reports.js';
 import type { FilterGroup } from '../../api/types.js';
 import type { DateRange } from '../../core/dates.js';
@@ -209,12 +209,29 @@ function actionBlocks(view: ReportView): ActionsBlock[] {
     ],
   };
 
-  const more: Button[] = [button('Filter…', ACTIONS.filter, refs.current)];
+  const more: (Button | StaticSelect)[] = [button('Filter…', ACTIONS.filter, refs.current)];
+  const visitorIds = inspectableVisitors(def, rows);
+  if (visitorIds.length > 0) {
+    more.push({
+      type: 'static_select',
+      action_id: ACTIONS.inspect,
+      placeholder: plainText('Inspect visitor…', LIMITS.placeholder),
+      options: visitorIds.map((id) => option(id, id)),
+    });
+  }
   if (def.rowFilter && rows.length > 0 && def.kind !== 'visitors') {
     more.push(button('Drill down', ACTIONS.drill, refs.current));
   }
   if (view.ephemeral) more.push(button('Post to channel', ACTIONS.share, refs.current, 'primary'));
   return [menus, { type: 'actions', elements: more }];
+}
+
+/** The visitor ids on a visitors or visits page that fit in a menu option, each once. */
+function inspectableVisitors(def: ReportDef, rows: readonly ReportRow[]): string[] {
+  const field = def.kind === 'visitors' ? 'id' : def.kind === 'visits' ? 'visitor_id' : undefined;
+  if (!field) return [];
+  const ids = rows.map((r) => fieldOf(r, field)).filter((id): id is string => typeof id === 'string' && id.length > 0 && id.length <= LIMITS.optionValue);
+  return [...new Set(ids)].slice(0, LIMITS.options);
 }
 
 /** Each sortable field once, both ways: "Visits ↓", "Visits ↑". */

@@ -5,6 +5,8 @@ import type { SlackDeps } from '../../deps.js';
 import { menuTarget, navigate, pageTarget } from './report-navigate.js';
 import { openDrillModal, openFilterModal, removeFilterInModal } from './report-modals.js';
 import { shareReport } from './report-share.js';
+import { visitorCardAction } from './visitor-card.js';
+import { VISITOR_ACTIONS } from '../../blocks/visitor-card.js';
 
 export function register(app: App, deps: SlackDeps): void {
   app.action(ACTIONS.prev, navigate(deps, pageTarget));
@@ -15,4 +17,7 @@ export function register(app: App, deps: SlackDeps): void {
   app.action(ACTIONS.filter, openFilterModal(deps));
   app.action(ACTIONS.drill, openDrillModal(deps));
   app.action(FILTER_REMOVE_PATTERN, removeFilterInModal(deps));
+  app.action(ACTIONS.inspect, visitorCardAction(deps, 'open'));
+  app.action(VISITOR_ACTIONS.more, visitorCardAction(deps, 'page'));
+  app.action(VISITOR_ACTIONS.share, visitorCardAction(deps, 'share'));
 }
