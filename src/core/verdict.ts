@@ -100,7 +100,8 @@ export function atLeast(severity: Severity | undefined, minimum: Severity): bool
 function gapsOf(f: SecurityFacts): string[] {
   const gaps: string[] = [];
   for (const [check, why] of Object.entries(f.unavailable ?? {})) gaps.push(`${check} status unavailable (${why})`);
-  const botFlags = f.bot ? [f.bot.is_attacker, f.bot.is_threat, f.bot.is_abuser] : [];
+  // The same flags `judge` needs to call a visitor human: an Unknown must say why.
+  const botFlags = f.bot ? [f.bot.is_attacker, f.bot.is_threat] : [];
   if (f.bot && botFlags.every((flag) => flag.value === 'unknown')) gaps.push('bot status unknown');
   const type = f.scraping?.visitor_type?.trim().toLowerCase() ?? '';
   if (f.scraping && f.scraping.score === undefined && (type === '' || type === 'unknown')) gaps.push('scraping status unknown');

@@ -37,12 +37,17 @@ const EMOJI: Record<Verdict['name'], string> = {
 
 const CELL_MAX = 80;
 
-/** 203.0.113.45 → 203.0.113.x; 2001:db8:1:2::5 → 2001:db8:1:…; anything else is hidden. */
+/** 203.0.113.45 → 203.0.113.x; 2001:db8:1:2::5 → 2001:db8:1:…; 2001::5 → 2001::…; anything else is hidden. */
 export function maskIp(ip: string | null | undefined): string {
   if (!ip) return MISSING;
   const v4 = /^(\d{1,3}\.\d{1,3}\.\d{1,3})\.\d{1,3}$/.exec(ip.trim());
   if (v4) return `${v4[1]}.x`;
-  if (ip.includes(':')) return `${ip.split(':').slice(0, 3).join(':')}:…`;
+  // IPv6: at most the first three groups, and only those before a "::" (after it comes the host part).
+  const v6 = ip.trim();
+  const head = v6.split('::')[0]!.split(':').filter(Boolean).slice(0, 3);
+  if (v6.includes(':') && /^[0-9a-f:.]+$/i.test(v6) && head.every((g) => /^[0-9a-f]{1,4}$/i.test(g))) {
+    return `${head.join(':')}${head.length < 3 && v6.includes('::') ? '::' : ':'}…`;
+  }
   return 'hidden';
 }
 
