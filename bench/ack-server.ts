@@ -22,6 +22,7 @@ const lookout = await startLookout({
   defaultTimezone: 'UTC',
   demo: true,
   port: 0,
+  store: { memory: true },
 });
 
 // Bot ids given up front, and the Web API pointed at nothing: the bare app never calls out.

@@ -52,6 +52,7 @@ const envSchema = z
     DATA_DIR: withDefault(z.string(), './data'),
     SECURITY_CHANNELS: withDefault(slackIds('channel', /^[CGD][A-Z0-9_]+$/), ''),
     SECURITY_USERS: withDefault(slackIds('user', /^[UW][A-Z0-9_]+$/), ''),
+    ADMIN_USERS: withDefault(slackIds('user', /^[UW][A-Z0-9_]+$/), ''),
     SCRAPING_SCORE_THRESHOLD: withDefault(
       z.coerce.number({ error: 'expected a number from 0 to 1' }).min(0, 'expected a number from 0 to 1').max(1, 'expected a number from 0 to 1'),
       0.8,
@@ -100,6 +101,8 @@ export interface Config {
   store: { dataDir: string; databaseUrl?: string };
   /** Who may see security details; empty lists mean everyone, everywhere. */
   security: { channels: string[]; users: string[]; scrapingScoreThreshold: number };
+  /** Who may manage any digest or alert subscription; empty means everyone. */
+  admins: string[];
 }
 
 export class ConfigError extends Error {
@@ -143,5 +146,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       users: e.SECURITY_USERS,
       scrapingScoreThreshold: e.SCRAPING_SCORE_THRESHOLD,
     },
+    admins: e.ADMIN_USERS,
   };
 }

@@ -1,14 +1,21 @@
 import type { Server } from 'node:http';
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
 import { AnalyticsApi } from './api/analytics.js';
 import { REPORTS } from './api/reports.js';
+import { DigestFetcher } from './jobs/digest-content.js';
+import { DigestService } from './jobs/digests.js';
+import { DigestScheduler } from './jobs/scheduler.js';
 import type { Logger } from './log.js';
 import { createSlackApp, type SlackApp } from './slack/app.js';
 import type { SlackDeps } from './slack/deps.js';
-import { MemoryQueryStash, QueryRefs } from './slack/query-refs.js';
+import { QueryRefs } from './slack/query-refs.js';
+import { openStore, type OpenDbOptions, type Store } from './store/index.js';
 
 export interface LookoutOptions {
   api: { baseUrl: string; apiKey: string; timeoutMs?: number; maxConcurrency?: number };
   slack: { signingSecret: string; botToken: string; appToken?: string; apiUrl?: string };
+  store: OpenDbOptions;
   log: Logger;
   defaultTimezone: string;
   /** The demo API is behind the answers (they say so). */
@@ -17,11 +24,22 @@ export interface LookoutOptions {
   port: number;
   /** Who may see security details, and the scraping score that counts as a reason. */
   security?: { channels: string[]; users: string[]; scrapingScoreThreshold: number };
+  /** Who may manage any digest or alert subscription; empty means everyone. */
+  admins?: string[];
+  /** This replica's name in the runs table (default: host name and a random suffix). */
+  replica?: string;
+  /** How often replicas re-read the digests (ms). */
+  digestReloadMs?: number;
+  /** Start no scheduler (tests drive slots themselves). */
+  scheduler?: boolean;
 }
 
 export interface Lookout {
   api: AnalyticsApi;
+  store: Store;
   slack: SlackApp;
+  digests: DigestService;
+  scheduler: DigestScheduler;
   /** The HTTP server (absent in Socket Mode). */
   server?: Server;
   /** Where Slack sends requests, e.g. http://127.0.0.1:3000/slack/events (HTTP mode). */
@@ -29,43 +47,92 @@ export interface Lookout {
   stop(): Promise<void>;
 }
 
-/** The app itself: API client, Slack listeners, and the HTTP server Slack talks to. */
+/** The app itself: store, API client, Slack listeners, digest scheduler, and the HTTP server Slack talks to. */
 export async function startLookout(options: LookoutOptions): Promise<Lookout> {
-  const api = new AnalyticsApi({ ...options.api, logger: options.log.child({ component: 'api' }) });
-  const deps: SlackDeps = {
-    api,
-    catalog: REPORTS,
-    refs: new QueryRefs(new MemoryQueryStash(), REPORTS),
-    log: options.log,
-    now: options.now ?? (() => new Date()),
-    timeZoneFor: async () => options.defaultTimezone,
+  const log = options.log;
+  const now = options.now ?? (() => new Date());
+  const store = await openStore({ ...options.store, onError: (error) => log.error({ err: error.message }, 'database connection error') });
+  const api = new AnalyticsApi({ ...options.api, logger: log.child({ component: 'api' }) });
+  const replica = options.replica ?? `${hostname()}-${randomBytes(3).toString('hex')}`;
+
+  let slack: SlackApp | undefined;
+  const service = new DigestService({
+    store,
+    fetcher: new DigestFetcher(api),
+    slack: () => slack!.app.client,
+    log: log.child({ component: 'digests' }),
+    now,
     demo: options.demo,
-    security: { channels: options.security?.channels ?? [], users: options.security?.users ?? [] },
-    verdict: { scrapingScoreThreshold: options.security?.scrapingScoreThreshold ?? 0.8 },
-  };
-  const slack = await createSlackApp(deps, {
-    ...options.slack,
-    slackApiUrl: options.slack.apiUrl,
-    ready: async () => {
-      try {
-        await api.report('countries', { startDate: '1970-01-01', endDate: '1970-01-01', limit: 1 });
-        return { ok: true, checks: { api: 'ok' } };
-      } catch (error) {
-        return { ok: false, checks: { api: error instanceof Error ? error.message : String(error) } };
-      }
-    },
   });
+  try {
+    const deps: SlackDeps = {
+      api,
+      catalog: REPORTS,
+      refs: new QueryRefs(store.stash, REPORTS),
+      log,
+      now,
+      timeZoneFor: async () => options.defaultTimezone,
+      demo: options.demo,
+      security: { channels: options.security?.channels ?? [], users: options.security?.users ?? [] },
+      verdict: { scrapingScoreThreshold: options.security?.scrapingScoreThreshold ?? 0.8 },
+      defaultTimezone: options.defaultTimezone,
+      admins: options.admins ?? [],
+      digests: { repo: store.digests, service },
+    };
+    slack = await createSlackApp(deps, {
+      ...options.slack,
+      slackApiUrl: options.slack.apiUrl,
+      ready: async () => {
+        const checks: Record<string, string> = {};
+        await Promise.all([
+          store.db.query('select 1').then(
+            () => (checks.store = 'ok'),
+            (error: unknown) => (checks.store = error instanceof Error ? error.message : String(error)),
+          ),
+          api.report('countries', { startDate: '1970-01-01', endDate: '1970-01-01', limit: 1 }).then(
+            () => (checks.api = 'ok'),
+            (error: unknown) => (checks.api = error instanceof Error ? error.message : String(error)),
+          ),
+        ]);
+        return { ok: Object.values(checks).every((c) => c === 'ok'), checks };
+      },
+    });
+  } catch (error) {
+    await api.close();
+    await store.close();
+    throw error;
+  }
+
+  const scheduler = new DigestScheduler({
+    runs: store.runs,
+    loadActive: () => store.digests.listActive(),
+    loadOne: (id) => store.digests.get(id),
+    post: service.post,
+    log: log.child({ component: 'scheduler' }),
+    owner: replica,
+    now,
+    reloadMs: options.digestReloadMs,
+  });
+  service.scheduler = scheduler;
+
   const server = await slack.start(options.port);
+  if (options.scheduler !== false) await scheduler.start();
   const address = server?.address();
   const requestUrl = address && typeof address === 'object' ? `http://127.0.0.1:${address.port}/slack/events` : undefined;
+  const app = slack;
   return {
     api,
-    slack,
+    store,
+    slack: app,
+    digests: service,
+    scheduler,
     server,
     requestUrl,
     async stop() {
-      await slack.stop();
+      await scheduler.stop();
+      await app.stop();
       await api.close();
+      await store.close();
     },
   };
 }

@@ -41,6 +41,10 @@ async function main(): Promise<void> {
   process.once('SIGTERM', () => shutdown('SIGTERM'));
 }
 
+function storeOptions(config: Config) {
+  return config.store.databaseUrl ? { databaseUrl: config.store.databaseUrl } : { dataDir: config.store.dataDir };
+}
+
 async function runForReal(config: Config, log: Logger): Promise<() => Promise<void>> {
   const slack = config.slack!;
   if (!config.analytics.url) {
@@ -60,6 +64,8 @@ async function runForReal(config: Config, log: Logger): Promise<() => Promise<vo
     demo: false,
     port: config.port,
     security: config.security,
+    admins: config.admins,
+    store: storeOptions(config),
   });
   log.info(
     { mode: slack.appToken ? 'socket' : 'http', port: slack.appToken ? undefined : config.port, api: new URL(config.analytics.url).origin },
@@ -76,6 +82,8 @@ async function runSandbox(config: Config, log: Logger): Promise<() => Promise<vo
     appPort: config.port,
     slackPort: Number(process.env.SANDBOX_SLACK_PORT ?? 0),
     security: config.security,
+    admins: config.admins,
+    store: storeOptions(config),
   });
   log.info(
     { api: sandbox.demo ? 'demo' : new URL(config.analytics.url!).origin, app: sandbox.lookout.requestUrl },

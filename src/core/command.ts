@@ -363,6 +363,16 @@ function defaultsFrom(opts: ParseOptions): { range: string; top: number } {
   };
 }
 
+/**
+ * A sub-command's argument: the token with its quotes removed, except a filter with a
+ * quoted part, which keeps its quotes (`country:"United States",Germany` is two values,
+ * `city:"Washington, D.C."` one) so the sub-command can parse it with this grammar again.
+ */
+function subArg(token: Token): string {
+  if (!token.segments.some((s) => s.quoted) || !findOperator(token)) return token.text;
+  return token.segments.map((s) => (s.quoted ? `"${s.text}"` : s.text)).join('');
+}
+
 export function parseTrafficCommand(text: string, catalog: ReportCatalog, opts: ParseOptions = {}): TrafficCommand {
   const tokens = tokenize(unescapeSlackText(typeof text === 'string' ? text : ''));
   if (!Array.isArray(tokens)) return tokens;
@@ -374,7 +384,7 @@ export function parseTrafficCommand(text: string, catalog: ReportCatalog, opts: 
     const topic = rest.map((t) => t.text).join(' ');
     return topic ? { kind: 'help', topic } : { kind: 'help' };
   }
-  if (sub) return { kind: sub, args: rest.map((t) => t.text) };
+  if (sub) return { kind: sub, args: rest.map(subArg) };
 
   const match = matchReport(first.text, catalog);
   if (!match.ok) return reportError(first, catalog, match.matches);

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { startLookout, type Lookout } from '../lookout.js';
+import { startLookout, type Lookout, type LookoutOptions } from '../lookout.js';
 import type { Logger } from '../log.js';
 import { startDemoApi, type DemoApi } from './demo-api/server.js';
 import type { Faults } from './demo-api/faults.js';
@@ -17,6 +17,12 @@ export interface SandboxOptions {
   now?: () => Date;
   demoFaults?: Faults;
   security?: { channels: string[]; users: string[]; scrapingScoreThreshold: number };
+  admins?: string[];
+  /** Default: PGlite in memory (nothing kept). */
+  store?: LookoutOptions['store'];
+  /** Passed to the app (tests drive digest slots themselves with false). */
+  scheduler?: boolean;
+  replica?: string;
   slack?: Partial<Pick<OfflineSlackOptions, 'rateLimit' | 'ackTimeoutMs' | 'extraRoutes'>>;
 }
 
@@ -49,6 +55,10 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       now: options.now,
       port: options.appPort ?? 0,
       security: options.security,
+      admins: options.admins,
+      store: options.store ?? { memory: true },
+      scheduler: options.scheduler,
+      replica: options.replica,
     });
   } catch (error) {
     await slack.close();

@@ -4,6 +4,8 @@ import type { Logger } from '../log.js';
 import type { QueryRefs } from './query-refs.js';
 import type { SecurityAccess } from './access.js';
 import type { VerdictOptions } from '../core/verdict.js';
+import type { DigestRepo } from '../store/digests.js';
+import type { DigestService } from '../jobs/digests.js';
 
 /** What the listeners need from the rest of the program. */
 export interface SlackDeps {
@@ -18,4 +20,9 @@ export interface SlackDeps {
   demo: boolean;
   security: SecurityAccess;
   verdict: VerdictOptions;
+  /** The zone for things that have no channel or user zone. */
+  defaultTimezone: string;
+  /** Who may manage any digest (and alerts); empty means everyone. */
+  admins: readonly string[];
+  digests: { repo: DigestRepo; service: DigestService };
 }

@@ -22,7 +22,7 @@ describe('health routes', () => {
   it('/readyz is 200 while the API answers and 503, naming the reason, while it does not', async () => {
     const ok = await fetch(`${base()}/readyz`);
     expect(ok.status).toBe(200);
-    expect(await ok.json()).toEqual({ ok: true, checks: { api: 'ok' } });
+    expect(await ok.json()).toEqual({ ok: true, checks: { api: 'ok', store: 'ok' } });
 
     box.demo!.setFaults({ status500Until: 100 });
     const down = await fetch(`${base()}/readyz`);

@@ -15,6 +15,11 @@ export function problemMessage(text: string, hint?: string): SlackMessage {
   return { text: clip(`${text}${hint ? ` ${hint}` : ''}`, LIMITS.sectionText), blocks };
 }
 
+/** A plain confirmation (`text` is plain and gets escaped). */
+export function infoMessage(text: string): SlackMessage {
+  return { text: clip(text, LIMITS.sectionText), blocks: [{ type: 'section', text: mrkdwn(`:white_check_mark: ${escapeMrkdwn(text)}`) }] };
+}
+
 /** A parse error: what was wrong (already a safe one-liner from core/command) and the usage line. */
 export function usageMessage(message: string, usage: string): SlackMessage {
   return {

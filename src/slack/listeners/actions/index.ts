@@ -7,6 +7,8 @@ import { openDrillModal, openFilterModal, removeFilterInModal } from './report-m
 import { shareReport } from './report-share.js';
 import { visitorCardAction } from './visitor-card.js';
 import { VISITOR_ACTIONS } from '../../blocks/visitor-card.js';
+import { DIGEST_ACTIONS } from '../../blocks/digest.js';
+import { digestButton } from './digest-buttons.js';
 
 export function register(app: App, deps: SlackDeps): void {
   app.action(ACTIONS.prev, navigate(deps, pageTarget));
@@ -20,4 +22,5 @@ export function register(app: App, deps: SlackDeps): void {
   app.action(ACTIONS.inspect, visitorCardAction(deps, 'open'));
   app.action(VISITOR_ACTIONS.more, visitorCardAction(deps, 'page'));
   app.action(VISITOR_ACTIONS.share, visitorCardAction(deps, 'share'));
+  for (const verb of ['preview', 'pause', 'resume', 'edit', 'remove'] as const) app.action(DIGEST_ACTIONS[verb], digestButton(deps, verb));
 }

@@ -4,10 +4,11 @@ import { helpMessage, problemMessage, usageMessage, type SlackMessage } from '..
 import type { SlackDeps } from '../../deps.js';
 import { runReport } from '../../report-runner.js';
 import { guarded } from '../../respond.js';
+import { digestCommand } from './digest.js';
 
 /** `/traffic …`: ack at once, then answer through the response_url. */
 export function trafficCommand(deps: SlackDeps) {
-  return async ({ ack, command, respond }: SlackCommandMiddlewareArgs & AllMiddlewareArgs) => {
+  return async ({ ack, command, respond, client }: SlackCommandMiddlewareArgs & AllMiddlewareArgs) => {
     await ack();
     const ephemeral = (message: SlackMessage) => respond({ ...message, response_type: 'ephemeral' });
     await guarded(deps, '/traffic', ephemeral, async () => {
@@ -19,6 +20,7 @@ export function trafficCommand(deps: SlackDeps) {
           deps.log.info({ user: command.user_id, problem: parsed.message }, '/traffic usage error');
           return ephemeral(usageMessage(parsed.message, parsed.usage));
         case 'digest':
+          return digestCommand(deps, command, client, parsed.args, ephemeral);
         case 'alerts':
           return ephemeral(problemMessage(`/traffic ${parsed.kind} is not available yet.`, 'Reports work: try /traffic sources last7d.'));
         case 'report': {

@@ -3,8 +3,11 @@ import { DRILL_MODAL, FILTER_MODAL } from '../../blocks/modals.js';
 import type { SlackDeps } from '../../deps.js';
 import { submitDrill } from './drill-submit.js';
 import { submitFilter } from './filter-submit.js';
+import { submitDigest } from './digest-submit.js';
+import { DIGEST_MODAL } from '../../blocks/digest-modal.js';
 
 export function register(app: App, deps: SlackDeps): void {
   app.view(FILTER_MODAL, submitFilter(deps));
   app.view(DRILL_MODAL, submitDrill(deps));
+  app.view(DIGEST_MODAL, submitDigest(deps));
 }

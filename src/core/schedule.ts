@@ -1,0 +1,105 @@
+/**
+ * Digest schedules: what a person chose (daily at 09:00, Mondays…) ↔ a cron
+ * expression, the schedule in words, and its runs in an IANA time zone.
+ * cron-parser does the calendar (DST included): a 09:00 digest is at 09:00
+ * local on both sides of a change, never twice, never skipped.
+ */
+import { CronExpressionParser } from 'cron-parser';
+
+export type ScheduleKind = 'daily' | 'weekdays' | 'weekly' | 'monthly' | 'cron';
+
+export interface DigestSchedule {
+  kind: ScheduleKind;
+  /** HH:MM, 24-hour, local to the digest's zone (not for cron). */
+  time?: string;
+  /** 0 (Sunday) … 6, for weekly. */
+  weekday?: number;
+  /** 1 … 28, for monthly (29–31 do not exist every month). */
+  monthday?: number;
+  /** Five fields, for cron. */
+  cron?: string;
+}
+
+/** The period a digest reports on: the day, the 7 days or the month before it runs. */
+export type DigestPeriod = 'day' | 'week' | 'month';
+
+export const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'] as const;
+
+const TIME = /^([01]?\d|2[0-3]):([0-5]\d)$/;
+
+export type ScheduleResult = { ok: true; cron: string } | { ok: false; error: string };
+
+/** A schedule → its 5-field cron expression, or what is wrong with it. */
+export function toCron(schedule: DigestSchedule): ScheduleResult {
+  if (schedule.kind === 'cron') {
+    const expr = (schedule.cron ?? '').trim().replace(/\s+/g, ' ');
+    if (expr.split(' ').length !== 5) return { ok: false, error: 'A cron expression has five fields: minute hour day-of-month month day-of-week, like `0 9 * * 1`.' };
+    try {
+      CronExpressionParser.parse(expr, { strict: false });
+    } catch (error) {
+      return { ok: false, error: `That cron expression does not parse: ${error instanceof Error ? error.message : String(error)}` };
+    }
+    return { ok: true, cron: expr };
+  }
+  const time = TIME.exec(schedule.time ?? '');
+  if (!time) return { ok: false, error: 'The time must be HH:MM in 24-hour form, like 09:00.' };
+  const [hour, minute] = [Number(time[1]), Number(time[2])];
+  switch (schedule.kind) {
+    case 'daily':
+      return { ok: true, cron: `${minute} ${hour} * * *` };
+    case 'weekdays':
+      return { ok: true, cron: `${minute} ${hour} * * 1-5` };
+    case 'weekly': {
+      const day = schedule.weekday;
+      if (day === undefined || !Number.isInteger(day) || day < 0 || day > 6) return { ok: false, error: 'Pick a day of the week.' };
+      return { ok: true, cron: `${minute} ${hour} * * ${day}` };
+    }
+    case 'monthly': {
+      const date = schedule.monthday;
+      if (date === undefined || !Number.isInteger(date) || date < 1 || date > 28) return { ok: false, error: 'Pick a day of the month from 1 to 28.' };
+      return { ok: true, cron: `${minute} ${hour} ${date} * *` };
+    }
+  }
+}
+
+function ordinal(n: number): string {
+  const suffix = n % 10 === 1 && n !== 11 ? 'st' : n % 10 === 2 && n !== 12 ? 'nd' : n % 10 === 3 && n !== 13 ? 'rd' : 'th';
+  return `${n}${suffix}`;
+}
+
+/** "every day at 09:00", "weekdays at 09:00", "Mondays at 09:00", "the 1st of each month at 09:00", "cron 0 9 * * 1". */
+export function scheduleInWords(schedule: DigestSchedule, timeZone: string): string {
+  const at = `at ${schedule.time ?? '?'} (${timeZone})`;
+  switch (schedule.kind) {
+    case 'daily':
+      return `every day ${at}`;
+    case 'weekdays':
+      return `weekdays ${at}`;
+    case 'weekly':
+      return `${WEEKDAYS[schedule.weekday ?? 0]}s ${at}`;
+    case 'monthly':
+      return `the ${ordinal(schedule.monthday ?? 1)} of each month ${at}`;
+    case 'cron':
+      return `cron ${schedule.cron ?? ''} (${timeZone})`;
+  }
+}
+
+/** The default period for a schedule: daily digests report the day before, weekly the week, monthly the month. */
+export function defaultPeriod(kind: ScheduleKind): DigestPeriod {
+  return kind === 'weekly' ? 'week' : kind === 'monthly' ? 'month' : 'day';
+}
+
+/** The next `count` runs after `from`, as instants. */
+export function nextRuns(cron: string, timeZone: string, from: Date, count = 1): Date[] {
+  const expression = CronExpressionParser.parse(cron, { currentDate: from, tz: timeZone });
+  return expression.take(count).map((d) => d.toDate());
+}
+
+/** The latest run at or before `at` (undefined when there is none in the last year). */
+export function previousRun(cron: string, timeZone: string, at: Date): Date | undefined {
+  // prev() is strictly before currentDate (to the millisecond): start 1 ms later so a run exactly at `at`
+  // counts and one later than `at` does not.
+  const expression = CronExpressionParser.parse(cron, { currentDate: new Date(at.getTime() + 1), tz: timeZone });
+  const run = expression.prev().toDate();
+  return at.getTime() - run.getTime() <= 366 * 86_400_000 ? run : undefined;
+}

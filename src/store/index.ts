@@ -1,0 +1,49 @@
+/** The store: one Db (PGlite or PostgreSQL), migrated, and its repositories. */
+import { openDb, type Db, type OpenDbOptions } from './db.js';
+import { DigestRunRepo } from './digest-runs.js';
+import { DigestRepo } from './digests.js';
+import { LeaseRepo } from './leases.js';
+import { migrate } from './migrate.js';
+import { QueryStashRepo } from './query-stash.js';
+
+export type { Db, OpenDbOptions, Queryable } from './db.js';
+export type { Digest, DigestInput, DigestPatch, DigestSchedule } from './digests.js';
+export type { DigestRun, DigestRunStatus } from './digest-runs.js';
+export type { LeaseHolder } from './leases.js';
+export type { QueryStash } from './query-stash.js';
+export { openDb, redactUrl } from './db.js';
+export { migrate } from './migrate.js';
+export { DigestRepo, DigestRunRepo, LeaseRepo, QueryStashRepo };
+
+export interface Store {
+  db: Db;
+  digests: DigestRepo;
+  runs: DigestRunRepo;
+  leases: LeaseRepo;
+  stash: QueryStashRepo;
+  close(): Promise<void>;
+}
+
+/** Repositories over an open Db (already migrated). */
+export function createStore(db: Db): Store {
+  return {
+    db,
+    digests: new DigestRepo(db),
+    runs: new DigestRunRepo(db),
+    leases: new LeaseRepo(db),
+    stash: new QueryStashRepo(db),
+    close: () => db.close(),
+  };
+}
+
+/** Opens the Db and applies pending migrations. */
+export async function openStore(options: OpenDbOptions): Promise<Store> {
+  const db = await openDb(options);
+  try {
+    await migrate(db);
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+  return createStore(db);
+}

@@ -1,0 +1,50 @@
+/**
+ * Leases on job_claims: whoever holds an unexpired row owns the key. Used for
+ * "one replica runs this job" (renewed while running) and for one-off slot claims.
+ * Expiry is judged by the database clock, the one clock every replica shares.
+ */
+import type { Queryable } from './db.js';
+
+export interface LeaseHolder {
+  owner: string;
+  expiresAt: Date;
+}
+
+export class LeaseRepo {
+  constructor(private readonly db: Queryable) {}
+
+  /** Takes a free or expired key, or renews it for its current owner; false while someone else holds it. */
+  async acquire(key: string, owner: string, ttlMs: number): Promise<boolean> {
+    const { rows } = await this.db.query(
+      `INSERT INTO job_claims (key, owner, expires_at)
+       VALUES ($1, $2, now() + $3::float8 * interval '1 millisecond')
+       ON CONFLICT (key) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at
+       WHERE job_claims.expires_at < now() OR job_claims.owner = EXCLUDED.owner
+       RETURNING key`,
+      [key, owner, ttlMs],
+    );
+    return rows.length > 0;
+  }
+
+  /** Gives the key up, if `owner` holds it. */
+  async release(key: string, owner: string): Promise<boolean> {
+    const { rows } = await this.db.query('DELETE FROM job_claims WHERE key = $1 AND owner = $2 RETURNING key', [key, owner]);
+    return rows.length > 0;
+  }
+
+  /** Who holds the key now; undefined when it is free or expired. */
+  async holder(key: string): Promise<LeaseHolder | undefined> {
+    const { rows } = await this.db.query<{ owner: string; expires_at: Date }>(
+      'SELECT owner, expires_at FROM job_claims WHERE key = $1 AND expires_at > now()',
+      [key],
+    );
+    const row = rows[0];
+    return row && { owner: row.owner, expiresAt: row.expires_at };
+  }
+
+  /** Deletes leases that expired before `olderThan` (slot claims pile up otherwise); returns how many. */
+  async pruneExpired(olderThan: Date): Promise<number> {
+    const { rows } = await this.db.query('DELETE FROM job_claims WHERE expires_at < $1 RETURNING key', [olderThan]);
+    return rows.length;
+  }
+}

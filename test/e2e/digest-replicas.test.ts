@@ -1,0 +1,79 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLookout, type Lookout } from '../../src/lookout.js';
+import { startDemoApi, type DemoApi } from '../../src/sandbox/demo-api/server.js';
+import { startOfflineSlack, type OfflineSlack } from '../../src/sandbox/slack/index.js';
+import { openDb, type Db } from '../../src/store/db.js';
+import { textsOf } from '../support/sandbox.js';
+import { captureLogs } from '../support/log-capture.js';
+import { TEST_DATABASE_URL } from '../support/db.js';
+
+if (!TEST_DATABASE_URL) console.warn('digest replicas on PostgreSQL: skipped: TEST_DATABASE_URL is not set');
+
+describe.skipIf(!TEST_DATABASE_URL)('three replicas on one PostgreSQL', () => {
+  const schema = `t_replicas_${randomBytes(4).toString('hex')}`;
+  const signingSecret = randomBytes(16).toString('hex');
+  const botToken = `xoxb-${randomBytes(8).toString('hex')}`;
+  const replicas: Lookout[] = [];
+  let demo: DemoApi;
+  let slack: OfflineSlack;
+  let admin: Db;
+
+  beforeAll(async () => {
+    demo = await startDemoApi({ apiKey: 'k' });
+    slack = await startOfflineSlack({ signingSecret, botToken });
+    for (let i = 0; i < 3; i++) {
+      replicas.push(
+        await startLookout({
+          api: { baseUrl: demo.url, apiKey: 'k' },
+          slack: { signingSecret, botToken, apiUrl: slack.apiUrl },
+          store: { databaseUrl: TEST_DATABASE_URL, schema },
+          log: captureLogs('warn').logger,
+          defaultTimezone: 'UTC',
+          demo: true,
+          port: 0,
+          replica: `replica-${i}`,
+          digestReloadMs: 500,
+        }),
+      );
+    }
+    admin = await openDb({ databaseUrl: TEST_DATABASE_URL, schema });
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const r of replicas) await r.stop();
+    await admin?.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await admin?.close();
+    await slack?.close();
+    await demo?.close();
+  });
+
+  it('a digest that comes due is posted exactly once', async () => {
+    // Due a few seconds from now (a six-field expression: node-cron and the store take it as is).
+    const due = new Date(Math.ceil((Date.now() + 4000) / 1000) * 1000);
+    const cron = `${due.getUTCSeconds()} ${due.getUTCMinutes()} ${due.getUTCHours()} ${due.getUTCDate()} ${due.getUTCMonth() + 1} *`;
+    const digest = await replicas[0]!.store.digests.create({
+      teamId: 'T_LOOKOUT',
+      channelId: 'C_GENERAL',
+      ownerId: 'U_ALICE',
+      reports: ['sources'],
+      topN: 3,
+      period: 'day',
+      schedule: { kind: 'cron', cron },
+      cron,
+      timeZone: 'UTC',
+    });
+    // Every replica picks it up on its reload interval (500 ms here).
+    await new Promise((r) => setTimeout(r, 1500));
+    for (const r of replicas) expect(r.scheduler.nextRun(digest.id)?.toISOString()).toBe(due.toISOString());
+
+    const posted = await slack.waitForMessage('C_GENERAL', (m) => textsOf(m).join(' ').includes(`digest #${digest.id}`), 15_000);
+    await new Promise((r) => setTimeout(r, 1500)); // room for a duplicate to show up, if there were one
+    const posts = slack.messages('C_GENERAL').filter((m) => textsOf(m).join(' ').includes(`digest #${digest.id}`));
+    expect(posts).toHaveLength(1);
+    const { rows } = await admin.query<{ status: string; message_ts: string; claimed_by: string }>('select status, message_ts, claimed_by from digest_runs where digest_id = $1', [digest.id]);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ status: 'posted', message_ts: posted.ts });
+    expect(rows[0]!.claimed_by).toMatch(/^replica-[012]$/);
+  }, 30_000);
+});

@@ -1,0 +1,211 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { REPORT_IDS } from '../../src/api/reports.js';
+import type { Message } from '../../src/sandbox/slack/index.js';
+import type { Sandbox } from '../../src/sandbox/start.js';
+import type { Digest } from '../../src/store/index.js';
+import { CHANNEL, USER, hasAction, headerOf, mrkdwnOf, sandbox, textsOf } from '../support/sandbox.js';
+
+let box: Sandbox & { logs: string[] };
+
+beforeAll(async () => {
+  // Bob is the only admin; the scheduler is driven by the tests.
+  box = await sandbox({ scheduler: false, admins: ['U_BOB'] });
+});
+afterAll(async () => {
+  await box?.stop();
+});
+beforeEach(async () => {
+  await box.lookout.store.db.query('delete from digests');
+  box.demo!.setFaults({});
+});
+
+async function command(text: string, user = USER, channel = CHANNEL): Promise<Message> {
+  const before = new Set(box.slack.messages(channel, { user }).map((m) => m.ts));
+  const delivery = await box.slack.slash(channel, user, text);
+  expect(delivery.status).toBe(200);
+  return box.slack.waitForMessage(channel, (m) => !before.has(m.ts) && m.user !== user && m.via !== 'notice' && (!m.ephemeralTo || m.ephemeralTo === user), 10_000);
+}
+
+async function addDigest(extra: Partial<Digest> = {}): Promise<Digest> {
+  return box.lookout.store.digests.create({
+    teamId: 'T_LOOKOUT',
+    channelId: CHANNEL,
+    ownerId: USER,
+    reports: ['sources', 'pages'],
+    filters: [],
+    topN: 3,
+    period: 'week',
+    schedule: { kind: 'daily', time: '09:00' },
+    cron: '0 9 * * *',
+    timeZone: 'Europe/Berlin',
+    ...extra,
+  });
+}
+
+const text = (m: Message) => mrkdwnOf(m).join('\n');
+
+describe('/traffic digest add (one line)', () => {
+  it('adds a digest with everything typed, and lists it', async () => {
+    const reply = await command('digest add #general weekdays 08:30 America/New_York sources countries top 3 country:Germany');
+    const [digest] = await box.lookout.store.digests.listAll();
+    expect(digest).toMatchObject({
+      channelId: 'C_GENERAL',
+      ownerId: USER,
+      reports: ['sources', 'countries'],
+      topN: 3,
+      schedule: { kind: 'weekdays', time: '08:30' },
+      cron: '30 8 * * 1-5',
+      timeZone: 'America/New_York',
+      filters: [{ filters: [{ object: 'country', field: 'name', operator: 'is_any_of', value: ['Germany'] }] }],
+    });
+    expect(text(reply)).toContain(`#${digest!.id}`);
+    expect(text(reply)).toContain('weekdays at 08:30 (America/New_York)');
+  });
+
+  it('defaults the time zone to the user’s Slack time zone', async () => {
+    await command('digest add daily 07:00 sources');
+    const [digest] = await box.lookout.store.digests.listAll();
+    expect(digest!.timeZone).toBe('Europe/Berlin'); // alice's zone in the offline Slack
+    expect(digest!.channelId).toBe(CHANNEL);
+  });
+
+  it('answers a bad line with what is wrong and the usage', async () => {
+    const reply = await command('digest add daily sources');
+    expect(text(reply)).toMatch(/At what time/);
+    expect(await box.lookout.store.digests.listAll()).toHaveLength(0);
+    expect(text(await command('digest add #nowhere daily 09:00 sources'))).toMatch(/can't find a channel called #nowhere/);
+  });
+});
+
+describe('the digest form', () => {
+  it('opens prefilled, refuses bad fields beside them, and creates the digest', async () => {
+    await box.slack.slash(CHANNEL, USER, 'digest add');
+    const view = await box.slack.waitFor(() => box.slack.openViews(USER).at(-1));
+    const bad = await box.slack.submit(view, { channel: CHANNEL, reports: ['sources'], frequency: 'daily', time: '25:00', timezone: 'Mars/Olympus', top: '5' });
+    expect(bad.json).toMatchObject({ response_action: 'errors', errors: { time: expect.stringMatching(/HH:MM/), timezone: expect.stringMatching(/IANA/) } });
+    expect(await box.lookout.store.digests.listAll()).toHaveLength(0);
+
+    const good = await box.slack.submit(view, { channel: 'C_GENERAL', reports: ['sources', 'cities'], frequency: 'monthly', monthday: '3', time: '10:15', timezone: 'Europe/Berlin', top: '4', filters: 'page~/blog' });
+    expect(good.status).toBe(200);
+    const [digest] = await box.lookout.store.digests.listAll();
+    expect(digest).toMatchObject({ channelId: 'C_GENERAL', reports: ['sources', 'cities'], cron: '15 10 3 * *', topN: 4, period: 'month' });
+    expect(digest!.filters[0]!.filters[0]).toMatchObject({ object: 'page', operator: 'contains', value: '/blog' });
+  });
+});
+
+describe('/traffic digest list and its buttons', () => {
+  it('shows schedule in words, next run and last result; Pause, Resume, Preview, Remove work', async () => {
+    const digest = await addDigest();
+    let list = await command('digest list');
+    expect(text(list)).toContain('every day at 09:00 (Europe/Berlin)');
+    expect(text(list)).toContain('last: never run');
+    expect(hasAction(list, 'digest.pause')).toBe(true);
+
+    await box.slack.click(list, 'digest.pause');
+    const paused = await box.slack.waitForMessage(CHANNEL, (m) => m.ephemeralTo === USER && text(m).includes(':double_vertical_bar: paused'));
+    expect((await box.lookout.store.digests.get(digest.id))!.paused).toBe(true);
+    expect(hasAction(paused, 'digest.resume')).toBe(true);
+
+    const resumedBefore = box.slack.messages(CHANNEL, { user: USER }).length;
+    await box.slack.click(paused, 'digest.resume');
+    const resumed = await box.slack.waitForMessage(CHANNEL, (m) => m.ephemeralTo === USER && hasAction(m, 'digest.pause') && box.slack.messages(CHANNEL, { user: USER }).length > resumedBefore);
+    expect(text(resumed)).toMatch(/next /);
+    expect((await box.lookout.store.digests.get(digest.id))!.paused).toBe(false);
+
+    list = await command('digest list');
+    await box.slack.click(list, 'digest.preview');
+    const preview = await box.slack.waitForMessage(CHANNEL, (m) => m.ephemeralTo === USER && (headerOf(m) ?? '').startsWith('Digest:'));
+    expect(text(preview)).toMatch(/preview: only you see this/);
+
+    await box.slack.click(list, 'digest.remove');
+    await box.slack.waitForMessage(CHANNEL, (m) => m.ephemeralTo === USER && text(m).includes(`Digest #${digest.id} is removed`));
+    expect(await box.lookout.store.digests.get(digest.id)).toBeUndefined();
+  });
+
+  it('lets only the owner or an admin change a digest', async () => {
+    const digest = await addDigest({ ownerId: 'U_CAROL' });
+    const list = await command('digest list');
+    expect(hasAction(list, 'digest.pause')).toBe(false); // alice is neither owner nor admin
+    expect(text(await command(`digest pause ${digest.id}`))).toMatch(/belongs to someone else/);
+    expect((await box.lookout.store.digests.get(digest.id))!.paused).toBe(false);
+    expect(text(await command(`digest pause ${digest.id}`, 'U_BOB'))).toMatch(/paused/); // the admin
+    expect(text(await command('digest remove 99999'))).toMatch(/no digest #99999/);
+  });
+});
+
+describe('posting a slot', () => {
+  const slot = new Date('2026-11-20T08:00:00.000Z');
+
+  it('posts the digest with totals and change, and records the run with the message ts', async () => {
+    const digest = await addDigest({ reports: ['sources', 'countries'] });
+    expect(await box.lookout.scheduler.runSlot(digest, slot)).toBe(true);
+    const posted = await box.slack.waitForMessage(CHANNEL, (m) => !m.ephemeralTo && (headerOf(m) ?? '') === 'Digest: Sources, Countries');
+    const body = text(posted);
+    expect(body).toMatch(/\*Visits\*\n[\d,]+ {2}(▲|▼|–|new)/);
+    expect(body).toMatch(/\*Sources\*\n1\. /);
+    expect(body).toMatch(/The last 7 days \(Nov 13 – Nov 19, 2026\) · change against Nov 6 – Nov 12, 2026/);
+    const run = await box.lookout.store.runs.get(digest.id, slot);
+    expect(run).toMatchObject({ status: 'posted', messageTs: posted.ts, channelId: CHANNEL });
+    // The same slot never posts twice.
+    expect(await box.lookout.scheduler.runSlot(digest, slot)).toBe(false);
+  });
+
+  it('a report that fails says so; the rest still posts', async () => {
+    box.demo!.setFaults({ status500Until: 10_000, paths: ['/pages'] });
+    const digest = await addDigest({ reports: ['sources', 'pages'] });
+    await box.lookout.scheduler.runSlot(digest, slot);
+    const posted = await box.slack.waitForMessage(CHANNEL, (m) => !m.ephemeralTo && textsOf(m).join(' ').includes(`digest #${digest.id}`));
+    expect(text(posted)).toMatch(/\*Pages\*\n:warning: Could not load: The analytics API is unavailable/);
+    expect(text(posted)).toMatch(/\*Sources\*\n1\. /);
+  });
+
+  it('an archived channel fails that digest only', async () => {
+    const archived = await addDigest({ channelId: 'C_ARCHIVED' });
+    const fine = await addDigest({ channelId: 'C_GENERAL' });
+    await Promise.all([box.lookout.scheduler.runSlot(archived, slot), box.lookout.scheduler.runSlot(fine, slot)]);
+    expect(await box.lookout.store.runs.get(archived.id, slot)).toMatchObject({ status: 'failed', error: 'is_archived' });
+    expect(await box.lookout.store.runs.get(fine.id, slot)).toMatchObject({ status: 'posted' });
+  });
+
+  it('13 reports at top 10 fit in one message Slack accepts', async () => {
+    const digest = await addDigest({ reports: [...REPORT_IDS], topN: 10, channelId: 'C_GENERAL' });
+    await box.lookout.scheduler.runSlot(digest, slot);
+    const run = await box.lookout.store.runs.get(digest.id, slot);
+    expect(run?.status).toBe('posted');
+    const posted = box.slack.messages('C_GENERAL').find((m) => m.ts === run!.messageTs)!;
+    expect(posted.blocks!.length).toBeLessThanOrEqual(50);
+    expect(text(posted)).toMatch(/\*Visits\*\n1\. /);
+  });
+});
+
+describe('restarts', () => {
+  it('a slot missed less than an hour ago is posted once on start; an older one is recorded as missed', async () => {
+    const now = Date.now();
+    const recent = new Date(Math.floor((now - 20 * 60_000) / 60_000) * 60_000);
+    const old = new Date(Math.floor((now - 3 * 60 * 60_000) / 60_000) * 60_000);
+    const cronAt = (d: Date) => `${d.getUTCMinutes()} ${d.getUTCHours()} * * *`;
+    const a = await addDigest({ cron: cronAt(recent), timeZone: 'UTC', channelId: 'C_GENERAL' });
+    const b = await addDigest({ cron: cronAt(old), timeZone: 'UTC', channelId: 'C_GENERAL' });
+    await box.lookout.store.db.query(`update digests set created_at = now() - interval '1 day'`);
+
+    await box.lookout.scheduler.catchUp();
+    await box.lookout.scheduler.catchUp(); // a second replica starting: nothing more
+    expect(await box.lookout.store.runs.get(a.id, recent)).toMatchObject({ status: 'posted' });
+    expect(await box.lookout.store.runs.get(b.id, old)).toMatchObject({ status: 'missed' });
+    const posts = box.slack.messages('C_GENERAL').filter((m) => textsOf(m).join(' ').includes(`digest #${a.id}`));
+    expect(posts).toHaveLength(1);
+  });
+
+  it('a process killed between claim and post leaves a recorded run, which is not retried into a duplicate', async () => {
+    const digest = await addDigest({ channelId: 'C_GENERAL' });
+    const slot = new Date(Math.floor((Date.now() - 10 * 60_000) / 60_000) * 60_000);
+    await box.lookout.store.digests.update(digest.id, { cron: `${slot.getUTCMinutes()} ${slot.getUTCHours()} * * *`, timeZone: 'UTC' });
+    await box.lookout.store.db.query(`update digests set created_at = now() - interval '1 day'`);
+    // The crashed replica claimed the slot (the claim is recorded first) and died before posting.
+    expect(await box.lookout.store.runs.claim(digest.id, slot, 'replica-that-died')).toBe(true);
+    await box.lookout.scheduler.catchUp(); // this replica starts: the slot is taken, so it is not posted again
+    expect(await box.lookout.store.runs.abandonStale(new Date(Date.now() + 1000))).toBe(1);
+    expect(await box.lookout.store.runs.get(digest.id, slot)).toMatchObject({ status: 'abandoned', claimedBy: 'replica-that-died' });
+    expect(box.slack.messages('C_GENERAL').filter((m) => textsOf(m).join(' ').includes(`digest #${digest.id}`))).toHaveLength(0);
+  });
+});

@@ -1,0 +1,140 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { openStore } from '../../src/store/index.js';
+import { migrate } from '../../src/store/migrate.js';
+import { describeEachDb, TEST_DATABASE_URL } from '../support/db.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describeEachDb('store leases and stash', (t) => {
+  describe('LeaseRepo', () => {
+    it('acquires a free key and says who holds it', async () => {
+      expect(await t.store.leases.holder('threat-watch')).toBeUndefined();
+      const before = Date.now();
+      expect(await t.store.leases.acquire('threat-watch', 'replica-a', 60_000)).toBe(true);
+      const holder = await t.store.leases.holder('threat-watch');
+      expect(holder?.owner).toBe('replica-a');
+      expect(holder!.expiresAt.getTime()).toBeGreaterThanOrEqual(before + 59_000);
+      expect(holder!.expiresAt.getTime()).toBeLessThanOrEqual(Date.now() + 61_000);
+    });
+
+    it('renews for the same owner', async () => {
+      await t.store.leases.acquire('k', 'replica-a', 1_000);
+      const first = await t.store.leases.holder('k');
+      expect(await t.store.leases.acquire('k', 'replica-a', 60_000)).toBe(true);
+      const renewed = await t.store.leases.holder('k');
+      expect(renewed!.expiresAt.getTime()).toBeGreaterThan(first!.expiresAt.getTime());
+    });
+
+    it('refuses another owner until the lease expires, then hands it over', async () => {
+      expect(await t.store.leases.acquire('k', 'replica-a', 150)).toBe(true);
+      expect(await t.store.leases.acquire('k', 'replica-b', 60_000)).toBe(false);
+      expect((await t.store.leases.holder('k'))?.owner).toBe('replica-a');
+      await sleep(250);
+      expect(await t.store.leases.holder('k')).toBeUndefined();
+      expect(await t.store.leases.acquire('k', 'replica-b', 60_000)).toBe(true);
+      expect((await t.store.leases.holder('k'))?.owner).toBe('replica-b');
+      expect(await t.store.leases.acquire('k', 'replica-a', 60_000)).toBe(false);
+    });
+
+    it('lets exactly one of 20 concurrent owners take a key', async () => {
+      const wins = await Promise.all(Array.from({ length: 20 }, (_, i) => t.store.leases.acquire('slot:2024-11-04T08:00:00.000Z', `r${i}`, 60_000)));
+      expect(wins.filter(Boolean)).toHaveLength(1);
+    });
+
+    it('releases only for the holder', async () => {
+      await t.store.leases.acquire('k', 'replica-a', 60_000);
+      expect(await t.store.leases.release('k', 'replica-b')).toBe(false);
+      expect(await t.store.leases.release('k', 'replica-a')).toBe(true);
+      expect(await t.store.leases.holder('k')).toBeUndefined();
+      expect(await t.store.leases.acquire('k', 'replica-b', 60_000)).toBe(true);
+    });
+
+    it('prunes leases that expired before a moment', async () => {
+      await t.store.leases.acquire('old', 'a', 1);
+      await t.store.leases.acquire('live', 'a', 60_000);
+      await sleep(20);
+      expect(await t.store.leases.pruneExpired(new Date())).toBe(1);
+      expect((await t.store.leases.holder('live'))?.owner).toBe('a');
+    });
+  });
+
+  describe('QueryStashRepo', () => {
+    it('puts an encoded query under a 12-character base64url id and gets it back', async () => {
+      const encoded = `v1.${'x'.repeat(5000)}<&>"é`;
+      const id = await t.store.stash.put(encoded);
+      expect(id).toMatch(/^[A-Za-z0-9_-]{12}$/);
+      expect(await t.store.stash.get(id)).toBe(encoded);
+      expect(await t.store.stash.put(encoded)).not.toBe(id);
+    });
+
+    it('returns undefined for an unknown id', async () => {
+      expect(await t.store.stash.get('nope')).toBeUndefined();
+    });
+
+    it('prunes entries stored before a moment', async () => {
+      const old = await t.store.stash.put('old');
+      await sleep(10);
+      const cutoff = new Date();
+      await sleep(10);
+      const fresh = await t.store.stash.put('fresh');
+      expect(await t.store.stash.prune(cutoff)).toBe(1);
+      expect(await t.store.stash.get(old)).toBeUndefined();
+      expect(await t.store.stash.get(fresh)).toBe('fresh');
+    });
+  });
+});
+
+const DIGEST = {
+  teamId: 'T1',
+  channelId: 'C1',
+  ownerId: 'U1',
+  reports: ['sources'],
+  topN: 10,
+  period: 'yesterday',
+  schedule: { kind: 'daily' as const, time: '09:00' },
+  cron: '0 9 * * *',
+  timeZone: 'UTC',
+};
+
+describe('openStore', () => {
+  it('keeps PGlite data in a directory it creates, across reopening', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'lookout-store-'));
+    const dataDir = join(root, 'nested', 'data');
+    try {
+      const first = await openStore({ dataDir });
+      const digest = await first.digests.create(DIGEST);
+      await first.close();
+
+      const started = performance.now();
+      const second = await openStore({ dataDir });
+      console.info(`PGlite reopened an existing data directory in ${Math.round(performance.now() - started)} ms`);
+      try {
+        expect(await second.digests.get(digest.id)).toEqual(digest);
+        expect(await migrate(second.db)).toEqual([]);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+
+  it.skipIf(!TEST_DATABASE_URL)('opens and migrates a PostgreSQL schema of its own', async () => {
+    const schema = `lookout_test_${randomBytes(6).toString('hex')}`;
+    const store = await openStore({ databaseUrl: TEST_DATABASE_URL, schema, poolSize: 2 });
+    try {
+      expect(store.db.kind).toBe('postgres');
+      const digest = await store.digests.create(DIGEST);
+      expect(await store.runs.claim(digest.id, new Date(), 'r1')).toBe(true);
+      const { rows } = await store.db.query<{ name: string }>('SELECT current_setting($1) AS name', ['application_name']);
+      expect(rows[0]?.name).toBe('lookout');
+    } finally {
+      await store.db.query(`DROP SCHEMA ${schema} CASCADE`);
+      await store.close();
+    }
+  });
+});
