@@ -31,6 +31,21 @@ const slackIds = (kind: string, pattern: RegExp) =>
     .transform((v) => v.split(/[\s,]+/).filter(Boolean))
     .refine((ids) => ids.every((id) => pattern.test(id)), `expected a comma-separated list of Slack ${kind} ids, like ${kind === 'user' ? 'U012AB3CD' : 'C012AB3CD'}`);
 
+/** `60s`, `5m`, `6h`, `1d`, or a number of seconds → milliseconds. */
+const duration = (min: number, max: number, example: string) =>
+  z
+    .string()
+    .transform((v, ctx) => {
+      const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/i.exec(v);
+      const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[(m?.[2] ?? 's').toLowerCase() as 'ms' | 's' | 'm' | 'h' | 'd'];
+      const ms = m ? Number(m[1]) * unit : NaN;
+      if (!(ms >= min && ms <= max)) {
+        ctx.addIssue({ code: 'custom', message: `expected a duration like ${example} (s, m, h or d)` });
+        return z.NEVER;
+      }
+      return ms;
+    });
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 const envSchema = z
@@ -53,6 +68,9 @@ const envSchema = z
     SECURITY_CHANNELS: withDefault(slackIds('channel', /^[CGD][A-Z0-9_]+$/), ''),
     SECURITY_USERS: withDefault(slackIds('user', /^[UW][A-Z0-9_]+$/), ''),
     ADMIN_USERS: withDefault(slackIds('user', /^[UW][A-Z0-9_]+$/), ''),
+    ALERT_SCAN_INTERVAL: withDefault(duration(1000, 86_400_000, '60s'), '60s'),
+    ALERT_RECHECK_AFTER: withDefault(duration(0, 30 * 86_400_000, '6h'), '6h'),
+    ALERT_BURST: withDefault(intBetween(1, 100), 5),
     SCRAPING_SCORE_THRESHOLD: withDefault(
       z.coerce.number({ error: 'expected a number from 0 to 1' }).min(0, 'expected a number from 0 to 1').max(1, 'expected a number from 0 to 1'),
       0.8,
@@ -103,6 +121,7 @@ export interface Config {
   security: { channels: string[]; users: string[]; scrapingScoreThreshold: number };
   /** Who may manage any digest or alert subscription; empty means everyone. */
   admins: string[];
+  alerts: { scanIntervalMs: number; recheckMs: number; burst: number };
 }
 
 export class ConfigError extends Error {
@@ -147,5 +166,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       scrapingScoreThreshold: e.SCRAPING_SCORE_THRESHOLD,
     },
     admins: e.ADMIN_USERS,
+    alerts: { scanIntervalMs: e.ALERT_SCAN_INTERVAL, recheckMs: e.ALERT_RECHECK_AFTER, burst: e.ALERT_BURST },
   };
 }

@@ -6,6 +6,7 @@ import { REPORTS } from './api/reports.js';
 import { DigestFetcher } from './jobs/digest-content.js';
 import { DigestService } from './jobs/digests.js';
 import { DigestScheduler } from './jobs/scheduler.js';
+import { ThreatWatcher } from './jobs/threat-watch.js';
 import type { Logger } from './log.js';
 import { createSlackApp, type SlackApp } from './slack/app.js';
 import type { SlackDeps } from './slack/deps.js';
@@ -30,8 +31,9 @@ export interface LookoutOptions {
   replica?: string;
   /** How often replicas re-read the digests (ms). */
   digestReloadMs?: number;
-  /** Start no scheduler (tests drive slots themselves). */
+  /** Start no scheduler and no watcher (tests drive them themselves). */
   scheduler?: boolean;
+  alerts?: { scanIntervalMs: number; recheckMs: number; burst: number };
 }
 
 export interface Lookout {
@@ -40,6 +42,7 @@ export interface Lookout {
   slack: SlackApp;
   digests: DigestService;
   scheduler: DigestScheduler;
+  watcher: ThreatWatcher;
   /** The HTTP server (absent in Socket Mode). */
   server?: Server;
   /** Where Slack sends requests, e.g. http://127.0.0.1:3000/slack/events (HTTP mode). */
@@ -64,6 +67,19 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
     now,
     demo: options.demo,
   });
+  const watcher = new ThreatWatcher({
+    api,
+    store,
+    slack: () => slack!.app.client,
+    log: log.child({ component: 'threat-watch' }),
+    now,
+    owner: replica,
+    verdict: { scrapingScoreThreshold: options.security?.scrapingScoreThreshold ?? 0.8 },
+    timeZone: options.defaultTimezone,
+    intervalMs: options.alerts?.scanIntervalMs ?? 60_000,
+    recheckMs: options.alerts?.recheckMs ?? 6 * 3_600_000,
+    burst: options.alerts?.burst ?? 5,
+  });
   try {
     const deps: SlackDeps = {
       api,
@@ -78,6 +94,12 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
       defaultTimezone: options.defaultTimezone,
       admins: options.admins ?? [],
       digests: { repo: store.digests, service },
+      alerts: {
+        subscriptions: store.alertSubscriptions,
+        mutes: store.alertMutes,
+        alerts: store.alerts,
+        watcher: { state: () => store.watchState.get('visits') },
+      },
     };
     slack = await createSlackApp(deps, {
       ...options.slack,
@@ -116,7 +138,10 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
   service.scheduler = scheduler;
 
   const server = await slack.start(options.port);
-  if (options.scheduler !== false) await scheduler.start();
+  if (options.scheduler !== false) {
+    await scheduler.start();
+    watcher.start();
+  }
   const address = server?.address();
   const requestUrl = address && typeof address === 'object' ? `http://127.0.0.1:${address.port}/slack/events` : undefined;
   const app = slack;
@@ -126,10 +151,12 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
     slack: app,
     digests: service,
     scheduler,
+    watcher,
     server,
     requestUrl,
     async stop() {
       await scheduler.stop();
+      await watcher.stop();
       await app.stop();
       await api.close();
       await store.close();

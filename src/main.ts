@@ -65,6 +65,7 @@ async function runForReal(config: Config, log: Logger): Promise<() => Promise<vo
     port: config.port,
     security: config.security,
     admins: config.admins,
+    alerts: config.alerts,
     store: storeOptions(config),
   });
   log.info(
@@ -83,6 +84,7 @@ async function runSandbox(config: Config, log: Logger): Promise<() => Promise<vo
     slackPort: Number(process.env.SANDBOX_SLACK_PORT ?? 0),
     security: config.security,
     admins: config.admins,
+    alerts: config.alerts,
     store: storeOptions(config),
   });
   log.info(

@@ -131,3 +131,20 @@ export function judge(facts: SecurityFacts, options: VerdictOptions = DEFAULT_VE
     (facts.scraping.score !== undefined || facts.scraping.visitor_type?.trim().toLowerCase() === 'human');
   return { name: botKnown && scrapingKnown ? 'Human' : 'Unknown', reasons, gaps };
 }
+
+/** The facts a subscription looks at: the checks it did not choose are left out. */
+export function onlyChecks(facts: SecurityFacts, checks: readonly ('bot' | 'scraping' | 'vpn' | 'extensions')[]): SecurityFacts {
+  const keep = new Set<string>(checks);
+  const unavailable = Object.fromEntries(Object.entries(facts.unavailable ?? {}).filter(([check]) => keep.has(check)));
+  return {
+    bot: keep.has('bot') ? facts.bot : undefined,
+    scraping: keep.has('scraping') ? facts.scraping : undefined,
+    vpn: keep.has('vpn') ? facts.vpn : undefined,
+    extensions: keep.has('extensions') ? facts.extensions : undefined,
+    unavailable,
+  };
+}
+
+export function severityRank(severity: Severity | undefined): number {
+  return severity === undefined ? 0 : RANK[severity];
+}

@@ -18,6 +18,7 @@ export interface SandboxOptions {
   demoFaults?: Faults;
   security?: { channels: string[]; users: string[]; scrapingScoreThreshold: number };
   admins?: string[];
+  alerts?: LookoutOptions['alerts'];
   /** Default: PGlite in memory (nothing kept). */
   store?: LookoutOptions['store'];
   /** Passed to the app (tests drive digest slots themselves with false). */
@@ -56,6 +57,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       port: options.appPort ?? 0,
       security: options.security,
       admins: options.admins,
+      alerts: options.alerts,
       store: options.store ?? { memory: true },
       scheduler: options.scheduler,
       replica: options.replica,

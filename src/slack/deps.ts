@@ -6,6 +6,7 @@ import type { SecurityAccess } from './access.js';
 import type { VerdictOptions } from '../core/verdict.js';
 import type { DigestRepo } from '../store/digests.js';
 import type { DigestService } from '../jobs/digests.js';
+import type { AlertMuteRepo, AlertRepo, AlertSubscriptionRepo, WatchState } from '../store/alerts.js';
 
 /** What the listeners need from the rest of the program. */
 export interface SlackDeps {
@@ -25,4 +26,10 @@ export interface SlackDeps {
   /** Who may manage any digest (and alerts); empty means everyone. */
   admins: readonly string[];
   digests: { repo: DigestRepo; service: DigestService };
+  alerts: {
+    subscriptions: AlertSubscriptionRepo;
+    mutes: AlertMuteRepo;
+    alerts: AlertRepo;
+    watcher: { state(): Promise<WatchState | undefined> };
+  };
 }

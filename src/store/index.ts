@@ -1,4 +1,5 @@
 /** The store: one Db (PGlite or PostgreSQL), migrated, and its repositories. */
+import { AlertMuteRepo, AlertRepo, AlertSubscriptionRepo, VisitorCheckRepo, WatchStateRepo } from './alerts.js';
 import { openDb, type Db, type OpenDbOptions } from './db.js';
 import { DigestRunRepo } from './digest-runs.js';
 import { DigestRepo } from './digests.js';
@@ -6,6 +7,23 @@ import { LeaseRepo } from './leases.js';
 import { migrate } from './migrate.js';
 import { QueryStashRepo } from './query-stash.js';
 
+export type {
+  Alert,
+  AlertClaim,
+  AlertMute,
+  AlertRaise,
+  AlertSighting,
+  AlertSubscription,
+  AlertSubscriptionInput,
+  AlertVisit,
+  CheckName,
+  Severity,
+  VisitorCheck,
+  VisitorCheckEntry,
+  WatchCounts,
+  WatchProgress,
+  WatchState,
+} from './alerts.js';
 export type { Db, OpenDbOptions, Queryable } from './db.js';
 export type { Digest, DigestInput, DigestPatch, DigestSchedule } from './digests.js';
 export type { DigestRun, DigestRunStatus } from './digest-runs.js';
@@ -14,6 +32,7 @@ export type { QueryStash } from './query-stash.js';
 export { openDb, redactUrl } from './db.js';
 export { migrate } from './migrate.js';
 export { DigestRepo, DigestRunRepo, LeaseRepo, QueryStashRepo };
+export { AlertMuteRepo, AlertRepo, AlertSubscriptionRepo, VisitorCheckRepo, WatchStateRepo };
 
 export interface Store {
   db: Db;
@@ -21,6 +40,11 @@ export interface Store {
   runs: DigestRunRepo;
   leases: LeaseRepo;
   stash: QueryStashRepo;
+  alertSubscriptions: AlertSubscriptionRepo;
+  alertMutes: AlertMuteRepo;
+  alerts: AlertRepo;
+  visitorChecks: VisitorCheckRepo;
+  watchState: WatchStateRepo;
   close(): Promise<void>;
 }
 
@@ -32,6 +56,11 @@ export function createStore(db: Db): Store {
     runs: new DigestRunRepo(db),
     leases: new LeaseRepo(db),
     stash: new QueryStashRepo(db),
+    alertSubscriptions: new AlertSubscriptionRepo(db),
+    alertMutes: new AlertMuteRepo(db),
+    alerts: new AlertRepo(db),
+    visitorChecks: new VisitorCheckRepo(db),
+    watchState: new WatchStateRepo(db),
     close: () => db.close(),
   };
 }

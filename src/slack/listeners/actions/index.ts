@@ -9,6 +9,8 @@ import { visitorCardAction } from './visitor-card.js';
 import { VISITOR_ACTIONS } from '../../blocks/visitor-card.js';
 import { DIGEST_ACTIONS } from '../../blocks/digest.js';
 import { digestButton } from './digest-buttons.js';
+import { alertButton } from './alert-buttons.js';
+import { ALERT_ACTIONS } from '../../blocks/alert.js';
 
 export function register(app: App, deps: SlackDeps): void {
   app.action(ACTIONS.prev, navigate(deps, pageTarget));
@@ -23,4 +25,5 @@ export function register(app: App, deps: SlackDeps): void {
   app.action(VISITOR_ACTIONS.more, visitorCardAction(deps, 'page'));
   app.action(VISITOR_ACTIONS.share, visitorCardAction(deps, 'share'));
   for (const verb of ['preview', 'pause', 'resume', 'edit', 'remove'] as const) app.action(DIGEST_ACTIONS[verb], digestButton(deps, verb));
+  for (const verb of ['ack', 'mute24h', 'mute7d', 'unmute', 'details'] as const) app.action(ALERT_ACTIONS[verb], alertButton(deps, verb));
 }

@@ -32,7 +32,7 @@ export async function userTimeZone(deps: SlackDeps, client: WebClient, user: str
 }
 
 /** `#name` → a channel id, through conversations.list (public channels the app can see). */
-async function channelIdByName(client: WebClient, name: string): Promise<string | undefined> {
+export async function channelIdByName(client: WebClient, name: string): Promise<string | undefined> {
   let cursor: string | undefined;
   for (let page = 0; page < 20; page++) {
     const result = await client.conversations.list({ limit: 200, cursor, exclude_archived: true, types: 'public_channel,private_channel' });

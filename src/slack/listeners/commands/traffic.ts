@@ -1,10 +1,11 @@
 import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import { helpText, parseTrafficCommand } from '../../../core/command.js';
-import { helpMessage, problemMessage, usageMessage, type SlackMessage } from '../../blocks/messages.js';
+import { helpMessage, usageMessage, type SlackMessage } from '../../blocks/messages.js';
 import type { SlackDeps } from '../../deps.js';
 import { runReport } from '../../report-runner.js';
 import { guarded } from '../../respond.js';
 import { digestCommand } from './digest.js';
+import { alertsCommand } from './alerts.js';
 
 /** `/traffic …`: ack at once, then answer through the response_url. */
 export function trafficCommand(deps: SlackDeps) {
@@ -22,7 +23,7 @@ export function trafficCommand(deps: SlackDeps) {
         case 'digest':
           return digestCommand(deps, command, client, parsed.args, ephemeral);
         case 'alerts':
-          return ephemeral(problemMessage(`/traffic ${parsed.kind} is not available yet.`, 'Reports work: try /traffic sources last7d.'));
+          return alertsCommand(deps, command, client, parsed.args, ephemeral);
         case 'report': {
           const shared = parsed.query.public === true;
           const answer = await runReport(deps, parsed.query, { channelId: command.channel_id, ephemeral: !shared });
