@@ -48,7 +48,17 @@ export class DigestService {
       at,
       { title: title(digest), demo: this.deps.demo, preview },
     );
-    return digestMessage(view);
+    return digestMessage({ ...view, security: await this.securityLine(view.period) });
+  }
+
+  /** Flagged visitors seen in the period, once threat alerts are on anywhere. */
+  private async securityLine(period: { startDate: string; endDate: string }): Promise<string | undefined> {
+    const { store } = this.deps;
+    if ((await store.alertSubscriptions.list()).length === 0) return undefined;
+    const from = new Date(`${period.startDate}T00:00:00Z`);
+    const to = new Date(Date.parse(`${period.endDate}T00:00:00Z`) + 86_400_000);
+    const n = await store.alerts.countSeenBetween(undefined, from, to);
+    return n === 0 ? 'No flagged visitors were seen in this period.' : `${n} flagged visitor${n === 1 ? ' was' : 's were'} seen in this period (see the threat alerts).`;
   }
 
   /**

@@ -93,13 +93,16 @@ describeEachDb('store db', (t) => {
   });
 
   describe('migrate', () => {
-    it('has applied 001 exactly once, and running again applies nothing', async () => {
+    it('has applied every migration exactly once, and running again applies nothing', async () => {
       expect(await migrate(t.db)).toEqual([]);
       const { rows } = await t.db.query<{ version: number; name: string; applied_at: Date }>(
-        'SELECT version, name, applied_at FROM schema_migrations',
+        'SELECT version, name, applied_at FROM schema_migrations ORDER BY version',
       );
-      expect(rows).toEqual([{ version: 1, name: 'initial', applied_at: expect.any(Date) }]);
-      expect(await appliedVersions(t.db)).toEqual(new Set([1]));
+      expect(rows).toEqual([
+        { version: 1, name: 'initial', applied_at: expect.any(Date) },
+        { version: 2, name: 'alerts', applied_at: expect.any(Date) },
+      ]);
+      expect(await appliedVersions(t.db)).toEqual(new Set([1, 2]));
     });
 
     it('applies the migrations of an empty database once when two callers race', async () => {
@@ -108,8 +111,8 @@ describeEachDb('store db', (t) => {
       const second = t.kind === 'postgres' ? await t.openSibling(first) : first;
       expect(await appliedVersions(first)).toEqual(new Set());
       const [a, b] = await Promise.all([migrate(first), migrate(second)]);
-      expect([...a, ...b]).toEqual([1]);
-      expect(await count(first, 'schema_migrations')).toBe(1);
+      expect([...a, ...b].sort()).toEqual([1, 2]);
+      expect(await count(first, 'schema_migrations')).toBe(2);
       expect(await count(second, 'digests')).toBe(0);
     });
 

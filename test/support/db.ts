@@ -30,7 +30,17 @@ export interface TestDb {
   openEmpty(): Promise<Db>;
 }
 
-const TABLES = ['digest_runs', 'digests', 'job_claims', 'query_stash'];
+const TABLES = [
+  'digest_runs',
+  'digests',
+  'job_claims',
+  'query_stash',
+  'alert_subscriptions',
+  'alert_mutes',
+  'alerts',
+  'visitor_checks',
+  'watch_state',
+];
 
 let warned = false;
 

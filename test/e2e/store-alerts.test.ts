@@ -1,0 +1,414 @@
+import { describe, expect, it } from 'vitest';
+import { AlertRepo, type AlertClaim } from '../../src/store/alerts.js';
+import { describeEachDb } from '../support/db.js';
+
+const T0 = new Date('2024-11-04T08:00:00.000Z');
+const at = (minutes: number) => new Date(T0.getTime() + minutes * 60_000);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const claim = (over: Partial<AlertClaim> = {}): AlertClaim => ({
+  channelId: 'C1',
+  visitorId: 'V1',
+  severity: 'medium',
+  verdict: 'Likely bot',
+  reasons: ['Headless browser', 'Datacenter IP "AS16509" \\ Amazon'],
+  visit: { id: 'visit-1', page: '/pricing?a=1&b=<2>', country: 'Côte d’Ivoire', nested: { n: 1, ok: true, none: null } },
+  firstSeen: at(-5),
+  lastSeen: at(0),
+  ...over,
+});
+
+describeEachDb('store alerts', (t) => {
+  describe('AlertSubscriptionRepo', () => {
+    it('subscribes a channel and reads it back, checks and all', async () => {
+      const created = await t.store.alertSubscriptions.upsert({
+        channelId: 'C1',
+        teamId: 'T1',
+        minSeverity: 'medium',
+        checks: ['bot', 'vpn', 'extensions'],
+        createdBy: 'U1',
+      });
+      expect(created).toEqual({
+        channelId: 'C1',
+        teamId: 'T1',
+        minSeverity: 'medium',
+        checks: ['bot', 'vpn', 'extensions'],
+        createdBy: 'U1',
+        createdAt: expect.any(Date),
+        updatedAt: expect.any(Date),
+      });
+      expect(await t.store.alertSubscriptions.get('C1')).toEqual(created);
+      expect(await t.store.alertSubscriptions.get('C2')).toBeUndefined();
+    });
+
+    it('changes a subscription in place, keeping who created it and when', async () => {
+      const first = await t.store.alertSubscriptions.upsert({
+        channelId: 'C1',
+        teamId: 'T1',
+        minSeverity: 'high',
+        checks: ['bot'],
+        createdBy: 'U1',
+      });
+      await sleep(5);
+      const changed = await t.store.alertSubscriptions.upsert({
+        channelId: 'C1',
+        teamId: 'T1',
+        minSeverity: 'low',
+        checks: ['scraping', 'bot'],
+        createdBy: 'U2',
+      });
+      expect(changed).toEqual({ ...first, minSeverity: 'low', checks: ['scraping', 'bot'], updatedAt: expect.any(Date) });
+      expect(changed.updatedAt.getTime()).toBeGreaterThan(first.updatedAt.getTime());
+      expect(await t.store.alertSubscriptions.list()).toEqual([changed]);
+    });
+
+    it('lists subscriptions oldest first and removes one', async () => {
+      for (const channelId of ['C2', 'C1', 'C3']) {
+        await t.store.alertSubscriptions.upsert({ channelId, teamId: 'T1', minSeverity: 'high', checks: [], createdBy: 'U1' });
+        await sleep(2);
+      }
+      expect((await t.store.alertSubscriptions.list()).map((s) => s.channelId)).toEqual(['C2', 'C1', 'C3']);
+      expect((await t.store.alertSubscriptions.get('C3'))?.checks).toEqual([]);
+      expect(await t.store.alertSubscriptions.remove('C1')).toBe(true);
+      expect(await t.store.alertSubscriptions.remove('C1')).toBe(false);
+      expect((await t.store.alertSubscriptions.list()).map((s) => s.channelId)).toEqual(['C2', 'C3']);
+    });
+
+    it('refuses a severity that does not exist', async () => {
+      await expect(
+        t.store.alertSubscriptions.upsert({
+          channelId: 'C1',
+          teamId: 'T1',
+          minSeverity: 'critical' as 'high',
+          checks: ['bot'],
+          createdBy: 'U1',
+        }),
+      ).rejects.toMatchObject({ code: '23514' });
+    });
+  });
+
+  describe('AlertMuteRepo', () => {
+    it('mutes until a moment or for good; expired mutes are not active', async () => {
+      const now = at(0);
+      const past = await t.store.alertMutes.mute('C1', 'V-past', at(-1), 'U1');
+      const future = await t.store.alertMutes.mute('C1', 'V-future', at(60), 'U1');
+      await sleep(2);
+      const forever = await t.store.alertMutes.mute('C1', 'V-forever', null, 'U2');
+      await t.store.alertMutes.mute('C2', 'V-other', null, 'U1');
+      expect(past).toEqual({ channelId: 'C1', visitorId: 'V-past', until: at(-1), mutedBy: 'U1', createdAt: expect.any(Date) });
+      expect(forever.until).toBeUndefined();
+
+      const active = await t.store.alertMutes.activeFor('C1', ['V-past', 'V-future', 'V-forever', 'V-none', 'V-other'], now);
+      expect([...active.keys()].sort()).toEqual(['V-forever', 'V-future']);
+      expect(active.get('V-future')).toEqual(future);
+      expect(active.get('V-forever')).toEqual(forever);
+      expect(await t.store.alertMutes.activeFor('C1', [], now)).toEqual(new Map());
+
+      // Exactly at `until` the mute has ended.
+      expect(await t.store.alertMutes.isMuted('C1', 'V-future', at(60))).toBeUndefined();
+      expect(await t.store.alertMutes.isMuted('C1', 'V-future', at(59))).toEqual(future);
+      expect(await t.store.alertMutes.isMuted('C1', 'V-past', now)).toBeUndefined();
+      expect(await t.store.alertMutes.isMuted('C1', 'V-forever', at(1e7))).toEqual(forever);
+      expect(await t.store.alertMutes.isMuted('C1', 'V-other', now)).toBeUndefined();
+
+      expect((await t.store.alertMutes.listActive('C1', now)).map((m) => m.visitorId)).toEqual(['V-future', 'V-forever']);
+      expect((await t.store.alertMutes.listActive('C2', now)).map((m) => m.visitorId)).toEqual(['V-other']);
+      expect(await t.store.alertMutes.listActive('C9', now)).toEqual([]);
+    });
+
+    it('muting again replaces the mute', async () => {
+      await t.store.alertMutes.mute('C1', 'V1', at(-1), 'U1');
+      expect(await t.store.alertMutes.isMuted('C1', 'V1', at(0))).toBeUndefined();
+      const again = await t.store.alertMutes.mute('C1', 'V1', null, 'U2');
+      expect(again).toMatchObject({ until: undefined, mutedBy: 'U2' });
+      expect(await t.store.alertMutes.isMuted('C1', 'V1', at(0))).toEqual(again);
+      const shorter = await t.store.alertMutes.mute('C1', 'V1', at(10), 'U3');
+      expect(await t.store.alertMutes.isMuted('C1', 'V1', at(11))).toBeUndefined();
+      expect(await t.store.alertMutes.isMuted('C1', 'V1', at(9))).toEqual(shorter);
+    });
+
+    it('unmutes', async () => {
+      await t.store.alertMutes.mute('C1', 'V1', null, 'U1');
+      await t.store.alertMutes.mute('C2', 'V1', null, 'U1');
+      expect(await t.store.alertMutes.unmute('C1', 'V1')).toBe(true);
+      expect(await t.store.alertMutes.unmute('C1', 'V1')).toBe(false);
+      expect(await t.store.alertMutes.isMuted('C1', 'V1', at(0))).toBeUndefined();
+      expect(await t.store.alertMutes.isMuted('C2', 'V1', at(0))).toBeDefined();
+    });
+  });
+
+  describe('AlertRepo', () => {
+    it('lets exactly one of 20 concurrent claims win, and keeps what it said', async () => {
+      const wins = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => t.store.alerts.claim(claim({ verdict: `verdict-${i}` }))),
+      );
+      expect(wins.filter(Boolean)).toHaveLength(1);
+      const { firstSeen, lastSeen, channelId, visitorId, severity, reasons, visit } = claim();
+      expect(await t.store.alerts.get('C1', 'V1')).toEqual({
+        channelId,
+        visitorId,
+        severity,
+        verdict: `verdict-${wins.indexOf(true)}`,
+        reasons,
+        visit,
+        firstSeen,
+        lastSeen,
+        sightings: 1,
+        messageTs: undefined,
+        threadTs: undefined,
+        acknowledgedBy: undefined,
+        acknowledgedAt: undefined,
+        createdAt: expect.any(Date),
+        updatedAt: expect.any(Date),
+      });
+    });
+
+    it.runIf(t.kind === 'postgres')('lets exactly one win across two separate pools', async () => {
+      const other = new AlertRepo(await t.openSibling());
+      const wins = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => (i % 2 ? other : t.store.alerts).claim(claim({ verdict: `verdict-${i}` }))),
+      );
+      expect(wins.filter(Boolean)).toHaveLength(1);
+      expect((await other.get('C1', 'V1'))?.verdict).toBe(`verdict-${wins.indexOf(true)}`);
+    });
+
+    it('claims per channel and visitor; firstSeen is optional', async () => {
+      const { firstSeen: _, ...noFirstSeen } = claim();
+      expect(await t.store.alerts.claim(noFirstSeen)).toBe(true);
+      expect(await t.store.alerts.claim(claim({ channelId: 'C2' }))).toBe(true);
+      expect(await t.store.alerts.claim(claim({ visitorId: 'V2' }))).toBe(true);
+      expect(await t.store.alerts.claim(claim())).toBe(false);
+      expect((await t.store.alerts.get('C1', 'V1'))?.firstSeen).toBeUndefined();
+      expect((await t.store.alerts.get('C2', 'V1'))?.firstSeen).toEqual(at(-5));
+      expect(await t.store.alerts.get('C9', 'V1')).toBeUndefined();
+
+      const many = await t.store.alerts.getMany('C1', ['V1', 'V2', 'V3']);
+      expect([...many.keys()].sort()).toEqual(['V1', 'V2']);
+      expect(many.get('V2')).toEqual(await t.store.alerts.get('C1', 'V2'));
+      expect(await t.store.alerts.getMany('C1', [])).toEqual(new Map());
+    });
+
+    it('records where the posted alert and its details are', async () => {
+      await t.store.alerts.claim(claim());
+      expect(await t.store.alerts.setPosted('C1', 'V1', '1730707200.000100', '1730707100.000200')).toBe(true);
+      expect(await t.store.alerts.get('C1', 'V1')).toMatchObject({
+        messageTs: '1730707200.000100',
+        threadTs: '1730707100.000200',
+      });
+      expect(await t.store.alerts.setPosted('C1', 'V9', '1.2', '1.2')).toBe(false);
+    });
+
+    it('adds sightings, keeps the latest last_seen and replaces the visit', async () => {
+      await t.store.alerts.claim(claim());
+      const newer = await t.store.alerts.recordSighting('C1', 'V1', { count: 3, lastSeen: at(10), visit: { id: 'visit-2' } });
+      expect(newer).toMatchObject({ sightings: 4, lastSeen: at(10), visit: { id: 'visit-2' }, firstSeen: at(-5) });
+
+      const older = await t.store.alerts.recordSighting('C1', 'V1', { count: 2, lastSeen: at(5), visit: { id: 'visit-3' } });
+      expect(older).toMatchObject({ sightings: 6, lastSeen: at(10), visit: { id: 'visit-3' } });
+      expect(await t.store.alerts.get('C1', 'V1')).toEqual(older);
+
+      expect(await t.store.alerts.recordSighting('C1', 'V9', { count: 1, lastSeen: at(1), visit: {} })).toBeUndefined();
+    });
+
+    it('counts every one of concurrent sightings', async () => {
+      await t.store.alerts.claim(claim());
+      await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          t.store.alerts.recordSighting('C1', 'V1', { count: 1, lastSeen: at(i), visit: { id: `visit-${i}` } }),
+        ),
+      );
+      expect(await t.store.alerts.get('C1', 'V1')).toMatchObject({ sightings: 21, lastSeen: at(19) });
+    });
+
+    it('acknowledges once: the first acknowledgement stands', async () => {
+      await t.store.alerts.claim(claim());
+      const acked = await t.store.alerts.acknowledge('C1', 'V1', 'U1', at(1));
+      expect(acked).toMatchObject({ acknowledgedBy: 'U1', acknowledgedAt: at(1) });
+      const again = await t.store.alerts.acknowledge('C1', 'V1', 'U2', at(2));
+      expect(again).toEqual(acked);
+      expect(await t.store.alerts.acknowledge('C1', 'V9', 'U1', at(1))).toBeUndefined();
+    });
+
+    it('raises to a higher severity and clears the acknowledgement', async () => {
+      await t.store.alerts.claim(claim({ severity: 'low' }));
+      await t.store.alerts.recordSighting('C1', 'V1', { count: 2, lastSeen: at(10), visit: { id: 'visit-2' } });
+      await t.store.alerts.acknowledge('C1', 'V1', 'U1', at(1));
+      const raised = await t.store.alerts.raise('C1', 'V1', {
+        severity: 'high',
+        verdict: 'Bot',
+        reasons: ['Scraping 400 pages a minute'],
+        visit: { id: 'visit-3' },
+        lastSeen: at(20),
+      });
+      expect(raised).toMatchObject({
+        severity: 'high',
+        verdict: 'Bot',
+        reasons: ['Scraping 400 pages a minute'],
+        visit: { id: 'visit-3' },
+        lastSeen: at(20),
+        firstSeen: at(-5),
+        sightings: 3,
+        acknowledgedBy: undefined,
+        acknowledgedAt: undefined,
+      });
+      expect(await t.store.alerts.get('C1', 'V1')).toEqual(raised);
+
+      // Acknowledged again, then not higher: nothing changes.
+      const acked = await t.store.alerts.acknowledge('C1', 'V1', 'U2', at(21));
+      for (const severity of ['high', 'medium', 'low'] as const) {
+        expect(
+          await t.store.alerts.raise('C1', 'V1', { severity, verdict: 'x', reasons: [], visit: {}, lastSeen: at(30) }),
+        ).toBeUndefined();
+      }
+      expect(await t.store.alerts.get('C1', 'V1')).toEqual(acked);
+      expect(
+        await t.store.alerts.raise('C1', 'V9', { severity: 'high', verdict: 'x', reasons: [], visit: {}, lastSeen: at(30) }),
+      ).toBeUndefined();
+    });
+
+    it('raises low to medium, and never moves last_seen back', async () => {
+      await t.store.alerts.claim(claim({ severity: 'low', lastSeen: at(10) }));
+      const raised = await t.store.alerts.raise('C1', 'V1', {
+        severity: 'medium',
+        verdict: 'Suspicious',
+        reasons: ['VPN'],
+        visit: { id: 'visit-0' },
+        lastSeen: at(5),
+      });
+      expect(raised).toMatchObject({ severity: 'medium', lastSeen: at(10) });
+    });
+
+    it('forgets an alert so that it can be claimed again', async () => {
+      await t.store.alerts.claim(claim());
+      expect(await t.store.alerts.forget('C1', 'V1')).toBe(true);
+      expect(await t.store.alerts.forget('C1', 'V1')).toBe(false);
+      expect(await t.store.alerts.get('C1', 'V1')).toBeUndefined();
+      expect(await t.store.alerts.claim(claim())).toBe(true);
+    });
+
+    it('counts alerts last seen in [from, to), of a channel or all', async () => {
+      await t.store.alerts.claim(claim({ visitorId: 'V1', lastSeen: at(0) }));
+      await t.store.alerts.claim(claim({ visitorId: 'V2', lastSeen: at(30) }));
+      await t.store.alerts.claim(claim({ visitorId: 'V3', lastSeen: at(60) }));
+      await t.store.alerts.claim(claim({ channelId: 'C2', visitorId: 'V1', lastSeen: at(30) }));
+      expect(await t.store.alerts.countSeenBetween('C1', at(0), at(60))).toBe(2);
+      expect(await t.store.alerts.countSeenBetween('C1', at(0), at(61))).toBe(3);
+      expect(await t.store.alerts.countSeenBetween('C1', at(1), at(60))).toBe(1);
+      expect(await t.store.alerts.countSeenBetween(undefined, at(0), at(60))).toBe(3);
+      expect(await t.store.alerts.countSeenBetween('C2', at(0), at(60))).toBe(1);
+      expect(await t.store.alerts.countSeenBetween('C9', at(0), at(60))).toBe(0);
+
+      // A later sighting moves the alert into a later range.
+      await t.store.alerts.recordSighting('C1', 'V1', { count: 1, lastSeen: at(90), visit: {} });
+      expect(await t.store.alerts.countSeenBetween('C1', at(0), at(60))).toBe(1);
+      expect(await t.store.alerts.countSeenBetween('C1', at(60), at(120))).toBe(2);
+    });
+  });
+
+  describe('VisitorCheckRepo', () => {
+    it('saves 2,000 answers and gives back the fresh ones', async () => {
+      const cutoff = at(0);
+      const entries = Array.from({ length: 2_000 }, (_, i) => ({
+        visitorId: `V${i}`,
+        facts: { bot: i % 3 === 0, vpn: { result: i % 2 === 0, note: `it's "quoted" \\ ${i} ✓` }, tags: [i, null] },
+        // Even ones fresh (one exactly at the cutoff), odd ones stale.
+        checkedAt: i % 2 === 0 ? at(i === 0 ? 0 : 1) : at(-1),
+      }));
+      const started = performance.now();
+      await t.store.visitorChecks.save(entries);
+      expect(performance.now() - started).toBeLessThan(10_000);
+
+      const ids = [...entries.map((e) => e.visitorId), 'V-unknown'];
+      const fresh = await t.store.visitorChecks.getFresh(ids, cutoff);
+      expect(fresh.size).toBe(1_000);
+      for (const entry of entries) {
+        const got = fresh.get(entry.visitorId);
+        if (Number(entry.visitorId.slice(1)) % 2 === 0) expect(got).toEqual({ facts: entry.facts, checkedAt: entry.checkedAt });
+        else expect(got).toBeUndefined();
+      }
+      expect((await t.store.visitorChecks.getFresh(ids, at(-2))).size).toBe(2_000);
+      expect(await t.store.visitorChecks.getFresh([], at(-2))).toEqual(new Map());
+    });
+
+    it('replaces an answer only with a newer one; duplicates in one save keep the latest', async () => {
+      await t.store.visitorChecks.save([{ visitorId: 'V1', facts: { v: 1 }, checkedAt: at(10) }]);
+      await t.store.visitorChecks.save([{ visitorId: 'V1', facts: { v: 0 }, checkedAt: at(5) }]);
+      expect((await t.store.visitorChecks.getFresh(['V1'], at(0))).get('V1')).toEqual({ facts: { v: 1 }, checkedAt: at(10) });
+      await t.store.visitorChecks.save([
+        { visitorId: 'V1', facts: { v: 3 }, checkedAt: at(20) },
+        { visitorId: 'V1', facts: { v: 2 }, checkedAt: at(15) },
+        { visitorId: 'V2', facts: 'plain', checkedAt: at(15) },
+        { visitorId: 'V2', facts: ['again'], checkedAt: at(15) },
+      ]);
+      const got = await t.store.visitorChecks.getFresh(['V1', 'V2'], at(0));
+      expect(got.get('V1')).toEqual({ facts: { v: 3 }, checkedAt: at(20) });
+      expect(got.get('V2')).toEqual({ facts: ['again'], checkedAt: at(15) });
+      await t.store.visitorChecks.save([]);
+    });
+
+    it('prunes answers older than a moment', async () => {
+      await t.store.visitorChecks.save([
+        { visitorId: 'V1', facts: {}, checkedAt: at(-10) },
+        { visitorId: 'V2', facts: {}, checkedAt: at(-1) },
+        { visitorId: 'V3', facts: {}, checkedAt: at(0) },
+      ]);
+      expect(await t.store.visitorChecks.prune(at(0))).toBe(2);
+      expect(await t.store.visitorChecks.prune(at(0))).toBe(0);
+      expect([...(await t.store.visitorChecks.getFresh(['V1', 'V2', 'V3'], at(-60))).keys()]).toEqual(['V3']);
+    });
+  });
+
+  describe('WatchStateRepo', () => {
+    it('records progress, and an error that keeps the watermark', async () => {
+      expect(await t.store.watchState.get('visits')).toBeUndefined();
+      const progress = await t.store.watchState.saveProgress('visits', {
+        watermark: at(0),
+        seenIds: ['visit-1', 'visit-2'],
+        counts: { visits: 120, checked: 40, alerts: 2 },
+        at: at(1),
+      });
+      expect(progress).toEqual({
+        key: 'visits',
+        watermark: at(0),
+        seenIds: ['visit-1', 'visit-2'],
+        lastScanAt: at(1),
+        lastError: undefined,
+        lastErrorAt: undefined,
+        lastCounts: { visits: 120, checked: 40, alerts: 2 },
+        updatedAt: expect.any(Date),
+      });
+      expect(await t.store.watchState.get('visits')).toEqual(progress);
+
+      const failed = await t.store.watchState.saveError('visits', 'HTTP 503 from the API', at(2));
+      expect(failed).toEqual({ ...progress, lastError: 'HTTP 503 from the API', lastErrorAt: at(2), updatedAt: expect.any(Date) });
+      expect(await t.store.watchState.get('visits')).toEqual(failed);
+
+      const next = await t.store.watchState.saveProgress('visits', {
+        watermark: at(3),
+        seenIds: [],
+        counts: { visits: 0 },
+        at: at(4),
+      });
+      expect(next).toMatchObject({ watermark: at(3), seenIds: [], lastScanAt: at(4), lastCounts: { visits: 0 } });
+      expect(next.lastError).toBeUndefined();
+      expect(next.lastErrorAt).toBeUndefined();
+    });
+
+    it('records an error before any progress, and keys are independent', async () => {
+      const failed = await t.store.watchState.saveError('visits', 'boom', at(0));
+      expect(failed).toEqual({
+        key: 'visits',
+        watermark: undefined,
+        seenIds: [],
+        lastScanAt: undefined,
+        lastError: 'boom',
+        lastErrorAt: at(0),
+        lastCounts: undefined,
+        updatedAt: expect.any(Date),
+      });
+      await t.store.watchState.saveProgress('other', { watermark: null, seenIds: [], counts: {}, at: at(1) });
+      expect(await t.store.watchState.get('visits')).toEqual(failed);
+      expect(await t.store.watchState.get('other')).toMatchObject({ watermark: undefined, lastScanAt: at(1), lastCounts: {} });
+    });
+  });
+});
