@@ -18,7 +18,7 @@ function isTimeZone(zone: string): boolean {
 const blankToUndefined = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
 const optional = <T extends z.ZodType>(schema: T) => z.preprocess(blankToUndefined, schema.optional());
 const withDefault = <T extends z.ZodType>(schema: T, value: z.input<T>) =>
-  z.preprocess(blankToUndefined, schema.default(value as never));
+  z.preprocess(blankToUndefined, schema.prefault(value as never));
 
 const intBetween = (min: number, max: number) =>
   z.coerce.number({ error: `expected a whole number from ${min} to ${max}` }).int(`expected a whole number from ${min} to ${max}`).min(min, `expected a whole number from ${min} to ${max}`).max(max, `expected a whole number from ${min} to ${max}`);

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { pino, type Logger, type DestinationStream } from 'pino';
 
 export type { Logger };
@@ -24,6 +25,9 @@ export const REDACTED_PATHS = [
   '*.password',
 ];
 
+/** The Slack request being handled, if any: every log line written while handling it carries its id. */
+export const requestContext = new AsyncLocalStorage<{ requestId: string }>();
+
 export function createLogger(
   options: { level?: string; name?: string } = {},
   destination?: DestinationStream,
@@ -34,6 +38,10 @@ export function createLogger(
       name: options.name ?? 'lookout',
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
       base: undefined,
+      mixin: () => {
+        const context = requestContext.getStore();
+        return context ? { requestId: context.requestId } : {};
+      },
     },
     destination,
   );

@@ -66,6 +66,7 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
     log: log.child({ component: 'digests' }),
     now,
     demo: options.demo,
+    owner: replica,
   });
   const watcher = new ThreatWatcher({
     api,

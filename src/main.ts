@@ -20,25 +20,31 @@ async function main(): Promise<void> {
     return;
   }
   const log = createLogger({ level: config.logLevel });
-  const stop = config.slack ? await runForReal(config, log) : await runSandbox(config, log);
-
+  // Signals are handled from the first moment: one that arrives while starting stops what has started.
+  const started = config.slack ? runForReal(config, log) : runSandbox(config, log);
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'shutting down');
-    const timer = setTimeout(() => process.exit(1), 10_000);
+    const timer = setTimeout(() => {
+      log.error('shutdown took more than 10 s; exiting anyway');
+      process.exit(1);
+    }, 10_000);
     timer.unref();
-    stop().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        log.error({ err: String(error) }, 'error while shutting down');
-        process.exit(1);
-      },
-    );
+    started
+      .then((stop) => stop())
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          log.error({ err: String(error) }, 'error while shutting down');
+          process.exit(1);
+        },
+      );
   };
   process.once('SIGINT', () => shutdown('SIGINT'));
   process.once('SIGTERM', () => shutdown('SIGTERM'));
+  await started;
 }
 
 function storeOptions(config: Config) {

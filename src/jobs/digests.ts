@@ -18,6 +18,8 @@ export interface DigestServiceDeps {
   log: Logger;
   now: () => Date;
   demo: boolean;
+  /** This replica's name (the owner of its claims). */
+  owner: string;
 }
 
 function periodOf(value: string): DigestPeriod {
@@ -66,11 +68,16 @@ export class DigestService {
    * after, so a crash in between is visible (and not retried into a duplicate).
    * A failing channel fails this digest's run only.
    */
-  readonly post = async (digest: Digest, slot: Date): Promise<void> => {
+  readonly post = async (digest: Digest, slot: Date, stopping?: AbortSignal): Promise<void> => {
     const { store, log } = this.deps;
     const slack = this.deps.slack();
     try {
       const message = await this.render(digest, slot, false);
+      if (stopping?.aborted) {
+        await store.runs.release(digest.id, slot, this.deps.owner);
+        log.info({ digest: digest.id, slot: slot.toISOString() }, 'shutting down: digest slot handed back, not posted');
+        return;
+      }
       const result = await slack.chat.postMessage({ channel: digest.channelId, ...message, unfurl_links: false, unfurl_media: false });
       await store.runs.markPosted(digest.id, slot, result.ts ?? '', digest.channelId);
       log.info({ digest: digest.id, slot: slot.toISOString(), channel: digest.channelId }, 'digest posted');

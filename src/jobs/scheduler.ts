@@ -4,8 +4,12 @@ import type { Digest } from '../store/digests.js';
 import type { DigestRunRepo } from '../store/digest-runs.js';
 import { previousRun } from '../core/schedule.js';
 
-/** How a digest's slot is posted: the caller (jobs/digests.ts) gathers, renders and posts. */
-export type PostSlot = (digest: Digest, slot: Date) => Promise<void>;
+/**
+ * How a digest's slot is posted: the caller (jobs/digests.ts) gathers, renders
+ * and posts. When `stopping` is aborted before the post goes out, it hands the
+ * slot back (releases the claim) instead, so a restart or another replica posts it.
+ */
+export type PostSlot = (digest: Digest, slot: Date, stopping: AbortSignal) => Promise<void>;
 
 export interface SchedulerOptions {
   runs: DigestRunRepo;
@@ -38,6 +42,8 @@ export class DigestScheduler {
   private readonly inFlight = new Map<string, Promise<void>>();
   private reloadTimer?: NodeJS.Timeout;
   private stopped = false;
+  private readonly stopping = new AbortController();
+  private catchingUp?: Promise<void>;
   private readonly now: () => Date;
 
   constructor(private readonly options: SchedulerOptions) {
@@ -58,7 +64,8 @@ export class DigestScheduler {
     const abandoned = await runs.abandonStale(new Date(this.now().getTime() - (this.options.staleClaimMs ?? 15 * 60_000)));
     if (abandoned > 0) log.warn({ abandoned }, 'digest runs claimed but never finished were recorded as abandoned (not retried)');
     await this.reload();
-    await this.catchUp();
+    // Catching up runs in the background, so a slow API does not hold up the start (stop() waits for it).
+    this.catchingUp = this.catchUp().catch((error: unknown) => log.error({ err: String(error) }, 'catching up on missed digests failed'));
     this.reloadTimer = setInterval(() => {
       this.reload().catch((error: unknown) => log.error({ err: String(error) }, 'reloading digests failed'));
     }, this.options.reloadMs ?? 30_000);
@@ -113,7 +120,7 @@ export class DigestScheduler {
         await this.options.runs.release(digestId, slot, this.options.owner);
         return;
       }
-      await this.options.post(digest, slot);
+      await this.options.post(digest, slot, this.stopping.signal);
     })();
     this.inFlight.set(key, work);
     try {
@@ -135,6 +142,7 @@ export class DigestScheduler {
     const now = this.now();
     const window = this.options.catchUpMs ?? 60 * 60_000;
     for (const digest of await this.options.loadActive()) {
+      if (this.stopped) return;
       const slot = previousRun(digest.cron, digest.timeZone, now);
       if (!slot || slot.getTime() < digest.createdAt.getTime()) continue;
       if (await this.options.runs.get(digest.id, slot)) continue;
@@ -147,13 +155,15 @@ export class DigestScheduler {
     }
   }
 
-  /** Stops every task; waits for posts under way (up to `graceMs`). */
+  /** Stops every task; runs under way hand back their slot unless already posting (waited for, up to `graceMs`). */
   async stop(graceMs = 5_000): Promise<void> {
     this.stopped = true;
+    this.stopping.abort();
     clearInterval(this.reloadTimer);
     for (const { task } of this.tasks.values()) await task.destroy();
     this.tasks.clear();
     const pending = [...this.inFlight.values()];
+    if (this.catchingUp) pending.push(this.catchingUp);
     if (pending.length > 0) {
       await Promise.race([Promise.allSettled(pending), new Promise((r) => setTimeout(r, graceMs).unref())]);
     }

@@ -1,5 +1,7 @@
 import type { Server } from 'node:http';
+import { randomUUID } from 'node:crypto';
 import { App, HTTPReceiver, type CustomRoute } from '@slack/bolt';
+import { requestContext } from '../log.js';
 import type { SlackDeps } from './deps.js';
 import { boltLogger } from './bolt-logger.js';
 import * as commands from './listeners/commands/index.js';
@@ -69,6 +71,19 @@ export async function createSlackApp(deps: SlackDeps, options: SlackAppOptions):
     ...(receiver ? { receiver } : { socketMode: true, appToken: options.appToken, customRoutes }),
   });
   await app.init();
+
+  // Every request gets an id, carried by every log line written while it is handled (see log.ts).
+  app.use(async ({ body, next }) => {
+    const requestId = randomUUID();
+    const b = body as { command?: string; type?: string; actions?: { action_id?: string }[]; view?: { callback_id?: string }; user_id?: string; user?: { id?: string } };
+    await requestContext.run({ requestId }, async () => {
+      deps.log.debug(
+        { kind: b.command ?? b.type, action: b.actions?.[0]?.action_id ?? b.view?.callback_id, user: b.user_id ?? b.user?.id },
+        'slack request',
+      );
+      await next();
+    });
+  });
 
   app.error(async (error) => {
     deps.log.error({ err: error.message, code: (error as { code?: string }).code }, 'unhandled error in a listener');

@@ -292,7 +292,11 @@ describe('when the API misbehaves, the person is told', () => {
   it('logs the failure, and no secret reaches a log line or a message', async () => {
     const secrets = Object.values(box.secrets);
     for (const line of box.logs) for (const secret of secrets) expect(line).not.toContain(secret);
-    expect(box.logs.some((l) => l.includes('report failed'))).toBe(true);
+    const failed = box.logs.map((l) => JSON.parse(l) as { msg: string; requestId?: string }).filter((l) => l.msg === 'report failed');
+    expect(failed.length).toBeGreaterThan(0);
+    // The failure is logged with the id of the Slack request it answered.
+    const requests = new Set(box.logs.map((l) => JSON.parse(l) as { msg: string; requestId?: string }).filter((l) => l.msg === 'slack request').map((l) => l.requestId));
+    for (const line of failed) expect(requests.has(line.requestId)).toBe(true);
     for (const m of box.slack.messages(CHANNEL, { user: USER })) {
       for (const secret of secrets) expect(JSON.stringify(m)).not.toContain(secret);
     }

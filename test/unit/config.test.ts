@@ -19,6 +19,19 @@ describe('loadConfig', () => {
     expect(config.defaultTimezone).toBe('UTC');
     expect(config.port).toBe(3000);
     expect(config.store.dataDir).toBe('./data');
+    // Defaults go through the same parsing as set values (lists are lists, durations milliseconds).
+    expect(config.security).toEqual({ channels: [], users: [], scrapingScoreThreshold: 0.8 });
+    expect(config.admins).toEqual([]);
+    expect(config.alerts).toEqual({ scanIntervalMs: 60_000, recheckMs: 6 * 3_600_000, burst: 5 });
+  });
+
+  it('reads durations and id lists', () => {
+    const config = loadConfig({ ALERT_SCAN_INTERVAL: '2m', ALERT_RECHECK_AFTER: '90', ADMIN_USERS: 'U1,U2', SECURITY_CHANNELS: ' C1 , C2 ' });
+    expect(config.alerts.scanIntervalMs).toBe(120_000);
+    expect(config.alerts.recheckMs).toBe(90_000);
+    expect(config.admins).toEqual(['U1', 'U2']);
+    expect(config.security.channels).toEqual(['C1', 'C2']);
+    expect(() => loadConfig({ ALERT_SCAN_INTERVAL: 'soon' })).toThrow(/ALERT_SCAN_INTERVAL: expected a duration like 60s/);
   });
 
   it('reads a full production environment', () => {

@@ -1,0 +1,64 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+/**
+ * No Docker engine runs here, so this checks what can be checked without one:
+ * the Dockerfile's two stages, done by hand — `npm run build` with dev
+ * dependencies, then `npm ci --omit=dev` in a clean copy holding only the
+ * package files and the built `dist/` — and that the result starts.
+ */
+const root = process.cwd();
+const work = mkdtempSync(join(tmpdir(), 'lookout-package-'));
+const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
+
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe('Dockerfile', () => {
+  it('builds with dev dependencies and runs with production ones, as a non-root user, with a health check and a data volume', () => {
+    const [build, runtime] = dockerfile.split(/^FROM /m).slice(1);
+    expect(build).toMatch(/^node:\d+-\S*slim AS build/);
+    expect(build).toMatch(/RUN npm ci\n/);
+    expect(build).toMatch(/RUN npm run build/);
+    expect(runtime).toMatch(/RUN npm ci --omit=dev/);
+    expect(runtime).toMatch(/COPY --from=build \/app\/dist \.\/dist/);
+    expect(runtime).toMatch(/^USER node$/m);
+    expect(runtime).toMatch(/HEALTHCHECK[\s\S]*\/healthz/);
+    expect(runtime).toMatch(/VOLUME \["\/data"\]/);
+    expect(runtime).toMatch(/CMD \["node", "dist\/main\.js"\]/);
+    expect(dockerfile).not.toMatch(/^(ENV|ARG)\s+.*(SECRET|TOKEN|API_KEY|PASSWORD)/im);
+  });
+
+  it('the runtime stage, made by hand, starts from dist/ with production dependencies only', () => {
+    const built = join(work, 'build');
+    cpSync(join(root, 'src'), join(built, 'src'), { recursive: true });
+    for (const f of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json']) cpSync(join(root, f), join(built, f));
+    // The build stage: `npm run build` (with this checkout's dev dependencies, as `npm ci` would install).
+    symlinkSync(join(root, 'node_modules'), join(built, 'node_modules'));
+    execFileSync('npm', ['run', 'build'], { cwd: built, stdio: 'pipe' });
+
+    const runtime = join(work, 'runtime');
+    for (const f of ['package.json', 'package-lock.json']) cpSync(join(root, f), join(runtime, f));
+    cpSync(join(built, 'dist'), join(runtime, 'dist'), { recursive: true });
+    execFileSync('npm', ['ci', '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: runtime, stdio: 'pipe' });
+
+    // No dev dependency made it in.
+    expect(() => execFileSync('node', ['-e', "import('typescript')"], { cwd: runtime, stdio: 'pipe' })).toThrow();
+    const ok = spawnSync('node', ['dist/main.js', '--check-config'], { cwd: runtime, env: { PATH: process.env.PATH }, encoding: 'utf8' });
+    expect(ok.stderr).toBe('');
+    expect(ok.stdout.trim()).toBe('configuration ok');
+    expect(ok.status).toBe(0);
+
+    const bad = spawnSync('node', ['dist/main.js', '--check-config'], {
+      cwd: runtime,
+      env: { PATH: process.env.PATH, SLACK_BOT_TOKEN: 'xoxp-not-a-bot-token-secret', PORT: 'eighty' },
+      encoding: 'utf8',
+    });
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toMatch(/SLACK_BOT_TOKEN: expected a bot token/);
+    expect(bad.stderr).toMatch(/PORT: expected a whole number/);
+    expect(bad.stderr).not.toContain('xoxp-not-a-bot-token-secret');
+  }, 180_000);
+});
