@@ -52,8 +52,9 @@ function weekdayOf(word: string): number | undefined {
 }
 
 export function parseDigestCommand(args: readonly string[], catalog: ReportCatalog): DigestCommand {
-  const [verb = '', ...rest] = args;
-  switch (verb.toLowerCase()) {
+  const [typed = '', ...rest] = args;
+  const verb = typed.toLowerCase();
+  switch (verb) {
     case '':
       return fail('Say what to do with digests.');
     case 'list':
@@ -71,7 +72,7 @@ export function parseDigestCommand(args: readonly string[], catalog: ReportCatal
     case 'add':
       return rest.length === 0 ? { kind: 'open-form' } : parseAdd(rest, catalog);
     default:
-      return fail(`Unknown digest command ${code(verb)}.`);
+      return fail(`Unknown digest command ${code(typed)}.`);
   }
 }
 

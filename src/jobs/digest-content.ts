@@ -122,11 +122,14 @@ export async function gatherDigest(
         fetcher.report(id, { ...at(period), limit: spec.topN, page: 1 }),
         def.countField ? fetcher.report(id, { ...at(previous), limit: PREVIOUS_DEPTH, page: 1 }) : Promise.resolve([]),
       ]);
-      const before = new Map(earlier.map((r) => [rowName(r, nameField), r]));
+      // A row is the same row in both periods when its name and its label (where rows have one) match:
+      // two cities may share a name (Paris, Île-de-France, FR and Paris, Texas, US), never a label.
+      const keyOf = (row: ReportRow) => `${rowName(row, nameField)}\u0000${rowName(row, 'label')}`;
+      const before = new Map(earlier.map((r) => [keyOf(r), r]));
       const lines: DigestLine[] = current.map((row) => {
         const name = rowName(row, nameField);
         const value = num(row, def.countField) ?? 1;
-        const old = before.get(name);
+        const old = before.get(keyOf(row));
         return {
           name,
           value,

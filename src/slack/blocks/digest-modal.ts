@@ -72,7 +72,7 @@ export function digestModal(reports: readonly ReportDef[], values: DigestFormVal
     input('time', 'Time of day (HH:MM, 24-hour)', { type: 'plain_text_input', max_length: 5, initial_value: s.time ?? '09:00' }),
     input('timezone', 'Time zone', { type: 'plain_text_input', max_length: 64, initial_value: values.timeZone }, { hint: 'An IANA name, like Europe/Berlin or America/New_York' }),
     input('top', 'Rows per report', { type: 'static_select', options: topOptions, initial_option: topOptions[Math.min(9, Math.max(0, values.top - 1))] }),
-    input('filters', 'Filters (as in /traffic)', { type: 'plain_text_input', max_length: 500, ...(values.filters ? { initial_value: values.filters } : {}), placeholder: plainText('country:Germany page~/blog', LIMITS.placeholder) }, { optional: true }),
+    input('filters', 'Filters (as in /traffic)', { type: 'plain_text_input', max_length: 3000, ...(values.filters ? { initial_value: values.filters } : {}), placeholder: plainText('country:Germany page~/blog', LIMITS.placeholder) }, { optional: true }),
   ];
   return {
     type: 'modal',
