@@ -56,7 +56,7 @@ export function parseAlertsCommand(args: readonly string[]): AlertsCommand {
     }
     case 'mute': {
       const id = rest[0] ?? '';
-      if (!SAFE_ID.test(id) || id.includes('..')) return fail('Which visitor? Like `/traffic alerts mute v_123 for 24h`.');
+      if (!SAFE_ID.test(id) || id.includes('..') || /^\.+$/.test(id)) return fail('Which visitor? Like `/traffic alerts mute v_123 for 24h`.');
       let words = rest.slice(1);
       if (words[0]?.toLowerCase() === 'for') words = words.slice(1);
       const text = words.join('') || '24h';

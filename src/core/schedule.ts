@@ -95,11 +95,27 @@ export function nextRuns(cron: string, timeZone: string, from: Date, count = 1):
   return expression.take(count).map((d) => d.toDate());
 }
 
-/** The latest run at or before `at` (undefined when there is none in the last year). */
+/**
+ * The latest run at or before `at` (undefined when there is none in the last year).
+ * Runs are defined by next(): cron-parser's prev() disagrees with it across DST
+ * changes (it skips the shifted run after spring forward and yields the repeated
+ * hour's second occurrence), so prev() only finds a starting point two runs back.
+ */
 export function previousRun(cron: string, timeZone: string, at: Date): Date | undefined {
-  // prev() is strictly before currentDate (to the millisecond): start 1 ms later so a run exactly at `at`
-  // counts and one later than `at` does not.
-  const expression = CronExpressionParser.parse(cron, { currentDate: new Date(at.getTime() + 1), tz: timeZone });
-  const run = expression.prev().toDate();
-  return at.getTime() - run.getTime() <= 366 * 86_400_000 ? run : undefined;
+  const back = CronExpressionParser.parse(cron, { currentDate: new Date(at.getTime() + 1), tz: timeZone });
+  let start: Date;
+  try {
+    back.prev();
+    start = back.prev().toDate();
+  } catch {
+    return undefined;
+  }
+  const forward = CronExpressionParser.parse(cron, { currentDate: new Date(start.getTime() - 1), tz: timeZone });
+  let latest: Date | undefined;
+  for (let i = 0; i < 10_000; i++) {
+    const run = forward.next().toDate();
+    if (run.getTime() > at.getTime()) break;
+    latest = run;
+  }
+  return latest && at.getTime() - latest.getTime() <= 366 * 86_400_000 ? latest : undefined;
 }

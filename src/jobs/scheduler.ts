@@ -38,7 +38,7 @@ const KEY = /^digest:(\d+):(.+)$/;
  * slot: the claim is an INSERT … ON CONFLICT DO NOTHING on (digest, slot).
  */
 export class DigestScheduler {
-  private readonly tasks = new Map<number, { task: ScheduledTask; signature: string }>();
+  private readonly tasks = new Map<number, { task: ScheduledTask; signature: string; digest: Digest }>();
   private readonly inFlight = new Map<string, Promise<void>>();
   private reloadTimer?: NodeJS.Timeout;
   private stopped = false;
@@ -50,12 +50,25 @@ export class DigestScheduler {
     this.now = options.now ?? (() => new Date());
   }
 
-  /** Claims for node-cron: the key is `digest:<id>:<slot ISO time>`. */
+  /**
+   * Claims for node-cron: the key is `digest:<id>:<slot ISO time>`. Which slots
+   * exist is core/schedule.ts's word, not node-cron's: on a DST change node-cron
+   * fires a repeated local time at its second occurrence (refused here, as the
+   * first was the slot) and skips a local time that does not exist (the periodic
+   * catch-up posts that slot, an hour later in local time).
+   */
   readonly coordinator: RunCoordinator = {
     shouldRun: async (key) => {
       const match = KEY.exec(key);
       if (!match) return false;
-      return this.options.runs.claim(Number(match[1]), new Date(match[2]!), this.options.owner);
+      const id = Number(match[1]);
+      const slot = new Date(match[2]!);
+      const digest = this.tasks.get(id)?.digest;
+      if (digest && previousRun(digest.cron, digest.timeZone, slot)?.getTime() !== slot.getTime()) {
+        this.options.log.debug({ digest: id, slot: slot.toISOString() }, 'not a slot of this schedule (a repeated local time); skipped');
+        return false;
+      }
+      return this.options.runs.claim(id, slot, this.options.owner);
     },
   };
 
@@ -66,8 +79,11 @@ export class DigestScheduler {
     await this.reload();
     // Catching up runs in the background, so a slow API does not hold up the start (stop() waits for it).
     this.catchingUp = this.catchUp().catch((error: unknown) => log.error({ err: String(error) }, 'catching up on missed digests failed'));
+    // Every replica re-reads the digests, and catches up on any slot no task fired (a local time a DST change skipped).
     this.reloadTimer = setInterval(() => {
-      this.reload().catch((error: unknown) => log.error({ err: String(error) }, 'reloading digests failed'));
+      this.reload()
+        .then(() => this.catchUp())
+        .catch((error: unknown) => log.error({ err: String(error) }, 'reloading digests failed'));
     }, this.options.reloadMs ?? 30_000);
     this.reloadTimer.unref();
   }
@@ -81,9 +97,12 @@ export class DigestScheduler {
       seen.add(digest.id);
       const signature = `${digest.cron}|${digest.timeZone}`;
       const current = this.tasks.get(digest.id);
-      if (current?.signature === signature) continue;
+      if (current?.signature === signature) {
+        current.digest = digest;
+        continue;
+      }
       if (current) await current.task.destroy();
-      this.tasks.set(digest.id, { task: this.schedule(digest), signature });
+      this.tasks.set(digest.id, { task: this.schedule(digest), signature, digest });
     }
     for (const [id, { task }] of this.tasks) {
       if (!seen.has(id)) {

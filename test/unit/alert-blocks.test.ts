@@ -1,0 +1,294 @@
+import { describe, expect, it } from 'vitest';
+import { validateBlocks } from '../../src/sandbox/slack/block-limits.js';
+import {
+  ALERT_ACTIONS,
+  alertMessage,
+  alertViewOf,
+  burstSummary,
+  sightingsReply,
+  type AlertView,
+  type SummaryRow,
+} from '../../src/slack/blocks/alert.js';
+import { hasAction, headerOf, mrkdwnOf, tableOf, textsOf } from '../support/sandbox.js';
+
+const NOW = new Date('2026-11-21T12:00:00Z');
+const TZ = 'UTC';
+const ID = 'v_alert_test';
+
+const VISIT = {
+  id: 'vs_1',
+  visitor_id: ID,
+  date: '2026-11-21T11:58:00.000Z',
+  url: 'https://www.example-shop.com/checkout?step=2',
+  referrer: 'https://www.google.com/',
+  ip: '185.220.101.47',
+  browser: { name: 'Firefox' },
+  device: { type: 'desktop' },
+  location: { city: 'Amsterdam', country: 'Netherlands' },
+};
+
+function view(over: Partial<AlertView> = {}): AlertView {
+  return {
+    visitorId: ID,
+    verdict: 'Threat',
+    severity: 'high',
+    reasons: ['flagged as attacker', 'proxy'],
+    visit: VISIT,
+    firstSeen: new Date('2026-11-21T11:58:00Z'),
+    lastSeen: new Date('2026-11-21T11:58:00Z'),
+    sightings: 1,
+    timeZone: TZ,
+    now: NOW,
+    ...over,
+  };
+}
+
+type Message = { text: string; blocks: unknown[] };
+
+function expectValid(message: Message): void {
+  expect(validateBlocks(message.blocks)).toEqual({ ok: true });
+  expect(message.text.length).toBeGreaterThan(0);
+}
+
+/** Every mrkdwn text and the notification text: what Slack would interpret. */
+const interpreted = (message: Message) => [...mrkdwnOf(message), message.text].join('\n');
+
+describe('alertMessage', () => {
+  it('says the verdict and severity in the header, the section and the notification text', () => {
+    const message = alertMessage(view());
+    expectValid(message);
+    expect(headerOf(message)).toBe(`Threat · high severity: visitor ${ID}`);
+    expect(message.text).toBe(`Threat · high severity: visitor ${ID}: flagged as attacker; proxy`);
+    const section = mrkdwnOf(message)[0]!;
+    expect(section).toContain(':rotating_light: *Threat* (high severity)');
+    expect(section).toContain(`\`${ID}\``);
+
+    const suspicious = alertMessage(view({ verdict: 'Suspicious', severity: 'medium', reasons: ['flagged as abuser'] }));
+    expectValid(suspicious);
+    expect(headerOf(suspicious)).toBe(`Suspicious · medium severity: visitor ${ID}`);
+    expect(suspicious.text).toContain('Suspicious · medium severity');
+    expect(mrkdwnOf(suspicious)[0]).toContain(':warning: *Suspicious* (medium severity)');
+  });
+
+  it('lists each reason on its own line', () => {
+    const message = alertMessage(view({ reasons: ['flagged as attacker', 'scraping score 0.97, type SCRAPER', 'VPN'] }));
+    expect(mrkdwnOf(message)[0]).toContain('\n• flagged as attacker\n• scraping score 0.97, type SCRAPER\n• VPN');
+  });
+
+  it('says when no reason was recorded', () => {
+    expect(mrkdwnOf(alertMessage(view({ reasons: [] })))[0]).toContain('• (no reason recorded)');
+  });
+
+  it('raised: the header says the severity rose', () => {
+    expect(headerOf(alertMessage(view({ raised: true })))).toBe(`Severity rose: Threat · high severity: visitor ${ID}`);
+  });
+
+  it('escapes <!channel> and links in a reason, the page URL and the city; nothing pings', () => {
+    const message = alertMessage(
+      view({
+        reasons: ['1 scraper extension: <!channel> & <https://evil.example|click>'],
+        visit: {
+          ...VISIT,
+          url: 'https://www.example-shop.com/landing/<!channel>',
+          referrer: '<!here>',
+          location: { city: '<!everyone> City', country: 'A & B' },
+        },
+      }),
+    );
+    expectValid(message);
+    const text = interpreted(message);
+    for (const raw of ['<!channel>', '<!here>', '<!everyone>', '<https://evil.example|click>']) expect(text).not.toContain(raw);
+    expect(mrkdwnOf(message)[0]).toContain('• 1 scraper extension: &lt;!channel&gt; &amp; &lt;https://evil.example|click&gt;');
+    const visitField = mrkdwnOf(message).find((t) => t.startsWith('*Visit*'))!;
+    expect(visitField).toContain('/landing/&lt;!channel&gt;');
+    expect(visitField).toContain('from &lt;!here&gt;');
+    expect(visitField).toContain('&lt;!everyone&gt; City, A &amp; B');
+    expect(message.text).toContain('&lt;!channel&gt;');
+  });
+
+  it('shows the visit: time, path, referrer, place, browser, device, and the IP masked', () => {
+    const message = alertMessage(view());
+    const visitField = mrkdwnOf(message).find((t) => t.startsWith('*Visit*'))!;
+    expect(visitField).toBe('*Visit*\nNov 21, 11:58 · /checkout?step=2 · from https://www.google.com/ · Amsterdam, Netherlands · Firefox · desktop · 185.220.101.x');
+    expect(JSON.stringify(message)).not.toContain('185.220.101.47');
+
+    const v6 = alertMessage(view({ visit: { ...VISIT, ip: '2a02:418:6a04:178:209:50:192:100' } }));
+    expect(JSON.stringify(v6)).not.toContain('178:209');
+    expect(mrkdwnOf(v6).join('\n')).toContain('2a02:418:6a04:…');
+
+    const direct = alertMessage(view({ visit: { ...VISIT, referrer: '', ip: 'not an ip' } }));
+    const line = mrkdwnOf(direct).find((t) => t.startsWith('*Visit*'))!;
+    expect(line).toContain(' · direct · ');
+    expect(line).toContain('hidden');
+    expect(line).not.toContain('not an ip');
+  });
+
+  it('counts the sightings with first and last seen', () => {
+    const one = mrkdwnOf(alertMessage(view())).find((t) => t.startsWith('*Seen*'))!;
+    expect(one).toBe('*Seen*\n1 visit · first Nov 21, 11:58 · last Nov 21, 11:58');
+    const many = mrkdwnOf(alertMessage(view({ sightings: 1234, lastSeen: new Date('2026-11-21T11:59:30Z') }))).find((t) => t.startsWith('*Seen*'))!;
+    expect(many).toMatch(/^\*Seen\*\n1,234 visits · first Nov 21, 11:58 · last Nov 21, 11:59$/);
+  });
+
+  it('Acknowledge only while not acknowledged; then says by whom and when', () => {
+    const open = alertMessage(view());
+    expect(hasAction(open, ALERT_ACTIONS.ack)).toBe(true);
+    expect(textsOf(open).join(' ')).not.toContain('Acknowledged');
+
+    const acked = alertMessage(view({ acknowledged: { by: 'U_CAROL', at: new Date('2026-11-21T11:59:00Z') } }));
+    expectValid(acked);
+    expect(hasAction(acked, ALERT_ACTIONS.ack)).toBe(false);
+    expect(hasAction(acked, ALERT_ACTIONS.details)).toBe(true);
+    expect(mrkdwnOf(acked).join('\n')).toContain(':white_check_mark: Acknowledged by <@U_CAROL> at Nov 21, 11:59');
+  });
+
+  it('Mute 24h and Mute 7d while not muted; Unmute and "Muted until …" while muted', () => {
+    const open = alertMessage(view());
+    expect(hasAction(open, ALERT_ACTIONS.mute24h)).toBe(true);
+    expect(hasAction(open, ALERT_ACTIONS.mute7d)).toBe(true);
+    expect(hasAction(open, ALERT_ACTIONS.unmute)).toBe(false);
+    expect(textsOf(open).join(' ')).not.toContain('Muted');
+
+    const muted = alertMessage(view({ mutedUntil: new Date('2026-11-22T12:00:00Z') }));
+    expectValid(muted);
+    expect(hasAction(muted, ALERT_ACTIONS.mute24h)).toBe(false);
+    expect(hasAction(muted, ALERT_ACTIONS.mute7d)).toBe(false);
+    expect(hasAction(muted, ALERT_ACTIONS.unmute)).toBe(true);
+    expect(mrkdwnOf(muted).join('\n')).toContain(':mute: Muted until Nov 22, 12:00');
+
+    const forGood = alertMessage(view({ mutedUntil: null }));
+    expectValid(forGood);
+    expect(hasAction(forGood, ALERT_ACTIONS.unmute)).toBe(true);
+    expect(hasAction(forGood, ALERT_ACTIONS.mute24h)).toBe(false);
+    expect(mrkdwnOf(forGood).join('\n')).toContain(':mute: Muted for good');
+    expect(mrkdwnOf(forGood).join('\n')).not.toContain('Muted until');
+  });
+
+  it('acknowledged and muted: both said on one line, and only Unmute and Details remain', () => {
+    const message = alertMessage(view({ acknowledged: { by: 'U_BOB', at: new Date('2026-11-21T11:59:00Z') }, mutedUntil: null }));
+    expectValid(message);
+    const status = (message.blocks.find((b) => (b as { type: string }).type === 'context') as { elements: { text: string }[] }).elements[0]!.text;
+    expect(status).toBe(':white_check_mark: Acknowledged by <@U_BOB> at Nov 21, 11:59 · :mute: Muted for good');
+    const actions = message.blocks.find((b) => (b as { type: string }).type === 'actions') as { elements: { action_id: string; value: string }[] };
+    expect(actions.elements.map((e) => e.action_id)).toEqual([ALERT_ACTIONS.unmute, ALERT_ACTIONS.details]);
+    for (const button of actions.elements) expect(button.value).toBe(ID);
+  });
+
+  it('alertViewOf carries an acknowledgement only when both who and when are known', () => {
+    const record = { visitorId: ID, verdict: 'Threat', severity: 'high' as const, reasons: ['x'], visit: VISIT, lastSeen: NOW, sightings: 2 };
+    expect(alertViewOf(record, { timeZone: TZ, now: NOW }).acknowledged).toBeUndefined();
+    expect(alertViewOf({ ...record, acknowledgedBy: 'U_A' }, { timeZone: TZ, now: NOW }).acknowledged).toBeUndefined();
+    const at = new Date('2026-11-21T11:00:00Z');
+    const acked = alertViewOf({ ...record, acknowledgedBy: 'U_A', acknowledgedAt: at }, { timeZone: TZ, now: NOW, mutedUntil: null });
+    expect(acked).toMatchObject({ acknowledged: { by: 'U_A', at }, mutedUntil: null, sightings: 2, verdict: 'Threat' });
+  });
+
+  it('stays within limits with huge reasons, ids and visit fields', () => {
+    const long = 'x'.repeat(5000);
+    const message = alertMessage(
+      view({
+        visitorId: `v_${'a'.repeat(3000)}`,
+        reasons: Array.from({ length: 40 }, (_, i) => `${i} <!channel> ${long}`),
+        visit: { ...VISIT, url: `https://x.example/${long}`, referrer: long, location: { city: long, country: long } },
+        acknowledged: { by: 'U_X', at: NOW },
+        mutedUntil: new Date('2026-11-28T12:00:00Z'),
+      }),
+    );
+    expectValid(message);
+    expect(interpreted(message)).not.toContain('<!channel>');
+  });
+});
+
+describe('sightingsReply', () => {
+  it('"Seen again: 3 more visits, last on /checkout", with the visit line', () => {
+    const reply = sightingsReply(3, { ...VISIT, url: 'https://www.example-shop.com/checkout' }, { timeZone: TZ, now: NOW });
+    expectValid(reply);
+    expect(reply.text).toBe('Seen again: 3 more visits, last on /checkout');
+    const text = mrkdwnOf(reply)[0]!;
+    expect(text).toMatch(/^:eyes: Seen again: 3 more visits, last on \/checkout\n/);
+    expect(text).toContain('185.220.101.x');
+    expect(JSON.stringify(reply)).not.toContain('185.220.101.47');
+  });
+
+  it('one visit is singular; no URL path is "/"; a hostile path is escaped', () => {
+    expect(sightingsReply(1, { ...VISIT, url: 'https://www.example-shop.com' }, { timeZone: TZ, now: NOW }).text).toBe('Seen again: 1 more visit, last on /');
+    const hostile = sightingsReply(2, { ...VISIT, url: 'https://x.example/<!channel>' }, { timeZone: TZ, now: NOW });
+    expectValid(hostile);
+    expect(interpreted(hostile)).not.toContain('<!channel>');
+    expect(hostile.text).toBe('Seen again: 2 more visits, last on /&lt;!channel&gt;');
+  });
+});
+
+describe('burstSummary', () => {
+  const rows = (n: number): SummaryRow[] =>
+    Array.from({ length: n }, (_, i) => ({
+      visitorId: `v_burst_${String(i).padStart(3, '0')}`,
+      severity: i % 3 === 0 ? 'high' : i % 3 === 1 ? 'medium' : 'low',
+      verdict: i % 3 === 0 ? 'Threat' : 'Suspicious',
+      reasons: i % 3 === 0 ? ['flagged as attacker', 'VPN'] : ['<!channel> scraping score 0.91'],
+    }));
+
+  it('150 rows: within limits, at most 100 table rows, and says how many more', () => {
+    const summary = burstSummary(rows(150), { timeZone: TZ, now: NOW });
+    expectValid(summary);
+    const table = tableOf(summary);
+    expect(table.length).toBeLessThanOrEqual(100);
+    expect(table[0]).toEqual(['Visitor', 'Severity', 'Reasons']);
+    expect(table).toHaveLength(100);
+    expect(table[1]).toEqual(['v_burst_000', 'Threat · high', 'flagged as attacker; VPN']);
+    expect(table[99]![0]).toBe('v_burst_098');
+    expect(mrkdwnOf(summary).join('\n')).toContain('…and 51 more in the thread.');
+    expect(headerOf(summary)).toBe(':rotating_light: 150 new flagged visitors');
+    expect(summary.text).toBe('150 new flagged visitors');
+    expect(mrkdwnOf(summary)[0]).toBe('50 high · 50 medium · 50 low · Nov 21, 12:00 · one alert each in the thread');
+  });
+
+  it('a burst that fits says nothing about more, and counts only the severities present', () => {
+    const summary = burstSummary(rows(6).filter((r) => r.severity !== 'low'), { timeZone: TZ, now: NOW });
+    expectValid(summary);
+    expect(tableOf(summary)).toHaveLength(5);
+    expect(mrkdwnOf(summary).join('\n')).not.toContain('more in the thread');
+    expect(mrkdwnOf(summary)[0]).toMatch(/^2 high · 2 medium · Nov 21/);
+  });
+
+  it('exactly 99 rows fit; 100 leave one for the thread', () => {
+    const fits = burstSummary(rows(99), { timeZone: TZ, now: NOW });
+    expect(tableOf(fits)).toHaveLength(100);
+    expect(mrkdwnOf(fits).join('\n')).not.toContain('more in the thread');
+    const over = burstSummary(rows(100), { timeZone: TZ, now: NOW });
+    expectValid(over);
+    expect(tableOf(over)).toHaveLength(100);
+    expect(mrkdwnOf(over).join('\n')).toContain('…and 1 more in the thread.');
+  });
+
+  it('table cells are raw text (never interpreted); empty reasons and huge ones stay within limits', () => {
+    const summary = burstSummary(
+      [
+        { visitorId: 'v_a'.repeat(100), severity: 'high', verdict: 'Threat', reasons: ['y'.repeat(5000)] },
+        { visitorId: 'v_b', severity: 'low', verdict: 'Suspicious', reasons: [] },
+      ],
+      { timeZone: TZ, now: NOW },
+    );
+    expectValid(summary);
+    const cells = (summary.blocks.find((b) => (b as { type: string }).type === 'table') as { rows: { type: string }[][] }).rows.flat();
+    expect(cells.every((c) => c.type === 'raw_text')).toBe(true);
+    expect(tableOf(summary)[2]![2]).not.toBe('');
+  });
+});
+
+describe('every alert message passes Slack validation', () => {
+  const severities = [
+    ['Threat', 'high'],
+    ['Suspicious', 'medium'],
+    ['Suspicious', 'low'],
+  ] as const;
+  const acks = [undefined, { by: 'U_X', at: NOW }];
+  const mutes = [undefined, null, new Date('2026-11-22T00:00:00Z')];
+  for (const [verdict, severity] of severities)
+    for (const acknowledged of acks)
+      for (const mutedUntil of mutes)
+        for (const raised of [false, true])
+          it(`${verdict}/${severity} ack=${acknowledged !== undefined} muted=${String(mutedUntil)} raised=${raised}`, () => {
+            expectValid(alertMessage(view({ verdict, severity, acknowledged, mutedUntil, raised })));
+          });
+});
