@@ -61,7 +61,8 @@ function checkSchemaName(schema: string): string {
 
 async function openPglite(dataDir: string | undefined, schema: string | undefined): Promise<Db> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
-  const pglite = dataDir ? await PGlite.create(dataDir) : await PGlite.create();
+  // Lookout's tables are small: 16 MB of shared buffers instead of 128 MB saves ~130 MB of memory.
+  const pglite = await PGlite.create({ ...(dataDir ? { dataDir } : {}), postgresqlconf: ['shared_buffers=16MB'] });
   // One connection: a SET lasts for the life of the instance.
   if (schema) await pglite.exec(`CREATE SCHEMA IF NOT EXISTS ${schema}; SET search_path TO ${schema}`);
 
