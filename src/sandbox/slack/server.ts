@@ -3,6 +3,7 @@
  *
  *   POST /api/<method>      the Web API subset (point the app's `clientOptions.slackApiUrl` at `apiUrl`)
  *   POST /response/<id>     response_url endpoints
+ *   GET  /, /ui/…           the browser UI (ui-routes.ts)
  *   anything else           routes added later (`router.add`) or the `extraRoutes` fallback (a browser UI)
  *
  * and it sends signed slash commands and interactions to the app's request URL through
@@ -15,6 +16,7 @@ import { SlackDriver } from './driver.js';
 import { HttpError, sendJson, sendText } from './http-util.js';
 import { DEFAULT_RATE_LIMIT, RateLimiter, type RateLimitOptions } from './rate-limit.js';
 import { ResponseUrls } from './response-url.js';
+import { mountUiRoutes } from './ui-routes.js';
 import { WebApi, type InjectedFailure } from './web-api.js';
 import { Workspace } from './workspace.js';
 
@@ -214,6 +216,7 @@ export async function startOfflineSlack(options: OfflineSlackOptions): Promise<O
   created.router
     .add('POST', '/api/:method', (req, res, ctx) => webApi.handle(ctx.params.method ?? '', req, res))
     .add('POST', '/response/:id', (req, res, ctx) => responseUrls.handle(ctx.params.id ?? '', req, res));
+  mountUiRoutes(created.router);
   holder.slack = created;
   return created;
 }

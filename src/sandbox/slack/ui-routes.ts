@@ -1,0 +1,408 @@
+/**
+ * The offline Slack's browser UI: a small Slack-like page served from `ui/` (plain HTML,
+ * CSS and ES modules, no build step) and the JSON endpoints it talks to. Everything a
+ * person does in the page goes through the driver (`slash`, `click`, `submit`,
+ * `closeView`), so the app gets exactly the signed requests real Slack would send;
+ * what changes in the workspace reaches the page as server-sent events.
+ *
+ *   GET  /                       the page (also /archives/… permalinks)
+ *   GET  /ui/assets/<file>       its static files
+ *   GET  /ui/workspace           team, people, channels
+ *   GET  /ui/state?channel&user  what the user sees in a channel, and their open modals
+ *   GET  /ui/thread?channel&ts&user
+ *   GET  /ui/events?user         server-sent events: message, update, delete, view, channel, delivery
+ *   POST /ui/command             { channel, user, text, thread_ts? }: a slash command (run in the channel),
+ *                                or a plain message (in the thread when thread_ts is given)
+ *   POST /ui/action              { user, channel, ts, action_id, value? } or { user, view_id, action_id, value? }
+ *   POST /ui/submit              { user, view_id, values }
+ *   POST /ui/close-view          { user, view_id }
+ *
+ * Bad requests get `400 { ok: false, error, detail }`.
+ */
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { extname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import { contentType, HttpError, readBody, sendJson } from './http-util.js';
+import type { RouteContext, RouteHandler, Router } from './server.js';
+import type { Delivery, Json } from './types.js';
+import { SLACKBOT, type Channel, type Message, type SlackUser, type View, type Workspace, type WorkspaceChange } from './workspace.js';
+
+/** The slash commands the sandbox knows (those in manifest.json). */
+export const UI_COMMANDS = ['/traffic', '/visitor'] as const;
+
+const DEFAULT_USER = 'U_ALICE';
+const MAX_UI_BODY = 256 * 1024;
+const PING_MS = 15_000;
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+};
+
+const SECURITY_HEADERS = {
+  'content-security-policy':
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
+    "base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'cache-control': 'no-cache',
+};
+
+/** Where the page's files are: beside this module, or (from a build that did not copy them) in the source tree. */
+function findUiDir(): string | undefined {
+  const candidates = [
+    fileURLToPath(new URL('./ui/', import.meta.url)),
+    join(process.cwd(), 'src', 'sandbox', 'slack', 'ui'),
+  ];
+  return candidates.find((dir) => existsSync(join(dir, 'index.html')));
+}
+
+class UiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    readonly detail?: string,
+  ) {
+    super(detail ?? code);
+  }
+}
+
+// ---- request shapes -------------------------------------------------------------------
+
+const id = z.string().min(1).max(200);
+const value = z.union([z.string().max(4000), z.array(z.string().max(4000)).max(100)]);
+
+const commandBody = z.object({
+  channel: id,
+  user: id,
+  text: z.string().max(4000).refine((t) => t.trim() !== '', 'must not be empty'),
+  thread_ts: z.string().regex(/^\d+\.\d+$/).optional(),
+});
+
+const actionBody = z
+  .object({
+    user: id,
+    action_id: z.string().min(1).max(255),
+    value: value.optional(),
+    channel: id.optional(),
+    ts: z.string().regex(/^\d+\.\d+$/).optional(),
+    view_id: id.optional(),
+  })
+  .refine((b) => b.view_id !== undefined || (b.channel !== undefined && b.ts !== undefined), {
+    message: 'give view_id, or channel and ts',
+  });
+
+const submitBody = z.object({
+  user: id,
+  view_id: id,
+  values: z.record(z.string().max(255), z.union([value, z.number()])).default({}),
+});
+
+const closeBody = z.object({ user: id, view_id: id });
+
+async function jsonBody<T>(req: IncomingMessage, schema: z.ZodType<T>): Promise<T> {
+  const type = contentType(req);
+  if (type !== 'application/json') throw new UiError(400, 'invalid_content_type', 'send application/json');
+  let raw: string;
+  try {
+    raw = await readBody(req, MAX_UI_BODY);
+  } catch (error) {
+    if (error instanceof HttpError) throw new UiError(error.status, error.body);
+    throw error;
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw) as unknown;
+  } catch {
+    throw new UiError(400, 'invalid_json', 'the body is not JSON');
+  }
+  const result = schema.safeParse(parsed);
+  if (!result.success) {
+    const detail = result.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ');
+    throw new UiError(400, 'invalid_arguments', detail);
+  }
+  return result.data;
+}
+
+// ---- what the page gets ---------------------------------------------------------------
+
+function uiUser(u: SlackUser): Json {
+  return { id: u.id, name: u.name, real_name: u.real_name, is_bot: u.is_bot };
+}
+
+function uiChannel(c: Channel): Json {
+  return { id: c.id, name: c.name, is_private: c.is_private, is_archived: c.is_archived, is_member: c.is_member };
+}
+
+export function uiMessage(m: Message): Json {
+  const out: Json = {
+    channel: m.channel, ts: m.ts, text: m.text, user: m.user, via: m.via,
+    bot: m.bot_id !== undefined, ephemeral: m.ephemeralTo !== undefined, edited: m.edited !== undefined,
+    updates: m.updates, state: m.state,
+  };
+  if (m.blocks) out.blocks = m.blocks;
+  if (m.attachments) out.attachments = m.attachments;
+  if (m.thread_ts) out.thread_ts = m.thread_ts;
+  if (m.reply_count !== undefined) {
+    out.reply_count = m.reply_count;
+    out.reply_users = m.reply_users ?? [];
+    out.latest_reply = m.latest_reply;
+  }
+  if (m.reply_broadcast) out.reply_broadcast = true;
+  return JSON.parse(JSON.stringify(out)) as Json;
+}
+
+export function uiView(v: View): Json {
+  return JSON.parse(JSON.stringify({
+    id: v.id, title: v.title, submit: v.submit, close: v.close, blocks: v.blocks, state: v.state,
+    errors: v.errors ?? {}, hash: v.hash, previous_view_id: v.previous_view_id, root_view_id: v.root_view_id,
+    open: v.open,
+  })) as Json;
+}
+
+function deliverySummary(d: Delivery | undefined): Json | null {
+  if (!d) return null;
+  const out: Json = { id: d.id, kind: d.kind, status: d.status, ack_ms: d.ackMs };
+  if (d.error) out.error = d.error;
+  if (d.reasons) out.reasons = d.reasons;
+  if (d.json !== undefined && typeof d.json === 'object' && d.json !== null && 'response_action' in d.json) {
+    out.response_action = (d.json as Json).response_action;
+  }
+  return out;
+}
+
+function deliveryUser(d: Delivery): string | undefined {
+  const p = d.payload;
+  if (typeof p.user_id === 'string') return p.user_id;
+  const user = p.user;
+  return user && typeof user === 'object' && 'id' in user && typeof user.id === 'string' ? user.id : undefined;
+}
+
+/** One workspace change as the SSE event `user` should get, or undefined when it is none of theirs. */
+export function uiEvent(change: WorkspaceChange, user: string, ws: Workspace): { event: string; data: Json } | undefined {
+  switch (change.type) {
+    case 'message':
+    case 'update':
+      if (change.message.ephemeralTo && change.message.ephemeralTo !== user) return undefined;
+      return { event: change.type, data: { message: uiMessage(change.message) } };
+    case 'delete':
+      return { event: 'delete', data: { channel: change.channel, ts: change.ts } };
+    case 'view_open':
+    case 'view_update':
+    case 'view_close':
+      if (change.view.user !== user) return undefined;
+      return { event: 'views', data: { change: change.type, view: uiView(change.view), stack: ws.openViews(user).map(uiView) } };
+    case 'channel':
+      return { event: 'channel', data: { channel: uiChannel(change.channel) } };
+    case 'delivery': {
+      const d = change.delivery;
+      if (!d.error || d.kind === 'slash_command' || deliveryUser(d) !== user) return undefined;
+      return { event: 'delivery', data: { delivery: deliverySummary(d) } };
+    }
+    default:
+      return undefined;
+  }
+}
+
+// ---- routes ---------------------------------------------------------------------------
+
+function person(ws: Workspace, ref: string | null | undefined): SlackUser {
+  const user = ws.user(ref || DEFAULT_USER);
+  if (!user || user.is_bot) throw new UiError(400, 'unknown_user', `no person "${ref ?? ''}" in this workspace`);
+  return user;
+}
+
+function channelOf(ws: Workspace, ref: string | null | undefined): Channel {
+  if (!ref) throw new UiError(400, 'invalid_arguments', 'channel: is required');
+  const channel = ws.channel(ref);
+  if (!channel) throw new UiError(400, 'channel_not_found', `no channel "${ref}"`);
+  return channel;
+}
+
+function openViewOf(ws: Workspace, viewId: string, user: SlackUser): View {
+  const view = ws.view(viewId);
+  if (!view || !view.open) throw new UiError(400, 'view_not_found', `no open view ${viewId}`);
+  if (view.user !== user.id) throw new UiError(400, 'view_not_found', `view ${viewId} belongs to someone else`);
+  return view;
+}
+
+/** Runs a driver call; what it refuses (no such element, a required input left empty…) is a 400. */
+async function drive<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof UiError) throw error;
+    throw new UiError(400, 'refused', error instanceof Error ? error.message : String(error));
+  }
+}
+
+/** Wraps a JSON handler: UiErrors become `{ ok: false, error, detail }` with their status. */
+function json(handler: (req: IncomingMessage, ctx: RouteContext) => Json | Promise<Json>): RouteHandler {
+  return async (req, res, ctx) => {
+    try {
+      const body = await handler(req, ctx);
+      sendJson(res, 200, { ok: true, ...body }, { 'cache-control': 'no-store' });
+    } catch (error) {
+      if (!(error instanceof UiError)) throw error;
+      sendJson(res, error.status, { ok: false, error: error.code, ...(error.detail ? { detail: error.detail } : {}) });
+    }
+  };
+}
+
+function serveFile(dir: string | undefined, name: string, res: ServerResponse): Promise<void> {
+  return (async () => {
+    const type = TYPES[extname(name)];
+    if (!dir || !type || !/^[a-z0-9][a-z0-9._-]*$/i.test(name)) {
+      sendJson(res, 404, { ok: false, error: dir ? 'not_found' : 'ui_files_missing' });
+      return;
+    }
+    let body: Buffer;
+    try {
+      body = await readFile(join(dir, name));
+    } catch {
+      sendJson(res, 404, { ok: false, error: 'not_found' });
+      return;
+    }
+    res.writeHead(200, { 'content-type': type, 'content-length': body.length, ...SECURITY_HEADERS });
+    res.end(body);
+  })();
+}
+
+function events(req: IncomingMessage, res: ServerResponse, ctx: RouteContext): void {
+  const ws = ctx.slack.workspace;
+  let user: SlackUser;
+  try {
+    user = person(ws, ctx.url.searchParams.get('user'));
+  } catch (error) {
+    if (!(error instanceof UiError)) throw error;
+    sendJson(res, 400, { ok: false, error: error.code, detail: error.detail });
+    return;
+  }
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache, no-transform',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+  });
+  const send = (event: string, data: Json): void => {
+    res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  };
+  res.write('retry: 1000\n\n');
+  send('hello', { user: user.id });
+  const onChange = (change: WorkspaceChange): void => {
+    const out = uiEvent(change, user.id, ws);
+    if (out) send(out.event, out.data);
+  };
+  ws.on('change', onChange);
+  const ping = setInterval(() => res.write(': ping\n\n'), PING_MS);
+  ping.unref();
+  const stop = (): void => {
+    clearInterval(ping);
+    ws.off('change', onChange);
+  };
+  req.once('close', stop);
+  res.once('close', stop);
+}
+
+/** Adds the page and its endpoints to the offline Slack's router. */
+export function mountUiRoutes(router: Router, options: { dir?: string } = {}): void {
+  const dir = options.dir ?? findUiDir();
+  const page: RouteHandler = (_req, res) => serveFile(dir, 'index.html', res);
+
+  router
+    .add('GET', '/', page)
+    .add('GET', '/archives/*', page)
+    .add('GET', '/ui/assets/:file', (_req, res, ctx) => serveFile(dir, ctx.params.file ?? '', res))
+    .add('GET', '/ui/events', events)
+    .add('GET', '/ui/workspace', json((_req, { slack }) => {
+      const ws = slack.workspace;
+      const people = [...ws.users.values()];
+      return {
+        team: { ...ws.team },
+        bot: { ...ws.bot },
+        slackbot: SLACKBOT,
+        default_user: DEFAULT_USER,
+        users: people.map(uiUser),
+        channels: [...ws.channels.values()].map(uiChannel),
+        commands: [...UI_COMMANDS],
+      };
+    }))
+    .add('GET', '/ui/state', json((_req, { slack, url }) => {
+      const ws = slack.workspace;
+      const user = person(ws, url.searchParams.get('user'));
+      const channel = channelOf(ws, url.searchParams.get('channel'));
+      return {
+        user: user.id,
+        channel: uiChannel(channel),
+        messages: ws.visibleMessages(channel.id, user.id).map(uiMessage),
+        views: ws.openViews(user.id).map(uiView),
+      };
+    }))
+    .add('GET', '/ui/thread', json((_req, { slack, url }) => {
+      const ws = slack.workspace;
+      const user = person(ws, url.searchParams.get('user'));
+      const channel = channelOf(ws, url.searchParams.get('channel'));
+      const ts = url.searchParams.get('ts') ?? '';
+      const messages = ws.thread(channel.id, ts, user.id);
+      if (messages.length === 0) throw new UiError(400, 'thread_not_found', `no message ${ts} in #${channel.name}`);
+      return { channel: channel.id, thread_ts: ts, messages: messages.map(uiMessage) };
+    }))
+    .add('POST', '/ui/command', json(async (req, { slack }) => {
+      const body = await jsonBody(req, commandBody);
+      const ws = slack.workspace;
+      const user = person(ws, body.user);
+      const channel = channelOf(ws, body.channel);
+      if (channel.is_archived) throw new UiError(400, 'is_archived', `#${channel.name} is archived`);
+      const text = body.text.trim();
+      const command = /^(\/[a-z0-9_-]+)(?:\s+([\s\S]*))?$/i.exec(text);
+      if (body.thread_ts !== undefined && !ws.message(channel.id, body.thread_ts)) {
+        throw new UiError(400, 'thread_not_found', `no message ${body.thread_ts} in #${channel.name}`);
+      }
+      if (!command) {
+        const message = slack.say(channel.id, user.id, body.text, body.thread_ts);
+        return { message: uiMessage(message) };
+      }
+      const name = (command[1] ?? '').toLowerCase();
+      if (!(UI_COMMANDS as readonly string[]).includes(name)) {
+        throw new UiError(400, 'unknown_command', `${name} is not a valid command. Try ${UI_COMMANDS.join(' or ')}.`);
+      }
+      const delivery = await drive(() => slack.slash(channel.id, user.id, (command[2] ?? '').trim(), name));
+      return { delivery: deliverySummary(delivery) };
+    }))
+    .add('POST', '/ui/action', json(async (req, { slack }) => {
+      const body = await jsonBody(req, actionBody);
+      const ws = slack.workspace;
+      const user = person(ws, body.user);
+      if (body.view_id !== undefined) {
+        const view = openViewOf(ws, body.view_id, user);
+        const delivery = await drive(() => slack.click(view, body.action_id, body.value));
+        return { delivery: deliverySummary(delivery) };
+      }
+      const channel = channelOf(ws, body.channel);
+      const message = ws.message(channel.id, body.ts ?? '');
+      if (!message || (message.ephemeralTo && message.ephemeralTo !== user.id)) {
+        throw new UiError(400, 'message_not_found', `no message ${body.ts ?? ''} in #${channel.name}`);
+      }
+      const delivery = await drive(() => slack.click(message, body.action_id, body.value, { user: user.id }));
+      return { delivery: deliverySummary(delivery) };
+    }))
+    .add('POST', '/ui/submit', json(async (req, { slack }) => {
+      const body = await jsonBody(req, submitBody);
+      const view = openViewOf(slack.workspace, body.view_id, person(slack.workspace, body.user));
+      const delivery = await drive(() => slack.submit(view, body.values));
+      return { delivery: deliverySummary(delivery) };
+    }))
+    .add('POST', '/ui/close-view', json(async (req, { slack }) => {
+      const body = await jsonBody(req, closeBody);
+      const view = openViewOf(slack.workspace, body.view_id, person(slack.workspace, body.user));
+      const delivery = await drive(() => slack.closeView(view));
+      return { delivery: deliverySummary(delivery) };
+    }));
+}

@@ -1,0 +1,133 @@
+/**
+ * The sandbox's Slack page in a real browser (Debian's chromium through playwright-core):
+ * run a report, page it, filter it in the modal, and keep a screenshot for the README.
+ * Skips, saying why, when chromium is not installed (`apt-get install chromium`).
+ */
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/log.js';
+import { startSandbox, type Sandbox } from '../../src/sandbox/start.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const available = existsSync(CHROMIUM);
+const SCREENSHOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'docs', 'screenshot.png');
+
+if (!available) {
+  console.warn(`[test/browser] skipped: no chromium at ${CHROMIUM} (install it with "apt-get install -y chromium", or set CHROMIUM_PATH)`);
+}
+
+describe.skipIf(!available)('the sandbox Slack in a browser', () => {
+  let box: Sandbox;
+  let browser: Browser;
+  let page: Page;
+  const problems: string[] = [];
+
+  beforeAll(async () => {
+    box = await startSandbox({ log: createLogger({ level: 'silent' }), scheduler: false });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+    });
+    page = await browser.newPage({ viewport: { width: 1320, height: 900 }, locale: 'en-US', timezoneId: 'Europe/Berlin' });
+    page.setDefaultTimeout(10_000);
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    page.on('console', (msg) => {
+      if (msg.type() === 'error') problems.push(`console: ${msg.text()}`);
+    });
+    page.on('request', (request) => {
+      if (!request.url().startsWith(box.slack.url) && !request.url().startsWith('data:')) problems.push(`external request: ${request.url()}`);
+    });
+  }, 30_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await box?.stop();
+  });
+
+  it('runs /traffic, pages it, filters it in the modal, and takes a screenshot', async () => {
+    await page.goto(`${box.slack.url}/`);
+    await expect.poll(() => page.getByTestId('connection-status').getAttribute('data-state')).toBe('live');
+
+    await page.locator('[data-testid="channel-item"][data-channel-name="marketing"]').click();
+    await expect.poll(() => page.locator('#channel-title').textContent()).toBe('# marketing');
+
+    const input = page.getByTestId('composer-input');
+    await input.fill('/tr');
+    await expect.poll(() => page.getByTestId('suggestion').first().textContent()).toMatch(/^\/traffic/);
+    await input.fill('/traffic sources last7d');
+    await page.getByTestId('composer-send').click();
+
+    const list = page.getByTestId('message-list');
+    const report = list.getByTestId('message').filter({ has: page.getByTestId('block-table') }).last();
+    await report.getByTestId('block-table').waitFor();
+    await expect.poll(() => report.getByTestId('ephemeral-note').textContent()).toMatch(/Only visible to you/);
+    const header = await report.locator('.bk-table tr').first().locator('th').allTextContents();
+    expect(header.slice(0, 2)).toEqual(['Name', 'Visits']);
+    const firstName = await report.locator('.bk-table tr').nth(1).locator('td').first().textContent();
+    const visitsAlign = await report.locator('.bk-table tr').nth(1).locator('td').nth(1).evaluate((td) => td.ownerDocument.defaultView!.getComputedStyle(td).textAlign);
+    expect(visitsAlign).toBe('right');
+    await expect.poll(() => report.locator('.context').first().textContent()).toMatch(/^Rows 1–10/);
+
+    await report.getByRole('button', { name: 'Next ▶' }).click();
+    await expect.poll(() => report.locator('.context').first().textContent()).toMatch(/^Rows 11–/);
+    expect(await report.locator('.bk-table tr').nth(1).locator('td').first().textContent()).not.toBe(firstName);
+
+    await report.getByRole('button', { name: 'Filter…' }).click();
+    const modal = page.getByTestId('modal');
+    await modal.waitFor();
+    await expect.poll(() => modal.locator('.modal-title').textContent()).toBe('Filter Sources');
+    await modal.getByLabel('Add a filter on').selectOption('country.name');
+    await modal.getByLabel('Values').fill('Germany');
+    await page.getByTestId('modal-submit').click();
+    await modal.waitFor({ state: 'detached' });
+
+    await expect.poll(() => report.locator('.context').first().textContent(), { timeout: 10_000 }).toMatch(/country is Germany/);
+    await expect.poll(() => report.locator('.context code').first().textContent()).toBe('Germany');
+    expect(await report.getByTestId('block-table').isVisible()).toBe(true);
+
+    await mkdir(dirname(SCREENSHOT), { recursive: true });
+    await page.mouse.move(0, 0);
+    await page.screenshot({ path: SCREENSHOT });
+    expect(existsSync(SCREENSHOT)).toBe(true);
+    expect(problems).toEqual([]);
+  }, 30_000);
+
+  it('shows what others post live, as text: never as markup, and opens its thread', async () => {
+    let dialogs = 0;
+    page.on('dialog', (dialog) => {
+      dialogs++;
+      void dialog.dismiss();
+    });
+    const hostile = 'see &lt;img src=x onerror=alert(1)&gt; *bold* &amp; <https://example.com/a?b=1&amp;c=2|the &lt;log&gt;> <javascript:alert(1)|click>';
+    const parent = box.slack.say('C_GENERAL', 'U_BOB', hostile);
+    const general = page.locator('[data-testid="channel-item"][data-channel-name="general"]');
+    await expect.poll(() => general.locator('.badge').textContent()).toBe('1');
+    box.slack.say('C_GENERAL', 'U_CAROL', 'a reply in the thread', parent.ts);
+
+    await general.click();
+    const message = page.getByTestId('message-list').locator(`[data-ts="${parent.ts}"]`);
+    await message.waitFor();
+    const body = message.locator('.message-body');
+    expect(await body.textContent()).toBe('see <img src=x onerror=alert(1)> bold & the <log> click');
+    expect(await body.locator('img').count()).toBe(0);
+    expect(await body.locator('strong').textContent()).toBe('bold');
+    expect(await body.locator('a').count()).toBe(1);
+    expect(await body.locator('a').getAttribute('href')).toBe('https://example.com/a?b=1&c=2');
+
+    await message.getByTestId('thread-link').click();
+    const thread = page.getByTestId('thread-panel');
+    await thread.waitFor();
+    await expect.poll(() => thread.getByTestId('message').last().locator('.message-body').textContent()).toBe('a reply in the thread');
+    await page.getByTestId('thread-input').fill('thanks!');
+    await page.getByTestId('thread-input').press('Enter');
+    await expect.poll(() => box.slack.thread('C_GENERAL', parent.ts).map((m) => m.text)).toContain('thanks!');
+    await expect.poll(() => message.getByTestId('thread-link').textContent()).toMatch(/2 replies/);
+    expect(dialogs).toBe(0);
+    expect(problems).toEqual([]);
+  }, 20_000);
+});
