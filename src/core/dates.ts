@@ -3,7 +3,7 @@
  * Only "today" depends on the clock and the zone; the rest is calendar arithmetic
  * on day numbers (days since 1970-01-01), so DST never shifts a date.
  */
-import { MONTHS, quoteInput } from './format.js';
+import { MONTHS, partsInZone, quoteInput } from './format.js';
 
 export const RANGE_WORDS = [
   'today',
@@ -141,38 +141,14 @@ export function normalizeRange(text: string): NormalizedRange {
   return { ok: true, range: trimmed };
 }
 
-const dateFormats = new Map<string, Intl.DateTimeFormat>();
-
-function dateFormat(timeZone: string): Intl.DateTimeFormat | undefined {
-  let f = dateFormats.get(timeZone);
-  if (!f) {
-    try {
-      f = new Intl.DateTimeFormat('en-US', {
-        timeZone,
-        year: 'numeric',
-        month: 'numeric',
-        day: 'numeric',
-        calendar: 'gregory',
-        numberingSystem: 'latn',
-      });
-    } catch {
-      return undefined;
-    }
-    dateFormats.set(timeZone, f);
-  }
-  return f;
-}
-
 export function isValidTimeZone(timeZone: string): boolean {
-  return typeof timeZone === 'string' && timeZone.length > 0 && dateFormat(timeZone) !== undefined;
+  return typeof timeZone === 'string' && timeZone.length > 0 && partsInZone(new Date(0), timeZone) !== undefined;
 }
 
 /** The calendar date it is at `now` in `timeZone`, as YYYY-MM-DD. */
 export function localDate(now: Date, timeZone: string): string | undefined {
-  const f = dateFormat(timeZone);
-  if (!f || Number.isNaN(now.getTime())) return undefined;
-  const parts: Record<string, number> = {};
-  for (const p of f.formatToParts(now)) if (p.type !== 'literal') parts[p.type] = Number(p.value);
+  const parts = partsInZone(now, timeZone);
+  if (!parts) return undefined;
   const { year, month, day } = parts;
   if (year === undefined || month === undefined || day === undefined) return undefined;
   return iso({ y: year, m: month, d: day });

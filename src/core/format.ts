@@ -72,32 +72,32 @@ export function bar(value: number | undefined | null, max: number | undefined | 
 
 const ISO = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)(Z|[+-]\d{2}:?\d{2})?)?$/i;
 
-const dateTimeFormats = new Map<string, Intl.DateTimeFormat>();
+const zoneFormats = new Map<string, Intl.DateTimeFormat | null>();
 
-function dateTimeFormat(timeZone: string): Intl.DateTimeFormat | undefined {
-  let f = dateTimeFormats.get(timeZone);
-  if (!f) {
+/**
+ * The calendar fields (year, month, day, and with `withTime` hour and minute) of an
+ * instant in an IANA zone; undefined for a bad zone. Formatters are made once a zone.
+ */
+export function partsInZone(date: Date, timeZone: string, withTime = false): Record<string, number> | undefined {
+  const key = `${timeZone}|${withTime}`;
+  let f = zoneFormats.get(key);
+  if (f === undefined) {
     try {
       f = new Intl.DateTimeFormat('en-US', {
         timeZone,
         year: 'numeric',
         month: 'numeric',
         day: 'numeric',
-        hour: 'numeric',
-        minute: 'numeric',
-        hourCycle: 'h23',
+        ...(withTime ? { hour: 'numeric', minute: 'numeric', hourCycle: 'h23' } : {}),
         calendar: 'gregory',
         numberingSystem: 'latn',
       });
     } catch {
-      return undefined;
+      f = null;
     }
-    dateTimeFormats.set(timeZone, f);
+    zoneFormats.set(key, f);
   }
-  return f;
-}
-
-function partsOf(f: Intl.DateTimeFormat, date: Date): Record<string, number> {
+  if (!f || Number.isNaN(date.getTime())) return undefined;
   const out: Record<string, number> = {};
   for (const p of f.formatToParts(date)) if (p.type !== 'literal') out[p.type] = Number(p.value);
   return out;
@@ -119,10 +119,10 @@ export function formatDateTime(iso: string, timeZone: string, now: Date = new Da
   const dateOnly = time === undefined;
   const offset = !zone ? 'Z' : zone.length === 5 ? `${zone.slice(0, 3)}:${zone.slice(3)}` : zone.toUpperCase();
   const ms = Date.parse(dateOnly ? `${date}T00:00:00Z` : `${date}T${time}${offset}`);
-  const f = dateTimeFormat(dateOnly ? 'UTC' : timeZone);
-  if (Number.isNaN(ms) || !f) return iso;
-  const at = partsOf(f, new Date(ms));
-  const nowYear = Number.isNaN(now.getTime()) ? at.year : partsOf(f, now).year;
+  const shownIn = dateOnly ? 'UTC' : timeZone;
+  const at = Number.isNaN(ms) ? undefined : partsInZone(new Date(ms), shownIn, true);
+  if (!at) return iso;
+  const nowYear = partsInZone(now, shownIn, true)?.year ?? at.year;
   const month = MONTHS[(at.month ?? 1) - 1] ?? '';
   const day = `${month} ${at.day}`;
   const withYear = at.year === nowYear ? day : `${day}, ${at.year}`;

@@ -4,7 +4,7 @@ import type { Severity, VerdictName } from '../../core/verdict.js';
 import { code, escapeMrkdwn } from './escape.js';
 import { capBlocks, clip, LIMITS, mrkdwn, plainText } from './limits.js';
 import { maskIp } from './visitor-card.js';
-import { fieldOf } from './report.js';
+import { fieldOf, shortUrl } from './report.js';
 
 export const ALERT_ACTIONS = {
   ack: 'alert.ack',
@@ -74,18 +74,13 @@ function str(v: unknown): string | undefined {
   return typeof v === 'string' && v.trim() !== '' ? v : undefined;
 }
 
-function path(url: string | undefined): string {
-  const match = /^[a-z]+:\/\/[^/]+(\/.*)?$/i.exec(url ?? '');
-  return match ? match[1] || '/' : (url ?? MISSING);
-}
-
 /** "Visit: Nov 21, 14:05 · /checkout · from google.com · Berlin, Germany · Firefox · desktop · 203.0.113.x" */
 export function visitLine(visit: Record<string, unknown>, view: Pick<AlertView, 'timeZone' | 'now'>): string {
   const date = str(visit.date);
   const where = [fieldOf(visit, 'location.city'), fieldOf(visit, 'location.country')].map(str).filter(Boolean).join(', ');
   const parts = [
     date ? formatDateTime(date, view.timeZone, view.now) : undefined,
-    clip(path(str(visit.url)), 100),
+    clip(shortUrl(str(visit.url)), 100),
     str(visit.referrer) ? `from ${clip(str(visit.referrer)!, 80)}` : 'direct',
     where || undefined,
     str(fieldOf(visit, 'browser.name')),
@@ -141,7 +136,7 @@ export function alertMessage(view: AlertView): { text: string; blocks: KnownBloc
 
 /** The thread reply for later visits by an alerted visitor. */
 export function sightingsReply(count: number, lastVisit: Record<string, unknown>, view: Pick<AlertView, 'timeZone' | 'now'>): { text: string; blocks: KnownBlock[] } {
-  const page = clip(path(str(lastVisit.url)), 100);
+  const page = clip(shortUrl(str(lastVisit.url)), 100);
   const text = `Seen again: ${formatCount(count)} more visit${count === 1 ? '' : 's'}, last on ${page}`;
   return {
     text: escapeMrkdwn(text),

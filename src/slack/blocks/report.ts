@@ -134,7 +134,8 @@ export function fieldOf(row: unknown, path: string): unknown {
 }
 
 /** `https://www.example.com/blog/x?y=1` → `/blog/x?y=1`: the host is the same on every row. */
-function shortUrl(url: string): string {
+export function shortUrl(url: string | undefined): string {
+  if (!url) return MISSING;
   const match = /^[a-z]+:\/\/[^/]+(\/.*)?$/i.exec(url);
   return match ? match[1] || '/' : url;
 }

@@ -5,7 +5,7 @@ import type { Verdict } from '../../core/verdict.js';
 import { formatDateTime, MISSING } from '../../core/format.js';
 import { code, escapeMrkdwn } from './escape.js';
 import { capBlocks, clip, LIMITS, mrkdwn, plainText } from './limits.js';
-import { fieldOf } from './report.js';
+import { fieldOf, shortUrl } from './report.js';
 
 export const VISITOR_ACTIONS = {
   more: 'visitor.more',
@@ -128,11 +128,6 @@ function text(value: unknown): string {
   return typeof value === 'string' && value.trim() !== '' ? clip(value, CELL_MAX) : MISSING;
 }
 
-function path(url: string | undefined): string {
-  const match = /^[a-z]+:\/\/[^/]+(\/.*)?$/i.exec(url ?? '');
-  return match ? match[1] || '/' : text(url);
-}
-
 function visitsTable(view: VisitorCardView, visits: readonly VisitRecord[]): TableBlock {
   const header = ['Date', 'Page', 'Referrer', 'Where', 'Browser', 'Device', 'IP'].map((t) => ({ type: 'raw_text' as const, text: t }));
   const rows = visits.slice(0, LIMITS.tableRows - 1).map((v) => {
@@ -140,7 +135,7 @@ function visitsTable(view: VisitorCardView, visits: readonly VisitRecord[]): Tab
     const device = [fieldOf(v, 'device.type'), fieldOf(v, 'device.os.name') ?? fieldOf(v, 'device.os')].filter((x) => typeof x === 'string' && x).join(', ');
     const cells = [
       v.date ? formatDateTime(v.date, view.timeZone, view.now) : MISSING,
-      clip(path(v.url), CELL_MAX),
+      clip(shortUrl(v.url), CELL_MAX),
       v.referrer ? clip(v.referrer, CELL_MAX) : 'direct',
       text(where),
       text(fieldOf(v, 'browser.name')),
