@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { pino, type Logger, type DestinationStream } from 'pino';
 
 export type { Logger };
@@ -25,9 +24,6 @@ export const REDACTED_PATHS = [
   '*.password',
 ];
 
-/** The Slack request being handled, if any: every log line written while handling it carries its id. */
-export const requestContext = new AsyncLocalStorage<{ requestId: string }>();
-
 export function createLogger(
   options: { level?: string; name?: string } = {},
   destination?: DestinationStream,
@@ -38,10 +34,6 @@ export function createLogger(
       name: options.name ?? 'lookout',
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
       base: undefined,
-      mixin: () => {
-        const context = requestContext.getStore();
-        return context ? { requestId: context.requestId } : {};
-      },
     },
     destination,
   );

@@ -1,7 +1,6 @@
 import type { Server } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { App, HTTPReceiver, type CustomRoute } from '@slack/bolt';
-import { requestContext } from '../log.js';
 import type { SlackDeps } from './deps.js';
 import { boltLogger } from './bolt-logger.js';
 import * as commands from './listeners/commands/index.js';
@@ -72,17 +71,13 @@ export async function createSlackApp(deps: SlackDeps, options: SlackAppOptions):
   });
   await app.init();
 
-  // Every request gets an id, carried by every log line written while it is handled (see log.ts).
-  app.use(async ({ body, next }) => {
-    const requestId = randomUUID();
+  // Every request gets an id and a logger that writes it on every line (listeners get it through perRequest).
+  app.use(async ({ body, context, next }) => {
+    const log = deps.log.child({ requestId: randomUUID() });
     const b = body as { command?: string; type?: string; actions?: { action_id?: string }[]; view?: { callback_id?: string }; user_id?: string; user?: { id?: string } };
-    await requestContext.run({ requestId }, async () => {
-      deps.log.debug(
-        { kind: b.command ?? b.type, action: b.actions?.[0]?.action_id ?? b.view?.callback_id, user: b.user_id ?? b.user?.id },
-        'slack request',
-      );
-      await next();
-    });
+    log.debug({ kind: b.command ?? b.type, action: b.actions?.[0]?.action_id ?? b.view?.callback_id, user: b.user_id ?? b.user?.id }, 'slack request');
+    context.log = log;
+    await next();
   });
 
   app.error(async (error) => {

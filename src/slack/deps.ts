@@ -33,3 +33,8 @@ export interface SlackDeps {
     watcher: { state(): Promise<WatchState | undefined> };
   };
 }
+
+/** A listener made with the request's own logger (see the middleware in app.ts), so its lines carry the request id. */
+export function perRequest<A extends { context: Record<string, unknown> }>(deps: SlackDeps, make: (deps: SlackDeps) => (args: A) => Promise<void>) {
+  return (args: A): Promise<void> => make({ ...deps, log: (args.context.log as Logger | undefined) ?? deps.log })(args);
+}
