@@ -7,6 +7,7 @@ import { DigestFetcher } from './jobs/digest-content.js';
 import { DigestService } from './jobs/digests.js';
 import { DigestScheduler } from './jobs/scheduler.js';
 import { ThreatWatcher } from './jobs/threat-watch.js';
+import { startHousekeeping } from './jobs/housekeeping.js';
 import type { Logger } from './log.js';
 import { createSlackApp, type SlackApp } from './slack/app.js';
 import type { SlackDeps } from './slack/deps.js';
@@ -139,9 +140,11 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
   service.scheduler = scheduler;
 
   const server = await slack.start(options.port);
+  let stopHousekeeping = () => {};
   if (options.scheduler !== false) {
     await scheduler.start();
     watcher.start();
+    stopHousekeeping = startHousekeeping(store, log.child({ component: 'housekeeping' }), { now, recheckMs: options.alerts?.recheckMs ?? 6 * 3_600_000 });
   }
   const address = server?.address();
   const requestUrl = address && typeof address === 'object' ? `http://127.0.0.1:${address.port}/slack/events` : undefined;
@@ -156,6 +159,7 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
     server,
     requestUrl,
     async stop() {
+      stopHousekeeping();
       await scheduler.stop();
       await watcher.stop();
       await app.stop();
