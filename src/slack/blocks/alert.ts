@@ -14,9 +14,10 @@ export const ALERT_ACTIONS = {
   details: 'alert.details',
 } as const;
 
-export interface AlertView {
+/** What an alert record holds (the store's Alert, structurally). */
+export interface AlertRecord {
   visitorId: string;
-  verdict: VerdictName;
+  verdict: string;
   severity: Severity;
   reasons: readonly string[];
   /** The visit that raised it (an open record from the API). */
@@ -24,26 +25,18 @@ export interface AlertView {
   firstSeen?: Date;
   lastSeen: Date;
   sightings: number;
+  acknowledgedBy?: string;
+  acknowledgedAt?: Date;
+}
+
+export interface AlertView extends Omit<AlertRecord, 'verdict' | 'acknowledgedBy' | 'acknowledgedAt'> {
+  verdict: VerdictName;
   acknowledged?: { by: string; at: Date };
   mutedUntil?: Date | null;
   /** Re-announced because the severity rose. */
   raised?: boolean;
   timeZone: string;
   now: Date;
-}
-
-/** What an alert record holds (the store's Alert, structurally). */
-export interface AlertRecord {
-  visitorId: string;
-  verdict: string;
-  severity: Severity;
-  reasons: readonly string[];
-  visit: Record<string, unknown>;
-  firstSeen?: Date;
-  lastSeen: Date;
-  sightings: number;
-  acknowledgedBy?: string;
-  acknowledgedAt?: Date;
 }
 
 export function alertViewOf(
