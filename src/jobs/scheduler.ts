@@ -44,6 +44,8 @@ export class DigestScheduler {
   private stopped = false;
   private readonly stopping = new AbortController();
   private catchingUp?: Promise<void>;
+  /** Slots known to have a run (bounded: cleared when it grows past 10,000). */
+  private readonly settled = new Set<string>();
   private readonly now: () => Date;
 
   constructor(private readonly options: SchedulerOptions) {
@@ -82,7 +84,7 @@ export class DigestScheduler {
     // Every replica re-reads the digests, and catches up on any slot no task fired (a local time a DST change skipped).
     this.reloadTimer = setInterval(() => {
       this.reload()
-        .then(() => this.catchUp())
+        .then(() => this.catchUp({ periodic: true }))
         .catch((error: unknown) => log.error({ err: String(error) }, 'reloading digests failed'));
     }, this.options.reloadMs ?? 30_000);
     this.reloadTimer.unref();
@@ -157,14 +159,21 @@ export class DigestScheduler {
   }
 
   /** Each digest's latest slot, if no replica ran it: posted when recent, recorded as missed otherwise. */
-  async catchUp(): Promise<void> {
+  async catchUp(options: { periodic?: boolean } = {}): Promise<void> {
     const now = this.now();
     const window = this.options.catchUpMs ?? 60 * 60_000;
     for (const digest of await this.options.loadActive()) {
       if (this.stopped) return;
       const slot = previousRun(digest.cron, digest.timeZone, now);
       if (!slot || slot.getTime() < digest.createdAt.getTime()) continue;
-      if (await this.options.runs.get(digest.id, slot)) continue;
+      // Every 30 s, only recent slots not yet seen here cost a query; old ones were settled at start.
+      const key = `${digest.id}:${slot.toISOString()}`;
+      if (options.periodic && (now.getTime() - slot.getTime() > window || this.settled.has(key))) continue;
+      if (await this.options.runs.get(digest.id, slot)) {
+        if (this.settled.size > 10_000) this.settled.clear();
+        this.settled.add(key);
+        continue;
+      }
       if (now.getTime() - slot.getTime() <= window) {
         this.options.log.info({ digest: digest.id, slot: slot.toISOString() }, 'posting a digest slot missed while no replica was running');
         await this.runSlot(digest, slot);

@@ -38,7 +38,9 @@ describe('digest slots across DST changes (Europe/Berlin, 02:30 local)', () => {
   });
 
   it('spring forward: 02:30 does not exist; the slot is 03:30 CEST, and catching up posts it once', async () => {
-    await scheduler.catchUp();
+    // The periodic catch-up (every 30 s on each replica) is what posts it in production.
+    await scheduler.catchUp({ periodic: true });
+    await scheduler.catchUp({ periodic: true });
     await scheduler.catchUp();
     expect(posted).toEqual(['2026-03-29T01:30:00.000Z']);
   });
@@ -54,8 +56,16 @@ describe('digest slots across DST changes (Europe/Berlin, 02:30 local)', () => {
     expect(posted).toHaveLength(before);
   });
 
+  it('the periodic catch-up leaves slots older than an hour alone (start-up records them)', async () => {
+    clock = new Date('2026-11-20T05:00:00Z'); // the 02:30 slot was 3.5 h ago
+    await scheduler.catchUp({ periodic: true });
+    expect(await store.runs.get(digest.id, new Date('2026-11-20T01:30:00Z'))).toBeUndefined();
+    await scheduler.catchUp();
+    expect(await store.runs.get(digest.id, new Date('2026-11-20T01:30:00Z'))).toMatchObject({ status: 'missed' });
+  });
+
   it('an ordinary day: node-cron’s slot is a slot, claimed once', async () => {
-    const slot = `digest:${digest.id}:2026-11-20T01:30:00.000Z`;
+    const slot = `digest:${digest.id}:2026-11-19T01:30:00.000Z`;
     expect(await scheduler.coordinator.shouldRun(slot, 60_000)).toBe(true);
     expect(await scheduler.coordinator.shouldRun(slot, 60_000)).toBe(false);
   });
