@@ -8,8 +8,8 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { App, HTTPReceiver, LogLevel } from '@slack/bolt';
-import { createLogger } from '../src/log.js';
-import { startLookout } from '../src/lookout.js';
+import { createLogger } from '../src/platform/log.js';
+import { startLookout } from '../src/compose.js';
 import { startOfflineSlack } from '../src/sandbox/slack/index.js';
 
 const signingSecret = randomBytes(16).toString('hex');

@@ -15,7 +15,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Pool } from 'undici';
 import { signRequest } from '../src/sandbox/slack/signing.js';
-import { REPORT_IDS } from '../src/api/reports.js';
+import { REPORT_IDS } from '../src/kernel/catalog.js';
 import { ms, percentile, spawnDemoApi } from './stats.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);

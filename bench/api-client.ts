@@ -4,8 +4,8 @@
  * against the demo API on loopback. Run: npm run bench -- api-client
  */
 import { Pool } from 'undici';
-import { AnalyticsApi } from '../src/api/analytics.js';
-import { REPORTS, type ReportId } from '../src/api/reports.js';
+import { AnalyticsApi } from '../src/platform/api/analytics.js';
+import { REPORTS, type ReportId } from '../src/kernel/catalog.js';
 import { ms, runLoad, spawnDemoApi, type LoadResult } from './stats.js';
 
 const KEY = 'bench-key';

@@ -15,15 +15,15 @@
  */
 import { randomBytes } from 'node:crypto';
 import { LogLevel, WebClient, WebClientEvent } from '@slack/web-api';
-import { AnalyticsApi } from '../src/api/analytics.js';
-import type { ReportId } from '../src/api/reports.js';
-import type { FilterGroup, MarketingRequest } from '../src/api/types.js';
-import { DigestFetcher, gatherDigest } from '../src/jobs/digest-content.js';
-import { DigestService } from '../src/jobs/digests.js';
-import { DigestScheduler } from '../src/jobs/scheduler.js';
-import { createLogger } from '../src/log.js';
+import { AnalyticsApi } from '../src/platform/api/analytics.js';
+import type { ReportId } from '../src/kernel/catalog.js';
+import type { FilterGroup, MarketingRequest } from '../src/kernel/filters.js';
+import { DigestFetcher, gatherDigest } from '../src/features/digests/content.js';
+import { DigestService } from '../src/features/digests/service.js';
+import { DigestScheduler } from '../src/features/digests/scheduler.js';
+import { createLogger } from '../src/platform/log.js';
 import { startOfflineSlack } from '../src/sandbox/slack/index.js';
-import { openStore, type Digest } from '../src/store/index.js';
+import { openStore, type Digest } from '../src/platform/store/index.js';
 import { peakRssMb, spawnDemoApi } from './stats.js';
 
 const DIGESTS = Number(process.env.BENCH_DIGESTS ?? 1000);

@@ -25,11 +25,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { LogLevel, WebClient } from '@slack/web-api';
-import { AnalyticsApi } from '../src/api/analytics.js';
-import { ThreatWatcher, type ScanResult } from '../src/jobs/threat-watch.js';
-import { createLogger } from '../src/log.js';
+import { AnalyticsApi } from '../src/platform/api/analytics.js';
+import { ThreatWatcher, type ScanResult } from '../src/features/alerts/watcher.js';
+import { createLogger } from '../src/platform/log.js';
 import { startOfflineSlack } from '../src/sandbox/slack/index.js';
-import { openStore, type CheckName } from '../src/store/index.js';
+import { openStore, type CheckName } from '../src/platform/store/index.js';
 import { peakRssMb, spawnDemoApi } from './stats.js';
 
 const VISITS = Number(process.env.BENCH_VISITS ?? 10_000);

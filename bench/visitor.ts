@@ -8,9 +8,9 @@
  * cost well under two single calls. Everything runs in this process, on loopback.
  * Run: npm run bench -- visitor   (BENCH_LOOKUPS, BENCH_LATENCY_MS override 200, 20)
  */
-import { AnalyticsApi } from '../src/api/analytics.js';
-import { fetchVisitorProfile } from '../src/api/visitor-profile.js';
-import { createLogger } from '../src/log.js';
+import { AnalyticsApi } from '../src/platform/api/analytics.js';
+import { fetchVisitorProfile } from '../src/features/visitor/profile.js';
+import { createLogger } from '../src/platform/log.js';
 import { DEMO_VISITORS } from '../src/sandbox/demo-api/fixtures.js';
 import type { Message } from '../src/sandbox/slack/workspace.js';
 import { startSandbox } from '../src/sandbox/start.js';

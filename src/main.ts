@@ -1,6 +1,6 @@
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { createLogger, type Logger } from './log.js';
-import { startLookout } from './lookout.js';
+import { createLogger, type Logger } from './platform/log.js';
+import { startLookout } from './compose.js';
 import { startSandbox } from './sandbox/start.js';
 
 /** Entry: config → (the sandbox when there are no Slack credentials) → the app → listen. */

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { startLookout, type Lookout, type LookoutOptions } from '../lookout.js';
-import type { Logger } from '../log.js';
+import { startLookout, type Lookout, type LookoutOptions } from '../compose.js';
+import type { Logger } from '../platform/log.js';
 import { startDemoApi, type DemoApi } from './demo-api/server.js';
 import type { Faults } from './demo-api/faults.js';
 import { startOfflineSlack, type OfflineSlack, type OfflineSlackOptions } from './slack/index.js';

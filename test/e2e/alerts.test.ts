@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startLookout, type Lookout, type LookoutOptions } from '../../src/lookout.js';
+import { startLookout, type Lookout, type LookoutOptions } from '../../src/compose.js';
 import { DEMO_VISITORS } from '../../src/sandbox/demo-api/index.js';
 import { startDemoApi, type DemoApi } from '../../src/sandbox/demo-api/server.js';
 import { startOfflineSlack, type OfflineSlack } from '../../src/sandbox/slack/index.js';
@@ -256,7 +256,7 @@ describe('restarts', () => {
         for (const id of ids) expect(headers.filter((h) => h.endsWith(`visitor ${id}`))).toHaveLength(1);
       } finally {
         for (const a of apps) await a.stop();
-        const { openDb } = await import('../../src/store/db.js');
+        const { openDb } = await import('../../src/platform/store/db.js');
         const admin = await openDb({ databaseUrl: TEST_DATABASE_URL });
         await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
         await admin.close();

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { AnalyticsApi } from '../../src/api/analytics.js';
-import { ApiError } from '../../src/api/errors.js';
-import { REPORT_IDS, type ReportId } from '../../src/api/reports.js';
-import type { AggregateRow, PageRow, VisitRecord, VisitorRecord } from '../../src/api/schemas.js';
-import type { FilterGroup, MarketingRequest } from '../../src/api/types.js';
+import { AnalyticsApi } from '../../src/platform/api/analytics.js';
+import { ApiError } from '../../src/platform/api/errors.js';
+import { REPORT_IDS, type ReportId } from '../../src/kernel/catalog.js';
+import type { AggregateRow, PageRow, VisitRecord, VisitorRecord } from '../../src/platform/api/schemas.js';
+import type { FilterGroup, MarketingRequest } from '../../src/kernel/filters.js';
 import { startDemoApi, type DemoApi } from '../../src/sandbox/demo-api/server.js';
 import { DEMO_VISITORS } from '../../src/sandbox/demo-api/dataset.js';
 import { captureLogs } from '../support/log-capture.js';

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { AnalyticsApi } from '../../src/api/analytics.js';
-import type { ReportId, ReportRow } from '../../src/api/reports.js';
-import type { FilterGroup, MarketingRequest } from '../../src/api/types.js';
-import { previousPeriod, rangeDays, type DateRange } from '../../src/core/dates.js';
-import { DigestFetcher, digestRange, gatherDigest, type DigestSpec } from '../../src/jobs/digest-content.js';
+import { AnalyticsApi } from '../../src/platform/api/analytics.js';
+import type { ReportId, ReportRow } from '../../src/kernel/catalog.js';
+import type { FilterGroup, MarketingRequest } from '../../src/kernel/filters.js';
+import { previousPeriod, rangeDays, type DateRange } from '../../src/kernel/dates.js';
+import { DigestFetcher, digestRange, gatherDigest, type DigestSpec } from '../../src/features/digests/content.js';
 import { startDemoApi, type DemoApi } from '../../src/sandbox/demo-api/server.js';
 import { validateBlocks } from '../../src/sandbox/slack/block-limits.js';
-import { digestMessage } from '../../src/slack/blocks/digest.js';
+import { digestMessage } from '../../src/features/digests/blocks.js';
 import { mrkdwnOf } from '../support/sandbox.js';
 
 const API_KEY = 'digest-content-test-key';

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLookout, type Lookout } from '../../src/lookout.js';
+import { startLookout, type Lookout } from '../../src/compose.js';
 import { startDemoApi, type DemoApi } from '../../src/sandbox/demo-api/server.js';
 import { startOfflineSlack, type OfflineSlack } from '../../src/sandbox/slack/index.js';
-import { openDb, type Db } from '../../src/store/db.js';
+import { openDb, type Db } from '../../src/platform/store/db.js';
 import { textsOf } from '../support/sandbox.js';
 import { captureLogs } from '../support/log-capture.js';
 import { TEST_DATABASE_URL } from '../support/db.js';

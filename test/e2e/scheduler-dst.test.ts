@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DigestScheduler } from '../../src/jobs/scheduler.js';
-import { silentLogger } from '../../src/log.js';
-import { openStore, type Digest, type Store } from '../../src/store/index.js';
+import { DigestScheduler } from '../../src/features/digests/scheduler.js';
+import { silentLogger } from '../../src/platform/log.js';
+import { openStore, type Digest, type Store } from '../../src/platform/store/index.js';
 
 /** Which slots exist is core/schedule.ts's word; node-cron only fires them. */
 describe('digest slots across DST changes (Europe/Berlin, 02:30 local)', () => {

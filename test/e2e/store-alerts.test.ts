@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AlertRepo, type AlertClaim } from '../../src/store/alerts.js';
+import { AlertRepo, type AlertClaim } from '../../src/features/alerts/repo.js';
 import { describeEachDb } from '../support/db.js';
 
 const T0 = new Date('2024-11-04T08:00:00.000Z');

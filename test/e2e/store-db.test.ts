@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { appliedVersions, migrate } from '../../src/store/migrate.js';
+import { appliedVersions, migrate } from '../../src/platform/store/migrate.js';
 import { describeEachDb } from '../support/db.js';
 
 const count = async (db: { query: (sql: string) => Promise<{ rows: unknown[] }> }, table: string) =>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DigestRunRepo } from '../../src/store/digest-runs.js';
-import type { DigestInput } from '../../src/store/digests.js';
+import { DigestRunRepo } from '../../src/features/digests/runs.js';
+import type { DigestInput } from '../../src/features/digests/repo.js';
 import { describeEachDb } from '../support/db.js';
 
 const input = (over: Partial<DigestInput> = {}): DigestInput => ({

@@ -3,8 +3,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openStore } from '../../src/store/index.js';
-import { migrate } from '../../src/store/migrate.js';
+import { openStore } from '../../src/platform/store/index.js';
+import { migrate } from '../../src/platform/store/migrate.js';
 import { describeEachDb, TEST_DATABASE_URL } from '../support/db.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

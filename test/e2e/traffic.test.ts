@@ -1,8 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { AnalyticsApi } from '../../src/api/analytics.js';
-import { REPORT_IDS, REPORTS } from '../../src/api/reports.js';
-import type { AggregateRow } from '../../src/api/schemas.js';
+import { AnalyticsApi } from '../../src/platform/api/analytics.js';
+import { REPORT_IDS, REPORTS } from '../../src/kernel/catalog.js';
+import type { AggregateRow } from '../../src/platform/api/schemas.js';
 import { EMOJI_CAMPAIGN, HOSTILE_CAMPAIGN } from '../../src/sandbox/demo-api/index.js';
 import type { Message } from '../../src/sandbox/slack/index.js';
 import type { Sandbox } from '../../src/sandbox/start.js';

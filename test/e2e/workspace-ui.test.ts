@@ -3,7 +3,7 @@
  * JSON endpoints that drive the offline Slack, and the event stream that follows it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/platform/log.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/start.js';
 
 type Json = Record<string, unknown>;

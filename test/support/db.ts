@@ -10,9 +10,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe } from 'vitest';
-import { openDb, type Db } from '../../src/store/db.js';
-import { createStore, type Store } from '../../src/store/index.js';
-import { migrate } from '../../src/store/migrate.js';
+import { openDb, type Db } from '../../src/platform/store/db.js';
+import { createStore, type Store } from '../../src/platform/store/index.js';
+import { migrate } from '../../src/platform/store/migrate.js';
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined;
 

@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { createLogger, type Logger } from '../../src/log.js';
+import { createLogger, type Logger } from '../../src/platform/log.js';
 
 /** A real pino logger whose lines are kept for assertions. */
 export function captureLogs(level = 'debug'): { logger: Logger; lines: string[] } {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { validateBlocks } from '../../src/sandbox/slack/block-limits.js';
-import { mayPostSecurity, maySeeSecurity, refusal, type SecurityAccess } from '../../src/slack/access.js';
+import { mayPostSecurity, maySeeSecurity, refusal, type SecurityAccess } from '../../src/platform/slack/access.js';
 import { mrkdwnOf } from '../support/sandbox.js';
 
 const OPEN: SecurityAccess = { users: [], channels: [] };

@@ -8,7 +8,7 @@ import {
   sightingsReply,
   type AlertView,
   type SummaryRow,
-} from '../../src/slack/blocks/alert.js';
+} from '../../src/features/alerts/blocks.js';
 import { hasAction, headerOf, mrkdwnOf, tableOf, textsOf } from '../support/sandbox.js';
 
 const NOW = new Date('2026-11-21T12:00:00Z');

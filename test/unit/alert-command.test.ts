@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { REPORTS } from '../../src/api/reports.js';
-import { ALERT_CHECKS, ALERTS_USAGE, parseAlertsCommand, parseDuration, type AlertsCommand } from '../../src/core/alert-command.js';
-import { parseTrafficCommand } from '../../src/core/command.js';
-import { usageMessage } from '../../src/slack/blocks/messages.js';
+import { REPORTS } from '../../src/kernel/catalog.js';
+import { ALERT_CHECKS, ALERTS_USAGE, parseAlertsCommand, parseDuration, type AlertsCommand } from '../../src/features/alerts/parse.js';
+import { parseTrafficCommand } from '../../src/features/reports/parse.js';
+import { usageMessage } from '../../src/platform/slack/kit/messages.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;

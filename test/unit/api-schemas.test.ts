@@ -8,8 +8,8 @@ import {
   pageRow,
   scrapingExtensionsStatus,
   visitRecord,
-} from '../../src/api/schemas.js';
-import { parseRetryAfter } from '../../src/api/client.js';
+} from '../../src/platform/api/schemas.js';
+import { parseRetryAfter } from '../../src/platform/api/client.js';
 
 describe('normaliseFlag', () => {
   it.each([

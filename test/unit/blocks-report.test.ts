@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { REPORTS } from '../../src/api/reports.js';
-import type { AggregateRow, PageRow, VisitRecord } from '../../src/api/schemas.js';
-import { resolveRange } from '../../src/core/dates.js';
-import { newQuery, type ReportQuery } from '../../src/core/query.js';
+import { REPORTS } from '../../src/kernel/catalog.js';
+import type { AggregateRow, PageRow, VisitRecord } from '../../src/platform/api/schemas.js';
+import { resolveRange } from '../../src/kernel/dates.js';
+import { newQuery, type ReportQuery } from '../../src/kernel/query.js';
 import { validateBlocks } from '../../src/sandbox/slack/block-limits.js';
-import { escapeMrkdwn } from '../../src/slack/blocks/escape.js';
-import { clip, clipMrkdwn } from '../../src/slack/blocks/limits.js';
-import { filterModal, drillModal } from '../../src/slack/blocks/modals.js';
-import { describeFilters, reportMessage, type ReportView } from '../../src/slack/blocks/report.js';
-import { problemMessage, usageMessage } from '../../src/slack/blocks/messages.js';
+import { escapeMrkdwn } from '../../src/platform/slack/kit/escape.js';
+import { clip, clipMrkdwn } from '../../src/platform/slack/kit/limits.js';
+import { filterModal, drillModal } from '../../src/features/reports/modals.js';
+import { describeFilters, reportMessage, type ReportView } from '../../src/features/reports/blocks.js';
+import { problemMessage, usageMessage } from '../../src/platform/slack/kit/messages.js';
 import { mrkdwnOf, tableOf } from '../support/sandbox.js';
 
 const NOW = new Date('2026-11-21T12:00:00Z');

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { REPORTS } from '../../src/api/reports.js';
-import type { FilterCondition } from '../../src/api/types.js';
+import { REPORTS } from '../../src/kernel/catalog.js';
+import type { FilterCondition } from '../../src/kernel/filters.js';
 import {
   TRAFFIC_USAGE,
   VISITOR_USAGE,
@@ -10,8 +10,8 @@ import {
   parseTrafficCommand,
   parseVisitorCommand,
   type TrafficCommand,
-} from '../../src/core/command.js';
-import { decodeQuery, encodeQuery, type ReportQuery } from '../../src/core/query.js';
+} from '../../src/features/reports/parse.js';
+import { decodeQuery, encodeQuery, type ReportQuery } from '../../src/kernel/query.js';
 
 const parse = (text: string): TrafficCommand => parseTrafficCommand(text, REPORTS);
 

@@ -8,7 +8,7 @@ import {
   rangeDays,
   resolveRange,
   type DateRange,
-} from '../../src/core/dates.js';
+} from '../../src/kernel/dates.js';
 
 function resolved(text: string | undefined, timeZone: string, now: string): DateRange {
   const r = resolveRange(text, timeZone, new Date(now));

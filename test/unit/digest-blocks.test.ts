@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { REPORTS, REPORT_IDS, type ReportDef } from '../../src/api/reports.js';
-import type { FilterGroup } from '../../src/api/types.js';
-import { previousPeriod, type DateRange } from '../../src/core/dates.js';
+import { REPORTS, REPORT_IDS, type ReportDef } from '../../src/kernel/catalog.js';
+import type { FilterGroup } from '../../src/kernel/filters.js';
+import { previousPeriod, type DateRange } from '../../src/kernel/dates.js';
 import { validateBlocks, validateMessageText, validateView } from '../../src/sandbox/slack/block-limits.js';
-import { DIGEST_INPUTS, DIGEST_MODAL, digestModal, type DigestFormValues } from '../../src/slack/blocks/digest-modal.js';
-import { DIGEST_ACTIONS, digestList, digestMessage, type DigestLine, type DigestListItem, type DigestSection, type DigestView } from '../../src/slack/blocks/digest.js';
+import { DIGEST_INPUTS, DIGEST_MODAL, digestModal, type DigestFormValues } from '../../src/features/digests/modal.js';
+import { DIGEST_ACTIONS, digestList, digestMessage, type DigestLine, type DigestListItem, type DigestSection, type DigestView } from '../../src/features/digests/blocks.js';
 import { headerOf, mrkdwnOf, textsOf } from '../support/sandbox.js';
 
 type Json = Record<string, unknown>;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { REPORTS } from '../../src/api/reports.js';
-import type { FilterGroup } from '../../src/api/types.js';
-import { parseTrafficCommand } from '../../src/core/command.js';
-import { DIGEST_USAGE, filtersToText, parseDigestCommand, parseFilterText, type DigestCommand } from '../../src/core/digest-command.js';
+import { REPORTS } from '../../src/kernel/catalog.js';
+import type { FilterGroup } from '../../src/kernel/filters.js';
+import { parseTrafficCommand } from '../../src/features/reports/parse.js';
+import { DIGEST_USAGE, filtersToText, parseDigestCommand, parseFilterText, type DigestCommand } from '../../src/features/digests/parse.js';
 
 /** `/traffic digest <text>` as the listener gets it: through the /traffic tokenizer first. */
 function digest(text: string): DigestCommand {

@@ -9,7 +9,7 @@ import {
   formatPercent,
   quoteInput,
   truncate,
-} from '../../src/core/format.js';
+} from '../../src/kernel/format.js';
 
 describe('formatCount and formatCompact', () => {
   it.each([

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { REPORTS } from '../../src/api/reports.js';
-import type { FilterCondition } from '../../src/api/types.js';
-import { parseTrafficCommand } from '../../src/core/command.js';
+import { REPORTS } from '../../src/kernel/catalog.js';
+import type { FilterCondition } from '../../src/kernel/filters.js';
+import { parseTrafficCommand } from '../../src/features/reports/parse.js';
 import {
   MAX_FILTERS,
   MAX_VALUE_LENGTH,
@@ -18,7 +18,7 @@ import {
   withSort,
   withoutFilter,
   type ReportQuery,
-} from '../../src/core/query.js';
+} from '../../src/kernel/query.js';
 
 const RANGE = { startDate: '2024-11-01', endDate: '2024-11-28' };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defaultPeriod, nextRuns, previousRun, scheduleInWords, toCron, type DigestSchedule } from '../../src/core/schedule.js';
+import { defaultPeriod, nextRuns, previousRun, scheduleInWords, toCron, type DigestSchedule } from '../../src/features/digests/schedule.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;

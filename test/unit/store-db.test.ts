@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDb, redactUrl } from '../../src/store/db.js';
-import { loadMigrations, MIGRATIONS_DIR } from '../../src/store/migrate.js';
+import { openDb, redactUrl } from '../../src/platform/store/db.js';
+import { loadMigrations, MIGRATIONS_DIR } from '../../src/platform/store/migrate.js';
 
 describe('redactUrl', () => {
   it('hides the password and keeps the rest', () => {
@@ -82,7 +82,7 @@ describe('loadMigrations', () => {
 
   it('says the build must copy the folder when it is missing', async () => {
     await expect(loadMigrations(new URL('file:///nonexistent/lookout/migrations/'))).rejects.toThrow(
-      'the build must copy src/store/migrations/',
+      'the build must copy src/platform/store/migrations/',
     );
   });
 });

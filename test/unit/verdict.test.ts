@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/api/errors.js';
-import { normaliseFlag } from '../../src/api/schemas.js';
-import type { SecurityCheck } from '../../src/api/security.js';
-import { securityFacts, type VisitorProfile } from '../../src/api/visitor-profile.js';
-import { atLeast, DEFAULT_VERDICT_OPTIONS, judge, type SecurityFacts, type Severity, type VerdictName } from '../../src/core/verdict.js';
+import { ApiError } from '../../src/platform/api/errors.js';
+import { normaliseFlag } from '../../src/platform/api/schemas.js';
+import type { SecurityCheck } from '../../src/platform/api/security.js';
+import { securityFacts, type VisitorProfile } from '../../src/features/visitor/profile.js';
+import { atLeast, DEFAULT_VERDICT_OPTIONS, judge, type SecurityFacts, type Severity, type VerdictName } from '../../src/kernel/verdict.js';
 
 /** The answers as the API sends them (flags as raw strings); each goes through normaliseFlag like the schemas do. */
 interface RawAnswers {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError, type ApiErrorKind } from '../../src/api/errors.js';
+import { ApiError, type ApiErrorKind } from '../../src/platform/api/errors.js';
 import {
   adblockStatus,
   botStatus,
@@ -10,11 +10,11 @@ import {
   vpnStatus,
   type VisitorRecord,
   type VisitRecord,
-} from '../../src/api/schemas.js';
-import type { SecurityAnswers, SecurityCheck } from '../../src/api/security.js';
-import { securityFacts, type Part, type VisitorProfile } from '../../src/api/visitor-profile.js';
-import { MISSING } from '../../src/core/format.js';
-import { judge } from '../../src/core/verdict.js';
+} from '../../src/platform/api/schemas.js';
+import type { SecurityAnswers, SecurityCheck } from '../../src/platform/api/security.js';
+import { securityFacts, type Part, type VisitorProfile } from '../../src/features/visitor/profile.js';
+import { MISSING } from '../../src/kernel/format.js';
+import { judge } from '../../src/kernel/verdict.js';
 import { validateBlocks } from '../../src/sandbox/slack/block-limits.js';
 import {
   decodeCardRef,
@@ -23,7 +23,7 @@ import {
   VISITOR_ACTIONS,
   visitorCard,
   type VisitorCardView,
-} from '../../src/slack/blocks/visitor-card.js';
+} from '../../src/features/visitor/card.js';
 import { hasAction, headerOf, mrkdwnOf, tableOf } from '../support/sandbox.js';
 
 const NOW = new Date('2026-11-21T12:00:00Z');

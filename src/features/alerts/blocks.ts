@@ -1,0 +1,174 @@
+import type { Button, KnownBlock, TableBlock } from '@slack/types';
+import { formatCount, formatDateTime, MISSING } from '../../kernel/format.js';
+import type { Severity, VerdictName } from '../../kernel/verdict.js';
+import { code, escapeMrkdwn } from '../../platform/slack/kit/escape.js';
+import { capBlocks, clip, LIMITS, mrkdwn, plainText } from '../../platform/slack/kit/limits.js';
+import { maskIp } from '../visitor/card.js';
+import { fieldOf, shortUrl } from '../reports/blocks.js';
+
+export const ALERT_ACTIONS = {
+  ack: 'alert.ack',
+  mute24h: 'alert.mute.24h',
+  mute7d: 'alert.mute.7d',
+  unmute: 'alert.unmute',
+  details: 'alert.details',
+} as const;
+
+/** What an alert record holds (the store's Alert, structurally). */
+export interface AlertRecord {
+  visitorId: string;
+  verdict: string;
+  severity: Severity;
+  reasons: readonly string[];
+  /** The visit that raised it (an open record from the API). */
+  visit: Record<string, unknown>;
+  firstSeen?: Date;
+  lastSeen: Date;
+  sightings: number;
+  acknowledgedBy?: string;
+  acknowledgedAt?: Date;
+}
+
+export interface AlertView extends Omit<AlertRecord, 'verdict' | 'acknowledgedBy' | 'acknowledgedAt'> {
+  verdict: VerdictName;
+  acknowledged?: { by: string; at: Date };
+  mutedUntil?: Date | null;
+  /** Re-announced because the severity rose. */
+  raised?: boolean;
+  timeZone: string;
+  now: Date;
+}
+
+export function alertViewOf(
+  alert: AlertRecord,
+  context: { timeZone: string; now: Date; mutedUntil?: Date | null; raised?: boolean },
+): AlertView {
+  return {
+    visitorId: alert.visitorId,
+    verdict: alert.verdict as VerdictName,
+    severity: alert.severity,
+    reasons: alert.reasons,
+    visit: alert.visit,
+    firstSeen: alert.firstSeen,
+    lastSeen: alert.lastSeen,
+    sightings: alert.sightings,
+    acknowledged: alert.acknowledgedBy && alert.acknowledgedAt ? { by: alert.acknowledgedBy, at: alert.acknowledgedAt } : undefined,
+    ...context,
+  };
+}
+
+const SEVERITY_EMOJI: Record<Severity, string> = { high: ':rotating_light:', medium: ':warning:', low: ':large_yellow_circle:' };
+
+function when(date: Date | undefined, view: Pick<AlertView, 'timeZone' | 'now'>): string {
+  return date ? formatDateTime(date.toISOString(), view.timeZone, view.now) : MISSING;
+}
+
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' && v.trim() !== '' ? v : undefined;
+}
+
+/** "Visit: Nov 21, 14:05 · /checkout · from google.com · Berlin, Germany · Firefox · desktop · 203.0.113.x" */
+export function visitLine(visit: Record<string, unknown>, view: Pick<AlertView, 'timeZone' | 'now'>): string {
+  const date = str(visit.date);
+  const where = [fieldOf(visit, 'location.city'), fieldOf(visit, 'location.country')].map(str).filter(Boolean).join(', ');
+  const parts = [
+    date ? formatDateTime(date, view.timeZone, view.now) : undefined,
+    clip(shortUrl(str(visit.url)), 100),
+    str(visit.referrer) ? `from ${clip(str(visit.referrer)!, 80)}` : 'direct',
+    where || undefined,
+    str(fieldOf(visit, 'browser.name')),
+    str(fieldOf(visit, 'device.type')),
+    maskIp(str(visit.ip)),
+  ].filter((p): p is string => p !== undefined);
+  return escapeMrkdwn(parts.join(' · '));
+}
+
+/** One alert: verdict and severity, reasons, the triggering visit, first/last seen, and buttons that act. */
+export function alertMessage(view: AlertView): { text: string; blocks: KnownBlock[] } {
+  const headline = `${view.verdict} · ${view.severity} severity: visitor ${view.visitorId}`;
+  const status: string[] = [];
+  if (view.acknowledged) status.push(`:white_check_mark: Acknowledged by <@${view.acknowledged.by}> at ${escapeMrkdwn(when(view.acknowledged.at, view))}`);
+  if (view.mutedUntil !== undefined) {
+    status.push(view.mutedUntil === null ? ':mute: Muted for good' : `:mute: Muted until ${escapeMrkdwn(when(view.mutedUntil, view))}`);
+  }
+  const reasons = view.reasons.map((r) => `• ${escapeMrkdwn(clip(r, 200))}`).join('\n') || '• (no reason recorded)';
+
+  const blocks: KnownBlock[] = [
+    { type: 'header', text: plainText(`${view.raised ? 'Severity rose: ' : ''}${headline}`, LIMITS.headerText) },
+    {
+      type: 'section',
+      text: mrkdwn(`${SEVERITY_EMOJI[view.severity]} *${view.verdict}* (${view.severity} severity) · visitor ${code(clip(view.visitorId, 128))}\n${reasons}`),
+    },
+    {
+      type: 'section',
+      fields: [
+        mrkdwn(`*Visit*\n${visitLine(view.visit, view)}`, LIMITS.fieldText),
+        mrkdwn(`*Seen*\n${formatCount(view.sightings)} visit${view.sightings === 1 ? '' : 's'} · first ${escapeMrkdwn(when(view.firstSeen, view))} · last ${escapeMrkdwn(when(view.lastSeen, view))}`, LIMITS.fieldText),
+      ],
+    },
+  ];
+  if (status.length > 0) blocks.push({ type: 'context', elements: [mrkdwn(status.join(' · '))] });
+
+  const value = clip(view.visitorId, LIMITS.buttonValue);
+  const buttons: Button[] = [];
+  if (!view.acknowledged) buttons.push({ type: 'button', action_id: ALERT_ACTIONS.ack, text: plainText('Acknowledge', LIMITS.buttonText), style: 'primary', value });
+  if (view.mutedUntil === undefined) {
+    buttons.push({ type: 'button', action_id: ALERT_ACTIONS.mute24h, text: plainText('Mute 24h', LIMITS.buttonText), value });
+    buttons.push({ type: 'button', action_id: ALERT_ACTIONS.mute7d, text: plainText('Mute 7d', LIMITS.buttonText), value });
+  } else {
+    buttons.push({ type: 'button', action_id: ALERT_ACTIONS.unmute, text: plainText('Unmute', LIMITS.buttonText), value });
+  }
+  buttons.push({ type: 'button', action_id: ALERT_ACTIONS.details, text: plainText('Details', LIMITS.buttonText), value });
+  blocks.push({ type: 'actions', block_id: 'alert', elements: buttons });
+
+  return {
+    text: clip(escapeMrkdwn(`${headline}: ${view.reasons.join('; ')}`), LIMITS.sectionText),
+    blocks: capBlocks(blocks),
+  };
+}
+
+/** The thread reply for later visits by an alerted visitor. */
+export function sightingsReply(count: number, lastVisit: Record<string, unknown>, view: Pick<AlertView, 'timeZone' | 'now'>): { text: string; blocks: KnownBlock[] } {
+  const page = clip(shortUrl(str(lastVisit.url)), 100);
+  const text = `Seen again: ${formatCount(count)} more visit${count === 1 ? '' : 's'}, last on ${page}`;
+  return {
+    text: escapeMrkdwn(text),
+    blocks: [{ type: 'section', text: mrkdwn(`:eyes: ${escapeMrkdwn(text)}\n${visitLine(lastVisit, view)}`) }],
+  };
+}
+
+export interface SummaryRow {
+  visitorId: string;
+  severity: Severity;
+  verdict: VerdictName;
+  reasons: readonly string[];
+}
+
+/** A burst: one message with a table of the new flagged visitors; the details go to its thread. */
+export function burstSummary(rows: readonly SummaryRow[], view: Pick<AlertView, 'timeZone' | 'now'>): { text: string; blocks: KnownBlock[] } {
+  const shown = rows.slice(0, LIMITS.tableRows - 1);
+  const table: TableBlock = {
+    type: 'table',
+    column_settings: [{ is_wrapped: false }, { is_wrapped: false }, { is_wrapped: true }],
+    rows: [
+      ['Visitor', 'Severity', 'Reasons'].map((t) => ({ type: 'raw_text' as const, text: t })),
+      ...shown.map((r) => [
+        { type: 'raw_text' as const, text: clip(r.visitorId, 80) },
+        { type: 'raw_text' as const, text: `${r.verdict} · ${r.severity}` },
+        { type: 'raw_text' as const, text: clip(r.reasons.join('; ') || MISSING, 300) },
+      ]),
+    ],
+  };
+  const counts = (['high', 'medium', 'low'] as const).map((s) => [s, rows.filter((r) => r.severity === s).length] as const).filter(([, n]) => n > 0);
+  const headline = `${formatCount(rows.length)} new flagged visitors`;
+  const blocks: KnownBlock[] = [
+    { type: 'header', text: plainText(`:rotating_light: ${headline}`, LIMITS.headerText) },
+    {
+      type: 'context',
+      elements: [mrkdwn(`${counts.map(([s, n]) => `${n} ${s}`).join(' · ')} · ${escapeMrkdwn(formatDateTime(view.now.toISOString(), view.timeZone, view.now))} · one alert each in the thread`)],
+    },
+    table,
+  ];
+  if (rows.length > shown.length) blocks.push({ type: 'context', elements: [mrkdwn(`…and ${rows.length - shown.length} more in the thread.`)] });
+  return { text: escapeMrkdwn(headline), blocks };
+}

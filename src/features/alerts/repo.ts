@@ -1,0 +1,547 @@
+/**
+ * Security alerts: which channels subscribe, muted visitors, one alert per visitor per
+ * channel (the row is the claim, so exactly one replica posts it), a cache of security
+ * answers per visitor, and the watcher's progress.
+ */
+import type { Queryable } from '../../platform/store/db.js';
+
+export type Severity = 'high' | 'medium' | 'low';
+export type CheckName = 'bot' | 'scraping' | 'vpn' | 'extensions';
+
+/** Severities from the lowest up: a raise must move right. */
+const SEVERITY_SQL_ORDER = "ARRAY['low', 'medium', 'high']";
+
+// ---------------------------------------------------------------- subscriptions
+
+export interface AlertSubscriptionInput {
+  channelId: string;
+  teamId: string;
+  minSeverity: Severity;
+  checks: CheckName[];
+  createdBy: string;
+}
+
+export interface AlertSubscription extends AlertSubscriptionInput {
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+interface AlertSubscriptionRow {
+  channel_id: string;
+  team_id: string;
+  min_severity: Severity;
+  checks: CheckName[];
+  created_by: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+function toSubscription(row: AlertSubscriptionRow): AlertSubscription {
+  return {
+    channelId: row.channel_id,
+    teamId: row.team_id,
+    minSeverity: row.min_severity,
+    checks: row.checks,
+    createdBy: row.created_by,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export class AlertSubscriptionRepo {
+  constructor(private readonly db: Queryable) {}
+
+  /**
+   * Subscribes the channel, or changes its subscription (bumping updated_at). A change
+   * keeps the original createdBy and createdAt.
+   */
+  async upsert(input: AlertSubscriptionInput): Promise<AlertSubscription> {
+    const { rows } = await this.db.query<AlertSubscriptionRow>(
+      `INSERT INTO alert_subscriptions (channel_id, team_id, min_severity, checks, created_by)
+       VALUES ($1, $2, $3, $4::jsonb, $5)
+       ON CONFLICT (channel_id) DO UPDATE SET
+         team_id = EXCLUDED.team_id, min_severity = EXCLUDED.min_severity, checks = EXCLUDED.checks, updated_at = now()
+       RETURNING *`,
+      [input.channelId, input.teamId, input.minSeverity, JSON.stringify(input.checks), input.createdBy],
+    );
+    return toSubscription(rows[0] as AlertSubscriptionRow);
+  }
+
+  /** Unsubscribes the channel; false when it was not subscribed. Its alerts and mutes stay. */
+  async remove(channelId: string): Promise<boolean> {
+    const { rows } = await this.db.query('DELETE FROM alert_subscriptions WHERE channel_id = $1 RETURNING channel_id', [
+      channelId,
+    ]);
+    return rows.length > 0;
+  }
+
+  async get(channelId: string): Promise<AlertSubscription | undefined> {
+    const { rows } = await this.db.query<AlertSubscriptionRow>('SELECT * FROM alert_subscriptions WHERE channel_id = $1', [
+      channelId,
+    ]);
+    return rows[0] && toSubscription(rows[0]);
+  }
+
+  /** Every subscription, oldest first. */
+  async list(): Promise<AlertSubscription[]> {
+    const { rows } = await this.db.query<AlertSubscriptionRow>(
+      'SELECT * FROM alert_subscriptions ORDER BY created_at, channel_id',
+    );
+    return rows.map(toSubscription);
+  }
+}
+
+// ---------------------------------------------------------------- mutes
+
+export interface AlertMute {
+  channelId: string;
+  visitorId: string;
+  /** Muted until this moment; undefined: for good. */
+  until?: Date;
+  mutedBy: string;
+  createdAt: Date;
+}
+
+interface AlertMuteRow {
+  channel_id: string;
+  visitor_id: string;
+  until: Date | null;
+  muted_by: string;
+  created_at: Date;
+}
+
+function toMute(row: AlertMuteRow): AlertMute {
+  return {
+    channelId: row.channel_id,
+    visitorId: row.visitor_id,
+    until: row.until ?? undefined,
+    mutedBy: row.muted_by,
+    createdAt: row.created_at,
+  };
+}
+
+/** A mute is active while it has no end or its end is after `now`. */
+const active = (nowParam: number) => `(until IS NULL OR until > $${nowParam})`;
+
+export class AlertMuteRepo {
+  constructor(private readonly db: Queryable) {}
+
+  /** Mutes the visitor in the channel until `until` (null: for good); muting again replaces the mute. */
+  async mute(channelId: string, visitorId: string, until: Date | null, mutedBy: string): Promise<AlertMute> {
+    const { rows } = await this.db.query<AlertMuteRow>(
+      `INSERT INTO alert_mutes (channel_id, visitor_id, until, muted_by)
+       VALUES ($1, $2, $3, $4)
+       ON CONFLICT (channel_id, visitor_id) DO UPDATE SET
+         until = EXCLUDED.until, muted_by = EXCLUDED.muted_by, created_at = now()
+       RETURNING *`,
+      [channelId, visitorId, until, mutedBy],
+    );
+    return toMute(rows[0] as AlertMuteRow);
+  }
+
+  /** False when the visitor was not muted (an expired mute still counts as one, and is removed). */
+  async unmute(channelId: string, visitorId: string): Promise<boolean> {
+    const { rows } = await this.db.query(
+      'DELETE FROM alert_mutes WHERE channel_id = $1 AND visitor_id = $2 RETURNING visitor_id',
+      [channelId, visitorId],
+    );
+    return rows.length > 0;
+  }
+
+  /** The active mutes among these visitors, by visitor id. */
+  async activeFor(channelId: string, visitorIds: readonly string[], now: Date): Promise<Map<string, AlertMute>> {
+    if (visitorIds.length === 0) return new Map();
+    const { rows } = await this.db.query<AlertMuteRow>(
+      `SELECT * FROM alert_mutes WHERE channel_id = $1 AND visitor_id = ANY($2::text[]) AND ${active(3)}`,
+      [channelId, visitorIds, now],
+    );
+    return new Map(rows.map((row) => [row.visitor_id, toMute(row)]));
+  }
+
+  /** The channel's active mutes, oldest first. */
+  async listActive(channelId: string, now: Date): Promise<AlertMute[]> {
+    const { rows } = await this.db.query<AlertMuteRow>(
+      `SELECT * FROM alert_mutes WHERE channel_id = $1 AND ${active(2)} ORDER BY created_at, visitor_id`,
+      [channelId, now],
+    );
+    return rows.map(toMute);
+  }
+
+  /** The visitor's active mute in the channel, if any. */
+  async isMuted(channelId: string, visitorId: string, now: Date): Promise<AlertMute | undefined> {
+    const { rows } = await this.db.query<AlertMuteRow>(
+      `SELECT * FROM alert_mutes WHERE channel_id = $1 AND visitor_id = $2 AND ${active(3)}`,
+      [channelId, visitorId, now],
+    );
+    return rows[0] && toMute(rows[0]);
+  }
+}
+
+// ---------------------------------------------------------------- alerts
+
+/** The visit behind an alert, as the API gave it. */
+export type AlertVisit = Record<string, unknown>;
+
+export interface AlertClaim {
+  channelId: string;
+  visitorId: string;
+  severity: Severity;
+  verdict: string;
+  reasons: string[];
+  visit: AlertVisit;
+  firstSeen?: Date;
+  lastSeen: Date;
+}
+
+export interface AlertSighting {
+  /** How many more sightings (visits) to add. */
+  count: number;
+  lastSeen: Date;
+  /** Replaces the stored visit. */
+  visit: AlertVisit;
+}
+
+export interface AlertRaise {
+  severity: Severity;
+  verdict: string;
+  reasons: string[];
+  visit: AlertVisit;
+  lastSeen: Date;
+}
+
+export interface Alert extends Omit<AlertClaim, 'firstSeen'> {
+  firstSeen?: Date;
+  /** Set once posted. */
+  messageTs?: string;
+  /** Where the alert's details and threads go: its own ts or a burst summary's. */
+  threadTs?: string;
+  sightings: number;
+  acknowledgedBy?: string;
+  acknowledgedAt?: Date;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+interface AlertRow {
+  channel_id: string;
+  visitor_id: string;
+  message_ts: string | null;
+  thread_ts: string | null;
+  severity: Severity;
+  verdict: string;
+  reasons: string[];
+  visit: AlertVisit;
+  first_seen: Date | null;
+  last_seen: Date;
+  sightings: number;
+  acknowledged_by: string | null;
+  acknowledged_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+function toAlert(row: AlertRow): Alert {
+  return {
+    channelId: row.channel_id,
+    visitorId: row.visitor_id,
+    messageTs: row.message_ts ?? undefined,
+    threadTs: row.thread_ts ?? undefined,
+    severity: row.severity,
+    verdict: row.verdict,
+    reasons: row.reasons,
+    visit: row.visit,
+    firstSeen: row.first_seen ?? undefined,
+    lastSeen: row.last_seen,
+    sightings: Number(row.sightings),
+    acknowledgedBy: row.acknowledged_by ?? undefined,
+    acknowledgedAt: row.acknowledged_at ?? undefined,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export class AlertRepo {
+  constructor(private readonly db: Queryable) {}
+
+  /**
+   * Records a new alert for the visitor in the channel. True only for the one caller
+   * that inserted the row: that caller posts it; everyone else records a sighting.
+   */
+  async claim(input: AlertClaim): Promise<boolean> {
+    const { rows } = await this.db.query(
+      `INSERT INTO alerts (channel_id, visitor_id, severity, verdict, reasons, visit, first_seen, last_seen)
+       VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7, $8)
+       ON CONFLICT DO NOTHING
+       RETURNING visitor_id`,
+      [
+        input.channelId,
+        input.visitorId,
+        input.severity,
+        input.verdict,
+        JSON.stringify(input.reasons),
+        JSON.stringify(input.visit),
+        input.firstSeen ?? null,
+        input.lastSeen,
+      ],
+    );
+    return rows.length > 0;
+  }
+
+  /** Records the posted message and where its details go; false when there is no such alert. */
+  async setPosted(channelId: string, visitorId: string, messageTs: string, threadTs: string): Promise<boolean> {
+    const { rows } = await this.db.query(
+      `UPDATE alerts SET message_ts = $3, thread_ts = $4, updated_at = now()
+       WHERE channel_id = $1 AND visitor_id = $2 RETURNING visitor_id`,
+      [channelId, visitorId, messageTs, threadTs],
+    );
+    return rows.length > 0;
+  }
+
+  async get(channelId: string, visitorId: string): Promise<Alert | undefined> {
+    const { rows } = await this.db.query<AlertRow>('SELECT * FROM alerts WHERE channel_id = $1 AND visitor_id = $2', [
+      channelId,
+      visitorId,
+    ]);
+    return rows[0] && toAlert(rows[0]);
+  }
+
+  /** The channel's alerts for these visitors, by visitor id. */
+  async getMany(channelId: string, visitorIds: readonly string[]): Promise<Map<string, Alert>> {
+    if (visitorIds.length === 0) return new Map();
+    const { rows } = await this.db.query<AlertRow>(
+      'SELECT * FROM alerts WHERE channel_id = $1 AND visitor_id = ANY($2::text[])',
+      [channelId, visitorIds],
+    );
+    return new Map(rows.map((row) => [row.visitor_id, toAlert(row)]));
+  }
+
+  /**
+   * Adds `count` sightings, moves last_seen forward (never back) and replaces the visit,
+   * in one statement (concurrent sightings all count). The updated alert; undefined when there is none.
+   */
+  async recordSighting(channelId: string, visitorId: string, sighting: AlertSighting): Promise<Alert | undefined> {
+    const { rows } = await this.db.query<AlertRow>(
+      `UPDATE alerts SET sightings = sightings + $3, last_seen = greatest(last_seen, $4::timestamptz),
+         visit = $5::jsonb, updated_at = now()
+       WHERE channel_id = $1 AND visitor_id = $2 RETURNING *`,
+      [channelId, visitorId, sighting.count, sighting.lastSeen, JSON.stringify(sighting.visit)],
+    );
+    return rows[0] && toAlert(rows[0]);
+  }
+
+  /**
+   * Raises the alert to a higher severity: new severity, verdict, reasons and visit,
+   * last_seen moved forward, and the acknowledgement cleared (it was for the lower one).
+   * Undefined when there is no such alert or its severity is already as high: of two
+   * concurrent raises to the same severity only one clears an acknowledgement.
+   */
+  async raise(channelId: string, visitorId: string, raise: AlertRaise): Promise<Alert | undefined> {
+    const { rows } = await this.db.query<AlertRow>(
+      `UPDATE alerts SET severity = $3, verdict = $4, reasons = $5::jsonb, visit = $6::jsonb,
+         last_seen = greatest(last_seen, $7::timestamptz),
+         acknowledged_by = NULL, acknowledged_at = NULL, updated_at = now()
+       WHERE channel_id = $1 AND visitor_id = $2
+         AND array_position(${SEVERITY_SQL_ORDER}, $3::text) > array_position(${SEVERITY_SQL_ORDER}, severity)
+       RETURNING *`,
+      [
+        channelId,
+        visitorId,
+        raise.severity,
+        raise.verdict,
+        JSON.stringify(raise.reasons),
+        JSON.stringify(raise.visit),
+        raise.lastSeen,
+      ],
+    );
+    return rows[0] && toAlert(rows[0]);
+  }
+
+  /**
+   * Records who acknowledged the alert. The first acknowledgement stands: a second one
+   * returns the alert unchanged (compare acknowledgedBy). Undefined when there is no such alert.
+   */
+  async acknowledge(channelId: string, visitorId: string, userId: string, at: Date): Promise<Alert | undefined> {
+    const { rows } = await this.db.query<AlertRow>(
+      `UPDATE alerts SET acknowledged_by = coalesce(acknowledged_by, $3),
+         acknowledged_at = CASE WHEN acknowledged_by IS NULL THEN $4::timestamptz ELSE acknowledged_at END,
+         updated_at = CASE WHEN acknowledged_by IS NULL THEN now() ELSE updated_at END
+       WHERE channel_id = $1 AND visitor_id = $2 RETURNING *`,
+      [channelId, visitorId, userId, at],
+    );
+    return rows[0] && toAlert(rows[0]);
+  }
+
+  /** Deletes the alert (its post failed), so the next scan claims it again; false when there was none. */
+  async forget(channelId: string, visitorId: string): Promise<boolean> {
+    const { rows } = await this.db.query(
+      'DELETE FROM alerts WHERE channel_id = $1 AND visitor_id = $2 RETURNING visitor_id',
+      [channelId, visitorId],
+    );
+    return rows.length > 0;
+  }
+
+  /** How many alerts (of one channel, or all) were last seen in [from, to). */
+  async countSeenBetween(channelId: string | undefined, from: Date, to: Date): Promise<number> {
+    const { rows } = await this.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM alerts
+       WHERE ($1::text IS NULL OR channel_id = $1) AND last_seen >= $2 AND last_seen < $3`,
+      [channelId ?? null, from, to],
+    );
+    return Number(rows[0]?.n ?? 0);
+  }
+}
+
+// ---------------------------------------------------------------- visitor checks
+
+export interface VisitorCheck {
+  facts: unknown;
+  checkedAt: Date;
+}
+
+export interface VisitorCheckEntry extends VisitorCheck {
+  visitorId: string;
+}
+
+/** Rows per INSERT: each chunk is one statement with one jsonb parameter. */
+const SAVE_CHUNK = 1_000;
+
+export class VisitorCheckRepo {
+  constructor(private readonly db: Queryable) {}
+
+  /** The answers for these visitors checked at or after `notBefore`, by visitor id. */
+  async getFresh(visitorIds: readonly string[], notBefore: Date): Promise<Map<string, VisitorCheck>> {
+    if (visitorIds.length === 0) return new Map();
+    const { rows } = await this.db.query<{ visitor_id: string; facts: unknown; checked_at: Date }>(
+      'SELECT * FROM visitor_checks WHERE visitor_id = ANY($1::text[]) AND checked_at >= $2',
+      [visitorIds, notBefore],
+    );
+    return new Map(rows.map((row) => [row.visitor_id, { facts: row.facts, checkedAt: row.checked_at }]));
+  }
+
+  /**
+   * Stores answers, SAVE_CHUNK rows per statement. A visitor's stored answer is replaced
+   * only by one checked at the same moment or later; of duplicates in `entries`, the last
+   * with the latest checkedAt wins. Chunks are not one transaction (it is a cache).
+   */
+  async save(entries: readonly VisitorCheckEntry[]): Promise<void> {
+    // One statement cannot update a row twice: keep one entry per visitor.
+    const latest = new Map<string, VisitorCheckEntry>();
+    for (const entry of entries) {
+      const seen = latest.get(entry.visitorId);
+      if (!seen || seen.checkedAt.getTime() <= entry.checkedAt.getTime()) latest.set(entry.visitorId, entry);
+    }
+    const unique = [...latest.values()];
+    for (let i = 0; i < unique.length; i += SAVE_CHUNK) {
+      const chunk = unique.slice(i, i + SAVE_CHUNK).map((e) => ({
+        visitor_id: e.visitorId,
+        facts: e.facts ?? null,
+        checked_at: e.checkedAt.toISOString(),
+      }));
+      await this.db.query(
+        `INSERT INTO visitor_checks (visitor_id, facts, checked_at)
+         SELECT visitor_id, coalesce(facts, 'null'::jsonb), checked_at
+         FROM jsonb_to_recordset($1::jsonb) AS e(visitor_id text, facts jsonb, checked_at timestamptz)
+         ON CONFLICT (visitor_id) DO UPDATE SET facts = EXCLUDED.facts, checked_at = EXCLUDED.checked_at
+         WHERE visitor_checks.checked_at <= EXCLUDED.checked_at`,
+        [JSON.stringify(chunk)],
+      );
+    }
+  }
+
+  /** Deletes answers checked before `olderThan`; returns how many. */
+  async prune(olderThan: Date): Promise<number> {
+    const { rows } = await this.db.query<{ n: number }>(
+      `WITH gone AS (DELETE FROM visitor_checks WHERE checked_at < $1 RETURNING 1)
+       SELECT count(*)::int AS n FROM gone`,
+      [olderThan],
+    );
+    return Number(rows[0]?.n ?? 0);
+  }
+}
+
+// ---------------------------------------------------------------- watch state
+
+/** Whatever a scan counted (visits, checked, alerts, …). */
+export type WatchCounts = Record<string, number>;
+
+export interface WatchProgress {
+  /** The latest visit time handled; null before the first. */
+  watermark: Date | null;
+  /** The ids of the visits handled AT the watermark instant. */
+  seenIds: string[];
+  counts: WatchCounts;
+  /** When the scan finished. */
+  at: Date;
+}
+
+export interface WatchState {
+  key: string;
+  watermark?: Date;
+  seenIds: string[];
+  /** The last successful scan. */
+  lastScanAt?: Date;
+  /** The last failure since the last successful scan. */
+  lastError?: string;
+  lastErrorAt?: Date;
+  /** The counts of the last successful scan. */
+  lastCounts?: WatchCounts;
+  updatedAt: Date;
+}
+
+interface WatchStateRow {
+  key: string;
+  watermark: Date | null;
+  seen_ids: string[];
+  last_scan_at: Date | null;
+  last_error: string | null;
+  last_error_at: Date | null;
+  last_counts: WatchCounts | null;
+  updated_at: Date;
+}
+
+function toWatchState(row: WatchStateRow): WatchState {
+  return {
+    key: row.key,
+    watermark: row.watermark ?? undefined,
+    seenIds: row.seen_ids,
+    lastScanAt: row.last_scan_at ?? undefined,
+    lastError: row.last_error ?? undefined,
+    lastErrorAt: row.last_error_at ?? undefined,
+    lastCounts: row.last_counts ?? undefined,
+    updatedAt: row.updated_at,
+  };
+}
+
+export class WatchStateRepo {
+  constructor(private readonly db: Queryable) {}
+
+  async get(key: string): Promise<WatchState | undefined> {
+    const { rows } = await this.db.query<WatchStateRow>('SELECT * FROM watch_state WHERE key = $1', [key]);
+    return rows[0] && toWatchState(rows[0]);
+  }
+
+  /** Records a successful scan: watermark, seen ids and counts as given; clears the last error. */
+  async saveProgress(key: string, progress: WatchProgress): Promise<WatchState> {
+    const { rows } = await this.db.query<WatchStateRow>(
+      `INSERT INTO watch_state (key, watermark, seen_ids, last_scan_at, last_counts)
+       VALUES ($1, $2, $3::jsonb, $4, $5::jsonb)
+       ON CONFLICT (key) DO UPDATE SET
+         watermark = EXCLUDED.watermark, seen_ids = EXCLUDED.seen_ids, last_scan_at = EXCLUDED.last_scan_at,
+         last_counts = EXCLUDED.last_counts, last_error = NULL, last_error_at = NULL, updated_at = now()
+       RETURNING *`,
+      [key, progress.watermark, JSON.stringify(progress.seenIds), progress.at, JSON.stringify(progress.counts)],
+    );
+    return toWatchState(rows[0] as WatchStateRow);
+  }
+
+  /** Records a failed scan; the watermark, seen ids and last counts stay as they were. */
+  async saveError(key: string, error: string, at: Date): Promise<WatchState> {
+    const { rows } = await this.db.query<WatchStateRow>(
+      `INSERT INTO watch_state (key, last_error, last_error_at) VALUES ($1, $2, $3)
+       ON CONFLICT (key) DO UPDATE SET last_error = EXCLUDED.last_error, last_error_at = EXCLUDED.last_error_at, updated_at = now()
+       RETURNING *`,
+      [key, error, at],
+    );
+    return toWatchState(rows[0] as WatchStateRow);
+  }
+}

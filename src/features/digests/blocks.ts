@@ -1,0 +1,174 @@
+import type { Button, KnownBlock, SectionBlock } from '@slack/types';
+import type { ReportDef } from '../../kernel/catalog.js';
+import type { FilterGroup } from '../../kernel/filters.js';
+import type { DateRange } from '../../kernel/dates.js';
+import { formatCount, formatDelta, formatDuration, MISSING } from '../../kernel/format.js';
+import { escapeMrkdwn } from '../../platform/slack/kit/escape.js';
+import { capBlocks, clip, LIMITS, mrkdwn, plainText } from '../../platform/slack/kit/limits.js';
+import { describeFilters } from '../reports/blocks.js';
+
+export interface DigestLine {
+  name: string;
+  value: number;
+  /** The previous period's value: 0 when it had none ("new"), undefined when unknown (no change shown). */
+  previous?: number;
+  /** Average duration, shown beside the count where the report has one. */
+  duration?: number;
+}
+
+export interface DigestSection {
+  def: ReportDef;
+  /** Undefined when the report failed to load; `error` says why. */
+  lines?: DigestLine[];
+  error?: string;
+}
+
+export interface DigestTotals {
+  visits: number;
+  unique: number;
+  previousVisits?: number;
+  previousUnique?: number;
+}
+
+export interface DigestView {
+  id: number;
+  title: string;
+  period: DateRange;
+  previous: DateRange;
+  filters: FilterGroup[];
+  totals?: DigestTotals;
+  totalsError?: string;
+  sections: DigestSection[];
+  /** One line on security for the period, when the alerts know something. */
+  security?: string;
+  demo: boolean;
+  preview: boolean;
+}
+
+const NAME_MAX = 60;
+
+function line(l: DigestLine, i: number, def: ReportDef): string {
+  const name = escapeMrkdwn(clip(l.name || MISSING, NAME_MAX));
+  const unit = def.kind === 'pages' || def.kind === 'aggregate' ? ' visits' : '';
+  const time = l.duration !== undefined ? ` · ${formatDuration(l.duration)}` : '';
+  const change = l.previous === undefined ? '' : ` ${formatDelta(l.value, l.previous)}`;
+  return `${i + 1}. ${name} · *${formatCount(l.value)}*${unit}${change}${time}`;
+}
+
+function section(s: DigestSection): SectionBlock {
+  if (!s.lines) {
+    return { type: 'section', text: mrkdwn(`*${s.def.title}*\n:warning: Could not load: ${escapeMrkdwn(s.error ?? 'unknown error')}`) };
+  }
+  const body = s.lines.length === 0 ? '_No data in this period._' : s.lines.map((l, i) => line(l, i, s.def)).join('\n');
+  return { type: 'section', text: mrkdwn(`*${s.def.title}*\n${body}`) };
+}
+
+function totalsSection(view: DigestView): SectionBlock {
+  if (!view.totals) {
+    return { type: 'section', text: mrkdwn(`:warning: Totals could not be loaded: ${escapeMrkdwn(view.totalsError ?? 'unknown error')}`) };
+  }
+  const t = view.totals;
+  return {
+    type: 'section',
+    fields: [
+      mrkdwn(`*Visits*\n${formatCount(t.visits)}  ${formatDelta(t.visits, t.previousVisits)}`, LIMITS.fieldText),
+      mrkdwn(`*Unique visitors*\n${formatCount(t.unique)}  ${formatDelta(t.unique, t.previousUnique)}`, LIMITS.fieldText),
+    ],
+  };
+}
+
+/** A digest: headline totals with change, each report's top rows with their change, the period in words. */
+export function digestMessage(view: DigestView): { text: string; blocks: KnownBlock[] } {
+  const filters = describeFilters(view.filters);
+  const context = [
+    `${escapeMrkdwn(view.period.label)} · change against ${escapeMrkdwn(view.previous.label)}`,
+    ...(filters ? [`filters: ${filters}`] : []),
+    `digest #${view.id}`,
+    ...(view.demo ? ['_demo data_'] : []),
+    ...(view.preview ? ['_preview: only you see this_'] : []),
+  ].join(' · ');
+  const blocks: KnownBlock[] = [
+    { type: 'header', text: plainText(clip(view.title, LIMITS.headerText), LIMITS.headerText) },
+    { type: 'context', elements: [mrkdwn(context)] },
+    totalsSection(view),
+    { type: 'divider' },
+    ...view.sections.map(section),
+  ];
+  if (view.security) blocks.push({ type: 'context', elements: [mrkdwn(`:shield: ${escapeMrkdwn(view.security)}`)] });
+  const total = view.totals ? `${formatCount(view.totals.visits)} visits ${formatDelta(view.totals.visits, view.totals.previousVisits)}` : 'totals unavailable';
+  return {
+    text: clip(escapeMrkdwn(`${view.title}: ${total} (${view.period.label})`), LIMITS.sectionText),
+    blocks: capBlocks(blocks),
+  };
+}
+
+// --- The list --------------------------------------------------------------
+
+export const DIGEST_ACTIONS = {
+  preview: 'digest.preview',
+  pause: 'digest.pause',
+  resume: 'digest.resume',
+  edit: 'digest.edit',
+  remove: 'digest.remove',
+} as const;
+
+export interface DigestListItem {
+  id: number;
+  channelId: string;
+  ownerId: string;
+  reports: string[];
+  schedule: string;
+  nextRun?: string;
+  lastRun?: string;
+  paused: boolean;
+  /** May this person change it (an admin, or its owner)? */
+  canManage: boolean;
+}
+
+function button(text: string, actionId: string, value: string, style?: 'primary' | 'danger'): Button {
+  return { type: 'button', text: plainText(text, LIMITS.buttonText), action_id: actionId, value, ...(style ? { style } : {}) };
+}
+
+/** Each digest with its schedule in words, next run, last result, and buttons (Remove asks first). */
+export function digestList(items: DigestListItem[], scope: string): { text: string; blocks: KnownBlock[] } {
+  if (items.length === 0) {
+    return {
+      text: `No digests ${scope}.`,
+      blocks: [{ type: 'section', text: mrkdwn(`No digests ${escapeMrkdwn(scope)}. Add one with \`/traffic digest add\`.`) }],
+    };
+  }
+  const blocks: KnownBlock[] = [{ type: 'header', text: plainText(`Digests ${scope}`, LIMITS.headerText) }];
+  // Two blocks a digest, within 50 in all: the rest are counted.
+  const shown = items.slice(0, 23);
+  for (const d of shown) {
+    const state = d.paused ? ':double_vertical_bar: paused' : `next ${escapeMrkdwn(d.nextRun ?? 'unknown')}`;
+    blocks.push({
+      type: 'section',
+      text: mrkdwn(
+        `*#${d.id}* in <#${d.channelId}> · ${escapeMrkdwn(d.reports.join(', '))}\n` +
+          `${escapeMrkdwn(d.schedule)} · ${state} · last: ${escapeMrkdwn(d.lastRun ?? 'never run')} · owner <@${d.ownerId}>`,
+      ),
+    });
+    const value = String(d.id);
+    const buttons: Button[] = [button('Preview now', DIGEST_ACTIONS.preview, value)];
+    if (d.canManage) {
+      buttons.push(d.paused ? button('Resume', DIGEST_ACTIONS.resume, value, 'primary') : button('Pause', DIGEST_ACTIONS.pause, value));
+      buttons.push(button('Edit', DIGEST_ACTIONS.edit, value));
+      buttons.push({
+        ...button('Remove', DIGEST_ACTIONS.remove, value, 'danger'),
+        confirm: {
+          title: plainText('Remove this digest?', LIMITS.confirmTitle),
+          text: plainText(`Digest #${d.id} will stop and be deleted. This cannot be undone.`, LIMITS.confirmText),
+          confirm: plainText('Remove', LIMITS.confirmButton),
+          deny: plainText('Keep it', LIMITS.confirmButton),
+          style: 'danger',
+        },
+      });
+    }
+    blocks.push({ type: 'actions', block_id: `digest_${d.id}`, elements: buttons });
+  }
+  if (items.length > shown.length) {
+    blocks.push({ type: 'context', elements: [mrkdwn(`…and ${items.length - shown.length} more. \`/traffic digest list\` in a channel shows that channel's.`)] });
+  }
+  return { text: `${items.length} digest${items.length === 1 ? '' : 's'} ${scope}`, blocks: capBlocks(blocks) };
+}

@@ -1,0 +1,168 @@
+/** Scheduled digests: which reports go to which channel, when, and in which time zone. */
+import type { FilterGroup } from '../../kernel/filters.js';
+import type { Queryable } from '../../platform/store/db.js';
+
+/** What a person chose; `cron` on the digest is derived from it (core/schedule.ts toCron). */
+export type { DigestSchedule } from './schedule.js';
+import type { DigestSchedule } from './schedule.js';
+
+export interface DigestInput {
+  teamId: string;
+  channelId: string;
+  ownerId: string;
+  /** Report ids, in the order they are posted. */
+  reports: string[];
+  /** Filter groups (ORed), each a list of ANDed filters. Default none. */
+  filters?: FilterGroup[];
+  topN: number;
+  /** The period each run reports on: day, week or month (core/schedule.ts DigestPeriod). */
+  period: string;
+  schedule: DigestSchedule;
+  /** The five-field expression derived from schedule. */
+  cron: string;
+  timeZone: string;
+  paused?: boolean;
+}
+
+export interface Digest extends Required<DigestInput> {
+  id: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** Any fields but the workspace; the rest stay as they were. */
+export type DigestPatch = Partial<Omit<DigestInput, 'teamId'>>;
+
+interface DigestRow {
+  id: number | string;
+  team_id: string;
+  channel_id: string;
+  owner_id: string;
+  reports: string[];
+  filters: FilterGroup[];
+  top_n: number;
+  period: string;
+  schedule: DigestSchedule;
+  cron: string;
+  time_zone: string;
+  paused: boolean;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** Input field → column, and whether it is stored as jsonb. */
+const COLUMNS: Record<keyof DigestPatch, { column: string; json?: true }> = {
+  channelId: { column: 'channel_id' },
+  ownerId: { column: 'owner_id' },
+  reports: { column: 'reports', json: true },
+  filters: { column: 'filters', json: true },
+  topN: { column: 'top_n' },
+  period: { column: 'period' },
+  schedule: { column: 'schedule', json: true },
+  cron: { column: 'cron' },
+  timeZone: { column: 'time_zone' },
+  paused: { column: 'paused' },
+};
+
+function toDigest(row: DigestRow): Digest {
+  return {
+    id: Number(row.id),
+    teamId: row.team_id,
+    channelId: row.channel_id,
+    ownerId: row.owner_id,
+    reports: row.reports,
+    filters: row.filters,
+    topN: row.top_n,
+    period: row.period,
+    schedule: row.schedule,
+    cron: row.cron,
+    timeZone: row.time_zone,
+    paused: row.paused,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export class DigestRepo {
+  constructor(private readonly db: Queryable) {}
+
+  async create(input: DigestInput): Promise<Digest> {
+    const { rows } = await this.db.query<DigestRow>(
+      `INSERT INTO digests (team_id, channel_id, owner_id, reports, filters, top_n, period, schedule, cron, time_zone, paused)
+       VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6, $7, $8::jsonb, $9, $10, $11)
+       RETURNING *`,
+      [
+        input.teamId,
+        input.channelId,
+        input.ownerId,
+        JSON.stringify(input.reports),
+        JSON.stringify(input.filters ?? []),
+        input.topN,
+        input.period,
+        JSON.stringify(input.schedule),
+        input.cron,
+        input.timeZone,
+        input.paused ?? false,
+      ],
+    );
+    return toDigest(rows[0] as DigestRow);
+  }
+
+  async get(id: number): Promise<Digest | undefined> {
+    const { rows } = await this.db.query<DigestRow>('SELECT * FROM digests WHERE id = $1', [id]);
+    return rows[0] && toDigest(rows[0]);
+  }
+
+  /** Changes the given fields and bumps updated_at; undefined when there is no such digest. */
+  async update(id: number, patch: DigestPatch): Promise<Digest | undefined> {
+    const params: unknown[] = [id];
+    const sets = ['updated_at = now()'];
+    for (const [key, value] of Object.entries(patch)) {
+      const spec = COLUMNS[key as keyof DigestPatch];
+      if (!spec || value === undefined) continue;
+      params.push(spec.json ? JSON.stringify(value) : value);
+      sets.push(`${spec.column} = $${params.length}${spec.json ? '::jsonb' : ''}`);
+    }
+    const { rows } = await this.db.query<DigestRow>(
+      `UPDATE digests SET ${sets.join(', ')} WHERE id = $1 RETURNING *`,
+      params,
+    );
+    return rows[0] && toDigest(rows[0]);
+  }
+
+  setPaused(id: number, paused: boolean): Promise<Digest | undefined> {
+    return this.update(id, { paused });
+  }
+
+  /** Removes the digest and its runs; false when there was none. */
+  async remove(id: number): Promise<boolean> {
+    const { rows } = await this.db.query('DELETE FROM digests WHERE id = $1 RETURNING id', [id]);
+    return rows.length > 0;
+  }
+
+  async listByChannel(channelId: string): Promise<Digest[]> {
+    return this.list('WHERE channel_id = $1', [channelId]);
+  }
+
+  async listAll(): Promise<Digest[]> {
+    return this.list('', []);
+  }
+
+  async listActive(): Promise<Digest[]> {
+    return this.list('WHERE NOT paused', []);
+  }
+
+  /**
+   * Digests created or updated after `since`, for a replica refreshing its schedule.
+   * updated_at is the writing transaction's start time, so poll with some overlap;
+   * removed digests do not appear (compare ids with listAll()).
+   */
+  async changedSince(since: Date): Promise<Digest[]> {
+    return this.list('WHERE updated_at > $1', [since]);
+  }
+
+  private async list(where: string, params: unknown[]): Promise<Digest[]> {
+    const { rows } = await this.db.query<DigestRow>(`SELECT * FROM digests ${where} ORDER BY id`, params);
+    return rows.map(toDigest);
+  }
+}

@@ -1,0 +1,161 @@
+/**
+ * One row per digest per scheduled slot. Inserting the row is the claim: the primary
+ * key (digest_id, slot) lets exactly one replica win, so nobody gets a digest twice.
+ */
+import type { Queryable } from '../../platform/store/db.js';
+
+export type DigestRunStatus = 'claimed' | 'posted' | 'failed' | 'missed' | 'abandoned';
+
+export interface DigestRun {
+  digestId: number;
+  slot: Date;
+  status: DigestRunStatus;
+  claimedBy?: string;
+  messageTs?: string;
+  channelId?: string;
+  error?: string;
+  startedAt: Date;
+  finishedAt?: Date;
+}
+
+interface DigestRunRow {
+  digest_id: number | string;
+  slot: Date;
+  status: DigestRunStatus;
+  claimed_by: string | null;
+  message_ts: string | null;
+  channel_id: string | null;
+  error: string | null;
+  started_at: Date;
+  finished_at: Date | null;
+}
+
+function toRun(row: DigestRunRow): DigestRun {
+  return {
+    digestId: Number(row.digest_id),
+    slot: row.slot,
+    status: row.status,
+    claimedBy: row.claimed_by ?? undefined,
+    messageTs: row.message_ts ?? undefined,
+    channelId: row.channel_id ?? undefined,
+    error: row.error ?? undefined,
+    startedAt: row.started_at,
+    finishedAt: row.finished_at ?? undefined,
+  };
+}
+
+const FOREIGN_KEY_VIOLATION = '23503';
+
+export class DigestRunRepo {
+  constructor(private readonly db: Queryable) {}
+
+  /**
+   * Claims a slot for `owner`. True only for the one caller that inserted the row;
+   * false when it was already claimed or recorded, or the digest is gone or paused
+   * (a replica with a stale schedule must not post it).
+   */
+  async claim(digestId: number, slot: Date, owner: string): Promise<boolean> {
+    return this.insertIfDigest(
+      `INSERT INTO digest_runs (digest_id, slot, status, claimed_by)
+       SELECT id, $2, 'claimed', $3 FROM digests WHERE id = $1 AND NOT paused
+       ON CONFLICT DO NOTHING
+       RETURNING digest_id`,
+      [digestId, slot, owner],
+    );
+  }
+
+  /** Records a slot that passed without a run (the app was down); false when the slot has a row already. */
+  async recordMissed(digestId: number, slot: Date): Promise<boolean> {
+    return this.insertIfDigest(
+      `INSERT INTO digest_runs (digest_id, slot, status, finished_at)
+       SELECT id, $2, 'missed', now() FROM digests WHERE id = $1
+       ON CONFLICT DO NOTHING
+       RETURNING digest_id`,
+      [digestId, slot],
+    );
+  }
+
+  async markPosted(digestId: number, slot: Date, messageTs: string, channelId: string): Promise<boolean> {
+    const { rows } = await this.db.query(
+      `UPDATE digest_runs SET status = 'posted', message_ts = $3, channel_id = $4, error = NULL, finished_at = now()
+       WHERE digest_id = $1 AND slot = $2 RETURNING digest_id`,
+      [digestId, slot, messageTs, channelId],
+    );
+    return rows.length > 0;
+  }
+
+  async markFailed(digestId: number, slot: Date, error: string): Promise<boolean> {
+    const { rows } = await this.db.query(
+      `UPDATE digest_runs SET status = 'failed', error = $3, finished_at = now()
+       WHERE digest_id = $1 AND slot = $2 RETURNING digest_id`,
+      [digestId, slot, error],
+    );
+    return rows.length > 0;
+  }
+
+  /**
+   * Hands a slot back (graceful shutdown before posting) so another replica may claim it.
+   * Only the owner's row, and only while it is still 'claimed' with nothing posted.
+   */
+  async release(digestId: number, slot: Date, owner: string): Promise<boolean> {
+    const { rows } = await this.db.query(
+      `DELETE FROM digest_runs
+       WHERE digest_id = $1 AND slot = $2 AND claimed_by = $3 AND status = 'claimed' AND message_ts IS NULL
+       RETURNING digest_id`,
+      [digestId, slot, owner],
+    );
+    return rows.length > 0;
+  }
+
+  /**
+   * Claims older than `olderThan` that never finished (the replica died mid-run) become
+   * 'abandoned': recorded, not retried, since a message may have gone out. Returns how many.
+   */
+  async abandonStale(olderThan: Date): Promise<number> {
+    const { rows } = await this.db.query(
+      `UPDATE digest_runs SET status = 'abandoned', error = 'claimed but never finished', finished_at = now()
+       WHERE status = 'claimed' AND started_at < $1 RETURNING digest_id`,
+      [olderThan],
+    );
+    return rows.length;
+  }
+
+  async get(digestId: number, slot: Date): Promise<DigestRun | undefined> {
+    const { rows } = await this.db.query<DigestRunRow>(
+      'SELECT * FROM digest_runs WHERE digest_id = $1 AND slot = $2',
+      [digestId, slot],
+    );
+    return rows[0] && toRun(rows[0]);
+  }
+
+  /** The run of the latest slot, whatever its status. */
+  async lastRun(digestId: number): Promise<DigestRun | undefined> {
+    const { rows } = await this.db.query<DigestRunRow>(
+      'SELECT * FROM digest_runs WHERE digest_id = $1 ORDER BY slot DESC LIMIT 1',
+      [digestId],
+    );
+    return rows[0] && toRun(rows[0]);
+  }
+
+  /** The latest run of each digest that has one, by digest id. */
+  async lastRuns(digestIds: readonly number[]): Promise<Map<number, DigestRun>> {
+    if (digestIds.length === 0) return new Map();
+    const { rows } = await this.db.query<DigestRunRow>(
+      `SELECT DISTINCT ON (digest_id) * FROM digest_runs
+       WHERE digest_id = ANY($1::bigint[]) ORDER BY digest_id, slot DESC`,
+      [digestIds],
+    );
+    return new Map(rows.map((row) => [Number(row.digest_id), toRun(row)]));
+  }
+
+  /** Runs an INSERT … RETURNING; a digest removed at the same moment counts as not inserted. */
+  private async insertIfDigest(sql: string, params: unknown[]): Promise<boolean> {
+    try {
+      const { rows } = await this.db.query(sql, params);
+      return rows.length > 0;
+    } catch (error) {
+      if ((error as { code?: string }).code === FOREIGN_KEY_VIOLATION) return false;
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,259 @@
+import type { ActionsBlock, Button, KnownBlock, PlainTextOption, StaticSelect, TableBlock } from '@slack/types';
+import type { Column, ReportDef, ReportRow } from '../../kernel/catalog.js';
+import type { FilterGroup } from '../../kernel/filters.js';
+import type { DateRange } from '../../kernel/dates.js';
+import { RANGE_LABELS, RANGE_WORDS } from '../../kernel/dates.js';
+import { bar, formatCount, formatDateTime, formatDuration, MISSING } from '../../kernel/format.js';
+import type { ReportQuery } from '../../kernel/query.js';
+import { escapeMrkdwn } from '../../platform/slack/kit/escape.js';
+import { capBlocks, clip, LIMITS, mrkdwn, plainText } from '../../platform/slack/kit/limits.js';
+
+/** Where a message's interactive elements find their query again (see slack/query-refs.ts). */
+export interface ReportRefs {
+  /** The current query, fit for a button value (≤ 2000). */
+  current: string;
+  /** The current query, fit for a block_id (≤ 255 with its prefix). */
+  block: string;
+  prev?: string;
+  next?: string;
+}
+
+export interface ReportView {
+  def: ReportDef;
+  query: ReportQuery;
+  range: DateRange;
+  rows: readonly ReportRow[];
+  refs: ReportRefs;
+  timeZone: string;
+  now: Date;
+  demo: boolean;
+  /** Ephemeral answers get "Post to channel". */
+  ephemeral: boolean;
+}
+
+export const ACTIONS = {
+  prev: 'report.prev',
+  next: 'report.next',
+  range: 'report.range',
+  sort: 'report.sort',
+  filter: 'report.filter',
+  drill: 'report.drill',
+  share: 'report.share',
+  inspect: 'report.inspect',
+} as const;
+
+/** Prefix of the block_id of the menus' actions block; the rest is the query ref. */
+export const MENU_BLOCK_PREFIX = 'rq|';
+const CELL_MAX = 120;
+
+export function reportMessage(view: ReportView): { text: string; blocks: KnownBlock[] } {
+  const { def, query, range, rows } = view;
+  const blocks: KnownBlock[] = [
+    { type: 'header', text: plainText(`${def.title} · ${range.label}`, LIMITS.headerText) },
+    { type: 'context', elements: [mrkdwn(contextLine(view))] },
+  ];
+  if (rows.length === 0) {
+    blocks.push({
+      type: 'section',
+      text: mrkdwn(
+        query.page > 1
+          ? 'No more rows: this is past the last page.'
+          : 'No data for this range and these filters. Try a longer range, or fewer filters.',
+      ),
+    });
+  } else {
+    blocks.push(reportTable(def, rows, view.timeZone, view.now));
+  }
+  blocks.push(...actionBlocks(view));
+  return { text: fallbackText(view), blocks: capBlocks(blocks) };
+}
+
+function contextLine(view: ReportView): string {
+  const { query, rows, def } = view;
+  const first = (query.page - 1) * query.top + 1;
+  const parts = [
+    rows.length > 0 ? `Rows ${formatCount(first)}–${formatCount(first + rows.length - 1)}` : 'No rows',
+    `sorted by ${sortLabel(def, query)}`,
+  ];
+  const filters = describeFilters(query.filters);
+  if (filters) parts.push(`filters: ${filters}`);
+  if (view.demo) parts.push('_demo data_');
+  if (rows.length >= LIMITS.tableRows) parts.push(`columns: ${def.columns.map((c) => c.label).join(', ')}`);
+  return parts.join(' · ');
+}
+
+function sortLabel(def: ReportDef, query: ReportQuery): string {
+  const key = query.sort?.key ?? def.defaultSort;
+  const dir = query.sort?.dir ?? 'desc';
+  const column = def.columns.find((c) => c.field === key);
+  const name = column?.label ?? (key === 'created' ? 'newest' : key);
+  return `${escapeMrkdwn(name)} ${dir === 'asc' ? '↑' : '↓'}`;
+}
+
+/** `country is Germany or France and page contains /blog — or — browser is Firefox`, escaped. */
+export function describeFilters(groups: readonly FilterGroup[]): string {
+  const described = groups
+    .filter((g) => g.filters.length > 0)
+    .map((g) =>
+      g.filters
+        .map((f) => {
+          const what = f.field === 'name' ? f.object : `${f.object} ${f.field}`;
+          const values = Array.isArray(f.value) ? f.value : [f.value];
+          const shown = values.map((v) => `\`${escapeMrkdwn(clip(v, 60)).replace(/`/g, 'ˋ')}\``).join(' or ');
+          return `${what} ${f.operator === 'contains' ? 'contains' : 'is'} ${shown}`;
+        })
+        .join(' and '),
+    );
+  return described.join(' *or* ');
+}
+
+function cellText(row: ReportRow, column: Column, timeZone: string, now: Date): string {
+  const value = fieldOf(row, column.field);
+  switch (column.format) {
+    case 'count':
+      return formatCount(typeof value === 'number' ? value : undefined);
+    case 'duration':
+      return formatDuration(typeof value === 'number' ? value : undefined);
+    case 'datetime':
+      return typeof value === 'string' && value ? formatDateTime(value, timeZone, now) : MISSING;
+    case 'url':
+      return typeof value === 'string' && value ? clip(shortUrl(value), CELL_MAX) : MISSING;
+    default:
+      return value === undefined || value === null || value === '' ? MISSING : clip(String(value), CELL_MAX);
+  }
+}
+
+/** Reads a dotted path (`location.country`) from a row. */
+export function fieldOf(row: unknown, path: string): unknown {
+  let value: unknown = row;
+  for (const part of path.split('.')) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<string, unknown>)[part];
+  }
+  return value;
+}
+
+/** `https://www.example.com/blog/x?y=1` → `/blog/x?y=1`: the host is the same on every row. */
+export function shortUrl(url: string | undefined): string {
+  if (!url) return MISSING;
+  const match = /^[a-z]+:\/\/[^/]+(\/.*)?$/i.exec(url);
+  return match ? match[1] || '/' : url;
+}
+
+function reportTable(def: ReportDef, rows: readonly ReportRow[], timeZone: string, now: Date): TableBlock {
+  const numeric = (c: Column) => c.format === 'count' || c.format === 'duration';
+  const header = def.columns.map((c) => ({ type: 'raw_text' as const, text: c.label }));
+  const counts = def.countField ? rows.map((r) => Number(fieldOf(r, def.countField!)) || 0) : [];
+  const max = Math.max(0, ...counts);
+  const withBar = def.countField !== undefined && max > 0;
+  if (withBar) header.push({ type: 'raw_text', text: 'Share' });
+
+  const body = rows.slice(0, LIMITS.tableRows).map((row, i) => {
+    const cells = def.columns.map((c) => ({ type: 'raw_text' as const, text: cellText(row, c, timeZone, now) }));
+    if (withBar) cells.push({ type: 'raw_text', text: bar(counts[i], max, 10).trimEnd() || '▏' });
+    return cells;
+  });
+  // A full page of 100 rows leaves no room for the header row: the columns are then named in the context line.
+  return {
+    type: 'table',
+    column_settings: def.columns.map((c) => (numeric(c) ? { align: 'right' } : { is_wrapped: true })),
+    rows: body.length < LIMITS.tableRows ? [header, ...body] : body,
+  };
+}
+
+function button(text: string, actionId: string, value: string, style?: 'primary'): Button {
+  return {
+    type: 'button',
+    text: plainText(text, LIMITS.buttonText),
+    action_id: actionId,
+    value: value.slice(0, LIMITS.buttonValue),
+    ...(style ? { style } : {}),
+  };
+}
+
+function option(text: string, value: string): PlainTextOption {
+  return { text: plainText(text, LIMITS.optionText), value: value.slice(0, LIMITS.optionValue) };
+}
+
+function actionBlocks(view: ReportView): ActionsBlock[] {
+  const { query, def, refs, rows } = view;
+  const nav: Button[] = [];
+  if (refs.prev) nav.push(button('◀ Prev', ACTIONS.prev, refs.prev));
+  if (refs.next) nav.push(button('Next ▶', ACTIONS.next, refs.next));
+
+  const rangeOptions = RANGE_WORDS.map((w) => option(RANGE_LABELS[w], `r:${w}`));
+  const currentRange = rangeOptions.find((o) => o.value === `r:${query.range}`);
+  const sortOptions = sortChoices(def);
+  const currentSort = sortOptions.find(
+    (o) => o.value === `s:${query.sort?.key ?? def.defaultSort}:${query.sort?.dir ?? 'desc'}`,
+  );
+
+  const menus: ActionsBlock = {
+    type: 'actions',
+    block_id: `${MENU_BLOCK_PREFIX}${refs.block}`.slice(0, LIMITS.blockId),
+    elements: [
+      ...nav,
+      {
+        type: 'static_select',
+        action_id: ACTIONS.range,
+        placeholder: plainText('Date range', LIMITS.placeholder),
+        options: rangeOptions,
+        ...(currentRange ? { initial_option: currentRange } : {}),
+      },
+      {
+        type: 'static_select',
+        action_id: ACTIONS.sort,
+        placeholder: plainText('Sort', LIMITS.placeholder),
+        options: sortOptions.slice(0, LIMITS.options),
+        ...(currentSort ? { initial_option: currentSort } : {}),
+      },
+    ],
+  };
+
+  const more: (Button | StaticSelect)[] = [button('Filter…', ACTIONS.filter, refs.current)];
+  const visitorIds = inspectableVisitors(def, rows);
+  if (visitorIds.length > 0) {
+    more.push({
+      type: 'static_select',
+      action_id: ACTIONS.inspect,
+      placeholder: plainText('Inspect visitor…', LIMITS.placeholder),
+      options: visitorIds.map((id) => option(id, id)),
+    });
+  }
+  if (def.rowFilter && rows.length > 0 && def.kind !== 'visitors') {
+    more.push(button('Drill down', ACTIONS.drill, refs.current));
+  }
+  if (view.ephemeral) more.push(button('Post to channel', ACTIONS.share, refs.current, 'primary'));
+  return [menus, { type: 'actions', elements: more }];
+}
+
+/** The visitor ids on a visitors or visits page that fit in a menu option, each once. */
+function inspectableVisitors(def: ReportDef, rows: readonly ReportRow[]): string[] {
+  const field = def.kind === 'visitors' ? 'id' : def.kind === 'visits' ? 'visitor_id' : undefined;
+  if (!field) return [];
+  const ids = rows.map((r) => fieldOf(r, field)).filter((id): id is string => typeof id === 'string' && id.length > 0 && id.length <= LIMITS.optionValue);
+  return [...new Set(ids)].slice(0, LIMITS.options);
+}
+
+/** Each sortable field once, both ways: "Visits ↓", "Visits ↑". */
+function sortChoices(def: ReportDef): PlainTextOption[] {
+  const fields = [...new Set([def.defaultSort, ...Object.values(def.sortKeys)])];
+  return fields.flatMap((field) => {
+    const label = def.columns.find((c) => c.field === field)?.label ?? (field === 'created' ? 'Newest' : field);
+    if (field === 'created') return [option('Newest first', 's:created:desc'), option('Oldest first', 's:created:asc')];
+    return [option(`${label} ↓`, `s:${field}:desc`), option(`${label} ↑`, `s:${field}:asc`)];
+  });
+}
+
+/** The notification text: the report and its first rows, plain. */
+function fallbackText(view: ReportView): string {
+  const { def, rows, range } = view;
+  const nameColumn = def.columns[0]!;
+  const countColumn = def.columns.find((c) => c.format === 'count');
+  const lines = rows.slice(0, 5).map((row) => {
+    const name = cellText(row, nameColumn, view.timeZone, view.now);
+    return countColumn ? `${name} ${cellText(row, countColumn, view.timeZone, view.now)}` : name;
+  });
+  const summary = lines.length > 0 ? `: ${lines.join(', ')}${rows.length > 5 ? ', …' : ''}` : ': no data';
+  return clip(escapeMrkdwn(`${def.title}, ${range.label}${summary}`), LIMITS.sectionText);
+}

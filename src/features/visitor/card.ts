@@ -1,0 +1,200 @@
+import type { Button, KnownBlock, SectionBlock, TableBlock } from '@slack/types';
+import type { Part, VisitorProfile } from './profile.js';
+import type { Flag, VisitRecord } from '../../platform/api/schemas.js';
+import type { Verdict } from '../../kernel/verdict.js';
+import { formatDateTime, MISSING } from '../../kernel/format.js';
+import { code, escapeMrkdwn } from '../../platform/slack/kit/escape.js';
+import { capBlocks, clip, LIMITS, mrkdwn, plainText } from '../../platform/slack/kit/limits.js';
+import { fieldOf, shortUrl } from '../reports/blocks.js';
+
+export const VISITOR_ACTIONS = {
+  more: 'visitor.more',
+  share: 'visitor.share',
+} as const;
+
+export interface VisitorCardView {
+  profile: VisitorProfile;
+  verdict: Verdict;
+  /** Page of recent visits shown, and how many per page. */
+  visitsPage: number;
+  visitsLimit: number;
+  visitId?: string;
+  timeZone: string;
+  now: Date;
+  demo: boolean;
+  /** Full IP addresses only in the ephemeral view; masked in anything posted to a channel. */
+  showIp: boolean;
+  /** Offer "Post to channel" (an ephemeral card in an allowed channel). */
+  canShare: boolean;
+}
+
+const EMOJI: Record<Verdict['name'], string> = {
+  Threat: ':rotating_light:',
+  Suspicious: ':warning:',
+  Human: ':white_check_mark:',
+  Unknown: ':grey_question:',
+};
+
+const CELL_MAX = 80;
+
+/** 203.0.113.45 → 203.0.113.x; 2001:db8:1:2::5 → 2001:db8:1:…; 2001::5 → 2001::…; anything else is hidden. */
+export function maskIp(ip: string | null | undefined): string {
+  if (!ip) return MISSING;
+  const v4 = /^(\d{1,3}\.\d{1,3}\.\d{1,3})\.\d{1,3}$/.exec(ip.trim());
+  if (v4) return `${v4[1]}.x`;
+  // IPv6: at most the first three groups, and only those before a "::" (after it comes the host part).
+  const v6 = ip.trim();
+  const head = v6.split('::')[0]!.split(':').filter(Boolean).slice(0, 3);
+  if (v6.includes(':') && /^[0-9a-f:.]+$/i.test(v6) && head.every((g) => /^[0-9a-f]{1,4}$/i.test(g))) {
+    return `${head.join(':')}${head.length < 3 && v6.includes('::') ? '::' : ':'}…`;
+  }
+  return 'hidden';
+}
+
+/** The value the "Recent visits" and "Post to channel" buttons carry: `v1|visitor|page|visit`. */
+export function encodeCardRef(visitorId: string, page: number, visitId?: string): string {
+  return ['v1', visitorId, String(page), visitId ?? ''].join('|');
+}
+
+export function decodeCardRef(value: string | undefined): { visitorId: string; page: number; visitId?: string } | null {
+  const parts = (value ?? '').split('|');
+  if (parts.length !== 4 || parts[0] !== 'v1') return null;
+  const page = Number(parts[2]);
+  if (!parts[1] || !Number.isInteger(page) || page < 1 || page > 10_000) return null;
+  return { visitorId: parts[1], page, visitId: parts[3] || undefined };
+}
+
+function flagText(part: Part<unknown>, flag: (value: never) => Flag | undefined): string {
+  if (!part.ok) return `_unavailable (${escapeMrkdwn(part.error.kind.replace(/_/g, ' '))})_`;
+  const f = flag(part.value as never);
+  return f ? escapeMrkdwn(clip(f.raw || 'no answer', 60)) : MISSING;
+}
+
+function field(label: string, value: string) {
+  return mrkdwn(`*${label}*\n${value}`, LIMITS.fieldText);
+}
+
+function flagsSection(profile: VisitorProfile): SectionBlock {
+  const { bot, scraping, vpn, extensions, adblock } = profile.security;
+  const unavailable = (p: Part<unknown>) => (p.ok ? undefined : `_unavailable (${escapeMrkdwn(p.error.kind.replace(/_/g, ' '))})_`);
+  const score = scraping.ok ? (scraping.value.score === undefined ? MISSING : scraping.value.score.toFixed(2)) : undefined;
+  const type = scraping.ok ? escapeMrkdwn(clip(scraping.value.visitor_type ?? MISSING, 60)) : undefined;
+  const extensionsText = extensions.ok
+    ? extensions.value.scraper_extension_list.length === 0
+      ? 'none'
+      : escapeMrkdwn(clip(extensions.value.scraper_extension_list.join(', '), 300))
+    : undefined;
+  const adblockText = adblock.ok
+    ? `${escapeMrkdwn(clip(adblock.value.adblock.raw || 'no answer', 40))}${adblock.value.adblock_extension ? ` (${escapeMrkdwn(clip(adblock.value.adblock_extension, 60))})` : ''}`
+    : undefined;
+  return {
+    type: 'section',
+    fields: [
+      field('Attacker', flagText(bot, (v: { is_attacker: Flag }) => v.is_attacker)),
+      field('Threat', flagText(bot, (v: { is_threat: Flag }) => v.is_threat)),
+      field('Abuser', flagText(bot, (v: { is_abuser: Flag }) => v.is_abuser)),
+      field('Proxy', flagText(bot, (v: { is_proxy: Flag }) => v.is_proxy)),
+      field('VPN', flagText(vpn, (v: { vpn: Flag }) => v.vpn)),
+      field('Scraping score', score ?? unavailable(scraping)!),
+      field('Visitor type', type ?? unavailable(scraping)!),
+      field('Scraper extensions', extensionsText ?? unavailable(extensions)!),
+      field('Ad blocker', adblockText ?? unavailable(adblock)!),
+    ],
+  };
+}
+
+function reasonsSection(verdict: Verdict): SectionBlock {
+  const lines = verdict.reasons.map((r) => `• ${escapeMrkdwn(r.text)} _(${r.severity})_`);
+  if (lines.length === 0) lines.push(verdict.name === 'Human' ? '• nothing flagged' : '• nothing flagged, but not enough answers to say more');
+  for (const gap of verdict.gaps) lines.push(`• _${escapeMrkdwn(gap)}_`);
+  return { type: 'section', text: mrkdwn(`*Why*\n${lines.join('\n')}`) };
+}
+
+function recordSection(view: VisitorCardView): SectionBlock {
+  const { record } = view.profile;
+  if (!record.ok) {
+    return { type: 'section', text: mrkdwn(`*Visitor record:* _unavailable (${escapeMrkdwn(record.error.kind.replace(/_/g, ' '))})_`) };
+  }
+  const r = record.value;
+  const when = (iso: string | undefined) => (iso ? escapeMrkdwn(formatDateTime(iso, view.timeZone, view.now)) : MISSING);
+  const company = r?.company?.name ? escapeMrkdwn(clip(r.company.name, 100)) : MISSING;
+  return {
+    type: 'section',
+    fields: [field('First seen', when(r?.first_seen)), field('Last seen', when(r?.last_seen)), field('Company', company)],
+  };
+}
+
+function text(value: unknown): string {
+  return typeof value === 'string' && value.trim() !== '' ? clip(value, CELL_MAX) : MISSING;
+}
+
+function visitsTable(view: VisitorCardView, visits: readonly VisitRecord[]): TableBlock {
+  const header = ['Date', 'Page', 'Referrer', 'Where', 'Browser', 'Device', 'IP'].map((t) => ({ type: 'raw_text' as const, text: t }));
+  const rows = visits.slice(0, LIMITS.tableRows - 1).map((v) => {
+    const where = [fieldOf(v, 'location.city'), fieldOf(v, 'location.country')].filter((x) => typeof x === 'string' && x).join(', ');
+    const device = [fieldOf(v, 'device.type'), fieldOf(v, 'device.os.name') ?? fieldOf(v, 'device.os')].filter((x) => typeof x === 'string' && x).join(', ');
+    const cells = [
+      v.date ? formatDateTime(v.date, view.timeZone, view.now) : MISSING,
+      clip(shortUrl(v.url), CELL_MAX),
+      v.referrer ? clip(v.referrer, CELL_MAX) : 'direct',
+      text(where),
+      text(fieldOf(v, 'browser.name')),
+      text(device),
+      view.showIp ? text(v.ip) : maskIp(v.ip),
+    ];
+    return cells.map((t) => ({ type: 'raw_text' as const, text: t || MISSING }));
+  });
+  return { type: 'table', column_settings: [{ is_wrapped: false }, { is_wrapped: true }, { is_wrapped: true }], rows: [header, ...rows] };
+}
+
+/** The security card: verdict, every flag with its raw value, reasons, the record, recent visits. */
+export function visitorCard(view: VisitorCardView): { text: string; blocks: KnownBlock[] } {
+  const { profile, verdict } = view;
+  const id = profile.visitorId;
+  const severity = verdict.severity ? ` · ${verdict.severity} severity` : '';
+  const blocks: KnownBlock[] = [
+    { type: 'header', text: plainText(`${verdict.name}${severity}: visitor ${id}`, LIMITS.headerText) },
+    {
+      type: 'context',
+      elements: [mrkdwn(`${EMOJI[verdict.name]} Verdict: *${verdict.name}*${severity} · visitor ${code(clip(id, 128))}${view.visitId ? ` · visit ${code(clip(view.visitId, 128))}` : ''}`)],
+    },
+    flagsSection(profile),
+    reasonsSection(verdict),
+    { type: 'divider' },
+    recordSection(view),
+  ];
+
+  const { visits } = profile;
+  let more = false;
+  if (!visits.ok) {
+    blocks.push({ type: 'section', text: mrkdwn(`*Recent visits:* _unavailable (${escapeMrkdwn(visits.error.kind.replace(/_/g, ' '))})_`) });
+  } else if (visits.value.length === 0) {
+    blocks.push({ type: 'section', text: mrkdwn(view.visitsPage > 1 ? '*Recent visits:* no more.' : '*Recent visits:* none recorded.') });
+  } else {
+    const first = (view.visitsPage - 1) * view.visitsLimit + 1;
+    blocks.push({ type: 'section', text: mrkdwn(`*Recent visits* ${first}–${first + Math.min(visits.value.length, LIMITS.tableRows - 1) - 1}, newest first${view.showIp ? '' : ' (IP addresses masked)'}`) });
+    blocks.push(visitsTable(view, visits.value));
+    more = visits.value.length >= view.visitsLimit;
+  }
+
+  const stamp = formatDateTime(view.now.toISOString(), view.timeZone, view.now);
+  blocks.push({
+    type: 'context',
+    elements: [mrkdwn(`Looked up ${escapeMrkdwn(stamp)} (${escapeMrkdwn(view.timeZone)})${view.demo ? ' · _demo data_' : ''}`)],
+  });
+
+  const buttons: Button[] = [];
+  if (more) {
+    buttons.push({ type: 'button', action_id: VISITOR_ACTIONS.more, text: plainText('Recent visits ▶', LIMITS.buttonText), value: clip(encodeCardRef(id, view.visitsPage + 1, view.visitId), LIMITS.buttonValue) });
+  }
+  if (view.canShare) {
+    buttons.push({ type: 'button', action_id: VISITOR_ACTIONS.share, style: 'primary', text: plainText('Post to channel', LIMITS.buttonText), value: clip(encodeCardRef(id, view.visitsPage, view.visitId), LIMITS.buttonValue) });
+  }
+  if (buttons.length > 0) blocks.push({ type: 'actions', elements: buttons });
+
+  const reasons = verdict.reasons.map((r) => r.text).join('; ');
+  return {
+    text: clip(escapeMrkdwn(`${verdict.name}${severity}: visitor ${id}${reasons ? ` (${reasons})` : ''}`), LIMITS.sectionText),
+    blocks: capBlocks(blocks),
+  };
+}

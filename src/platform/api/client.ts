@@ -1,0 +1,298 @@
+import { Pool } from 'undici';
+import pLimit, { type LimitFunction } from 'p-limit';
+import pRetry from 'p-retry';
+import type { z } from 'zod';
+import { ApiError, messageFor, type ApiErrorKind } from './errors.js';
+import { firstIssuePath } from './schemas.js';
+import { silentLogger, type Logger } from '../log.js';
+import type { MarketingRequest } from '../../kernel/filters.js';
+
+export interface RetryOptions {
+  /** Further attempts after the first. */
+  retries: number;
+  minDelayMs: number;
+  maxDelayMs: number;
+  /** No retry starts once this much time has passed since the first attempt. */
+  maxTotalMs: number;
+}
+
+export interface HttpClientOptions {
+  baseUrl: string;
+  apiKey: string;
+  timeoutMs?: number;
+  maxConcurrency?: number;
+  connections?: number;
+  retry?: Partial<RetryOptions>;
+  logger?: Logger;
+}
+
+export const DEFAULT_RETRY: RetryOptions = {
+  retries: 3,
+  minDelayMs: 200,
+  maxDelayMs: 5_000,
+  maxTotalMs: 20_000,
+};
+
+/** Statuses worth another try. The Marketing POSTs only read, so retrying them is safe. */
+const RETRY_STATUSES = new Set([429, 500, 502, 503, 504]);
+const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+const DETAIL_MAX = 300;
+
+interface Call {
+  method: 'GET' | 'POST';
+  path: string;
+  query?: Record<string, string>;
+  body?: unknown;
+}
+
+/**
+ * The HTTP side of the analytics API: one keep-alive undici Pool for the
+ * origin, the x-api-key header, a per-attempt timeout, retries with
+ * exponential backoff and jitter (honouring Retry-After), a concurrency limit
+ * over every call this client makes, and single-flight for identical calls in
+ * flight at the same moment. Responses are validated with the given schema.
+ */
+export class HttpClient {
+  private readonly pool: Pool;
+  private readonly basePath: string;
+  private readonly limit: LimitFunction;
+  private readonly inFlight = new Map<string, Promise<unknown>>();
+  private readonly retry: RetryOptions;
+  private readonly timeoutMs: number;
+  private readonly log: Logger;
+  /** Counters for benchmarks and status: attempts made on the wire, and calls served by single-flight. */
+  readonly stats = { attempts: 0, retries: 0, shared: 0 };
+
+  constructor(private readonly options: HttpClientOptions) {
+    const url = new URL(options.baseUrl);
+    this.basePath = url.pathname.replace(/\/+$/, '');
+    this.pool = new Pool(url.origin, {
+      connections: options.connections ?? options.maxConcurrency ?? 8,
+      keepAliveTimeout: 30_000,
+      maxResponseSize: MAX_RESPONSE_BYTES,
+    });
+    this.limit = pLimit(options.maxConcurrency ?? 8);
+    this.retry = { ...DEFAULT_RETRY, ...options.retry };
+    this.timeoutMs = options.timeoutMs ?? 10_000;
+    this.log = options.logger ?? silentLogger;
+  }
+
+  post<T>(path: string, request: MarketingRequest, schema: z.ZodType<T>): Promise<T> {
+    const query: Record<string, string> = {};
+    if (request.startDate) query.start_date = request.startDate;
+    if (request.endDate) query.end_date = request.endDate;
+    const body: Record<string, unknown> = {
+      filter_groups: request.filterGroups ?? [],
+      pagination: { current_page: request.page ?? 1, limit: request.limit ?? 100 },
+    };
+    if (request.sort) body.sort_params = request.sort;
+    return this.call({ method: 'POST', path, query, body }, schema);
+  }
+
+  get<T>(path: string, query: Record<string, string>, schema: z.ZodType<T>): Promise<T> {
+    return this.call({ method: 'GET', path, query }, schema);
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+
+  private call<T>(call: Call, schema: z.ZodType<T>): Promise<T> {
+    const key = JSON.stringify([call.method, call.path, call.query, call.body]);
+    const pending = this.inFlight.get(key);
+    if (pending) {
+      this.stats.shared++;
+      return pending as Promise<T>;
+    }
+    const promise = this.withRetries(call, schema).finally(() => this.inFlight.delete(key));
+    this.inFlight.set(key, promise);
+    return promise;
+  }
+
+  private async withRetries<T>(call: Call, schema: z.ZodType<T>): Promise<T> {
+    const started = performance.now();
+    let attempts = 0;
+    try {
+      return await pRetry(
+        async () => {
+          attempts++;
+          return await this.limit(() => this.attempt(call, schema));
+        },
+        {
+          retries: this.retry.retries,
+          factor: 2,
+          minTimeout: this.retry.minDelayMs,
+          maxTimeout: this.retry.maxDelayMs,
+          randomize: true,
+          maxRetryTime: this.retry.maxTotalMs,
+          shouldRetry: ({ error }) => error instanceof ApiError && error.retryable,
+          onFailedAttempt: async ({ error, retriesLeft }) => {
+            if (!(error instanceof ApiError) || !error.retryable || retriesLeft <= 0) return;
+            const waitMs = error.info.retryAfterMs ?? 0;
+            const remaining = this.retry.maxTotalMs - (performance.now() - started);
+            if (waitMs > remaining) throw error; // Retry-After is past our budget: give up now.
+            this.stats.retries++;
+            this.log.warn(
+              { path: call.path, kind: error.kind, status: error.info.status, retryAfterMs: waitMs, retriesLeft },
+              'analytics API call failed; retrying',
+            );
+            if (waitMs > 0) await sleep(waitMs);
+          },
+        },
+      );
+    } catch (error) {
+      const apiError = error instanceof ApiError ? error : this.fail('unavailable', call, { detail: String(error) });
+      apiError.info.attempts = attempts;
+      this.log.error(
+        {
+          path: call.path,
+          kind: apiError.kind,
+          status: apiError.info.status,
+          attempts,
+          detail: apiError.info.detail,
+        },
+        'analytics API call failed',
+      );
+      throw apiError;
+    }
+  }
+
+  private async attempt<T>(call: Call, schema: z.ZodType<T>): Promise<T> {
+    this.stats.attempts++;
+    // One timer per attempt, cleared as soon as the body is in (AbortSignal.timeout costs more and lingers).
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(new DOMException('timeout', 'TimeoutError')), this.timeoutMs);
+    try {
+      return await this.attemptWith(call, schema, abort.signal);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async attemptWith<T>(call: Call, schema: z.ZodType<T>, signal: AbortSignal): Promise<T> {
+    let response: Awaited<ReturnType<Pool['request']>>;
+    try {
+      response = await this.pool.request({
+        method: call.method,
+        path: this.basePath + call.path,
+        query: call.query,
+        headers: {
+          'x-api-key': this.options.apiKey,
+          accept: 'application/json',
+          ...(call.body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        body: call.body === undefined ? undefined : JSON.stringify(call.body),
+        signal,
+      });
+    } catch (error) {
+      throw this.transportError(call, error);
+    }
+
+    const { statusCode, headers, body } = response;
+    let text: string;
+    try {
+      text = await body.text();
+    } catch (error) {
+      throw this.transportError(call, error);
+    }
+
+    if (statusCode < 200 || statusCode >= 300) {
+      throw this.statusError(call, statusCode, headers['retry-after'], text);
+    }
+
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw this.fail('bad_response', call, {
+        status: statusCode,
+        extra: 'not JSON',
+        detail: `body starts: ${text.slice(0, 80)}`,
+      });
+    }
+    const parsed = schema.safeParse(json);
+    if (!parsed.success) {
+      const where = firstIssuePath(parsed.error);
+      throw this.fail('bad_response', call, { status: statusCode, extra: `bad field ${where}`, detail: where });
+    }
+    return parsed.data;
+  }
+
+  private statusError(call: Call, status: number, retryAfter: unknown, text: string): ApiError {
+    const detail = apiMessage(text);
+    if (status === 401 || status === 403) return this.fail('unauthorized', call, { status, detail });
+    if (status === 404) return this.fail('not_found', call, { status, detail });
+    if (status === 429) {
+      return this.fail('rate_limited', call, { status, detail, retryAfterMs: parseRetryAfter(retryAfter) });
+    }
+    if (status === 408) return this.fail('timeout', call, { status, detail });
+    if (RETRY_STATUSES.has(status) || status >= 500) {
+      return this.fail('unavailable', call, { status, detail, extra: `HTTP ${status}` });
+    }
+    return this.fail('bad_request', call, { status, detail, extra: detail });
+  }
+
+  private transportError(call: Call, error: unknown): ApiError {
+    const err = error as { name?: string; code?: string; message?: string };
+    if (err?.name === 'TimeoutError' || err?.name === 'AbortError' || err?.code === 'UND_ERR_HEADERS_TIMEOUT' || err?.code === 'UND_ERR_BODY_TIMEOUT') {
+      return this.fail('timeout', call, { detail: `no answer within ${this.timeoutMs} ms` });
+    }
+    if (err?.code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') {
+      return this.fail('bad_response', call, { extra: 'response too large', detail: err.code });
+    }
+    return this.fail('unavailable', call, { extra: 'no connection', detail: err?.code ?? err?.message });
+  }
+
+  private fail(
+    kind: ApiErrorKind,
+    call: Call,
+    info: { status?: number; detail?: string; extra?: string; retryAfterMs?: number },
+  ): ApiError {
+    const extra = info.extra === undefined ? undefined : this.redact(info.extra).slice(0, DETAIL_MAX);
+    return new ApiError(kind, messageFor(kind, describe(call), extra), {
+      path: call.path,
+      status: info.status,
+      retryAfterMs: info.retryAfterMs,
+      detail: info.detail === undefined ? undefined : this.redact(info.detail).slice(0, DETAIL_MAX),
+    });
+  }
+
+  /** The API key never leaves this class, even if a server echoes it back. */
+  private redact(text: string): string {
+    const key = this.options.apiKey;
+    return key ? text.split(key).join('[redacted]') : text;
+  }
+}
+
+/** A person-readable name for a call: `/traffic/sources`, or `bot status` for a security lookup. */
+function describe(call: Call): string {
+  const security = /^\/security\/([a-z-]+)-status\//.exec(call.path);
+  if (security) return `the ${security[1]!.replace(/-/g, ' ')} status lookup`;
+  return `\`${call.path}\``;
+}
+
+/** The `message` (or `error`) of a JSON error body, else the start of the text. */
+function apiMessage(text: string): string {
+  try {
+    const json = JSON.parse(text) as { message?: unknown; error?: unknown };
+    const message = json?.message ?? json?.error;
+    if (typeof message === 'string') return message;
+  } catch {
+    // not JSON: fall through
+  }
+  return text.slice(0, 120).trim();
+}
+
+/** Retry-After is seconds or an HTTP date; anything else counts as absent. */
+export function parseRetryAfter(value: unknown, now = Date.now()): number | undefined {
+  const text = Array.isArray(value) ? value[0] : value;
+  if (typeof text !== 'string' || text.trim() === '') return undefined;
+  const seconds = Number(text);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(text);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

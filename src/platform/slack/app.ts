@@ -1,0 +1,99 @@
+import type { Server } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { App, HTTPReceiver, type CustomRoute } from '@slack/bolt';
+import type { SlackDeps } from './deps.js';
+import { boltLogger } from './bolt-logger.js';
+import * as commands from './listeners-commands.js';
+import * as actions from './listeners-actions.js';
+import * as views from './listeners-views.js';
+
+export interface SlackAppOptions {
+  signingSecret: string;
+  botToken: string;
+  /** Socket Mode when set. */
+  appToken?: string;
+  /** The Web API base URL: Slack's own, or the offline Slack's. */
+  slackApiUrl?: string;
+  /** Readiness of what the app depends on (the store, the API). */
+  ready: () => Promise<{ ok: boolean; checks: Record<string, string> }>;
+}
+
+export interface SlackApp {
+  app: App;
+  start(port: number): Promise<Server | undefined>;
+  stop(): Promise<void>;
+}
+
+function healthRoutes(ready: SlackAppOptions['ready']): CustomRoute[] {
+  const json = (res: Parameters<CustomRoute['handler']>[1], status: number, body: unknown) => {
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(body));
+  };
+  return [
+    { path: '/healthz', method: ['GET'], handler: (_req, res) => json(res, 200, { ok: true }) },
+    {
+      path: '/readyz',
+      method: ['GET'],
+      handler: (_req, res) => {
+        ready().then(
+          (result) => json(res, result.ok ? 200 : 503, result),
+          (error: unknown) => json(res, 503, { ok: false, checks: { app: String(error) } }),
+        );
+      },
+    },
+  ];
+}
+
+/** The Bolt app: HTTP receiver at POST /slack/events (or Socket Mode), health routes, every listener. */
+export async function createSlackApp(deps: SlackDeps, options: SlackAppOptions): Promise<SlackApp> {
+  const logger = boltLogger(deps.log, [options.signingSecret, options.botToken, options.appToken ?? '']);
+  const customRoutes = healthRoutes(options.ready);
+  const clientOptions = options.slackApiUrl ? { slackApiUrl: options.slackApiUrl } : {};
+
+  const receiver = options.appToken
+    ? undefined
+    : new HTTPReceiver({
+        signingSecret: options.signingSecret,
+        endpoints: '/slack/events',
+        customRoutes,
+        logger,
+        processBeforeResponse: false,
+      });
+  const app = new App({
+    token: options.botToken,
+    signingSecret: options.signingSecret,
+    logger,
+    clientOptions,
+    deferInitialization: true,
+    // No listener uses conversation context; the default store costs time on every request.
+    convoStore: false,
+    ...(receiver ? { receiver } : { socketMode: true, appToken: options.appToken, customRoutes }),
+  });
+  await app.init();
+
+  // Every request gets an id and a logger that writes it on every line (listeners get it through perRequest).
+  app.use(async ({ body, context, next }) => {
+    const log = deps.log.child({ requestId: randomUUID() });
+    const b = body as { command?: string; type?: string; actions?: { action_id?: string }[]; view?: { callback_id?: string }; user_id?: string; user?: { id?: string } };
+    log.debug({ kind: b.command ?? b.type, action: b.actions?.[0]?.action_id ?? b.view?.callback_id, user: b.user_id ?? b.user?.id }, 'slack request');
+    context.log = log;
+    await next();
+  });
+
+  app.error(async (error) => {
+    deps.log.error({ err: error.message, code: (error as { code?: string }).code }, 'unhandled error in a listener');
+  });
+
+  commands.register(app, deps);
+  actions.register(app, deps);
+  views.register(app, deps);
+
+  return {
+    app,
+    async start(port: number) {
+      const server = await app.start(port);
+      return receiver ? (server as Server) : undefined;
+    },
+    stop: () => app.stop() as Promise<void>,
+  };
+}
