@@ -17,13 +17,16 @@ import { randomBytes } from 'node:crypto';
 import { LogLevel, WebClient, WebClientEvent } from '@slack/web-api';
 import { AnalyticsApi } from '../src/platform/api/analytics.js';
 import type { ReportId } from '../src/kernel/catalog.js';
-import type { FilterGroup, MarketingRequest } from '../src/kernel/filters.js';
-import { DigestFetcher, gatherDigest } from '../src/features/digests/content.js';
-import { DigestService } from '../src/features/digests/service.js';
+import type { FilterGroup } from '../src/kernel/filters.js';
+import type { MarketingRequest } from '../src/kernel/query.js';
+import { DigestContent, DigestFetcher, gatherDigest } from '../src/features/digests/content.js';
+import { digestPublisher } from '../src/features/digests/publish.js';
+import type { Digest } from '../src/features/digests/repo.js';
 import { DigestScheduler } from '../src/features/digests/scheduler.js';
+import { webPoster } from '../src/platform/slack/poster.js';
 import { createLogger } from '../src/platform/log.js';
 import { startOfflineSlack } from '../src/sandbox/slack/index.js';
-import { openStore, type Digest } from '../src/platform/store/index.js';
+import { openRepos } from '../src/compose.js';
 import { peakRssMb, spawnDemoApi } from './stats.js';
 
 const DIGESTS = Number(process.env.BENCH_DIGESTS ?? 1000);
@@ -60,7 +63,7 @@ const slack = await startOfflineSlack({ signingSecret, botToken, port: 0 }); // 
 const channels = Array.from({ length: CHANNELS }, (_, i) => slack.workspace.addChannel({ name: `digest-${String(i).padStart(3, '0')}` }).id);
 say(`offline Slack at ${slack.url}: ${channels.length} channels added, chat.postMessage limited per channel`);
 
-const store = await openStore({ memory: true });
+const store = await openRepos({ memory: true });
 const digests: Digest[] = [];
 for (let i = 0; i < DIGESTS; i++) {
   const reports = SUBSETS[Math.floor(i / FILTER_SETS.length) % SUBSETS.length]!;
@@ -112,21 +115,21 @@ const web = new WebClient(botToken, { slackApiUrl: slack.apiUrl, logLevel: LogLe
 let rateLimited = 0;
 web.on(WebClientEvent.RATE_LIMITED, () => rateLimited++);
 
-const service = new DigestService({ store, fetcher, slack: () => web, log, now: () => slot, demo: true, owner: 'bench' });
+const content = new DigestContent({ fetcher, flagged: { countSeen: async () => undefined }, demo: true });
+const post = digestPublisher({ content, poster: webPoster(web), runs: store.runs, log, owner: 'bench' });
 let finished = 0;
 const scheduler = new DigestScheduler({
   runs: store.runs,
   loadActive: () => store.digests.listActive(),
   loadOne: (id) => store.digests.get(id),
   post: async (digest, at, stopping) => {
-    await service.post(digest, at, stopping);
+    await post(digest, at, stopping);
     finished++;
   },
   log,
   owner: 'bench',
   now: () => slot,
 });
-service.scheduler = scheduler;
 
 const postedCount = () => channels.reduce((n, c) => n + slack.workspace.allMessages(c).length, 0);
 const progress = setInterval(() => {

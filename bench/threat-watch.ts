@@ -29,7 +29,9 @@ import { AnalyticsApi } from '../src/platform/api/analytics.js';
 import { ThreatWatcher, type ScanResult } from '../src/features/alerts/watcher.js';
 import { createLogger } from '../src/platform/log.js';
 import { startOfflineSlack } from '../src/sandbox/slack/index.js';
-import { openStore, type CheckName } from '../src/platform/store/index.js';
+import { openRepos } from '../src/compose.js';
+import type { AlertCheck as CheckName } from '../src/kernel/verdict.js';
+import { webPoster } from '../src/platform/slack/poster.js';
 import { peakRssMb, spawnDemoApi } from './stats.js';
 
 const VISITS = Number(process.env.BENCH_VISITS ?? 10_000);
@@ -87,16 +89,17 @@ http.post = ((path, request, schema) => (count(path), realPost(path, request, sc
 
 const rssBeforeStore = peakRssMb();
 const storeStart = performance.now();
-const store = await openStore({ memory: true });
+const store = await openRepos({ memory: true });
 const storeSeconds = (performance.now() - storeStart) / 1000;
 const rssAfterStore = peakRssMb();
-await store.alertSubscriptions.upsert({ channelId: CHANNEL, teamId: 'T_LOOKOUT', minSeverity: 'medium', checks: CHECKS, createdBy: 'U_ALICE' });
+await store.subscriptions.upsert({ channelId: CHANNEL, teamId: 'T_LOOKOUT', minSeverity: 'medium', checks: CHECKS, createdBy: 'U_ALICE' });
 await store.watchState.saveProgress('visits', { watermark, seenIds: [], counts: {}, at: new Date() });
 
 const watcher = new ThreatWatcher({
   api,
-  store,
-  slack: () => web,
+  repos: store,
+  leases: store.leases,
+  poster: webPoster(web),
   log,
   now: () => new Date(),
   owner: 'bench',

@@ -9,11 +9,11 @@
  * Run: npm run bench -- visitor   (BENCH_LOOKUPS, BENCH_LATENCY_MS override 200, 20)
  */
 import { AnalyticsApi } from '../src/platform/api/analytics.js';
-import { fetchVisitorProfile } from '../src/features/visitor/profile.js';
+import { fetchVisitorProfile } from '../src/features/visitor/service.js';
 import { createLogger } from '../src/platform/log.js';
 import { DEMO_VISITORS } from '../src/sandbox/demo-api/fixtures.js';
 import type { Message } from '../src/sandbox/slack/workspace.js';
-import { startSandbox } from '../src/sandbox/start.js';
+import { startTestSandbox as startSandbox } from '../test/support/sandbox.js';
 import { ms, runLoad, type LoadResult } from './stats.js';
 
 const LOOKUPS = Number(process.env.BENCH_LOOKUPS ?? 200);
@@ -63,7 +63,7 @@ async function lookup(i: number): Promise<void> {
 
 const api = new AnalyticsApi({ baseUrl: demo.url, apiKey: box.secrets.apiKey });
 const single = (i: number) => api.security.check('bot', ids[i % ids.length]!);
-const profile = (i: number) => fetchVisitorProfile(api, ids[i % ids.length]!, { visitsLimit: 10, endDate: '2100-01-01' });
+const profile = (i: number) => fetchVisitorProfile(api, ids[i % ids.length]!, { visitsPage: 1, visitsLimit: 10, endDate: '2100-01-01' });
 
 function line(name: string, r: LoadResult): string {
   const failed = r.failures > 0 ? ` (first: ${r.firstError})` : '';

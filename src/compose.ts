@@ -1,25 +1,44 @@
 import type { Server } from 'node:http';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { AnalyticsApi } from './platform/api/analytics.js';
-import { REPORTS } from './kernel/catalog.js';
-import { DigestFetcher } from './features/digests/content.js';
-import { DigestService } from './features/digests/service.js';
+import { WebClient } from '@slack/web-api';
+import { loadConfig } from './config.js';
+import { AlertService } from './features/alerts/service.js';
+import { registerAlerts, alertsCommand } from './features/alerts/listeners.js';
+import { ALERTS_HELP } from './features/alerts/parse.js';
+import { AlertMuteRepo, AlertRepo, AlertSubscriptionRepo, VisitorCheckRepo, WatchStateRepo } from './features/alerts/repo.js';
+import { ThreatWatcher, type AlertRepos } from './features/alerts/watcher.js';
+import { DigestContent, DigestFetcher } from './features/digests/content.js';
+import { digestCommand, registerDigests } from './features/digests/listeners.js';
+import { DIGEST_HELP } from './features/digests/parse.js';
+import { digestPublisher } from './features/digests/publish.js';
+import { DigestRepo } from './features/digests/repo.js';
+import { DigestRunRepo } from './features/digests/runs.js';
 import { DigestScheduler } from './features/digests/scheduler.js';
-import { ThreatWatcher } from './features/alerts/watcher.js';
-import { startHousekeeping } from './platform/store/housekeeping.js';
+import { DigestService } from './features/digests/service.js';
+import { registerReports } from './features/reports/listeners/index.js';
+import { ReportService } from './features/reports/service.js';
+import { registerVisitor } from './features/visitor/listeners.js';
+import { VISITOR_HELP } from './features/visitor/parse.js';
+import { VisitorService } from './features/visitor/service.js';
+import { REPORTS } from './kernel/catalog.js';
+import { AnalyticsApi } from './platform/api/analytics.js';
 import type { Logger } from './platform/log.js';
+import { Access } from './platform/slack/access.js';
 import { createSlackApp, type SlackApp } from './platform/slack/app.js';
-import type { SlackDeps } from './platform/slack/deps.js';
-import { QueryRefs } from './features/reports/refs.js';
-import { openStore, type OpenDbOptions, type Store } from './platform/store/index.js';
+import { webDirectory } from './platform/slack/directory.js';
+import { webPoster } from './platform/slack/poster.js';
+import { startHousekeeping } from './platform/store/housekeeping.js';
+import { LeaseRepo, openStore, QueryStashRepo, type Db, type OpenDbOptions } from './platform/store/index.js';
+import { registerTraffic } from './traffic.js';
 
+/** The settings a Lookout runs with; anything left out takes its configuration default. */
 export interface LookoutOptions {
   api: { baseUrl: string; apiKey: string; timeoutMs?: number; maxConcurrency?: number };
   slack: { signingSecret: string; botToken: string; appToken?: string; apiUrl?: string };
   store: OpenDbOptions;
   log: Logger;
-  defaultTimezone: string;
+  defaultTimezone?: string;
   /** The demo API is behind the answers (they say so). */
   demo: boolean;
   now?: () => Date;
@@ -37,9 +56,40 @@ export interface LookoutOptions {
   alerts?: { scanIntervalMs: number; recheckMs: number; burst: number };
 }
 
+/** Every repository over one Db, by feature; tests and tools reach the store through it. */
+export interface Repos extends AlertRepos {
+  db: Db;
+  leases: LeaseRepo;
+  stash: QueryStashRepo;
+  digests: DigestRepo;
+  runs: DigestRunRepo;
+  close(): Promise<void>;
+}
+
+export function createRepos(db: Db): Repos {
+  return {
+    db,
+    leases: new LeaseRepo(db),
+    stash: new QueryStashRepo(db),
+    digests: new DigestRepo(db),
+    runs: new DigestRunRepo(db),
+    subscriptions: new AlertSubscriptionRepo(db),
+    mutes: new AlertMuteRepo(db),
+    alerts: new AlertRepo(db),
+    visitorChecks: new VisitorCheckRepo(db),
+    watchState: new WatchStateRepo(db),
+    close: () => db.close(),
+  };
+}
+
+/** Opens (and migrates) the store, with every repository. */
+export async function openRepos(options: OpenDbOptions): Promise<Repos> {
+  return createRepos((await openStore(options)).db);
+}
+
 export interface Lookout {
   api: AnalyticsApi;
-  store: Store;
+  store: Repos;
   slack: SlackApp;
   digests: DigestService;
   scheduler: DigestScheduler;
@@ -51,109 +101,112 @@ export interface Lookout {
   stop(): Promise<void>;
 }
 
-/** The app itself: store, API client, Slack listeners, digest scheduler, and the HTTP server Slack talks to. */
+const DEFAULTS = loadConfig({});
+
+/**
+ * The one place that wires Lookout: platform (store, API client, Slack Web API) →
+ * services → the Bolt app with every feature's listeners → background jobs.
+ */
 export async function startLookout(options: LookoutOptions): Promise<Lookout> {
-  const log = options.log;
+  const { log } = options;
   const now = options.now ?? (() => new Date());
-  const store = await openStore({ ...options.store, onError: (error) => log.error({ err: error.message }, 'database connection error') });
+  const timeZone = options.defaultTimezone ?? DEFAULTS.defaultTimezone;
+  const security = options.security ?? DEFAULTS.security;
+  const alertSettings = options.alerts ?? DEFAULTS.alerts;
+  const verdict = { scrapingScoreThreshold: security.scrapingScoreThreshold };
+  const owner = options.replica ?? `${hostname()}-${randomBytes(3).toString('hex')}`;
+  const timeZoneFor = async () => timeZone;
+
+  const repos = await openRepos({ ...options.store, onError: (error) => log.error({ err: error.message }, 'database connection error') });
   const api = new AnalyticsApi({ ...options.api, logger: log.child({ component: 'api' }) });
-  const replica = options.replica ?? `${hostname()}-${randomBytes(3).toString('hex')}`;
+  const web = new WebClient(options.slack.botToken, options.slack.apiUrl ? { slackApiUrl: options.slack.apiUrl } : {});
+  const poster = webPoster(web);
+  const directory = webDirectory(web, log.child({ component: 'slack' }));
+  const access = new Access({ admins: options.admins ?? DEFAULTS.admins, security });
 
-  let slack: SlackApp | undefined;
-  const service = new DigestService({
-    store,
-    fetcher: new DigestFetcher(api),
-    slack: () => slack!.app.client,
-    log: log.child({ component: 'digests' }),
-    now,
-    demo: options.demo,
-    owner: replica,
-  });
-  const watcher = new ThreatWatcher({
-    api,
-    store,
-    slack: () => slack!.app.client,
-    log: log.child({ component: 'threat-watch' }),
-    now,
-    owner: replica,
-    verdict: { scrapingScoreThreshold: options.security?.scrapingScoreThreshold ?? 0.8 },
-    timeZone: options.defaultTimezone,
-    intervalMs: options.alerts?.scanIntervalMs ?? 60_000,
-    recheckMs: options.alerts?.recheckMs ?? 6 * 3_600_000,
-    burst: options.alerts?.burst ?? 5,
-  });
-  try {
-    const deps: SlackDeps = {
-      api,
-      catalog: REPORTS,
-      refs: new QueryRefs(store.stash, REPORTS),
-      log,
-      now,
-      timeZoneFor: async () => options.defaultTimezone,
-      demo: options.demo,
-      security: { channels: options.security?.channels ?? [], users: options.security?.users ?? [] },
-      verdict: { scrapingScoreThreshold: options.security?.scrapingScoreThreshold ?? 0.8 },
-      defaultTimezone: options.defaultTimezone,
-      admins: options.admins ?? [],
-      digests: { repo: store.digests, service },
-      alerts: {
-        subscriptions: store.alertSubscriptions,
-        mutes: store.alertMutes,
-        alerts: store.alerts,
-        watcher: { state: () => store.watchState.get('visits') },
-      },
-    };
-    slack = await createSlackApp(deps, {
-      ...options.slack,
-      slackApiUrl: options.slack.apiUrl,
-      ready: async () => {
-        const checks: Record<string, string> = {};
-        await Promise.all([
-          store.db.query('select 1').then(
-            () => (checks.store = 'ok'),
-            (error: unknown) => (checks.store = error instanceof Error ? error.message : String(error)),
-          ),
-          api.report('countries', { startDate: '1970-01-01', endDate: '1970-01-01', limit: 1 }).then(
-            () => (checks.api = 'ok'),
-            (error: unknown) => (checks.api = error instanceof Error ? error.message : String(error)),
-          ),
-        ]);
-        return { ok: Object.values(checks).every((c) => c === 'ok'), checks };
-      },
-    });
-  } catch (error) {
-    await api.close();
-    await store.close();
-    throw error;
-  }
-
+  const reports = new ReportService({ api, stash: repos.stash, catalog: REPORTS, timeZoneFor, now, demo: options.demo, log });
+  const visitors = new VisitorService({ api, access, verdict, timeZoneFor, now, demo: options.demo, log });
+  const alerts = new AlertService({ repos, access, directory, now, timeZone, log: log.child({ component: 'alerts' }) });
+  const content = new DigestContent({ fetcher: new DigestFetcher(api), flagged: alerts, demo: options.demo });
   const scheduler = new DigestScheduler({
-    runs: store.runs,
-    loadActive: () => store.digests.listActive(),
-    loadOne: (id) => store.digests.get(id),
-    post: service.post,
+    runs: repos.runs,
+    loadActive: () => repos.digests.listActive(),
+    loadOne: (id) => repos.digests.get(id),
+    post: digestPublisher({ content, poster, runs: repos.runs, log: log.child({ component: 'digests' }), owner }),
     log: log.child({ component: 'scheduler' }),
-    owner: replica,
+    owner,
     now,
     reloadMs: options.digestReloadMs,
   });
-  service.scheduler = scheduler;
+  const digests = new DigestService({ repo: repos.digests, runs: repos.runs, content, schedule: scheduler, access, directory, now, defaultTimezone: timeZone, log: log.child({ component: 'digests' }) });
+  const watcher = new ThreatWatcher({
+    api,
+    repos,
+    leases: repos.leases,
+    poster,
+    log: log.child({ component: 'threat-watch' }),
+    now,
+    owner,
+    verdict,
+    timeZone,
+    intervalMs: alertSettings.scanIntervalMs,
+    recheckMs: alertSettings.recheckMs,
+    burst: alertSettings.burst,
+  });
+
+  let slack: SlackApp;
+  try {
+    slack = await createSlackApp({
+      ...options.slack,
+      slackApiUrl: options.slack.apiUrl,
+      log,
+      ready: () => readiness(repos.db, api),
+      listeners: [
+        (app) =>
+          registerTraffic(
+            app,
+            reports,
+            [
+              { words: ['digest', 'digests'], run: digestCommand(digests), help: DIGEST_HELP },
+              { words: ['alerts', 'alert'], run: alertsCommand(alerts), help: ALERTS_HELP },
+            ],
+            { visitor: VISITOR_HELP },
+          ),
+        (app) => registerReports(app, reports, visitors),
+        (app) => registerVisitor(app, visitors),
+        (app) => registerDigests(app, digests),
+        (app) => registerAlerts(app, alerts, visitors),
+      ],
+    });
+  } catch (error) {
+    await api.close();
+    await repos.close();
+    throw error;
+  }
 
   const server = await slack.start(options.port);
   let stopHousekeeping = () => {};
   if (options.scheduler !== false) {
     await scheduler.start();
     watcher.start();
-    stopHousekeeping = startHousekeeping(store, log.child({ component: 'housekeeping' }), { now, recheckMs: options.alerts?.recheckMs ?? 6 * 3_600_000 });
+    const HOUR = 3_600_000;
+    stopHousekeeping = startHousekeeping(
+      [
+        { name: 'stash', olderThanMs: 30 * 24 * HOUR, prune: (t) => repos.stash.prune(t) },
+        { name: 'checks', olderThanMs: Math.max(alertSettings.recheckMs, HOUR), prune: (t) => repos.visitorChecks.prune(t) },
+        { name: 'leases', olderThanMs: 24 * HOUR, prune: (t) => repos.leases.pruneExpired(t) },
+      ],
+      log.child({ component: 'housekeeping' }),
+      now,
+    );
   }
   const address = server?.address();
   const requestUrl = address && typeof address === 'object' ? `http://127.0.0.1:${address.port}/slack/events` : undefined;
-  const app = slack;
   return {
     api,
-    store,
-    slack: app,
-    digests: service,
+    store: repos,
+    slack,
+    digests,
     scheduler,
     watcher,
     server,
@@ -162,9 +215,26 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
       stopHousekeeping();
       await scheduler.stop();
       await watcher.stop();
-      await app.stop();
+      await slack.stop();
       await api.close();
-      await store.close();
+      await repos.close();
     },
   };
+}
+
+/** /readyz: the store answers a query and the API a one-row report. */
+async function readiness(db: Db, api: AnalyticsApi): Promise<{ ok: boolean; checks: Record<string, string> }> {
+  const checks: Record<string, string> = {};
+  const reason = (error: unknown) => (error instanceof Error ? error.message : String(error));
+  await Promise.all([
+    db.query('select 1').then(
+      () => (checks.store = 'ok'),
+      (error: unknown) => (checks.store = reason(error)),
+    ),
+    api.report('countries', { startDate: '1970-01-01', endDate: '1970-01-01', limit: 1 }).then(
+      () => (checks.api = 'ok'),
+      (error: unknown) => (checks.api = reason(error)),
+    ),
+  ]);
+  return { ok: Object.values(checks).every((c) => c === 'ok'), checks };
 }

@@ -1,7 +1,6 @@
 import { ConfigError, loadConfig, type Config } from './config.js';
+import { startLookout, type LookoutOptions } from './compose.js';
 import { createLogger, type Logger } from './platform/log.js';
-import { startLookout } from './compose.js';
-import { startSandbox } from './sandbox/start.js';
 
 /** Entry: config → (the sandbox when there are no Slack credentials) → the app → listen. */
 async function main(): Promise<void> {
@@ -82,16 +81,22 @@ async function runForReal(config: Config, log: Logger): Promise<() => Promise<vo
 }
 
 async function runSandbox(config: Config, log: Logger): Promise<() => Promise<void>> {
-  const sandbox = await startSandbox({
+  // Loaded only here: a deployment with Slack credentials never loads the sandbox.
+  const { startSandbox } = await import('./sandbox/start.js');
+  const app: Omit<LookoutOptions, 'api' | 'slack' | 'demo'> = {
     log,
     defaultTimezone: config.defaultTimezone,
-    api: config.analytics.url ? { baseUrl: config.analytics.url, apiKey: config.analytics.apiKey ?? '' } : undefined,
-    appPort: config.port,
-    slackPort: Number(process.env.SANDBOX_SLACK_PORT ?? 0),
+    port: config.port,
     security: config.security,
     admins: config.admins,
     alerts: config.alerts,
     store: storeOptions(config),
+  };
+  const sandbox = await startSandbox({
+    log,
+    api: config.analytics.url ? { baseUrl: config.analytics.url, apiKey: config.analytics.apiKey ?? '' } : undefined,
+    slackPort: Number(process.env.SANDBOX_SLACK_PORT ?? 0),
+    startApp: (wiring) => startLookout({ ...app, ...wiring }),
   });
   log.info(
     { api: sandbox.demo ? 'demo' : new URL(config.analytics.url!).origin, app: sandbox.lookout.requestUrl },

@@ -1,35 +1,45 @@
-import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
-import { helpText, parseTrafficCommand } from './features/reports/parse.js';
-import { helpMessage, usageMessage, type SlackMessage } from './platform/slack/kit/messages.js';
-import type { SlackDeps } from './platform/slack/deps.js';
-import { runReport } from './features/reports/service.js';
-import { guarded } from './platform/slack/respond.js';
-import { digestCommand } from './features/digests/listeners.js';
-import { alertsCommand } from './features/alerts/listeners.js';
+import type { AllMiddlewareArgs, App, SlackCommandMiddlewareArgs } from '@slack/bolt';
+import { helpText, type MoreHelp } from './features/reports/help.js';
+import { parseTrafficCommand } from './features/reports/parse.js';
+import type { ReportService } from './features/reports/service.js';
+import { helpMessage, usageMessage } from './platform/slack/kit/messages.js';
+import { guarded, replyTo, requestLog } from './platform/slack/respond.js';
+import type { Subcommand } from './platform/slack/subcommand.js';
 
-/** `/traffic …`: ack at once, then answer through the response_url. */
-export function trafficCommand(deps: SlackDeps) {
-  return async ({ ack, command, respond, client }: SlackCommandMiddlewareArgs & AllMiddlewareArgs) => {
+/** A `/traffic` sub-command: the words that start it, what runs it, and its help. */
+export interface TrafficSubcommand {
+  words: readonly string[];
+  run: Subcommand;
+  help: readonly string[];
+}
+
+/**
+ * `/traffic …`: ack at once, then a report, help, or the sub-command its first word
+ * names. A new sub-command is one more entry in `subcommands` (see compose.ts).
+ */
+export function registerTraffic(app: App, reports: ReportService, subcommands: readonly TrafficSubcommand[], otherHelp: MoreHelp = {}): void {
+  const byWord = new Map(subcommands.flatMap((s) => s.words.map((w) => [w, s] as const)));
+  const more: MoreHelp = { ...Object.fromEntries(subcommands.map((s) => [s.words[0], s.help])), ...otherHelp };
+  app.command('/traffic', async ({ ack, command, respond, client, context }: SlackCommandMiddlewareArgs & AllMiddlewareArgs) => {
     await ack();
-    const ephemeral = (message: SlackMessage) => respond({ ...message, response_type: 'ephemeral' });
-    await guarded(deps, '/traffic', ephemeral, async () => {
-      const parsed = parseTrafficCommand(command.text ?? '', deps.catalog);
+    const log = requestLog(context, reports.log);
+    const reply = replyTo(respond, false);
+    await guarded(log, '/traffic', reply, async () => {
+      const parsed = parseTrafficCommand(command.text ?? '', reports.catalog, { subcommands: [...byWord.keys()] });
       switch (parsed.kind) {
         case 'help':
-          return ephemeral(helpMessage(helpText(parsed.topic, deps.catalog)));
+          return reply(helpMessage(helpText(parsed.topic, reports.catalog, more)));
         case 'error':
-          deps.log.info({ user: command.user_id, problem: parsed.message }, '/traffic usage error');
-          return ephemeral(usageMessage(parsed.message, parsed.usage));
-        case 'digest':
-          return digestCommand(deps, command, client, parsed.args, ephemeral);
-        case 'alerts':
-          return alertsCommand(deps, command, client, parsed.args, ephemeral);
+          log.info({ user: command.user_id, problem: parsed.message }, '/traffic usage error');
+          return reply(usageMessage(parsed.message, parsed.usage));
+        case 'sub':
+          return byWord.get(parsed.name)?.run({ command, client, args: parsed.args, reply, log });
         case 'report': {
           const shared = parsed.query.public === true;
-          const answer = await runReport(deps, parsed.query, { channelId: command.channel_id, ephemeral: !shared });
+          const answer = await reports.answer(parsed.query, { channelId: command.channel_id, ephemeral: !shared, log });
           return respond({ ...answer.message, response_type: shared && answer.ok ? 'in_channel' : 'ephemeral' });
         }
       }
     });
-  };
+  });
 }

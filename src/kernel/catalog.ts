@@ -1,20 +1,12 @@
-import type { z } from 'zod';
-import {
-  aggregateRow,
-  pageRow,
-  visitorRecord,
-  visitRecord,
-  type AggregateRow,
-  type PageRow,
-  type VisitorRecord,
-  type VisitRecord,
-} from '../platform/api/schemas.js';
-
 /**
- * The 13 Marketing reports as data. A new report is one entry here: its path,
- * the schema of its rows, its default sort key, friendly sort aliases, the
- * filter object a row stands for (for drill-down), and the columns to show.
+ * The 13 Marketing reports as data. A new report is one entry here: its path, its
+ * kind (which fixes the shape of its rows), its default sort key, friendly sort
+ * aliases, the filter object a row stands for, where a row drills down to, and the
+ * columns to show.
  */
+import type { ReportRow } from './records.js';
+
+export type { ReportRow };
 
 export const REPORT_IDS = [
   'sources',
@@ -59,25 +51,15 @@ export interface ReportDef {
   rowFilter?: { object: string; field: string; rowField: string };
   /** The field that holds the row's count, for bars and totals. */
   countField?: string;
+  /** The report a row breaks down into by default; absent: its rows cannot be drilled into. */
+  drillTo?: ReportId;
+  /** May this report break another report's row down? */
+  breaksDown: boolean;
+  /** The field of a row holding a visitor id, for "Inspect visitor". */
+  visitorField?: string;
   columns: readonly Column[];
 }
 
-export type RowOf<K extends ReportKind> = K extends 'aggregate'
-  ? AggregateRow
-  : K extends 'pages'
-    ? PageRow
-    : K extends 'visitors'
-      ? VisitorRecord
-      : VisitRecord;
-
-export type ReportRow = AggregateRow | PageRow | VisitorRecord | VisitRecord;
-
-export const ROW_SCHEMAS: Record<ReportKind, z.ZodType<ReportRow>> = {
-  aggregate: aggregateRow,
-  pages: pageRow,
-  visitors: visitorRecord,
-  visits: visitRecord,
-};
 
 const AGGREGATE_SORT = {
   visits: 'total_visits',
@@ -99,10 +81,13 @@ function aggregate(
   title: string,
   path: string,
   object: string,
+  drillTo: ReportId,
   aliases: readonly string[] = [],
 ): ReportDef {
   return {
     id,
+    drillTo,
+    breaksDown: true,
     title,
     path,
     kind: 'aggregate',
@@ -116,14 +101,16 @@ function aggregate(
 }
 
 export const REPORTS: Readonly<Record<ReportId, ReportDef>> = {
-  sources: aggregate('sources', 'Sources', '/traffic/sources', 'source', ['source', 'referrers']),
-  channels: aggregate('channels', 'Channels', '/traffic/channels', 'channel', ['channel', 'mediums']),
-  campaigns: aggregate('campaigns', 'Campaigns', '/traffic/campaigns', 'campaign', ['campaign', 'utm']),
+  sources: aggregate('sources', 'Sources', '/traffic/sources', 'source', 'pages', ['source', 'referrers']),
+  channels: aggregate('channels', 'Channels', '/traffic/channels', 'channel', 'sources', ['channel', 'mediums']),
+  campaigns: aggregate('campaigns', 'Campaigns', '/traffic/campaigns', 'campaign', 'pages', ['campaign', 'utm']),
   pages: {
     id: 'pages',
     title: 'Pages',
     path: '/pages',
     kind: 'pages',
+    drillTo: 'sources',
+    breaksDown: true,
     aliases: ['page', 'urls', 'paths'],
     defaultSort: 'total',
     sortKeys: {
@@ -143,13 +130,13 @@ export const REPORTS: Readonly<Record<ReportId, ReportDef>> = {
       { field: 'avg_duration', label: 'Avg time', format: 'duration' },
     ],
   },
-  countries: aggregate('countries', 'Countries', '/countries', 'country', ['country', 'geo']),
-  states: aggregate('states', 'States', '/states', 'state', ['state', 'regions', 'region']),
-  cities: aggregate('cities', 'Cities', '/cities', 'city', ['city']),
-  browsers: aggregate('browsers', 'Browsers', '/user-agent/browsers', 'browser', ['browser']),
-  devices: aggregate('devices', 'Devices', '/user-agent/devices', 'device', ['device']),
-  os: aggregate('os', 'Operating systems', '/user-agent/os', 'os', ['operating-systems', 'platforms']),
-  extensions: aggregate('extensions', 'Browser extensions', '/user-agent/extensions', 'extension', [
+  countries: aggregate('countries', 'Countries', '/countries', 'country', 'states', ['country', 'geo']),
+  states: aggregate('states', 'States', '/states', 'state', 'cities', ['state', 'regions', 'region']),
+  cities: aggregate('cities', 'Cities', '/cities', 'city', 'pages', ['city']),
+  browsers: aggregate('browsers', 'Browsers', '/user-agent/browsers', 'browser', 'os', ['browser']),
+  devices: aggregate('devices', 'Devices', '/user-agent/devices', 'device', 'browsers', ['device']),
+  os: aggregate('os', 'Operating systems', '/user-agent/os', 'os', 'browsers', ['operating-systems', 'platforms']),
+  extensions: aggregate('extensions', 'Browser extensions', '/user-agent/extensions', 'extension', 'browsers', [
     'extension',
     'addons',
   ]),
@@ -158,6 +145,8 @@ export const REPORTS: Readonly<Record<ReportId, ReportDef>> = {
     title: 'Visitors',
     path: '/visitors',
     kind: 'visitors',
+    breaksDown: false,
+    visitorField: 'id',
     aliases: ['visitor', 'people', 'users'],
     defaultSort: 'created',
     sortKeys: { created: 'created', first: 'first_seen', last: 'last_seen', id: 'id', name: 'id' },
@@ -174,6 +163,8 @@ export const REPORTS: Readonly<Record<ReportId, ReportDef>> = {
     title: 'Visits',
     path: '/visits',
     kind: 'visits',
+    breaksDown: true,
+    visitorField: 'visitor_id',
     aliases: ['visit', 'sessions', 'hits'],
     defaultSort: 'created',
     sortKeys: { created: 'created', date: 'date', visitor: 'visitor_id', url: 'url', name: 'url' },
@@ -187,6 +178,31 @@ export const REPORTS: Readonly<Record<ReportId, ReportDef>> = {
   },
 };
 
-export function reportById(id: ReportId): ReportDef {
-  return REPORTS[id];
+
+export type ReportCatalog = Readonly<Record<ReportId, ReportDef>>;
+
+/** The API field names a report can be sorted by: its default and its sort aliases' targets. */
+export function sortFields(def: ReportDef): string[] {
+  return [...new Set([def.defaultSort, ...Object.values(def.sortKeys)])];
 }
+
+export function isReportId(id: unknown): id is ReportId {
+  return typeof id === 'string' && (REPORT_IDS as readonly string[]).includes(id);
+}
+export function reportNames(def: ReportDef): string[] {
+  return [def.id, ...def.aliases].map((n) => n.toLowerCase());
+}
+
+type ReportMatch = { ok: true; id: ReportId } | { ok: false; matches: ReportId[] };
+
+/** An id, an alias, or a prefix of either that points at one report only. */
+export function matchReport(word: string, catalog: ReportCatalog): ReportMatch {
+  const w = word.toLowerCase();
+  const defs = Object.values(catalog);
+  const exact = defs.find((d) => reportNames(d).includes(w));
+  if (exact) return { ok: true, id: exact.id };
+  const matches = w === '' ? [] : defs.filter((d) => reportNames(d).some((n) => n.startsWith(w))).map((d) => d.id);
+  const [only] = matches;
+  return matches.length === 1 && only !== undefined ? { ok: true, id: only } : { ok: false, matches };
+}
+

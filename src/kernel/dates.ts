@@ -3,7 +3,8 @@
  * Only "today" depends on the clock and the zone; the rest is calendar arithmetic
  * on day numbers (days since 1970-01-01), so DST never shifts a date.
  */
-import { MONTHS, partsInZone, quoteInput } from './format.js';
+import { MONTHS, partsInZone } from './format.js';
+import { quoteInput } from './text.js';
 
 export const RANGE_WORDS = [
   'today',
@@ -248,4 +249,10 @@ export function previousPeriod(range: Pick<DateRange, 'startDate' | 'endDate'>):
   }
   const endDay = dayNumber(start) - 1;
   return span(fromDayNumber(endDay - days + 1), fromDayNumber(endDay));
+}
+
+/** The date `days` after (or before) an ISO date: `shiftDate('2026-03-01', -1)` is `2026-02-28`. */
+export function shiftDate(date: string, days: number): string {
+  const ymd = parseDate(date);
+  return ymd ? iso(fromDayNumber(dayNumber(ymd) + days)) : date;
 }

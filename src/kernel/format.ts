@@ -1,11 +1,10 @@
-/** Pure formatters for numbers, durations, percentages, deltas, bars, dates and text. */
+/** Pure formatters for numbers, durations, deltas, bars, dates, URLs and IP addresses. */
 
 export const MISSING = '—';
 
 export const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'] as const;
 
 const countFormat = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
-const compactFormat = new Intl.NumberFormat('en-US', { notation: 'compact', maximumFractionDigits: 1 });
 
 function isNumber(n: number | undefined | null): n is number {
   return typeof n === 'number' && Number.isFinite(n);
@@ -14,11 +13,6 @@ function isNumber(n: number | undefined | null): n is number {
 /** 1234567 → "1,234,567". */
 export function formatCount(n: number | undefined | null): string {
   return isNumber(n) ? countFormat.format(n) : MISSING;
-}
-
-/** 1234567 → "1.2M", 1234 → "1.2K", 999 → "999". */
-export function formatCompact(n: number | undefined | null): string {
-  return isNumber(n) ? compactFormat.format(n) : MISSING;
 }
 
 const pad2 = (n: number): string => String(n).padStart(2, '0');
@@ -31,17 +25,6 @@ export function formatDuration(seconds: number | undefined | null): string {
   if (total < 3600) return `${Math.floor(total / 60)}m ${pad2(total % 60)}s`;
   if (total < 86_400) return `${Math.floor(total / 3600)}h ${pad2(Math.floor((total % 3600) / 60))}m`;
   return `${formatCount(Math.floor(total / 86_400))}d ${pad2(Math.floor((total % 86_400) / 3600))}h`;
-}
-
-/** A fraction → percent: 0.5 → "50%", 0.034 → "3.4%", 0.0001 → "<0.1%". */
-export function formatPercent(fraction: number | undefined | null): string {
-  if (!isNumber(fraction)) return MISSING;
-  const pct = fraction * 100;
-  const abs = Math.abs(pct);
-  if (abs === 0) return '0%';
-  if (abs < 0.05) return pct > 0 ? '<0.1%' : '>-0.1%';
-  if (abs < 9.95) return `${Number(pct.toFixed(1))}%`;
-  return `${formatCount(Math.round(pct))}%`;
 }
 
 /** Change against a previous value: "▲ 12%", "▼ 5%", "–" (no change), "new". */
@@ -129,18 +112,23 @@ export function formatDateTime(iso: string, timeZone: string, now: Date = new Da
   return dateOnly ? withYear : `${withYear}, ${pad2(at.hour ?? 0)}:${pad2(at.minute ?? 0)}`;
 }
 
-/** Shortens to at most `max` code points, ending in "…" when cut; never splits a surrogate pair. */
-export function truncate(text: string, max: number): string {
-  const points = Array.from(text);
-  if (points.length <= max) return text;
-  if (max <= 0) return '';
-  return `${points.slice(0, max - 1).join('').trimEnd()}…`;
+/** `https://www.example.com/blog/x?y=1` → `/blog/x?y=1`: the host is the same on every row. */
+export function shortUrl(url: string | undefined | null): string {
+  if (!url) return MISSING;
+  const match = /^[a-z]+:\/\/[^/]+(\/.*)?$/i.exec(url);
+  return match ? match[1] || '/' : url;
 }
 
-/**
- * A piece of user input made safe to show inside a `code span` of a one-line message:
- * one line, no backticks, at most 40 code points. The caller still escapes &, <, >.
- */
-export function quoteInput(text: string, max = 40): string {
-  return truncate(text.replace(/\s+/g, ' ').replace(/`/g, "'"), max);
+/** 203.0.113.45 → 203.0.113.x; 2001:db8:1:2::5 → 2001:db8:1:…; 2001::5 → 2001::…; anything else is hidden. */
+export function maskIp(ip: string | null | undefined): string {
+  if (!ip) return MISSING;
+  const v4 = /^(\d{1,3}\.\d{1,3}\.\d{1,3})\.\d{1,3}$/.exec(ip.trim());
+  if (v4) return `${v4[1]}.x`;
+  // IPv6: at most the first three groups, and only those before a "::" (after it comes the host part).
+  const v6 = ip.trim();
+  const head = v6.split('::')[0]!.split(':').filter(Boolean).slice(0, 3);
+  if (v6.includes(':') && /^[0-9a-f:.]+$/i.test(v6) && head.every((g) => /^[0-9a-f]{1,4}$/i.test(g))) {
+    return `${head.join(':')}${head.length < 3 && v6.includes('::') ? '::' : ':'}…`;
+  }
+  return 'hidden';
 }

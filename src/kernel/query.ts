@@ -4,11 +4,17 @@
  * and to a compact, versioned string for Slack button values.
  */
 import { z } from 'zod';
-import type { ReportDef, ReportId } from './catalog.js';
-import type { FilterCondition, FilterGroup, MarketingRequest } from './filters.js';
+import { sortFields, type ReportCatalog, type ReportId } from './catalog.js';
 import { DEFAULT_RANGE, normalizeRange } from './dates.js';
-
-export type ReportCatalog = Readonly<Record<ReportId, ReportDef>>;
+import {
+  cloneGroups,
+  DEFAULT_FILTER_FIELD,
+  isFilterField,
+  MAX_FILTERS,
+  sameCondition,
+  type FilterCondition,
+  type FilterGroup,
+} from './filters.js';
 
 export type SortDir = 'asc' | 'desc';
 
@@ -25,48 +31,24 @@ export interface ReportQuery {
   public?: boolean;
 }
 
-/** The filter objects people may use, each with its fields (the first is the default). */
-export const FILTER_FIELDS: Readonly<Record<string, readonly string[]>> = {
-  country: ['name', 'code'],
-  state: ['name'],
-  city: ['name'],
-  page: ['name', 'url'],
-  source: ['name'],
-  channel: ['name'],
-  campaign: ['name'],
-  browser: ['name'],
-  device: ['name', 'type'],
-  os: ['name'],
-  extension: ['name'],
-  visitor: ['id', 'name'],
-};
-export const DEFAULT_FILTER_FIELD = 'name';
-
 export const DEFAULT_TOP = 10;
 export const MAX_TOP = 100;
 export const MAX_PAGE = 100_000;
-/** Filters across all groups; keeps requests and button values bounded. */
-export const MAX_FILTERS = 50;
-/** Slack's limit on a button's value. */
-export const MAX_VALUE_LENGTH = 2000;
 
-export function isFilterField(object: string, field: string): boolean {
-  return Object.hasOwn(FILTER_FIELDS, object) && (FILTER_FIELDS[object] ?? []).includes(field);
+export type SortDirection = 1 | -1;
+
+/** One Marketing request: dates go in the query string, the rest in the JSON body. */
+export interface MarketingRequest {
+  startDate?: string;
+  endDate?: string;
+  filterGroups?: FilterGroup[];
+  page?: number;
+  limit?: number;
+  sort?: { key: string; value: SortDirection };
 }
 
 export function newQuery(report: ReportId, range: string = DEFAULT_RANGE): ReportQuery {
   return { v: 1, report, range, filters: [], page: 1, top: DEFAULT_TOP };
-}
-
-/** The API field names a report can be sorted by: its sort aliases' targets and its default. */
-export function sortFields(def: ReportDef): string[] {
-  return [...new Set([def.defaultSort, ...Object.values(def.sortKeys)])];
-}
-
-function cloneGroups(groups: readonly FilterGroup[]): FilterGroup[] {
-  return groups.map((g) => ({
-    filters: g.filters.map((f) => ({ ...f, value: Array.isArray(f.value) ? [...f.value] : f.value })),
-  }));
 }
 
 export function toMarketingRequest(
@@ -182,10 +164,6 @@ export function decodeQuery(s: string, catalog: ReportCatalog): ReportQuery | nu
   return query;
 }
 
-export function fitsInButtonValue(s: string): boolean {
-  return s.length <= MAX_VALUE_LENGTH;
-}
-
 // --- Changing one thing ------------------------------------------------------
 
 function copy(q: ReportQuery): ReportQuery {
@@ -211,15 +189,6 @@ export function withSort(q: ReportQuery, sort: { key: string; dir: SortDir } | u
   if (sort) out.sort = { ...sort };
   else delete out.sort;
   return out;
-}
-
-function sameCondition(a: FilterCondition, b: FilterCondition): boolean {
-  return (
-    a.object === b.object &&
-    a.field === b.field &&
-    a.operator === b.operator &&
-    JSON.stringify(a.value) === JSON.stringify(b.value)
-  );
 }
 
 /**

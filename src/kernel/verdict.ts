@@ -4,9 +4,19 @@
  * answer and may give a reason with a severity. Shared by /visitor and the
  * threat alerts.
  */
-import type { Flag } from '../platform/api/schemas.js';
+import { SECURITY_CHECKS, type Flag, type Part, type SecurityAnswers, type SecurityCheck } from './records.js';
 
-export type Severity = 'high' | 'medium' | 'low';
+/** From the lowest up. */
+export const SEVERITIES = ['low', 'medium', 'high'] as const;
+export type Severity = (typeof SEVERITIES)[number];
+
+/** The checks a threat-alert subscription may watch (the ad blocker says nothing about threats). */
+export const ALERT_CHECKS = ['bot', 'scraping', 'vpn', 'extensions'] as const satisfies readonly SecurityCheck[];
+export type AlertCheck = (typeof ALERT_CHECKS)[number];
+
+export function isSeverity(value: unknown): value is Severity {
+  return typeof value === 'string' && (SEVERITIES as readonly string[]).includes(value);
+}
 export type VerdictName = 'Threat' | 'Suspicious' | 'Human' | 'Unknown';
 
 /** What the five lookups said; a lookup that failed is absent and named in `unavailable`. */
@@ -17,7 +27,7 @@ export interface SecurityFacts {
   extensions?: { scraper_extension_list: string[] };
   adblock?: { adblock: Flag };
   /** Checks that failed, with why ("timed out"). */
-  unavailable?: Partial<Record<'bot' | 'scraping' | 'vpn' | 'extensions' | 'adblock', string>>;
+  unavailable?: Partial<Record<SecurityCheck, string>>;
 }
 
 export interface VerdictOptions {
@@ -26,6 +36,31 @@ export interface VerdictOptions {
 }
 
 export const DEFAULT_VERDICT_OPTIONS: VerdictOptions = { scrapingScoreThreshold: 0.8 };
+
+/**
+ * The answers that came back, in the shape the rules read. A lookup that failed is named
+ * in `unavailable` with why; one that was not asked is simply absent.
+ */
+export function securityFacts(parts: { [K in SecurityCheck]?: Part<SecurityAnswers[K]> }): SecurityFacts {
+  const unavailable: Partial<Record<SecurityCheck, string>> = {};
+  for (const check of SECURITY_CHECKS) {
+    const part = parts[check];
+    if (part && !part.ok) unavailable[check] = part.error.kind.replace(/_/g, ' ');
+  }
+  const value = <K extends SecurityCheck>(check: K): SecurityAnswers[K] | undefined => {
+    const part = parts[check];
+    return part?.ok ? (part.value as SecurityAnswers[K]) : undefined;
+  };
+  const scraping = value('scraping');
+  return {
+    bot: value('bot'),
+    scraping: scraping ? { score: scraping.score, visitor_type: scraping.visitor_type } : undefined,
+    vpn: value('vpn'),
+    extensions: value('extensions'),
+    adblock: value('adblock'),
+    unavailable,
+  };
+}
 
 export interface Reason {
   rule: string;
@@ -133,7 +168,7 @@ export function judge(facts: SecurityFacts, options: VerdictOptions = DEFAULT_VE
 }
 
 /** The facts a subscription looks at: the checks it did not choose are left out. */
-export function onlyChecks(facts: SecurityFacts, checks: readonly ('bot' | 'scraping' | 'vpn' | 'extensions')[]): SecurityFacts {
+export function onlyChecks(facts: SecurityFacts, checks: readonly AlertCheck[]): SecurityFacts {
   const keep = new Set<string>(checks);
   const unavailable = Object.fromEntries(Object.entries(facts.unavailable ?? {}).filter(([check]) => keep.has(check)));
   return {

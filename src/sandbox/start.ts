@@ -1,43 +1,45 @@
 import { randomBytes } from 'node:crypto';
-import { startLookout, type Lookout, type LookoutOptions } from '../compose.js';
-import type { Logger } from '../platform/log.js';
+import type { Logger } from 'pino';
 import { startDemoApi, type DemoApi } from './demo-api/server.js';
 import type { Faults } from './demo-api/faults.js';
 import { startOfflineSlack, type OfflineSlack, type OfflineSlackOptions } from './slack/index.js';
 
-export interface SandboxOptions {
-  log: Logger;
-  defaultTimezone?: string;
-  /** A real analytics API instead of the demo one. */
-  api?: { baseUrl: string; apiKey: string };
-  /** Ports (0: any free one). */
-  appPort?: number;
-  slackPort?: number;
-  apiTimeoutMs?: number;
-  now?: () => Date;
-  demoFaults?: Faults;
-  security?: { channels: string[]; users: string[]; scrapingScoreThreshold: number };
-  admins?: string[];
-  alerts?: LookoutOptions['alerts'];
-  /** Default: PGlite in memory (nothing kept). */
-  store?: LookoutOptions['store'];
-  /** Passed to the app (tests drive digest slots themselves with false). */
-  scheduler?: boolean;
-  replica?: string;
-  slack?: Partial<Pick<OfflineSlackOptions, 'rateLimit' | 'ackTimeoutMs' | 'extraRoutes'>>;
+/** Where the app finds the sandbox: the API to ask and the Slack to talk to, with the secrets made up for this run. */
+export interface SandboxWiring {
+  api: { baseUrl: string; apiKey: string };
+  slack: { signingSecret: string; botToken: string; apiUrl: string };
+  /** The demo API is behind the answers. */
+  demo: boolean;
 }
 
-export interface Sandbox {
+/** The app the sandbox runs: anything that serves Slack's requests at `requestUrl`. */
+export interface SandboxApp {
+  requestUrl?: string;
+  stop(): Promise<void>;
+}
+
+export interface SandboxOptions<A extends SandboxApp> {
+  log: Logger;
+  /** A real analytics API instead of the demo one. */
+  api?: { baseUrl: string; apiKey: string };
+  slackPort?: number;
+  demoFaults?: Faults;
+  slack?: Partial<Pick<OfflineSlackOptions, 'rateLimit' | 'ackTimeoutMs' | 'extraRoutes'>>;
+  /** Starts the app against the sandbox (passed in: the sandbox knows only protocols). */
+  startApp: (wiring: SandboxWiring) => Promise<A>;
+}
+
+export interface Sandbox<A extends SandboxApp> {
   demo?: DemoApi;
   slack: OfflineSlack;
-  lookout: Lookout;
+  lookout: A;
   /** The secrets the sandbox made up for this run (tests check they never leak). */
   secrets: { signingSecret: string; botToken: string; apiKey: string };
   stop(): Promise<void>;
 }
 
 /** Everything on loopback: the demo API, the offline Slack, and the app wired to both. */
-export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
+export async function startSandbox<A extends SandboxApp>(options: SandboxOptions<A>): Promise<Sandbox<A>> {
   const signingSecret = randomBytes(16).toString('hex');
   const botToken = `xoxb-sandbox-${randomBytes(12).toString('hex')}`;
   const demoKey = `demo-${randomBytes(8).toString('hex')}`;
@@ -45,23 +47,9 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const demo = options.api ? undefined : await startDemoApi({ port: 0, apiKey: demoKey, faults: options.demoFaults });
   const api = options.api ?? { baseUrl: demo!.url, apiKey: demoKey };
   const slack = await startOfflineSlack({ signingSecret, botToken, port: options.slackPort ?? 0, ...options.slack });
-  let lookout: Lookout;
+  let lookout: A;
   try {
-    lookout = await startLookout({
-      api: { ...api, timeoutMs: options.apiTimeoutMs },
-      slack: { signingSecret, botToken, apiUrl: slack.apiUrl },
-      log: options.log,
-      defaultTimezone: options.defaultTimezone ?? 'UTC',
-      demo: demo !== undefined,
-      now: options.now,
-      port: options.appPort ?? 0,
-      security: options.security,
-      admins: options.admins,
-      alerts: options.alerts,
-      store: options.store ?? { memory: true },
-      scheduler: options.scheduler,
-      replica: options.replica,
-    });
+    lookout = await options.startApp({ api, slack: { signingSecret, botToken, apiUrl: slack.apiUrl }, demo: demo !== undefined });
   } catch (error) {
     await slack.close();
     await demo?.close();

@@ -212,7 +212,7 @@ describe('restarts', () => {
     try {
       let app = await startLookout(options({ dataDir: dir }, 'first'));
       slack.setAppUrl(app.requestUrl!);
-      await app.store.alertSubscriptions.upsert({ channelId: channel, teamId: 'T', minSeverity: 'high', checks: ['bot'], createdBy: 'U_ALICE' });
+      await app.store.subscriptions.upsert({ channelId: channel, teamId: 'T', minSeverity: 'high', checks: ['bot'], createdBy: 'U_ALICE' });
       clock += 1000; // earlier tests' visits are behind the watermark
       await app.store.watchState.saveProgress('visits', { watermark: now(), seenIds: [], counts: {}, at: now() });
       const [a, b, c] = attackers(26).slice(23);
@@ -240,7 +240,7 @@ describe('restarts', () => {
       const apps = [await startLookout(options(store, 'one')), await startLookout(options(store, 'two'))];
       try {
         slack.setAppUrl(apps[0]!.requestUrl!);
-        await apps[0]!.store.alertSubscriptions.upsert({ channelId: 'C_MARKETING', teamId: 'T', minSeverity: 'high', checks: ['bot'], createdBy: 'U_ALICE' });
+        await apps[0]!.store.subscriptions.upsert({ channelId: 'C_MARKETING', teamId: 'T', minSeverity: 'high', checks: ['bot'], createdBy: 'U_ALICE' });
         clock += 1000;
         await apps[0]!.store.watchState.saveProgress('visits', { watermark: now(), seenIds: [], counts: {}, at: now() });
         const ids = attackers(32).slice(26);

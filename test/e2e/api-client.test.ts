@@ -2,11 +2,14 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AnalyticsApi } from '../../src/platform/api/analytics.js';
 import { ApiError } from '../../src/platform/api/errors.js';
 import { REPORT_IDS, type ReportId } from '../../src/kernel/catalog.js';
-import type { AggregateRow, PageRow, VisitRecord, VisitorRecord } from '../../src/platform/api/schemas.js';
-import type { FilterGroup, MarketingRequest } from '../../src/kernel/filters.js';
+import type { AggregateRow, PageRow } from '../../src/platform/api/schemas.js';
+import type { VisitRecord, VisitorRecord } from '../../src/kernel/records.js';
+import type { FilterGroup } from '../../src/kernel/filters.js';
+import type { MarketingRequest } from '../../src/kernel/query.js';
 import { startDemoApi, type DemoApi } from '../../src/sandbox/demo-api/server.js';
 import { DEMO_VISITORS } from '../../src/sandbox/demo-api/dataset.js';
 import { captureLogs } from '../support/log-capture.js';
+import { allRows } from '../support/paging.js';
 
 const API_KEY = 'k-7f3a9c1e-test-secret-key';
 const RANGE = { startDate: '2000-01-01', endDate: '2100-01-01' };
@@ -37,7 +40,7 @@ async function failureOf(promise: Promise<unknown>): Promise<ApiError> {
 }
 
 async function allVisits(filterGroups: FilterGroup[]): Promise<VisitRecord[]> {
-  const { rows, complete } = await api.reportAll('visits', { ...RANGE, filterGroups }, { pageSize: 1000 });
+  const { rows, complete } = await allRows(api, 'visits', { ...RANGE, filterGroups }, 1000);
   expect(complete).toBe(true);
   return rows as VisitRecord[];
 }
@@ -82,11 +85,11 @@ describe('every operation', () => {
   it('answers each security lookup, with normalised flags', async () => {
     const id = DEMO_VISITORS.attacker;
     const [adblock, bot, scraping, vpn, extensions] = await Promise.all([
-      api.security.adblock(id),
-      api.security.bot(id),
-      api.security.scraping(id),
-      api.security.vpn(id),
-      api.security.extensions(id),
+      api.security.check('adblock', id),
+      api.security.check('bot', id),
+      api.security.check('scraping', id),
+      api.security.check('vpn', id),
+      api.security.check('extensions', id),
     ]);
     expect(bot.is_attacker.value).toBe('yes');
     expect(['yes', 'no', 'unknown']).toContain(adblock.adblock.value);
@@ -107,8 +110,8 @@ describe('every operation', () => {
   it('passes visit_id where the spec accepts it, and not to scraping status', async () => {
     const [visit] = await api.visits({ ...RANGE, filterGroups: [{ filters: [{ object: 'visitor', field: 'id', operator: 'is_any_of', value: [DEMO_VISITORS.scraper] }] }], limit: 1 });
     expect(visit?.id).toBeTruthy();
-    await api.security.bot(DEMO_VISITORS.scraper, visit!.id);
-    await api.security.scraping(DEMO_VISITORS.scraper);
+    await api.security.check('bot', DEMO_VISITORS.scraper, visit!.id);
+    await api.security.check('scraping', DEMO_VISITORS.scraper);
     const [bot, scraping] = demo.requests.slice(-2);
     expect(bot!.query).toMatchObject({ visit_id: visit!.id });
     expect(scraping!.query?.visit_id).toBeUndefined();
@@ -116,7 +119,7 @@ describe('every operation', () => {
 
   it('refuses an id that is not one path segment, without a request', async () => {
     for (const bad of ['../admin', 'a/b', '..', 'x?y=1', '', 'a b']) {
-      expect((await failureOf(api.security.bot(bad))).kind).toBe('bad_request');
+      expect((await failureOf(api.security.check('bot', bad))).kind).toBe('bad_request');
     }
     expect(demo.requests).toHaveLength(0);
   });
@@ -208,8 +211,8 @@ describe('sorting and paging', () => {
     expect(paged.map(key)).toEqual(whole.map(key));
   });
 
-  it('pages visitors by reportAll to the end', async () => {
-    const { rows, complete } = await api.reportAll('visitors', RANGE, { pageSize: 500 });
+  it('pages visitors to the end', async () => {
+    const { rows, complete } = await allRows(api, 'visitors', RANGE, 500);
     expect(complete).toBe(true);
     const ids = (rows as VisitorRecord[]).map((r) => r.id);
     expect(new Set(ids).size).toBe(ids.length);
@@ -232,7 +235,7 @@ describe('failures end in the right ApiError kind', () => {
   });
 
   it('404 → not_found for an unknown visitor, and no retry', async () => {
-    const error = await failureOf(api.security.bot('v_nobody_here'));
+    const error = await failureOf(api.security.check('bot', 'v_nobody_here'));
     expect(error.kind).toBe('not_found');
     expect(demo.requests).toHaveLength(1);
   });
@@ -306,7 +309,7 @@ describe('failures end in the right ApiError kind', () => {
       [{ status500Until: 10 }, () => api.report('countries', RANGE)],
       [{ malformedJson: true }, () => api.report('pages', RANGE)],
       [{ drift: true }, () => api.report('sources', RANGE)],
-      [{}, () => api.security.vpn('v_nobody_here')],
+      [{}, () => api.security.check('vpn', 'v_nobody_here')],
       [{}, () => api.report('countries', { ...RANGE, limit: 5000 })],
     ];
     for (const [faults, call] of attempts) {

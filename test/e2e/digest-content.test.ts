@@ -1,13 +1,16 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AnalyticsApi } from '../../src/platform/api/analytics.js';
 import type { ReportId, ReportRow } from '../../src/kernel/catalog.js';
-import type { FilterGroup, MarketingRequest } from '../../src/kernel/filters.js';
+import type { FilterGroup } from '../../src/kernel/filters.js';
+import type { MarketingRequest } from '../../src/kernel/query.js';
 import { previousPeriod, rangeDays, type DateRange } from '../../src/kernel/dates.js';
-import { DigestFetcher, digestRange, gatherDigest, type DigestSpec } from '../../src/features/digests/content.js';
+import { DigestFetcher, gatherDigest, type DigestSpec } from '../../src/features/digests/content.js';
+import { digestRange } from '../../src/features/digests/period.js';
 import { startDemoApi, type DemoApi } from '../../src/sandbox/demo-api/server.js';
 import { validateBlocks } from '../../src/sandbox/slack/block-limits.js';
 import { digestMessage } from '../../src/features/digests/blocks.js';
 import { mrkdwnOf } from '../support/sandbox.js';
+import { allRows } from '../support/paging.js';
 
 const API_KEY = 'digest-content-test-key';
 /** The demo data set is generated around this instant (120 days back). */
@@ -46,7 +49,7 @@ function spec(overrides: Partial<DigestSpec> = {}): DigestSpec {
 const at = (range: DateRange, filterGroups: FilterGroup[] = []): MarketingRequest => ({ startDate: range.startDate, endDate: range.endDate, filterGroups });
 
 async function visitCount(range: DateRange, filterGroups: FilterGroup[] = []): Promise<number> {
-  const { rows, complete } = await api.reportAll('visits', at(range, filterGroups), { pageSize: 1000 });
+  const { rows, complete } = await allRows(api, 'visits', at(range, filterGroups), 1000);
   expect(complete).toBe(true);
   return rows.length;
 }
@@ -115,7 +118,7 @@ describe('gatherDigest against the demo API', () => {
       expect(previousVisits).toBeGreaterThan(0);
       expect(view.totals).toMatchObject({ visits, previousVisits });
       // Unique visitors are summed per country: at least the distinct visitors, at most the visits.
-      const { rows } = await api.reportAll('visitors', at(view.period));
+      const { rows } = await allRows(api, 'visitors', at(view.period));
       expect(view.totals!.unique).toBeGreaterThanOrEqual(rows.length);
       expect(view.totals!.unique).toBeLessThanOrEqual(visits);
     }
@@ -149,7 +152,7 @@ describe('gatherDigest against the demo API', () => {
       // Their values before, from the whole previous period. A row found among the previous top 100 has
       // its value; one absent from a complete list was not there ("new"); past the top 100 it is unknown.
       const key = (r: ReportRow) => `${String(field(r, nameField))}|${String(field(r, 'label') ?? '')}`;
-      const { rows: before, complete } = await api.reportAll(def.id, at(view.previous));
+      const { rows: before, complete } = await allRows(api, def.id, at(view.previous));
       expect(complete).toBe(true);
       const full = new Map(before.map((r) => [key(r), field(r, countField) as number]));
       const top100 = new Set((await api.report(def.id, { ...at(view.previous), limit: 100, page: 1 })).map(key));

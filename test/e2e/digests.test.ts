@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { REPORT_IDS } from '../../src/kernel/catalog.js';
 import type { Message } from '../../src/sandbox/slack/index.js';
-import type { Sandbox } from '../../src/sandbox/start.js';
-import type { Digest } from '../../src/platform/store/index.js';
+import type { Sandbox } from '../support/sandbox.js';
+import type { Digest } from '../../src/features/digests/repo.js';
 import { CHANNEL, USER, hasAction, headerOf, mrkdwnOf, sandbox, textsOf } from '../support/sandbox.js';
 
 let box: Sandbox & { logs: string[] };

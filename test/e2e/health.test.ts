@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../src/sandbox/start.js';
+import type { Sandbox } from '../support/sandbox.js';
 import { sandbox } from '../support/sandbox.js';
 
 let box: Sandbox & { logs: string[] };

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DigestScheduler } from '../../src/features/digests/scheduler.js';
 import { silentLogger } from '../../src/platform/log.js';
-import { openStore, type Digest, type Store } from '../../src/platform/store/index.js';
+import { openRepos, type Repos as Store } from '../../src/compose.js';
+import type { Digest } from '../../src/features/digests/repo.js';
 
-/** Which slots exist is core/schedule.ts's word; node-cron only fires them. */
+/** Which slots exist is schedule.ts's word; node-cron only fires them. */
 describe('digest slots across DST changes (Europe/Berlin, 02:30 local)', () => {
   let store: Store;
   let digest: Digest;
@@ -12,7 +13,7 @@ describe('digest slots across DST changes (Europe/Berlin, 02:30 local)', () => {
   let scheduler: DigestScheduler;
 
   beforeAll(async () => {
-    store = await openStore({ memory: true });
+    store = await openRepos({ memory: true });
     digest = await store.digests.create({
       teamId: 'T', channelId: 'C', ownerId: 'U', reports: ['sources'], topN: 3, period: 'day',
       schedule: { kind: 'daily', time: '02:30' }, cron: '30 2 * * *', timeZone: 'Europe/Berlin',

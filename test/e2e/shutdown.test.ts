@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoApi, type DemoApi } from '../../src/sandbox/demo-api/server.js';
 import { startOfflineSlack, type OfflineSlack } from '../../src/sandbox/slack/index.js';
-import { openStore } from '../../src/platform/store/index.js';
+import { openRepos as openStore } from '../../src/compose.js';
 import { textsOf } from '../support/sandbox.js';
 
 /**

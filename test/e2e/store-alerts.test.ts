@@ -21,7 +21,7 @@ const claim = (over: Partial<AlertClaim> = {}): AlertClaim => ({
 describeEachDb('store alerts', (t) => {
   describe('AlertSubscriptionRepo', () => {
     it('subscribes a channel and reads it back, checks and all', async () => {
-      const created = await t.store.alertSubscriptions.upsert({
+      const created = await t.store.subscriptions.upsert({
         channelId: 'C1',
         teamId: 'T1',
         minSeverity: 'medium',
@@ -37,12 +37,12 @@ describeEachDb('store alerts', (t) => {
         createdAt: expect.any(Date),
         updatedAt: expect.any(Date),
       });
-      expect(await t.store.alertSubscriptions.get('C1')).toEqual(created);
-      expect(await t.store.alertSubscriptions.get('C2')).toBeUndefined();
+      expect(await t.store.subscriptions.get('C1')).toEqual(created);
+      expect(await t.store.subscriptions.get('C2')).toBeUndefined();
     });
 
     it('changes a subscription in place, keeping who created it and when', async () => {
-      const first = await t.store.alertSubscriptions.upsert({
+      const first = await t.store.subscriptions.upsert({
         channelId: 'C1',
         teamId: 'T1',
         minSeverity: 'high',
@@ -50,7 +50,7 @@ describeEachDb('store alerts', (t) => {
         createdBy: 'U1',
       });
       await sleep(5);
-      const changed = await t.store.alertSubscriptions.upsert({
+      const changed = await t.store.subscriptions.upsert({
         channelId: 'C1',
         teamId: 'T1',
         minSeverity: 'low',
@@ -59,24 +59,24 @@ describeEachDb('store alerts', (t) => {
       });
       expect(changed).toEqual({ ...first, minSeverity: 'low', checks: ['scraping', 'bot'], updatedAt: expect.any(Date) });
       expect(changed.updatedAt.getTime()).toBeGreaterThan(first.updatedAt.getTime());
-      expect(await t.store.alertSubscriptions.list()).toEqual([changed]);
+      expect(await t.store.subscriptions.list()).toEqual([changed]);
     });
 
     it('lists subscriptions oldest first and removes one', async () => {
       for (const channelId of ['C2', 'C1', 'C3']) {
-        await t.store.alertSubscriptions.upsert({ channelId, teamId: 'T1', minSeverity: 'high', checks: [], createdBy: 'U1' });
+        await t.store.subscriptions.upsert({ channelId, teamId: 'T1', minSeverity: 'high', checks: [], createdBy: 'U1' });
         await sleep(2);
       }
-      expect((await t.store.alertSubscriptions.list()).map((s) => s.channelId)).toEqual(['C2', 'C1', 'C3']);
-      expect((await t.store.alertSubscriptions.get('C3'))?.checks).toEqual([]);
-      expect(await t.store.alertSubscriptions.remove('C1')).toBe(true);
-      expect(await t.store.alertSubscriptions.remove('C1')).toBe(false);
-      expect((await t.store.alertSubscriptions.list()).map((s) => s.channelId)).toEqual(['C2', 'C3']);
+      expect((await t.store.subscriptions.list()).map((s) => s.channelId)).toEqual(['C2', 'C1', 'C3']);
+      expect((await t.store.subscriptions.get('C3'))?.checks).toEqual([]);
+      expect(await t.store.subscriptions.remove('C1')).toBe(true);
+      expect(await t.store.subscriptions.remove('C1')).toBe(false);
+      expect((await t.store.subscriptions.list()).map((s) => s.channelId)).toEqual(['C2', 'C3']);
     });
 
     it('refuses a severity that does not exist', async () => {
       await expect(
-        t.store.alertSubscriptions.upsert({
+        t.store.subscriptions.upsert({
           channelId: 'C1',
           teamId: 'T1',
           minSeverity: 'critical' as 'high',
@@ -90,50 +90,50 @@ describeEachDb('store alerts', (t) => {
   describe('AlertMuteRepo', () => {
     it('mutes until a moment or for good; expired mutes are not active', async () => {
       const now = at(0);
-      const past = await t.store.alertMutes.mute('C1', 'V-past', at(-1), 'U1');
-      const future = await t.store.alertMutes.mute('C1', 'V-future', at(60), 'U1');
+      const past = await t.store.mutes.mute('C1', 'V-past', at(-1), 'U1');
+      const future = await t.store.mutes.mute('C1', 'V-future', at(60), 'U1');
       await sleep(2);
-      const forever = await t.store.alertMutes.mute('C1', 'V-forever', null, 'U2');
-      await t.store.alertMutes.mute('C2', 'V-other', null, 'U1');
+      const forever = await t.store.mutes.mute('C1', 'V-forever', null, 'U2');
+      await t.store.mutes.mute('C2', 'V-other', null, 'U1');
       expect(past).toEqual({ channelId: 'C1', visitorId: 'V-past', until: at(-1), mutedBy: 'U1', createdAt: expect.any(Date) });
       expect(forever.until).toBeUndefined();
 
-      const active = await t.store.alertMutes.activeFor('C1', ['V-past', 'V-future', 'V-forever', 'V-none', 'V-other'], now);
+      const active = await t.store.mutes.activeFor('C1', ['V-past', 'V-future', 'V-forever', 'V-none', 'V-other'], now);
       expect([...active.keys()].sort()).toEqual(['V-forever', 'V-future']);
       expect(active.get('V-future')).toEqual(future);
       expect(active.get('V-forever')).toEqual(forever);
-      expect(await t.store.alertMutes.activeFor('C1', [], now)).toEqual(new Map());
+      expect(await t.store.mutes.activeFor('C1', [], now)).toEqual(new Map());
 
       // Exactly at `until` the mute has ended.
-      expect(await t.store.alertMutes.isMuted('C1', 'V-future', at(60))).toBeUndefined();
-      expect(await t.store.alertMutes.isMuted('C1', 'V-future', at(59))).toEqual(future);
-      expect(await t.store.alertMutes.isMuted('C1', 'V-past', now)).toBeUndefined();
-      expect(await t.store.alertMutes.isMuted('C1', 'V-forever', at(1e7))).toEqual(forever);
-      expect(await t.store.alertMutes.isMuted('C1', 'V-other', now)).toBeUndefined();
+      expect(await t.store.mutes.isMuted('C1', 'V-future', at(60))).toBeUndefined();
+      expect(await t.store.mutes.isMuted('C1', 'V-future', at(59))).toEqual(future);
+      expect(await t.store.mutes.isMuted('C1', 'V-past', now)).toBeUndefined();
+      expect(await t.store.mutes.isMuted('C1', 'V-forever', at(1e7))).toEqual(forever);
+      expect(await t.store.mutes.isMuted('C1', 'V-other', now)).toBeUndefined();
 
-      expect((await t.store.alertMutes.listActive('C1', now)).map((m) => m.visitorId)).toEqual(['V-future', 'V-forever']);
-      expect((await t.store.alertMutes.listActive('C2', now)).map((m) => m.visitorId)).toEqual(['V-other']);
-      expect(await t.store.alertMutes.listActive('C9', now)).toEqual([]);
+      expect((await t.store.mutes.listActive('C1', now)).map((m) => m.visitorId)).toEqual(['V-future', 'V-forever']);
+      expect((await t.store.mutes.listActive('C2', now)).map((m) => m.visitorId)).toEqual(['V-other']);
+      expect(await t.store.mutes.listActive('C9', now)).toEqual([]);
     });
 
     it('muting again replaces the mute', async () => {
-      await t.store.alertMutes.mute('C1', 'V1', at(-1), 'U1');
-      expect(await t.store.alertMutes.isMuted('C1', 'V1', at(0))).toBeUndefined();
-      const again = await t.store.alertMutes.mute('C1', 'V1', null, 'U2');
+      await t.store.mutes.mute('C1', 'V1', at(-1), 'U1');
+      expect(await t.store.mutes.isMuted('C1', 'V1', at(0))).toBeUndefined();
+      const again = await t.store.mutes.mute('C1', 'V1', null, 'U2');
       expect(again).toMatchObject({ until: undefined, mutedBy: 'U2' });
-      expect(await t.store.alertMutes.isMuted('C1', 'V1', at(0))).toEqual(again);
-      const shorter = await t.store.alertMutes.mute('C1', 'V1', at(10), 'U3');
-      expect(await t.store.alertMutes.isMuted('C1', 'V1', at(11))).toBeUndefined();
-      expect(await t.store.alertMutes.isMuted('C1', 'V1', at(9))).toEqual(shorter);
+      expect(await t.store.mutes.isMuted('C1', 'V1', at(0))).toEqual(again);
+      const shorter = await t.store.mutes.mute('C1', 'V1', at(10), 'U3');
+      expect(await t.store.mutes.isMuted('C1', 'V1', at(11))).toBeUndefined();
+      expect(await t.store.mutes.isMuted('C1', 'V1', at(9))).toEqual(shorter);
     });
 
     it('unmutes', async () => {
-      await t.store.alertMutes.mute('C1', 'V1', null, 'U1');
-      await t.store.alertMutes.mute('C2', 'V1', null, 'U1');
-      expect(await t.store.alertMutes.unmute('C1', 'V1')).toBe(true);
-      expect(await t.store.alertMutes.unmute('C1', 'V1')).toBe(false);
-      expect(await t.store.alertMutes.isMuted('C1', 'V1', at(0))).toBeUndefined();
-      expect(await t.store.alertMutes.isMuted('C2', 'V1', at(0))).toBeDefined();
+      await t.store.mutes.mute('C1', 'V1', null, 'U1');
+      await t.store.mutes.mute('C2', 'V1', null, 'U1');
+      expect(await t.store.mutes.unmute('C1', 'V1')).toBe(true);
+      expect(await t.store.mutes.unmute('C1', 'V1')).toBe(false);
+      expect(await t.store.mutes.isMuted('C1', 'V1', at(0))).toBeUndefined();
+      expect(await t.store.mutes.isMuted('C2', 'V1', at(0))).toBeDefined();
     });
   });
 

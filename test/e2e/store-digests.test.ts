@@ -91,17 +91,6 @@ describeEachDb('store digests', (t) => {
       expect((await t.store.digests.listAll()).map((d) => d.id)).toEqual([a.id, b.id, c.id]);
     });
 
-    it('lists what changed since a moment, for replicas reloading', async () => {
-      const a = await t.store.digests.create(input());
-      const b = await t.store.digests.create(input());
-      await sleep(5);
-      const since = new Date();
-      await sleep(5);
-      await t.store.digests.update(b.id, { topN: 3 });
-      const c = await t.store.digests.create(input());
-      expect((await t.store.digests.changedSince(since)).map((d) => d.id)).toEqual([b.id, c.id]);
-      expect((await t.store.digests.changedSince(new Date(0))).map((d) => d.id)).toEqual([a.id, b.id, c.id]);
-    });
 
     it('removes a digest with its runs', async () => {
       const d = await t.store.digests.create(input());

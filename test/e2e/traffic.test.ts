@@ -5,7 +5,7 @@ import { REPORT_IDS, REPORTS } from '../../src/kernel/catalog.js';
 import type { AggregateRow } from '../../src/platform/api/schemas.js';
 import { EMOJI_CAMPAIGN, HOSTILE_CAMPAIGN } from '../../src/sandbox/demo-api/index.js';
 import type { Message } from '../../src/sandbox/slack/index.js';
-import type { Sandbox } from '../../src/sandbox/start.js';
+import type { Sandbox } from '../support/sandbox.js';
 import { CHANNEL, USER, hasAction, headerOf, mrkdwnOf, sandbox, tableOf, textsOf } from '../support/sandbox.js';
 
 let box: Sandbox & { logs: string[] };

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DEMO_VISITORS } from '../../src/sandbox/demo-api/index.js';
 import type { Message } from '../../src/sandbox/slack/index.js';
-import type { Sandbox } from '../../src/sandbox/start.js';
+import type { Sandbox } from '../support/sandbox.js';
 import { CHANNEL, USER, hasAction, headerOf, mrkdwnOf, sandbox, tableOf, textsOf } from '../support/sandbox.js';
 
 const SECURITY = 'C_SECURITY';

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/platform/log.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/start.js';
+import { startTestSandbox as startSandbox, type Sandbox } from '../support/sandbox.js';
 
 type Json = Record<string, unknown>;
 interface UiMessage {

@@ -11,7 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe } from 'vitest';
 import { openDb, type Db } from '../../src/platform/store/db.js';
-import { createStore, type Store } from '../../src/platform/store/index.js';
+import { createRepos, type Repos as Store } from '../../src/compose.js';
 import { migrate } from '../../src/platform/store/migrate.js';
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined;
@@ -80,7 +80,7 @@ class TestDatabase implements TestDb {
   async setUp(): Promise<void> {
     const db = await this.open(this.newSchema());
     await migrate(db);
-    this.shared = { db, store: createStore(db) };
+    this.shared = { db, store: createRepos(db) };
   }
 
   async tearDown(): Promise<void> {

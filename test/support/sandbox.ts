@@ -1,12 +1,32 @@
-import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/start.js';
+import { startLookout, type Lookout, type LookoutOptions } from '../../src/compose.js';
+import { startSandbox, type Sandbox as SandboxOf, type SandboxOptions } from '../../src/sandbox/start.js';
 import { captureLogs } from './log-capture.js';
+
+export type Sandbox = SandboxOf<Lookout>;
+
+/** The sandbox's own settings, and the app's (the store defaults to PGlite in memory). */
+export type TestSandboxOptions = Omit<SandboxOptions<Lookout>, 'startApp'> &
+  Partial<Omit<LookoutOptions, 'api' | 'slack' | 'demo' | 'log'>> & { apiTimeoutMs?: number };
+
+/** The offline Slack and the demo API, with Lookout wired to both, as main.ts does it. */
+export function startTestSandbox(options: TestSandboxOptions): Promise<Sandbox> {
+  const { log, api, slackPort, demoFaults, slack, apiTimeoutMs, ...app } = options;
+  return startSandbox({
+    log,
+    api,
+    slackPort,
+    demoFaults,
+    slack,
+    startApp: (wiring) => startLookout({ port: 0, store: { memory: true }, ...app, ...wiring, api: { ...wiring.api, timeoutMs: apiTimeoutMs }, log }),
+  });
+}
 
 export const USER = 'U_ALICE';
 export const CHANNEL = 'C_MARKETING';
 
-export async function sandbox(options: Partial<SandboxOptions> = {}): Promise<Sandbox & { logs: string[] }> {
+export async function sandbox(options: Partial<TestSandboxOptions> = {}): Promise<Sandbox & { logs: string[] }> {
   const { logger, lines } = captureLogs('debug');
-  const box = await startSandbox({ log: logger, apiTimeoutMs: 2000, ...options });
+  const box = await startTestSandbox({ log: logger, apiTimeoutMs: 2000, ...options });
   return Object.assign(box, { logs: lines });
 }
 

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { validateBlocks } from '../../src/sandbox/slack/block-limits.js';
-import { mayPostSecurity, maySeeSecurity, refusal, type SecurityAccess } from '../../src/platform/slack/access.js';
+import { Access, type AccessRules } from '../../src/platform/slack/access.js';
+
+type SecurityAccess = AccessRules['security'];
+const rules = (security: SecurityAccess) => new Access({ admins: [], security });
+const maySeeSecurity = (security: SecurityAccess, user: string, channel: string | undefined) => rules(security).maySeeSecurity(user, channel);
+const mayPostSecurity = (security: SecurityAccess, channel: string | undefined) => rules(security).mayPostSecurity(channel);
+const refusal = (security: SecurityAccess, user: string, channel: string | undefined) => rules(security).securityRefusal(user, channel);
 import { mrkdwnOf } from '../support/sandbox.js';
 
 const OPEN: SecurityAccess = { users: [], channels: [] };
@@ -118,5 +124,24 @@ describe('refusal', () => {
         expect(validateBlocks(refusal(access, user, channel).blocks, 'message')).toEqual({ ok: true });
       }
     }
+  });
+});
+
+describe('isAdmin and mayManage', () => {
+  const open = new Access({ admins: [], security: { users: [], channels: [] } });
+  const listed = new Access({ admins: ['U_ADMIN'], security: { users: [], channels: [] } });
+
+  it('with no ADMIN_USERS everyone is an admin and may manage anything', () => {
+    expect(open.isAdmin('U_ALICE')).toBe(true);
+    expect(open.mayManage('U_ALICE', 'U_BOB')).toBe(true);
+  });
+
+  it('with ADMIN_USERS only they are admins; others manage only what they own', () => {
+    expect(listed.isAdmin('U_ADMIN')).toBe(true);
+    expect(listed.isAdmin('U_ALICE')).toBe(false);
+    expect(listed.isAdmin('u_admin')).toBe(false);
+    expect(listed.mayManage('U_ADMIN', 'U_BOB')).toBe(true);
+    expect(listed.mayManage('U_ALICE', 'U_ALICE')).toBe(true);
+    expect(listed.mayManage('U_ALICE', 'U_BOB')).toBe(false);
   });
 });

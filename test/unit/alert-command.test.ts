@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { REPORTS } from '../../src/kernel/catalog.js';
-import { ALERT_CHECKS, ALERTS_USAGE, parseAlertsCommand, parseDuration, type AlertsCommand } from '../../src/features/alerts/parse.js';
+import { ALERT_CHECKS } from '../../src/kernel/verdict.js';
+import { ALERTS_USAGE, parseAlertsCommand, parseMuteDuration as parseDuration, type AlertsCommand } from '../../src/features/alerts/parse.js';
 import { parseTrafficCommand } from '../../src/features/reports/parse.js';
 import { usageMessage } from '../../src/platform/slack/kit/messages.js';
 
@@ -10,9 +11,9 @@ const ALL = [...ALERT_CHECKS];
 
 /** `/traffic alerts …` text → the alerts command, through the real slash-command tokenizer. */
 function alerts(text: string): AlertsCommand {
-  const command = parseTrafficCommand(`alerts ${text}`, REPORTS);
-  if (command.kind !== 'alerts') throw new Error(`"alerts ${text}" parsed as ${command.kind}`);
-  return parseAlertsCommand(command.args);
+  const command = parseTrafficCommand(`alerts ${text}`, REPORTS, { subcommands: ['alerts'] });
+  if (command.kind !== 'sub') throw new Error(`"alerts ${text}" parsed as ${command.kind}`);
+  return parseAlertsCommand(command.args.map((t) => t.text));
 }
 
 const OK: Array<[string, AlertsCommand]> = [
@@ -105,8 +106,8 @@ describe('/traffic alerts …', () => {
   });
 
   it('`alert` works as well as `alerts`', () => {
-    const command = parseTrafficCommand('alert on high', REPORTS);
-    expect(command).toEqual({ kind: 'alerts', args: ['on', 'high'] });
+    const command = parseTrafficCommand('alert on high', REPORTS, { subcommands: ['alerts', 'alert'] });
+    expect(command).toMatchObject({ kind: 'sub', name: 'alert', args: [{ text: 'on' }, { text: 'high' }] });
   });
 
   it('a hostile word is quoted back as inline code (one line, short), and the reply escapes it', () => {

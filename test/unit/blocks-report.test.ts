@@ -1,13 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { REPORTS } from '../../src/kernel/catalog.js';
-import type { AggregateRow, PageRow, VisitRecord } from '../../src/platform/api/schemas.js';
+import type { AggregateRow, PageRow } from '../../src/platform/api/schemas.js';
+import type { VisitRecord } from '../../src/kernel/records.js';
 import { resolveRange } from '../../src/kernel/dates.js';
 import { newQuery, type ReportQuery } from '../../src/kernel/query.js';
 import { validateBlocks } from '../../src/sandbox/slack/block-limits.js';
 import { escapeMrkdwn } from '../../src/platform/slack/kit/escape.js';
 import { clip, clipMrkdwn } from '../../src/platform/slack/kit/limits.js';
-import { filterModal, drillModal } from '../../src/features/reports/modals.js';
-import { describeFilters, reportMessage, type ReportView } from '../../src/features/reports/blocks.js';
+import { decodeContext, drillModal, filterModal } from '../../src/features/reports/modals.js';
+import { reportMessage, type ReportView } from '../../src/features/reports/blocks.js';
+import { describeFilters } from '../../src/platform/slack/kit/filters.js';
 import { problemMessage, usageMessage } from '../../src/platform/slack/kit/messages.js';
 import { mrkdwnOf, tableOf } from '../support/sandbox.js';
 
@@ -135,7 +137,7 @@ describe('describeFilters', () => {
 });
 
 describe('modals and messages', () => {
-  const context = { q: 'q1.x', u: 'http://127.0.0.1/response/1', e: true };
+  const context = { ref: 'q1.x', responseUrl: 'http://127.0.0.1/response/1', replaceOriginal: true };
 
   it('the filter modal lists each filter with its own Remove and is a valid modal', () => {
     const query: ReportQuery = {
@@ -148,7 +150,7 @@ describe('modals and messages', () => {
     expect(json).toContain('filter.remove.1.0');
     expect(json).toContain('&lt;b&gt;');
     expect(validateBlocks(modal.blocks as never, 'modal')).toEqual({ ok: true });
-    expect(JSON.parse(modal.private_metadata!)).toEqual(context);
+    expect(decodeContext(modal.private_metadata)).toEqual(context);
   });
 
   it('the drill-down modal offers the rows and preselects a sensible report', () => {

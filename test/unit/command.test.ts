@@ -2,18 +2,15 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { REPORTS } from '../../src/kernel/catalog.js';
 import type { FilterCondition } from '../../src/kernel/filters.js';
-import {
-  TRAFFIC_USAGE,
-  VISITOR_USAGE,
-  editDistance,
-  helpText,
-  parseTrafficCommand,
-  parseVisitorCommand,
-  type TrafficCommand,
-} from '../../src/features/reports/parse.js';
+import { helpText } from '../../src/features/reports/help.js';
+import { TRAFFIC_USAGE, parseTrafficCommand, type TrafficCommand } from '../../src/features/reports/parse.js';
+import { VISITOR_USAGE, parseVisitorCommand } from '../../src/features/visitor/parse.js';
+import { editDistance } from '../../src/kernel/text.js';
 import { decodeQuery, encodeQuery, type ReportQuery } from '../../src/kernel/query.js';
 
-const parse = (text: string): TrafficCommand => parseTrafficCommand(text, REPORTS);
+/** The words the dispatcher hands to sub-commands (compose.ts). */
+const SUBCOMMANDS = ['digest', 'digests', 'alerts', 'alert'];
+const parse = (text: string): TrafficCommand => parseTrafficCommand(text, REPORTS, { subcommands: SUBCOMMANDS });
 
 /** The query expected from the parser: defaults plus what a row names. */
 function q(over: Partial<ReportQuery> & Pick<ReportQuery, 'report'>): ReportQuery {
@@ -196,12 +193,13 @@ describe('parseTrafficCommand: sub-commands and options', () => {
     ['help', { kind: 'help' }],
     ['HELP filters', { kind: 'help', topic: 'filters' }],
     ['? ranges', { kind: 'help', topic: 'ranges' }],
-    ['digest add sources "Monday 09:00" #growth', { kind: 'digest', args: ['add', 'sources', 'Monday 09:00', '#growth'] }],
-    ['digests', { kind: 'digest', args: [] }],
-    ['alerts on', { kind: 'alerts', args: ['on'] }],
-    ['alert mute  “abc”', { kind: 'alerts', args: ['mute', 'abc'] }],
+    ['digest add sources "Monday 09:00" #growth', { kind: 'sub', name: 'digest', args: ['add', 'sources', 'Monday 09:00', '#growth'] }],
+    ['digests', { kind: 'sub', name: 'digests', args: [] }],
+    ['alerts on', { kind: 'sub', name: 'alerts', args: ['on'] }],
+    ['alert mute  “abc”', { kind: 'sub', name: 'alert', args: ['mute', 'abc'] }],
   ])('%j', (text, expected) => {
-    expect(parse(text)).toEqual(expected);
+    const parsed = parse(text);
+    expect(parsed.kind === 'sub' ? { ...parsed, args: parsed.args.map((t) => t.text) } : parsed).toEqual(expected);
   });
 
   it('uses the channel defaults when given, and ignores bad ones', () => {
@@ -243,7 +241,7 @@ describe('editDistance', () => {
 describe('parseTrafficCommand: properties', () => {
   function check(text: string): boolean {
     const r = parse(text);
-    expect(['report', 'error', 'help', 'digest', 'alerts']).toContain(r.kind);
+    expect(['report', 'error', 'help', 'sub']).toContain(r.kind);
     if (r.kind === 'error') {
       expect(typeof r.message).toBe('string');
       expect(r.message).not.toMatch(/[\r\n]/);

@@ -2,12 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { REPORTS } from '../../src/kernel/catalog.js';
 import type { FilterGroup } from '../../src/kernel/filters.js';
 import { parseTrafficCommand } from '../../src/features/reports/parse.js';
-import { DIGEST_USAGE, filtersToText, parseDigestCommand, parseFilterText, type DigestCommand } from '../../src/features/digests/parse.js';
+import { DIGEST_USAGE, parseDigestCommand, parseFilterText, type DigestCommand } from '../../src/features/digests/parse.js';
+import { filtersToText } from '../../src/kernel/filters.js';
 
 /** `/traffic digest <text>` as the listener gets it: through the /traffic tokenizer first. */
 function digest(text: string): DigestCommand {
-  const parsed = parseTrafficCommand(`digest ${text}`, REPORTS);
-  if (parsed.kind !== 'digest') throw new Error(`not a digest command: ${JSON.stringify(parsed)}`);
+  const parsed = parseTrafficCommand(`digest ${text}`, REPORTS, { subcommands: ['digest'] });
+  if (parsed.kind !== 'sub') throw new Error(`not a digest command: ${JSON.stringify(parsed)}`);
   return parseDigestCommand(parsed.args, REPORTS);
 }
 

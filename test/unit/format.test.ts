@@ -1,17 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import {
   bar,
-  formatCompact,
   formatCount,
   formatDateTime,
   formatDelta,
   formatDuration,
-  formatPercent,
-  quoteInput,
-  truncate,
 } from '../../src/kernel/format.js';
+import { clip, quoteInput } from '../../src/kernel/text.js';
 
-describe('formatCount and formatCompact', () => {
+describe('formatCount', () => {
   it.each([
     [0, '0'],
     [999, '999'],
@@ -26,16 +23,6 @@ describe('formatCount and formatCompact', () => {
     expect(formatCount(n)).toBe(text);
   });
 
-  it.each([
-    [999, '999'],
-    [1000, '1K'],
-    [1234, '1.2K'],
-    [1234567, '1.2M'],
-    [2_500_000_000, '2.5B'],
-    [undefined, '—'],
-  ])('formatCompact(%s) = %s', (n, text) => {
-    expect(formatCompact(n)).toBe(text);
-  });
 });
 
 describe('formatDuration', () => {
@@ -56,23 +43,6 @@ describe('formatDuration', () => {
     [-5, '—'],
   ])('%s seconds → %s', (s, text) => {
     expect(formatDuration(s)).toBe(text);
-  });
-});
-
-describe('formatPercent', () => {
-  it.each([
-    [0, '0%'],
-    [0.5, '50%'],
-    [0.034, '3.4%'],
-    [0.03, '3%'],
-    [0.0996, '10%'],
-    [0.0004, '<0.1%'],
-    [1.2345, '123%'],
-    [12.5, '1,250%'],
-    [-0.25, '-25%'],
-    [undefined, '—'],
-  ])('%s → %s', (f, text) => {
-    expect(formatPercent(f)).toBe(text);
   });
 });
 
@@ -162,22 +132,22 @@ describe('formatDateTime', () => {
   });
 });
 
-describe('truncate and quoteInput', () => {
+describe('clip and quoteInput', () => {
   it('leaves short text alone and cuts long text with an ellipsis', () => {
-    expect(truncate('hello', 5)).toBe('hello');
-    expect(truncate('hello world', 5)).toBe('hell…');
-    expect(truncate('hello world', 7)).toBe('hello…');
-    expect(truncate('abc', 0)).toBe('');
+    expect(clip('hello', 5)).toBe('hello');
+    expect(clip('hello world', 5)).toBe('hell…');
+    expect(clip('hello world', 7)).toBe('hello…');
+    expect(clip('abc', 0)).toBe('');
   });
 
   it('counts code points and never splits an emoji', () => {
     const text = '👍👍👍👍';
     expect(text.length).toBe(8);
-    expect(truncate(text, 4)).toBe(text);
-    const cut = truncate(text, 3);
+    expect(clip(text, 4)).toBe(text);
+    const cut = clip(text, 3);
     expect(cut).toBe('👍👍…');
     expect(cut).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])/);
-    expect(truncate('a😀b😀c', 4)).toBe('a😀b…');
+    expect(clip('a😀b😀c', 4)).toBe('a😀b…');
   });
 
   it('makes input safe for a one-line code span', () => {

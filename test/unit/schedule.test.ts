@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { defaultPeriod, nextRuns, previousRun, scheduleInWords, toCron, type DigestSchedule } from '../../src/features/digests/schedule.js';
+import { CronExpressionParser } from 'cron-parser';
+import { defaultPeriod } from '../../src/features/digests/period.js';
+import { previousRun, scheduleInWords, toCron, type DigestSchedule } from '../../src/features/digests/schedule.js';
+
+/** The next runs as cron-parser's next() gives them: the definition previousRun is built on. */
+function nextRuns(cron: string, timeZone: string, from: Date, count = 1): Date[] {
+  return CronExpressionParser.parse(cron, { currentDate: from, tz: timeZone }).take(count).map((d) => d.toDate());
+}
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { VisitRecord } from '../../src/platform/api/schemas.js';
+import type { VisitRecord } from '../../src/kernel/records.js';
 import { advance } from '../../src/features/alerts/watcher.js';
 
 const T0 = Date.parse('2026-11-21T12:00:00.000Z');

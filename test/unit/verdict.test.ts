@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/platform/api/errors.js';
 import { normaliseFlag } from '../../src/platform/api/schemas.js';
-import type { SecurityCheck } from '../../src/platform/api/security.js';
-import { securityFacts, type VisitorProfile } from '../../src/features/visitor/profile.js';
-import { atLeast, DEFAULT_VERDICT_OPTIONS, judge, type SecurityFacts, type Severity, type VerdictName } from '../../src/kernel/verdict.js';
+import type { SecurityCheck } from '../../src/kernel/records.js';
+import type { VisitorProfile } from '../../src/features/visitor/card.js';
+import { atLeast, DEFAULT_VERDICT_OPTIONS, judge, securityFacts, type SecurityFacts, type Severity, type VerdictName } from '../../src/kernel/verdict.js';
 
 /** The answers as the API sends them (flags as raw strings); each goes through normaliseFlag like the schemas do. */
 interface RawAnswers {
@@ -327,7 +327,7 @@ describe('judge: the rules case by case', () => {
         adblock: { ok: true, value: { ...clean.adblock!, adblock_extension: undefined } },
       },
     };
-    const verdict = judge(securityFacts(profile));
+    const verdict = judge(securityFacts(profile.security));
     expect(verdict.name).toBe('Unknown');
     expect(verdict.gaps).toEqual(['scraping status unavailable (bad response)']);
   });

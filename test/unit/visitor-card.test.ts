@@ -8,18 +8,16 @@ import {
   visitorRecord,
   visitRecord,
   vpnStatus,
-  type VisitorRecord,
-  type VisitRecord,
 } from '../../src/platform/api/schemas.js';
-import type { SecurityAnswers, SecurityCheck } from '../../src/platform/api/security.js';
-import { securityFacts, type Part, type VisitorProfile } from '../../src/features/visitor/profile.js';
+import type { Part, SecurityAnswers, SecurityCheck, VisitorRecord, VisitRecord } from '../../src/kernel/records.js';
+import type { VisitorProfile } from '../../src/features/visitor/card.js';
 import { MISSING } from '../../src/kernel/format.js';
-import { judge } from '../../src/kernel/verdict.js';
+import { judge, securityFacts } from '../../src/kernel/verdict.js';
+import { maskIp } from '../../src/kernel/format.js';
 import { validateBlocks } from '../../src/sandbox/slack/block-limits.js';
 import {
   decodeCardRef,
   encodeCardRef,
-  maskIp,
   VISITOR_ACTIONS,
   visitorCard,
   type VisitorCardView,
@@ -80,7 +78,7 @@ function card(raw: RawProfile = {}, overrides: Partial<VisitorCardView> = {}) {
   const p = overrides.profile ?? profile(raw);
   const view: VisitorCardView = {
     profile: p,
-    verdict: judge(securityFacts(p)),
+    verdict: judge(securityFacts(p.security)),
     visitsPage: 1,
     visitsLimit: 10,
     timeZone: 'UTC',

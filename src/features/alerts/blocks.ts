@@ -1,10 +1,9 @@
 import type { Button, KnownBlock, TableBlock } from '@slack/types';
-import { formatCount, formatDateTime, MISSING } from '../../kernel/format.js';
+import { formatCount, formatDateTime, maskIp, MISSING, shortUrl } from '../../kernel/format.js';
+import { fieldOf } from '../../kernel/records.js';
 import type { Severity, VerdictName } from '../../kernel/verdict.js';
-import { code, escapeMrkdwn } from '../../platform/slack/kit/escape.js';
+import { escapeMrkdwn, mrkdwnCode } from '../../platform/slack/kit/escape.js';
 import { capBlocks, clip, LIMITS, mrkdwn, plainText } from '../../platform/slack/kit/limits.js';
-import { maskIp } from '../visitor/card.js';
-import { fieldOf, shortUrl } from '../reports/blocks.js';
 
 export const ALERT_ACTIONS = {
   ack: 'alert.ack',
@@ -97,7 +96,7 @@ export function alertMessage(view: AlertView): { text: string; blocks: KnownBloc
     { type: 'header', text: plainText(`${view.raised ? 'Severity rose: ' : ''}${headline}`, LIMITS.headerText) },
     {
       type: 'section',
-      text: mrkdwn(`${SEVERITY_EMOJI[view.severity]} *${view.verdict}* (${view.severity} severity) · visitor ${code(clip(view.visitorId, 128))}\n${reasons}`),
+      text: mrkdwn(`${SEVERITY_EMOJI[view.severity]} *${view.verdict}* (${view.severity} severity) · visitor ${mrkdwnCode(view.visitorId)}\n${reasons}`),
     },
     {
       type: 'section',

@@ -1,16 +1,14 @@
-/**
- * `/traffic alerts …` arguments (tokens from core/command.ts) → what to do. Pure.
- */
-import { quoteInput } from '../../kernel/format.js';
-import type { Severity } from '../../kernel/verdict.js';
-
-export const ALERT_CHECKS = ['bot', 'scraping', 'vpn', 'extensions'] as const;
-export type AlertCheck = (typeof ALERT_CHECKS)[number];
+/** `/traffic alerts …` words → what to do. Pure. */
+import { channelRef, code, isSafeId, parseDuration, type ChannelRef, type UsageError } from '../../kernel/text.js';
+import { ALERT_CHECKS, isSeverity, type AlertCheck, type Severity } from '../../kernel/verdict.js';
 
 export const ALERTS_USAGE =
   '/traffic alerts on [#channel] [min high|medium|low] [checks bot,scraping,vpn,extensions] · alerts off [#channel] · alerts status · alerts mute <visitor_id> [for 24h|7d|forever] · alerts unmute <visitor_id>';
 
-export type ChannelRef = { id?: string; name?: string };
+export const ALERTS_HELP = [
+  '/traffic alerts on|off|status|mute|unmute …',
+  'Raises an alert in the channel when a flagged visitor shows up.',
+];
 
 export type AlertsCommand =
   | { kind: 'on'; channel?: ChannelRef; min: Severity; checks: AlertCheck[] }
@@ -18,27 +16,16 @@ export type AlertsCommand =
   | { kind: 'status' }
   | { kind: 'mute'; visitorId: string; forMs: number | null; label: string }
   | { kind: 'unmute'; visitorId: string }
-  | { kind: 'error'; message: string; usage: string };
+  | UsageError;
 
-const fail = (message: string): AlertsCommand => ({ kind: 'error', message, usage: ALERTS_USAGE });
-const code = (text: string) => `\`${quoteInput(text)}\``;
-const SAFE_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
+const fail = (message: string): UsageError => ({ kind: 'error', message, usage: ALERTS_USAGE });
 
-/** `30m`, `24h`, `7d` → milliseconds; `forever` → null; anything else → undefined. */
-export function parseDuration(text: string): number | null | undefined {
+/** How long a mute lasts: whole minutes, hours, days or weeks (up to 9999 of them); `forever` → null. */
+export function parseMuteDuration(text: string): number | null | undefined {
   if (/^(forever|always|permanently)$/i.test(text)) return null;
-  const m = /^(\d{1,4})\s*(m|min|h|d|w)$/i.exec(text.trim());
-  if (!m) return undefined;
-  const n = Number(m[1]);
-  const unit = { m: 60_000, min: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 }[m[2]!.toLowerCase() as 'm' | 'min' | 'h' | 'd' | 'w'];
-  return n > 0 ? n * unit : undefined;
-}
-
-function channelOf(token: string): ChannelRef | undefined {
-  const mention = /^<#([CG][A-Z0-9_]+)(?:\|([^>]*))?>$/.exec(token);
-  if (mention) return { id: mention[1], name: mention[2] };
-  if (/^#[\w.-]+$/.test(token)) return { name: token.slice(1) };
-  return undefined;
+  const duration = parseDuration(text);
+  if (!duration || !['m', 'min', 'h', 'd', 'w'].includes(duration.unit)) return undefined;
+  return Number.isInteger(duration.n) && duration.n >= 1 && duration.n <= 9999 ? duration.ms : undefined;
 }
 
 export function parseAlertsCommand(args: readonly string[]): AlertsCommand {
@@ -50,23 +37,23 @@ export function parseAlertsCommand(args: readonly string[]): AlertsCommand {
     case 'on':
       return parseOn(rest);
     case 'off': {
-      const channel = rest[0] ? channelOf(rest[0]) : undefined;
+      const channel = rest[0] ? channelRef(rest[0]) : undefined;
       if (rest[0] && !channel) return fail(`${code(rest[0])} is not a channel; use #channel.`);
       return { kind: 'off', channel };
     }
     case 'mute': {
       const id = rest[0] ?? '';
-      if (!SAFE_ID.test(id) || id.includes('..') || /^\.+$/.test(id)) return fail('Which visitor? Like `/traffic alerts mute v_123 for 24h`.');
+      if (!isSafeId(id)) return fail('Which visitor? Like `/traffic alerts mute v_123 for 24h`.');
       let words = rest.slice(1);
       if (words[0]?.toLowerCase() === 'for') words = words.slice(1);
       const text = words.join('') || '24h';
-      const forMs = parseDuration(text);
+      const forMs = parseMuteDuration(text);
       if (forMs === undefined) return fail(`${code(words.join(' '))} is not a duration; use 24h, 7d or forever.`);
       return { kind: 'mute', visitorId: id, forMs, label: forMs === null ? 'forever' : text };
     }
     case 'unmute': {
       const id = rest[0] ?? '';
-      if (!SAFE_ID.test(id) || id.includes('..')) return fail('Which visitor? Like `/traffic alerts unmute v_123`.');
+      if (!isSafeId(id)) return fail('Which visitor? Like `/traffic alerts unmute v_123`.');
       return { kind: 'unmute', visitorId: id };
     }
     default:
@@ -81,14 +68,14 @@ function parseOn(tokens: readonly string[]): AlertsCommand {
   for (let i = 0; i < tokens.length; i++) {
     const token = tokens[i]!;
     const word = token.toLowerCase();
-    const ch = channelOf(token);
+    const ch = channelRef(token);
     if (ch) {
       channel = ch;
     } else if (word === 'min' || word === 'minimum' || word === 'severity') {
       const level = (tokens[++i] ?? '').toLowerCase();
-      if (level !== 'high' && level !== 'medium' && level !== 'low') return fail('`min` takes high, medium or low.');
+      if (!isSeverity(level)) return fail('`min` takes high, medium or low.');
       min = level;
-    } else if (word === 'high' || word === 'medium' || word === 'low') {
+    } else if (isSeverity(word)) {
       min = word;
     } else if (word === 'checks' || word === 'check') {
       const list = (tokens[++i] ?? '').toLowerCase().split(',').map((c) => c.trim()).filter(Boolean);

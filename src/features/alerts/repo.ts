@@ -3,13 +3,11 @@
  * channel (the row is the claim, so exactly one replica posts it), a cache of security
  * answers per visitor, and the watcher's progress.
  */
+import { SEVERITIES, type AlertCheck, type Severity } from '../../kernel/verdict.js';
 import type { Queryable } from '../../platform/store/db.js';
 
-export type Severity = 'high' | 'medium' | 'low';
-export type CheckName = 'bot' | 'scraping' | 'vpn' | 'extensions';
-
 /** Severities from the lowest up: a raise must move right. */
-const SEVERITY_SQL_ORDER = "ARRAY['low', 'medium', 'high']";
+const SEVERITY_SQL_ORDER = `ARRAY[${SEVERITIES.map((s) => `'${s}'`).join(', ')}]`;
 
 // ---------------------------------------------------------------- subscriptions
 
@@ -17,7 +15,7 @@ export interface AlertSubscriptionInput {
   channelId: string;
   teamId: string;
   minSeverity: Severity;
-  checks: CheckName[];
+  checks: AlertCheck[];
   createdBy: string;
 }
 
@@ -30,7 +28,7 @@ interface AlertSubscriptionRow {
   channel_id: string;
   team_id: string;
   min_severity: Severity;
-  checks: CheckName[];
+  checks: AlertCheck[];
   created_by: string;
   created_at: Date;
   updated_at: Date;

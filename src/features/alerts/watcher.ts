@@ -1,20 +1,29 @@
-import type { WebClient } from '@slack/web-api';
 import pLimit from 'p-limit';
+import type { Part, SecurityAnswers, SecurityCheck, VisitRecord } from '../../kernel/records.js';
+import { securityFacts, type AlertCheck, type SecurityFacts, type VerdictOptions } from '../../kernel/verdict.js';
 import type { AnalyticsApi } from '../../platform/api/analytics.js';
 import { ApiError } from '../../platform/api/errors.js';
-import type { VisitRecord } from '../../platform/api/schemas.js';
-import { securityFacts, type Part } from '../visitor/profile.js';
-import { SECURITY_CHECKS, type SecurityAnswers, type SecurityCheck } from '../../platform/api/security.js';
-import { atLeast, judge, onlyChecks, severityRank, type SecurityFacts, type Severity, type VerdictOptions } from '../../kernel/verdict.js';
 import type { Logger } from '../../platform/log.js';
+import type { SlackMessage } from '../../platform/slack/kit/messages.js';
+import { slackReason, type SlackPoster } from '../../platform/slack/poster.js';
+import type { LeaseRepo } from '../../platform/store/leases.js';
 import { alertMessage, alertViewOf, burstSummary, sightingsReply, type AlertRecord, type AlertView } from './blocks.js';
-import type { AlertSubscription, CheckName } from './repo.js';
-import type { Store } from '../../platform/store/index.js';
+import { planChannel, planDelivery, type Decision, type NewAlert } from './plan.js';
+import type { AlertMuteRepo, AlertRepo, AlertSubscription, AlertSubscriptionRepo, VisitorCheckRepo, WatchStateRepo } from './repo.js';
+
+export interface AlertRepos {
+  subscriptions: AlertSubscriptionRepo;
+  mutes: AlertMuteRepo;
+  alerts: AlertRepo;
+  visitorChecks: VisitorCheckRepo;
+  watchState: WatchStateRepo;
+}
 
 export interface ThreatWatchOptions {
   api: AnalyticsApi;
-  store: Store;
-  slack: () => WebClient;
+  repos: AlertRepos;
+  leases: LeaseRepo;
+  poster: SlackPoster;
   log: Logger;
   now: () => Date;
   /** This replica's name on the lease. */
@@ -42,12 +51,11 @@ export interface ScanResult {
   error?: string;
 }
 
-const STATE_KEY = 'visits';
+export const WATCH_STATE_KEY = 'visits';
 const LEASE_KEY = 'threat-watch';
-const CHECK_OF: Record<CheckName, SecurityCheck> = { bot: 'bot', scraping: 'scraping', vpn: 'vpn', extensions: 'extensions' };
 
 interface CachedFacts {
-  checks: CheckName[];
+  checks: AlertCheck[];
   facts: SecurityFacts;
 }
 
@@ -62,8 +70,9 @@ function timeOf(visit: VisitRecord): number {
 /**
  * Every interval, one replica (holding a lease in the store) reads the visits
  * newer than the stored watermark, looks up the new visitors' security (cached
- * for ALERT_RECHECK_AFTER), and alerts each subscribed channel once per visitor.
- * A scan that fails leaves the watermark where it was, so the next one retries.
+ * for ALERT_RECHECK_AFTER), plans each subscribed channel's alerts (plan.ts) and
+ * carries the plan out. A scan that fails leaves the watermark where it was, so
+ * the next one retries.
  */
 export class ThreatWatcher {
   private timer?: NodeJS.Timeout;
@@ -75,21 +84,23 @@ export class ThreatWatcher {
   }
 
   start(): void {
-    this.timer = setInterval(() => void this.tick(), this.options.intervalMs);
+    this.timer = setInterval(() => {
+      this.tick().catch((error: unknown) => this.options.log.error({ err: String(error) }, 'threat scan tick failed; the next tick retries'));
+    }, this.options.intervalMs);
     this.timer.unref();
   }
 
   async stop(): Promise<void> {
     clearInterval(this.timer);
     await this.running?.catch(() => undefined);
-    await this.options.store.leases.release(LEASE_KEY, this.options.owner).catch(() => undefined);
+    await this.options.leases.release(LEASE_KEY, this.options.owner).catch(() => undefined);
   }
 
   /** One tick: if this replica holds the lease, scan (never two scans at once here). */
   async tick(): Promise<ScanResult> {
     if (this.running) return this.running;
     this.running = (async () => {
-      const leased = await this.options.store.leases.acquire(LEASE_KEY, this.options.owner, this.options.intervalMs * 3);
+      const leased = await this.options.leases.acquire(LEASE_KEY, this.options.owner, this.options.intervalMs * 3);
       if (!leased) return { status: 'not-leader', visits: 0, visitors: 0, lookups: 0, alerts: 0, sightings: 0 } satisfies ScanResult;
       return this.scan();
     })().finally(() => (this.running = undefined));
@@ -97,12 +108,12 @@ export class ThreatWatcher {
   }
 
   async scan(): Promise<ScanResult> {
-    const { store, log } = this.options;
+    const { repos, log } = this.options;
     const result: ScanResult = { status: 'scanned', visits: 0, visitors: 0, lookups: 0, alerts: 0, sightings: 0 };
-    const subscriptions = await store.alertSubscriptions.list();
+    const subscriptions = await repos.subscriptions.list();
     if (subscriptions.length === 0) return { ...result, status: 'no-subscriptions' };
     const now = this.options.now();
-    const state = await store.watchState.get(STATE_KEY);
+    const state = await repos.watchState.get(WATCH_STATE_KEY);
     const watermark = state?.watermark ?? new Date(now.getTime() - this.options.intervalMs);
     try {
       const fresh = await this.newVisits(watermark, new Set(state?.seenIds ?? []), now);
@@ -127,7 +138,7 @@ export class ThreatWatcher {
         }
       }
       const { watermark: next, seenIds } = advance(watermark, state?.seenIds ?? [], fresh);
-      await store.watchState.saveProgress(STATE_KEY, {
+      await repos.watchState.saveProgress(WATCH_STATE_KEY, {
         watermark: next,
         seenIds,
         counts: { visits: result.visits, visitors: result.visitors, lookups: result.lookups, alerts: result.alerts, sightings: result.sightings },
@@ -135,9 +146,9 @@ export class ThreatWatcher {
       });
       return result;
     } catch (error) {
-      const message = error instanceof ApiError ? error.message : error instanceof Error ? error.message : String(error);
+      const message = error instanceof Error ? error.message : String(error);
       log.error({ err: message, watermark: watermark.toISOString() }, 'threat scan failed; the next one retries from the same watermark');
-      await store.watchState.saveError(STATE_KEY, message, now);
+      await repos.watchState.saveError(WATCH_STATE_KEY, message, now);
       return { ...result, status: 'failed', error: message };
     }
   }
@@ -166,9 +177,9 @@ export class ThreatWatcher {
   }
 
   /** Each visitor's facts for the checks asked: cached ones, else looked up. A failed lookup fails the scan (after caching the rest). */
-  private async factsFor(visitorIds: string[], checks: CheckName[], now: Date): Promise<{ facts: Map<string, SecurityFacts>; lookups: number }> {
-    const { store, api } = this.options;
-    const cached = await store.visitorChecks.getFresh(visitorIds, new Date(now.getTime() - this.options.recheckMs));
+  private async factsFor(visitorIds: string[], checks: AlertCheck[], now: Date): Promise<{ facts: Map<string, SecurityFacts>; lookups: number }> {
+    const { repos, api } = this.options;
+    const cached = await repos.visitorChecks.getFresh(visitorIds, new Date(now.getTime() - this.options.recheckMs));
     const facts = new Map<string, SecurityFacts>();
     const missing: string[] = [];
     for (const id of visitorIds) {
@@ -184,12 +195,12 @@ export class ThreatWatcher {
       missing.map((visitorId) =>
         limit(async () => {
           if (failure) return;
-          const parts = {} as { [K in SecurityCheck]: Part<SecurityAnswers[K]> };
+          const parts: { [K in SecurityCheck]?: Part<SecurityAnswers[K]> } = {};
           await Promise.all(
             checks.map(async (check) => {
               lookups++;
               try {
-                (parts as Record<string, Part<unknown>>)[check] = { ok: true, value: await api.security.check(CHECK_OF[check], visitorId) };
+                (parts as Record<string, Part<unknown>>)[check] = { ok: true, value: await api.security.check(check, visitorId) };
               } catch (error) {
                 if (!(error instanceof ApiError)) throw error;
                 // An unknown visitor is an answer (nothing known); anything else means try again later.
@@ -199,18 +210,14 @@ export class ThreatWatcher {
             }),
           );
           if (failure) return;
-          // Checks not asked count as unavailable; onlyChecks then leaves them out.
-          const notAsked = { ok: false as const, error: new ApiError('not_found', 'not asked', { path: '' }) };
-          const all = Object.fromEntries(SECURITY_CHECKS.map((c) => [c, (parts as Partial<Record<SecurityCheck, Part<unknown>>>)[c] ?? notAsked])) as {
-            [K in SecurityCheck]: Part<SecurityAnswers[K]>;
-          };
-          const visitorFacts = onlyChecks(securityFacts({ security: all }), checks);
+          // Checks not asked are absent (securityFacts leaves them out).
+          const visitorFacts = securityFacts(parts);
           facts.set(visitorId, visitorFacts);
           fetched.push({ visitorId, facts: { checks, facts: visitorFacts }, checkedAt: now });
         }),
       ),
     );
-    if (fetched.length > 0) await store.visitorChecks.save(fetched.map((f) => ({ visitorId: f.visitorId, facts: f.facts, checkedAt: f.checkedAt })));
+    if (fetched.length > 0) await repos.visitorChecks.save(fetched.map((f) => ({ visitorId: f.visitorId, facts: f.facts, checkedAt: f.checkedAt })));
     if (failure) throw failure;
     return { facts, lookups };
   }
@@ -219,96 +226,103 @@ export class ThreatWatcher {
     return alertViewOf(alert, { timeZone: this.options.timeZone, now, ...extra });
   }
 
-  /** One channel: new alerts (or a burst summary), sightings in threads, re-announcements when the severity rises. */
+  /** One channel: plan, then carry the plan out. */
   private async alertChannel(
     subscription: AlertSubscription,
     byVisitor: Map<string, VisitRecord[]>,
     facts: Map<string, SecurityFacts>,
     now: Date,
   ): Promise<{ alerts: number; sightings: number }> {
-    const { store, log } = this.options;
+    const { repos } = this.options;
     const channel = subscription.channelId;
     const ids = [...byVisitor.keys()];
-    const muted = await store.alertMutes.activeFor(channel, ids, now);
-    const existing = await store.alerts.getMany(channel, ids);
-    const fresh: { visitorId: string; severity: Severity; verdict: string; reasons: string[]; visits: VisitRecord[] }[] = [];
-    let sightings = 0;
+    const decisions = planChannel({
+      subscription,
+      visits: byVisitor,
+      facts,
+      existing: await repos.alerts.getMany(channel, ids),
+      muted: new Set((await repos.mutes.activeFor(channel, ids, now)).keys()),
+      verdict: this.options.verdict,
+    });
     let alerts = 0;
-
-    for (const [visitorId, visits] of byVisitor) {
-      if (muted.has(visitorId)) continue;
-      const verdict = judge(onlyChecks(facts.get(visitorId) ?? {}, subscription.checks), this.options.verdict);
-      const before = existing.get(visitorId);
-      const last = visits[visits.length - 1]!;
-      if (before && before.messageTs) {
-        if (verdict.severity && severityRank(verdict.severity) > severityRank(before.severity)) {
-          const raised = await store.alerts.raise(channel, visitorId, { severity: verdict.severity, verdict: verdict.name, reasons: verdict.reasons.map((r) => r.text), visit: last, lastSeen: new Date(timeOf(last)) });
-          if (raised) {
-            const posted = await this.post(channel, alertMessage(this.view(raised, now, { raised: true })));
-            if (posted) await store.alerts.setPosted(channel, visitorId, posted, posted);
-            alerts++;
-          }
-        } else {
-          const updated = await store.alerts.recordSighting(channel, visitorId, { count: visits.length, lastSeen: new Date(timeOf(last)), visit: last });
-          await this.post(channel, sightingsReply(visits.length, last, { timeZone: this.options.timeZone, now }), before.threadTs ?? before.messageTs);
-          if (updated?.messageTs) await this.update(channel, updated.messageTs, alertMessage(this.view(updated, now)));
-          sightings++;
-        }
-        continue;
-      }
-      if (!verdict.severity || !atLeast(verdict.severity, subscription.minSeverity)) continue;
-      fresh.push({ visitorId, severity: verdict.severity, verdict: verdict.name, reasons: verdict.reasons.map((r) => r.text), visits });
+    let sightings = 0;
+    const fresh: NewAlert[] = [];
+    for (const decision of decisions) {
+      if (decision.kind === 'new') fresh.push(decision);
+      else if (decision.kind === 'raise') alerts += await this.raise(channel, decision, now);
+      else sightings += await this.sighting(channel, decision, now);
     }
-
-    // Claim each new alert first (exactly once per channel and visitor, across replicas), then post.
-    const claimed: typeof fresh = [];
-    for (const f of fresh) {
-      const first = f.visits[0]!;
-      const last = f.visits[f.visits.length - 1]!;
-      const ok = await store.alerts.claim({ channelId: channel, visitorId: f.visitorId, severity: f.severity, verdict: f.verdict, reasons: f.reasons, visit: last, firstSeen: new Date(timeOf(first)), lastSeen: new Date(timeOf(last)) });
-      if (ok) claimed.push(f);
-    }
-    claimed.sort((a, b) => severityRank(b.severity) - severityRank(a.severity));
-    let thread: string | undefined;
-    if (claimed.length > this.options.burst) {
-      thread = await this.post(channel, burstSummary(claimed.map((c) => ({ visitorId: c.visitorId, severity: c.severity, verdict: c.verdict as AlertView['verdict'], reasons: c.reasons })), { timeZone: this.options.timeZone, now }));
-      if (!thread) {
-        for (const c of claimed) await store.alerts.forget(channel, c.visitorId);
-        return { alerts, sightings };
-      }
-    }
-    for (const c of claimed) {
-      const alert = await store.alerts.get(channel, c.visitorId);
-      if (!alert) continue;
-      const ts = await this.post(channel, alertMessage(this.view({ ...alert, sightings: c.visits.length }, now)), thread);
-      if (!ts) {
-        await store.alerts.forget(channel, c.visitorId);
-        continue;
-      }
-      await store.alerts.setPosted(channel, c.visitorId, ts, thread ?? ts);
-      if (c.visits.length > 1) await store.alerts.recordSighting(channel, c.visitorId, { count: c.visits.length - 1, lastSeen: alert.lastSeen, visit: alert.visit });
-      alerts++;
-    }
-    if (alerts > 0) log.info({ channel, alerts, burst: thread !== undefined }, 'threat alerts posted');
+    alerts += await this.announce(channel, fresh, now);
     return { alerts, sightings };
   }
 
+  private async raise(channel: string, decision: Extract<Decision, { kind: 'raise' }>, now: Date): Promise<number> {
+    const { alerts } = this.options.repos;
+    const { visitorId, severity, verdict, reasons, last } = decision;
+    const raised = await alerts.raise(channel, visitorId, { severity, verdict, reasons, visit: last, lastSeen: new Date(timeOf(last)) });
+    if (!raised) return 0;
+    const ts = await this.post(channel, alertMessage(this.view(raised, now, { raised: true })));
+    if (ts) await alerts.setPosted(channel, visitorId, ts, ts);
+    return 1;
+  }
+
+  private async sighting(channel: string, decision: Extract<Decision, { kind: 'sighting' }>, now: Date): Promise<number> {
+    const { visitorId, visits, last } = decision;
+    const updated = await this.options.repos.alerts.recordSighting(channel, visitorId, { count: visits, lastSeen: new Date(timeOf(last)), visit: last });
+    await this.post(channel, sightingsReply(visits, last, { timeZone: this.options.timeZone, now }), decision.threadTs);
+    if (updated?.messageTs) await this.update(channel, updated.messageTs, alertMessage(this.view(updated, now)));
+    return 1;
+  }
+
+  /** Claims each new alert first (exactly once per channel and visitor, across replicas), then posts what it claimed. */
+  private async announce(channel: string, fresh: readonly NewAlert[], now: Date): Promise<number> {
+    const { alerts } = this.options.repos;
+    const claimed: NewAlert[] = [];
+    for (const f of fresh) {
+      const won = await alerts.claim({ channelId: channel, visitorId: f.visitorId, severity: f.severity, verdict: f.verdict, reasons: f.reasons, visit: f.last, firstSeen: new Date(timeOf(f.first)), lastSeen: new Date(timeOf(f.last)) });
+      if (won) claimed.push(f);
+    }
+    const plan = planDelivery(claimed, this.options.burst);
+    let thread: string | undefined;
+    if (plan.summary) {
+      thread = await this.post(channel, burstSummary(plan.alerts, { timeZone: this.options.timeZone, now }));
+      if (!thread) {
+        for (const c of plan.alerts) await alerts.forget(channel, c.visitorId);
+        return 0;
+      }
+    }
+    let posted = 0;
+    for (const c of plan.alerts) {
+      const alert = await alerts.get(channel, c.visitorId);
+      if (!alert) continue;
+      const ts = await this.post(channel, alertMessage(this.view({ ...alert, sightings: c.visits }, now)), thread);
+      if (!ts) {
+        await alerts.forget(channel, c.visitorId);
+        continue;
+      }
+      await alerts.setPosted(channel, c.visitorId, ts, thread ?? ts);
+      if (c.visits > 1) await alerts.recordSighting(channel, c.visitorId, { count: c.visits - 1, lastSeen: alert.lastSeen, visit: alert.visit });
+      posted++;
+    }
+    if (posted > 0) this.options.log.info({ channel, alerts: posted, burst: thread !== undefined }, 'threat alerts posted');
+    return posted;
+  }
+
   /** Posts (the Web API client waits out 429s); undefined when Slack refused, which is logged. */
-  private async post(channel: string, message: { text: string; blocks: unknown[] }, threadTs?: string): Promise<string | undefined> {
+  private async post(channel: string, message: SlackMessage, threadTs?: string): Promise<string | undefined> {
     try {
-      const result = await this.options.slack().chat.postMessage({ channel, text: message.text, blocks: message.blocks as never, ...(threadTs ? { thread_ts: threadTs } : {}), unfurl_links: false, unfurl_media: false });
-      return result.ts;
+      return await this.options.poster.post(channel, message, { threadTs });
     } catch (error) {
-      this.options.log.error({ channel, err: (error as { data?: { error?: string } }).data?.error ?? String(error) }, 'could not post a threat alert');
+      this.options.log.error({ channel, err: slackReason(error) }, 'could not post a threat alert');
       return undefined;
     }
   }
 
-  private async update(channel: string, ts: string, message: { text: string; blocks: unknown[] }): Promise<void> {
+  private async update(channel: string, ts: string, message: SlackMessage): Promise<void> {
     try {
-      await this.options.slack().chat.update({ channel, ts, text: message.text, blocks: message.blocks as never });
+      await this.options.poster.update(channel, ts, message);
     } catch (error) {
-      this.options.log.warn({ channel, ts, err: (error as { data?: { error?: string } }).data?.error ?? String(error) }, 'could not update a threat alert');
+      this.options.log.warn({ channel, ts, err: slackReason(error) }, 'could not update a threat alert');
     }
   }
 }

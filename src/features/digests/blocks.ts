@@ -5,7 +5,7 @@ import type { DateRange } from '../../kernel/dates.js';
 import { formatCount, formatDelta, formatDuration, MISSING } from '../../kernel/format.js';
 import { escapeMrkdwn } from '../../platform/slack/kit/escape.js';
 import { capBlocks, clip, LIMITS, mrkdwn, plainText } from '../../platform/slack/kit/limits.js';
-import { describeFilters } from '../reports/blocks.js';
+import { describeFilters } from '../../platform/slack/kit/filters.js';
 
 export interface DigestLine {
   name: string;

@@ -2,10 +2,14 @@ import { LRUCache } from 'lru-cache';
 import type { AnalyticsApi } from '../../platform/api/analytics.js';
 import { ApiError } from '../../platform/api/errors.js';
 import { REPORTS, type ReportId, type ReportRow } from '../../kernel/catalog.js';
-import type { FilterGroup, MarketingRequest } from '../../kernel/filters.js';
-import { formatSpan, localDate, previousPeriod, type DateRange } from '../../kernel/dates.js';
-import type { DigestPeriod } from './schedule.js';
-import type { DigestLine, DigestSection, DigestTotals, DigestView } from './blocks.js';
+import { previousPeriod, type DateRange } from '../../kernel/dates.js';
+import type { FilterGroup } from '../../kernel/filters.js';
+import type { MarketingRequest } from '../../kernel/query.js';
+import type { SlackMessage } from '../../platform/slack/kit/messages.js';
+import type { FlaggedVisitors } from '../alerts/service.js';
+import { digestMessage, type DigestLine, type DigestSection, type DigestTotals, type DigestView } from './blocks.js';
+import { digestRange, periodOf, type DigestPeriod } from './period.js';
+import type { Digest } from './repo.js';
 
 /** What a digest asks for: the parts of a stored digest the content depends on. */
 export interface DigestSpec {
@@ -53,25 +57,6 @@ export class DigestFetcher {
     }
     return rows;
   }
-}
-
-/** The period a digest covers when it runs at `now`: the day, 7 days or calendar month before today. */
-export function digestRange(period: DigestPeriod, timeZone: string, now: Date): DateRange {
-  const today = localDate(now, timeZone) ?? now.toISOString().slice(0, 10);
-  const day = (iso: string, delta: number) => new Date(Date.parse(`${iso}T00:00:00Z`) + delta * 86_400_000).toISOString().slice(0, 10);
-  const yesterday = day(today, -1);
-  let startDate = yesterday;
-  let label = 'Yesterday';
-  if (period === 'week') {
-    startDate = day(today, -7);
-    label = 'The last 7 days';
-  } else if (period === 'month') {
-    const [y, m] = today.split('-').map(Number) as [number, number];
-    const first = new Date(Date.UTC(y, m - 2, 1)).toISOString().slice(0, 10);
-    const last = day(`${today.slice(0, 8)}01`, -1);
-    return { startDate: first, endDate: last, label: `Last month (${formatSpan(first, last)})` };
-  }
-  return { startDate, endDate: yesterday, label: `${label} (${formatSpan(startDate, yesterday)})` };
 }
 
 function errorText(error: unknown): string {
@@ -164,4 +149,26 @@ export async function gatherDigest(
     demo: options.demo,
     preview: options.preview,
   };
+}
+
+/** A stored digest's message at a moment: its reports, totals and the security line. */
+export class DigestContent {
+  constructor(private readonly deps: { fetcher: DigestFetcher; flagged: FlaggedVisitors; demo: boolean }) {}
+
+  async render(digest: Digest, at: Date, preview: boolean): Promise<SlackMessage> {
+    const reports = digest.reports.filter((id): id is ReportId => Object.hasOwn(REPORTS, id));
+    const title = `Digest: ${reports.map((id) => REPORTS[id].title).join(', ')}`;
+    const spec = { id: digest.id, reports, filters: digest.filters, topN: digest.topN, period: periodOf(digest.period), timeZone: digest.timeZone };
+    const view = await gatherDigest(this.deps.fetcher, spec, at, { title, demo: this.deps.demo, preview });
+    return digestMessage({ ...view, security: await this.securityLine(view.period) });
+  }
+
+  /** Flagged visitors seen in the period, once threat alerts are on anywhere. */
+  private async securityLine(period: DateRange): Promise<string | undefined> {
+    const from = new Date(`${period.startDate}T00:00:00Z`);
+    const to = new Date(Date.parse(`${period.endDate}T00:00:00Z`) + 86_400_000);
+    const n = await this.deps.flagged.countSeen(from, to);
+    if (n === undefined) return undefined;
+    return n === 0 ? 'No flagged visitors were seen in this period.' : `${n} flagged visitor${n === 1 ? ' was' : 's were'} seen in this period (see the threat alerts).`;
+  }
 }

@@ -1,160 +1,116 @@
-import type { WebClient } from '@slack/web-api';
-import type { SlashCommand } from '@slack/bolt';
+import type { AllMiddlewareArgs, App, BlockAction, SlackActionMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } from '@slack/bolt';
 import { REPORTS } from '../../kernel/catalog.js';
-import { parseDigestCommand, filtersToText } from './parse.js';
-import { defaultPeriod } from './schedule.js';
-import { digestList } from './blocks.js';
-import { digestModal } from './modal.js';
-import { infoMessage, problemMessage, usageMessage, type SlackMessage } from '../../platform/slack/kit/messages.js';
-import type { SlackDeps } from '../../platform/slack/deps.js';
-import type { Digest } from './repo.js';
+import { infoMessage, usageMessage, type SlackMessage } from '../../platform/slack/kit/messages.js';
+import { guarded, replyTo, requestLog } from '../../platform/slack/respond.js';
+import type { Subcommand } from '../../platform/slack/subcommand.js';
+import { DIGEST_ACTIONS } from './blocks.js';
+import { decodeFormId, DIGEST_MODAL, digestModal, readDigestForm } from './modal.js';
+import { parseDigestCommand, type DigestVerb } from './parse.js';
+import type { DigestService, Outcome } from './service.js';
 
-type Reply = (message: SlackMessage) => Promise<unknown>;
+type ActionArgs = SlackActionMiddlewareArgs<BlockAction> & AllMiddlewareArgs;
+type ViewArgs = SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs;
 
-export function isAdmin(deps: SlackDeps, user: string): boolean {
-  return deps.admins.length === 0 || deps.admins.includes(user);
+const CATALOG = Object.values(REPORTS);
+
+/** The answer to a change: the digest as listed now, or why not. */
+async function listed(digests: DigestService, user: string, outcome: Outcome<{ id: number } & object>, heading: string): Promise<SlackMessage> {
+  if (!outcome.ok) return outcome.message;
+  const fresh = await digests.manageable(user, outcome.value.id);
+  return digests.describe(fresh.ok ? [fresh.value] : [], user, heading);
 }
 
-/** May `user` change this digest? Admins may change any; others only their own. */
-export function mayManage(deps: SlackDeps, user: string, digest: Digest): boolean {
-  return isAdmin(deps, user) || digest.ownerId === user;
-}
-
-/** A user's own Slack time zone (users.info), else the default. */
-export async function userTimeZone(deps: SlackDeps, client: WebClient, user: string): Promise<string> {
-  try {
-    const info = await client.users.info({ user });
-    return info.user?.tz || deps.defaultTimezone;
-  } catch (error) {
-    deps.log.warn({ user, err: String(error) }, 'users.info failed; using the default time zone');
-    return deps.defaultTimezone;
-  }
-}
-
-/** `#name` → a channel id, through conversations.list (public channels the app can see). */
-export async function channelIdByName(client: WebClient, name: string): Promise<string | undefined> {
-  let cursor: string | undefined;
-  for (let page = 0; page < 20; page++) {
-    const result = await client.conversations.list({ limit: 200, cursor, exclude_archived: true, types: 'public_channel,private_channel' });
-    const found = result.channels?.find((c) => c.name === name);
-    if (found?.id) return found.id;
-    cursor = result.response_metadata?.next_cursor || undefined;
-    if (!cursor) return undefined;
-  }
-  return undefined;
-}
-
-/** Answers for one digest by id: found and manageable, or a message saying why not. */
-async function ownDigest(deps: SlackDeps, id: number, user: string, reply: Reply, manage: boolean): Promise<Digest | undefined> {
-  const digest = await deps.digests.repo.get(id);
-  if (!digest) {
-    await reply(problemMessage(`There is no digest #${id}.`, 'See /traffic digest list.'));
-    return undefined;
-  }
-  if (manage && !mayManage(deps, user, digest)) {
-    await reply(problemMessage(`Digest #${id} belongs to someone else; only its owner or an admin can change it.`));
-    return undefined;
-  }
-  return digest;
-}
-
-/** `/traffic digest …` (after ack). */
-export async function digestCommand(deps: SlackDeps, command: SlashCommand, client: WebClient, args: string[], reply: Reply): Promise<void> {
-  const parsed = parseDigestCommand(args, deps.catalog);
-  const user = command.user_id;
-  const { repo, service } = deps.digests;
-  switch (parsed.kind) {
-    case 'error':
-      await reply(usageMessage(parsed.message, parsed.usage));
-      return;
-    case 'open-form': {
-      await client.views.open({
-        trigger_id: command.trigger_id,
-        view: digestModal(Object.values(REPORTS), {
-          channelId: command.channel_id,
-          reports: ['sources', 'pages', 'countries'],
-          schedule: { kind: 'weekly', weekday: 1, time: '09:00' },
-          timeZone: await userTimeZone(deps, client, user),
-          top: 5,
-          filters: '',
-        }),
-      });
-      return;
+/** `/traffic digest …` (after the ack). */
+export function digestCommand(digests: DigestService): Subcommand {
+  return async ({ command, client, args, reply }) => {
+    const parsed = parseDigestCommand(args, REPORTS);
+    const user = command.user_id;
+    switch (parsed.kind) {
+      case 'error':
+        return void (await reply(usageMessage(parsed.message, parsed.usage)));
+      case 'open-form':
+        return void (await client.views.open({ trigger_id: command.trigger_id, view: digestModal(CATALOG, await digests.formValues(user, command.channel_id)) }));
+      case 'add':
+        return void (await reply(await listed(digests, user, await digests.add(user, command.team_id, command.channel_id, parsed), 'just added')));
+      case 'list':
+        return void (await reply(await digests.list(user, parsed.all ? 'all' : { channelId: command.channel_id })));
+      default:
+        return verb(digests, parsed.kind, parsed.id, user, reply, (view) => client.views.open({ trigger_id: command.trigger_id, view }), false);
     }
-    case 'add': {
-      let channelId = parsed.channel?.id ?? command.channel_id;
-      if (!parsed.channel?.id && parsed.channel?.name) {
-        const found = await channelIdByName(client, parsed.channel.name);
-        if (!found) {
-          await reply(problemMessage(`I can't find a channel called #${parsed.channel.name}.`, 'Check the name, or pick it in the form: /traffic digest add'));
-          return;
-        }
-        channelId = found;
-      }
-      const digest = await repo.create({
-        teamId: command.team_id,
-        channelId,
-        ownerId: user,
-        reports: parsed.reports,
-        filters: parsed.filters,
-        topN: parsed.top,
-        period: defaultPeriod(parsed.schedule.kind),
-        schedule: parsed.schedule,
-        cron: parsed.cron,
-        timeZone: parsed.timeZone ?? (await userTimeZone(deps, client, user)),
-      });
-      await service.changed();
-      deps.log.info({ digest: digest.id, user, channel: channelId }, 'digest added');
-      await reply(await listMessage(deps, [digest], user, 'just added'));
-      return;
-    }
-    case 'list': {
-      const digests = parsed.all ? await repo.listAll() : await repo.listByChannel(command.channel_id);
-      await reply(await listMessage(deps, digests, user, parsed.all ? 'in this workspace' : 'in this channel'));
-      return;
-    }
+  };
+}
+
+/** One digest by id: the same for a typed command and a button in the list. */
+async function verb(
+  digests: DigestService,
+  kind: DigestVerb,
+  id: number,
+  user: string,
+  reply: (message: SlackMessage) => Promise<unknown>,
+  openView: (view: ReturnType<typeof digestModal>) => Promise<unknown>,
+  fromList: boolean,
+): Promise<void> {
+  switch (kind) {
     case 'preview': {
-      const digest = await ownDigest(deps, parsed.id, user, reply, false);
-      if (digest) await reply(await service.render(digest, deps.now(), true));
-      return;
+      const preview = await digests.preview(id);
+      return void (await reply(preview.ok ? preview.value : preview.message));
+    }
+    case 'remove': {
+      const removed = await digests.remove(user, id);
+      return void (await reply(removed.ok ? removed.value : removed.message));
+    }
+    case 'edit': {
+      const digest = await digests.manageable(user, id);
+      if (!digest.ok) return void (await reply(digest.message));
+      return void (await openView(digestModal(CATALOG, await digests.formValues(user, digest.value.channelId, digest.value), id)));
     }
     case 'pause':
     case 'resume': {
-      const digest = await ownDigest(deps, parsed.id, user, reply, true);
-      if (!digest) return;
-      await repo.setPaused(digest.id, parsed.kind === 'pause');
-      await service.changed();
-      await reply(infoMessage(`Digest #${digest.id} is ${parsed.kind === 'pause' ? 'paused' : 'running again'}.`));
-      return;
-    }
-    case 'remove': {
-      const digest = await ownDigest(deps, parsed.id, user, reply, true);
-      if (!digest) return;
-      await repo.remove(digest.id);
-      await service.changed();
-      deps.log.info({ digest: digest.id, user }, 'digest removed');
-      await reply(infoMessage(`Digest #${digest.id} is removed.`));
-      return;
-    }
-    case 'edit': {
-      const digest = await ownDigest(deps, parsed.id, user, reply, true);
-      if (!digest) return;
-      await client.views.open({ trigger_id: command.trigger_id, view: editView(digest) });
-      return;
+      const changed = await digests.setPaused(user, id, kind === 'pause');
+      if (fromList || !changed.ok) return void (await reply(await listed(digests, user, changed, 'updated')));
+      return void (await reply(infoMessage(`Digest #${id} is ${kind === 'pause' ? 'paused' : 'running again'}.`)));
     }
   }
 }
 
-export function editView(digest: Digest) {
-  return digestModal(
-    Object.values(REPORTS),
-    { channelId: digest.channelId, reports: digest.reports, schedule: digest.schedule, timeZone: digest.timeZone, top: digest.topN, filters: filtersToText(digest.filters) },
-    digest.id,
-  );
+/** The buttons of `/traffic digest list`: each acts on the digest whose id is its value. */
+function digestButton(digests: DigestService, kind: DigestVerb) {
+  return async (args: ActionArgs) => {
+    await args.ack();
+    const log = requestLog(args.context, digests.log);
+    const tell = replyTo(args.respond, false);
+    await guarded(log, `digest ${kind}`, tell, async () => {
+      const id = Number(args.action.type === 'button' ? args.action.value : NaN);
+      if (!Number.isSafeInteger(id) || id <= 0) return tell(usageMessage('That button is not one of ours.', '/traffic digest list'));
+      await verb(digests, kind, id, args.body.user.id, tell, (view) => args.client.views.open({ trigger_id: args.body.trigger_id, view }), true);
+    });
+  };
 }
 
-export async function listMessage(deps: SlackDeps, digests: Digest[], user: string, scope: string): Promise<SlackMessage> {
-  const timeZone = deps.defaultTimezone;
-  const items = await deps.digests.service.describe(digests, user, isAdmin(deps, user), timeZone);
-  return digestList(items, scope);
+/** The digest form's Create/Save: every field checked, errors shown beside the field. */
+function submitDigest(digests: DigestService) {
+  return async ({ ack, view, body, client, context }: ViewArgs) => {
+    const log = requestLog(context, digests.log);
+    const form = readDigestForm(view.state.values as Parameters<typeof readDigestForm>[0], REPORTS);
+    if ('errors' in form) return void (await ack({ response_action: 'errors', errors: form.errors }));
+    const editing = decodeFormId(view.private_metadata);
+    const user = body.user.id;
+    if (editing === null) return void (await ack({ response_action: 'errors', errors: { channel: 'This form is too old. Close it and start again.' } }));
+    if (editing !== undefined) {
+      const allowed = await digests.manageable(user, editing);
+      if (!allowed.ok) return void (await ack({ response_action: 'errors', errors: { channel: allowed.message.text } }));
+    }
+    await ack();
+    await guarded(log, 'save digest', undefined, async () => {
+      const saved = editing !== undefined ? await digests.update(user, editing, form.input) : await digests.create(user, body.team?.id ?? body.user.team_id ?? '', form.input);
+      if (!saved.ok) return;
+      const text = `Digest #${saved.value.id} ${editing !== undefined ? 'saved' : 'created'}: it posts in this channel on its schedule. /traffic digest list shows it.`;
+      await client.chat.postEphemeral({ channel: saved.value.channelId, user, text });
+    });
+  };
+}
+
+export function registerDigests(app: App, digests: DigestService): void {
+  for (const kind of ['preview', 'pause', 'resume', 'edit', 'remove'] as const) app.action(DIGEST_ACTIONS[kind], digestButton(digests, kind));
+  app.view(DIGEST_MODAL, submitDigest(digests));
 }

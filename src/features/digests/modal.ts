@@ -1,7 +1,11 @@
 import type { KnownBlock, PlainTextOption, View } from '@slack/types';
-import type { ReportDef } from '../../kernel/catalog.js';
-import { WEEKDAYS, type DigestSchedule } from './schedule.js';
+import { isReportId, type ReportCatalog, type ReportDef, type ReportId } from '../../kernel/catalog.js';
+import { isValidTimeZone } from '../../kernel/dates.js';
+import type { FilterGroup } from '../../kernel/filters.js';
+import { CHANNEL_ID } from '../../kernel/text.js';
 import { LIMITS, plainText } from '../../platform/slack/kit/limits.js';
+import { DIGEST_TOP, parseFilterText } from './parse.js';
+import { toCron, WEEKDAYS, type DigestSchedule, type ScheduleKind } from './schedule.js';
 
 export const DIGEST_MODAL = 'digest.modal';
 
@@ -46,7 +50,7 @@ export function digestModal(reports: readonly ReportDef[], values: DigestFormVal
   const reportOptions = reports.map((d) => option(d.title, d.id));
   const frequencyOptions = FREQUENCIES.map(([kind, text]) => option(text, kind));
   const weekdayOptions = WEEKDAYS.map((d, i) => option(d, String(i)));
-  const topOptions = Array.from({ length: 10 }, (_, i) => option(String(i + 1), String(i + 1)));
+  const topOptions = Array.from({ length: DIGEST_TOP.max }, (_, i) => option(String(i + 1), String(i + 1)));
   const chosen = reportOptions.filter((o) => values.reports.includes(o.value!));
   const s = values.schedule;
 
@@ -71,16 +75,90 @@ export function digestModal(reports: readonly ReportDef[], values: DigestFormVal
     input('cron', 'Cron expression (cron)', { type: 'plain_text_input', max_length: 100, ...(s.cron ? { initial_value: s.cron } : {}), placeholder: plainText('0 9 * * 1', LIMITS.placeholder) }, { optional: true, hint: 'minute hour day-of-month month day-of-week, in the time zone below' }),
     input('time', 'Time of day (HH:MM, 24-hour)', { type: 'plain_text_input', max_length: 5, initial_value: s.time ?? '09:00' }),
     input('timezone', 'Time zone', { type: 'plain_text_input', max_length: 64, initial_value: values.timeZone }, { hint: 'An IANA name, like Europe/Berlin or America/New_York' }),
-    input('top', 'Rows per report', { type: 'static_select', options: topOptions, initial_option: topOptions[Math.min(9, Math.max(0, values.top - 1))] }),
+    input('top', 'Rows per report', { type: 'static_select', options: topOptions, initial_option: topOptions[Math.min(DIGEST_TOP.max - 1, Math.max(0, values.top - 1))] }),
     input('filters', 'Filters (as in /traffic)', { type: 'plain_text_input', max_length: 3000, ...(values.filters ? { initial_value: values.filters } : {}), placeholder: plainText('country:Germany page~/blog', LIMITS.placeholder) }, { optional: true }),
   ];
   return {
     type: 'modal',
     callback_id: DIGEST_MODAL,
-    private_metadata: JSON.stringify({ id: digestId ?? null }),
+    private_metadata: encodeFormId(digestId),
     title: plainText(digestId ? `Edit digest #${digestId}` : 'New digest', LIMITS.modalTitle),
     submit: plainText(digestId ? 'Save' : 'Create', LIMITS.modalButton),
     close: plainText('Cancel', LIMITS.modalButton),
     blocks,
   };
+}
+
+/** Which digest the form edits (none: a new one), in its private_metadata. */
+export function encodeFormId(digestId: number | undefined): string {
+  return JSON.stringify({ id: digestId ?? null });
+}
+
+/** The digest the form edits; undefined for a new one, null for metadata that is not ours. */
+export function decodeFormId(metadata: string | undefined): number | undefined | null {
+  try {
+    const id = (JSON.parse(metadata || '{}') as { id?: unknown }).id;
+    if (id === null || id === undefined) return undefined;
+    return typeof id === 'number' && Number.isSafeInteger(id) && id > 0 ? id : null;
+  } catch {
+    return null;
+  }
+}
+
+/** What the form asks for, checked: a digest's settings but its owner and workspace. */
+export interface DigestFormInput {
+  channelId: string;
+  reports: ReportId[];
+  filters: FilterGroup[];
+  topN: number;
+  schedule: DigestSchedule;
+  cron: string;
+  timeZone: string;
+}
+
+interface StateValue {
+  value?: string | null;
+  selected_option?: { value?: string } | null;
+  selected_options?: { value?: string }[];
+  selected_channel?: string | null;
+}
+
+const KINDS: readonly ScheduleKind[] = ['daily', 'weekdays', 'weekly', 'monthly', 'cron'];
+
+/** The form's values → the digest's settings, or a message for each field that is wrong (by block id). */
+export function readDigestForm(
+  values: Record<string, Record<string, StateValue>>,
+  catalog: ReportCatalog,
+): { input: DigestFormInput } | { errors: Partial<Record<DigestInput, string>> } {
+  const get = (id: DigestInput): StateValue => values[id]?.[id] ?? {};
+  const errors: Partial<Record<DigestInput, string>> = {};
+
+  const channelId = get('channel').selected_channel ?? '';
+  if (!CHANNEL_ID.test(channelId)) errors.channel = 'Pick a channel.';
+  const picked = (get('reports').selected_options ?? []).map((o) => o.value);
+  const reports = [...new Set(picked.filter(isReportId))].filter((id) => Object.hasOwn(catalog, id));
+  if (reports.length === 0 || reports.length !== picked.length) errors.reports = 'Pick at least one report, each once.';
+  const typed = get('frequency').selected_option?.value ?? 'daily';
+  const kind = KINDS.find((k) => k === typed);
+  if (!kind) errors.frequency = 'Pick how often.';
+  const schedule: DigestSchedule = { kind: kind ?? 'daily' };
+  if (schedule.kind !== 'cron') schedule.time = (get('time').value ?? '').trim().padStart(5, '0');
+  if (schedule.kind === 'weekly') schedule.weekday = Number(get('weekday').selected_option?.value ?? 1);
+  if (schedule.kind === 'monthly') schedule.monthday = Number((get('monthday').value ?? '').trim());
+  if (schedule.kind === 'cron') schedule.cron = (get('cron').value ?? '').trim();
+  const cron = toCron(schedule);
+  if (!cron.ok) {
+    const field: DigestInput =
+      schedule.kind === 'cron' ? 'cron' : schedule.kind === 'monthly' && /month/i.test(cron.error) ? 'monthday' : schedule.kind === 'weekly' && /week/i.test(cron.error) ? 'weekday' : 'time';
+    errors[field] = cron.error.replace(/`/g, '');
+  }
+  const timeZone = (get('timezone').value ?? '').trim();
+  if (!isValidTimeZone(timeZone)) errors.timezone = 'Not an IANA time zone; try Europe/Berlin, America/New_York or UTC.';
+  const topN = Number(get('top').selected_option?.value ?? DIGEST_TOP.default);
+  if (!Number.isInteger(topN) || topN < DIGEST_TOP.min || topN > DIGEST_TOP.max) errors.top = `Pick ${DIGEST_TOP.min} to ${DIGEST_TOP.max} rows.`;
+  const filters = parseFilterText(get('filters').value ?? '', catalog);
+  if (!filters.ok) errors.filters = filters.error.replace(/`/g, '').slice(0, 150);
+
+  if (Object.keys(errors).length > 0 || !cron.ok || !filters.ok) return { errors };
+  return { input: { channelId, reports, filters: filters.filters, topN, schedule, cron: cron.cron, timeZone } };
 }

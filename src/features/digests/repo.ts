@@ -2,7 +2,7 @@
 import type { FilterGroup } from '../../kernel/filters.js';
 import type { Queryable } from '../../platform/store/db.js';
 
-/** What a person chose; `cron` on the digest is derived from it (core/schedule.ts toCron). */
+/** What a person chose; `cron` on the digest is derived from it (schedule.ts toCron). */
 export type { DigestSchedule } from './schedule.js';
 import type { DigestSchedule } from './schedule.js';
 
@@ -15,7 +15,7 @@ export interface DigestInput {
   /** Filter groups (ORed), each a list of ANDed filters. Default none. */
   filters?: FilterGroup[];
   topN: number;
-  /** The period each run reports on: day, week or month (core/schedule.ts DigestPeriod). */
+  /** The period each run reports on: day, week or month (see period.ts). */
   period: string;
   schedule: DigestSchedule;
   /** The five-field expression derived from schedule. */
@@ -150,15 +150,6 @@ export class DigestRepo {
 
   async listActive(): Promise<Digest[]> {
     return this.list('WHERE NOT paused', []);
-  }
-
-  /**
-   * Digests created or updated after `since`, for a replica refreshing its schedule.
-   * updated_at is the writing transaction's start time, so poll with some overlap;
-   * removed digests do not appear (compare ids with listAll()).
-   */
-  async changedSince(since: Date): Promise<Digest[]> {
-    return this.list('WHERE updated_at > $1', [since]);
   }
 
   private async list(where: string, params: unknown[]): Promise<Digest[]> {

@@ -5,6 +5,7 @@
  * local on both sides of a change, never twice, never skipped.
  */
 import { CronExpressionParser } from 'cron-parser';
+import { parseClock } from '../../kernel/text.js';
 
 export type ScheduleKind = 'daily' | 'weekdays' | 'weekly' | 'monthly' | 'cron';
 
@@ -20,12 +21,7 @@ export interface DigestSchedule {
   cron?: string;
 }
 
-/** The period a digest reports on: the day, the 7 days or the month before it runs. */
-export type DigestPeriod = 'day' | 'week' | 'month';
-
 export const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'] as const;
-
-const TIME = /^([01]?\d|2[0-3]):([0-5]\d)$/;
 
 export type ScheduleResult = { ok: true; cron: string } | { ok: false; error: string };
 
@@ -41,9 +37,9 @@ export function toCron(schedule: DigestSchedule): ScheduleResult {
     }
     return { ok: true, cron: expr };
   }
-  const time = TIME.exec(schedule.time ?? '');
+  const time = parseClock(schedule.time ?? '');
   if (!time) return { ok: false, error: 'The time must be HH:MM in 24-hour form, like 09:00.' };
-  const [hour, minute] = [Number(time[1]), Number(time[2])];
+  const { hour, minute } = time;
   switch (schedule.kind) {
     case 'daily':
       return { ok: true, cron: `${minute} ${hour} * * *` };
@@ -82,17 +78,6 @@ export function scheduleInWords(schedule: DigestSchedule, timeZone: string): str
     case 'cron':
       return `cron ${schedule.cron ?? ''} (${timeZone})`;
   }
-}
-
-/** The default period for a schedule: daily digests report the day before, weekly the week, monthly the month. */
-export function defaultPeriod(kind: ScheduleKind): DigestPeriod {
-  return kind === 'weekly' ? 'week' : kind === 'monthly' ? 'month' : 'day';
-}
-
-/** The next `count` runs after `from`, as instants. */
-export function nextRuns(cron: string, timeZone: string, from: Date, count = 1): Date[] {
-  const expression = CronExpressionParser.parse(cron, { currentDate: from, tz: timeZone });
-  return expression.take(count).map((d) => d.toDate());
 }
 
 /**

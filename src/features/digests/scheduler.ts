@@ -2,14 +2,9 @@ import cron, { type RunCoordinator, type ScheduledTask } from 'node-cron';
 import type { Logger } from '../../platform/log.js';
 import type { Digest } from './repo.js';
 import type { DigestRunRepo } from './runs.js';
+import type { PostSlot } from './publish.js';
+import type { Schedule } from './service.js';
 import { previousRun } from './schedule.js';
-
-/**
- * How a digest's slot is posted: the caller (jobs/digests.ts) gathers, renders
- * and posts. When `stopping` is aborted before the post goes out, it hands the
- * slot back (releases the claim) instead, so a restart or another replica posts it.
- */
-export type PostSlot = (digest: Digest, slot: Date, stopping: AbortSignal) => Promise<void>;
 
 export interface SchedulerOptions {
   runs: DigestRunRepo;
@@ -37,7 +32,7 @@ const KEY = /^digest:(\d+):(.+)$/;
  * RunCoordinator backed by the runs table lets exactly one replica run each
  * slot: the claim is an INSERT … ON CONFLICT DO NOTHING on (digest, slot).
  */
-export class DigestScheduler {
+export class DigestScheduler implements Schedule {
   private readonly tasks = new Map<number, { task: ScheduledTask; signature: string; digest: Digest }>();
   private readonly inFlight = new Map<string, Promise<void>>();
   private reloadTimer?: NodeJS.Timeout;

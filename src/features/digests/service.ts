@@ -1,116 +1,166 @@
-import type { WebClient } from '@slack/web-api';
-import { REPORTS, type ReportId } from '../../kernel/catalog.js';
+import { REPORTS } from '../../kernel/catalog.js';
+import { filtersToText } from '../../kernel/filters.js';
 import { formatDateTime } from '../../kernel/format.js';
-import { scheduleInWords, type DigestPeriod } from './schedule.js';
+import type { ChannelRef } from '../../kernel/text.js';
 import type { Logger } from '../../platform/log.js';
-import { digestMessage, type DigestListItem } from './blocks.js';
-import type { SlackMessage } from '../../platform/slack/kit/messages.js';
-import type { Digest } from './repo.js';
-import type { Store } from '../../platform/store/index.js';
-import { gatherDigest, type DigestFetcher } from './content.js';
-import type { DigestScheduler } from './scheduler.js';
+import type { Access } from '../../platform/slack/access.js';
+import type { SlackDirectory } from '../../platform/slack/directory.js';
+import { infoMessage, problemMessage, type SlackMessage } from '../../platform/slack/kit/messages.js';
+import { digestList } from './blocks.js';
+import type { DigestContent } from './content.js';
+import type { DigestFormInput, DigestFormValues } from './modal.js';
+import type { DigestAdd } from './parse.js';
+import { defaultPeriod } from './period.js';
+import type { Digest, DigestRepo } from './repo.js';
+import type { DigestRunRepo } from './runs.js';
+import { scheduleInWords } from './schedule.js';
+
+/** What the service needs of the scheduler: take changes now, and say when a digest runs next. */
+export interface Schedule {
+  reload(): Promise<void>;
+  nextRun(digestId: number): Date | undefined;
+}
 
 export interface DigestServiceDeps {
-  store: Store;
-  fetcher: DigestFetcher;
-  /** The Web API client (the Slack app's, made after this service). */
-  slack: () => WebClient;
-  log: Logger;
+  repo: DigestRepo;
+  runs: DigestRunRepo;
+  content: DigestContent;
+  schedule: Schedule;
+  access: Access;
+  directory: SlackDirectory;
   now: () => Date;
-  demo: boolean;
-  /** This replica's name (the owner of its claims). */
-  owner: string;
+  defaultTimezone: string;
+  log: Logger;
 }
 
-function periodOf(value: string): DigestPeriod {
-  return value === 'week' || value === 'month' ? value : 'day';
-}
+/** A change refused: the message says why. */
+export type Outcome<T> = { ok: true; value: T } | { ok: false; message: SlackMessage };
 
-function title(digest: Digest): string {
-  const names = digest.reports.map((id) => REPORTS[id as ReportId]?.title ?? id);
-  return `Digest: ${names.join(', ')}`;
-}
+const refuse = (text: string, hint?: string): { ok: false; message: SlackMessage } => ({ ok: false, message: problemMessage(text, hint) });
 
-/** Why Slack refused a post, in words ("is_archived", "channel_not_found", "ratelimited"). */
-function slackReason(error: unknown): string {
-  const data = (error as { data?: { error?: string } }).data;
-  return data?.error ?? (error instanceof Error ? error.message : String(error));
-}
-
-/** Builds, posts and records digests; describes them for the list. */
+/**
+ * The rules of digests, in one place: anyone may add one, only its owner or an admin
+ * may change it, and every change is taken into this replica's schedule at once
+ * (other replicas reload on their interval).
+ */
 export class DigestService {
-  scheduler?: DigestScheduler;
-
   constructor(private readonly deps: DigestServiceDeps) {}
 
-  async render(digest: Digest, at: Date, preview: boolean): Promise<SlackMessage> {
-    const view = await gatherDigest(
-      this.deps.fetcher,
-      { id: digest.id, reports: digest.reports as ReportId[], filters: digest.filters, topN: digest.topN, period: periodOf(digest.period), timeZone: digest.timeZone },
-      at,
-      { title: title(digest), demo: this.deps.demo, preview },
-    );
-    return digestMessage({ ...view, security: await this.securityLine(view.period) });
+  get log(): Logger {
+    return this.deps.log;
   }
 
-  /** Flagged visitors seen in the period, once threat alerts are on anywhere. */
-  private async securityLine(period: { startDate: string; endDate: string }): Promise<string | undefined> {
-    const { store } = this.deps;
-    if ((await store.alertSubscriptions.list()).length === 0) return undefined;
-    const from = new Date(`${period.startDate}T00:00:00Z`);
-    const to = new Date(Date.parse(`${period.endDate}T00:00:00Z`) + 86_400_000);
-    const n = await store.alerts.countSeenBetween(undefined, from, to);
-    return n === 0 ? 'No flagged visitors were seen in this period.' : `${n} flagged visitor${n === 1 ? ' was' : 's were'} seen in this period (see the threat alerts).`;
-  }
-
-  /**
-   * Posts a claimed slot. The claim was recorded before; the post is recorded
-   * after, so a crash in between is visible (and not retried into a duplicate).
-   * A failing channel fails this digest's run only.
-   */
-  readonly post = async (digest: Digest, slot: Date, stopping?: AbortSignal): Promise<void> => {
-    const { store, log } = this.deps;
-    const slack = this.deps.slack();
-    try {
-      const message = await this.render(digest, slot, false);
-      if (stopping?.aborted) {
-        await store.runs.release(digest.id, slot, this.deps.owner);
-        log.info({ digest: digest.id, slot: slot.toISOString() }, 'shutting down: digest slot handed back, not posted');
-        return;
-      }
-      const result = await slack.chat.postMessage({ channel: digest.channelId, ...message, unfurl_links: false, unfurl_media: false });
-      await store.runs.markPosted(digest.id, slot, result.ts ?? '', digest.channelId);
-      log.info({ digest: digest.id, slot: slot.toISOString(), channel: digest.channelId }, 'digest posted');
-    } catch (error) {
-      const reason = slackReason(error);
-      await store.runs.markFailed(digest.id, slot, reason);
-      log.error({ digest: digest.id, slot: slot.toISOString(), channel: digest.channelId, reason }, 'digest failed');
+  /** `/traffic digest add …` in one line; the channel may be named, the zone defaults to the person's own. */
+  async add(user: string, teamId: string, here: string, command: DigestAdd): Promise<Outcome<Digest>> {
+    const channelId = command.channel ? await this.channelId(command.channel) : here;
+    if (!channelId) {
+      return refuse(`I can't find a channel called #${command.channel?.name ?? '?'}.`, 'Check the name, or pick it in the form: /traffic digest add');
     }
-  };
+    const timeZone = command.timeZone ?? (await this.deps.directory.userTimeZone(user, this.deps.defaultTimezone));
+    const { schedule, cron, reports, filters, top } = command;
+    return this.create(user, teamId, { channelId, reports, filters, topN: top, schedule, cron, timeZone });
+  }
 
-  /** What `/traffic digest list` shows for each digest. */
-  async describe(digests: Digest[], viewer: string, isAdmin: boolean, timeZone: string): Promise<DigestListItem[]> {
-    const last = await this.deps.store.runs.lastRuns(digests.map((d) => d.id));
+  async create(user: string, teamId: string, input: DigestFormInput): Promise<Outcome<Digest>> {
+    const digest = await this.deps.repo.create({ ...input, teamId, ownerId: user, period: defaultPeriod(input.schedule.kind) });
+    await this.changed();
+    this.deps.log.info({ digest: digest.id, user, channel: digest.channelId }, 'digest added');
+    return { ok: true, value: digest };
+  }
+
+  async update(user: string, id: number, input: DigestFormInput): Promise<Outcome<Digest>> {
+    const found = await this.manageable(user, id);
+    if (!found.ok) return found;
+    const digest = await this.deps.repo.update(id, { ...input, period: defaultPeriod(input.schedule.kind) });
+    if (!digest) return refuse(`There is no digest #${id}.`, 'See /traffic digest list.');
+    await this.changed();
+    this.deps.log.info({ digest: id, user }, 'digest edited');
+    return { ok: true, value: digest };
+  }
+
+  async setPaused(user: string, id: number, paused: boolean): Promise<Outcome<Digest>> {
+    const found = await this.manageable(user, id);
+    if (!found.ok) return found;
+    const digest = (await this.deps.repo.setPaused(id, paused)) ?? found.value;
+    await this.changed();
+    this.deps.log.info({ digest: id, user, paused }, 'digest paused or resumed');
+    return { ok: true, value: digest };
+  }
+
+  async remove(user: string, id: number): Promise<Outcome<SlackMessage>> {
+    const found = await this.manageable(user, id);
+    if (!found.ok) return found;
+    await this.deps.repo.remove(id);
+    await this.changed();
+    this.deps.log.info({ digest: id, user }, 'digest removed');
+    return { ok: true, value: infoMessage(`Digest #${id} is removed.`) };
+  }
+
+  /** The digest as it would post now, for anyone to see (a preview changes nothing). */
+  async preview(id: number): Promise<Outcome<SlackMessage>> {
+    const digest = await this.deps.repo.get(id);
+    if (!digest) return refuse(`There is no digest #${id}.`, 'See /traffic digest list.');
+    return { ok: true, value: await this.deps.content.render(digest, this.deps.now(), true) };
+  }
+
+  /** A digest its owner or an admin may change. */
+  async manageable(user: string, id: number): Promise<Outcome<Digest>> {
+    const digest = await this.deps.repo.get(id);
+    if (!digest) return refuse(`There is no digest #${id}.`, 'See /traffic digest list.');
+    if (!this.deps.access.mayManage(user, digest.ownerId)) {
+      return refuse(`Digest #${id} belongs to someone else; only its owner or an admin can change it.`);
+    }
+    return { ok: true, value: digest };
+  }
+
+  /** What the form shows: a digest's settings, or sensible ones for a new digest in this channel. */
+  async formValues(user: string, channelId: string, digest?: Digest): Promise<DigestFormValues> {
+    if (digest) {
+      return { channelId: digest.channelId, reports: digest.reports, schedule: digest.schedule, timeZone: digest.timeZone, top: digest.topN, filters: filtersToText(digest.filters) };
+    }
+    return {
+      channelId,
+      reports: ['sources', 'pages', 'countries'],
+      schedule: { kind: 'weekly', weekday: 1, time: '09:00' },
+      timeZone: await this.deps.directory.userTimeZone(user, this.deps.defaultTimezone),
+      top: 5,
+      filters: '',
+    };
+  }
+
+  /** `/traffic digest list [all]`: each digest with its schedule, next run, last result and the buttons this person may use. */
+  async list(user: string, scope: { channelId: string } | 'all', heading?: string): Promise<SlackMessage> {
+    const digests = scope === 'all' ? await this.deps.repo.listAll() : await this.deps.repo.listByChannel(scope.channelId);
+    return this.describe(digests, user, heading ?? (scope === 'all' ? 'in this workspace' : 'in this channel'));
+  }
+
+  async describe(digests: Digest[], user: string, heading: string): Promise<SlackMessage> {
+    const last = await this.deps.runs.lastRuns(digests.map((d) => d.id));
     const now = this.deps.now();
-    return digests.map((d) => {
+    const zone = this.deps.defaultTimezone;
+    const items = digests.map((d) => {
       const run = last.get(d.id);
-      const next = this.scheduler?.nextRun(d.id);
+      const next = this.deps.schedule.nextRun(d.id);
       return {
         id: d.id,
         channelId: d.channelId,
         ownerId: d.ownerId,
-        reports: d.reports,
+        reports: d.reports.map((id) => (Object.hasOwn(REPORTS, id) ? id : '?')),
         schedule: scheduleInWords(d.schedule, d.timeZone),
-        nextRun: next ? formatDateTime(next.toISOString(), timeZone, now) : undefined,
-        lastRun: run ? `${run.status} ${formatDateTime(run.slot.toISOString(), timeZone, now)}${run.error ? ` (${run.error})` : ''}` : undefined,
+        nextRun: next ? formatDateTime(next.toISOString(), zone, now) : undefined,
+        lastRun: run ? `${run.status} ${formatDateTime(run.slot.toISOString(), zone, now)}${run.error ? ` (${run.error})` : ''}` : undefined,
         paused: d.paused,
-        canManage: isAdmin || d.ownerId === viewer,
+        canManage: this.deps.access.mayManage(user, d.ownerId),
       };
     });
+    return digestList(items, heading);
   }
 
-  /** After a change on this replica: take it into the schedule now (other replicas reload on their interval). */
-  async changed(): Promise<void> {
-    await this.scheduler?.reload();
+  private channelId(ref: ChannelRef): Promise<string | undefined> {
+    return this.deps.directory.channelId(ref);
+  }
+
+  private async changed(): Promise<void> {
+    await this.deps.schedule.reload();
   }
 }

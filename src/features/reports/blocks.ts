@@ -1,14 +1,14 @@
 import type { ActionsBlock, Button, KnownBlock, PlainTextOption, StaticSelect, TableBlock } from '@slack/types';
-import type { Column, ReportDef, ReportRow } from '../../kernel/catalog.js';
-import type { FilterGroup } from '../../kernel/filters.js';
-import type { DateRange } from '../../kernel/dates.js';
-import { RANGE_LABELS, RANGE_WORDS } from '../../kernel/dates.js';
-import { bar, formatCount, formatDateTime, formatDuration, MISSING } from '../../kernel/format.js';
-import type { ReportQuery } from '../../kernel/query.js';
+import { sortFields, type Column, type ReportDef, type ReportRow } from '../../kernel/catalog.js';
+import { RANGE_LABELS, RANGE_WORDS, type DateRange } from '../../kernel/dates.js';
+import { bar, formatCount, formatDateTime, formatDuration, MISSING, shortUrl } from '../../kernel/format.js';
+import type { ReportQuery, SortDir } from '../../kernel/query.js';
+import { fieldOf } from '../../kernel/records.js';
 import { escapeMrkdwn } from '../../platform/slack/kit/escape.js';
+import { describeFilters } from '../../platform/slack/kit/filters.js';
 import { capBlocks, clip, LIMITS, mrkdwn, plainText } from '../../platform/slack/kit/limits.js';
 
-/** Where a message's interactive elements find their query again (see slack/query-refs.ts). */
+/** Where a message's interactive elements find their query again (see refs.ts). */
 export interface ReportRefs {
   /** The current query, fit for a button value (≤ 2000). */
   current: string;
@@ -90,23 +90,6 @@ function sortLabel(def: ReportDef, query: ReportQuery): string {
   return `${escapeMrkdwn(name)} ${dir === 'asc' ? '↑' : '↓'}`;
 }
 
-/** `country is Germany or France and page contains /blog — or — browser is Firefox`, escaped. */
-export function describeFilters(groups: readonly FilterGroup[]): string {
-  const described = groups
-    .filter((g) => g.filters.length > 0)
-    .map((g) =>
-      g.filters
-        .map((f) => {
-          const what = f.field === 'name' ? f.object : `${f.object} ${f.field}`;
-          const values = Array.isArray(f.value) ? f.value : [f.value];
-          const shown = values.map((v) => `\`${escapeMrkdwn(clip(v, 60)).replace(/`/g, 'ˋ')}\``).join(' or ');
-          return `${what} ${f.operator === 'contains' ? 'contains' : 'is'} ${shown}`;
-        })
-        .join(' and '),
-    );
-  return described.join(' *or* ');
-}
-
 function cellText(row: ReportRow, column: Column, timeZone: string, now: Date): string {
   const value = fieldOf(row, column.field);
   switch (column.format) {
@@ -121,23 +104,6 @@ function cellText(row: ReportRow, column: Column, timeZone: string, now: Date): 
     default:
       return value === undefined || value === null || value === '' ? MISSING : clip(String(value), CELL_MAX);
   }
-}
-
-/** Reads a dotted path (`location.country`) from a row. */
-export function fieldOf(row: unknown, path: string): unknown {
-  let value: unknown = row;
-  for (const part of path.split('.')) {
-    if (value === null || typeof value !== 'object') return undefined;
-    value = (value as Record<string, unknown>)[part];
-  }
-  return value;
-}
-
-/** `https://www.example.com/blog/x?y=1` → `/blog/x?y=1`: the host is the same on every row. */
-export function shortUrl(url: string | undefined): string {
-  if (!url) return MISSING;
-  const match = /^[a-z]+:\/\/[^/]+(\/.*)?$/i.exec(url);
-  return match ? match[1] || '/' : url;
 }
 
 function reportTable(def: ReportDef, rows: readonly ReportRow[], timeZone: string, now: Date): TableBlock {
@@ -181,12 +147,11 @@ function actionBlocks(view: ReportView): ActionsBlock[] {
   if (refs.prev) nav.push(button('◀ Prev', ACTIONS.prev, refs.prev));
   if (refs.next) nav.push(button('Next ▶', ACTIONS.next, refs.next));
 
-  const rangeOptions = RANGE_WORDS.map((w) => option(RANGE_LABELS[w], `r:${w}`));
-  const currentRange = rangeOptions.find((o) => o.value === `r:${query.range}`);
+  const rangeOptions = RANGE_WORDS.map((w) => option(RANGE_LABELS[w], encodeMenuChoice({ range: w })));
+  const currentRange = rangeOptions.find((o) => o.value === encodeMenuChoice({ range: query.range }));
   const sortOptions = sortChoices(def);
-  const currentSort = sortOptions.find(
-    (o) => o.value === `s:${query.sort?.key ?? def.defaultSort}:${query.sort?.dir ?? 'desc'}`,
-  );
+  const current = encodeMenuChoice({ sort: { key: query.sort?.key ?? def.defaultSort, dir: query.sort?.dir ?? 'desc' } });
+  const currentSort = sortOptions.find((o) => o.value === current);
 
   const menus: ActionsBlock = {
     type: 'actions',
@@ -220,16 +185,16 @@ function actionBlocks(view: ReportView): ActionsBlock[] {
       options: visitorIds.map((id) => option(id, id)),
     });
   }
-  if (def.rowFilter && rows.length > 0 && def.kind !== 'visitors') {
+  if (def.drillTo && def.rowFilter && rows.length > 0) {
     more.push(button('Drill down', ACTIONS.drill, refs.current));
   }
   if (view.ephemeral) more.push(button('Post to channel', ACTIONS.share, refs.current, 'primary'));
   return [menus, { type: 'actions', elements: more }];
 }
 
-/** The visitor ids on a visitors or visits page that fit in a menu option, each once. */
+/** The visitor ids on the page that fit in a menu option, each once. */
 function inspectableVisitors(def: ReportDef, rows: readonly ReportRow[]): string[] {
-  const field = def.kind === 'visitors' ? 'id' : def.kind === 'visits' ? 'visitor_id' : undefined;
+  const field = def.visitorField;
   if (!field) return [];
   const ids = rows.map((r) => fieldOf(r, field)).filter((id): id is string => typeof id === 'string' && id.length > 0 && id.length <= LIMITS.optionValue);
   return [...new Set(ids)].slice(0, LIMITS.options);
@@ -237,12 +202,27 @@ function inspectableVisitors(def: ReportDef, rows: readonly ReportRow[]): string
 
 /** Each sortable field once, both ways: "Visits ↓", "Visits ↑". */
 function sortChoices(def: ReportDef): PlainTextOption[] {
-  const fields = [...new Set([def.defaultSort, ...Object.values(def.sortKeys)])];
-  return fields.flatMap((field) => {
-    const label = def.columns.find((c) => c.field === field)?.label ?? (field === 'created' ? 'Newest' : field);
-    if (field === 'created') return [option('Newest first', 's:created:desc'), option('Oldest first', 's:created:asc')];
-    return [option(`${label} ↓`, `s:${field}:desc`), option(`${label} ↑`, `s:${field}:asc`)];
+  return sortFields(def).flatMap((key) => {
+    const choice = (dir: SortDir) => encodeMenuChoice({ sort: { key, dir } });
+    if (key === 'created') return [option('Newest first', choice('desc')), option('Oldest first', choice('asc'))];
+    const label = def.columns.find((c) => c.field === key)?.label ?? key;
+    return [option(`${label} ↓`, choice('desc')), option(`${label} ↑`, choice('asc'))];
   });
+}
+
+/** What a range or sort menu option changes. */
+export type MenuChoice = { range: string } | { sort: { key: string; dir: SortDir } };
+
+/** `r:<range>` or `s:<field>:<asc|desc>`. */
+export function encodeMenuChoice(choice: MenuChoice): string {
+  return 'range' in choice ? `r:${choice.range}` : `s:${choice.sort.key}:${choice.sort.dir}`;
+}
+
+/** The change a menu option asks for; undefined for anything else. The query checks the values (see withRange, withSort). */
+export function decodeMenuChoice(value: string | undefined): MenuChoice | undefined {
+  if (value?.startsWith('r:')) return { range: value.slice(2) };
+  const sort = /^s:([A-Za-z_.]{1,64}):(asc|desc)$/.exec(value ?? '');
+  return sort ? { sort: { key: sort[1]!, dir: sort[2] as SortDir } } : undefined;
 }
 
 /** The notification text: the report and its first rows, plain. */

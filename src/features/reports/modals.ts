@@ -1,19 +1,50 @@
 import type { KnownBlock, PlainTextOption, View } from '@slack/types';
-import type { ReportDef, ReportId, ReportRow } from '../../kernel/catalog.js';
-import { FILTER_FIELDS, type ReportCatalog, type ReportQuery } from '../../kernel/query.js';
-import { describeFilters, fieldOf } from './blocks.js';
+import { z } from 'zod';
+import { isReportId, type ReportCatalog, type ReportDef, type ReportId, type ReportRow } from '../../kernel/catalog.js';
+import { FILTER_FIELDS, isFilterField, type FilterCondition } from '../../kernel/filters.js';
+import { withFilter, type ReportQuery } from '../../kernel/query.js';
+import { fieldOf } from '../../kernel/records.js';
 import { escapeMrkdwn } from '../../platform/slack/kit/escape.js';
 import { clip, LIMITS, mrkdwn, plainText } from '../../platform/slack/kit/limits.js';
+import { describeFilters } from '../../platform/slack/kit/filters.js';
 
-/** What a modal carries between opening and submission (JSON in private_metadata). */
+/** What a modal carries between opening and submission, in its private_metadata. */
 export interface ModalContext {
-  /** Query ref (see query-refs.ts). */
-  q: string;
+  /** The query ref (see refs.ts). */
+  ref: string;
   /** The response_url of the click that opened the modal: where the answer goes. */
-  u: string;
-  /** Whether that message was ephemeral (then it is replaced in place). */
-  e: boolean;
-  c?: string;
+  responseUrl: string;
+  /** Whether the answer replaces the message the modal came from (it was ephemeral). */
+  replaceOriginal: boolean;
+  channelId?: string;
+}
+
+const modalContext = z.object({
+  q: z.string().min(1).max(LIMITS.buttonValue),
+  u: z.url({ protocol: /^https?$/ }).max(500),
+  e: z.boolean(),
+  c: z.string().max(64).optional(),
+});
+
+/** Short keys on the wire. A context that would not fit private_metadata is a bug here, so it throws. */
+export function encodeContext(context: ModalContext): string {
+  const wire: z.infer<typeof modalContext> = { q: context.ref, u: context.responseUrl, e: context.replaceOriginal, c: context.channelId };
+  const json = JSON.stringify(wire);
+  if (json.length > LIMITS.privateMetadata) throw new Error(`modal context of ${json.length} characters does not fit private_metadata`);
+  return json;
+}
+
+/** A modal's private_metadata, checked on the way back; null when it is not ours. */
+export function decodeContext(metadata: string | undefined): ModalContext | null {
+  if (!metadata) return null;
+  try {
+    const parsed = modalContext.safeParse(JSON.parse(metadata));
+    if (!parsed.success) return null;
+    const { q, u, e, c } = parsed.data;
+    return { ref: q, responseUrl: u, replaceOriginal: e, ...(c ? { channelId: c } : {}) };
+  } catch {
+    return null;
+  }
 }
 
 export const FILTER_MODAL = 'filter.modal';
@@ -36,10 +67,6 @@ export const DRILL_INPUTS = {
 
 function option(text: string, value: string): PlainTextOption {
   return { text: plainText(text, LIMITS.optionText), value: value.slice(0, LIMITS.optionValue) };
-}
-
-export function encodeContext(context: ModalContext): string {
-  return JSON.stringify(context).slice(0, LIMITS.privateMetadata);
 }
 
 /** Lists the current filters (each with Remove) and asks for one more. */
@@ -136,21 +163,6 @@ export function filterModal(def: ReportDef, query: ReportQuery, context: ModalCo
   };
 }
 
-/** Which report a row of each report breaks down into by default. */
-export const DRILL_DEFAULT: Partial<Record<ReportId, ReportId>> = {
-  countries: 'states',
-  states: 'cities',
-  cities: 'pages',
-  sources: 'pages',
-  channels: 'sources',
-  campaigns: 'pages',
-  pages: 'sources',
-  browsers: 'os',
-  devices: 'browsers',
-  os: 'browsers',
-  extensions: 'browsers',
-};
-
 /** Pick a row and the report to break it down by. `rows` undefined: still loading. */
 export function drillModal(
   catalog: ReportCatalog,
@@ -171,9 +183,9 @@ export function drillModal(
 
   const rowField = def.rowFilter?.rowField ?? 'name';
   const rowOptions = rows.slice(0, LIMITS.options).map((row, i) => option(String(fieldOf(row, rowField) ?? '—'), String(i)));
-  const reports = (Object.values(catalog) as ReportDef[]).filter((d) => d.id !== def.id && d.kind !== 'visitors');
+  const reports = (Object.values(catalog) as ReportDef[]).filter((d) => d.id !== def.id && d.breaksDown);
   const reportOptions = reports.map((d) => option(d.title, d.id));
-  const preferred = reportOptions.find((o) => o.value === DRILL_DEFAULT[def.id]);
+  const preferred = reportOptions.find((o) => o.value === def.drillTo);
 
   return {
     ...base,
@@ -198,4 +210,49 @@ export function drillModal(
       },
     ],
   };
+}
+
+// --- Submissions ------------------------------------------------------------------
+
+type StateValues = Record<string, Record<string, { value?: string | null; selected_option?: { value?: string } | null }>>;
+
+const MAX_VALUES = 20;
+const MAX_VALUE_LENGTH = 200;
+
+/** The filter form's values → the query with one more filter, or errors by block id. */
+export function readFilterForm(state: StateValues, query: ReportQuery): { query: ReportQuery } | { errors: Record<string, string> } {
+  const value = (input: { block: string; action: string }) => state[input.block]?.[input.action];
+  const target = value(FILTER_INPUTS.target)?.selected_option?.value;
+  const operator = value(FILTER_INPUTS.operator)?.selected_option?.value === 'contains' ? 'contains' : 'is_any_of';
+  const raw = (value(FILTER_INPUTS.values)?.value ?? '').trim();
+  const group = value(FILTER_INPUTS.group)?.selected_option?.value ?? 'all';
+  if (!target && !raw) return { query };
+  const [object = '', field = 'name'] = (target ?? '').split('.');
+  if (!target || !isFilterField(object, field)) return { errors: { [FILTER_INPUTS.target.block]: 'Pick what to filter on.' } };
+  const values = operator === 'contains' ? [raw] : raw.split(',').map((v) => v.trim()).filter(Boolean);
+  if (values.length === 0) return { errors: { [FILTER_INPUTS.values.block]: 'Type at least one value.' } };
+  if (values.length > MAX_VALUES || values.some((v) => v.length > MAX_VALUE_LENGTH)) {
+    return { errors: { [FILTER_INPUTS.values.block]: `At most ${MAX_VALUES} values of ${MAX_VALUE_LENGTH} characters each.` } };
+  }
+  const groupIndex = group === 'all' ? undefined : group === 'new' ? query.filters.length : Number(group);
+  if (groupIndex !== undefined && !(Number.isInteger(groupIndex) && groupIndex >= 0 && groupIndex <= query.filters.length)) {
+    return { errors: { [FILTER_INPUTS.group.block]: 'Pick where to add it.' } };
+  }
+  const condition: FilterCondition = { object, field, operator, value: operator === 'contains' ? values[0]! : values };
+  return { query: withFilter(query, condition, groupIndex) };
+}
+
+/** The drill form's values → the row index and the report to break it down by, or errors by block id. */
+export function readDrillForm(state: StateValues): { row: number; report: ReportId } | { errors: Record<string, string> } {
+  const row = Number(state[DRILL_INPUTS.row.block]?.[DRILL_INPUTS.row.action]?.selected_option?.value);
+  const report = state[DRILL_INPUTS.report.block]?.[DRILL_INPUTS.report.action]?.selected_option?.value;
+  if (!Number.isInteger(row) || row < 0 || row >= LIMITS.options) return { errors: { [DRILL_INPUTS.row.block]: 'Pick a row.' } };
+  if (!isReportId(report)) return { errors: { [DRILL_INPUTS.report.block]: 'Pick a report.' } };
+  return { row, report };
+}
+
+/** The value a drilled row is filtered on; undefined when the row is gone. */
+export function drillValue(def: ReportDef, row: ReportRow | undefined): string | undefined {
+  const value = def.rowFilter ? fieldOf(row, def.rowFilter.rowField) : undefined;
+  return typeof value === 'string' && value !== '' ? value : undefined;
 }

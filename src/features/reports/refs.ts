@@ -1,34 +1,14 @@
-import { randomBytes } from 'node:crypto';
-import { LRUCache } from 'lru-cache';
-import { decodeQuery, encodeQuery, type ReportCatalog, type ReportQuery } from '../../kernel/query.js';
-
-/**
- * Where a long query waits while its message is on screen. A query that fits
- * travels inside the message (button value or block_id); one that does not is
- * kept here and the message carries `@<id>`.
- */
-export interface QueryStash {
-  put(encoded: string): Promise<string>;
-  get(id: string): Promise<string | undefined>;
-}
-
-/** The in-process stash: bounded, and forgotten on restart (the message then asks to run the command again). */
-export class MemoryQueryStash implements QueryStash {
-  private readonly cache = new LRUCache<string, string>({ max: 10_000, ttl: 24 * 60 * 60 * 1000 });
-
-  async put(encoded: string): Promise<string> {
-    const id = randomBytes(9).toString('base64url');
-    this.cache.set(id, encoded);
-    return id;
-  }
-
-  async get(id: string): Promise<string | undefined> {
-    return this.cache.get(id);
-  }
-}
+import { decodeQuery, encodeQuery, type ReportQuery } from '../../kernel/query.js';
+import type { ReportCatalog } from '../../kernel/catalog.js';
+import type { QueryStash } from '../../platform/store/index.js';
 
 const STASH_PREFIX = '@';
 
+/**
+ * Where a message's buttons and menus find their query again. A query that fits
+ * travels inside the message (button value or block_id); one that does not is
+ * kept in the store's stash and the message carries `@<id>`.
+ */
 export class QueryRefs {
   constructor(
     private readonly stash: QueryStash,
@@ -46,7 +26,9 @@ export class QueryRefs {
   async resolve(ref: string | undefined): Promise<ReportQuery | null> {
     if (!ref) return null;
     if (ref.startsWith(STASH_PREFIX)) {
-      const encoded = await this.stash.get(ref.slice(STASH_PREFIX.length));
+      const id = ref.slice(STASH_PREFIX.length);
+      if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) return null;
+      const encoded = await this.stash.get(id);
       return encoded === undefined ? null : decodeQuery(encoded, this.catalog);
     }
     return decodeQuery(ref, this.catalog);

@@ -1,53 +1,107 @@
+import type { ReportCatalog, ReportId, ReportRow } from '../../kernel/catalog.js';
+import { resolveRange, type DateRange } from '../../kernel/dates.js';
+import { toMarketingRequest, withFilter, withPage, withReport, type ReportQuery } from '../../kernel/query.js';
+import type { AnalyticsApi } from '../../platform/api/analytics.js';
 import { ApiError } from '../../platform/api/errors.js';
-import { resolveRange } from '../../kernel/dates.js';
-import { toMarketingRequest, withPage, type ReportQuery } from '../../kernel/query.js';
+import type { Logger } from '../../platform/log.js';
 import { LIMITS } from '../../platform/slack/kit/limits.js';
 import { problemMessage, type SlackMessage } from '../../platform/slack/kit/messages.js';
+import type { QueryStash } from '../../platform/store/index.js';
 import { MENU_BLOCK_PREFIX, reportMessage } from './blocks.js';
-import type { SlackDeps } from '../../platform/slack/deps.js';
+import { drillValue } from './modals.js';
+import { QueryRefs } from './refs.js';
+
+export interface ReportServiceDeps {
+  api: AnalyticsApi;
+  stash: QueryStash;
+  catalog: ReportCatalog;
+  /** The zone date ranges are resolved in for a channel. */
+  timeZoneFor: (channelId: string | undefined) => Promise<string>;
+  now: () => Date;
+  /** Answers say "demo data" when the demo API is behind them. */
+  demo: boolean;
+  log: Logger;
+}
+
+export interface Where {
+  channelId?: string;
+  /** An ephemeral answer gets "Post to channel". */
+  ephemeral: boolean;
+  /** The request's logger. */
+  log?: Logger;
+}
+
+export type Answer = { ok: true; message: SlackMessage } | { ok: false; message: SlackMessage };
+export type Rows = { ok: true; rows: readonly ReportRow[]; range: DateRange; timeZone: string } | { ok: false; problem: string; hint?: string };
 
 /**
- * Runs a report query and renders the answer: resolve the range in the
- * channel's zone, fetch one page, render. Every failure becomes a message that
- * says what happened (and a log line with more); nothing is thrown for the API.
+ * Report answers: resolve the range in the channel's zone, fetch one page, render.
+ * Every failure becomes a message that says what happened (and a log line); nothing
+ * is thrown for the API.
  */
-export async function runReport(
-  deps: SlackDeps,
-  query: ReportQuery,
-  where: { channelId?: string; ephemeral: boolean },
-): Promise<{ ok: boolean; message: SlackMessage }> {
-  const timeZone = await deps.timeZoneFor(where.channelId);
-  const now = deps.now();
-  const resolved = resolveRange(query.range, timeZone, now);
-  if (!resolved.ok) return { ok: false, message: problemMessage(resolved.error, 'Pick another range.') };
+export class ReportService {
+  readonly refs: QueryRefs;
+  readonly catalog: ReportCatalog;
 
-  const def = deps.catalog[query.report];
-  let rows;
-  try {
-    rows = await deps.api.report(query.report, toMarketingRequest(query, deps.catalog, resolved.range));
-  } catch (error) {
-    if (!(error instanceof ApiError)) throw error;
-    deps.log.warn({ report: query.report, kind: error.kind, status: error.info.status }, 'report failed');
-    return { ok: false, message: problemMessage(error.message) };
+  constructor(private readonly deps: ReportServiceDeps) {
+    this.refs = new QueryRefs(deps.stash, deps.catalog);
+    this.catalog = deps.catalog;
   }
 
-  const { refs } = deps;
-  const blockRoom = LIMITS.blockId - MENU_BLOCK_PREFIX.length;
-  const message = reportMessage({
-    def,
-    query,
-    range: resolved.range,
-    rows,
-    timeZone,
-    now,
-    demo: deps.demo,
-    ephemeral: where.ephemeral,
-    refs: {
-      current: await refs.ref(query, LIMITS.buttonValue),
-      block: await refs.ref(query, blockRoom),
-      prev: query.page > 1 ? await refs.ref(withPage(query, query.page - 1), LIMITS.buttonValue) : undefined,
-      next: rows.length >= query.top ? await refs.ref(withPage(query, query.page + 1), LIMITS.buttonValue) : undefined,
-    },
-  });
-  return { ok: true, message };
+  get log(): Logger {
+    return this.deps.log;
+  }
+
+  /** The page of rows a query asks for. */
+  async rows(query: ReportQuery, channelId: string | undefined, log: Logger = this.deps.log): Promise<Rows> {
+    const timeZone = await this.deps.timeZoneFor(channelId);
+    const resolved = resolveRange(query.range, timeZone, this.deps.now());
+    if (!resolved.ok) return { ok: false, problem: resolved.error, hint: 'Pick another range.' };
+    try {
+      const rows = await this.deps.api.report(query.report, toMarketingRequest(query, this.catalog, resolved.range));
+      return { ok: true, rows, range: resolved.range, timeZone };
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      log.warn({ report: query.report, kind: error.kind, status: error.info.status }, 'report failed');
+      return { ok: false, problem: error.message };
+    }
+  }
+
+  /** The answer to a query, with the buttons and menus that page and refine it. */
+  async answer(query: ReportQuery, where: Where): Promise<Answer> {
+    const now = this.deps.now();
+    const fetched = await this.rows(query, where.channelId, where.log);
+    if (!fetched.ok) return { ok: false, message: problemMessage(fetched.problem, fetched.hint) };
+    const { rows, range, timeZone } = fetched;
+    const { refs } = this;
+    const message = reportMessage({
+      def: this.catalog[query.report],
+      query,
+      range,
+      rows,
+      timeZone,
+      now,
+      demo: this.deps.demo,
+      ephemeral: where.ephemeral,
+      refs: {
+        current: await refs.ref(query, LIMITS.buttonValue),
+        block: await refs.ref(query, LIMITS.blockId - MENU_BLOCK_PREFIX.length),
+        prev: query.page > 1 ? await refs.ref(withPage(query, query.page - 1), LIMITS.buttonValue) : undefined,
+        next: rows.length >= query.top ? await refs.ref(withPage(query, query.page + 1), LIMITS.buttonValue) : undefined,
+      },
+    });
+    return { ok: true, message };
+  }
+
+  /** Drill down: the chosen row of the page becomes a filter, and `report` breaks it down. */
+  async drill(query: ReportQuery, rowIndex: number, report: ReportId, channelId: string | undefined): Promise<{ ok: true; query: ReportQuery } | { ok: false; problem: string }> {
+    const def = this.catalog[query.report];
+    if (!def.rowFilter || !def.drillTo) return { ok: false, problem: `${def.title} rows cannot be drilled into.` };
+    const fetched = await this.rows(query, channelId);
+    if (!fetched.ok) return fetched;
+    const value = drillValue(def, fetched.rows[rowIndex]);
+    if (value === undefined) return { ok: false, problem: 'That row is no longer there. Run the report again.' };
+    const filtered = withFilter(query, { object: def.rowFilter.object, field: def.rowFilter.field, operator: 'is_any_of', value: [value] });
+    return { ok: true, query: withReport(filtered, report, this.catalog) };
+  }
 }

@@ -1,11 +1,22 @@
 import type { Button, KnownBlock, SectionBlock, TableBlock } from '@slack/types';
-import type { Part, VisitorProfile } from './profile.js';
-import type { Flag, VisitRecord } from '../../platform/api/schemas.js';
+import { formatDateTime, maskIp, MISSING, shortUrl } from '../../kernel/format.js';
+import { fieldOf, type Flag, type Part, type SecurityAnswers, type SecurityCheck, type VisitorRecord, type VisitRecord } from '../../kernel/records.js';
+import { isSafeId } from '../../kernel/text.js';
 import type { Verdict } from '../../kernel/verdict.js';
-import { formatDateTime, MISSING } from '../../kernel/format.js';
-import { code, escapeMrkdwn } from '../../platform/slack/kit/escape.js';
+import { escapeMrkdwn, mrkdwnCode } from '../../platform/slack/kit/escape.js';
 import { capBlocks, clip, LIMITS, mrkdwn, plainText } from '../../platform/slack/kit/limits.js';
-import { fieldOf, shortUrl } from '../reports/blocks.js';
+
+/** Everything asked about one visitor: each part its answer, or why it is missing. */
+export interface VisitorProfile {
+  visitorId: string;
+  security: { [K in SecurityCheck]: Part<SecurityAnswers[K]> };
+  record: Part<VisitorRecord | undefined>;
+  visits: Part<readonly VisitRecord[]>;
+  /** Every lookup that could tell said there is no such visitor. */
+  notFound: boolean;
+  /** Every lookup failed for some other reason. */
+  allFailed: boolean;
+}
 
 export const VISITOR_ACTIONS = {
   more: 'visitor.more',
@@ -37,20 +48,6 @@ const EMOJI: Record<Verdict['name'], string> = {
 
 const CELL_MAX = 80;
 
-/** 203.0.113.45 → 203.0.113.x; 2001:db8:1:2::5 → 2001:db8:1:…; 2001::5 → 2001::…; anything else is hidden. */
-export function maskIp(ip: string | null | undefined): string {
-  if (!ip) return MISSING;
-  const v4 = /^(\d{1,3}\.\d{1,3}\.\d{1,3})\.\d{1,3}$/.exec(ip.trim());
-  if (v4) return `${v4[1]}.x`;
-  // IPv6: at most the first three groups, and only those before a "::" (after it comes the host part).
-  const v6 = ip.trim();
-  const head = v6.split('::')[0]!.split(':').filter(Boolean).slice(0, 3);
-  if (v6.includes(':') && /^[0-9a-f:.]+$/i.test(v6) && head.every((g) => /^[0-9a-f]{1,4}$/i.test(g))) {
-    return `${head.join(':')}${head.length < 3 && v6.includes('::') ? '::' : ':'}…`;
-  }
-  return 'hidden';
-}
-
 /** The value the "Recent visits" and "Post to channel" buttons carry: `v1|visitor|page|visit`. */
 export function encodeCardRef(visitorId: string, page: number, visitId?: string): string {
   return ['v1', visitorId, String(page), visitId ?? ''].join('|');
@@ -60,7 +57,7 @@ export function decodeCardRef(value: string | undefined): { visitorId: string; p
   const parts = (value ?? '').split('|');
   if (parts.length !== 4 || parts[0] !== 'v1') return null;
   const page = Number(parts[2]);
-  if (!parts[1] || !Number.isInteger(page) || page < 1 || page > 10_000) return null;
+  if (!isSafeId(parts[1]) || (parts[3] && !isSafeId(parts[3])) || !Number.isInteger(page) || page < 1 || page > 10_000) return null;
   return { visitorId: parts[1], page, visitId: parts[3] || undefined };
 }
 
@@ -156,7 +153,7 @@ export function visitorCard(view: VisitorCardView): { text: string; blocks: Know
     { type: 'header', text: plainText(`${verdict.name}${severity}: visitor ${id}`, LIMITS.headerText) },
     {
       type: 'context',
-      elements: [mrkdwn(`${EMOJI[verdict.name]} Verdict: *${verdict.name}*${severity} · visitor ${code(clip(id, 128))}${view.visitId ? ` · visit ${code(clip(view.visitId, 128))}` : ''}`)],
+      elements: [mrkdwn(`${EMOJI[verdict.name]} Verdict: *${verdict.name}*${severity} · visitor ${mrkdwnCode(id)}${view.visitId ? ` · visit ${mrkdwnCode(view.visitId)}` : ''}`)],
     },
     flagsSection(profile),
     reasonsSection(verdict),

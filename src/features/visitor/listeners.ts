@@ -1,31 +1,50 @@
-import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
-import { parseVisitorCommand } from '../reports/parse.js';
-import { mayPostSecurity, maySeeSecurity, refusal } from '../../platform/slack/access.js';
-import { usageMessage, type SlackMessage } from '../../platform/slack/kit/messages.js';
-import type { SlackDeps } from '../../platform/slack/deps.js';
-import { guarded } from '../../platform/slack/respond.js';
-import { runVisitorCard } from './service.js';
+import type { AllMiddlewareArgs, App, BlockAction, SlackActionMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
+import { staleMessage, usageMessage } from '../../platform/slack/kit/messages.js';
+import { guarded, replyTo, requestLog } from '../../platform/slack/respond.js';
+import { decodeCardRef, VISITOR_ACTIONS } from './card.js';
+import { parseVisitorCommand } from './parse.js';
+import type { VisitorService } from './service.js';
+
+type ActionArgs = SlackActionMiddlewareArgs<BlockAction> & AllMiddlewareArgs;
 
 /** `/visitor <id> [visit <visit_id>]`: the security card, ephemeral, for those allowed to see it. */
-export function visitorCommand(deps: SlackDeps) {
-  return async ({ ack, command, respond }: SlackCommandMiddlewareArgs & AllMiddlewareArgs) => {
+function visitorCommand(visitors: VisitorService) {
+  return async ({ ack, command, respond, context }: SlackCommandMiddlewareArgs & AllMiddlewareArgs) => {
     await ack();
-    const ephemeral = (message: SlackMessage) => respond({ ...message, response_type: 'ephemeral' });
-    await guarded(deps, '/visitor', ephemeral, async () => {
-      if (!maySeeSecurity(deps.security, command.user_id, command.channel_id)) {
-        deps.log.info({ user: command.user_id, channel: command.channel_id }, '/visitor refused');
-        return ephemeral(refusal(deps.security, command.user_id, command.channel_id));
-      }
+    const log = requestLog(context, visitors.log);
+    const reply = replyTo(respond, false);
+    await guarded(log, '/visitor', reply, async () => {
       const parsed = parseVisitorCommand(command.text ?? '');
-      if (parsed.kind === 'error') return ephemeral(usageMessage(parsed.message, parsed.usage));
-      const answer = await runVisitorCard(deps, {
-        visitorId: parsed.visitorId,
-        visitId: parsed.visitId,
-        channelId: command.channel_id,
-        showIp: true,
-        canShare: mayPostSecurity(deps.security, command.channel_id),
-      });
-      return ephemeral(answer.message);
+      if (parsed.kind === 'error') return reply(usageMessage(parsed.message, parsed.usage));
+      const card = await visitors.card({ visitorId: parsed.visitorId, visitId: parsed.visitId, channelId: command.channel_id, user: command.user_id, log });
+      return reply(card.message);
     });
   };
+}
+
+/**
+ * The card's own buttons. "Recent visits ▶" replaces the card in place; "Post to channel"
+ * posts it for everyone, with IP addresses masked.
+ */
+function cardButton(visitors: VisitorService, mode: 'page' | 'share') {
+  return async (args: ActionArgs) => {
+    await args.ack();
+    const log = requestLog(args.context, visitors.log);
+    const ephemeral = (args.body.container as { is_ephemeral?: boolean } | undefined)?.is_ephemeral === true;
+    const tell = replyTo(args.respond, false);
+    await guarded(log, `visitor ${mode}`, tell, async () => {
+      const wanted = decodeCardRef(args.action.type === 'button' ? args.action.value : undefined);
+      if (!wanted) return tell(staleMessage());
+      const share = mode === 'share';
+      const card = await visitors.card({ ...wanted, channelId: args.body.channel?.id, user: args.body.user.id, share, log });
+      if (share && card.ok) return args.respond({ ...card.message, response_type: 'in_channel', replace_original: false });
+      return replyTo(args.respond, !share && ephemeral)(card.message);
+    });
+  };
+}
+
+export function registerVisitor(app: App, visitors: VisitorService): void {
+  app.command('/visitor', visitorCommand(visitors));
+  app.action(VISITOR_ACTIONS.more, cardButton(visitors, 'page'));
+  app.action(VISITOR_ACTIONS.share, cardButton(visitors, 'share'));
 }

@@ -1,61 +1,142 @@
-import { fetchVisitorProfile, securityFacts } from './profile.js';
 import { localDate } from '../../kernel/dates.js';
-import { judge } from '../../kernel/verdict.js';
-import { escapeMrkdwn } from '../../platform/slack/kit/escape.js';
-import { clip } from '../../platform/slack/kit/limits.js';
+import { visitorFilter } from '../../kernel/filters.js';
+import { SECURITY_CHECKS, type Part, type SecurityAnswers, type SecurityCheck, type VisitorRecord, type VisitRecord } from '../../kernel/records.js';
+import { clip } from '../../kernel/text.js';
+import { judge, securityFacts, type VerdictOptions } from '../../kernel/verdict.js';
+import type { AnalyticsApi } from '../../platform/api/analytics.js';
+import { ApiError } from '../../platform/api/errors.js';
+import type { Logger } from '../../platform/log.js';
+import type { Access } from '../../platform/slack/access.js';
+import { mrkdwnCode } from '../../platform/slack/kit/escape.js';
 import { problemMessage, type SlackMessage } from '../../platform/slack/kit/messages.js';
-import { visitorCard } from './card.js';
-import type { SlackDeps } from '../../platform/slack/deps.js';
+import { visitorCard, type VisitorProfile } from './card.js';
 
 export const VISITS_PER_PAGE = 10;
 
-/** Fetches everything about a visitor at once and renders the card; failures become messages. */
-export async function runVisitorCard(
-  deps: SlackDeps,
-  request: { visitorId: string; visitId?: string; page?: number; channelId?: string; showIp: boolean; canShare: boolean },
-): Promise<{ ok: boolean; message: SlackMessage }> {
-  const timeZone = await deps.timeZoneFor(request.channelId);
-  const now = deps.now();
-  const tomorrow = new Date(now.getTime() + 86_400_000);
-  const page = request.page ?? 1;
-  const profile = await fetchVisitorProfile(deps.api, request.visitorId, {
-    visitId: request.visitId,
-    visitsPage: page,
-    visitsLimit: VISITS_PER_PAGE,
-    endDate: localDate(tomorrow, 'UTC') ?? '2100-01-01',
-  });
-  if (profile.notFound) {
-    const shown = clip(request.visitorId, 60);
-    return {
-      ok: false,
-      message: {
-        text: `No visitor ${shown} found.`,
-        blocks: [{ type: 'section', text: { type: 'mrkdwn', text: `:mag: No visitor \`${escapeMrkdwn(shown).replace(/`/g, 'ˋ')}\` found. Check the id (from a visitors or visits report).` } }],
-      },
-    };
+export interface CardRequest {
+  visitorId: string;
+  visitId?: string;
+  page?: number;
+  channelId: string | undefined;
+  user: string;
+  /** For everyone in the channel (IP addresses masked), not only the person asking. */
+  share?: boolean;
+  log?: Logger;
+}
+
+/** What other features may ask of this one: a visitor's card, with the access rules applied. */
+export interface VisitorCards {
+  card(request: CardRequest): Promise<{ ok: boolean; message: SlackMessage }>;
+}
+
+export interface VisitorServiceDeps {
+  api: AnalyticsApi;
+  access: Access;
+  verdict: VerdictOptions;
+  timeZoneFor: (channelId: string | undefined) => Promise<string>;
+  now: () => Date;
+  demo: boolean;
+  log: Logger;
+}
+
+async function part<T>(promise: Promise<T>): Promise<Part<T>> {
+  try {
+    return { ok: true, value: await promise };
+  } catch (error) {
+    if (error instanceof ApiError) return { ok: false, error };
+    throw error;
   }
-  if (profile.allFailed) {
-    const first = Object.values(profile.security).find((p) => !p.ok);
-    deps.log.warn({ visitorId: request.visitorId, kind: first && !first.ok ? first.error.kind : undefined }, 'visitor lookup failed');
-    return { ok: false, message: problemMessage(first && !first.ok ? first.error.message : 'The analytics API did not answer.') };
-  }
-  for (const [check, part] of Object.entries(profile.security)) {
-    if (!part.ok) deps.log.warn({ visitorId: request.visitorId, check, kind: part.error.kind }, 'security lookup failed; the card marks it');
-  }
-  const verdict = judge(securityFacts(profile), deps.verdict);
+}
+
+/**
+ * Everything about one visitor, asked all at once: the five security lookups (with
+ * visit_id where the spec takes it), the visitor record and a page of recent visits.
+ * A part that fails is marked, not fatal.
+ */
+export async function fetchVisitorProfile(
+  api: AnalyticsApi,
+  visitorId: string,
+  options: { visitId?: string; visitsPage: number; visitsLimit: number; endDate: string },
+): Promise<VisitorProfile> {
+  const range = { startDate: '1970-01-01', endDate: options.endDate };
+  const filterGroups = visitorFilter(visitorId);
+  const [checks, record, visits] = await Promise.all([
+    Promise.all(SECURITY_CHECKS.map((check) => part(api.security.check(check, visitorId, options.visitId)))),
+    part<VisitorRecord | undefined>(api.visitors({ ...range, filterGroups, limit: 1 }).then((rows) => rows.find((r) => r.id === visitorId) ?? rows[0])),
+    part<readonly VisitRecord[]>(api.visits({ ...range, filterGroups, page: options.visitsPage, limit: options.visitsLimit, sort: { key: 'created', value: -1 } })),
+  ]);
+  const security = Object.fromEntries(SECURITY_CHECKS.map((check, i) => [check, checks[i]])) as { [K in SecurityCheck]: Part<SecurityAnswers[K]> };
+  const securityParts = Object.values(security) as Part<unknown>[];
+  const said404 = securityParts.filter((p) => !p.ok && p.error.kind === 'not_found').length;
+  const answered = securityParts.filter((p) => p.ok).length;
+  const noRecord = record.ok && record.value === undefined;
   return {
-    ok: true,
-    message: visitorCard({
+    visitorId,
+    security,
+    record,
+    visits,
+    notFound: said404 > 0 && answered === 0 && (noRecord || !record.ok),
+    allFailed: answered === 0 && !record.ok && !visits.ok,
+  };
+}
+
+/** The visitor card: who may see it, what the lookups say, the verdict. Failures become messages. */
+export class VisitorService implements VisitorCards {
+  constructor(private readonly deps: VisitorServiceDeps) {}
+
+  get log(): Logger {
+    return this.deps.log;
+  }
+
+  async card(request: CardRequest): Promise<{ ok: boolean; message: SlackMessage }> {
+    const { access } = this.deps;
+    const log = request.log ?? this.deps.log;
+    const channel = request.channelId;
+    if (!access.maySeeSecurity(request.user, channel)) {
+      log.info({ user: request.user, channel }, 'visitor card refused');
+      return { ok: false, message: access.securityRefusal(request.user, channel) };
+    }
+    if (request.share && !access.mayPostSecurity(channel)) return { ok: false, message: access.securityRefusal(request.user, undefined) };
+
+    const timeZone = await this.deps.timeZoneFor(channel);
+    const now = this.deps.now();
+    const page = request.page ?? 1;
+    const profile = await fetchVisitorProfile(this.deps.api, request.visitorId, {
+      visitId: request.visitId,
+      visitsPage: page,
+      visitsLimit: VISITS_PER_PAGE,
+      endDate: localDate(new Date(now.getTime() + 86_400_000), 'UTC') ?? '2100-01-01',
+    });
+    if (profile.notFound) {
+      const shown = clip(request.visitorId, 60);
+      return {
+        ok: false,
+        message: {
+          text: `No visitor ${shown} found.`,
+          blocks: [{ type: 'section', text: { type: 'mrkdwn', text: `:mag: No visitor ${mrkdwnCode(shown)} found. Check the id (from a visitors or visits report).` } }],
+        },
+      };
+    }
+    if (profile.allFailed) {
+      const first = Object.values(profile.security).find((p) => !p.ok);
+      log.warn({ visitorId: request.visitorId, kind: first && !first.ok ? first.error.kind : undefined }, 'visitor lookup failed');
+      return { ok: false, message: problemMessage(first && !first.ok ? first.error.message : 'The analytics API did not answer.') };
+    }
+    for (const [check, answer] of Object.entries(profile.security)) {
+      if (!answer.ok) log.warn({ visitorId: request.visitorId, check, kind: answer.error.kind }, 'security lookup failed; the card marks it');
+    }
+    const message = visitorCard({
       profile,
-      verdict,
+      verdict: judge(securityFacts(profile.security), this.deps.verdict),
       visitsPage: page,
       visitsLimit: VISITS_PER_PAGE,
       visitId: request.visitId,
       timeZone,
       now,
-      demo: deps.demo,
-      showIp: request.showIp,
-      canShare: request.canShare,
-    }),
-  };
+      demo: this.deps.demo,
+      showIp: !request.share,
+      canShare: !request.share && access.mayPostSecurity(channel),
+    });
+    return { ok: true, message };
+  }
 }

@@ -1,18 +1,20 @@
 import { z } from 'zod';
 import { HttpClient, type HttpClientOptions } from './client.js';
-import { REPORTS, ROW_SCHEMAS, type ReportId, type ReportKind, type ReportRow } from '../../kernel/catalog.js';
+import { REPORTS, type ReportId, type ReportKind } from '../../kernel/catalog.js';
+import type { MarketingRequest } from '../../kernel/query.js';
+import type { ReportRow, VisitorRecord, VisitRecord } from '../../kernel/records.js';
 import { SecurityApi } from './security.js';
-import { visitorRecord, visitRecord, type VisitorRecord, type VisitRecord } from './schemas.js';
-import type { MarketingRequest } from '../../kernel/filters.js';
+import { aggregateRow, pageRow, visitorRecord, visitRecord } from './schemas.js';
 
+const visitsSchema: z.ZodType<VisitRecord[]> = z.array(visitRecord);
+const visitorsSchema: z.ZodType<VisitorRecord[]> = z.array(visitorRecord);
+/** The rows of each kind of report. */
 const reportSchemas: Record<ReportKind, z.ZodType<ReportRow[]>> = {
-  aggregate: z.array(ROW_SCHEMAS.aggregate),
-  pages: z.array(ROW_SCHEMAS.pages),
-  visitors: z.array(ROW_SCHEMAS.visitors),
-  visits: z.array(ROW_SCHEMAS.visits),
+  aggregate: z.array(aggregateRow),
+  pages: z.array(pageRow),
+  visitors: visitorsSchema,
+  visits: visitsSchema,
 };
-const visitsSchema = z.array(visitRecord);
-const visitorsSchema = z.array(visitorRecord);
 
 /** The analytics API: the 13 Marketing reports and the 5 security lookups. */
 export class AnalyticsApi {
@@ -28,23 +30,6 @@ export class AnalyticsApi {
   report(id: ReportId, request: MarketingRequest): Promise<readonly ReportRow[]> {
     const def = REPORTS[id];
     return this.http.post(def.path, request, reportSchemas[def.kind]);
-  }
-
-  /** Every page of a report, up to maxRows; `complete` says whether the end was reached. */
-  async reportAll(
-    id: ReportId,
-    request: MarketingRequest,
-    options: { pageSize?: number; maxRows?: number } = {},
-  ): Promise<{ rows: ReportRow[]; complete: boolean }> {
-    const limit = options.pageSize ?? 1000;
-    const maxRows = options.maxRows ?? 100_000;
-    const rows: ReportRow[] = [];
-    for (let page = 1; rows.length < maxRows; page++) {
-      const batch = await this.report(id, { ...request, page, limit });
-      rows.push(...batch);
-      if (batch.length < limit) return { rows, complete: true };
-    }
-    return { rows, complete: false };
   }
 
   visits(request: MarketingRequest): Promise<readonly VisitRecord[]> {

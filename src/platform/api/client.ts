@@ -5,7 +5,7 @@ import type { z } from 'zod';
 import { ApiError, messageFor, type ApiErrorKind } from './errors.js';
 import { firstIssuePath } from './schemas.js';
 import { silentLogger, type Logger } from '../log.js';
-import type { MarketingRequest } from '../../kernel/filters.js';
+import type { MarketingRequest } from '../../kernel/query.js';
 
 export interface RetryOptions {
   /** Further attempts after the first. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Flag, FlagValue } from '../../kernel/records.js';
 
 /**
  * Schemas of everything the analytics API returns. Tolerant by design: unknown
@@ -54,7 +55,6 @@ export const visitorRecord = z.looseObject({
   last_seen: z.string(),
   company: company.nullable().optional(),
 });
-export type VisitorRecord = z.infer<typeof visitorRecord>;
 
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -89,20 +89,8 @@ export const visitRecord = z.looseObject({
   screen: openModel,
   trafficSource: openModel,
 });
-export type VisitRecord = z.infer<typeof visitRecord>;
-
-export function rowsOf<T extends z.ZodType>(row: T) {
-  return z.array(row);
-}
 
 // --- Security ------------------------------------------------------------
-
-export type FlagValue = 'yes' | 'no' | 'unknown';
-/** A security flag: normalised value plus the raw string, kept for display. */
-export interface Flag {
-  value: FlagValue;
-  raw: string;
-}
 
 const YES = new Set(['true', 'yes', '1', 'y']);
 const NO = new Set(['false', 'no', '0', 'n']);
@@ -165,12 +153,6 @@ export const scrapingExtensionsStatus = z.looseObject({
       (list ?? []).map((e) => (typeof e === 'string' ? e : (e.name ?? String(e.id ?? '?')))),
     ),
 });
-
-export type AdblockStatus = z.infer<typeof adblockStatus>;
-export type BotStatus = z.infer<typeof botStatus>;
-export type ScrapingStatus = z.infer<typeof scrapingStatus>;
-export type VpnStatus = z.infer<typeof vpnStatus>;
-export type ScrapingExtensionsStatus = z.infer<typeof scrapingExtensionsStatus>;
 
 /** The first bad field of a failed parse, as a path like `[3].total_visits`. */
 export function firstIssuePath(error: z.ZodError): string {

@@ -1,36 +1,9 @@
 import type { z } from 'zod';
 import type { HttpClient } from './client.js';
 import { ApiError, messageFor } from './errors.js';
-import {
-  adblockStatus,
-  botStatus,
-  scrapingExtensionsStatus,
-  scrapingStatus,
-  vpnStatus,
-  type AdblockStatus,
-  type BotStatus,
-  type ScrapingExtensionsStatus,
-  type ScrapingStatus,
-  type VpnStatus,
-} from './schemas.js';
-
-/** Identifiers that are safe as one URL path segment: no slashes, no dots-only, no query. */
-const SAFE_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
-
-export function isSafeId(id: string): boolean {
-  return SAFE_ID.test(id) && !/^\.+$/.test(id) && !id.includes('..');
-}
-
-export const SECURITY_CHECKS = ['adblock', 'bot', 'scraping', 'vpn', 'extensions'] as const;
-export type SecurityCheck = (typeof SECURITY_CHECKS)[number];
-
-export interface SecurityAnswers {
-  adblock: AdblockStatus;
-  bot: BotStatus;
-  scraping: ScrapingStatus;
-  vpn: VpnStatus;
-  extensions: ScrapingExtensionsStatus;
-}
+import { isSafeId } from '../../kernel/text.js';
+import type { SecurityAnswers, SecurityCheck } from '../../kernel/records.js';
+import { adblockStatus, botStatus, scrapingExtensionsStatus, scrapingStatus, vpnStatus } from './schemas.js';
 
 const OPERATIONS: {
   [K in SecurityCheck]: { path: string; acceptsVisitId: boolean; schema: z.ZodType<SecurityAnswers[K]> };
@@ -58,21 +31,6 @@ export class SecurityApi {
     return this.http.get(`/security/${op.path}/${encodeURIComponent(visitorId)}`, query, op.schema);
   }
 
-  adblock(visitorId: string, visitId?: string) {
-    return this.check('adblock', visitorId, visitId);
-  }
-  bot(visitorId: string, visitId?: string) {
-    return this.check('bot', visitorId, visitId);
-  }
-  scraping(visitorId: string) {
-    return this.check('scraping', visitorId);
-  }
-  vpn(visitorId: string, visitId?: string) {
-    return this.check('vpn', visitorId, visitId);
-  }
-  extensions(visitorId: string, visitId?: string) {
-    return this.check('extensions', visitorId, visitId);
-  }
 }
 
 function unsafe(path: string, what: string): ApiError {

@@ -1,32 +1,46 @@
 import { problemMessage, type SlackMessage } from './kit/messages.js';
 
-/** Who may see security details (IP addresses): empty lists mean everyone, everywhere. */
-export interface SecurityAccess {
-  channels: readonly string[];
-  users: readonly string[];
+/** Who may do what: admins manage anything; security details only for the listed users, in the listed channels. */
+export interface AccessRules {
+  /** Lookout admins; empty means everyone. */
+  admins: readonly string[];
+  /** Who may see security details (IP addresses), and where; empty lists mean everyone, everywhere. */
+  security: { channels: readonly string[]; users: readonly string[] };
 }
 
-export function maySeeSecurity(access: SecurityAccess, user: string, channel: string | undefined): boolean {
-  const userOk = access.users.length === 0 || access.users.includes(user);
-  const channelOk = access.channels.length === 0 || (channel !== undefined && access.channels.includes(channel));
-  return userOk && channelOk;
-}
+export class Access {
+  constructor(readonly rules: AccessRules) {}
 
-/** Security cards may be posted for everyone only in the allowed channels. */
-export function mayPostSecurity(access: SecurityAccess, channel: string | undefined): boolean {
-  return access.channels.length === 0 || (channel !== undefined && access.channels.includes(channel));
-}
+  isAdmin(user: string): boolean {
+    return this.rules.admins.length === 0 || this.rules.admins.includes(user);
+  }
 
-/** A polite no, naming who can help. The ids come from configuration (validated), never from a request. */
-export function refusal(access: SecurityAccess, user: string, channel: string | undefined): SlackMessage {
-  const message = problemMessage('Security details are restricted.');
-  const where = access.channels.map((c) => `<#${c}>`).join(', ');
-  const who = access.users.slice(0, 10).map((u) => `<@${u}>`).join(', ');
-  const lines: string[] = [];
-  if (access.users.length > 0 && !access.users.includes(user)) lines.push(`Only ${who} can look up visitors; ask one of them.`);
-  if (access.channels.length > 0 && !(channel && access.channels.includes(channel))) lines.push(`Visitor lookups work in ${where}.`);
-  return {
-    text: `${message.text} ${lines.join(' ')}`,
-    blocks: [...message.blocks, { type: 'context', elements: [{ type: 'mrkdwn', text: lines.join(' ') || ' ' }] }],
-  };
+  /** Admins may change anything; others only what they own. */
+  mayManage(user: string, ownerId: string): boolean {
+    return this.isAdmin(user) || ownerId === user;
+  }
+
+  maySeeSecurity(user: string, channel: string | undefined): boolean {
+    const { users } = this.rules.security;
+    return (users.length === 0 || users.includes(user)) && this.mayPostSecurity(channel);
+  }
+
+  /** Security details may be posted for everyone only in the allowed channels. */
+  mayPostSecurity(channel: string | undefined): boolean {
+    const { channels } = this.rules.security;
+    return channels.length === 0 || (channel !== undefined && channels.includes(channel));
+  }
+
+  /** A polite no, naming who can help. The ids come from configuration (validated), never from a request. */
+  securityRefusal(user: string, channel: string | undefined): SlackMessage {
+    const { channels, users } = this.rules.security;
+    const message = problemMessage('Security details are restricted.');
+    const lines: string[] = [];
+    if (users.length > 0 && !users.includes(user)) lines.push(`Only ${users.slice(0, 10).map((u) => `<@${u}>`).join(', ')} can look up visitors; ask one of them.`);
+    if (channels.length > 0 && !(channel && channels.includes(channel))) lines.push(`Visitor lookups work in ${channels.map((c) => `<#${c}>`).join(', ')}.`);
+    return {
+      text: `${message.text} ${lines.join(' ')}`,
+      blocks: [...message.blocks, { type: 'context', elements: [{ type: 'mrkdwn', text: lines.join(' ') || ' ' }] }],
+    };
+  }
 }

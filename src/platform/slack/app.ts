@@ -1,11 +1,8 @@
 import type { Server } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { App, HTTPReceiver, type CustomRoute } from '@slack/bolt';
-import type { SlackDeps } from './deps.js';
+import type { Logger } from '../log.js';
 import { boltLogger } from './bolt-logger.js';
-import * as commands from './listeners-commands.js';
-import * as actions from './listeners-actions.js';
-import * as views from './listeners-views.js';
 
 export interface SlackAppOptions {
   signingSecret: string;
@@ -16,6 +13,9 @@ export interface SlackAppOptions {
   slackApiUrl?: string;
   /** Readiness of what the app depends on (the store, the API). */
   ready: () => Promise<{ ok: boolean; checks: Record<string, string> }>;
+  log: Logger;
+  /** Each feature's listeners, registered in order. */
+  listeners: readonly ((app: App) => void)[];
 }
 
 export interface SlackApp {
@@ -45,8 +45,9 @@ function healthRoutes(ready: SlackAppOptions['ready']): CustomRoute[] {
 }
 
 /** The Bolt app: HTTP receiver at POST /slack/events (or Socket Mode), health routes, every listener. */
-export async function createSlackApp(deps: SlackDeps, options: SlackAppOptions): Promise<SlackApp> {
-  const logger = boltLogger(deps.log, [options.signingSecret, options.botToken, options.appToken ?? '']);
+export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp> {
+  const { log } = options;
+  const logger = boltLogger(log, [options.signingSecret, options.botToken, options.appToken ?? '']);
   const customRoutes = healthRoutes(options.ready);
   const clientOptions = options.slackApiUrl ? { slackApiUrl: options.slackApiUrl } : {};
 
@@ -71,22 +72,20 @@ export async function createSlackApp(deps: SlackDeps, options: SlackAppOptions):
   });
   await app.init();
 
-  // Every request gets an id and a logger that writes it on every line (listeners get it through perRequest).
+  // Every request gets an id and a logger that writes it on every line (listeners read it with requestLog).
   app.use(async ({ body, context, next }) => {
-    const log = deps.log.child({ requestId: randomUUID() });
+    const requestLog = log.child({ requestId: randomUUID() });
     const b = body as { command?: string; type?: string; actions?: { action_id?: string }[]; view?: { callback_id?: string }; user_id?: string; user?: { id?: string } };
-    log.debug({ kind: b.command ?? b.type, action: b.actions?.[0]?.action_id ?? b.view?.callback_id, user: b.user_id ?? b.user?.id }, 'slack request');
-    context.log = log;
+    requestLog.debug({ kind: b.command ?? b.type, action: b.actions?.[0]?.action_id ?? b.view?.callback_id, user: b.user_id ?? b.user?.id }, 'slack request');
+    context.log = requestLog;
     await next();
   });
 
   app.error(async (error) => {
-    deps.log.error({ err: error.message, code: (error as { code?: string }).code }, 'unhandled error in a listener');
+    log.error({ err: error.message, code: (error as { code?: string }).code }, 'unhandled error in a listener');
   });
 
-  commands.register(app, deps);
-  actions.register(app, deps);
-  views.register(app, deps);
+  for (const register of options.listeners) register(app);
 
   return {
     app,

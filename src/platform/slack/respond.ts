@@ -1,19 +1,15 @@
 import type { RespondFn } from '@slack/bolt';
-import type { SlackMessage } from './kit/messages.js';
-import { problemMessage } from './kit/messages.js';
-import type { SlackDeps } from './deps.js';
+import type { Logger } from '../log.js';
+import { problemMessage, type SlackMessage } from './kit/messages.js';
 
-/** Where an answer to a click goes: in place of an ephemeral message, or as a new ephemeral one under a shared message. */
-export interface ReplyTarget {
-  ephemeral: boolean;
-}
+export type Reply = (message: SlackMessage) => Promise<unknown>;
 
-export function replyTo(respond: RespondFn, target: ReplyTarget, message: SlackMessage) {
-  return respond({
-    ...message,
-    response_type: 'ephemeral',
-    replace_original: target.ephemeral,
-  });
+/**
+ * An ephemeral answer to a click: `replace` puts it in place of the clicked message
+ * (which must itself be ephemeral); otherwise it arrives as a new one for the clicker.
+ */
+export function replyTo(respond: RespondFn, replace: boolean): Reply {
+  return (message) => respond({ ...message, response_type: 'ephemeral', replace_original: replace });
 }
 
 /** Posts to a response_url outside a listener that has `respond` (a modal's submission). */
@@ -31,21 +27,21 @@ export async function postToResponseUrl(url: string, body: Record<string, unknow
  * Runs a listener's work after its ack: anything unexpected is logged and the
  * person told, so nothing fails silently.
  */
-export async function guarded(
-  deps: SlackDeps,
-  what: string,
-  tell: ((message: SlackMessage) => Promise<unknown>) | undefined,
-  work: () => Promise<unknown>,
-): Promise<void> {
+export async function guarded(log: Logger, what: string, tell: Reply | undefined, work: () => Promise<unknown>): Promise<void> {
   try {
     await work();
   } catch (error) {
-    deps.log.error({ what, err: error instanceof Error ? error.message : String(error) }, 'listener failed');
+    log.error({ what, err: error instanceof Error ? error.message : String(error) }, 'listener failed');
     if (!tell) return;
     try {
       await tell(problemMessage('Something went wrong on our side while answering that.', 'Try again; if it keeps happening, tell whoever runs Lookout.'));
     } catch (inner) {
-      deps.log.error({ what, err: inner instanceof Error ? inner.message : String(inner) }, 'could not tell the user about a failure');
+      log.error({ what, err: inner instanceof Error ? inner.message : String(inner) }, 'could not tell the user about a failure');
     }
   }
+}
+
+/** The request's own logger (set by the app's middleware), so a listener's lines carry the request id. */
+export function requestLog(context: Record<string, unknown>, fallback: Logger): Logger {
+  return (context.log as Logger | undefined) ?? fallback;
 }

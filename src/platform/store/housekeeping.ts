@@ -1,21 +1,20 @@
 import type { Logger } from '../log.js';
-import type { Store } from './index.js';
 
 const HOUR = 3_600_000;
 
-/**
- * Tables that only grow are trimmed once an hour: long queries of messages a
- * month old, security answers past reuse, and leases long expired.
- */
-export function startHousekeeping(store: Store, log: Logger, options: { now: () => Date; recheckMs: number }): () => void {
+/** One table that only grows: deletes what is older than its age, returns how many rows went. */
+export interface Prune {
+  name: string;
+  olderThanMs: number;
+  prune(olderThan: Date): Promise<number>;
+}
+
+/** Trims each table once an hour. A failure is logged and tried again the next hour. */
+export function startHousekeeping(prunes: readonly Prune[], log: Logger, now: () => Date): () => void {
   const run = async () => {
-    const now = options.now().getTime();
-    const [stash, checks, leases] = await Promise.all([
-      store.stash.prune(new Date(now - 30 * 24 * HOUR)),
-      store.visitorChecks.prune(new Date(now - Math.max(options.recheckMs, HOUR))),
-      store.leases.pruneExpired(new Date(now - 24 * HOUR)),
-    ]);
-    if (stash + checks + leases > 0) log.debug({ stash, checks, leases }, 'housekeeping');
+    const at = now().getTime();
+    const counts = await Promise.all(prunes.map((p) => p.prune(new Date(at - p.olderThanMs))));
+    if (counts.some((n) => n > 0)) log.debug(Object.fromEntries(prunes.map((p, i) => [p.name, counts[i]])), 'housekeeping');
   };
   const timer = setInterval(() => run().catch((error: unknown) => log.warn({ err: String(error) }, 'housekeeping failed')), HOUR);
   timer.unref();

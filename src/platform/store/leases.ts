@@ -5,11 +5,6 @@
  */
 import type { Queryable } from './db.js';
 
-export interface LeaseHolder {
-  owner: string;
-  expiresAt: Date;
-}
-
 export class LeaseRepo {
   constructor(private readonly db: Queryable) {}
 
@@ -30,16 +25,6 @@ export class LeaseRepo {
   async release(key: string, owner: string): Promise<boolean> {
     const { rows } = await this.db.query('DELETE FROM job_claims WHERE key = $1 AND owner = $2 RETURNING key', [key, owner]);
     return rows.length > 0;
-  }
-
-  /** Who holds the key now; undefined when it is free or expired. */
-  async holder(key: string): Promise<LeaseHolder | undefined> {
-    const { rows } = await this.db.query<{ owner: string; expires_at: Date }>(
-      'SELECT owner, expires_at FROM job_claims WHERE key = $1 AND expires_at > now()',
-      [key],
-    );
-    const row = rows[0];
-    return row && { owner: row.owner, expiresAt: row.expires_at };
   }
 
   /** Deletes leases that expired before `olderThan` (slot claims pile up otherwise); returns how many. */

@@ -1,90 +1,98 @@
-import type { AllMiddlewareArgs, BlockAction, SlackActionMiddlewareArgs } from '@slack/bolt';
-import { ApiError } from '../../../platform/api/errors.js';
-import { resolveRange } from '../../../kernel/dates.js';
-import { toMarketingRequest, withoutFilter } from '../../../kernel/query.js';
-import { staleMessage } from '../../../platform/slack/kit/messages.js';
+import type { AllMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } from '@slack/bolt';
+import type { ReportQuery } from '../../../kernel/query.js';
+import { withoutFilter } from '../../../kernel/query.js';
 import { LIMITS } from '../../../platform/slack/kit/limits.js';
-import { drillModal, filterModal, type ModalContext } from '../modals.js';
-import type { SlackDeps } from '../../../platform/slack/deps.js';
-import { guarded, replyTo } from '../../../platform/slack/respond.js';
-import { isEphemeral } from './context.js';
-import { readContext } from './view-context.js';
+import { problemMessage, staleMessage } from '../../../platform/slack/kit/messages.js';
+import { guarded, postToResponseUrl, replyTo, requestLog } from '../../../platform/slack/respond.js';
+import {
+  decodeContext,
+  DRILL_INPUTS,
+  drillModal,
+  FILTER_INPUTS,
+  filterModal,
+  readDrillForm,
+  readFilterForm,
+  type ModalContext,
+} from '../modals.js';
+import type { ReportService } from '../service.js';
+import { buttonValue, isEphemeral, type ActionArgs } from './actions.js';
 
-type Args = SlackActionMiddlewareArgs<BlockAction> & AllMiddlewareArgs;
+type ViewArgs = SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs;
 
-function contextOf(args: Args, ref: string): ModalContext {
-  return { q: ref, u: args.body.response_url, e: isEphemeral(args.body), c: args.body.channel?.id };
+function contextOf(args: ActionArgs, ref: string): ModalContext {
+  return { ref, responseUrl: args.body.response_url, replaceOriginal: isEphemeral(args.body), channelId: args.body.channel?.id };
 }
 
-/** "Filter…": opens the modal at once (the trigger_id lasts 3 seconds). */
-export function openFilterModal(deps: SlackDeps) {
-  return async (args: Args) => {
+/** "Filter…" or "Drill down": opens its modal at once (a trigger_id lasts 3 seconds). */
+export function openModal(reports: ReportService, kind: 'filter' | 'drill') {
+  return async (args: ActionArgs) => {
     await args.ack();
-    const tell = (m: Parameters<typeof replyTo>[2]) => replyTo(args.respond, { ephemeral: true }, m);
-    await guarded(deps, 'open filter modal', tell, async () => {
-      const ref = args.action.type === 'button' ? args.action.value : undefined;
-      const query = await deps.refs.resolve(ref);
+    const log = requestLog(args.context, reports.log);
+    const tell = replyTo(args.respond, true);
+    await guarded(log, `open ${kind} modal`, tell, async () => {
+      const ref = buttonValue(args);
+      const query = await reports.refs.resolve(ref);
       if (!query || !ref) return tell(staleMessage());
-      await args.client.views.open({
-        trigger_id: args.body.trigger_id,
-        view: filterModal(deps.catalog[query.report], query, contextOf(args, ref)),
-      });
+      const def = reports.catalog[query.report];
+      const context = contextOf(args, ref);
+      if (kind === 'filter') {
+        await args.client.views.open({ trigger_id: args.body.trigger_id, view: filterModal(def, query, context) });
+        return;
+      }
+      const opened = await args.client.views.open({ trigger_id: args.body.trigger_id, view: drillModal(reports.catalog, def, undefined, context) });
+      if (!opened.view?.id) return;
+      const fetched = await reports.rows(query, context.channelId, log);
+      const view = !fetched.ok
+        ? drillModal(reports.catalog, def, undefined, context, fetched.problem)
+        : drillModal(reports.catalog, def, fetched.rows, context, fetched.rows.length > 0 ? undefined : 'There are no rows on this page to drill into.');
+      await args.client.views.update({ view_id: opened.view.id, view });
     });
   };
 }
 
 /** "Remove" beside a filter inside the modal: the modal is redrawn without it. */
-export function removeFilterInModal(deps: SlackDeps) {
-  return async (args: Args) => {
+export function removeFilter(reports: ReportService) {
+  return async (args: ActionArgs) => {
     await args.ack();
-    await guarded(deps, 'remove filter', undefined, async () => {
+    await guarded(requestLog(args.context, reports.log), 'remove filter', undefined, async () => {
       const view = args.body.view;
-      const context = readContext(view?.private_metadata);
-      const query = context ? await deps.refs.resolve(context.q) : null;
-      const [g, f] = (args.action.type === 'button' ? (args.action.value ?? '') : '').split(':').map(Number);
-      if (!view || !context || !query || g === undefined || f === undefined) return;
-      const next = withoutFilter(query, g, f);
-      const nextContext = { ...context, q: await deps.refs.ref(next, LIMITS.buttonValue) };
-      await args.client.views.update({
-        view_id: view.id,
-        hash: view.hash,
-        view: filterModal(deps.catalog[next.report], next, nextContext),
-      });
+      const context = decodeContext(view?.private_metadata);
+      const query = context ? await reports.refs.resolve(context.ref) : null;
+      const [g, f] = (buttonValue(args) ?? '').split(':').map(Number);
+      if (!view || !context || !query || !Number.isInteger(g) || !Number.isInteger(f)) return;
+      const next = withoutFilter(query, g!, f!);
+      const nextContext = { ...context, ref: await reports.refs.ref(next, LIMITS.buttonValue) };
+      await args.client.views.update({ view_id: view.id, hash: view.hash, view: filterModal(reports.catalog[next.report], next, nextContext) });
     });
   };
 }
 
-/** "Drill down": opens the modal at once, then fills in the rows of the page on screen. */
-export function openDrillModal(deps: SlackDeps) {
-  return async (args: Args) => {
-    await args.ack();
-    const tell = (m: Parameters<typeof replyTo>[2]) => replyTo(args.respond, { ephemeral: true }, m);
-    await guarded(deps, 'open drill-down modal', tell, async () => {
-      const ref = args.action.type === 'button' ? args.action.value : undefined;
-      const query = await deps.refs.resolve(ref);
-      if (!query || !ref) return tell(staleMessage());
-      const def = deps.catalog[query.report];
-      const context = contextOf(args, ref);
-      const opened = await args.client.views.open({
-        trigger_id: args.body.trigger_id,
-        view: drillModal(deps.catalog, def, undefined, context),
-      });
-      const viewId = opened.view?.id;
-      if (!viewId) return;
-      let view;
-      try {
-        const timeZone = await deps.timeZoneFor(context.c);
-        const range = resolveRange(query.range, timeZone, deps.now());
-        if (!range.ok) throw new Error(range.error);
-        const rows = await deps.api.report(query.report, toMarketingRequest(query, deps.catalog, range.range));
-        view = rows.length > 0
-          ? drillModal(deps.catalog, def, rows, context)
-          : drillModal(deps.catalog, def, rows, context, 'There are no rows on this page to drill into.');
-      } catch (error) {
-        const reason = error instanceof ApiError || error instanceof Error ? error.message : String(error);
-        view = drillModal(deps.catalog, def, undefined, context, reason);
-      }
-      await args.client.views.update({ view_id: viewId, view });
+/** A modal's submission: checked before the ack (errors go beside the fields), answered after it through the response_url. */
+export function submitModal(reports: ReportService, kind: 'filter' | 'drill') {
+  const firstBlock = kind === 'filter' ? FILTER_INPUTS.target.block : DRILL_INPUTS.row.block;
+  return async ({ ack, view, context: requestContext }: ViewArgs) => {
+    const log = requestLog(requestContext, reports.log);
+    const context = decodeContext(view.private_metadata);
+    const query = context ? await reports.refs.resolve(context.ref) : null;
+    if (!context || !query) {
+      await ack({ response_action: 'errors', errors: { [firstBlock]: 'This form is too old. Close it and run the command again.' } });
+      return;
+    }
+    const form = kind === 'filter' ? readFilterForm(view.state.values, query) : readDrillForm(view.state.values);
+    if ('errors' in form) {
+      await ack({ response_action: 'errors', errors: form.errors });
+      return;
+    }
+    await ack();
+    const answer = async (next: ReportQuery) => {
+      const result = await reports.answer(next, { channelId: context.channelId, ephemeral: true, log });
+      await postToResponseUrl(context.responseUrl, { ...result.message, response_type: 'ephemeral', replace_original: context.replaceOriginal });
+    };
+    await guarded(log, `apply ${kind}`, undefined, async () => {
+      if ('query' in form) return answer(form.query);
+      const drilled = await reports.drill(query, form.row, form.report, context.channelId);
+      if (drilled.ok) return answer(drilled.query);
+      await postToResponseUrl(context.responseUrl, { ...problemMessage(drilled.problem), response_type: 'ephemeral', replace_original: false });
     });
   };
 }

@@ -3,11 +3,13 @@
  * and `>`, so that `<!channel>` or `<https://x|click>` in a campaign name is
  * shown, never acted on. Nothing else is entity-encoded.
  */
+import { code } from '../../../kernel/text.js';
+
 export function escapeMrkdwn(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
-/** Inline code from outside: escaped, backticks replaced so they cannot close the span. */
-export function code(text: string): string {
-  return `\`${escapeMrkdwn(text).replace(/`/g, 'ˋ')}\``;
+/** Text from outside as an inline code span in mrkdwn, escaped. */
+export function mrkdwnCode(text: string, max = 128): string {
+  return escapeMrkdwn(code(text, max));
 }

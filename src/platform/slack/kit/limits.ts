@@ -1,4 +1,7 @@
 import type { PlainTextElement, MrkdwnElement } from '@slack/types';
+import { clip } from '../../../kernel/text.js';
+
+export { clip };
 
 /** Slack's documented Block Kit limits, guarded here and nowhere else. */
 export const LIMITS = {
@@ -33,14 +36,6 @@ export const LIMITS = {
 } as const;
 
 const ELLIPSIS = '…';
-
-/** Cuts text to at most `max` characters (code points, so emoji stay whole), ending in an ellipsis. */
-export function clip(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const points = Array.from(text);
-  if (points.length <= max) return text;
-  return points.slice(0, Math.max(0, max - 1)).join('') + ELLIPSIS;
-}
 
 /**
  * Cuts mrkdwn without leaving half an entity (`&am…`) or half a link

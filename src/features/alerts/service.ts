@@ -1,0 +1,130 @@
+import { formatDateTime } from '../../kernel/format.js';
+import type { ChannelRef } from '../../kernel/text.js';
+import type { AlertCheck, Severity } from '../../kernel/verdict.js';
+import type { Logger } from '../../platform/log.js';
+import type { Access } from '../../platform/slack/access.js';
+import type { SlackDirectory } from '../../platform/slack/directory.js';
+import { escapeMrkdwn, mrkdwnCode } from '../../platform/slack/kit/escape.js';
+import { infoMessage, problemMessage, type SlackMessage } from '../../platform/slack/kit/messages.js';
+import { alertMessage, alertViewOf } from './blocks.js';
+import { WATCH_STATE_KEY, type AlertRepos } from './watcher.js';
+
+/** What digests may ask of alerts: how many flagged visitors were seen; undefined while no channel has alerts on. */
+export interface FlaggedVisitors {
+  countSeen(from: Date, to: Date): Promise<number | undefined>;
+}
+
+export type AlertAction = 'ack' | 'mute24h' | 'mute7d' | 'unmute';
+
+export interface AlertServiceDeps {
+  repos: AlertRepos;
+  access: Access;
+  directory: SlackDirectory;
+  now: () => Date;
+  /** Times in alert messages and status are shown in this zone. */
+  timeZone: string;
+  log: Logger;
+}
+
+export type Outcome = { ok: boolean; message: SlackMessage };
+
+const MUTE_MS: Record<'mute24h' | 'mute7d', number> = { mute24h: 24 * 3_600_000, mute7d: 7 * 86_400_000 };
+
+/**
+ * The rules of threat alerts: anyone may see the status and acknowledge an alert;
+ * only admins turn alerts on or off and mute or unmute visitors.
+ */
+export class AlertService implements FlaggedVisitors {
+  constructor(private readonly deps: AlertServiceDeps) {}
+
+  get log(): Logger {
+    return this.deps.log;
+  }
+
+  private adminOnly(user: string): Outcome | undefined {
+    if (this.deps.access.isAdmin(user)) return undefined;
+    return { ok: false, message: problemMessage('Only Lookout admins can change threat alerts.', 'Acknowledge it instead, or ask one of the ADMIN_USERS.') };
+  }
+
+  private when(date: Date | undefined | null, now: Date): string {
+    return date ? formatDateTime(date.toISOString(), this.deps.timeZone, now) : 'never';
+  }
+
+  async subscribe(user: string, teamId: string, here: string, request: { channel?: ChannelRef; min: Severity; checks: AlertCheck[] }): Promise<Outcome> {
+    const refused = this.adminOnly(user);
+    if (refused) return refused;
+    const channelId = request.channel ? await this.deps.directory.channelId(request.channel) : here;
+    if (!channelId) return { ok: false, message: problemMessage(`I can't find a channel called #${request.channel?.name ?? '?'}.`) };
+    await this.deps.repos.subscriptions.upsert({ channelId, teamId, minSeverity: request.min, checks: request.checks, createdBy: user });
+    this.deps.log.info({ channel: channelId, user, min: request.min, checks: request.checks }, 'threat alerts on');
+    return {
+      ok: true,
+      message: infoMessage(`Threat alerts are on: visitors of ${request.min} severity or more (checks: ${request.checks.join(', ')}) are reported in that channel within a scan or two.`),
+    };
+  }
+
+  async unsubscribe(user: string, here: string, channel: ChannelRef | undefined): Promise<Outcome> {
+    const refused = this.adminOnly(user);
+    if (refused) return refused;
+    const channelId = channel ? await this.deps.directory.channelId(channel) : here;
+    if (!channelId) return { ok: false, message: problemMessage(`I can't find a channel called #${channel?.name ?? '?'}.`) };
+    const removed = await this.deps.repos.subscriptions.remove(channelId);
+    return { ok: removed, message: infoMessage(removed ? 'Threat alerts are off for that channel.' : 'That channel had no threat alerts.') };
+  }
+
+  /** Mutes a visitor in a channel for `forMs` (null: for good). */
+  async mute(user: string, channelId: string, visitorId: string, forMs: number | null): Promise<Outcome> {
+    const refused = this.adminOnly(user);
+    if (refused) return refused;
+    const now = this.deps.now();
+    const until = forMs === null ? null : new Date(now.getTime() + forMs);
+    await this.deps.repos.mutes.mute(channelId, visitorId, until, user);
+    return { ok: true, message: infoMessage(`Visitor ${visitorId} is muted here ${until ? `until ${this.when(until, now)}` : 'for good'}.`) };
+  }
+
+  async unmute(user: string, channelId: string, visitorId: string): Promise<Outcome> {
+    const refused = this.adminOnly(user);
+    if (refused) return refused;
+    const removed = await this.deps.repos.mutes.unmute(channelId, visitorId);
+    return { ok: removed, message: infoMessage(removed ? `Visitor ${visitorId} is no longer muted here.` : `Visitor ${visitorId} was not muted here.`) };
+  }
+
+  /** A button on an alert: acknowledge (anyone), mute or unmute (admins). The alert's message as it is now, to replace it in place. */
+  async act(user: string, channelId: string, visitorId: string, action: AlertAction): Promise<Outcome> {
+    const now = this.deps.now();
+    const { alerts, mutes } = this.deps.repos;
+    const refused = action === 'ack' ? undefined : this.adminOnly(user);
+    if (refused) return refused;
+    if (action === 'ack') await alerts.acknowledge(channelId, visitorId, user, now);
+    else if (action === 'unmute') await mutes.unmute(channelId, visitorId);
+    else await mutes.mute(channelId, visitorId, new Date(now.getTime() + MUTE_MS[action]), user);
+    const alert = await alerts.get(channelId, visitorId);
+    if (!alert) return { ok: false, message: problemMessage('This alert is no longer in the store.') };
+    const mute = await mutes.isMuted(channelId, visitorId, now);
+    this.deps.log.info({ channel: channelId, visitorId, user, action }, 'alert changed');
+    return { ok: true, message: alertMessage(alertViewOf(alert, { timeZone: this.deps.timeZone, now, mutedUntil: mute ? (mute.until ?? null) : undefined })) };
+  }
+
+  /** `/traffic alerts status`: what this channel watches, the last scan, the last error, who is muted. */
+  async status(channelId: string): Promise<SlackMessage> {
+    const now = this.deps.now();
+    const { subscriptions, watchState, mutes } = this.deps.repos;
+    const subscription = await subscriptions.get(channelId);
+    const state = await watchState.get(WATCH_STATE_KEY);
+    const muted = await mutes.listActive(channelId, now);
+    const lines = [
+      subscription
+        ? `*Watching:* ${escapeMrkdwn(subscription.minSeverity)} severity or more · checks ${escapeMrkdwn(subscription.checks.join(', '))}`
+        : '*Watching:* nothing in this channel (`/traffic alerts on` to start)',
+      `*Last scan:* ${escapeMrkdwn(this.when(state?.lastScanAt, now))}${state?.lastCounts ? ` · ${escapeMrkdwn(Object.entries(state.lastCounts).map(([k, v]) => `${v} ${k}`).join(', '))}` : ''}`,
+      state?.lastError ? `*Last error:* ${escapeMrkdwn(state.lastError)}` : '*Last error:* none',
+      `*Muted here:* ${muted.length === 0 ? 'nobody' : muted.map((m) => `${mrkdwnCode(m.visitorId)} (${m.until ? `until ${escapeMrkdwn(this.when(m.until, now))}` : 'for good'})`).join(', ')}`,
+    ];
+    return { text: lines.join('\n').replace(/[*`]/g, ''), blocks: [{ type: 'section', text: { type: 'mrkdwn', text: lines.join('\n').slice(0, 3000) } }] };
+  }
+
+  async countSeen(from: Date, to: Date): Promise<number | undefined> {
+    if ((await this.deps.repos.subscriptions.list()).length === 0) return undefined;
+    return this.deps.repos.alerts.countSeenBetween(undefined, from, to);
+  }
+}

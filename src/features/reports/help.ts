@@ -1,0 +1,114 @@
+/** `/traffic help [topic]`: plain-text lines, no mrkdwn. */
+import type { ReportCatalog, ReportDef } from '../../kernel/catalog.js';
+import { DEFAULT_RANGE, RANGE_ALIASES, RANGE_LABELS, RANGE_WORDS } from '../../kernel/dates.js';
+import { FILTER_FIELDS } from '../../kernel/filters.js';
+import { DEFAULT_TOP, MAX_TOP } from '../../kernel/query.js';
+import { quoteInput } from '../../kernel/text.js';
+import { matchReport } from '../../kernel/catalog.js';
+import { reportList, sortKeyList, TRAFFIC_USAGE } from './parse.js';
+
+const HELP_TOPICS: Readonly<Record<string, string>> = {
+  report: 'reports',
+  reports: 'reports',
+  range: 'ranges',
+  ranges: 'ranges',
+  date: 'ranges',
+  dates: 'ranges',
+  filter: 'filters',
+  filters: 'filters',
+  sort: 'sort',
+  by: 'sort',
+  top: 'sort',
+  order: 'sort',
+  example: 'examples',
+  examples: 'examples',
+};
+
+const EXAMPLES = [
+  '/traffic sources',
+  '/traffic pages last30d page~/blog/ by duration top 25',
+  '/traffic countries yesterday',
+  '/traffic cities 2024-11-01..2024-11-28 country:"United States"',
+  '/traffic sources mtd country.code:DE,AT or country.code:CH channel:Organic',
+  '/traffic visits today visitor.id:abc123 public',
+];
+
+function reportLine(def: ReportDef): string {
+  const also = def.aliases.length ? ` (also ${def.aliases.join(', ')})` : '';
+  return `${def.id}: ${def.title}${also}; sort by ${Object.keys(def.sortKeys).join(', ')}`;
+}
+
+/** Help that another command provides (digest, alerts, visitor), by topic word. */
+export type MoreHelp = Readonly<Record<string, readonly string[]>>;
+
+function general(catalog: ReportCatalog): string[] {
+  return [
+    `Usage: ${TRAFFIC_USAGE}`,
+    `Reports: ${reportList(catalog)} (aliases and unambiguous prefixes work too, e.g. "sou")`,
+    `Ranges: ${RANGE_WORDS.join(', ')}, 2024-11-01..2024-11-28 or one date; default ${DEFAULT_RANGE}`,
+    'Filters: country:US,DE (is one of), page~/blog (contains), city:"New York"; "or" starts another group',
+    `Sort and size: by <key> [asc|desc], top <n> (1 to ${MAX_TOP}, default ${DEFAULT_TOP}); "public" posts to the channel`,
+    `Example: ${EXAMPLES[1]}`,
+    'Also: /traffic digest …, /traffic alerts …, /visitor <visitor_id> [visit <visit_id>]',
+    'More: /traffic help reports | ranges | filters | sort | examples | digest | alerts | <report>',
+  ];
+}
+
+function topicLines(topic: string, catalog: ReportCatalog): string[] {
+  switch (topic) {
+    case 'reports':
+      return ['Reports (type the name, an alias, or enough of its start):', ...Object.values(catalog).map(reportLine)];
+    case 'ranges':
+      return [
+        'Ranges are resolved in the channel time zone (else the default zone, else UTC):',
+        ...RANGE_WORDS.map((w) => `${w}: ${RANGE_LABELS[w]}${w === DEFAULT_RANGE ? ' (the default)' : ''}`),
+        `Also: ${Object.entries(RANGE_ALIASES)
+          .map(([alias, word]) => `${alias} = ${word}`)
+          .join(', ')}`,
+        'Dates: 2024-11-01..2024-11-28 (both days included) or one day, 2024-11-21',
+      ];
+    case 'filters':
+      return [
+        'object:a,b keeps rows whose object is any of a, b; object~text keeps rows containing text',
+        'object.field picks a field (the default is name); quote values with spaces: city:"New York"',
+        'Filters side by side must all hold; "or" starts another group, and any group may hold',
+        `Objects: ${Object.entries(FILTER_FIELDS)
+          .map(([o, fields]) => (fields.length > 1 ? `${o} (${fields.join(', ')})` : o))
+          .join(', ')}`,
+        'Example: /traffic pages country:US,CA page~/pricing or country.code:GB',
+      ];
+    case 'sort':
+      return [
+        'by <key> [asc|desc] sorts; names sort A to Z and numbers largest first unless you say otherwise',
+        ...Object.values(catalog).map((d) => `${d.id}: ${sortKeyList(d)}; default ${d.defaultSort}`),
+        `top <n> shows n rows a page (1 to ${MAX_TOP}, default ${DEFAULT_TOP}); public posts the answer to the channel`,
+      ];
+    case 'examples':
+      return EXAMPLES;
+    default:
+      return general(catalog);
+  }
+}
+
+/** Plain-text help lines (no mrkdwn) for a topic, a report, another command's topic, or everything. */
+export function helpText(topic: string | undefined, catalog: ReportCatalog, more: MoreHelp = {}): string[] {
+  const t = (topic ?? '').trim().toLowerCase();
+  if (t === '') return general(catalog);
+  const other = [t, t.replace(/s$/, ''), `${t}s`].find((k) => Object.hasOwn(more, k));
+  if (other !== undefined) return [...(more[other] ?? [])];
+  if (Object.hasOwn(HELP_TOPICS, t)) return topicLines(HELP_TOPICS[t] ?? '', catalog);
+  const match = matchReport(t, catalog);
+  if (match.ok) {
+    const def = catalog[match.id];
+    const lines = [reportLine(def), `Sort keys: ${sortKeyList(def)}; default ${def.defaultSort}, descending`];
+    if (def.rowFilter) {
+      lines.push(`Filter any report by one of its rows: ${def.rowFilter.object}.${def.rowFilter.field}:<value>`);
+    }
+    lines.push(`Example: /traffic ${def.id} last30d top 20`);
+    return lines;
+  }
+  return [
+    `No help on "${quoteInput(t)}". Topics: reports, ranges, filters, sort, examples${Object.keys(more).map((k) => `, ${k}`).join('')}, or a report name.`,
+    ...general(catalog),
+  ];
+}

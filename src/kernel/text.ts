@@ -1,0 +1,209 @@
+/**
+ * Text as people type it and as we show it back: the command tokenizer, Slack's
+ * own escaping undone, did-you-mean, ids, channel mentions, durations, clock
+ * times, and cutting text to a length. Pure.
+ */
+
+// --- Tokens -----------------------------------------------------------------
+
+/** Straight and typographic double quotes all open and close a quoted part. */
+const QUOTES = new Set(['"', '“', '”', '„', '‟']);
+
+export interface Segment {
+  text: string;
+  quoted: boolean;
+}
+
+export interface Token {
+  segments: Segment[];
+  /** The token with quotes removed. */
+  text: string;
+  /** Lower-case text when nothing in the token was quoted (only such tokens are keywords). */
+  word?: string;
+}
+
+function makeToken(segments: Segment[]): Token {
+  const text = segments.map((s) => s.text).join('');
+  return segments.some((s) => s.quoted) ? { segments, text } : { segments, text, word: text.toLowerCase() };
+}
+
+/** Slack sends &, <, > as entities and wraps what it takes for a link in <url|label>. */
+export function unescapeSlackText(text: string): string {
+  return text
+    .replace(/<((?:https?|mailto):[^<>|\s]*)(?:\|([^<>]*))?>/gi, (_m, url: string, label?: string) => label ?? url)
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
+}
+
+/** Words split on white space; a quoted part keeps its spaces. An unclosed quote is an error message. */
+export function tokenize(text: string): Token[] | { error: string } {
+  const tokens: Token[] = [];
+  let segments: Segment[] | undefined;
+  let buf = '';
+  let quoteAt = -1;
+  const chars = Array.from(typeof text === 'string' ? text : '');
+  const flush = (quoted: boolean) => {
+    if (buf !== '' || quoted) (segments ??= []).push({ text: buf, quoted });
+    buf = '';
+  };
+  chars.forEach((ch, i) => {
+    if (quoteAt >= 0) {
+      if (QUOTES.has(ch)) {
+        flush(true);
+        quoteAt = -1;
+      } else buf += ch;
+    } else if (QUOTES.has(ch)) {
+      flush(false);
+      segments ??= [];
+      quoteAt = i;
+    } else if (/\s/u.test(ch)) {
+      flush(false);
+      if (segments) tokens.push(makeToken(segments));
+      segments = undefined;
+    } else {
+      buf += ch;
+    }
+  });
+  if (quoteAt >= 0) {
+    return { error: `A quote is not closed: ${code(chars.slice(quoteAt).join(''))}. Put a " at the end of the value.` };
+  }
+  flush(false);
+  if (segments) tokens.push(makeToken(segments));
+  return tokens;
+}
+
+/** A slash command's text as tokens, with Slack's escaping undone first. */
+export function commandTokens(text: string): Token[] | { error: string } {
+  return tokenize(unescapeSlackText(typeof text === 'string' ? text : ''));
+}
+
+// --- Did you mean -------------------------------------------------------------
+
+/** Optimal-string-alignment distance (Levenshtein plus adjacent transpositions). */
+export function editDistance(a: string, b: string): number {
+  const s = Array.from(a);
+  const t = Array.from(b);
+  const rows: number[][] = [];
+  for (let i = 0; i <= s.length; i++) {
+    const row: number[] = [i];
+    for (let j = 1; j <= t.length; j++) {
+      if (i === 0) {
+        row.push(j);
+        continue;
+      }
+      const up = rows[i - 1] as number[];
+      const cost = s[i - 1] === t[j - 1] ? 0 : 1;
+      let d = Math.min((up[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, (up[j - 1] ?? 0) + cost);
+      if (i > 1 && j > 1 && s[i - 1] === t[j - 2] && s[i - 2] === t[j - 1]) {
+        d = Math.min(d, ((rows[i - 2] as number[])[j - 2] ?? 0) + 1);
+      }
+      row.push(d);
+    }
+    rows.push(row);
+  }
+  return rows[s.length]?.[t.length] ?? Math.max(s.length, t.length);
+}
+
+/** The closest candidate within a few edits (fewer for short words), as [word, suggestion]. */
+export function closest(word: string, candidates: Iterable<readonly [string, string]>): string | undefined {
+  const w = word.toLowerCase();
+  const length = Array.from(w).length;
+  if (length === 0 || length > 40) return undefined;
+  const limit = length <= 4 ? 1 : length <= 8 ? 2 : 3;
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const [candidate, suggestion] of candidates) {
+    const d = editDistance(w, candidate);
+    if (d <= limit && d < length && d < bestDistance) {
+      best = suggestion;
+      bestDistance = d;
+    }
+  }
+  return best;
+}
+
+export const didYouMean = (suggestion: string | undefined): string =>
+  suggestion === undefined ? '' : ` Did you mean ${code(suggestion)}?`;
+
+// --- Cutting and quoting -------------------------------------------------------
+
+/** At most `max` code points (never half an emoji), ending in "…" when cut. */
+export function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const points = Array.from(text);
+  if (points.length <= max) return text;
+  if (max <= 0) return '';
+  return `${points.slice(0, max - 1).join('').trimEnd()}…`;
+}
+
+/** User input made fit for a one-line code span: one line, no backticks, at most `max` code points. */
+export function quoteInput(text: string, max = 40): string {
+  return clip(String(text).replace(/\s+/g, ' ').replace(/`/g, "'"), max);
+}
+
+/** User input as an inline code span. Not escaped: the message it goes into is escaped whole. */
+export function code(text: string, max = 40): string {
+  return `\`${quoteInput(text, max)}\``;
+}
+
+// --- Ids, mentions, durations, times ---------------------------------------------
+
+const ID = /^[A-Za-z0-9_.:-]{1,128}$/;
+
+/** A visitor or visit id: safe as one URL path segment (no slash, no leading dot, no `..`). */
+export function isSafeId(id: unknown): id is string {
+  return typeof id === 'string' && ID.test(id) && !id.startsWith('.') && !id.includes('..');
+}
+
+export interface ChannelRef {
+  /** From a `<#C…|name>` mention. */
+  id?: string;
+  /** As typed after `#`, or the mention's label. */
+  name?: string;
+}
+
+/** Slack's shape of a channel id. */
+export const CHANNEL_ID = /^[CGD][A-Z0-9_]{2,}$/;
+
+/** `<#C123|general>` or `#general` → the channel; anything else → undefined. */
+export function channelRef(token: string): ChannelRef | undefined {
+  const mention = /^<#([CG][A-Z0-9_]+)(?:\|([^>]*))?>$/.exec(token);
+  if (mention) return { id: mention[1], name: mention[2] };
+  if (/^#[\w.-]+$/.test(token)) return { name: token.slice(1) };
+  return undefined;
+}
+
+const UNIT_MS = { ms: 1, s: 1000, m: 60_000, min: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 } as const;
+export type DurationUnit = keyof typeof UNIT_MS;
+
+/**
+ * `500ms`, `60s`, `5m`, `5 min`, `6h`, `1d`, `2w` → milliseconds. A bare number takes
+ * `bare` as its unit (none given: a unit is required). Anything else → undefined.
+ */
+export function parseDuration(text: string, bare?: DurationUnit): { ms: number; n: number; unit: DurationUnit } | undefined {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|min|m|h|d|w)?\s*$/i.exec(text);
+  if (!m) return undefined;
+  const unit = (m[2]?.toLowerCase() ?? bare) as DurationUnit | undefined;
+  if (unit === undefined) return undefined;
+  const n = Number(m[1]);
+  return { ms: n * UNIT_MS[unit], n, unit };
+}
+
+const CLOCK = /^([01]?\d|2[0-3]):([0-5]\d)$/;
+
+/** `9:05` or `09:05` (24-hour) → its parts and `09:05`; anything else → undefined. */
+export function parseClock(text: string): { hour: number; minute: number; text: string } | undefined {
+  const m = CLOCK.exec(text.trim());
+  if (!m) return undefined;
+  const hour = Number(m[1]);
+  const minute = Number(m[2]);
+  return { hour, minute, text: `${String(hour).padStart(2, '0')}:${m[2]}` };
+}
+
+/** What any bad command gets: one line saying what was wrong (user input in backticks, not yet escaped) and the usage. */
+export interface UsageError {
+  kind: 'error';
+  message: string;
+  usage: string;
+}
