@@ -1,0 +1,92 @@
+/**
+ * The layering rules of Lookout (README, "Architecture"). `npm test` fails on a violation;
+ * test/unit/boundaries.test.ts shows that each rule catches a planted one.
+ */
+const PURE = '(parse|plan|blocks|schedule|period|card|modal|modals|help)\\.ts$';
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'kernel-is-pure',
+      comment: 'kernel/ imports nothing of ours outside kernel/.',
+      severity: 'error',
+      from: { path: '^src/kernel/' },
+      to: { path: '^src/', pathNot: '^src/kernel/' },
+    },
+    {
+      name: 'pure-files-import-only-kernel',
+      comment: "A feature's pure files import only kernel/, the Block Kit helpers (platform/slack/kit/) and the feature's other pure files.",
+      severity: 'error',
+      from: { path: `^src/features/([^/]+)/${PURE}` },
+      to: { path: '^src/', pathNot: [`^src/kernel/`, '^src/platform/slack/kit/', `^src/features/$1/${PURE}`] },
+    },
+    {
+      name: 'kit-is-pure',
+      comment: 'The Block Kit helpers import only kernel/ and each other.',
+      severity: 'error',
+      from: { path: '^src/platform/slack/kit/' },
+      to: { path: '^src/', pathNot: ['^src/kernel/', '^src/platform/slack/kit/'] },
+    },
+    {
+      name: 'platform-knows-no-feature',
+      comment: 'platform/ (API client, store, Slack plumbing) imports no feature and no wiring.',
+      severity: 'error',
+      from: { path: '^src/platform/' },
+      to: { path: '^src/(features/|compose\\.ts|traffic\\.ts|main\\.ts|config\\.ts)' },
+    },
+    {
+      name: 'listeners-import-their-feature-and-slack',
+      comment: "Listeners import their own feature, platform/slack and kernel/; another feature only through its service.",
+      severity: 'error',
+      from: { path: '^src/features/([^/]+)/listeners' },
+      to: { path: '^src/', pathNot: ['^src/kernel/', '^src/platform/(slack|log)', '^src/features/$1/', '^src/features/[^/]+/service\\.ts$'] },
+    },
+    {
+      name: 'features-meet-through-services',
+      comment: "A feature reaches another only through that feature's service (its public interface).",
+      severity: 'error',
+      from: { path: '^src/features/([^/]+)/' },
+      to: { path: '^src/features/', pathNot: ['^src/features/$1/', '^src/features/[^/]+/service\\.ts$'] },
+    },
+    {
+      name: 'features-are-not-wiring',
+      comment: 'Features do not import the wiring (compose.ts, traffic.ts, main.ts).',
+      severity: 'error',
+      from: { path: '^src/features/' },
+      to: { path: '^src/(compose|traffic|main)\\.ts$' },
+    },
+    {
+      name: 'product-never-imports-the-sandbox',
+      comment: "The product never imports sandbox/, except main.ts's lazy import.",
+      severity: 'error',
+      from: { path: '^src/', pathNot: ['^src/sandbox/', '^src/main\\.ts$'] },
+      to: { path: '^src/sandbox/' },
+    },
+    {
+      name: 'main-loads-the-sandbox-lazily',
+      comment: "main.ts loads the sandbox only with a dynamic import, so a deployment never does.",
+      severity: 'error',
+      from: { path: '^src/main\\.ts$' },
+      to: { path: '^src/sandbox/', dynamic: false },
+    },
+    {
+      name: 'sandbox-knows-only-protocols',
+      comment: 'The demo API and the offline Slack import nothing of the product.',
+      severity: 'error',
+      from: { path: '^src/sandbox/' },
+      to: { path: '^src/', pathNot: '^src/sandbox/' },
+    },
+    {
+      name: 'no-circular',
+      comment: 'No module depends on itself through others at run time (type-only cycles are harmless).',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: 'specify',
+    tsConfig: { fileName: 'tsconfig.json' },
+  },
+};
