@@ -5,6 +5,7 @@
  */
 import { SEVERITIES, type AlertCheck, type Severity } from '../../kernel/verdict.js';
 import type { Queryable } from '../../platform/store/db.js';
+import { fromRow } from '../../platform/store/rows.js';
 
 /** Severities from the lowest up: a raise must move right. */
 const SEVERITY_SQL_ORDER = `ARRAY[${SEVERITIES.map((s) => `'${s}'`).join(', ')}]`;
@@ -24,27 +25,7 @@ export interface AlertSubscription extends AlertSubscriptionInput {
   updatedAt: Date;
 }
 
-interface AlertSubscriptionRow {
-  channel_id: string;
-  team_id: string;
-  min_severity: Severity;
-  checks: AlertCheck[];
-  created_by: string;
-  created_at: Date;
-  updated_at: Date;
-}
-
-function toSubscription(row: AlertSubscriptionRow): AlertSubscription {
-  return {
-    channelId: row.channel_id,
-    teamId: row.team_id,
-    minSeverity: row.min_severity,
-    checks: row.checks,
-    createdBy: row.created_by,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
+const toSubscription = (row: Record<string, unknown>) => fromRow<AlertSubscription>(row);
 
 export class AlertSubscriptionRepo {
   constructor(private readonly db: Queryable) {}
@@ -54,7 +35,7 @@ export class AlertSubscriptionRepo {
    * keeps the original createdBy and createdAt.
    */
   async upsert(input: AlertSubscriptionInput): Promise<AlertSubscription> {
-    const { rows } = await this.db.query<AlertSubscriptionRow>(
+    const { rows } = await this.db.query(
       `INSERT INTO alert_subscriptions (channel_id, team_id, min_severity, checks, created_by)
        VALUES ($1, $2, $3, $4::jsonb, $5)
        ON CONFLICT (channel_id) DO UPDATE SET
@@ -62,7 +43,7 @@ export class AlertSubscriptionRepo {
        RETURNING *`,
       [input.channelId, input.teamId, input.minSeverity, JSON.stringify(input.checks), input.createdBy],
     );
-    return toSubscription(rows[0] as AlertSubscriptionRow);
+    return toSubscription(rows[0]!);
   }
 
   /** Unsubscribes the channel; false when it was not subscribed. Its alerts and mutes stay. */
@@ -74,7 +55,7 @@ export class AlertSubscriptionRepo {
   }
 
   async get(channelId: string): Promise<AlertSubscription | undefined> {
-    const { rows } = await this.db.query<AlertSubscriptionRow>('SELECT * FROM alert_subscriptions WHERE channel_id = $1', [
+    const { rows } = await this.db.query('SELECT * FROM alert_subscriptions WHERE channel_id = $1', [
       channelId,
     ]);
     return rows[0] && toSubscription(rows[0]);
@@ -82,7 +63,7 @@ export class AlertSubscriptionRepo {
 
   /** Every subscription, oldest first. */
   async list(): Promise<AlertSubscription[]> {
-    const { rows } = await this.db.query<AlertSubscriptionRow>(
+    const { rows } = await this.db.query(
       'SELECT * FROM alert_subscriptions ORDER BY created_at, channel_id',
     );
     return rows.map(toSubscription);
@@ -100,23 +81,7 @@ export interface AlertMute {
   createdAt: Date;
 }
 
-interface AlertMuteRow {
-  channel_id: string;
-  visitor_id: string;
-  until: Date | null;
-  muted_by: string;
-  created_at: Date;
-}
-
-function toMute(row: AlertMuteRow): AlertMute {
-  return {
-    channelId: row.channel_id,
-    visitorId: row.visitor_id,
-    until: row.until ?? undefined,
-    mutedBy: row.muted_by,
-    createdAt: row.created_at,
-  };
-}
+const toMute = (row: Record<string, unknown>) => fromRow<AlertMute>(row);
 
 /** A mute is active while it has no end or its end is after `now`. */
 const active = (nowParam: number) => `(until IS NULL OR until > $${nowParam})`;
@@ -126,7 +91,7 @@ export class AlertMuteRepo {
 
   /** Mutes the visitor in the channel until `until` (null: for good); muting again replaces the mute. */
   async mute(channelId: string, visitorId: string, until: Date | null, mutedBy: string): Promise<AlertMute> {
-    const { rows } = await this.db.query<AlertMuteRow>(
+    const { rows } = await this.db.query(
       `INSERT INTO alert_mutes (channel_id, visitor_id, until, muted_by)
        VALUES ($1, $2, $3, $4)
        ON CONFLICT (channel_id, visitor_id) DO UPDATE SET
@@ -134,7 +99,7 @@ export class AlertMuteRepo {
        RETURNING *`,
       [channelId, visitorId, until, mutedBy],
     );
-    return toMute(rows[0] as AlertMuteRow);
+    return toMute(rows[0]!);
   }
 
   /** False when the visitor was not muted (an expired mute still counts as one, and is removed). */
@@ -149,16 +114,16 @@ export class AlertMuteRepo {
   /** The active mutes among these visitors, by visitor id. */
   async activeFor(channelId: string, visitorIds: readonly string[], now: Date): Promise<Map<string, AlertMute>> {
     if (visitorIds.length === 0) return new Map();
-    const { rows } = await this.db.query<AlertMuteRow>(
+    const { rows } = await this.db.query(
       `SELECT * FROM alert_mutes WHERE channel_id = $1 AND visitor_id = ANY($2::text[]) AND ${active(3)}`,
       [channelId, visitorIds, now],
     );
-    return new Map(rows.map((row) => [row.visitor_id, toMute(row)]));
+    return new Map(rows.map((row) => [String(row.visitor_id), toMute(row)]));
   }
 
   /** The channel's active mutes, oldest first. */
   async listActive(channelId: string, now: Date): Promise<AlertMute[]> {
-    const { rows } = await this.db.query<AlertMuteRow>(
+    const { rows } = await this.db.query(
       `SELECT * FROM alert_mutes WHERE channel_id = $1 AND ${active(2)} ORDER BY created_at, visitor_id`,
       [channelId, now],
     );
@@ -167,7 +132,7 @@ export class AlertMuteRepo {
 
   /** The visitor's active mute in the channel, if any. */
   async isMuted(channelId: string, visitorId: string, now: Date): Promise<AlertMute | undefined> {
-    const { rows } = await this.db.query<AlertMuteRow>(
+    const { rows } = await this.db.query(
       `SELECT * FROM alert_mutes WHERE channel_id = $1 AND visitor_id = $2 AND ${active(3)}`,
       [channelId, visitorId, now],
     );
@@ -220,43 +185,7 @@ export interface Alert extends Omit<AlertClaim, 'firstSeen'> {
   updatedAt: Date;
 }
 
-interface AlertRow {
-  channel_id: string;
-  visitor_id: string;
-  message_ts: string | null;
-  thread_ts: string | null;
-  severity: Severity;
-  verdict: string;
-  reasons: string[];
-  visit: AlertVisit;
-  first_seen: Date | null;
-  last_seen: Date;
-  sightings: number;
-  acknowledged_by: string | null;
-  acknowledged_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
-}
-
-function toAlert(row: AlertRow): Alert {
-  return {
-    channelId: row.channel_id,
-    visitorId: row.visitor_id,
-    messageTs: row.message_ts ?? undefined,
-    threadTs: row.thread_ts ?? undefined,
-    severity: row.severity,
-    verdict: row.verdict,
-    reasons: row.reasons,
-    visit: row.visit,
-    firstSeen: row.first_seen ?? undefined,
-    lastSeen: row.last_seen,
-    sightings: Number(row.sightings),
-    acknowledgedBy: row.acknowledged_by ?? undefined,
-    acknowledgedAt: row.acknowledged_at ?? undefined,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
+const toAlert = (row: Record<string, unknown>): Alert => ({ ...fromRow<Alert>(row), sightings: Number(row.sightings) });
 
 export class AlertRepo {
   constructor(private readonly db: Queryable) {}
@@ -296,7 +225,7 @@ export class AlertRepo {
   }
 
   async get(channelId: string, visitorId: string): Promise<Alert | undefined> {
-    const { rows } = await this.db.query<AlertRow>('SELECT * FROM alerts WHERE channel_id = $1 AND visitor_id = $2', [
+    const { rows } = await this.db.query('SELECT * FROM alerts WHERE channel_id = $1 AND visitor_id = $2', [
       channelId,
       visitorId,
     ]);
@@ -306,11 +235,11 @@ export class AlertRepo {
   /** The channel's alerts for these visitors, by visitor id. */
   async getMany(channelId: string, visitorIds: readonly string[]): Promise<Map<string, Alert>> {
     if (visitorIds.length === 0) return new Map();
-    const { rows } = await this.db.query<AlertRow>(
+    const { rows } = await this.db.query(
       'SELECT * FROM alerts WHERE channel_id = $1 AND visitor_id = ANY($2::text[])',
       [channelId, visitorIds],
     );
-    return new Map(rows.map((row) => [row.visitor_id, toAlert(row)]));
+    return new Map(rows.map((row) => [String(row.visitor_id), toAlert(row)]));
   }
 
   /**
@@ -318,7 +247,7 @@ export class AlertRepo {
    * in one statement (concurrent sightings all count). The updated alert; undefined when there is none.
    */
   async recordSighting(channelId: string, visitorId: string, sighting: AlertSighting): Promise<Alert | undefined> {
-    const { rows } = await this.db.query<AlertRow>(
+    const { rows } = await this.db.query(
       `UPDATE alerts SET sightings = sightings + $3, last_seen = greatest(last_seen, $4::timestamptz),
          visit = $5::jsonb, updated_at = now()
        WHERE channel_id = $1 AND visitor_id = $2 RETURNING *`,
@@ -334,7 +263,7 @@ export class AlertRepo {
    * concurrent raises to the same severity only one clears an acknowledgement.
    */
   async raise(channelId: string, visitorId: string, raise: AlertRaise): Promise<Alert | undefined> {
-    const { rows } = await this.db.query<AlertRow>(
+    const { rows } = await this.db.query(
       `UPDATE alerts SET severity = $3, verdict = $4, reasons = $5::jsonb, visit = $6::jsonb,
          last_seen = greatest(last_seen, $7::timestamptz),
          acknowledged_by = NULL, acknowledged_at = NULL, updated_at = now()
@@ -359,7 +288,7 @@ export class AlertRepo {
    * returns the alert unchanged (compare acknowledgedBy). Undefined when there is no such alert.
    */
   async acknowledge(channelId: string, visitorId: string, userId: string, at: Date): Promise<Alert | undefined> {
-    const { rows } = await this.db.query<AlertRow>(
+    const { rows } = await this.db.query(
       `UPDATE alerts SET acknowledged_by = coalesce(acknowledged_by, $3),
          acknowledged_at = CASE WHEN acknowledged_by IS NULL THEN $4::timestamptz ELSE acknowledged_at END,
          updated_at = CASE WHEN acknowledged_by IS NULL THEN now() ELSE updated_at END
@@ -486,41 +415,19 @@ export interface WatchState {
   updatedAt: Date;
 }
 
-interface WatchStateRow {
-  key: string;
-  watermark: Date | null;
-  seen_ids: string[];
-  last_scan_at: Date | null;
-  last_error: string | null;
-  last_error_at: Date | null;
-  last_counts: WatchCounts | null;
-  updated_at: Date;
-}
-
-function toWatchState(row: WatchStateRow): WatchState {
-  return {
-    key: row.key,
-    watermark: row.watermark ?? undefined,
-    seenIds: row.seen_ids,
-    lastScanAt: row.last_scan_at ?? undefined,
-    lastError: row.last_error ?? undefined,
-    lastErrorAt: row.last_error_at ?? undefined,
-    lastCounts: row.last_counts ?? undefined,
-    updatedAt: row.updated_at,
-  };
-}
+const toWatchState = (row: Record<string, unknown>) => fromRow<WatchState>(row);
 
 export class WatchStateRepo {
   constructor(private readonly db: Queryable) {}
 
   async get(key: string): Promise<WatchState | undefined> {
-    const { rows } = await this.db.query<WatchStateRow>('SELECT * FROM watch_state WHERE key = $1', [key]);
+    const { rows } = await this.db.query('SELECT * FROM watch_state WHERE key = $1', [key]);
     return rows[0] && toWatchState(rows[0]);
   }
 
   /** Records a successful scan: watermark, seen ids and counts as given; clears the last error. */
   async saveProgress(key: string, progress: WatchProgress): Promise<WatchState> {
-    const { rows } = await this.db.query<WatchStateRow>(
+    const { rows } = await this.db.query(
       `INSERT INTO watch_state (key, watermark, seen_ids, last_scan_at, last_counts)
        VALUES ($1, $2, $3::jsonb, $4, $5::jsonb)
        ON CONFLICT (key) DO UPDATE SET
@@ -529,17 +436,17 @@ export class WatchStateRepo {
        RETURNING *`,
       [key, progress.watermark, JSON.stringify(progress.seenIds), progress.at, JSON.stringify(progress.counts)],
     );
-    return toWatchState(rows[0] as WatchStateRow);
+    return toWatchState(rows[0]!);
   }
 
   /** Records a failed scan; the watermark, seen ids and last counts stay as they were. */
   async saveError(key: string, error: string, at: Date): Promise<WatchState> {
-    const { rows } = await this.db.query<WatchStateRow>(
+    const { rows } = await this.db.query(
       `INSERT INTO watch_state (key, last_error, last_error_at) VALUES ($1, $2, $3)
        ON CONFLICT (key) DO UPDATE SET last_error = EXCLUDED.last_error, last_error_at = EXCLUDED.last_error_at, updated_at = now()
        RETURNING *`,
       [key, error, at],
     );
-    return toWatchState(rows[0] as WatchStateRow);
+    return toWatchState(rows[0]!);
   }
 }

@@ -1,6 +1,7 @@
 /** Scheduled digests: which reports go to which channel, when, and in which time zone. */
 import type { FilterGroup } from '../../kernel/filters.js';
 import type { Queryable } from '../../platform/store/db.js';
+import { fromRow } from '../../platform/store/rows.js';
 
 /** What a person chose; `cron` on the digest is derived from it (schedule.ts toCron). */
 export type { DigestSchedule } from './schedule.js';
@@ -33,23 +34,6 @@ export interface Digest extends Required<DigestInput> {
 /** Any fields but the workspace; the rest stay as they were. */
 export type DigestPatch = Partial<Omit<DigestInput, 'teamId'>>;
 
-interface DigestRow {
-  id: number | string;
-  team_id: string;
-  channel_id: string;
-  owner_id: string;
-  reports: string[];
-  filters: FilterGroup[];
-  top_n: number;
-  period: string;
-  schedule: DigestSchedule;
-  cron: string;
-  time_zone: string;
-  paused: boolean;
-  created_at: Date;
-  updated_at: Date;
-}
-
 /** Input field → column, and whether it is stored as jsonb. */
 const COLUMNS: Record<keyof DigestPatch, { column: string; json?: true }> = {
   channelId: { column: 'channel_id' },
@@ -64,30 +48,13 @@ const COLUMNS: Record<keyof DigestPatch, { column: string; json?: true }> = {
   paused: { column: 'paused' },
 };
 
-function toDigest(row: DigestRow): Digest {
-  return {
-    id: Number(row.id),
-    teamId: row.team_id,
-    channelId: row.channel_id,
-    ownerId: row.owner_id,
-    reports: row.reports,
-    filters: row.filters,
-    topN: row.top_n,
-    period: row.period,
-    schedule: row.schedule,
-    cron: row.cron,
-    timeZone: row.time_zone,
-    paused: row.paused,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
+const toDigest = (row: Record<string, unknown>): Digest => ({ ...fromRow<Digest>(row), id: Number(row.id) });
 
 export class DigestRepo {
   constructor(private readonly db: Queryable) {}
 
   async create(input: DigestInput): Promise<Digest> {
-    const { rows } = await this.db.query<DigestRow>(
+    const { rows } = await this.db.query(
       `INSERT INTO digests (team_id, channel_id, owner_id, reports, filters, top_n, period, schedule, cron, time_zone, paused)
        VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6, $7, $8::jsonb, $9, $10, $11)
        RETURNING *`,
@@ -105,11 +72,11 @@ export class DigestRepo {
         input.paused ?? false,
       ],
     );
-    return toDigest(rows[0] as DigestRow);
+    return toDigest(rows[0]!);
   }
 
   async get(id: number): Promise<Digest | undefined> {
-    const { rows } = await this.db.query<DigestRow>('SELECT * FROM digests WHERE id = $1', [id]);
+    const { rows } = await this.db.query('SELECT * FROM digests WHERE id = $1', [id]);
     return rows[0] && toDigest(rows[0]);
   }
 
@@ -123,7 +90,7 @@ export class DigestRepo {
       params.push(spec.json ? JSON.stringify(value) : value);
       sets.push(`${spec.column} = $${params.length}${spec.json ? '::jsonb' : ''}`);
     }
-    const { rows } = await this.db.query<DigestRow>(
+    const { rows } = await this.db.query(
       `UPDATE digests SET ${sets.join(', ')} WHERE id = $1 RETURNING *`,
       params,
     );
@@ -153,7 +120,7 @@ export class DigestRepo {
   }
 
   private async list(where: string, params: unknown[]): Promise<Digest[]> {
-    const { rows } = await this.db.query<DigestRow>(`SELECT * FROM digests ${where} ORDER BY id`, params);
+    const { rows } = await this.db.query(`SELECT * FROM digests ${where} ORDER BY id`, params);
     return rows.map(toDigest);
   }
 }

@@ -3,6 +3,7 @@
  * key (digest_id, slot) lets exactly one replica win, so nobody gets a digest twice.
  */
 import type { Queryable } from '../../platform/store/db.js';
+import { fromRow } from '../../platform/store/rows.js';
 
 export type DigestRunStatus = 'claimed' | 'posted' | 'failed' | 'missed' | 'abandoned';
 
@@ -18,31 +19,7 @@ export interface DigestRun {
   finishedAt?: Date;
 }
 
-interface DigestRunRow {
-  digest_id: number | string;
-  slot: Date;
-  status: DigestRunStatus;
-  claimed_by: string | null;
-  message_ts: string | null;
-  channel_id: string | null;
-  error: string | null;
-  started_at: Date;
-  finished_at: Date | null;
-}
-
-function toRun(row: DigestRunRow): DigestRun {
-  return {
-    digestId: Number(row.digest_id),
-    slot: row.slot,
-    status: row.status,
-    claimedBy: row.claimed_by ?? undefined,
-    messageTs: row.message_ts ?? undefined,
-    channelId: row.channel_id ?? undefined,
-    error: row.error ?? undefined,
-    startedAt: row.started_at,
-    finishedAt: row.finished_at ?? undefined,
-  };
-}
+const toRun = (row: Record<string, unknown>): DigestRun => ({ ...fromRow<DigestRun>(row), digestId: Number(row.digest_id) });
 
 const FOREIGN_KEY_VIOLATION = '23503';
 
@@ -121,7 +98,7 @@ export class DigestRunRepo {
   }
 
   async get(digestId: number, slot: Date): Promise<DigestRun | undefined> {
-    const { rows } = await this.db.query<DigestRunRow>(
+    const { rows } = await this.db.query(
       'SELECT * FROM digest_runs WHERE digest_id = $1 AND slot = $2',
       [digestId, slot],
     );
@@ -130,7 +107,7 @@ export class DigestRunRepo {
 
   /** The run of the latest slot, whatever its status. */
   async lastRun(digestId: number): Promise<DigestRun | undefined> {
-    const { rows } = await this.db.query<DigestRunRow>(
+    const { rows } = await this.db.query(
       'SELECT * FROM digest_runs WHERE digest_id = $1 ORDER BY slot DESC LIMIT 1',
       [digestId],
     );
@@ -140,7 +117,7 @@ export class DigestRunRepo {
   /** The latest run of each digest that has one, by digest id. */
   async lastRuns(digestIds: readonly number[]): Promise<Map<number, DigestRun>> {
     if (digestIds.length === 0) return new Map();
-    const { rows } = await this.db.query<DigestRunRow>(
+    const { rows } = await this.db.query(
       `SELECT DISTINCT ON (digest_id) * FROM digest_runs
        WHERE digest_id = ANY($1::bigint[]) ORDER BY digest_id, slot DESC`,
       [digestIds],
