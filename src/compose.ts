@@ -28,7 +28,7 @@ import { Access } from './platform/slack/access.js';
 import { createSlackApp, type SlackApp } from './platform/slack/app.js';
 import { webDirectory } from './platform/slack/directory.js';
 import { webPoster } from './platform/slack/poster.js';
-import { startHousekeeping } from './platform/store/housekeeping.js';
+import { startHousekeeping, type Prune } from './platform/store/housekeeping.js';
 import { LeaseRepo, openStore, QueryStashRepo, type Db, type OpenDbOptions } from './platform/store/index.js';
 import { registerTraffic } from './traffic.js';
 
@@ -189,16 +189,7 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
   if (options.scheduler !== false) {
     await scheduler.start();
     watcher.start();
-    const HOUR = 3_600_000;
-    stopHousekeeping = startHousekeeping(
-      [
-        { name: 'stash', olderThanMs: 30 * 24 * HOUR, prune: (t) => repos.stash.prune(t) },
-        { name: 'checks', olderThanMs: Math.max(alertSettings.recheckMs, HOUR), prune: (t) => repos.visitorChecks.prune(t) },
-        { name: 'leases', olderThanMs: 24 * HOUR, prune: (t) => repos.leases.pruneExpired(t) },
-      ],
-      log.child({ component: 'housekeeping' }),
-      now,
-    );
+    stopHousekeeping = startHousekeeping(prunes(repos, alertSettings.recheckMs), log.child({ component: 'housekeeping' }), now);
   }
   const address = server?.address();
   const requestUrl = address && typeof address === 'object' ? `http://127.0.0.1:${address.port}/slack/events` : undefined;
@@ -220,6 +211,20 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
       await repos.close();
     },
   };
+}
+
+const HOUR = 3_600_000;
+
+/**
+ * What housekeeping trims: long queries of messages a month old, security answers past
+ * reuse (ALERT_RECHECK_AFTER, at least an hour), and leases expired a day ago.
+ */
+export function prunes(repos: Repos, recheckMs: number): Prune[] {
+  return [
+    { name: 'stash', olderThanMs: 30 * 24 * HOUR, prune: (t) => repos.stash.prune(t) },
+    { name: 'checks', olderThanMs: Math.max(recheckMs, HOUR), prune: (t) => repos.visitorChecks.prune(t) },
+    { name: 'leases', olderThanMs: 24 * HOUR, prune: (t) => repos.leases.pruneExpired(t) },
+  ];
 }
 
 /** /readyz: the store answers a query and the API a one-row report. */

@@ -209,3 +209,33 @@ describe('restarts', () => {
     expect(box.slack.messages('C_GENERAL').filter((m) => textsOf(m).join(' ').includes(`digest #${digest.id}`))).toHaveLength(0);
   });
 });
+
+describe('names and zones from Slack', () => {
+  it('finds a channel typed as #name on a later page of conversations.list', async () => {
+    const target = Array.from({ length: 450 }, (_, i) => box.slack.workspace.addChannel({ name: `team-${String(i).padStart(3, '0')}` })).at(-1)!;
+    const listed = () => box.slack.webApi.calls.filter((c) => c.method === 'conversations.list');
+    const before = listed().length;
+    const reply = await command(`digest add #${target.name} daily 09:00 Europe/Berlin sources`);
+    expect(textsOf(reply).join(' ')).toContain('just added');
+    const [digest] = await box.lookout.store.digests.listAll();
+    expect(digest?.channelId).toBe(target.id);
+    const pages = listed().slice(before);
+    expect(pages.length).toBeGreaterThanOrEqual(3);
+    expect(pages.map((c) => Boolean(c.args.cursor))).toEqual([false, ...pages.slice(1).map(() => true)]);
+  });
+
+  it('says so when no page has the channel', async () => {
+    expect(text(await command('digest add #no-such-channel daily 09:00 sources'))).toMatch(/can't find a channel called #no-such-channel/);
+    expect(await box.lookout.store.digests.listAll()).toHaveLength(0);
+  });
+
+  it("uses the person's own time zone, and the default zone when users.info fails", async () => {
+    await command('digest add daily 09:00 sources');
+    expect((await box.lookout.store.digests.listAll())[0]?.timeZone).toBe('Europe/Berlin'); // Alice's profile zone
+    box.slack.failNext('users.info', 'user_not_found');
+    await command('digest add daily 10:00 sources');
+    const second = (await box.lookout.store.digests.listAll())[1];
+    expect(second?.timeZone).toBe('UTC'); // DEFAULT_TIMEZONE in this sandbox
+    expect(box.logs.some((line) => line.includes('users.info failed; using the default time zone'))).toBe(true);
+  });
+});

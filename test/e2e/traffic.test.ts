@@ -335,3 +335,43 @@ describe('hostile and oversized strings', () => {
     expect(mrkdwnOf(message)[0]).toContain('…');
   });
 });
+
+describe('a query too long to travel in the message', () => {
+  // 30 filters of 60 characters: the query encodes to more than a button value (2,000) holds.
+  const longFilters = Array.from({ length: 30 }, (_, i) => `page~/a/${'x'.repeat(50)}-${String(i).padStart(2, '0')}`).join(' or ');
+  const stashed = async () => {
+    const message = await run(`pages all ${longFilters} or page~/ top 3`);
+    const values = JSON.stringify(message.blocks).match(/"value":"(@[^"]+)"/g) ?? [];
+    expect(values.length).toBeGreaterThan(0);
+    return message;
+  };
+
+  it('is kept in the store; its buttons and menus carry only the id, and a click finds it', async () => {
+    const message = await stashed();
+    const menus = (message.blocks as { type: string; block_id?: string }[]).find((b) => b.block_id?.startsWith('rq|'));
+    expect(menus?.block_id).toMatch(/^rq\|@[A-Za-z0-9_-]{12}$/);
+    const { rows } = await box.lookout.store.db.query<{ n: number }>('SELECT count(*)::int AS n FROM query_stash');
+    expect(rows[0]!.n).toBeGreaterThan(0);
+
+    const next = await change(message, () => box.slack.click(message, 'report.next'));
+    expect(mrkdwnOf(next).join(' ')).toMatch(/Rows 4–/);
+    const sorted = await change(next, () => box.slack.select(next, 'report.sort', 's:full_url:asc'));
+    expect(mrkdwnOf(sorted).join(' ')).toMatch(/sorted by Page ↑/);
+    expect(mrkdwnOf(sorted).join(' ')).toMatch(/page contains `\/a\/x+-00`/);
+  });
+
+  it.each([
+    ['an id the store does not have', '@AAAAAAAAAAAA'],
+    ['an id that is not an id', '@../../etc/passwd'],
+    ['an empty id', '@'],
+  ])('a forged value (%s) gets "too old", and nothing else happens', async (_what, forged) => {
+    const message = await stashed();
+    const live = find(message.ts);
+    const next = JSON.stringify(live.blocks).replace(/"action_id":"report\.next","value":"@[^"]+"/, `"action_id":"report.next","value":"${forged}"`);
+    live.blocks = JSON.parse(next) as typeof live.blocks;
+    const calls = box.demo!.requests.length;
+    const reply = await change(live, () => box.slack.click(live, 'report.next'));
+    expect(textsOf(reply).join(' ')).toMatch(/too old to change/);
+    expect(box.demo!.requests.length).toBe(calls);
+  });
+});

@@ -387,13 +387,18 @@ export class WebApi {
     return { channel: apiChannel(channel), ...(already ? { warning: 'already_in_channel' } : {}) };
   }
 
+  /** Pages as Slack does: `limit` (default 100, at most 1000) a page, an opaque `next_cursor` until the last. */
   private list(args: Json): Json {
     const excludeArchived = bool(args, 'exclude_archived');
-    const channels = [...this.ws.channels.values()]
+    const all = [...this.ws.channels.values()]
       .filter((c) => !(c.is_private && !c.is_member))
-      .filter((c) => !(excludeArchived && c.is_archived))
-      .map(apiChannel);
-    return { channels, response_metadata: { next_cursor: '' } };
+      .filter((c) => !(excludeArchived && c.is_archived));
+    const limit = Math.max(1, Math.min(1000, Number(str(args, 'limit') ?? 100) || 100));
+    const cursor = str(args, 'cursor') ?? '';
+    const start = cursor === '' ? 0 : Number(Buffer.from(cursor, 'base64url').toString('utf8').replace(/^offset:/, ''));
+    if (!Number.isInteger(start) || start < 0 || start > all.length) throw new SlackError('invalid_cursor');
+    const next = start + limit < all.length ? Buffer.from(`offset:${start + limit}`).toString('base64url') : '';
+    return { channels: all.slice(start, start + limit).map(apiChannel), response_metadata: { next_cursor: next } };
   }
 
   private history(args: Json): Json {

@@ -1,0 +1,163 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { headerOf, hasAction, mrkdwnOf, sandbox, textsOf, type Sandbox } from '../support/sandbox.js';
+
+/** Threat alerts with ADMIN_USERS set: who may change what, re-announcements, burst failures, Unmute. */
+const SECURITY = 'C_SECURITY';
+const ADMIN = 'U_CAROL';
+const PERSON = 'U_ALICE';
+
+let clock = Date.now();
+const now = () => new Date(clock);
+let box: Sandbox & { logs: string[] };
+
+const top = () => box.slack.messages(SECURITY).filter((m) => !m.ephemeralTo && (!m.thread_ts || m.thread_ts === m.ts));
+const alertsFor = (id: string) => top().filter((m) => (headerOf(m) ?? '').endsWith(`visitor ${id}`));
+const repliesTo = (user: string, text: RegExp) => box.slack.waitForMessage(SECURITY, (m) => m.ephemeralTo === user && text.test(textsOf(m).join(' ')));
+
+/** A visitor of the demo API with these security answers (the rest human). */
+function visitor(id: string, security: Record<string, unknown>): string {
+  box.demo!.dataset.addVisitor({ id, security: security as never });
+  return id;
+}
+
+function visit(id: string): void {
+  clock += 1000;
+  box.demo!.dataset.addVisit({ visitor_id: id, date: now().toISOString(), url: 'https://www.example-shop.com/login' });
+}
+
+async function command(user: string, text: string, expected: RegExp): Promise<string> {
+  await box.slack.slash(SECURITY, user, text);
+  return textsOf(await repliesTo(user, expected)).join(' ');
+}
+
+beforeAll(async () => {
+  box = await sandbox({
+    admins: [ADMIN],
+    scheduler: false,
+    now,
+    alerts: { scanIntervalMs: 60_000, recheckMs: 0, burst: 2 },
+    slack: { rateLimit: { burst: 30, perSecond: 10 } },
+  });
+  await box.lookout.store.watchState.saveProgress('visits', { watermark: now(), seenIds: [], counts: {}, at: now() });
+}, 30_000);
+afterAll(() => box?.stop());
+
+describe('the admin gate on threat alerts', () => {
+  it('a person who is not an admin cannot turn alerts on, off, or mute; nothing changes', async () => {
+    for (const text of ['alerts on', 'alerts off', 'alerts mute v_x for 24h', 'alerts unmute v_x']) {
+      expect(await command(PERSON, text, /Only Lookout admins/)).toMatch(/Only Lookout admins can change threat alerts/);
+    }
+    expect(await box.lookout.store.subscriptions.list()).toEqual([]);
+    expect(await box.lookout.store.mutes.listActive(SECURITY, now())).toEqual([]);
+  });
+
+  it('anyone may read the status; an admin turns alerts on', async () => {
+    expect(await command(PERSON, 'alerts status', /Watching/)).toMatch(/nothing in this channel/);
+    expect(await command(ADMIN, 'alerts on min low checks vpn', /Threat alerts are on/)).toMatch(/low severity or more \(checks: vpn\)/);
+    expect(await box.lookout.store.subscriptions.get(SECURITY)).toMatchObject({ minSeverity: 'low', checks: ['vpn'], createdBy: ADMIN });
+  });
+
+  it("a person's Mute on an alert is refused and changes nothing; their Acknowledge works", async () => {
+    const id = visitor('v_gate', { vpn: 'True' });
+    visit(id);
+    expect(await box.lookout.watcher.scan()).toMatchObject({ alerts: 1 });
+    const alert = await box.slack.waitFor(() => alertsFor(id)[0]);
+    await box.slack.click(alert, 'alert.mute.24h', undefined, { user: PERSON });
+    await repliesTo(PERSON, /Only Lookout admins can change threat alerts/);
+    expect(await box.lookout.store.mutes.isMuted(SECURITY, id, now())).toBeUndefined();
+    expect(mrkdwnOf(box.slack.messages(SECURITY).find((m) => m.ts === alert.ts)!).join(' ')).not.toMatch(/Muted/);
+
+    await box.slack.click(alert, 'alert.ack', undefined, { user: PERSON });
+    await box.slack.waitFor(() => mrkdwnOf(box.slack.messages(SECURITY).find((m) => m.ts === alert.ts)!).join(' ').includes(`Acknowledged by <@${PERSON}>`));
+    expect((await box.lookout.store.alerts.get(SECURITY, id))?.acknowledgedBy).toBe(PERSON);
+  });
+});
+
+describe('an alert whose visitor looks worse later', () => {
+  it('is announced again at the higher severity, and the acknowledgement is cleared', async () => {
+    const id = visitor('v_rises', { vpn: 'True', is_attacker: 'True', is_threat: 'True' });
+    visit(id);
+    expect(await box.lookout.watcher.scan()).toMatchObject({ alerts: 1 });
+    const first = await box.slack.waitFor(() => alertsFor(id)[0]);
+    expect(headerOf(first)).toBe(`Suspicious · low severity: visitor ${id}`);
+    await box.slack.click(first, 'alert.ack', undefined, { user: PERSON });
+    await box.slack.waitFor(() => mrkdwnOf(box.slack.messages(SECURITY).find((m) => m.ts === first.ts)!).join(' ').includes('Acknowledged'));
+
+    // The channel now watches the bot checks too: the same visitor is an attacker.
+    await command(ADMIN, 'alerts on min low checks bot,vpn', /Threat alerts are on/);
+    visit(id);
+    expect(await box.lookout.watcher.scan()).toMatchObject({ alerts: 1, sightings: 0 });
+    const again = await box.slack.waitFor(() => alertsFor(id).find((m) => m.ts !== first.ts));
+    expect(headerOf(again)).toBe(`Severity rose: Threat · high severity: visitor ${id}`);
+    expect(mrkdwnOf(again).join(' ')).toContain('flagged as attacker');
+    expect(hasAction(again, 'alert.ack')).toBe(true);
+    expect(await box.lookout.store.alerts.get(SECURITY, id)).toMatchObject({ severity: 'high', messageTs: again.ts, acknowledgedBy: undefined });
+
+    // Seen again at the same severity: a thread reply under the new message, no third alert.
+    visit(id);
+    expect(await box.lookout.watcher.scan()).toMatchObject({ alerts: 0, sightings: 1 });
+    expect(alertsFor(id)).toHaveLength(2);
+    expect(box.slack.thread(SECURITY, again.ts).length).toBe(2);
+  });
+});
+
+describe('Unmute', () => {
+  it("an admin's Mute turns into Unmute; Unmute lifts it and the alert offers Mute again", async () => {
+    const id = visitor('v_unmute', { is_attacker: 'True' });
+    visit(id);
+    await box.lookout.watcher.scan();
+    const alert = await box.slack.waitFor(() => alertsFor(id)[0]);
+    await box.slack.click(alert, 'alert.mute.7d', undefined, { user: ADMIN });
+    const muted = await box.slack.waitFor(() => {
+      const m = box.slack.messages(SECURITY).find((x) => x.ts === alert.ts)!;
+      return mrkdwnOf(m).join(' ').includes('Muted until') ? m : undefined;
+    });
+    expect(hasAction(muted, 'alert.unmute')).toBe(true);
+    expect(hasAction(muted, 'alert.mute.24h')).toBe(false);
+    expect(await box.lookout.store.mutes.isMuted(SECURITY, id, now())).toBeDefined();
+
+    await box.slack.click(muted, 'alert.unmute', undefined, { user: ADMIN });
+    const unmuted = await box.slack.waitFor(() => {
+      const m = box.slack.messages(SECURITY).find((x) => x.ts === alert.ts)!;
+      return hasAction(m, 'alert.mute.24h') ? m : undefined;
+    });
+    expect(mrkdwnOf(unmuted).join(' ')).not.toMatch(/Muted/);
+    expect(hasAction(unmuted, 'alert.unmute')).toBe(false);
+    expect(await box.lookout.store.mutes.isMuted(SECURITY, id, now())).toBeUndefined();
+    visit(id);
+    expect(await box.lookout.watcher.scan()).toMatchObject({ sightings: 1 });
+  });
+
+  it("a person's Unmute is refused and the mute stays", async () => {
+    const id = 'v_unmute';
+    await command(ADMIN, `alerts mute ${id} for 24h`, /is muted here/);
+    const alert = alertsFor(id)[0]!;
+    await box.slack.click(alert, 'alert.mute.24h', undefined, { user: ADMIN });
+    const muted = await box.slack.waitFor(() => {
+      const m = box.slack.messages(SECURITY).find((x) => x.ts === alert.ts)!;
+      return hasAction(m, 'alert.unmute') ? m : undefined;
+    });
+    await box.slack.click(muted, 'alert.unmute', undefined, { user: PERSON });
+    await repliesTo(PERSON, /Only Lookout admins/);
+    expect(await box.lookout.store.mutes.isMuted(SECURITY, id, now())).toBeDefined();
+  });
+});
+
+describe('a burst summary that Slack refuses', () => {
+  it('posts no detail, keeps no claim, and logs why; the visitors alert when seen again', async () => {
+    const ids = ['v_burst_1', 'v_burst_2', 'v_burst_3'].map((id) => visitor(id, { is_attacker: 'True' }));
+    for (const id of ids) visit(id);
+    const before = top().length;
+    box.slack.failNext('chat.postMessage', 'channel_not_found');
+    expect(await box.lookout.watcher.scan()).toMatchObject({ status: 'scanned', alerts: 0 });
+    expect(top()).toHaveLength(before);
+    for (const id of ids) expect(await box.lookout.store.alerts.get(SECURITY, id)).toBeUndefined();
+    expect(box.logs.some((line) => line.includes('could not post a threat alert') && line.includes('channel_not_found'))).toBe(true);
+
+    for (const id of ids) visit(id);
+    expect(await box.lookout.watcher.scan()).toMatchObject({ alerts: 3 });
+    const summary = top().slice(before);
+    expect(summary).toHaveLength(1);
+    expect(headerOf(summary[0]!)).toMatch(/3 new flagged visitors/);
+  });
+});
