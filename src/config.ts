@@ -1,19 +1,13 @@
 import { z } from 'zod';
+import { isValidTimeZone } from './kernel/dates.js';
+import { parseDuration } from './kernel/text.js';
+import { DEFAULT_VERDICT_OPTIONS } from './kernel/verdict.js';
 
 /**
  * Every setting, from the environment, through one schema. A bad or missing
  * value is reported together with every other one, by variable name and what
  * it expects; the values themselves are never echoed (some are secrets).
  */
-
-function isTimeZone(zone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 const blankToUndefined = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
 const optional = <T extends z.ZodType>(schema: T) => z.preprocess(blankToUndefined, schema.optional());
@@ -36,9 +30,7 @@ const duration = (min: number, max: number, example: string) =>
   z
     .string()
     .transform((v, ctx) => {
-      const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/i.exec(v);
-      const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[(m?.[2] ?? 's').toLowerCase() as 'ms' | 's' | 'm' | 'h' | 'd'];
-      const ms = m ? Number(m[1]) * unit : NaN;
+      const ms = parseDuration(v, 's')?.ms ?? NaN;
       if (!(ms >= min && ms <= max)) {
         ctx.addIssue({ code: 'custom', message: `expected a duration like ${example} (s, m, h or d)` });
         return z.NEVER;
@@ -55,7 +47,7 @@ const envSchema = z
     ANALYTICS_TIMEOUT_MS: withDefault(intBetween(100, 120_000), 10_000),
     ANALYTICS_MAX_CONCURRENCY: withDefault(intBetween(1, 100), 8),
     DEFAULT_TIMEZONE: withDefault(
-      z.string().refine(isTimeZone, 'expected an IANA time zone, like Europe/Berlin or UTC'),
+      z.string().refine(isValidTimeZone, 'expected an IANA time zone, like Europe/Berlin or UTC'),
       'UTC',
     ),
     LOG_LEVEL: withDefault(z.enum(LOG_LEVELS, { error: `expected one of ${LOG_LEVELS.join(', ')}` }), 'info'),
@@ -73,7 +65,7 @@ const envSchema = z
     ALERT_BURST: withDefault(intBetween(1, 100), 5),
     SCRAPING_SCORE_THRESHOLD: withDefault(
       z.coerce.number({ error: 'expected a number from 0 to 1' }).min(0, 'expected a number from 0 to 1').max(1, 'expected a number from 0 to 1'),
-      0.8,
+      DEFAULT_VERDICT_OPTIONS.scrapingScoreThreshold,
     ),
     DATABASE_URL: optional(
       z.url({ protocol: /^postgres(ql)?$/, error: 'expected a postgres:// URL' }),

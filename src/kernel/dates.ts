@@ -4,7 +4,7 @@
  * on day numbers (days since 1970-01-01), so DST never shifts a date.
  */
 import { MONTHS, partsInZone } from './format.js';
-import { quoteInput } from './text.js';
+import { code } from './text.js';
 
 export const RANGE_WORDS = [
   'today',
@@ -124,20 +124,20 @@ export function normalizeRange(text: string): NormalizedRange {
   if (word) return { ok: true, range: word };
   const parts = trimmed.split('..');
   if (parts.length > 2 || !parts.every((p) => /^\d+-/.test(p))) {
-    return { ok: false, error: `Unknown range \`${quoteInput(trimmed)}\`.` };
+    return { ok: false, error: `Unknown range ${code(trimmed)}.` };
   }
   const dates: Ymd[] = [];
   for (const part of parts) {
     const date = parseDate(part);
     if (!date) {
       const what = DATE.test(part) ? 'is not a real date' : 'is not a date in the form YYYY-MM-DD';
-      return { ok: false, error: `\`${quoteInput(part)}\` ${what}.` };
+      return { ok: false, error: `${code(part)} ${what}.` };
     }
     dates.push(date);
   }
   const [start, end = start] = dates as [Ymd, Ymd?];
   if (dayNumber(start) > dayNumber(end)) {
-    return { ok: false, error: `The range \`${quoteInput(trimmed)}\` starts after it ends.` };
+    return { ok: false, error: `The range ${code(trimmed)} starts after it ends.` };
   }
   return { ok: true, range: trimmed };
 }
@@ -219,7 +219,7 @@ export function resolveRange(text: string | undefined, timeZone: string, now: Da
       ok: false,
       error: isValidTimeZone(timeZone)
         ? 'The current time is not a valid date.'
-        : `Unknown time zone \`${quoteInput(String(timeZone))}\`; use an IANA name like Europe/Berlin.`,
+        : `Unknown time zone ${code(String(timeZone))}; use an IANA name like Europe/Berlin.`,
     };
   }
   const today = parseDate(todayText);

@@ -6,6 +6,7 @@ import { ApiError, messageFor, type ApiErrorKind } from './errors.js';
 import { firstIssuePath } from './schemas.js';
 import { silentLogger, type Logger } from '../log.js';
 import type { MarketingRequest } from '../../kernel/query.js';
+import { code } from '../../kernel/text.js';
 
 export interface RetryOptions {
   /** Further attempts after the first. */
@@ -268,7 +269,7 @@ export class HttpClient {
 function describe(call: Call): string {
   const security = /^\/security\/([a-z-]+)-status\//.exec(call.path);
   if (security) return `the ${security[1]!.replace(/-/g, ' ')} status lookup`;
-  return `\`${call.path}\``;
+  return code(call.path, 200);
 }
 
 /** The `message` (or `error`) of a JSON error body, else the start of the text. */
