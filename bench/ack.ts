@@ -1,47 +1,48 @@
 /**
- * Ack latency of /traffic under load: 50 concurrent senders fire signed slash
- * commands for 20 s at the Lookout app, then the same at a bare Bolt app that
- * only acks. Also command-to-answer: from sending the command to the answer
- * arriving at its response_url. The apps run in one process, the demo API in
- * another, the senders in this one.
- *
- * Two loads: paced (each sender sends a command every BENCH_INTERVAL_MS, 100 ms:
- * 500 commands a second in all, far above what a workspace sends) and flat out
- * (each sender sends again as soon as it has its ack), which measures saturation.
- * Run: npm run bench -- ack   (BENCH_SECONDS, BENCH_SENDERS, BENCH_INTERVAL_MS override 20, 50, 100)
+ * CPU per answered /traffic command, ack latency and command-to-answer latency, for Lookout
+ * in production mode (`node dist/main.js`) against two other apps, each in its own process:
+ *   - bare Bolt: acks only (the floor for ack latency);
+ *   - the floor: a bare Bolt app that acks, makes one undici request to the same demo API and
+ *     posts the rows to the response_url (the floor for CPU per answered command).
+ * The load comes from this process: signed slash commands at a steady rate (open loop: sent
+ * on schedule whatever the answers do) to the app's request URL, each with its own
+ * response_url on a sink here. The demo API runs in a fourth process. Rates and apps are
+ * interleaved over several rounds; the figures are medians over rounds. CPU is the app
+ * process's user + system time (/proc/<pid>/stat) over the phase, divided by commands answered.
+ * Run: npm run bench -- ack   (BENCH_ROUNDS 3, BENCH_SECONDS 10, BENCH_RATES 20,100,300)
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Pool } from 'undici';
-import { signRequest } from '../src/sandbox/slack/signing.js';
 import { REPORT_IDS } from '../src/kernel/catalog.js';
-import { ms, percentile, spawnDemoApi } from './stats.js';
+import { startOfflineSlack } from '../src/sandbox/slack/index.js';
+import { signRequest } from '../src/sandbox/slack/signing.js';
+import { percentile, spawnDemoApi } from './stats.js';
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
-const SENDERS = Number(process.env.BENCH_SENDERS ?? 50);
-const INTERVAL_MS = Number(process.env.BENCH_INTERVAL_MS ?? 100);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const RATES = (process.env.BENCH_RATES ?? '20,100,300').split(',').map(Number);
 const RANGES = ['last7d', 'last30d', 'today', 'yesterday', 'mtd'];
+const TICKS_PER_SECOND = 100; // getconf CLK_TCK on Linux
+const say = (text: string) => console.log(`[ack] ${text}`);
 
+say('building dist/ (npm run build)');
+execFileSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
+
+const signingSecret = randomBytes(16).toString('hex');
+const botToken = `xoxb-bench-${randomBytes(8).toString('hex')}`;
+const slack = await startOfflineSlack({ signingSecret, botToken, rateLimit: false });
 const demo = await spawnDemoApi({ DEMO_API_KEY: 'bench' });
-
-const child = spawn(process.execPath, [...(process.env.BENCH_PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : []), '--import', 'tsx', 'bench/ack-server.ts'], {
-  stdio: ['ignore', 'pipe', 'inherit'],
-  env: { ...process.env, BENCH_API_URL: demo.url, BENCH_API_KEY: 'bench' },
-});
-const targets = await new Promise<{ lookout: string; bare: string; signingSecret: string }>((resolve, reject) => {
-  let out = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    out += String(chunk);
-    const line = out.split('\n').find((l) => l.startsWith('{'));
-    if (line) resolve(JSON.parse(line));
-  });
-  child.once('exit', (code) => reject(new Error(`ack-server exited with ${code}`)));
-});
+const dataDir = mkdtempSync(join(tmpdir(), 'lookout-ack-'));
 
 // The response_url sink: answers arrive here; the time from command to answer is recorded.
 const sent = new Map<string, number>();
-const answers: number[] = [];
+let answers: number[] = [];
 const sink = createServer((req, res) => {
   const id = req.url!.slice(1);
   req.resume();
@@ -55,83 +56,141 @@ const sink = createServer((req, res) => {
 await new Promise<void>((r) => sink.listen(0, '127.0.0.1', r));
 const sinkUrl = `http://127.0.0.1:${(sink.address() as AddressInfo).port}`;
 
+interface Server {
+  name: string;
+  child: ChildProcess;
+  url: string;
+  answers: boolean;
+}
+
+async function start(name: string, args: string[], answersCommands: boolean): Promise<Server> {
+  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  const child = spawn(process.execPath, args, {
+    env: {
+      PATH: process.env.PATH, NODE_ENV: 'production', PORT: String(port), LOG_LEVEL: 'error', DATA_DIR: dataDir,
+      SLACK_SIGNING_SECRET: signingSecret, SLACK_BOT_TOKEN: botToken, SLACK_API_URL: slack.apiUrl,
+      ANALYTICS_API_URL: demo.url, ANALYTICS_API_KEY: 'bench',
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  for (let i = 0; i < 600; i++) {
+    if (await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false)) return { name, child, url: `http://127.0.0.1:${port}/slack/events`, answers: answersCommands };
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`${name} did not start`);
+}
+
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+}
+
 let seq = 0;
-async function phase(name: string, url: string, intervalMs: number): Promise<void> {
-  const target = new URL(url);
-  const pool = new Pool(target.origin, { connections: SENDERS });
-  const latencies: number[] = [];
+interface Phase {
+  ackP50: number;
+  ackP99: number;
+  answerP50: number;
+  answerP99: number;
+  cpuMsPerCommand: number;
+  sent: number;
+  answered: number;
+  failures: number;
+}
+
+async function phase(server: Server, rate: number): Promise<Phase> {
+  const target = new URL(server.url);
+  const pool = new Pool(target.origin, { connections: 64 });
+  const acks: number[] = [];
   let failures = 0;
-  const firstFailures = new Map<string, number>();
-  const deadline = performance.now() + SECONDS * 1000;
-  answers.length = 0;
+  answers = [];
   sent.clear();
-  await Promise.all(
-    Array.from({ length: SENDERS }, async (_, sender) => {
-      // Paced senders start spread over one interval, then keep to their own schedule.
-      let next = performance.now() + (intervalMs * sender) / SENDERS;
-      while (performance.now() < deadline) {
-        if (intervalMs > 0) {
-          const wait = next - performance.now();
-          if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-          next += intervalMs;
-        }
-        const id = String(++seq);
-        const text = `${REPORT_IDS[seq % REPORT_IDS.length]} ${RANGES[seq % RANGES.length]}`;
-        const body = new URLSearchParams({
-          token: 'x', team_id: 'T_LOOKOUT', team_domain: 'bench', channel_id: 'C_MARKETING', channel_name: 'marketing',
-          user_id: 'U_ALICE', user_name: 'alice', command: '/traffic', text, api_app_id: 'A_LOOKOUT',
-          response_url: `${sinkUrl}/${id}`, trigger_id: `t.${id}`,
-        }).toString();
-        const t0 = performance.now();
-        sent.set(id, t0);
-        try {
-          const { statusCode, body: response } = await pool.request({
-            method: 'POST',
-            path: target.pathname,
-            headers: { 'content-type': 'application/x-www-form-urlencoded', ...signRequest(targets.signingSecret, body) },
-            body,
-          });
+  const total = Math.round(rate * SECONDS);
+  const cpuBefore = cpuSeconds(server.child.pid!);
+  const t0 = performance.now();
+  const inFlight: Promise<void>[] = [];
+  for (let i = 0; i < total; i++) {
+    const due = t0 + (i * 1000) / rate;
+    const wait = due - performance.now();
+    if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+    const id = String(++seq);
+    const text = `${REPORT_IDS[seq % 11]} ${RANGES[seq % RANGES.length]}`;
+    const body = new URLSearchParams({
+      token: 'x', team_id: 'T_LOOKOUT', team_domain: 'bench', channel_id: 'C_MARKETING', channel_name: 'marketing',
+      user_id: 'U_ALICE', user_name: 'alice', command: '/traffic', text, api_app_id: 'A_LOOKOUT',
+      response_url: `${sinkUrl}/${id}`, trigger_id: `t.${id}`,
+    }).toString();
+    const sentAt = performance.now();
+    sent.set(id, sentAt);
+    inFlight.push(
+      pool
+        .request({ method: 'POST', path: target.pathname, headers: { 'content-type': 'application/x-www-form-urlencoded', ...signRequest(signingSecret, body) }, body })
+        .then(async ({ statusCode, body: response }) => {
           await response.dump();
           if (statusCode !== 200) throw new Error(`HTTP ${statusCode}`);
-          latencies.push(performance.now() - t0);
-        } catch (error) {
-          failures++;
-          const key = error instanceof Error ? error.message : String(error);
-          firstFailures.set(key, (firstFailures.get(key) ?? 0) + 1);
-        }
-      }
-    }),
-  );
-  await pool.close();
-  latencies.sort((a, b) => a - b);
-  results.set(name, { p50: percentile(latencies, 50), p99: percentile(latencies, 99) });
-  if (name.startsWith('lookout')) {
-    await new Promise((r) => setTimeout(r, 3000)); // the last answers
-    const answered = [...answers].sort((a, b) => a - b);
-    answerLines.push(
-      `${name}: command → answer p50 ${ms(percentile(answered, 50))}, p99 ${ms(percentile(answered, 99))}, ${answered.length} answered, ${sent.size} unanswered`,
+          acks.push(performance.now() - sentAt);
+        })
+        .catch(() => void failures++),
     );
   }
-  console.log(
-    `${name.padEnd(16)} ${latencies.length} acks in ${SECONDS} s (${(latencies.length / SECONDS).toFixed(0)}/s)   ` +
-      `ack p50 ${ms(percentile(latencies, 50))}   p99 ${ms(percentile(latencies, 99))}   max ${ms(latencies.at(-1) ?? NaN)}   failures ${failures}` +
-      (failures ? ` ${JSON.stringify(Object.fromEntries(firstFailures))}` : ''),
-  );
+  await Promise.all(inFlight);
+  // Wait for the last answers (or 5 s).
+  for (let i = 0; i < 100 && server.answers && answers.length < acks.length; i++) await new Promise((r) => setTimeout(r, 50));
+  const cpu = cpuSeconds(server.child.pid!) - cpuBefore;
+  await pool.close();
+  acks.sort((a, b) => a - b);
+  const answered = [...answers].sort((a, b) => a - b);
+  const done = server.answers ? answered.length : acks.length;
+  return {
+    ackP50: percentile(acks, 50),
+    ackP99: percentile(acks, 99),
+    answerP50: percentile(answered, 50),
+    answerP99: percentile(answered, 99),
+    cpuMsPerCommand: (cpu * 1000) / Math.max(1, done),
+    sent: total,
+    answered: done,
+    failures,
+  };
 }
 
-const results = new Map<string, { p50: number; p99: number }>();
-const answerLines: string[] = [];
-console.log(`ack: ${SENDERS} concurrent senders, ${SECONDS} s per run, signed /traffic commands over 13 reports × 5 ranges`);
-for (const [label, interval] of [[`paced ${INTERVAL_MS} ms`, INTERVAL_MS], ['flat out', 0]] as const) {
-  console.log(`\n${label}:`);
-  await phase(`bare`, targets.bare, interval);
-  await phase(`lookout`, targets.lookout, interval);
-  const bare = results.get('bare')!;
-  const lookout = results.get('lookout')!;
-  console.log(`ratio lookout/bare: ack p50 ${(lookout.p50 / bare.p50).toFixed(2)}×, p99 ${(lookout.p99 / bare.p99).toFixed(2)}×`);
-  console.log(answerLines.pop());
+const servers = [
+  await start('bare Bolt', ['bench/apps/bare-bolt.mjs'], false),
+  await start('floor', ['bench/apps/floor.mjs'], true),
+  await start('Lookout', ['dist/main.js'], true),
+];
+say(`servers up: ${servers.map((s) => s.name).join(', ')}; demo API at ${demo.url}; ${ROUNDS} rounds × rates ${RATES.join(', ')}/s × ${SECONDS} s`);
+
+// Warm-up: JIT, connections, caches.
+for (const s of servers) await phase(s, 50);
+
+const results = new Map<string, Phase[]>();
+for (let round = 1; round <= ROUNDS; round++) {
+  for (const rate of RATES) {
+    for (const s of servers) {
+      const r = await phase(s, rate);
+      const key = `${s.name}@${rate}`;
+      results.set(key, [...(results.get(key) ?? []), r]);
+      say(`round ${round} ${String(rate).padStart(3)}/s ${s.name.padEnd(9)} ack p50 ${r.ackP50.toFixed(2)} p99 ${r.ackP99.toFixed(2)} ms · answer p50 ${r.answerP50.toFixed(1)} p99 ${r.answerP99.toFixed(1)} ms · CPU ${r.cpuMsPerCommand.toFixed(3)} ms/command · ${r.answered}/${r.sent} answered, ${r.failures} failed`);
+    }
+  }
 }
 
-child.kill('SIGTERM');
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
+const m = (name: string, rate: number, f: (p: Phase) => number) => median(results.get(`${name}@${rate}`)!.map(f));
+console.log(`\nMedians of ${ROUNDS} interleaved rounds, ${SECONDS} s a phase (Node ${process.version}):`);
+console.log('| rate | app | CPU per command | ÷ floor | ack p50 | ack p99 | ack p99 ÷ bare | answer p50 | answer p99 |');
+console.log('|---|---|---|---|---|---|---|---|---|');
+for (const rate of RATES) {
+  for (const s of servers) {
+    const cpu = m(s.name, rate, (p) => p.cpuMsPerCommand);
+    const ratio = s.name === 'bare Bolt' ? '—' : `${(cpu / m('floor', rate, (p) => p.cpuMsPerCommand)).toFixed(2)}×`;
+    const ackP99 = m(s.name, rate, (p) => p.ackP99);
+    const answer = (f: (p: Phase) => number) => (s.answers ? `${m(s.name, rate, f).toFixed(1)} ms` : '—');
+    console.log(`| ${rate}/s | ${s.name} | ${cpu.toFixed(3)} ms | ${ratio} | ${m(s.name, rate, (p) => p.ackP50).toFixed(2)} ms | ${ackP99.toFixed(2)} ms | ${(ackP99 / m('bare Bolt', rate, (p) => p.ackP99)).toFixed(2)}× | ${answer((p) => p.answerP50)} | ${answer((p) => p.answerP99)} |`);
+  }
+}
+
+for (const s of servers) s.child.kill('SIGTERM');
 demo.stop();
 sink.close();
+await slack.close();
+rmSync(dataDir, { recursive: true, force: true });

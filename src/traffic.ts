@@ -3,7 +3,7 @@ import { helpText, type MoreHelp } from './features/reports/help.js';
 import { parseTrafficCommand } from './features/reports/parse.js';
 import type { ReportService } from './features/reports/service.js';
 import { helpMessage, usageMessage } from './platform/slack/kit/messages.js';
-import { guarded, replyTo, requestLog } from './platform/slack/respond.js';
+import { guarded, postToResponseUrl, replyTo, requestLog } from './platform/slack/respond.js';
 import type { Subcommand } from './platform/slack/subcommand.js';
 
 /** A `/traffic` sub-command: the words that start it, what runs it, and its help. */
@@ -20,10 +20,10 @@ export interface TrafficSubcommand {
 export function registerTraffic(app: App, reports: ReportService, subcommands: readonly TrafficSubcommand[], otherHelp: MoreHelp = {}): void {
   const byWord = new Map(subcommands.flatMap((s) => s.words.map((w) => [w, s] as const)));
   const more: MoreHelp = { ...Object.fromEntries(subcommands.map((s) => [s.words[0], s.help])), ...otherHelp };
-  app.command('/traffic', async ({ ack, command, respond, client, context }: SlackCommandMiddlewareArgs & AllMiddlewareArgs) => {
+  app.command('/traffic', async ({ ack, command, client, context }: SlackCommandMiddlewareArgs & AllMiddlewareArgs) => {
     await ack();
     const log = requestLog(context, reports.log);
-    const reply = replyTo(respond, false);
+    const reply = replyTo(command.response_url, false);
     await guarded(log, '/traffic', reply, async () => {
       const parsed = parseTrafficCommand(command.text ?? '', reports.catalog, { subcommands: [...byWord.keys()] });
       switch (parsed.kind) {
@@ -37,7 +37,7 @@ export function registerTraffic(app: App, reports: ReportService, subcommands: r
         case 'report': {
           const shared = parsed.query.public === true;
           const answer = await reports.answer(parsed.query, { channelId: command.channel_id, ephemeral: !shared, log });
-          return respond({ ...answer.message, response_type: shared && answer.ok ? 'in_channel' : 'ephemeral' });
+          return postToResponseUrl(command.response_url, { ...answer.message, response_type: shared && answer.ok ? 'in_channel' : 'ephemeral' });
         }
       }
     });

@@ -1,7 +1,7 @@
 import type { AllMiddlewareArgs, App, BlockAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { isSafeId } from '../../kernel/text.js';
 import { problemMessage, usageMessage } from '../../platform/slack/kit/messages.js';
-import { guarded, replyTo, requestLog } from '../../platform/slack/respond.js';
+import { guarded, postToResponseUrl, replyTo, requestLog } from '../../platform/slack/respond.js';
 import type { Subcommand } from '../../platform/slack/subcommand.js';
 import type { VisitorCards } from '../visitor/service.js';
 import { ALERT_ACTIONS } from './blocks.js';
@@ -43,14 +43,14 @@ function alertButton(alerts: AlertService, cards: VisitorCards, action: AlertAct
     const log = requestLog(args.context, alerts.log);
     const user = args.body.user.id;
     const channel = args.body.channel?.id;
-    const tell = replyTo(args.respond, false);
+    const tell = replyTo(args.body.response_url, false);
     await guarded(log, `alert ${action}`, tell, async () => {
       const visitorId = args.action.type === 'button' ? args.action.value : undefined;
       if (!channel || !isSafeId(visitorId)) return tell(problemMessage('This alert is too old to act on.'));
       if (action === 'details') return tell((await cards.card({ visitorId, channelId: channel, user, log })).message);
       const outcome = await alerts.act(user, channel, visitorId, action);
       if (!outcome.ok) return tell(outcome.message);
-      await args.respond({ ...outcome.message, replace_original: true });
+      await postToResponseUrl(args.body.response_url, { ...outcome.message, replace_original: true });
     });
   };
 }

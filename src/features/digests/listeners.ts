@@ -78,7 +78,7 @@ function digestButton(digests: DigestService, kind: DigestVerb) {
   return async (args: ActionArgs) => {
     await args.ack();
     const log = requestLog(args.context, digests.log);
-    const tell = replyTo(args.respond, false);
+    const tell = replyTo(args.body.response_url, false);
     await guarded(log, `digest ${kind}`, tell, async () => {
       const id = Number(args.action.type === 'button' ? args.action.value : NaN);
       if (!Number.isSafeInteger(id) || id <= 0) return tell(usageMessage('That button is not one of ours.', '/traffic digest list'));

@@ -1,6 +1,6 @@
 import type { AllMiddlewareArgs, App, BlockAction, SlackActionMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import { staleMessage, usageMessage } from '../../platform/slack/kit/messages.js';
-import { guarded, replyTo, requestLog } from '../../platform/slack/respond.js';
+import { guarded, postToResponseUrl, replyTo, requestLog } from '../../platform/slack/respond.js';
 import { decodeCardRef, VISITOR_ACTIONS } from './card.js';
 import { parseVisitorCommand } from './parse.js';
 import type { VisitorService } from './service.js';
@@ -9,10 +9,10 @@ type ActionArgs = SlackActionMiddlewareArgs<BlockAction> & AllMiddlewareArgs;
 
 /** `/visitor <id> [visit <visit_id>]`: the security card, ephemeral, for those allowed to see it. */
 function visitorCommand(visitors: VisitorService) {
-  return async ({ ack, command, respond, context }: SlackCommandMiddlewareArgs & AllMiddlewareArgs) => {
+  return async ({ ack, command, context }: SlackCommandMiddlewareArgs & AllMiddlewareArgs) => {
     await ack();
     const log = requestLog(context, visitors.log);
-    const reply = replyTo(respond, false);
+    const reply = replyTo(command.response_url, false);
     await guarded(log, '/visitor', reply, async () => {
       const parsed = parseVisitorCommand(command.text ?? '');
       if (parsed.kind === 'error') return reply(usageMessage(parsed.message, parsed.usage));
@@ -31,14 +31,14 @@ function cardButton(visitors: VisitorService, mode: 'page' | 'share') {
     await args.ack();
     const log = requestLog(args.context, visitors.log);
     const ephemeral = (args.body.container as { is_ephemeral?: boolean } | undefined)?.is_ephemeral === true;
-    const tell = replyTo(args.respond, false);
+    const tell = replyTo(args.body.response_url, false);
     await guarded(log, `visitor ${mode}`, tell, async () => {
       const wanted = decodeCardRef(args.action.type === 'button' ? args.action.value : undefined);
       if (!wanted) return tell(staleMessage());
       const share = mode === 'share';
       const card = await visitors.card({ ...wanted, channelId: args.body.channel?.id, user: args.body.user.id, share, log });
-      if (share && card.ok) return args.respond({ ...card.message, response_type: 'in_channel', replace_original: false });
-      return replyTo(args.respond, !share && ephemeral)(card.message);
+      if (share && card.ok) return postToResponseUrl(args.body.response_url, { ...card.message, response_type: 'in_channel', replace_original: false });
+      return replyTo(args.body.response_url, !share && ephemeral)(card.message);
     });
   };
 }

@@ -3,7 +3,13 @@
  * the default) and a real PostgreSQL through a `pg` pool (DATABASE_URL).
  * Both speak the same SQL; repositories only ever see `query` and `transaction`.
  */
-import { mkdirSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import pg from 'pg';
 
@@ -39,13 +45,18 @@ export interface OpenDbOptions {
   schema?: string;
   /** pg only: errors of idle pooled connections (the pool replaces them); credentials already redacted. */
   onError?: (error: Error) => void;
+  /** PGlite: create a missing data directory here rather than in a short-lived child process. */
+  initInProcess?: boolean;
 }
 
 export async function openDb(options: OpenDbOptions): Promise<Db> {
   const schema = options.schema === undefined ? undefined : checkSchemaName(options.schema);
   if (options.databaseUrl) return openPostgres(options.databaseUrl, options.poolSize ?? 5, schema, options.onError);
   if (options.memory) return openPglite(undefined, schema);
-  if (options.dataDir) return openPglite(options.dataDir, schema);
+  if (options.dataDir) {
+    if (!options.initInProcess) await initDataDir(options.dataDir);
+    return openPglite(options.dataDir, schema);
+  }
   throw new Error('openDb needs a databaseUrl, a dataDir or memory: true');
 }
 
@@ -59,10 +70,71 @@ function checkSchemaName(schema: string): string {
 
 // ---------------------------------------------------------------- PGlite
 
+/**
+ * Lookout's tables are small: 4 MB of shared buffers instead of 128 MB, and small work
+ * memory, keep PGlite's WASM heap small (bench/memory.ts).
+ */
+const PGLITE_CONF = ['shared_buffers=4MB', 'work_mem=1MB', 'maintenance_work_mem=4MB', 'temp_buffers=1MB', 'wal_buffers=256kB'];
+
+const INIT_TIMEOUT_MS = 120_000;
+
+/**
+ * A new data directory is a copy of a template: a data directory made once (initdb and
+ * the migrations) by a short-lived child process and kept under node_modules/.cache,
+ * keyed by the PGlite version and the migrations. initdb's WASM instances would otherwise
+ * stay resident in the serving process (about 450 MB), and initdb takes seconds
+ * (bench/memory.ts). Where the cache cannot be written, the child makes the directory itself.
+ */
+async function initDataDir(dataDir: string): Promise<void> {
+  if (existsSync(join(dataDir, 'PG_VERSION'))) return;
+  const template = templateDir();
+  if (template && !existsSync(join(template, 'PG_VERSION'))) {
+    const building = `${template}.${process.pid}.tmp`;
+    try {
+      rmSync(building, { recursive: true, force: true });
+      await initInChild(building);
+      renameSync(building, template);
+    } catch {
+      rmSync(building, { recursive: true, force: true });
+    }
+  }
+  if (template && existsSync(join(template, 'PG_VERSION'))) {
+    mkdirSync(dataDir, { recursive: true });
+    cpSync(template, dataDir, { recursive: true });
+    return;
+  }
+  await initInChild(dataDir);
+}
+
+async function initInChild(dataDir: string): Promise<void> {
+  const here = fileURLToPath(import.meta.url);
+  const script = join(here, '..', `init-pglite${here.endsWith('.ts') ? '.ts' : '.js'}`);
+  const args = script.endsWith('.ts') ? ['--import', 'tsx', script, dataDir] : [script, dataDir];
+  await promisify(execFile)(process.execPath, args, { timeout: INIT_TIMEOUT_MS, env: process.env }).catch((error: { stderr?: string; message?: string }) => {
+    throw new Error(`Could not create the PGlite data directory ${dataDir}: ${(error.stderr || error.message || String(error)).trim().slice(0, 500)}`);
+  });
+}
+
+/** Where the template for this PGlite and these migrations lives; undefined when there is no node_modules to keep it in. */
+function templateDir(): string | undefined {
+  try {
+    const require = createRequire(import.meta.url);
+    const entry = require.resolve('@electric-sql/pglite');
+    const modules = entry.slice(0, entry.lastIndexOf('node_modules') + 'node_modules'.length);
+    const hash = createHash('sha256').update(readFileSync(join(modules, '@electric-sql', 'pglite', 'package.json'))).update(PGLITE_CONF.join(','));
+    const migrations = fileURLToPath(new URL('./migrations/', import.meta.url));
+    for (const file of readdirSync(migrations).sort()) hash.update(file).update(readFileSync(join(migrations, file)));
+    const dir = join(modules, '.cache', 'lookout');
+    mkdirSync(dir, { recursive: true });
+    return join(dir, `pgdata-${hash.digest('hex').slice(0, 16)}`);
+  } catch {
+    return undefined;
+  }
+}
+
 async function openPglite(dataDir: string | undefined, schema: string | undefined): Promise<Db> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
-  // Lookout's tables are small: 16 MB of shared buffers instead of 128 MB saves ~130 MB of memory.
-  const pglite = await PGlite.create({ ...(dataDir ? { dataDir } : {}), postgresqlconf: ['shared_buffers=16MB'] });
+  const pglite = await PGlite.create({ ...(dataDir ? { dataDir } : {}), postgresqlconf: PGLITE_CONF });
   // One connection: a SET lasts for the life of the instance.
   if (schema) await pglite.exec(`CREATE SCHEMA IF NOT EXISTS ${schema}; SET search_path TO ${schema}`);
 

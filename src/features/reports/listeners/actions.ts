@@ -2,7 +2,7 @@ import type { AllMiddlewareArgs, BlockAction, SlackActionMiddlewareArgs } from '
 import { withRange, withSort, type ReportQuery } from '../../../kernel/query.js';
 import { isSafeId } from '../../../kernel/text.js';
 import { staleMessage } from '../../../platform/slack/kit/messages.js';
-import { guarded, replyTo, requestLog } from '../../../platform/slack/respond.js';
+import { guarded, postToResponseUrl, replyTo, requestLog } from '../../../platform/slack/respond.js';
 import type { VisitorCards } from '../../visitor/service.js';
 import { decodeMenuChoice, MENU_BLOCK_PREFIX } from '../blocks.js';
 import type { ReportService } from '../service.js';
@@ -34,7 +34,7 @@ export function navigate(reports: ReportService) {
   return async (args: ActionArgs) => {
     await args.ack();
     const log = requestLog(args.context, reports.log);
-    const tell = replyTo(args.respond, isEphemeral(args.body));
+    const tell = replyTo(args.body.response_url, isEphemeral(args.body));
     await guarded(log, `action ${args.action.action_id}`, tell, async () => {
       const query = await targetOf(reports, args);
       if (!query) return tell(staleMessage());
@@ -49,14 +49,14 @@ export function share(reports: ReportService) {
   return async (args: ActionArgs) => {
     await args.ack();
     const log = requestLog(args.context, reports.log);
-    const tell = replyTo(args.respond, true);
+    const tell = replyTo(args.body.response_url, true);
     await guarded(log, 'share report', tell, async () => {
       const query = await reports.refs.resolve(buttonValue(args));
       if (!query) return tell(staleMessage());
       const answer = await reports.answer(query, { channelId: args.body.channel?.id, ephemeral: false, log });
       if (!answer.ok) return tell(answer.message);
-      await args.respond({ ...answer.message, response_type: 'in_channel', replace_original: false });
-      await args.respond({ delete_original: true });
+      await postToResponseUrl(args.body.response_url, { ...answer.message, response_type: 'in_channel', replace_original: false });
+      await postToResponseUrl(args.body.response_url, { delete_original: true });
     });
   };
 }
@@ -66,7 +66,7 @@ export function inspect(reports: ReportService, cards: VisitorCards) {
   return async (args: ActionArgs) => {
     await args.ack();
     const log = requestLog(args.context, reports.log);
-    const tell = replyTo(args.respond, false);
+    const tell = replyTo(args.body.response_url, false);
     await guarded(log, 'inspect visitor', tell, async () => {
       const visitorId = args.action.type === 'static_select' ? args.action.selected_option?.value : undefined;
       if (!isSafeId(visitorId)) return tell(staleMessage());

@@ -28,7 +28,7 @@ export function openModal(reports: ReportService, kind: 'filter' | 'drill') {
   return async (args: ActionArgs) => {
     await args.ack();
     const log = requestLog(args.context, reports.log);
-    const tell = replyTo(args.respond, true);
+    const tell = replyTo(args.body.response_url, true);
     await guarded(log, `open ${kind} modal`, tell, async () => {
       const ref = buttonValue(args);
       const query = await reports.refs.resolve(ref);
