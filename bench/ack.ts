@@ -155,7 +155,7 @@ async function phase(server: Server, rate: number): Promise<Phase> {
 const servers = [
   await start('bare Bolt', ['bench/apps/bare-bolt.mjs'], false),
   await start('floor', ['bench/apps/floor.mjs'], true),
-  await start('Lookout', ['dist/main.js'], true),
+  await start('Lookout', [...(process.env.BENCH_PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : []), 'dist/main.js'], true),
 ];
 say(`servers up: ${servers.map((s) => s.name).join(', ')}; demo API at ${demo.url}; ${ROUNDS} rounds × rates ${RATES.join(', ')}/s × ${SECONDS} s`);
 

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   bar,
@@ -5,6 +6,7 @@ import {
   formatDateTime,
   formatDelta,
   formatDuration,
+  partsInZone,
 } from '../../src/kernel/format.js';
 import { clip, quoteInput } from '../../src/kernel/text.js';
 
@@ -153,5 +155,29 @@ describe('clip and quoteInput', () => {
   it('makes input safe for a one-line code span', () => {
     expect(quoteInput('a`b\nc')).toBe("a'b c");
     expect(Array.from(quoteInput('x'.repeat(100)))).toHaveLength(40);
+  });
+});
+
+describe('partsInZone (cached offsets) agrees with Intl for any instant', () => {
+  const ZONES = ['UTC', 'Europe/Berlin', 'America/New_York', 'Australia/Lord_Howe', 'Asia/Kathmandu', 'America/St_Johns', 'Pacific/Chatham', 'Africa/Casablanca'];
+  const direct = (ms: number, zone: string) => {
+    const parts = new Intl.DateTimeFormat('en-US', { timeZone: zone, year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', hourCycle: 'h23' }).formatToParts(new Date(ms));
+    return Object.fromEntries(parts.filter((p) => p.type !== 'literal').map((p) => [p.type, Number(p.value)]));
+  };
+  it('matches formatToParts across DST changes in zones with odd offsets', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: Date.UTC(1990, 0, 1), max: Date.UTC(2040, 0, 1) }), fc.constantFrom(...ZONES), (ms, zone) => {
+        expect(partsInZone(new Date(ms), zone, true)).toEqual(direct(ms, zone));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('formatCount groups whole numbers as Intl does', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: -Number.MAX_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER }), (n) => {
+        expect(formatCount(n)).toBe(new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 }).format(n));
+      }),
+    );
   });
 });
