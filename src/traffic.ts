@@ -1,4 +1,5 @@
-import type { AllMiddlewareArgs, App, SlackCommandMiddlewareArgs } from '@slack/bolt';
+import type { Routes } from './platform/slack/routes.js';
+import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import { helpText, type MoreHelp } from './features/reports/help.js';
 import { parseTrafficCommand } from './features/reports/parse.js';
 import type { ReportService } from './features/reports/service.js';
@@ -17,7 +18,7 @@ export interface TrafficSubcommand {
  * `/traffic …`: ack at once, then a report, help, or the sub-command its first word
  * names. A new sub-command is one more entry in `subcommands` (see compose.ts).
  */
-export function registerTraffic(app: App, reports: ReportService, subcommands: readonly TrafficSubcommand[], otherHelp: MoreHelp = {}): void {
+export function registerTraffic(app: Routes, reports: ReportService, subcommands: readonly TrafficSubcommand[], otherHelp: MoreHelp = {}): void {
   const byWord = new Map(subcommands.flatMap((s) => s.words.map((w) => [w, s] as const)));
   const more: MoreHelp = { ...Object.fromEntries(subcommands.map((s) => [s.words[0], s.help])), ...otherHelp };
   app.command('/traffic', async ({ ack, command, client, context }: SlackCommandMiddlewareArgs & AllMiddlewareArgs) => {

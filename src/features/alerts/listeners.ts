@@ -1,4 +1,5 @@
-import type { AllMiddlewareArgs, App, BlockAction, SlackActionMiddlewareArgs } from '@slack/bolt';
+import type { Routes } from '../../platform/slack/routes.js';
+import type { AllMiddlewareArgs, BlockAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { isSafeId } from '../../kernel/text.js';
 import { problemMessage, usageMessage } from '../../platform/slack/kit/messages.js';
 import { guarded, postToResponseUrl, replyTo, requestLog } from '../../platform/slack/respond.js';
@@ -55,6 +56,6 @@ function alertButton(alerts: AlertService, cards: VisitorCards, action: AlertAct
   };
 }
 
-export function registerAlerts(app: App, alerts: AlertService, cards: VisitorCards): void {
+export function registerAlerts(app: Routes, alerts: AlertService, cards: VisitorCards): void {
   for (const action of ['ack', 'mute24h', 'mute7d', 'unmute', 'details'] as const) app.action(ALERT_ACTIONS[action], alertButton(alerts, cards, action));
 }

@@ -1,4 +1,5 @@
-import type { AllMiddlewareArgs, App, BlockAction, SlackActionMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } from '@slack/bolt';
+import type { Routes } from '../../platform/slack/routes.js';
+import type { AllMiddlewareArgs, BlockAction, SlackActionMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } from '@slack/bolt';
 import { REPORTS } from '../../kernel/catalog.js';
 import { infoMessage, usageMessage, type SlackMessage } from '../../platform/slack/kit/messages.js';
 import { guarded, replyTo, requestLog } from '../../platform/slack/respond.js';
@@ -110,7 +111,7 @@ function submitDigest(digests: DigestService) {
   };
 }
 
-export function registerDigests(app: App, digests: DigestService): void {
+export function registerDigests(app: Routes, digests: DigestService): void {
   for (const kind of ['preview', 'pause', 'resume', 'edit', 'remove'] as const) app.action(DIGEST_ACTIONS[kind], digestButton(digests, kind));
   app.view(DIGEST_MODAL, submitDigest(digests));
 }

@@ -1,4 +1,5 @@
-import type { AllMiddlewareArgs, App, BlockAction, SlackActionMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
+import type { Routes } from '../../platform/slack/routes.js';
+import type { AllMiddlewareArgs, BlockAction, SlackActionMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import { staleMessage, usageMessage } from '../../platform/slack/kit/messages.js';
 import { guarded, postToResponseUrl, replyTo, requestLog } from '../../platform/slack/respond.js';
 import { decodeCardRef, VISITOR_ACTIONS } from './card.js';
@@ -43,7 +44,7 @@ function cardButton(visitors: VisitorService, mode: 'page' | 'share') {
   };
 }
 
-export function registerVisitor(app: App, visitors: VisitorService): void {
+export function registerVisitor(app: Routes, visitors: VisitorService): void {
   app.command('/visitor', visitorCommand(visitors));
   app.action(VISITOR_ACTIONS.more, cardButton(visitors, 'page'));
   app.action(VISITOR_ACTIONS.share, cardButton(visitors, 'share'));

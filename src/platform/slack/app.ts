@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { App, HTTPReceiver, type CustomRoute } from '@slack/bolt';
 import type { Logger } from '../log.js';
 import { boltLogger } from './bolt-logger.js';
+import { Routes } from './routes.js';
 
 export interface SlackAppOptions {
   signingSecret: string;
@@ -15,7 +16,7 @@ export interface SlackAppOptions {
   ready: () => Promise<{ ok: boolean; checks: Record<string, string> }>;
   log: Logger;
   /** Each feature's listeners, registered in order. */
-  listeners: readonly ((app: App) => void)[];
+  listeners: readonly ((routes: Routes) => void)[];
 }
 
 export interface SlackApp {
@@ -85,7 +86,9 @@ export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp
     log.error({ err: error.message, code: (error as { code?: string }).code }, 'unhandled error in a listener');
   });
 
-  for (const register of options.listeners) register(app);
+  const routes = new Routes();
+  for (const register of options.listeners) register(routes);
+  routes.mount(app);
 
   return {
     app,

@@ -1,4 +1,4 @@
-import type { App } from '@slack/bolt';
+import type { Routes } from '../../../platform/slack/routes.js';
 import type { VisitorCards } from '../../visitor/service.js';
 import { ACTIONS } from '../blocks.js';
 import { DRILL_MODAL, FILTER_MODAL, FILTER_REMOVE_PATTERN } from '../modals.js';
@@ -7,7 +7,7 @@ import { inspect, navigate, share } from './actions.js';
 import { openModal, removeFilter, submitModal } from './modals.js';
 
 /** Every button, menu and modal of a report answer. (The /traffic command itself is the dispatcher's.) */
-export function registerReports(app: App, reports: ReportService, cards: VisitorCards): void {
+export function registerReports(app: Routes, reports: ReportService, cards: VisitorCards): void {
   for (const id of [ACTIONS.prev, ACTIONS.next, ACTIONS.range, ACTIONS.sort]) app.action(id, navigate(reports));
   app.action(ACTIONS.share, share(reports));
   app.action(ACTIONS.inspect, inspect(reports, cards));
