@@ -11,8 +11,7 @@
  * process's user + system time (/proc/<pid>/stat) over the phase, divided by commands answered.
  * Run: npm run bench -- ack   (BENCH_ROUNDS 3, BENCH_SECONDS 10, BENCH_RATES 20,100,300)
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -20,9 +19,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
 import { REPORT_IDS } from '../src/kernel/catalog.js';
-import { startOfflineSlack } from '../src/sandbox/slack/index.js';
 import { signRequest } from '../src/sandbox/slack/signing.js';
-import { percentile, spawnDemoApi } from './stats.js';
+import { median, percentile, productionWorld } from './stats.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -31,13 +29,9 @@ const RANGES = ['last7d', 'last30d', 'today', 'yesterday', 'mtd'];
 const TICKS_PER_SECOND = 100; // getconf CLK_TCK on Linux
 const say = (text: string) => console.log(`[ack] ${text}`);
 
-say('building dist/ (npm run build)');
-execFileSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
-
-const signingSecret = randomBytes(16).toString('hex');
-const botToken = `xoxb-bench-${randomBytes(8).toString('hex')}`;
-const slack = await startOfflineSlack({ signingSecret, botToken, rateLimit: false });
-const demo = await spawnDemoApi({ DEMO_API_KEY: 'bench' });
+say('building dist/, starting an offline Slack and the demo API (its own process)');
+const world = await productionWorld();
+const signingSecret = world.env.SLACK_SIGNING_SECRET!;
 const dataDir = mkdtempSync(join(tmpdir(), 'lookout-ack-'));
 
 // The response_url sink: answers arrive here; the time from command to answer is recorded.
@@ -66,11 +60,7 @@ interface Server {
 async function start(name: string, args: string[], answersCommands: boolean): Promise<Server> {
   const port = 20_000 + Math.floor(Math.random() * 20_000);
   const child = spawn(process.execPath, args, {
-    env: {
-      PATH: process.env.PATH, NODE_ENV: 'production', PORT: String(port), LOG_LEVEL: 'error', DATA_DIR: dataDir,
-      SLACK_SIGNING_SECRET: signingSecret, SLACK_BOT_TOKEN: botToken, SLACK_API_URL: slack.apiUrl,
-      ANALYTICS_API_URL: demo.url, ANALYTICS_API_KEY: 'bench',
-    },
+    env: { ...world.env, PORT: String(port), LOG_LEVEL: 'error', DATA_DIR: dataDir },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   for (let i = 0; i < 600; i++) {
@@ -157,7 +147,7 @@ const servers = [
   await start('floor', ['bench/apps/floor.mjs'], true),
   await start('Lookout', [...(process.env.BENCH_PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : []), 'dist/main.js'], true),
 ];
-say(`servers up: ${servers.map((s) => s.name).join(', ')}; demo API at ${demo.url}; ${ROUNDS} rounds × rates ${RATES.join(', ')}/s × ${SECONDS} s`);
+say(`servers up: ${servers.map((s) => s.name).join(', ')}; demo API at ${world.env.ANALYTICS_API_URL}; ${ROUNDS} rounds × rates ${RATES.join(', ')}/s × ${SECONDS} s`);
 
 // Warm-up: JIT, connections, caches.
 for (const s of servers) await phase(s, 50);
@@ -174,7 +164,6 @@ for (let round = 1; round <= ROUNDS; round++) {
   }
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
 const m = (name: string, rate: number, f: (p: Phase) => number) => median(results.get(`${name}@${rate}`)!.map(f));
 console.log(`\nMedians of ${ROUNDS} interleaved rounds, ${SECONDS} s a phase (Node ${process.version}):`);
 console.log('| rate | app | CPU per command | ÷ floor | ack p50 | ack p99 | ack p99 ÷ bare | answer p50 | answer p99 |');
@@ -190,7 +179,6 @@ for (const rate of RATES) {
 }
 
 for (const s of servers) s.child.kill('SIGTERM');
-demo.stop();
 sink.close();
-await slack.close();
+await world.close();
 rmSync(dataDir, { recursive: true, force: true });

@@ -9,27 +9,19 @@
  * processes the app starts are counted with it. Medians and ratios against bare Bolt.
  * Run: npm run bench -- memory   (BENCH_ROUNDS 3, BENCH_IDLE_SECONDS 30)
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startOfflineSlack } from '../src/sandbox/slack/index.js';
-import { spawnDemoApi } from './stats.js';
+import { median, productionWorld } from './stats.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 30);
 const say = (text: string) => console.log(`[memory] ${text}`);
 
-say('building dist/ (npm run build)');
-execFileSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
-
-const signingSecret = randomBytes(16).toString('hex');
-const botToken = `xoxb-bench-${randomBytes(8).toString('hex')}`;
-const slack = await startOfflineSlack({ signingSecret, botToken, rateLimit: false });
-const demo = await spawnDemoApi({ DEMO_API_KEY: 'bench' });
-say(`offline Slack at ${slack.url}, demo API (its own process) at ${demo.url}`);
+say('building dist/, starting an offline Slack and the demo API (its own process)');
+const world = await productionWorld();
 
 async function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -79,7 +71,7 @@ async function measure(name: string, args: string[], env: Record<string, string>
   const port = await freePort();
   const started = performance.now();
   const child: ChildProcess = spawn(process.execPath, args, {
-    env: { PATH: process.env.PATH, NODE_ENV: 'production', PORT: String(port), LOG_LEVEL: 'warn', SLACK_SIGNING_SECRET: signingSecret, SLACK_BOT_TOKEN: botToken, SLACK_API_URL: slack.apiUrl, ANALYTICS_API_URL: demo.url, ANALYTICS_API_KEY: 'bench', ...env },
+    env: { ...world.env, PORT: String(port), LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   let peak = 0;
@@ -106,7 +98,6 @@ async function measure(name: string, args: string[], env: Record<string, string>
   }
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
 const kept = mkdtempSync(join(tmpdir(), 'lookout-memory-kept-'));
 const variants: { name: string; run: (round: number) => Promise<Sample> }[] = [
   { name: 'bare Bolt', run: () => measure('bare Bolt', ['bench/apps/bare-bolt.mjs'], {}) },
@@ -183,5 +174,4 @@ for (const [name, s] of samples) {
 }
 
 rmSync(kept, { recursive: true, force: true });
-demo.stop();
-await slack.close();
+await world.close();

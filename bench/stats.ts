@@ -85,3 +85,36 @@ export async function spawnDemoApi(env: Record<string, string> = {}): Promise<{ 
   });
   return { url, stop: () => child.kill('SIGTERM') };
 }
+
+export const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
+
+/**
+ * What a production-mode app needs around it, for bench/memory.ts and bench/ack.ts: a fresh
+ * build in dist/, an offline Slack (for auth.test at start) and the demo API in its own
+ * process, with the environment that points an app at them.
+ */
+export async function productionWorld(): Promise<{ env: Record<string, string>; close: () => Promise<void> }> {
+  const { execFileSync } = await import('node:child_process');
+  const { randomBytes } = await import('node:crypto');
+  const { startOfflineSlack } = await import('../src/sandbox/slack/index.js');
+  execFileSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
+  const signingSecret = randomBytes(16).toString('hex');
+  const botToken = `xoxb-bench-${randomBytes(8).toString('hex')}`;
+  const slack = await startOfflineSlack({ signingSecret, botToken, rateLimit: false });
+  const demo = await spawnDemoApi({ DEMO_API_KEY: 'bench' });
+  return {
+    env: {
+      PATH: process.env.PATH ?? '',
+      NODE_ENV: 'production',
+      SLACK_SIGNING_SECRET: signingSecret,
+      SLACK_BOT_TOKEN: botToken,
+      SLACK_API_URL: slack.apiUrl,
+      ANALYTICS_API_URL: demo.url,
+      ANALYTICS_API_KEY: 'bench',
+    },
+    close: async () => {
+      demo.stop();
+      await slack.close();
+    },
+  };
+}

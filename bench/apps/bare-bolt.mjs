@@ -1,6 +1,7 @@
 // A bare Bolt 5 app started as Lookout is in production (`node <file>`): the HTTP receiver at
 // /slack/events, a /healthz route, and one command that only acks. The floor bench/memory.ts
 // measures Lookout against. Reads PORT, SLACK_SIGNING_SECRET, SLACK_BOT_TOKEN, SLACK_API_URL.
+import process from 'node:process';
 import bolt from '@slack/bolt';
 
 const { App, HTTPReceiver, LogLevel } = bolt;

@@ -2,6 +2,7 @@
 // undici request to the analytics API (the same demo API Lookout asks) and posts the rows it
 // got to the command's response_url. Reads PORT, SLACK_SIGNING_SECRET, SLACK_BOT_TOKEN,
 // SLACK_API_URL, ANALYTICS_API_URL, ANALYTICS_API_KEY.
+import process from 'node:process';
 import bolt from '@slack/bolt';
 import { Agent, Pool, request } from 'undici';
 

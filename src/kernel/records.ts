@@ -29,7 +29,7 @@ export interface VisitorRecord {
   id: string;
   first_seen: string;
   last_seen: string;
-  company?: { name?: string; [field: string]: unknown } | null;
+  company?: { name?: string | null; [field: string]: unknown } | null;
   [field: string]: unknown;
 }
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Flag, FlagValue } from '../../kernel/records.js';
+import type { Flag, FlagValue, VisitorRecord, VisitRecord } from '../../kernel/records.js';
 
 /**
  * Schemas of everything the analytics API returns. Tolerant by design: unknown
@@ -46,48 +46,51 @@ export const pageRow = z.looseObject({
 });
 export type PageRow = z.infer<typeof pageRow>;
 
-/** The company model is "not shown" in the spec: an open record. */
-export const company = z.looseObject({ name: optionalName });
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-export const visitorRecord = z.looseObject({
-  id: z.string(),
-  first_seen: z.string(),
-  last_seen: z.string(),
-  company: company.nullable().optional(),
-});
-
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
+/** What a field of a record checked in place may hold; `?` means it may be missing. */
+const FIELD_KINDS = {
+  string: [(v: unknown) => typeof v === 'string', 'expected a string'],
+  'string?': [(v: unknown) => v === undefined || typeof v === 'string', 'expected a string'],
+  'string|null?': [(v: unknown) => v === undefined || v === null || typeof v === 'string', 'expected a string or null'],
+  'object|null?': [(v: unknown) => v === undefined || v === null || isRecord(v), 'expected an object'],
+  'object|string|null?': [(v: unknown) => v === undefined || v === null || typeof v === 'string' || isRecord(v), 'expected an object or a string'],
+} as const;
 
 /**
- * The nested models of a visit are "not shown": open records, kept as they
- * came. Checked, not copied: a 1,000-visit page holds 5,000 of them.
+ * A record whose fields are checked where they are, not copied: the big pages (1,000
+ * visits, visitors) are read as the API sent them, and what rendering depends on is
+ * checked. Other fields are kept, as everywhere ("not shown" means open).
  */
-const openModel = z
-  .custom<Record<string, unknown> | null | undefined>((v) => v === undefined || v === null || isRecord(v), {
-    message: 'expected an object',
-  })
-  .optional();
+function checkedInPlace<T>(fields: Record<string, keyof typeof FIELD_KINDS>): z.ZodType<T> {
+  const checks = Object.entries(fields).map(([field, kind]) => [field, ...FIELD_KINDS[kind]] as const);
+  return z.unknown().superRefine((row, ctx) => {
+    if (!isRecord(row)) {
+      ctx.addIssue({ code: 'custom', message: 'expected an object' });
+      return;
+    }
+    for (const [field, ok, message] of checks) if (!ok(row[field])) ctx.addIssue({ code: 'custom', path: [field], message });
+  }) as unknown as z.ZodType<T>;
+}
 
-export const visitRecord = z.looseObject({
-  id: z.string().optional(),
-  visitor_id: z.string().optional(),
-  date: z.string().optional(),
-  url: z.string().optional(),
-  referrer: z.string().nullable().optional(),
-  ip: z.string().nullable().optional(),
-  timezone: z.string().nullable().optional(),
-  params: z
-    .custom<Record<string, unknown> | string | null | undefined>(
-      (v) => v === undefined || v === null || typeof v === 'string' || isRecord(v),
-      { message: 'expected an object or a string' },
-    )
-    .optional(),
-  browser: openModel,
-  device: openModel,
-  location: openModel,
-  screen: openModel,
-  trafficSource: openModel,
+/** The company model is "not shown" in the spec: an open record (its name may be null). */
+export const visitorRecord = checkedInPlace<VisitorRecord>({ id: 'string', first_seen: 'string', last_seen: 'string', company: 'object|null?' });
+
+/** The nested models of a visit are "not shown": open records, kept as they came. */
+export const visitRecord = checkedInPlace<VisitRecord>({
+  id: 'string?',
+  visitor_id: 'string?',
+  date: 'string?',
+  url: 'string?',
+  referrer: 'string|null?',
+  ip: 'string|null?',
+  timezone: 'string|null?',
+  params: 'object|string|null?',
+  browser: 'object|null?',
+  device: 'object|null?',
+  location: 'object|null?',
+  screen: 'object|null?',
+  trafficSource: 'object|null?',
 });
 
 // --- Security ------------------------------------------------------------
