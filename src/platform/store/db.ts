@@ -87,23 +87,29 @@ const INIT_TIMEOUT_MS = 120_000;
  */
 async function initDataDir(dataDir: string): Promise<void> {
   if (existsSync(join(dataDir, 'PG_VERSION'))) return;
-  const template = templateDir();
-  if (template && !existsSync(join(template, 'PG_VERSION'))) {
-    const building = `${template}.${process.pid}.tmp`;
-    try {
-      rmSync(building, { recursive: true, force: true });
-      await initInChild(building);
-      renameSync(building, template);
-    } catch {
-      rmSync(building, { recursive: true, force: true });
-    }
-  }
-  if (template && existsSync(join(template, 'PG_VERSION'))) {
+  const template = await ensureTemplate();
+  if (template) {
     mkdirSync(dataDir, { recursive: true });
     cpSync(template, dataDir, { recursive: true });
     return;
   }
   await initInChild(dataDir);
+}
+
+/** The data directory template, made now if it is missing; undefined where it cannot be kept. */
+export async function ensureTemplate(): Promise<string | undefined> {
+  const template = templateDir();
+  if (!template) return undefined;
+  if (existsSync(join(template, 'PG_VERSION'))) return template;
+  const building = `${template}.${process.pid}.tmp`;
+  try {
+    rmSync(building, { recursive: true, force: true });
+    await initInChild(building);
+    renameSync(building, template);
+  } catch {
+    rmSync(building, { recursive: true, force: true });
+  }
+  return existsSync(join(template, 'PG_VERSION')) ? template : undefined;
 }
 
 async function initInChild(dataDir: string): Promise<void> {
