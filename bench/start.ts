@@ -1,8 +1,8 @@
 /**
  * How long `npm start` takes, with no Slack credentials and a fresh data directory,
  * until the offline workspace page answers in a browser's stead and the app has
- * answered a first `/traffic` command: first as on a fresh clone (no data directory
- * template in node_modules/.cache yet), then as any later fresh start.
+ * answered a first `/traffic` command: first without the data directory template (as
+ * after `npm ci --ignore-scripts`), then with it (as after `npm ci`, which makes it).
  * Run: npm run bench -- start
  */
 import { spawn } from 'node:child_process';
@@ -15,14 +15,14 @@ const aside = `${cache}.aside`;
 rmSync(aside, { recursive: true, force: true });
 if (existsSync(cache)) renameSync(cache, aside);
 try {
-  await once('as on a fresh clone, no template yet');
+  await once('without the data directory template (npm ci --ignore-scripts)');
 } finally {
   if (existsSync(aside)) {
     rmSync(cache, { recursive: true, force: true });
     renameSync(aside, cache);
   }
 }
-await once('a later fresh DATA_DIR');
+await once('a fresh clone after npm ci (the template made at install)');
 
 async function once(label: string): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'lookout-start-'));
