@@ -26,6 +26,7 @@ import { AnalyticsApi } from './platform/api/analytics.js';
 import type { Logger } from './platform/log.js';
 import { Access } from './platform/slack/access.js';
 import { createSlackApp, type SlackApp } from './platform/slack/app.js';
+import { boltLogger } from './platform/slack/bolt-logger.js';
 import { webDirectory } from './platform/slack/directory.js';
 import { webPoster } from './platform/slack/poster.js';
 import { startHousekeeping, type Prune } from './platform/store/housekeeping.js';
@@ -119,7 +120,10 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
 
   const repos = await openRepos({ ...options.store, onError: (error) => log.error({ err: error.message }, 'database connection error') });
   const api = new AnalyticsApi({ ...options.api, logger: log.child({ component: 'api' }) });
-  const web = new WebClient(options.slack.botToken, options.slack.apiUrl ? { slackApiUrl: options.slack.apiUrl } : {});
+  const web = new WebClient(options.slack.botToken, {
+    ...(options.slack.apiUrl ? { slackApiUrl: options.slack.apiUrl } : {}),
+    logger: boltLogger(log.child({ component: 'slack' }), [options.slack.botToken, options.slack.signingSecret]),
+  });
   const poster = webPoster(web);
   const directory = webDirectory(web, log.child({ component: 'slack' }));
   const access = new Access({ admins: options.admins ?? DEFAULTS.admins, security });
