@@ -49,7 +49,7 @@ export class DigestScheduler implements Schedule {
 
   /**
    * Claims for node-cron: the key is `digest:<id>:<slot ISO time>`. Which slots
-   * exist is core/schedule.ts's word, not node-cron's: on a DST change node-cron
+   * exist is schedule.ts's word, not node-cron's: on a DST change node-cron
    * fires a repeated local time at its second occurrence (refused here, as the
    * first was the slot) and skips a local time that does not exist (the periodic
    * catch-up posts that slot, an hour later in local time).

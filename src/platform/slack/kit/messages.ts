@@ -20,7 +20,7 @@ export function infoMessage(text: string): SlackMessage {
   return { text: clip(text, LIMITS.sectionText), blocks: [{ type: 'section', text: mrkdwn(`:white_check_mark: ${escapeMrkdwn(text)}`) }] };
 }
 
-/** A parse error: what was wrong (already a safe one-liner from core/command) and the usage line. */
+/** A parse error: what was wrong (a one-liner from a feature's parser) and the usage line. */
 export function usageMessage(message: string, usage: string): SlackMessage {
   return {
     text: clip(`${message} Usage: ${usage}`, LIMITS.sectionText),
