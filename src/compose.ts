@@ -128,8 +128,9 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
   const directory = webDirectory(web, log.child({ component: 'slack' }));
   const access = new Access({ admins: options.admins ?? DEFAULTS.admins, security });
 
-  const reports = new ReportService({ api, stash: repos.stash, catalog: REPORTS, timeZoneFor, now, demo: options.demo, log });
-  const visitors = new VisitorService({ api, access, verdict, timeZoneFor, now, demo: options.demo, log });
+  const answering = { api, timeZoneFor, now, demo: options.demo, log };
+  const reports = new ReportService({ ...answering, stash: repos.stash, catalog: REPORTS });
+  const visitors = new VisitorService({ ...answering, access, verdict });
   const alerts = new AlertService({ repos, access, directory, now, timeZone, log: log.child({ component: 'alerts' }) });
   const content = new DigestContent({ fetcher: new DigestFetcher(api), flagged: alerts, demo: options.demo });
   const scheduler = new DigestScheduler({

@@ -1,7 +1,7 @@
 import type { ReportCatalog, ReportId, ReportRow } from '../../kernel/catalog.js';
 import { resolveRange, type DateRange } from '../../kernel/dates.js';
 import { toMarketingRequest, withFilter, withPage, withReport, type ReportQuery } from '../../kernel/query.js';
-import type { AnalyticsApi } from '../../platform/api/analytics.js';
+import type { Answering } from '../../platform/answering.js';
 import { ApiError } from '../../platform/api/errors.js';
 import type { Logger } from '../../platform/log.js';
 import { LIMITS } from '../../platform/slack/kit/limits.js';
@@ -11,16 +11,9 @@ import { MENU_BLOCK_PREFIX, reportMessage } from './blocks.js';
 import { drillValue } from './modals.js';
 import { QueryRefs } from './refs.js';
 
-export interface ReportServiceDeps {
-  api: AnalyticsApi;
+export interface ReportServiceDeps extends Answering {
   stash: QueryStash;
   catalog: ReportCatalog;
-  /** The zone date ranges are resolved in for a channel. */
-  timeZoneFor: (channelId: string | undefined) => Promise<string>;
-  now: () => Date;
-  /** Answers say "demo data" when the demo API is behind them. */
-  demo: boolean;
-  log: Logger;
 }
 
 export interface Where {

@@ -4,6 +4,7 @@ import { SECURITY_CHECKS, type Part, type SecurityAnswers, type SecurityCheck, t
 import { clip } from '../../kernel/text.js';
 import { judge, securityFacts, type VerdictOptions } from '../../kernel/verdict.js';
 import type { AnalyticsApi } from '../../platform/api/analytics.js';
+import type { Answering } from '../../platform/answering.js';
 import { ApiError } from '../../platform/api/errors.js';
 import type { Logger } from '../../platform/log.js';
 import type { Access } from '../../platform/slack/access.js';
@@ -29,14 +30,9 @@ export interface VisitorCards {
   card(request: CardRequest): Promise<{ ok: boolean; message: SlackMessage }>;
 }
 
-export interface VisitorServiceDeps {
-  api: AnalyticsApi;
+export interface VisitorServiceDeps extends Answering {
   access: Access;
   verdict: VerdictOptions;
-  timeZoneFor: (channelId: string | undefined) => Promise<string>;
-  now: () => Date;
-  demo: boolean;
-  log: Logger;
 }
 
 async function part<T>(promise: Promise<T>): Promise<Part<T>> {

@@ -5,7 +5,8 @@
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,7 +38,7 @@ export interface OpenDbOptions {
   databaseUrl?: string;
   /** PGlite data directory, created if missing. */
   dataDir?: string;
-  /** PGlite in memory (takes precedence over dataDir). */
+  /** PGlite in memory, empty (takes precedence over dataDir). */
   memory?: boolean;
   /** pg pool size, default 5. */
   poolSize?: number;
@@ -45,6 +46,8 @@ export interface OpenDbOptions {
   schema?: string;
   /** pg only: errors of idle pooled connections (the pool replaces them); credentials already redacted. */
   onError?: (error: Error) => void;
+  /** PGlite keeping nothing: a copy of the migrated template, removed on close (takes precedence over memory). */
+  throwaway?: boolean;
   /** PGlite: create a missing data directory here rather than in a short-lived child process. */
   initInProcess?: boolean;
 }
@@ -52,6 +55,7 @@ export interface OpenDbOptions {
 export async function openDb(options: OpenDbOptions): Promise<Db> {
   const schema = options.schema === undefined ? undefined : checkSchemaName(options.schema);
   if (options.databaseUrl) return openPostgres(options.databaseUrl, options.poolSize ?? 5, schema, options.onError);
+  if (options.throwaway) return openThrowaway(schema);
   if (options.memory) return openPglite(undefined, schema);
   if (options.dataDir) {
     if (!options.initInProcess) await initDataDir(options.dataDir);
@@ -135,6 +139,25 @@ function templateDir(): string | undefined {
     return join(dir, `pgdata-${hash.digest('hex').slice(0, 16)}`);
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * A store that keeps nothing: a copy of the template in a temporary directory, removed on
+ * close (initdb in memory would stay resident, about 540 MB). Without a template, PGlite
+ * in memory.
+ */
+async function openThrowaway(schema: string | undefined): Promise<Db> {
+  const template = await ensureTemplate().catch(() => undefined);
+  if (!template) return openPglite(undefined, schema);
+  const dir = mkdtempSync(join(tmpdir(), 'lookout-store-'));
+  try {
+    cpSync(template, dir, { recursive: true });
+    const db = await openPglite(dir, schema);
+    return { ...db, close: () => db.close().finally(() => rmSync(dir, { recursive: true, force: true })) };
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
   }
 }
 

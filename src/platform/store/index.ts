@@ -17,9 +17,9 @@ export interface Store {
   close(): Promise<void>;
 }
 
-/** Opens the Db and applies pending migrations. */
+/** Opens the Db and applies pending migrations. A store in memory starts from the migrated template. */
 export async function openStore(options: OpenDbOptions): Promise<Store> {
-  const db = await openDb(options);
+  const db = await openDb(options.memory ? { ...options, memory: false, throwaway: true } : options);
   try {
     await migrate(db);
   } catch (error) {

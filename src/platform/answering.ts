@@ -1,0 +1,13 @@
+import type { AnalyticsApi } from './api/analytics.js';
+import type { Logger } from './log.js';
+
+/** What every service that answers from the analytics API needs. */
+export interface Answering {
+  api: AnalyticsApi;
+  /** The zone date ranges are resolved in for a channel. */
+  timeZoneFor: (channelId: string | undefined) => Promise<string>;
+  now: () => Date;
+  /** Answers say "demo data" when the demo API is behind them. */
+  demo: boolean;
+  log: Logger;
+}
