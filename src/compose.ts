@@ -232,16 +232,23 @@ export function prunes(repos: Repos, recheckMs: number): Prune[] {
   ];
 }
 
-/** /readyz: the store answers a query and the API a one-row report. */
+/** /readyz: the store answers a query and the API a one-row report, each within 3 s. */
 async function readiness(db: Db, api: AnalyticsApi): Promise<{ ok: boolean; checks: Record<string, string> }> {
-  const checks: Record<string, string> = {};
+  const within = <T>(promise: Promise<T>, what: string): Promise<T> => {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what} did not answer within 3 s`)), 3_000);
+    });
+    return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+  };
   const reason = (error: unknown) => (error instanceof Error ? error.message : String(error));
+  const checks: Record<string, string> = {};
   await Promise.all([
-    db.query('select 1').then(
+    within(db.query('select 1'), 'the store').then(
       () => (checks.store = 'ok'),
       (error: unknown) => (checks.store = reason(error)),
     ),
-    api.report('countries', { startDate: '1970-01-01', endDate: '1970-01-01', limit: 1 }).then(
+    within(api.report('countries', { startDate: '1970-01-01', endDate: '1970-01-01', limit: 1 }), 'the analytics API').then(
       () => (checks.api = 'ok'),
       (error: unknown) => (checks.api = reason(error)),
     ),

@@ -46,6 +46,8 @@ export interface OpenDbOptions {
   schema?: string;
   /** pg only: errors of idle pooled connections (the pool replaces them); credentials already redacted. */
   onError?: (error: Error) => void;
+  /** pg only: how long to wait for a connection and for a query before giving up (default 5 s and 15 s). */
+  timeouts?: { connectMs?: number; queryMs?: number };
   /** PGlite keeping nothing: a copy of the migrated template, removed on close (takes precedence over memory). */
   throwaway?: boolean;
   /** PGlite: create a missing data directory here rather than in a short-lived child process. */
@@ -54,7 +56,7 @@ export interface OpenDbOptions {
 
 export async function openDb(options: OpenDbOptions): Promise<Db> {
   const schema = options.schema === undefined ? undefined : checkSchemaName(options.schema);
-  if (options.databaseUrl) return openPostgres(options.databaseUrl, options.poolSize ?? 5, schema, options.onError);
+  if (options.databaseUrl) return openPostgres(options.databaseUrl, options.poolSize ?? 5, schema, options.onError, options.timeouts ?? {});
   if (options.throwaway) return openThrowaway(schema);
   if (options.memory) return openPglite(undefined, schema);
   if (options.dataDir) {
@@ -196,12 +198,17 @@ async function openPostgres(
   poolSize: number,
   schema: string | undefined,
   onError: ((error: Error) => void) | undefined,
+  timeouts: { connectMs?: number; queryMs?: number },
 ): Promise<Db> {
   const scrub = scrubber(databaseUrl);
+  // A database that stops answering (a partition, not a refusal) fails calls instead of holding them.
   const pool = new pg.Pool({
     connectionString: databaseUrl,
     max: poolSize,
     application_name: 'lookout',
+    connectionTimeoutMillis: timeouts.connectMs ?? 5_000,
+    query_timeout: timeouts.queryMs ?? 15_000,
+    keepAlive: true,
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
   pool.on('error', (error) => onError?.(scrub(error)));

@@ -1,0 +1,106 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openRepos, startLookout, type Lookout, type Repos } from '../../src/compose.js';
+import { openDb } from '../../src/platform/store/db.js';
+import { startDemoApi, type DemoApi } from '../../src/sandbox/demo-api/server.js';
+import { startOfflineSlack, type OfflineSlack } from '../../src/sandbox/slack/index.js';
+import { TEST_DATABASE_URL } from '../support/db.js';
+import { captureLogs } from '../support/log-capture.js';
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
+
+/** PostgreSQL cut off through a real TCP proxy: calls fail within their timeouts, and everything resumes without a restart. */
+describe.skipIf(!TEST_DATABASE_URL)('a database that stops answering', () => {
+  const schema = `t_outage_${randomBytes(4).toString('hex')}`;
+  let proxy: TcpProxy;
+  let url: string;
+  let repos: Repos;
+
+  beforeAll(async () => {
+    const real = new URL(TEST_DATABASE_URL!);
+    proxy = await startTcpProxy({ host: real.hostname, port: Number(real.port || 5432) });
+    const via = new URL(TEST_DATABASE_URL!);
+    via.hostname = '127.0.0.1';
+    via.port = String(proxy.port);
+    url = via.toString();
+    repos = await openRepos({ databaseUrl: url, schema, poolSize: 2, timeouts: { connectMs: 1_000, queryMs: 1_000 } });
+  });
+
+  afterAll(async () => {
+    await repos?.close();
+    await proxy?.close();
+    const admin = await openDb({ databaseUrl: TEST_DATABASE_URL! });
+    await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await admin.close();
+  });
+
+  it('a query during a partition fails within the query timeout instead of hanging', async () => {
+    expect((await repos.db.query<{ n: number }>('SELECT 1 AS n')).rows).toEqual([{ n: 1 }]);
+    proxy.hang();
+    const started = Date.now();
+    await expect(repos.digests.listAll()).rejects.toThrow(/timeout|terminated|Connection/i);
+    expect(Date.now() - started).toBeLessThan(3_000);
+    proxy.restore();
+  });
+
+  it('a refused connection fails within the connect timeout; when the database is back, queries work again', async () => {
+    proxy.refuse();
+    const started = Date.now();
+    await expect(repos.db.query('SELECT 1')).rejects.toThrow();
+    expect(Date.now() - started).toBeLessThan(3_000);
+    proxy.restore();
+    let rows: unknown[] = [];
+    for (let i = 0; i < 20 && rows.length === 0; i++) {
+      rows = await repos.db.query('SELECT 1 AS n').then((r) => r.rows, () => []);
+      if (rows.length === 0) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(rows).toEqual([{ n: 1 }]);
+  });
+
+  describe('the app on that database', () => {
+    let demo: DemoApi;
+    let slack: OfflineSlack;
+    let app: Lookout;
+    const readyz = async () => {
+      const response = await fetch(new URL('/readyz', app.requestUrl!));
+      return { status: response.status, body: (await response.json()) as { checks: Record<string, string> } };
+    };
+
+    beforeAll(async () => {
+      demo = await startDemoApi({ apiKey: 'k' });
+      const signingSecret = randomBytes(16).toString('hex');
+      slack = await startOfflineSlack({ signingSecret, botToken: 'xoxb-outage' });
+      app = await startLookout({
+        api: { baseUrl: demo.url, apiKey: 'k' },
+        slack: { signingSecret, botToken: 'xoxb-outage', apiUrl: slack.apiUrl },
+        store: { databaseUrl: url, schema, timeouts: { connectMs: 1_000, queryMs: 1_000 } },
+        log: captureLogs('silent').logger,
+        demo: true,
+        port: 0,
+        scheduler: false,
+      });
+    }, 30_000);
+    afterAll(async () => {
+      await app?.stop();
+      await slack?.close();
+      await demo?.close();
+    });
+
+    it('/readyz says the store is down within seconds, and ready again once it is back', async () => {
+      expect(await readyz()).toMatchObject({ status: 200, body: { checks: { store: 'ok', api: 'ok' } } });
+      proxy.hang();
+      const started = Date.now();
+      const down = await readyz();
+      expect(Date.now() - started).toBeLessThan(4_000);
+      expect(down.status).toBe(503);
+      expect(down.body.checks.store).not.toBe('ok');
+      expect(down.body.checks.api).toBe('ok');
+      proxy.restore();
+      let up = await readyz();
+      for (let i = 0; i < 20 && up.status !== 200; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        up = await readyz();
+      }
+      expect(up.status).toBe(200);
+    }, 20_000);
+  });
+});
