@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openRepos, startLookout, type Lookout, type Repos } from '../../src/compose.js';
+import { ThreatWatcher } from '../../src/features/alerts/watcher.js';
+import { AnalyticsApi } from '../../src/platform/api/analytics.js';
+import { webPoster } from '../../src/platform/slack/poster.js';
 import { openDb } from '../../src/platform/store/db.js';
 import { startDemoApi, type DemoApi } from '../../src/sandbox/demo-api/server.js';
 import { startOfflineSlack, type OfflineSlack } from '../../src/sandbox/slack/index.js';
@@ -55,6 +58,45 @@ describe.skipIf(!TEST_DATABASE_URL)('a database that stops answering', () => {
     }
     expect(rows).toEqual([{ n: 1 }]);
   });
+
+  it("the threat watcher's timer survives the outage, logs each failed tick, and scans again once the database is back", async () => {
+    const { logger, lines } = captureLogs('warn');
+    const watcher = new ThreatWatcher({
+      api: new AnalyticsApi({ baseUrl: 'http://127.0.0.1:9', apiKey: 'k' }),
+      repos,
+      leases: repos.leases,
+      poster: webPoster({} as never),
+      log: logger,
+      now: () => new Date(),
+      owner: 'outage-test',
+      verdict: { scrapingScoreThreshold: 0.8 },
+      timeZone: 'UTC',
+      intervalMs: 200,
+      recheckMs: 0,
+      burst: 5,
+    });
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      proxy.hang();
+      watcher.start();
+      await new Promise((r) => setTimeout(r, 2_500));
+      expect(lines.filter((l) => l.includes('threat scan tick failed')).length).toBeGreaterThanOrEqual(1);
+      proxy.restore();
+      let held = 0;
+      for (let i = 0; i < 40 && held === 0; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        held = (await repos.db.query("SELECT 1 FROM job_claims WHERE key = 'threat-watch' AND owner = 'outage-test'").then((r) => r.rows, () => [])).length;
+      }
+      expect(held).toBe(1);
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+      proxy.restore();
+      await watcher.stop();
+    }
+  }, 20_000);
 
   describe('the app on that database', () => {
     let demo: DemoApi;
