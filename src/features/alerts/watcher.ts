@@ -100,9 +100,22 @@ export class ThreatWatcher {
   async tick(): Promise<ScanResult> {
     if (this.running) return this.running;
     this.running = (async () => {
-      const leased = await this.options.leases.acquire(LEASE_KEY, this.options.owner, this.options.intervalMs * 3);
+      const { leases, owner, intervalMs, log } = this.options;
+      const ttl = intervalMs * 3;
+      const leased = await leases.acquire(LEASE_KEY, owner, ttl);
       if (!leased) return { status: 'not-leader', visits: 0, visitors: 0, lookups: 0, alerts: 0, sightings: 0 } satisfies ScanResult;
-      return this.scan();
+      // Renewed while the scan runs, however long it takes, so no other replica scans the same visits.
+      const renewal = setInterval(() => {
+        leases.acquire(LEASE_KEY, owner, ttl).then(
+          (kept) => kept || log.error({ owner }, 'the threat-watch lease was lost during a scan'),
+          (error: unknown) => log.warn({ err: String(error) }, 'could not renew the threat-watch lease; trying again'),
+        );
+      }, ttl / 3);
+      try {
+        return await this.scan();
+      } finally {
+        clearInterval(renewal);
+      }
     })().finally(() => (this.running = undefined));
     return this.running;
   }
