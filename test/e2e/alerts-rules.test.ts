@@ -52,7 +52,8 @@ describe('the admin gate on threat alerts', () => {
   });
 
   it('anyone may read the status; an admin turns alerts on', async () => {
-    expect(await command(PERSON, 'alerts status', /Watching/)).toMatch(/nothing in this channel/);
+    // `alert` (singular) is the dispatcher's other word for the sub-command.
+    expect(await command(PERSON, 'alert status', /Watching/)).toMatch(/nothing in this channel/);
     expect(await command(ADMIN, 'alerts on min low checks vpn', /Threat alerts are on/)).toMatch(/low severity or more \(checks: vpn\)/);
     expect(await box.lookout.store.subscriptions.get(SECURITY)).toMatchObject({ minSeverity: 'low', checks: ['vpn'], createdBy: ADMIN });
   });

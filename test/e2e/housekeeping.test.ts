@@ -51,7 +51,7 @@ describe('startHousekeeping', () => {
       20,
     );
     try {
-      await new Promise((resolve) => setTimeout(resolve, 120));
+      await new Promise((resolve) => setTimeout(resolve, 400));
     } finally {
       stop();
     }

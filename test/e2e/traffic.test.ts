@@ -375,3 +375,19 @@ describe('a query too long to travel in the message', () => {
     expect(box.demo!.requests.length).toBe(calls);
   });
 });
+
+describe('a click no listener knows', () => {
+  it('is acked (Slack shows no error), answered with nothing, and logged', async () => {
+    const message = await run('sources all top 3');
+    const live = find(message.ts);
+    live.blocks = JSON.parse(JSON.stringify(live.blocks).replace('"action_id":"report.share"', '"action_id":"report.retired"')) as typeof live.blocks;
+    const before = box.slack.messages(CHANNEL, { user: USER }).length;
+    const delivery = await box.slack.click(live, 'report.retired');
+    expect(delivery.status).toBe(200);
+    const logged = () => box.logs.some((l) => l.includes('no listener for the action report.retired'));
+    for (let i = 0; i < 50 && !logged(); i++) await new Promise((r) => setTimeout(r, 20));
+    expect(logged()).toBe(true);
+    expect(box.slack.messages(CHANNEL, { user: USER })).toHaveLength(before);
+    expect(find(message.ts).updates).toBe(message.updates);
+  });
+});

@@ -41,11 +41,13 @@ export class Routes {
       const handler = this.actions.get(id) ?? this.actionPatterns.find(([pattern]) => pattern.test(id))?.[1];
       if (handler) return handler(args as ActionArgs);
       await args.ack();
+      args.logger.warn(`no listener for the action ${id}`);
     });
     app.view({ type: 'view_submission' }, async (args) => {
       const handler = this.views.get(args.view.callback_id);
       if (handler) return handler(args as ViewArgs);
       await args.ack();
+      args.logger.warn(`no listener for the view ${args.view.callback_id}`);
     });
   }
 }

@@ -94,12 +94,18 @@ const INIT_TIMEOUT_MS = 120_000;
 async function initDataDir(dataDir: string): Promise<void> {
   if (existsSync(join(dataDir, 'PG_VERSION'))) return;
   const template = await ensureTemplate();
-  if (template) {
-    mkdirSync(dataDir, { recursive: true });
-    cpSync(template, dataDir, { recursive: true });
-    return;
-  }
+  if (template) return copyTemplate(template, dataDir);
   await initInChild(dataDir);
+}
+
+/**
+ * PG_VERSION is copied last: a copy cut short by a crash has none, so the next start
+ * copies again instead of opening half a data directory.
+ */
+function copyTemplate(template: string, dataDir: string): void {
+  mkdirSync(dataDir, { recursive: true });
+  cpSync(template, dataDir, { recursive: true, filter: (source) => source !== join(template, 'PG_VERSION') });
+  cpSync(join(template, 'PG_VERSION'), join(dataDir, 'PG_VERSION'));
 }
 
 /** The data directory template, made now if it is missing; undefined where it cannot be kept. */
@@ -154,7 +160,7 @@ async function openThrowaway(schema: string | undefined): Promise<Db> {
   if (!template) return openPglite(undefined, schema);
   const dir = mkdtempSync(join(tmpdir(), 'lookout-store-'));
   try {
-    cpSync(template, dir, { recursive: true });
+    copyTemplate(template, dir);
     const db = await openPglite(dir, schema);
     return { ...db, close: () => db.close().finally(() => rmSync(dir, { recursive: true, force: true })) };
   } catch (error) {
