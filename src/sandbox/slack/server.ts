@@ -138,9 +138,17 @@ export class OfflineSlack extends SlackDriver {
     this.rateLimiter.configure(options);
   }
 
-  /** Makes the next `times` calls of a Web API method fail: an error code, or `{ status, retryAfter }`. */
-  failNext(method: string, failure: InjectedFailure, times = 1): void {
-    this.webApi.failNext(method, failure, times);
+  /**
+   * Makes the next `times` calls of a Web API method fail (Infinity: until cleared; with
+   * `channel`, only calls for that channel): an error code, `{ status, retryAfter }`, or 'hang'.
+   */
+  failNext(method: string, failure: InjectedFailure, times = 1, options: { channel?: string } = {}): void {
+    this.webApi.failNext(method, failure, times, options);
+  }
+
+  /** Ends every injected failure; hanging calls are answered with HTTP 503. */
+  clearFailures(): void {
+    this.webApi.clearFailures();
   }
 
   /** Stops the server, ending keep-alive connections. */

@@ -14,8 +14,19 @@ import type { RateLimiter } from './rate-limit.js';
 import { isRecord, SlackError, type Json } from './types.js';
 import { tzLabel, tzOffsetSeconds, type Channel, type Message, type View, type Workspace } from './workspace.js';
 
-/** An injected failure: an error code (HTTP 200, `ok: false`), or an HTTP status (429 gets Retry-After). */
-export type InjectedFailure = string | { status: number; retryAfter?: number; error?: string };
+/**
+ * An injected failure: an error code (HTTP 200, `ok: false`), an HTTP status (429 gets
+ * Retry-After), or `hang`: the request is never answered (until the server closes).
+ */
+export type InjectedFailure = string | { status: number; retryAfter?: number; error?: string } | 'hang';
+
+interface FailureRule {
+  failure: InjectedFailure;
+  /** Only calls for this channel (by id or name); any channel when unset. */
+  channel?: string;
+  /** Calls left to fail. */
+  left: number;
+}
 
 export interface ApiCall {
   method: string;
@@ -135,7 +146,8 @@ export function errorExtras(error: SlackError): Json {
 
 export class WebApi {
   readonly calls: ApiCall[] = [];
-  private readonly failures = new Map<string, InjectedFailure[]>();
+  private readonly failures = new Map<string, FailureRule[]>();
+  private readonly hanging = new Set<ServerResponse>();
   private readonly handlers: Record<string, Handler>;
   private readonly ws: Workspace;
 
@@ -169,15 +181,32 @@ export class WebApi {
     return Object.keys(this.handlers);
   }
 
-  /** Makes the next `times` calls of `method` fail with `failure` (before any other check). */
-  failNext(method: string, failure: InjectedFailure, times = 1): void {
-    const queue = this.failures.get(method) ?? [];
-    for (let i = 0; i < times; i++) queue.push(failure);
-    this.failures.set(method, queue);
+  /**
+   * Makes the next `times` calls of `method` (Infinity: every call; with `channel`: only
+   * those for that channel) fail with `failure`, before any other check.
+   */
+  failNext(method: string, failure: InjectedFailure, times = 1, options: { channel?: string } = {}): void {
+    const rules = this.failures.get(method) ?? [];
+    rules.push({ failure, left: times, ...(options.channel ? { channel: options.channel } : {}) });
+    this.failures.set(method, rules);
   }
 
+  /** Removes every injected failure and answers the hanging calls as Slack's own trouble would (HTTP 503). */
   clearFailures(): void {
     this.failures.clear();
+    for (const res of this.hanging) if (!res.writableEnded) sendJson(res, 503, { ok: false, error: 'service_unavailable' });
+    this.hanging.clear();
+  }
+
+  private takeFailure(method: string, args: Json): InjectedFailure | undefined {
+    const rules = this.failures.get(method);
+    if (!rules) return undefined;
+    const ref = str(args, 'channel');
+    const target = ref ? (this.ws.channel(ref)?.id ?? ref) : undefined;
+    const rule = rules.find((r) => r.left > 0 && (!r.channel || (this.ws.channel(r.channel)?.id ?? r.channel) === target));
+    if (!rule) return undefined;
+    rule.left--;
+    return rule.failure;
   }
 
   async handle(method: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -214,8 +243,13 @@ export class WebApi {
     const handler = this.handlers[method];
     if (!handler) return reply(200, { ok: false, error: 'unknown_method', req_method: method });
 
-    const injected = this.failures.get(method)?.shift();
+    const injected = this.takeFailure(method, args);
     if (injected !== undefined) {
+      if (injected === 'hang') {
+        this.hanging.add(res);
+        res.once('close', () => this.hanging.delete(res));
+        return;
+      }
       if (typeof injected === 'string') return reply(200, { ok: false, error: injected });
       if (injected.status === 429) {
         return reply(429, { ok: false, error: injected.error ?? 'ratelimited' }, { 'retry-after': String(injected.retryAfter ?? 1) });
@@ -283,7 +317,10 @@ export class WebApi {
   }
 
   private postMessage(args: Json): Json {
-    const channel = this.writableChannel(args);
+    // A user id posts into the bot's direct messages with that person, as in Slack.
+    const ref = str(args, 'channel') ?? '';
+    const person = this.ws.users.get(ref);
+    const channel = person && !person.is_bot ? this.ws.directMessage(person.id) : this.writableChannel(args);
     const { text, blocks, attachments } = this.content(args);
     const metadata = jsonField(args, 'metadata', 'invalid_metadata_format');
     const message = this.ws.post({

@@ -253,6 +253,12 @@ export class Workspace extends EventEmitter<{ change: [WorkspaceChange] }> {
     return channel;
   }
 
+  /** The bot's direct-message conversation with a person (what chat.postMessage to a user id posts into), made on first use. */
+  directMessage(userId: string): Channel {
+    const id = `D_${userId.replace(/[^A-Za-z0-9]/g, '_').toUpperCase()}`;
+    return this.channels.get(id) ?? this.addChannel({ id, name: `dm-${userId.toLowerCase().replace(/[^a-z0-9_-]/g, '-')}`, isPrivate: true, botIsMember: true });
+  }
+
   archiveChannel(ref: string, archived = true): Channel {
     const channel = this.requireChannel(ref);
     channel.is_archived = archived;
