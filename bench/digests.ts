@@ -20,10 +20,12 @@ import type { ReportId } from '../src/kernel/catalog.js';
 import type { FilterGroup } from '../src/kernel/filters.js';
 import type { MarketingRequest } from '../src/kernel/query.js';
 import { DigestContent, DigestFetcher, gatherDigest } from '../src/features/digests/content.js';
-import { digestPublisher } from '../src/features/digests/publish.js';
+import { DIGEST_SUBJECT, digestPublisher } from '../src/features/digests/publish.js';
+import { digestDeliveryHooks } from '../src/features/digests/deliveries.js';
 import type { Digest } from '../src/features/digests/repo.js';
 import { DigestScheduler } from '../src/features/digests/scheduler.js';
 import { webPoster } from '../src/platform/slack/poster.js';
+import { DeliveryWorker } from '../src/platform/deliveries/worker.js';
 import { createLogger } from '../src/platform/log.js';
 import { startOfflineSlack } from '../src/sandbox/slack/index.js';
 import { openRepos } from '../src/compose.js';
@@ -111,12 +113,14 @@ counting.report = (id, request) => {
   return api.report(id, request);
 };
 const fetcher = new DigestFetcher(counting);
-const web = new WebClient(botToken, { slackApiUrl: slack.apiUrl, logLevel: LogLevel.ERROR });
+const web = new WebClient(botToken, { slackApiUrl: slack.apiUrl, logLevel: LogLevel.ERROR, retryConfig: { retries: 0 }, rejectRateLimitedCalls: true, timeout: 10_000 });
 let rateLimited = 0;
 web.on(WebClientEvent.RATE_LIMITED, () => rateLimited++);
 
 const content = new DigestContent({ fetcher, flagged: { countSeen: async () => undefined }, demo: true });
-const post = digestPublisher({ content, poster: webPoster(web), runs: store.runs, log, owner: 'bench' });
+const worker = new DeliveryWorker({ db: store.db, poster: webPoster(web), owner: 'bench', log, hooks: { [DIGEST_SUBJECT]: digestDeliveryHooks } });
+const post = digestPublisher({ content, db: store.db, log, owner: 'bench', queued: () => worker.wake() });
+worker.start();
 let finished = 0;
 const scheduler = new DigestScheduler({
   runs: store.runs,
@@ -141,6 +145,7 @@ const setupRssMb = peakRssMb();
 say(`peak RSS so far (demo data in another process; PGlite, Slack workspace, 1,000 digests here): ${setupRssMb.toFixed(0)} MB`);
 const runStart = performance.now();
 const claimed = await Promise.all(digests.map((d) => scheduler.runSlot(d, slot)));
+await worker.drained(600_000);
 const runSeconds = (performance.now() - runStart) / 1000;
 clearInterval(progress);
 
@@ -159,7 +164,7 @@ console.log(`digests due in one slot        ${digests.length} over ${channels.le
 console.log(`slots claimed                  ${claimed.filter(Boolean).length}`);
 console.log(`distinct queries (by key)      ${implied.size}`);
 console.log(`API calls made                 ${fetcher.calls} through DigestFetcher (${distinctFetched} distinct, ${missing.length} implied but not made), ${api.http.stats.attempts} HTTP attempts on the wire, ${api.http.stats.retries} retries`);
-console.log(`time to post all               ${runSeconds.toFixed(1)} s, through chat.postMessage rate limits (${rateLimited} answers were 429 and retried by the WebClient)`);
+console.log(`time to post all               ${runSeconds.toFixed(1)} s, through chat.postMessage rate limits (${rateLimited} answers were 429 and retried through the outbox)`);
 console.log(`posts made / failed            ${byStatus.posted ?? 0} / ${byStatus.failed ?? 0} (runs table); ${posted} messages in the offline Slack`);
 if (reasons.length > 0) console.log(`failure reasons                ${reasons.map((r) => `${r.error} ×${r.n}`).join('; ')}`);
 console.log(`peak RSS                       ${peakRssMb().toFixed(0)} MB (${setupRssMb.toFixed(0)} MB before the slot ran)`);
@@ -168,6 +173,7 @@ const ok = fetcher.calls === EXPECTED_DISTINCT && distinctFetched === EXPECTED_D
 console.log(ok ? '\nOK: every distinct request made once, every digest posted once.' : '\nNOT OK: see the figures above.');
 
 await scheduler.stop();
+await worker.stop();
 await api.close();
 await store.close();
 await slack.close();

@@ -26,12 +26,14 @@
 import { randomBytes } from 'node:crypto';
 import { LogLevel, WebClient } from '@slack/web-api';
 import { AnalyticsApi } from '../src/platform/api/analytics.js';
-import { ThreatWatcher, type ScanResult } from '../src/features/alerts/watcher.js';
+import { ALERT_SUBJECT, ThreatWatcher, type ScanResult } from '../src/features/alerts/watcher.js';
 import { createLogger } from '../src/platform/log.js';
 import { startOfflineSlack } from '../src/sandbox/slack/index.js';
 import { openRepos } from '../src/compose.js';
 import type { AlertCheck as CheckName } from '../src/kernel/verdict.js';
 import { webPoster } from '../src/platform/slack/poster.js';
+import { DeliveryWorker } from '../src/platform/deliveries/worker.js';
+import { alertDeliveryHooks } from '../src/features/alerts/deliveries.js';
 import { peakRssMb, spawnDemoApi } from './stats.js';
 
 const VISITS = Number(process.env.BENCH_VISITS ?? 10_000);
@@ -95,11 +97,15 @@ const rssAfterStore = peakRssMb();
 await store.subscriptions.upsert({ channelId: CHANNEL, teamId: 'T_LOOKOUT', minSeverity: 'medium', checks: CHECKS, createdBy: 'U_ALICE' });
 await store.watchState.saveProgress('visits', { watermark, seenIds: [], counts: {}, at: new Date() });
 
+const worker = new DeliveryWorker({ db: store.db, poster: webPoster(web), owner: 'bench', log, hooks: { [ALERT_SUBJECT]: alertDeliveryHooks }, paceMs: 0 });
+worker.start();
 const watcher = new ThreatWatcher({
   api,
   repos: store,
   leases: store.leases,
-  poster: webPoster(web),
+  db: store.db,
+  deliveryDeadlineMs: 6 * 3_600_000,
+  queued: () => worker.wake(),
   log,
   now: () => new Date(),
   owner: 'bench',
@@ -144,6 +150,7 @@ async function measure(): Promise<Measured> {
   }, 20);
   const t0 = performance.now();
   const result = await watcher.tick();
+  await worker.drained(120_000);
   const seconds = (performance.now() - t0) / 1000;
   clearInterval(sampler);
   rss.peak = Math.max(rss.peak, mb(process.memoryUsage().rss));
@@ -202,6 +209,7 @@ if (again.result.alerts !== 0) problems.push('scan 3 posted new alerts for visit
 console.log(problems.length === 0 ? '\nOK: one security call per visitor and check, then none from the cache; within the memory aim.' : `\nNOT OK: ${problems.join('; ')}`);
 
 await watcher.stop();
+await worker.stop();
 await api.close();
 await store.close();
 await slack.close();

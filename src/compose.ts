@@ -7,11 +7,13 @@ import { AlertService } from './features/alerts/service.js';
 import { registerAlerts, alertsCommand } from './features/alerts/listeners.js';
 import { ALERTS_HELP } from './features/alerts/parse.js';
 import { AlertMuteRepo, AlertRepo, AlertSubscriptionRepo, VisitorCheckRepo, WatchStateRepo } from './features/alerts/repo.js';
-import { ThreatWatcher, type AlertRepos } from './features/alerts/watcher.js';
+import { ALERT_SUBJECT, ThreatWatcher, type AlertRepos } from './features/alerts/watcher.js';
+import { alertDeliveryHooks } from './features/alerts/deliveries.js';
+import { digestDeliveryHooks } from './features/digests/deliveries.js';
 import { DigestContent, DigestFetcher } from './features/digests/content.js';
 import { digestCommand, registerDigests } from './features/digests/listeners.js';
 import { DIGEST_HELP } from './features/digests/parse.js';
-import { digestPublisher } from './features/digests/publish.js';
+import { DIGEST_SUBJECT, digestPublisher } from './features/digests/publish.js';
 import { DigestRepo } from './features/digests/repo.js';
 import { DigestRunRepo } from './features/digests/runs.js';
 import { DigestScheduler } from './features/digests/scheduler.js';
@@ -29,6 +31,8 @@ import { createSlackApp, type SlackApp } from './platform/slack/app.js';
 import { boltLogger } from './platform/slack/bolt-logger.js';
 import { webDirectory } from './platform/slack/directory.js';
 import { webPoster } from './platform/slack/poster.js';
+import { DeliveryRepo } from './platform/deliveries/repo.js';
+import { DeliveryWorker } from './platform/deliveries/worker.js';
 import { startHousekeeping, type Prune } from './platform/store/housekeeping.js';
 import { LeaseRepo, openStore, QueryStashRepo, type Db, type OpenDbOptions } from './platform/store/index.js';
 import { registerTraffic } from './traffic.js';
@@ -54,7 +58,8 @@ export interface LookoutOptions {
   digestReloadMs?: number;
   /** Start no scheduler and no watcher (tests drive them themselves). */
   scheduler?: boolean;
-  alerts?: { scanIntervalMs: number; recheckMs: number; burst: number };
+  alerts?: { scanIntervalMs: number; recheckMs: number; burst: number; deliveryDeadlineMs?: number };
+  deliveries?: { slackTimeoutMs: number; heartbeatMs: number; /** At most one post per channel this often (default 1 s, Slack's limit). */ paceMs?: number };
 }
 
 /** Every repository over one Db, by feature; tests and tools reach the store through it. */
@@ -64,6 +69,7 @@ export interface Repos extends AlertRepos {
   stash: QueryStashRepo;
   digests: DigestRepo;
   runs: DigestRunRepo;
+  deliveries: DeliveryRepo;
   close(): Promise<void>;
 }
 
@@ -79,6 +85,7 @@ export function createRepos(db: Db): Repos {
     alerts: new AlertRepo(db),
     visitorChecks: new VisitorCheckRepo(db),
     watchState: new WatchStateRepo(db),
+    deliveries: new DeliveryRepo(db),
     close: () => db.close(),
   };
 }
@@ -95,6 +102,7 @@ export interface Lookout {
   digests: DigestService;
   scheduler: DigestScheduler;
   watcher: ThreatWatcher;
+  deliveries: DeliveryWorker;
   /** The HTTP server (absent in Socket Mode). */
   server?: Server;
   /** Where Slack sends requests, e.g. http://127.0.0.1:3000/slack/events (HTTP mode). */
@@ -114,17 +122,32 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
   const timeZone = options.defaultTimezone ?? DEFAULTS.defaultTimezone;
   const security = options.security ?? DEFAULTS.security;
   const alertSettings = options.alerts ?? DEFAULTS.alerts;
+  const delivery: NonNullable<LookoutOptions['deliveries']> = options.deliveries ?? DEFAULTS.deliveries;
   const verdict = { scrapingScoreThreshold: security.scrapingScoreThreshold };
   const owner = options.replica ?? `${hostname()}-${randomBytes(3).toString('hex')}`;
   const timeZoneFor = async () => timeZone;
 
   const repos = await openRepos({ ...options.store, onError: (error) => log.error({ err: error.message }, 'database connection error') });
   const api = new AnalyticsApi({ ...options.api, logger: log.child({ component: 'api' }) });
-  const web = new WebClient(options.slack.botToken, {
+  const webOptions = {
     ...(options.slack.apiUrl ? { slackApiUrl: options.slack.apiUrl } : {}),
     logger: boltLogger(log.child({ component: 'slack' }), [options.slack.botToken, options.slack.signingSecret]),
+    timeout: delivery.slackTimeoutMs,
+  };
+  // Lookouts's own lookups retry twice; deliveries retry through the outbox, so their client never waits.
+  const web = new WebClient(options.slack.botToken, { ...webOptions, retryConfig: { retries: 2, factor: 2, minTimeout: 500, maxTimeout: 2_000 } });
+  const deliveryClient = new WebClient(options.slack.botToken, { ...webOptions, retryConfig: { retries: 0 }, rejectRateLimitedCalls: true });
+  const worker = new DeliveryWorker({
+    db: repos.db,
+    poster: webPoster(deliveryClient),
+    owner,
+    log: log.child({ component: 'deliveries' }),
+    hooks: { [ALERT_SUBJECT]: alertDeliveryHooks, [DIGEST_SUBJECT]: digestDeliveryHooks },
+    heartbeatMs: delivery.heartbeatMs,
+    paceMs: delivery.paceMs,
+    timeoutMs: delivery.slackTimeoutMs + 5_000,
   });
-  const poster = webPoster(web);
+  const queued = () => worker.wake();
   const directory = webDirectory(web, log.child({ component: 'slack' }));
   const access = new Access({ admins: options.admins ?? DEFAULTS.admins, security });
 
@@ -137,18 +160,21 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
     runs: repos.runs,
     loadActive: () => repos.digests.listActive(),
     loadOne: (id) => repos.digests.get(id),
-    post: digestPublisher({ content, poster, runs: repos.runs, log: log.child({ component: 'digests' }), owner }),
+    post: digestPublisher({ content, db: repos.db, log: log.child({ component: 'digests' }), owner, now, queued }),
     log: log.child({ component: 'scheduler' }),
     owner,
     now,
     reloadMs: options.digestReloadMs,
+    heartbeatMs: delivery.heartbeatMs,
   });
   const digests = new DigestService({ repo: repos.digests, runs: repos.runs, content, schedule: scheduler, access, directory, now, defaultTimezone: timeZone, log: log.child({ component: 'digests' }) });
   const watcher = new ThreatWatcher({
     api,
     repos,
     leases: repos.leases,
-    poster,
+    db: repos.db,
+    queued,
+    deliveryDeadlineMs: alertSettings.deliveryDeadlineMs ?? DEFAULTS.alerts.deliveryDeadlineMs,
     log: log.child({ component: 'threat-watch' }),
     now,
     owner,
@@ -191,6 +217,7 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
 
   const server = await slack.start(options.port);
   let stopHousekeeping = () => {};
+  worker.start();
   if (options.scheduler !== false) {
     await scheduler.start();
     watcher.start();
@@ -205,12 +232,14 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
     digests,
     scheduler,
     watcher,
+    deliveries: worker,
     server,
     requestUrl,
     async stop() {
       stopHousekeeping();
       await scheduler.stop();
       await watcher.stop();
+      await worker.stop();
       await slack.stop();
       await api.close();
       await repos.close();
@@ -229,6 +258,7 @@ export function prunes(repos: Repos, recheckMs: number): Prune[] {
     { name: 'stash', olderThanMs: 30 * 24 * HOUR, prune: (t) => repos.stash.prune(t) },
     { name: 'checks', olderThanMs: Math.max(recheckMs, HOUR), prune: (t) => repos.visitorChecks.prune(t) },
     { name: 'leases', olderThanMs: 24 * HOUR, prune: (t) => repos.leases.pruneExpired(t) },
+    { name: 'deliveries', olderThanMs: 30 * 24 * HOUR, prune: (t) => repos.deliveries.prune(t) },
   ];
 }
 

@@ -63,6 +63,9 @@ const envSchema = z
     ALERT_SCAN_INTERVAL: withDefault(duration(1000, 86_400_000, '60s'), '60s'),
     ALERT_RECHECK_AFTER: withDefault(duration(0, 30 * 86_400_000, '6h'), '6h'),
     ALERT_BURST: withDefault(intBetween(1, 100), 5),
+    ALERT_DELIVERY_DEADLINE: withDefault(duration(60_000, 7 * 86_400_000, '6h'), '6h'),
+    SLACK_TIMEOUT: withDefault(duration(500, 120_000, '10s'), '10s'),
+    HEARTBEAT: withDefault(duration(200, 600_000, '10s'), '10s'),
     SCRAPING_SCORE_THRESHOLD: withDefault(
       z.coerce.number({ error: 'expected a number from 0 to 1' }).min(0, 'expected a number from 0 to 1').max(1, 'expected a number from 0 to 1'),
       DEFAULT_VERDICT_OPTIONS.scrapingScoreThreshold,
@@ -113,7 +116,9 @@ export interface Config {
   security: { channels: string[]; users: string[]; scrapingScoreThreshold: number };
   /** Who may manage any digest or alert subscription; empty means everyone. */
   admins: string[];
-  alerts: { scanIntervalMs: number; recheckMs: number; burst: number };
+  alerts: { scanIntervalMs: number; recheckMs: number; burst: number; deliveryDeadlineMs: number };
+  /** How Lookout's own posts are delivered: the Slack call's timeout, and how often claims renew their heartbeat. */
+  deliveries: { slackTimeoutMs: number; heartbeatMs: number };
 }
 
 export class ConfigError extends Error {
@@ -158,6 +163,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       scrapingScoreThreshold: e.SCRAPING_SCORE_THRESHOLD,
     },
     admins: e.ADMIN_USERS,
-    alerts: { scanIntervalMs: e.ALERT_SCAN_INTERVAL, recheckMs: e.ALERT_RECHECK_AFTER, burst: e.ALERT_BURST },
+    alerts: { scanIntervalMs: e.ALERT_SCAN_INTERVAL, recheckMs: e.ALERT_RECHECK_AFTER, burst: e.ALERT_BURST, deliveryDeadlineMs: e.ALERT_DELIVERY_DEADLINE },
+    deliveries: { slackTimeoutMs: e.SLACK_TIMEOUT, heartbeatMs: e.HEARTBEAT },
   };
 }

@@ -71,6 +71,7 @@ async function runForReal(config: Config, log: Logger): Promise<() => Promise<vo
     security: config.security,
     admins: config.admins,
     alerts: config.alerts,
+    deliveries: config.deliveries,
     store: storeOptions(config),
   });
   log.info(
@@ -90,6 +91,7 @@ async function runSandbox(config: Config, log: Logger): Promise<() => Promise<vo
     security: config.security,
     admins: config.admins,
     alerts: config.alerts,
+    deliveries: config.deliveries,
     store: storeOptions(config),
   };
   const sandbox = await startSandbox({

@@ -1,10 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { WebClient } from '@slack/web-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openRepos, type Repos } from '../../src/compose.js';
 import { ThreatWatcher } from '../../src/features/alerts/watcher.js';
 import { AnalyticsApi } from '../../src/platform/api/analytics.js';
-import { webPoster } from '../../src/platform/slack/poster.js';
 import { DEMO_VISITORS } from '../../src/sandbox/demo-api/index.js';
 import { startDemoApi, type DemoApi } from '../../src/sandbox/demo-api/server.js';
 import { startOfflineSlack, type OfflineSlack } from '../../src/sandbox/slack/index.js';
@@ -24,14 +22,14 @@ describe('the threat-watch lease during a long scan', () => {
     slack = await startOfflineSlack({ signingSecret: randomBytes(16).toString('hex'), botToken, rateLimit: false });
     repos = await openRepos({ memory: true });
     api = new AnalyticsApi({ baseUrl: demo.url, apiKey: 'k', timeoutMs: 5_000 });
-    const poster = webPoster(new WebClient(botToken, { slackApiUrl: slack.apiUrl }));
     for (const owner of ['replica-a', 'replica-b']) {
       watchers.push(
         new ThreatWatcher({
           api,
           repos,
           leases: repos.leases,
-          poster,
+          db: repos.db,
+          deliveryDeadlineMs: 3_600_000,
           log: captureLogs('silent').logger,
           now: () => new Date(),
           owner,

@@ -62,6 +62,7 @@ describe('the admin gate on threat alerts', () => {
     const id = visitor('v_gate', { vpn: 'True' });
     visit(id);
     expect(await box.lookout.watcher.scan()).toMatchObject({ alerts: 1 });
+    await box.lookout.deliveries.drained();
     const alert = await box.slack.waitFor(() => alertsFor(id)[0]);
     await box.slack.click(alert, 'alert.mute.24h', undefined, { user: PERSON });
     await repliesTo(PERSON, /Only Lookout admins can change threat alerts/);
@@ -79,6 +80,7 @@ describe('an alert whose visitor looks worse later', () => {
     const id = visitor('v_rises', { vpn: 'True', is_attacker: 'True', is_threat: 'True' });
     visit(id);
     expect(await box.lookout.watcher.scan()).toMatchObject({ alerts: 1 });
+    await box.lookout.deliveries.drained();
     const first = await box.slack.waitFor(() => alertsFor(id)[0]);
     expect(headerOf(first)).toBe(`Suspicious · low severity: visitor ${id}`);
     await box.slack.click(first, 'alert.ack', undefined, { user: PERSON });
@@ -88,6 +90,7 @@ describe('an alert whose visitor looks worse later', () => {
     await command(ADMIN, 'alerts on min low checks bot,vpn', /Threat alerts are on/);
     visit(id);
     expect(await box.lookout.watcher.scan()).toMatchObject({ alerts: 1, sightings: 0 });
+    await box.lookout.deliveries.drained();
     const again = await box.slack.waitFor(() => alertsFor(id).find((m) => m.ts !== first.ts));
     expect(headerOf(again)).toBe(`Severity rose: Threat · high severity: visitor ${id}`);
     expect(mrkdwnOf(again).join(' ')).toContain('flagged as attacker');
@@ -97,6 +100,7 @@ describe('an alert whose visitor looks worse later', () => {
     // Seen again at the same severity: a thread reply under the new message, no third alert.
     visit(id);
     expect(await box.lookout.watcher.scan()).toMatchObject({ alerts: 0, sightings: 1 });
+    await box.lookout.deliveries.drained();
     expect(alertsFor(id)).toHaveLength(2);
     expect(box.slack.thread(SECURITY, again.ts).length).toBe(2);
   });
@@ -107,6 +111,7 @@ describe('Unmute', () => {
     const id = visitor('v_unmute', { is_attacker: 'True' });
     visit(id);
     await box.lookout.watcher.scan();
+    await box.lookout.deliveries.drained();
     const alert = await box.slack.waitFor(() => alertsFor(id)[0]);
     await box.slack.click(alert, 'alert.mute.7d', undefined, { user: ADMIN });
     const muted = await box.slack.waitFor(() => {
@@ -127,6 +132,7 @@ describe('Unmute', () => {
     expect(await box.lookout.store.mutes.isMuted(SECURITY, id, now())).toBeUndefined();
     visit(id);
     expect(await box.lookout.watcher.scan()).toMatchObject({ sightings: 1 });
+    await box.lookout.deliveries.drained();
   });
 
   it("a person's Unmute is refused and the mute stays", async () => {
@@ -145,20 +151,22 @@ describe('Unmute', () => {
 });
 
 describe('a burst summary that Slack refuses', () => {
-  it('posts no detail, keeps no claim, and logs why; the visitors alert when seen again', async () => {
+  it('loses no alert: the details go out on their own, the owner is told, and the failure is logged with its delivery', async () => {
     const ids = ['v_burst_1', 'v_burst_2', 'v_burst_3'].map((id) => visitor(id, { is_attacker: 'True' }));
     for (const id of ids) visit(id);
     const before = top().length;
     box.slack.failNext('chat.postMessage', 'channel_not_found');
-    expect(await box.lookout.watcher.scan()).toMatchObject({ status: 'scanned', alerts: 0 });
-    expect(top()).toHaveLength(before);
-    for (const id of ids) expect(await box.lookout.store.alerts.get(SECURITY, id)).toBeUndefined();
-    expect(box.logs.some((line) => line.includes('could not post a threat alert') && line.includes('channel_not_found'))).toBe(true);
-
-    for (const id of ids) visit(id);
-    expect(await box.lookout.watcher.scan()).toMatchObject({ alerts: 3 });
-    const summary = top().slice(before);
-    expect(summary).toHaveLength(1);
-    expect(headerOf(summary[0]!)).toMatch(/3 new flagged visitors/);
+    expect(await box.lookout.watcher.scan()).toMatchObject({ status: 'scanned', alerts: 3 });
+    await box.lookout.deliveries.drained();
+    const posted = top().slice(before);
+    expect(posted.map((m) => headerOf(m)).sort()).toEqual(ids.map((id) => `Threat · high severity: visitor ${id}`).sort());
+    for (const id of ids) expect(await box.lookout.store.alerts.get(SECURITY, id)).toMatchObject({ messageTs: expect.any(String) });
+    const failed = box.logs.find((line) => line.includes('delivery failed for good') && line.includes('channel_not_found'));
+    expect(failed).toMatch(/"delivery":\d+/);
+    const subscription = await box.lookout.store.subscriptions.get(SECURITY);
+    const dm = box.slack.messages(`D_${subscription!.createdBy}`);
+    expect(dm.map((m) => m.text).join(' ')).toMatch(/could not post threat alerts in <#C_SECURITY> \(Slack said channel_not_found\)/);
+    // The channel took the details since, so it no longer needs attention.
+    expect(subscription?.attention).toBeUndefined();
   });
 });

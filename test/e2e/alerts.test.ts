@@ -35,6 +35,8 @@ function options(store: LookoutOptions['store'], replica: string): LookoutOption
     replica,
     scheduler: false,
     alerts: { scanIntervalMs: 60_000, recheckMs: 6 * 3_600_000, burst: 5 },
+    // The offline Slack's limit is loosened below; the outbox's pace follows it.
+    deliveries: { slackTimeoutMs: 5_000, heartbeatMs: 10_000, paceMs: 100 },
   };
 }
 
@@ -86,6 +88,7 @@ describe('threat alerts in one app', () => {
     visit(DEMO_VISITORS.attacker);
     visit(DEMO_VISITORS.human);
     const result = await app.watcher.scan();
+    await app.deliveries.drained();
     expect(result).toMatchObject({ status: 'scanned', visits: 2, visitors: 2, alerts: 1 });
     const alert = await slack.waitFor(() => alertFor(DEMO_VISITORS.attacker));
     expect(headerOf(alert)).toBe(`Threat · high severity: visitor ${DEMO_VISITORS.attacker}`);
@@ -104,6 +107,7 @@ describe('threat alerts in one app', () => {
     visit(DEMO_VISITORS.attacker, 'https://www.example-shop.com/account');
     const before = alertsIn().length;
     const result = await app.watcher.scan();
+    await app.deliveries.drained();
     expect(result).toMatchObject({ alerts: 0, sightings: 1 });
     expect(alertsIn()).toHaveLength(before);
     const parent = alertFor(DEMO_VISITORS.attacker)!;
@@ -115,6 +119,7 @@ describe('threat alerts in one app', () => {
   it('nothing new: nothing posted, and the scan repeats nothing', async () => {
     const count = slack.messages(SECURITY).length;
     expect(await app.watcher.scan()).toMatchObject({ visits: 0, alerts: 0 });
+    await app.deliveries.drained();
     expect(slack.messages(SECURITY)).toHaveLength(count);
   });
 
@@ -124,6 +129,7 @@ describe('threat alerts in one app', () => {
     for (const id of ids) visit(id);
     const before = alertsIn().length;
     const result = await app.watcher.scan();
+    await app.deliveries.drained();
     expect(result.alerts).toBe(20);
     const top = alertsIn().slice(before);
     expect(top).toHaveLength(1);
@@ -143,12 +149,14 @@ describe('threat alerts in one app', () => {
     expect(hasAction(acked, 'alert.ack')).toBe(false);
     visit(DEMO_VISITORS.attacker);
     expect(await app.watcher.scan()).toMatchObject({ alerts: 0, sightings: 1 });
+    await app.deliveries.drained();
   });
 
   it('Mute 24h silences a visitor until the mute ends, and says until when', async () => {
     const [id] = attackers(21).slice(20);
     visit(id!);
     await app.watcher.scan();
+    await app.deliveries.drained();
     const alert = await slack.waitFor(() => slack.messages(SECURITY).find((m) => (headerOf(m) ?? '').endsWith(`visitor ${id}`)));
     await slack.click(alert, 'alert.mute.24h');
     await slack.waitFor(() => {
@@ -158,9 +166,11 @@ describe('threat alerts in one app', () => {
     const threadBefore = slack.thread(SECURITY, alert.ts).length;
     visit(id!);
     expect(await app.watcher.scan()).toMatchObject({ alerts: 0, sightings: 0 });
+    await app.deliveries.drained();
     clock += 25 * 3_600_000; // the mute is over
     visit(id!);
     expect(await app.watcher.scan()).toMatchObject({ sightings: 1 });
+    await app.deliveries.drained();
     expect(slack.thread(SECURITY, alert.ts).length).toBeGreaterThan(threadBefore);
   });
 
@@ -169,11 +179,13 @@ describe('threat alerts in one app', () => {
     visit(id!);
     demo.setFaults({ status500Until: 1000, paths: ['/security/'] });
     const failed = await app.watcher.scan();
+    await app.deliveries.drained();
     expect(failed.status).toBe('failed');
     expect((await app.store.watchState.get('visits'))?.lastError).toMatch(/unavailable/);
     expect(alertFor(id!)).toBeUndefined();
     demo.setFaults({});
     expect(await app.watcher.scan()).toMatchObject({ status: 'scanned', alerts: 1 });
+    await app.deliveries.drained();
     expect(alertFor(id!)).toBeDefined();
   }, 20_000);
 
@@ -183,6 +195,7 @@ describe('threat alerts in one app', () => {
     slack.failNext('chat.postMessage', { status: 429, retryAfter: 1 });
     const started = Date.now();
     expect(await app.watcher.scan()).toMatchObject({ alerts: 1 });
+    await app.deliveries.drained();
     expect(Date.now() - started).toBeGreaterThanOrEqual(900);
     expect(alertFor(id!)).toBeDefined();
   }, 20_000);
@@ -218,6 +231,7 @@ describe('restarts', () => {
       const [a, b, c] = attackers(26).slice(23);
       visit(a!);
       expect(await app.watcher.scan()).toMatchObject({ status: 'scanned', alerts: 1 });
+      await app.deliveries.drained();
       visit(b!); // arrives while the app is down
       await app.stop();
 
@@ -225,6 +239,7 @@ describe('restarts', () => {
       slack.setAppUrl(app.requestUrl!);
       visit(c!);
       expect(await app.watcher.scan()).toMatchObject({ status: 'scanned', alerts: 2 });
+      await app.deliveries.drained();
       await app.stop();
       const headers = alertsIn(channel).map((m) => headerOf(m) ?? '');
       for (const id of [a, b, c]) expect(headers.filter((h) => h.endsWith(`visitor ${id}`))).toHaveLength(1);
@@ -251,7 +266,9 @@ describe('restarts', () => {
         // Both scan in turn (as after a lease hand-over): still once each.
         for (const id of ids.slice(3)) visit(id);
         await apps[0]!.watcher.scan();
+        await apps[0]!.deliveries.drained();
         await apps[1]!.watcher.scan();
+        await apps[1]!.deliveries.drained();
         const headers = alertsIn('C_MARKETING').map((m) => headerOf(m) ?? '');
         for (const id of ids) expect(headers.filter((h) => h.endsWith(`visitor ${id}`))).toHaveLength(1);
       } finally {

@@ -139,6 +139,7 @@ describe('posting a slot', () => {
   it('posts the digest with totals and change, and records the run with the message ts', async () => {
     const digest = await addDigest({ reports: ['sources', 'countries'] });
     expect(await box.lookout.scheduler.runSlot(digest, slot)).toBe(true);
+    await box.lookout.deliveries.drained();
     const posted = await box.slack.waitForMessage(CHANNEL, (m) => !m.ephemeralTo && (headerOf(m) ?? '') === 'Digest: Sources, Countries');
     const body = text(posted);
     expect(body).toMatch(/\*Visits\*\n[\d,]+ {2}(▲|▼|–|new)/);
@@ -148,12 +149,14 @@ describe('posting a slot', () => {
     expect(run).toMatchObject({ status: 'posted', messageTs: posted.ts, channelId: CHANNEL });
     // The same slot never posts twice.
     expect(await box.lookout.scheduler.runSlot(digest, slot)).toBe(false);
+    await box.lookout.deliveries.drained();
   });
 
   it('a report that fails says so; the rest still posts', async () => {
     box.demo!.setFaults({ status500Until: 10_000, paths: ['/pages'] });
     const digest = await addDigest({ reports: ['sources', 'pages'] });
     await box.lookout.scheduler.runSlot(digest, slot);
+    await box.lookout.deliveries.drained();
     const posted = await box.slack.waitForMessage(CHANNEL, (m) => !m.ephemeralTo && textsOf(m).join(' ').includes(`digest #${digest.id}`));
     expect(text(posted)).toMatch(/\*Pages\*\n:warning: Could not load: The analytics API is unavailable/);
     expect(text(posted)).toMatch(/\*Sources\*\n1\. /);
@@ -163,6 +166,7 @@ describe('posting a slot', () => {
     const archived = await addDigest({ channelId: 'C_ARCHIVED' });
     const fine = await addDigest({ channelId: 'C_GENERAL' });
     await Promise.all([box.lookout.scheduler.runSlot(archived, slot), box.lookout.scheduler.runSlot(fine, slot)]);
+    await box.lookout.deliveries.drained();
     expect(await box.lookout.store.runs.get(archived.id, slot)).toMatchObject({ status: 'failed', error: 'is_archived' });
     expect(await box.lookout.store.runs.get(fine.id, slot)).toMatchObject({ status: 'posted' });
   });
@@ -170,6 +174,7 @@ describe('posting a slot', () => {
   it('13 reports at top 10 fit in one message Slack accepts', async () => {
     const digest = await addDigest({ reports: [...REPORT_IDS], topN: 10, channelId: 'C_GENERAL' });
     await box.lookout.scheduler.runSlot(digest, slot);
+    await box.lookout.deliveries.drained();
     const run = await box.lookout.store.runs.get(digest.id, slot);
     expect(run?.status).toBe('posted');
     const posted = box.slack.messages('C_GENERAL').find((m) => m.ts === run!.messageTs)!;
@@ -189,6 +194,7 @@ describe('restarts', () => {
     await box.lookout.store.db.query(`update digests set created_at = now() - interval '1 day'`);
 
     await box.lookout.scheduler.catchUp();
+    await box.lookout.deliveries.drained();
     await box.lookout.scheduler.catchUp(); // a second replica starting: nothing more
     expect(await box.lookout.store.runs.get(a.id, recent)).toMatchObject({ status: 'posted' });
     expect(await box.lookout.store.runs.get(b.id, old)).toMatchObject({ status: 'missed' });
@@ -196,16 +202,32 @@ describe('restarts', () => {
     expect(posts).toHaveLength(1);
   });
 
-  it('a process killed between claim and post leaves a recorded run, which is not retried into a duplicate', async () => {
+  it('a slot whose replica died mid-fetch is taken over once its heartbeat is stale, and posted exactly once', async () => {
     const digest = await addDigest({ channelId: 'C_GENERAL' });
     const slot = new Date(Math.floor((Date.now() - 10 * 60_000) / 60_000) * 60_000);
     await box.lookout.store.digests.update(digest.id, { cron: `${slot.getUTCMinutes()} ${slot.getUTCHours()} * * *`, timeZone: 'UTC' });
     await box.lookout.store.db.query(`update digests set created_at = now() - interval '1 day'`);
-    // The crashed replica claimed the slot (the claim is recorded first) and died before posting.
+    // The crashed replica claimed the slot and died while fetching: its heartbeat stopped a while ago.
     expect(await box.lookout.store.runs.claim(digest.id, slot, 'replica-that-died')).toBe(true);
-    await box.lookout.scheduler.catchUp(); // this replica starts: the slot is taken, so it is not posted again
-    expect(await box.lookout.store.runs.abandonStale(new Date(Date.now() + 1000))).toBe(1);
-    expect(await box.lookout.store.runs.get(digest.id, slot)).toMatchObject({ status: 'abandoned', claimedBy: 'replica-that-died' });
+    await box.lookout.scheduler.catchUp(); // the slot has a run: catch-up leaves it to the heartbeat
+    expect(await box.lookout.store.runs.get(digest.id, slot)).toMatchObject({ status: 'claimed', claimedBy: 'replica-that-died' });
+    await box.lookout.store.db.query(`update digest_runs set heartbeat_at = now() - interval '1 hour' where digest_id = $1`, [digest.id]);
+    await box.lookout.scheduler.heartbeat();
+    await box.lookout.scheduler.heartbeat(); // a second look takes nothing more
+    const posted = () => box.slack.messages('C_GENERAL').filter((m) => textsOf(m).join(' ').includes(`digest #${digest.id}`));
+    await box.slack.waitFor(() => posted().length > 0 || undefined);
+    await box.lookout.deliveries.drained();
+    expect(posted()).toHaveLength(1);
+    expect(await box.lookout.store.runs.get(digest.id, slot)).toMatchObject({ status: 'posted', claimedBy: expect.not.stringMatching('replica-that-died') });
+  });
+
+  it('a slot whose replica died is abandoned, with why, once it is past the catch-up window', async () => {
+    const digest = await addDigest({ channelId: 'C_GENERAL' });
+    const slot = new Date(Math.floor((Date.now() - 3 * 3_600_000) / 60_000) * 60_000);
+    expect(await box.lookout.store.runs.claim(digest.id, slot, 'replica-that-died')).toBe(true);
+    await box.lookout.store.db.query(`update digest_runs set heartbeat_at = now() - interval '1 hour' where digest_id = $1`, [digest.id]);
+    await box.lookout.scheduler.heartbeat();
+    expect(await box.lookout.store.runs.get(digest.id, slot)).toMatchObject({ status: 'abandoned', error: expect.stringContaining('catch-up window') });
     expect(box.slack.messages('C_GENERAL').filter((m) => textsOf(m).join(' ').includes(`digest #${digest.id}`))).toHaveLength(0);
   });
 });

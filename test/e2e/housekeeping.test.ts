@@ -21,13 +21,22 @@ describeEachDb('housekeeping', (t) => {
     await leases.acquire('long-gone', 'r1', 1);
     await leases.acquire('held', 'r1', 60_000);
     await db.query("UPDATE job_claims SET expires_at = $1 WHERE key = 'long-gone'", [new Date(now.getTime() - 2 * DAY)]);
+    const message = { text: 'x', blocks: [] };
+    const [oldPosted, oldPending, freshPosted] = await Promise.all(
+      ['C1', 'C2', 'C3'].map((channelId) => t.store.deliveries.enqueue({ kind: 'notice', channelId, message, expiresInMs: DAY })),
+    );
+    await db.query("UPDATE deliveries SET status = 'posted' WHERE id = ANY($1::bigint[])", [[oldPosted, freshPosted]]);
+    await db.query('UPDATE deliveries SET created_at = $1 WHERE id = ANY($2::bigint[])', [new Date(now.getTime() - 31 * DAY), [oldPosted, oldPending]]);
 
-    expect(await housekeep(prunes(t.store, 6 * HOUR), now)).toEqual({ stash: 1, checks: 1, leases: 1 });
+    expect(await housekeep(prunes(t.store, 6 * HOUR), now)).toEqual({ stash: 1, checks: 1, leases: 1, deliveries: 1 });
+    expect(await t.store.deliveries.get(oldPosted!)).toBeUndefined();
+    expect(await t.store.deliveries.get(oldPending!)).toMatchObject({ status: 'pending' }); // unfinished work is never trimmed
+    expect(await t.store.deliveries.get(freshPosted!)).toMatchObject({ status: 'posted' });
     expect(await stash.get(old)).toBeUndefined();
     expect(await stash.get(fresh)).toBe('q1.fresh');
     expect([...(await visitorChecks.getFresh(['v_stale', 'v_fresh'], new Date(0))).keys()]).toEqual(['v_fresh']);
     expect((await db.query<{ key: string }>('SELECT key FROM job_claims ORDER BY key')).rows.map((r) => r.key)).toEqual(['held']);
-    expect(await housekeep(prunes(t.store, 6 * HOUR), now)).toEqual({ stash: 0, checks: 0, leases: 0 });
+    expect(await housekeep(prunes(t.store, 6 * HOUR), now)).toEqual({ stash: 0, checks: 0, leases: 0, deliveries: 0 });
   });
 
   it('keeps security answers at least an hour, whatever ALERT_RECHECK_AFTER says', async () => {

@@ -101,8 +101,9 @@ describeEachDb('store db', (t) => {
       expect(rows).toEqual([
         { version: 1, name: 'initial', applied_at: expect.any(Date) },
         { version: 2, name: 'alerts', applied_at: expect.any(Date) },
+        { version: 3, name: 'deliveries', applied_at: expect.any(Date) },
       ]);
-      expect(await appliedVersions(t.db)).toEqual(new Set([1, 2]));
+      expect(await appliedVersions(t.db)).toEqual(new Set([1, 2, 3]));
     });
 
     it('applies the migrations of an empty database once when two callers race', async () => {
@@ -111,8 +112,8 @@ describeEachDb('store db', (t) => {
       const second = t.kind === 'postgres' ? await t.openSibling(first) : first;
       expect(await appliedVersions(first)).toEqual(new Set());
       const [a, b] = await Promise.all([migrate(first), migrate(second)]);
-      expect([...a, ...b].sort()).toEqual([1, 2]);
-      expect(await count(first, 'schema_migrations')).toBe(2);
+      expect([...a, ...b].sort()).toEqual([1, 2, 3]);
+      expect(await count(first, 'schema_migrations')).toBe(3);
       expect(await count(second, 'digests')).toBe(0);
     });
 

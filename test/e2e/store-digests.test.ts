@@ -187,22 +187,34 @@ describeEachDb('store digests', (t) => {
       expect((await t.store.runs.get(d.id, SLOT))?.status).toBe('posted');
     });
 
-    it('abandons claims that never finished, and only those', async () => {
+    it('takes over only claims whose heartbeat went stale, each once, and abandons only its own', async () => {
       const d = await t.store.digests.create(input());
       const slots = [0, 1, 2].map((i) => new Date(SLOT.getTime() + i * 60_000));
       for (const slot of slots) await t.store.runs.claim(d.id, slot, 'r1');
       await t.store.runs.markPosted(d.id, slots[0]!, '1.2', 'C1');
+      await t.store.db.query(`UPDATE digest_runs SET heartbeat_at = now() - interval '1 minute' WHERE slot = ANY($1::timestamptz[])`, [[slots[0], slots[1]]]);
       await sleep(5);
-      const cutoff = new Date();
-      await sleep(5);
-      const fresh = new Date(SLOT.getTime() + 3 * 60_000);
-      await t.store.runs.claim(d.id, fresh, 'r1');
+      expect(await t.store.runs.heartbeat('r1')).toBe(2); // slots 1 and 2 are r1's claims
+      await t.store.db.query(`UPDATE digest_runs SET heartbeat_at = now() - interval '1 minute' WHERE slot = $1`, [slots[1]]);
 
-      expect(await t.store.runs.abandonStale(cutoff)).toBe(2);
-      expect((await t.store.runs.get(d.id, slots[0]!))?.status).toBe('posted');
-      expect(await t.store.runs.get(d.id, slots[1]!)).toMatchObject({ status: 'abandoned', error: expect.any(String), finishedAt: expect.any(Date) });
-      expect((await t.store.runs.get(d.id, fresh))?.status).toBe('claimed');
-      expect(await t.store.runs.abandonStale(cutoff)).toBe(0);
+      const taken = await t.store.runs.takeOverStale('r2', 30_000);
+      expect(taken.map((r) => r.slot.getTime())).toEqual([slots[1]!.getTime()]);
+      expect(taken[0]).toMatchObject({ status: 'claimed', claimedBy: 'r2' });
+      expect(await t.store.runs.takeOverStale('r3', 30_000)).toEqual([]);
+      expect((await t.store.runs.get(d.id, slots[2]!))?.claimedBy).toBe('r1');
+
+      expect(await t.store.runs.abandon(d.id, slots[1]!, 'r1', 'too late')).toBe(false);
+      expect(await t.store.runs.abandon(d.id, slots[1]!, 'r2', 'too late')).toBe(true);
+      expect(await t.store.runs.get(d.id, slots[1]!)).toMatchObject({ status: 'abandoned', error: 'too late', finishedAt: expect.any(Date) });
+    });
+
+    it('queues a slot only for the replica holding its claim', async () => {
+      const d = await t.store.digests.create(input());
+      await t.store.runs.claim(d.id, SLOT, 'r1');
+      expect(await t.store.runs.markQueued(d.id, SLOT, 'r2', 7)).toBe(false);
+      expect(await t.store.runs.markQueued(d.id, SLOT, 'r1', 7)).toBe(true);
+      expect(await t.store.runs.get(d.id, SLOT)).toMatchObject({ status: 'queued', deliveryId: 7 });
+      expect(await t.store.runs.markQueued(d.id, SLOT, 'r1', 8)).toBe(false);
     });
 
     it('gives the latest run of one digest and of several', async () => {

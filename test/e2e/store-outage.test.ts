@@ -3,7 +3,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openRepos, startLookout, type Lookout, type Repos } from '../../src/compose.js';
 import { ThreatWatcher } from '../../src/features/alerts/watcher.js';
 import { AnalyticsApi } from '../../src/platform/api/analytics.js';
-import { webPoster } from '../../src/platform/slack/poster.js';
 import { openDb } from '../../src/platform/store/db.js';
 import { startDemoApi, type DemoApi } from '../../src/sandbox/demo-api/server.js';
 import { startOfflineSlack, type OfflineSlack } from '../../src/sandbox/slack/index.js';
@@ -65,7 +64,8 @@ describe.skipIf(!TEST_DATABASE_URL)('a database that stops answering', () => {
       api: new AnalyticsApi({ baseUrl: 'http://127.0.0.1:9', apiKey: 'k' }),
       repos,
       leases: repos.leases,
-      poster: webPoster({} as never),
+      db: repos.db,
+      deliveryDeadlineMs: 3_600_000,
       log: logger,
       now: () => new Date(),
       owner: 'outage-test',

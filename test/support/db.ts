@@ -40,6 +40,7 @@ const TABLES = [
   'alerts',
   'visitor_checks',
   'watch_state',
+  'deliveries',
 ];
 
 let warned = false;

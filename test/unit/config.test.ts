@@ -22,7 +22,8 @@ describe('loadConfig', () => {
     // Defaults go through the same parsing as set values (lists are lists, durations milliseconds).
     expect(config.security).toEqual({ channels: [], users: [], scrapingScoreThreshold: 0.8 });
     expect(config.admins).toEqual([]);
-    expect(config.alerts).toEqual({ scanIntervalMs: 60_000, recheckMs: 6 * 3_600_000, burst: 5 });
+    expect(config.alerts).toEqual({ scanIntervalMs: 60_000, recheckMs: 6 * 3_600_000, burst: 5, deliveryDeadlineMs: 6 * 3_600_000 });
+    expect(config.deliveries).toEqual({ slackTimeoutMs: 10_000, heartbeatMs: 10_000 });
   });
 
   it('reads durations and id lists', () => {

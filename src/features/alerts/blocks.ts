@@ -171,3 +171,4 @@ export function burstSummary(rows: readonly SummaryRow[], view: Pick<AlertView, 
   if (rows.length > shown.length) blocks.push({ type: 'context', elements: [mrkdwn(`…and ${rows.length - shown.length} more in the thread.`)] });
   return { text: escapeMrkdwn(headline), blocks };
 }
+

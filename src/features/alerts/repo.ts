@@ -21,6 +21,8 @@ export interface AlertSubscriptionInput {
 }
 
 export interface AlertSubscription extends AlertSubscriptionInput {
+  /** Why Slack refuses the channel (gone, archived, Lookout not a member), until a post succeeds or it is subscribed again. */
+  attention?: string;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -39,7 +41,7 @@ export class AlertSubscriptionRepo {
       `INSERT INTO alert_subscriptions (channel_id, team_id, min_severity, checks, created_by)
        VALUES ($1, $2, $3, $4::jsonb, $5)
        ON CONFLICT (channel_id) DO UPDATE SET
-         team_id = EXCLUDED.team_id, min_severity = EXCLUDED.min_severity, checks = EXCLUDED.checks, updated_at = now()
+         team_id = EXCLUDED.team_id, min_severity = EXCLUDED.min_severity, checks = EXCLUDED.checks, attention = NULL, updated_at = now()
        RETURNING *`,
       [input.channelId, input.teamId, input.minSeverity, JSON.stringify(input.checks), input.createdBy],
     );
@@ -59,6 +61,21 @@ export class AlertSubscriptionRepo {
       channelId,
     ]);
     return rows[0] && toSubscription(rows[0]);
+  }
+
+  /** Marks the channel as refused by Slack; the subscription as it was before, so only the first refusal tells its owner. */
+  async markAttention(channelId: string, reason: string): Promise<AlertSubscription | undefined> {
+    const { rows } = await this.db.query(
+      `UPDATE alert_subscriptions s SET attention = $2 FROM alert_subscriptions old
+       WHERE s.channel_id = $1 AND old.channel_id = s.channel_id RETURNING old.*`,
+      [channelId, reason],
+    );
+    return rows[0] && toSubscription(rows[0]);
+  }
+
+  /** A post reached the channel: whatever needed attention is fixed. */
+  async clearAttention(channelId: string): Promise<void> {
+    await this.db.query('UPDATE alert_subscriptions SET attention = NULL WHERE channel_id = $1 AND attention IS NOT NULL', [channelId]);
   }
 
   /** Every subscription, oldest first. */
@@ -154,6 +171,8 @@ export interface AlertClaim {
   visit: AlertVisit;
   firstSeen?: Date;
   lastSeen: Date;
+  /** Visits already seen (default 1). */
+  sightings?: number;
 }
 
 export interface AlertSighting {
@@ -196,8 +215,8 @@ export class AlertRepo {
    */
   async claim(input: AlertClaim): Promise<boolean> {
     const { rows } = await this.db.query(
-      `INSERT INTO alerts (channel_id, visitor_id, severity, verdict, reasons, visit, first_seen, last_seen)
-       VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7, $8)
+      `INSERT INTO alerts (channel_id, visitor_id, severity, verdict, reasons, visit, first_seen, last_seen, sightings)
+       VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7, $8, $9)
        ON CONFLICT DO NOTHING
        RETURNING visitor_id`,
       [
@@ -209,6 +228,7 @@ export class AlertRepo {
         JSON.stringify(input.visit),
         input.firstSeen ?? null,
         input.lastSeen,
+        input.sightings ?? 1,
       ],
     );
     return rows.length > 0;

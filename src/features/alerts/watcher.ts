@@ -4,12 +4,12 @@ import { securityFacts, type AlertCheck, type SecurityFacts, type VerdictOptions
 import type { AnalyticsApi } from '../../platform/api/analytics.js';
 import { ApiError } from '../../platform/api/errors.js';
 import type { Logger } from '../../platform/log.js';
-import type { SlackMessage } from '../../platform/slack/kit/messages.js';
-import { slackReason, type SlackPoster } from '../../platform/slack/poster.js';
+import { DeliveryRepo, type Subject } from '../../platform/deliveries/repo.js';
+import type { Db, Queryable } from '../../platform/store/db.js';
 import type { LeaseRepo } from '../../platform/store/leases.js';
 import { alertMessage, alertViewOf, burstSummary, sightingsReply, type AlertRecord, type AlertView } from './blocks.js';
 import { planChannel, planDelivery, type Decision, type NewAlert } from './plan.js';
-import type { AlertMuteRepo, AlertRepo, AlertSubscription, AlertSubscriptionRepo, VisitorCheckRepo, WatchStateRepo } from './repo.js';
+import { AlertRepo, WatchStateRepo, type AlertMuteRepo, type AlertSubscription, type AlertSubscriptionRepo, type VisitorCheckRepo } from './repo.js';
 
 export interface AlertRepos {
   subscriptions: AlertSubscriptionRepo;
@@ -17,13 +17,19 @@ export interface AlertRepos {
   alerts: AlertRepo;
   visitorChecks: VisitorCheckRepo;
   watchState: WatchStateRepo;
+  deliveries: DeliveryRepo;
 }
 
 export interface ThreatWatchOptions {
   api: AnalyticsApi;
   repos: AlertRepos;
   leases: LeaseRepo;
-  poster: SlackPoster;
+  /** The store the scan's decisions are written to, in one transaction. */
+  db: Db;
+  /** Told after a scan queued deliveries. */
+  queued?: () => void;
+  /** An alert not posted within this is given up (and shown as failed). */
+  deliveryDeadlineMs: number;
   log: Logger;
   now: () => Date;
   /** This replica's name on the lease. */
@@ -128,6 +134,7 @@ export class ThreatWatcher {
     const now = this.options.now();
     const state = await repos.watchState.get(WATCH_STATE_KEY);
     const watermark = state?.watermark ?? new Date(now.getTime() - this.options.intervalMs);
+    const plans: { subscription: AlertSubscription; decisions: Decision[] }[] = [];
     try {
       const fresh = await this.newVisits(watermark, new Set(state?.seenIds ?? []), now);
       result.visits = fresh.length;
@@ -145,24 +152,45 @@ export class ThreatWatcher {
         const { facts, lookups } = await this.factsFor([...byVisitor.keys()], checks, now);
         result.lookups = lookups;
         for (const subscription of subscriptions) {
-          const counts = await this.alertChannel(subscription, byVisitor, facts, now);
-          result.alerts += counts.alerts;
-          result.sightings += counts.sightings;
+          const ids = [...byVisitor.keys()];
+          plans.push({
+            subscription,
+            decisions: planChannel({
+              subscription,
+              visits: byVisitor,
+              facts,
+              existing: await repos.alerts.getMany(subscription.channelId, ids),
+              muted: new Set((await repos.mutes.activeFor(subscription.channelId, ids, now)).keys()),
+              verdict: this.options.verdict,
+            }),
+          });
         }
       }
       const { watermark: next, seenIds } = advance(watermark, state?.seenIds ?? [], fresh);
-      await repos.watchState.saveProgress(WATCH_STATE_KEY, {
-        watermark: next,
-        seenIds,
-        counts: { visits: result.visits, visitors: result.visitors, lookups: result.lookups, alerts: result.alerts, sightings: result.sightings },
-        at: now,
+      // The decisions and the watermark move together: a scan cut short leaves neither.
+      await this.options.db.transaction(async (tx) => {
+        for (const { subscription, decisions } of plans) {
+          const counts = await this.writeChannel(tx, subscription, decisions, now);
+          result.alerts += counts.alerts;
+          result.sightings += counts.sightings;
+        }
+        await new WatchStateRepo(tx).saveProgress(WATCH_STATE_KEY, {
+          watermark: next,
+          seenIds,
+          counts: { visits: result.visits, visitors: result.visitors, lookups: result.lookups, alerts: result.alerts, sightings: result.sightings },
+          at: now,
+        });
       });
+      if (result.alerts + result.sightings > 0) {
+        log.info({ alerts: result.alerts, sightings: result.sightings }, 'threat alerts queued');
+        this.options.queued?.();
+      }
       return result;
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       log.error({ err: message, watermark: watermark.toISOString() }, 'threat scan failed; the next one retries from the same watermark');
       await repos.watchState.saveError(WATCH_STATE_KEY, message, now);
-      return { ...result, status: 'failed', error: message };
+      return { ...result, alerts: 0, sightings: 0, status: 'failed', error: message };
     }
   }
 
@@ -239,106 +267,57 @@ export class ThreatWatcher {
     return alertViewOf(alert, { timeZone: this.options.timeZone, now, ...extra });
   }
 
-  /** One channel: plan, then carry the plan out. */
-  private async alertChannel(
-    subscription: AlertSubscription,
-    byVisitor: Map<string, VisitRecord[]>,
-    facts: Map<string, SecurityFacts>,
-    now: Date,
-  ): Promise<{ alerts: number; sightings: number }> {
-    const { repos } = this.options;
+  /**
+   * One channel's plan, written to the store: alert rows and the deliveries that announce
+   * them, in the scan's transaction. Nothing here waits on Slack.
+   */
+  private async writeChannel(tx: Queryable, subscription: AlertSubscription, decisions: readonly Decision[], now: Date): Promise<{ alerts: number; sightings: number }> {
+    const alerts = new AlertRepo(tx);
+    const outbox = new DeliveryRepo(tx);
     const channel = subscription.channelId;
-    const ids = [...byVisitor.keys()];
-    const decisions = planChannel({
-      subscription,
-      visits: byVisitor,
-      facts,
-      existing: await repos.alerts.getMany(channel, ids),
-      muted: new Set((await repos.mutes.activeFor(channel, ids, now)).keys()),
-      verdict: this.options.verdict,
-    });
-    let alerts = 0;
-    let sightings = 0;
+    const expiresInMs = this.options.deliveryDeadlineMs;
+    const subject = (visitorId: string): Subject => ({ type: ALERT_SUBJECT, channelId: channel, visitorId });
+    let counts = { alerts: 0, sightings: 0 };
     const fresh: NewAlert[] = [];
     for (const decision of decisions) {
-      if (decision.kind === 'new') fresh.push(decision);
-      else if (decision.kind === 'raise') alerts += await this.raise(channel, decision, now);
-      else sightings += await this.sighting(channel, decision, now);
+      if (decision.kind === 'new') {
+        fresh.push(decision);
+      } else if (decision.kind === 'raise') {
+        const { visitorId, severity, verdict, reasons, last } = decision;
+        const raised = await alerts.raise(channel, visitorId, { severity, verdict, reasons, visit: last, lastSeen: new Date(timeOf(last)) });
+        if (!raised) continue;
+        await outbox.enqueue({ kind: 'alert', channelId: channel, message: alertMessage(this.view(raised, now, { raised: true })), subject: subject(visitorId), expiresInMs });
+        counts.alerts++;
+      } else {
+        const { visitorId, visits, last } = decision;
+        const updated = await alerts.recordSighting(channel, visitorId, { count: visits, lastSeen: new Date(timeOf(last)), visit: last });
+        if (!updated) continue;
+        await outbox.enqueue({ kind: 'sighting', channelId: channel, message: sightingsReply(visits, last, { timeZone: this.options.timeZone, now }), threadTs: decision.threadTs, expiresInMs });
+        await outbox.enqueue({ kind: 'update', channelId: channel, message: alertMessage(this.view(updated, now)), updateTs: decision.messageTs, expiresInMs });
+        counts.sightings++;
+      }
     }
-    alerts += await this.announce(channel, fresh, now);
-    return { alerts, sightings };
-  }
-
-  private async raise(channel: string, decision: Extract<Decision, { kind: 'raise' }>, now: Date): Promise<number> {
-    const { alerts } = this.options.repos;
-    const { visitorId, severity, verdict, reasons, last } = decision;
-    const raised = await alerts.raise(channel, visitorId, { severity, verdict, reasons, visit: last, lastSeen: new Date(timeOf(last)) });
-    if (!raised) return 0;
-    const ts = await this.post(channel, alertMessage(this.view(raised, now, { raised: true })));
-    if (ts) await alerts.setPosted(channel, visitorId, ts, ts);
-    return 1;
-  }
-
-  private async sighting(channel: string, decision: Extract<Decision, { kind: 'sighting' }>, now: Date): Promise<number> {
-    const { visitorId, visits, last } = decision;
-    const updated = await this.options.repos.alerts.recordSighting(channel, visitorId, { count: visits, lastSeen: new Date(timeOf(last)), visit: last });
-    await this.post(channel, sightingsReply(visits, last, { timeZone: this.options.timeZone, now }), decision.threadTs);
-    if (updated?.messageTs) await this.update(channel, updated.messageTs, alertMessage(this.view(updated, now)));
-    return 1;
-  }
-
-  /** Claims each new alert first (exactly once per channel and visitor, across replicas), then posts what it claimed. */
-  private async announce(channel: string, fresh: readonly NewAlert[], now: Date): Promise<number> {
-    const { alerts } = this.options.repos;
     const claimed: NewAlert[] = [];
     for (const f of fresh) {
-      const won = await alerts.claim({ channelId: channel, visitorId: f.visitorId, severity: f.severity, verdict: f.verdict, reasons: f.reasons, visit: f.last, firstSeen: new Date(timeOf(f.first)), lastSeen: new Date(timeOf(f.last)) });
+      const won = await alerts.claim({ channelId: channel, visitorId: f.visitorId, severity: f.severity, verdict: f.verdict, reasons: f.reasons, visit: f.last, firstSeen: new Date(timeOf(f.first)), lastSeen: new Date(timeOf(f.last)), sightings: f.visits });
       if (won) claimed.push(f);
     }
     const plan = planDelivery(claimed, this.options.burst);
-    let thread: string | undefined;
-    if (plan.summary) {
-      thread = await this.post(channel, burstSummary(plan.alerts, { timeZone: this.options.timeZone, now }));
-      if (!thread) {
-        for (const c of plan.alerts) await alerts.forget(channel, c.visitorId);
-        return 0;
-      }
-    }
-    let posted = 0;
+    const summary = plan.summary
+      ? await outbox.enqueue({ kind: 'burst', channelId: channel, message: burstSummary(plan.alerts, { timeZone: this.options.timeZone, now }), subject: { type: ALERT_SUBJECT, channelId: channel }, expiresInMs })
+      : undefined;
     for (const c of plan.alerts) {
       const alert = await alerts.get(channel, c.visitorId);
       if (!alert) continue;
-      const ts = await this.post(channel, alertMessage(this.view({ ...alert, sightings: c.visits }, now)), thread);
-      if (!ts) {
-        await alerts.forget(channel, c.visitorId);
-        continue;
-      }
-      await alerts.setPosted(channel, c.visitorId, ts, thread ?? ts);
-      if (c.visits > 1) await alerts.recordSighting(channel, c.visitorId, { count: c.visits - 1, lastSeen: alert.lastSeen, visit: alert.visit });
-      posted++;
+      await outbox.enqueue({ kind: 'alert', channelId: channel, message: alertMessage(this.view(alert, now)), threadOf: summary, subject: subject(c.visitorId), expiresInMs });
+      counts = { ...counts, alerts: counts.alerts + 1 };
     }
-    if (posted > 0) this.options.log.info({ channel, alerts: posted, burst: thread !== undefined }, 'threat alerts posted');
-    return posted;
-  }
-
-  /** Posts (the Web API client waits out 429s); undefined when Slack refused, which is logged. */
-  private async post(channel: string, message: SlackMessage, threadTs?: string): Promise<string | undefined> {
-    try {
-      return await this.options.poster.post(channel, message, { threadTs });
-    } catch (error) {
-      this.options.log.error({ channel, err: slackReason(error) }, 'could not post a threat alert');
-      return undefined;
-    }
-  }
-
-  private async update(channel: string, ts: string, message: SlackMessage): Promise<void> {
-    try {
-      await this.options.poster.update(channel, ts, message);
-    } catch (error) {
-      this.options.log.warn({ channel, ts, err: slackReason(error) }, 'could not update a threat alert');
-    }
+    return counts;
   }
 }
+
+/** The subject of an alert's delivery (and a burst summary's, without a visitor): once posted, the alert records where. */
+export const ALERT_SUBJECT = 'alert';
 
 /** The new watermark: the newest visit's time, with every id at that instant (so the next scan skips exactly those). */
 export function advance(watermark: Date, seenIds: readonly string[], fresh: readonly VisitRecord[]): { watermark: Date; seenIds: string[] } {

@@ -1,8 +1,11 @@
 import type { Logger } from '../../platform/log.js';
-import { slackReason, type SlackPoster } from '../../platform/slack/poster.js';
+import { DeliveryRepo } from '../../platform/deliveries/repo.js';
+import { slackReason } from '../../platform/slack/poster.js';
+import type { Db } from '../../platform/store/db.js';
 import type { DigestContent } from './content.js';
 import type { Digest } from './repo.js';
-import type { DigestRunRepo } from './runs.js';
+import { DigestRunRepo } from './runs.js';
+import { nextRun } from './schedule.js';
 
 /**
  * How a digest's slot is posted. When `stopping` is aborted before the post goes out,
@@ -10,28 +13,61 @@ import type { DigestRunRepo } from './runs.js';
  */
 export type PostSlot = (digest: Digest, slot: Date, stopping: AbortSignal) => Promise<void>;
 
+/** The subject of a digest's delivery: once posted or refused, its run records it. */
+export const DIGEST_SUBJECT = 'digest';
+
+/** A slot is worth posting until the next one, and at least an hour. */
+export function digestDeadline(digest: Pick<Digest, 'cron' | 'timeZone'>, slot: Date): Date {
+  const next = nextRun(digest.cron, digest.timeZone, slot)?.getTime() ?? 0;
+  return new Date(Math.max(next, slot.getTime() + 3_600_000));
+}
+
 /**
- * Posts a claimed slot. The claim was recorded before; the post is recorded after, so a
- * crash in between is visible (and not retried into a duplicate). A failing channel fails
- * this digest's run only.
+ * Renders a claimed slot and queues its delivery: the delivery row and the run's
+ * 'queued' are written in one transaction, and only while this replica still holds the
+ * claim. The delivery worker posts it. Content that cannot be fetched fails this run only.
  */
-export function digestPublisher(deps: { content: DigestContent; poster: SlackPoster; runs: DigestRunRepo; log: Logger; owner: string }): PostSlot {
-  const { content, poster, runs, log, owner } = deps;
+export function digestPublisher(deps: { content: DigestContent; db: Db; log: Logger; owner: string; now?: () => Date; queued?: () => void }): PostSlot {
+  const { content, db, log, owner } = deps;
+  const now = deps.now ?? (() => new Date());
+  const runs = new DigestRunRepo(db);
   return async (digest, slot, stopping) => {
+    const where = { digest: digest.id, slot: slot.toISOString(), channel: digest.channelId };
+    let message;
     try {
-      const message = await content.render(digest, slot, false);
-      if (stopping.aborted) {
-        await runs.release(digest.id, slot, owner);
-        log.info({ digest: digest.id, slot: slot.toISOString() }, 'shutting down: digest slot handed back, not posted');
-        return;
-      }
-      const ts = await poster.post(digest.channelId, message);
-      await runs.markPosted(digest.id, slot, ts, digest.channelId);
-      log.info({ digest: digest.id, slot: slot.toISOString(), channel: digest.channelId }, 'digest posted');
+      message = await content.render(digest, slot, false);
     } catch (error) {
       const reason = slackReason(error);
       await runs.markFailed(digest.id, slot, reason);
-      log.error({ digest: digest.id, slot: slot.toISOString(), channel: digest.channelId, reason }, 'digest failed');
+      log.error({ ...where, reason }, 'digest failed: its content could not be fetched');
+      return;
     }
+    if (stopping.aborted) {
+      await runs.release(digest.id, slot, owner);
+      log.info(where, 'shutting down: digest slot handed back, not posted');
+      return;
+    }
+    const queued = await db.transaction(async (tx) => {
+      const delivery = await new DeliveryRepo(tx).enqueue({
+        kind: 'digest',
+        channelId: digest.channelId,
+        message,
+        subject: { type: DIGEST_SUBJECT, digestId: digest.id, slot: slot.toISOString() },
+        expiresInMs: Math.max(60_000, digestDeadline(digest, slot).getTime() - now().getTime()),
+      });
+      if (await new DigestRunRepo(tx).markQueued(digest.id, slot, owner, delivery)) return true;
+      throw new LostClaim();
+    }).catch((error: unknown) => {
+      if (error instanceof LostClaim) return false;
+      throw error;
+    });
+    if (!queued) {
+      log.warn(where, 'another replica took this digest slot over; not queued here');
+      return;
+    }
+    log.info(where, 'digest queued');
+    deps.queued?.();
   };
 }
+
+class LostClaim extends Error {}

@@ -27,6 +27,8 @@ export interface DigestInput {
 
 export interface Digest extends Required<DigestInput> {
   id: number;
+  /** Why Slack refuses its channel (gone, archived, Lookout not a member), until a post succeeds or the digest is edited. */
+  attention?: string;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -83,7 +85,7 @@ export class DigestRepo {
   /** Changes the given fields and bumps updated_at; undefined when there is no such digest. */
   async update(id: number, patch: DigestPatch): Promise<Digest | undefined> {
     const params: unknown[] = [id];
-    const sets = ['updated_at = now()'];
+    const sets = ['updated_at = now()', 'attention = NULL'];
     for (const [key, value] of Object.entries(patch)) {
       const spec = COLUMNS[key as keyof DigestPatch];
       if (!spec || value === undefined) continue;
@@ -95,6 +97,20 @@ export class DigestRepo {
       params,
     );
     return rows[0] && toDigest(rows[0]);
+  }
+
+  /** Marks the digest's channel as refused by Slack; the digest as it was before, so only the first refusal tells its owner. */
+  async markAttention(id: number, reason: string): Promise<Digest | undefined> {
+    const { rows } = await this.db.query(
+      `UPDATE digests d SET attention = $2 FROM digests old WHERE d.id = $1 AND old.id = d.id RETURNING old.*`,
+      [id, reason],
+    );
+    return rows[0] && toDigest(rows[0]);
+  }
+
+  /** A post reached the channel: whatever needed attention is fixed. */
+  async clearAttention(id: number): Promise<void> {
+    await this.db.query('UPDATE digests SET attention = NULL WHERE id = $1 AND attention IS NOT NULL', [id]);
   }
 
   setPaused(id: number, paused: boolean): Promise<Digest | undefined> {

@@ -5,7 +5,7 @@
 import type { Queryable } from '../../platform/store/db.js';
 import { fromRow } from '../../platform/store/rows.js';
 
-export type DigestRunStatus = 'claimed' | 'posted' | 'failed' | 'missed' | 'abandoned';
+export type DigestRunStatus = 'claimed' | 'queued' | 'posted' | 'failed' | 'missed' | 'abandoned';
 
 export interface DigestRun {
   digestId: number;
@@ -15,11 +15,19 @@ export interface DigestRun {
   messageTs?: string;
   channelId?: string;
   error?: string;
+  /** Renewed while its owner fetches the content; a claim without one for long is taken over. */
+  heartbeatAt?: Date;
+  /** The delivery posting it, once its content is ready. */
+  deliveryId?: number;
   startedAt: Date;
   finishedAt?: Date;
 }
 
-const toRun = (row: Record<string, unknown>): DigestRun => ({ ...fromRow<DigestRun>(row), digestId: Number(row.digest_id) });
+const toRun = (row: Record<string, unknown>): DigestRun => ({
+  ...fromRow<DigestRun>(row),
+  digestId: Number(row.digest_id),
+  ...(row.delivery_id != null ? { deliveryId: Number(row.delivery_id) } : {}),
+});
 
 const FOREIGN_KEY_VIOLATION = '23503';
 
@@ -33,8 +41,8 @@ export class DigestRunRepo {
    */
   async claim(digestId: number, slot: Date, owner: string): Promise<boolean> {
     return this.insertIfDigest(
-      `INSERT INTO digest_runs (digest_id, slot, status, claimed_by)
-       SELECT id, $2, 'claimed', $3 FROM digests WHERE id = $1 AND NOT paused
+      `INSERT INTO digest_runs (digest_id, slot, status, claimed_by, heartbeat_at)
+       SELECT id, $2, 'claimed', $3, now() FROM digests WHERE id = $1 AND NOT paused
        ON CONFLICT DO NOTHING
        RETURNING digest_id`,
       [digestId, slot, owner],
@@ -61,6 +69,39 @@ export class DigestRunRepo {
     return rows.length > 0;
   }
 
+  /** The content is ready and its delivery queued (written with the delivery, in one transaction). */
+  async markQueued(digestId: number, slot: Date, owner: string, deliveryId: number): Promise<boolean> {
+    const { rows } = await this.db.query(
+      `UPDATE digest_runs SET status = 'queued', delivery_id = $4, heartbeat_at = NULL
+       WHERE digest_id = $1 AND slot = $2 AND claimed_by = $3 AND status = 'claimed' RETURNING digest_id`,
+      [digestId, slot, owner, deliveryId],
+    );
+    return rows.length > 0;
+  }
+
+  /** Renews the heartbeat of every slot `owner` is fetching; how many. */
+  async heartbeat(owner: string): Promise<number> {
+    const { rows } = await this.db.query(
+      `UPDATE digest_runs SET heartbeat_at = now() WHERE claimed_by = $1 AND status = 'claimed' RETURNING digest_id`,
+      [owner],
+    );
+    return rows.length;
+  }
+
+  /**
+   * Takes over for `owner` the claims whose owner stopped heart-beating `staleMs` ago
+   * (killed mid-fetch); each taken run once, whoever asks first.
+   */
+  async takeOverStale(owner: string, staleMs: number): Promise<DigestRun[]> {
+    const { rows } = await this.db.query(
+      `UPDATE digest_runs SET claimed_by = $1, heartbeat_at = now()
+       WHERE status = 'claimed' AND coalesce(heartbeat_at, started_at) < now() - $2::float8 * interval '1 millisecond'
+       RETURNING *`,
+      [owner, staleMs],
+    );
+    return rows.map(toRun);
+  }
+
   async markFailed(digestId: number, slot: Date, error: string): Promise<boolean> {
     const { rows } = await this.db.query(
       `UPDATE digest_runs SET status = 'failed', error = $3, finished_at = now()
@@ -84,17 +125,14 @@ export class DigestRunRepo {
     return rows.length > 0;
   }
 
-  /**
-   * Claims older than `olderThan` that never finished (the replica died mid-run) become
-   * 'abandoned': recorded, not retried, since a message may have gone out. Returns how many.
-   */
-  async abandonStale(olderThan: Date): Promise<number> {
+  /** A claim taken over too late to be worth posting: recorded as abandoned, with why. */
+  async abandon(digestId: number, slot: Date, owner: string, reason: string): Promise<boolean> {
     const { rows } = await this.db.query(
-      `UPDATE digest_runs SET status = 'abandoned', error = 'claimed but never finished', finished_at = now()
-       WHERE status = 'claimed' AND started_at < $1 RETURNING digest_id`,
-      [olderThan],
+      `UPDATE digest_runs SET status = 'abandoned', error = $4, finished_at = now()
+       WHERE digest_id = $1 AND slot = $2 AND claimed_by = $3 AND status = 'claimed' RETURNING digest_id`,
+      [digestId, slot, owner, reason],
     );
-    return rows.length;
+    return rows.length > 0;
   }
 
   async get(digestId: number, slot: Date): Promise<DigestRun | undefined> {

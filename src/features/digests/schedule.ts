@@ -104,3 +104,12 @@ export function previousRun(cron: string, timeZone: string, at: Date): Date | un
   }
   return latest && at.getTime() - latest.getTime() <= 366 * 86_400_000 ? latest : undefined;
 }
+
+/** The first run after `after` (undefined when the expression has none). */
+export function nextRun(cron: string, timeZone: string, after: Date): Date | undefined {
+  try {
+    return CronExpressionParser.parse(cron, { currentDate: after, tz: timeZone }).next().toDate();
+  } catch {
+    return undefined;
+  }
+}

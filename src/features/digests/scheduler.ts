@@ -21,8 +21,8 @@ export interface SchedulerOptions {
   reloadMs?: number;
   /** A missed slot younger than this is posted on start; an older one is recorded as missed. */
   catchUpMs?: number;
-  /** A slot claimed but never finished for this long was lost to a crash: recorded as abandoned. */
-  staleClaimMs?: number;
+  /** Claims being fetched renew a heartbeat this often; one without a heartbeat for 3× this lost its replica and is taken over. */
+  heartbeatMs?: number;
 }
 
 const KEY = /^digest:(\d+):(.+)$/;
@@ -36,6 +36,7 @@ export class DigestScheduler implements Schedule {
   private readonly tasks = new Map<number, { task: ScheduledTask; signature: string; digest: Digest }>();
   private readonly inFlight = new Map<string, Promise<void>>();
   private reloadTimer?: NodeJS.Timeout;
+  private heartbeatTimer?: NodeJS.Timeout;
   private stopped = false;
   private readonly stopping = new AbortController();
   private catchingUp?: Promise<void>;
@@ -70,9 +71,7 @@ export class DigestScheduler implements Schedule {
   };
 
   async start(): Promise<void> {
-    const { runs, log } = this.options;
-    const abandoned = await runs.abandonStale(new Date(this.now().getTime() - (this.options.staleClaimMs ?? 15 * 60_000)));
-    if (abandoned > 0) log.warn({ abandoned }, 'digest runs claimed but never finished were recorded as abandoned (not retried)');
+    const { log } = this.options;
     await this.reload();
     // Catching up runs in the background, so a slow API does not hold up the start (stop() waits for it).
     this.catchingUp = this.catchUp().catch((error: unknown) => log.error({ err: String(error) }, 'catching up on missed digests failed'));
@@ -83,6 +82,31 @@ export class DigestScheduler implements Schedule {
         .catch((error: unknown) => log.error({ err: String(error) }, 'reloading digests failed'));
     }, this.options.reloadMs ?? 30_000);
     this.reloadTimer.unref();
+    this.heartbeatTimer = setInterval(() => {
+      this.heartbeat().catch((error: unknown) => log.error({ err: String(error) }, 'digest heartbeat failed; trying again'));
+    }, this.options.heartbeatMs ?? 10_000);
+    this.heartbeatTimer.unref();
+  }
+
+  /**
+   * Renews this replica's claims, and takes over those whose replica stopped (killed
+   * mid-fetch): posted while the slot is inside the catch-up window, abandoned after.
+   */
+  async heartbeat(): Promise<void> {
+    const { runs, owner, log } = this.options;
+    await runs.heartbeat(owner);
+    const window = this.options.catchUpMs ?? 60 * 60_000;
+    for (const run of await runs.takeOverStale(owner, (this.options.heartbeatMs ?? 10_000) * 3)) {
+      if (this.stopped) return;
+      const where = { digest: run.digestId, slot: run.slot.toISOString() };
+      if (this.now().getTime() - run.slot.getTime() > window) {
+        await runs.abandon(run.digestId, run.slot, owner, 'its replica stopped while fetching it, and the slot is past the catch-up window');
+        log.warn(where, 'a digest slot whose replica stopped is too old to post; recorded as abandoned');
+        continue;
+      }
+      log.warn(where, 'taking over a digest slot whose replica stopped while fetching it');
+      void this.runClaimed(run.digestId, run.slot).catch((error: unknown) => log.error({ ...where, err: String(error) }, 'a taken-over digest slot failed'));
+    }
   }
 
   /** Re-reads the digests: new ones get a task, changed ones a new task, removed or paused ones none. */
@@ -183,6 +207,7 @@ export class DigestScheduler implements Schedule {
     this.stopped = true;
     this.stopping.abort();
     clearInterval(this.reloadTimer);
+    clearInterval(this.heartbeatTimer);
     for (const { task } of this.tasks.values()) await task.destroy();
     this.tasks.clear();
     const pending = [...this.inFlight.values()];

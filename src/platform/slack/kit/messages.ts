@@ -1,5 +1,5 @@
 import type { KnownBlock } from '@slack/types';
-import { escapeMrkdwn } from './escape.js';
+import { escapeMrkdwn, mrkdwnCode } from './escape.js';
 import { LIMITS, clip, mrkdwn } from './limits.js';
 
 export interface SlackMessage {
@@ -45,4 +45,19 @@ export function staleMessage(): SlackMessage {
     'This message is too old to change (or it was tampered with).',
     'Run the command again for a fresh one.',
   );
+}
+
+/**
+ * To the person behind a digest or an alert subscription, when Slack refuses its channel
+ * for good: what could not be posted, Slack's reason, and what to do (`fix` is plain).
+ */
+export function channelRefusedNotice(what: string, channelId: string, reason: string, fix: string): SlackMessage {
+  const line = `Lookout could not post ${escapeMrkdwn(what)} in <#${channelId}>: Slack said ${mrkdwnCode(reason)}.`;
+  return {
+    text: clip(`Lookout could not post ${what} in <#${channelId}> (Slack said ${reason}). ${fix}`, LIMITS.sectionText),
+    blocks: [
+      { type: 'section', text: mrkdwn(`:warning: ${line}`) },
+      { type: 'context', elements: [mrkdwn(escapeMrkdwn(`Invite Lookout to the channel (or unarchive it), or ${fix}`))] },
+    ],
+  };
 }

@@ -1,0 +1,228 @@
+/**
+ * The outbox. A row is written with the decision behind it (same transaction); a worker
+ * claims the oldest open row of each channel, posts it and records the outcome. Times of
+ * claims, heartbeats and retries are the database's, the one clock replicas share.
+ */
+import type { SlackMessage } from '../slack/kit/messages.js';
+import type { Queryable } from '../store/db.js';
+import { fromRow } from '../store/rows.js';
+
+export type DeliveryKind = 'digest' | 'alert' | 'burst' | 'sighting' | 'update' | 'notice';
+export type DeliveryStatus = 'pending' | 'sending' | 'posted' | 'failed';
+
+/** What a delivery is for, so the feature that queued it hears how it went. */
+export interface Subject {
+  type: string;
+  [key: string]: unknown;
+}
+
+export interface DeliveryInput {
+  kind: DeliveryKind;
+  channelId: string;
+  message: SlackMessage;
+  /** Posted once instead if Slack refuses the blocks (default: the message's text). */
+  plain?: string;
+  threadTs?: string;
+  /** A reply in the thread the delivery with this id starts (top level if that one failed). */
+  threadOf?: number;
+  /** Update this message in place instead of posting. */
+  updateTs?: string;
+  subject?: Subject;
+  /** Worth posting for this long from now (the database's now); given up after. */
+  expiresInMs: number;
+}
+
+export interface Delivery extends Omit<DeliveryInput, 'expiresInMs'> {
+  id: number;
+  status: DeliveryStatus;
+  attempts: number;
+  nextAt: Date;
+  deadline: Date;
+  owner?: string;
+  heartbeatAt?: Date;
+  takenOver: boolean;
+  messageTs?: string;
+  error?: string;
+  createdAt: Date;
+  postedAt?: Date;
+}
+
+/** A claimed delivery, with where its thread parent (threadOf) stands. */
+export interface Claimed extends Delivery {
+  parentTs?: string;
+  parentStatus?: DeliveryStatus;
+}
+
+export interface ClaimOptions {
+  /** A row sending without a heartbeat for this long lost its owner and is taken over. */
+  staleMs: number;
+  /** A channel posted to less than this long ago waits (Slack: about one message a second per channel). */
+  paceMs: number;
+  /** Channels this replica is already sending to. */
+  busy: readonly string[];
+  limit: number;
+}
+
+export interface OpenDelivery extends Delivery {
+  /** Where the work stands, in a few words, for status and lists. */
+  summary?: string;
+}
+
+const toDelivery = (row: Record<string, unknown>): Delivery => {
+  const d = fromRow<Delivery>(row);
+  return { ...d, id: Number(row.id), ...(row.thread_of != null ? { threadOf: Number(row.thread_of) } : {}) };
+};
+
+export class DeliveryRepo {
+  constructor(private readonly db: Queryable) {}
+
+  /** Queues a delivery; its id. */
+  async enqueue(input: DeliveryInput): Promise<number> {
+    const { rows } = await this.db.query<{ id: string }>(
+      `INSERT INTO deliveries (kind, channel_id, message, plain, thread_ts, thread_of, update_ts, subject, next_at, deadline, created_at)
+       VALUES ($1, $2, $3::jsonb, $4, $5, $6, $7, $8::jsonb, now(), now() + $9::float8 * interval '1 millisecond', now())
+       RETURNING id`,
+      [
+        input.kind,
+        input.channelId,
+        JSON.stringify(input.message),
+        input.plain ?? input.message.text,
+        input.threadTs ?? null,
+        input.threadOf ?? null,
+        input.updateTs ?? null,
+        input.subject ? JSON.stringify(input.subject) : null,
+        input.expiresInMs,
+      ],
+    );
+    return Number(rows[0]!.id);
+  }
+
+  /**
+   * Claims for `owner` the oldest open delivery of each channel that is free: not busy
+   * here, not posted to within paceMs, and due (pending and past next_at) or orphaned (sending
+   * without a heartbeat for staleMs). One delivery per channel is in flight at a time across
+   * every replica: the oldest open row is the only candidate, and the UPDATE re-checks it.
+   */
+  async claim(owner: string, options: ClaimOptions): Promise<Claimed[]> {
+    const { rows } = await this.db.query(
+      `WITH heads AS (
+         SELECT DISTINCT ON (channel_id) id FROM deliveries
+         WHERE status IN ('pending', 'sending') AND NOT (channel_id = ANY($2::text[]))
+         ORDER BY channel_id, id
+       )
+       UPDATE deliveries d SET
+         status = 'sending', owner = $1, heartbeat_at = now(), attempts = d.attempts + 1,
+         taken_over = d.taken_over OR d.status = 'sending'
+       FROM heads h
+       WHERE d.id = h.id
+         AND ((d.status = 'pending' AND d.next_at <= now())
+           OR (d.status = 'sending' AND d.heartbeat_at < now() - $3::float8 * interval '1 millisecond'))
+         AND NOT EXISTS (
+           SELECT 1 FROM deliveries p
+           WHERE p.channel_id = d.channel_id AND p.status = 'posted' AND p.posted_at > now() - $4::float8 * interval '1 millisecond')
+         AND d.id IN (SELECT id FROM heads ORDER BY id LIMIT $5)
+       RETURNING d.*,
+         (SELECT t.message_ts FROM deliveries t WHERE t.id = d.thread_of) AS parent_ts,
+         (SELECT t.status FROM deliveries t WHERE t.id = d.thread_of) AS parent_status`,
+      [owner, options.busy, options.staleMs, options.paceMs, options.limit],
+    );
+    return rows.map((row) => toDelivery(row) as Claimed);
+  }
+
+  /** Renews the heartbeat of everything `owner` is sending; how many rows. */
+  async heartbeat(owner: string): Promise<number> {
+    const { rows } = await this.db.query(
+      `UPDATE deliveries SET heartbeat_at = now() WHERE owner = $1 AND status = 'sending' RETURNING id`,
+      [owner],
+    );
+    return rows.length;
+  }
+
+  /** Records the post (whoever holds the row now: the message is out either way); false when already recorded. */
+  async markPosted(id: number, messageTs: string): Promise<boolean> {
+    const { rows } = await this.db.query(
+      `UPDATE deliveries SET status = 'posted', message_ts = $2, posted_at = now(), error = NULL, heartbeat_at = NULL
+       WHERE id = $1 AND status <> 'posted' RETURNING id`,
+      [id, messageTs],
+    );
+    return rows.length > 0;
+  }
+
+  /** Puts the owner's row back in the queue, tried again in `delayMs`; `plainOnly` makes the next attempt plain text. */
+  async retryLater(id: number, owner: string, delayMs: number, reason: string, plainOnly = false): Promise<boolean> {
+    const { rows } = await this.db.query(
+      `UPDATE deliveries SET status = 'pending', next_at = now() + $3::float8 * interval '1 millisecond', error = $4,
+         heartbeat_at = NULL,
+         message = CASE WHEN $5 THEN jsonb_build_object('text', plain, 'blocks', '[]'::jsonb) ELSE message END,
+         plain = CASE WHEN $5 THEN NULL ELSE plain END
+       WHERE id = $1 AND owner = $2 AND status = 'sending' RETURNING id`,
+      [id, owner, delayMs, reason, plainOnly],
+    );
+    return rows.length > 0;
+  }
+
+  /** Records that Slack refused the owner's row for good, or its deadline passed. */
+  async markFailed(id: number, owner: string, reason: string): Promise<boolean> {
+    const { rows } = await this.db.query(
+      `UPDATE deliveries SET status = 'failed', error = $3, heartbeat_at = NULL
+       WHERE id = $1 AND owner = $2 AND status = 'sending' RETURNING id`,
+      [id, owner, reason],
+    );
+    return rows.length > 0;
+  }
+
+  /** Whether the row's deadline passes within `delayMs`. */
+  async expiresWithin(id: number, delayMs: number): Promise<boolean> {
+    const { rows } = await this.db.query<{ late: boolean }>(
+      `SELECT deadline < now() + $2::float8 * interval '1 millisecond' AS late FROM deliveries WHERE id = $1`,
+      [id, delayMs],
+    );
+    return rows[0]?.late ?? true;
+  }
+
+  async get(id: number): Promise<Delivery | undefined> {
+    const { rows } = await this.db.query('SELECT * FROM deliveries WHERE id = $1', [id]);
+    return rows[0] && toDelivery(rows[0]);
+  }
+
+  /**
+   * Pending, sending and failed deliveries (failed ones from the last `failedWithinMs`),
+   * of some channels or all, oldest first, at most `limit`.
+   */
+  async unfinished(options: { channels?: readonly string[]; failedWithinMs: number; limit: number }): Promise<Delivery[]> {
+    const { rows } = await this.db.query(
+      `SELECT * FROM deliveries
+       WHERE ($1::text[] IS NULL OR channel_id = ANY($1::text[]))
+         AND (status IN ('pending', 'sending')
+           OR (status = 'failed' AND created_at > now() - $2::float8 * interval '1 millisecond'))
+       ORDER BY id LIMIT $3`,
+      [options.channels ?? null, options.failedWithinMs, options.limit],
+    );
+    return rows.map(toDelivery);
+  }
+
+  /** How many deliveries are waiting or being sent. */
+  async openCount(): Promise<number> {
+    const { rows } = await this.db.query<{ n: number }>("SELECT count(*)::int AS n FROM deliveries WHERE status IN ('pending', 'sending')");
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  /** How many deliveries there are by kind and status (for /metrics). */
+  async counts(): Promise<{ kind: DeliveryKind; status: DeliveryStatus; n: number }[]> {
+    const { rows } = await this.db.query<{ kind: DeliveryKind; status: DeliveryStatus; n: number }>(
+      'SELECT kind, status, count(*)::int AS n FROM deliveries GROUP BY kind, status',
+    );
+    return rows.map((r) => ({ ...r, n: Number(r.n) }));
+  }
+
+  /** Deletes finished deliveries (posted or failed) created before `olderThan`; how many. */
+  async prune(olderThan: Date): Promise<number> {
+    const { rows } = await this.db.query(
+      `DELETE FROM deliveries WHERE status IN ('posted', 'failed') AND created_at < $1
+         AND NOT EXISTS (SELECT 1 FROM deliveries c WHERE c.thread_of = deliveries.id AND c.status IN ('pending', 'sending'))
+       RETURNING id`,
+      [olderThan],
+    );
+    return rows.length;
+  }
+}

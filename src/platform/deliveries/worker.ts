@@ -1,0 +1,239 @@
+import type { KnownBlock } from '@slack/types';
+import type { Logger } from '../log.js';
+import type { SlackMessage } from '../slack/kit/messages.js';
+import type { SlackPoster } from '../slack/poster.js';
+import type { Db, Queryable } from '../store/db.js';
+import { outcomeOf, retryDelayMs } from './outcome.js';
+import { DeliveryRepo, type Claimed, type Delivery } from './repo.js';
+
+/** How a feature hears about the deliveries it queued (by `subject.type`), inside the transaction that records the outcome. */
+export interface SubjectHooks {
+  /** Posted as `messageTs`, in the thread `threadTs` if it was a reply. */
+  posted?(tx: Queryable, delivery: Delivery, messageTs: string, threadTs?: string): Promise<void>;
+  /** Slack refused it for good (`channel`: the channel itself is the problem), or its deadline passed. */
+  failed?(tx: Queryable, delivery: Delivery, failure: { reason: string; channel: boolean }): Promise<void>;
+}
+
+/** What the worker reports as it goes (metrics). */
+export interface DeliveryEvents {
+  posted?(delivery: Delivery, latencyMs: number): void;
+  retried?(delivery: Delivery, reason: string): void;
+  failed?(delivery: Delivery, reason: string): void;
+}
+
+export interface DeliveryWorkerOptions {
+  db: Db;
+  poster: SlackPoster;
+  owner: string;
+  log: Logger;
+  hooks: Record<string, SubjectHooks>;
+  events?: DeliveryEvents;
+  /** Heartbeats are renewed this often; a delivery without one for 3× this is taken over. */
+  heartbeatMs?: number;
+  /** How often the queue is looked at when nothing wakes the worker. */
+  pollMs?: number;
+  /** At most one message per channel this often. */
+  paceMs?: number;
+  /** Channels sent to at once by this replica. */
+  concurrency?: number;
+  /** A Slack call not answered within this counts as failed (the client's own timeout should come first). */
+  timeoutMs?: number;
+}
+
+const REPEAT_NOTE = 'Sent again after an interruption: if the same message is just above, this one is a repeat.';
+
+/** A message marked as possibly sent before (its first attempt's owner died mid-post). */
+export function markedRepeat(message: SlackMessage): SlackMessage {
+  const note: KnownBlock = { type: 'context', elements: [{ type: 'mrkdwn', text: `:repeat: ${REPEAT_NOTE}` }] };
+  return { text: `${message.text}\n(${REPEAT_NOTE})`, blocks: message.blocks.length > 0 ? [...message.blocks.slice(0, 49), note] : [] };
+}
+
+/**
+ * Posts the outbox. Each replica runs one: it claims the head of each free channel, sends
+ * them at once (a hanging channel holds up only itself), and records each outcome with the
+ * feature's hook in one transaction. Every loop catches its errors; an outcome that cannot
+ * be recorded (the store is down) is retried until it is.
+ */
+export class DeliveryWorker {
+  private readonly repo: DeliveryRepo;
+  private readonly inFlight = new Map<string, Promise<void>>();
+  private timer?: NodeJS.Timeout;
+  private heartbeatTimer?: NodeJS.Timeout;
+  private ticking?: Promise<void>;
+  private again = false;
+  private stopped = false;
+  private readonly heartbeatMs: number;
+  private readonly pollMs: number;
+
+  constructor(private readonly options: DeliveryWorkerOptions) {
+    this.repo = new DeliveryRepo(options.db);
+    this.heartbeatMs = options.heartbeatMs ?? 10_000;
+    this.pollMs = options.pollMs ?? 1_000;
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.heartbeatTimer = setInterval(() => {
+      this.repo.heartbeat(this.options.owner).catch((error: unknown) => this.options.log.warn({ err: errorText(error) }, 'could not renew delivery heartbeats; trying again'));
+    }, this.heartbeatMs);
+    this.heartbeatTimer.unref();
+    this.schedule(0);
+  }
+
+  /** Look at the queue now (something was queued). */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.ticking) this.again = true;
+    else this.schedule(0);
+  }
+
+  /** Stops claiming; waits up to `graceMs` for sends under way (their rows are taken over if cut short). */
+  async stop(graceMs = 5_000): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    clearInterval(this.heartbeatTimer);
+    const pending = [...this.inFlight.values(), ...(this.ticking ? [this.ticking] : [])];
+    if (pending.length > 0) await Promise.race([Promise.allSettled(pending), new Promise((r) => setTimeout(r, graceMs).unref())]);
+  }
+
+  /** Resolves once the queue is empty (every delivery posted or failed), or rejects after `timeoutMs` (tests and benches). */
+  async drained(timeoutMs = 30_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while ((await this.repo.openCount()) > 0) {
+      if (Date.now() > deadline) throw new Error(`deliveries still open after ${timeoutMs} ms`);
+      this.wake();
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
+  private schedule(delayMs: number): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.ticking = this.tick()
+        .catch((error: unknown) => this.options.log.error({ err: errorText(error) }, 'could not read the delivery queue; trying again'))
+        .finally(() => {
+          this.ticking = undefined;
+          if (this.stopped) return;
+          const again = this.again;
+          this.again = false;
+          this.schedule(again ? 0 : this.pollMs);
+        });
+    }, delayMs);
+    this.timer.unref();
+  }
+
+  private async tick(): Promise<void> {
+    const free = (this.options.concurrency ?? 16) - this.inFlight.size;
+    if (this.stopped || free <= 0) return;
+    const claimed = await this.repo.claim(this.options.owner, {
+      staleMs: this.heartbeatMs * 3,
+      paceMs: this.options.paceMs ?? 1_000,
+      busy: [...this.inFlight.keys()],
+      limit: free,
+    });
+    for (const delivery of claimed) {
+      const work = this.send(delivery)
+        .catch((error: unknown) => this.options.log.error({ delivery: delivery.id, err: errorText(error) }, 'delivery failed unexpectedly; it is taken over after its heartbeat stops'))
+        .finally(() => {
+          this.inFlight.delete(delivery.channelId);
+          this.wake();
+        });
+      this.inFlight.set(delivery.channelId, work);
+    }
+  }
+
+  private async send(delivery: Claimed): Promise<void> {
+    const { poster, log } = this.options;
+    const repeat = delivery.takenOver && delivery.kind !== 'update';
+    const message = repeat ? markedRepeat(delivery.message) : delivery.message;
+    const threadTs = delivery.threadTs ?? (delivery.parentStatus === 'posted' ? delivery.parentTs : undefined);
+    if (repeat) log.warn({ delivery: delivery.id, kind: delivery.kind, channel: delivery.channelId }, 'a delivery whose owner stopped is sent again, marked as a possible repeat');
+    let ts: string;
+    try {
+      ts = await within(
+        delivery.updateTs
+          ? poster.update(delivery.channelId, delivery.updateTs, message).then(() => delivery.updateTs!)
+          : poster.post(delivery.channelId, message, threadTs ? { threadTs } : {}),
+        this.options.timeoutMs ?? 15_000,
+      );
+    } catch (error) {
+      await this.persist(() => this.failedAttempt(delivery, error));
+      return;
+    }
+    await this.persist(() => this.record(delivery, ts, threadTs));
+  }
+
+  private async record(delivery: Delivery, ts: string, threadTs: string | undefined): Promise<void> {
+    const hooks = delivery.subject ? this.options.hooks[delivery.subject.type] : undefined;
+    await this.options.db.transaction(async (tx) => {
+      if (!(await new DeliveryRepo(tx).markPosted(delivery.id, ts))) return;
+      await hooks?.posted?.(tx, delivery, ts, threadTs);
+    });
+    this.options.events?.posted?.(delivery, Date.now() - new Date(delivery.createdAt).getTime());
+    log(this.options.log, delivery, 'info', 'delivered');
+  }
+
+  private async failedAttempt(delivery: Claimed, error: unknown): Promise<void> {
+    const outcome = outcomeOf(error);
+    const { owner } = this.options;
+    if (outcome.kind === 'plain' && delivery.plain != null && !delivery.updateTs) {
+      await this.repo.retryLater(delivery.id, owner, 0, outcome.reason, true);
+      this.options.events?.retried?.(delivery, outcome.reason);
+      log(this.options.log, delivery, 'warn', 'Slack refused the blocks; posting once more as plain text', { reason: outcome.reason });
+      return;
+    }
+    if (outcome.kind === 'retry') {
+      const delayMs = retryDelayMs(delivery.attempts, outcome.afterMs);
+      if (!(await this.repo.expiresWithin(delivery.id, delayMs))) {
+        await this.repo.retryLater(delivery.id, owner, delayMs, outcome.reason);
+        this.options.events?.retried?.(delivery, outcome.reason);
+        log(this.options.log, delivery, 'warn', 'delivery failed; retrying', { reason: outcome.reason, retryInMs: delayMs });
+        return;
+      }
+      await this.fail(delivery, `gave up after ${delivery.attempts} attempts (it was due by its deadline): ${outcome.reason}`, false);
+      return;
+    }
+    await this.fail(delivery, outcome.reason, outcome.kind === 'refused' && outcome.channel);
+  }
+
+  private async fail(delivery: Delivery, reason: string, channel: boolean): Promise<void> {
+    const hooks = delivery.subject ? this.options.hooks[delivery.subject.type] : undefined;
+    await this.options.db.transaction(async (tx) => {
+      if (!(await new DeliveryRepo(tx).markFailed(delivery.id, this.options.owner, reason))) return;
+      await hooks?.failed?.(tx, delivery, { reason, channel });
+    });
+    this.options.events?.failed?.(delivery, reason);
+    log(this.options.log, delivery, 'error', 'delivery failed for good', { reason });
+  }
+
+  /** Retries writing an outcome while the store is down (the row stays ours: heartbeats go on). */
+  private async persist(write: () => Promise<void>): Promise<void> {
+    for (let wait = 500; ; wait = Math.min(wait * 2, 10_000)) {
+      try {
+        await write();
+        return;
+      } catch (error) {
+        if (this.stopped) throw error;
+        this.options.log.warn({ err: errorText(error), retryInMs: wait }, 'could not record a delivery outcome; trying again');
+        await new Promise((r) => setTimeout(r, wait));
+      }
+    }
+  }
+}
+
+function log(logger: Logger, d: Delivery, level: 'info' | 'warn' | 'error', msg: string, extra: Record<string, unknown> = {}): void {
+  logger[level]({ delivery: d.id, kind: d.kind, channel: d.channelId, attempt: d.attempts, ...extra }, msg);
+}
+
+/** The promise, or a rejection that reads as a timeout once `ms` pass. */
+function within<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(Object.assign(new Error(`Slack did not answer within ${ms} ms (timed out)`), { code: 'slack_webapi_request_error' })), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,205 @@
+import { randomBytes } from 'node:crypto';
+import { WebClient } from '@slack/web-api';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { DeliveryRepo, type DeliveryInput } from '../../src/platform/deliveries/repo.js';
+import { DeliveryWorker, type SubjectHooks } from '../../src/platform/deliveries/worker.js';
+import { webPoster } from '../../src/platform/slack/poster.js';
+import type { Db } from '../../src/platform/store/db.js';
+import { startOfflineSlack, type OfflineSlack } from '../../src/sandbox/slack/index.js';
+import { describeEachDb } from '../support/db.js';
+import { captureLogs } from '../support/log-capture.js';
+
+/**
+ * The outbox and its worker against the offline Slack, with Slack's faults injected for
+ * real: a channel that hangs, 429 with Retry-After, 500s, refusals once and always.
+ */
+const botToken = `xoxb-${randomBytes(6).toString('hex')}`;
+let slack: OfflineSlack;
+const workers: DeliveryWorker[] = [];
+
+beforeAll(async () => {
+  slack = await startOfflineSlack({ signingSecret: randomBytes(16).toString('hex'), botToken, rateLimit: false });
+  for (const name of ['one', 'two', 'three', 'four', 'sick']) slack.workspace.addChannel({ name, id: `C_${name.toUpperCase()}` });
+});
+afterAll(async () => {
+  await slack?.close();
+});
+afterEach(async () => {
+  slack.clearFailures();
+  for (const w of workers.splice(0)) await w.stop(1_000);
+});
+
+/** What the hooks heard, by delivery id. */
+const heard = new Map<number, string>();
+const hooks: Record<string, SubjectHooks> = {
+  probe: {
+    async posted(_tx, d, ts) {
+      heard.set(d.id, `posted ${ts}`);
+    },
+    async failed(_tx, d, failure) {
+      heard.set(d.id, `failed ${failure.reason}${failure.channel ? ' (channel)' : ''}`);
+    },
+  },
+};
+
+function worker(db: Db, owner = 'w1', extra: Partial<ConstructorParameters<typeof DeliveryWorker>[0]> = {}): { worker: DeliveryWorker; logs: string[] } {
+  const { logger, lines } = captureLogs('info');
+  const client = new WebClient(botToken, { slackApiUrl: slack.apiUrl, timeout: 800, retryConfig: { retries: 0 }, rejectRateLimitedCalls: true });
+  const w = new DeliveryWorker({ db, poster: webPoster(client), owner, log: logger, hooks, heartbeatMs: 200, pollMs: 50, paceMs: 0, ...extra });
+  workers.push(w);
+  return { worker: w, logs: lines };
+}
+
+const message = (text: string) => ({ text, blocks: [{ type: 'section' as const, text: { type: 'mrkdwn' as const, text } }] });
+
+function input(channelId: string, text: string, extra: Partial<DeliveryInput> = {}): DeliveryInput {
+  return { kind: 'notice', channelId, message: message(text), subject: { type: 'probe' }, expiresInMs: 60_000, ...extra };
+}
+
+const texts = (channel: string) => slack.messages(channel).map((m) => m.text);
+
+/** Polls `check` until it holds, or fails after `timeoutMs`. */
+async function eventually(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`not so within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describeEachDb('deliveries', (t) => {
+  it('posts every delivery once, in order within each channel, and tells the feature its ts', async () => {
+    const repo = new DeliveryRepo(t.db);
+    const seen = { one: texts('C_ONE').length, two: texts('C_TWO').length };
+    const ids: number[] = [];
+    for (let i = 0; i < 3; i++) ids.push(await repo.enqueue(input('C_ONE', `one ${i}`)));
+    for (let i = 0; i < 2; i++) ids.push(await repo.enqueue(input('C_TWO', `two ${i}`)));
+    const { worker: w } = worker(t.db);
+    w.start();
+    await w.drained(10_000);
+    expect(texts('C_ONE').slice(seen.one)).toEqual(['one 0', 'one 1', 'one 2']);
+    expect(texts('C_TWO').slice(seen.two)).toEqual(['two 0', 'two 1']);
+    for (const id of ids) {
+      const d = (await repo.get(id))!;
+      expect(d).toMatchObject({ status: 'posted', attempts: 1, messageTs: expect.any(String) });
+      expect(heard.get(id)).toBe(`posted ${d.messageTs}`);
+    }
+  });
+
+  it('a hanging channel delays only itself, and is posted once Slack answers again', async () => {
+    slack.failNext('chat.postMessage', 'hang', Infinity, { channel: 'C_SICK' });
+    const seen = texts('C_SICK').length;
+    const repo = new DeliveryRepo(t.db);
+    const sick = await repo.enqueue(input('C_SICK', 'sick 0'));
+    const healthy = [await repo.enqueue(input('C_THREE', 'three 0')), await repo.enqueue(input('C_THREE', 'three 1'))];
+    const { worker: w } = worker(t.db);
+    const started = Date.now();
+    w.start();
+    await eventually(async () => (await Promise.all(healthy.map((id) => repo.get(id)))).every((d) => d?.status === 'posted'), 3_000);
+    expect(Date.now() - started).toBeLessThan(800); // before the hanging call times out
+    expect(texts('C_THREE').slice(-2)).toEqual(['three 0', 'three 1']);
+    // The hanging call times out (800 ms) and is tried again later, not dropped.
+    await eventually(async () => (await repo.get(sick))?.error === 'timed out', 3_000);
+    expect(await repo.get(sick)).toMatchObject({ status: expect.stringMatching(/pending|sending/) });
+    slack.clearFailures();
+    await w.drained(10_000);
+    expect(await repo.get(sick)).toMatchObject({ status: 'posted', attempts: expect.any(Number) });
+    expect(texts('C_SICK').slice(seen)).toEqual(['sick 0']);
+  });
+
+  it("a 429 is retried no sooner than Slack's Retry-After, and a 500 with backoff", async () => {
+    slack.failNext('chat.postMessage', { status: 429, retryAfter: 2 }, 1, { channel: 'C_ONE' });
+    slack.failNext('chat.postMessage', { status: 500 }, 2, { channel: 'C_TWO' });
+    const repo = new DeliveryRepo(t.db);
+    const limited = await repo.enqueue(input('C_ONE', 'limited'));
+    const broken = await repo.enqueue(input('C_TWO', 'broken'));
+    const { worker: w, logs } = worker(t.db);
+    const started = Date.now();
+    w.start();
+    await w.drained(15_000);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2_000);
+    expect(await repo.get(limited)).toMatchObject({ status: 'posted', attempts: 2 });
+    expect(await repo.get(broken)).toMatchObject({ status: 'posted', attempts: 3 });
+    expect(logs.filter((l) => l.includes('delivery failed; retrying')).map((l) => JSON.parse(l).reason).sort()).toEqual(['HTTP 500', 'HTTP 500', 'ratelimited']);
+  }, 20_000);
+
+  it('blocks Slack refuses are posted once more as plain text', async () => {
+    slack.failNext('chat.postMessage', 'invalid_blocks', 1, { channel: 'C_ONE' });
+    const repo = new DeliveryRepo(t.db);
+    const id = await repo.enqueue(input('C_ONE', 'rich', { plain: 'plain version' }));
+    const { worker: w } = worker(t.db);
+    w.start();
+    await w.drained(10_000);
+    const posted = slack.messages('C_ONE').find((m) => m.text === 'plain version');
+    expect(posted?.blocks ?? []).toEqual([]);
+    expect(await repo.get(id)).toMatchObject({ status: 'posted', attempts: 2 });
+  });
+
+  it('a channel Slack refuses for good fails with its reason, told to the feature, and harms no other channel', async () => {
+    slack.failNext('chat.postMessage', 'not_in_channel', Infinity, { channel: 'C_SICK' });
+    slack.failNext('chat.postMessage', 'invalid_blocks', Infinity, { channel: 'C_FOUR' });
+    const repo = new DeliveryRepo(t.db);
+    const refused = await repo.enqueue(input('C_SICK', 'refused'));
+    const unreadable = await repo.enqueue(input('C_FOUR', 'unreadable'));
+    const fine = await repo.enqueue(input('C_ONE', 'fine'));
+    const { worker: w, logs } = worker(t.db);
+    w.start();
+    await w.drained(10_000);
+    expect(await repo.get(refused)).toMatchObject({ status: 'failed', error: 'not_in_channel', attempts: 1 });
+    expect(heard.get(refused)).toBe('failed not_in_channel (channel)');
+    expect(await repo.get(unreadable)).toMatchObject({ status: 'failed', error: 'invalid_blocks', attempts: 2 });
+    expect(heard.get(unreadable)).toBe('failed invalid_blocks');
+    expect(await repo.get(fine)).toMatchObject({ status: 'posted' });
+    const line = logs.find((l) => l.includes('delivery failed for good') && l.includes('not_in_channel'));
+    expect(JSON.parse(line!)).toMatchObject({ delivery: refused, channel: 'C_SICK', reason: 'not_in_channel' });
+  });
+
+  it('gives up once the deadline passes, saying so', async () => {
+    slack.failNext('chat.postMessage', { status: 503 }, Infinity, { channel: 'C_TWO' });
+    const repo = new DeliveryRepo(t.db);
+    const id = await repo.enqueue(input('C_TWO', 'never', { expiresInMs: 1_500 }));
+    const { worker: w } = worker(t.db);
+    w.start();
+    await w.drained(10_000);
+    const d = (await repo.get(id))!;
+    expect(d.status).toBe('failed');
+    expect(d.error).toMatch(/^gave up after \d+ attempts .*HTTP 503$/);
+  });
+
+  it('a delivery whose owner stopped heart-beating is taken over and marked as a possible repeat', async () => {
+    const repo = new DeliveryRepo(t.db);
+    const id = await repo.enqueue(input('C_THREE', 'orphan'));
+    expect(await repo.claim('dead', { staleMs: 1_000, paceMs: 0, busy: [], limit: 10 })).toHaveLength(1);
+    const { worker: w, logs } = worker(t.db, 'alive');
+    w.start();
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await repo.get(id))?.status).toBe('sending'); // 'dead' still counts as alive for 3 heartbeats (600 ms)
+    await w.drained(10_000);
+    const d = (await repo.get(id))!;
+    expect(d).toMatchObject({ status: 'posted', owner: 'alive', takenOver: true, attempts: 2 });
+    const posted = slack.messages('C_THREE').find((m) => m.ts === d.messageTs)!;
+    expect(posted.text).toMatch(/^orphan\n\(Sent again after an interruption/);
+    expect(JSON.stringify(posted.blocks)).toContain('this one is a repeat');
+    expect(logs.some((l) => l.includes('marked as a possible repeat'))).toBe(true);
+  });
+
+  it('two replicas post every delivery exactly once, in order, one at a time per channel', async () => {
+    const repo = new DeliveryRepo(t.db);
+    const channels = ['C_ONE', 'C_TWO', 'C_THREE', 'C_FOUR'];
+    const before = new Map(channels.map((c) => [c, slack.messages(c).length]));
+    for (let i = 0; i < 10; i++) for (const c of channels) await repo.enqueue(input(c, `${c} ${i}`));
+    const second = t.kind === 'postgres' ? await t.openSibling() : t.db;
+    const a = worker(t.db, 'a').worker;
+    const b = worker(second, 'b').worker;
+    a.start();
+    b.start();
+    await Promise.all([a.drained(20_000), b.drained(20_000)]);
+    for (const c of channels) {
+      const fresh = texts(c).slice(before.get(c));
+      expect(fresh).toEqual(Array.from({ length: 10 }, (_, i) => `${c} ${i}`));
+    }
+    const owners = await t.db.query<{ owner: string }>("SELECT DISTINCT owner FROM deliveries WHERE status = 'posted'");
+    expect(owners.rows.length).toBeGreaterThan(0);
+  }, 30_000);
+});
+
