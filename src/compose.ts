@@ -167,7 +167,7 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
     reloadMs: options.digestReloadMs,
     heartbeatMs: delivery.heartbeatMs,
   });
-  const digests = new DigestService({ repo: repos.digests, runs: repos.runs, content, schedule: scheduler, access, directory, now, defaultTimezone: timeZone, log: log.child({ component: 'digests' }) });
+  const digests = new DigestService({ repo: repos.digests, runs: repos.runs, deliveries: repos.deliveries, content, schedule: scheduler, access, directory, now, defaultTimezone: timeZone, log: log.child({ component: 'digests' }) });
   const watcher = new ThreatWatcher({
     api,
     repos,

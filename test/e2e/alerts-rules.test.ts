@@ -37,6 +37,7 @@ beforeAll(async () => {
     now,
     alerts: { scanIntervalMs: 60_000, recheckMs: 0, burst: 2 },
     slack: { rateLimit: { burst: 30, perSecond: 10 } },
+    deliveries: { slackTimeoutMs: 5_000, heartbeatMs: 10_000, paceMs: 100 },
   });
   await box.lookout.store.watchState.saveProgress('visits', { watermark: now(), seenIds: [], counts: {}, at: now() });
 }, 30_000);
@@ -168,5 +169,40 @@ describe('a burst summary that Slack refuses', () => {
     expect(dm.map((m) => m.text).join(' ')).toMatch(/could not post threat alerts in <#C_SECURITY> \(Slack said channel_not_found\)/);
     // The channel took the details since, so it no longer needs attention.
     expect(subscription?.attention).toBeUndefined();
+  });
+});
+
+/** A fresh `/traffic alerts status` for `user`, as text. */
+async function status(user: string): Promise<string> {
+  const before = new Set(box.slack.messages(SECURITY, { user }).map((m) => m.ts));
+  await box.slack.slash(SECURITY, user, 'alerts status');
+  const reply = await box.slack.waitForMessage(SECURITY, (m) => m.ephemeralTo === user && !before.has(m.ts) && /Deliveries/.test(textsOf(m).join(' ')));
+  return textsOf(reply).join(' ');
+}
+
+describe('a channel Slack refuses for good', () => {
+  it('needs attention in the status, which shows each failed delivery with its reason; the owner is told once; a later post clears it', async () => {
+    const ids = ['v_refused_1', 'v_refused_2'].map((id) => visitor(id, { is_attacker: 'True' }));
+    box.slack.failNext('chat.postMessage', 'not_in_channel', Infinity, { channel: SECURITY });
+    const owner = (await box.lookout.store.subscriptions.get(SECURITY))!.createdBy;
+    const notices = () => box.slack.messages(`D_${owner}`).filter((m) => m.text.includes('not_in_channel')).length;
+    const before = notices();
+    for (const id of ids) {
+      visit(id);
+      expect(await box.lookout.watcher.scan()).toMatchObject({ alerts: 1 });
+      await box.lookout.deliveries.drained();
+    }
+    expect(notices() - before).toBe(1);
+    const shown = await status(PERSON);
+    expect(shown).toMatch(/Needs attention:\* Slack refuses this channel \(`not_in_channel`\)/);
+    expect(shown.match(/alert failed \(not_in_channel\)/g)).toHaveLength(2);
+    expect((await box.lookout.store.subscriptions.get(SECURITY))?.attention).toBe('not_in_channel');
+
+    box.slack.clearFailures();
+    visit(visitor('v_refused_3', { is_attacker: 'True' }));
+    expect(await box.lookout.watcher.scan()).toMatchObject({ alerts: 1 });
+    await box.lookout.deliveries.drained();
+    expect((await box.lookout.store.subscriptions.get(SECURITY))?.attention).toBeUndefined();
+    expect(await status(PERSON)).not.toMatch(/Needs attention/);
   });
 });

@@ -1,3 +1,4 @@
+import { formatDateTime } from '../../src/kernel/format.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { REPORT_IDS } from '../../src/kernel/catalog.js';
 import type { Message } from '../../src/sandbox/slack/index.js';
@@ -169,6 +170,11 @@ describe('posting a slot', () => {
     await box.lookout.deliveries.drained();
     expect(await box.lookout.store.runs.get(archived.id, slot)).toMatchObject({ status: 'failed', error: 'is_archived' });
     expect(await box.lookout.store.runs.get(fine.id, slot)).toMatchObject({ status: 'posted' });
+    // Its owner is told, and the list says what to do.
+    expect(box.slack.messages(`D_${archived.ownerId}`).map((m) => m.text)).toContainEqual(expect.stringContaining(`digest #${archived.id} in <#C_ARCHIVED> (Slack said is_archived)`));
+    const list = textsOf(await command('digest list all')).join(' ');
+    expect(list).toContain(`failed ${formatDateTime(slot.toISOString(), 'UTC', new Date())} (is_archived)`);
+    expect(list).toMatch(/Needs attention: Slack refuses its channel \(`is_archived`\)/);
   });
 
   it('13 reports at top 10 fit in one message Slack accepts', async () => {

@@ -6,6 +6,7 @@ import type { Access } from '../../platform/slack/access.js';
 import type { SlackDirectory } from '../../platform/slack/directory.js';
 import { escapeMrkdwn, mrkdwnCode } from '../../platform/slack/kit/escape.js';
 import { infoMessage, problemMessage, type SlackMessage } from '../../platform/slack/kit/messages.js';
+import { deliveryState } from '../../platform/deliveries/describe.js';
 import { alertMessage, alertViewOf } from './blocks.js';
 import { WATCH_STATE_KEY, type AlertRepos } from './watcher.js';
 
@@ -112,12 +113,24 @@ export class AlertService implements FlaggedVisitors {
     const subscription = await subscriptions.get(channelId);
     const state = await watchState.get(WATCH_STATE_KEY);
     const muted = await mutes.listActive(channelId, now);
+    const unfinished = await this.deps.repos.deliveries.unfinished({ channels: [channelId], failedWithinMs: 7 * 86_400_000, limit: 6 });
     const lines = [
       subscription
         ? `*Watching:* ${escapeMrkdwn(subscription.minSeverity)} severity or more · checks ${escapeMrkdwn(subscription.checks.join(', '))}`
         : '*Watching:* nothing in this channel (`/traffic alerts on` to start)',
       `*Last scan:* ${escapeMrkdwn(this.when(state?.lastScanAt, now))}${state?.lastCounts ? ` · ${escapeMrkdwn(Object.entries(state.lastCounts).map(([k, v]) => `${v} ${k}`).join(', '))}` : ''}`,
       state?.lastError ? `*Last error:* ${escapeMrkdwn(state.lastError)}` : '*Last error:* none',
+      ...(subscription?.attention
+        ? [`:warning: *Needs attention:* Slack refuses this channel (${mrkdwnCode(subscription.attention)}). Invite Lookout here, or turn alerts off.`]
+        : []),
+      `*Deliveries:* ${
+        unfinished.length === 0
+          ? 'none waiting or failed'
+          : unfinished
+              .slice(0, 5)
+              .map((d) => `#${d.id} ${d.kind} ${escapeMrkdwn(deliveryState(d, this.deps.timeZone, now))}`)
+              .join(' · ') + (unfinished.length > 5 ? ' · …and more' : '')
+      }`,
       `*Muted here:* ${muted.length === 0 ? 'nobody' : muted.map((m) => `${mrkdwnCode(m.visitorId)} (${m.until ? `until ${escapeMrkdwn(this.when(m.until, now))}` : 'for good'})`).join(', ')}`,
     ];
     return { text: lines.join('\n').replace(/[*`]/g, ''), blocks: [{ type: 'section', text: { type: 'mrkdwn', text: lines.join('\n').slice(0, 3000) } }] };

@@ -3,7 +3,7 @@ import type { ReportDef } from '../../kernel/catalog.js';
 import type { FilterGroup } from '../../kernel/filters.js';
 import type { DateRange } from '../../kernel/dates.js';
 import { formatCount, formatDelta, formatDuration, MISSING } from '../../kernel/format.js';
-import { escapeMrkdwn } from '../../platform/slack/kit/escape.js';
+import { escapeMrkdwn, mrkdwnCode } from '../../platform/slack/kit/escape.js';
 import { capBlocks, clip, LIMITS, mrkdwn, plainText } from '../../platform/slack/kit/limits.js';
 import { describeFilters } from '../../platform/slack/kit/filters.js';
 
@@ -121,6 +121,8 @@ export interface DigestListItem {
   nextRun?: string;
   lastRun?: string;
   paused: boolean;
+  /** Why Slack refuses its channel, until fixed. */
+  attention?: string;
   /** May this person change it (an admin, or its owner)? */
   canManage: boolean;
 }
@@ -146,7 +148,8 @@ export function digestList(items: DigestListItem[], scope: string): { text: stri
       type: 'section',
       text: mrkdwn(
         `*#${d.id}* in <#${d.channelId}> · ${escapeMrkdwn(d.reports.join(', '))}\n` +
-          `${escapeMrkdwn(d.schedule)} · ${state} · last: ${escapeMrkdwn(d.lastRun ?? 'never run')} · owner <@${d.ownerId}>`,
+          `${escapeMrkdwn(d.schedule)} · ${state} · last: ${escapeMrkdwn(d.lastRun ?? 'never run')} · owner <@${d.ownerId}>` +
+          (d.attention ? `\n:warning: Needs attention: Slack refuses its channel (${mrkdwnCode(d.attention)}). Invite Lookout there, or move it with Edit.` : ''),
       ),
     });
     const value = String(d.id);

@@ -12,6 +12,8 @@ import type { DigestFormInput, DigestFormValues } from './modal.js';
 import type { DigestAdd } from './parse.js';
 import { defaultPeriod } from './period.js';
 import type { Digest, DigestRepo } from './repo.js';
+import type { DeliveryRepo } from '../../platform/deliveries/repo.js';
+import { deliveryState } from '../../platform/deliveries/describe.js';
 import type { DigestRunRepo } from './runs.js';
 import { scheduleInWords } from './schedule.js';
 
@@ -24,6 +26,7 @@ export interface Schedule {
 export interface DigestServiceDeps {
   repo: DigestRepo;
   runs: DigestRunRepo;
+  deliveries: DeliveryRepo;
   content: DigestContent;
   schedule: Schedule;
   access: Access;
@@ -138,9 +141,15 @@ export class DigestService {
     const last = await this.deps.runs.lastRuns(digests.map((d) => d.id));
     const now = this.deps.now();
     const zone = this.deps.defaultTimezone;
+    const queued = new Map<number, string>();
+    for (const run of last.values()) {
+      const delivery = run.status === 'queued' && run.deliveryId ? await this.deps.deliveries.get(run.deliveryId) : undefined;
+      if (delivery) queued.set(run.digestId, deliveryState(delivery, zone, now));
+    }
     const items = digests.map((d) => {
       const run = last.get(d.id);
       const next = this.deps.schedule.nextRun(d.id);
+      const how = queued.get(d.id) ?? run?.error;
       return {
         id: d.id,
         channelId: d.channelId,
@@ -148,7 +157,8 @@ export class DigestService {
         reports: d.reports.map((id) => (Object.hasOwn(REPORTS, id) ? id : '?')),
         schedule: scheduleInWords(d.schedule, d.timeZone),
         nextRun: next ? formatDateTime(next.toISOString(), zone, now) : undefined,
-        lastRun: run ? `${run.status} ${formatDateTime(run.slot.toISOString(), zone, now)}${run.error ? ` (${run.error})` : ''}` : undefined,
+        lastRun: run ? `${run.status} ${formatDateTime(run.slot.toISOString(), zone, now)}${how ? ` (${how})` : ''}` : undefined,
+        attention: d.attention,
         paused: d.paused,
         canManage: this.deps.access.mayManage(user, d.ownerId),
       };
