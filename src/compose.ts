@@ -7,7 +7,7 @@ import { AlertService } from './features/alerts/service.js';
 import { registerAlerts, alertsCommand } from './features/alerts/listeners.js';
 import { ALERTS_HELP } from './features/alerts/parse.js';
 import { AlertMuteRepo, AlertRepo, AlertSubscriptionRepo, VisitorCheckRepo, WatchStateRepo } from './features/alerts/repo.js';
-import { ALERT_SUBJECT, ThreatWatcher, type AlertRepos } from './features/alerts/watcher.js';
+import { ALERT_SUBJECT, ThreatWatcher, WATCH_STATE_KEY, type AlertRepos } from './features/alerts/watcher.js';
 import { alertDeliveryHooks } from './features/alerts/deliveries.js';
 import { digestDeliveryHooks } from './features/digests/deliveries.js';
 import { DigestContent, DigestFetcher } from './features/digests/content.js';
@@ -26,6 +26,7 @@ import { VisitorService } from './features/visitor/service.js';
 import { REPORTS } from './kernel/catalog.js';
 import { AnalyticsApi } from './platform/api/analytics.js';
 import type { Logger } from './platform/log.js';
+import { Metrics } from './platform/metrics.js';
 import { Access } from './platform/slack/access.js';
 import { createSlackApp, type SlackApp } from './platform/slack/app.js';
 import { boltLogger } from './platform/slack/bolt-logger.js';
@@ -128,7 +129,22 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
   const timeZoneFor = async () => timeZone;
 
   const repos = await openRepos({ ...options.store, onError: (error) => log.error({ err: error.message }, 'database connection error') });
-  const api = new AnalyticsApi({ ...options.api, logger: log.child({ component: 'api' }) });
+  const metrics = new Metrics(
+    {
+      deliveries: () => repos.deliveries.counts(),
+      scanAgeSeconds: async () => {
+        const at = (await repos.watchState.get(WATCH_STATE_KEY))?.lastScanAt;
+        return at ? Math.max(0, (now().getTime() - at.getTime()) / 1000) : undefined;
+      },
+      leases: () => repos.leases.holders(),
+    },
+    log.child({ component: 'metrics' }),
+  );
+  const api = new AnalyticsApi({
+    ...options.api,
+    logger: log.child({ component: 'api' }),
+    observe: ({ operation, outcome, seconds }) => metrics.api.observe({ operation, outcome }, seconds),
+  });
   const webOptions = {
     ...(options.slack.apiUrl ? { slackApiUrl: options.slack.apiUrl } : {}),
     logger: boltLogger(log.child({ component: 'slack' }), [options.slack.botToken, options.slack.signingSecret]),
@@ -143,6 +159,14 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
     owner,
     log: log.child({ component: 'deliveries' }),
     hooks: { [ALERT_SUBJECT]: alertDeliveryHooks, [DIGEST_SUBJECT]: digestDeliveryHooks },
+    events: {
+      posted: (d, latencyMs) => {
+        metrics.deliveries.inc({ kind: d.kind, outcome: 'posted' });
+        metrics.deliveryLatency.observe({ kind: d.kind }, latencyMs / 1000);
+      },
+      retried: (d) => metrics.deliveries.inc({ kind: d.kind, outcome: 'retried' }),
+      failed: (d) => metrics.deliveries.inc({ kind: d.kind, outcome: 'failed' }),
+    },
     heartbeatMs: delivery.heartbeatMs,
     paceMs: delivery.paceMs,
     timeoutMs: delivery.slackTimeoutMs + 5_000,
@@ -192,6 +216,8 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
       slackApiUrl: options.slack.apiUrl,
       log,
       ready: () => readiness(repos.db, api),
+      metrics: () => metrics.text(),
+      observe: (type, name, outcome) => metrics.requests.inc({ type, name, outcome }),
       listeners: [
         (app) =>
           registerTraffic(

@@ -216,6 +216,27 @@ describe('threat alerts in one app', () => {
     expect(text).toMatch(/medium severity or more/);
     expect(text).toMatch(/Muted here:\* .*`v_status_check` \(until /);
   });
+
+  it('/metrics shows deliveries, API calls, requests, the outbox, the scan lag and the lease holder', async () => {
+    const [id] = attackers(24).slice(23);
+    visit(id!);
+    expect(await app.watcher.tick()).toMatchObject({ status: 'scanned', alerts: 1 });
+    await app.deliveries.drained();
+    const res = await fetch(new URL('/metrics', app.requestUrl));
+    expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
+    const body = await res.text();
+    const value = (line: string) => Number(body.split('\n').find((l) => l.startsWith(`${line} `))?.slice(line.length + 1));
+    expect(value('lookout_deliveries_total{kind="alert",outcome="posted"}')).toBeGreaterThanOrEqual(1);
+    expect(value('lookout_deliveries_total{kind="alert",outcome="retried"}')).toBeGreaterThanOrEqual(1); // the 429 above
+    expect(value('lookout_delivery_latency_seconds_count{kind="alert"}')).toBeGreaterThanOrEqual(1);
+    expect(value('lookout_deliveries{kind="alert",status="posted"}')).toBeGreaterThanOrEqual(1);
+    expect(value('lookout_api_request_duration_seconds_count{operation="/visits",outcome="ok"}')).toBeGreaterThanOrEqual(1);
+    expect(value('lookout_requests_total{type="command",name="/traffic",outcome="ok"}')).toBeGreaterThanOrEqual(2);
+    expect(value('lookout_store_up')).toBe(1);
+    expect(value('lookout_lease_holder{lease="threat-watch",owner="solo"}')).toBe(1);
+    expect(value('lookout_scan_lag_seconds')).toBeGreaterThanOrEqual(0);
+    expect(body).not.toContain(botToken);
+  });
 });
 
 describe('restarts', () => {

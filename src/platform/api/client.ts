@@ -25,6 +25,13 @@ export interface HttpClientOptions {
   connections?: number;
   retry?: Partial<RetryOptions>;
   logger?: Logger;
+  /** Told of every call once it ends (retries included): its path without ids, 'ok' or the error kind, and how long it took. */
+  observe?: (call: { operation: string; outcome: string; seconds: number }) => void;
+}
+
+/** A path as a metric label: security checks without the visitor id. */
+function operationOf(path: string): string {
+  return path.startsWith('/security/') ? path.split('/').slice(0, 3).join('/') : path;
 }
 
 export const DEFAULT_RETRY: RetryOptions = {
@@ -113,8 +120,9 @@ export class HttpClient {
   private async withRetries<T>(call: Call, schema: z.ZodType<T>): Promise<T> {
     const started = performance.now();
     let attempts = 0;
+    const observe = (outcome: string) => this.options.observe?.({ operation: operationOf(call.path), outcome, seconds: (performance.now() - started) / 1000 });
     try {
-      return await pRetry(
+      const result = await pRetry(
         async () => {
           attempts++;
           return await this.limit(() => this.attempt(call, schema));
@@ -141,9 +149,12 @@ export class HttpClient {
           },
         },
       );
+      observe('ok');
+      return result;
     } catch (error) {
       const apiError = error instanceof ApiError ? error : this.fail('unavailable', call, { detail: String(error) });
       apiError.info.attempts = attempts;
+      observe(apiError.kind);
       this.log.error(
         {
           path: call.path,

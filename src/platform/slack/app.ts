@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { App, HTTPReceiver, type CustomRoute } from '@slack/bolt';
 import type { Logger } from '../log.js';
 import { boltLogger } from './bolt-logger.js';
-import { Routes } from './routes.js';
+import { Routes, type Observe } from './routes.js';
 
 export interface SlackAppOptions {
   signingSecret: string;
@@ -17,6 +17,10 @@ export interface SlackAppOptions {
   log: Logger;
   /** Each feature's listeners, registered in order. */
   listeners: readonly ((routes: Routes) => void)[];
+  /** GET /metrics: Prometheus text. */
+  metrics?: () => Promise<{ contentType: string; body: string }>;
+  /** Told of each request's outcome. */
+  observe?: Observe;
 }
 
 export interface SlackApp {
@@ -25,12 +29,12 @@ export interface SlackApp {
   stop(): Promise<void>;
 }
 
-function healthRoutes(ready: SlackAppOptions['ready']): CustomRoute[] {
+function healthRoutes(ready: SlackAppOptions['ready'], metrics: SlackAppOptions['metrics']): CustomRoute[] {
   const json = (res: Parameters<CustomRoute['handler']>[1], status: number, body: unknown) => {
     res.writeHead(status, { 'content-type': 'application/json' });
     res.end(JSON.stringify(body));
   };
-  return [
+  const routes: CustomRoute[] = [
     { path: '/healthz', method: ['GET'], handler: (_req, res) => json(res, 200, { ok: true }) },
     {
       path: '/readyz',
@@ -43,13 +47,29 @@ function healthRoutes(ready: SlackAppOptions['ready']): CustomRoute[] {
       },
     },
   ];
+  if (metrics) {
+    routes.push({
+      path: '/metrics',
+      method: ['GET'],
+      handler: (_req, res) => {
+        metrics().then(
+          ({ contentType, body }) => {
+            res.writeHead(200, { 'content-type': contentType });
+            res.end(body);
+          },
+          (error: unknown) => json(res, 500, { ok: false, error: String(error) }),
+        );
+      },
+    });
+  }
+  return routes;
 }
 
 /** The Bolt app: HTTP receiver at POST /slack/events (or Socket Mode), health routes, every listener. */
 export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp> {
   const { log } = options;
   const logger = boltLogger(log, [options.signingSecret, options.botToken, options.appToken ?? '']);
-  const customRoutes = healthRoutes(options.ready);
+  const customRoutes = healthRoutes(options.ready, options.metrics);
   const clientOptions = options.slackApiUrl ? { slackApiUrl: options.slackApiUrl } : {};
 
   const receiver = options.appToken
@@ -88,7 +108,7 @@ export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp
 
   const routes = new Routes();
   for (const register of options.listeners) register(routes);
-  routes.mount(app);
+  routes.mount(app, options.observe);
 
   return {
     app,

@@ -4,6 +4,9 @@ export type CommandArgs = SlackCommandMiddlewareArgs & AllMiddlewareArgs;
 export type ActionArgs = SlackActionMiddlewareArgs<BlockAction> & AllMiddlewareArgs;
 export type ViewArgs = SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs;
 
+/** Told of each request's outcome, by type (command, action, view) and name. */
+export type Observe = (type: string, name: string, outcome: 'ok' | 'error' | 'unknown') => void;
+
 /**
  * Where each feature registers its listeners. Bolt runs every request past every listener
  * it has; mounted, these are three listeners (commands, block actions, view submissions)
@@ -28,24 +31,40 @@ export class Routes {
     this.views.set(callbackId, handler);
   }
 
-  /** Anything no feature handles is acked and logged, so Slack shows no error and nothing waits. */
-  mount(app: App): void {
+  /**
+   * Anything no feature handles is acked and logged, so Slack shows no error and nothing
+   * waits. `observe` hears each request's outcome: ok, error (the handler threw) or unknown.
+   */
+  mount(app: App, observe: Observe = () => {}): void {
+    const counted = async <A>(type: string, name: string, handler: (args: A) => Promise<void>, args: A) => {
+      try {
+        await handler(args);
+        observe(type, name, 'ok');
+      } catch (error) {
+        observe(type, name, 'error');
+        throw error;
+      }
+    };
     app.command(/.*/, async (args) => {
       const handler = this.commands.get(args.command.command);
-      if (handler) return handler(args);
+      if (handler) return counted('command', args.command.command, handler, args);
+      observe('command', 'unknown', 'unknown');
       await args.ack();
       args.logger.warn(`no listener for the command ${args.command.command}`);
     });
     app.action({ type: 'block_actions' }, async (args) => {
       const id = (args as ActionArgs).action.action_id;
-      const handler = this.actions.get(id) ?? this.actionPatterns.find(([pattern]) => pattern.test(id))?.[1];
-      if (handler) return handler(args as ActionArgs);
+      const pattern = this.actions.has(id) ? undefined : this.actionPatterns.find(([p]) => p.test(id));
+      const handler = this.actions.get(id) ?? pattern?.[1];
+      if (handler) return counted('action', pattern ? pattern[0].source : id, handler, args as ActionArgs);
+      observe('action', 'unknown', 'unknown');
       await args.ack();
       args.logger.warn(`no listener for the action ${id}`);
     });
     app.view({ type: 'view_submission' }, async (args) => {
       const handler = this.views.get(args.view.callback_id);
-      if (handler) return handler(args as ViewArgs);
+      if (handler) return counted('view', args.view.callback_id, handler, args as ViewArgs);
+      observe('view', 'unknown', 'unknown');
       await args.ack();
       args.logger.warn(`no listener for the view ${args.view.callback_id}`);
     });

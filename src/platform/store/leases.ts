@@ -27,6 +27,12 @@ export class LeaseRepo {
     return rows.length > 0;
   }
 
+  /** Who holds each unexpired lease (slot claims included). */
+  async holders(): Promise<{ key: string; owner: string }[]> {
+    const { rows } = await this.db.query<{ key: string; owner: string }>('SELECT key, owner FROM job_claims WHERE expires_at > now() ORDER BY key');
+    return rows;
+  }
+
   /** Deletes leases that expired before `olderThan` (slot claims pile up otherwise); returns how many. */
   async pruneExpired(olderThan: Date): Promise<number> {
     const { rows } = await this.db.query('DELETE FROM job_claims WHERE expires_at < $1 RETURNING key', [olderThan]);

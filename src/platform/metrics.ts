@@ -1,0 +1,79 @@
+/**
+ * What operators scrape at /metrics (Prometheus text, prom-client): deliveries by kind and
+ * outcome with their latency, analytics API calls by outcome, commands and interactions
+ * by outcome, and, read from the store at each scrape, the outbox by status, the threat
+ * scan's age and who holds each lease.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Logger } from './log.js';
+
+/** Read from the store at each scrape; a store that does not answer shows as lookout_store_up 0. */
+export interface MetricProbes {
+  deliveries(): Promise<{ kind: string; status: string; n: number }[]>;
+  /** Seconds since the last successful threat scan; undefined before the first. */
+  scanAgeSeconds(): Promise<number | undefined>;
+  leases(): Promise<{ key: string; owner: string }[]>;
+}
+
+export class Metrics {
+  readonly registry = new Registry();
+  readonly deliveries: Counter<'kind' | 'outcome'>;
+  readonly deliveryLatency: Histogram<'kind'>;
+  readonly api: Histogram<'operation' | 'outcome'>;
+  readonly requests: Counter<'type' | 'name' | 'outcome'>;
+
+  constructor(probes: MetricProbes, log: Logger) {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry, prefix: 'lookout_process_' });
+    this.deliveries = new Counter({ name: 'lookout_deliveries_total', help: 'Delivery attempts by kind and outcome (posted, retried, failed)', labelNames: ['kind', 'outcome'], registers });
+    this.deliveryLatency = new Histogram({
+      name: 'lookout_delivery_latency_seconds',
+      help: 'From the decision (the row written) to the post, by kind',
+      labelNames: ['kind'],
+      buckets: [0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300, 1800],
+      registers,
+    });
+    this.api = new Histogram({
+      name: 'lookout_api_request_duration_seconds',
+      help: 'Analytics API calls (retries included) by operation and outcome (ok or the error kind)',
+      labelNames: ['operation', 'outcome'],
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30],
+      registers,
+    });
+    this.requests = new Counter({ name: 'lookout_requests_total', help: 'Slash commands, button clicks and modal submissions by outcome (ok, error, unknown)', labelNames: ['type', 'name', 'outcome'], registers });
+
+    const storeUp = new Gauge({ name: 'lookout_store_up', help: 'Whether the store answered the last scrape', registers, collect: () => read() });
+    const byStatus = new Gauge({ name: 'lookout_deliveries', help: 'Deliveries in the outbox by kind and status (pending, sending, posted, failed)', labelNames: ['kind', 'status'], registers, collect: () => read() });
+    const scanAge = new Gauge({ name: 'lookout_scan_lag_seconds', help: 'Seconds since the last successful threat scan (absent before the first)', registers, collect: () => read() });
+    const holders = new Gauge({ name: 'lookout_lease_holder', help: '1 for the replica holding each lease', labelNames: ['lease', 'owner'], registers, collect: () => read() });
+    // One read of the store per scrape, shared by the gauges that need it.
+    let reading: Promise<void> | undefined;
+    function read(): Promise<void> {
+      return (reading ??= (async () => {
+        let timer: NodeJS.Timeout | undefined;
+        try {
+          const late = new Promise<never>((_, reject) => {
+            timer = setTimeout(() => reject(new Error('the store did not answer within 3 s')), 3_000);
+          });
+          const [counts, age, leases] = await Promise.race([Promise.all([probes.deliveries(), probes.scanAgeSeconds(), probes.leases()]), late]);
+          byStatus.reset();
+          for (const c of counts) byStatus.set({ kind: c.kind, status: c.status }, c.n);
+          scanAge.reset();
+          if (age !== undefined) scanAge.set(age);
+          holders.reset();
+          for (const l of leases) holders.set({ lease: l.key, owner: l.owner }, 1);
+          storeUp.set(1);
+        } catch (error) {
+          storeUp.set(0);
+          log.warn({ err: error instanceof Error ? error.message : String(error) }, 'metrics: the store did not answer');
+        } finally {
+          clearTimeout(timer);
+        }
+      })().finally(() => (reading = undefined)));
+    }
+  }
+
+  async text(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}
