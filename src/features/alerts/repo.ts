@@ -445,6 +445,15 @@ export class WatchStateRepo {
     return rows[0] && toWatchState(rows[0]);
   }
 
+  /** Starts watching from `at` when nothing has been watched yet (a first subscription); false when already started. */
+  async startAt(key: string, at: Date): Promise<boolean> {
+    const { rows } = await this.db.query(
+      'INSERT INTO watch_state (key, watermark) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING RETURNING key',
+      [key, at],
+    );
+    return rows.length > 0;
+  }
+
   /** Records a successful scan: watermark, seen ids and counts as given; clears the last error. */
   async saveProgress(key: string, progress: WatchProgress): Promise<WatchState> {
     const { rows } = await this.db.query(

@@ -57,6 +57,8 @@ export class AlertService implements FlaggedVisitors {
     const channelId = request.channel ? await this.deps.directory.channelId(request.channel) : here;
     if (!channelId) return { ok: false, message: problemMessage(`I can't find a channel called #${request.channel?.name ?? '?'}.`) };
     await this.deps.repos.subscriptions.upsert({ channelId, teamId, minSeverity: request.min, checks: request.checks, createdBy: user });
+    // Visits from now on are watched, even if the first scan is cut short.
+    await this.deps.repos.watchState.startAt(WATCH_STATE_KEY, this.deps.now());
     this.deps.log.info({ channel: channelId, user, min: request.min, checks: request.checks }, 'threat alerts on');
     return {
       ok: true,

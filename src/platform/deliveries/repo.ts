@@ -40,7 +40,8 @@ export interface Delivery extends Omit<DeliveryInput, 'expiresInMs'> {
   deadline: Date;
   owner?: string;
   heartbeatAt?: Date;
-  takenOver: boolean;
+  /** An earlier attempt may have reached Slack (its owner died mid-post, or Slack did not answer in time): the next is marked as a possible repeat. */
+  maybePosted: boolean;
   messageTs?: string;
   error?: string;
   createdAt: Date;
@@ -112,7 +113,7 @@ export class DeliveryRepo {
        )
        UPDATE deliveries d SET
          status = 'sending', owner = $1, heartbeat_at = now(), attempts = d.attempts + 1,
-         taken_over = d.taken_over OR d.status = 'sending'
+         maybe_posted = d.maybe_posted OR d.status = 'sending'
        FROM heads h
        WHERE d.id = h.id
          AND ((d.status = 'pending' AND d.next_at <= now())
@@ -148,15 +149,19 @@ export class DeliveryRepo {
     return rows.length > 0;
   }
 
-  /** Puts the owner's row back in the queue, tried again in `delayMs`; `plainOnly` makes the next attempt plain text. */
-  async retryLater(id: number, owner: string, delayMs: number, reason: string, plainOnly = false): Promise<boolean> {
+  /**
+   * Puts the owner's row back in the queue, tried again in `delayMs`. `plainOnly` makes the
+   * next attempt plain text; `maybePosted` says this attempt may have reached Slack (it timed out).
+   */
+  async retryLater(id: number, owner: string, delayMs: number, reason: string, options: { plainOnly?: boolean; maybePosted?: boolean } = {}): Promise<boolean> {
+    const plainOnly = options.plainOnly ?? false;
     const { rows } = await this.db.query(
       `UPDATE deliveries SET status = 'pending', next_at = now() + $3::float8 * interval '1 millisecond', error = $4,
-         heartbeat_at = NULL,
+         heartbeat_at = NULL, maybe_posted = maybe_posted OR $6,
          message = CASE WHEN $5 THEN jsonb_build_object('text', plain, 'blocks', '[]'::jsonb) ELSE message END,
          plain = CASE WHEN $5 THEN NULL ELSE plain END
        WHERE id = $1 AND owner = $2 AND status = 'sending' RETURNING id`,
-      [id, owner, delayMs, reason, plainOnly],
+      [id, owner, delayMs, reason, plainOnly, options.maybePosted ?? false],
     );
     return rows.length > 0;
   }

@@ -144,10 +144,10 @@ export class DeliveryWorker {
 
   private async send(delivery: Claimed): Promise<void> {
     const { poster, log } = this.options;
-    const repeat = delivery.takenOver && delivery.kind !== 'update';
+    const repeat = delivery.maybePosted && delivery.kind !== 'update';
     const message = repeat ? markedRepeat(delivery.message) : delivery.message;
     const threadTs = delivery.threadTs ?? (delivery.parentStatus === 'posted' ? delivery.parentTs : undefined);
-    if (repeat) log.warn({ delivery: delivery.id, kind: delivery.kind, channel: delivery.channelId }, 'a delivery whose owner stopped is sent again, marked as a possible repeat');
+    if (repeat) log.warn({ delivery: delivery.id, kind: delivery.kind, channel: delivery.channelId }, 'a delivery that may have reached Slack already is sent again, marked as a possible repeat');
     let ts: string;
     try {
       ts = await within(
@@ -177,7 +177,7 @@ export class DeliveryWorker {
     const outcome = outcomeOf(error);
     const { owner } = this.options;
     if (outcome.kind === 'plain' && delivery.plain != null && !delivery.updateTs) {
-      await this.repo.retryLater(delivery.id, owner, 0, outcome.reason, true);
+      await this.repo.retryLater(delivery.id, owner, 0, outcome.reason, { plainOnly: true });
       this.options.events?.retried?.(delivery, outcome.reason);
       log(this.options.log, delivery, 'warn', 'Slack refused the blocks; posting once more as plain text', { reason: outcome.reason });
       return;
@@ -185,7 +185,7 @@ export class DeliveryWorker {
     if (outcome.kind === 'retry') {
       const delayMs = retryDelayMs(delivery.attempts, outcome.afterMs);
       if (!(await this.repo.expiresWithin(delivery.id, delayMs))) {
-        await this.repo.retryLater(delivery.id, owner, delayMs, outcome.reason);
+        await this.repo.retryLater(delivery.id, owner, delayMs, outcome.reason, { maybePosted: outcome.reason === 'timed out' });
         this.options.events?.retried?.(delivery, outcome.reason);
         log(this.options.log, delivery, 'warn', 'delivery failed; retrying', { reason: outcome.reason, retryInMs: delayMs });
         return;

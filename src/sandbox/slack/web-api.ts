@@ -16,9 +16,11 @@ import { tzLabel, tzOffsetSeconds, type Channel, type Message, type View, type W
 
 /**
  * An injected failure: an error code (HTTP 200, `ok: false`), an HTTP status (429 gets
- * Retry-After), or `hang`: the request is never answered (until the server closes).
+ * Retry-After), `hang`: the request is never answered (until the server closes), or
+ * `answerAfterMs`: the call is carried out, but its answer is held that long (the caller
+ * may give up, or die, after Slack accepted it).
  */
-export type InjectedFailure = string | { status: number; retryAfter?: number; error?: string } | 'hang';
+export type InjectedFailure = string | { status: number; retryAfter?: number; error?: string } | 'hang' | { answerAfterMs: number };
 
 interface FailureRule {
   failure: InjectedFailure;
@@ -243,7 +245,12 @@ export class WebApi {
     const handler = this.handlers[method];
     if (!handler) return reply(200, { ok: false, error: 'unknown_method', req_method: method });
 
-    const injected = this.takeFailure(method, args);
+    let injected = this.takeFailure(method, args);
+    let holdMs = 0;
+    if (injected !== undefined && typeof injected === 'object' && 'answerAfterMs' in injected) {
+      holdMs = injected.answerAfterMs;
+      injected = undefined;
+    }
     if (injected !== undefined) {
       if (injected === 'hang') {
         this.hanging.add(res);
@@ -269,6 +276,8 @@ export class WebApi {
 
     try {
       const result = await handler(args);
+      if (holdMs > 0) await new Promise((r) => setTimeout(r, holdMs));
+      if (res.destroyed) return;
       reply(200, { ok: true, ...result });
     } catch (error) {
       if (error instanceof SlackError) return reply(200, { ok: false, error: error.code, ...errorExtras(error) });

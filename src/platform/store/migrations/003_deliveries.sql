@@ -17,7 +17,7 @@ CREATE TABLE deliveries (
   deadline      timestamptz NOT NULL,                 -- given up after this
   owner         text,                                 -- the replica sending it
   heartbeat_at  timestamptz,                          -- renewed while sending; a stale one is taken over
-  taken_over    boolean     NOT NULL DEFAULT false,   -- an attempt may have reached Slack before its owner died
+  maybe_posted  boolean     NOT NULL DEFAULT false,   -- an earlier attempt may have reached Slack: its owner died mid-post, or Slack did not answer in time
   message_ts    text,
   error         text,                                 -- the last failure, in Slack's words
   created_at    timestamptz NOT NULL,
