@@ -171,7 +171,7 @@ describeEachDb('deliveries', (t) => {
   it('a delivery whose owner stopped heart-beating is taken over and marked as a possible repeat', async () => {
     const repo = new DeliveryRepo(t.db);
     const id = await repo.enqueue(input('C_THREE', 'orphan'));
-    expect(await repo.claim('dead', { staleMs: 1_000, paceMs: 0, busy: [], limit: 10 })).toHaveLength(1);
+    expect(await repo.claim('dead', { staleMs: 1_000, busy: [], limit: 10 })).toHaveLength(1);
     const { worker: w, logs } = worker(t.db, 'alive');
     w.start();
     await new Promise((r) => setTimeout(r, 300));
@@ -183,6 +183,24 @@ describeEachDb('deliveries', (t) => {
     expect(posted.text).toMatch(/^orphan\n\(Sent again after an interruption/);
     expect(JSON.stringify(posted.blocks)).toContain('this one is a repeat');
     expect(logs.some((l) => l.includes('marked as a possible repeat'))).toBe(true);
+  });
+
+  it("paces each channel on its own: a burst, then one post per interval, while other channels go on", async () => {
+    const repo = new DeliveryRepo(t.db);
+    for (let i = 0; i < 6; i++) await repo.enqueue(input('C_ONE', `paced ${i}`));
+    const other = await repo.enqueue(input('C_TWO', 'other'));
+    const { worker: w } = worker(t.db, 'w1', { paceMs: 300, burst: 2 });
+    const started = Date.now();
+    w.start();
+    await eventually(async () => (await repo.get(other))?.status === 'posted', 2_000);
+    expect(Date.now() - started).toBeLessThan(300);
+    await w.drained(10_000);
+    const { rows } = await t.db.query<{ ms: number }>(
+      "SELECT extract(epoch FROM posted_at - min(posted_at) OVER ()) * 1000 AS ms FROM deliveries WHERE channel_id = 'C_ONE' ORDER BY id",
+    );
+    const at = rows.map((r) => Number(r.ms));
+    expect(at[1]!).toBeLessThan(250); // the burst of two
+    expect(at[5]!).toBeGreaterThanOrEqual(4 * 300 - 100); // then one every 300 ms
   });
 
   it('two replicas post every delivery exactly once, in order, one at a time per channel', async () => {

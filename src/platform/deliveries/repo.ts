@@ -57,9 +57,7 @@ export interface Claimed extends Delivery {
 export interface ClaimOptions {
   /** A row sending without a heartbeat for this long lost its owner and is taken over. */
   staleMs: number;
-  /** A channel posted to less than this long ago waits (Slack: about one message a second per channel). */
-  paceMs: number;
-  /** Channels this replica is already sending to. */
+  /** Channels this replica is already sending to, or holding back (its pace). */
   busy: readonly string[];
   limit: number;
 }
@@ -100,16 +98,25 @@ export class DeliveryRepo {
 
   /**
    * Claims for `owner` the oldest open delivery of each channel that is free: not busy
-   * here, not posted to within paceMs, and due (pending and past next_at) or orphaned (sending
+   * here, and due (pending and past next_at) or orphaned (sending
    * without a heartbeat for staleMs). One delivery per channel is in flight at a time across
    * every replica: the oldest open row is the only candidate, and the UPDATE re-checks it.
    */
   async claim(owner: string, options: ClaimOptions): Promise<Claimed[]> {
     const { rows } = await this.db.query(
-      `WITH heads AS (
-         SELECT DISTINCT ON (channel_id) id FROM deliveries
-         WHERE status IN ('pending', 'sending') AND NOT (channel_id = ANY($2::text[]))
-         ORDER BY channel_id, id
+      // The open channels are walked through the partial index (one probe each), not by reading every open row.
+      `WITH RECURSIVE channels AS (
+         (SELECT channel_id FROM deliveries WHERE status IN ('pending', 'sending') ORDER BY channel_id LIMIT 1)
+         UNION ALL
+         SELECT (SELECT o.channel_id FROM deliveries o
+                 WHERE o.status IN ('pending', 'sending') AND o.channel_id > c.channel_id ORDER BY o.channel_id LIMIT 1)
+         FROM channels c WHERE c.channel_id IS NOT NULL
+       ),
+       heads AS (
+         SELECT (SELECT o.id FROM deliveries o
+                 WHERE o.channel_id = c.channel_id AND o.status IN ('pending', 'sending') ORDER BY o.id LIMIT 1) AS id
+         FROM channels c
+         WHERE c.channel_id IS NOT NULL AND NOT (c.channel_id = ANY($2::text[]))
        )
        UPDATE deliveries d SET
          status = 'sending', owner = $1, heartbeat_at = now(), attempts = d.attempts + 1,
@@ -118,14 +125,11 @@ export class DeliveryRepo {
        WHERE d.id = h.id
          AND ((d.status = 'pending' AND d.next_at <= now())
            OR (d.status = 'sending' AND d.heartbeat_at < now() - $3::float8 * interval '1 millisecond'))
-         AND NOT EXISTS (
-           SELECT 1 FROM deliveries p
-           WHERE p.channel_id = d.channel_id AND p.status = 'posted' AND p.posted_at > now() - $4::float8 * interval '1 millisecond')
-         AND d.id IN (SELECT id FROM heads ORDER BY id LIMIT $5)
+         AND d.id IN (SELECT id FROM heads ORDER BY id LIMIT $4)
        RETURNING d.*,
          (SELECT t.message_ts FROM deliveries t WHERE t.id = d.thread_of) AS parent_ts,
          (SELECT t.status FROM deliveries t WHERE t.id = d.thread_of) AS parent_status`,
-      [owner, options.busy, options.staleMs, options.paceMs, options.limit],
+      [owner, options.busy, options.staleMs, options.limit],
     );
     return rows.map((row) => toDelivery(row) as Claimed);
   }

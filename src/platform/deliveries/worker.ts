@@ -1,4 +1,6 @@
 import type { KnownBlock } from '@slack/types';
+import { TokenBucket } from 'limiter';
+import { LRUCache } from 'lru-cache';
 import type { Logger } from '../log.js';
 import type { SlackMessage } from '../slack/kit/messages.js';
 import type { SlackPoster } from '../slack/poster.js';
@@ -32,8 +34,9 @@ export interface DeliveryWorkerOptions {
   heartbeatMs?: number;
   /** How often the queue is looked at when nothing wakes the worker. */
   pollMs?: number;
-  /** At most one message per channel this often. */
+  /** One message per channel this often, after a burst of `burst` (Slack: about one a second, short bursts allowed); 0: no pace. */
   paceMs?: number;
+  burst?: number;
   /** Channels sent to at once by this replica. */
   concurrency?: number;
   /** A Slack call not answered within this counts as failed (the client's own timeout should come first). */
@@ -64,6 +67,8 @@ export class DeliveryWorker {
   private stopped = false;
   private readonly heartbeatMs: number;
   private readonly pollMs: number;
+  /** Each channel's pace, kept for the channels posted to lately. */
+  private readonly paces = new LRUCache<string, TokenBucket>({ max: 10_000 });
 
   constructor(private readonly options: DeliveryWorkerOptions) {
     this.repo = new DeliveryRepo(options.db);
@@ -97,49 +102,76 @@ export class DeliveryWorker {
   }
 
   /** Resolves once the queue is empty (every delivery posted or failed), or rejects after `timeoutMs` (tests and benches). */
-  async drained(timeoutMs = 30_000): Promise<void> {
+  async drained(timeoutMs = 30_000, everyMs = 25): Promise<void> {
     const deadline = Date.now() + timeoutMs;
+    this.wake();
     while ((await this.repo.openCount()) > 0) {
       if (Date.now() > deadline) throw new Error(`deliveries still open after ${timeoutMs} ms`);
-      this.wake();
-      await new Promise((r) => setTimeout(r, 20));
+      await new Promise((r) => setTimeout(r, everyMs));
     }
   }
 
   private schedule(delayMs: number): void {
     clearTimeout(this.timer);
     this.timer = setTimeout(() => {
+      let paced: number | undefined;
       this.ticking = this.tick()
+        .then((wait) => void (paced = wait))
         .catch((error: unknown) => this.options.log.error({ err: errorText(error) }, 'could not read the delivery queue; trying again'))
         .finally(() => {
           this.ticking = undefined;
           if (this.stopped) return;
           const again = this.again;
           this.again = false;
-          this.schedule(again ? 0 : this.pollMs);
+          // Paced channels are looked at no more than five times a second: one query claims every channel whose pace ended.
+          this.schedule(again ? 0 : Math.min(this.pollMs, paced === undefined ? this.pollMs : Math.max(200, paced)));
         });
     }, delayMs);
     this.timer.unref();
   }
 
-  private async tick(): Promise<void> {
+  /** The channel's token bucket; undefined when posts are not paced. */
+  private pace(channel: string): TokenBucket | undefined {
+    const paceMs = this.options.paceMs ?? 1_000;
+    if (paceMs <= 0) return undefined;
+    let bucket = this.paces.get(channel);
+    if (!bucket) {
+      bucket = new TokenBucket({ bucketSize: this.options.burst ?? 3, tokensPerInterval: 1, interval: paceMs });
+      bucket.content = bucket.bucketSize; // a channel not posted to lately may burst
+      this.paces.set(channel, bucket);
+    }
+    return bucket;
+  }
+
+  /** Claims what is free and starts sending it; how long until a held-back channel may post again (ms), if any is. */
+  private async tick(): Promise<number | undefined> {
     const free = (this.options.concurrency ?? 16) - this.inFlight.size;
-    if (this.stopped || free <= 0) return;
+    if (this.stopped || free <= 0) return undefined;
+    let soonest: number | undefined;
+    const held: string[] = [];
+    for (const [channel, bucket] of this.paces.entries()) {
+      const wait = bucket.getWaitTime(1);
+      if (wait <= 0) continue;
+      held.push(channel);
+      soonest = Math.min(soonest ?? wait, wait);
+    }
     const claimed = await this.repo.claim(this.options.owner, {
       staleMs: this.heartbeatMs * 3,
-      paceMs: this.options.paceMs ?? 1_000,
-      busy: [...this.inFlight.keys()],
+      busy: [...this.inFlight.keys(), ...held],
       limit: free,
     });
     for (const delivery of claimed) {
+      this.pace(delivery.channelId)?.tryRemoveTokens(1);
       const work = this.send(delivery)
         .catch((error: unknown) => this.options.log.error({ delivery: delivery.id, err: errorText(error) }, 'delivery failed unexpectedly; it is taken over after its heartbeat stops'))
         .finally(() => {
           this.inFlight.delete(delivery.channelId);
-          this.wake();
+          // A channel held back by its pace is looked at again when it may post (see schedule).
+          if ((this.pace(delivery.channelId)?.getWaitTime(1) ?? 0) <= 0) this.wake();
         });
       this.inFlight.set(delivery.channelId, work);
     }
+    return soonest;
   }
 
   private async send(delivery: Claimed): Promise<void> {
@@ -164,11 +196,14 @@ export class DeliveryWorker {
   }
 
   private async record(delivery: Delivery, ts: string, threadTs: string | undefined): Promise<void> {
-    const hooks = delivery.subject ? this.options.hooks[delivery.subject.type] : undefined;
-    await this.options.db.transaction(async (tx) => {
-      if (!(await new DeliveryRepo(tx).markPosted(delivery.id, ts))) return;
-      await hooks?.posted?.(tx, delivery, ts, threadTs);
-    });
+    const posted = delivery.subject ? this.options.hooks[delivery.subject.type]?.posted : undefined;
+    if (posted) {
+      await this.options.db.transaction(async (tx) => {
+        if (await new DeliveryRepo(tx).markPosted(delivery.id, ts)) await posted(tx, delivery, ts, threadTs);
+      });
+    } else {
+      await this.repo.markPosted(delivery.id, ts);
+    }
     this.options.events?.posted?.(delivery, Date.now() - new Date(delivery.createdAt).getTime());
     log(this.options.log, delivery, 'info', 'delivered');
   }

@@ -24,7 +24,6 @@ CREATE TABLE deliveries (
   posted_at     timestamptz
 );
 CREATE INDEX deliveries_open_idx ON deliveries (channel_id, id) WHERE status IN ('pending', 'sending');
-CREATE INDEX deliveries_posted_idx ON deliveries (channel_id, posted_at) WHERE status = 'posted';
 CREATE INDEX deliveries_created_at_idx ON deliveries (created_at);
 
 -- A slot's content is fetched under a heartbeat; a run whose heartbeat stops is taken over.
