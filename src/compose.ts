@@ -218,6 +218,7 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
       ready: () => readiness(repos.db, api),
       metrics: () => metrics.text(),
       observe: (type, name, outcome) => metrics.requests.inc({ type, name, outcome }),
+      firstSeen: (key, ttlMs) => repos.leases.acquire(key, randomBytes(8).toString('hex'), ttlMs),
       listeners: [
         (app) =>
           registerTraffic(

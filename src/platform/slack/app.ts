@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { App, HTTPReceiver, type CustomRoute } from '@slack/bolt';
 import type { Logger } from '../log.js';
 import { boltLogger } from './bolt-logger.js';
+import { guardRequests } from './guard.js';
 import { Routes, type Observe } from './routes.js';
 
 export interface SlackAppOptions {
@@ -21,6 +22,8 @@ export interface SlackAppOptions {
   metrics?: () => Promise<{ contentType: string; body: string }>;
   /** Told of each request's outcome. */
   observe?: Observe;
+  /** True the first time a key is seen within ttlMs, across replicas: replayed requests are refused. */
+  firstSeen?: (key: string, ttlMs: number) => Promise<boolean>;
 }
 
 export interface SlackApp {
@@ -81,6 +84,13 @@ export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp
         logger,
         processBeforeResponse: false,
       });
+  if (receiver) {
+    receiver.requestListener = guardRequests(receiver.requestListener, {
+      signingSecret: options.signingSecret,
+      firstSeen: options.firstSeen,
+      log: log.child({ component: 'guard' }),
+    });
+  }
   const app = new App({
     token: options.botToken,
     signingSecret: options.signingSecret,

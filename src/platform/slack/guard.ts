@@ -1,0 +1,197 @@
+/**
+ * What every request to /slack/events passes before Bolt sees it: a body within the
+ * limit, a signature that verifies, a timestamp within 5 minutes either way (Bolt only
+ * refuses old ones), a signature not accepted before (a replay; Slack's own retries
+ * are signed afresh, so they pass), and the shape of a Slack payload (Bolt reads
+ * `body.ssl_check` of a `payload=null` and crashes). The body is handed on buffered.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { parse as parseQuery } from 'node:querystring';
+import { LRUCache } from 'lru-cache';
+import { z } from 'zod';
+import type { Logger } from '../log.js';
+
+export const WINDOW_MS = 5 * 60_000;
+const BODY_LIMIT = 4 * 1024 * 1024;
+
+export interface GuardOptions {
+  signingSecret: string;
+  /** True the first time a key is seen within `ttlMs`, across replicas (the store); may throw while the store is down. */
+  firstSeen?: (key: string, ttlMs: number) => Promise<boolean>;
+  log: Logger;
+  now?: () => number;
+  path?: string;
+}
+
+type Listener = (req: IncomingMessage, res: ServerResponse) => void;
+
+const id = z.looseObject({ id: z.string() });
+/** What every payload may carry, in the shape Bolt reads it (it dereferences these without checking). */
+const common = {
+  team: id.nullish(),
+  user: id.optional(),
+  channel: id.optional(),
+  enterprise: z.looseObject({}).nullish(),
+  container: z.looseObject({}).optional(),
+  response_urls: z.array(z.looseObject({})).optional(),
+};
+const view = z.looseObject({ id: z.string(), callback_id: z.string(), type: z.string() });
+const event = z.looseObject({
+  type: z.string(),
+  channel: z.union([z.string(), id]).optional(),
+  item: z.looseObject({}).optional(),
+});
+
+/** The payloads Lookout and Bolt handle, each with the fields Bolt reads; anything else is not a Slack payload. */
+const PAYLOAD = z.discriminatedUnion('type', [
+  z.looseObject({ type: z.literal('block_actions'), ...common, user: id, actions: z.array(z.looseObject({ action_id: z.string(), type: z.string() })).min(1) }),
+  z.looseObject({ type: z.literal('block_suggestion'), ...common, user: id, action_id: z.string(), block_id: z.string(), value: z.string() }),
+  z.looseObject({ type: z.literal('view_submission'), ...common, user: id, view }),
+  z.looseObject({ type: z.literal('view_closed'), ...common, user: id, view }),
+  z.looseObject({ type: z.literal('shortcut'), ...common, user: id, callback_id: z.string() }),
+  z.looseObject({ type: z.literal('message_action'), ...common, user: id, callback_id: z.string() }),
+  z.looseObject({ type: z.literal('event_callback'), team_id: z.string().optional(), event }),
+  z.looseObject({ type: z.literal('url_verification'), challenge: z.string() }),
+  z.looseObject({ type: z.literal('app_rate_limited') }),
+]);
+
+const COMMAND = z.looseObject({
+  command: z.string().startsWith('/'),
+  text: z.string().optional(),
+  user_id: z.string(),
+  channel_id: z.string(),
+  team_id: z.string(),
+  response_url: z.string().optional(),
+  trigger_id: z.string().optional(),
+});
+
+/** Why a body is not a Slack payload, in a few words; undefined when it is one. */
+export function checkShape(contentType: string | undefined, body: string): string | undefined {
+  let parsed: unknown;
+  if ((contentType ?? '').split(';')[0]!.trim() === 'application/x-www-form-urlencoded') {
+    const form = parseQuery(body);
+    if (form.ssl_check === '1') return undefined;
+    if (form.payload === undefined) {
+      return COMMAND.safeParse(form).success ? undefined : 'a form that is neither a slash command nor a payload';
+    }
+    if (typeof form.payload !== 'string') return 'more than one payload';
+    try {
+      parsed = JSON.parse(form.payload);
+    } catch {
+      return 'a payload that is not JSON';
+    }
+  } else {
+    try {
+      parsed = JSON.parse(body);
+    } catch {
+      return 'a body that is not JSON';
+    }
+  }
+  const result = PAYLOAD.safeParse(parsed);
+  if (result.success) return undefined;
+  const issue = result.error.issues[0];
+  return `not a Slack payload (${issue ? `${issue.path.join('.') || 'body'}: ${issue.message}` : 'unknown shape'})`;
+}
+
+function refuse(res: ServerResponse, status: number): void {
+  res.writeHead(status, { 'content-type': 'text/plain' });
+  res.end();
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > BODY_LIMIT) {
+        resolve(undefined);
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+/** Wraps Bolt's request listener with the guard. */
+export function guardRequests(next: Listener, options: GuardOptions): Listener {
+  const { log } = options;
+  const now = options.now ?? Date.now;
+  const path = options.path ?? '/slack/events';
+  // This replica's recent signatures: replays are caught here even while the store is down.
+  const recent = new LRUCache<string, true>({ max: 50_000, ttl: WINDOW_MS });
+
+  const check = async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
+    const raw = await readBody(req);
+    if (!raw) {
+      log.warn('request refused: body over 4 MB');
+      refuse(res, 413);
+      return false;
+    }
+    (req as IncomingMessage & { rawBody?: Buffer }).rawBody = raw;
+    const body = raw.toString('utf8');
+    const contentType = req.headers['content-type'];
+    if (contentType?.startsWith('application/x-www-form-urlencoded') && parseQuery(body).ssl_check === '1') return true; // Bolt strips it to ssl_check alone
+    const timestamp = Number(req.headers['x-slack-request-timestamp']);
+    const signature = req.headers['x-slack-signature'];
+    if (!Number.isFinite(timestamp) || typeof signature !== 'string') {
+      log.warn('request refused: no signature or timestamp');
+      refuse(res, 401);
+      return false;
+    }
+    if (Math.abs(now() - timestamp * 1000) > WINDOW_MS) {
+      log.warn({ skewSeconds: Math.round(timestamp - now() / 1000) }, 'request refused: its timestamp is more than 5 minutes from now');
+      refuse(res, 401);
+      return false;
+    }
+    const expected = Buffer.from(`v0=${createHmac('sha256', options.signingSecret).update(`v0:${timestamp}:${body}`).digest('hex')}`);
+    const given = Buffer.from(signature);
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+      log.warn('request refused: the signature does not verify');
+      refuse(res, 401);
+      return false;
+    }
+    const shape = checkShape(contentType, body);
+    if (shape) {
+      log.warn({ reason: shape }, 'request refused: not a Slack payload');
+      refuse(res, 400);
+      return false;
+    }
+    if (recent.has(signature) || !(await firstAcrossReplicas(signature))) {
+      log.warn('request refused: a replay of a request already accepted');
+      refuse(res, 401);
+      return false;
+    }
+    recent.set(signature, true);
+    return true;
+  };
+
+  const firstAcrossReplicas = async (signature: string): Promise<boolean> => {
+    if (!options.firstSeen) return true;
+    try {
+      return await options.firstSeen(`request:${signature}`, WINDOW_MS);
+    } catch (error) {
+      // The store is down: this replica's memory still refuses its own replays, and commands keep working.
+      log.warn({ err: error instanceof Error ? error.message : String(error) }, 'could not check a request for replay in the store; checked on this replica only');
+      return true;
+    }
+  };
+
+  return (req, res) => {
+    const { pathname } = new URL(req.url ?? '/', 'http://localhost');
+    if (req.method !== 'POST' || pathname !== path) return next(req, res);
+    check(req, res).then(
+      (ok) => {
+        if (ok) next(req, res);
+      },
+      (error: unknown) => {
+        log.warn({ err: error instanceof Error ? error.message : String(error) }, 'request refused: it could not be read');
+        if (!res.headersSent) refuse(res, 400);
+      },
+    );
+  };
+}
