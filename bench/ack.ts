@@ -6,19 +6,18 @@
  *     posts the rows to the response_url (the floor for CPU per answered command).
  * The load comes from this process: signed slash commands at a steady rate (open loop: sent
  * on schedule whatever the answers do) to the app's request URL, each with its own
- * response_url on a sink here. The demo API runs in a fourth process. Rates and apps are
+ * response_url on a sink the offline Slack serves (Lookout answers no other origin). The demo API runs in a fourth process. Rates and apps are
  * interleaved over several rounds; the figures are medians over rounds. CPU is the app
  * process's user + system time (/proc/<pid>/stat) over the phase, divided by commands answered.
  * Run: npm run bench -- ack   (BENCH_ROUNDS 3, BENCH_SECONDS 10, BENCH_RATES 20,100,300)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
 import { REPORT_IDS } from '../src/kernel/catalog.js';
+import type { ExtraRoutes } from '../src/sandbox/slack/index.js';
 import { signRequest } from '../src/sandbox/slack/signing.js';
 import { median, percentile, productionWorld } from './stats.js';
 
@@ -29,16 +28,14 @@ const RANGES = ['last7d', 'last30d', 'today', 'yesterday', 'mtd'];
 const TICKS_PER_SECOND = 100; // getconf CLK_TCK on Linux
 const say = (text: string) => console.log(`[ack] ${text}`);
 
-say('building dist/, starting an offline Slack and the demo API (its own process)');
-const world = await productionWorld();
-const signingSecret = world.env.SLACK_SIGNING_SECRET!;
-const dataDir = mkdtempSync(join(tmpdir(), 'lookout-ack-'));
-
 // The response_url sink: answers arrive here; the time from command to answer is recorded.
+// It is served by the offline Slack, on Slack's origin: Lookout answers no response_url elsewhere.
 const sent = new Map<string, number>();
 let answers: number[] = [];
-const sink = createServer((req, res) => {
-  const id = req.url!.slice(1);
+const SINK = '/sink/';
+const sink: ExtraRoutes = (req, res, { url }) => {
+  if (!url.pathname.startsWith(SINK)) return false;
+  const id = url.pathname.slice(SINK.length);
   req.resume();
   req.on('end', () => {
     const at = sent.get(id);
@@ -46,9 +43,14 @@ const sink = createServer((req, res) => {
     sent.delete(id);
     res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
   });
-});
-await new Promise<void>((r) => sink.listen(0, '127.0.0.1', r));
-const sinkUrl = `http://127.0.0.1:${(sink.address() as AddressInfo).port}`;
+  return true;
+};
+
+say('building dist/, starting an offline Slack and the demo API (its own process)');
+const world = await productionWorld({ extraRoutes: sink });
+const signingSecret = world.env.SLACK_SIGNING_SECRET!;
+const dataDir = mkdtempSync(join(tmpdir(), 'lookout-ack-'));
+const sinkUrl = `${new URL(world.env.SLACK_API_URL!).origin}${SINK.slice(0, -1)}`;
 
 interface Server {
   name: string;
@@ -179,6 +181,5 @@ for (const rate of RATES) {
 }
 
 for (const s of servers) s.child.kill('SIGTERM');
-sink.close();
 await world.close();
 rmSync(dataDir, { recursive: true, force: true });

@@ -93,14 +93,16 @@ export const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Ma
  * build in dist/, an offline Slack (for auth.test at start) and the demo API in its own
  * process, with the environment that points an app at them.
  */
-export async function productionWorld(): Promise<{ env: Record<string, string>; close: () => Promise<void> }> {
+export async function productionWorld(
+  options: { extraRoutes?: import('../src/sandbox/slack/index.js').ExtraRoutes } = {},
+): Promise<{ env: Record<string, string>; close: () => Promise<void> }> {
   const { execFileSync } = await import('node:child_process');
   const { randomBytes } = await import('node:crypto');
   const { startOfflineSlack } = await import('../src/sandbox/slack/index.js');
   execFileSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
   const signingSecret = randomBytes(16).toString('hex');
   const botToken = `xoxb-bench-${randomBytes(8).toString('hex')}`;
-  const slack = await startOfflineSlack({ signingSecret, botToken, rateLimit: false });
+  const slack = await startOfflineSlack({ signingSecret, botToken, rateLimit: false, ...(options.extraRoutes ? { extraRoutes: options.extraRoutes } : {}) });
   const demo = await spawnDemoApi({ DEMO_API_KEY: 'bench' });
   return {
     env: {

@@ -56,6 +56,11 @@ export class AlertService implements FlaggedVisitors {
     if (refused) return refused;
     const channelId = request.channel ? await this.deps.directory.channelId(request.channel) : here;
     if (!channelId) return { ok: false, message: problemMessage(`I can't find a channel called #${request.channel?.name ?? '?'}.`) };
+    // Alerts carry security details and visits: only where SECURITY_CHANNELS allows them.
+    if (!this.deps.access.mayPostSecurity(channelId)) {
+      const allowed = this.deps.access.rules.security.channels.join(', ');
+      return { ok: false, message: problemMessage('Threat alerts can only go to the security channels.', `SECURITY_CHANNELS allows ${allowed}; turn alerts on in one of those.`) };
+    }
     await this.deps.repos.subscriptions.upsert({ channelId, teamId, minSeverity: request.min, checks: request.checks, createdBy: user });
     // Visits from now on are watched, even if the first scan is cut short.
     await this.deps.repos.watchState.startAt(WATCH_STATE_KEY, this.deps.now());

@@ -4,6 +4,7 @@ import { App, HTTPReceiver, type CustomRoute } from '@slack/bolt';
 import type { Logger } from '../log.js';
 import { boltLogger } from './bolt-logger.js';
 import { guardRequests } from './guard.js';
+import { allowResponseOrigin } from './respond.js';
 import { Routes, type Observe } from './routes.js';
 
 export interface SlackAppOptions {
@@ -74,6 +75,7 @@ export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp
   const logger = boltLogger(log, [options.signingSecret, options.botToken, options.appToken ?? '']);
   const customRoutes = healthRoutes(options.ready, options.metrics);
   const clientOptions = options.slackApiUrl ? { slackApiUrl: options.slackApiUrl } : {};
+  if (options.slackApiUrl) allowResponseOrigin(options.slackApiUrl);
 
   const receiver = options.appToken
     ? undefined

@@ -8,8 +8,27 @@ const RESPONSE_TIMEOUT_MS = 10_000;
 /** One keep-alive agent for every response_url (WHATWG fetch, as Bolt's respond() uses, costs more CPU per answer). */
 const responses = new Agent({ keepAliveTimeout: 30_000, connections: 32 });
 
-/** Posts a message (or `delete_original`) to a response_url; rejects on a refusal or after 10 s. */
+/** Where response_urls may point: Slack's hosts, and the origin of a configured SLACK_API_URL (the offline Slack). */
+const responseOrigins = new Set(['https://hooks.slack.com', 'https://hooks.slack-gov.com']);
+
+/** Allows response_urls on this origin too (the configured SLACK_API_URL's). */
+export function allowResponseOrigin(url: string): void {
+  responseOrigins.add(new URL(url).origin);
+}
+
+/**
+ * Posts a message (or `delete_original`) to a response_url; rejects on a refusal, after
+ * 10 s, or at once when the URL is not Slack's: a URL read back from a tampered message
+ * or modal must not make Lookout post anywhere else.
+ */
 export async function postToResponseUrl(url: string, body: Record<string, unknown>): Promise<void> {
+  let origin: string;
+  try {
+    origin = new URL(url).origin;
+  } catch {
+    throw new Error('refused to answer: the response_url is not a URL');
+  }
+  if (!responseOrigins.has(origin)) throw new Error(`refused to answer: the response_url is not Slack's (${origin})`);
   const response = await request(url, {
     method: 'POST',
     dispatcher: responses,
