@@ -9,7 +9,7 @@ let box: Sandbox & { logs: string[] };
 
 beforeAll(async () => {
   // Security details: alice and carol, in #security only.
-  box = await sandbox({ apiTimeoutMs: 500, security: { channels: [SECURITY], users: ['U_ALICE', 'U_CAROL'], scrapingScoreThreshold: 0.8 } });
+  box = await sandbox({ apiTimeoutMs: 1_200, security: { channels: [SECURITY], users: ['U_ALICE', 'U_CAROL'], scrapingScoreThreshold: 0.8 } });
 });
 afterAll(async () => {
   await box?.stop();
