@@ -7,7 +7,7 @@ import { AlertService } from './features/alerts/service.js';
 import { registerAlerts, alertsCommand } from './features/alerts/listeners.js';
 import { ALERTS_HELP } from './features/alerts/parse.js';
 import { AlertMuteRepo, AlertRepo, AlertSubscriptionRepo, VisitorCheckRepo, WatchStateRepo } from './features/alerts/repo.js';
-import { ALERT_SUBJECT, ThreatWatcher, WATCH_STATE_KEY, type AlertRepos } from './features/alerts/watcher.js';
+import { ALERT_SUBJECT, LEASE_KEY as WATCHER_LEASE, ThreatWatcher, WATCH_STATE_KEY, type AlertRepos } from './features/alerts/watcher.js';
 import { alertDeliveryHooks } from './features/alerts/deliveries.js';
 import { digestDeliveryHooks } from './features/digests/deliveries.js';
 import { DigestContent, DigestFetcher } from './features/digests/content.js';
@@ -136,7 +136,7 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
         const at = (await repos.watchState.get(WATCH_STATE_KEY))?.lastScanAt;
         return at ? Math.max(0, (now().getTime() - at.getTime()) / 1000) : undefined;
       },
-      leases: () => repos.leases.holders(),
+      leases: () => repos.leases.holders([WATCHER_LEASE]),
     },
     log.child({ component: 'metrics' }),
   );

@@ -236,6 +236,8 @@ describe('threat alerts in one app', () => {
     expect(value('lookout_lease_holder{lease="threat-watch",owner="solo"}')).toBe(1);
     expect(value('lookout_scan_lag_seconds')).toBeGreaterThanOrEqual(0);
     expect(body).not.toContain(botToken);
+    expect(body).not.toContain('request:'); // the replay guard's keys are not leases to report
+    expect(body.match(/^lookout_lease_holder\{/gm)).toHaveLength(1);
   });
 });
 

@@ -58,7 +58,7 @@ export interface ScanResult {
 }
 
 export const WATCH_STATE_KEY = 'visits';
-const LEASE_KEY = 'threat-watch';
+export const LEASE_KEY = 'threat-watch';
 
 interface CachedFacts {
   checks: AlertCheck[];
