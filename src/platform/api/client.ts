@@ -60,6 +60,9 @@ interface Call {
  * over every call this client makes, and single-flight for identical calls in
  * flight at the same moment. Responses are validated with the given schema.
  */
+/** A path under the API's base: segments of letters, digits and `_ . : -`. */
+const SAFE_PATH = /^(?:\/[A-Za-z0-9_.:-]+)+$/;
+
 export class HttpClient {
   private readonly pool: Pool;
   private readonly basePath: string;
@@ -106,6 +109,10 @@ export class HttpClient {
   }
 
   private call<T>(call: Call, schema: z.ZodType<T>): Promise<T> {
+    // The pool is bound to ANALYTICS_API_URL's origin; a path can only name a resource there.
+    if (!SAFE_PATH.test(call.path) || call.path.split('/').some((part) => part === '..' || part === '.')) {
+      return Promise.reject(new ApiError('bad_request', messageFor('bad_request', 'that resource', 'its name is not allowed'), { path: call.path }));
+    }
     const key = JSON.stringify([call.method, call.path, call.query, call.body]);
     const pending = this.inFlight.get(key);
     if (pending) {
