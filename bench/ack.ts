@@ -5,7 +5,8 @@
  *   - the floor: a bare Bolt app that acks, makes one undici request to the same demo API and
  *     posts the rows to the response_url (the floor for CPU per answered command).
  * The load comes from this process: signed slash commands at a steady rate (open loop: sent
- * on schedule whatever the answers do) to the app's request URL, each with its own
+ * on schedule whatever the answers do) to the app's request URL, from 500 people in turn (each
+ * within the per-person limit, which Lookout checks in its store), each with its own
  * response_url on a sink the offline Slack serves (Lookout answers no other origin). The demo API runs in a fourth process. Rates and apps are
  * interleaved over several rounds; the figures are medians over rounds. CPU is the app
  * process's user + system time (/proc/<pid>/stat) over the phase, divided by commands answered.
@@ -108,7 +109,7 @@ async function phase(server: Server, rate: number): Promise<Phase> {
     const text = `${REPORT_IDS[seq % 11]} ${RANGES[seq % RANGES.length]}`;
     const body = new URLSearchParams({
       token: 'x', team_id: 'T_LOOKOUT', team_domain: 'bench', channel_id: 'C_MARKETING', channel_name: 'marketing',
-      user_id: 'U_ALICE', user_name: 'alice', command: '/traffic', text, api_app_id: 'A_LOOKOUT',
+      user_id: `U_BENCH${seq % 500}`, user_name: 'alice', command: '/traffic', text, api_app_id: 'A_LOOKOUT',
       response_url: `${sinkUrl}/${id}`, trigger_id: `t.${id}`,
     }).toString();
     const sentAt = performance.now();

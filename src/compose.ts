@@ -1,8 +1,9 @@
+import { seal } from './platform/slack/kit/seal.js';
 import type { Server } from 'node:http';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { WebClient } from '@slack/web-api';
-import { loadConfig } from './config.js';
+import { loadConfig, type Limits } from './config.js';
 import { AlertService } from './features/alerts/service.js';
 import { registerAlerts, alertsCommand } from './features/alerts/listeners.js';
 import { ALERTS_HELP } from './features/alerts/parse.js';
@@ -27,6 +28,7 @@ import { REPORTS } from './kernel/catalog.js';
 import { AnalyticsApi } from './platform/api/analytics.js';
 import type { Logger } from './platform/log.js';
 import { Metrics } from './platform/metrics.js';
+import { pruneQuota, userQuota } from './platform/quota.js';
 import { Access } from './platform/slack/access.js';
 import { createSlackApp, type SlackApp } from './platform/slack/app.js';
 import { boltLogger } from './platform/slack/bolt-logger.js';
@@ -60,6 +62,7 @@ export interface LookoutOptions {
   /** Start no scheduler and no watcher (tests drive them themselves). */
   scheduler?: boolean;
   alerts?: { scanIntervalMs: number; recheckMs: number; burst: number; deliveryDeadlineMs?: number };
+  limits?: Partial<Limits>;
   deliveries?: { slackTimeoutMs: number; heartbeatMs: number; /** At most one post per channel this often (default 1 s, Slack's limit). */ paceMs?: number };
 }
 
@@ -124,6 +127,7 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
   const security = options.security ?? DEFAULTS.security;
   const alertSettings = options.alerts ?? DEFAULTS.alerts;
   const delivery: NonNullable<LookoutOptions['deliveries']> = options.deliveries ?? DEFAULTS.deliveries;
+  const limits: Limits = { ...DEFAULTS.limits, ...options.limits };
   const verdict = { scrapingScoreThreshold: security.scrapingScoreThreshold };
   const owner = options.replica ?? `${hostname()}-${randomBytes(3).toString('hex')}`;
   const timeZoneFor = async () => timeZone;
@@ -175,8 +179,9 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
   const directory = webDirectory(web, log.child({ component: 'slack' }));
   const access = new Access({ admins: options.admins ?? DEFAULTS.admins, security });
 
-  const answering = { api, timeZoneFor, now, demo: options.demo, log };
-  const reports = new ReportService({ ...answering, stash: repos.stash, catalog: REPORTS });
+  const quota = userQuota(repos.db, { points: limits.userRequests, windowMs: limits.userWindowMs }, log.child({ component: 'quota' }));
+  const answering = { api, timeZoneFor, now, demo: options.demo, quota, log };
+  const reports = new ReportService({ ...answering, stash: repos.stash, catalog: REPORTS, seal: seal(options.slack.signingSecret, 'modal-context') });
   const visitors = new VisitorService({ ...answering, access, verdict });
   const alerts = new AlertService({ repos, access, directory, now, timeZone, log: log.child({ component: 'alerts' }) });
   const content = new DigestContent({ fetcher: new DigestFetcher(api), flagged: alerts, demo: options.demo });
@@ -191,7 +196,7 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
     reloadMs: options.digestReloadMs,
     heartbeatMs: delivery.heartbeatMs,
   });
-  const digests = new DigestService({ repo: repos.digests, runs: repos.runs, deliveries: repos.deliveries, content, schedule: scheduler, access, directory, now, defaultTimezone: timeZone, log: log.child({ component: 'digests' }) });
+  const digests = new DigestService({ repo: repos.digests, runs: repos.runs, deliveries: repos.deliveries, content, schedule: scheduler, access, directory, now, defaultTimezone: timeZone, limits: { minIntervalMs: limits.digestMinIntervalMs, perChannel: limits.digestsPerChannel, perUser: limits.digestsPerUser }, quota, log: log.child({ component: 'digests' }) });
   const watcher = new ThreatWatcher({
     api,
     repos,
@@ -286,6 +291,7 @@ export function prunes(repos: Repos, recheckMs: number): Prune[] {
     { name: 'checks', olderThanMs: Math.max(recheckMs, HOUR), prune: (t) => repos.visitorChecks.prune(t) },
     { name: 'leases', olderThanMs: 24 * HOUR, prune: (t) => repos.leases.pruneExpired(t) },
     { name: 'deliveries', olderThanMs: 30 * 24 * HOUR, prune: (t) => repos.deliveries.prune(t) },
+    { name: 'rate_limits', olderThanMs: HOUR, prune: (t) => pruneQuota(repos.db, t) },
   ];
 }
 

@@ -66,6 +66,11 @@ const envSchema = z
     ALERT_DELIVERY_DEADLINE: withDefault(duration(60_000, 7 * 86_400_000, '6h'), '6h'),
     SLACK_TIMEOUT: withDefault(duration(500, 120_000, '10s'), '10s'),
     HEARTBEAT: withDefault(duration(200, 600_000, '10s'), '10s'),
+    DIGEST_MIN_INTERVAL: withDefault(duration(60_000, 7 * 86_400_000, '1h'), '1h'),
+    DIGESTS_PER_CHANNEL: withDefault(intBetween(1, 1000), 10),
+    DIGESTS_PER_USER: withDefault(intBetween(1, 1000), 20),
+    USER_RATE_LIMIT: withDefault(intBetween(1, 100_000), 30),
+    USER_RATE_WINDOW: withDefault(duration(1000, 86_400_000, '60s'), '60s'),
     SCRAPING_SCORE_THRESHOLD: withDefault(
       z.coerce.number({ error: 'expected a number from 0 to 1' }).min(0, 'expected a number from 0 to 1').max(1, 'expected a number from 0 to 1'),
       DEFAULT_VERDICT_OPTIONS.scrapingScoreThreshold,
@@ -119,6 +124,18 @@ export interface Config {
   alerts: { scanIntervalMs: number; recheckMs: number; burst: number; deliveryDeadlineMs: number };
   /** How Lookout's own posts are delivered: the Slack call's timeout, and how often claims renew their heartbeat. */
   deliveries: { slackTimeoutMs: number; heartbeatMs: number };
+  limits: Limits;
+}
+
+/** Limits on abuse. */
+export interface Limits {
+  /** A digest runs at most this often (ms); a cron expression is checked against it. */
+  digestMinIntervalMs: number;
+  digestsPerChannel: number;
+  digestsPerUser: number;
+  /** Each person may make this many requests that call the analytics API per window, across replicas. */
+  userRequests: number;
+  userWindowMs: number;
 }
 
 export class ConfigError extends Error {
@@ -165,5 +182,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     admins: e.ADMIN_USERS,
     alerts: { scanIntervalMs: e.ALERT_SCAN_INTERVAL, recheckMs: e.ALERT_RECHECK_AFTER, burst: e.ALERT_BURST, deliveryDeadlineMs: e.ALERT_DELIVERY_DEADLINE },
     deliveries: { slackTimeoutMs: e.SLACK_TIMEOUT, heartbeatMs: e.HEARTBEAT },
+    limits: {
+      digestMinIntervalMs: e.DIGEST_MIN_INTERVAL,
+      digestsPerChannel: e.DIGESTS_PER_CHANNEL,
+      digestsPerUser: e.DIGESTS_PER_USER,
+      userRequests: e.USER_RATE_LIMIT,
+      userWindowMs: e.USER_RATE_WINDOW,
+    },
   };
 }

@@ -72,6 +72,7 @@ async function runForReal(config: Config, log: Logger): Promise<() => Promise<vo
     admins: config.admins,
     alerts: config.alerts,
     deliveries: config.deliveries,
+    limits: config.limits,
     store: storeOptions(config),
   });
   log.info(
@@ -92,6 +93,7 @@ async function runSandbox(config: Config, log: Logger): Promise<() => Promise<vo
     admins: config.admins,
     alerts: config.alerts,
     deliveries: config.deliveries,
+    limits: config.limits,
     store: storeOptions(config),
   };
   const sandbox = await startSandbox({

@@ -32,6 +32,14 @@ export function formatDuration(seconds: number | undefined | null): string {
   return `${formatCount(Math.floor(total / 86_400))}d ${pad2(Math.floor((total % 86_400) / 3600))}h`;
 }
 
+/** A whole span in words: "1 minute", "5 minutes", "2 hours", "1 day" (the largest unit that divides it). */
+export function formatSpan(ms: number): string {
+  const units: [number, string][] = [[86_400_000, 'day'], [3_600_000, 'hour'], [60_000, 'minute'], [1000, 'second']];
+  const [size, name] = units.find(([size]) => ms >= size && ms % size === 0) ?? [1000, 'second'];
+  const n = Math.round(ms / size);
+  return `${formatCount(n)} ${name}${n === 1 ? '' : 's'}`;
+}
+
 /** Change against a previous value: "▲ 12%", "▼ 5%", "–" (no change), "new". */
 export function formatDelta(current: number | undefined | null, previous: number | undefined | null): string {
   if (!isNumber(current)) return MISSING;

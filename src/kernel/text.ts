@@ -128,6 +128,18 @@ export const didYouMean = (suggestion: string | undefined): string =>
 
 // --- Cutting and quoting -------------------------------------------------------
 
+/**
+ * Bidi controls (embeddings, overrides, isolates, marks) and zero-width characters, which
+ * can make one URL or name look like another. A zero-width joiner between two emoji
+ * joins them into one (👩‍💻) and is kept.
+ */
+const INVISIBLE = /[\u061C\u200B\u200C\u200E\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]|(?<!\p{Extended_Pictographic}\uFE0F?)\u200D|\u200D(?!\p{Extended_Pictographic})/gu;
+
+/** Text from outside with what would disguise it removed. */
+export function neutralize(text: string): string {
+  return text.replace(INVISIBLE, '');
+}
+
 /** At most `max` code points (never half an emoji), ending in "…" when cut. */
 export function clip(text: string, max: number): string {
   if (text.length <= max) return text;

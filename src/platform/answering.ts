@@ -1,5 +1,6 @@
 import type { AnalyticsApi } from './api/analytics.js';
 import type { Logger } from './log.js';
+import type { Quota } from './quota.js';
 
 /** What every service that answers from the analytics API needs. */
 export interface Answering {
@@ -9,5 +10,7 @@ export interface Answering {
   now: () => Date;
   /** Answers say "demo data" when the demo API is behind them. */
   demo: boolean;
+  /** Each person's share of the analytics API; scheduled work is not counted. */
+  quota: Quota;
   log: Logger;
 }

@@ -28,7 +28,8 @@ describeEachDb('housekeeping', (t) => {
     await db.query("UPDATE deliveries SET status = 'posted' WHERE id = ANY($1::bigint[])", [[oldPosted, freshPosted]]);
     await db.query('UPDATE deliveries SET created_at = $1 WHERE id = ANY($2::bigint[])', [new Date(now.getTime() - 31 * DAY), [oldPosted, oldPending]]);
 
-    expect(await housekeep(prunes(t.store, 6 * HOUR), now)).toEqual({ stash: 1, checks: 1, leases: 1, deliveries: 1 });
+    await db.query('INSERT INTO rate_limits (key, points, expire) VALUES ($1, 3, $2), ($3, 1, $4)', ['user:old', now.getTime() - 2 * HOUR, 'user:now', now.getTime() + 60_000]);
+    expect(await housekeep(prunes(t.store, 6 * HOUR), now)).toEqual({ stash: 1, checks: 1, leases: 1, deliveries: 1, rate_limits: 1 });
     expect(await t.store.deliveries.get(oldPosted!)).toBeUndefined();
     expect(await t.store.deliveries.get(oldPending!)).toMatchObject({ status: 'pending' }); // unfinished work is never trimmed
     expect(await t.store.deliveries.get(freshPosted!)).toMatchObject({ status: 'posted' });
@@ -36,7 +37,8 @@ describeEachDb('housekeeping', (t) => {
     expect(await stash.get(fresh)).toBe('q1.fresh');
     expect([...(await visitorChecks.getFresh(['v_stale', 'v_fresh'], new Date(0))).keys()]).toEqual(['v_fresh']);
     expect((await db.query<{ key: string }>('SELECT key FROM job_claims ORDER BY key')).rows.map((r) => r.key)).toEqual(['held']);
-    expect(await housekeep(prunes(t.store, 6 * HOUR), now)).toEqual({ stash: 0, checks: 0, leases: 0, deliveries: 0 });
+    expect((await db.query<{ key: string }>('SELECT key FROM rate_limits')).rows.map((r) => r.key)).toEqual(['user:now']);
+    expect(await housekeep(prunes(t.store, 6 * HOUR), now)).toEqual({ stash: 0, checks: 0, leases: 0, deliveries: 0, rate_limits: 0 });
   });
 
   it('keeps security answers at least an hour, whatever ALERT_RECHECK_AFTER says', async () => {

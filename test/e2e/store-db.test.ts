@@ -102,8 +102,9 @@ describeEachDb('store db', (t) => {
         { version: 1, name: 'initial', applied_at: expect.any(Date) },
         { version: 2, name: 'alerts', applied_at: expect.any(Date) },
         { version: 3, name: 'deliveries', applied_at: expect.any(Date) },
+        { version: 4, name: 'rate_limits', applied_at: expect.any(Date) },
       ]);
-      expect(await appliedVersions(t.db)).toEqual(new Set([1, 2, 3]));
+      expect(await appliedVersions(t.db)).toEqual(new Set([1, 2, 3, 4]));
     });
 
     it('applies the migrations of an empty database once when two callers race', async () => {
@@ -112,8 +113,8 @@ describeEachDb('store db', (t) => {
       const second = t.kind === 'postgres' ? await t.openSibling(first) : first;
       expect(await appliedVersions(first)).toEqual(new Set());
       const [a, b] = await Promise.all([migrate(first), migrate(second)]);
-      expect([...a, ...b].sort()).toEqual([1, 2, 3]);
-      expect(await count(first, 'schema_migrations')).toBe(3);
+      expect([...a, ...b].sort()).toEqual([1, 2, 3, 4]);
+      expect(await count(first, 'schema_migrations')).toBe(4);
       expect(await count(second, 'digests')).toBe(0);
     });
 

@@ -41,6 +41,7 @@ const TABLES = [
   'visitor_checks',
   'watch_state',
   'deliveries',
+  'rate_limits',
 ];
 
 let warned = false;

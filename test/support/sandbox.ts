@@ -8,7 +8,11 @@ export type Sandbox = SandboxOf<Lookout>;
 export type TestSandboxOptions = Omit<SandboxOptions<Lookout>, 'startApp'> &
   Partial<Omit<LookoutOptions, 'api' | 'slack' | 'demo' | 'log'>> & { apiTimeoutMs?: number };
 
-/** The offline Slack and the demo API, with Lookout wired to both, as main.ts does it. */
+/**
+ * The offline Slack and the demo API, with Lookout wired to both, as main.ts does it. The
+ * per-person request limit is lifted unless a test sets it: scenarios send hundreds of
+ * commands as one person.
+ */
 export function startTestSandbox(options: TestSandboxOptions): Promise<Sandbox> {
   const { log, api, slackPort, demoFaults, slack, apiTimeoutMs, ...app } = options;
   return startSandbox({
@@ -17,7 +21,7 @@ export function startTestSandbox(options: TestSandboxOptions): Promise<Sandbox> 
     slackPort,
     demoFaults,
     slack,
-    startApp: (wiring) => startLookout({ port: 0, store: { memory: true }, ...app, ...wiring, api: { ...wiring.api, timeoutMs: apiTimeoutMs }, log }),
+    startApp: (wiring) => startLookout({ port: 0, store: { memory: true }, ...app, limits: { userRequests: 100_000, ...app.limits }, ...wiring, api: { ...wiring.api, timeoutMs: apiTimeoutMs }, log }),
   });
 }
 

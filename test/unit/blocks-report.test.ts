@@ -1,3 +1,4 @@
+import { seal } from '../../src/platform/slack/kit/seal.js';
 import { describe, expect, it } from 'vitest';
 import { REPORTS } from '../../src/kernel/catalog.js';
 import type { AggregateRow, PageRow } from '../../src/platform/api/schemas.js';
@@ -7,7 +8,7 @@ import { newQuery, type ReportQuery } from '../../src/kernel/query.js';
 import { validateBlocks } from '../../src/sandbox/slack/block-limits.js';
 import { escapeMrkdwn } from '../../src/platform/slack/kit/escape.js';
 import { clip, clipMrkdwn } from '../../src/platform/slack/kit/limits.js';
-import { decodeContext, drillModal, filterModal } from '../../src/features/reports/modals.js';
+import { decodeContext, drillModal, filterModal, sealedPart } from '../../src/features/reports/modals.js';
 import { reportMessage, type ReportView } from '../../src/features/reports/blocks.js';
 import { describeFilters } from '../../src/platform/slack/kit/filters.js';
 import { problemMessage, usageMessage } from '../../src/platform/slack/kit/messages.js';
@@ -137,7 +138,9 @@ describe('describeFilters', () => {
 });
 
 describe('modals and messages', () => {
-  const context = { ref: 'q1.x', responseUrl: 'http://127.0.0.1/response/1', replaceOriginal: true };
+  const sealer = seal('test-signing-secret', 'modal-context');
+  const bare = { ref: 'q1.x', responseUrl: 'http://127.0.0.1/response/1', replaceOriginal: true };
+  const context = { ...bare, tag: sealer.tag(sealedPart(bare)) };
 
   it('the filter modal lists each filter with its own Remove and is a valid modal', () => {
     const query: ReportQuery = {
@@ -150,7 +153,17 @@ describe('modals and messages', () => {
     expect(json).toContain('filter.remove.1.0');
     expect(json).toContain('&lt;b&gt;');
     expect(validateBlocks(modal.blocks as never, 'modal')).toEqual({ ok: true });
-    expect(decodeContext(modal.private_metadata)).toEqual(context);
+    expect(decodeContext(modal.private_metadata, sealer)).toEqual(context);
+  });
+
+  it('a modal context whose response_url or tag was changed, or sealed with another key, is refused', () => {
+    const metadata = JSON.parse(filterModal(REPORTS.countries, newQuery('countries'), context).private_metadata!) as Record<string, unknown>;
+    expect(decodeContext(JSON.stringify({ ...metadata, u: 'https://evil.example/collect' }), sealer)).toBeNull();
+    expect(decodeContext(JSON.stringify({ ...metadata, e: false }), sealer)).toBeNull();
+    expect(decodeContext(JSON.stringify({ ...metadata, t: 'A'.repeat(22) }), sealer)).toBeNull();
+    expect(decodeContext(JSON.stringify({ ...metadata, t: undefined }), sealer)).toBeNull();
+    expect(decodeContext(JSON.stringify(metadata), seal('another-secret', 'modal-context'))).toBeNull();
+    expect(decodeContext(JSON.stringify(metadata), sealer)).toEqual(context);
   });
 
   it('the drill-down modal offers the rows and preselects a sensible report', () => {

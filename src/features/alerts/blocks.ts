@@ -2,8 +2,8 @@ import type { Button, KnownBlock, TableBlock } from '@slack/types';
 import { formatCount, formatDateTime, maskIp, MISSING, shortUrl } from '../../kernel/format.js';
 import { fieldOf } from '../../kernel/records.js';
 import type { Severity, VerdictName } from '../../kernel/verdict.js';
-import { escapeMrkdwn, mrkdwnCode } from '../../platform/slack/kit/escape.js';
-import { capBlocks, clip, LIMITS, mrkdwn, plainText } from '../../platform/slack/kit/limits.js';
+import { escapeMrkdwn, fallbackText, mrkdwnCode } from '../../platform/slack/kit/escape.js';
+import { capBlocks, cell, clip, LIMITS, mrkdwn, plainText } from '../../platform/slack/kit/limits.js';
 
 export const ALERT_ACTIONS = {
   ack: 'alert.ack',
@@ -121,7 +121,7 @@ export function alertMessage(view: AlertView): { text: string; blocks: KnownBloc
   blocks.push({ type: 'actions', block_id: 'alert', elements: buttons });
 
   return {
-    text: clip(escapeMrkdwn(`${headline}: ${view.reasons.join('; ')}`), LIMITS.sectionText),
+    text: fallbackText(`${headline}: ${view.reasons.join('; ')}`),
     blocks: capBlocks(blocks),
   };
 }
@@ -131,7 +131,7 @@ export function sightingsReply(count: number, lastVisit: Record<string, unknown>
   const page = clip(shortUrl(str(lastVisit.url)), 100);
   const text = `Seen again: ${formatCount(count)} more visit${count === 1 ? '' : 's'}, last on ${page}`;
   return {
-    text: escapeMrkdwn(text),
+    text: fallbackText(text),
     blocks: [{ type: 'section', text: mrkdwn(`:eyes: ${escapeMrkdwn(text)}\n${visitLine(lastVisit, view)}`) }],
   };
 }
@@ -150,11 +150,11 @@ export function burstSummary(rows: readonly SummaryRow[], view: Pick<AlertView, 
     type: 'table',
     column_settings: [{ is_wrapped: false }, { is_wrapped: false }, { is_wrapped: true }],
     rows: [
-      ['Visitor', 'Severity', 'Reasons'].map((t) => ({ type: 'raw_text' as const, text: t })),
+      ['Visitor', 'Severity', 'Reasons'].map((t) => cell(t)),
       ...shown.map((r) => [
-        { type: 'raw_text' as const, text: clip(r.visitorId, 80) },
-        { type: 'raw_text' as const, text: `${r.verdict} · ${r.severity}` },
-        { type: 'raw_text' as const, text: clip(r.reasons.join('; ') || MISSING, 300) },
+        cell(clip(r.visitorId, 80)),
+        cell(`${r.verdict} · ${r.severity}`),
+        cell(clip(r.reasons.join('; ') || MISSING, 300)),
       ]),
     ],
   };
@@ -169,6 +169,6 @@ export function burstSummary(rows: readonly SummaryRow[], view: Pick<AlertView, 
     table,
   ];
   if (rows.length > shown.length) blocks.push({ type: 'context', elements: [mrkdwn(`…and ${rows.length - shown.length} more in the thread.`)] });
-  return { text: escapeMrkdwn(headline), blocks };
+  return { text: fallbackText(headline), blocks };
 }
 

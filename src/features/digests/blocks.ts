@@ -3,7 +3,7 @@ import type { ReportDef } from '../../kernel/catalog.js';
 import type { FilterGroup } from '../../kernel/filters.js';
 import type { DateRange } from '../../kernel/dates.js';
 import { formatCount, formatDelta, formatDuration, MISSING } from '../../kernel/format.js';
-import { escapeMrkdwn, mrkdwnCode } from '../../platform/slack/kit/escape.js';
+import { escapeMrkdwn, fallbackText, mrkdwnCode } from '../../platform/slack/kit/escape.js';
 import { capBlocks, clip, LIMITS, mrkdwn, plainText } from '../../platform/slack/kit/limits.js';
 import { describeFilters } from '../../platform/slack/kit/filters.js';
 
@@ -97,7 +97,7 @@ export function digestMessage(view: DigestView): { text: string; blocks: KnownBl
   if (view.security) blocks.push({ type: 'context', elements: [mrkdwn(`:shield: ${escapeMrkdwn(view.security)}`)] });
   const total = view.totals ? `${formatCount(view.totals.visits)} visits ${formatDelta(view.totals.visits, view.totals.previousVisits)}` : 'totals unavailable';
   return {
-    text: clip(escapeMrkdwn(`${view.title}: ${total} (${view.period.label})`), LIMITS.sectionText),
+    text: fallbackText(`${view.title}: ${total} (${view.period.label})`),
     blocks: capBlocks(blocks),
   };
 }
@@ -135,7 +135,7 @@ function button(text: string, actionId: string, value: string, style?: 'primary'
 export function digestList(items: DigestListItem[], scope: string): { text: string; blocks: KnownBlock[] } {
   if (items.length === 0) {
     return {
-      text: `No digests ${scope}.`,
+      text: fallbackText(`No digests ${scope}.`),
       blocks: [{ type: 'section', text: mrkdwn(`No digests ${escapeMrkdwn(scope)}. Add one with \`/traffic digest add\`.`) }],
     };
   }
@@ -173,5 +173,5 @@ export function digestList(items: DigestListItem[], scope: string): { text: stri
   if (items.length > shown.length) {
     blocks.push({ type: 'context', elements: [mrkdwn(`…and ${items.length - shown.length} more. \`/traffic digest list\` in a channel shows that channel's.`)] });
   }
-  return { text: `${items.length} digest${items.length === 1 ? '' : 's'} ${scope}`, blocks: capBlocks(blocks) };
+  return { text: fallbackText(`${items.length} digest${items.length === 1 ? '' : 's'} ${scope}`), blocks: capBlocks(blocks) };
 }

@@ -8,6 +8,7 @@ import { DIGEST_ACTIONS } from './blocks.js';
 import { decodeFormId, DIGEST_MODAL, digestModal, readDigestForm } from './modal.js';
 import { parseDigestCommand, type DigestVerb } from './parse.js';
 import type { DigestService, Outcome } from './service.js';
+import type { Digest } from './repo.js';
 
 type ActionArgs = SlackActionMiddlewareArgs<BlockAction> & AllMiddlewareArgs;
 type ViewArgs = SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs;
@@ -53,7 +54,7 @@ async function verb(
 ): Promise<void> {
   switch (kind) {
     case 'preview': {
-      const preview = await digests.preview(id);
+      const preview = await digests.preview(id, user);
       return void (await reply(preview.ok ? preview.value : preview.message));
     }
     case 'remove': {
@@ -97,14 +98,21 @@ function submitDigest(digests: DigestService) {
     const editing = decodeFormId(view.private_metadata);
     const user = body.user.id;
     if (editing === null) return void (await ack({ response_action: 'errors', errors: { channel: 'This form is too old. Close it and start again.' } }));
+    let current: Digest | undefined;
     if (editing !== undefined) {
       const allowed = await digests.manageable(user, editing);
       if (!allowed.ok) return void (await ack({ response_action: 'errors', errors: { channel: allowed.message.text } }));
+      current = allowed.value;
+    }
+    const over = await digests.overLimit(current?.ownerId ?? user, form.input, current);
+    if (over) {
+      const field = over.field === 'channel' ? 'channel' : form.input.schedule.kind === 'cron' ? 'cron' : 'frequency';
+      return void (await ack({ response_action: 'errors', errors: { [field]: `${over.problem} ${over.hint}`.slice(0, 300) } }));
     }
     await ack();
     await guarded(log, 'save digest', undefined, async () => {
       const saved = editing !== undefined ? await digests.update(user, editing, form.input) : await digests.create(user, body.team?.id ?? body.user.team_id ?? '', form.input);
-      if (!saved.ok) return;
+      if (!saved.ok) return void (await client.chat.postEphemeral({ channel: form.input.channelId, user, ...saved.message }));
       const text = `Digest #${saved.value.id} ${editing !== undefined ? 'saved' : 'created'}: it posts in this channel on its schedule. /traffic digest list shows it.`;
       await client.chat.postEphemeral({ channel: saved.value.channelId, user, text });
     });

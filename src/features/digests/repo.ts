@@ -123,6 +123,16 @@ export class DigestRepo {
     return rows.length > 0;
   }
 
+  /** How many digests post in `channelId`, and how many `ownerId` owns (`except` left out: the one being edited). */
+  async counts(channelId: string, ownerId: string, except = 0): Promise<{ channel: number; owner: number }> {
+    const { rows } = await this.db.query<{ channel: number; owner: number }>(
+      `SELECT count(*) FILTER (WHERE channel_id = $1)::int AS channel, count(*) FILTER (WHERE owner_id = $2)::int AS owner
+         FROM digests WHERE id <> $3 AND (channel_id = $1 OR owner_id = $2)`,
+      [channelId, ownerId, except],
+    );
+    return rows[0] ?? { channel: 0, owner: 0 };
+  }
+
   async listByChannel(channelId: string): Promise<Digest[]> {
     return this.list('WHERE channel_id = $1', [channelId]);
   }

@@ -113,3 +113,23 @@ export function nextRun(cron: string, timeZone: string, after: Date): Date | und
     return undefined;
   }
 }
+
+/**
+ * The shortest time between two runs of `cron`, from its first `runs` runs after `from`
+ * (a cron repeats within a year, and any gap shorter than `floorMs` ends the search early).
+ */
+export function shortestGap(cron: string, timeZone: string, from: Date, floorMs = 0, runs = 600): number {
+  let shortest = Infinity;
+  try {
+    const it = CronExpressionParser.parse(cron, { currentDate: from, tz: timeZone });
+    let last = it.next().toDate().getTime();
+    for (let i = 1; i < runs && shortest >= floorMs; i++) {
+      const run = it.next().toDate().getTime();
+      shortest = Math.min(shortest, run - last);
+      last = run;
+    }
+  } catch {
+    /* fewer runs than asked for (a date that comes once): what was seen stands */
+  }
+  return shortest;
+}

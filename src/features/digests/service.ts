@@ -1,8 +1,9 @@
 import { REPORTS } from '../../kernel/catalog.js';
 import { filtersToText } from '../../kernel/filters.js';
-import { formatDateTime } from '../../kernel/format.js';
+import { formatDateTime, formatSpan } from '../../kernel/format.js';
 import type { ChannelRef } from '../../kernel/text.js';
 import type { Logger } from '../../platform/log.js';
+import type { Quota } from '../../platform/quota.js';
 import type { Access } from '../../platform/slack/access.js';
 import type { SlackDirectory } from '../../platform/slack/directory.js';
 import { infoMessage, problemMessage, type SlackMessage } from '../../platform/slack/kit/messages.js';
@@ -15,7 +16,7 @@ import type { Digest, DigestRepo } from './repo.js';
 import type { DeliveryRepo } from '../../platform/deliveries/repo.js';
 import { deliveryState } from '../../platform/deliveries/describe.js';
 import type { DigestRunRepo } from './runs.js';
-import { scheduleInWords } from './schedule.js';
+import { scheduleInWords, shortestGap } from './schedule.js';
 
 /** What the service needs of the scheduler: take changes now, and say when a digest runs next. */
 export interface Schedule {
@@ -33,7 +34,16 @@ export interface DigestServiceDeps {
   directory: SlackDirectory;
   now: () => Date;
   defaultTimezone: string;
+  limits: DigestLimits;
+  quota: Quota;
   log: Logger;
+}
+
+/** Limits on abuse: a digest runs at most this often, and a channel or a person has at most so many. */
+export interface DigestLimits {
+  minIntervalMs: number;
+  perChannel: number;
+  perUser: number;
 }
 
 /** A change refused: the message says why. */
@@ -65,6 +75,8 @@ export class DigestService {
   }
 
   async create(user: string, teamId: string, input: DigestFormInput): Promise<Outcome<Digest>> {
+    const over = await this.overLimit(user, input);
+    if (over) return refuse(over.problem, over.hint);
     const digest = await this.deps.repo.create({ ...input, teamId, ownerId: user, period: defaultPeriod(input.schedule.kind) });
     await this.changed();
     this.deps.log.info({ digest: digest.id, user, channel: digest.channelId }, 'digest added');
@@ -74,6 +86,8 @@ export class DigestService {
   async update(user: string, id: number, input: DigestFormInput): Promise<Outcome<Digest>> {
     const found = await this.manageable(user, id);
     if (!found.ok) return found;
+    const over = await this.overLimit(found.value.ownerId, input, found.value);
+    if (over) return refuse(over.problem, over.hint);
     const digest = await this.deps.repo.update(id, { ...input, period: defaultPeriod(input.schedule.kind) });
     if (!digest) return refuse(`There is no digest #${id}.`, 'See /traffic digest list.');
     await this.changed();
@@ -99,8 +113,31 @@ export class DigestService {
     return { ok: true, value: infoMessage(`Digest #${id} is removed.`) };
   }
 
+  /** Which limit these settings break, if any: runs too close together, or too many digests in the channel or for the owner. */
+  async overLimit(ownerId: string, input: DigestFormInput, editing?: Digest): Promise<{ field: 'schedule' | 'channel'; problem: string; hint: string } | undefined> {
+    const { minIntervalMs, perChannel, perUser } = this.deps.limits;
+    const gap = shortestGap(input.cron, input.timeZone, this.deps.now(), minIntervalMs);
+    if (gap < minIntervalMs) {
+      return {
+        field: 'schedule',
+        problem: `That schedule runs every ${formatSpan(gap)}; a digest may run at most every ${formatSpan(minIntervalMs)}.`,
+        hint: 'Pick a daily, weekly or monthly schedule, or a cron expression with runs further apart.',
+      };
+    }
+    const counts = await this.deps.repo.counts(input.channelId, ownerId, editing?.id);
+    if (counts.channel >= perChannel && editing?.channelId !== input.channelId) {
+      return { field: 'channel', problem: `That channel already has ${counts.channel} digests, the most a channel may have.`, hint: 'Remove one there first (/traffic digest list), or pick another channel.' };
+    }
+    if (counts.owner >= perUser && !editing) {
+      return { field: 'channel', problem: `You already have ${counts.owner} digests, the most one person may have.`, hint: 'Remove one first: /traffic digest list all' };
+    }
+    return undefined;
+  }
+
   /** The digest as it would post now, for anyone to see (a preview changes nothing). */
-  async preview(id: number): Promise<Outcome<SlackMessage>> {
+  async preview(id: number, user: string): Promise<Outcome<SlackMessage>> {
+    const wait = await this.deps.quota.take(user);
+    if (wait > 0) return refuse(this.deps.quota.refusal(wait));
     const digest = await this.deps.repo.get(id);
     if (!digest) return refuse(`There is no digest #${id}.`, 'See /traffic digest list.');
     return { ok: true, value: await this.deps.content.render(digest, this.deps.now(), true) };

@@ -1,12 +1,14 @@
 import type { ActionsBlock, Button, KnownBlock, PlainTextOption, StaticSelect, TableBlock } from '@slack/types';
 import { sortFields, type Column, type ReportDef, type ReportRow } from '../../kernel/catalog.js';
-import { RANGE_LABELS, RANGE_WORDS, type DateRange } from '../../kernel/dates.js';
+import { z } from 'zod';
+import { normalizeRange, RANGE_LABELS, RANGE_WORDS, type DateRange } from '../../kernel/dates.js';
+import { code } from '../../kernel/text.js';
 import { bar, formatCount, formatDateTime, formatDuration, MISSING, shortUrl } from '../../kernel/format.js';
 import type { ReportQuery, SortDir } from '../../kernel/query.js';
 import { fieldOf } from '../../kernel/records.js';
-import { escapeMrkdwn } from '../../platform/slack/kit/escape.js';
+import { escapeMrkdwn, fallbackText } from '../../platform/slack/kit/escape.js';
 import { describeFilters } from '../../platform/slack/kit/filters.js';
-import { capBlocks, clip, LIMITS, mrkdwn, plainText } from '../../platform/slack/kit/limits.js';
+import { capBlocks, cell, clip, LIMITS, mrkdwn, plainText } from '../../platform/slack/kit/limits.js';
 
 /** Where a message's interactive elements find their query again (see refs.ts). */
 export interface ReportRefs {
@@ -65,7 +67,7 @@ export function reportMessage(view: ReportView): { text: string; blocks: KnownBl
     blocks.push(reportTable(def, rows, view.timeZone, view.now));
   }
   blocks.push(...actionBlocks(view));
-  return { text: fallbackText(view), blocks: capBlocks(blocks) };
+  return { text: notificationText(view), blocks: capBlocks(blocks) };
 }
 
 function contextLine(view: ReportView): string {
@@ -108,15 +110,15 @@ function cellText(row: ReportRow, column: Column, timeZone: string, now: Date): 
 
 function reportTable(def: ReportDef, rows: readonly ReportRow[], timeZone: string, now: Date): TableBlock {
   const numeric = (c: Column) => c.format === 'count' || c.format === 'duration';
-  const header = def.columns.map((c) => ({ type: 'raw_text' as const, text: c.label }));
+  const header = def.columns.map((c) => cell(c.label));
   const counts = def.countField ? rows.map((r) => Number(fieldOf(r, def.countField!)) || 0) : [];
   const max = Math.max(0, ...counts);
   const withBar = def.countField !== undefined && max > 0;
-  if (withBar) header.push({ type: 'raw_text', text: 'Share' });
+  if (withBar) header.push(cell('Share'));
 
   const body = rows.slice(0, LIMITS.tableRows).map((row, i) => {
-    const cells = def.columns.map((c) => ({ type: 'raw_text' as const, text: cellText(row, c, timeZone, now) }));
-    if (withBar) cells.push({ type: 'raw_text', text: bar(counts[i], max, 10).trimEnd() || '▏' });
+    const cells = def.columns.map((c) => cell(cellText(row, c, timeZone, now)));
+    if (withBar) cells.push(cell(bar(counts[i], max, 10).trimEnd() || '▏'));
     return cells;
   });
   // A full page of 100 rows leaves no room for the header row: the columns are then named in the context line.
@@ -218,15 +220,34 @@ export function encodeMenuChoice(choice: MenuChoice): string {
   return 'range' in choice ? `r:${choice.range}` : `s:${choice.sort.key}:${choice.sort.dir}`;
 }
 
-/** The change a menu option asks for; undefined for anything else. The query checks the values (see withRange, withSort). */
-export function decodeMenuChoice(value: string | undefined): MenuChoice | undefined {
-  if (value?.startsWith('r:')) return { range: value.slice(2) };
-  const sort = /^s:([A-Za-z_.]{1,64}):(asc|desc)$/.exec(value ?? '');
-  return sort ? { sort: { key: sort[1]!, dir: sort[2] as SortDir } } : undefined;
+/**
+ * The change a menu option asks for, checked against the report as a typed command is:
+ * a range the command language knows, a sort key from the report's catalog.
+ */
+export function decodeMenuChoice(value: unknown, def: ReportDef): { ok: true; choice: MenuChoice } | { ok: false; error: string } {
+  const parsed = menuChoice(def).safeParse(value);
+  return parsed.success ? { ok: true, choice: parsed.data } : { ok: false, error: parsed.error.issues[0]?.message ?? 'That menu option is not one of ours.' };
 }
 
+const menuChoice = (def: ReportDef) =>
+  z
+    .string()
+    .max(LIMITS.optionValue)
+    .transform((value, ctx): MenuChoice => {
+      if (value.startsWith('r:')) {
+        const range = normalizeRange(value.slice(2));
+        if (range.ok) return { range: range.range };
+        ctx.addIssue({ code: 'custom', message: range.error });
+        return z.NEVER;
+      }
+      const sort = /^s:([^:]{1,64}):(asc|desc)$/.exec(value);
+      if (sort && sortFields(def).includes(sort[1]!)) return { sort: { key: sort[1]!, dir: sort[2] as SortDir } };
+      ctx.addIssue({ code: 'custom', message: `${code(sort?.[1] ?? value)} is not a way to sort ${def.title}; pick one from the menu.` });
+      return z.NEVER;
+    });
+
 /** The notification text: the report and its first rows, plain. */
-function fallbackText(view: ReportView): string {
+function notificationText(view: ReportView): string {
   const { def, rows, range } = view;
   const nameColumn = def.columns[0]!;
   const countColumn = def.columns.find((c) => c.format === 'count');
@@ -235,5 +256,5 @@ function fallbackText(view: ReportView): string {
     return countColumn ? `${name} ${cellText(row, countColumn, view.timeZone, view.now)}` : name;
   });
   const summary = lines.length > 0 ? `: ${lines.join(', ')}${rows.length > 5 ? ', …' : ''}` : ': no data';
-  return clip(escapeMrkdwn(`${def.title}, ${range.label}${summary}`), LIMITS.sectionText);
+  return fallbackText(`${def.title}, ${range.label}${summary}`);
 }

@@ -7,6 +7,8 @@ import { fieldOf } from '../../kernel/records.js';
 import { escapeMrkdwn } from '../../platform/slack/kit/escape.js';
 import { clip, LIMITS, mrkdwn, plainText } from '../../platform/slack/kit/limits.js';
 import { describeFilters } from '../../platform/slack/kit/filters.js';
+import type { Seal } from '../../platform/slack/kit/seal.js';
+import { CHANNEL_ID } from '../../kernel/text.js';
 
 /** What a modal carries between opening and submission, in its private_metadata. */
 export interface ModalContext {
@@ -17,31 +19,40 @@ export interface ModalContext {
   /** Whether the answer replaces the message the modal came from (it was ephemeral). */
   replaceOriginal: boolean;
   channelId?: string;
+  /** Lookout's tag over the rest (see kit/seal.ts): without it, a forged metadata could send the answer anywhere. */
+  tag: string;
 }
 
 const modalContext = z.object({
   q: z.string().min(1).max(LIMITS.buttonValue),
   u: z.url({ protocol: /^https?$/ }).max(500),
   e: z.boolean(),
-  c: z.string().max(64).optional(),
+  c: z.string().regex(CHANNEL_ID).optional(),
+  t: z.string().max(64),
 });
+
+/** What the tag covers: everything the context says. */
+export function sealedPart(context: Omit<ModalContext, 'tag'>): string {
+  return JSON.stringify([context.ref, context.responseUrl, context.replaceOriginal, context.channelId ?? null]);
+}
 
 /** Short keys on the wire. A context that would not fit private_metadata is a bug here, so it throws. */
 export function encodeContext(context: ModalContext): string {
-  const wire: z.infer<typeof modalContext> = { q: context.ref, u: context.responseUrl, e: context.replaceOriginal, c: context.channelId };
+  const wire: z.infer<typeof modalContext> = { q: context.ref, u: context.responseUrl, e: context.replaceOriginal, c: context.channelId, t: context.tag };
   const json = JSON.stringify(wire);
   if (json.length > LIMITS.privateMetadata) throw new Error(`modal context of ${json.length} characters does not fit private_metadata`);
   return json;
 }
 
-/** A modal's private_metadata, checked on the way back; null when it is not ours. */
-export function decodeContext(metadata: string | undefined): ModalContext | null {
+/** A modal's private_metadata, checked on the way back; null when it is not ours or its tag does not match. */
+export function decodeContext(metadata: string | undefined, seal: Seal): ModalContext | null {
   if (!metadata) return null;
   try {
     const parsed = modalContext.safeParse(JSON.parse(metadata));
     if (!parsed.success) return null;
-    const { q, u, e, c } = parsed.data;
-    return { ref: q, responseUrl: u, replaceOriginal: e, ...(c ? { channelId: c } : {}) };
+    const { q, u, e, c, t } = parsed.data;
+    const context = { ref: q, responseUrl: u, replaceOriginal: e, ...(c ? { channelId: c } : {}), tag: t };
+    return seal.verify(sealedPart(context), t) ? context : null;
   } catch {
     return null;
   }

@@ -1,3 +1,4 @@
+import type { Seal } from '../../platform/slack/kit/seal.js';
 import type { ReportCatalog, ReportId, ReportRow } from '../../kernel/catalog.js';
 import { resolveRange, type DateRange } from '../../kernel/dates.js';
 import { toMarketingRequest, withFilter, withPage, withReport, type ReportQuery } from '../../kernel/query.js';
@@ -14,12 +15,16 @@ import { QueryRefs } from './refs.js';
 export interface ReportServiceDeps extends Answering {
   stash: QueryStash;
   catalog: ReportCatalog;
+  /** Binds what a modal carries (its response_url) to Lookout. */
+  seal: Seal;
 }
 
 export interface Where {
   channelId?: string;
   /** An ephemeral answer gets "Post to channel". */
   ephemeral: boolean;
+  /** Who asked: counted against their quota (absent: Lookout's own work). */
+  user?: string;
   /** The request's logger. */
   log?: Logger;
 }
@@ -35,10 +40,12 @@ export type Rows = { ok: true; rows: readonly ReportRow[]; range: DateRange; tim
 export class ReportService {
   readonly refs: QueryRefs;
   readonly catalog: ReportCatalog;
+  readonly seal: Seal;
 
   constructor(private readonly deps: ReportServiceDeps) {
     this.refs = new QueryRefs(deps.stash, deps.catalog);
     this.catalog = deps.catalog;
+    this.seal = deps.seal;
   }
 
   get log(): Logger {
@@ -46,7 +53,12 @@ export class ReportService {
   }
 
   /** The page of rows a query asks for. */
-  async rows(query: ReportQuery, channelId: string | undefined, log: Logger = this.deps.log): Promise<Rows> {
+  async rows(query: ReportQuery, channelId: string | undefined, log: Logger = this.deps.log, user?: string): Promise<Rows> {
+    const wait = user ? await this.deps.quota.take(user) : 0;
+    if (wait > 0) {
+      log.info({ user, waitMs: wait }, 'request refused: over the per-person limit');
+      return { ok: false, problem: this.deps.quota.refusal(wait) };
+    }
     const timeZone = await this.deps.timeZoneFor(channelId);
     const resolved = resolveRange(query.range, timeZone, this.deps.now());
     if (!resolved.ok) return { ok: false, problem: resolved.error, hint: 'Pick another range.' };
@@ -63,7 +75,7 @@ export class ReportService {
   /** The answer to a query, with the buttons and menus that page and refine it. */
   async answer(query: ReportQuery, where: Where): Promise<Answer> {
     const now = this.deps.now();
-    const fetched = await this.rows(query, where.channelId, where.log);
+    const fetched = await this.rows(query, where.channelId, where.log, where.user);
     if (!fetched.ok) return { ok: false, message: problemMessage(fetched.problem, fetched.hint) };
     const { rows, range, timeZone } = fetched;
     const { refs } = this;
@@ -87,10 +99,10 @@ export class ReportService {
   }
 
   /** Drill down: the chosen row of the page becomes a filter, and `report` breaks it down. */
-  async drill(query: ReportQuery, rowIndex: number, report: ReportId, channelId: string | undefined): Promise<{ ok: true; query: ReportQuery } | { ok: false; problem: string }> {
+  async drill(query: ReportQuery, rowIndex: number, report: ReportId, channelId: string | undefined, user?: string): Promise<{ ok: true; query: ReportQuery } | { ok: false; problem: string }> {
     const def = this.catalog[query.report];
     if (!def.rowFilter || !def.drillTo) return { ok: false, problem: `${def.title} rows cannot be drilled into.` };
-    const fetched = await this.rows(query, channelId);
+    const fetched = await this.rows(query, channelId, this.deps.log, user);
     if (!fetched.ok) return fetched;
     const value = drillValue(def, fetched.rows[rowIndex]);
     if (value === undefined) return { ok: false, problem: 'That row is no longer there. Run the report again.' };

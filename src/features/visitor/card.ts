@@ -3,8 +3,8 @@ import { formatDateTime, maskIp, MISSING, shortUrl } from '../../kernel/format.j
 import { fieldOf, type Flag, type Part, type SecurityAnswers, type SecurityCheck, type VisitorRecord, type VisitRecord } from '../../kernel/records.js';
 import { isSafeId } from '../../kernel/text.js';
 import type { Verdict } from '../../kernel/verdict.js';
-import { escapeMrkdwn, mrkdwnCode } from '../../platform/slack/kit/escape.js';
-import { capBlocks, clip, LIMITS, mrkdwn, plainText } from '../../platform/slack/kit/limits.js';
+import { escapeMrkdwn, fallbackText, mrkdwnCode } from '../../platform/slack/kit/escape.js';
+import { capBlocks, cell, clip, LIMITS, mrkdwn, plainText } from '../../platform/slack/kit/limits.js';
 
 /** Everything asked about one visitor: each part its answer, or why it is missing. */
 export interface VisitorProfile {
@@ -126,7 +126,7 @@ function text(value: unknown): string {
 }
 
 function visitsTable(view: VisitorCardView, visits: readonly VisitRecord[]): TableBlock {
-  const header = ['Date', 'Page', 'Referrer', 'Where', 'Browser', 'Device', 'IP'].map((t) => ({ type: 'raw_text' as const, text: t }));
+  const header = ['Date', 'Page', 'Referrer', 'Where', 'Browser', 'Device', 'IP'].map((t) => cell(t));
   const rows = visits.slice(0, LIMITS.tableRows - 1).map((v) => {
     const where = [fieldOf(v, 'location.city'), fieldOf(v, 'location.country')].filter((x) => typeof x === 'string' && x).join(', ');
     const device = [fieldOf(v, 'device.type'), fieldOf(v, 'device.os.name') ?? fieldOf(v, 'device.os')].filter((x) => typeof x === 'string' && x).join(', ');
@@ -139,7 +139,7 @@ function visitsTable(view: VisitorCardView, visits: readonly VisitRecord[]): Tab
       text(device),
       view.showIp ? text(v.ip) : maskIp(v.ip),
     ];
-    return cells.map((t) => ({ type: 'raw_text' as const, text: t || MISSING }));
+    return cells.map((t) => cell(t || MISSING));
   });
   return { type: 'table', column_settings: [{ is_wrapped: false }, { is_wrapped: true }, { is_wrapped: true }], rows: [header, ...rows] };
 }
@@ -191,7 +191,7 @@ export function visitorCard(view: VisitorCardView): { text: string; blocks: Know
 
   const reasons = verdict.reasons.map((r) => r.text).join('; ');
   return {
-    text: clip(escapeMrkdwn(`${verdict.name}${severity}: visitor ${id}${reasons ? ` (${reasons})` : ''}`), LIMITS.sectionText),
+    text: fallbackText(`${verdict.name}${severity}: visitor ${id}${reasons ? ` (${reasons})` : ''}`),
     blocks: capBlocks(blocks),
   };
 }

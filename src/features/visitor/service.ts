@@ -8,7 +8,7 @@ import type { Answering } from '../../platform/answering.js';
 import { ApiError } from '../../platform/api/errors.js';
 import type { Logger } from '../../platform/log.js';
 import type { Access } from '../../platform/slack/access.js';
-import { mrkdwnCode } from '../../platform/slack/kit/escape.js';
+import { fallbackText, mrkdwnCode } from '../../platform/slack/kit/escape.js';
 import { problemMessage, type SlackMessage } from '../../platform/slack/kit/messages.js';
 import { visitorCard, type VisitorProfile } from './card.js';
 
@@ -93,6 +93,11 @@ export class VisitorService implements VisitorCards {
       return { ok: false, message: access.securityRefusal(request.user, channel) };
     }
     if (request.share && !access.mayPostSecurity(channel)) return { ok: false, message: access.securityRefusal(request.user, undefined) };
+    const wait = await this.deps.quota.take(request.user);
+    if (wait > 0) {
+      log.info({ user: request.user, waitMs: wait }, 'request refused: over the per-person limit');
+      return { ok: false, message: problemMessage(this.deps.quota.refusal(wait)) };
+    }
 
     const timeZone = await this.deps.timeZoneFor(channel);
     const now = this.deps.now();
@@ -108,7 +113,7 @@ export class VisitorService implements VisitorCards {
       return {
         ok: false,
         message: {
-          text: `No visitor ${shown} found.`,
+          text: fallbackText(`No visitor ${shown} found.`),
           blocks: [{ type: 'section', text: { type: 'mrkdwn', text: `:mag: No visitor ${mrkdwnCode(shown)} found. Check the id (from a visitors or visits report).` } }],
         },
       };

@@ -1,10 +1,11 @@
 import type { AllMiddlewareArgs, BlockAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { withRange, withSort, type ReportQuery } from '../../../kernel/query.js';
 import { isSafeId } from '../../../kernel/text.js';
-import { staleMessage } from '../../../platform/slack/kit/messages.js';
+import { staleMessage, usageMessage } from '../../../platform/slack/kit/messages.js';
 import { guarded, postToResponseUrl, replyTo, requestLog } from '../../../platform/slack/respond.js';
 import type { VisitorCards } from '../../visitor/service.js';
 import { decodeMenuChoice, MENU_BLOCK_PREFIX } from '../blocks.js';
+import { TRAFFIC_USAGE } from '../parse.js';
 import type { ReportService } from '../service.js';
 
 export type ActionArgs = SlackActionMiddlewareArgs<BlockAction> & AllMiddlewareArgs;
@@ -18,15 +19,20 @@ export function buttonValue(args: ActionArgs): string | undefined {
   return args.action.type === 'button' ? args.action.value : undefined;
 }
 
-/** ◀ Prev / Next ▶: the button's value is the page to show. The menus: the query is in the block_id, the change in the option. */
-async function targetOf(reports: ReportService, args: ActionArgs): Promise<ReportQuery | null> {
+/**
+ * ◀ Prev / Next ▶: the button's value is the page to show. The menus: the query is in the
+ * block_id, the change in the option. A query that is gone or tampered with is `stale`; a
+ * menu option that is not one of the report's is answered as a bad command would be.
+ */
+async function targetOf(reports: ReportService, args: ActionArgs): Promise<ReportQuery | 'stale' | { error: string }> {
   const { action } = args;
-  if (action.type === 'button') return reports.refs.resolve(action.value);
-  if (action.type !== 'static_select' || !action.block_id?.startsWith(MENU_BLOCK_PREFIX)) return null;
+  if (action.type === 'button') return (await reports.refs.resolve(action.value)) ?? 'stale';
+  if (action.type !== 'static_select' || !action.block_id?.startsWith(MENU_BLOCK_PREFIX)) return 'stale';
   const query = await reports.refs.resolve(action.block_id.slice(MENU_BLOCK_PREFIX.length));
-  const choice = decodeMenuChoice(action.selected_option?.value);
-  if (!query || !choice) return null;
-  return 'range' in choice ? withRange(query, choice.range) : withSort(query, choice.sort);
+  if (!query) return 'stale';
+  const choice = decodeMenuChoice(action.selected_option?.value, reports.catalog[query.report]);
+  if (!choice.ok) return { error: choice.error };
+  return 'range' in choice.choice ? withRange(query, choice.choice.range) : withSort(query, choice.choice.sort);
 }
 
 /** Changes one thing and shows the result in place of the message (or, under a shared one, to the clicker). */
@@ -37,8 +43,9 @@ export function navigate(reports: ReportService) {
     const tell = replyTo(args.body.response_url, isEphemeral(args.body));
     await guarded(log, `action ${args.action.action_id}`, tell, async () => {
       const query = await targetOf(reports, args);
-      if (!query) return tell(staleMessage());
-      const answer = await reports.answer(query, { channelId: args.body.channel?.id, ephemeral: true, log });
+      if (query === 'stale') return tell(staleMessage());
+      if ('error' in query) return tell(usageMessage(query.error, TRAFFIC_USAGE));
+      const answer = await reports.answer(query, { channelId: args.body.channel?.id, ephemeral: true, user: args.body.user.id, log });
       return tell(answer.message);
     });
   };
@@ -53,7 +60,7 @@ export function share(reports: ReportService) {
     await guarded(log, 'share report', tell, async () => {
       const query = await reports.refs.resolve(buttonValue(args));
       if (!query) return tell(staleMessage());
-      const answer = await reports.answer(query, { channelId: args.body.channel?.id, ephemeral: false, log });
+      const answer = await reports.answer(query, { channelId: args.body.channel?.id, ephemeral: false, user: args.body.user.id, log });
       if (!answer.ok) return tell(answer.message);
       await postToResponseUrl(args.body.response_url, { ...answer.message, response_type: 'in_channel', replace_original: false });
       await postToResponseUrl(args.body.response_url, { delete_original: true });

@@ -12,6 +12,7 @@ import {
   filterModal,
   readDrillForm,
   readFilterForm,
+  sealedPart,
   type ModalContext,
 } from '../modals.js';
 import type { ReportService } from '../service.js';
@@ -19,8 +20,9 @@ import { buttonValue, isEphemeral, type ActionArgs } from './actions.js';
 
 type ViewArgs = SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs;
 
-function contextOf(args: ActionArgs, ref: string): ModalContext {
-  return { ref, responseUrl: args.body.response_url, replaceOriginal: isEphemeral(args.body), channelId: args.body.channel?.id };
+function contextOf(reports: ReportService, args: ActionArgs, ref: string): ModalContext {
+  const context = { ref, responseUrl: args.body.response_url, replaceOriginal: isEphemeral(args.body), channelId: args.body.channel?.id };
+  return { ...context, tag: reports.seal.tag(sealedPart(context)) };
 }
 
 /** "Filter…" or "Drill down": opens its modal at once (a trigger_id lasts 3 seconds). */
@@ -34,14 +36,14 @@ export function openModal(reports: ReportService, kind: 'filter' | 'drill') {
       const query = await reports.refs.resolve(ref);
       if (!query || !ref) return tell(staleMessage());
       const def = reports.catalog[query.report];
-      const context = contextOf(args, ref);
+      const context = contextOf(reports, args, ref);
       if (kind === 'filter') {
         await args.client.views.open({ trigger_id: args.body.trigger_id, view: filterModal(def, query, context) });
         return;
       }
       const opened = await args.client.views.open({ trigger_id: args.body.trigger_id, view: drillModal(reports.catalog, def, undefined, context) });
       if (!opened.view?.id) return;
-      const fetched = await reports.rows(query, context.channelId, log);
+      const fetched = await reports.rows(query, context.channelId, log, args.body.user.id);
       const view = !fetched.ok
         ? drillModal(reports.catalog, def, undefined, context, fetched.problem)
         : drillModal(reports.catalog, def, fetched.rows, context, fetched.rows.length > 0 ? undefined : 'There are no rows on this page to drill into.');
@@ -56,12 +58,13 @@ export function removeFilter(reports: ReportService) {
     await args.ack();
     await guarded(requestLog(args.context, reports.log), 'remove filter', undefined, async () => {
       const view = args.body.view;
-      const context = decodeContext(view?.private_metadata);
+      const context = decodeContext(view?.private_metadata, reports.seal);
       const query = context ? await reports.refs.resolve(context.ref) : null;
       const [g, f] = (buttonValue(args) ?? '').split(':').map(Number);
       if (!view || !context || !query || !Number.isInteger(g) || !Number.isInteger(f)) return;
       const next = withoutFilter(query, g!, f!);
-      const nextContext = { ...context, ref: await reports.refs.ref(next, LIMITS.buttonValue) };
+      const ref = await reports.refs.ref(next, LIMITS.buttonValue);
+      const nextContext = { ...context, ref, tag: reports.seal.tag(sealedPart({ ...context, ref })) };
       await args.client.views.update({ view_id: view.id, hash: view.hash, view: filterModal(reports.catalog[next.report], next, nextContext) });
     });
   };
@@ -70,9 +73,9 @@ export function removeFilter(reports: ReportService) {
 /** A modal's submission: checked before the ack (errors go beside the fields), answered after it through the response_url. */
 export function submitModal(reports: ReportService, kind: 'filter' | 'drill') {
   const firstBlock = kind === 'filter' ? FILTER_INPUTS.target.block : DRILL_INPUTS.row.block;
-  return async ({ ack, view, context: requestContext }: ViewArgs) => {
+  return async ({ ack, view, body, context: requestContext }: ViewArgs) => {
     const log = requestLog(requestContext, reports.log);
-    const context = decodeContext(view.private_metadata);
+    const context = decodeContext(view.private_metadata, reports.seal);
     const query = context ? await reports.refs.resolve(context.ref) : null;
     if (!context || !query) {
       await ack({ response_action: 'errors', errors: { [firstBlock]: 'This form is too old. Close it and run the command again.' } });
@@ -85,12 +88,12 @@ export function submitModal(reports: ReportService, kind: 'filter' | 'drill') {
     }
     await ack();
     const answer = async (next: ReportQuery) => {
-      const result = await reports.answer(next, { channelId: context.channelId, ephemeral: true, log });
+      const result = await reports.answer(next, { channelId: context.channelId, ephemeral: true, user: body.user.id, log });
       await postToResponseUrl(context.responseUrl, { ...result.message, response_type: 'ephemeral', replace_original: context.replaceOriginal });
     };
     await guarded(log, `apply ${kind}`, undefined, async () => {
       if ('query' in form) return answer(form.query);
-      const drilled = await reports.drill(query, form.row, form.report, context.channelId);
+      const drilled = await reports.drill(query, form.row, form.report, context.channelId, body.user.id);
       if (drilled.ok) return answer(drilled.query);
       await postToResponseUrl(context.responseUrl, { ...problemMessage(drilled.problem), response_type: 'ephemeral', replace_original: false });
     });

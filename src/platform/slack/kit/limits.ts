@@ -1,5 +1,5 @@
 import type { PlainTextElement, MrkdwnElement } from '@slack/types';
-import { clip } from '../../../kernel/text.js';
+import { clip, neutralize } from '../../../kernel/text.js';
 
 export { clip };
 
@@ -53,7 +53,12 @@ export function clipMrkdwn(text: string, max: number): string {
 }
 
 export function plainText(text: string, max: number = LIMITS.sectionText): PlainTextElement {
-  return { type: 'plain_text', text: clip(text || ' ', max), emoji: true };
+  return { type: 'plain_text', text: clip(neutralize(text) || ' ', max), emoji: true };
+}
+
+/** A table cell: plain text, never interpreted, with disguising characters removed. */
+export function cell(text: string): { type: 'raw_text'; text: string } {
+  return { type: 'raw_text', text: neutralize(text) };
 }
 
 export function mrkdwn(text: string, max: number = LIMITS.sectionText): MrkdwnElement {

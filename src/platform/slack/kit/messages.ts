@@ -1,6 +1,6 @@
 import type { KnownBlock } from '@slack/types';
-import { escapeMrkdwn, mrkdwnCode } from './escape.js';
-import { LIMITS, clip, mrkdwn } from './limits.js';
+import { escapeMrkdwn, fallbackText, mrkdwnCode } from './escape.js';
+import { mrkdwn } from './limits.js';
 
 export interface SlackMessage {
   text: string;
@@ -12,18 +12,18 @@ export function problemMessage(text: string, hint?: string): SlackMessage {
   const line = `:warning: ${escapeMrkdwn(text)}`;
   const blocks: KnownBlock[] = [{ type: 'section', text: mrkdwn(line) }];
   if (hint) blocks.push({ type: 'context', elements: [mrkdwn(escapeMrkdwn(hint))] });
-  return { text: clip(`${text}${hint ? ` ${hint}` : ''}`, LIMITS.sectionText), blocks };
+  return { text: fallbackText(`${text}${hint ? ` ${hint}` : ''}`), blocks };
 }
 
 /** A plain confirmation (`text` is plain and gets escaped). */
 export function infoMessage(text: string): SlackMessage {
-  return { text: clip(text, LIMITS.sectionText), blocks: [{ type: 'section', text: mrkdwn(`:white_check_mark: ${escapeMrkdwn(text)}`) }] };
+  return { text: fallbackText(text), blocks: [{ type: 'section', text: mrkdwn(`:white_check_mark: ${escapeMrkdwn(text)}`) }] };
 }
 
 /** A parse error: what was wrong (a one-liner from a feature's parser) and the usage line. */
 export function usageMessage(message: string, usage: string): SlackMessage {
   return {
-    text: clip(`${message} Usage: ${usage}`, LIMITS.sectionText),
+    text: fallbackText(`${message} Usage: ${usage}`),
     blocks: [
       { type: 'section', text: mrkdwn(`:grey_question: ${escapeMrkdwn(message)}`) },
       { type: 'context', elements: [mrkdwn(`Usage: \`${escapeMrkdwn(usage)}\` · \`/traffic help\` for more`)] },
@@ -34,7 +34,7 @@ export function usageMessage(message: string, usage: string): SlackMessage {
 export function helpMessage(lines: string[]): SlackMessage {
   const body = lines.map(escapeMrkdwn).join('\n');
   return {
-    text: clip(lines.join('\n'), LIMITS.sectionText),
+    text: fallbackText(lines.join('\n')),
     blocks: [{ type: 'section', text: mrkdwn(body) }],
   };
 }
@@ -54,7 +54,7 @@ export function staleMessage(): SlackMessage {
 export function channelRefusedNotice(what: string, channelId: string, reason: string, fix: string): SlackMessage {
   const line = `Lookout could not post ${escapeMrkdwn(what)} in <#${channelId}>: Slack said ${mrkdwnCode(reason)}.`;
   return {
-    text: clip(`Lookout could not post ${what} in <#${channelId}> (Slack said ${reason}). ${fix}`, LIMITS.sectionText),
+    text: `${fallbackText(`Lookout could not post ${what} in`)} <#${channelId}> ${fallbackText(`(Slack said ${reason}). ${fix}`)}`,
     blocks: [
       { type: 'section', text: mrkdwn(`:warning: ${line}`) },
       { type: 'context', elements: [mrkdwn(escapeMrkdwn(`Invite Lookout to the channel (or unarchive it), or ${fix}`))] },

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { pruneQuota, userQuota } from '../../src/platform/quota.js';
+import { captureLogs } from '../support/log-capture.js';
+import { describeEachDb } from '../support/db.js';
+
+describeEachDb('the per-person quota (rate-limiter-flexible on the store)', (t) => {
+  const settings = { points: 3, windowMs: 60_000 };
+
+  describe('userQuota', () => {
+    it('is shared by replicas: two limiters over one database count together, per person', async () => {
+      const { logger } = captureLogs('debug');
+      const a = userQuota(t.db, settings, logger);
+      const b = userQuota(t.kind === 'postgres' ? await t.openSibling() : t.db, settings, logger);
+      expect([await a.take('U_ALICE'), await b.take('U_ALICE'), await a.take('U_ALICE')]).toEqual([0, 0, 0]);
+      const wait = await b.take('U_ALICE');
+      expect(wait).toBeGreaterThan(50_000);
+      expect(wait).toBeLessThanOrEqual(60_000);
+      expect(await a.take('U_BOB')).toBe(0);
+      const { rows } = await t.db.query<{ key: string; points: number }>('SELECT key, points FROM rate_limits ORDER BY key');
+      expect(rows).toEqual([{ key: 'user:U_ALICE', points: 4 }, { key: 'user:U_BOB', points: 1 }]);
+    });
+
+    it('says when to try again, and why', () => {
+      const { logger } = captureLogs('debug');
+      const text = userQuota(t.db, settings, logger).refusal(41_200);
+      expect(text).toBe("You have made 3 requests for data within 1 minute, the most one person may (it protects the analytics API's quota). Try again in 42 seconds.");
+    });
+
+    it('counts in memory while the store is down, so an outage neither blocks people nor lifts the limit', async () => {
+      const { logger, lines } = captureLogs('debug');
+      const sibling = t.kind === 'postgres' ? await t.openSibling() : await t.openEmpty();
+      const quota = userQuota(sibling, settings, logger);
+      await sibling.close();
+      expect([await quota.take('U_CAROL'), await quota.take('U_CAROL'), await quota.take('U_CAROL')]).toEqual([0, 0, 0]);
+      expect(await quota.take('U_CAROL')).toBeGreaterThan(0);
+      expect(lines.filter((l) => l.includes('each replica counts in memory'))).toHaveLength(1);
+    });
+
+    it('housekeeping drops windows that ended over an hour ago', async () => {
+      await t.db.query(`INSERT INTO rate_limits (key, points, expire) VALUES ('user:old', 3, $1), ('user:new', 1, $2)`, [Date.now() - 2 * 3_600_000, Date.now() + 60_000]);
+      expect(await pruneQuota(t.db, new Date(Date.now() - 3_600_000))).toBe(1);
+      const { rows } = await t.db.query<{ key: string }>('SELECT key FROM rate_limits');
+      expect(rows.map((r) => r.key)).toEqual(['user:new']);
+    });
+  });
+});
