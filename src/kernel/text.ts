@@ -4,6 +4,8 @@
  * times, and cutting text to a length. Pure.
  */
 
+import { z } from 'zod';
+
 // --- Tokens -----------------------------------------------------------------
 
 /** Straight and typographic double quotes all open and close a quoted part. */
@@ -177,6 +179,12 @@ export interface ChannelRef {
 
 /** Slack's shape of a channel id. */
 export const CHANNEL_ID = /^[CGD][A-Z0-9_]{2,}$/;
+
+/** What Lookout writes into buttons and forms and reads back, as zod schemas: the same limits as the command language. */
+export const SafeId = z.string().refine(isSafeId, 'not an id');
+export const ChannelId = z.string().regex(CHANNEL_ID);
+/** A row id of ours (a digest's): 1 to 2^31 − 1, digits only. */
+export const RowId = z.string().regex(/^[1-9]\d{0,9}$/).transform(Number).pipe(z.number().max(2_147_483_647));
 
 /** `<#C123|general>` or `#general` → the channel; anything else → undefined. */
 export function channelRef(token: string): ChannelRef | undefined {

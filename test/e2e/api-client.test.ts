@@ -63,6 +63,19 @@ beforeEach(() => {
   demo.resetRequests();
 });
 
+describe('only ANALYTICS_API_URL is ever called', () => {
+  it('a path that could leave the base path or name another resource is refused before any request', async () => {
+    const anything = { parse: (v: unknown) => v } as never;
+    for (const path of ['/../admin', '/visitors/..', '/a/./b', '//evil.example/x', '/a?b=1', '/a#b', 'relative', '/a%2F..', '/a b', '']) {
+      const error = await failureOf(api.http.get(path, {}, anything));
+      expect(error.kind, path).toBe('bad_request');
+    }
+    expect(demo.requests).toHaveLength(0);
+    await api.http.get('/api/v1/security/visitors/v_demo_attacker', {}, anything).catch(() => undefined);
+    expect(demo.requests.length).toBeGreaterThan(0);
+  });
+});
+
 describe('every operation', () => {
   it.each(REPORT_IDS)('%s parses', async (id: ReportId) => {
     const rows = await api.report(id, { ...RANGE, limit: 5 });

@@ -1,6 +1,6 @@
 import type { Routes } from '../../platform/slack/routes.js';
 import type { AllMiddlewareArgs, BlockAction, SlackActionMiddlewareArgs } from '@slack/bolt';
-import { isSafeId } from '../../kernel/text.js';
+import { SafeId } from '../../kernel/text.js';
 import { problemMessage, usageMessage } from '../../platform/slack/kit/messages.js';
 import { guarded, postToResponseUrl, replyTo, requestLog } from '../../platform/slack/respond.js';
 import type { Subcommand } from '../../platform/slack/subcommand.js';
@@ -46,8 +46,9 @@ function alertButton(alerts: AlertService, cards: VisitorCards, action: AlertAct
     const channel = args.body.channel?.id;
     const tell = replyTo(args.body.response_url, false);
     await guarded(log, `alert ${action}`, tell, async () => {
-      const visitorId = args.action.type === 'button' ? args.action.value : undefined;
-      if (!channel || !isSafeId(visitorId)) return tell(problemMessage('This alert is too old to act on.'));
+      const parsed = SafeId.safeParse(args.action.type === 'button' ? args.action.value : undefined);
+      if (!channel || !parsed.success) return tell(problemMessage('This alert is too old to act on.'));
+      const visitorId = parsed.data;
       if (action === 'details') return tell((await cards.card({ visitorId, channelId: channel, user, log })).message);
       const outcome = await alerts.act(user, channel, visitorId, action);
       if (!outcome.ok) return tell(outcome.message);

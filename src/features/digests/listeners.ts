@@ -1,6 +1,7 @@
 import type { Routes } from '../../platform/slack/routes.js';
 import type { AllMiddlewareArgs, BlockAction, SlackActionMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } from '@slack/bolt';
 import { REPORTS } from '../../kernel/catalog.js';
+import { RowId } from '../../kernel/text.js';
 import { infoMessage, usageMessage, type SlackMessage } from '../../platform/slack/kit/messages.js';
 import { guarded, replyTo, requestLog } from '../../platform/slack/respond.js';
 import type { Subcommand } from '../../platform/slack/subcommand.js';
@@ -82,9 +83,9 @@ function digestButton(digests: DigestService, kind: DigestVerb) {
     const log = requestLog(args.context, digests.log);
     const tell = replyTo(args.body.response_url, false);
     await guarded(log, `digest ${kind}`, tell, async () => {
-      const id = Number(args.action.type === 'button' ? args.action.value : NaN);
-      if (!Number.isSafeInteger(id) || id <= 0) return tell(usageMessage('That button is not one of ours.', '/traffic digest list'));
-      await verb(digests, kind, id, args.body.user.id, tell, (view) => args.client.views.open({ trigger_id: args.body.trigger_id, view }), true);
+      const id = RowId.safeParse(args.action.type === 'button' ? args.action.value : undefined);
+      if (!id.success) return tell(usageMessage('That button is not one of ours.', '/traffic digest list'));
+      await verb(digests, kind, id.data, args.body.user.id, tell, (view) => args.client.views.open({ trigger_id: args.body.trigger_id, view }), true);
     });
   };
 }

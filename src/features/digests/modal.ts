@@ -1,8 +1,9 @@
 import type { KnownBlock, PlainTextOption, View } from '@slack/types';
-import { isReportId, type ReportCatalog, type ReportDef, type ReportId } from '../../kernel/catalog.js';
+import { z } from 'zod';
+import { REPORT_IDS, type ReportCatalog, type ReportDef, type ReportId } from '../../kernel/catalog.js';
 import { isValidTimeZone } from '../../kernel/dates.js';
 import type { FilterGroup } from '../../kernel/filters.js';
-import { CHANNEL_ID } from '../../kernel/text.js';
+import { ChannelId } from '../../kernel/text.js';
 import { LIMITS, plainText } from '../../platform/slack/kit/limits.js';
 import { DIGEST_TOP, parseFilterText } from './parse.js';
 import { toCron, WEEKDAYS, type DigestSchedule, type ScheduleKind } from './schedule.js';
@@ -123,7 +124,18 @@ interface StateValue {
   selected_channel?: string | null;
 }
 
-const KINDS: readonly ScheduleKind[] = ['daily', 'weekdays', 'weekly', 'monthly', 'cron'];
+const KINDS = ['daily', 'weekdays', 'weekly', 'monthly', 'cron'] as const satisfies readonly ScheduleKind[];
+
+/** Each field as Slack sends it back, with the command language's limits. A value that fails is an error beside its field. */
+const digits = (min: number, max: number) => z.string().trim().regex(/^\d{1,3}$/).transform(Number).pipe(z.number().min(min).max(max));
+const FIELDS = {
+  channel: ChannelId,
+  reports: z.array(z.enum(REPORT_IDS)).min(1).max(REPORT_IDS.length).refine((ids) => new Set(ids).size === ids.length),
+  frequency: z.enum(KINDS),
+  weekday: digits(0, 6),
+  monthday: digits(1, 28),
+  top: digits(DIGEST_TOP.min, DIGEST_TOP.max),
+};
 
 /** The form's values → the digest's settings, or a message for each field that is wrong (by block id). */
 export function readDigestForm(
@@ -132,30 +144,31 @@ export function readDigestForm(
 ): { input: DigestFormInput } | { errors: Partial<Record<DigestInput, string>> } {
   const get = (id: DigestInput): StateValue => values[id]?.[id] ?? {};
   const errors: Partial<Record<DigestInput, string>> = {};
+  const field = <T,>(id: DigestInput, schema: z.ZodType<T>, value: unknown, error: string): T | undefined => {
+    const parsed = schema.safeParse(value);
+    if (!parsed.success) errors[id] = error;
+    return parsed.success ? parsed.data : undefined;
+  };
 
-  const channelId = get('channel').selected_channel ?? '';
-  if (!CHANNEL_ID.test(channelId)) errors.channel = 'Pick a channel.';
-  const picked = (get('reports').selected_options ?? []).map((o) => o.value);
-  const reports = [...new Set(picked.filter(isReportId))].filter((id) => Object.hasOwn(catalog, id));
-  if (reports.length === 0 || reports.length !== picked.length) errors.reports = 'Pick at least one report, each once.';
-  const typed = get('frequency').selected_option?.value ?? 'daily';
-  const kind = KINDS.find((k) => k === typed);
-  if (!kind) errors.frequency = 'Pick how often.';
-  const schedule: DigestSchedule = { kind: kind ?? 'daily' };
+  const channelId = field('channel', FIELDS.channel, get('channel').selected_channel, 'Pick a channel.') ?? '';
+  const picked = field('reports', FIELDS.reports, (get('reports').selected_options ?? []).map((o) => o.value), 'Pick at least one report, each once.') ?? [];
+  const reports = picked.filter((id) => Object.hasOwn(catalog, id));
+  if (reports.length !== picked.length) errors.reports = 'Pick at least one report, each once.';
+  const kind = field('frequency', FIELDS.frequency, get('frequency').selected_option?.value ?? 'daily', 'Pick how often.') ?? 'daily';
+  const schedule: DigestSchedule = { kind };
   if (schedule.kind !== 'cron') schedule.time = (get('time').value ?? '').trim().padStart(5, '0');
-  if (schedule.kind === 'weekly') schedule.weekday = Number(get('weekday').selected_option?.value ?? 1);
-  if (schedule.kind === 'monthly') schedule.monthday = Number((get('monthday').value ?? '').trim());
+  if (schedule.kind === 'weekly') schedule.weekday = field('weekday', FIELDS.weekday, get('weekday').selected_option?.value ?? '1', 'Pick a day of the week.') ?? 1;
+  if (schedule.kind === 'monthly') schedule.monthday = field('monthday', FIELDS.monthday, get('monthday').value ?? '', 'Pick a day of the month from 1 to 28.') ?? 1;
   if (schedule.kind === 'cron') schedule.cron = (get('cron').value ?? '').trim();
   const cron = toCron(schedule);
   if (!cron.ok) {
-    const field: DigestInput =
+    const where: DigestInput =
       schedule.kind === 'cron' ? 'cron' : schedule.kind === 'monthly' && /month/i.test(cron.error) ? 'monthday' : schedule.kind === 'weekly' && /week/i.test(cron.error) ? 'weekday' : 'time';
-    errors[field] = cron.error.replace(/`/g, '');
+    errors[where] = cron.error.replace(/`/g, '');
   }
   const timeZone = (get('timezone').value ?? '').trim();
   if (!isValidTimeZone(timeZone)) errors.timezone = 'Not an IANA time zone; try Europe/Berlin, America/New_York or UTC.';
-  const topN = Number(get('top').selected_option?.value ?? DIGEST_TOP.default);
-  if (!Number.isInteger(topN) || topN < DIGEST_TOP.min || topN > DIGEST_TOP.max) errors.top = `Pick ${DIGEST_TOP.min} to ${DIGEST_TOP.max} rows.`;
+  const topN = field('top', FIELDS.top, get('top').selected_option?.value ?? String(DIGEST_TOP.default), `Pick ${DIGEST_TOP.min} to ${DIGEST_TOP.max} rows.`) ?? DIGEST_TOP.default;
   const filters = parseFilterText(get('filters').value ?? '', catalog);
   if (!filters.ok) errors.filters = filters.error.replace(/`/g, '').slice(0, 150);
 

@@ -1,7 +1,8 @@
 import type { Button, KnownBlock, SectionBlock, TableBlock } from '@slack/types';
 import { formatDateTime, maskIp, MISSING, shortUrl } from '../../kernel/format.js';
 import { fieldOf, type Flag, type Part, type SecurityAnswers, type SecurityCheck, type VisitorRecord, type VisitRecord } from '../../kernel/records.js';
-import { isSafeId } from '../../kernel/text.js';
+import { z } from 'zod';
+import { SafeId } from '../../kernel/text.js';
 import type { Verdict } from '../../kernel/verdict.js';
 import { escapeMrkdwn, fallbackText, mrkdwnCode } from '../../platform/slack/kit/escape.js';
 import { capBlocks, cell, clip, LIMITS, mrkdwn, plainText } from '../../platform/slack/kit/limits.js';
@@ -53,13 +54,18 @@ export function encodeCardRef(visitorId: string, page: number, visitId?: string)
   return ['v1', visitorId, String(page), visitId ?? ''].join('|');
 }
 
-export function decodeCardRef(value: string | undefined): { visitorId: string; page: number; visitId?: string } | null {
-  const parts = (value ?? '').split('|');
-  if (parts.length !== 4 || parts[0] !== 'v1') return null;
-  const page = Number(parts[2]);
-  if (!isSafeId(parts[1]) || (parts[3] && !isSafeId(parts[3])) || !Number.isInteger(page) || page < 1 || page > 10_000) return null;
-  return { visitorId: parts[1], page, visitId: parts[3] || undefined };
+export function decodeCardRef(value: unknown): { visitorId: string; page: number; visitId?: string } | null {
+  const parsed = cardRef.safeParse(value);
+  if (!parsed.success) return null;
+  const [, visitorId, page, visitId] = parsed.data;
+  return { visitorId, page, visitId: visitId || undefined };
 }
+
+const cardRef = z
+  .string()
+  .max(LIMITS.buttonValue)
+  .transform((v) => v.split('|'))
+  .pipe(z.tuple([z.literal('v1'), SafeId, z.string().regex(/^\d{1,5}$/).transform(Number).pipe(z.number().min(1).max(10_000)), z.union([z.literal(''), SafeId])]));
 
 function flagText(part: Part<unknown>, flag: (value: never) => Flag | undefined): string {
   if (!part.ok) return `_unavailable (${escapeMrkdwn(part.error.kind.replace(/_/g, ' '))})_`;
