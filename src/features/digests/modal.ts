@@ -98,13 +98,14 @@ export function encodeFormId(digestId: number | undefined): string {
 /** The digest the form edits; undefined for a new one, null for metadata that is not ours. */
 export function decodeFormId(metadata: string | undefined): number | undefined | null {
   try {
-    const id = (JSON.parse(metadata || '{}') as { id?: unknown }).id;
-    if (id === null || id === undefined) return undefined;
-    return typeof id === 'number' && Number.isSafeInteger(id) && id > 0 ? id : null;
+    const parsed = formId.safeParse(JSON.parse(metadata || '{}'));
+    return parsed.success ? (parsed.data.id ?? undefined) : null;
   } catch {
     return null;
   }
 }
+
+const formId = z.strictObject({ id: z.number().int().min(1).max(2_147_483_647).nullable().optional() });
 
 /** What the form asks for, checked: a digest's settings but its owner and workspace. */
 export interface DigestFormInput {

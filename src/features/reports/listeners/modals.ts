@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { AllMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } from '@slack/bolt';
 import type { ReportQuery } from '../../../kernel/query.js';
 import { withoutFilter } from '../../../kernel/query.js';
@@ -19,6 +20,9 @@ import type { ReportService } from '../service.js';
 import { buttonValue, isEphemeral, type ActionArgs } from './actions.js';
 
 type ViewArgs = SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs;
+
+/** A Remove button's value: `group:filter`, both small indexes. */
+const FILTER_INDEX = z.string().regex(/^\d{1,2}:\d{1,2}$/).transform((v) => v.split(':').map(Number) as [number, number]);
 
 function contextOf(reports: ReportService, args: ActionArgs, ref: string): ModalContext {
   const context = { ref, responseUrl: args.body.response_url, replaceOriginal: isEphemeral(args.body), channelId: args.body.channel?.id };
@@ -60,9 +64,9 @@ export function removeFilter(reports: ReportService) {
       const view = args.body.view;
       const context = decodeContext(view?.private_metadata, reports.seal);
       const query = context ? await reports.refs.resolve(context.ref) : null;
-      const [g, f] = (buttonValue(args) ?? '').split(':').map(Number);
-      if (!view || !context || !query || !Number.isInteger(g) || !Number.isInteger(f)) return;
-      const next = withoutFilter(query, g!, f!);
+      const which = FILTER_INDEX.safeParse(buttonValue(args));
+      if (!view || !context || !query || !which.success) return;
+      const next = withoutFilter(query, ...which.data);
       const ref = await reports.refs.ref(next, LIMITS.buttonValue);
       const nextContext = { ...context, ref, tag: reports.seal.tag(sealedPart({ ...context, ref })) };
       await args.client.views.update({ view_id: view.id, hash: view.hash, view: filterModal(reports.catalog[next.report], next, nextContext) });
