@@ -28,7 +28,7 @@ import { REPORTS } from './kernel/catalog.js';
 import { AnalyticsApi } from './platform/api/analytics.js';
 import type { Logger } from './platform/log.js';
 import { Metrics } from './platform/metrics.js';
-import { pruneQuota, userQuota } from './platform/quota.js';
+import { memoryQuota, pruneQuota, userQuota } from './platform/quota.js';
 import { Access } from './platform/slack/access.js';
 import { createSlackApp, type SlackApp } from './platform/slack/app.js';
 import { boltLogger } from './platform/slack/bolt-logger.js';
@@ -179,7 +179,10 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
   const directory = webDirectory(web, log.child({ component: 'slack' }));
   const access = new Access({ admins: options.admins ?? DEFAULTS.admins, security });
 
-  const quota = userQuota(repos.db, { points: limits.userRequests, windowMs: limits.userWindowMs }, log.child({ component: 'quota' }));
+  // Replicas share PostgreSQL; the embedded store is one process, so what replicas share is kept in memory there (no write per request).
+  const replicated = repos.db.kind === 'postgres';
+  const quotaSettings = { points: limits.userRequests, windowMs: limits.userWindowMs };
+  const quota = replicated ? userQuota(repos.db, quotaSettings, log.child({ component: 'quota' })) : memoryQuota(quotaSettings);
   const answering = { api, timeZoneFor, now, demo: options.demo, quota, log };
   const reports = new ReportService({ ...answering, stash: repos.stash, catalog: REPORTS, seal: seal(options.slack.signingSecret, 'modal-context') });
   const visitors = new VisitorService({ ...answering, access, verdict });
@@ -223,7 +226,7 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
       ready: () => readiness(repos.db, api),
       metrics: () => metrics.text(),
       observe: (type, name, outcome) => metrics.requests.inc({ type, name, outcome }),
-      firstSeen: (key, ttlMs) => repos.leases.acquire(key, randomBytes(8).toString('hex'), ttlMs),
+      ...(replicated ? { firstSeen: (key: string, ttlMs: number) => repos.leases.acquire(key, randomBytes(8).toString('hex'), ttlMs) } : {}),
       listeners: [
         (app) =>
           registerTraffic(

@@ -1,4 +1,4 @@
-import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { formatSpan } from '../kernel/format.js';
 import type { Logger } from './log.js';
 import type { Queryable } from './store/db.js';
@@ -49,6 +49,16 @@ export function userQuota(db: Queryable, settings: QuotaSettings, log: Logger): 
     duration,
     insuranceLimiter: new RateLimiterMemory({ keyPrefix: 'user', points: settings.points, duration }),
   });
+  return quotaOf(limiter, settings, log);
+}
+
+/** The same limit for one process (the embedded store: there are no other replicas to share it with). */
+export function memoryQuota(settings: QuotaSettings): Quota {
+  const limiter = new RateLimiterMemory({ keyPrefix: 'user', points: settings.points, duration: Math.max(1, Math.round(settings.windowMs / 1000)) });
+  return quotaOf(limiter, settings);
+}
+
+function quotaOf(limiter: RateLimiterAbstract, settings: QuotaSettings, log?: Logger): Quota {
   return {
     refusal: (waitMs) =>
       `You have made ${settings.points} requests for data within ${formatSpan(settings.windowMs)}, the most one person may (it protects the analytics API's quota). Try again in ${formatSpan(Math.ceil(waitMs / 1000) * 1000)}.`,
@@ -58,7 +68,7 @@ export function userQuota(db: Queryable, settings: QuotaSettings, log: Logger): 
         return 0;
       } catch (refused) {
         if (refused instanceof RateLimiterRes) return Math.max(1000, refused.msBeforeNext);
-        log.warn({ err: refused instanceof Error ? refused.message : String(refused) }, 'the rate limiter failed; the request goes ahead');
+        log?.warn({ err: refused instanceof Error ? refused.message : String(refused) }, 'the rate limiter failed; the request goes ahead');
         return 0;
       }
     },

@@ -7,6 +7,7 @@ import { openDb, type Db } from '../../src/platform/store/db.js';
 import { textsOf } from '../support/sandbox.js';
 import { captureLogs } from '../support/log-capture.js';
 import { TEST_DATABASE_URL } from '../support/db.js';
+import { computeSignature } from '../../src/sandbox/slack/signing.js';
 
 if (!TEST_DATABASE_URL) console.warn('digest replicas on PostgreSQL: skipped: TEST_DATABASE_URL is not set');
 
@@ -34,6 +35,7 @@ describe.skipIf(!TEST_DATABASE_URL)('three replicas on one PostgreSQL', () => {
           port: 0,
           replica: `replica-${i}`,
           digestReloadMs: 500,
+          limits: { userRequests: 4 },
         }),
       );
     }
@@ -76,4 +78,34 @@ describe.skipIf(!TEST_DATABASE_URL)('three replicas on one PostgreSQL', () => {
     expect(rows[0]).toMatchObject({ status: 'posted', message_ts: posted.ts });
     expect(rows[0]!.claimed_by).toMatch(/^replica-[012]$/);
   }, 30_000);
+
+  it('a signed request accepted by one replica is refused as a replay by the others', async () => {
+    const body = new URLSearchParams({
+      team_id: 'T_LOOKOUT', channel_id: 'C_GENERAL', user_id: 'U_BOB', command: '/traffic', text: 'help',
+      response_url: `${slack.url}/response/replay`, trigger_id: 't.replay',
+    }).toString();
+    const timestamp = Math.floor(Date.now() / 1000);
+    const send = (r: Lookout) =>
+      fetch(r.requestUrl!, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-slack-request-timestamp': String(timestamp), 'x-slack-signature': computeSignature(signingSecret, body, timestamp) },
+        body,
+      }).then((res) => res.status);
+    expect([await send(replicas[0]!), await send(replicas[1]!), await send(replicas[2]!)]).toEqual([200, 401, 401]);
+  });
+
+  it('the per-person limit is counted across replicas: the 5th request for data, on any replica, is refused', async () => {
+    const answers: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      slack.setAppUrl(replicas[i % 3]!.requestUrl!);
+      const before = slack.messages('C_MARKETING', { user: 'U_CAROL' }).length;
+      await slack.slash('C_MARKETING', 'U_CAROL', 'sources last7d');
+      const m = await slack.waitFor(() => slack.messages('C_MARKETING', { user: 'U_CAROL' }).slice(before).find((x) => x.user !== 'U_CAROL'), 10_000);
+      answers.push(textsOf(m).join(' '));
+    }
+    expect(answers.slice(0, 4).every((a) => !a.includes('Try again in'))).toBe(true);
+    expect(answers[4]).toContain('You have made 4 requests for data within 1 minute');
+    const { rows } = await admin.query<{ points: number }>("select points from rate_limits where key = 'user:U_CAROL'");
+    expect(rows[0]?.points).toBe(5);
+  });
 });
