@@ -294,6 +294,34 @@ describe('bad requests get 400 JSON', () => {
     });
   });
 
+  it('a click carries the touched element: Pause and Preview under the third of three digests act on the third', async () => {
+    const ids: number[] = [];
+    for (const report of ['sources', 'pages', 'countries']) {
+      ids.push((await box.lookout.store.digests.create({ teamId: 'T_LOOKOUT', channelId: 'C_GENERAL', ownerId: 'U_ALICE', reports: [report as 'sources'], topN: 3, period: 'week', schedule: { kind: 'daily', time: '09:00' }, cron: '0 9 * * *', timeZone: 'UTC' })).id);
+    }
+    await post('/ui/command', { channel: 'C_GENERAL', user: 'U_ALICE', text: '/traffic digest list' });
+    const list = await box.slack.waitFor(() => box.slack.messages('C_GENERAL', { user: 'U_ALICE' }).find((m) => JSON.stringify(m.blocks ?? []).includes('digest.pause')));
+    /** The block holding the Pause button whose value is digest `id`: as the page renders it, each button under its own block. */
+    const blockOf = (id: number) =>
+      (list.blocks as { block_id: string; elements?: { action_id?: string; value?: string }[] }[]).find((b) => b.elements?.some((e) => e.action_id === 'digest.pause' && e.value === String(id)))!.block_id;
+    const third = ids[2]!;
+
+    const ambiguous = await post('/ui/action', { user: 'U_ALICE', channel: 'C_GENERAL', ts: list.ts, action_id: 'digest.pause' });
+    expect(ambiguous).toMatchObject({ status: 400, json: { detail: expect.stringMatching(/in 3 blocks/) } });
+    const paused = await post('/ui/action', { user: 'U_ALICE', channel: 'C_GENERAL', ts: list.ts, block_id: blockOf(third), action_id: 'digest.pause' });
+    expect(paused.status).toBe(200);
+    const all = await box.lookout.store.digests.listAll();
+    expect(all.filter((d) => ids.includes(d.id)).map((d) => [d.id, d.paused])).toEqual([[ids[0], false], [ids[1], false], [third, true]]);
+
+    const fresh = await box.slack.waitFor(() => box.slack.messages('C_GENERAL', { user: 'U_ALICE' }).filter((m) => JSON.stringify(m.blocks ?? []).includes('digest.preview')).at(-1));
+    const previewBlock = (fresh.blocks as { block_id: string; elements?: { action_id?: string; value?: string }[] }[]).find((b) => b.elements?.some((e) => e.action_id === 'digest.preview' && e.value === String(third)))!.block_id;
+    const before = box.slack.messages('C_GENERAL', { user: 'U_ALICE' }).length;
+    await post('/ui/action', { user: 'U_ALICE', channel: 'C_GENERAL', ts: fresh.ts, block_id: previewBlock, action_id: 'digest.preview' });
+    const preview = await box.slack.waitFor(() => box.slack.messages('C_GENERAL', { user: 'U_ALICE' }).slice(before).find((m) => JSON.stringify(m.blocks ?? []).includes(`#${third}`)), 10_000);
+    expect(JSON.stringify(preview.blocks)).toContain('Countries');
+    for (const id of ids) await box.lookout.store.digests.remove(id);
+  });
+
   it('an element the message does not have, and someone else\'s ephemeral', async () => {
     const own = box.slack.messages('C_MARKETING', { user: 'U_ALICE' }).find((m) => m.ephemeralTo === 'U_ALICE')!;
     const missing = await post('/ui/action', { user: 'U_ALICE', channel: 'C_MARKETING', ts: own.ts, action_id: 'no.such.button' });

@@ -12,6 +12,11 @@ export type { DeliveryOptions };
 export interface ClickOptions extends DeliveryOptions {
   /** Who clicks. Default: the ephemeral's recipient, else the user who caused the message, else U_ALICE. */
   user?: string;
+  /**
+   * The block the element is in. Needed when more than one element has the action_id (a
+   * list with a Pause button per item): Slack sends the element the person touched.
+   */
+  blockId?: string;
 }
 
 /** A message as stored, or just where it is. */
@@ -147,8 +152,20 @@ function isEmptyState(state: Json): boolean {
   return false;
 }
 
-/** Finds an interactive element by action_id in a list of blocks. */
-export function findElement(blocks: Json[] | undefined, actionId: string): FoundElement | undefined {
+/**
+ * Finds the interactive element with `actionId` (in block `inBlock`, when given). More
+ * than one match without a block is a mistake in the caller: it throws, naming the blocks.
+ */
+export function findElement(blocks: Json[] | undefined, actionId: string, inBlock?: string): FoundElement | undefined {
+  const found = allElements(blocks, actionId).filter((f) => inBlock === undefined || f.blockId === inBlock);
+  if (found.length > 1) {
+    throw new Error(`"${actionId}" is in ${found.length} blocks (${found.map((f) => f.blockId).join(', ')}): pass the blockId of the one to touch`);
+  }
+  return found[0];
+}
+
+function allElements(blocks: Json[] | undefined, actionId: string): FoundElement[] {
+  const out: FoundElement[] = [];
   for (const block of blocks ?? []) {
     const blockId = String(block.block_id ?? '');
     const candidates: Array<{ el: unknown; input?: Json }> = [];
@@ -158,10 +175,10 @@ export function findElement(blocks: Json[] | undefined, actionId: string): Found
     if (block.type === 'section') candidates.push({ el: block.accessory });
     if (block.type === 'input') candidates.push({ el: block.element, input: block });
     for (const { el, input } of candidates) {
-      if (isRecord(el) && el.action_id === actionId) return { blockId, element: el, ...(input ? { input } : {}) };
+      if (isRecord(el) && el.action_id === actionId) out.push({ blockId, element: el, ...(input ? { input } : {}) });
     }
   }
-  return undefined;
+  return out;
 }
 
 function actionIdsOf(blocks: Json[] | undefined): string[] {
@@ -214,7 +231,7 @@ export class SlackDriver {
     if (isView(target)) {
       const view = this.workspace.view(target.id);
       if (!view || !view.open) throw new Error(`view ${target.id} is not open`);
-      const found = findElement(view.blocks, actionId);
+      const found = findElement(view.blocks, actionId, options.blockId);
       if (!found) throw new Error(`no element "${actionId}" in view ${view.id} (action_ids: ${actionIdsOf(view.blocks).join(', ')})`);
       const action = this.action(found, value);
       const { action_ts: _ts, block_id: _b, action_id: _a, text: _t, ...state } = action;
@@ -230,7 +247,7 @@ export class SlackDriver {
     if (message.ephemeralTo && message.ephemeralTo !== user.id) {
       throw new Error(`message ${message.ts} is ephemeral to ${message.ephemeralTo}; ${user.id} cannot see it`);
     }
-    const found = findElement(message.blocks, actionId);
+    const found = findElement(message.blocks, actionId, options.blockId);
     if (!found) throw new Error(`no element "${actionId}" in message ${message.ts} (action_ids: ${actionIdsOf(message.blocks).join(', ')})`);
     const action = this.action(found, value);
     const type = found.element.type;

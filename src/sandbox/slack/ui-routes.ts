@@ -13,7 +13,7 @@
  *   GET  /ui/events?user         server-sent events: message, update, delete, view, channel, delivery
  *   POST /ui/command             { channel, user, text, thread_ts? }: a slash command (run in the channel),
  *                                or a plain message (in the thread when thread_ts is given)
- *   POST /ui/action              { user, channel, ts, action_id, value? } or { user, view_id, action_id, value? }
+ *   POST /ui/action              { user, channel, ts, block_id, action_id, value? } or { user, view_id, block_id, action_id, value? }
  *   POST /ui/submit              { user, view_id, values }
  *   POST /ui/close-view          { user, view_id }
  *
@@ -90,6 +90,7 @@ const actionBody = z
   .object({
     user: id,
     action_id: z.string().min(1).max(255),
+    block_id: z.string().min(1).max(255).optional(),
     value: value.optional(),
     channel: id.optional(),
     ts: z.string().regex(/^\d+\.\d+$/).optional(),
@@ -382,7 +383,7 @@ export function mountUiRoutes(router: Router, options: { dir?: string } = {}): v
       const user = person(ws, body.user);
       if (body.view_id !== undefined) {
         const view = openViewOf(ws, body.view_id, user);
-        const delivery = await drive(() => slack.click(view, body.action_id, body.value));
+        const delivery = await drive(() => slack.click(view, body.action_id, body.value, { blockId: body.block_id }));
         return { delivery: deliverySummary(delivery) };
       }
       const channel = channelOf(ws, body.channel);
@@ -390,7 +391,7 @@ export function mountUiRoutes(router: Router, options: { dir?: string } = {}): v
       if (!message || (message.ephemeralTo && message.ephemeralTo !== user.id)) {
         throw new UiError(400, 'message_not_found', `no message ${body.ts ?? ''} in #${channel.name}`);
       }
-      const delivery = await drive(() => slack.click(message, body.action_id, body.value, { user: user.id }));
+      const delivery = await drive(() => slack.click(message, body.action_id, body.value, { user: user.id, blockId: body.block_id }));
       return { delivery: deliverySummary(delivery) };
     }))
     .add('POST', '/ui/submit', json(async (req, { slack }) => {

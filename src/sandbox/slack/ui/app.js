@@ -403,7 +403,7 @@ function messageNode(m, where) {
     users: state.workspace.users.filter((u) => !u.is_bot),
     channels: state.workspace.channels,
     state: m.state,
-    onAction: (element, _blockId, value) => sendAction({ channel: m.channel, ts: m.ts, action_id: element.action_id, value }),
+    onAction: (element, blockId, value) => sendAction({ channel: m.channel, ts: m.ts, block_id: blockId, action_id: element.action_id, value }),
   };
   const body = el('div', 'message-body');
   if (Array.isArray(m.blocks) && m.blocks.length > 0) body.append(renderBlocks(m.blocks, ctx));
@@ -561,7 +561,7 @@ function renderModal() {
       const error = block?.querySelector('.input-error');
       if (error) error.hidden = true;
     },
-    onAction: (element, _blockId, value) => sendAction({ view_id: view.id, action_id: element.action_id, value }),
+    onAction: (element, blockId, value) => sendAction({ view_id: view.id, block_id: blockId, action_id: element.action_id, value }),
   };
   const body = el('div', 'modal-body');
   body.append(renderBlocks(view.blocks, ctx));
