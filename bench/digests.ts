@@ -117,7 +117,7 @@ const web = new WebClient(botToken, { slackApiUrl: slack.apiUrl, logLevel: LogLe
 let rateLimited = 0;
 web.on(WebClientEvent.RATE_LIMITED, () => rateLimited++);
 
-const content = new DigestContent({ fetcher, flagged: { countSeen: async () => undefined }, demo: true });
+const content = new DigestContent({ fetcher, flagged: { seen: async () => undefined }, demo: true });
 const worker = new DeliveryWorker({ db: store.db, poster: webPoster(web), owner: 'bench', log, hooks: { [DIGEST_SUBJECT]: digestDeliveryHooks } });
 const post = digestPublisher({ content, db: store.db, log, owner: 'bench', queued: () => worker.wake() });
 worker.start();

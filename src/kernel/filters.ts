@@ -74,6 +74,24 @@ export function filtersToText(groups: readonly FilterGroup[]): string {
     .join(' or ');
 }
 
+/**
+ * Why filters that found nothing probably missed, when it shows: codes given to a field
+ * of names (`country:US`, which matches the name "US"), or names given to a field of codes.
+ * The fix is said in the command language.
+ */
+export function likelyFilterFix(groups: readonly FilterGroup[]): string | undefined {
+  for (const f of groups.flatMap((g) => g.filters)) {
+    if (f.operator !== 'is_any_of' || !FILTER_FIELDS[f.object]?.includes('code')) continue;
+    const values = Array.isArray(f.value) ? f.value : [f.value];
+    const codes = values.every((v) => /^[A-Za-z]{2,3}$/.test(v));
+    if (f.field === 'name' && codes) {
+      return `\`${f.object}:${values.join(',')}\` matches ${f.object} names; for codes, say \`${f.object}.code:${values.map((v) => v.toUpperCase()).join(',')}\`.`;
+    }
+    if (f.field === 'code' && !codes) return `\`${f.object}.code\` takes codes like US or DE; for names, say \`${f.object}:${values.join(',')}\`.`;
+  }
+  return undefined;
+}
+
 // --- The grammar ----------------------------------------------------------------
 
 /** What a bad filter gets: one line, user input in backticks (the caller escapes &, <, >). */

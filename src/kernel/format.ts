@@ -1,4 +1,6 @@
 /** Pure formatters for numbers, durations, deltas, bars, dates, URLs and IP addresses. */
+import type { ColumnFormat } from './catalog.js';
+import { clip } from './text.js';
 
 export const MISSING = '—';
 
@@ -33,7 +35,7 @@ export function formatDuration(seconds: number | undefined | null): string {
 }
 
 /** A whole span in words: "1 minute", "5 minutes", "2 hours", "1 day" (the largest unit that divides it). */
-export function formatSpan(ms: number): string {
+export function durationInWords(ms: number): string {
   const units: [number, string][] = [[86_400_000, 'day'], [3_600_000, 'hour'], [60_000, 'minute'], [1000, 'second']];
   const [size, name] = units.find(([size]) => ms >= size && ms % size === 0) ?? [1000, 'second'];
   const n = Math.round(ms / size);
@@ -157,6 +159,11 @@ export function formatDateTime(iso: string, timeZone: string, now: Date = new Da
   return dateOnly ? withYear : `${withYear}, ${pad2(at.hour ?? 0)}:${pad2(at.minute ?? 0)}`;
 }
 
+/** A time with the zone it is shown in: "Nov 23, 09:00 (Europe/Berlin)". */
+export function formatDateTimeIn(iso: string, timeZone: string, now: Date = new Date()): string {
+  return `${formatDateTime(iso, timeZone, now)} (${timeZone})`;
+}
+
 /** `https://www.example.com/blog/x?y=1` → `/blog/x?y=1`: the host is the same on every row. */
 export function shortUrl(url: string | undefined | null): string {
   if (!url) return MISSING;
@@ -176,4 +183,20 @@ export function maskIp(ip: string | null | undefined): string {
     return `${head.join(':')}${head.length < 3 && v6.includes('::') ? '::' : ':'}…`;
   }
   return 'hidden';
+}
+
+/** A report field's value as every answer shows it: counts, durations, times in the reader's zone, pages by their path. */
+export function formatField(value: unknown, format: ColumnFormat, timeZone: string, now: Date, max = 120): string {
+  switch (format) {
+    case 'count':
+      return formatCount(typeof value === 'number' ? value : undefined);
+    case 'duration':
+      return formatDuration(typeof value === 'number' ? value : undefined);
+    case 'datetime':
+      return typeof value === 'string' && value ? formatDateTime(value, timeZone, now) : MISSING;
+    case 'url':
+      return typeof value === 'string' && value ? clip(shortUrl(value), max) : MISSING;
+    default:
+      return value === undefined || value === null || value === '' ? MISSING : clip(String(value), max);
+  }
 }

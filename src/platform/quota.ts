@@ -1,5 +1,5 @@
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import { formatSpan } from '../kernel/format.js';
+import { durationInWords } from '../kernel/format.js';
 import type { Logger } from './log.js';
 import type { Queryable } from './store/db.js';
 
@@ -61,7 +61,7 @@ export function memoryQuota(settings: QuotaSettings): Quota {
 function quotaOf(limiter: RateLimiterAbstract, settings: QuotaSettings, log?: Logger): Quota {
   return {
     refusal: (waitMs) =>
-      `You have made ${settings.points} requests for data within ${formatSpan(settings.windowMs)}, the most one person may (it protects the analytics API's quota). Try again in ${formatSpan(Math.ceil(waitMs / 1000) * 1000)}.`,
+      `You have made ${settings.points} requests for data within ${durationInWords(settings.windowMs)}, the most one person may (it protects the analytics API's quota). Try again in ${durationInWords(Math.ceil(waitMs / 1000) * 1000)}.`,
     async take(user) {
       try {
         await limiter.consume(user);

@@ -80,7 +80,7 @@ const requestKeys = () => demo.requests.map((r) => JSON.stringify([r.method, r.p
 describe('digestRange', () => {
   it.each<[string, string, DigestSpec['period'], Omit<DateRange, 'label'> & { label: string }]>([
     ['2026-11-20T08:00:00Z', 'Europe/Berlin', 'day', { startDate: '2026-11-19', endDate: '2026-11-19', label: 'Yesterday (Nov 19, 2026)' }],
-    ['2026-11-20T08:00:00Z', 'Europe/Berlin', 'week', { startDate: '2026-11-13', endDate: '2026-11-19', label: 'The last 7 days (Nov 13 – Nov 19, 2026)' }],
+    ['2026-11-20T08:00:00Z', 'Europe/Berlin', 'week', { startDate: '2026-11-13', endDate: '2026-11-19', label: 'The 7 days before today (Nov 13 – Nov 19, 2026)' }],
     ['2026-11-20T08:00:00Z', 'Europe/Berlin', 'month', { startDate: '2026-10-01', endDate: '2026-10-31', label: 'Last month (Oct 1 – Oct 31, 2026)' }],
     // The zone decides what "yesterday" is: 23:30 UTC is already tomorrow in Berlin, still today in New York.
     ['2026-11-20T23:30:00Z', 'Europe/Berlin', 'day', { startDate: '2026-11-20', endDate: '2026-11-20', label: 'Yesterday (Nov 20, 2026)' }],
@@ -88,13 +88,13 @@ describe('digestRange', () => {
     ['2026-11-20T12:00:00Z', 'Pacific/Kiritimati', 'day', { startDate: '2026-11-20', endDate: '2026-11-20', label: 'Yesterday (Nov 20, 2026)' }],
     // Across a year, and at the end of February, per zone.
     ['2026-01-01T08:00:00Z', 'Europe/Berlin', 'month', { startDate: '2025-12-01', endDate: '2025-12-31', label: 'Last month (Dec 1 – Dec 31, 2025)' }],
-    ['2026-01-02T08:00:00Z', 'Europe/Berlin', 'week', { startDate: '2025-12-26', endDate: '2026-01-01', label: 'The last 7 days (Dec 26, 2025 – Jan 1, 2026)' }],
+    ['2026-01-02T08:00:00Z', 'Europe/Berlin', 'week', { startDate: '2025-12-26', endDate: '2026-01-01', label: 'The 7 days before today (Dec 26, 2025 – Jan 1, 2026)' }],
     ['2026-03-01T00:30:00Z', 'Europe/Berlin', 'month', { startDate: '2026-02-01', endDate: '2026-02-28', label: 'Last month (Feb 1 – Feb 28, 2026)' }],
     ['2026-03-01T00:30:00Z', 'America/New_York', 'month', { startDate: '2026-01-01', endDate: '2026-01-31', label: 'Last month (Jan 1 – Jan 31, 2026)' }],
     ['2024-03-01T12:00:00Z', 'UTC', 'month', { startDate: '2024-02-01', endDate: '2024-02-29', label: 'Last month (Feb 1 – Feb 29, 2024)' }],
     // The morning after the clocks change is an ordinary day.
     ['2026-03-29T07:00:00Z', 'Europe/Berlin', 'day', { startDate: '2026-03-28', endDate: '2026-03-28', label: 'Yesterday (Mar 28, 2026)' }],
-    ['2026-11-02T14:00:00Z', 'America/New_York', 'week', { startDate: '2026-10-26', endDate: '2026-11-01', label: 'The last 7 days (Oct 26 – Nov 1, 2026)' }],
+    ['2026-11-02T14:00:00Z', 'America/New_York', 'week', { startDate: '2026-10-26', endDate: '2026-11-01', label: 'The 7 days before today (Oct 26 – Nov 1, 2026)' }],
   ])('at %s in %s, period %s', (now, zone, period, expected) => {
     const range = digestRange(period, zone, new Date(now));
     expect(range).toEqual(expected);

@@ -123,6 +123,18 @@ describe('/traffic digest list and its buttons', () => {
     expect(await box.lookout.store.digests.get(digest.id)).toBeUndefined();
   });
 
+  it('a digest covering days before the threat watch began says so, and does not claim nothing was flagged', async () => {
+    const digest = await addDigest({ period: 'week' });
+    await box.lookout.store.subscriptions.upsert({ channelId: 'C_SECURITY', teamId: 'T_LOOKOUT', createdBy: 'U_BOB', minSeverity: 'medium', checks: ['bot'] });
+    try {
+      const preview = await command(`digest preview ${digest.id}`);
+      expect(text(preview)).toMatch(/The threat watch began .* \(Europe\/Berlin\): 0 flagged visitors since then; visits before it were not checked\./);
+      expect(text(preview)).not.toContain('No flagged visitors');
+    } finally {
+      await box.lookout.store.db.query('delete from alert_subscriptions');
+    }
+  });
+
   it('lets only the owner or an admin change a digest', async () => {
     const digest = await addDigest({ ownerId: 'U_CAROL' });
     const list = await command('digest list');
@@ -145,7 +157,7 @@ describe('posting a slot', () => {
     const body = text(posted);
     expect(body).toMatch(/\*Visits\*\n[\d,]+ {2}(▲|▼|–|new)/);
     expect(body).toMatch(/\*Sources\*\n1\. /);
-    expect(body).toMatch(/The last 7 days \(Nov 13 – Nov 19, 2026\) · change against Nov 6 – Nov 12, 2026/);
+    expect(body).toMatch(/The 7 days before today \(Nov 13 – Nov 19, 2026\) · change against Nov 6 – Nov 12, 2026/);
     const run = await box.lookout.store.runs.get(digest.id, slot);
     expect(run).toMatchObject({ status: 'posted', messageTs: posted.ts, channelId: CHANNEL });
     // The same slot never posts twice.
@@ -173,7 +185,7 @@ describe('posting a slot', () => {
     // Its owner is told, and the list says what to do.
     expect(box.slack.messages(`D_${archived.ownerId}`).map((m) => m.text)).toContainEqual(expect.stringContaining(`digest #${archived.id} in <#C_ARCHIVED> (Slack said is_archived)`));
     const list = textsOf(await command('digest list all')).join(' ');
-    expect(list).toContain(`failed ${formatDateTime(slot.toISOString(), 'UTC', new Date())} (is_archived)`);
+    expect(list).toContain(`failed ${formatDateTime(slot.toISOString(), archived.timeZone, new Date())} (is_archived)`);
     expect(list).toMatch(/Needs attention: Slack refuses its channel \(`is_archived`\)/);
   });
 

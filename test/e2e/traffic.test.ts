@@ -75,6 +75,22 @@ describe('/traffic answers every report', () => {
     expect(first![4]).toMatch(/^█+$/);
   });
 
+  it('a bar has the same length on every page and under any sort: it measures against the top row of the whole report', async () => {
+    const first = await run('sources last30d top 3');
+    const page1 = tableOf(first); // the message is updated in place: keep page 1 as it was
+    const second = await change(first, () => box.slack.click(first, 'report.next'));
+    const page2 = tableOf(second);
+    const countOf = (table: string[][]) => Number(table[1]![1]!.replace(/,/g, ''));
+    expect(page1[1]!.at(-1)).toMatch(/^█{10}$/);
+    // Page 2's first row is smaller than page 1's top: its bar is shorter, in proportion.
+    expect(countOf(page2)).toBeLessThan(countOf(page1));
+    const expected = (countOf(page2) / countOf(page1)) * 10;
+    const drawn = [...page2[1]!.at(-1)!].reduce((n, ch) => n + (ch === '█' ? 1 : Math.max(0, ' ▏▎▍▌▋▊▉'.indexOf(ch)) / 8), 0);
+    expect(Math.abs(drawn - expected)).toBeLessThanOrEqual(0.2);
+    const byName = await run('sources last30d by name asc top 3');
+    expect(tableOf(byName)[1]!.at(-1)).not.toMatch(/^█{10}$/);
+  });
+
   it('answers a usage error with the nearest word and the usage line', async () => {
     const message = await run('sorces last7d');
     const text = mrkdwnOf(message).join('\n');

@@ -46,7 +46,7 @@ describe('/visitor verdicts', () => {
     expect(text).toMatch(/\*Attacker\*\n(True|False|Unknown)/);
     expect(text).toMatch(/\*First seen\*/);
     const visits = tableOf(card);
-    expect(visits[0]).toEqual(['Date', 'Page', 'Referrer', 'Where', 'Browser', 'Device', 'IP']);
+    expect(visits[0]).toEqual([expect.stringMatching(/^Date \(.+\)$/), 'Page', 'Referrer', 'Where', 'Browser', 'Device', 'IP']);
     expect(visits.length).toBeGreaterThan(1);
   });
 
@@ -66,6 +66,14 @@ describe('/visitor verdicts', () => {
       if (r.path.startsWith('/security/scraping-status/')) expect(r.query.visit_id).toBeUndefined();
       else expect(r.query.visit_id).toBe(visit.id);
     }
+  });
+
+  it('a visit id the API does not know is said to be unknown, and the visitor\'s own verdict stands', async () => {
+    const card = await visitor(`${DEMO_VISITORS.attacker} visit nope`);
+    expect(headerOf(card)).toMatch(/^Threat · high severity: visitor v_demo_attacker$/);
+    const text = mrkdwnOf(card).join('\n');
+    expect(text).toContain('Visit `nope` is unknown for this visitor');
+    expect(text).not.toContain('unavailable (not found)');
   });
 
   it('"Recent visits ▶" pages through the visits in place', async () => {

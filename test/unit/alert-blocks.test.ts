@@ -109,7 +109,7 @@ describe('alertMessage', () => {
   it('shows the visit: time, path, referrer, place, browser, device, and the IP masked', () => {
     const message = alertMessage(view());
     const visitField = mrkdwnOf(message).find((t) => t.startsWith('*Visit*'))!;
-    expect(visitField).toBe('*Visit*\nNov 21, 11:58 · /checkout?step=2 · from https://www.google.com/ · Amsterdam, Netherlands · Firefox · desktop · 185.220.101.x');
+    expect(visitField).toBe('*Visit*\nNov 21, 11:58 (UTC) · /checkout?step=2 · from https://www.google.com/ · Amsterdam, Netherlands · Firefox · desktop · 185.220.101.x');
     expect(JSON.stringify(message)).not.toContain('185.220.101.47');
 
     const v6 = alertMessage(view({ visit: { ...VISIT, ip: '2a02:418:6a04:178:209:50:192:100' } }));
@@ -125,9 +125,9 @@ describe('alertMessage', () => {
 
   it('counts the sightings with first and last seen', () => {
     const one = mrkdwnOf(alertMessage(view())).find((t) => t.startsWith('*Seen*'))!;
-    expect(one).toBe('*Seen*\n1 visit · first Nov 21, 11:58 · last Nov 21, 11:58');
+    expect(one).toBe('*Seen*\n1 visit · first Nov 21, 11:58 (UTC) · last Nov 21, 11:58 (UTC)');
     const many = mrkdwnOf(alertMessage(view({ sightings: 1234, lastSeen: new Date('2026-11-21T11:59:30Z') }))).find((t) => t.startsWith('*Seen*'))!;
-    expect(many).toMatch(/^\*Seen\*\n1,234 visits · first Nov 21, 11:58 · last Nov 21, 11:59$/);
+    expect(many).toMatch(/^\*Seen\*\n1,234 visits · first Nov 21, 11:58 \(UTC\) · last Nov 21, 11:59 \(UTC\)$/);
   });
 
   it('Acknowledge only while not acknowledged; then says by whom and when', () => {
@@ -139,7 +139,7 @@ describe('alertMessage', () => {
     expectValid(acked);
     expect(hasAction(acked, ALERT_ACTIONS.ack)).toBe(false);
     expect(hasAction(acked, ALERT_ACTIONS.details)).toBe(true);
-    expect(mrkdwnOf(acked).join('\n')).toContain(':white_check_mark: Acknowledged by <@U_CAROL> at Nov 21, 11:59');
+    expect(mrkdwnOf(acked).join('\n')).toContain(':white_check_mark: Acknowledged by <@U_CAROL> at Nov 21, 11:59 (UTC)');
   });
 
   it('Mute 24h and Mute 7d while not muted; Unmute and "Muted until …" while muted', () => {
@@ -168,7 +168,7 @@ describe('alertMessage', () => {
     const message = alertMessage(view({ acknowledged: { by: 'U_BOB', at: new Date('2026-11-21T11:59:00Z') }, mutedUntil: null }));
     expectValid(message);
     const status = (message.blocks.find((b) => (b as { type: string }).type === 'context') as { elements: { text: string }[] }).elements[0]!.text;
-    expect(status).toBe(':white_check_mark: Acknowledged by <@U_BOB> at Nov 21, 11:59 · :mute: Muted for good');
+    expect(status).toBe(':white_check_mark: Acknowledged by <@U_BOB> at Nov 21, 11:59 (UTC) · :mute: Muted for good');
     const actions = message.blocks.find((b) => (b as { type: string }).type === 'actions') as { elements: { action_id: string; value: string }[] };
     expect(actions.elements.map((e) => e.action_id)).toEqual([ALERT_ACTIONS.unmute, ALERT_ACTIONS.details]);
     for (const button of actions.elements) expect(button.value).toBe(ID);

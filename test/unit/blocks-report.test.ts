@@ -59,7 +59,7 @@ describe('reportMessage', () => {
   it('renders a table: header row, formatted cells, a bar against the top row', () => {
     const message = reportMessage(view({ rows: [row('spring_sale', 200), row('winter', 50)] }));
     const table = tableOf(message);
-    expect(table[0]).toEqual(['Name', 'Visits', 'Unique', 'Avg time', 'Share']);
+    expect(table[0]).toEqual(['Name', 'Visits', 'Unique', 'Avg time', 'vs top row']);
     expect(table[1]).toEqual(['spring_sale', '200', '100', '1m 32s', '██████████']);
     expect(table[2]![4]).toBe('██▌');
     expect(message.text).toMatch(/^Campaigns, Last 7 days.*: spring_sale 200, winter 50$/);

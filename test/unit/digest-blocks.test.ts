@@ -9,7 +9,7 @@ import { headerOf, mrkdwnOf, textsOf } from '../support/sandbox.js';
 
 type Json = Record<string, unknown>;
 
-const PERIOD: DateRange = { startDate: '2026-11-13', endDate: '2026-11-19', label: 'The last 7 days (Nov 13 – Nov 19, 2026)' };
+const PERIOD: DateRange = { startDate: '2026-11-13', endDate: '2026-11-19', label: 'The 7 days before today (Nov 13 – Nov 19, 2026)' };
 const PREVIOUS = previousPeriod(PERIOD);
 
 const HOSTILE = [
@@ -40,6 +40,7 @@ function view(overrides: Partial<DigestView> = {}): DigestView {
     title: 'Digest: Sources, Pages',
     period: PERIOD,
     previous: PREVIOUS,
+    timeZone: 'Europe/Berlin',
     filters: [],
     totals: { visits: 1120, unique: 380, previousVisits: 1000, previousUnique: 400 },
     sections: [],
@@ -161,9 +162,9 @@ describe('digestMessage', () => {
     const texts = mrkdwnOf(message);
     expect(texts).toContain('*Visits*\n1,120  ▲ 12%');
     expect(texts).toContain('*Unique visitors*\n380  ▼ 5%');
-    expect(texts[0]).toBe('The last 7 days (Nov 13 – Nov 19, 2026) · change against Nov 6 – Nov 12, 2026 · digest #7');
+    expect(texts[0]).toBe('The 7 days before today (Nov 13 – Nov 19, 2026) · change against Nov 6 – Nov 12, 2026 · days in Europe/Berlin · digest #7');
     expect(sectionOf(message, REPORTS.sources)).toBe('*Sources*\n_No data in this period._');
-    expect(message.text).toBe('Digest: Sources, Pages: 1,120 visits ▲ 12% (The last 7 days (Nov 13 – Nov 19, 2026))');
+    expect(message.text).toBe('Digest: Sources, Pages: 1,120 visits ▲ 12% (The 7 days before today (Nov 13 – Nov 19, 2026))');
   });
 
   it('totals that were zero before show "new"; demo and preview are marked', () => {

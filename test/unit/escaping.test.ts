@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { REPORTS } from '../../src/kernel/catalog.js';
-import { formatSpan } from '../../src/kernel/format.js';
+import { durationInWords } from '../../src/kernel/format.js';
 import { neutralize } from '../../src/kernel/text.js';
 import { decodeMenuChoice } from '../../src/features/reports/blocks.js';
 import { shortestGap } from '../../src/features/digests/schedule.js';
@@ -74,7 +74,7 @@ describe('decodeMenuChoice', () => {
   });
 });
 
-describe('shortestGap and formatSpan', () => {
+describe('shortestGap and durationInWords', () => {
   const from = new Date('2026-11-23T12:00:00Z');
   it('finds the shortest time between runs of a cron expression', () => {
     expect(shortestGap('* * * * *', 'UTC', from)).toBe(60_000);
@@ -86,6 +86,6 @@ describe('shortestGap and formatSpan', () => {
   });
 
   it('says a span in words', () => {
-    expect([60_000, 120_000, 3_600_000, 86_400_000, 90_000, 1000, 5400_000].map(formatSpan)).toEqual(['1 minute', '2 minutes', '1 hour', '1 day', '90 seconds', '1 second', '90 minutes']);
+    expect([60_000, 120_000, 3_600_000, 86_400_000, 90_000, 1000, 5400_000].map(durationInWords)).toEqual(['1 minute', '2 minutes', '1 hour', '1 day', '90 seconds', '1 second', '90 minutes']);
   });
 });

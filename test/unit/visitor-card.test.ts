@@ -243,7 +243,7 @@ describe('visitorCard: the flags', () => {
   it('shows the record: first and last seen in the time zone, the company, or a dash without one', () => {
     const withCompany = card({ record: { id: ID, first_seen: '2026-09-01T10:00:00.000Z', last_seen: '2026-11-21T11:00:00.000Z', company: { name: 'Initech' } } }, { timeZone: 'Europe/Berlin' });
     const record = blocksOf(withCompany).find((b) => JSON.stringify(b).includes('*First seen*'))!;
-    expect((record.fields as { text: string }[]).map((f) => f.text)).toEqual(['*First seen*\nSep 1, 12:00', '*Last seen*\nNov 21, 12:00', '*Company*\nInitech']);
+    expect((record.fields as { text: string }[]).map((f) => f.text)).toEqual(['*First seen*\nSep 1, 12:00 (Europe/Berlin)', '*Last seen*\nNov 21, 12:00 (Europe/Berlin)', '*Company*\nInitech']);
     const without = card();
     expect(mrkdwnOf(without)).toContain(`*Company*\n${MISSING}`);
   });
@@ -360,7 +360,7 @@ describe('visitorCard: recent visits and buttons', () => {
   it('renders the visits newest first as a table, with paths, "direct" for no referrer, and numbered rows in the caption', () => {
     const message = card({ visits: [visit(0, { referrer: '' }), visit(1)] }, { visitsPage: 3 });
     expect(tableOf(message)).toEqual([
-      ['Date', 'Page', 'Referrer', 'Where', 'Browser', 'Device', 'IP'],
+      ['Date (UTC)', 'Page', 'Referrer', 'Where', 'Browser', 'Device', 'IP'],
       ['Nov 21, 12:00', '/products/item-0?ref=x', 'direct', 'Amsterdam, Netherlands', 'Firefox', 'desktop, Linux', '203.0.113.45'],
       ['Nov 21, 11:00', '/products/item-1?ref=x', 'https://www.google.com/', 'Amsterdam, Netherlands', 'Firefox', 'desktop, Linux', '203.0.113.45'],
     ]);

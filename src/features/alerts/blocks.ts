@@ -1,5 +1,5 @@
 import type { Button, KnownBlock, TableBlock } from '@slack/types';
-import { formatCount, formatDateTime, maskIp, MISSING, shortUrl } from '../../kernel/format.js';
+import { formatCount, formatDateTime, formatDateTimeIn, maskIp, MISSING, shortUrl } from '../../kernel/format.js';
 import { fieldOf } from '../../kernel/records.js';
 import type { Severity, VerdictName } from '../../kernel/verdict.js';
 import { escapeMrkdwn, fallbackText, mrkdwnCode } from '../../platform/slack/kit/escape.js';
@@ -59,7 +59,7 @@ export function alertViewOf(
 const SEVERITY_EMOJI: Record<Severity, string> = { high: ':rotating_light:', medium: ':warning:', low: ':large_yellow_circle:' };
 
 function when(date: Date | undefined, view: Pick<AlertView, 'timeZone' | 'now'>): string {
-  return date ? formatDateTime(date.toISOString(), view.timeZone, view.now) : MISSING;
+  return date ? formatDateTimeIn(date.toISOString(), view.timeZone, view.now) : MISSING;
 }
 
 function str(v: unknown): string | undefined {
@@ -71,7 +71,7 @@ export function visitLine(visit: Record<string, unknown>, view: Pick<AlertView, 
   const date = str(visit.date);
   const where = [fieldOf(visit, 'location.city'), fieldOf(visit, 'location.country')].map(str).filter(Boolean).join(', ');
   const parts = [
-    date ? formatDateTime(date, view.timeZone, view.now) : undefined,
+    date ? formatDateTimeIn(date, view.timeZone, view.now) : undefined,
     clip(shortUrl(str(visit.url)), 100),
     str(visit.referrer) ? `from ${clip(str(visit.referrer)!, 80)}` : 'direct',
     where || undefined,

@@ -1,4 +1,4 @@
-import { formatDateTime } from '../../kernel/format.js';
+import { formatDateTimeIn } from '../../kernel/format.js';
 import type { ChannelRef } from '../../kernel/text.js';
 import type { AlertCheck, Severity } from '../../kernel/verdict.js';
 import type { Logger } from '../../platform/log.js';
@@ -12,7 +12,8 @@ import { WATCH_STATE_KEY, type AlertRepos } from './watcher.js';
 
 /** What digests may ask of alerts: how many flagged visitors were seen; undefined while no channel has alerts on. */
 export interface FlaggedVisitors {
-  countSeen(from: Date, to: Date): Promise<number | undefined>;
+  /** Flagged visitors seen between `from` and `to`, and since when the threat watch has been checking; undefined while it is off. */
+  seen(from: Date, to: Date): Promise<{ count: number; watchingSince: Date } | undefined>;
 }
 
 export type AlertAction = 'ack' | 'mute24h' | 'mute7d' | 'unmute';
@@ -48,7 +49,7 @@ export class AlertService implements FlaggedVisitors {
   }
 
   private when(date: Date | undefined | null, now: Date): string {
-    return date ? formatDateTime(date.toISOString(), this.deps.timeZone, now) : 'never';
+    return date ? formatDateTimeIn(date.toISOString(), this.deps.timeZone, now) : 'never';
   }
 
   async subscribe(user: string, teamId: string, here: string, request: { channel?: ChannelRef; min: Severity; checks: AlertCheck[] }): Promise<Outcome> {
@@ -143,8 +144,10 @@ export class AlertService implements FlaggedVisitors {
     return { text: lines.join('\n').replace(/[*`]/g, ''), blocks: [{ type: 'section', text: { type: 'mrkdwn', text: lines.join('\n').slice(0, 3000) } }] };
   }
 
-  async countSeen(from: Date, to: Date): Promise<number | undefined> {
-    if ((await this.deps.repos.subscriptions.list()).length === 0) return undefined;
-    return this.deps.repos.alerts.countSeenBetween(undefined, from, to);
+  async seen(from: Date, to: Date): Promise<{ count: number; watchingSince: Date } | undefined> {
+    const subscriptions = await this.deps.repos.subscriptions.list();
+    if (subscriptions.length === 0) return undefined;
+    const watchingSince = new Date(Math.min(...subscriptions.map((s) => s.createdAt.getTime())));
+    return { count: await this.deps.repos.alerts.countSeenBetween(undefined, from, to), watchingSince };
   }
 }

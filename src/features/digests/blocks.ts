@@ -8,8 +8,10 @@ import { capBlocks, clip, LIMITS, mrkdwn, plainText } from '../../platform/slack
 import { describeFilters } from '../../platform/slack/kit/filters.js';
 
 export interface DigestLine {
+  /** As the report shows it (a page by its path, a time in the digest's zone). */
   name: string;
-  value: number;
+  /** Undefined for reports without counts (visitors, visits). */
+  value?: number;
   /** The previous period's value: 0 when it had none ("new"), undefined when unknown (no change shown). */
   previous?: number;
   /** Average duration, shown beside the count where the report has one. */
@@ -35,6 +37,8 @@ export interface DigestView {
   title: string;
   period: DateRange;
   previous: DateRange;
+  /** The zone the period's days are in. */
+  timeZone: string;
   filters: FilterGroup[];
   totals?: DigestTotals;
   totalsError?: string;
@@ -47,19 +51,19 @@ export interface DigestView {
 
 const NAME_MAX = 60;
 
-function line(l: DigestLine, i: number, def: ReportDef): string {
+function line(l: DigestLine, i: number): string {
   const name = escapeMrkdwn(clip(l.name || MISSING, NAME_MAX));
-  const unit = def.kind === 'pages' || def.kind === 'aggregate' ? ' visits' : '';
   const time = l.duration !== undefined ? ` · ${formatDuration(l.duration)}` : '';
+  if (l.value === undefined) return `${i + 1}. ${name}${time}`;
   const change = l.previous === undefined ? '' : ` ${formatDelta(l.value, l.previous)}`;
-  return `${i + 1}. ${name} · *${formatCount(l.value)}*${unit}${change}${time}`;
+  return `${i + 1}. ${name} · *${formatCount(l.value)}* visit${l.value === 1 ? '' : 's'}${change}${time}`;
 }
 
 function section(s: DigestSection): SectionBlock {
   if (!s.lines) {
     return { type: 'section', text: mrkdwn(`*${s.def.title}*\n:warning: Could not load: ${escapeMrkdwn(s.error ?? 'unknown error')}`) };
   }
-  const body = s.lines.length === 0 ? '_No data in this period._' : s.lines.map((l, i) => line(l, i, s.def)).join('\n');
+  const body = s.lines.length === 0 ? '_No data in this period._' : s.lines.map((l, i) => line(l, i)).join('\n');
   return { type: 'section', text: mrkdwn(`*${s.def.title}*\n${body}`) };
 }
 
@@ -81,7 +85,7 @@ function totalsSection(view: DigestView): SectionBlock {
 export function digestMessage(view: DigestView): { text: string; blocks: KnownBlock[] } {
   const filters = describeFilters(view.filters);
   const context = [
-    `${escapeMrkdwn(view.period.label)} · change against ${escapeMrkdwn(view.previous.label)}`,
+    `${escapeMrkdwn(view.period.label)} · change against ${escapeMrkdwn(view.previous.label)} · days in ${escapeMrkdwn(view.timeZone)}`,
     ...(filters ? [`filters: ${filters}`] : []),
     `digest #${view.id}`,
     ...(view.demo ? ['_demo data_'] : []),

@@ -3,6 +3,8 @@ import type { AnalyticsApi } from '../../platform/api/analytics.js';
 import { ApiError } from '../../platform/api/errors.js';
 import { REPORTS, type ReportId, type ReportRow } from '../../kernel/catalog.js';
 import { previousPeriod, type DateRange } from '../../kernel/dates.js';
+import { formatDateTime, formatField } from '../../kernel/format.js';
+import { fieldOf } from '../../kernel/records.js';
 import type { FilterGroup } from '../../kernel/filters.js';
 import type { MarketingRequest } from '../../kernel/query.js';
 import type { SlackMessage } from '../../platform/slack/kit/messages.js';
@@ -111,9 +113,10 @@ export async function gatherDigest(
       // two cities may share a name (Paris, Île-de-France, FR and Paris, Texas, US), never a label.
       const keyOf = (row: ReportRow) => `${rowName(row, nameField)}\u0000${rowName(row, 'label')}`;
       const before = new Map(earlier.map((r) => [keyOf(r), r]));
+      const nameFormat = def.columns.find((c) => c.field === nameField)?.format ?? 'text';
       const lines: DigestLine[] = current.map((row) => {
-        const name = rowName(row, nameField);
-        const value = num(row, def.countField) ?? 1;
+        const name = formatField(fieldOf(row, nameField), nameFormat, spec.timeZone, now, 200);
+        const value = num(row, def.countField);
         const old = before.get(keyOf(row));
         return {
           name,
@@ -142,6 +145,7 @@ export async function gatherDigest(
     title: options.title,
     period,
     previous,
+    timeZone: spec.timeZone,
     filters: spec.filters,
     totals,
     totalsError,
@@ -160,15 +164,22 @@ export class DigestContent {
     const title = `Digest: ${reports.map((id) => REPORTS[id].title).join(', ')}`;
     const spec = { id: digest.id, reports, filters: digest.filters, topN: digest.topN, period: periodOf(digest.period), timeZone: digest.timeZone };
     const view = await gatherDigest(this.deps.fetcher, spec, at, { title, demo: this.deps.demo, preview });
-    return digestMessage({ ...view, security: await this.securityLine(view.period) });
+    return digestMessage({ ...view, security: await this.securityLine(view.period, digest.timeZone, at) });
   }
 
-  /** Flagged visitors seen in the period, once threat alerts are on anywhere. */
-  private async securityLine(period: DateRange): Promise<string | undefined> {
+  /**
+   * Flagged visitors seen in the period, once threat alerts are on anywhere; a watch that
+   * began inside the period says so, since visits before it were never checked.
+   */
+  private async securityLine(period: DateRange, timeZone: string, now: Date): Promise<string | undefined> {
     const from = new Date(`${period.startDate}T00:00:00Z`);
     const to = new Date(Date.parse(`${period.endDate}T00:00:00Z`) + 86_400_000);
-    const n = await this.deps.flagged.countSeen(from, to);
-    if (n === undefined) return undefined;
-    return n === 0 ? 'No flagged visitors were seen in this period.' : `${n} flagged visitor${n === 1 ? ' was' : 's were'} seen in this period (see the threat alerts).`;
+    const seen = await this.deps.flagged.seen(from, to);
+    if (seen === undefined) return undefined;
+    const visitors = `${seen.count} flagged visitor${seen.count === 1 ? '' : 's'}`;
+    if (seen.watchingSince > from) {
+      return `The threat watch began ${formatDateTime(seen.watchingSince.toISOString(), timeZone, now)} (${timeZone}): ${visitors} since then; visits before it were not checked.`;
+    }
+    return seen.count === 0 ? 'The threat watch checked this whole period: no flagged visitors.' : `${visitors} seen in this period (see the threat alerts).`;
   }
 }

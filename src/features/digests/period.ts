@@ -23,6 +23,6 @@ export function digestRange(period: DigestPeriod, timeZone: string, now: Date): 
     return { startDate: first, endDate: last, label: `Last month (${formatSpan(first, last)})` };
   }
   const startDate = period === 'week' ? shiftDate(today, -7) : yesterday;
-  const label = period === 'week' ? 'The last 7 days' : 'Yesterday';
+  const label = period === 'week' ? 'The 7 days before today' : 'Yesterday';
   return { startDate, endDate: yesterday, label: `${label} (${formatSpan(startDate, yesterday)})` };
 }

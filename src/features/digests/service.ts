@@ -1,6 +1,6 @@
 import { REPORTS } from '../../kernel/catalog.js';
 import { filtersToText } from '../../kernel/filters.js';
-import { formatDateTime, formatSpan } from '../../kernel/format.js';
+import { formatDateTime, durationInWords } from '../../kernel/format.js';
 import type { ChannelRef } from '../../kernel/text.js';
 import type { Logger } from '../../platform/log.js';
 import type { Quota } from '../../platform/quota.js';
@@ -120,7 +120,7 @@ export class DigestService {
     if (gap < minIntervalMs) {
       return {
         field: 'schedule',
-        problem: `That schedule runs every ${formatSpan(gap)}; a digest may run at most every ${formatSpan(minIntervalMs)}.`,
+        problem: `That schedule runs every ${durationInWords(gap)}; a digest may run at most every ${durationInWords(minIntervalMs)}.`,
         hint: 'Pick a daily, weekly or monthly schedule, or a cron expression with runs further apart.',
       };
     }
@@ -193,8 +193,8 @@ export class DigestService {
         ownerId: d.ownerId,
         reports: d.reports.map((id) => (Object.hasOwn(REPORTS, id) ? id : '?')),
         schedule: scheduleInWords(d.schedule, d.timeZone),
-        nextRun: next ? formatDateTime(next.toISOString(), zone, now) : undefined,
-        lastRun: run ? `${run.status} ${formatDateTime(run.slot.toISOString(), zone, now)}${how ? ` (${how})` : ''}` : undefined,
+        nextRun: next ? formatDateTime(next.toISOString(), d.timeZone, now) : undefined,
+        lastRun: run ? `${run.status} ${formatDateTime(run.slot.toISOString(), d.timeZone, now)}${how ? ` (${how})` : ''}` : undefined,
         attention: d.attention,
         paused: d.paused,
         canManage: this.deps.access.mayManage(user, d.ownerId),

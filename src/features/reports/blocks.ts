@@ -1,14 +1,15 @@
 import type { ActionsBlock, Button, KnownBlock, PlainTextOption, StaticSelect, TableBlock } from '@slack/types';
 import { sortFields, type Column, type ReportDef, type ReportRow } from '../../kernel/catalog.js';
+import { likelyFilterFix } from '../../kernel/filters.js';
 import { z } from 'zod';
 import { normalizeRange, RANGE_LABELS, RANGE_WORDS, type DateRange } from '../../kernel/dates.js';
 import { code } from '../../kernel/text.js';
-import { bar, formatCount, formatDateTime, formatDuration, MISSING, shortUrl } from '../../kernel/format.js';
+import { bar, formatCount, formatField } from '../../kernel/format.js';
 import type { ReportQuery, SortDir } from '../../kernel/query.js';
 import { fieldOf } from '../../kernel/records.js';
 import { escapeMrkdwn, fallbackText } from '../../platform/slack/kit/escape.js';
 import { describeFilters } from '../../platform/slack/kit/filters.js';
-import { capBlocks, cell, clip, LIMITS, mrkdwn, plainText } from '../../platform/slack/kit/limits.js';
+import { capBlocks, cell, LIMITS, mrkdwn, plainText } from '../../platform/slack/kit/limits.js';
 
 /** Where a message's interactive elements find their query again (see refs.ts). */
 export interface ReportRefs {
@@ -31,6 +32,8 @@ export interface ReportView {
   demo: boolean;
   /** Ephemeral answers get "Post to channel". */
   ephemeral: boolean;
+  /** The largest count across every page (the top row), so a bar is the same length on any page; else this page's. */
+  barMax?: number;
 }
 
 export const ACTIONS = {
@@ -60,11 +63,11 @@ export function reportMessage(view: ReportView): { text: string; blocks: KnownBl
       text: mrkdwn(
         query.page > 1
           ? 'No more rows: this is past the last page.'
-          : 'No data for this range and these filters. Try a longer range, or fewer filters.',
+          : `No data for this range and these filters. ${escapeMrkdwn(likelyFilterFix(query.filters) ?? 'Try a longer range, or fewer filters.')}`,
       ),
     });
   } else {
-    blocks.push(reportTable(def, rows, view.timeZone, view.now));
+    blocks.push(reportTable(def, rows, view.timeZone, view.now, view.barMax));
   }
   blocks.push(...actionBlocks(view));
   return { text: notificationText(view), blocks: capBlocks(blocks) };
@@ -79,6 +82,7 @@ function contextLine(view: ReportView): string {
   ];
   const filters = describeFilters(query.filters);
   if (filters) parts.push(`filters: ${filters}`);
+  parts.push(`${def.columns.some((c) => c.format === 'datetime') ? 'days and times' : 'days'} in ${escapeMrkdwn(view.timeZone)}`);
   if (view.demo) parts.push('_demo data_');
   if (rows.length >= LIMITS.tableRows) parts.push(`columns: ${def.columns.map((c) => c.label).join(', ')}`);
   return parts.join(' · ');
@@ -93,28 +97,16 @@ function sortLabel(def: ReportDef, query: ReportQuery): string {
 }
 
 function cellText(row: ReportRow, column: Column, timeZone: string, now: Date): string {
-  const value = fieldOf(row, column.field);
-  switch (column.format) {
-    case 'count':
-      return formatCount(typeof value === 'number' ? value : undefined);
-    case 'duration':
-      return formatDuration(typeof value === 'number' ? value : undefined);
-    case 'datetime':
-      return typeof value === 'string' && value ? formatDateTime(value, timeZone, now) : MISSING;
-    case 'url':
-      return typeof value === 'string' && value ? clip(shortUrl(value), CELL_MAX) : MISSING;
-    default:
-      return value === undefined || value === null || value === '' ? MISSING : clip(String(value), CELL_MAX);
-  }
+  return formatField(fieldOf(row, column.field), column.format, timeZone, now, CELL_MAX);
 }
 
-function reportTable(def: ReportDef, rows: readonly ReportRow[], timeZone: string, now: Date): TableBlock {
+function reportTable(def: ReportDef, rows: readonly ReportRow[], timeZone: string, now: Date, barMax?: number): TableBlock {
   const numeric = (c: Column) => c.format === 'count' || c.format === 'duration';
   const header = def.columns.map((c) => cell(c.label));
   const counts = def.countField ? rows.map((r) => Number(fieldOf(r, def.countField!)) || 0) : [];
-  const max = Math.max(0, ...counts);
+  const max = Math.max(0, barMax ?? 0, ...counts);
   const withBar = def.countField !== undefined && max > 0;
-  if (withBar) header.push(cell('Share'));
+  if (withBar) header.push(cell('vs top row'));
 
   const body = rows.slice(0, LIMITS.tableRows).map((row, i) => {
     const cells = def.columns.map((c) => cell(cellText(row, c, timeZone, now)));

@@ -28,9 +28,9 @@ const EXAMPLES = [
   '/traffic sources',
   '/traffic pages last30d page~/blog/ by duration top 25',
   '/traffic countries yesterday',
-  '/traffic cities 2024-11-01..2024-11-28 country:"United States"',
-  '/traffic sources mtd country.code:DE,AT or country.code:CH channel:Organic',
-  '/traffic visits today visitor.id:abc123 public',
+  '/traffic cities last30d country:"United States"',
+  '/traffic sources last30d country.code:DE,AT or country.code:CH channel:"Organic Search"',
+  '/traffic visits last7d visitor.id:v_demo_attacker public',
 ];
 
 function reportLine(def: ReportDef): string {
@@ -46,7 +46,7 @@ function general(catalog: ReportCatalog): string[] {
     `Usage: ${TRAFFIC_USAGE}`,
     `Reports: ${reportList(catalog)} (aliases and unambiguous prefixes work too, e.g. "sou")`,
     `Ranges: ${RANGE_WORDS.join(', ')}, 2024-11-01..2024-11-28 or one date; default ${DEFAULT_RANGE}`,
-    'Filters: country:US,DE (is one of), page~/blog (contains), city:"New York"; "or" starts another group',
+    'Filters: country:Germany,France (is one of), country.code:US, page~/blog (contains), city:"New York"; "or" starts another group',
     `Sort and size: by <key> [asc|desc], top <n> (1 to ${MAX_TOP}, default ${DEFAULT_TOP}); "public" posts to the channel`,
     `Example: ${EXAMPLES[1]}`,
     'Also: /traffic digest …, /traffic alerts …, /visitor <visitor_id> [visit <visit_id>]',
@@ -75,7 +75,7 @@ function topicLines(topic: string, catalog: ReportCatalog): string[] {
         `Objects: ${Object.entries(FILTER_FIELDS)
           .map(([o, fields]) => (fields.length > 1 ? `${o} (${fields.join(', ')})` : o))
           .join(', ')}`,
-        'Example: /traffic pages country:US,CA page~/pricing or country.code:GB',
+        'Example: /traffic pages country:Germany,France page~/pricing or country.code:GB',
       ];
     case 'sort':
       return [

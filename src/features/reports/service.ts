@@ -1,5 +1,6 @@
 import type { Seal } from '../../platform/slack/kit/seal.js';
-import type { ReportCatalog, ReportId, ReportRow } from '../../kernel/catalog.js';
+import { sortFields, type ReportCatalog, type ReportId, type ReportRow } from '../../kernel/catalog.js';
+import { fieldOf } from '../../kernel/records.js';
 import { resolveRange, type DateRange } from '../../kernel/dates.js';
 import { toMarketingRequest, withFilter, withPage, withReport, type ReportQuery } from '../../kernel/query.js';
 import type { Answering } from '../../platform/answering.js';
@@ -30,7 +31,7 @@ export interface Where {
 }
 
 export type Answer = { ok: true; message: SlackMessage } | { ok: false; message: SlackMessage };
-export type Rows = { ok: true; rows: readonly ReportRow[]; range: DateRange; timeZone: string } | { ok: false; problem: string; hint?: string };
+export type Rows = { ok: true; rows: readonly ReportRow[]; range: DateRange; timeZone: string; barMax?: number } | { ok: false; problem: string; hint?: string };
 
 /**
  * Report answers: resolve the range in the channel's zone, fetch one page, render.
@@ -63,8 +64,17 @@ export class ReportService {
     const resolved = resolveRange(query.range, timeZone, this.deps.now());
     if (!resolved.ok) return { ok: false, problem: resolved.error, hint: 'Pick another range.' };
     try {
-      const rows = await this.deps.api.report(query.report, toMarketingRequest(query, this.catalog, resolved.range));
-      return { ok: true, rows, range: resolved.range, timeZone };
+      const request = toMarketingRequest(query, this.catalog, resolved.range);
+      const def = this.catalog[query.report];
+      const count = def.countField;
+      // A page other than the first by count needs the top row's count, so its bars keep their length.
+      const topNeeded = count !== undefined && sortFields(def).includes(count) && (query.page > 1 || request.sort?.key !== count || request.sort.value !== -1);
+      const [rows, top] = await Promise.all([
+        this.deps.api.report(query.report, request),
+        topNeeded ? this.deps.api.report(query.report, { ...request, page: 1, limit: 1, sort: { key: count, value: -1 } }) : Promise.resolve(undefined),
+      ]);
+      const barMax = top?.[0] && count ? Number(fieldOf(top[0], count)) || undefined : undefined;
+      return { ok: true, rows, range: resolved.range, timeZone, ...(barMax ? { barMax } : {}) };
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
       log.warn({ report: query.report, kind: error.kind, status: error.info.status }, 'report failed');
@@ -77,7 +87,7 @@ export class ReportService {
     const now = this.deps.now();
     const fetched = await this.rows(query, where.channelId, where.log, where.user);
     if (!fetched.ok) return { ok: false, message: problemMessage(fetched.problem, fetched.hint) };
-    const { rows, range, timeZone } = fetched;
+    const { rows, range, timeZone, barMax } = fetched;
     const { refs } = this;
     const message = reportMessage({
       def: this.catalog[query.report],
@@ -88,6 +98,7 @@ export class ReportService {
       now,
       demo: this.deps.demo,
       ephemeral: where.ephemeral,
+      ...(barMax ? { barMax } : {}),
       refs: {
         current: await refs.ref(query, LIMITS.buttonValue),
         block: await refs.ref(query, LIMITS.blockId - MENU_BLOCK_PREFIX.length),

@@ -1,5 +1,5 @@
 import type { Button, KnownBlock, SectionBlock, TableBlock } from '@slack/types';
-import { formatDateTime, maskIp, MISSING, shortUrl } from '../../kernel/format.js';
+import { formatDateTime, formatDateTimeIn, maskIp, MISSING, shortUrl } from '../../kernel/format.js';
 import { fieldOf, type Flag, type Part, type SecurityAnswers, type SecurityCheck, type VisitorRecord, type VisitRecord } from '../../kernel/records.js';
 import { z } from 'zod';
 import { SafeId } from '../../kernel/text.js';
@@ -17,6 +17,8 @@ export interface VisitorProfile {
   notFound: boolean;
   /** Every lookup failed for some other reason. */
   allFailed: boolean;
+  /** A visit id was asked for that the API does not know for this visitor: the answers are the visitor's own. */
+  unknownVisit?: string;
 }
 
 export const VISITOR_ACTIONS = {
@@ -119,7 +121,7 @@ function recordSection(view: VisitorCardView): SectionBlock {
     return { type: 'section', text: mrkdwn(`*Visitor record:* _unavailable (${escapeMrkdwn(record.error.kind.replace(/_/g, ' '))})_`) };
   }
   const r = record.value;
-  const when = (iso: string | undefined) => (iso ? escapeMrkdwn(formatDateTime(iso, view.timeZone, view.now)) : MISSING);
+  const when = (iso: string | undefined) => (iso ? escapeMrkdwn(formatDateTimeIn(iso, view.timeZone, view.now)) : MISSING);
   const company = r?.company?.name ? escapeMrkdwn(clip(r.company.name, 100)) : MISSING;
   return {
     type: 'section',
@@ -132,7 +134,7 @@ function text(value: unknown): string {
 }
 
 function visitsTable(view: VisitorCardView, visits: readonly VisitRecord[]): TableBlock {
-  const header = ['Date', 'Page', 'Referrer', 'Where', 'Browser', 'Device', 'IP'].map((t) => cell(t));
+  const header = [`Date (${view.timeZone})`, 'Page', 'Referrer', 'Where', 'Browser', 'Device', 'IP'].map((t) => cell(t));
   const rows = visits.slice(0, LIMITS.tableRows - 1).map((v) => {
     const where = [fieldOf(v, 'location.city'), fieldOf(v, 'location.country')].filter((x) => typeof x === 'string' && x).join(', ');
     const device = [fieldOf(v, 'device.type'), fieldOf(v, 'device.os.name') ?? fieldOf(v, 'device.os')].filter((x) => typeof x === 'string' && x).join(', ');
@@ -159,8 +161,11 @@ export function visitorCard(view: VisitorCardView): { text: string; blocks: Know
     { type: 'header', text: plainText(`${verdict.name}${severity}: visitor ${id}`, LIMITS.headerText) },
     {
       type: 'context',
-      elements: [mrkdwn(`${EMOJI[verdict.name]} Verdict: *${verdict.name}*${severity} · visitor ${mrkdwnCode(id)}${view.visitId ? ` · visit ${mrkdwnCode(view.visitId)}` : ''}`)],
+      elements: [mrkdwn(`${EMOJI[verdict.name]} Verdict: *${verdict.name}*${severity} · visitor ${mrkdwnCode(id)}${view.visitId && !view.profile.unknownVisit ? ` · visit ${mrkdwnCode(view.visitId)}` : ''}`)],
     },
+    ...(profile.unknownVisit
+      ? [{ type: 'section' as const, text: mrkdwn(`:warning: Visit ${mrkdwnCode(profile.unknownVisit)} is unknown for this visitor; what follows is about the visitor as a whole. Check the visit id (from a visits report).`) }]
+      : []),
     flagsSection(profile),
     reasonsSection(verdict),
     { type: 'divider' },

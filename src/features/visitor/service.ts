@@ -56,11 +56,22 @@ export async function fetchVisitorProfile(
 ): Promise<VisitorProfile> {
   const range = { startDate: '1970-01-01', endDate: options.endDate };
   const filterGroups = visitorFilter(visitorId);
-  const [checks, record, visits] = await Promise.all([
-    Promise.all(SECURITY_CHECKS.map((check) => part(api.security.check(check, visitorId, options.visitId)))),
+  const lookups = (visitId: string | undefined) => Promise.all(SECURITY_CHECKS.map((check) => part(api.security.check(check, visitorId, visitId))));
+  const [askedChecks, record, visits] = await Promise.all([
+    lookups(options.visitId),
     part<VisitorRecord | undefined>(api.visitors({ ...range, filterGroups, limit: 1 }).then((rows) => rows.find((r) => r.id === visitorId) ?? rows[0])),
     part<readonly VisitRecord[]>(api.visits({ ...range, filterGroups, page: options.visitsPage, limit: options.visitsLimit, sort: { key: 'created', value: -1 } })),
   ]);
+  // A visit the API does not know: ask about the visitor alone, so a mistyped visit id cannot hide a verdict.
+  let unknownVisit: string | undefined;
+  let checks = askedChecks;
+  if (options.visitId && checks.some((p) => !p.ok && p.error.kind === 'not_found')) {
+    const plain = await lookups(undefined);
+    if (plain.some((p) => p.ok)) {
+      unknownVisit = options.visitId;
+      checks = plain;
+    }
+  }
   const security = Object.fromEntries(SECURITY_CHECKS.map((check, i) => [check, checks[i]])) as { [K in SecurityCheck]: Part<SecurityAnswers[K]> };
   const securityParts = Object.values(security) as Part<unknown>[];
   const said404 = securityParts.filter((p) => !p.ok && p.error.kind === 'not_found').length;
@@ -73,6 +84,7 @@ export async function fetchVisitorProfile(
     visits,
     notFound: said404 > 0 && answered === 0 && (noRecord || !record.ok),
     allFailed: answered === 0 && !record.ok && !visits.ok,
+    ...(unknownVisit ? { unknownVisit } : {}),
   };
 }
 
