@@ -91,12 +91,14 @@ async function runSandbox(config: Config, log: Logger): Promise<() => Promise<vo
     port: config.port,
     security: config.security,
     admins: config.admins,
-    alerts: config.alerts,
+    // The sandbox scans for threats every 20 s unless told otherwise, so the first alert comes within a minute or two.
+    alerts: process.env.ALERT_SCAN_INTERVAL ? config.alerts : { ...config.alerts, scanIntervalMs: 20_000 },
     deliveries: config.deliveries,
     limits: config.limits,
     store: storeOptions(config),
   };
   const sandbox = await startSandbox({
+    live: {},
     log,
     api: config.analytics.url ? { baseUrl: config.analytics.url, apiKey: config.analytics.apiKey ?? '' } : undefined,
     slackPort: Number(process.env.SANDBOX_SLACK_PORT ?? 0),

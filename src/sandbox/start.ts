@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { startDemoApi, type DemoApi } from './demo-api/server.js';
 import type { Faults } from './demo-api/faults.js';
+import type { LiveOptions } from './demo-api/live.js';
 import { startOfflineSlack, type OfflineSlack, type OfflineSlackOptions } from './slack/index.js';
 
 /** Where the app finds the sandbox: the API to ask and the Slack to talk to, with the secrets made up for this run. */
@@ -24,6 +25,8 @@ export interface SandboxOptions<A extends SandboxApp> {
   api?: { baseUrl: string; apiKey: string };
   slackPort?: number;
   demoFaults?: Faults;
+  /** New demo visits keep arriving (a flagged visitor every 2 minutes by default). Default off: tests want still data. */
+  live?: LiveOptions;
   slack?: Partial<Pick<OfflineSlackOptions, 'rateLimit' | 'ackTimeoutMs' | 'extraRoutes'>>;
   /** Starts the app against the sandbox (passed in: the sandbox knows only protocols). */
   startApp: (wiring: SandboxWiring) => Promise<A>;
@@ -44,7 +47,7 @@ export async function startSandbox<A extends SandboxApp>(options: SandboxOptions
   const botToken = `xoxb-sandbox-${randomBytes(12).toString('hex')}`;
   const demoKey = `demo-${randomBytes(8).toString('hex')}`;
 
-  const demo = options.api ? undefined : await startDemoApi({ port: 0, apiKey: demoKey, faults: options.demoFaults });
+  const demo = options.api ? undefined : await startDemoApi({ port: 0, apiKey: demoKey, faults: options.demoFaults, ...(options.live ? { live: options.live } : {}) });
   const api = options.api ?? { baseUrl: demo!.url, apiKey: demoKey };
   const slack = await startOfflineSlack({ signingSecret, botToken, port: options.slackPort ?? 0, ...options.slack });
   let lookout: A;

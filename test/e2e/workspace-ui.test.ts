@@ -2,6 +2,8 @@
  * The sandbox's browser UI over HTTP, without a browser: the page and its files, the
  * JSON endpoints that drive the offline Slack, and the event stream that follows it.
  */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/platform/log.js';
 import { startTestSandbox as startSandbox, type Sandbox } from '../support/sandbox.js';
@@ -131,6 +133,23 @@ describe('the page', () => {
     const res = await fetch(`${base}/archives/C_MARKETING/p1732200000000100`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+  });
+
+  it('GET /ui/emoji.json has Slack\'s shortcodes (emojibase-data), every one Lookout sends among them', async () => {
+    const { status, json } = await get('/ui/emoji.json');
+    expect(status).toBe(200);
+    expect(Object.keys(json).length).toBeGreaterThan(1500);
+    expect(json.rotating_light).toBe('🚨');
+    for (const [code, char] of [['white_check_mark', '✅'], ['thumbsup', '👍'], ['+1', '👍'], ['shield', '🛡']]) expect(String(json[code!]).startsWith(char!), code).toBe(true);
+    const sent = new Set<string>();
+    for (const file of readdirSync('src', { recursive: true, withFileTypes: true })) {
+      if (file.isFile() && file.name.endsWith('.ts') && !join(file.parentPath, file.name).includes('sandbox')) {
+        for (const m of readFileSync(join(file.parentPath, file.name), 'utf8').matchAll(/:([a-z][a-z0-9_]+):/g)) sent.add(m[1]!);
+      }
+    }
+    for (const notEmoji of ['00', 'db8']) sent.delete(notEmoji); // a clock time and an IPv6 address in comments
+    expect(sent.size).toBeGreaterThan(8);
+    expect([...sent].filter((code) => !Object.hasOwn(json, code))).toEqual([]);
   });
 
   it('GET /ui/workspace lists the people and the channels', async () => {

@@ -12,6 +12,8 @@ import { generateDataset, type Dataset } from './dataset.js';
 import { ReportEngine } from './engine.js';
 import { ApiFailure, badRequest } from './errors.js';
 import { driftBody, FaultInjector, truncateJson, type Faults } from './faults.js';
+import { LiveTraffic, type LiveOptions } from './live.js';
+import type { Visit } from './model.js';
 import { parseReportQuery } from './request.js';
 import { isSecurityKind, securityRecord } from './security.js';
 
@@ -37,6 +39,8 @@ export interface DemoApiOptions {
   maxRecordedRequests?: number;
   /** Called with unexpected errors (answered 500). Default: console.error. */
   onError?: (error: unknown) => void;
+  /** New visits keep arriving in real time (see live.ts), checked every `everyMs` (default 5 s). Default off. */
+  live?: LiveOptions & { everyMs?: number };
 }
 
 /** A request as received. Headers are never recorded (they carry the key). */
@@ -64,6 +68,8 @@ export interface DemoApi {
   /** Replaces all faults ({} clears them). */
   setFaults(faults: Faults): void;
   resetRequests(): void;
+  /** Adds the live visits due by now (or by `at`); those added. Without `live`, nothing. */
+  advanceLive(at?: Date): readonly Visit[];
   /** Stops listening and ends every connection, hanging ones included. */
   close(): Promise<void>;
 }
@@ -129,6 +135,18 @@ export async function startDemoApi(options: DemoApiOptions = {}): Promise<DemoAp
     options.dataset ??
     generateDataset({ seed, ...(options.now ? { now: options.now(), clock: options.now } : {}) });
   const engine = new ReportEngine(dataset, options.cacheSize ?? 64);
+  const clock = options.now ?? (() => new Date());
+  const live = options.live ? new LiveTraffic(dataset, clock(), options.live) : undefined;
+  const advanceLive = (at: Date = clock()): readonly Visit[] => {
+    try {
+      return live?.advance(at) ?? [];
+    } catch (error) {
+      onError(error);
+      return [];
+    }
+  };
+  const liveTimer = live ? setInterval(() => advanceLive(), options.live?.everyMs ?? 5000) : undefined;
+  liveTimer?.unref();
   const faults = new FaultInjector(seed, options.faults ?? {});
   const keyDigest = digest(apiKey);
   const requests: RecordedRequest[] = [];
@@ -261,7 +279,9 @@ export async function startDemoApi(options: DemoApiOptions = {}): Promise<DemoAp
     resetRequests() {
       requests.length = 0;
     },
+    advanceLive,
     close() {
+      if (liveTimer) clearInterval(liveTimer);
       closed ??= new Promise<void>((resolve, reject) => {
         closing = true;
         for (const pending of delays) {

@@ -7,6 +7,7 @@
  *
  *   GET  /                       the page (also /archives/… permalinks)
  *   GET  /ui/assets/<file>       its static files
+ *   GET  /ui/emoji.json          Slack's emoji shortcodes → emoji (from emojibase-data)
  *   GET  /ui/workspace           team, people, channels
  *   GET  /ui/state?channel&user  what the user sees in a channel, and their open modals
  *   GET  /ui/thread?channel&ts&user
@@ -25,6 +26,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { createRequire } from 'node:module';
 import { contentType, HttpError, readBody, sendJson } from './http-util.js';
 import type { RouteContext, RouteHandler, Router } from './server.js';
 import type { Delivery, Json } from './types.js';
@@ -312,6 +314,23 @@ function events(req: IncomingMessage, res: ServerResponse, ctx: RouteContext): v
   res.once('close', stop);
 }
 
+let emoji: Record<string, string> | undefined;
+
+/** Slack's shortcodes (iamcal's set) → the emoji, from emojibase-data; built once. */
+function emojiTable(): Record<string, string> {
+  if (emoji) return emoji;
+  const require = createRequire(import.meta.url);
+  const shortcodes = require('emojibase-data/en/shortcodes/iamcal.json') as Record<string, string | string[]>;
+  const compact = require('emojibase-data/en/compact.json') as { hexcode: string; unicode: string }[];
+  const unicode = new Map(compact.map((e) => [e.hexcode, e.unicode]));
+  const table: Record<string, string> = {};
+  for (const [hex, codes] of Object.entries(shortcodes)) {
+    const char = unicode.get(hex) ?? String.fromCodePoint(...hex.split('-').map((h) => parseInt(h, 16)));
+    for (const code of [codes].flat()) table[code] = char;
+  }
+  return (emoji = table);
+}
+
 /** Adds the page and its endpoints to the offline Slack's router. */
 export function mountUiRoutes(router: Router, options: { dir?: string } = {}): void {
   const dir = options.dir ?? findUiDir();
@@ -322,6 +341,7 @@ export function mountUiRoutes(router: Router, options: { dir?: string } = {}): v
     .add('GET', '/archives/*', page)
     .add('GET', '/ui/assets/:file', (_req, res, ctx) => serveFile(dir, ctx.params.file ?? '', res))
     .add('GET', '/ui/events', events)
+    .add('GET', '/ui/emoji.json', json(() => emojiTable()))
     .add('GET', '/ui/workspace', json((_req, { slack }) => {
       const ws = slack.workspace;
       const people = [...ws.users.values()];

@@ -1,7 +1,7 @@
 // The sandbox's Slack page: state, server-sent events, the JSON endpoints, and the
 // channel / thread / modal / composer views. Block Kit is drawn by blocks.js.
 import { confirmDialog, inputValues, isEmptyValue, renderAttachments, renderBlocks } from './blocks.js';
-import { renderMrkdwn } from './mrkdwn.js';
+import { renderMrkdwn, setEmoji } from './mrkdwn.js';
 
 // ---- what the composer knows (the commands of manifest.json) ----------------------------
 
@@ -817,7 +817,9 @@ function setupComposer() {
 // ---- start ------------------------------------------------------------------------------
 
 async function start() {
-  state.workspace = await api('GET', '/ui/workspace');
+  const [workspace, emoji] = await Promise.all([api('GET', '/ui/workspace'), api('GET', '/ui/emoji.json').catch(() => ({}))]);
+  state.workspace = workspace;
+  setEmoji(emoji);
   const params = new URLSearchParams(location.search);
   const permalink = /^\/archives\/([^/]+)\/p(\d{10})(\d{6})/.exec(location.pathname);
   const wantedUser = params.get('user');

@@ -3,22 +3,14 @@
 // only into text nodes at the very end, so `&lt;!channel&gt;` is shown literally and can
 // never become a mention or markup. Nothing here uses innerHTML.
 
-const EMOJI = {
-  warning: '⚠️', white_check_mark: '✅', x: '❌', grey_question: '❔', question: '❓', mag: '🔍',
-  rotating_light: '🚨', shield: '🛡️', eyes: '👀', mute: '🔇', speaker: '🔈', double_vertical_bar: '⏸️',
-  large_yellow_circle: '🟡', large_green_circle: '🟢', red_circle: '🔴', large_orange_circle: '🟠',
-  chart_with_upwards_trend: '📈', chart_with_downwards_trend: '📉', bar_chart: '📊', calendar: '📅',
-  spiral_calendar_pad: '🗓️', clock9: '🕘', alarm_clock: '⏰', bell: '🔔', no_bell: '🔕', tada: '🎉',
-  wave: '👋', bulb: '💡', memo: '📝', link: '🔗', lock: '🔒', unlock: '🔓', globe_with_meridians: '🌐',
-  earth_africa: '🌍', robot_face: '🤖', bust_in_silhouette: '👤', busts_in_silhouette: '👥',
-  hourglass_flowing_sand: '⏳', hourglass: '⌛', arrow_right: '➡️', arrow_left: '⬅️', arrow_up: '⬆️',
-  arrow_down: '⬇️', heavy_check_mark: '✔️', heavy_plus_sign: '➕', heavy_minus_sign: '➖', fire: '🔥',
-  rocket: '🚀', star: '⭐', sparkles: '✨', thumbsup: '👍', '+1': '👍', thumbsdown: '👎', '-1': '👎',
-  smile: '😄', slightly_smiling_face: '🙂', no_entry: '⛔', no_entry_sign: '🚫', information_source: 'ℹ️',
-  pushpin: '📌', gear: '⚙️', wrench: '🔧', package: '📦', inbox_tray: '📥', outbox_tray: '📤',
-  mailbox: '📫', female_detective: '🕵️‍♀️', sleuth_or_spy: '🕵️', detective: '🕵️', new: '🆕',
-  small_red_triangle: '🔺', small_red_triangle_down: '🔻', sos: '🆘', stopwatch: '⏱️',
-};
+// Slack's shortcodes (iamcal's emoji-data, through the emojibase-data package), served by
+// the offline Slack at /ui/emoji.json and set once at start.
+let EMOJI = {};
+
+/** The shortcode → emoji table; until it is set, codes show as they are. */
+export function setEmoji(table) {
+  EMOJI = table ?? {};
+}
 
 let colorEmoji;
 
@@ -62,7 +54,7 @@ export function appendText(parent, text, { emoji = true } = {}) {
   let last = 0;
   let m;
   while ((m = re.exec(text)) !== null) {
-    const char = EMOJI[m[1]];
+    const char = Object.hasOwn(EMOJI, m[1]) ? EMOJI[m[1]] : undefined;
     if (!char) {
       re.lastIndex = m.index + 1;
       continue;
