@@ -14,7 +14,8 @@ import { startTestSandbox as startSandbox, type Sandbox } from '../support/sandb
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const available = existsSync(CHROMIUM);
-const SCREENSHOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'docs', 'screenshot.png');
+// Outside the tracked tree (docs/screenshot.png is the README's, updated by hand).
+const SCREENSHOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'test-results', 'screens', 'workspace-report.png');
 
 if (!available) {
   console.warn(`[test/browser] skipped: no chromium at ${CHROMIUM} (install it with "apt-get install -y chromium", or set CHROMIUM_PATH)`);
