@@ -101,7 +101,7 @@ function aggregate(
 }
 
 export const REPORTS: Readonly<Record<ReportId, ReportDef>> = {
-  sources: aggregate('sources', 'Sources', '/traffic/sources', 'source', 'pages', ['source', 'referrers']),
+  sources: aggregate('sources', 'Sources', '/traffic/sources', 'source', 'pages', ['source', 'src', 'referrers']),
   channels: aggregate('channels', 'Channels', '/traffic/channels', 'channel', 'sources', ['channel', 'mediums']),
   campaigns: aggregate('campaigns', 'Campaigns', '/traffic/campaigns', 'campaign', 'pages', ['campaign', 'utm']),
   pages: {

@@ -177,6 +177,9 @@ export interface ChannelRef {
   name?: string;
 }
 
+/** Slack's shape of a user id. */
+export const USER_ID = /^[UW][A-Z0-9_]{2,}$/;
+
 /** Slack's shape of a channel id. */
 export const CHANNEL_ID = /^[CGD][A-Z0-9_]{2,}$/;
 

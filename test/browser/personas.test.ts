@@ -94,6 +94,10 @@ describe.skipIf(!available)('three people in the sandbox, in a browser', () => {
 
   it('a security engineer turns alerts on, sees one arrive live, opens it, acknowledges and mutes it', async () => {
     const page = await open('carol', 'security');
+    // Enter sends a command typed whole, as Slack does (it used to complete the suggestion and stop).
+    await page.getByTestId('composer-input').fill('/visitor');
+    await page.getByTestId('composer-input').press('Enter');
+    await expect.poll(() => page.getByTestId('message-list').textContent()).toMatch(/Usage: \/visitor/);
     await type(page, '/traffic alerts on min medium');
     await expect.poll(() => page.getByTestId('message-list').textContent()).toMatch(/Threat alerts are on/);
     await box.lookout.store.watchState.saveProgress('visits', { watermark: new Date(), seenIds: [], counts: {}, at: new Date() });

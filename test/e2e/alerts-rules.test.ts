@@ -136,6 +136,12 @@ describe('Unmute', () => {
     await box.lookout.deliveries.drained();
   });
 
+  it('muting an id no alert here has named says so, and mutes it anyway', async () => {
+    const text = await command(ADMIN, 'alerts mute v_never_seen for 24h', /is muted here/);
+    expect(text).toContain('No alert about v_never_seen has been raised here yet');
+    expect(await box.lookout.store.mutes.isMuted(SECURITY, 'v_never_seen', now())).toBeDefined();
+  });
+
   it("a person's Unmute is refused and the mute stays", async () => {
     const id = 'v_unmute';
     await command(ADMIN, `alerts mute ${id} for 24h`, /is muted here/);

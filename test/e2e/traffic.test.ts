@@ -123,6 +123,8 @@ describe('/traffic answers every report', () => {
     await box.slack.click(message, 'report.share');
     const shared = await box.slack.waitForMessage(CHANNEL, (m) => !m.ephemeralTo && headerOf(m) === 'Devices · All time' && m.ts !== message.ts, 10_000);
     expect(tableOf(shared)).toEqual(tableOf(message));
+    expect(mrkdwnOf(shared).join(' ')).toContain(`shared by <@${USER}>`);
+    expect(mrkdwnOf(message).join(' ')).not.toContain('shared by');
     await box.slack.waitFor(() => !box.slack.messages(CHANNEL, { user: USER }).some((m) => m.ts === message.ts));
     expect(box.slack.messages(CHANNEL).length).toBeGreaterThan(before);
   });
@@ -228,6 +230,19 @@ describe('refining', () => {
       filterGroups: [{ filters: [{ object: 'country', field: 'name', operator: 'is_any_of', value: ['Germany'] }] }],
     })) as AggregateRow[];
     expect(names(next)).toEqual(german.map((r) => r.name));
+  });
+
+  it('a drill-down from rows sorted by name shows the breakdown by most visits', async () => {
+    const message = await run('countries all by name asc top 10');
+    await box.slack.click(message, 'report.drill');
+    const view = await box.slack.waitFor(() => {
+      const v = box.slack.openViews(USER).at(-1);
+      return v && JSON.stringify(v.blocks).includes('"action_id":"row"') ? v : undefined;
+    });
+    const next = await change(message, () => box.slack.submit(view, { row: '0', report: 'cities' }));
+    expect(mrkdwnOf(next)[0]).toMatch(/sorted by Visits ↓/);
+    const visits = tableOf(next).slice(1).map((r) => Number(r[1]!.replace(/,/g, '')));
+    expect(visits).toEqual([...visits].sort((a, b) => b - a));
   });
 
   it('a tampered button value gets a polite "too old" answer', async () => {

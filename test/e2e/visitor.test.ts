@@ -121,8 +121,13 @@ describe('partial answers', () => {
 
 describe('bad input', () => {
   it('an unknown visitor is "No visitor … found", with the id escaped', async () => {
+    const logged = box.logs.length;
     const card = await visitor('v_nobody_x');
     expect(mrkdwnOf(card).join(' ')).toMatch(/No visitor `v_nobody_x` found/);
+    // One line, with the request's id; the five 404s behind it are not errors.
+    const lines = box.logs.slice(logged).map((l) => JSON.parse(l) as { level: number; msg: string; requestId?: string });
+    expect(lines.filter((l) => l.level >= 50)).toEqual([]);
+    expect(lines.filter((l) => l.msg === 'no such visitor')).toEqual([expect.objectContaining({ requestId: expect.any(String) })]);
   });
 
   it.each([

@@ -126,6 +126,19 @@ describe('reportMessage', () => {
   });
 });
 
+describe('the sort menu', () => {
+  it('offers each order once: visits have "Newest first", not also "Date ↓"', () => {
+    for (const id of ['visits', 'visitors', 'sources', 'pages'] as const) {
+      const message = reportMessage(view({ query: newQuery(id), rows: [] }));
+      const menu = JSON.stringify(message.blocks).match(/"action_id":"report\.sort".*?"options":(\[.*?\])/)?.[1];
+      const labels = (JSON.parse(menu ?? '[]') as { text: { text: string } }[]).map((o) => o.text.text);
+      expect(labels.length, id).toBeGreaterThan(1);
+      expect(new Set(labels).size, id).toBe(labels.length);
+      if (id === 'visits') expect(labels.filter((l) => /Newest|Date ↓/.test(l))).toEqual(['Newest first']);
+    }
+  });
+});
+
 describe('describeFilters', () => {
   it('describes AND inside groups and OR across them', () => {
     expect(

@@ -159,6 +159,16 @@ describe('parseTrafficCommand: queries', () => {
   });
 });
 
+describe('ranges and reports as people say them', () => {
+  it('`last 7 days` (and 30, 90) is last7d; `src` is sources; a near miss suggests the canonical word', () => {
+    expect(parse('sources last 7 days')).toMatchObject({ kind: 'report', query: { report: 'sources', range: 'last7d' } });
+    expect(parse('pages last 30 days top 5')).toMatchObject({ kind: 'report', query: { report: 'pages', range: 'last30d', top: 5 } });
+    expect(parse('src last 90 day')).toMatchObject({ kind: 'report', query: { report: 'sources', range: 'last90d' } });
+    expect(parse('sources last7x')).toMatchObject({ kind: 'error', message: expect.stringContaining('Did you mean `last7d`?') });
+    expect(parse('sources last 8 days')).toMatchObject({ kind: 'error' });
+  });
+});
+
 describe('parseTrafficCommand: errors', () => {
   it.each(ERRORS)('%j', (text, message) => {
     const r = parse(text);

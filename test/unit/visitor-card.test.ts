@@ -380,13 +380,26 @@ describe('visitorCard: recent visits and buttons', () => {
     expect(mrkdwnOf(card({ visits: [] }, { visitsPage: 2 }))).toContain('*Recent visits:* no more.');
   });
 
-  it('offers "Post to channel" only when canShare, carrying the current page', () => {
+  it('offers "◀ Newer visits" past the first page, carrying the page before', () => {
+    const second = card({ visits: [visit(0)] }, { visitsPage: 2, visitId: 'vs_7' });
+    const newer = buttonsOf(second)[VISITOR_ACTIONS.newer];
+    expect(newer?.text).toBe('◀ Newer visits');
+    expect(decodeCardRef(newer?.value)).toEqual({ visitorId: ID, page: 1, visitId: 'vs_7' });
+    expect(hasAction(card({ visits: [visit(0)] }), VISITOR_ACTIONS.newer)).toBe(false);
+  });
+
+  it('a card posted for everyone says who posted it', () => {
+    expect(mrkdwnOf(card({}, { sharedBy: 'U_BOB', showIp: false })).join(' ')).toContain('shared by <@U_BOB>');
+    expect(mrkdwnOf(card({}, { sharedBy: 'U1> <!channel' })).join(' ')).not.toContain('shared by');
+  });
+
+  it('offers "Post to channel" only when canShare, carrying the first page (what everyone should see first)', () => {
     expect(hasAction(card(), VISITOR_ACTIONS.share)).toBe(false);
     expect(blocksOf(card()).some((b) => b.type === 'actions')).toBe(false);
     const shareable = card({ visits: [visit(0)] }, { canShare: true, visitsPage: 4 });
     const share = buttonsOf(shareable)[VISITOR_ACTIONS.share];
     expect(share?.text).toBe('Post to channel');
-    expect(decodeCardRef(share?.value)).toEqual({ visitorId: ID, page: 4, visitId: undefined });
+    expect(decodeCardRef(share?.value)).toEqual({ visitorId: ID, page: 1, visitId: undefined });
     expect(hasAction(shareable, VISITOR_ACTIONS.more)).toBe(false);
   });
 });
@@ -467,7 +480,7 @@ describe('visitorCard: within Slack limits at the extremes', () => {
       // Both buttons survive and still decode.
       const buttons = buttonsOf(message);
       expect(decodeCardRef(buttons[VISITOR_ACTIONS.more]?.value)).toEqual({ visitorId, page: 10_000, visitId: 'vs_' + 'q'.repeat(125) });
-      expect(decodeCardRef(buttons[VISITOR_ACTIONS.share]?.value)?.page).toBe(9999);
+      expect(decodeCardRef(buttons[VISITOR_ACTIONS.share]?.value)?.page).toBe(1);
       expect(headerOf(message)).toMatch(/^Threat · high severity: visitor v_z+/);
       expect(Array.from(message.text).length).toBeLessThanOrEqual(3000);
     }

@@ -88,7 +88,9 @@ export class AlertService implements FlaggedVisitors {
     const now = this.deps.now();
     const until = forMs === null ? null : new Date(now.getTime() + forMs);
     await this.deps.repos.mutes.mute(channelId, visitorId, until, user);
-    return { ok: true, message: infoMessage(`Visitor ${visitorId} is muted here ${until ? `until ${this.when(until, now)}` : 'for good'}.`) };
+    const known = (await this.deps.repos.alerts.get(channelId, visitorId)) !== undefined;
+    const note = known ? '' : ` No alert about ${visitorId} has been raised here yet: check the id (from an alert or a visitors report); the mute applies if it shows up.`;
+    return { ok: true, message: infoMessage(`Visitor ${visitorId} is muted here ${until ? `until ${this.when(until, now)}` : 'for good'}.${note}`) };
   }
 
   async unmute(user: string, channelId: string, visitorId: string): Promise<Outcome> {

@@ -3,7 +3,7 @@ import { sortFields, type Column, type ReportDef, type ReportRow } from '../../k
 import { likelyFilterFix } from '../../kernel/filters.js';
 import { z } from 'zod';
 import { normalizeRange, RANGE_LABELS, RANGE_WORDS, type DateRange } from '../../kernel/dates.js';
-import { code } from '../../kernel/text.js';
+import { code, USER_ID } from '../../kernel/text.js';
 import { bar, formatCount, formatField } from '../../kernel/format.js';
 import type { ReportQuery, SortDir } from '../../kernel/query.js';
 import { fieldOf } from '../../kernel/records.js';
@@ -32,6 +32,8 @@ export interface ReportView {
   demo: boolean;
   /** Ephemeral answers get "Post to channel". */
   ephemeral: boolean;
+  /** Who posted it for everyone. */
+  sharedBy?: string;
   /** The largest count across every page (the top row), so a bar is the same length on any page; else this page's. */
   barMax?: number;
 }
@@ -84,6 +86,7 @@ function contextLine(view: ReportView): string {
   if (filters) parts.push(`filters: ${filters}`);
   parts.push(`${def.columns.some((c) => c.format === 'datetime') ? 'days and times' : 'days'} in ${escapeMrkdwn(view.timeZone)}`);
   if (view.demo) parts.push('_demo data_');
+  if (view.sharedBy && USER_ID.test(view.sharedBy)) parts.push(`shared by <@${view.sharedBy}>`);
   if (rows.length >= LIMITS.tableRows) parts.push(`columns: ${def.columns.map((c) => c.label).join(', ')}`);
   return parts.join(' · ');
 }
@@ -196,7 +199,9 @@ function inspectableVisitors(def: ReportDef, rows: readonly ReportRow[]): string
 
 /** Each sortable field once, both ways: "Visits ↓", "Visits ↑". */
 function sortChoices(def: ReportDef): PlainTextOption[] {
-  return sortFields(def).flatMap((key) => {
+  const fields = sortFields(def);
+  // A visit's date is when it was created: "Newest first" already says it.
+  return fields.filter((key) => !(key === 'date' && fields.includes('created'))).flatMap((key) => {
     const choice = (dir: SortDir) => encodeMenuChoice({ sort: { key, dir } });
     if (key === 'created') return [option('Newest first', choice('desc')), option('Oldest first', choice('asc'))];
     const label = def.columns.find((c) => c.field === key)?.label ?? key;

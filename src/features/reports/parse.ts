@@ -102,9 +102,24 @@ function defaultsFrom(opts: ParseOptions): { range: string; top: number } {
   };
 }
 
+/** `last 7 days` (and 30, 90) as people say it → the range word `last7d`. */
+function joinRangePhrases(tokens: Token[]): Token[] {
+  const out: Token[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    const [a, b, c] = [tokens[i], tokens[i + 1], tokens[i + 2]];
+    if (a?.word === 'last' && b?.word && /^(7|30|90)$/.test(b.word) && c?.word && /^days?$/.test(c.word)) {
+      const word = `last${b.word}d`;
+      out.push({ segments: [{ text: word, quoted: false }], text: word, word });
+      i += 2;
+    } else out.push(tokens[i]!);
+  }
+  return out;
+}
+
 export function parseTrafficCommand(text: string, catalog: ReportCatalog, opts: ParseOptions = {}): TrafficCommand {
-  const tokens = commandTokens(text);
-  if (!Array.isArray(tokens)) return fail(tokens.error);
+  const raw = commandTokens(text);
+  if (!Array.isArray(raw)) return fail(raw.error);
+  const tokens = joinRangePhrases(raw);
   const [first, ...rest] = tokens;
   if (!first) return { kind: 'help' };
 
@@ -204,7 +219,7 @@ function unknownWord(token: Token, catalog: ReportCatalog): UsageError {
   if (Object.hasOwn(catalog, w)) return fail(`One report at a time: ${code(w)} is a report too.`);
   const candidates: Array<[string, string]> = [
     ...RANGE_WORDS.map((r): [string, string] => [r, r]),
-    ...Object.keys(RANGE_ALIASES).map((r): [string, string] => [r, r]),
+    ...Object.entries(RANGE_ALIASES).map(([alias, word]): [string, string] => [alias, word]),
     ...[...KEYWORDS].map((k): [string, string] => [k, k]),
   ];
   const suggestion = closest(w, candidates);

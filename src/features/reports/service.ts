@@ -2,7 +2,7 @@ import type { Seal } from '../../platform/slack/kit/seal.js';
 import { sortFields, type ReportCatalog, type ReportId, type ReportRow } from '../../kernel/catalog.js';
 import { fieldOf } from '../../kernel/records.js';
 import { resolveRange, type DateRange } from '../../kernel/dates.js';
-import { toMarketingRequest, withFilter, withPage, withReport, type ReportQuery } from '../../kernel/query.js';
+import { toMarketingRequest, withFilter, withPage, withReport, withSort, type ReportQuery } from '../../kernel/query.js';
 import type { Answering } from '../../platform/answering.js';
 import { ApiError } from '../../platform/api/errors.js';
 import type { Logger } from '../../platform/log.js';
@@ -26,6 +26,8 @@ export interface Where {
   ephemeral: boolean;
   /** Who asked: counted against their quota (absent: Lookout's own work). */
   user?: string;
+  /** Posted for everyone by this person ("Post to channel"): the answer says so. */
+  sharedBy?: string;
   /** The request's logger. */
   log?: Logger;
 }
@@ -99,6 +101,7 @@ export class ReportService {
       demo: this.deps.demo,
       ephemeral: where.ephemeral,
       ...(barMax ? { barMax } : {}),
+      ...(where.sharedBy ? { sharedBy: where.sharedBy } : {}),
       refs: {
         current: await refs.ref(query, LIMITS.buttonValue),
         block: await refs.ref(query, LIMITS.blockId - MENU_BLOCK_PREFIX.length),
@@ -118,6 +121,7 @@ export class ReportService {
     const value = drillValue(def, fetched.rows[rowIndex]);
     if (value === undefined) return { ok: false, problem: 'That row is no longer there. Run the report again.' };
     const filtered = withFilter(query, { object: def.rowFilter.object, field: def.rowFilter.field, operator: 'is_any_of', value: [value] });
-    return { ok: true, query: withReport(filtered, report, this.catalog) };
+    // A breakdown reads best by most visits, whatever order the rows were picked from.
+    return { ok: true, query: withSort(withReport(filtered, report, this.catalog), undefined) };
   }
 }

@@ -2,7 +2,7 @@ import type { Button, KnownBlock, SectionBlock, TableBlock } from '@slack/types'
 import { formatDateTime, formatDateTimeIn, maskIp, MISSING, shortUrl } from '../../kernel/format.js';
 import { fieldOf, type Flag, type Part, type SecurityAnswers, type SecurityCheck, type VisitorRecord, type VisitRecord } from '../../kernel/records.js';
 import { z } from 'zod';
-import { SafeId } from '../../kernel/text.js';
+import { SafeId, USER_ID } from '../../kernel/text.js';
 import type { Verdict } from '../../kernel/verdict.js';
 import { escapeMrkdwn, fallbackText, mrkdwnCode } from '../../platform/slack/kit/escape.js';
 import { capBlocks, cell, clip, LIMITS, mrkdwn, plainText } from '../../platform/slack/kit/limits.js';
@@ -24,6 +24,7 @@ export interface VisitorProfile {
 export const VISITOR_ACTIONS = {
   more: 'visitor.more',
   share: 'visitor.share',
+  newer: 'visitor.newer',
 } as const;
 
 export interface VisitorCardView {
@@ -40,6 +41,8 @@ export interface VisitorCardView {
   showIp: boolean;
   /** Offer "Post to channel" (an ephemeral card in an allowed channel). */
   canShare: boolean;
+  /** Who posted it for everyone. */
+  sharedBy?: string;
 }
 
 const EMOJI: Record<Verdict['name'], string> = {
@@ -188,15 +191,22 @@ export function visitorCard(view: VisitorCardView): { text: string; blocks: Know
   const stamp = formatDateTime(view.now.toISOString(), view.timeZone, view.now);
   blocks.push({
     type: 'context',
-    elements: [mrkdwn(`Looked up ${escapeMrkdwn(stamp)} (${escapeMrkdwn(view.timeZone)})${view.demo ? ' · _demo data_' : ''}`)],
+    elements: [
+      mrkdwn(
+        `Looked up ${escapeMrkdwn(stamp)} (${escapeMrkdwn(view.timeZone)})${view.demo ? ' · _demo data_' : ''}${view.sharedBy && USER_ID.test(view.sharedBy) ? ` · shared by <@${view.sharedBy}>` : ''}`,
+      ),
+    ],
   });
 
   const buttons: Button[] = [];
+  if (view.visitsPage > 1) {
+    buttons.push({ type: 'button', action_id: VISITOR_ACTIONS.newer, text: plainText('◀ Newer visits', LIMITS.buttonText), value: clip(encodeCardRef(id, view.visitsPage - 1, view.visitId), LIMITS.buttonValue) });
+  }
   if (more) {
     buttons.push({ type: 'button', action_id: VISITOR_ACTIONS.more, text: plainText('Recent visits ▶', LIMITS.buttonText), value: clip(encodeCardRef(id, view.visitsPage + 1, view.visitId), LIMITS.buttonValue) });
   }
   if (view.canShare) {
-    buttons.push({ type: 'button', action_id: VISITOR_ACTIONS.share, style: 'primary', text: plainText('Post to channel', LIMITS.buttonText), value: clip(encodeCardRef(id, view.visitsPage, view.visitId), LIMITS.buttonValue) });
+    buttons.push({ type: 'button', action_id: VISITOR_ACTIONS.share, style: 'primary', text: plainText('Post to channel', LIMITS.buttonText), value: clip(encodeCardRef(id, 1, view.visitId), LIMITS.buttonValue) });
   }
   if (buttons.length > 0) blocks.push({ type: 'actions', elements: buttons });
 

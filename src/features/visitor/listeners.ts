@@ -47,5 +47,6 @@ function cardButton(visitors: VisitorService, mode: 'page' | 'share') {
 export function registerVisitor(app: Routes, visitors: VisitorService): void {
   app.command('/visitor', visitorCommand(visitors));
   app.action(VISITOR_ACTIONS.more, cardButton(visitors, 'page'));
+  app.action(VISITOR_ACTIONS.newer, cardButton(visitors, 'page'));
   app.action(VISITOR_ACTIONS.share, cardButton(visitors, 'share'));
 }

@@ -121,6 +121,7 @@ export class VisitorService implements VisitorCards {
       endDate: localDate(new Date(now.getTime() + 86_400_000), 'UTC') ?? '2100-01-01',
     });
     if (profile.notFound) {
+      log.info({ visitorId: request.visitorId }, 'no such visitor');
       const shown = clip(request.visitorId, 60);
       return {
         ok: false,
@@ -148,6 +149,7 @@ export class VisitorService implements VisitorCards {
       now,
       demo: this.deps.demo,
       showIp: !request.share,
+      ...(request.share ? { sharedBy: request.user } : {}),
       canShare: !request.share && access.mayPostSecurity(channel),
     });
     return { ok: true, message };

@@ -162,7 +162,8 @@ export class HttpClient {
       const apiError = error instanceof ApiError ? error : this.fail('unavailable', call, { detail: String(error) });
       apiError.info.attempts = attempts;
       observe(apiError.kind);
-      this.log.error(
+      // "Not found" is an answer (an unknown visitor), not a failure: the service says what it means, with the request's id.
+      this.log[apiError.kind === 'not_found' ? 'debug' : 'error'](
         {
           path: call.path,
           kind: apiError.kind,

@@ -60,7 +60,7 @@ export function share(reports: ReportService) {
     await guarded(log, 'share report', tell, async () => {
       const query = await reports.refs.resolve(buttonValue(args));
       if (!query) return tell(staleMessage());
-      const answer = await reports.answer(query, { channelId: args.body.channel?.id, ephemeral: false, user: args.body.user.id, log });
+      const answer = await reports.answer(query, { channelId: args.body.channel?.id, ephemeral: false, user: args.body.user.id, sharedBy: args.body.user.id, log });
       if (!answer.ok) return tell(answer.message);
       await postToResponseUrl(args.body.response_url, { ...answer.message, response_type: 'in_channel', replace_original: false });
       await postToResponseUrl(args.body.response_url, { delete_original: true });

@@ -766,7 +766,9 @@ function setupComposer() {
     } else if (e.key === 'Enter' && !e.shiftKey) {
       e.preventDefault();
       const item = composer.items[composer.index];
-      const complete = item && !item.command && item.word.toLowerCase() === item.label.toLowerCase();
+      // Enter sends once what is typed is already the suggestion (a whole command like /visitor, or a finished word).
+      const typed = input.value.trim().toLowerCase();
+      const complete = item && (typed === String(item.label).trim().toLowerCase() || (!item.command && item.word.toLowerCase() === item.label.toLowerCase()));
       if (open && item && !complete) accept(composer.index);
       else void sendComposer();
     }
