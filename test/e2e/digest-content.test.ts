@@ -10,6 +10,7 @@ import { startDemoApi, type DemoApi } from '../../src/sandbox/demo-api/server.js
 import { validateBlocks } from '../../src/sandbox/slack/block-limits.js';
 import { digestMessage } from '../../src/features/digests/blocks.js';
 import { mrkdwnOf } from '../support/sandbox.js';
+import { shortUrl } from '../../src/kernel/format.js';
 import { allRows } from '../support/paging.js';
 
 const API_KEY = 'digest-content-test-key';
@@ -148,7 +149,9 @@ describe('gatherDigest against the demo API', () => {
       const rows = await api.report(def.id, { ...at(view.period), limit: 7, page: 1 });
       expect(section.error).toBeUndefined();
       expect(section.lines).toHaveLength(7);
-      expect(section.lines!.map((l) => [l.name, l.value])).toEqual(rows.map((r) => [field(r, nameField), field(r, countField)]));
+      // Names as the report shows them: a page by its path.
+      const shown = (r: ReportRow) => (def.kind === 'pages' ? shortUrl(String(field(r, nameField))) : field(r, nameField));
+      expect(section.lines!.map((l) => [l.name, l.value])).toEqual(rows.map((r) => [shown(r), field(r, countField)]));
       // Their values before, from the whole previous period. A row found among the previous top 100 has
       // its value; one absent from a complete list was not there ("new"); past the top 100 it is unknown.
       const key = (r: ReportRow) => `${String(field(r, nameField))}|${String(field(r, 'label') ?? '')}`;
@@ -198,6 +201,19 @@ describe('gatherDigest against the demo API', () => {
     // And no request for the previous period of a report that has nothing to compare.
     const visitorRequests = demo.requests.filter((r) => r.path === '/visitors');
     expect(visitorRequests.map((r) => r.query.start_date)).toEqual([view.period.startDate, view.period.startDate]);
+  });
+
+  it('sections read as the reports do: pages by path, visits as times in the digest zone, "1 visit", no count for visits', async () => {
+    const view = await gatherDigest(new DigestFetcher(api), spec({ reports: ['pages', 'visits'], topN: 5, period: 'week' }), AT, OPTIONS);
+    const text = mrkdwnOf(digestMessage(view)).join('\n');
+    const pages = text.split('*Pages*')[1]!.split('*Visits*')[0]!;
+    const visits = text.split('*Visits*').at(-1)!; // the section, not the totals field of the same name
+    expect(pages).not.toMatch(/https?:\/\//);
+    expect(pages).toMatch(/^1\. \/\S* · \*\d[\d,]*\* visits?/m);
+    expect(visits).not.toMatch(/\d{4}-\d{2}-\d{2}T/);
+    expect(visits).toMatch(/^1\. [A-Z][a-z]{2} \d{1,2}, \d{2}:\d{2}$/m);
+    expect(text).not.toMatch(/\b1\* visits\b/);
+    expect(text).toContain(`days in ${view.timeZone}`);
   });
 
   it('a report whose data fails to load says so in its section; the rest still comes', async () => {
