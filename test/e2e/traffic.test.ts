@@ -49,6 +49,15 @@ async function change(message: Message, act: () => Promise<unknown>): Promise<Me
   }, 10_000);
 }
 
+/** Clicks Drill down and waits for its modal to have the rows. */
+async function openDrill(message: Message) {
+  await box.slack.click(message, 'report.drill');
+  return box.slack.waitFor(() => {
+    const v = box.slack.openViews(USER).at(-1);
+    return v && JSON.stringify(v.blocks).includes('"action_id":"row"') ? v : undefined;
+  });
+}
+
 const names = (message: Message) => tableOf(message).slice(1).map((row) => row[0]);
 
 describe('/traffic answers every report', () => {
@@ -214,11 +223,7 @@ describe('refining', () => {
 
   it('Drill down turns a row into a filter and breaks it down by another report', async () => {
     const message = await run('countries all top 10');
-    await box.slack.click(message, 'report.drill');
-    const view = await box.slack.waitFor(() => {
-      const v = box.slack.openViews(USER).at(-1);
-      return v && JSON.stringify(v.blocks).includes('"action_id":"row"') ? v : undefined;
-    });
+    const view = await openDrill(message);
     const index = (names(message) as string[]).indexOf('Germany');
     expect(index).toBeGreaterThanOrEqual(0);
     const next = await change(message, () => box.slack.submit(view, { row: String(index), report: 'cities' }));
@@ -234,11 +239,7 @@ describe('refining', () => {
 
   it('a drill-down from rows sorted by name shows the breakdown by most visits', async () => {
     const message = await run('countries all by name asc top 10');
-    await box.slack.click(message, 'report.drill');
-    const view = await box.slack.waitFor(() => {
-      const v = box.slack.openViews(USER).at(-1);
-      return v && JSON.stringify(v.blocks).includes('"action_id":"row"') ? v : undefined;
-    });
+    const view = await openDrill(message);
     const next = await change(message, () => box.slack.submit(view, { row: '0', report: 'cities' }));
     expect(mrkdwnOf(next)[0]).toMatch(/sorted by Visits ↓/);
     const visits = tableOf(next).slice(1).map((r) => Number(r[1]!.replace(/,/g, '')));
