@@ -1,7 +1,7 @@
 /**
  * The README's promise, in real time: `npm start`'s sandbox, `/traffic alerts on` in
  * #security, and a threat alert arrives within a minute or two, with nothing faked (the
- * demo's live traffic, the 20 s scan, the outbox, the offline Slack). Up to 2½ minutes.
+ * demo's live traffic, the 20 s scan, the outbox, the offline Slack). Up to 3 minutes.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -17,7 +17,7 @@ describe('the living sandbox, in real time', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('`/traffic alerts on` in #security shows a real threat alert within 2½ minutes', async () => {
+  it('`/traffic alerts on` in #security shows a real threat alert within 3 minutes (a minute or two, typically)', async () => {
     const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn' };
     child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
@@ -36,12 +36,12 @@ describe('the living sandbox, in real time', () => {
     const subscribedAt = Date.now();
 
     let header: string | undefined;
-    while (!header && Date.now() - subscribedAt < 150_000) {
+    while (!header && Date.now() - subscribedAt < 180_000) {
       const state = (await (await fetch(`${base}/ui/state?channel=C_SECURITY&user=U_ALICE`)).json()) as { messages: { blocks?: { type: string; text?: { text: string } }[] }[] };
       header = state.messages.flatMap((m) => m.blocks ?? []).find((b) => b.type === 'header' && /visitor v_live_/.test(b.text?.text ?? ''))?.text?.text;
       if (!header) await new Promise((r) => setTimeout(r, 2000));
     }
     expect(header, output.slice(-2000)).toMatch(/^(Threat|Suspicious) · \w+ severity: visitor v_live_/);
     console.log(`[live-alert] first alert ${((Date.now() - subscribedAt) / 1000).toFixed(0)} s after /traffic alerts on: ${header}`);
-  }, 240_000);
+  }, 260_000);
 });

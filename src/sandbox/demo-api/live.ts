@@ -6,7 +6,7 @@ import { hashString, Random } from './random.js';
 export interface LiveOptions {
   /** On average; each minute draws 0 to twice this. Default 4. */
   visitsPerMinute?: number;
-  /** A flagged visitor (attacker, scraper or VPN in turn) arrives in every minute divisible by this. Default 2. */
+  /** A flagged visitor (attacker, scraper or VPN abuser in turn, each worth an alert at medium or more) arrives in every minute divisible by this. Default 1. */
   flaggedEveryMinutes?: number;
   /** Default 42. */
   seed?: number;
@@ -17,7 +17,7 @@ const MINUTE = 60_000;
 const FLAGGED: readonly ((r: Random) => Partial<SecurityProfile>)[] = [
   (r) => ({ is_attacker: 'True', is_threat: 'True', is_proxy: 'True', score: r.float(0.3, 0.6), visitor_type: 'BOT' }),
   (r) => ({ is_abuser: 'True', score: r.float(0.85, 0.99), visitor_type: 'SCRAPER' }),
-  (r) => ({ vpn: 'True', is_proxy: 'True', score: r.float(0.05, 0.2) }),
+  (r) => ({ vpn: 'True', is_proxy: 'True', is_abuser: 'True', score: r.float(0.05, 0.2) }),
 ];
 
 /**
@@ -39,7 +39,7 @@ export class LiveTraffic {
   ) {
     this.doneUpTo = startAt.getTime();
     this.perMinute = Math.max(0, options.visitsPerMinute ?? 4);
-    this.flaggedEvery = Math.max(1, Math.round(options.flaggedEveryMinutes ?? 2));
+    this.flaggedEvery = Math.max(1, Math.round(options.flaggedEveryMinutes ?? 1));
     this.seed = options.seed ?? 42;
   }
 
