@@ -131,4 +131,25 @@ describe.skipIf(!available)('the sandbox Slack in a browser', () => {
     expect(dialogs).toBe(0);
     expect(problems).toEqual([]);
   }, 20_000);
+
+  it('draws an alert block as a callout coloured by its level, with the level in the page for screen readers', async () => {
+    const res = await fetch(`${box.slack.apiUrl}chat.postMessage`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${box.secrets.botToken}`, 'content-type': 'application/json; charset=utf-8' },
+      body: JSON.stringify({
+        channel: 'C_SECURITY',
+        text: 'levels',
+        blocks: (['error', 'warning', 'success', 'info'] as const).map((level) => ({ type: 'alert', level, text: { type: 'mrkdwn', text: `*${level}* callout` } })),
+      }),
+    });
+    expect(((await res.json()) as { ok: boolean }).ok).toBe(true);
+    await page.locator('[data-testid="channel-item"][data-channel-name="security"]').click();
+    const error = page.locator('.block.alert[data-level="error"]').last();
+    await error.waitFor();
+    expect(await error.getAttribute('role')).toBe('alert');
+    expect(await error.locator('strong').textContent()).toBe('error');
+    const colours = await Promise.all(['error', 'warning', 'success', 'info'].map((level) => page.locator(`.block.alert[data-level="${level}"]`).last().evaluate((n) => getComputedStyle(n).borderLeftColor)));
+    expect(new Set(colours).size).toBe(4);
+    expect(problems).toEqual([]);
+  }, 20_000);
 });

@@ -301,3 +301,60 @@ describe('views', () => {
     });
   });
 });
+
+describe("Slack's newer blocks: data_visualization, data_table and alert", () => {
+  const reasons = (blocks: unknown, surface: Surface = 'message'): string[] => {
+    const r = validateBlocks(blocks, surface);
+    return r.ok ? [] : r.reasons;
+  };
+  const days = ['Nov 17', 'Nov 18', 'Nov 19'];
+  const series = (name: string, labels = days): Block => ({ name, data: labels.map((label, i) => ({ label, value: 10 + i })) });
+  const line = (extra: Block = {}): Block => ({ type: 'data_visualization', title: 'Visits, last 7 days', chart: { type: 'line', series: [series('This week'), series('Last week')], axis_config: { categories: days, x_label: 'Day', y_label: 'Visits' } }, ...extra });
+  const pie = (segments: Block[]): Block => ({ type: 'data_visualization', title: 'Share of visits', chart: { type: 'pie', segments } });
+
+  it('accepts a trend chart with the previous period, a pie, a data_table and an alert', () => {
+    const dataTable = { type: 'data_table', caption: 'Sources', page_size: 10, rows: [[cell('Source'), cell('Visits')], [cell('google'), { type: 'raw_number', value: 1200, text: '1,200' }]] };
+    const blocks = [line(), pie([{ label: 'google', value: 3 }, { label: 'direct', value: 2 }]), dataTable, { type: 'alert', level: 'error', text: mrkdwn('*Threat* · high severity') }];
+    expect(validateBlocks(blocks)).toEqual({ ok: true });
+  });
+
+  it('refuses each limit past its edge, naming it', () => {
+    expect(reasons([line({ title: x(51) })])).toEqual(['blocks[0].title: must be at most 50 characters']);
+    expect(reasons([line({ title: x(50) })])).toEqual([]);
+    const seven = Array.from({ length: 7 }, (_, i) => series(`s${i}`));
+    expect(reasons([{ ...line(), chart: { type: 'bar', series: seven, axis_config: { categories: days } } }])).toEqual(['blocks[0].chart.series: must have at most 6 items (got 7)']);
+    expect(reasons([pie([])])).toEqual(['blocks[0].chart.segments: must not be empty']);
+    expect(reasons([pie(Array.from({ length: 7 }, (_, i) => ({ label: `s${i}`, value: 1 })))])).toEqual(['blocks[0].chart.segments: must have at most 6 items (got 7)']);
+    expect(reasons([pie([{ label: x(21), value: 1 }, { label: 'ok', value: 0 }])])).toEqual([
+      'blocks[0].chart.segments[0].label: must be at most 20 characters',
+      'blocks[0].chart.segments[1].value: must be a number above 0',
+    ]);
+    const long = [x(21), 'b', 'c'];
+    expect(reasons([{ ...line(), chart: { type: 'area', series: [series('a', long)], axis_config: { categories: long } } }])).toEqual([
+      'blocks[0].chart.axis_config.categories[0]: must be at most 20 characters',
+      'blocks[0].chart.series[0].data[0].label: must be at most 20 characters',
+    ]);
+    expect(reasons([{ ...line(), chart: { type: 'line', series: [series('a'), series('a')], axis_config: { categories: days } } }])).toEqual(['blocks[0].chart.series[1].name: "a" is the name of another series']);
+    expect(reasons([{ ...line(), chart: { type: 'line', series: [series('a', ['Nov 18', 'Nov 17', 'Nov 19'])], axis_config: { categories: days } } }])).toEqual(['blocks[0].chart.series[0].data: its labels must be the x-axis categories, in order']);
+    expect(reasons([line(), line(), line()])).toEqual(['blocks[2]: at most 2 data_visualization blocks in a message']);
+    expect(reasons([{ ...line(), chart: { type: 'scatter' } }])).toEqual(['blocks[0].chart.type: must be pie, bar, area or line']);
+  });
+
+  it('data_table: header of raw cells, rows of one width, 1–100 rows, page_size 1–100, and the character budget', () => {
+    const dt = (rows: Block[][], extra: Block = {}): Block => ({ type: 'data_table', caption: 'c', rows, ...extra });
+    const row = (text = 'a') => [cell(text), cell(text)];
+    expect(reasons([dt([row(), row()], { page_size: 101 })])).toEqual(['blocks[0].page_size: must be an integer from 1 to 100']);
+    expect(reasons([dt([row(), ...Array.from({ length: 101 }, () => row())])])).toEqual(['blocks[0].rows: must have at most 101 items (got 102)']);
+    const rich = { type: 'rich_text', elements: [{ type: 'rich_text_section', elements: [{ type: 'text', text: 'h' }] }] };
+    expect(reasons([dt([[rich, cell()], row()])])).toEqual(['blocks[0].rows[0][0]: the header row takes raw_text or raw_number cells, not rich_text']);
+    expect(reasons([dt([row(), [cell()]])])).toEqual(['blocks[0].rows[1]: must have 2 cells like the header row']);
+    const big = Array.from({ length: 100 }, () => row(x(60)));
+    expect(reasons([dt([row(), ...big])])[0]).toMatch(/^blocks\[0\]\.rows: its cells hold \d+ characters; at most 10000 \(data_table_too_large\)$/);
+  });
+
+  it('alert: a text object and one of the five levels; charts and alerts are message blocks', () => {
+    expect(reasons([{ type: 'alert', level: 'red', text: plain('x') }])).toEqual(['blocks[0].level: must be default, info, warning, error or success']);
+    expect(reasons([{ type: 'alert' }])).toEqual(['blocks[0].text: is required']);
+    expect(reasons([line()], 'modal')).toEqual(['blocks[0].type: "data_visualization" blocks are not allowed in a modal']);
+  });
+});

@@ -67,6 +67,14 @@ export const LIMITS = {
   contextActionsElements: 5,
   dataTableRows: 100,
   dataTablePageSize: 100,
+  /** Across every cell of a data_table, as reported (the reference names a budget; about 10,000 characters). */
+  dataTableChars: 10_000,
+  chartTitle: 50,
+  chartSeries: 6,
+  chartLabel: 20,
+  /** data_visualization blocks in one message, as reported. */
+  chartsPerMessage: 2,
+  alertText: 3000,
   videoTitle: 200,
   viewTitle: 24,
   viewButton: 24,
@@ -77,7 +85,7 @@ export const LIMITS = {
 
 const COMMON_BLOCKS = ['section', 'header', 'divider', 'context', 'actions', 'image', 'input', 'rich_text', 'video'];
 const BLOCK_TYPES: Record<Surface, ReadonlySet<string>> = {
-  message: new Set([...COMMON_BLOCKS, 'table', 'markdown', 'context_actions', 'data_table']),
+  message: new Set([...COMMON_BLOCKS, 'table', 'markdown', 'context_actions', 'data_table', 'data_visualization', 'alert']),
   modal: new Set(COMMON_BLOCKS),
 };
 
@@ -123,6 +131,7 @@ export function toJsonPointerMessage(reason: string): string {
 class Checker {
   readonly reasons: string[] = [];
   tables = 0;
+  charts = 0;
   markdownChars = 0;
 
   constructor(readonly surface: Surface) {}
@@ -594,16 +603,36 @@ class Checker {
         this.string(`${path}.caption`, b.caption, { required: true, min: 1 });
         const rows = this.array(`${path}.rows`, b.rows, { required: true, min: 2, max: LIMITS.dataTableRows + 1 });
         let width: number | undefined;
+        let chars = 0;
         rows?.forEach((row, r) => {
           const cells = this.array(`${path}.rows[${r}]`, row, { required: true, min: 1, max: LIMITS.tableCells });
           if (!cells) return;
           if (width === undefined) width = cells.length;
           else if (cells.length !== width) this.fail(`${path}.rows[${r}]`, `must have ${width} cells like the header row`);
-          cells.forEach((cell, c) => this.tableCell(`${path}.rows[${r}][${c}]`, cell));
+          cells.forEach((cell, c) => {
+            if (r === 0 && isRecord(cell) && cell.type === 'rich_text') this.fail(`${path}.rows[0][${c}]`, 'the header row takes raw_text or raw_number cells, not rich_text');
+            this.tableCell(`${path}.rows[${r}][${c}]`, cell);
+            chars += charLength(JSON.stringify(isRecord(cell) ? (cell.text ?? cell.elements ?? cell.value ?? '') : ''));
+          });
         });
+        if (chars > LIMITS.dataTableChars) this.fail(`${path}.rows`, `its cells hold ${chars} characters; at most ${LIMITS.dataTableChars} (data_table_too_large)`);
         this.intRange(`${path}.page_size`, b.page_size, 1, LIMITS.dataTablePageSize);
+        this.intRange(`${path}.row_header_column_index`, b.row_header_column_index, 0, LIMITS.tableCells - 1);
         break;
       }
+      case 'data_visualization': {
+        this.charts += 1;
+        if (this.charts > LIMITS.chartsPerMessage) this.fail(path, `at most ${LIMITS.chartsPerMessage} data_visualization blocks in a message`);
+        this.string(`${path}.title`, b.title, { required: true, min: 1, max: LIMITS.chartTitle });
+        this.chart(`${path}.chart`, b.chart);
+        break;
+      }
+      case 'alert':
+        this.text(`${path}.text`, b.text, { max: LIMITS.alertText });
+        if (b.level !== undefined && !['default', 'info', 'warning', 'error', 'success'].includes(String(b.level))) {
+          this.fail(`${path}.level`, 'must be default, info, warning, error or success');
+        }
+        break;
       case 'video':
         this.string(`${path}.alt_text`, b.alt_text, { required: true, min: 1 });
         this.text(`${path}.title`, b.title, { max: LIMITS.videoTitle, plainOnly: true });
@@ -613,6 +642,57 @@ class Checker {
       default:
         break;
     }
+  }
+
+  /** A chart: a pie's 1–6 segments, or 1–6 uniquely named series whose points match the x-axis categories. */
+  chart(path: string, value: unknown): void {
+    const chart = this.object(path, value, true);
+    if (!chart) return;
+    const label = (p: string, v: unknown) => this.string(p, v, { required: true, min: 1, max: LIMITS.chartLabel });
+    const positive = (p: string, v: unknown) => {
+      if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) this.fail(p, 'must be a number above 0');
+    };
+    if (chart.type === 'pie') {
+      const segments = this.array(`${path}.segments`, chart.segments, { required: true, min: 1, max: LIMITS.chartSeries });
+      segments?.forEach((s, i) => {
+        const seg = this.object(`${path}.segments[${i}]`, s, true);
+        if (!seg) return;
+        label(`${path}.segments[${i}].label`, seg.label);
+        positive(`${path}.segments[${i}].value`, seg.value);
+      });
+      return;
+    }
+    if (chart.type !== 'bar' && chart.type !== 'area' && chart.type !== 'line') {
+      this.fail(`${path}.type`, 'must be pie, bar, area or line');
+      return;
+    }
+    const axis = this.object(`${path}.axis_config`, chart.axis_config, true);
+    const categories = axis ? this.array(`${path}.axis_config.categories`, axis.categories, { required: true, min: 1 }) : undefined;
+    categories?.forEach((c, i) => label(`${path}.axis_config.categories[${i}]`, c));
+    if (axis) {
+      this.string(`${path}.axis_config.x_label`, axis.x_label, { min: 1 });
+      this.string(`${path}.axis_config.y_label`, axis.y_label, { min: 1 });
+    }
+    const series = this.array(`${path}.series`, chart.series, { required: true, min: 1, max: LIMITS.chartSeries });
+    const names = new Set<string>();
+    series?.forEach((s, i) => {
+      const p = `${path}.series[${i}]`;
+      const one = this.object(p, s, true);
+      if (!one) return;
+      const name = this.string(`${p}.name`, one.name, { required: true, min: 1 });
+      if (name !== undefined && names.has(name)) this.fail(`${p}.name`, `"${name}" is the name of another series`);
+      if (name !== undefined) names.add(name);
+      const data = this.array(`${p}.data`, one.data, { required: true, min: 1 });
+      const labels = data?.map((d, j) => {
+        const point = this.object(`${p}.data[${j}]`, d, true);
+        if (!point) return undefined;
+        if (typeof point.value !== 'number' || !Number.isFinite(point.value)) this.fail(`${p}.data[${j}].value`, 'must be a finite number');
+        return label(`${p}.data[${j}].label`, point.label);
+      });
+      if (categories && labels?.every((l) => l !== undefined) && JSON.stringify(labels) !== JSON.stringify(categories)) {
+        this.fail(`${p}.data`, 'its labels must be the x-axis categories, in order');
+      }
+    });
   }
 
   blocks(path: string, blocks: unknown): void {

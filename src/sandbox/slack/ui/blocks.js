@@ -696,6 +696,15 @@ export function renderBlock(block, ctx) {
       return Object.assign(richText(block, ctx), { className: 'block rich-text' });
     case 'markdown':
       return Object.assign(renderMrkdwn(block.text ?? '', ctx.text, 'div'), { className: 'block mrkdwn' });
+    case 'alert': {
+      // Slack draws the level as a coloured callout; the level is also said in words for screen readers.
+      const level = ['info', 'warning', 'error', 'success'].includes(block.level) ? block.level : 'default';
+      const node = el('div', `block alert alert-${level}`);
+      node.setAttribute('role', level === 'error' || level === 'warning' ? 'alert' : 'note');
+      node.dataset.level = level;
+      node.append(renderText(block.text ?? { type: 'plain_text', text: '' }, ctx.text, 'div'));
+      return node;
+    }
     case 'video': {
       const node = el('div', 'block unsupported');
       node.append(el('span', null, '▶ '), linkTo(block.title_url ?? block.video_url ?? '', plain(block.title) || 'Video'));
