@@ -148,7 +148,7 @@ describe.skipIf(!available)('the sandbox Slack in a browser', () => {
     await error.waitFor();
     expect(await error.getAttribute('role')).toBe('alert');
     expect(await error.locator('strong').textContent()).toBe('error');
-    const colours = await Promise.all(['error', 'warning', 'success', 'info'].map((level) => page.locator(`.block.alert[data-level="${level}"]`).last().evaluate((n) => getComputedStyle(n).borderLeftColor)));
+    const colours = await Promise.all(['error', 'warning', 'success', 'info'].map((level) => page.locator(`.block.alert[data-level="${level}"]`).last().evaluate((n) => n.ownerDocument.defaultView!.getComputedStyle(n).borderLeftColor)));
     expect(new Set(colours).size).toBe(4);
     expect(problems).toEqual([]);
   }, 20_000);
