@@ -152,4 +152,41 @@ describe.skipIf(!available)('the sandbox Slack in a browser', () => {
     expect(new Set(colours).size).toBe(4);
     expect(problems).toEqual([]);
   }, 20_000);
+
+  it('draws a data_visualization block with Chart.js served locally, and states its figures in text', async () => {
+    const days = ['Nov 17', 'Nov 18', 'Nov 19', 'Nov 20'];
+    const series = (name: string, base: number) => ({ name, data: days.map((label, i) => ({ label, value: base + i * 7 })) });
+    const res = await fetch(`${box.slack.apiUrl}chat.postMessage`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${box.secrets.botToken}`, 'content-type': 'application/json; charset=utf-8' },
+      body: JSON.stringify({
+        channel: 'C_GENERAL',
+        text: 'charts',
+        blocks: [
+          { type: 'data_visualization', title: 'Visits, this week and last', chart: { type: 'line', series: [series('This week', 40), series('Last week', 30)], axis_config: { categories: days, x_label: 'Day', y_label: 'Visits' } } },
+          { type: 'data_visualization', title: 'Share of visits', chart: { type: 'pie', segments: [{ label: 'google', value: 53 }, { label: 'direct', value: 43 }] } },
+        ],
+      }),
+    });
+    expect(((await res.json()) as { ok: boolean }).ok).toBe(true);
+    await page.locator('[data-testid="channel-item"][data-channel-name="general"]').click();
+    const line = page.locator('.block.chart[data-chart-type="line"]').last();
+    await line.waitFor();
+    expect(await line.locator('.chart-figures').textContent()).toBe('This week: 40, 47, 54, 61 · Last week: 30, 37, 44, 51');
+    // The canvas has been drawn on: some of its pixels are not blank.
+    await expect
+      .poll(() => line.locator('canvas').evaluate((c) => {
+        const canvas = c as unknown as { width: number; height: number; getContext(kind: '2d'): { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } } };
+        const d = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+        let inked = 0;
+        for (let i = 3; i < d.length; i += 4) if (d[i]! > 0) inked++;
+        return inked;
+      }))
+      .toBeGreaterThan(500);
+    expect(await page.locator('.block.chart[data-chart-type="pie"] .chart-figures').last().textContent()).toBe('google: 53 · direct: 43');
+    await mkdir(dirname(SCREENSHOT), { recursive: true });
+    await line.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(dirname(SCREENSHOT), 'workspace-charts.png') });
+    expect(problems).toEqual([]);
+  }, 20_000);
 });

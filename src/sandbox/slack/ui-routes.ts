@@ -8,6 +8,7 @@
  *   GET  /                       the page (also /archives/… permalinks)
  *   GET  /ui/assets/<file>       its static files
  *   GET  /ui/emoji.json          Slack's emoji shortcodes → emoji (from emojibase-data)
+ *   GET  /ui/vendor/chart.js     Chart.js (UMD, from node_modules) to draw data_visualization blocks
  *   GET  /ui/workspace           team, people, channels
  *   GET  /ui/state?channel&user  what the user sees in a channel, and their open modals
  *   GET  /ui/thread?channel&ts&user
@@ -23,7 +24,7 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { extname, join } from 'node:path';
+import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { createRequire } from 'node:module';
@@ -331,6 +332,18 @@ function emojiTable(): Record<string, string> {
   return (emoji = table);
 }
 
+/** Chart.js's browser build, served from the package: the page loads nothing from outside. */
+async function serveChartJs(res: ServerResponse): Promise<void> {
+  try {
+    // The package exports no path to its browser build; it sits beside the resolved entry point.
+    const entry = createRequire(import.meta.url).resolve('chart.js');
+    const body = await readFile(join(dirname(entry), 'chart.umd.min.js'));
+    res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'max-age=3600' }).end(body);
+  } catch {
+    sendJson(res, 404, { ok: false, error: 'chart_js_missing' });
+  }
+}
+
 /** Adds the page and its endpoints to the offline Slack's router. */
 export function mountUiRoutes(router: Router, options: { dir?: string } = {}): void {
   const dir = options.dir ?? findUiDir();
@@ -342,6 +355,7 @@ export function mountUiRoutes(router: Router, options: { dir?: string } = {}): v
     .add('GET', '/ui/assets/:file', (_req, res, ctx) => serveFile(dir, ctx.params.file ?? '', res))
     .add('GET', '/ui/events', events)
     .add('GET', '/ui/emoji.json', json(() => emojiTable()))
+    .add('GET', '/ui/vendor/chart.js', (_req, res) => serveChartJs(res))
     .add('GET', '/ui/workspace', json((_req, { slack }) => {
       const ws = slack.workspace;
       const people = [...ws.users.values()];

@@ -656,6 +656,49 @@ function input(block, ctx) {
 }
 
 /** One block, or a small note for the kinds the sandbox does not draw. */
+const CHART_COLOURS = ['#1264a3', '#e8912d', '#2bac76', '#e01e5a', '#9e5fc7', '#616061'];
+
+/**
+ * A data_visualization block: the chart drawn with Chart.js (served by the offline Slack),
+ * and its figures as text beside it, for screen readers and as Slack's own fallback.
+ */
+function chart(block) {
+  const node = el('figure', 'block chart');
+  node.dataset.chartType = block.chart?.type ?? '';
+  node.append(el('figcaption', 'chart-title', block.title ?? ''));
+  const canvas = document.createElement('canvas');
+  canvas.setAttribute('role', 'img');
+  canvas.setAttribute('aria-label', block.title ?? 'chart');
+  const frame = el('div', 'chart-frame');
+  frame.append(canvas);
+  node.append(frame);
+  const c = block.chart ?? {};
+  const figures = c.type === 'pie'
+    ? (c.segments ?? []).map((s) => `${s.label}: ${s.value}`)
+    : (c.series ?? []).map((s) => `${s.name}: ${(s.data ?? []).map((d) => d.value).join(', ')}`);
+  node.append(el('div', 'chart-figures', figures.join(' · ')));
+  const Chart = globalThis.Chart;
+  if (!Chart) return node;
+  const pie = c.type === 'pie';
+  const config = pie
+    ? { type: 'pie', data: { labels: (c.segments ?? []).map((s) => s.label), datasets: [{ data: (c.segments ?? []).map((s) => s.value), backgroundColor: CHART_COLOURS }] } }
+    : {
+        type: c.type === 'bar' ? 'bar' : 'line',
+        data: {
+          labels: c.axis_config?.categories ?? [],
+          datasets: (c.series ?? []).map((s, i) => ({
+            label: s.name, data: (s.data ?? []).map((d) => d.value), borderColor: CHART_COLOURS[i % 6],
+            backgroundColor: c.type === 'area' ? `${CHART_COLOURS[i % 6]}33` : CHART_COLOURS[i % 6], fill: c.type === 'area',
+          })),
+        },
+        options: { scales: { x: { title: { display: !!c.axis_config?.x_label, text: c.axis_config?.x_label } }, y: { title: { display: !!c.axis_config?.y_label, text: c.axis_config?.y_label } } } },
+      };
+  config.options = { ...config.options, animation: false, responsive: true, maintainAspectRatio: false };
+  // Drawn once the canvas is in the page (Chart.js measures its parent).
+  requestAnimationFrame(() => new Chart(canvas, config));
+  return node;
+}
+
 export function renderBlock(block, ctx) {
   switch (block.type) {
     case 'header': {
@@ -696,6 +739,8 @@ export function renderBlock(block, ctx) {
       return Object.assign(richText(block, ctx), { className: 'block rich-text' });
     case 'markdown':
       return Object.assign(renderMrkdwn(block.text ?? '', ctx.text, 'div'), { className: 'block mrkdwn' });
+    case 'data_visualization':
+      return chart(block);
     case 'alert': {
       // Slack draws the level as a coloured callout; the level is also said in words for screen readers.
       const level = ['info', 'warning', 'error', 'success'].includes(block.level) ? block.level : 'default';
