@@ -50,6 +50,16 @@ describe.skipIf(!available)('the sandbox Slack in a browser', () => {
     await box?.stop();
   });
 
+  /** Posts blocks as the app would, through the offline Slack's Web API (which validates them). */
+  async function postAsBot(channel: string, blocks: unknown[]): Promise<void> {
+    const res = await fetch(`${box.slack.apiUrl}chat.postMessage`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${box.secrets.botToken}`, 'content-type': 'application/json; charset=utf-8' },
+      body: JSON.stringify({ channel, text: 'blocks', blocks }),
+    });
+    expect(((await res.json()) as { ok: boolean; error?: string }).ok).toBe(true);
+  }
+
   it('runs /traffic, pages it, filters it in the modal, and takes a screenshot', async () => {
     await page.goto(`${box.slack.url}/`);
     await expect.poll(() => page.getByTestId('connection-status').getAttribute('data-state')).toBe('live');
@@ -133,16 +143,7 @@ describe.skipIf(!available)('the sandbox Slack in a browser', () => {
   }, 20_000);
 
   it('draws an alert block as a callout coloured by its level, with the level in the page for screen readers', async () => {
-    const res = await fetch(`${box.slack.apiUrl}chat.postMessage`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${box.secrets.botToken}`, 'content-type': 'application/json; charset=utf-8' },
-      body: JSON.stringify({
-        channel: 'C_SECURITY',
-        text: 'levels',
-        blocks: (['error', 'warning', 'success', 'info'] as const).map((level) => ({ type: 'alert', level, text: { type: 'mrkdwn', text: `*${level}* callout` } })),
-      }),
-    });
-    expect(((await res.json()) as { ok: boolean }).ok).toBe(true);
+    await postAsBot('C_SECURITY', (['error', 'warning', 'success', 'info'] as const).map((level) => ({ type: 'alert', level, text: { type: 'mrkdwn', text: `*${level}* callout` } })));
     await page.locator('[data-testid="channel-item"][data-channel-name="security"]').click();
     const error = page.locator('.block.alert[data-level="error"]').last();
     await error.waitFor();
@@ -156,19 +157,10 @@ describe.skipIf(!available)('the sandbox Slack in a browser', () => {
   it('draws a data_visualization block with Chart.js served locally, and states its figures in text', async () => {
     const days = ['Nov 17', 'Nov 18', 'Nov 19', 'Nov 20'];
     const series = (name: string, base: number) => ({ name, data: days.map((label, i) => ({ label, value: base + i * 7 })) });
-    const res = await fetch(`${box.slack.apiUrl}chat.postMessage`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${box.secrets.botToken}`, 'content-type': 'application/json; charset=utf-8' },
-      body: JSON.stringify({
-        channel: 'C_GENERAL',
-        text: 'charts',
-        blocks: [
-          { type: 'data_visualization', title: 'Visits, this week and last', chart: { type: 'line', series: [series('This week', 40), series('Last week', 30)], axis_config: { categories: days, x_label: 'Day', y_label: 'Visits' } } },
-          { type: 'data_visualization', title: 'Share of visits', chart: { type: 'pie', segments: [{ label: 'google', value: 53 }, { label: 'direct', value: 43 }] } },
-        ],
-      }),
-    });
-    expect(((await res.json()) as { ok: boolean }).ok).toBe(true);
+    await postAsBot('C_GENERAL', [
+      { type: 'data_visualization', title: 'Visits, this week and last', chart: { type: 'line', series: [series('This week', 40), series('Last week', 30)], axis_config: { categories: days, x_label: 'Day', y_label: 'Visits' } } },
+      { type: 'data_visualization', title: 'Share of visits', chart: { type: 'pie', segments: [{ label: 'google', value: 53 }, { label: 'direct', value: 43 }] } },
+    ]);
     await page.locator('[data-testid="channel-item"][data-channel-name="general"]').click();
     const line = page.locator('.block.chart[data-chart-type="line"]').last();
     await line.waitFor();
