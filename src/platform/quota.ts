@@ -1,4 +1,4 @@
-import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, RLWrapperTimeouts, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { durationInWords } from '../kernel/format.js';
 import type { Logger } from './log.js';
 import type { Queryable } from './store/db.js';
@@ -18,12 +18,15 @@ export interface Quota {
 
 const TABLE = 'rate_limits';
 
+/** How long a request waits on the store's count before counting in memory instead. */
+const STORE_WAIT_MS = 1000;
+
 /**
  * One limiter for every replica, kept in the store (rate-limiter-flexible on its own
- * table, migration 004). While the store is down each replica counts in memory
- * instead, so an outage neither blocks people nor lifts the limit.
+ * table, migration 004). While the store is down or slow (past 1 s) each replica counts
+ * in memory instead, so an outage neither blocks people nor lifts the limit.
  */
-export function userQuota(db: Queryable, settings: QuotaSettings, log: Logger): Quota {
+export function userQuota(db: Queryable, settings: QuotaSettings, log: Logger, waitMs = STORE_WAIT_MS): Quota {
   const duration = Math.max(1, Math.round(settings.windowMs / 1000));
   let warnedAt = 0;
   const limiter = new RateLimiterPostgres({
@@ -47,9 +50,9 @@ export function userQuota(db: Queryable, settings: QuotaSettings, log: Logger): 
     keyPrefix: 'user',
     points: settings.points,
     duration,
-    insuranceLimiter: new RateLimiterMemory({ keyPrefix: 'user', points: settings.points, duration }),
   });
-  return quotaOf(limiter, settings, log);
+  const insuranceLimiter = new RateLimiterMemory({ keyPrefix: 'user', points: settings.points, duration });
+  return quotaOf(new RLWrapperTimeouts({ limiter, insuranceLimiter, timeoutMs: waitMs }) as unknown as RateLimiterAbstract, settings, log);
 }
 
 /** The same limit for one process (the embedded store: there are no other replicas to share it with). */

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { pruneQuota, userQuota } from '../../src/platform/quota.js';
 import { captureLogs } from '../support/log-capture.js';
-import { describeEachDb } from '../support/db.js';
+import { describeEachDb, TEST_DATABASE_URL } from '../support/db.js';
+import { startTcpProxy } from '../support/tcp-proxy.js';
+import { openDb } from '../../src/platform/store/db.js';
 
 describeEachDb('the per-person quota (rate-limiter-flexible on the store)', (t) => {
   const settings = { points: 3, windowMs: 60_000 };
@@ -43,4 +45,27 @@ describeEachDb('the per-person quota (rate-limiter-flexible on the store)', (t) 
       expect(rows.map((r) => r.key)).toEqual(['user:new']);
     });
   });
+});
+
+describe.skipIf(!TEST_DATABASE_URL)('the per-person quota when PostgreSQL hangs', () => {
+  it('waits 1 s at most for the store, then counts in memory: a partition never holds a request up', async () => {
+    const target = new URL(TEST_DATABASE_URL!);
+    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+    const viaProxy = new URL(TEST_DATABASE_URL!);
+    viaProxy.port = String(proxy.port);
+    const db = await openDb({ databaseUrl: viaProxy.toString(), poolSize: 1, timeouts: { connectMs: 2000, queryMs: 5000 } });
+    try {
+      const quota = userQuota(db, { points: 2, windowMs: 60_000 }, captureLogs('debug').logger);
+      proxy.hang();
+      const started = Date.now();
+      const waits = [await quota.take('U_HANG'), await quota.take('U_HANG'), await quota.take('U_HANG')];
+      expect(Date.now() - started).toBeLessThan(3 * 1500);
+      expect(waits.slice(0, 2)).toEqual([0, 0]);
+      expect(waits[2]).toBeGreaterThan(0);
+    } finally {
+      proxy.restore();
+      await db.close().catch(() => undefined);
+      await proxy.close();
+    }
+  }, 30_000);
 });
