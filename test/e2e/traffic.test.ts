@@ -72,12 +72,16 @@ describe('/traffic answers every report', () => {
     expect(message.text.length).toBeGreaterThan(0);
   });
 
-  it('shows numbers right-aligned, durations in words, and a bar against the top row', async () => {
+  it('answers in a data_table whose numbers sort by value, durations in words, and a bar against the top row', async () => {
     const message = await run('countries all top 3');
-    const table = (message.blocks ?? []).find((b) => (b as { type: string }).type === 'table') as {
-      column_settings: { align?: string }[];
+    const table = (message.blocks ?? []).find((b) => (b as { type: string }).type === 'data_table') as {
+      rows: { type: string; value?: number; text: string }[][];
+      page_size: number;
     };
-    expect(table.column_settings[1]).toEqual({ align: 'right' });
+    expect(table.page_size).toBe(3);
+    expect(table.rows[1]![1]).toMatchObject({ type: 'raw_number', value: expect.any(Number) });
+    expect(table.rows[1]![1]!.text).toBe(table.rows[1]![1]!.value!.toLocaleString('en-US'));
+    expect(table.rows[1]![3]!.type).toBe('raw_number');
     const [, first, second] = tableOf(message);
     expect(first![3]).toMatch(/^(\d+m \d\ds|\d+s|\d+h \d\dm)$/);
     expect(first![4]!.length).toBeGreaterThanOrEqual(second![4]!.length);

@@ -45,7 +45,7 @@ async function get(path: string): Promise<{ status: number; json: Json }> {
 }
 
 function tableRows(m: UiMessage): string[][] {
-  const table = (m.blocks ?? []).find((b) => b.type === 'table') as { rows: { text: string }[][] } | undefined;
+  const table = (m.blocks ?? []).find((b) => b.type === 'table' || b.type === 'data_table') as { rows: { text: string }[][] } | undefined;
   return table ? table.rows.map((r) => r.map((c) => c.text)) : [];
 }
 
@@ -170,7 +170,7 @@ describe('driving the app', () => {
     let answer: Json | undefined;
     const events = await collectEvents(
       'U_ALICE',
-      (list) => list.some((e) => e.event === 'message' && (e.data.message as UiMessage).blocks?.some((b) => b.type === 'table')),
+      (list) => list.some((e) => e.event === 'message' && (e.data.message as UiMessage).blocks?.some((b) => b.type === 'data_table')),
       async () => {
         const { status, json } = await post('/ui/command', { channel: 'C_MARKETING', user: 'U_ALICE', text: '/traffic sources last7d' });
         answer = json;
@@ -178,7 +178,7 @@ describe('driving the app', () => {
       },
     );
     expect(answer).toMatchObject({ ok: true, delivery: { kind: 'slash_command', status: 200 } });
-    const message = events.map((e) => e.data.message as UiMessage).find((m) => m?.blocks?.some((b) => b.type === 'table'))!;
+    const message = events.map((e) => e.data.message as UiMessage).find((m) => m?.blocks?.some((b) => b.type === 'data_table'))!;
     expect(message.channel).toBe('C_MARKETING');
     expect(message.ephemeral).toBe(true);
     const rows = tableRows(message);

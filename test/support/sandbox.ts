@@ -66,7 +66,7 @@ export function mrkdwnOf(message: { blocks?: readonly unknown[] }): string[] {
 
 /** The table block's rows as text, header first; [] when there is no table. */
 export function tableOf(message: { blocks?: readonly unknown[] }): string[][] {
-  const table = (message.blocks ?? []).find((b) => (b as Json).type === 'table') as { rows: { text: string }[][] } | undefined;
+  const table = (message.blocks ?? []).find((b) => ['table', 'data_table'].includes((b as Json).type as string)) as { rows: { text: string }[][] } | undefined;
   return table ? table.rows.map((row) => row.map((cell) => cell.text)) : [];
 }
 

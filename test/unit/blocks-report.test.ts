@@ -65,6 +65,27 @@ describe('reportMessage', () => {
     expect(message.text).toMatch(/^Campaigns, Last 7 days.*: spring_sale 200, winter 50$/);
   });
 
+  it('answers in a data_table that Slack sorts by value: numbers are raw_number with the formatted text, one client page per Lookout page', () => {
+    const rows = Array.from({ length: 25 }, (_, i) => row(`campaign ${i}`, 12_000 - i * 400));
+    const message = reportMessage(view({ query: { ...newQuery('campaigns'), top: 25 }, rows }));
+    const table = message.blocks.find((b) => b.type === 'data_table') as { page_size: number; caption: string; rows: { type: string; value?: number; text: string }[][] };
+    expect(table.page_size).toBe(25);
+    expect(table.caption).toBe('Campaigns: Name, Visits, Unique, Avg time');
+    expect(table.rows[1]!.map((c) => c.type)).toEqual(['raw_text', 'raw_number', 'raw_number', 'raw_number', 'raw_text']);
+    expect(table.rows[1]![1]).toEqual({ type: 'raw_number', value: 12_000, text: '12,000' });
+    expect(table.rows[1]![3]).toEqual({ type: 'raw_number', value: 92, text: '1m 32s' });
+    expect(validateBlocks(message.blocks as never, 'message')).toEqual({ ok: true });
+    expect(mrkdwnOf(message)[0]).not.toMatch(/columns:/);
+  });
+
+  it('falls back to the plain table when the page would pass the data_table character budget', () => {
+    const rows = Array.from({ length: 90 }, (_, i) => row(`${'n'.repeat(150)}${i}`, 1000 - i));
+    const message = reportMessage(view({ query: { ...newQuery('campaigns'), top: 90 }, rows }));
+    expect(message.blocks.map((b) => b.type)).toContain('table');
+    expect(message.blocks.map((b) => b.type)).not.toContain('data_table');
+    expect(validateBlocks(message.blocks as never, 'message')).toEqual({ ok: true });
+  });
+
   it('shows API strings in raw_text cells as they are, and escapes them wherever mrkdwn is used', () => {
     const hostile = '<!channel> launch';
     const query = { ...newQuery('campaigns'), filters: [{ filters: [{ object: 'campaign', field: 'name', operator: 'is_any_of' as const, value: [hostile] }] }] };

@@ -1,4 +1,4 @@
-import type { ActionsBlock, Button, KnownBlock, PlainTextOption, StaticSelect, TableBlock } from '@slack/types';
+import type { ActionsBlock, Button, DataTableBlock, KnownBlock, PlainTextOption, StaticSelect, TableBlock } from '@slack/types';
 import { sortFields, type Column, type ReportDef, type ReportRow } from '../../kernel/catalog.js';
 import { likelyFilterFix } from '../../kernel/filters.js';
 import { z } from 'zod';
@@ -9,7 +9,7 @@ import type { ReportQuery, SortDir } from '../../kernel/query.js';
 import { fieldOf } from '../../kernel/records.js';
 import { escapeMrkdwn, fallbackText } from '../../platform/slack/kit/escape.js';
 import { describeFilters } from '../../platform/slack/kit/filters.js';
-import { capBlocks, cell, LIMITS, mrkdwn, plainText } from '../../platform/slack/kit/limits.js';
+import { capBlocks, cell, LIMITS, mrkdwn, numberCell, plainText } from '../../platform/slack/kit/limits.js';
 
 /** Where a message's interactive elements find their query again (see refs.ts). */
 export interface ReportRefs {
@@ -55,9 +55,11 @@ const CELL_MAX = 120;
 
 export function reportMessage(view: ReportView): { text: string; blocks: KnownBlock[] } {
   const { def, query, range, rows } = view;
+  const table = rows.length > 0 ? reportTable(def, rows, view.timeZone, view.now, view.barMax) : undefined;
+  const headless = table?.type === 'table' && rows.length >= LIMITS.tableRows;
   const blocks: KnownBlock[] = [
     { type: 'header', text: plainText(`${def.title} · ${range.label}`, LIMITS.headerText) },
-    { type: 'context', elements: [mrkdwn(contextLine(view))] },
+    { type: 'context', elements: [mrkdwn(contextLine(view, headless))] },
   ];
   if (rows.length === 0) {
     blocks.push({
@@ -68,14 +70,15 @@ export function reportMessage(view: ReportView): { text: string; blocks: KnownBl
           : `No data for this range and these filters. ${escapeMrkdwn(likelyFilterFix(query.filters) ?? 'Try a longer range, or fewer filters.')}`,
       ),
     });
-  } else {
-    blocks.push(reportTable(def, rows, view.timeZone, view.now, view.barMax));
+  } else if (table) {
+    blocks.push(table);
   }
   blocks.push(...actionBlocks(view));
   return { text: notificationText(view), blocks: capBlocks(blocks) };
 }
 
-function contextLine(view: ReportView): string {
+/** `headless`: the table had no room for its header row, so the columns are named here. */
+function contextLine(view: ReportView, headless: boolean): string {
   const { query, rows, def } = view;
   const first = (query.page - 1) * query.top + 1;
   const parts = [
@@ -87,7 +90,7 @@ function contextLine(view: ReportView): string {
   parts.push(`${def.columns.some((c) => c.format === 'datetime') ? 'days and times' : 'days'} in ${escapeMrkdwn(view.timeZone)}`);
   if (view.demo) parts.push('_demo data_');
   if (view.sharedBy && USER_ID.test(view.sharedBy)) parts.push(`shared by <@${view.sharedBy}>`);
-  if (rows.length >= LIMITS.tableRows) parts.push(`columns: ${def.columns.map((c) => c.label).join(', ')}`);
+  if (headless) parts.push(`columns: ${def.columns.map((c) => c.label).join(', ')}`);
   return parts.join(' · ');
 }
 
@@ -103,19 +106,43 @@ function cellText(row: ReportRow, column: Column, timeZone: string, now: Date): 
   return formatField(fieldOf(row, column.field), column.format, timeZone, now, CELL_MAX);
 }
 
-function reportTable(def: ReportDef, rows: readonly ReportRow[], timeZone: string, now: Date, barMax?: number): TableBlock {
-  const numeric = (c: Column) => c.format === 'count' || c.format === 'duration';
-  const header = def.columns.map((c) => cell(c.label));
+/** Numbers sort by value in the client; the text keeps Lookout's formatting. */
+function numericValue(row: ReportRow, column: Column): number | undefined {
+  if (column.format !== 'count' && column.format !== 'duration') return undefined;
+  const value = fieldOf(row, column.field);
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+}
+
+/**
+ * The page as a data_table (Slack sorts and pages it in the client; numbers are raw_number),
+ * or, past its character budget, as the plain table.
+ */
+function reportTable(def: ReportDef, rows: readonly ReportRow[], timeZone: string, now: Date, barMax?: number): DataTableBlock | TableBlock {
   const counts = def.countField ? rows.map((r) => Number(fieldOf(r, def.countField!)) || 0) : [];
   const max = Math.max(0, barMax ?? 0, ...counts);
   const withBar = def.countField !== undefined && max > 0;
-  if (withBar) header.push(cell('vs top row'));
+  const header = [...def.columns.map((c) => cell(c.label)), ...(withBar ? [cell('vs top row')] : [])];
+  const page = rows.slice(0, LIMITS.dataTableRows);
+  const texts = page.map((row) => def.columns.map((c) => cellText(row, c, timeZone, now)));
+  const bars = page.map((_, i) => bar(counts[i], max, 10).trimEnd() || '▏');
 
-  const body = rows.slice(0, LIMITS.tableRows).map((row, i) => {
-    const cells = def.columns.map((c) => cell(cellText(row, c, timeZone, now)));
-    if (withBar) cells.push(cell(bar(counts[i], max, 10).trimEnd() || '▏'));
-    return cells;
-  });
+  const tableRows = page.map((row, i) => [
+    ...def.columns.map((c, j) => {
+      const value = numericValue(row, c);
+      return value === undefined ? cell(texts[i]![j]!) : numberCell(value, texts[i]![j]!);
+    }),
+    ...(withBar ? [cell(bars[i]!)] : []),
+  ]);
+  const chars = [header, ...tableRows].flat().reduce((n, c) => n + Array.from(c.text).length, 0);
+  if (chars <= LIMITS.dataTableChars) {
+    return { type: 'data_table', caption: `${def.title}: ${def.columns.map((c) => c.label).join(', ')}`, page_size: Math.min(page.length, LIMITS.dataTablePageSize), rows: [header, ...tableRows] };
+  }
+  return plainTable(def, header, texts, withBar ? bars : undefined);
+}
+
+function plainTable(def: ReportDef, header: ReturnType<typeof cell>[], texts: string[][], bars: string[] | undefined): TableBlock {
+  const numeric = (c: Column) => c.format === 'count' || c.format === 'duration';
+  const body = texts.slice(0, LIMITS.tableRows).map((row, i) => [...row.map(cell), ...(bars ? [cell(bars[i]!)] : [])]);
   // A full page of 100 rows leaves no room for the header row: the columns are then named in the context line.
   return {
     type: 'table',

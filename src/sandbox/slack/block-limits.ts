@@ -612,7 +612,7 @@ class Checker {
           cells.forEach((cell, c) => {
             if (r === 0 && isRecord(cell) && cell.type === 'rich_text') this.fail(`${path}.rows[0][${c}]`, 'the header row takes raw_text or raw_number cells, not rich_text');
             this.tableCell(`${path}.rows[${r}][${c}]`, cell);
-            chars += charLength(JSON.stringify(isRecord(cell) ? (cell.text ?? cell.elements ?? cell.value ?? '') : ''));
+            chars += isRecord(cell) && typeof cell.text === 'string' ? charLength(cell.text) : charLength(JSON.stringify(isRecord(cell) ? (cell.elements ?? cell.value ?? '') : ''));
           });
         });
         if (chars > LIMITS.dataTableChars) this.fail(`${path}.rows`, `its cells hold ${chars} characters; at most ${LIMITS.dataTableChars} (data_table_too_large)`);

@@ -33,6 +33,15 @@ export const LIMITS = {
   messageText: 40_000,
   tableRows: 100,
   tableCells: 20,
+  dataTableRows: 100,
+  dataTablePageSize: 100,
+  /** Across every cell of a data_table (the reported budget; Slack refuses more with data_table_too_large). */
+  dataTableChars: 10_000,
+  chartTitle: 50,
+  chartSeries: 6,
+  chartLabel: 20,
+  chartsPerMessage: 2,
+  alertText: 3000,
 } as const;
 
 const ELLIPSIS = '…';
@@ -59,6 +68,11 @@ export function plainText(text: string, max: number = LIMITS.sectionText): Plain
 /** A table cell: plain text, never interpreted, with disguising characters removed. */
 export function cell(text: string): { type: 'raw_text'; text: string } {
   return { type: 'raw_text', text: neutralize(text) };
+}
+
+/** A numeric table cell: sorts by `value`, shows `text`. */
+export function numberCell(value: number, text: string): { type: 'raw_number'; value: number; text: string } {
+  return { type: 'raw_number', value, text: neutralize(text) || String(value) };
 }
 
 export function mrkdwn(text: string, max: number = LIMITS.sectionText): MrkdwnElement {

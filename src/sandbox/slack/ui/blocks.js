@@ -625,6 +625,81 @@ function table(block) {
   return wrapper;
 }
 
+/** Slack's data_table: sorts (numbers by value) and pages in the client; nothing goes back to the app. */
+function dataTable(block) {
+  const wrapper = el('figure', 'block table-block data-table');
+  wrapper.dataset.testid = 'block-data-table';
+  const [header = [], ...body] = block.rows ?? [];
+  const pageSize = Math.max(1, Math.min(100, block.page_size ?? 5));
+  const state = { column: -1, dir: 1, page: 0 };
+  const t = el('table', 'bk-table');
+  const caption = el('caption', 'data-table-caption', block.caption ?? '');
+  const numeric = header.map((_, c) => body.some((row) => row?.[c]?.type === 'raw_number'));
+  const sortKey = (cell) => (cell?.type === 'raw_number' ? cell.value : String(cell?.text ?? '').toLowerCase());
+  const pager = el('div', 'data-table-pager');
+
+  const draw = () => {
+    t.replaceChildren(caption);
+    const head = el('tr');
+    header.forEach((cell, c) => {
+      const th = el('th');
+      const button = el('button', 'sort', `${cell?.text ?? ''}${state.column === c ? (state.dir === 1 ? ' ▲' : ' ▼') : ''}`);
+      button.type = 'button';
+      button.dataset.testid = `sort-${c}`;
+      button.addEventListener('click', () => {
+        state.dir = state.column === c ? -state.dir : numeric[c] ? -1 : 1;
+        state.column = c;
+        state.page = 0;
+        draw();
+      });
+      th.setAttribute('aria-sort', state.column === c ? (state.dir === 1 ? 'ascending' : 'descending') : 'none');
+      if (numeric[c]) th.classList.add('align-right');
+      th.append(button);
+      head.append(th);
+    });
+    t.append(head);
+    const rows = [...body];
+    if (state.column >= 0) {
+      rows.sort((a, b) => {
+        const x = sortKey(a?.[state.column]);
+        const y = sortKey(b?.[state.column]);
+        return (x < y ? -1 : x > y ? 1 : 0) * state.dir;
+      });
+    }
+    const pages = Math.max(1, Math.ceil(rows.length / pageSize));
+    rows.slice(state.page * pageSize, (state.page + 1) * pageSize).forEach((row) => {
+      const tr = el('tr');
+      (row ?? []).forEach((cell, c) => {
+        const td = el('td');
+        if (numeric[c]) td.classList.add('align-right');
+        if (cell?.type === 'rich_text') td.append(richText(cell, {}));
+        else td.textContent = cell?.text ?? String(cell?.value ?? '');
+        td.title = td.textContent;
+        tr.append(td);
+      });
+      t.append(tr);
+    });
+    pager.replaceChildren();
+    if (pages > 1) {
+      const step = (label, delta, testid) => {
+        const b = el('button', 'btn', label);
+        b.type = 'button';
+        b.dataset.testid = testid;
+        b.disabled = state.page + delta < 0 || state.page + delta >= pages;
+        b.addEventListener('click', () => {
+          state.page += delta;
+          draw();
+        });
+        return b;
+      };
+      pager.append(step('‹', -1, 'table-prev'), el('span', null, `${state.page + 1} / ${pages}`), step('›', 1, 'table-next'));
+    }
+  };
+  draw();
+  wrapper.append(t, pager);
+  return wrapper;
+}
+
 function input(block, ctx) {
   const node = el('div', 'block input-block');
   node.dataset.testid = `input-${block.block_id}`;
@@ -733,6 +808,8 @@ export function renderBlock(block, ctx) {
     }
     case 'table':
       return table(block);
+    case 'data_table':
+      return dataTable(block);
     case 'input':
       return input(block, ctx);
     case 'rich_text':
