@@ -3,7 +3,7 @@
  * asking between them for exactly 50 distinct API requests. Everything real but the
  * data: the demo API in its own process, the offline Slack with its chat.postMessage
  * rate limits on (per channel: a burst of 5, then 1 a second; 429 + Retry-After), PGlite
- * in memory, the DigestService + DigestFetcher + @slack/web-api WebClient (retrying on
+ * in memory, the DigestService + SharedFetcher + @slack/web-api WebClient (retrying on
  * 429 as it does in the app), and DigestScheduler.runSlot for every digest at once.
  *
  * The 1,000 digests: five filter sets (none, Germany, United States, France, Chrome)
@@ -19,7 +19,8 @@ import { AnalyticsApi } from '../src/platform/api/analytics.js';
 import type { ReportId } from '../src/kernel/catalog.js';
 import type { FilterGroup } from '../src/kernel/filters.js';
 import type { MarketingRequest } from '../src/kernel/query.js';
-import { DigestContent, DigestFetcher, gatherDigest } from '../src/features/digests/content.js';
+import { DigestContent, gatherDigest } from '../src/features/digests/content.js';
+import { SharedFetcher } from '../src/platform/api/shared-fetcher.js';
 import { DIGEST_SUBJECT, digestPublisher } from '../src/features/digests/publish.js';
 import { digestDeliveryHooks } from '../src/features/digests/deliveries.js';
 import type { Digest } from '../src/features/digests/repo.js';
@@ -95,7 +96,7 @@ const stub = {
     return Promise.resolve([]);
   },
 } as unknown as AnalyticsApi;
-const dryFetcher = new DigestFetcher(stub);
+const dryFetcher = new SharedFetcher(stub);
 for (const d of digests) {
   await gatherDigest(dryFetcher, { id: d.id, reports: d.reports as ReportId[], filters: d.filters, topN: d.topN, period: 'day', timeZone: d.timeZone }, slot, { title: '', demo: true, preview: false });
 }
@@ -105,14 +106,14 @@ if (implied.size !== EXPECTED_DISTINCT) throw new Error(`the digests were design
 // ---- the real run -----------------------------------------------------------------------
 
 const api = new AnalyticsApi({ baseUrl: demo.url, apiKey: KEY, timeoutMs: 20_000, logger: log });
-// Which keys really went out (a call that missed the DigestFetcher cache).
+// Which keys really went out (a call that missed the SharedFetcher cache).
 const fetched: string[] = [];
 const counting = Object.create(api) as AnalyticsApi;
 counting.report = (id, request) => {
   fetched.push(JSON.stringify([id, request]));
   return api.report(id, request);
 };
-const fetcher = new DigestFetcher(counting);
+const fetcher = new SharedFetcher(counting);
 const web = new WebClient(botToken, { slackApiUrl: slack.apiUrl, logLevel: LogLevel.ERROR, retryConfig: { retries: 0 }, rejectRateLimitedCalls: true, timeout: 10_000 });
 let rateLimited = 0;
 web.on(WebClientEvent.RATE_LIMITED, () => rateLimited++);
@@ -163,7 +164,7 @@ console.log('');
 console.log(`digests due in one slot        ${digests.length} over ${channels.length} channels (${Math.min(...perChannel)}–${Math.max(...perChannel)} posts a channel)`);
 console.log(`slots claimed                  ${claimed.filter(Boolean).length}`);
 console.log(`distinct queries (by key)      ${implied.size}`);
-console.log(`API calls made                 ${fetcher.calls} through DigestFetcher (${distinctFetched} distinct, ${missing.length} implied but not made), ${api.http.stats.attempts} HTTP attempts on the wire, ${api.http.stats.retries} retries`);
+console.log(`API calls made                 ${fetcher.calls} through SharedFetcher (${distinctFetched} distinct, ${missing.length} implied but not made), ${api.http.stats.attempts} HTTP attempts on the wire, ${api.http.stats.retries} retries`);
 console.log(`time to post all               ${runSeconds.toFixed(1)} s, through chat.postMessage rate limits (${rateLimited} answers were 429 and retried through the outbox)`);
 console.log(`posts made / failed            ${byStatus.posted ?? 0} / ${byStatus.failed ?? 0} (runs table); ${posted} messages in the offline Slack`);
 if (reasons.length > 0) console.log(`failure reasons                ${reasons.map((r) => `${r.error} ×${r.n}`).join('; ')}`);

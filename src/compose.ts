@@ -11,7 +11,8 @@ import { AlertMuteRepo, AlertRepo, AlertSubscriptionRepo, VisitorCheckRepo, Watc
 import { ALERT_SUBJECT, LEASE_KEY as WATCHER_LEASE, ThreatWatcher, WATCH_STATE_KEY, type AlertRepos } from './features/alerts/watcher.js';
 import { alertDeliveryHooks } from './features/alerts/deliveries.js';
 import { digestDeliveryHooks } from './features/digests/deliveries.js';
-import { DigestContent, DigestFetcher } from './features/digests/content.js';
+import { DigestContent } from './features/digests/content.js';
+import { SharedFetcher } from './platform/api/shared-fetcher.js';
 import { digestCommand, registerDigests } from './features/digests/listeners.js';
 import { DIGEST_HELP } from './features/digests/parse.js';
 import { DIGEST_SUBJECT, digestPublisher } from './features/digests/publish.js';
@@ -21,6 +22,10 @@ import { DigestScheduler } from './features/digests/scheduler.js';
 import { DigestService } from './features/digests/service.js';
 import { registerReports } from './features/reports/listeners/index.js';
 import { ReportService } from './features/reports/service.js';
+import { registerTrends, trendCommand } from './features/trends/listeners.js';
+import { TREND_HELP } from './features/trends/parse.js';
+import { TrendRepo } from './features/trends/repo.js';
+import { TrendService } from './features/trends/service.js';
 import { registerVisitor } from './features/visitor/listeners.js';
 import { VISITOR_HELP } from './features/visitor/parse.js';
 import { VisitorService } from './features/visitor/service.js';
@@ -74,6 +79,7 @@ export interface Repos extends AlertRepos {
   digests: DigestRepo;
   runs: DigestRunRepo;
   deliveries: DeliveryRepo;
+  trends: TrendRepo;
   close(): Promise<void>;
 }
 
@@ -90,6 +96,7 @@ export function createRepos(db: Db): Repos {
     visitorChecks: new VisitorCheckRepo(db),
     watchState: new WatchStateRepo(db),
     deliveries: new DeliveryRepo(db),
+    trends: new TrendRepo(db),
     close: () => db.close(),
   };
 }
@@ -187,7 +194,9 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
   const reports = new ReportService({ ...answering, stash: repos.stash, catalog: REPORTS, seal: seal(options.slack.signingSecret, 'modal-context') });
   const visitors = new VisitorService({ ...answering, access, verdict });
   const alerts = new AlertService({ repos, access, directory, now, timeZone, log: log.child({ component: 'alerts' }) });
-  const content = new DigestContent({ fetcher: new DigestFetcher(api), flagged: alerts, demo: options.demo });
+  const fetcher = new SharedFetcher(api);
+  const trends = new TrendService({ ...answering, fetcher, repo: repos.trends, refs: reports.refs, log: log.child({ component: 'trends' }) });
+  const content = new DigestContent({ fetcher, trends, flagged: alerts, demo: options.demo, log: log.child({ component: 'digests' }) });
   const scheduler = new DigestScheduler({
     runs: repos.runs,
     loadActive: () => repos.digests.listActive(),
@@ -235,11 +244,13 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
             [
               { words: ['digest', 'digests'], run: digestCommand(digests), help: DIGEST_HELP },
               { words: ['alerts', 'alert'], run: alertsCommand(alerts), help: ALERTS_HELP },
+              { words: ['trend', 'trends'], run: trendCommand(trends, reports), help: TREND_HELP },
             ],
             { visitor: VISITOR_HELP },
           ),
         (app) => registerReports(app, reports, visitors),
         (app) => registerVisitor(app, visitors),
+        (app) => registerTrends(app, trends, reports),
         (app) => registerDigests(app, digests),
         (app) => registerAlerts(app, alerts, visitors),
       ],

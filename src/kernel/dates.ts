@@ -230,6 +230,11 @@ export function resolveRange(text: string | undefined, timeZone: string, now: Da
   return { ok: true, range: span(parseDate(start) as Ymd, parseDate(end) as Ymd) };
 }
 
+/** A word that reads as a range (a range word or something starting with a digit), valid or not. */
+export function looksLikeRange(word: string | undefined): boolean {
+  return word !== undefined && (rangeWord(word) !== undefined || /^\d/.test(word));
+}
+
 /** Number of days in a range, both ends included. */
 export function rangeDays(range: Pick<DateRange, 'startDate' | 'endDate'>): number {
   const start = parseDate(range.startDate);

@@ -4,7 +4,8 @@ import type { ReportId, ReportRow } from '../../src/kernel/catalog.js';
 import type { FilterGroup } from '../../src/kernel/filters.js';
 import type { MarketingRequest } from '../../src/kernel/query.js';
 import { previousPeriod, rangeDays, type DateRange } from '../../src/kernel/dates.js';
-import { DigestFetcher, gatherDigest, type DigestSpec } from '../../src/features/digests/content.js';
+import { gatherDigest, type DigestSpec } from '../../src/features/digests/content.js';
+import { SharedFetcher } from '../../src/platform/api/shared-fetcher.js';
 import { digestRange } from '../../src/features/digests/period.js';
 import { startDemoApi, type DemoApi } from '../../src/sandbox/demo-api/server.js';
 import { validateBlocks } from '../../src/sandbox/slack/block-limits.js';
@@ -108,7 +109,7 @@ describe('digestRange', () => {
 describe('gatherDigest against the demo API', () => {
   it('totals are every visit in the period, and in the previous period of the same length', async () => {
     for (const period of ['day', 'week', 'month'] as const) {
-      const view = await gatherDigest(new DigestFetcher(api), spec({ period }), AT, OPTIONS);
+      const view = await gatherDigest(new SharedFetcher(api), spec({ period }), AT, OPTIONS);
       expect(view.totalsError).toBeUndefined();
       expect(view.period).toEqual(digestRange(period, 'Europe/Berlin', AT));
       expect(view.previous).toEqual(previousPeriod(view.period));
@@ -129,7 +130,7 @@ describe('gatherDigest against the demo API', () => {
     const [top] = await api.report('countries', { ...at(digestRange('week', 'Europe/Berlin', AT)), limit: 1 });
     const country = String(field(top!, 'name'));
     const filters: FilterGroup[] = [{ filters: [{ object: 'country', field: 'name', operator: 'is_any_of', value: [country] }] }];
-    const view = await gatherDigest(new DigestFetcher(api), spec({ filters }), AT, OPTIONS);
+    const view = await gatherDigest(new SharedFetcher(api), spec({ filters }), AT, OPTIONS);
     const all = await visitCount(view.period);
     const filtered = await visitCount(view.period, filters);
     expect(filtered).toBeLessThan(all);
@@ -140,7 +141,7 @@ describe('gatherDigest against the demo API', () => {
 
   it('each report’s top N rows are the report’s first page, with their value in the previous period', async () => {
     const reports: ReportId[] = ['sources', 'pages', 'countries', 'browsers', 'cities'];
-    const view = await gatherDigest(new DigestFetcher(api), spec({ reports, topN: 7 }), AT, OPTIONS);
+    const view = await gatherDigest(new SharedFetcher(api), spec({ reports, topN: 7 }), AT, OPTIONS);
     expect(view.sections.map((s) => s.def.id)).toEqual(reports);
     for (const section of view.sections) {
       const def = section.def;
@@ -178,7 +179,7 @@ describe('gatherDigest against the demo API', () => {
 
   it('two cities with one name are told apart: each compared with itself in the previous period', async () => {
     const filters: FilterGroup[] = [{ filters: [{ object: 'city', field: 'name', operator: 'is_any_of', value: ['Paris', 'Springfield'] }] }];
-    const view = await gatherDigest(new DigestFetcher(api), spec({ reports: ['cities'], filters, topN: 10, period: 'month' }), AT, OPTIONS);
+    const view = await gatherDigest(new SharedFetcher(api), spec({ reports: ['cities'], filters, topN: 10, period: 'month' }), AT, OPTIONS);
     const now = await api.report('cities', { ...at(view.period, filters), limit: 10, page: 1 });
     const before = await api.report('cities', { ...at(view.previous, filters), limit: 100, page: 1 });
     const labels = now.map((r) => String(field(r, 'label')));
@@ -190,7 +191,7 @@ describe('gatherDigest against the demo API', () => {
   });
 
   it('a report without counts (visitors) lists its rows without claiming they are new', async () => {
-    const view = await gatherDigest(new DigestFetcher(api), spec({ reports: ['visitors'], topN: 3, period: 'day' }), AT, OPTIONS);
+    const view = await gatherDigest(new SharedFetcher(api), spec({ reports: ['visitors'], topN: 3, period: 'day' }), AT, OPTIONS);
     const rows = await api.report('visitors', { ...at(view.period), limit: 3, page: 1 });
     const [section] = view.sections;
     expect(section?.lines?.map((l) => l.name)).toEqual(rows.map((r) => field(r, 'id')));
@@ -204,7 +205,7 @@ describe('gatherDigest against the demo API', () => {
   });
 
   it('sections read as the reports do: pages by path, visits as times in the digest zone, "1 visit", no count for visits', async () => {
-    const view = await gatherDigest(new DigestFetcher(api), spec({ reports: ['pages', 'visits'], topN: 5, period: 'week' }), AT, OPTIONS);
+    const view = await gatherDigest(new SharedFetcher(api), spec({ reports: ['pages', 'visits'], topN: 5, period: 'week' }), AT, OPTIONS);
     const text = mrkdwnOf(digestMessage(view)).join('\n');
     const pages = text.split('*Pages*')[1]!.split('*Visits*')[0]!;
     const visits = text.split('*Visits*').at(-1)!; // the section, not the totals field of the same name
@@ -219,7 +220,7 @@ describe('gatherDigest against the demo API', () => {
   it('a report whose data fails to load says so in its section; the rest still comes', async () => {
     demo.setFaults({ status500Until: 1000, paths: ['/pages'] });
     const faulty = tracked();
-    const view = await gatherDigest(new DigestFetcher(faulty.api), spec(), AT, OPTIONS);
+    const view = await gatherDigest(new SharedFetcher(faulty.api), spec(), AT, OPTIONS);
     await faulty.settled();
     const byId = new Map(view.sections.map((s) => [s.def.id, s]));
     expect(byId.get('pages')?.lines).toBeUndefined();
@@ -245,7 +246,7 @@ describe('gatherDigest against the demo API', () => {
   it('totals that fail to load say so; the sections still come', async () => {
     demo.setFaults({ status500Until: 1000, paths: ['/countries'] });
     const faulty = tracked();
-    const view = await gatherDigest(new DigestFetcher(faulty.api), spec({ reports: ['sources'] }), AT, OPTIONS);
+    const view = await gatherDigest(new SharedFetcher(faulty.api), spec({ reports: ['sources'] }), AT, OPTIONS);
     await faulty.settled();
     expect(view.totals).toBeUndefined();
     expect(view.totalsError).toMatch(/analytics API/);
@@ -254,7 +255,7 @@ describe('gatherDigest against the demo API', () => {
 
   it('a failed request is not remembered: the next gathering asks again', async () => {
     const faulty = tracked();
-    const fetcher = new DigestFetcher(faulty.api);
+    const fetcher = new SharedFetcher(faulty.api);
     demo.setFaults({ status500Until: 1000, paths: ['/pages'] });
     const failed = await gatherDigest(fetcher, spec(), AT, OPTIONS);
     expect(failed.sections.find((s) => s.def.id === 'pages')?.error).toBeDefined();
@@ -270,7 +271,7 @@ describe('gatherDigest against the demo API', () => {
 
 describe('identical queries across digests due in the same minute are fetched once', () => {
   it('two overlapping digests, one after the other: each distinct request made once', async () => {
-    const fetcher = new DigestFetcher(api);
+    const fetcher = new SharedFetcher(api);
     const a = spec({ id: 1, reports: ['sources', 'pages'] });
     const b = spec({ id: 2, reports: ['sources', 'countries'] });
     await gatherDigest(fetcher, a, AT, OPTIONS);
@@ -288,7 +289,7 @@ describe('identical queries across digests due in the same minute are fetched on
   });
 
   it('many digests at once: the same requests still go out once', async () => {
-    const fetcher = new DigestFetcher(api);
+    const fetcher = new SharedFetcher(api);
     const specs = Array.from({ length: 20 }, (_, i) =>
       spec({ id: i + 1, reports: i % 2 === 0 ? ['sources', 'pages'] : ['pages', 'sources', 'countries'], timeZone: i % 4 === 0 ? 'Europe/Berlin' : 'Europe/Paris' }),
     );
@@ -302,7 +303,7 @@ describe('identical queries across digests due in the same minute are fetched on
   });
 
   it('a digest whose dates differ (another zone already on the next day) is not served another digest’s rows', async () => {
-    const fetcher = new DigestFetcher(api);
+    const fetcher = new SharedFetcher(api);
     const noon = new Date('2026-11-20T12:00:00Z');
     const berlin = await gatherDigest(fetcher, spec({ period: 'day', reports: ['sources'] }), noon, OPTIONS);
     const kiritimati = await gatherDigest(fetcher, spec({ period: 'day', reports: ['sources'], timeZone: 'Pacific/Kiritimati' }), noon, OPTIONS);

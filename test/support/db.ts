@@ -42,6 +42,7 @@ const TABLES = [
   'watch_state',
   'deliveries',
   'rate_limits',
+  'trend_points',
 ];
 
 let warned = false;

@@ -145,11 +145,13 @@ describe('visitorCard: the verdict in words', () => {
     { role: 'a VPN user', raw: { vpn: { vpn: 'True' } }, header: `Suspicious · low severity: visitor ${ID}`, context: 'Verdict: *Suspicious* · low severity' },
     { role: 'a human', raw: {}, header: `Human: visitor ${ID}`, context: 'Verdict: *Human* ·' },
     { role: 'nobody knows', raw: { bot: { is_attacker: 'Unknown', is_threat: 'Unknown', is_abuser: 'Unknown' } }, header: `Unknown: visitor ${ID}`, context: 'Verdict: *Unknown* ·' },
-  ] as { role: string; raw: RawProfile; header: string; context: string }[])('$role: header and context name the verdict', ({ raw, header, context }) => {
+  ] as { role: string; raw: RawProfile; header: string; context: string }[])('$role: header and a callout coloured by the verdict name it', ({ raw, header, context }) => {
     const message = card(raw);
     expect(headerOf(message)).toBe(header);
-    const ctx = blocksOf(message).find((b) => b.type === 'context')!;
-    const text = (ctx.elements as { text: string }[])[0]!.text;
+    const verdict = blocksOf(message).find((b) => b.type === 'alert')!;
+    const level = { Threat: 'error', Suspicious: 'warning', Human: 'success', Unknown: 'info' }[header.split(/[ :]/)[0]!];
+    expect(verdict.level).toBe(level);
+    const text = (verdict.text as { text: string }).text;
     expect(text).toContain(context);
     expect(text).toContain(`visitor \`${ID}\``);
     expect(message.text.startsWith(header.replace(`: visitor ${ID}`, ''))).toBe(true);

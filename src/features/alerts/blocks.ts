@@ -4,6 +4,7 @@ import { fieldOf } from '../../kernel/records.js';
 import type { Severity, VerdictName } from '../../kernel/verdict.js';
 import { escapeMrkdwn, fallbackText, mrkdwnCode } from '../../platform/slack/kit/escape.js';
 import { capBlocks, cell, clip, LIMITS, mrkdwn, plainText } from '../../platform/slack/kit/limits.js';
+import { callout, severityLevel } from '../../platform/slack/kit/callout.js';
 
 export const ALERT_ACTIONS = {
   ack: 'alert.ack',
@@ -94,10 +95,7 @@ export function alertMessage(view: AlertView): { text: string; blocks: KnownBloc
 
   const blocks: KnownBlock[] = [
     { type: 'header', text: plainText(`${view.raised ? 'Severity rose: ' : ''}${headline}`, LIMITS.headerText) },
-    {
-      type: 'section',
-      text: mrkdwn(`${SEVERITY_EMOJI[view.severity]} *${view.verdict}* (${view.severity} severity) · visitor ${mrkdwnCode(view.visitorId)}\n${reasons}`),
-    },
+    callout(`${SEVERITY_EMOJI[view.severity]} *${view.verdict}* (${view.severity} severity) · visitor ${mrkdwnCode(view.visitorId)}\n${reasons}`, severityLevel(view.severity)),
     {
       type: 'section',
       fields: [

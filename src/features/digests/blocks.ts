@@ -6,6 +6,8 @@ import { formatCount, formatDelta, formatDuration, MISSING } from '../../kernel/
 import { escapeMrkdwn, fallbackText, mrkdwnCode } from '../../platform/slack/kit/escape.js';
 import { capBlocks, clip, LIMITS, mrkdwn, plainText } from '../../platform/slack/kit/limits.js';
 import { describeFilters } from '../../platform/slack/kit/filters.js';
+import { trendChart, trendFigures, type ChartBlock } from '../../platform/slack/kit/charts.js';
+import type { Trend } from '../../kernel/trend.js';
 
 export interface DigestLine {
   /** As the report shows it (a page by its path, a time in the digest's zone). */
@@ -45,6 +47,8 @@ export interface DigestView {
   sections: DigestSection[];
   /** One line on security for the period, when the alerts know something. */
   security?: string;
+  /** Visits over the period against the previous one, for the chart; absent when it could not be built. */
+  trend?: Trend;
   demo: boolean;
   preview: boolean;
 }
@@ -81,6 +85,12 @@ function totalsSection(view: DigestView): SectionBlock {
   };
 }
 
+/** One chart (Slack allows two a message), with its figures in words beneath. */
+function trendBlocks(trend: Trend): KnownBlock[] {
+  const chart: ChartBlock = trendChart(`Visits per ${trend.plan.grain}`, 'visits', trend.plan.buckets, trend.current, trend.previous, trend.plan.grain);
+  return [chart as unknown as KnownBlock, { type: 'context', elements: [mrkdwn(trendFigures('visits', trend))] }];
+}
+
 /** A digest: headline totals with change, each report's top rows with their change, the period in words. */
 export function digestMessage(view: DigestView): { text: string; blocks: KnownBlock[] } {
   const filters = describeFilters(view.filters);
@@ -95,6 +105,7 @@ export function digestMessage(view: DigestView): { text: string; blocks: KnownBl
     { type: 'header', text: plainText(clip(view.title, LIMITS.headerText), LIMITS.headerText) },
     { type: 'context', elements: [mrkdwn(context)] },
     totalsSection(view),
+    ...(view.trend ? trendBlocks(view.trend) : []),
     { type: 'divider' },
     ...view.sections.map(section),
   ];

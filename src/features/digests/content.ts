@@ -1,12 +1,13 @@
-import { LRUCache } from 'lru-cache';
-import type { AnalyticsApi } from '../../platform/api/analytics.js';
+import type { SharedFetcher } from '../../platform/api/shared-fetcher.js';
+import type { Logger } from '../../platform/log.js';
+import type { Trend } from '../../kernel/trend.js';
+import type { TrendService } from '../trends/service.js';
 import { ApiError } from '../../platform/api/errors.js';
 import { REPORTS, type ReportId, type ReportRow } from '../../kernel/catalog.js';
 import { previousPeriod, type DateRange } from '../../kernel/dates.js';
 import { formatDateTime, formatField } from '../../kernel/format.js';
 import { fieldOf } from '../../kernel/records.js';
 import type { FilterGroup } from '../../kernel/filters.js';
-import type { MarketingRequest } from '../../kernel/query.js';
 import type { SlackMessage } from '../../platform/slack/kit/messages.js';
 import type { FlaggedVisitors } from '../alerts/service.js';
 import { digestMessage, type DigestLine, type DigestSection, type DigestTotals, type DigestView } from './blocks.js';
@@ -26,41 +27,6 @@ export interface DigestSpec {
 /** How many rows of the previous period are fetched to find each top row's earlier value. */
 const PREVIOUS_DEPTH = 100;
 
-/**
- * Fetches for digests. Identical requests within a minute (every digest due at
- * 09:00 asking for yesterday's sources) are made once: the promise is shared.
- */
-export class DigestFetcher {
-  private readonly cache = new LRUCache<string, Promise<readonly ReportRow[]>>({ max: 5_000, ttl: 60_000 });
-  /** Requests made to the API (not served from the cache). */
-  calls = 0;
-
-  constructor(private readonly api: AnalyticsApi) {}
-
-  report(id: ReportId, request: MarketingRequest): Promise<readonly ReportRow[]> {
-    const key = JSON.stringify([id, request]);
-    let rows = this.cache.get(key);
-    if (!rows) {
-      this.calls++;
-      rows = this.api.report(id, request);
-      rows.catch(() => this.cache.delete(key));
-      this.cache.set(key, rows);
-    }
-    return rows;
-  }
-
-  /** Every row of a report (for totals), page by page through the same cache. */
-  async all(id: ReportId, request: MarketingRequest, pageSize = 1000, maxPages = 50): Promise<ReportRow[]> {
-    const rows: ReportRow[] = [];
-    for (let page = 1; page <= maxPages; page++) {
-      const batch = await this.report(id, { ...request, page, limit: pageSize });
-      rows.push(...batch);
-      if (batch.length < pageSize) return rows;
-    }
-    return rows;
-  }
-}
-
 function errorText(error: unknown): string {
   return error instanceof ApiError ? error.message : 'unexpected error';
 }
@@ -78,7 +44,7 @@ function num(row: ReportRow | undefined, field: string | undefined): number | un
 
 /** Gathers a digest's content. A report that fails is marked in its section; the rest still posts. */
 export async function gatherDigest(
-  fetcher: DigestFetcher,
+  fetcher: SharedFetcher,
   spec: DigestSpec,
   now: Date,
   options: { title: string; demo: boolean; preview: boolean },
@@ -157,14 +123,26 @@ export async function gatherDigest(
 
 /** A stored digest's message at a moment: its reports, totals and the security line. */
 export class DigestContent {
-  constructor(private readonly deps: { fetcher: DigestFetcher; flagged: FlaggedVisitors; demo: boolean }) {}
+  constructor(private readonly deps: { fetcher: SharedFetcher; trends?: TrendService; flagged: FlaggedVisitors; demo: boolean; log?: Logger }) {}
 
   async render(digest: Digest, at: Date, preview: boolean): Promise<SlackMessage> {
     const reports = digest.reports.filter((id): id is ReportId => Object.hasOwn(REPORTS, id));
     const title = `Digest: ${reports.map((id) => REPORTS[id].title).join(', ')}`;
     const spec = { id: digest.id, reports, filters: digest.filters, topN: digest.topN, period: periodOf(digest.period), timeZone: digest.timeZone };
     const view = await gatherDigest(this.deps.fetcher, spec, at, { title, demo: this.deps.demo, preview });
-    return digestMessage({ ...view, security: await this.securityLine(view.period, digest.timeZone, at) });
+    const [security, trend] = await Promise.all([this.securityLine(view.period, digest.timeZone, at), this.trend(view, digest.filters)]);
+    return digestMessage({ ...view, security, ...(trend ? { trend } : {}) });
+  }
+
+  /** The period's visits against the previous period's, from the same kept days as /traffic trend. */
+  private async trend(view: DigestView, filters: Digest['filters']): Promise<Trend | undefined> {
+    if (!this.deps.trends) return undefined;
+    try {
+      return await this.deps.trends.series({ report: 'visits', filters, metric: 'visits', range: view.period, timeZone: view.timeZone });
+    } catch (error) {
+      this.deps.log?.warn({ digest: view.id, err: errorText(error) }, 'digest trend chart left out');
+      return undefined;
+    }
   }
 
   /**

@@ -6,6 +6,7 @@ import { normalizeRange, RANGE_LABELS, RANGE_WORDS, type DateRange } from '../..
 import { code, USER_ID } from '../../kernel/text.js';
 import { bar, formatCount, formatField } from '../../kernel/format.js';
 import type { ReportQuery, SortDir } from '../../kernel/query.js';
+import { TREND_ACTION } from '../../kernel/trend.js';
 import { fieldOf } from '../../kernel/records.js';
 import { escapeMrkdwn, fallbackText } from '../../platform/slack/kit/escape.js';
 import { describeFilters } from '../../platform/slack/kit/filters.js';
@@ -19,6 +20,8 @@ export interface ReportRefs {
   block: string;
   prev?: string;
   next?: string;
+  /** The Trend button's value (see kernel/trend.ts). */
+  trend?: string;
 }
 
 export interface ReportView {
@@ -200,6 +203,7 @@ function actionBlocks(view: ReportView): ActionsBlock[] {
   };
 
   const more: (Button | StaticSelect)[] = [button('Filter…', ACTIONS.filter, refs.current)];
+  if (refs.trend) more.push(button('Trend', TREND_ACTION, refs.trend));
   const visitorIds = inspectableVisitors(def, rows);
   if (visitorIds.length > 0) {
     more.push({

@@ -3,7 +3,7 @@
  * usage error. Never throws: every input a person can type gets an answer.
  */
 import { matchReport, reportNames, sortFields, type ReportCatalog, type ReportDef, type ReportId } from '../../kernel/catalog.js';
-import { DEFAULT_RANGE, RANGE_ALIASES, RANGE_HINT, RANGE_WORDS, normalizeRange, rangeWord } from '../../kernel/dates.js';
+import { DEFAULT_RANGE, RANGE_ALIASES, RANGE_HINT, RANGE_WORDS, looksLikeRange as isRangeLike, normalizeRange } from '../../kernel/dates.js';
 import { FILTER_FIELDS, MAX_FILTERS, OR_ERROR, findOperator, objectAliases, parseFilterAt, type FilterGroup } from '../../kernel/filters.js';
 import { DEFAULT_TOP, MAX_TOP, type ReportQuery, type SortDir } from '../../kernel/query.js';
 import { closest, code, commandTokens, didYouMean, quoteInput, type Token, type UsageError } from '../../kernel/text.js';
@@ -54,7 +54,7 @@ function reportError(token: Token, catalog: ReportCatalog, matches: ReportId[], 
 // --- Ranges -------------------------------------------------------------------
 
 function looksLikeRange(token: Token): boolean {
-  return token.word !== undefined && (rangeWord(token.word) !== undefined || /^\d/.test(token.word));
+  return isRangeLike(token.word);
 }
 
 // --- Keywords and sort ---------------------------------------------------------
@@ -128,7 +128,14 @@ export function parseTrafficCommand(text: string, catalog: ReportCatalog, opts: 
     return topic ? { kind: 'help', topic } : { kind: 'help' };
   }
   if (first.word !== undefined && opts.subcommands?.includes(first.word)) return { kind: 'sub', name: first.word, args: rest };
+  return parseReportTokens(tokens, catalog, opts);
+}
 
+/** A report and what refines it (`sources last30d country:DE by unique`), as tokens. */
+export function parseReportTokens(raw: Token[], catalog: ReportCatalog, opts: ParseOptions = {}): TrafficCommand {
+  const tokens = joinRangePhrases(raw);
+  const first = tokens[0];
+  if (!first) return fail('Name a report.');
   const match = matchReport(first.text, catalog);
   if (!match.ok) return reportError(first, catalog, match.matches, opts.subcommands ?? []);
   const def = catalog[match.id];

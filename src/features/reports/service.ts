@@ -4,6 +4,7 @@ import { fieldOf } from '../../kernel/records.js';
 import { resolveRange, type DateRange } from '../../kernel/dates.js';
 import { toMarketingRequest, withFilter, withPage, withReport, withSort, type ReportQuery } from '../../kernel/query.js';
 import type { Answering } from '../../platform/answering.js';
+import { defaultMetric, encodeTrendRef, type TrendMetric } from '../../kernel/trend.js';
 import { ApiError } from '../../platform/api/errors.js';
 import type { Logger } from '../../platform/log.js';
 import { LIMITS } from '../../platform/slack/kit/limits.js';
@@ -12,6 +13,8 @@ import type { QueryStash } from '../../platform/store/index.js';
 import { MENU_BLOCK_PREFIX, reportMessage } from './blocks.js';
 import { drillValue } from './modals.js';
 import { QueryRefs } from './refs.js';
+import { parseReportTokens, type TrafficCommand } from './parse.js';
+import type { Token } from '../../kernel/text.js';
 
 export interface ReportServiceDeps extends Answering {
   stash: QueryStash;
@@ -30,6 +33,12 @@ export interface Where {
   sharedBy?: string;
   /** The request's logger. */
   log?: Logger;
+}
+
+/** A report sorted by unique visitors trends by unique visitors; otherwise by its default. */
+function trendMetricOf(def: ReportCatalog[ReportId], query: ReportQuery): TrendMetric {
+  const unique = def.sortKeys.unique;
+  return unique !== undefined && query.sort?.key === unique ? 'unique' : defaultMetric(def.id);
 }
 
 export type Answer = { ok: true; message: SlackMessage } | { ok: false; message: SlackMessage };
@@ -53,6 +62,11 @@ export class ReportService {
 
   get log(): Logger {
     return this.deps.log;
+  }
+
+  /** A report and its refinements as `/traffic` reads them (`sources last30d country:DE`). */
+  parse(tokens: Token[]): TrafficCommand {
+    return parseReportTokens(tokens, this.catalog);
   }
 
   /** The page of rows a query asks for. */
@@ -107,6 +121,7 @@ export class ReportService {
         block: await refs.ref(query, LIMITS.blockId - MENU_BLOCK_PREFIX.length),
         prev: query.page > 1 ? await refs.ref(withPage(query, query.page - 1), LIMITS.buttonValue) : undefined,
         next: rows.length >= query.top ? await refs.ref(withPage(query, query.page + 1), LIMITS.buttonValue) : undefined,
+        trend: encodeTrendRef(trendMetricOf(this.catalog[query.report], query), await refs.ref(query, LIMITS.buttonValue - 4)),
       },
     });
     return { ok: true, message };

@@ -6,6 +6,10 @@ import { SafeId, USER_ID } from '../../kernel/text.js';
 import type { Verdict } from '../../kernel/verdict.js';
 import { escapeMrkdwn, fallbackText, mrkdwnCode } from '../../platform/slack/kit/escape.js';
 import { capBlocks, cell, clip, LIMITS, mrkdwn, plainText } from '../../platform/slack/kit/limits.js';
+import { callout, verdictLevel } from '../../platform/slack/kit/callout.js';
+import { encodeTrendRef, TREND_ACTION } from '../../kernel/trend.js';
+import { encodeQuery, newQuery } from '../../kernel/query.js';
+import { visitorFilter } from '../../kernel/filters.js';
 
 /** Everything asked about one visitor: each part its answer, or why it is missing. */
 export interface VisitorProfile {
@@ -162,10 +166,7 @@ export function visitorCard(view: VisitorCardView): { text: string; blocks: Know
   const severity = verdict.severity ? ` · ${verdict.severity} severity` : '';
   const blocks: KnownBlock[] = [
     { type: 'header', text: plainText(`${verdict.name}${severity}: visitor ${id}`, LIMITS.headerText) },
-    {
-      type: 'context',
-      elements: [mrkdwn(`${EMOJI[verdict.name]} Verdict: *${verdict.name}*${severity} · visitor ${mrkdwnCode(id)}${view.visitId && !view.profile.unknownVisit ? ` · visit ${mrkdwnCode(view.visitId)}` : ''}`)],
-    },
+    callout(`${EMOJI[verdict.name]} Verdict: *${verdict.name}*${severity} · visitor ${mrkdwnCode(id)}${view.visitId && !view.profile.unknownVisit ? ` · visit ${mrkdwnCode(view.visitId)}` : ''}`, verdictLevel(verdict.name)),
     ...(profile.unknownVisit
       ? [{ type: 'section' as const, text: mrkdwn(`:warning: Visit ${mrkdwnCode(profile.unknownVisit)} is unknown for this visitor; what follows is about the visitor as a whole. Check the visit id (from a visits report).`) }]
       : []),
@@ -204,6 +205,10 @@ export function visitorCard(view: VisitorCardView): { text: string; blocks: Know
   }
   if (more) {
     buttons.push({ type: 'button', action_id: VISITOR_ACTIONS.more, text: plainText('Recent visits ▶', LIMITS.buttonText), value: clip(encodeCardRef(id, view.visitsPage + 1, view.visitId), LIMITS.buttonValue) });
+  }
+  if (visits.ok && visits.value.length > 0) {
+    const query = { ...newQuery('visits', 'last30d'), filters: visitorFilter(id) };
+    buttons.push({ type: 'button', action_id: TREND_ACTION, text: plainText('Trend', LIMITS.buttonText), value: clip(encodeTrendRef('visits', encodeQuery(query)), LIMITS.buttonValue) });
   }
   if (view.canShare) {
     buttons.push({ type: 'button', action_id: VISITOR_ACTIONS.share, style: 'primary', text: plainText('Post to channel', LIMITS.buttonText), value: clip(encodeCardRef(id, 1, view.visitId), LIMITS.buttonValue) });

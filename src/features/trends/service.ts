@@ -1,0 +1,237 @@
+import pLimit from 'p-limit';
+import { REPORTS, type ReportId } from '../../kernel/catalog.js';
+export type { Trend, TrendSpec };
+import { localDate, resolveRange } from '../../kernel/dates.js';
+import type { FilterGroup } from '../../kernel/filters.js';
+import type { ReportQuery } from '../../kernel/query.js';
+import { fieldOf } from '../../kernel/records.js';
+import { encodeTrendRef, hourIn, isFinished, planTrend, summarize, trendSource, type Bucket, type Trend, type TrendMetric, type TrendPlan, type TrendSpec } from '../../kernel/trend.js';
+import type { Answering } from '../../platform/answering.js';
+import { ApiError } from '../../platform/api/errors.js';
+import type { SharedFetcher } from '../../platform/api/shared-fetcher.js';
+import type { Logger } from '../../platform/log.js';
+import { LIMITS } from '../../platform/slack/kit/limits.js';
+import { problemMessage, type SlackMessage } from '../../platform/slack/kit/messages.js';
+import { trendMessage, type Share } from './blocks.js';
+import type { TrendRepo, TrendSeriesKey } from './repo.js';
+
+/** One request to the API and the buckets its answer fills: a day or week, or a day's 24 hours. */
+interface Unit {
+  key: string;
+  startDate: string;
+  endDate: string;
+  hourly: boolean;
+  buckets: Bucket[];
+  finished: boolean;
+}
+
+type Figures = Map<string, number>;
+const at = (bucket: string, metric: TrendMetric) => `${bucket}|${metric}`;
+
+/** Where buttons find their query (the report service's refs). */
+export interface Refs {
+  ref(query: ReportQuery, max: number): Promise<string>;
+  resolve(ref: string | undefined): Promise<ReportQuery | null>;
+}
+
+export interface TrendServiceDeps extends Answering {
+  fetcher: SharedFetcher;
+  repo: TrendRepo;
+  refs: Refs;
+  /** Requests a first fill makes at once. */
+  concurrency?: number;
+}
+
+export type TrendAnswer = { ok: true; message: SlackMessage } | { ok: false; message: SlackMessage };
+
+export interface TrendWhere {
+  channelId?: string;
+  ephemeral: boolean;
+  user?: string;
+  sharedBy?: string;
+  log?: Logger;
+}
+
+/**
+ * Trends: per-period totals built from per-period report requests (the API has no time
+ * series). Finished periods are kept in the store and fetched once, ever; the current
+ * period is fetched live (shared for a minute through the fetcher). A fill runs a few
+ * requests at a time and keeps each period as soon as it arrives, so a restart half-way
+ * loses nothing already fetched. The same period asked by two trends at once is fetched once.
+ */
+export class TrendService {
+  private readonly inFlight = new Map<string, Promise<Figures>>();
+  private readonly limit: ReturnType<typeof pLimit>;
+
+  constructor(private readonly deps: TrendServiceDeps) {
+    this.limit = pLimit(deps.concurrency ?? 6);
+  }
+
+  get log(): Logger {
+    return this.deps.log;
+  }
+
+  /** The query a button carries (inline or stashed), or null when it is tampered with or forgotten. */
+  resolve(ref: string | undefined): Promise<ReportQuery | null> {
+    return this.deps.refs.resolve(ref);
+  }
+
+  async series(spec: TrendSpec, log: Logger = this.deps.log): Promise<Trend> {
+    const plan = planTrend(spec.range);
+    const source = trendSource(spec.report);
+    const key: TrendSeriesKey = { report: source, filters: spec.filters, timeZone: spec.timeZone };
+    const today = localDate(this.deps.now(), spec.timeZone) ?? this.deps.now().toISOString().slice(0, 10);
+    const units = unitsOf(plan, today);
+    const figures: Figures = new Map();
+
+    const finished = units.filter((u) => u.finished).flatMap((u) => u.buckets.map((b) => b.key));
+    try {
+      for (const [k, v] of await this.deps.repo.get(key, finished)) figures.set(k, v);
+    } catch (error) {
+      log.warn({ err: (error as Error).message }, 'trend store unavailable: fetching every period');
+    }
+    const missing = units.filter((u) => u.buckets.some((b) => !figures.has(at(b.key, 'visits'))));
+    const results = await Promise.all(missing.map((unit) => this.once(key, unit, log)));
+    for (const result of results) for (const [k, v] of result) figures.set(k, v);
+
+    const values = (buckets: Bucket[]) => buckets.map((b) => figures.get(at(b.key, spec.metric)) ?? 0);
+    return {
+      plan,
+      source,
+      current: summarize(values(plan.buckets), plan.buckets),
+      previous: summarize(values(plan.previous), plan.previous),
+      partial: !isFinished(plan.buckets[plan.buckets.length - 1]!, today),
+    };
+  }
+
+  /** A unit being fetched is shared by every trend asking for it meanwhile. */
+  private once(key: TrendSeriesKey, unit: Unit, log: Logger): Promise<Figures> {
+    const id = JSON.stringify([key.report, key.filters, key.timeZone, unit.key, unit.finished]);
+    let pending = this.inFlight.get(id);
+    if (!pending) {
+      pending = this.limit(() => this.fetchUnit(key, unit, log)).finally(() => this.inFlight.delete(id));
+      this.inFlight.set(id, pending);
+    }
+    return pending;
+  }
+
+  private async fetchUnit(key: TrendSeriesKey, unit: Unit, log: Logger): Promise<Figures> {
+    const request = { startDate: unit.startDate, endDate: unit.endDate, filterGroups: key.filters as FilterGroup[] };
+    const figures: Figures = new Map();
+    if (unit.hourly) {
+      const visits = await this.deps.fetcher.visits(request);
+      const counts = unit.buckets.map(() => ({ visits: 0, visitors: new Set<string>() }));
+      for (const visit of visits) {
+        const hour = hourOfDay(visit.date, unit.startDate, key.timeZone);
+        const slot = counts[hour]!;
+        slot.visits++;
+        if (visit.visitor_id) slot.visitors.add(visit.visitor_id);
+      }
+      unit.buckets.forEach((b, i) => {
+        figures.set(at(b.key, 'visits'), counts[i]!.visits);
+        figures.set(at(b.key, 'unique'), counts[i]!.visitors.size);
+      });
+    } else {
+      const def = REPORTS[key.report as ReportId];
+      const rows = await this.deps.fetcher.all(def.id, request);
+      const uniqueField = def.sortKeys.unique ?? 'unique_visitors';
+      const sum = (field: string) => rows.reduce((n, r) => n + (Number(fieldOf(r, field)) || 0), 0);
+      const bucket = unit.buckets[0]!;
+      figures.set(at(bucket.key, 'visits'), sum(def.countField ?? 'total_visits'));
+      figures.set(at(bucket.key, 'unique'), sum(uniqueField));
+    }
+    if (unit.finished) {
+      const points = [...figures].map(([k, value]) => {
+        const [bucket, metric] = k.split('|') as [string, TrendMetric];
+        return { bucket, metric, value };
+      });
+      await this.deps.repo.put(key, points).catch((error: unknown) => log.warn({ err: (error as Error).message }, 'trend figures not kept'));
+    }
+    return figures;
+  }
+
+  /** The top rows' share of the period's visits, for a pie: the five largest and the rest. */
+  async share(spec: TrendSpec, total: number): Promise<Share | undefined> {
+    const def = REPORTS[spec.report];
+    if (spec.metric !== 'visits' || !def.countField || total <= 0) return undefined;
+    const rows = await this.deps.fetcher.report(def.id, {
+      startDate: spec.range.startDate,
+      endDate: spec.range.endDate,
+      filterGroups: spec.filters,
+      page: 1,
+      limit: 5,
+      sort: { key: def.countField, value: -1 },
+    });
+    const nameField = def.rowFilter?.rowField ?? def.columns[0]!.field;
+    const top = rows
+      .map((r) => ({ name: String(fieldOf(r, nameField) ?? ''), value: Number(fieldOf(r, def.countField!)) || 0 }))
+      .filter((s) => s.value > 0);
+    const rest = total - top.reduce((n, s) => n + s.value, 0);
+    return { def, top, rest: rest > 0 ? rest : 0, total };
+  }
+
+  /** `/traffic trend …` and the Trend buttons: the chart, its key figures in words, and what to do next. */
+  async answer(query: ReportQuery, metric: TrendMetric, where: TrendWhere): Promise<TrendAnswer> {
+    const log = where.log ?? this.deps.log;
+    const wait = where.user ? await this.deps.quota.take(where.user) : 0;
+    if (wait > 0) return { ok: false, message: problemMessage(this.deps.quota.refusal(wait)) };
+    const timeZone = await this.deps.timeZoneFor(where.channelId);
+    const resolved = resolveRange(query.range, timeZone, this.deps.now());
+    if (!resolved.ok) return { ok: false, message: problemMessage(resolved.error, 'Pick another range.') };
+    const spec: TrendSpec = { report: query.report, filters: query.filters, metric, range: resolved.range, timeZone };
+    try {
+      const trend = await this.series(spec, log);
+      const share = query.report === trendSource(query.report) ? await this.share({ ...spec, range: trend.plan.range }, trend.current.total) : undefined;
+      const ref = await this.deps.refs.ref(query, LIMITS.buttonValue - 4);
+      return {
+        ok: true,
+        message: trendMessage({
+          spec,
+          trend,
+          ...(share ? { share } : {}),
+          timeZone,
+          demo: this.deps.demo,
+          ephemeral: where.ephemeral,
+          ...(where.sharedBy ? { sharedBy: where.sharedBy } : {}),
+          ref: encodeTrendRef(metric, ref),
+          tableRef: ref,
+        }),
+      };
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      log.warn({ report: query.report, kind: error.kind, status: error.info.status }, 'trend failed');
+      return { ok: false, message: problemMessage(error.message) };
+    }
+  }
+}
+
+/** Which bucket each API request fills. Hours come a day at a time, from that day's visits. */
+function unitsOf(plan: TrendPlan, today: string): Unit[] {
+  const units = new Map<string, Unit>();
+  for (const bucket of [...plan.buckets, ...plan.previous]) {
+    const hourly = bucket.hour !== undefined;
+    const key = hourly ? bucket.startDate : bucket.key;
+    let unit = units.get(key);
+    if (!unit) {
+      unit = { key, startDate: bucket.startDate, endDate: bucket.endDate, hourly, buckets: [], finished: isFinished(bucket, today) };
+      units.set(key, unit);
+    }
+    unit.buckets.push(bucket);
+  }
+  return [...units.values()];
+}
+
+/**
+ * The hour of the API's day a visit falls in, in the zone. A visit the API counts on
+ * `day` that falls just outside it in the zone counts in the day's first or last hour,
+ * so the hours always add up to the day.
+ */
+function hourOfDay(iso: string | undefined, day: string, timeZone: string): number {
+  if (!iso) return 0;
+  const local = localDate(new Date(iso), timeZone);
+  if (local === undefined) return 0;
+  if (local < day) return 0;
+  if (local > day) return 23;
+  return hourIn(iso, timeZone) ?? 0;
+}
+

@@ -1,0 +1,176 @@
+/**
+ * A trend's periods: the buckets a range is cut into (hours of one day, days, or weeks
+ * past 90 days), the previous period's buckets beside them, and which buckets are over
+ * and so never change. Pure: calendar arithmetic on ISO dates.
+ */
+import type { ReportId } from './catalog.js';
+import { REPORTS } from './catalog.js';
+import { previousPeriod, rangeDays, shiftDate, type DateRange } from './dates.js';
+import type { FilterGroup } from './filters.js';
+import { MONTHS } from './format.js';
+
+export type Grain = 'hour' | 'day' | 'week';
+export type TrendMetric = 'visits' | 'unique';
+export const TREND_METRICS: readonly TrendMetric[] = ['visits', 'unique'];
+
+/** Days up to which a trend goes by day; longer ranges go by week. */
+export const DAILY_UP_TO = 90;
+/** The most weeks a trend shows: a longer range (`all`) shows its last weeks. */
+export const MAX_WEEKS = 53;
+
+export interface Bucket {
+  /** What the store keys it on: `2026-11-21`, `2026-11-21T09` or `W2026-11-16` (the week's first day). */
+  key: string;
+  /** The day (or, for a week, the first and last days) the API is asked about. */
+  startDate: string;
+  endDate: string;
+  /** The hour of `startDate`, for an hourly bucket. */
+  hour?: number;
+  /** The x-axis category: ≤ 20 characters. */
+  label: string;
+}
+
+export interface TrendPlan {
+  grain: Grain;
+  /** The range actually charted: `range`, or its last MAX_WEEKS weeks. */
+  range: DateRange;
+  clipped: boolean;
+  buckets: Bucket[];
+  /** The previous period's buckets, one for each of `buckets`. */
+  previous: Bucket[];
+}
+
+function dayLabel(date: string): string {
+  const month = MONTHS[Number(date.slice(5, 7)) - 1] ?? date.slice(5, 7);
+  return `${month} ${Number(date.slice(8, 10))}`;
+}
+
+function hours(date: string): Bucket[] {
+  return Array.from({ length: 24 }, (_, h) => {
+    const hh = String(h).padStart(2, '0');
+    return { key: `${date}T${hh}`, startDate: date, endDate: date, hour: h, label: `${hh}:00` };
+  });
+}
+
+function days(range: Pick<DateRange, 'startDate' | 'endDate'>): Bucket[] {
+  const out: Bucket[] = [];
+  for (let d = range.startDate; d <= range.endDate; d = shiftDate(d, 1)) out.push({ key: d, startDate: d, endDate: d, label: dayLabel(d) });
+  return out;
+}
+
+function weeks(range: Pick<DateRange, 'startDate' | 'endDate'>): Bucket[] {
+  const out: Bucket[] = [];
+  for (let d = range.startDate; d <= range.endDate; d = shiftDate(d, 7)) {
+    const end = shiftDate(d, 6) < range.endDate ? shiftDate(d, 6) : range.endDate;
+    out.push({ key: `W${d}..${end}`, startDate: d, endDate: end, label: dayLabel(d) });
+  }
+  return out;
+}
+
+/** How a range is charted: by hour for one day, by day up to 90 days, by week beyond. */
+export function planTrend(range: DateRange): TrendPlan {
+  const length = rangeDays(range);
+  if (length <= 1) {
+    const previous = shiftDate(range.startDate, -1);
+    return { grain: 'hour', range, clipped: false, buckets: hours(range.startDate), previous: hours(previous) };
+  }
+  if (length <= DAILY_UP_TO) {
+    return { grain: 'day', range, clipped: false, buckets: days(range), previous: days(previousPeriod(range)) };
+  }
+  const clipped = length > MAX_WEEKS * 7;
+  const charted: DateRange = clipped ? { ...range, startDate: shiftDate(range.endDate, -(MAX_WEEKS * 7) + 1) } : range;
+  return { grain: 'week', range: charted, clipped, buckets: weeks(charted), previous: weeks(previousPeriod(charted)) };
+}
+
+/** A bucket is over (its figures are final) once its last day is before today in the zone. */
+export function isFinished(bucket: Bucket, today: string): boolean {
+  return bucket.endDate < today;
+}
+
+/** The x-axis title for a grain. */
+export function grainLabel(grain: Grain): string {
+  return grain === 'hour' ? 'Hour' : grain === 'day' ? 'Day' : 'Week starting';
+}
+
+export function metricLabel(metric: TrendMetric): string {
+  return metric === 'visits' ? 'Visits' : 'Unique visitors';
+}
+
+/** The hour (0–23) of an instant in a zone, or undefined for a bad instant or zone. */
+export function hourIn(iso: string, timeZone: string, cache: Map<string, Intl.DateTimeFormat> = HOUR_FORMATS): number | undefined {
+  const t = Date.parse(iso);
+  if (!Number.isFinite(t)) return undefined;
+  let format = cache.get(timeZone);
+  if (!format) {
+    try {
+      format = new Intl.DateTimeFormat('en-US', { timeZone, hour: 'numeric', hourCycle: 'h23' });
+    } catch {
+      return undefined;
+    }
+    cache.set(timeZone, format);
+  }
+  const hour = Number(format.formatToParts(new Date(t)).find((p) => p.type === 'hour')?.value);
+  return Number.isInteger(hour) && hour >= 0 && hour < 24 ? hour : undefined;
+}
+const HOUR_FORMATS = new Map<string, Intl.DateTimeFormat>();
+
+export interface Series {
+  values: number[];
+  total: number;
+  peak?: { label: string; value: number };
+}
+
+/** A series' total and its highest bucket. */
+export function summarize(values: readonly number[], buckets: readonly Bucket[]): Series {
+  let peak: Series['peak'];
+  values.forEach((value, i) => {
+    if (value > 0 && (!peak || value > peak.value)) peak = { label: buckets[i]!.label, value };
+  });
+  return { values: [...values], total: values.reduce((n, v) => n + v, 0), ...(peak ? { peak } : {}) };
+}
+
+/** What a trend charts: a report's rows (with filters) summed per period. */
+export interface TrendSpec {
+  report: ReportId;
+  filters: FilterGroup[];
+  metric: TrendMetric;
+  range: DateRange;
+  timeZone: string;
+}
+
+export interface Trend {
+  plan: TrendPlan;
+  current: Series;
+  previous: Series;
+  /** The report whose rows were summed. */
+  source: ReportId;
+  /** The last bucket is not over yet (its figure is live). */
+  partial: boolean;
+}
+
+/**
+ * The report whose rows are summed for a trend. Visits and visitors have no counts of
+ * their own: every visit has one country, so the countries report sums to the total.
+ */
+export function trendSource(report: ReportId): ReportId {
+  const kind = REPORTS[report].kind;
+  return kind === 'visits' || kind === 'visitors' ? 'countries' : report;
+}
+
+export function defaultMetric(report: ReportId): TrendMetric {
+  return report === 'visitors' ? 'unique' : 'visits';
+}
+
+/** The action of every Trend button (report answers, visitor cards). */
+export const TREND_ACTION = 'trend.open';
+
+/** A Trend button's value: the metric and where the query is (`t|v|q1.…`). */
+export function encodeTrendRef(metric: TrendMetric, ref: string): string {
+  return `t|${metric === 'unique' ? 'u' : 'v'}|${ref}`;
+}
+
+export function decodeTrendRef(value: unknown): { metric: TrendMetric; ref: string } | undefined {
+  if (typeof value !== 'string') return undefined;
+  const match = /^t\|([vu])\|(.{1,2000})$/s.exec(value);
+  return match ? { metric: match[1] === 'u' ? 'unique' : 'visits', ref: match[2]! } : undefined;
+}

@@ -1,0 +1,55 @@
+/** Charts (Slack's data_visualization block) and the figures they show, in words. */
+import type { Block } from '@slack/types';
+import { formatCount, formatDelta } from '../../../kernel/format.js';
+import { neutralize } from '../../../kernel/text.js';
+import { grainLabel, metricLabel, type Bucket, type Grain, type Series, type Trend, type TrendMetric } from '../../../kernel/trend.js';
+import { escapeMrkdwn } from './escape.js';
+import { clip, LIMITS } from './limits.js';
+
+/** Slack's data_visualization block: @slack/types has no type for it yet. */
+export interface ChartBlock extends Block {
+  type: 'data_visualization';
+  title: string;
+  chart:
+    | { type: 'line' | 'area' | 'bar'; series: { name: string; data: { label: string; value: number }[] }[]; axis_config: { categories: string[]; x_label?: string; y_label?: string } }
+    | { type: 'pie'; segments: { label: string; value: number }[] };
+}
+
+/** A chart label: no disguising characters, at most 20 characters. */
+export function chartLabel(text: string): string {
+  return clip(neutralize(text).trim() || '(none)', LIMITS.chartLabel);
+}
+
+/** This period against the previous one, bucket by bucket, on this period's x-axis. */
+export function trendChart(title: string, metric: TrendMetric, buckets: readonly Bucket[], current: Series, previous: Series, grain: Grain): ChartBlock {
+  const categories = buckets.map((b) => chartLabel(b.label));
+  const points = (values: readonly number[]) => categories.map((c, i) => ({ label: c, value: values[i] ?? 0 }));
+  return {
+    type: 'data_visualization',
+    title: clip(title, LIMITS.chartTitle),
+    chart: {
+      type: 'line',
+      series: [
+        { name: 'This period', data: points(current.values) },
+        { name: 'Previous period', data: points(previous.values) },
+      ],
+      axis_config: { categories, x_label: grainLabel(grain), y_label: metricLabel(metric) },
+    },
+  };
+}
+
+/** The figures a chart shows, in words: for notifications, screen readers and clients without the block. */
+export function trendFigures(metric: TrendMetric, trend: Trend): string {
+  const noun = metric === 'visits' ? 'visits' : 'unique visitors';
+  const unit = trend.plan.grain;
+  const { current, previous } = trend;
+  const change = formatDelta(current.total, previous.total);
+  const parts = [`*${formatCount(current.total)} ${noun}*${trend.plan.clipped ? ` in the last ${trend.plan.buckets.length} weeks` : ''}`];
+  parts.push(change === '–' ? `the same as the previous period (${formatCount(previous.total)})` : `${change === 'new' ? 'none' : change} against the previous period (${formatCount(previous.total)})`);
+  let line = parts.join(', ') + '.';
+  if (current.peak) line += ` Busiest ${unit}: ${escapeMrkdwn(current.peak.label)} with ${formatCount(current.peak.value)}.`;
+  if (trend.partial) line += ` The last ${unit} is not over yet.`;
+  if (metric === 'unique') line += ` A visitor seen in two ${unit}s counts in each.`;
+  return line;
+}
+
