@@ -1,0 +1,116 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { REPORTS } from '../../src/kernel/catalog.js';
+import { rangeDays, resolveRange, shiftDate } from '../../src/kernel/dates.js';
+import { commandTokens, type Token } from '../../src/kernel/text.js';
+import { decodeTrendRef, encodeTrendRef, hourIn, isFinished, planTrend, summarize, type Trend } from '../../src/kernel/trend.js';
+import { trendMessage } from '../../src/features/trends/blocks.js';
+import { parseTrendWords } from '../../src/features/trends/parse.js';
+import { trendChart } from '../../src/platform/slack/kit/charts.js';
+import { validateBlocks } from '../../src/sandbox/slack/block-limits.js';
+import { mrkdwnOf } from '../support/sandbox.js';
+
+const NOW = new Date('2026-11-20T15:00:00Z');
+const range = (text: string) => {
+  const r = resolveRange(text, 'Europe/Berlin', NOW);
+  if (!r.ok) throw new Error(r.error);
+  return r.range;
+};
+
+describe('planTrend', () => {
+  it('one day goes by hour, against the day before', () => {
+    const plan = planTrend(range('yesterday'));
+    expect(plan.grain).toBe('hour');
+    expect(plan.buckets.map((b) => b.label).slice(0, 2)).toEqual(['00:00', '01:00']);
+    expect(plan.buckets).toHaveLength(24);
+    expect(plan.previous[0]!.startDate).toBe('2026-11-18');
+  });
+
+  it('up to 90 days goes by day; beyond, by week; at most 53 weeks', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 2, max: 3000 }), (days) => {
+        const end = '2026-11-20';
+        const r = { startDate: shiftDate(end, -(days - 1)), endDate: end, label: 'x' };
+        const plan = planTrend(r);
+        expect(plan.grain).toBe(days <= 90 ? 'day' : 'week');
+        expect(plan.previous).toHaveLength(plan.buckets.length);
+        // The buckets tile the charted range exactly, and the previous period ends the day before it starts.
+        expect(plan.buckets[0]!.startDate).toBe(plan.range.startDate);
+        expect(plan.buckets.at(-1)!.endDate).toBe(end);
+        for (let i = 1; i < plan.buckets.length; i++) expect(plan.buckets[i]!.startDate).toBe(shiftDate(plan.buckets[i - 1]!.endDate, 1));
+        expect(plan.previous.at(-1)!.endDate).toBe(shiftDate(plan.range.startDate, -1));
+        expect(plan.buckets.length).toBeLessThanOrEqual(90);
+        expect(plan.clipped).toBe(days > 53 * 7);
+        if (!plan.clipped) expect(rangeDays(plan.range)).toBe(days);
+        for (const b of plan.buckets) expect(b.label.length).toBeLessThanOrEqual(20);
+      }),
+    );
+  });
+
+  it('a bucket is finished once its last day is before today', () => {
+    const plan = planTrend(range('last7d'));
+    expect(plan.buckets.map((b) => isFinished(b, '2026-11-20'))).toEqual([true, true, true, true, true, true, false]);
+  });
+
+  it('hours are read in the zone', () => {
+    expect(hourIn('2026-11-20T23:30:00Z', 'Europe/Berlin')).toBe(0);
+    expect(hourIn('2026-07-01T12:00:00Z', 'America/New_York')).toBe(8);
+    expect(hourIn('not a date', 'UTC')).toBeUndefined();
+    expect(hourIn('2026-07-01T12:00:00Z', 'Not/AZone')).toBeUndefined();
+  });
+});
+
+describe('Trend button values', () => {
+  it('round-trip, and anything else is refused', () => {
+    expect(decodeTrendRef(encodeTrendRef('unique', 'q1.abc'))).toEqual({ metric: 'unique', ref: 'q1.abc' });
+    for (const bad of [undefined, 42, '', 't|x|q1.abc', 't|v|', 'q1.abc', `t|v|${'a'.repeat(2001)}`]) expect(decodeTrendRef(bad)).toBeUndefined();
+  });
+});
+
+describe('parseTrendWords', () => {
+  const words = (text: string) => parseTrendWords(commandTokens(text) as Token[]);
+  it('no report means all visits; `by` picks the metric', () => {
+    expect(words('last30d by unique')).toMatchObject({ kind: 'trend', metric: 'unique', report: [{ text: 'visits' }, { text: 'last30d' }] });
+    expect(words('country:DE')).toMatchObject({ report: [{ text: 'visits' }, { text: 'country:DE' }] });
+    expect(words('sources source:google')).toMatchObject({ report: [{ text: 'sources' }, { text: 'source:google' }] });
+    expect(words('by duration')).toMatchObject({ kind: 'error' });
+    expect(words('by unique by visits')).toMatchObject({ kind: 'error' });
+    expect(words('top5')).toMatchObject({ kind: 'error' });
+  });
+});
+
+describe('trend messages stay within what Slack accepts', () => {
+  const trendOf = (text: string, values: (i: number) => number): Trend => {
+    const plan = planTrend(range(text));
+    return { plan, source: 'sources', partial: true, current: summarize(plan.buckets.map((_, i) => values(i)), plan.buckets), previous: summarize(plan.previous.map((_, i) => values(i + 1)), plan.previous) };
+  };
+
+  it.each(['today', 'last7d', 'last90d', 'ytd', 'all'])('%s: a line of two series and a pie with long, hostile names', (text) => {
+    const trend = trendOf(text, (i) => (i * 37) % 101);
+    const share = {
+      def: REPORTS.sources,
+      top: ['<!channel> a very long source name indeed', 'google', '‮evil', 'x'.repeat(300), 'bing'].map((name, i) => ({ name, value: 100 - i })),
+      rest: 40,
+      total: 530,
+    };
+    const spec = { report: 'sources' as const, filters: [], metric: 'visits' as const, range: trend.plan.range, timeZone: 'Europe/Berlin' };
+    const message = trendMessage({ spec, trend, share, timeZone: 'Europe/Berlin', demo: false, ephemeral: true, ref: 't|v|q1.x', tableRef: 'q1.x' });
+    expect(validateBlocks(message.blocks as never, 'message')).toEqual({ ok: true });
+    const pie = message.blocks.find((b) => b.type === ('data_visualization' as never) && JSON.stringify(b).includes('"pie"')) as unknown as { chart: { segments: { label: string }[] } };
+    expect(pie.chart.segments).toHaveLength(6);
+    expect(pie.chart.segments.every((s) => !s.label.includes('\u202e'))).toBe(true);
+    // Chart labels are plain text (like raw_text cells); wherever mrkdwn is read, the name is escaped.
+    for (const text of [message.text, ...mrkdwnOf(message)]) expect(text).not.toContain('<!channel>');
+    expect(mrkdwnOf(message).join(' ')).toContain('&lt;!channel&gt; a very long source name indeed 19%');
+  });
+
+  it('a chart with a seventh series or a 21-character category is refused by the validator', () => {
+    const plan = planTrend(range('last7d'));
+    const chart = trendChart('Visits per day', 'visits', plan.buckets, summarize([1, 2, 3, 4, 5, 6, 7], plan.buckets), summarize([1, 1, 1, 1, 1, 1, 1], plan.buckets), 'day');
+    expect(validateBlocks([chart] as never, 'message')).toEqual({ ok: true });
+    const seven = { ...chart, chart: { ...chart.chart, series: Array.from({ length: 7 }, (_, i) => ({ name: `s${i}`, data: (chart.chart as { series: { data: unknown[] }[] }).series[0]!.data })) } };
+    expect(validateBlocks([seven] as never, 'message').ok).toBe(false);
+    const long = { ...chart, chart: { ...chart.chart, axis_config: { categories: plan.buckets.map((b) => `${b.label}${'x'.repeat(20)}`) } } };
+    expect(validateBlocks([long] as never, 'message').ok).toBe(false);
+  });
+});
