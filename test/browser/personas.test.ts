@@ -59,7 +59,7 @@ describe.skipIf(!available)('three people in the sandbox, in a browser', () => {
   it('a marketer pages, filters, drills into and shares a report', async () => {
     const page = await open('alice', 'marketing');
     await type(page, '/traffic sources last7d');
-    const report = await lastMessage(page, page.getByTestId('block-table'));
+    const report = await lastMessage(page, page.getByTestId('block-data-table'));
     await shot(page, 'marketer-1-report');
 
     await report.getByRole('button', { name: 'Next ▶' }).click();
@@ -85,10 +85,18 @@ describe.skipIf(!available)('three people in the sandbox, in a browser', () => {
     await shot(page, 'marketer-4-drilled');
 
     await report.getByRole('button', { name: 'Post to channel' }).click();
-    const shared = page.getByTestId('message-list').getByTestId('message').filter({ has: page.getByTestId('block-table') }).filter({ hasNot: page.getByTestId('ephemeral-note') }).last();
+    const shared = page.getByTestId('message-list').getByTestId('message').filter({ has: page.getByTestId('block-data-table') }).filter({ hasNot: page.getByTestId('ephemeral-note') }).last();
     await shared.waitFor();
     expect(await shared.locator('.context').first().textContent()).toMatch(new RegExp(`source is ${row.trim()}`));
     await shot(page, 'marketer-5-shared');
+
+    // Trend on the shared report: the chart, for the marketer alone.
+    await shared.getByRole('button', { name: 'Trend' }).click();
+    const trend = page.getByTestId('message-list').getByTestId('message').filter({ has: page.locator('.block.chart[data-chart-type="line"]') }).last();
+    await trend.waitFor();
+    expect(await trend.getByTestId('ephemeral-note').count()).toBe(1);
+    expect(await trend.locator('.block.section').first().textContent()).toMatch(/visits/);
+    await shot(page, 'marketer-6-trend');
     expect(problems).toEqual([]);
   }, 60_000);
 
@@ -107,12 +115,17 @@ describe.skipIf(!available)('three people in the sandbox, in a browser', () => {
     await box.lookout.watcher.scan();
     await page.getByTestId('message-list').getByTestId('message').filter({ hasText: `visitor ${DEMO_VISITORS.attacker}` }).filter({ has: page.getByRole('button', { name: 'Acknowledge' }) }).last().waitFor({ timeout: 15_000 });
     const alert = await lastMessage(page, page.getByRole('button', { name: 'Acknowledge' }));
+    // The severity is a callout in the alert's colour, not only words.
+    expect(await alert.locator('.block.alert').getAttribute('data-level')).toBe('error');
     await shot(page, 'security-1-alert-arrived');
 
     await alert.getByRole('button', { name: 'Details' }).click();
     const card = page.getByTestId('message-list').getByTestId('message').filter({ has: page.getByTestId('ephemeral-note') }).filter({ hasText: 'Recent visits' }).last();
     await card.waitFor();
     expect(await card.textContent()).toMatch(/Threat/);
+    expect(await card.locator('.block.alert').getAttribute('data-level')).toBe('error');
+    const colour = await card.locator('.block.alert').evaluate((n) => n.ownerDocument.defaultView!.getComputedStyle(n).borderLeftColor);
+    expect(colour).not.toBe('rgba(0, 0, 0, 0)');
     await shot(page, 'security-2-details');
 
     await alert.getByRole('button', { name: 'Acknowledge' }).click();

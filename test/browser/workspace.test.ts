@@ -74,8 +74,8 @@ describe.skipIf(!available)('the sandbox Slack in a browser', () => {
     await page.getByTestId('composer-send').click();
 
     const list = page.getByTestId('message-list');
-    const report = list.getByTestId('message').filter({ has: page.getByTestId('block-table') }).last();
-    await report.getByTestId('block-table').waitFor();
+    const report = list.getByTestId('message').filter({ has: page.getByTestId('block-data-table') }).last();
+    await report.getByTestId('block-data-table').waitFor();
     await expect.poll(() => report.getByTestId('ephemeral-note').textContent()).toMatch(/Only visible to you/);
     const header = await report.locator('.bk-table tr').first().locator('th').allTextContents();
     expect(header.slice(0, 2)).toEqual(['Name', 'Visits']);
@@ -99,7 +99,7 @@ describe.skipIf(!available)('the sandbox Slack in a browser', () => {
 
     await expect.poll(() => report.locator('.context').first().textContent(), { timeout: 10_000 }).toMatch(/country is Germany/);
     await expect.poll(() => report.locator('.context code').first().textContent()).toBe('Germany');
-    expect(await report.getByTestId('block-table').isVisible()).toBe(true);
+    expect(await report.getByTestId('block-data-table').isVisible()).toBe(true);
 
     await mkdir(dirname(SCREENSHOT), { recursive: true });
     await page.mouse.move(0, 0);
@@ -181,4 +181,64 @@ describe.skipIf(!available)('the sandbox Slack in a browser', () => {
     await page.screenshot({ path: join(dirname(SCREENSHOT), 'workspace-charts.png') });
     expect(problems).toEqual([]);
   }, 20_000);
+
+  /** Types a command in the current channel and returns the newest message holding `testid`. */
+  async function command(text: string, testid: string) {
+    const list = page.getByTestId('message-list');
+    const before = await list.getByTestId('message').count();
+    await page.getByTestId('composer-input').fill(text);
+    await page.getByTestId('composer-send').click();
+    await expect.poll(() => list.getByTestId('message').count()).toBeGreaterThan(before);
+    const message = list.getByTestId('message').filter({ has: page.locator(testid) }).last();
+    await message.locator(testid).first().waitFor();
+    return message;
+  }
+
+  const inked = (canvas: import('playwright-core').Locator) =>
+    canvas.evaluate((c) => {
+      const el = c as unknown as { width: number; height: number; getContext(kind: '2d'): { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } } };
+      const d = el.getContext('2d').getImageData(0, 0, el.width, el.height).data;
+      let n = 0;
+      for (let i = 3; i < d.length; i += 4) if (d[i]! > 0) n++;
+      return n;
+    });
+
+  it('/traffic trend draws this period against the previous one and a pie, with the figures in words; screenshot', async () => {
+    await page.locator('[data-testid="channel-item"][data-channel-name="marketing"]').click();
+    const trend = await command('/traffic trend sources last30d', '.block.chart[data-chart-type="line"]');
+    const line = trend.locator('.block.chart[data-chart-type="line"]');
+    await expect.poll(() => inked(line.locator('canvas'))).toBeGreaterThan(500);
+    expect(await line.locator('.chart-figures').textContent()).toMatch(/^This period: [\d, ]+ · Previous period: [\d, ]+$/);
+    await expect.poll(() => inked(trend.locator('.block.chart[data-chart-type="pie"] canvas'))).toBeGreaterThan(500);
+    expect(await trend.locator('.block.section').first().textContent()).toMatch(/^[\d,]+ visits, .+ against the previous period/);
+    await mkdir(dirname(SCREENSHOT), { recursive: true });
+    await line.scrollIntoViewIfNeeded();
+    await page.mouse.move(0, 0);
+    await page.screenshot({ path: join(dirname(SCREENSHOT), 'workspace-trend.png') });
+    expect(problems).toEqual([]);
+  }, 30_000);
+
+  it('a report answer is a data_table the reader sorts in place: numbers by value, names A→Z; screenshot', async () => {
+    await page.locator('[data-testid="channel-item"][data-channel-name="marketing"]').click();
+    const report = await command('/traffic countries last30d top 25', '[data-testid="block-data-table"]');
+    const table = report.getByTestId('block-data-table');
+    const column = (i: number) => table.locator('tr').evaluateAll((rows, c) => rows.slice(1).map((r) => r.children[c]?.textContent ?? ''), i);
+    const numbers = async (i: number) => (await column(i)).map((t) => Number(t.replace(/,/g, '')));
+    expect(await column(0)).toHaveLength(25);
+
+    await table.getByTestId('sort-2').click(); // Unique: biggest first
+    const unique = await numbers(2);
+    expect(unique).toEqual([...unique].sort((a, b) => b - a));
+    expect(await table.locator('th').nth(2).getAttribute('aria-sort')).toBe('descending');
+    await table.getByTestId('sort-2').click();
+    expect(await numbers(2)).toEqual([...unique].sort((a, b) => a - b));
+    await table.getByTestId('sort-0').click(); // Name: A→Z
+    const names = await column(0);
+    expect(names).toEqual([...names].sort((a, b) => a.toLowerCase().localeCompare(b.toLowerCase(), 'en')));
+    await mkdir(dirname(SCREENSHOT), { recursive: true });
+    await table.scrollIntoViewIfNeeded();
+    await page.mouse.move(0, 0);
+    await page.screenshot({ path: join(dirname(SCREENSHOT), 'workspace-data-table.png') });
+    expect(problems).toEqual([]);
+  }, 30_000);
 });
