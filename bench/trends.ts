@@ -1,0 +1,139 @@
+/**
+ * What trends cost: API calls and time for a cold and a warm 90-day trend, and for 50
+ * digests rendered with their charts. Everything real but the data: the demo API in its
+ * own process (10 ms a request, as a nearby API), the API client, the SharedFetcher,
+ * TrendService and DigestContent as compose.ts wires them, PGlite in memory.
+ *
+ * - cold: an empty store; every day of the 90 and of the 90 before is fetched.
+ * - warm, new process: the store holds every finished day; a new service (empty caches)
+ *   fetches only today.
+ * - warm, same process: within the minute, nothing is fetched.
+ * - floor: one request for the whole 90 days (what a one-page report costs), measured in
+ *   the same run; the ratios are against it.
+ * - 50 digests (weekly, 5 filter sets × sources/pages/countries/browsers): rendered with
+ *   charts and without (the same content, no TrendService), cold store, then again warm.
+ *
+ * Run: npm run bench -- trends   (BENCH_ROUNDS overrides 5)
+ */
+import { AnalyticsApi } from '../src/platform/api/analytics.js';
+import { SharedFetcher } from '../src/platform/api/shared-fetcher.js';
+import { openRepos, type Repos } from '../src/compose.js';
+import { resolveRange } from '../src/kernel/dates.js';
+import type { FilterGroup } from '../src/kernel/filters.js';
+import type { ReportId } from '../src/kernel/catalog.js';
+import { encodeQuery, decodeQuery, type ReportQuery } from '../src/kernel/query.js';
+import { REPORTS } from '../src/kernel/catalog.js';
+import { TrendService } from '../src/features/trends/service.js';
+import { DigestContent } from '../src/features/digests/content.js';
+import type { Digest } from '../src/features/digests/repo.js';
+import { memoryQuota } from '../src/platform/quota.js';
+import { createLogger } from '../src/platform/log.js';
+import { median, spawnDemoApi } from './stats.js';
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const KEY = 'bench-trends';
+const ZONE = 'Europe/Berlin';
+const log = createLogger({ level: 'silent' });
+
+const demo = await spawnDemoApi({ DEMO_API_KEY: KEY, DEMO_API_LATENCY_MS: '10' });
+const now = new Date();
+const range = (() => {
+  const r = resolveRange('last90d', ZONE, now);
+  if (!r.ok) throw new Error(r.error);
+  return r.range;
+})();
+
+const refs = {
+  ref: async (q: ReportQuery) => encodeQuery(q),
+  resolve: async (ref: string | undefined) => (ref ? decodeQuery(ref, REPORTS) : null),
+};
+
+/** A fresh process's view: its own API client, fetcher and service, over `repos`. */
+function world(repos: Repos) {
+  const api = new AnalyticsApi({ baseUrl: demo.url, apiKey: KEY, timeoutMs: 10_000 });
+  const fetcher = new SharedFetcher(api);
+  const trends = new TrendService({ api, fetcher, repo: repos.trends, refs, timeZoneFor: async () => ZONE, now: () => now, demo: true, quota: memoryQuota({ points: 1e6, windowMs: 60_000 }), log });
+  return { api, fetcher, trends };
+}
+
+async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; value: T }> {
+  const started = performance.now();
+  const value = await work();
+  return { ms: performance.now() - started, value };
+}
+
+const spec = { report: 'visits' as ReportId, filters: [] as FilterGroup[], metric: 'visits' as const, range, timeZone: ZONE };
+const rows: Record<string, { calls: number[]; ms: number[] }> = {};
+const record = (name: string, calls: number, ms: number) => {
+  rows[name] ??= { calls: [], ms: [] };
+  rows[name].calls.push(calls);
+  rows[name].ms.push(ms);
+};
+
+for (let round = 0; round < ROUNDS; round++) {
+  const repos = await openRepos({ memory: true });
+  const first = world(repos);
+  const floor = await timed(() => first.api.report('countries', { startDate: range.startDate, endDate: range.endDate, limit: 1000 }));
+  record('floor: one request for the 90 days', 1, floor.ms);
+  const before = first.api.http.stats.attempts;
+  const cold = await timed(() => first.trends.series(spec));
+  record('90-day trend, cold', first.api.http.stats.attempts - before, cold.ms);
+  const same = await timed(() => first.trends.series(spec));
+  record('90-day trend, warm, same process', first.api.http.stats.attempts - before - (rows['90-day trend, cold']!.calls.at(-1) ?? 0), same.ms);
+  await first.api.close();
+  const second = world(repos);
+  const warm = await timed(() => second.trends.series(spec));
+  record('90-day trend, warm, new process', second.api.http.stats.attempts, warm.ms);
+  await second.api.close();
+  await repos.close();
+}
+
+// ---- 50 digests with charts ------------------------------------------------------------
+
+const is = (object: string, value: string): FilterGroup[] => [{ filters: [{ object, field: 'name', operator: 'is_any_of', value: [value] }] }];
+const FILTER_SETS: FilterGroup[][] = [[], is('country', 'Germany'), is('country', 'United States'), is('country', 'France'), is('browser', 'Chrome')];
+const REPORT_SETS: ReportId[][] = [['sources'], ['pages'], ['countries', 'browsers'], ['sources', 'pages'], ['browsers']];
+const digests: Digest[] = Array.from({ length: 50 }, (_, i) => ({
+  id: i + 1,
+  teamId: 'T',
+  channelId: `C${i}`,
+  ownerId: 'U',
+  reports: REPORT_SETS[Math.floor(i / 5) % 5]!,
+  filters: FILTER_SETS[i % 5]!,
+  topN: 5,
+  period: 'week',
+  schedule: { kind: 'weekly', weekday: 1, time: '09:00' },
+  cron: '0 9 * * 1',
+  timeZone: ZONE,
+  paused: false,
+  createdAt: now,
+  updatedAt: now,
+}));
+const flagged = { seen: async () => undefined };
+
+for (let round = 0; round < ROUNDS; round++) {
+  for (const charts of [false, true]) {
+    const repos = await openRepos({ memory: true });
+    const w = world(repos);
+    const content = new DigestContent({ fetcher: w.fetcher, ...(charts ? { trends: w.trends } : {}), flagged, demo: true, log });
+    const cold = await timed(() => Promise.all(digests.map((d) => content.render(d, now, false))));
+    record(`50 weekly digests ${charts ? 'with charts' : 'without charts'}, cold`, w.api.http.stats.attempts, cold.ms);
+    await w.api.close();
+    const next = world(repos);
+    const again = new DigestContent({ fetcher: next.fetcher, ...(charts ? { trends: next.trends } : {}), flagged, demo: true, log });
+    const warm = await timed(() => Promise.all(digests.map((d) => again.render(d, now, false))));
+    record(`50 weekly digests ${charts ? 'with charts' : 'without charts'}, store warm, new process`, next.api.http.stats.attempts, warm.ms);
+    await next.api.close();
+    await repos.close();
+  }
+}
+demo.stop();
+
+const floorMs = median(rows['floor: one request for the 90 days']!.ms);
+console.log(`\nTrends: medians of ${ROUNDS} rounds; demo API in its own process, 10 ms a request; ratios against the floor (${floorMs.toFixed(1)} ms)`);
+console.log('| case | API calls | time | ÷ floor |');
+console.log('|---|---|---|---|');
+for (const [name, r] of Object.entries(rows)) {
+  const t = median(r.ms);
+  console.log(`| ${name} | ${median(r.calls)} | ${t.toFixed(1)} ms | ${(t / floorMs).toFixed(1)}× |`);
+}
