@@ -195,7 +195,7 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
   const visitors = new VisitorService({ ...answering, access, verdict });
   const alerts = new AlertService({ repos, access, directory, now, timeZone, log: log.child({ component: 'alerts' }) });
   const fetcher = new SharedFetcher(api);
-  const trends = new TrendService({ ...answering, fetcher, repo: repos.trends, refs: reports.refs, log: log.child({ component: 'trends' }) });
+  const trends = new TrendService({ ...answering, fetcher, repo: repos.trends, refs: reports.refs, log: log.child({ component: 'trends' }), observe: (source, n) => n > 0 && metrics.trendPeriods.inc({ source }, n) });
   const content = new DigestContent({ fetcher, trends, flagged: alerts, demo: options.demo, log: log.child({ component: 'digests' }) });
   const scheduler = new DigestScheduler({
     runs: repos.runs,

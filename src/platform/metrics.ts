@@ -21,6 +21,7 @@ export class Metrics {
   readonly deliveryLatency: Histogram<'kind'>;
   readonly api: Histogram<'operation' | 'outcome'>;
   readonly requests: Counter<'type' | 'name' | 'outcome'>;
+  readonly trendPeriods: Counter<'source'>;
 
   constructor(probes: MetricProbes, log: Logger) {
     const registers = [this.registry];
@@ -41,6 +42,13 @@ export class Metrics {
       registers,
     });
     this.requests = new Counter({ name: 'lookout_requests_total', help: 'Slash commands, button clicks and modal submissions by outcome (ok, error, unknown)', labelNames: ['type', 'name', 'outcome'], registers });
+
+    this.trendPeriods = new Counter({
+      name: 'lookout_trend_periods_total',
+      help: 'Trend periods (days, hours, weeks) by where their figures came from: store (kept), api (fetched), or store_error (kept figures could not be read or written)',
+      labelNames: ['source'],
+      registers,
+    });
 
     const storeUp = new Gauge({ name: 'lookout_store_up', help: 'Whether the store answered the last scrape', registers, collect: () => read() });
     const byStatus = new Gauge({ name: 'lookout_deliveries', help: 'Deliveries in the outbox by kind and status (pending, sending, posted, failed)', labelNames: ['kind', 'status'], registers, collect: () => read() });

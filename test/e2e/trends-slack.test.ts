@@ -55,6 +55,12 @@ describe('/traffic trend in Slack', () => {
     expect(words).toMatch(/Share of visits: .+ \d+% \([\d,]+\)/);
     expect(message.text).toMatch(/^Trend: Sources, Last 30 days .*: [\d,]+ visits/);
     expect(hasAction(message, 'trend.share')).toBe(true);
+
+    // The same trend again: every finished day comes from the store, and /metrics says so.
+    await run('trend sources last30d');
+    const metrics = await (await fetch(new URL('/metrics', box.lookout.requestUrl))).text();
+    expect(Number(/lookout_trend_periods_total\{source="api"\} (\d+)/.exec(metrics)?.[1])).toBeGreaterThanOrEqual(60);
+    expect(Number(/lookout_trend_periods_total\{source="store"\} (\d+)/.exec(metrics)?.[1])).toBeGreaterThanOrEqual(59);
   });
 
   it('with no report, charts all visits by hour for today, and by week past 90 days', async () => {

@@ -115,6 +115,29 @@ describe('a trend adds up to the report it charts', () => {
     expect(visits.current.total).toBeLessThan(await reportTotal(api, 'sources', visits.plan.range.startDate, visits.plan.range.endDate, [], 'visits'));
   });
 
+  it('a store that cannot be read or written costs requests, not the answer: every period is fetched, and the failure is counted', async () => {
+    const broken = await openRepos({ memory: true });
+    await broken.close();
+    const seen: Record<string, number> = {};
+    const svc = new TrendService({
+      api,
+      fetcher: new SharedFetcher(api),
+      repo: broken.trends,
+      refs: new QueryRefsStub(),
+      timeZoneFor: async () => ZONE,
+      now: () => DATA_NOW,
+      demo: true,
+      quota: memoryQuota({ points: 1_000, windowMs: 60_000 }),
+      log: logger,
+      observe: (source, n) => (seen[source] = (seen[source] ?? 0) + n),
+    });
+    const trend = await svc.series(spec('visits', 'last7d'));
+    const healthy = await service(api, repos.trends).series(spec('visits', 'last7d'));
+    expect(trend.current.values).toEqual(healthy.current.values);
+    expect(seen.api).toBe(14);
+    expect(seen.store_error).toBeGreaterThanOrEqual(12); // the read (12 finished days) and each write
+  });
+
   it('a range longer than 53 weeks charts its last 53 weeks, and says so', async () => {
     const trend = await service(api, repos.trends).series(spec('visits', 'all'));
     expect(trend.plan.clipped).toBe(true);

@@ -68,6 +68,12 @@ describe('alertMessage', () => {
     expect(headerOf(suspicious)).toBe(`Suspicious · medium severity: visitor ${ID}`);
     expect(suspicious.text).toContain('Suspicious · medium severity');
     expect(mrkdwnOf(suspicious)[0]).toContain(':warning: *Suspicious* (medium severity)');
+
+    // The reasons sit in an alert block coloured by severity.
+    const level = (m: Message) => (m.blocks as { type: string; level?: string }[]).find((b) => b.type === 'alert')?.level;
+    expect(level(message)).toBe('error');
+    expect(level(suspicious)).toBe('warning');
+    expect(level(alertMessage(view({ verdict: 'Suspicious', severity: 'low', reasons: ['proxy'] })))).toBe('info');
   });
 
   it('lists each reason on its own line', () => {

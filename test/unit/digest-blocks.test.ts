@@ -59,7 +59,7 @@ function expectValid(message: { text: string; blocks: unknown[] }): void {
 
 /** Each section block's own text (not its fields). */
 function sectionTexts(message: { blocks: unknown[] }): string[] {
-  return (message.blocks as Json[]).flatMap((b) => (b.type === 'section' && b.text ? [(b.text as { text: string }).text] : []));
+  return (message.blocks as Json[]).flatMap((b) => ((b.type === 'section' || b.type === 'alert') && b.text ? [(b.text as { text: string }).text] : []));
 }
 
 /** The mrkdwn of the section whose first line is the report's title. */
@@ -186,6 +186,9 @@ describe('digestMessage', () => {
     expectValid(message);
     expect(sectionOf(message, REPORTS.pages)).toBe('*Pages*\n:warning: Could not load: The analytics API failed (HTTP 500) &lt;boom&gt;');
     expect(sectionOf(message, REPORTS.cities)).toBe('*Cities*\n:warning: Could not load: unknown error');
+    // A section that failed is a warning callout; the others are plain sections.
+    const levels = (message.blocks as Json[]).filter((b) => b.type === 'alert').map((b) => [(b.text as { text: string }).text.split('\n')[0], b.level]);
+    expect(levels).toEqual([['*Pages*', 'warning'], ['*Cities*', 'warning']]);
     expect(sectionOf(message, REPORTS.sources)).toBe('*Sources*\n1. google · *10* visits ▲ 100%');
     expect(sectionOf(message, REPORTS.countries)).toBe('*Countries*\n1. Germany · *4* visits –');
     // In the order given.

@@ -1,4 +1,4 @@
-import type { Button, KnownBlock, SectionBlock } from '@slack/types';
+import type { Button, KnownBlock } from '@slack/types';
 import type { ReportDef } from '../../kernel/catalog.js';
 import type { FilterGroup } from '../../kernel/filters.js';
 import type { DateRange } from '../../kernel/dates.js';
@@ -7,6 +7,7 @@ import { escapeMrkdwn, fallbackText, mrkdwnCode } from '../../platform/slack/kit
 import { capBlocks, clip, LIMITS, mrkdwn, plainText } from '../../platform/slack/kit/limits.js';
 import { describeFilters } from '../../platform/slack/kit/filters.js';
 import { trendChart, trendFigures, type ChartBlock } from '../../platform/slack/kit/charts.js';
+import { callout } from '../../platform/slack/kit/callout.js';
 import type { Trend } from '../../kernel/trend.js';
 
 export interface DigestLine {
@@ -63,18 +64,14 @@ function line(l: DigestLine, i: number): string {
   return `${i + 1}. ${name} · *${formatCount(l.value)}* visit${l.value === 1 ? '' : 's'}${change}${time}`;
 }
 
-function section(s: DigestSection): SectionBlock {
-  if (!s.lines) {
-    return { type: 'section', text: mrkdwn(`*${s.def.title}*\n:warning: Could not load: ${escapeMrkdwn(s.error ?? 'unknown error')}`) };
-  }
+function section(s: DigestSection): KnownBlock {
+  if (!s.lines) return callout(`*${s.def.title}*\n:warning: Could not load: ${escapeMrkdwn(s.error ?? 'unknown error')}`, 'warning');
   const body = s.lines.length === 0 ? '_No data in this period._' : s.lines.map((l, i) => line(l, i)).join('\n');
   return { type: 'section', text: mrkdwn(`*${s.def.title}*\n${body}`) };
 }
 
-function totalsSection(view: DigestView): SectionBlock {
-  if (!view.totals) {
-    return { type: 'section', text: mrkdwn(`:warning: Totals could not be loaded: ${escapeMrkdwn(view.totalsError ?? 'unknown error')}`) };
-  }
+function totalsSection(view: DigestView): KnownBlock {
+  if (!view.totals) return callout(`:warning: Totals could not be loaded: ${escapeMrkdwn(view.totalsError ?? 'unknown error')}`, 'warning');
   const t = view.totals;
   return {
     type: 'section',

@@ -40,6 +40,8 @@ export interface TrendServiceDeps extends Answering {
   refs: Refs;
   /** Requests a first fill makes at once. */
   concurrency?: number;
+  /** Told how many periods came from the store, from the API, or met a store error (for /metrics). */
+  observe?: (source: 'store' | 'api' | 'store_error', periods: number) => void;
 }
 
 export type TrendAnswer = { ok: true; message: SlackMessage } | { ok: false; message: SlackMessage };
@@ -88,9 +90,13 @@ export class TrendService {
     try {
       for (const [k, v] of await this.deps.repo.get(key, finished)) figures.set(k, v);
     } catch (error) {
+      this.deps.observe?.('store_error', finished.length);
       log.warn({ err: (error as Error).message }, 'trend store unavailable: fetching every period');
     }
     const missing = units.filter((u) => u.buckets.some((b) => !figures.has(at(b.key, 'visits'))));
+    const fetched = missing.reduce((n, u) => n + u.buckets.length, 0);
+    this.deps.observe?.('store', plan.buckets.length + plan.previous.length - fetched);
+    this.deps.observe?.('api', fetched);
     const results = await Promise.all(missing.map((unit) => this.once(key, unit, log)));
     for (const result of results) for (const [k, v] of result) figures.set(k, v);
 
@@ -145,7 +151,10 @@ export class TrendService {
         const [bucket, metric] = k.split('|') as [string, TrendMetric];
         return { bucket, metric, value };
       });
-      await this.deps.repo.put(key, points).catch((error: unknown) => log.warn({ err: (error as Error).message }, 'trend figures not kept'));
+      await this.deps.repo.put(key, points).catch((error: unknown) => {
+        this.deps.observe?.('store_error', unit.buckets.length);
+        log.warn({ err: (error as Error).message }, 'trend figures not kept');
+      });
     }
     return figures;
   }
