@@ -187,7 +187,7 @@ describe('digestMessage', () => {
     expect(sectionOf(message, REPORTS.pages)).toBe('*Pages*\n:warning: Could not load: The analytics API failed (HTTP 500) &lt;boom&gt;');
     expect(sectionOf(message, REPORTS.cities)).toBe('*Cities*\n:warning: Could not load: unknown error');
     // A section that failed is a warning callout; the others are plain sections.
-    const levels = (message.blocks as Json[]).filter((b) => b.type === 'alert').map((b) => [(b.text as { text: string }).text.split('\n')[0], b.level]);
+    const levels = (message.blocks as unknown as Json[]).filter((b) => b.type === 'alert').map((b) => [(b.text as { text: string }).text.split('\n')[0], b.level]);
     expect(levels).toEqual([['*Pages*', 'warning'], ['*Cities*', 'warning']]);
     expect(sectionOf(message, REPORTS.sources)).toBe('*Sources*\n1. google · *10* visits ▲ 100%');
     expect(sectionOf(message, REPORTS.countries)).toBe('*Countries*\n1. Germany · *4* visits –');
