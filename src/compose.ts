@@ -27,6 +27,13 @@ import { TREND_HELP } from './features/trends/parse.js';
 import { TrendRepo } from './features/trends/repo.js';
 import { TrendService } from './features/trends/service.js';
 import { registerVisitor } from './features/visitor/listeners.js';
+import { watchDeliveryHooks } from './features/watches/deliveries.js';
+import { WATCH_SUBJECT, WatchEvaluator } from './features/watches/evaluator.js';
+import { registerWatches, watchCommand } from './features/watches/listeners.js';
+import { WatchObserver } from './features/watches/observe.js';
+import { WATCH_HELP } from './features/watches/parse.js';
+import { WatchRepo } from './features/watches/repo.js';
+import { WatchService } from './features/watches/service.js';
 import { VISITOR_HELP } from './features/visitor/parse.js';
 import { VisitorService } from './features/visitor/service.js';
 import { REPORTS } from './kernel/catalog.js';
@@ -69,6 +76,8 @@ export interface LookoutOptions {
   alerts?: { scanIntervalMs: number; recheckMs: number; burst: number; deliveryDeadlineMs?: number };
   limits?: Partial<Limits>;
   deliveries?: { slackTimeoutMs: number; heartbeatMs: number; /** At most one post per channel this often (default 1 s, Slack's limit). */ paceMs?: number };
+  /** How often due watches are looked for, and over how much of each period their evaluations are spread (ms). */
+  watches?: { tickMs?: number; spreadMs?: { hour: number; day: number } };
 }
 
 /** Every repository over one Db, by feature; tests and tools reach the store through it. */
@@ -80,6 +89,7 @@ export interface Repos extends AlertRepos {
   runs: DigestRunRepo;
   deliveries: DeliveryRepo;
   trends: TrendRepo;
+  watches: WatchRepo;
   close(): Promise<void>;
 }
 
@@ -97,6 +107,7 @@ export function createRepos(db: Db): Repos {
     watchState: new WatchStateRepo(db),
     deliveries: new DeliveryRepo(db),
     trends: new TrendRepo(db),
+    watches: new WatchRepo(db),
     close: () => db.close(),
   };
 }
@@ -113,6 +124,7 @@ export interface Lookout {
   digests: DigestService;
   scheduler: DigestScheduler;
   watcher: ThreatWatcher;
+  watches: WatchEvaluator;
   deliveries: DeliveryWorker;
   /** The HTTP server (absent in Socket Mode). */
   server?: Server;
@@ -169,7 +181,7 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
     poster: webPoster(deliveryClient),
     owner,
     log: log.child({ component: 'deliveries' }),
-    hooks: { [ALERT_SUBJECT]: alertDeliveryHooks, [DIGEST_SUBJECT]: digestDeliveryHooks },
+    hooks: { [ALERT_SUBJECT]: alertDeliveryHooks, [DIGEST_SUBJECT]: digestDeliveryHooks, [WATCH_SUBJECT]: watchDeliveryHooks },
     events: {
       posted: (d, latencyMs) => {
         metrics.deliveries.inc({ kind: d.kind, outcome: 'posted' });
@@ -193,7 +205,7 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
   const answering = { api, timeZoneFor, now, demo: options.demo, quota, log };
   const reports = new ReportService({ ...answering, stash: repos.stash, catalog: REPORTS, seal: seal(options.slack.signingSecret, 'modal-context') });
   const visitors = new VisitorService({ ...answering, access, verdict });
-  const alerts = new AlertService({ repos, access, directory, now, timeZone, log: log.child({ component: 'alerts' }) });
+  const alerts = new AlertService({ repos, access, directory, now, timeZone, verdict, log: log.child({ component: 'alerts' }) });
   const fetcher = new SharedFetcher(api);
   const trends = new TrendService({ ...answering, fetcher, repo: repos.trends, refs: reports.refs, log: log.child({ component: 'trends' }), observe: (source, n) => n > 0 && metrics.trendPeriods.inc({ source }, n) });
   const content = new DigestContent({ fetcher, trends, flagged: alerts, demo: options.demo, log: log.child({ component: 'digests' }) });
@@ -209,6 +221,20 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
     heartbeatMs: delivery.heartbeatMs,
   });
   const digests = new DigestService({ repo: repos.digests, runs: repos.runs, deliveries: repos.deliveries, content, schedule: scheduler, access, directory, now, defaultTimezone: timeZone, limits: { minIntervalMs: limits.digestMinIntervalMs, perChannel: limits.digestsPerChannel, perUser: limits.digestsPerUser }, quota, log: log.child({ component: 'digests' }) });
+  const watchService = new WatchService({ repo: repos.watches, access, directory, now, defaultTimezone: timeZone, limits: { perChannel: limits.digestsPerChannel, perUser: limits.digestsPerUser }, demo: options.demo, log: log.child({ component: 'watches' }) });
+  const watchEvaluator = new WatchEvaluator({
+    db: repos.db,
+    observer: new WatchObserver({ trends, fetcher, flagged: alerts, log: log.child({ component: 'watches' }) }),
+    trends,
+    owner,
+    now,
+    log: log.child({ component: 'watches' }),
+    queued,
+    demo: options.demo,
+    ...(options.watches?.tickMs ? { tickMs: options.watches.tickMs } : {}),
+    ...(options.watches?.spreadMs ? { spreadMs: options.watches.spreadMs } : {}),
+    observe: (outcome) => metrics.watchEvaluations.inc({ outcome }),
+  });
   const watcher = new ThreatWatcher({
     api,
     repos,
@@ -245,12 +271,14 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
               { words: ['digest', 'digests'], run: digestCommand(digests), help: DIGEST_HELP },
               { words: ['alerts', 'alert'], run: alertsCommand(alerts), help: ALERTS_HELP },
               { words: ['trend', 'trends'], run: trendCommand(trends, reports), help: TREND_HELP },
+              { words: ['watch', 'watches'], run: watchCommand(watchService), help: WATCH_HELP },
             ],
             { visitor: VISITOR_HELP },
           ),
         (app) => registerReports(app, reports, visitors),
         (app) => registerVisitor(app, visitors),
         (app) => registerTrends(app, trends, reports),
+        (app) => registerWatches(app, watchService, reports),
         (app) => registerDigests(app, digests),
         (app) => registerAlerts(app, alerts, visitors),
       ],
@@ -267,6 +295,7 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
   if (options.scheduler !== false) {
     await scheduler.start();
     watcher.start();
+    watchEvaluator.start();
     stopHousekeeping = startHousekeeping(prunes(repos, alertSettings.recheckMs), log.child({ component: 'housekeeping' }), now);
   }
   const address = server?.address();
@@ -278,6 +307,7 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
     digests,
     scheduler,
     watcher,
+    watches: watchEvaluator,
     deliveries: worker,
     server,
     requestUrl,
@@ -285,6 +315,7 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
       stopHousekeeping();
       await scheduler.stop();
       await watcher.stop();
+      await watchEvaluator.stop();
       await worker.stop();
       await slack.stop();
       await api.close();

@@ -21,6 +21,8 @@ export type RangeWord = (typeof RANGE_WORDS)[number];
 
 export const DEFAULT_RANGE: RangeWord = 'last7d';
 
+export const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'] as const;
+
 export const RANGE_LABELS: Readonly<Record<RangeWord, string>> = {
   today: 'Today',
   yesterday: 'Yesterday',

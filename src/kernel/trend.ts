@@ -40,12 +40,13 @@ export interface TrendPlan {
   previous: Bucket[];
 }
 
-function dayLabel(date: string): string {
+export function dayLabel(date: string): string {
   const month = MONTHS[Number(date.slice(5, 7)) - 1] ?? date.slice(5, 7);
   return `${month} ${Number(date.slice(8, 10))}`;
 }
 
-function hours(date: string): Bucket[] {
+/** The 24 hourly buckets of a day. */
+export function hoursOf(date: string): Bucket[] {
   return Array.from({ length: 24 }, (_, h) => {
     const hh = String(h).padStart(2, '0');
     return { key: `${date}T${hh}`, startDate: date, endDate: date, hour: h, label: `${hh}:00` };
@@ -72,7 +73,7 @@ export function planTrend(range: DateRange): TrendPlan {
   const length = rangeDays(range);
   if (length <= 1) {
     const previous = shiftDate(range.startDate, -1);
-    return { grain: 'hour', range, clipped: false, buckets: hours(range.startDate), previous: hours(previous) };
+    return { grain: 'hour', range, clipped: false, buckets: hoursOf(range.startDate), previous: hoursOf(previous) };
   }
   if (length <= DAILY_UP_TO) {
     return { grain: 'day', range, clipped: false, buckets: days(range), previous: days(previousPeriod(range)) };

@@ -22,6 +22,7 @@ export class Metrics {
   readonly api: Histogram<'operation' | 'outcome'>;
   readonly requests: Counter<'type' | 'name' | 'outcome'>;
   readonly trendPeriods: Counter<'source'>;
+  readonly watchEvaluations: Counter<'outcome'>;
 
   constructor(probes: MetricProbes, log: Logger) {
     const registers = [this.registry];
@@ -47,6 +48,13 @@ export class Metrics {
       name: 'lookout_trend_periods_total',
       help: 'Trend periods (days, hours, weeks) by where their figures came from: store (kept), api (fetched), or store_error (kept figures could not be read or written)',
       labelNames: ['source'],
+      registers,
+    });
+
+    this.watchEvaluations = new Counter({
+      name: 'lookout_watch_evaluations_total',
+      help: 'Watch evaluations by outcome: breach, update, recover, ok, unknown (the API failed or there was nothing to compare with), muted',
+      labelNames: ['outcome'],
       registers,
     });
 

@@ -43,6 +43,7 @@ const TABLES = [
   'deliveries',
   'rate_limits',
   'trend_points',
+  'watches',
 ];
 
 let warned = false;

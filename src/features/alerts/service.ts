@@ -1,6 +1,6 @@
 import { formatDateTimeIn } from '../../kernel/format.js';
 import type { ChannelRef } from '../../kernel/text.js';
-import type { AlertCheck, Severity } from '../../kernel/verdict.js';
+import { atLeast, judge, type AlertCheck, type SecurityFacts, type Severity, type VerdictOptions } from '../../kernel/verdict.js';
 import type { Logger } from '../../platform/log.js';
 import type { Access } from '../../platform/slack/access.js';
 import type { SlackDirectory } from '../../platform/slack/directory.js';
@@ -14,6 +14,11 @@ import { WATCH_STATE_KEY, type AlertRepos } from './watcher.js';
 export interface FlaggedVisitors {
   /** Flagged visitors seen between `from` and `to`, and since when the threat watch has been checking; undefined while it is off. */
   seen(from: Date, to: Date): Promise<{ count: number; watchingSince: Date } | undefined>;
+  /**
+   * Which of these visitors the threat watch has judged, and which of those it flagged
+   * (a severity of medium or more), from its stored lookups; undefined while it is off.
+   */
+  judged(visitorIds: readonly string[]): Promise<{ checked: Set<string>; flagged: Set<string> } | undefined>;
 }
 
 export type AlertAction = 'ack' | 'mute24h' | 'mute7d' | 'unmute';
@@ -26,6 +31,8 @@ export interface AlertServiceDeps {
   /** Times in alert messages and status are shown in this zone. */
   timeZone: string;
   log: Logger;
+  /** How stored lookups are judged (the scraping score that counts). */
+  verdict?: VerdictOptions;
 }
 
 export type Outcome = { ok: boolean; message: SlackMessage };
@@ -144,6 +151,20 @@ export class AlertService implements FlaggedVisitors {
       `*Muted here:* ${muted.length === 0 ? 'nobody' : muted.map((m) => `${mrkdwnCode(m.visitorId)} (${m.until ? `until ${escapeMrkdwn(this.when(m.until, now))}` : 'for good'})`).join(', ')}`,
     ];
     return { text: lines.join('\n').replace(/[*`]/g, ''), blocks: [{ type: 'section', text: { type: 'mrkdwn', text: lines.join('\n').slice(0, 3000) } }] };
+  }
+
+  async judged(visitorIds: readonly string[]): Promise<{ checked: Set<string>; flagged: Set<string> } | undefined> {
+    if ((await this.deps.repos.subscriptions.list()).length === 0) return undefined;
+    const stored = await this.deps.repos.visitorChecks.getFresh(visitorIds, new Date(0));
+    const checked = new Set<string>();
+    const flagged = new Set<string>();
+    for (const [id, entry] of stored) {
+      const facts = (entry.facts as { facts?: SecurityFacts } | null)?.facts;
+      if (!facts) continue;
+      checked.add(id);
+      if (atLeast(judge(facts, this.deps.verdict).severity, 'medium')) flagged.add(id);
+    }
+    return { checked, flagged };
   }
 
   async seen(from: Date, to: Date): Promise<{ count: number; watchingSince: Date } | undefined> {

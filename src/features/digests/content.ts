@@ -123,7 +123,7 @@ export async function gatherDigest(
 
 /** A stored digest's message at a moment: its reports, totals and the security line. */
 export class DigestContent {
-  constructor(private readonly deps: { fetcher: SharedFetcher; trends?: TrendService; flagged: FlaggedVisitors; demo: boolean; log?: Logger }) {}
+  constructor(private readonly deps: { fetcher: SharedFetcher; trends?: TrendService; flagged: Pick<FlaggedVisitors, 'seen'>; demo: boolean; log?: Logger }) {}
 
   async render(digest: Digest, at: Date, preview: boolean): Promise<SlackMessage> {
     const reports = digest.reports.filter((id): id is ReportId => Object.hasOwn(REPORTS, id));

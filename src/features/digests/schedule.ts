@@ -6,6 +6,7 @@
  */
 import { CronExpressionParser } from 'cron-parser';
 import { parseClock } from '../../kernel/text.js';
+import { WEEKDAYS } from '../../kernel/dates.js';
 
 export type ScheduleKind = 'daily' | 'weekdays' | 'weekly' | 'monthly' | 'cron';
 
@@ -21,7 +22,7 @@ export interface DigestSchedule {
   cron?: string;
 }
 
-export const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'] as const;
+export { WEEKDAYS };
 
 export type ScheduleResult = { ok: true; cron: string } | { ok: false; error: string };
 

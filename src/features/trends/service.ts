@@ -5,7 +5,7 @@ import { localDate, resolveRange } from '../../kernel/dates.js';
 import type { FilterGroup } from '../../kernel/filters.js';
 import type { ReportQuery } from '../../kernel/query.js';
 import { fieldOf } from '../../kernel/records.js';
-import { encodeTrendRef, hourIn, isFinished, planTrend, summarize, trendSource, type Bucket, type Trend, type TrendMetric, type TrendPlan, type TrendSpec } from '../../kernel/trend.js';
+import { encodeTrendRef, hourIn, hoursOf, isFinished, planTrend, summarize, trendSource, type Bucket, type Trend, type TrendMetric, type TrendSpec } from '../../kernel/trend.js';
 import type { Answering } from '../../platform/answering.js';
 import { ApiError } from '../../platform/api/errors.js';
 import type { SharedFetcher } from '../../platform/api/shared-fetcher.js';
@@ -81,25 +81,8 @@ export class TrendService {
   async series(spec: TrendSpec, log: Logger = this.deps.log): Promise<Trend> {
     const plan = planTrend(spec.range);
     const source = trendSource(spec.report);
-    const key: TrendSeriesKey = { report: source, filters: spec.filters, timeZone: spec.timeZone };
-    const today = localDate(this.deps.now(), spec.timeZone) ?? this.deps.now().toISOString().slice(0, 10);
-    const units = unitsOf(plan, today);
-    const figures: Figures = new Map();
-
-    const finished = units.filter((u) => u.finished).flatMap((u) => u.buckets.map((b) => b.key));
-    try {
-      for (const [k, v] of await this.deps.repo.get(key, finished)) figures.set(k, v);
-    } catch (error) {
-      this.deps.observe?.('store_error', finished.length);
-      log.warn({ err: (error as Error).message }, 'trend store unavailable: fetching every period');
-    }
-    const missing = units.filter((u) => u.buckets.some((b) => !figures.has(at(b.key, 'visits'))));
-    const fetched = missing.reduce((n, u) => n + u.buckets.length, 0);
-    this.deps.observe?.('store', plan.buckets.length + plan.previous.length - fetched);
-    this.deps.observe?.('api', fetched);
-    const results = await Promise.all(missing.map((unit) => this.once(key, unit, log)));
-    for (const result of results) for (const [k, v] of result) figures.set(k, v);
-
+    const today = this.today(spec.timeZone);
+    const figures = await this.figures({ report: source, filters: spec.filters, timeZone: spec.timeZone }, [...plan.buckets, ...plan.previous], today, log);
     const values = (buckets: Bucket[]) => buckets.map((b) => figures.get(at(b.key, spec.metric)) ?? 0);
     return {
       plan,
@@ -108,6 +91,36 @@ export class TrendService {
       previous: summarize(values(plan.previous), plan.previous),
       partial: !isFinished(plan.buckets[plan.buckets.length - 1]!, today),
     };
+  }
+
+  /** The figures of any buckets (hours, days, weeks) of a report's rows: kept ones from the store, the rest fetched. */
+  async values(spec: Omit<TrendSpec, 'range'>, buckets: readonly Bucket[], log: Logger = this.deps.log): Promise<number[]> {
+    const figures = await this.figures({ report: trendSource(spec.report), filters: spec.filters, timeZone: spec.timeZone }, buckets, this.today(spec.timeZone), log);
+    return buckets.map((b) => figures.get(at(b.key, spec.metric)) ?? 0);
+  }
+
+  private today(timeZone: string): string {
+    return localDate(this.deps.now(), timeZone) ?? this.deps.now().toISOString().slice(0, 10);
+  }
+
+  private async figures(key: TrendSeriesKey, buckets: readonly Bucket[], today: string, log: Logger): Promise<Figures> {
+    const units = unitsOf(buckets, today);
+    const figures: Figures = new Map();
+    const finished = units.filter((u) => u.finished).flatMap((u) => u.buckets.map((b) => b.key));
+    try {
+      for (const [k, v] of await this.deps.repo.get(key, finished)) figures.set(k, v);
+    } catch (error) {
+      this.deps.observe?.('store_error', finished.length);
+      log.warn({ err: (error as Error).message }, 'trend store unavailable: fetching every period');
+    }
+    const missing = units.filter((u) => u.buckets.some((b) => !figures.has(at(b.key, 'visits'))));
+    const wanted = new Set(buckets.map((b) => b.key));
+    const fetched = missing.flatMap((u) => u.buckets).filter((b) => wanted.has(b.key)).length;
+    this.deps.observe?.('store', buckets.length - fetched);
+    this.deps.observe?.('api', fetched);
+    const results = await Promise.all(missing.map((unit) => this.once(key, unit, log)));
+    for (const result of results) for (const [k, v] of result) figures.set(k, v);
+    return figures;
   }
 
   /** A unit being fetched is shared by every trend asking for it meanwhile. */
@@ -215,17 +228,18 @@ export class TrendService {
 }
 
 /** Which bucket each API request fills. Hours come a day at a time, from that day's visits. */
-function unitsOf(plan: TrendPlan, today: string): Unit[] {
+function unitsOf(buckets: readonly Bucket[], today: string): Unit[] {
   const units = new Map<string, Unit>();
-  for (const bucket of [...plan.buckets, ...plan.previous]) {
+  for (const bucket of buckets) {
     const hourly = bucket.hour !== undefined;
     const key = hourly ? bucket.startDate : bucket.key;
     let unit = units.get(key);
     if (!unit) {
-      unit = { key, startDate: bucket.startDate, endDate: bucket.endDate, hourly, buckets: [], finished: isFinished(bucket, today) };
+      // An hourly unit is the whole day: its hours come from one request.
+      unit = { key, startDate: bucket.startDate, endDate: bucket.endDate, hourly, buckets: hourly ? hoursOf(bucket.startDate) : [], finished: isFinished(bucket, today) };
       units.set(key, unit);
     }
-    unit.buckets.push(bucket);
+    if (!hourly) unit.buckets.push(bucket);
   }
   return [...units.values()];
 }

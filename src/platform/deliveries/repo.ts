@@ -7,7 +7,7 @@ import type { SlackMessage } from '../slack/kit/messages.js';
 import type { Queryable } from '../store/db.js';
 import { fromRow } from '../store/rows.js';
 
-export type DeliveryKind = 'digest' | 'alert' | 'burst' | 'sighting' | 'update' | 'notice';
+export type DeliveryKind = 'digest' | 'alert' | 'burst' | 'sighting' | 'update' | 'notice' | 'watch';
 export type DeliveryStatus = 'pending' | 'sending' | 'posted' | 'failed';
 
 /** What a delivery is for, so the feature that queued it hears how it went. */

@@ -1,0 +1,148 @@
+import type { Button, KnownBlock } from '@slack/types';
+import { REPORTS } from '../../kernel/catalog.js';
+import { formatDateTimeIn } from '../../kernel/format.js';
+import type { Trend } from '../../kernel/trend.js';
+import { USER_ID } from '../../kernel/text.js';
+import { callout } from '../../platform/slack/kit/callout.js';
+import { trendChart } from '../../platform/slack/kit/charts.js';
+import { escapeMrkdwn, fallbackText } from '../../platform/slack/kit/escape.js';
+import { describeFilters } from '../../platform/slack/kit/filters.js';
+import { capBlocks, LIMITS, mrkdwn, plainText } from '../../platform/slack/kit/limits.js';
+import type { SlackMessage } from '../../platform/slack/kit/messages.js';
+import { describeRule, type WatchRule, type WatchState } from './plan.js';
+
+export const WATCH_ACTIONS = {
+  ack: 'watch.ack',
+  mute24h: 'watch.mute.24h',
+  unmute: 'watch.unmute',
+  details: 'watch.details',
+  pause: 'watch.pause',
+  resume: 'watch.resume',
+  remove: 'watch.remove',
+} as const;
+
+/** What a watch's alert shows: the store's Watch, structurally. */
+export interface WatchAlertView {
+  id: number;
+  rule: WatchRule;
+  state: WatchState;
+  /** The latest observation in words. */
+  text: string;
+  breachSince?: Date;
+  acknowledgedBy?: string;
+  acknowledgedAt?: Date;
+  mutedUntil?: Date;
+  timeZone: string;
+  now: Date;
+  demo: boolean;
+  /** A small chart of the recent periods, where it could be built. */
+  trend?: Trend;
+}
+
+export function watchTitle(rule: WatchRule): string {
+  const what = rule.report === 'visits' ? '' : `${REPORTS[rule.report].title}: `;
+  return `${what}${describeRule(rule)}`;
+}
+
+function when(date: Date, view: { timeZone: string; now: Date }): string {
+  return formatDateTimeIn(date.toISOString(), view.timeZone, view.now);
+}
+
+/** The alert, as first posted and as updated in place: breaching (coloured by it) or back to normal. */
+export function watchAlertMessage(view: WatchAlertView): SlackMessage {
+  const breaching = view.state === 'breaching';
+  const title = watchTitle(view.rule);
+  const filters = describeFilters(view.rule.filters);
+  const status: string[] = [];
+  if (view.acknowledgedBy && USER_ID.test(view.acknowledgedBy) && view.acknowledgedAt) status.push(`:white_check_mark: Acknowledged by <@${view.acknowledgedBy}> at ${escapeMrkdwn(when(view.acknowledgedAt, view))}`);
+  if (view.mutedUntil && view.mutedUntil > view.now) status.push(view.mutedUntil.getUTCFullYear() >= 9999 ? ':mute: Muted for good' : `:mute: Muted until ${escapeMrkdwn(when(view.mutedUntil, view))}`);
+  const context = [`watch #${view.id}`, ...(filters ? [`filters: ${filters}`] : []), `times in ${escapeMrkdwn(view.timeZone)}`];
+  if (view.breachSince) context.push(`since ${escapeMrkdwn(when(view.breachSince, view))}`);
+  if (view.demo) context.push('_demo data_');
+
+  const blocks: KnownBlock[] = [
+    { type: 'header', text: plainText(`${breaching ? 'Watch' : 'Back to normal'}: ${title}`, LIMITS.headerText) },
+    callout(`${breaching ? ':rotating_light:' : ':white_check_mark:'} ${escapeMrkdwn(view.text)}`, breaching ? 'warning' : 'success'),
+    { type: 'context', elements: [mrkdwn(context.join(' · '))] },
+  ];
+  if (view.trend) {
+    const t = view.trend;
+    blocks.push(trendChart(`Recent ${t.plan.grain === 'hour' ? 'hours' : 'days'}`, view.rule.metric === 'unique' ? 'unique' : 'visits', t.plan.buckets, t.current, t.previous, t.plan.grain) as unknown as KnownBlock);
+  }
+  if (status.length > 0) blocks.push({ type: 'context', elements: [mrkdwn(status.join(' · '))] });
+  const value = String(view.id);
+  const buttons: Button[] = [];
+  if (breaching && !view.acknowledgedBy) buttons.push({ type: 'button', action_id: WATCH_ACTIONS.ack, text: plainText('Acknowledge', LIMITS.buttonText), style: 'primary', value });
+  if (view.mutedUntil && view.mutedUntil > view.now) buttons.push({ type: 'button', action_id: WATCH_ACTIONS.unmute, text: plainText('Unmute', LIMITS.buttonText), value });
+  else buttons.push({ type: 'button', action_id: WATCH_ACTIONS.mute24h, text: plainText('Mute 24h', LIMITS.buttonText), value });
+  buttons.push({ type: 'button', action_id: WATCH_ACTIONS.details, text: plainText('Details', LIMITS.buttonText), value });
+  blocks.push({ type: 'actions', elements: buttons });
+  return { text: fallbackText(`${breaching ? 'Watch' : 'Back to normal'}: ${title}: ${view.text}`), blocks: capBlocks(blocks) };
+}
+
+/** A reply in the alert's thread: still breaching, or back to normal. */
+export function watchReply(kind: 'update' | 'recover', text: string): SlackMessage {
+  const line = kind === 'recover' ? `:white_check_mark: Back to normal: ${text}` : `Still on: ${text}`;
+  return { text: fallbackText(line), blocks: [{ type: 'section', text: mrkdwn(escapeMrkdwn(line)) }] };
+}
+
+export interface WatchListItem {
+  id: number;
+  rule: WatchRule;
+  channelId: string;
+  ownerId: string;
+  paused: boolean;
+  state: WatchState;
+  mutedUntil?: Date;
+  lastOutcome?: string;
+  lastText?: string;
+  lastError?: string;
+  lastEvaluatedAt?: Date;
+  canManage: boolean;
+}
+
+/** The list: each watch's rule, where it posts, its state and last result in words, and its buttons. */
+export function watchListMessage(items: readonly WatchListItem[], view: { timeZone: string; now: Date; heading: string }): SlackMessage {
+  if (items.length === 0) {
+    return { text: 'No watches here.', blocks: [{ type: 'section', text: mrkdwn('No watches here. Add one, e.g. `/traffic watch visits drops 40% vs last week`.') }] };
+  }
+  const blocks: KnownBlock[] = [{ type: 'header', text: plainText(`Watches (${view.heading})`, LIMITS.headerText) }];
+  for (const w of items.slice(0, 15)) {
+    const state = w.paused
+      ? ':double_vertical_bar: paused'
+      : w.lastOutcome === 'unknown'
+        ? `:grey_question: unknown: ${escapeMrkdwn(w.lastError ?? w.lastText ?? '')}`
+        : w.state === 'breaching'
+          ? `:rotating_light: breaching: ${escapeMrkdwn(w.lastText ?? '')}`
+          : w.lastText
+            ? `:white_check_mark: ok: ${escapeMrkdwn(w.lastText)}`
+            : ':hourglass: not evaluated yet';
+    const checked = w.lastEvaluatedAt ? ` · checked ${escapeMrkdwn(formatDateTimeIn(w.lastEvaluatedAt.toISOString(), view.timeZone, view.now))}` : '';
+    const muted = w.mutedUntil && w.mutedUntil > view.now ? ' · :mute: muted' : '';
+    const filters = describeFilters(w.rule.filters);
+    const text = `*#${w.id}* ${escapeMrkdwn(watchTitle(w.rule))}${filters ? ` · ${filters}` : ''} · every ${w.rule.every} · <#${w.channelId}> · owner <@${w.ownerId}>\n${state}${checked}${muted}`;
+    blocks.push({ type: 'section', block_id: `watch-${w.id}`, text: mrkdwn(text) });
+    if (w.canManage) {
+      const value = String(w.id);
+      blocks.push({
+        type: 'actions',
+        block_id: `watch-actions-${w.id}`,
+        elements: [
+          w.paused
+            ? { type: 'button', action_id: WATCH_ACTIONS.resume, text: plainText('Resume', LIMITS.buttonText), value }
+            : { type: 'button', action_id: WATCH_ACTIONS.pause, text: plainText('Pause', LIMITS.buttonText), value },
+          {
+            type: 'button',
+            action_id: WATCH_ACTIONS.remove,
+            style: 'danger',
+            text: plainText('Remove', LIMITS.buttonText),
+            value,
+            confirm: { title: plainText('Remove this watch?', LIMITS.confirmTitle), text: plainText(watchTitle(w.rule), LIMITS.confirmText), confirm: plainText('Remove', LIMITS.confirmButton), deny: plainText('Keep', LIMITS.confirmButton) },
+          },
+        ],
+      });
+    }
+  }
+  if (items.length > 15) blocks.push({ type: 'context', elements: [mrkdwn(`…and ${items.length - 15} more.`)] });
+  return { text: fallbackText(`${items.length} watch${items.length === 1 ? '' : 'es'}`), blocks: capBlocks(blocks) };
+}

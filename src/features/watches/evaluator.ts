@@ -1,0 +1,169 @@
+/**
+ * Evaluates watches: every tick, each active watch whose period has ended (and whose
+ * place in the spread has come) is claimed by one replica, observed, decided (plan.ts),
+ * and its decision and deliveries are written in one transaction. A replica that dies
+ * after its claim leaves it to be taken over; a period is recorded once.
+ */
+import pLimit from 'p-limit';
+import { partsInZone } from '../../kernel/format.js';
+import { DeliveryRepo, type DeliveryInput } from '../../platform/deliveries/repo.js';
+import type { Logger } from '../../platform/log.js';
+import type { Db, Queryable } from '../../platform/store/db.js';
+import { resolveRange } from '../../kernel/dates.js';
+import type { Trend } from '../../kernel/trend.js';
+import type { TrendService } from '../trends/service.js';
+import { watchAlertMessage, watchReply } from './blocks.js';
+import type { WatchObserver } from './observe.js';
+import { decide, describeObservation, lastPeriod, spreadOffset, type DecisionKind, type WatchPeriod } from './plan.js';
+import { WatchRepo, type Watch } from './repo.js';
+
+export const WATCH_SUBJECT = 'watch';
+
+export interface WatchEvaluatorOptions {
+  db: Db;
+  observer: WatchObserver;
+  /** For the small chart in an alert (left out when it cannot be built). */
+  trends?: TrendService;
+  owner: string;
+  now: () => Date;
+  log: Logger;
+  /** Wakes the delivery worker. */
+  queued: () => void;
+  demo: boolean;
+  /** How often due watches are looked for. */
+  tickMs?: number;
+  /** Evaluations of a period start over its first this-many ms (each watch at its own offset): hourly, daily. */
+  spreadMs?: { hour: number; day: number };
+  /** A claim not recorded within this long is taken over (its replica died). */
+  staleMs?: number;
+  /** Watches evaluated at once. */
+  concurrency?: number;
+  /** Told each evaluation's outcome (for /metrics). */
+  observe?: (outcome: DecisionKind | 'muted') => void;
+  deliveryDeadlineMs?: number;
+}
+
+const DEFAULTS = { tickMs: 30_000, spreadMs: { hour: 20 * 60_000, day: 60 * 60_000 }, staleMs: 120_000, concurrency: 4, deliveryDeadlineMs: 6 * 3_600_000 };
+
+export class WatchEvaluator {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<unknown> | undefined;
+  private readonly repo: WatchRepo;
+
+  constructor(private readonly options: WatchEvaluatorOptions) {
+    this.repo = new WatchRepo(options.db);
+  }
+
+  start(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => void this.tick(), this.options.tickMs ?? DEFAULTS.tickMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    await this.running;
+  }
+
+  /** One pass over the due watches; never throws (a failure is logged and the next tick tries again). */
+  async tick(): Promise<number> {
+    if (this.running) return 0;
+    const work = this.evaluateDue().catch((error: unknown) => {
+      this.options.log.error({ err: (error as Error).message }, 'watch evaluation failed; trying again next tick');
+      return 0;
+    });
+    this.running = work;
+    try {
+      return await work;
+    } finally {
+      this.running = undefined;
+    }
+  }
+
+  private async evaluateDue(): Promise<number> {
+    const now = this.options.now();
+    const spread = this.options.spreadMs ?? DEFAULTS.spreadMs;
+    const due: { watch: Watch; period: WatchPeriod }[] = [];
+    for (const watch of await this.repo.listActive()) {
+      const period = lastPeriod(watch.rule.every, watch.timeZone, now, (d, z) => partsInZone(d, z, true));
+      if (!period || period.key === watch.lastPeriod) continue;
+      if (period.elapsedMs < spreadOffset(watch.id, spread[watch.rule.every])) continue;
+      due.push({ watch, period });
+    }
+    const limit = pLimit(this.options.concurrency ?? DEFAULTS.concurrency);
+    const done = await Promise.all(due.map(({ watch, period }) => limit(() => this.evaluate(watch, period).catch((error: unknown) => {
+      this.options.log.error({ watch: watch.id, period: period.key, err: (error as Error).message }, 'watch evaluation failed');
+      return false;
+    }))));
+    return done.filter(Boolean).length;
+  }
+
+  /** Claims, observes, decides and records one watch's period; false when another replica has it. */
+  async evaluate(watch: Watch, period: WatchPeriod): Promise<boolean> {
+    const { owner, log } = this.options;
+    const claimed = await this.repo.claim(watch.id, period.key, owner, this.options.staleMs ?? DEFAULTS.staleMs);
+    if (!claimed) return false;
+    const observation = await this.options.observer.observe(claimed.rule, period, claimed.timeZone);
+    const kind = decide(claimed.rule.condition, claimed.state, observation);
+    const now = this.options.now();
+    const text = observation.ok ? describeObservation(claimed.rule, observation, kind) : observation.error;
+    const muted = claimed.mutedUntil !== undefined && claimed.mutedUntil > now;
+    const state = kind === 'breach' || kind === 'update' ? 'breaching' : kind === 'recover' ? 'ok' : claimed.state;
+    const trend = kind === 'breach' || kind === 'recover' ? await this.chart(claimed) : undefined;
+    if (kind === 'unknown') log.warn({ watch: watch.id, period: period.key, error: text }, 'watch evaluated to unknown: nothing decided');
+
+    let posted = false;
+    const recorded = await this.options.db.transaction(async (tx) => {
+      const repo = new WatchRepo(tx);
+      const after = await repo.record(watch.id, owner, {
+        period: period.key,
+        outcome: kind,
+        ...(observation.ok ? { value: observation.value } : { error: observation.error }),
+        text,
+        state,
+        ...(kind === 'breach' ? { breach: { at: now } } : {}),
+      });
+      if (!after) return undefined;
+      if (!muted) posted = await this.deliver(tx, after, kind, text, now, trend);
+      return after;
+    });
+    if (!recorded) return false;
+    this.options.observe?.(muted && kind !== 'ok' && kind !== 'unknown' ? 'muted' : kind);
+    if (posted) this.options.queued();
+    log.info({ watch: watch.id, period: period.key, outcome: kind, muted }, 'watch evaluated');
+    return true;
+  }
+
+  /** The deliveries a decision makes, in the decision's transaction. */
+  private async deliver(tx: Queryable, watch: Watch, kind: DecisionKind, text: string, now: Date, trend: Trend | undefined): Promise<boolean> {
+    if (kind !== 'breach' && kind !== 'update' && kind !== 'recover') return false;
+    const outbox = new DeliveryRepo(tx);
+    const expiresInMs = this.options.deliveryDeadlineMs ?? DEFAULTS.deliveryDeadlineMs;
+    const alert = watchAlertMessage({ ...watch, text, timeZone: watch.timeZone, now, demo: this.options.demo, ...(trend ? { trend } : {}) });
+    const base = { channelId: watch.channelId, expiresInMs } satisfies Partial<DeliveryInput>;
+    if (kind === 'breach') {
+      const id = await outbox.enqueue({ ...base, kind: 'watch', message: alert, subject: { type: WATCH_SUBJECT, watchId: watch.id, episode: watch.episode } });
+      await new WatchRepo(tx).setAlertDelivery(watch.id, watch.episode, id);
+      return true;
+    }
+    // Replies go into the alert's thread (or after it, should it have failed); the parent is edited once it has a ts.
+    const thread = watch.alertTs ? { threadTs: watch.alertTs } : watch.alertDelivery ? { threadOf: watch.alertDelivery } : {};
+    await outbox.enqueue({ ...base, kind: 'sighting', message: watchReply(kind, text), ...thread });
+    if (watch.alertTs) await outbox.enqueue({ ...base, kind: 'update', message: alert, updateTs: watch.alertTs });
+    return true;
+  }
+
+  /** The recent periods of the watched figure, for the alert's chart. */
+  private async chart(watch: Watch): Promise<Trend | undefined> {
+    if (!this.options.trends || watch.rule.metric === 'bots') return undefined;
+    const range = resolveRange(watch.rule.every === 'hour' ? 'today' : 'last7d', watch.timeZone, this.options.now());
+    if (!range.ok) return undefined;
+    try {
+      return await this.options.trends.series({ report: watch.rule.report, filters: watch.rule.filters, metric: watch.rule.metric, range: range.range, timeZone: watch.timeZone });
+    } catch (error) {
+      this.options.log.warn({ watch: watch.id, err: (error as Error).message }, 'watch chart left out');
+      return undefined;
+    }
+  }
+}

@@ -1,0 +1,91 @@
+import type { AllMiddlewareArgs, BlockAction, SlackActionMiddlewareArgs } from '@slack/bolt';
+import { REPORTS } from '../../kernel/catalog.js';
+import { newQuery } from '../../kernel/query.js';
+import { RowId } from '../../kernel/text.js';
+import { problemMessage, usageMessage, type SlackMessage } from '../../platform/slack/kit/messages.js';
+import { guarded, postToResponseUrl, replyTo, requestLog } from '../../platform/slack/respond.js';
+import type { Routes } from '../../platform/slack/routes.js';
+import type { Subcommand } from '../../platform/slack/subcommand.js';
+import type { ReportService } from '../reports/service.js';
+import { WATCH_ACTIONS } from './blocks.js';
+import { parseWatchCommand } from './parse.js';
+import type { Outcome, WatchService } from './service.js';
+
+type ActionArgs = SlackActionMiddlewareArgs<BlockAction> & AllMiddlewareArgs;
+
+const said = <T>(outcome: Outcome<T>, then: (value: T) => SlackMessage): SlackMessage => (outcome.ok ? then(outcome.value) : outcome.message);
+
+/** `/traffic watch …` (after the ack). */
+export function watchCommand(watches: WatchService): Subcommand {
+  return async ({ command, args, reply }) => {
+    const parsed = parseWatchCommand(args, REPORTS);
+    const user = command.user_id;
+    switch (parsed.kind) {
+      case 'error':
+        return void (await reply(usageMessage(parsed.message, parsed.usage)));
+      case 'list':
+        return void (await reply(await watches.list(user, parsed.all ? 'all' : { channelId: command.channel_id })));
+      case 'add':
+        return void (await reply(said(await watches.add(user, command.team_id, command.channel_id, parsed.rule, parsed.channel), (w) => watches.added(w, 'added'))));
+      case 'edit':
+        return void (await reply(said(await watches.edit(user, parsed.id, parsed.rule, parsed.channel), (w) => watches.added(w, 'changed'))));
+      case 'pause':
+      case 'resume':
+        return void (await reply(said(await watches.setPaused(user, parsed.id, parsed.kind === 'pause'), (w) => watches.added(w, 'changed'))));
+      case 'remove':
+        return void (await reply(said(await watches.remove(user, parsed.id), (m) => m)));
+      case 'mute':
+        return void (await reply(said(await watches.mute(user, parsed.id, parsed.forMs), (w) => watches.muteNote(w, parsed.forMs))));
+      case 'unmute':
+        return void (await reply(said(await watches.mute(user, parsed.id, 0), (w) => watches.muteNote(w, 0))));
+    }
+  };
+}
+
+type AlertAction = 'ack' | 'mute24h' | 'unmute' | 'details';
+
+/** The buttons on a watch alert: Acknowledge and Mute update it in place for everyone; Details shows the report behind it to the clicker. */
+function alertButton(watches: WatchService, reports: ReportService, action: AlertAction) {
+  return async (args: ActionArgs) => {
+    await args.ack();
+    const log = requestLog(args.context, watches.log);
+    const user = args.body.user.id;
+    const tell = replyTo(args.body.response_url, false);
+    await guarded(log, `watch ${action}`, tell, async () => {
+      const id = RowId.safeParse(args.action.type === 'button' ? args.action.value : undefined);
+      if (!id.success) return tell(problemMessage('This alert is too old to act on.'));
+      if (action === 'details') {
+        const watch = await watches.find(id.data);
+        if (!watch) return tell(problemMessage(`There is no watch #${id.data} any more.`));
+        const report = watch.rule.metric === 'bots' ? 'visits' : watch.rule.report;
+        const query = { ...newQuery(report, watch.rule.every === 'hour' ? 'today' : 'last7d'), filters: watch.rule.filters };
+        return tell((await reports.answer(query, { channelId: args.body.channel?.id, ephemeral: true, user, log })).message);
+      }
+      const outcome = action === 'ack' ? await watches.acknowledge(user, id.data) : await watches.mute(user, id.data, action === 'unmute' ? 0 : 24 * 3_600_000);
+      if (!outcome.ok) return tell(outcome.message);
+      await postToResponseUrl(args.body.response_url, { ...watches.alertOf(outcome.value), replace_original: true });
+    });
+  };
+}
+
+/** Pause, Resume and Remove in the list: the list is shown again as it is now. */
+function listButton(watches: WatchService, action: 'pause' | 'resume' | 'remove') {
+  return async (args: ActionArgs) => {
+    await args.ack();
+    const log = requestLog(args.context, watches.log);
+    const user = args.body.user.id;
+    const tell = replyTo(args.body.response_url, true);
+    await guarded(log, `watch ${action}`, tell, async () => {
+      const id = RowId.safeParse(args.action.type === 'button' ? args.action.value : undefined);
+      if (!id.success) return tell(problemMessage('This list is too old to change; run /traffic watch list again.'));
+      const outcome = action === 'remove' ? await watches.remove(user, id.data) : await watches.setPaused(user, id.data, action === 'pause');
+      if (!outcome.ok) return replyTo(args.body.response_url, false)(outcome.message);
+      return tell(await watches.list(user, { channelId: args.body.channel?.id ?? '' }));
+    });
+  };
+}
+
+export function registerWatches(app: Routes, watches: WatchService, reports: ReportService): void {
+  for (const action of ['ack', 'mute24h', 'unmute', 'details'] as const) app.action(WATCH_ACTIONS[action], alertButton(watches, reports, action));
+  for (const action of ['pause', 'resume', 'remove'] as const) app.action(WATCH_ACTIONS[action], listButton(watches, action));
+}

@@ -1,0 +1,150 @@
+/**
+ * `/traffic watch …` tokens → what to do. Pure: a channel is returned as typed (the
+ * service resolves it), reports and filters are checked against the catalog.
+ */
+import { matchReport, type ReportCatalog } from '../../kernel/catalog.js';
+import { findOperator, parseFilters } from '../../kernel/filters.js';
+import { channelRef, code, parseDuration, type ChannelRef, type Token, type UsageError } from '../../kernel/text.js';
+import { NEW_TOP, type Condition, type WatchEvery, type WatchMetric, type WatchRule } from './plan.js';
+
+export const WATCH_USAGE =
+  '/traffic watch [visits|unique|bots] [report] [filters…] above|below <n>[%] | drops|rises <n>% [vs last week] | spike | new [every hour|day] [#channel] · watch list [all] · watch pause|resume|remove <id> · watch edit <id> <rule> · watch mute <id> [for 24h|7d|forever] · watch unmute <id>';
+
+export const WATCH_HELP = [
+  '/traffic watch <metric> [report filters…] <condition> [every hour|day] [#channel]',
+  'Alerts when traffic itself moves: a threshold, a change against the period before or last week, a spike against the usual, a new top-10 entry, or the share of flagged visitors.',
+  'Examples: `/traffic watch visits drops 40% vs last week` · `/traffic watch sources source:google visits below 100 per day` · `/traffic watch pages page~/checkout spike` · `/traffic watch countries new` · `/traffic watch bots above 20%`',
+];
+
+export type WatchVerb = 'pause' | 'resume' | 'remove' | 'unmute';
+
+export type WatchCommand =
+  | { kind: 'add'; rule: WatchRule; channel?: ChannelRef }
+  | { kind: 'edit'; id: number; rule: WatchRule; channel?: ChannelRef }
+  | { kind: 'list'; all: boolean }
+  | { kind: 'mute'; id: number; forMs: number | null; label: string }
+  | { kind: WatchVerb; id: number }
+  | UsageError;
+
+const fail = (message: string): UsageError => ({ kind: 'error', message, usage: WATCH_USAGE });
+
+const VERBS: Readonly<Record<string, WatchVerb | 'mute'>> = { pause: 'pause', resume: 'resume', remove: 'remove', delete: 'remove', unmute: 'unmute', mute: 'mute' };
+
+function idOf(token: Token | undefined, verb: string): number | UsageError {
+  const id = Number((token?.text ?? '').replace(/^#/, ''));
+  return Number.isSafeInteger(id) && id > 0 ? id : fail(`Which watch? Give its number, like \`/traffic watch ${verb} 3\` (see \`/traffic watch list\`).`);
+}
+
+export function parseWatchCommand(args: readonly Token[], catalog: ReportCatalog): WatchCommand {
+  const [first, ...rest] = args;
+  const verb = (first?.text ?? '').toLowerCase();
+  if (verb === '') return fail('Say what to watch, e.g. `/traffic watch visits drops 40% vs last week`.');
+  if (verb === 'list') return { kind: 'list', all: rest[0]?.text.toLowerCase() === 'all' };
+  if (verb === 'edit') {
+    const id = idOf(rest[0], 'edit');
+    if (typeof id !== 'number') return id;
+    const parsed = parseRule(rest.slice(1), catalog);
+    return 'rule' in parsed ? { kind: 'edit', id, ...parsed } : parsed;
+  }
+  const known = Object.hasOwn(VERBS, verb) ? VERBS[verb] : undefined;
+  if (known === 'mute') {
+    const id = idOf(rest[0], 'mute');
+    if (typeof id !== 'number') return id;
+    return parseMuteFor(id, rest.slice(1));
+  }
+  if (known !== undefined) {
+    const id = idOf(rest[0], verb);
+    return typeof id === 'number' ? { kind: known, id } : id;
+  }
+  const parsed = parseRule(args, catalog);
+  return 'rule' in parsed ? { kind: 'add', ...parsed } : parsed;
+}
+
+function parseMuteFor(id: number, words: readonly Token[]): WatchCommand {
+  const text = words.map((t) => t.text.toLowerCase()).filter((w) => w !== 'for');
+  if (text.length === 0) return { kind: 'mute', id, forMs: 24 * 3_600_000, label: 'for 24 hours' };
+  if (text[0] === 'forever') return { kind: 'mute', id, forMs: null, label: 'for good' };
+  const duration = parseDuration(text.join(''));
+  if (!duration) return fail('Mute for how long? Like `for 24h`, `for 7d` or `forever`.');
+  return { kind: 'mute', id, forMs: duration.ms, label: `for ${duration.n} ${duration.unit}` };
+}
+
+const number = (text: string | undefined): number | undefined => {
+  if (text === undefined || !/^\d+(\.\d+)?%?$/.test(text)) return undefined;
+  return Number(text.replace('%', ''));
+};
+
+/** The rule's words, in any order: metric, report, filters, condition, how often, where. */
+export function parseRule(tokens: readonly Token[], catalog: ReportCatalog): { rule: WatchRule; channel?: ChannelRef } | UsageError {
+  let metric: WatchMetric | undefined;
+  let report: WatchRule['report'] | undefined;
+  let condition: Condition | undefined;
+  let every: WatchEvery | undefined;
+  let channel: ChannelRef | undefined;
+  const filterTokens: Token[] = [];
+  const setCondition = (c: Condition): UsageError | undefined => {
+    if (condition) return fail('One condition per watch: above, below, drops, rises, spike or new.');
+    condition = c;
+    return undefined;
+  };
+
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i]!;
+    const word = token.text.toLowerCase();
+    const next = tokens[i + 1]?.text.toLowerCase();
+    const mentioned = channelRef(token.text);
+    let problem: UsageError | undefined;
+    if (mentioned) {
+      channel = mentioned;
+    } else if (findOperator(token) || token.word === 'or') {
+      filterTokens.push(token);
+    } else if ((word === 'visits' || word === 'unique' || word === 'bots') && metric === undefined) {
+      metric = word;
+    } else if (word === 'above' || word === 'below') {
+      const n = number(next);
+      if (n === undefined) return fail(`\`${word}\` needs a number, like \`${word} 100\` (or \`${word} 20%\` for bots).`);
+      problem = setCondition({ kind: word, value: n });
+      i++;
+    } else if (word === 'drops' || word === 'rises' || word === 'drop' || word === 'rise') {
+      const n = number(next);
+      if (n === undefined || !next?.endsWith('%') || n <= 0 || n > 1000) return fail(`\`${word}\` needs a percentage, like \`${word} 40%\`.`);
+      const vs = tokens[i + 2]?.text.toLowerCase() === 'vs' ? 2 : 0;
+      const lastWeek = vs > 0 && tokens[i + 3]?.text.toLowerCase() === 'last' && tokens[i + 4]?.text.toLowerCase() === 'week';
+      if (vs > 0 && !lastWeek && tokens[i + 3]?.text.toLowerCase() !== 'previous') return fail('Compare `vs last week` or `vs previous`.');
+      problem = setCondition({ kind: 'change', direction: word.startsWith('drop') ? 'drops' : 'rises', pct: n, against: lastWeek ? 'last_week' : 'previous' });
+      i += 1 + (vs > 0 ? (lastWeek ? 3 : 2) : 0);
+    } else if (word === 'spike' || word === 'spikes') {
+      problem = setCondition({ kind: 'spike' });
+    } else if (word === 'new') {
+      problem = setCondition({ kind: 'new', top: NEW_TOP });
+    } else if ((word === 'every' || word === 'per') && (next === 'hour' || next === 'day')) {
+      every = next;
+      i++;
+    } else if (word === 'hourly' || word === 'daily') {
+      every = word === 'hourly' ? 'hour' : 'day';
+    } else {
+      const match = matchReport(token.text, catalog);
+      if (!match.ok || report !== undefined) return fail(`Don't understand ${code(token.text)}. ${match.ok ? 'One report per watch.' : 'Expected a metric (visits, unique, bots), a report, a filter, a condition (above, below, drops, rises, spike, new), `every hour|day` or a #channel.'}`);
+      report = match.id;
+    }
+    if (problem) return problem;
+  }
+
+  if (!condition) return fail('When should it alert? Add a condition: `above 100`, `below 100`, `drops 40%`, `rises 50% vs last week`, `spike` or `new`.');
+  const filters = parseFilters(filterTokens, catalog);
+  if ('problem' in filters) return fail(filters.problem);
+  const m = metric ?? 'visits';
+  if (m === 'bots') {
+    if (condition.kind !== 'above' && condition.kind !== 'below') return fail('A bots watch is `bots above <n>%` or `bots below <n>%` (the share of visits by flagged visitors).');
+    if (condition.value > 100) return fail('A share is at most 100%.');
+    if (report !== undefined || filters.filters.length > 0) return fail('A bots watch looks at all visits; leave out the report and filters.');
+    if (every === 'day') return fail('A bots watch looks at the last hour; leave out `every day`.');
+  }
+  const reportId = report ?? 'visits';
+  if (condition.kind === 'new') {
+    const def = catalog[reportId];
+    if (!def.countField || !def.rowFilter) return fail(`\`new\` watches a report's top rows: name one, like \`/traffic watch countries new\`.`);
+  }
+  const defaultEvery: WatchEvery = m === 'bots' || condition.kind === 'spike' ? 'hour' : 'day';
+  return { rule: { metric: m, report: reportId, filters: filters.filters, condition, every: every ?? defaultEvery }, ...(channel ? { channel } : {}) };
+}

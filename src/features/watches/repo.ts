@@ -1,0 +1,171 @@
+/** Watches and the state of each one's current alert. */
+import type { Queryable } from '../../platform/store/db.js';
+import { fromRow } from '../../platform/store/rows.js';
+import type { DecisionKind, WatchRule, WatchState } from './plan.js';
+
+export interface WatchInput {
+  teamId: string;
+  channelId: string;
+  ownerId: string;
+  rule: WatchRule;
+  timeZone: string;
+}
+
+export interface Watch extends WatchInput {
+  id: number;
+  paused: boolean;
+  /** Until when it posts nothing; year 9999 for good. */
+  mutedUntil?: Date;
+  state: WatchState;
+  episode: number;
+  breachSince?: Date;
+  alertDelivery?: number;
+  alertTs?: string;
+  acknowledgedBy?: string;
+  acknowledgedAt?: Date;
+  lastPeriod?: string;
+  lastOutcome?: DecisionKind;
+  lastValue?: number;
+  /** The last observation in words (or, for unknown, why). */
+  lastText?: string;
+  lastError?: string;
+  lastEvaluatedAt?: Date;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** What one evaluation found and decided, written with its deliveries in one transaction. */
+export interface Evaluation {
+  period: string;
+  outcome: DecisionKind;
+  value?: number;
+  text: string;
+  error?: string;
+  state: WatchState;
+  /** A new breach: the episode starts now; its alert is delivery `alertDelivery`. */
+  breach?: { at: Date };
+}
+
+export const FOREVER = new Date('9999-12-31T00:00:00Z');
+
+const toWatch = (row: Record<string, unknown>): Watch => {
+  const w = fromRow<Watch>(row);
+  return { ...w, id: Number(row.id), ...(row.alert_delivery != null ? { alertDelivery: Number(row.alert_delivery) } : {}), ...(row.last_value != null ? { lastValue: Number(row.last_value) } : {}) };
+};
+
+export class WatchRepo {
+  constructor(private readonly db: Queryable) {}
+
+  async create(input: WatchInput): Promise<Watch> {
+    const { rows } = await this.db.query(
+      `INSERT INTO watches (team_id, channel_id, owner_id, rule, time_zone) VALUES ($1, $2, $3, $4::jsonb, $5) RETURNING *`,
+      [input.teamId, input.channelId, input.ownerId, JSON.stringify(input.rule), input.timeZone],
+    );
+    return toWatch(rows[0]!);
+  }
+
+  async get(id: number): Promise<Watch | undefined> {
+    const { rows } = await this.db.query('SELECT * FROM watches WHERE id = $1', [id]);
+    return rows[0] && toWatch(rows[0]);
+  }
+
+  /** A new rule (or channel) starts afresh: no breach, no alert, evaluated from the next period. */
+  async edit(id: number, rule: WatchRule, channelId: string): Promise<Watch | undefined> {
+    const { rows } = await this.db.query(
+      `UPDATE watches SET rule = $2::jsonb, channel_id = $3, state = 'ok', breach_since = NULL, alert_delivery = NULL, alert_ts = NULL,
+              acknowledged_by = NULL, acknowledged_at = NULL, last_outcome = NULL, last_text = NULL, last_error = NULL, updated_at = now()
+        WHERE id = $1 RETURNING *`,
+      [id, JSON.stringify(rule), channelId],
+    );
+    return rows[0] && toWatch(rows[0]);
+  }
+
+  async setPaused(id: number, paused: boolean): Promise<Watch | undefined> {
+    const { rows } = await this.db.query('UPDATE watches SET paused = $2, updated_at = now() WHERE id = $1 RETURNING *', [id, paused]);
+    return rows[0] && toWatch(rows[0]);
+  }
+
+  async setMuted(id: number, until: Date | null): Promise<Watch | undefined> {
+    const { rows } = await this.db.query('UPDATE watches SET muted_until = $2, updated_at = now() WHERE id = $1 RETURNING *', [id, until]);
+    return rows[0] && toWatch(rows[0]);
+  }
+
+  /** The current episode's alert is acknowledged (once: the first to press it). */
+  async acknowledge(id: number, user: string, at: Date): Promise<Watch | undefined> {
+    const { rows } = await this.db.query(
+      `UPDATE watches SET acknowledged_by = coalesce(acknowledged_by, $2), acknowledged_at = coalesce(acknowledged_at, $3), updated_at = now() WHERE id = $1 RETURNING *`,
+      [id, user, at],
+    );
+    return rows[0] && toWatch(rows[0]);
+  }
+
+  async remove(id: number): Promise<boolean> {
+    const { rows } = await this.db.query('DELETE FROM watches WHERE id = $1 RETURNING id', [id]);
+    return rows.length > 0;
+  }
+
+  async counts(channelId: string, ownerId: string, except = 0): Promise<{ channel: number; owner: number }> {
+    const { rows } = await this.db.query<{ channel: number; owner: number }>(
+      `SELECT count(*) FILTER (WHERE channel_id = $1)::int AS channel, count(*) FILTER (WHERE owner_id = $2)::int AS owner
+         FROM watches WHERE id <> $3 AND (channel_id = $1 OR owner_id = $2)`,
+      [channelId, ownerId, except],
+    );
+    return rows[0] ?? { channel: 0, owner: 0 };
+  }
+
+  async list(channelId?: string): Promise<Watch[]> {
+    const { rows } = channelId === undefined ? await this.db.query('SELECT * FROM watches ORDER BY id') : await this.db.query('SELECT * FROM watches WHERE channel_id = $1 ORDER BY id', [channelId]);
+    return rows.map(toWatch);
+  }
+
+  async listActive(): Promise<Watch[]> {
+    const { rows } = await this.db.query('SELECT * FROM watches WHERE NOT paused ORDER BY id');
+    return rows.map(toWatch);
+  }
+
+  /**
+   * Claims the evaluation of `period` for `owner`: one replica wins. A claim left for
+   * `staleMs` (its replica died) can be taken over; a period already evaluated cannot.
+   */
+  async claim(id: number, period: string, owner: string, staleMs: number): Promise<Watch | undefined> {
+    const { rows } = await this.db.query(
+      `UPDATE watches SET claim_period = $2, claim_owner = $3, claim_at = now()
+        WHERE id = $1 AND NOT paused AND last_period IS DISTINCT FROM $2
+          AND (claim_period IS DISTINCT FROM $2 OR claim_at < now() - make_interval(secs => $4::double precision / 1000))
+        RETURNING *`,
+      [id, period, owner, staleMs],
+    );
+    return rows[0] && toWatch(rows[0]);
+  }
+
+  /**
+   * Records an evaluation, if `owner` still holds the period's claim; false when another
+   * replica took it over or recorded it first (then nothing of this evaluation is kept).
+   */
+  async record(id: number, owner: string, e: Evaluation): Promise<Watch | undefined> {
+    const { rows } = await this.db.query(
+      `UPDATE watches SET last_period = $3, last_outcome = $4, last_value = $5, last_text = $6, last_error = $7, last_evaluated_at = now(),
+              state = $8,
+              episode = CASE WHEN $9::timestamptz IS NOT NULL THEN episode + 1 ELSE episode END,
+              breach_since = CASE WHEN $9::timestamptz IS NOT NULL THEN $9::timestamptz WHEN $8 = 'ok' THEN NULL ELSE breach_since END,
+              alert_delivery = CASE WHEN $9::timestamptz IS NOT NULL THEN NULL ELSE alert_delivery END,
+              alert_ts = CASE WHEN $9::timestamptz IS NOT NULL THEN NULL ELSE alert_ts END,
+              acknowledged_by = CASE WHEN $9::timestamptz IS NOT NULL THEN NULL ELSE acknowledged_by END,
+              acknowledged_at = CASE WHEN $9::timestamptz IS NOT NULL THEN NULL ELSE acknowledged_at END
+        WHERE id = $1 AND claim_owner = $2 AND claim_period = $3 AND last_period IS DISTINCT FROM $3
+        RETURNING *`,
+      [id, owner, e.period, e.outcome, e.value ?? null, e.text, e.error ?? null, e.state, e.breach?.at ?? null],
+    );
+    return rows[0] && toWatch(rows[0]);
+  }
+
+  /** The delivery that carries the episode's alert. */
+  async setAlertDelivery(id: number, episode: number, deliveryId: number): Promise<void> {
+    await this.db.query('UPDATE watches SET alert_delivery = $3 WHERE id = $1 AND episode = $2', [id, episode, deliveryId]);
+  }
+
+  /** The episode's alert was posted as `ts`: later updates edit it in place. */
+  async setAlertTs(id: number, episode: number, ts: string): Promise<void> {
+    await this.db.query('UPDATE watches SET alert_ts = $3 WHERE id = $1 AND episode = $2', [id, episode, ts]);
+  }
+}

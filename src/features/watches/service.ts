@@ -1,0 +1,135 @@
+import type { ChannelRef } from '../../kernel/text.js';
+import { durationInWords } from '../../kernel/format.js';
+import type { Logger } from '../../platform/log.js';
+import type { Access } from '../../platform/slack/access.js';
+import type { SlackDirectory } from '../../platform/slack/directory.js';
+import { infoMessage, problemMessage, type SlackMessage } from '../../platform/slack/kit/messages.js';
+import { watchAlertMessage, watchListMessage, watchTitle } from './blocks.js';
+import type { WatchRule } from './plan.js';
+import { FOREVER, type Watch, type WatchRepo } from './repo.js';
+
+export interface WatchServiceDeps {
+  repo: WatchRepo;
+  access: Access;
+  directory: SlackDirectory;
+  now: () => Date;
+  defaultTimezone: string;
+  /** The same limits as digests: so many a channel, so many a person. */
+  limits: { perChannel: number; perUser: number };
+  demo: boolean;
+  log: Logger;
+}
+
+export type Outcome<T> = { ok: true; value: T } | { ok: false; message: SlackMessage };
+
+const refuse = (text: string, hint?: string): { ok: false; message: SlackMessage } => ({ ok: false, message: problemMessage(text, hint) });
+
+/** The rules of watches: anyone may add one; only its owner or an admin may change it; anyone in the channel may acknowledge or mute its alert. */
+export class WatchService {
+  constructor(private readonly deps: WatchServiceDeps) {}
+
+  get log(): Logger {
+    return this.deps.log;
+  }
+
+  async add(user: string, teamId: string, here: string, rule: WatchRule, channel?: ChannelRef): Promise<Outcome<Watch>> {
+    const channelId = channel ? await this.deps.directory.channelId(channel) : here;
+    if (!channelId) return refuse(`I can't find a channel called #${channel?.name ?? '?'}.`, 'Check the name, or run the command in that channel.');
+    const over = await this.overLimit(user, channelId);
+    if (over) return over;
+    const timeZone = await this.deps.directory.userTimeZone(user, this.deps.defaultTimezone);
+    const watch = await this.deps.repo.create({ teamId, channelId, ownerId: user, rule, timeZone });
+    this.deps.log.info({ watch: watch.id, user, channel: channelId }, 'watch added');
+    return { ok: true, value: watch };
+  }
+
+  async edit(user: string, id: number, rule: WatchRule, channel?: ChannelRef): Promise<Outcome<Watch>> {
+    const found = await this.manageable(user, id);
+    if (!found.ok) return found;
+    const channelId = channel ? await this.deps.directory.channelId(channel) : found.value.channelId;
+    if (!channelId) return refuse(`I can't find a channel called #${channel?.name ?? '?'}.`);
+    if (channelId !== found.value.channelId) {
+      const over = await this.overLimit(found.value.ownerId, channelId, id);
+      if (over) return over;
+    }
+    const watch = await this.deps.repo.edit(id, rule, channelId);
+    if (!watch) return refuse(`There is no watch #${id}.`, 'See /traffic watch list.');
+    this.deps.log.info({ watch: id, user }, 'watch edited');
+    return { ok: true, value: watch };
+  }
+
+  async setPaused(user: string, id: number, paused: boolean): Promise<Outcome<Watch>> {
+    const found = await this.manageable(user, id);
+    if (!found.ok) return found;
+    const watch = (await this.deps.repo.setPaused(id, paused)) ?? found.value;
+    this.deps.log.info({ watch: id, user, paused }, 'watch paused or resumed');
+    return { ok: true, value: watch };
+  }
+
+  async remove(user: string, id: number): Promise<Outcome<SlackMessage>> {
+    const found = await this.manageable(user, id);
+    if (!found.ok) return found;
+    await this.deps.repo.remove(id);
+    this.deps.log.info({ watch: id, user }, 'watch removed');
+    return { ok: true, value: infoMessage(`Watch #${id} is removed.`) };
+  }
+
+  /** Mute (null: for good) or unmute (0); anyone who sees the alert may. */
+  async mute(user: string, id: number, forMs: number | null): Promise<Outcome<Watch>> {
+    const watch = await this.deps.repo.get(id);
+    if (!watch) return refuse(`There is no watch #${id}.`, 'See /traffic watch list.');
+    const until = forMs === null ? FOREVER : forMs <= 0 ? null : new Date(this.deps.now().getTime() + forMs);
+    const after = (await this.deps.repo.setMuted(id, until)) ?? watch;
+    this.deps.log.info({ watch: id, user, until }, forMs === 0 ? 'watch unmuted' : 'watch muted');
+    return { ok: true, value: after };
+  }
+
+  async acknowledge(user: string, id: number): Promise<Outcome<Watch>> {
+    const watch = await this.deps.repo.get(id);
+    if (!watch) return refuse(`There is no watch #${id}.`);
+    if (watch.state !== 'breaching') return refuse(`Watch #${id} is back to normal; there is nothing to acknowledge.`);
+    return { ok: true, value: (await this.deps.repo.acknowledge(id, user, this.deps.now())) ?? watch };
+  }
+
+  /** The alert as it stands now (for an in-place update after a button). */
+  alertOf(watch: Watch): SlackMessage {
+    return watchAlertMessage({ ...watch, text: watch.lastText ?? '', now: this.deps.now(), demo: this.deps.demo });
+  }
+
+  async list(user: string, where: { channelId: string } | 'all'): Promise<SlackMessage> {
+    const watches = await this.deps.repo.list(where === 'all' ? undefined : where.channelId);
+    return watchListMessage(
+      watches.map((w) => ({ ...w, canManage: this.deps.access.mayManage(user, w.ownerId) })),
+      { timeZone: this.deps.defaultTimezone, now: this.deps.now(), heading: where === 'all' ? 'all channels' : 'this channel' },
+    );
+  }
+
+  /** A confirmation that says what the watch does and when it is next evaluated. */
+  added(watch: Watch, verb: 'added' | 'changed'): SlackMessage {
+    return infoMessage(`Watch #${watch.id} ${verb}: ${watchTitle(watch.rule)}, evaluated every ${watch.rule.every} for the last complete ${watch.rule.every} (${watch.timeZone}), posting in <#${watch.channelId}>.`);
+  }
+
+  muteNote(watch: Watch, forMs: number | null): SlackMessage {
+    if (forMs === 0) return infoMessage(`Watch #${watch.id} is unmuted.`);
+    return infoMessage(`Watch #${watch.id} is muted ${forMs === null ? 'for good' : `for ${durationInWords(forMs)}`}: it keeps evaluating and posts nothing.`);
+  }
+
+  find(id: number): Promise<Watch | undefined> {
+    return this.deps.repo.get(id);
+  }
+
+  async manageable(user: string, id: number): Promise<Outcome<Watch>> {
+    const watch = await this.deps.repo.get(id);
+    if (!watch) return refuse(`There is no watch #${id}.`, 'See /traffic watch list.');
+    if (!this.deps.access.mayManage(user, watch.ownerId)) return refuse(`Watch #${id} belongs to someone else; only its owner or an admin can change it.`);
+    return { ok: true, value: watch };
+  }
+
+  private async overLimit(ownerId: string, channelId: string, except = 0): Promise<{ ok: false; message: SlackMessage } | undefined> {
+    const { perChannel, perUser } = this.deps.limits;
+    const counts = await this.deps.repo.counts(channelId, ownerId, except);
+    if (counts.channel >= perChannel) return refuse(`<#${channelId}> already has ${counts.channel} watches, the most a channel may have.`, 'Remove one first (/traffic watch list).');
+    if (counts.owner >= perUser) return refuse(`You already have ${counts.owner} watches, the most one person may have.`, 'Remove one first (/traffic watch list all).');
+    return undefined;
+  }
+}

@@ -1,0 +1,159 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { REPORTS } from '../../src/kernel/catalog.js';
+import { commandTokens, type Token } from '../../src/kernel/text.js';
+import { partsInZone } from '../../src/kernel/format.js';
+import { parseWatchCommand } from '../../src/features/watches/parse.js';
+import { decide, describeObservation, describeRule, HYSTERESIS, lastPeriod, median, spreadOffset, SPIKE_MIN, SPIKE_RATIO, SPIKE_RECOVER, type Condition, type Observation, type WatchRule, type WatchState } from '../../src/features/watches/plan.js';
+
+const ok = (value: number, baseline?: number): Observation => ({ ok: true, value, ...(baseline === undefined ? {} : { baseline }), label: 'on Nov 22' });
+
+/** Runs a watch over a sequence of observations: the decisions, and the state after each. */
+function run(condition: Condition, observations: Observation[], start: WatchState = 'ok') {
+  let state = start;
+  return observations.map((o) => {
+    const kind = decide(condition, state, o);
+    if (kind === 'breach' || kind === 'update') state = 'breaching';
+    if (kind === 'recover') state = 'ok';
+    return kind;
+  });
+}
+
+const threshold = fc.integer({ min: 10, max: 100_000 });
+
+describe('decide: breach, update, recover, and nothing on missing data', () => {
+  it('missing data (an API failure) is unknown and changes nothing, whatever the state', () => {
+    const conditions: Condition[] = [{ kind: 'above', value: 10 }, { kind: 'below', value: 10 }, { kind: 'change', direction: 'drops', pct: 40, against: 'last_week' }, { kind: 'spike' }, { kind: 'new', top: 10 }];
+    for (const c of conditions) for (const s of ['ok', 'breaching'] as const) expect(decide(c, s, { ok: false, error: 'down' })).toBe('unknown');
+  });
+
+  it('nothing to compare with (a baseline of 0 or none) is unknown for a change or a spike: never a breach or a recovery', () => {
+    fc.assert(
+      fc.property(fc.nat(1_000_000), fc.constantFrom<WatchState>('ok', 'breaching'), fc.constantFrom<Condition>({ kind: 'change', direction: 'drops', pct: 40, against: 'previous' }, { kind: 'change', direction: 'rises', pct: 40, against: 'last_week' }, { kind: 'spike' }), (value, state, c) => {
+        expect(decide(c, state, ok(value, c.kind === 'spike' ? undefined : 0))).toBe('unknown');
+      }),
+    );
+  });
+
+  it('above: no flapping within the band; one breach per crossing; recovery only past the band', () => {
+    fc.assert(
+      fc.property(threshold, fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 1, maxLength: 40 }), fc.constantFrom<WatchState>('ok', 'breaching'), (t, fractions, start) => {
+        const low = t * (1 - HYSTERESIS.absolute);
+        // Values strictly inside the band (low, t]: whatever the state, it stays.
+        const band = fractions.map((f) => ok(low + (t - low) * Math.max(f, 1e-9)));
+        const decisions = run({ kind: 'above', value: t }, band, start);
+        expect(decisions.every((d) => d === (start === 'ok' ? 'ok' : 'update'))).toBe(true);
+      }),
+    );
+  });
+
+  it('below and change: no flapping within their bands', () => {
+    fc.assert(
+      fc.property(threshold, fc.array(fc.double({ min: 0.001, max: 0.999, noNaN: true }), { minLength: 1, maxLength: 40 }), fc.constantFrom<WatchState>('ok', 'breaching'), (t, fractions, start) => {
+        const high = t * (1 + HYSTERESIS.absolute);
+        const below = run({ kind: 'below', value: t }, fractions.map((f) => ok(t + (high - t) * f)), start);
+        expect(new Set(below)).toEqual(new Set([start === 'ok' ? 'ok' : 'update']));
+        // drops 40%: the band is a change between −40% and −30%.
+        const base = 1000;
+        const drops = run({ kind: 'change', direction: 'drops', pct: 40, against: 'previous' }, fractions.map((f) => ok(base * (1 - 0.4 + 0.1 * f), base)), start);
+        expect(new Set(drops)).toEqual(new Set([start === 'ok' ? 'ok' : 'update']));
+      }),
+    );
+  });
+
+  it('any sequence: breaches and recoveries alternate, each breach starts when the value crosses the threshold', () => {
+    fc.assert(
+      fc.property(threshold, fc.array(fc.option(fc.double({ min: 0, max: 3, noNaN: true }), { nil: undefined }), { maxLength: 60 }), (t, values) => {
+        const observations = values.map((v): Observation => (v === undefined ? { ok: false, error: 'down' } : ok(v * t)));
+        const decisions = run({ kind: 'above', value: t }, observations);
+        const events = decisions.filter((d) => d === 'breach' || d === 'recover');
+        events.forEach((e, i) => expect(e).toBe(i % 2 === 0 ? 'breach' : 'recover'));
+        decisions.forEach((d, i) => {
+          if (d === 'breach') expect((observations[i] as { value: number }).value).toBeGreaterThan(t);
+          if (d === 'unknown') expect(observations[i]!.ok).toBe(false);
+        });
+      }),
+    );
+  });
+
+  it('spike: at least 3× the usual and 10 more; back below 2×', () => {
+    expect(decide({ kind: 'spike' }, 'ok', ok(SPIKE_RATIO * 40, 40))).toBe('breach');
+    expect(decide({ kind: 'spike' }, 'ok', ok(3 * 2, 2))).toBe('ok'); // 3× but only 4 more: noise
+    expect(decide({ kind: 'spike' }, 'ok', ok(SPIKE_MIN + 2, 1))).toBe('breach');
+    expect(decide({ kind: 'spike' }, 'breaching', ok(SPIKE_RECOVER * 40, 40))).toBe('update');
+    expect(decide({ kind: 'spike' }, 'breaching', ok(SPIKE_RECOVER * 40 - 1, 40))).toBe('recover');
+  });
+
+  it('new: entries breach, none recovers', () => {
+    expect(decide({ kind: 'new', top: 10 }, 'ok', { ok: true, value: 1, entries: ['Chile'], label: 'on Nov 22' })).toBe('breach');
+    expect(decide({ kind: 'new', top: 10 }, 'breaching', { ok: true, value: 0, entries: [], label: 'on Nov 23' })).toBe('recover');
+  });
+});
+
+describe('the rule and what was seen, in words', () => {
+  const rule = (condition: Condition, extra: Partial<WatchRule> = {}): WatchRule => ({ metric: 'visits', report: 'visits', filters: [], condition, every: 'day', ...extra });
+  it('says the threshold, the band and the usual', () => {
+    expect(describeRule(rule({ kind: 'below', value: 100 }))).toBe('visits below 100 a day');
+    expect(describeObservation(rule({ kind: 'below', value: 100 }), ok(85) as never, 'breach')).toBe('85 visits on Nov 22, below 100 (back to normal at 110 or more)');
+    expect(describeRule(rule({ kind: 'change', direction: 'drops', pct: 40, against: 'last_week' }))).toBe('visits drops 40% against the same day last week');
+    expect(describeObservation(rule({ kind: 'change', direction: 'drops', pct: 40, against: 'last_week' }), { ...ok(60, 120), baselineLabel: 'the same day last week' } as never, 'breach')).toBe('60 visits on Nov 22: −50% against 120 the same day last week');
+    expect(describeObservation(rule({ kind: 'spike' }, { every: 'hour' }), { ok: true, value: 408, baseline: 120, label: '10:00–11:00 on Nov 23', baselineLabel: 'Monday 10:00' }, 'breach')).toBe('408 visits 10:00–11:00 on Nov 23: 3.4× the usual Monday 10:00 (120)');
+    expect(describeRule(rule({ kind: 'above', value: 20 }, { metric: 'bots', every: 'hour' }))).toBe('share of visits by flagged visitors above 20% in an hour');
+  });
+});
+
+describe('periods', () => {
+  const parts = (d: Date, z: string) => partsInZone(d, z, true);
+  it('the last complete hour or day in the zone, and how far into the next one we are', () => {
+    const at = new Date('2026-11-23T09:12:30Z'); // 10:12:30 in Berlin
+    expect(lastPeriod('hour', 'Europe/Berlin', at, parts)).toMatchObject({ key: '2026-11-23T09', date: '2026-11-23', hour: 9, elapsedMs: 12.5 * 60_000 });
+    expect(lastPeriod('day', 'Europe/Berlin', at, parts)).toMatchObject({ key: '2026-11-22', date: '2026-11-22', elapsedMs: (10 * 60 + 12.5) * 60_000 });
+    expect(lastPeriod('hour', 'Europe/Berlin', new Date('2026-11-22T23:05:00Z'), parts)).toMatchObject({ key: '2026-11-22T23', hour: 23 });
+    expect(lastPeriod('hour', 'Not/AZone', at, parts)).toBeUndefined();
+  });
+
+  it('spreads watches over the first part of a period', () => {
+    fc.assert(fc.property(fc.integer({ min: 1, max: 2 ** 31 - 1 }), fc.integer({ min: 1, max: 3_600_000 }), (id, spread) => {
+      const o = spreadOffset(id, spread);
+      expect(o).toBeGreaterThanOrEqual(0);
+      expect(o).toBeLessThan(spread);
+    }));
+    const offsets = Array.from({ length: 200 }, (_, i) => spreadOffset(i + 1, 20 * 60_000));
+    const minutes = new Set(offsets.map((o) => Math.floor(o / 60_000)));
+    expect(minutes.size).toBeGreaterThanOrEqual(18); // 200 watches land across the 20 minutes
+    expect(median([5, 1, 3, 100])).toBe(4);
+  });
+});
+
+describe('parseWatchCommand', () => {
+  const parse = (text: string) => parseWatchCommand(commandTokens(text) as Token[], REPORTS);
+  it("reads the issue's examples", () => {
+    expect(parse('visits drops 40% vs last week')).toEqual({ kind: 'add', rule: { metric: 'visits', report: 'visits', filters: [], condition: { kind: 'change', direction: 'drops', pct: 40, against: 'last_week' }, every: 'day' } });
+    expect(parse('sources source:google visits below 100 per day')).toMatchObject({ kind: 'add', rule: { report: 'sources', condition: { kind: 'below', value: 100 }, every: 'day', filters: [{ filters: [{ object: 'source', value: ['google'] }] }] } });
+    expect(parse('pages page~/checkout spike')).toMatchObject({ rule: { report: 'pages', condition: { kind: 'spike' }, every: 'hour' } });
+    expect(parse('countries new')).toMatchObject({ rule: { report: 'countries', condition: { kind: 'new', top: 10 } } });
+    expect(parse('bots above 20%')).toMatchObject({ rule: { metric: 'bots', condition: { kind: 'above', value: 20 }, every: 'hour' } });
+    expect(parse('visits above 500 every hour #marketing')).toMatchObject({ rule: { every: 'hour' }, channel: { name: 'marketing' } });
+  });
+
+  it('answers what is wrong and changes nothing', () => {
+    for (const [text, problem] of [
+      ['', /Say what to watch/],
+      ['visits', /Add a condition/],
+      ['visits above lots', /needs a number/],
+      ['visits drops 40', /needs a percentage/],
+      ['visits above 5 below 3', /One condition/],
+      ['bots above 120%', /at most 100%/],
+      ['bots spike', /bots above/],
+      ['visits new', /name one/],
+      ['sorces above 5', /Don't understand `sorces`/],
+      ['pause', /Which watch/],
+      ['mute 3 for ever', /how long/],
+    ] as const) expect(parse(text)).toMatchObject({ kind: 'error', message: expect.stringMatching(problem) });
+    expect(parse('list all')).toEqual({ kind: 'list', all: true });
+    expect(parse('remove #4')).toEqual({ kind: 'remove', id: 4 });
+    expect(parse('mute 4 for 7d')).toMatchObject({ kind: 'mute', id: 4, forMs: 7 * 86_400_000 });
+    expect(parse('mute 4 forever')).toMatchObject({ kind: 'mute', forMs: null });
+    expect(parse('edit 4 visits above 9')).toMatchObject({ kind: 'edit', id: 4, rule: { condition: { kind: 'above', value: 9 } } });
+  });
+});
