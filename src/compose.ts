@@ -77,7 +77,7 @@ export interface LookoutOptions {
   limits?: Partial<Limits>;
   deliveries?: { slackTimeoutMs: number; heartbeatMs: number; /** At most one post per channel this often (default 1 s, Slack's limit). */ paceMs?: number };
   /** How often due watches are looked for, and over how much of each period their evaluations are spread (ms). */
-  watches?: { tickMs?: number; spreadMs?: { hour: number; day: number } };
+  watches?: { tickMs?: number; spreadMs?: { hour: number; day: number }; staleMs?: number };
 }
 
 /** Every repository over one Db, by feature; tests and tools reach the store through it. */
@@ -206,7 +206,7 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
   const reports = new ReportService({ ...answering, stash: repos.stash, catalog: REPORTS, seal: seal(options.slack.signingSecret, 'modal-context') });
   const visitors = new VisitorService({ ...answering, access, verdict });
   const alerts = new AlertService({ repos, access, directory, now, timeZone, verdict, log: log.child({ component: 'alerts' }) });
-  const fetcher = new SharedFetcher(api);
+  const fetcher = new SharedFetcher(api, { now });
   const trends = new TrendService({ ...answering, fetcher, repo: repos.trends, refs: reports.refs, log: log.child({ component: 'trends' }), observe: (source, n) => n > 0 && metrics.trendPeriods.inc({ source }, n) });
   const content = new DigestContent({ fetcher, trends, flagged: alerts, demo: options.demo, log: log.child({ component: 'digests' }) });
   const scheduler = new DigestScheduler({
@@ -233,6 +233,7 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
     demo: options.demo,
     ...(options.watches?.tickMs ? { tickMs: options.watches.tickMs } : {}),
     ...(options.watches?.spreadMs ? { spreadMs: options.watches.spreadMs } : {}),
+    ...(options.watches?.staleMs ? { staleMs: options.watches.staleMs } : {}),
     observe: (outcome) => metrics.watchEvaluations.inc({ outcome }),
   });
   const watcher = new ThreatWatcher({

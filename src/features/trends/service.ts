@@ -1,7 +1,7 @@
 import pLimit from 'p-limit';
 import { REPORTS, type ReportId } from '../../kernel/catalog.js';
 export type { Trend, TrendSpec };
-import { localDate, resolveRange } from '../../kernel/dates.js';
+import { localDate, resolveRange, shiftDate } from '../../kernel/dates.js';
 import type { FilterGroup } from '../../kernel/filters.js';
 import type { ReportQuery } from '../../kernel/query.js';
 import { fieldOf } from '../../kernel/records.js';
@@ -138,10 +138,13 @@ export class TrendService {
     const request = { startDate: unit.startDate, endDate: unit.endDate, filterGroups: key.filters as FilterGroup[] };
     const figures: Figures = new Map();
     if (unit.hourly) {
-      const visits = await this.deps.fetcher.visits(request);
+      // The API's days need not be the zone's: the zone's day lies within the API's day before, the day and the day after.
+      const around = { ...request, startDate: shiftDate(unit.startDate, -1), endDate: shiftDate(unit.startDate, 1) };
+      const visits = await this.deps.fetcher.visits(around);
       const counts = unit.buckets.map(() => ({ visits: 0, visitors: new Set<string>() }));
       for (const visit of visits) {
         const hour = hourOfDay(visit.date, unit.startDate, key.timeZone);
+        if (hour === undefined) continue;
         const slot = counts[hour]!;
         slot.visits++;
         if (visit.visitor_id) slot.visitors.add(visit.visitor_id);
@@ -244,17 +247,10 @@ function unitsOf(buckets: readonly Bucket[], today: string): Unit[] {
   return [...units.values()];
 }
 
-/**
- * The hour of the API's day a visit falls in, in the zone. A visit the API counts on
- * `day` that falls just outside it in the zone counts in the day's first or last hour,
- * so the hours always add up to the day.
- */
-function hourOfDay(iso: string | undefined, day: string, timeZone: string): number {
-  if (!iso) return 0;
-  const local = localDate(new Date(iso), timeZone);
-  if (local === undefined) return 0;
-  if (local < day) return 0;
-  if (local > day) return 23;
-  return hourIn(iso, timeZone) ?? 0;
+/** The hour of `day` in the zone a visit falls in; undefined for a visit on another day there. */
+function hourOfDay(iso: string | undefined, day: string, timeZone: string): number | undefined {
+  if (!iso) return undefined;
+  const t = new Date(iso);
+  return localDate(t, timeZone) === day ? hourIn(iso, timeZone) : undefined;
 }
 

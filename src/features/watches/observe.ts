@@ -93,7 +93,8 @@ export class WatchObserver {
 
   /** The share of the hour's visits made by visitors the threat watch flagged, among the visits it has judged. */
   private async bots(period: WatchPeriod, timeZone: string, label: string): Promise<Observation> {
-    const visits = await this.deps.fetcher.visits({ startDate: period.date, endDate: period.date });
+    // The zone's hour lies within the API's day before, the day or the day after.
+    const visits = await this.deps.fetcher.visits({ startDate: shiftDate(period.date, -1), endDate: shiftDate(period.date, 1) });
     const inHour = visits.filter((v) => v.date && localDate(new Date(v.date), timeZone) === period.date && hourIn(v.date, timeZone) === period.hour);
     if (inHour.length === 0) return { ok: true, value: 0, label };
     const ids = [...new Set(inHour.map((v) => v.visitor_id).filter((id): id is string => typeof id === 'string'))];

@@ -10,11 +10,18 @@ import type { AnalyticsApi } from './analytics.js';
  * same day) are made once: the promise is shared. A failed request is forgotten at once.
  */
 export class SharedFetcher {
-  private readonly cache = new LRUCache<string, Promise<readonly ReportRow[]>>({ max: 5_000, ttl: 60_000 });
+  private readonly cache: LRUCache<string, Promise<readonly ReportRow[]>>;
   /** Requests made to the API (not served from the cache). */
   calls = 0;
 
-  constructor(private readonly api: AnalyticsApi) {}
+  /** `now`: the app's clock, so "within a minute" follows it. */
+  constructor(
+    private readonly api: AnalyticsApi,
+    options: { now?: () => Date } = {},
+  ) {
+    const now = options.now;
+    this.cache = new LRUCache({ max: 5_000, ttl: 60_000, ...(now ? { perf: { now: () => now().getTime() } } : {}) });
+  }
 
   report(id: ReportId, request: MarketingRequest): Promise<readonly ReportRow[]> {
     const key = JSON.stringify([id, request]);

@@ -86,6 +86,51 @@ export class LiveTraffic {
   }
 }
 
+export type Scenario =
+  /** `visits` clean visits in each of the hours, spread evenly (a page, if given, for all of them). */
+  | { kind: 'spike'; hours: readonly Date[]; visits: number; url?: string }
+  /** Traffic that falls away: the hours get these many clean visits each, in turn (a busy hour, then quiet ones). */
+  | { kind: 'drop'; hours: readonly Date[]; visits: readonly number[] }
+  /** `scrapers` new scraping visitors (flagged by the security API) making `visits` visits in the hour, beside `clean` clean visits. */
+  | { kind: 'scraper-wave'; hour: Date; scrapers: number; visits: number; clean: number };
+
+/**
+ * Asks the living demo for traffic that moves: a spike, a drop or a scraper wave, in
+ * whole hours. What it adds is a function of the seed and the hours alone.
+ */
+export function produce(dataset: Dataset, scenario: Scenario, seed = 42): Visit[] {
+  const rng = new Random(hashString(`${seed}:${scenario.kind}:${JSON.stringify(scenario)}`));
+  const pick = (): Visit => {
+    const visits = dataset.visits;
+    let visit = visits[rng.int(0, visits.length - 1)]!;
+    for (let i = 0; i < 50 && !clean(dataset.securityOf(visit.visitor_id)); i++) visit = visits[rng.int(0, visits.length - 1)]!;
+    return visit;
+  };
+  const spread = (hour: Date, n: number, make: (date: Date) => Visit): Visit[] =>
+    Array.from({ length: n }, (_, i) => make(new Date(hour.getTime() + Math.floor(((i + 0.5) * 3_600_000) / Math.max(1, n)))));
+  const cleanAt = (url?: string) => (date: Date) => {
+    const template = pick();
+    return dataset.addVisit({ ...copy(template), ...(url ? { url } : {}), visitor_id: template.visitor_id, date });
+  };
+  switch (scenario.kind) {
+    case 'spike':
+      return scenario.hours.flatMap((hour) => spread(hour, scenario.visits, cleanAt(scenario.url)));
+    case 'drop':
+      return scenario.hours.flatMap((hour, i) => spread(hour, scenario.visits[i] ?? 0, cleanAt()));
+    case 'scraper-wave': {
+      const start = scenario.hour.getTime();
+      const scrapers = Array.from({ length: scenario.scrapers }, (_, i) =>
+        dataset.addVisitor({ id: `v_wave_${(start / 60_000).toString(36)}_${i}`, security: FLAGGED[1]!(rng), first_seen: scenario.hour, last_seen: scenario.hour }),
+      );
+      const wave = spread(scenario.hour, scenario.visits, (date) => {
+        const template = pick();
+        return dataset.addVisit({ ...copy(template), visitor_id: scrapers[rng.int(0, scrapers.length - 1)]!.id, date });
+      });
+      return [...wave, ...spread(scenario.hour, scenario.clean, cleanAt())];
+    }
+  }
+}
+
 const clean = (p: SecurityProfile | undefined): boolean =>
   !!p && p.visitor_type === 'HUMAN' && p.score < 0.5 && [p.is_attacker, p.is_threat, p.is_abuser, p.is_proxy, p.vpn].every((f) => f === 'False');
 

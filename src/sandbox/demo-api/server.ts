@@ -12,7 +12,7 @@ import { generateDataset, type Dataset } from './dataset.js';
 import { ReportEngine } from './engine.js';
 import { ApiFailure, badRequest } from './errors.js';
 import { driftBody, FaultInjector, truncateJson, type Faults } from './faults.js';
-import { LiveTraffic, type LiveOptions } from './live.js';
+import { LiveTraffic, produce, type LiveOptions, type Scenario } from './live.js';
 import type { Visit } from './model.js';
 import { parseReportQuery } from './request.js';
 import { isSecurityKind, securityRecord } from './security.js';
@@ -70,6 +70,8 @@ export interface DemoApi {
   resetRequests(): void;
   /** Adds the live visits due by now (or by `at`); those added. Without `live`, nothing. */
   advanceLive(at?: Date): readonly Visit[];
+  /** Traffic that moves on request: a spike, a drop or a scraper wave (see live.ts); the visits added. */
+  produce(scenario: Scenario): readonly Visit[];
   /** Stops listening and ends every connection, hanging ones included. */
   close(): Promise<void>;
 }
@@ -280,6 +282,7 @@ export async function startDemoApi(options: DemoApiOptions = {}): Promise<DemoAp
       requests.length = 0;
     },
     advanceLive,
+    produce: (scenario) => produce(dataset, scenario, seed),
     close() {
       if (liveTimer) clearInterval(liveTimer);
       closed ??= new Promise<void>((resolve, reject) => {
