@@ -1,0 +1,115 @@
+/**
+ * What evaluating watches costs: 200 watches over 20 distinct questions (5 reports × 4
+ * filter sets, each asked by 10 watches with different conditions: thresholds, a change
+ * against the day before, a spike against the 4 weeks before). Everything real but the
+ * data: the demo API in its own process (10 ms a request), the API client, SharedFetcher,
+ * TrendService, WatchObserver and WatchEvaluator as the app wires them, PGlite in memory.
+ *
+ * - the first evaluation: an empty store (the days behind a change or a spike are fetched too);
+ * - the next day's, and a month in: finished days are kept, so once a spike's baseline
+ *   days (7, 14, 21 and 28 days back) have passed through the store, each question costs
+ *   its new day;
+ * - the floor: one request per distinct question, made directly, in the same run.
+ *
+ * Run: npm run bench -- watches   (BENCH_ROUNDS overrides 3)
+ */
+import { AnalyticsApi } from '../src/platform/api/analytics.js';
+import { SharedFetcher } from '../src/platform/api/shared-fetcher.js';
+import { openRepos } from '../src/compose.js';
+import { decodeQuery, encodeQuery, type ReportQuery } from '../src/kernel/query.js';
+import { REPORTS, type ReportId } from '../src/kernel/catalog.js';
+import { shiftDate, localDate } from '../src/kernel/dates.js';
+import type { FilterGroup } from '../src/kernel/filters.js';
+import { TrendService } from '../src/features/trends/service.js';
+import { WatchObserver } from '../src/features/watches/observe.js';
+import { WatchEvaluator } from '../src/features/watches/evaluator.js';
+import type { Condition, WatchRule } from '../src/features/watches/plan.js';
+import { memoryQuota } from '../src/platform/quota.js';
+import { createLogger } from '../src/platform/log.js';
+import { median, peakRssMb, spawnDemoApi } from './stats.js';
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const KEY = 'bench-watches';
+const ZONE = 'UTC';
+const log = createLogger({ level: 'silent' });
+const demo = await spawnDemoApi({ DEMO_API_KEY: KEY, DEMO_API_LATENCY_MS: '10' });
+
+const is = (object: string, value: string): FilterGroup[] => [{ filters: [{ object, field: 'name', operator: 'is_any_of', value: [value] }] }];
+const FILTER_SETS: FilterGroup[][] = [[], is('country', 'Germany'), is('country', 'United States'), is('browser', 'Chrome')];
+const REPORT_SET: ReportId[] = ['sources', 'pages', 'countries', 'browsers', 'devices'];
+const CONDITIONS: Condition[] = [
+  { kind: 'above', value: 50 },
+  { kind: 'above', value: 500 },
+  { kind: 'below', value: 10 },
+  { kind: 'below', value: 100 },
+  { kind: 'above', value: 5000 },
+  { kind: 'below', value: 1 },
+  { kind: 'change', direction: 'drops', pct: 40, against: 'previous' },
+  { kind: 'change', direction: 'rises', pct: 50, against: 'previous' },
+  { kind: 'spike' },
+  { kind: 'spike' },
+];
+const rules: WatchRule[] = REPORT_SET.flatMap((report) => FILTER_SETS.flatMap((filters) => CONDITIONS.map((condition) => ({ metric: 'visits' as const, report, filters, condition, every: 'day' as const }))));
+
+const refs = { ref: async (q: ReportQuery) => encodeQuery(q), resolve: async (r: string | undefined) => (r ? decodeQuery(r, REPORTS) : null) };
+const rows: Record<string, { calls: number[]; ms: number[] }> = {};
+const record = (name: string, calls: number, ms: number) => {
+  rows[name] ??= { calls: [], ms: [] };
+  rows[name].calls.push(calls);
+  rows[name].ms.push(ms);
+};
+
+const today = new Date();
+for (let round = 0; round < ROUNDS; round++) {
+  const repos = await openRepos({ memory: true });
+  let clock = today;
+  const api = new AnalyticsApi({ baseUrl: demo.url, apiKey: KEY, timeoutMs: 10_000 });
+  const fetcher = new SharedFetcher(api, { now: () => clock });
+  const trends = new TrendService({ api, fetcher, repo: repos.trends, refs, timeZoneFor: async () => ZONE, now: () => clock, demo: true, quota: memoryQuota({ points: 1e6, windowMs: 60_000 }), log });
+  const evaluator = new WatchEvaluator({
+    db: repos.db,
+    observer: new WatchObserver({ trends, fetcher, flagged: { judged: async () => undefined }, log }),
+    owner: 'bench',
+    now: () => clock,
+    log,
+    queued: () => {},
+    demo: true,
+    spreadMs: { hour: 0, day: 0 },
+  });
+  for (const rule of rules) await repos.watches.create({ teamId: 'T', channelId: `C${rule.report}`, ownerId: 'U', rule, timeZone: ZONE });
+
+  // The floor: each distinct question once (yesterday's rows of each report and filter set).
+  const yesterday = shiftDate(localDate(clock, ZONE)!, -1);
+  let started = performance.now();
+  const floorApi = new AnalyticsApi({ baseUrl: demo.url, apiKey: KEY, timeoutMs: 10_000 });
+  await Promise.all(REPORT_SET.flatMap((report) => FILTER_SETS.map((filterGroups) => floorApi.report(report, { startDate: yesterday, endDate: yesterday, filterGroups, limit: 1000 }))));
+  record('floor: the 20 distinct questions, once each', floorApi.http.stats.attempts, performance.now() - started);
+  await floorApi.close();
+
+  started = performance.now();
+  const evaluated = await evaluator.tick();
+  if (evaluated !== rules.length) throw new Error(`evaluated ${evaluated} of ${rules.length}`);
+  record('first evaluation of 200 watches (empty store)', api.http.stats.attempts, performance.now() - started);
+
+  // Day by day for a month: a spike's baseline days (7 to 28 days back) become kept days as the days go by.
+  for (let day = 1; day <= 29; day++) {
+    clock = new Date(today.getTime() + day * 86_400_000);
+    const before = api.http.stats.attempts;
+    started = performance.now();
+    await evaluator.tick();
+    if (day === 1) record('the next day (a spike’s baseline days are new)', api.http.stats.attempts - before, performance.now() - started);
+    if (day === 29) record('a month in (every day behind the watches kept)', api.http.stats.attempts - before, performance.now() - started);
+  }
+  await api.close();
+  await repos.close();
+}
+demo.stop();
+
+const floor = median(rows['floor: the 20 distinct questions, once each']!.ms);
+console.log(`\nWatches: 200 watches over 20 distinct questions; medians of ${ROUNDS} rounds; demo API in its own process, 10 ms a request; peak RSS ${peakRssMb().toFixed(0)} MB`);
+console.log('| case | API calls | time | ÷ floor |');
+console.log('|---|---|---|---|');
+for (const [name, r] of Object.entries(rows)) {
+  const t = median(r.ms);
+  console.log(`| ${name} | ${median(r.calls)} | ${t.toFixed(0)} ms | ${(t / floor).toFixed(1)}× |`);
+}
