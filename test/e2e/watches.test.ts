@@ -52,6 +52,7 @@ function options(store: LookoutOptions['store'], replica: string): LookoutOption
     scheduler: false,
     alerts: { scanIntervalMs: 60_000, recheckMs: 6 * 3_600_000, burst: 50 },
     deliveries: { slackTimeoutMs: 5_000, heartbeatMs: 10_000, paceMs: 50 },
+    admins: ['U_CAROL'],
     watches: { spreadMs: { hour: 0, day: 0 }, staleMs: 1_000 },
   };
 }
@@ -230,6 +231,61 @@ describe('watches in one app', () => {
       await command(app, channels.sales, `watch remove ${id}`);
     }, 30_000);
   });
+});
+
+describe('the buttons and the rules', () => {
+  let app: Lookout;
+  beforeAll(async () => {
+    app = await startLookout(options({ memory: true }, 'buttons'));
+    slack.setAppUrl(app.requestUrl!);
+  });
+  afterAll(() => app?.stop());
+
+  it('Acknowledge and Mute 24h edit the alert in place for everyone; a muted watch then posts nothing; Details shows the report behind it', async () => {
+    const h = hours(3);
+    clock = h[0]!.getTime() - HOUR;
+    const id = idOf(await command(app, 'C_MARKETING', 'watch pages page~/checkout spike every hour'));
+    demo.produce({ kind: 'spike', hours: [h[0]!, h[1]!, h[2]!], visits: 150, url: 'https://www.example-shop.com/checkout' });
+    await evaluateAfter(app, h[0]!);
+    const [alert] = alertsFor('C_MARKETING', id);
+
+    await slack.click(alert!, 'watch.ack', undefined, { user: 'U_BOB' });
+    const acked = await until(() => slack.messages('C_MARKETING').find((m) => m.ts === alert!.ts && mrkdwnOf(m).join(' ').includes('Acknowledged by <@U_BOB>')), 'the acknowledgement');
+    expect((acked.blocks ?? []).some((b) => JSON.stringify(b).includes('watch.ack'))).toBe(false);
+
+    await slack.click(acked, 'watch.mute.24h', undefined, { user: 'U_BOB' });
+    const muted = await until(() => slack.messages('C_MARKETING').find((m) => m.ts === alert!.ts && mrkdwnOf(m).join(' ').includes(':mute: Muted until')), 'the mute');
+    await evaluateAfter(app, h[1]!);
+    expect(repliesTo('C_MARKETING', alert!)).toEqual([]); // still breaching, but muted: no reply
+
+    const before = slack.messages('C_MARKETING', { user: 'U_BOB' }).length;
+    await slack.click(muted, 'watch.details', undefined, { user: 'U_BOB' });
+    const details = await until(() => slack.messages('C_MARKETING', { user: 'U_BOB' }).slice(before).find((m) => m.ephemeralTo === 'U_BOB'), 'the report');
+    expect(headerOf(details)).toMatch(/^Pages · Today/);
+    expect(mrkdwnOf(details).join(' ')).toMatch(/page contains `\/checkout`/);
+    await command(app, 'C_MARKETING', `watch remove ${id}`);
+  }, 30_000);
+
+  it("only the owner or an admin may change a watch; edit changes the rule and starts afresh; the list's buttons pause and resume", async () => {
+    const id = idOf(await command(app, 'C_GENERAL', 'watch visits below 5 every hour'));
+    const bob = async (text: string) => {
+      const before = slack.messages('C_GENERAL', { user: 'U_BOB' }).length;
+      await slack.slash('C_GENERAL', 'U_BOB', text);
+      return until(() => slack.messages('C_GENERAL', { user: 'U_BOB' }).slice(before).find((m) => m.ephemeralTo === 'U_BOB'), text);
+    };
+    expect(mrkdwnOf(await bob(`watch remove ${id}`)).join(' ')).toMatch(/belongs to someone else/);
+    expect(mrkdwnOf(await bob(`watch edit ${id} visits above 1`)).join(' ')).toMatch(/belongs to someone else/);
+    expect(await app.store.watches.get(id)).toMatchObject({ rule: { condition: { kind: 'below', value: 5 } } });
+
+    expect(mrkdwnOf(await command(app, 'C_GENERAL', `watch edit ${id} visits above 1000 every day`)).join(' ')).toMatch(new RegExp(`Watch #${id} changed: visits above 1,000 a day`));
+    const list = await command(app, 'C_GENERAL', 'watch list');
+    await slack.click(list, 'watch.pause', undefined, { blockId: `watch-actions-${id}` });
+    await until(async () => (await app.store.watches.get(id))?.paused === true, 'the pause');
+    const paused = await until(() => slack.messages('C_GENERAL', { user: 'U_ALICE' }).find((m) => m.ts === list.ts && mrkdwnOf(m).join(' ').includes(':double_vertical_bar: paused')), 'the list again');
+    await slack.click(paused, 'watch.resume', undefined, { blockId: `watch-actions-${id}` });
+    await until(async () => (await app.store.watches.get(id))?.paused === false, 'the resume');
+    expect(mrkdwnOf(await command(app, 'C_GENERAL', `watch remove ${id}`)).join(' ')).toMatch(/is removed/);
+  }, 30_000);
 });
 
 describe('a restart mid-breach neither repeats nor loses the alert', () => {
