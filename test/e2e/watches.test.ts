@@ -36,7 +36,7 @@ function hours(n: number): Date[] {
 
 let demo: DemoApi;
 let slack: OfflineSlack;
-const channels: Record<'sales' | 'random' | 'replicas', string> = { sales: '', random: '', replicas: '' };
+const channels: Record<'sales' | 'random' | 'replicas' | 'buttons', string> = { sales: '', random: '', replicas: '', buttons: '' };
 
 function options(store: LookoutOptions['store'], replica: string): LookoutOptions {
   return {
@@ -60,7 +60,7 @@ function options(store: LookoutOptions['store'], replica: string): LookoutOption
 beforeAll(async () => {
   demo = await startDemoApi({ apiKey: 'k', now });
   slack = await startOfflineSlack({ signingSecret, botToken, rateLimit: { burst: 50, perSecond: 20 } });
-  for (const name of ['sales', 'random', 'replicas'] as const) channels[name] = slack.workspace.addChannel({ name }).id;
+  for (const name of ['sales', 'random', 'replicas', 'buttons'] as const) channels[name] = slack.workspace.addChannel({ name }).id;
 });
 afterAll(async () => {
   await slack?.close();
@@ -77,11 +77,11 @@ async function until<T>(check: () => Promise<T | undefined> | T | undefined, wha
   }
 }
 
-async function command(app: Lookout, channel: string, text: string): Promise<Message> {
-  const before = new Set(slack.messages(channel, { user: 'U_ALICE' }).map((m) => m.ts));
+async function command(app: Lookout, channel: string, text: string, user = 'U_ALICE'): Promise<Message> {
+  const before = new Set(slack.messages(channel, { user }).map((m) => m.ts));
   slack.setAppUrl(app.requestUrl!);
-  await slack.slash(channel, 'U_ALICE', text);
-  return until(() => slack.messages(channel, { user: 'U_ALICE' }).find((m) => !before.has(m.ts) && m.ephemeralTo === 'U_ALICE'), `an answer to ${text}`);
+  await slack.slash(channel, user, text);
+  return until(() => slack.messages(channel, { user }).find((m) => !before.has(m.ts) && m.ephemeralTo === user), `an answer to ${text}`);
 }
 
 const idOf = (m: Message) => Number(/Watch #(\d+)/.exec(mrkdwnOf(m).join(' '))?.[1]);
@@ -157,7 +157,7 @@ describe('watches in one app', () => {
     slack.setAppUrl(app.requestUrl!);
     // The threat watch is on (in #security), from just before the first scenario hour.
     clock = FIRST - 60_000;
-    await command(app, 'C_SECURITY', 'alerts on min medium');
+    expect(mrkdwnOf(await command(app, 'C_SECURITY', 'alerts on min medium', 'U_CAROL')).join(' ')).toMatch(/alerts are on/i);
     await app.store.watchState.saveProgress('visits', { watermark: now(), seenIds: [], counts: {}, at: now() });
   });
   afterAll(() => app?.stop());
@@ -244,26 +244,26 @@ describe('the buttons and the rules', () => {
   it('Acknowledge and Mute 24h edit the alert in place for everyone; a muted watch then posts nothing; Details shows the report behind it', async () => {
     const h = hours(3);
     clock = h[0]!.getTime() - HOUR;
-    const id = idOf(await command(app, 'C_MARKETING', 'watch pages page~/checkout spike every hour'));
+    const id = idOf(await command(app, channels.buttons, 'watch pages page~/checkout spike every hour'));
     demo.produce({ kind: 'spike', hours: [h[0]!, h[1]!, h[2]!], visits: 150, url: 'https://www.example-shop.com/checkout' });
     await evaluateAfter(app, h[0]!);
-    const [alert] = alertsFor('C_MARKETING', id);
+    const [alert] = alertsFor(channels.buttons, id);
 
     await slack.click(alert!, 'watch.ack', undefined, { user: 'U_BOB' });
-    const acked = await until(() => slack.messages('C_MARKETING').find((m) => m.ts === alert!.ts && mrkdwnOf(m).join(' ').includes('Acknowledged by <@U_BOB>')), 'the acknowledgement');
+    const acked = await until(() => slack.messages(channels.buttons).find((m) => m.ts === alert!.ts && mrkdwnOf(m).join(' ').includes('Acknowledged by <@U_BOB>')), 'the acknowledgement');
     expect((acked.blocks ?? []).some((b) => JSON.stringify(b).includes('watch.ack'))).toBe(false);
 
     await slack.click(acked, 'watch.mute.24h', undefined, { user: 'U_BOB' });
-    const muted = await until(() => slack.messages('C_MARKETING').find((m) => m.ts === alert!.ts && mrkdwnOf(m).join(' ').includes(':mute: Muted until')), 'the mute');
+    const muted = await until(() => slack.messages(channels.buttons).find((m) => m.ts === alert!.ts && mrkdwnOf(m).join(' ').includes(':mute: Muted until')), 'the mute');
     await evaluateAfter(app, h[1]!);
-    expect(repliesTo('C_MARKETING', alert!)).toEqual([]); // still breaching, but muted: no reply
+    expect(repliesTo(channels.buttons, alert!)).toEqual([]); // still breaching, but muted: no reply
 
-    const before = slack.messages('C_MARKETING', { user: 'U_BOB' }).length;
+    const before = slack.messages(channels.buttons, { user: 'U_BOB' }).length;
     await slack.click(muted, 'watch.details', undefined, { user: 'U_BOB' });
-    const details = await until(() => slack.messages('C_MARKETING', { user: 'U_BOB' }).slice(before).find((m) => m.ephemeralTo === 'U_BOB'), 'the report');
+    const details = await until(() => slack.messages(channels.buttons, { user: 'U_BOB' }).slice(before).find((m) => m.ephemeralTo === 'U_BOB'), 'the report');
     expect(headerOf(details)).toMatch(/^Pages · Today/);
     expect(mrkdwnOf(details).join(' ')).toMatch(/page contains `\/checkout`/);
-    await command(app, 'C_MARKETING', `watch remove ${id}`);
+    await command(app, channels.buttons, `watch remove ${id}`);
   }, 30_000);
 
   it("only the owner or an admin may change a watch; edit changes the rule and starts afresh; the list's buttons pause and resume", async () => {
