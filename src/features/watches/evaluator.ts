@@ -110,7 +110,7 @@ export class WatchEvaluator {
     const text = observation.ok ? describeObservation(claimed.rule, observation, kind) : observation.error;
     const muted = claimed.mutedUntil !== undefined && claimed.mutedUntil > now;
     const state = kind === 'breach' || kind === 'update' ? 'breaching' : kind === 'recover' ? 'ok' : claimed.state;
-    const trend = kind === 'breach' || kind === 'recover' ? await this.chart(claimed) : undefined;
+    const trend = !muted && (kind === 'breach' || kind === 'update' || kind === 'recover') ? await this.chart(claimed) : undefined;
     if (kind === 'unknown') log.warn({ watch: watch.id, period: period.key, error: text }, 'watch evaluated to unknown: nothing decided');
 
     let posted = false;

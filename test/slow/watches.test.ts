@@ -179,8 +179,11 @@ describe('watches in one app', () => {
       expect(callout.level).toBe('warning');
       expect(callout.text.text).toMatch(kind.says);
 
+      const charted = (m: Message) => (m.blocks ?? []).some((b) => (b as { type: string }).type === 'data_visualization');
+      expect(charted(alert!)).toBe(kind.rule.startsWith('bots') ? false : true);
       await evaluateAfter(app, evaluated[1]!);
       expect(repliesTo('C_MARKETING', alert!), JSON.stringify(await app.store.watches.get(id))).toEqual([expect.stringMatching(/^Still on: /)]);
+      expect(charted(slack.messages('C_MARKETING').find((m) => m.ts === alert!.ts)!)).toBe(charted(alert!)); // edited in place, chart kept
       await evaluateAfter(app, evaluated[2]!);
       expect(repliesTo('C_MARKETING', alert!)).toEqual([expect.stringMatching(/^Still on: /), expect.stringMatching(/^:white_check_mark: Back to normal: /)]);
       const edited = slack.messages('C_MARKETING').find((m) => m.ts === alert!.ts)!;
