@@ -192,7 +192,7 @@ describe('watches in one app', () => {
       await command(app, 'C_MARKETING', `watch remove ${id}`);
     }, 30_000);
 
-    it('a muted watch posts nothing, and its list says it breached', async () => {
+    it('a muted watch posts nothing, and its list says it breached; unmuted mid-breach, it posts the alert then, and its recovery in the thread', async () => {
       const h = hours(kind.hours);
       clock = h[0]!.getTime() - HOUR;
       const id = idOf(await command(app, 'C_GENERAL', `watch ${kind.rule}`));
@@ -200,12 +200,18 @@ describe('watches in one app', () => {
       await kind.produce(h, app);
       const evaluated = h.slice(-3);
       await evaluateAfter(app, evaluated[0]!);
+      expect(alertsFor('C_GENERAL', id)).toEqual([]);
       const list = mrkdwnOf(await command(app, 'C_GENERAL', 'watch list')).join(' ');
       expect(list, list).toMatch(new RegExp(`#${id}\\*[^]*breaching: [^]*:mute: muted`));
+
+      await command(app, 'C_GENERAL', `watch unmute ${id}`);
       await evaluateAfter(app, evaluated[1]!);
+      const [alert, ...more] = alertsFor('C_GENERAL', id);
+      expect(more).toEqual([]);
+      expect(headerOf(alert!)).toMatch(/^Watch: /);
+      expect(repliesTo('C_GENERAL', alert!)).toEqual([]);
       await evaluateAfter(app, evaluated[2]!);
-      expect(alertsFor('C_GENERAL', id)).toEqual([]);
-      expect((await app.store.watches.get(id))?.lastOutcome).toBe('recover');
+      expect(repliesTo('C_GENERAL', alert!)).toEqual([expect.stringMatching(/Back to normal/)]);
       await command(app, 'C_GENERAL', `watch remove ${id}`);
     }, 30_000);
 

@@ -142,7 +142,9 @@ export class WatchEvaluator {
     const expiresInMs = this.options.deliveryDeadlineMs ?? DEFAULTS.deliveryDeadlineMs;
     const alert = watchAlertMessage({ ...watch, text, timeZone: watch.timeZone, now, demo: this.options.demo, ...(trend ? { trend } : {}) });
     const base = { channelId: watch.channelId, expiresInMs } satisfies Partial<DeliveryInput>;
-    if (kind === 'breach') {
+    // A breach that began while muted has no alert yet: its first update (once unmuted) posts it; its recovery posts nothing.
+    if (kind === 'recover' && watch.alertDelivery === undefined) return false;
+    if (kind === 'breach' || (kind === 'update' && watch.alertDelivery === undefined)) {
       const id = await outbox.enqueue({ ...base, kind: 'watch', message: alert, subject: { type: WATCH_SUBJECT, watchId: watch.id, episode: watch.episode } });
       await new WatchRepo(tx).setAlertDelivery(watch.id, watch.episode, id);
       return true;
