@@ -27,6 +27,8 @@ import { TREND_HELP } from './features/trends/parse.js';
 import { TrendRepo } from './features/trends/repo.js';
 import { TrendService } from './features/trends/service.js';
 import { registerVisitor } from './features/visitor/listeners.js';
+import { registerHome } from './features/home/listeners.js';
+import { HomeService } from './features/home/service.js';
 import { watchDeliveryHooks } from './features/watches/deliveries.js';
 import { WATCH_SUBJECT, WatchEvaluator } from './features/watches/evaluator.js';
 import { registerWatches, watchCommand } from './features/watches/listeners.js';
@@ -222,6 +224,7 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
   });
   const digests = new DigestService({ repo: repos.digests, runs: repos.runs, deliveries: repos.deliveries, content, schedule: scheduler, access, directory, now, defaultTimezone: timeZone, limits: { minIntervalMs: limits.digestMinIntervalMs, perChannel: limits.digestsPerChannel, perUser: limits.digestsPerUser }, quota, log: log.child({ component: 'digests' }) });
   const watchService = new WatchService({ repo: repos.watches, access, directory, now, defaultTimezone: timeZone, limits: { perChannel: limits.digestsPerChannel, perUser: limits.digestsPerUser }, demo: options.demo, log: log.child({ component: 'watches' }) });
+  const home = new HomeService({ digests, watches: watchService, deliveries: repos.deliveries, access, now, timeZone, demo: options.demo, log: log.child({ component: 'home' }) });
   const watchEvaluator = new WatchEvaluator({
     db: repos.db,
     observer: new WatchObserver({ trends, fetcher, flagged: alerts, log: log.child({ component: 'watches' }) }),
@@ -280,6 +283,7 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
         (app) => registerVisitor(app, visitors),
         (app) => registerTrends(app, trends, reports),
         (app) => registerWatches(app, watchService, reports),
+        (app) => registerHome(app, home),
         (app) => registerDigests(app, digests),
         (app) => registerAlerts(app, alerts, visitors),
       ],

@@ -27,7 +27,7 @@ export interface SandboxOptions<A extends SandboxApp> {
   demoFaults?: Faults;
   /** New demo visits keep arriving (a flagged visitor every minute by default). Default off: tests want still data. */
   live?: LiveOptions;
-  slack?: Partial<Pick<OfflineSlackOptions, 'rateLimit' | 'ackTimeoutMs' | 'extraRoutes'>>;
+  slack?: Partial<Pick<OfflineSlackOptions, 'rateLimit' | 'ackTimeoutMs' | 'extraRoutes' | 'eventRetryDelaysMs'>>;
   /** Starts the app against the sandbox (passed in: the sandbox knows only protocols). */
   startApp: (wiring: SandboxWiring) => Promise<A>;
 }

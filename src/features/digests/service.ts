@@ -7,7 +7,7 @@ import type { Quota } from '../../platform/quota.js';
 import type { Access } from '../../platform/slack/access.js';
 import type { SlackDirectory } from '../../platform/slack/directory.js';
 import { infoMessage, problemMessage, type SlackMessage } from '../../platform/slack/kit/messages.js';
-import { digestList } from './blocks.js';
+import { digestList, type DigestListItem } from './blocks.js';
 import type { DigestContent } from './content.js';
 import type { DigestFormInput, DigestFormValues } from './modal.js';
 import type { DigestAdd } from './parse.js';
@@ -175,6 +175,15 @@ export class DigestService {
   }
 
   async describe(digests: Digest[], user: string, heading: string): Promise<SlackMessage> {
+    return digestList(await this.items(digests, user), heading);
+  }
+
+  /** The person's own digests, as the list shows them (for App Home). */
+  async ownedBy(user: string): Promise<DigestListItem[]> {
+    return this.items((await this.deps.repo.listAll()).filter((d) => d.ownerId === user), user);
+  }
+
+  private async items(digests: Digest[], user: string): Promise<DigestListItem[]> {
     const last = await this.deps.runs.lastRuns(digests.map((d) => d.id));
     const now = this.deps.now();
     const zone = this.deps.defaultTimezone;
@@ -200,7 +209,7 @@ export class DigestService {
         canManage: this.deps.access.mayManage(user, d.ownerId),
       };
     });
-    return digestList(items, heading);
+    return items;
   }
 
   private channelId(ref: ChannelRef): Promise<string | undefined> {

@@ -114,6 +114,17 @@ export class WatchService {
     return infoMessage(`Watch #${watch.id} is muted ${forMs === null ? 'for good' : `for ${durationInWords(forMs)}`}: it keeps evaluating and posts nothing.`);
   }
 
+  /** The person's own watches, each as its title and state in words (for App Home). */
+  async ownedBy(user: string): Promise<{ id: number; title: string; channelId: string; state: string }[]> {
+    const watches = (await this.deps.repo.list()).filter((w) => w.ownerId === user);
+    return watches.map((w) => ({
+      id: w.id,
+      title: watchTitle(w.rule),
+      channelId: w.channelId,
+      state: w.paused ? 'paused' : w.lastOutcome === 'unknown' ? `unknown: ${w.lastError ?? ''}` : w.state === 'breaching' ? `breaching: ${w.lastText ?? ''}` : w.lastText ? `ok: ${w.lastText}` : 'not evaluated yet',
+    }));
+  }
+
   find(id: number): Promise<Watch | undefined> {
     return this.deps.repo.get(id);
   }

@@ -1,8 +1,8 @@
 /**
  * What every request to /slack/events passes before Bolt sees it: a body within the
  * limit, a signature that verifies, a timestamp within 5 minutes either way (Bolt only
- * refuses old ones), a signature not accepted before (a replay; Slack's own retries
- * are signed afresh, so they pass), and the shape of a Slack payload (Bolt reads
+ * refuses old ones), a signature not accepted before (a replay; an Events API retry
+ * signed the same as its accepted original is acknowledged with 200 and not handled), and the shape of a Slack payload (Bolt reads
  * `body.ssl_check` of a `payload=null` and crashes). The body is handed on buffered.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
@@ -162,6 +162,12 @@ export function guardRequests(next: Listener, options: GuardOptions): Listener {
       return false;
     }
     if (recent.has(signature) || !(await firstAcrossReplicas(signature))) {
+      // Slack may retry an event within the same second, signed the same: it was accepted once, so it is acknowledged and not handled again.
+      if (req.headers['x-slack-retry-num'] !== undefined) {
+        log.info({ retry: req.headers['x-slack-retry-num'] }, 'a retried event already accepted: acknowledged, not handled again');
+        res.writeHead(200).end();
+        return false;
+      }
       log.warn('request refused: a replay of a request already accepted');
       refuse(res, 401);
       return false;

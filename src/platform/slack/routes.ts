@@ -1,8 +1,10 @@
-import type { AllMiddlewareArgs, App, BlockAction, SlackActionMiddlewareArgs, SlackCommandMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } from '@slack/bolt';
+import type { AllMiddlewareArgs, App, BlockAction, SlackActionMiddlewareArgs, SlackCommandMiddlewareArgs, SlackEventMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } from '@slack/bolt';
+import { LRUCache } from 'lru-cache';
 
 export type CommandArgs = SlackCommandMiddlewareArgs & AllMiddlewareArgs;
 export type ActionArgs = SlackActionMiddlewareArgs<BlockAction> & AllMiddlewareArgs;
 export type ViewArgs = SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs;
+export type EventArgs = SlackEventMiddlewareArgs & AllMiddlewareArgs;
 
 /** Told of each request's outcome, by type (command, action, view) and name. */
 export type Observe = (type: string, name: string, outcome: 'ok' | 'error' | 'unknown') => void;
@@ -17,6 +19,9 @@ export class Routes {
   private readonly actions = new Map<string, (args: ActionArgs) => Promise<void>>();
   private readonly actionPatterns: [RegExp, (args: ActionArgs) => Promise<void>][] = [];
   private readonly views = new Map<string, (args: ViewArgs) => Promise<void>>();
+  private readonly events = new Map<string, (args: EventArgs) => Promise<void>>();
+  /** Events already handled, by event_id: Slack retries an event it got no timely 200 for, and a retry is handled once. */
+  private readonly handledEvents = new LRUCache<string, true>({ max: 10_000, ttl: 3_600_000 });
 
   command(name: string, handler: (args: CommandArgs) => Promise<void>): void {
     this.commands.set(name, handler);
@@ -29,6 +34,10 @@ export class Routes {
 
   view(callbackId: string, handler: (args: ViewArgs) => Promise<void>): void {
     this.views.set(callbackId, handler);
+  }
+
+  event(type: string, handler: (args: EventArgs) => Promise<void>): void {
+    this.events.set(type, handler);
   }
 
   /**
@@ -60,6 +69,25 @@ export class Routes {
       observe('action', 'unknown', 'unknown');
       await args.ack();
       args.logger.warn(`no listener for the action ${id}`);
+    });
+    app.event(/.*/, async (args) => {
+      const type = args.event.type;
+      const handler = this.events.get(type);
+      if (!handler) {
+        observe('event', 'unknown', 'unknown');
+        args.logger.debug(`no listener for the event ${type}: ignored`);
+        return;
+      }
+      const eventId = (args.body as { event_id?: unknown }).event_id;
+      if (typeof eventId === 'string') {
+        if (this.handledEvents.has(eventId)) {
+          observe('event', type, 'ok');
+          args.logger.info(`event ${eventId} (${type}) was handled already: a retry, ignored`);
+          return;
+        }
+        this.handledEvents.set(eventId, true);
+      }
+      return counted('event', type, handler, args as EventArgs);
     });
     app.view({ type: 'view_submission' }, async (args) => {
       const handler = this.views.get(args.view.callback_id);

@@ -10,7 +10,7 @@
  * Lengths are counted in Unicode code points.
  */
 
-export type Surface = 'message' | 'modal';
+export type Surface = 'message' | 'modal' | 'home';
 
 export type BlocksValidation =
   | { ok: true }
@@ -87,6 +87,7 @@ const COMMON_BLOCKS = ['section', 'header', 'divider', 'context', 'actions', 'im
 const BLOCK_TYPES: Record<Surface, ReadonlySet<string>> = {
   message: new Set([...COMMON_BLOCKS, 'table', 'markdown', 'context_actions', 'data_table', 'data_visualization', 'alert']),
   modal: new Set(COMMON_BLOCKS),
+  home: new Set(COMMON_BLOCKS),
 };
 
 const SELECTS = ['static_select', 'external_select', 'users_select', 'conversations_select', 'channels_select'];
@@ -733,6 +734,20 @@ export function validateView(view: unknown): ViewValidation {
     if (Array.isArray(v.blocks) && v.submit === undefined && v.blocks.some((b) => isRecord(b) && b.type === 'input')) {
       c.fail('view.submit', 'is required when the view has input blocks');
     }
+  }
+  return c.reasons.length === 0 ? { ok: true } : { ok: false, error: 'invalid_arguments', reasons: c.reasons };
+}
+
+/** Validates a Home tab view for views.publish: type `home`, at most 100 blocks of the kinds a Home tab takes. */
+export function validateHomeView(view: unknown): ViewValidation {
+  const c = new Checker('home');
+  const v = c.object('view', view, true);
+  if (v) {
+    if (v.type !== 'home') c.fail('view.type', 'must be home');
+    c.string('view.private_metadata', v.private_metadata, { max: LIMITS.privateMetadata });
+    c.string('view.callback_id', v.callback_id, { max: LIMITS.callbackId });
+    c.string('view.external_id', v.external_id, { max: LIMITS.externalId, min: 1 });
+    c.blocks('view.blocks', v.blocks);
   }
   return c.reasons.length === 0 ? { ok: true } : { ok: false, error: 'invalid_arguments', reasons: c.reasons };
 }

@@ -30,6 +30,8 @@ export interface DelivererConfig {
   appUrl: () => string | undefined;
   ackTimeoutMs: number;
   verificationToken: string;
+  /** How long the Events API waits before each retry of an event the app did not answer with 200 in time (Slack: at once, 1 min, 5 min). */
+  eventRetryDelaysMs?: readonly number[];
 }
 
 interface Hooks {
@@ -44,6 +46,7 @@ const MAX_KEPT = 1000;
 export class Deliverer {
   private readonly agent = new Agent({ keepAliveTimeout: 2_000, keepAliveMaxTimeout: 10_000 });
   private nextId = 1;
+  private nextEventId = 1;
   private readonly ws: Workspace;
 
   constructor(private readonly config: DelivererConfig) {
@@ -243,13 +246,15 @@ export class Deliverer {
     options: DeliveryOptions,
     extra: { responseUrl?: ResponseUrl | undefined; triggerId?: string },
     hooks: Hooks,
+    http: { contentType?: string; headers?: Record<string, string> } = {},
   ): Promise<Delivery> {
     const url = this.config.appUrl();
     if (!url) throw new Error('the offline Slack has no app URL: pass appUrl or call setAppUrl()');
     const timestamp = options.timestampSec ?? unixSeconds();
     const headers = {
-      'content-type': 'application/x-www-form-urlencoded',
+      'content-type': http.contentType ?? 'application/x-www-form-urlencoded',
       'user-agent': 'Slackbot 1.0 (+https://api.slack.com/robots)',
+      ...http.headers,
       ...signRequest(options.signingSecret ?? this.config.signingSecret, body, timestamp),
     };
     const delivery: Delivery = {
@@ -299,6 +304,45 @@ export class Deliverer {
     }
     this.ws.recordDelivery(delivery);
     return delivery;
+  }
+
+  /**
+   * An Events API event (`event_callback`), as JSON, signed. Like Slack, an event the app
+   * does not answer with 2xx within the ack deadline is sent again, up to 3 times, with
+   * `X-Slack-Retry-Num` and `X-Slack-Retry-Reason`; every attempt is returned.
+   */
+  async event(event: Json, options: DeliveryOptions = {}): Promise<Delivery[]> {
+    const eventId = `Ev${(this.nextEventId++).toString(36).toUpperCase().padStart(8, '0')}`;
+    const payload: Json = {
+      token: this.config.verificationToken,
+      team_id: this.ws.team.id,
+      api_app_id: this.ws.bot.appId,
+      event: { ...event, event_ts: `${(Date.now() / 1000).toFixed(6)}` },
+      type: 'event_callback',
+      event_id: eventId,
+      event_time: Math.floor(Date.now() / 1000),
+      authorizations: [{ team_id: this.ws.team.id, user_id: this.ws.bot.userId, is_bot: true, is_enterprise_install: false }],
+    };
+    const body = JSON.stringify(payload);
+    const delays = this.config.eventRetryDelaysMs ?? [0, 60_000, 300_000];
+    const attempts: Delivery[] = [];
+    let reason = '';
+    for (let n = 0; n <= delays.length; n++) {
+      if (n > 0) await new Promise((r) => setTimeout(r, delays[n - 1]));
+      const retry: Record<string, string> = n > 0 ? { 'x-slack-retry-num': String(n), 'x-slack-retry-reason': reason } : {};
+      const d = await this.send('event', body, payload, options, {}, {}, { contentType: 'application/json', headers: retry });
+      if (n > 0) d.retryNum = n;
+      attempts.push(d);
+      if (!d.timedOut && d.status >= 200 && d.status < 300) break;
+      reason = d.timedOut ? 'http_timeout' : d.status === 0 ? 'connection_failed' : 'http_error';
+    }
+    return attempts;
+  }
+
+  /** The check Slack makes when a request URL is set: the app must echo `challenge`. */
+  async urlVerification(challenge: string, options: DeliveryOptions = {}): Promise<Delivery> {
+    const payload: Json = { token: this.config.verificationToken, challenge, type: 'url_verification' };
+    return this.send('url_verification', JSON.stringify(payload), payload, options, {}, {}, { contentType: 'application/json' });
   }
 
   async close(): Promise<void> {

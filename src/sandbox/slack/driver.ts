@@ -215,6 +215,16 @@ export class SlackDriver {
     return this.deliverer.slashCommand({ channel: ch, user: this.user(user), command, text }, options);
   }
 
+  /** An Events API event from `user` (e.g. `app_home_opened`), with Slack's retries; every attempt. */
+  event(type: string, user: string, fields: Record<string, unknown> = {}, options: DeliveryOptions = {}): Promise<Delivery[]> {
+    return this.deliverer.event({ type, user: this.user(user).id, ...fields }, options);
+  }
+
+  /** The `url_verification` check of the app's request URL. */
+  urlVerification(challenge: string, options: DeliveryOptions = {}): Promise<Delivery> {
+    return this.deliverer.urlVerification(challenge, options);
+  }
+
   /** A person posts a plain message (for a UI, or to give the app something to thread under). */
   say(channel: string, user: string, text: string, threadTs?: string): Message {
     const ch = this.workspace.requireChannel(channel);

@@ -90,6 +90,8 @@ export interface OfflineSlackOptions {
   now?: () => number;
   /** How long the app has to answer a request (Slack: 3000 ms). */
   ackTimeoutMs?: number;
+  /** Waits before the Events API's retries of an unanswered event (default Slack's: at once, 1 min, 5 min). */
+  eventRetryDelaysMs?: readonly number[];
   /** How long a trigger_id stays usable (Slack: 3000 ms). */
   triggerTtlMs?: number;
   /** response_url limits (Slack: 5 uses within 30 minutes). */
@@ -217,6 +219,7 @@ export async function startOfflineSlack(options: OfflineSlackOptions): Promise<O
     signingSecret: options.signingSecret,
     appUrl: () => appUrl(),
     ackTimeoutMs: options.ackTimeoutMs ?? 3000,
+    ...(options.eventRetryDelaysMs ? { eventRetryDelaysMs: options.eventRetryDelaysMs } : {}),
     verificationToken: options.verificationToken ?? 'sandbox-verification-token',
   });
   const created = new OfflineSlack(server, baseUrl, workspace, deliverer, webApi, responseUrls, rateLimiter, options.appUrl);

@@ -9,7 +9,9 @@ export function isRecord(value: unknown): value is Json {
 /** One request the offline Slack sent to the app, and what came back. */
 export interface Delivery {
   id: number;
-  kind: 'slash_command' | 'block_actions' | 'view_submission' | 'view_closed';
+  kind: 'slash_command' | 'block_actions' | 'view_submission' | 'view_closed' | 'event' | 'url_verification';
+  /** An Events API retry: which one (1–3), as `X-Slack-Retry-Num` said. */
+  retryNum?: number;
   /** The app's request URL it went to. */
   url: string;
   /** The HTTP status of the app's answer; 0 when the app could not be reached. */

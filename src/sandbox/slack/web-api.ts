@@ -8,7 +8,7 @@
  * `Authorization: Bearer …` or a `token` field.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { toJsonPointerMessage, validateBlocks, validateMessageText, validateView } from './block-limits.js';
+import { toJsonPointerMessage, validateBlocks, validateHomeView, validateMessageText, validateView } from './block-limits.js';
 import { contentType, parseForm, readBody, sendJson } from './http-util.js';
 import type { RateLimiter } from './rate-limit.js';
 import { isRecord, SlackError, type Json } from './types.js';
@@ -169,6 +169,7 @@ export class WebApi {
       'views.open': (args) => this.viewsOpen(args, 'open'),
       'views.push': (args) => this.viewsOpen(args, 'push'),
       'views.update': (args) => this.viewsUpdate(args),
+      'views.publish': (args) => this.viewsPublish(args),
       'conversations.info': (args) => ({ channel: apiChannel(this.visibleChannel(args)) }),
       'conversations.join': (args) => this.join(args),
       'conversations.list': (args) => this.list(args),
@@ -420,6 +421,17 @@ export class WebApi {
     const hash = str(args, 'hash');
     if (hash && hash !== existing.hash) throw new SlackError('hash_conflict');
     return { view: apiView(this.ws.updateView(existing.id, input)) };
+  }
+
+  /** The Home tab of `user_id`: replaced whole on each publish. */
+  private viewsPublish(args: Json): Json {
+    const userId = str(args, 'user_id');
+    const user = userId ? this.ws.user(userId) : undefined;
+    if (!user || user.is_bot) throw new SlackError('user_not_found');
+    const view = jsonField(args, 'view', 'invalid_arguments');
+    const checked = validateHomeView(view);
+    if (!checked.ok) throw new SlackError(checked.error, { reasons: checked.reasons });
+    return { view: this.ws.publishHome(user.id, view as Json) };
   }
 
   private join(args: Json): Json {

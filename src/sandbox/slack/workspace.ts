@@ -96,7 +96,8 @@ export type WorkspaceChange =
   | { type: 'delete'; channel: string; ts: string }
   | { type: 'view_open' | 'view_update' | 'view_close'; view: View }
   | { type: 'channel'; channel: Channel }
-  | { type: 'delivery'; delivery: Delivery };
+  | { type: 'delivery'; delivery: Delivery }
+  | { type: 'home'; user: string; view: Json };
 
 export const TEAM: Team = { id: 'T_LOOKOUT', name: 'Lookout Sandbox', domain: 'lookout-sandbox' };
 export const BOT = { userId: 'U_LOOKOUT_BOT', botId: 'B_LOOKOUT', appId: 'A_LOOKOUT', name: 'lookout' } as const;
@@ -436,6 +437,23 @@ export class Workspace extends EventEmitter<{ change: [WorkspaceChange] }> {
   }
 
   // ---- views ------------------------------------------------------------------------
+
+  private readonly homes = new Map<string, { view: Json; publishedAt: number; publishes: number }>();
+
+  /** Replaces `user`'s Home tab; what views.publish answers with. */
+  publishHome(user: string, view: Json): Json {
+    const before = this.homes.get(user);
+    const id = `VH${user}`;
+    const home = { ...view, id, type: 'home', hash: `${Date.now()}.${(before?.publishes ?? 0) + 1}` };
+    this.homes.set(user, { view: home, publishedAt: Date.now(), publishes: (before?.publishes ?? 0) + 1 });
+    this.emit('change', { type: 'home', user, view: home });
+    return home;
+  }
+
+  /** `user`'s Home tab as last published, and how many times it was. */
+  home(user: string): { view: Json; publishedAt: number; publishes: number } | undefined {
+    return this.homes.get(user);
+  }
 
   view(id: string): View | undefined {
     return this.views.get(id);

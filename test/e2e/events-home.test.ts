@@ -1,0 +1,111 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { validateHomeView } from '../../src/sandbox/slack/block-limits.js';
+import { mrkdwnOf, sandbox, type Sandbox } from '../support/sandbox.js';
+
+type Box = Sandbox & { logs: string[] };
+type Home = { view: { blocks: unknown[] }; publishes: number };
+
+async function until<T>(check: () => T | undefined | Promise<T | undefined>, what: string, ms = 10_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+async function openHome(box: Box, user: string): Promise<Home> {
+  const before = (box.slack.workspace.home(user) as Home | undefined)?.publishes ?? 0;
+  const attempts = await box.slack.event('app_home_opened', user, { tab: 'home', channel: `D_${user}` });
+  expect(attempts[0]!.status).toBe(200);
+  return until(() => {
+    const home = box.slack.workspace.home(user) as Home | undefined;
+    return home && home.publishes > before ? home : undefined;
+  }, `${user}'s Home`);
+}
+
+const text = (home: Home) => mrkdwnOf(home.view).join('\n');
+
+describe('the Events API and App Home', () => {
+  let box: Box;
+  beforeAll(async () => {
+    box = await sandbox({ security: { channels: [], users: ['U_CAROL'], scrapingScoreThreshold: 0.8 } });
+  });
+  afterAll(() => box?.stop());
+
+  it('answers url_verification with its challenge', async () => {
+    const d = await box.slack.urlVerification('3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P');
+    expect(d.status).toBe(200);
+    expect(d.body).toContain('3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P');
+  });
+
+  it("shows a person's digests and watches, and a failed delivery in their channel, with the reason", async () => {
+    await box.slack.slash('C_MARKETING', 'U_ALICE', 'digest add weekly monday 09:00 sources pages');
+    await box.slack.slash('C_MARKETING', 'U_ALICE', 'watch visits drops 40% vs last week');
+    await until(async () => ((await box.lookout.store.digests.listAll()).length > 0 && (await box.lookout.store.watches.list()).length > 0) || undefined, 'the digest and the watch');
+    box.slack.failNext('chat.postMessage', 'not_in_channel', 1, { channel: 'C_MARKETING' });
+    const [digest] = await box.lookout.store.digests.listAll();
+    // Something Lookout posts on its own into that channel, refused by Slack for good.
+    await box.lookout.store.deliveries.enqueue({ kind: 'notice', channelId: 'C_MARKETING', message: { text: 'hello', blocks: [] }, expiresInMs: 60_000 });
+    await until(async () => (await box.lookout.store.deliveries.unfinished({ channels: ['C_MARKETING'], failedWithinMs: 3_600_000, limit: 5 })).find((d) => d.status === 'failed'), 'the failed delivery');
+
+    const home = await openHome(box, 'U_ALICE');
+    expect(validateHomeView({ type: 'home', blocks: home.view.blocks })).toEqual({ ok: true });
+    expect(text(home)).toMatch(new RegExp(`\\*#${digest!.id}\\* sources, pages in <#C_MARKETING> · Mondays at 09:00`));
+    expect(text(home)).toMatch(/\*#\d+\* visits drops 40% against the same day last week in <#C_MARKETING>\nnot evaluated yet/);
+    expect(text(home)).toMatch(/notice in <#C_MARKETING>: failed \(not_in_channel\)/);
+    // Bob has set nothing up: his Home says so, and shows none of Alice's.
+    const bob = await openHome(box, 'U_BOB');
+    expect(text(bob)).toMatch(/None yet\. Add one with `\/traffic digest add`/);
+    expect(text(bob)).not.toContain('C_MARKETING');
+  });
+
+  it('a threat alert that failed is listed only for those allowed to see security details', async () => {
+    for (const user of ['U_BOB', 'U_CAROL']) await box.slack.slash('C_SECURITY', user, 'digest add daily 08:00 countries');
+    await until(async () => ((await box.lookout.store.digests.listAll()).filter((d) => d.channelId === 'C_SECURITY').length >= 2) || undefined, 'the digests');
+    box.slack.failNext('chat.postMessage', 'not_in_channel', 1, { channel: 'C_SECURITY' });
+    await box.lookout.store.deliveries.enqueue({ kind: 'alert', channelId: 'C_SECURITY', message: { text: 'Threat · high severity: visitor v_x', blocks: [] }, expiresInMs: 60_000 });
+    await until(async () => (await box.lookout.store.deliveries.unfinished({ channels: ['C_SECURITY'], failedWithinMs: 3_600_000, limit: 5 })).find((d) => d.kind === 'alert' && d.status === 'failed'), 'the failed alert');
+    expect(text(await openHome(box, 'U_CAROL'))).toMatch(/alert in <#C_SECURITY>: failed/);
+    expect(text(await openHome(box, 'U_BOB'))).not.toMatch(/alert in/);
+  });
+
+  it('stays within the Home tab limits with 100 digests: the first 15, and how to list the rest', async () => {
+    for (let i = 0; i < 100; i++) {
+      await box.lookout.store.digests.create({ teamId: 'T_LOOKOUT', channelId: 'C_GENERAL', ownerId: 'U_CAROL', reports: ['sources'], filters: [], topN: 5, period: 'day', schedule: { kind: 'daily', time: '07:00' }, cron: '0 7 * * *', timeZone: 'UTC' });
+    }
+    const home = await openHome(box, 'U_CAROL');
+    expect(home.view.blocks.length).toBeLessThanOrEqual(100);
+    expect(validateHomeView({ type: 'home', blocks: home.view.blocks })).toEqual({ ok: true });
+    expect(text(home)).toMatch(/…and 86 more: `\/traffic digest list all`/);
+  });
+
+  it('ignores an event type it does not handle, and goes on answering', async () => {
+    const [d] = await box.slack.event('reaction_added', 'U_ALICE', { reaction: 'eyes' });
+    expect(d!.status).toBe(200);
+    expect(box.logs.some((l) => l.includes('no listener for the event reaction_added'))).toBe(true);
+    expect((await openHome(box, 'U_ALICE')).publishes).toBeGreaterThan(1);
+  });
+});
+
+describe('a retried event', () => {
+  let box: Box;
+  beforeAll(async () => {
+    // Every answer counts as late (1 ms), so Slack retries each event 3 times; the second retry comes a second later, signed afresh.
+    box = await sandbox({ slack: { ackTimeoutMs: 1, eventRetryDelaysMs: [0, 1_100, 0] } });
+  });
+  afterAll(() => box?.stop());
+
+  it('is handled once: Slack sends it 4 times with X-Slack-Retry-Num, the Home is published once', async () => {
+    const attempts = await box.slack.event('app_home_opened', 'U_ALICE', { tab: 'home' });
+    expect(attempts.map((a) => a.retryNum ?? 0)).toEqual([0, 1, 2, 3]);
+    expect(attempts.map((a) => a.status)).toEqual([200, 200, 200, 200]);
+    await until(() => box.slack.workspace.home('U_ALICE'), 'the Home');
+    await new Promise((r) => setTimeout(r, 300));
+    expect((box.slack.workspace.home('U_ALICE') as unknown as Home).publishes).toBe(1);
+    // Each retry was acknowledged and dropped: by the request guard (signed the same as the original) or by its event_id.
+    expect(box.logs.filter((l) => l.includes('a retry, ignored') || l.includes('acknowledged, not handled again'))).toHaveLength(3);
+    expect(box.logs.some((l) => l.includes('a retry, ignored'))).toBe(true); // one signed afresh reached Bolt: dropped by its event_id
+  });
+});
