@@ -30,7 +30,7 @@ const text = (home: Home) => mrkdwnOf(home.view).join('\n');
 describe('the Events API and App Home', () => {
   let box: Box;
   beforeAll(async () => {
-    box = await sandbox({ security: { channels: [], users: ['U_CAROL'], scrapingScoreThreshold: 0.8 } });
+    box = await sandbox({ security: { channels: [], users: ['U_CAROL'], scrapingScoreThreshold: 0.8 }, admins: ['U_CAROL'] });
   });
   afterAll(() => box?.stop());
 
@@ -59,6 +59,43 @@ describe('the Events API and App Home', () => {
     const bob = await openHome(box, 'U_BOB');
     expect(text(bob)).toMatch(/None yet\. Add one with `\/traffic digest add`/);
     expect(text(bob)).not.toContain('C_MARKETING');
+  });
+
+  it('its buttons change the same state as the commands: Pause and Resume a digest and a watch, Retry a failed delivery; another person\'s is refused', async () => {
+    const [digest] = (await box.lookout.store.digests.listAll()).filter((d) => d.ownerId === 'U_ALICE');
+    const [watch] = (await box.lookout.store.watches.list()).filter((w) => w.ownerId === 'U_ALICE');
+    const republished = async (user: string, click: () => Promise<unknown>) => {
+      const before = (box.slack.workspace.home(user) as unknown as Home).publishes;
+      await click();
+      return until(() => {
+        const home = box.slack.workspace.home(user) as unknown as Home | undefined;
+        return home && home.publishes > before ? home : undefined;
+      }, 'the Home again');
+    };
+    await openHome(box, 'U_ALICE');
+    let home = await republished('U_ALICE', () => box.slack.clickHome('U_ALICE', 'home.digest.pause', { blockId: `digest-${digest!.id}` }));
+    expect((await box.lookout.store.digests.get(digest!.id))?.paused).toBe(true);
+    expect(text(home)).toMatch(new RegExp(`\\*#${digest!.id}\\*[^\\n]*\\n:double_vertical_bar: paused`));
+    home = await republished('U_ALICE', () => box.slack.clickHome('U_ALICE', 'home.digest.resume', { blockId: `digest-${digest!.id}` }));
+    expect((await box.lookout.store.digests.get(digest!.id))?.paused).toBe(false);
+    await republished('U_ALICE', () => box.slack.clickHome('U_ALICE', 'home.watch.pause', { blockId: `watch-${watch!.id}` }));
+    expect((await box.lookout.store.watches.get(watch!.id))?.paused).toBe(true);
+    // The same as `/traffic watch resume`: the list agrees.
+    await republished('U_ALICE', () => box.slack.clickHome('U_ALICE', 'home.watch.resume', { blockId: `watch-${watch!.id}` }));
+    expect((await box.lookout.store.watches.get(watch!.id))?.paused).toBe(false);
+
+    const [failed] = (await box.lookout.store.deliveries.unfinished({ channels: ['C_MARKETING'], failedWithinMs: 3_600_000, limit: 5 })).filter((d) => d.status === 'failed');
+    await republished('U_ALICE', () => box.slack.clickHome('U_ALICE', 'home.delivery.retry', { blockId: `delivery-${failed!.id}` }));
+    await until(async () => ((await box.lookout.store.deliveries.get(failed!.id))?.status === 'posted' ? true : undefined), 'the retried delivery to be posted');
+    expect(box.slack.messages('C_MARKETING').some((m) => m.text === 'hello')).toBe(true);
+
+    // Bob is no admin (ADMIN_USERS is Carol) and his Home shows none of Alice's digests; a click he forges on one is refused, in words.
+    await openHome(box, 'U_BOB');
+    const bobs = box.slack.workspace.home('U_BOB')!.view as { blocks: unknown[] };
+    bobs.blocks.push({ type: 'section', block_id: 'forged', text: { type: 'mrkdwn', text: 'x' }, accessory: { type: 'button', action_id: 'home.digest.pause', text: { type: 'plain_text', text: 'Pause' }, value: String(digest!.id) } });
+    const refused = await republished('U_BOB', () => box.slack.clickHome('U_BOB', 'home.digest.pause', { blockId: 'forged' }));
+    expect(text(refused)).toMatch(new RegExp(`:warning: Digest #${digest!.id} belongs to someone else`));
+    expect((await box.lookout.store.digests.get(digest!.id))?.paused).toBe(false);
   });
 
   it('a threat alert that failed is listed only for those allowed to see security details', async () => {

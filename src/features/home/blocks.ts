@@ -1,16 +1,30 @@
-import type { KnownBlock } from '@slack/types';
+import type { Button, KnownBlock } from '@slack/types';
 import { escapeMrkdwn } from '../../platform/slack/kit/escape.js';
 import { LIMITS, mrkdwn, plainText } from '../../platform/slack/kit/limits.js';
+
+export const HOME_ACTIONS = {
+  pauseDigest: 'home.digest.pause',
+  resumeDigest: 'home.digest.resume',
+  pauseWatch: 'home.watch.pause',
+  resumeWatch: 'home.watch.resume',
+  retry: 'home.delivery.retry',
+} as const;
+
+function button(text: string, actionId: string, id: number): Button {
+  return { type: 'button', text: plainText(text, LIMITS.buttonText), action_id: actionId, value: String(id) };
+}
 
 /** How many of each kind the Home tab lists; the rest are counted, with the command that lists them all. */
 export const HOME_SHOWN = 15;
 
 export interface HomeView {
   digests: { id: number; channelId: string; reports: string[]; schedule: string; nextRun?: string; lastRun?: string; paused: boolean; attention?: string }[];
-  watches: { id: number; title: string; channelId: string; state: string }[];
+  watches: { id: number; title: string; channelId: string; state: string; paused: boolean }[];
   /** Deliveries pending or failed in the person's channels, in words. */
-  deliveries: { channelId: string; kind: string; state: string }[];
+  deliveries: { id: number; channelId: string; kind: string; state: string; failed: boolean }[];
   demo: boolean;
+  /** Why the last button did nothing. */
+  problem?: string;
 }
 
 function more(n: number, command: string): KnownBlock[] {
@@ -22,6 +36,7 @@ export function homeView(view: HomeView): { type: 'home'; blocks: KnownBlock[] }
   const blocks: KnownBlock[] = [
     { type: 'header', text: plainText('Lookout', LIMITS.headerText) },
     { type: 'context', elements: [mrkdwn(`Visitor analytics and threat alerts for this workspace${view.demo ? ' · _demo data_' : ''}. Type \`/traffic help\` in any channel.`)] },
+    ...(view.problem ? [{ type: 'section' as const, text: mrkdwn(`:warning: ${escapeMrkdwn(view.problem)}`) }] : []),
     { type: 'divider' },
     { type: 'header', text: plainText(`Your digests (${view.digests.length})`, LIMITS.headerText) },
   ];
@@ -30,19 +45,29 @@ export function homeView(view: HomeView): { type: 'home'; blocks: KnownBlock[] }
     const state = d.paused ? ':double_vertical_bar: paused' : d.nextRun ? `next ${escapeMrkdwn(d.nextRun)}` : '';
     const last = d.lastRun ? ` · last ${escapeMrkdwn(d.lastRun)}` : '';
     const attention = d.attention ? `\n:warning: ${escapeMrkdwn(d.attention)}` : '';
-    blocks.push({ type: 'section', text: mrkdwn(`*#${d.id}* ${escapeMrkdwn(d.reports.join(', '))} in <#${d.channelId}> · ${escapeMrkdwn(d.schedule)}\n${state}${last}${attention}`) });
+    blocks.push({
+      type: 'section',
+      block_id: `digest-${d.id}`,
+      text: mrkdwn(`*#${d.id}* ${escapeMrkdwn(d.reports.join(', '))} in <#${d.channelId}> · ${escapeMrkdwn(d.schedule)}\n${state}${last}${attention}`),
+      accessory: d.paused ? button('Resume', HOME_ACTIONS.resumeDigest, d.id) : button('Pause', HOME_ACTIONS.pauseDigest, d.id),
+    });
   }
   blocks.push(...more(view.digests.length, '/traffic digest list all'));
   blocks.push({ type: 'header', text: plainText(`Your watches (${view.watches.length})`, LIMITS.headerText) });
   if (view.watches.length === 0) blocks.push({ type: 'section', text: mrkdwn('None yet. Add one, e.g. `/traffic watch visits drops 40% vs last week`.') });
   for (const w of view.watches.slice(0, HOME_SHOWN)) {
-    blocks.push({ type: 'section', text: mrkdwn(`*#${w.id}* ${escapeMrkdwn(w.title)} in <#${w.channelId}>\n${escapeMrkdwn(w.state)}`) });
+    blocks.push({
+      type: 'section',
+      block_id: `watch-${w.id}`,
+      text: mrkdwn(`*#${w.id}* ${escapeMrkdwn(w.title)} in <#${w.channelId}>\n${escapeMrkdwn(w.state)}`),
+      accessory: w.paused ? button('Resume', HOME_ACTIONS.resumeWatch, w.id) : button('Pause', HOME_ACTIONS.pauseWatch, w.id),
+    });
   }
   blocks.push(...more(view.watches.length, '/traffic watch list all'));
   blocks.push({ type: 'header', text: plainText('Deliveries that need a look', LIMITS.headerText) });
   if (view.deliveries.length === 0) blocks.push({ type: 'section', text: mrkdwn('Nothing pending or failed.') });
   for (const d of view.deliveries.slice(0, HOME_SHOWN)) {
-    blocks.push({ type: 'section', text: mrkdwn(`${escapeMrkdwn(d.kind)} in <#${d.channelId}>: ${escapeMrkdwn(d.state)}`) });
+    blocks.push({ type: 'section', block_id: `delivery-${d.id}`, text: mrkdwn(`${escapeMrkdwn(d.kind)} in <#${d.channelId}>: ${escapeMrkdwn(d.state)}`), ...(d.failed ? { accessory: button('Retry', HOME_ACTIONS.retry, d.id) } : {}) });
   }
   return { type: 'home', blocks: blocks.slice(0, 100) };
 }

@@ -115,12 +115,13 @@ export class WatchService {
   }
 
   /** The person's own watches, each as its title and state in words (for App Home). */
-  async ownedBy(user: string): Promise<{ id: number; title: string; channelId: string; state: string }[]> {
+  async ownedBy(user: string): Promise<{ id: number; title: string; channelId: string; state: string; paused: boolean }[]> {
     const watches = (await this.deps.repo.list()).filter((w) => w.ownerId === user);
     return watches.map((w) => ({
       id: w.id,
       title: watchTitle(w.rule),
       channelId: w.channelId,
+      paused: w.paused,
       state: w.paused ? 'paused' : w.lastOutcome === 'unknown' ? `unknown: ${w.lastError ?? ''}` : w.state === 'breaching' ? `breaching: ${w.lastText ?? ''}` : w.lastText ? `ok: ${w.lastText}` : 'not evaluated yet',
     }));
   }

@@ -189,6 +189,17 @@ export class DeliveryRepo {
     return rows[0]?.late ?? true;
   }
 
+  /** A failed delivery tried again from now, worth posting for `expiresInMs` more; false when it is not failed. */
+  async retry(id: number, expiresInMs: number): Promise<boolean> {
+    const { rows } = await this.db.query(
+      `UPDATE deliveries SET status = 'pending', attempts = 0, error = NULL, owner = NULL, heartbeat_at = NULL, next_at = now(),
+              deadline = now() + $2::float8 * interval '1 millisecond'
+        WHERE id = $1 AND status = 'failed' RETURNING id`,
+      [id, expiresInMs],
+    );
+    return rows.length > 0;
+  }
+
   async get(id: number): Promise<Delivery | undefined> {
     const { rows } = await this.db.query('SELECT * FROM deliveries WHERE id = $1', [id]);
     return rows[0] && toDelivery(rows[0]);

@@ -215,6 +215,23 @@ export class SlackDriver {
     return this.deliverer.slashCommand({ channel: ch, user: this.user(user), command, text }, options);
   }
 
+  /** Clicks a button on `user`'s Home tab: block_actions from their view of type `home`, as Slack sends it. */
+  async clickHome(user: string, actionId: string, options: ClickOptions = {}): Promise<Delivery> {
+    const who = this.user(user);
+    const home = this.workspace.home(who.id);
+    if (!home) throw new Error(`${user} has no Home tab published`);
+    const blocks = (Array.isArray(home.view.blocks) ? home.view.blocks : []) as Json[];
+    const found = findElement(blocks, actionId, options.blockId);
+    if (!found) throw new Error(`no element "${actionId}" on ${user}'s Home (action_ids: ${actionIdsOf(blocks).join(', ')})`);
+    const id = String(home.view.id);
+    const view = {
+      ...home.view, id, type: 'home', blocks, team_id: this.workspace.team.id, title: null, submit: null, close: null, private_metadata: '',
+      callback_id: '', external_id: '', hash: String(home.view.hash), clear_on_close: false, notify_on_close: false, state: { values: {} },
+      root_view_id: id, previous_view_id: null, app_id: this.workspace.bot.appId, bot_id: this.workspace.bot.botId, user: who.id, open: true,
+    } as unknown as View;
+    return this.deliverer.blockActions({ user: who, actions: [this.action(found, undefined)], view }, options);
+  }
+
   /** An Events API event from `user` (e.g. `app_home_opened`), with Slack's retries; every attempt. */
   event(type: string, user: string, fields: Record<string, unknown> = {}, options: DeliveryOptions = {}): Promise<Delivery[]> {
     return this.deliverer.event({ type, user: this.user(user).id, ...fields }, options);
