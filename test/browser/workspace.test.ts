@@ -241,4 +241,26 @@ describe.skipIf(!available)('the sandbox Slack in a browser', () => {
     await page.screenshot({ path: join(dirname(SCREENSHOT), 'workspace-data-table.png') });
     expect(problems).toEqual([]);
   }, 30_000);
+
+  it("opens Lookout's Home tab and uses a button: the digest is paused and the Home says so; screenshot", async () => {
+    await page.locator('[data-testid="channel-item"][data-channel-name="marketing"]').click();
+    await command('/traffic digest add weekly monday 09:00 sources pages', '.block');
+    const [digest] = (await box.lookout.store.digests.listAll()).filter((d) => d.channelId === 'C_MARKETING');
+    await page.getByTestId('app-home').click();
+    const home = page.getByTestId('home');
+    const row = home.locator(`[data-block-id="digest-${digest!.id}"]`);
+    await row.waitFor();
+    expect(await home.locator('.block.header').first().textContent()).toBe('Lookout');
+    await expect.poll(() => row.textContent()).toMatch(/sources, pages in #marketing · Mondays at 09:00/);
+    await row.getByRole('button', { name: 'Pause' }).click();
+    await expect.poll(() => home.locator(`[data-block-id="digest-${digest!.id}"]`).textContent()).toMatch(/paused/);
+    expect((await box.lookout.store.digests.get(digest!.id))?.paused).toBe(true);
+    await page.mouse.move(0, 0);
+    await page.screenshot({ path: join(dirname(SCREENSHOT), 'workspace-home.png') });
+    // Back to a channel: its messages and the composer return.
+    await page.locator('[data-testid="channel-item"][data-channel-name="general"]').click();
+    expect(await home.isHidden()).toBe(true);
+    expect(await page.getByTestId('composer-input').isVisible()).toBe(true);
+    expect(problems).toEqual([]);
+  }, 30_000);
 });

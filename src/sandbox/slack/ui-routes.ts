@@ -12,10 +12,12 @@
  *   GET  /ui/workspace           team, people, channels
  *   GET  /ui/state?channel&user  what the user sees in a channel, and their open modals
  *   GET  /ui/thread?channel&ts&user
- *   GET  /ui/events?user         server-sent events: message, update, delete, view, channel, delivery
+ *   GET  /ui/events?user         server-sent events: message, update, delete, view, channel, delivery, home
  *   POST /ui/command             { channel, user, text, thread_ts? }: a slash command (run in the channel),
  *                                or a plain message (in the thread when thread_ts is given)
  *   POST /ui/action              { user, channel, ts, block_id, action_id, value? } or { user, view_id, block_id, action_id, value? }
+ *   GET  /ui/home?user           the user's Home tab as the app last published it
+ *   POST /ui/home-open           { user }: the user opens Lookout's Home tab (the app gets app_home_opened)
  *   POST /ui/submit              { user, view_id, values }
  *   POST /ui/close-view          { user, view_id }
  *
@@ -98,9 +100,10 @@ const actionBody = z
     channel: id.optional(),
     ts: z.string().regex(/^\d+\.\d+$/).optional(),
     view_id: id.optional(),
+    home: z.literal(true).optional(),
   })
-  .refine((b) => b.view_id !== undefined || (b.channel !== undefined && b.ts !== undefined), {
-    message: 'give view_id, or channel and ts',
+  .refine((b) => b.home === true || b.view_id !== undefined || (b.channel !== undefined && b.ts !== undefined), {
+    message: 'give home, view_id, or channel and ts',
   });
 
 const submitBody = z.object({
@@ -205,6 +208,8 @@ export function uiEvent(change: WorkspaceChange, user: string, ws: Workspace): {
       return { event: 'views', data: { change: change.type, view: uiView(change.view), stack: ws.openViews(user).map(uiView) } };
     case 'channel':
       return { event: 'channel', data: { channel: uiChannel(change.channel) } };
+    case 'home':
+      return change.user === user ? { event: 'home', data: { view: change.view } } : undefined;
     case 'delivery': {
       const d = change.delivery;
       if (!d.error || d.kind === 'slash_command' || deliveryUser(d) !== user) return undefined;
@@ -415,6 +420,10 @@ export function mountUiRoutes(router: Router, options: { dir?: string } = {}): v
       const body = await jsonBody(req, actionBody);
       const ws = slack.workspace;
       const user = person(ws, body.user);
+      if (body.home) {
+        const delivery = await drive(() => slack.clickHome(user.id, body.action_id, body.block_id ? { blockId: body.block_id } : {}));
+        return { delivery: deliverySummary(delivery) };
+      }
       if (body.view_id !== undefined) {
         const view = openViewOf(ws, body.view_id, user);
         const delivery = await drive(() => slack.click(view, body.action_id, body.value, { blockId: body.block_id }));
@@ -427,6 +436,17 @@ export function mountUiRoutes(router: Router, options: { dir?: string } = {}): v
       }
       const delivery = await drive(() => slack.click(message, body.action_id, body.value, { user: user.id, blockId: body.block_id }));
       return { delivery: deliverySummary(delivery) };
+    }))
+    .add('GET', '/ui/home', json((_req, { slack, url }) => {
+      const user = person(slack.workspace, url.searchParams.get('user') ?? '');
+      return { view: slack.workspace.home(user.id)?.view ?? null };
+    }))
+    .add('POST', '/ui/home-open', json(async (req, { slack }) => {
+      const body = await jsonBody(req, z.object({ user: id }));
+      const user = person(slack.workspace, body.user);
+      // Slack's retries of a late answer can take minutes: the page does not wait for them; the view comes as a `home` event.
+      void slack.event('app_home_opened', user.id, { tab: 'home' }).catch(() => undefined);
+      return { opened: true };
     }))
     .add('POST', '/ui/submit', json(async (req, { slack }) => {
       const body = await jsonBody(req, submitBody);

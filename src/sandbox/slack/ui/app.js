@@ -120,6 +120,7 @@ function connect() {
   on('delete', ({ channel, ts }) => removeMessage(channel, ts));
   on('views', ({ stack }) => setViews(stack));
   on('channel', ({ channel }) => upsertChannel(channel));
+  on('home', ({ view }) => renderHome(view));
   on('delivery', ({ delivery }) => {
     // A failed submission is shown in its modal; a failed command gets Slackbot's notice.
     if (delivery.kind === 'view_submission') return;
@@ -228,7 +229,51 @@ function remember() {
 
 // ---- channel ----------------------------------------------------------------------------
 
+// ---- the app's Home tab ---------------------------------------------------------------------
+
+/** Opens Lookout's Home tab: Slack sends the app app_home_opened, and the app publishes the view. */
+async function openHome() {
+  state.homeOpen = true;
+  $('message-list').hidden = true;
+  $('composer').hidden = true;
+  $('home-panel').hidden = false;
+  $('channel-title').textContent = 'Lookout';
+  $('channel-meta').textContent = 'Home';
+  $('app-home').setAttribute('aria-current', 'page');
+  renderSidebar();
+  try {
+    const { view } = await api('GET', `/ui/home?user=${encodeURIComponent(state.user)}`);
+    if (view) renderHome(view);
+    else $('home-panel').replaceChildren(el('p', 'home-empty', 'Opening…'));
+    await api('POST', '/ui/home-open', { user: state.user });
+  } catch (error) {
+    toast(error.message);
+  }
+}
+
+function closeHome() {
+  if (!state.homeOpen) return;
+  state.homeOpen = false;
+  $('message-list').hidden = false;
+  $('composer').hidden = false;
+  $('home-panel').hidden = true;
+  $('app-home').removeAttribute('aria-current');
+}
+
+function renderHome(view) {
+  const ctx = {
+    surface: 'home',
+    text: textCtx,
+    users: state.workspace.users.filter((u) => !u.is_bot),
+    channels: state.workspace.channels,
+    state: {},
+    onAction: (element, blockId, value) => sendAction({ home: true, block_id: blockId, action_id: element.action_id, value }),
+  };
+  $('home-panel').replaceChildren(renderBlocks(view.blocks ?? [], ctx));
+}
+
 async function selectChannel(id) {
+  closeHome();
   if (state.channel === id && !state.loading) return;
   state.channel = id;
   state.unread.delete(id);
@@ -839,6 +884,7 @@ async function start() {
   renderHeader();
   setupComposer();
   remember();
+  $('app-home').addEventListener('click', () => void openHome());
   $('user-switcher').addEventListener('change', (e) => {
     state.user = e.target.value;
     state.dismissed.clear();
@@ -849,6 +895,7 @@ async function start() {
     renderSidebar();
     remember();
     connect();
+    if (state.homeOpen) void openHome();
   });
   document.addEventListener('keydown', (e) => {
     if (e.key === 'Escape' && state.views.length > 0 && !document.querySelector('.confirm-backdrop')) void closeView(state.views.at(-1));

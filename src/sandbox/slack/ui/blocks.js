@@ -839,7 +839,11 @@ export function renderBlock(block, ctx) {
 
 export function renderBlocks(blocks, ctx) {
   const root = el('div', 'blocks');
-  for (const block of blocks ?? []) root.append(renderBlock(block, ctx));
+  for (const block of blocks ?? []) {
+    const node = renderBlock(block, ctx);
+    if (typeof block?.block_id === 'string' && !node.dataset.blockId) node.dataset.blockId = block.block_id;
+    root.append(node);
+  }
   return root;
 }
 
