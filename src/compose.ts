@@ -260,6 +260,7 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
   try {
     slack = await createSlackApp({
       ...options.slack,
+      port: options.port,
       slackApiUrl: options.slack.apiUrl,
       log,
       ready: () => readiness(repos.db, api),

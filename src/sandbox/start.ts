@@ -8,7 +8,7 @@ import { startOfflineSlack, type OfflineSlack, type OfflineSlackOptions } from '
 /** Where the app finds the sandbox: the API to ask and the Slack to talk to, with the secrets made up for this run. */
 export interface SandboxWiring {
   api: { baseUrl: string; apiKey: string };
-  slack: { signingSecret: string; botToken: string; apiUrl: string };
+  slack: { signingSecret: string; botToken: string; apiUrl: string; appToken?: string };
   /** The demo API is behind the answers. */
   demo: boolean;
 }
@@ -30,6 +30,8 @@ export interface SandboxOptions<A extends SandboxApp> {
   slack?: Partial<Pick<OfflineSlackOptions, 'rateLimit' | 'ackTimeoutMs' | 'extraRoutes' | 'eventRetryDelaysMs'>>;
   /** Starts the app against the sandbox (passed in: the sandbox knows only protocols). */
   startApp: (wiring: SandboxWiring) => Promise<A>;
+  /** The app connects over Socket Mode (an app-level token) instead of being sent requests at its URL. */
+  socketMode?: boolean;
 }
 
 export interface Sandbox<A extends SandboxApp> {
@@ -46,19 +48,20 @@ export async function startSandbox<A extends SandboxApp>(options: SandboxOptions
   const signingSecret = randomBytes(16).toString('hex');
   const botToken = `xoxb-sandbox-${randomBytes(12).toString('hex')}`;
   const demoKey = `demo-${randomBytes(8).toString('hex')}`;
+  const appToken = options.socketMode ? `xapp-sandbox-${randomBytes(12).toString('hex')}` : undefined;
 
   const demo = options.api ? undefined : await startDemoApi({ port: 0, apiKey: demoKey, faults: options.demoFaults, ...(options.live ? { live: options.live } : {}) });
   const api = options.api ?? { baseUrl: demo!.url, apiKey: demoKey };
-  const slack = await startOfflineSlack({ signingSecret, botToken, port: options.slackPort ?? 0, ...options.slack });
+  const slack = await startOfflineSlack({ signingSecret, botToken, port: options.slackPort ?? 0, ...options.slack, ...(appToken ? { appToken } : {}) });
   let lookout: A;
   try {
-    lookout = await options.startApp({ api, slack: { signingSecret, botToken, apiUrl: slack.apiUrl }, demo: demo !== undefined });
+    lookout = await options.startApp({ api, slack: { signingSecret, botToken, apiUrl: slack.apiUrl, ...(appToken ? { appToken } : {}) }, demo: demo !== undefined });
   } catch (error) {
     await slack.close();
     await demo?.close();
     throw error;
   }
-  slack.setAppUrl(lookout.requestUrl!);
+  if (lookout.requestUrl) slack.setAppUrl(lookout.requestUrl);
   return {
     demo,
     slack,

@@ -14,13 +14,14 @@ export type TestSandboxOptions = Omit<SandboxOptions<Lookout>, 'startApp'> &
  * commands as one person.
  */
 export function startTestSandbox(options: TestSandboxOptions): Promise<Sandbox> {
-  const { log, api, slackPort, demoFaults, slack, apiTimeoutMs, ...app } = options;
+  const { log, api, slackPort, demoFaults, slack, apiTimeoutMs, socketMode, ...app } = options;
   return startSandbox({
     log,
     api,
     slackPort,
     demoFaults,
     slack,
+    ...(socketMode ? { socketMode } : {}),
     startApp: (wiring) => startLookout({ port: 0, store: { memory: true }, ...app, limits: { userRequests: 100_000, ...app.limits }, ...wiring, api: { ...wiring.api, timeoutMs: apiTimeoutMs }, log }),
   });
 }

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import { randomUUID } from 'node:crypto';
-import { App, HTTPReceiver, type CustomRoute } from '@slack/bolt';
+import { App, HTTPReceiver, SocketModeReceiver, type CustomRoute } from '@slack/bolt';
 import type { Logger } from '../log.js';
 import { boltLogger } from './bolt-logger.js';
 import { guardRequests } from './guard.js';
@@ -12,6 +12,8 @@ export interface SlackAppOptions {
   botToken: string;
   /** Socket Mode when set. */
   appToken?: string;
+  /** Socket Mode serves only the health routes over HTTP, on this port (HTTP mode takes it at start). */
+  port?: number;
   /** The Web API base URL: Slack's own, or the offline Slack's. */
   slackApiUrl?: string;
   /** Readiness of what the app depends on (the store, the API). */
@@ -77,6 +79,10 @@ export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp
   const clientOptions = options.slackApiUrl ? { slackApiUrl: options.slackApiUrl } : {};
   if (options.slackApiUrl) allowResponseOrigin(options.slackApiUrl);
 
+  // Socket Mode: apps.connections.open goes to the same Web API as everything else (slackApiUrl).
+  const socketReceiver = options.appToken
+    ? new SocketModeReceiver({ appToken: options.appToken, logger, customRoutes, installerOptions: { clientOptions, port: options.port ?? 3000 } })
+    : undefined;
   const receiver = options.appToken
     ? undefined
     : new HTTPReceiver({
@@ -101,7 +107,7 @@ export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp
     deferInitialization: true,
     // No listener uses conversation context; the default store costs time on every request.
     convoStore: false,
-    ...(receiver ? { receiver } : { socketMode: true, appToken: options.appToken, customRoutes }),
+    receiver: (receiver ?? socketReceiver)!,
   });
   await app.init();
 

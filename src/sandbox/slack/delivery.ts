@@ -13,6 +13,7 @@ import { ResponseUrls, type ResponseUrl } from './response-url.js';
 import { signRequest, unixSeconds } from './signing.js';
 import { isRecord, SlackError, type Delivery, type Json } from './types.js';
 import { apiMessage, apiView } from './web-api.js';
+import type { EnvelopeType, SocketModeHub } from './socket-mode.js';
 import { SLACKBOT, type Channel, type Message, type SlackUser, type View, type Workspace } from './workspace.js';
 
 /** Per-delivery overrides, for testing how the app treats bad requests. */
@@ -30,6 +31,8 @@ export interface DelivererConfig {
   appUrl: () => string | undefined;
   ackTimeoutMs: number;
   verificationToken: string;
+  /** Socket Mode: requests go to the app's WebSocket instead of its request URL. */
+  socket?: SocketModeHub;
   /** How long the Events API waits before each retry of an event the app did not answer with 200 in time (Slack: at once, 1 min, 5 min). */
   eventRetryDelaysMs?: readonly number[];
 }
@@ -248,6 +251,7 @@ export class Deliverer {
     hooks: Hooks,
     http: { contentType?: string; headers?: Record<string, string> } = {},
   ): Promise<Delivery> {
+    if (this.config.socket) return this.sendOnSocket(this.config.socket, kind, payload, extra, hooks);
     const url = this.config.appUrl();
     if (!url) throw new Error('the offline Slack has no app URL: pass appUrl or call setAppUrl()');
     const timestamp = options.timestampSec ?? unixSeconds();
@@ -343,6 +347,41 @@ export class Deliverer {
   async urlVerification(challenge: string, options: DeliveryOptions = {}): Promise<Delivery> {
     const payload: Json = { token: this.config.verificationToken, challenge, type: 'url_verification' };
     return this.send('url_verification', JSON.stringify(payload), payload, options, {}, {}, { contentType: 'application/json' });
+  }
+
+  /** The same request as an envelope on the app's socket: answered when the app acks it in time. */
+  private async sendOnSocket(
+    hub: SocketModeHub,
+    kind: Delivery['kind'],
+    payload: Json,
+    extra: { responseUrl?: ResponseUrl | undefined; triggerId?: string },
+    hooks: Hooks,
+  ): Promise<Delivery> {
+    const type: EnvelopeType | undefined = kind === 'slash_command' ? 'slash_commands' : kind === 'event' ? 'events_api' : kind === 'url_verification' ? undefined : 'interactive';
+    if (!type) throw new Error('url_verification is HTTP only: Socket Mode apps are not asked for it');
+    const delivery: Delivery = {
+      id: this.nextId++, kind, url: 'socket', status: 0, ackMs: 0, body: '', timedOut: false, payload, startedAt: Date.now(),
+      ...(extra.responseUrl ? { responseUrl: extra.responseUrl.url } : {}),
+      ...(extra.triggerId ? { triggerId: extra.triggerId } : {}),
+    };
+    this.ws.deliveries.push(delivery);
+    const started = performance.now();
+    const ack = await hub.send(type, payload, this.config.ackTimeoutMs);
+    delivery.ackMs = Math.round((performance.now() - started) * 10) / 10;
+    if (ack.acked) {
+      delivery.status = 200;
+      if (ack.payload !== undefined) {
+        delivery.json = ack.payload;
+        delivery.body = JSON.stringify(ack.payload);
+      }
+      hooks.onAnswer?.(delivery);
+    } else {
+      delivery.timedOut = hub.connected;
+      delivery.error = hub.connected ? 'operation_timeout' : 'dispatch_failed';
+      hooks.onFailure?.(delivery);
+    }
+    this.ws.recordDelivery(delivery);
+    return delivery;
   }
 
   async close(): Promise<void> {

@@ -19,6 +19,7 @@ import { ResponseUrls } from './response-url.js';
 import { mountUiRoutes } from './ui-routes.js';
 import { WebApi, type InjectedFailure } from './web-api.js';
 import { Workspace } from './workspace.js';
+import { SocketModeHub } from './socket-mode.js';
 
 export interface RouteContext {
   url: URL;
@@ -100,6 +101,8 @@ export interface OfflineSlackOptions {
   verificationToken?: string;
   /** Answers requests no route matched (e.g. a browser UI). */
   extraRoutes?: ExtraRoutes;
+  /** Socket Mode: the app-level token `apps.connections.open` takes; requests then go to the app's WebSocket, not a URL. */
+  appToken?: string;
 }
 
 export class OfflineSlack extends SlackDriver {
@@ -120,6 +123,8 @@ export class OfflineSlack extends SlackDriver {
     readonly responseUrls: ResponseUrls,
     private readonly rateLimiter: RateLimiter,
     appUrl: string | undefined,
+    /** Socket Mode's connections, when the offline Slack serves an app in Socket Mode. */
+    readonly socket?: SocketModeHub,
   ) {
     super(workspace, deliverer);
     this.url = url;
@@ -158,6 +163,7 @@ export class OfflineSlack extends SlackDriver {
     if (this.closed) return;
     this.closed = true;
     const done = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.socket?.close();
     this.server.closeAllConnections();
     await Promise.all([done, this.deliverer.close()]);
     this.workspace.removeAllListeners();
@@ -210,7 +216,9 @@ export async function startOfflineSlack(options: OfflineSlackOptions): Promise<O
 
   const workspace = new Workspace({ now, ...(options.triggerTtlMs !== undefined ? { triggerTtlMs: options.triggerTtlMs } : {}) });
   const rateLimiter = new RateLimiter(options.rateLimit === undefined ? DEFAULT_RATE_LIMIT : options.rateLimit, now);
-  const webApi = new WebApi({ workspace, botToken: options.botToken, baseUrl: () => baseUrl, rateLimiter });
+  const socket = options.appToken ? new SocketModeHub(options.appToken, () => baseUrl) : undefined;
+  if (socket) server.on('upgrade', (req, sock, head) => socket.upgrade(req, sock, head));
+  const webApi = new WebApi({ workspace, botToken: options.botToken, baseUrl: () => baseUrl, rateLimiter, ...(socket ? { socket } : {}) });
   const responseUrls = new ResponseUrls(workspace, () => baseUrl, options.responseUrl);
   let appUrl: () => string | undefined = () => undefined;
   const deliverer = new Deliverer({
@@ -221,8 +229,9 @@ export async function startOfflineSlack(options: OfflineSlackOptions): Promise<O
     ackTimeoutMs: options.ackTimeoutMs ?? 3000,
     ...(options.eventRetryDelaysMs ? { eventRetryDelaysMs: options.eventRetryDelaysMs } : {}),
     verificationToken: options.verificationToken ?? 'sandbox-verification-token',
+    ...(socket ? { socket } : {}),
   });
-  const created = new OfflineSlack(server, baseUrl, workspace, deliverer, webApi, responseUrls, rateLimiter, options.appUrl);
+  const created = new OfflineSlack(server, baseUrl, workspace, deliverer, webApi, responseUrls, rateLimiter, options.appUrl, socket);
   appUrl = () => created.appUrl;
   created.router
     .add('POST', '/api/:method', (req, res, ctx) => webApi.handle(ctx.params.method ?? '', req, res))

@@ -13,6 +13,7 @@ import { contentType, parseForm, readBody, sendJson } from './http-util.js';
 import type { RateLimiter } from './rate-limit.js';
 import { isRecord, SlackError, type Json } from './types.js';
 import { tzLabel, tzOffsetSeconds, type Channel, type Message, type View, type Workspace } from './workspace.js';
+import type { SocketModeHub } from './socket-mode.js';
 
 /**
  * An injected failure: an error code (HTTP 200, `ok: false`), an HTTP status (429 gets
@@ -46,6 +47,8 @@ export interface WebApiOptions {
   /** The server's base URL (for auth.test's `url` and permalinks). */
   baseUrl: () => string;
   rateLimiter: RateLimiter;
+  /** Socket Mode: `apps.connections.open` hands out its URLs (with the app-level token). */
+  socket?: SocketModeHub;
 }
 
 type Handler = (args: Json) => Json | Promise<Json>;
@@ -176,6 +179,7 @@ export class WebApi {
       'conversations.history': (args) => this.history(args),
       'conversations.replies': (args) => this.replies(args),
       'users.info': (args) => this.usersInfo(args),
+      'apps.connections.open': () => ({}),
     };
   }
 
@@ -266,6 +270,11 @@ export class WebApi {
     }
 
     if (method === 'api.test') return reply(200, { ok: true, ...(await handler(args)) });
+    if (method === 'apps.connections.open') {
+      if (!token) return reply(200, { ok: false, error: 'not_authed' });
+      if (!this.options.socket || token !== this.options.socket.appToken) return reply(200, { ok: false, error: 'invalid_auth' });
+      return reply(200, { ok: true, url: this.options.socket.open() });
+    }
     if (!token) return reply(200, { ok: false, error: 'not_authed' });
     if (token !== this.options.botToken) return reply(200, { ok: false, error: 'invalid_auth' });
 
