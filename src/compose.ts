@@ -224,7 +224,7 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
   });
   const digests = new DigestService({ repo: repos.digests, runs: repos.runs, deliveries: repos.deliveries, content, schedule: scheduler, access, directory, now, defaultTimezone: timeZone, limits: { minIntervalMs: limits.digestMinIntervalMs, perChannel: limits.digestsPerChannel, perUser: limits.digestsPerUser }, quota, log: log.child({ component: 'digests' }) });
   const watchService = new WatchService({ repo: repos.watches, access, directory, now, defaultTimezone: timeZone, limits: { perChannel: limits.digestsPerChannel, perUser: limits.digestsPerUser }, demo: options.demo, log: log.child({ component: 'watches' }) });
-  const home = new HomeService({ digests, watches: watchService, deliveries: repos.deliveries, queued, access, now, timeZone, demo: options.demo, log: log.child({ component: 'home' }) });
+  const home = new HomeService({ digests, watches: watchService, alerts, deliveries: repos.deliveries, queued, access, now, timeZone, demo: options.demo, log: log.child({ component: 'home' }) });
   const watchEvaluator = new WatchEvaluator({
     db: repos.db,
     observer: new WatchObserver({ trends, fetcher, flagged: alerts, log: log.child({ component: 'watches' }) }),

@@ -104,8 +104,19 @@ describe('the Events API and App Home', () => {
     box.slack.failNext('chat.postMessage', 'not_in_channel', 1, { channel: 'C_SECURITY' });
     await box.lookout.store.deliveries.enqueue({ kind: 'alert', channelId: 'C_SECURITY', message: { text: 'Threat · high severity: visitor v_x', blocks: [] }, expiresInMs: 60_000 });
     await until(async () => (await box.lookout.store.deliveries.unfinished({ channels: ['C_SECURITY'], failedWithinMs: 3_600_000, limit: 5 })).find((d) => d.kind === 'alert' && d.status === 'failed'), 'the failed alert');
-    expect(text(await openHome(box, 'U_CAROL'))).toMatch(/alert in <#C_SECURITY>: failed/);
-    expect(text(await openHome(box, 'U_BOB'))).not.toMatch(/alert in/);
+    // Threat alerts: which channels watch is for everyone; the latest alerts, with who acknowledged them, for those allowed security details.
+    await box.slack.slash('C_SECURITY', 'U_CAROL', 'alerts on min medium');
+    await until(async () => (await box.lookout.store.subscriptions.get('C_SECURITY')) ?? undefined, 'the subscription');
+    await box.lookout.store.alerts.claim({ channelId: 'C_SECURITY', visitorId: 'v_home_attacker', severity: 'high', verdict: 'Threat', reasons: ['flagged as attacker'], visit: {}, lastSeen: new Date() });
+    await box.lookout.store.alerts.acknowledge('C_SECURITY', 'v_home_attacker', 'U_CAROL', new Date());
+    const carol = text(await openHome(box, 'U_CAROL'));
+    expect(carol).toMatch(/alert in <#C_SECURITY>: failed/);
+    expect(carol).toMatch(/<#C_SECURITY>: medium severity or more · checks bot, scraping, vpn, extensions/);
+    expect(carol).toMatch(/\*Latest alerts\*\n<#C_SECURITY> Threat · high: visitor v_home_attacker · last seen .* · acknowledged by <@U_CAROL>/);
+    const bob = text(await openHome(box, 'U_BOB'));
+    expect(bob).not.toMatch(/alert in/);
+    expect(bob).toMatch(/<#C_SECURITY>: medium severity or more/);
+    expect(bob).not.toMatch(/Latest alerts|v_home_attacker/);
   });
 
   it('stays within the Home tab limits with 100 digests: the first 15, and how to list the rest', async () => {

@@ -244,6 +244,12 @@ export class AlertRepo {
     return rows.length > 0;
   }
 
+  /** The latest alerts, by when their visitor was last seen. */
+  async recent(limit: number): Promise<Alert[]> {
+    const { rows } = await this.db.query('SELECT * FROM alerts ORDER BY last_seen DESC, channel_id, visitor_id LIMIT $1', [limit]);
+    return rows.map(toAlert);
+  }
+
   async get(channelId: string, visitorId: string): Promise<Alert | undefined> {
     const { rows } = await this.db.query('SELECT * FROM alerts WHERE channel_id = $1 AND visitor_id = $2', [
       channelId,

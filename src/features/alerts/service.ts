@@ -153,6 +153,28 @@ export class AlertService implements FlaggedVisitors {
     return { text: lines.join('\n').replace(/[*`]/g, ''), blocks: [{ type: 'section', text: { type: 'mrkdwn', text: lines.join('\n').slice(0, 3000) } }] };
   }
 
+  /**
+   * For App Home: each channel's subscription in words, and, for those allowed security
+   * details, the latest alerts with their acknowledge and mute state.
+   */
+  async overview(user: string, limit = 10): Promise<{ subscriptions: { channelId: string; text: string }[]; alerts?: { channelId: string; text: string; acknowledgedBy?: string }[] }> {
+    const now = this.deps.now();
+    const subscriptions = (await this.deps.repos.subscriptions.list()).map((s) => ({
+      channelId: s.channelId,
+      text: `${s.minSeverity} severity or more · checks ${s.checks.join(', ')}${s.attention ? ` · Slack refuses this channel (${s.attention})` : ''}`,
+    }));
+    if (!this.deps.access.maySeeSecurity(user, undefined)) return { subscriptions };
+    const recent = await this.deps.repos.alerts.recent(limit);
+    const alerts = await Promise.all(
+      recent.map(async (a) => {
+        const mute = await this.deps.repos.mutes.isMuted(a.channelId, a.visitorId, now);
+        const muted = mute ? ` · ${mute.until ? `muted until ${this.when(mute.until, now)}` : 'muted for good'}` : '';
+        return { channelId: a.channelId, text: `${a.verdict} · ${a.severity}: visitor ${a.visitorId} · last seen ${this.when(a.lastSeen, now)}${muted}`, ...(a.acknowledgedBy ? { acknowledgedBy: a.acknowledgedBy } : {}) };
+      }),
+    );
+    return { subscriptions, alerts };
+  }
+
   async judged(visitorIds: readonly string[]): Promise<{ checked: Set<string>; flagged: Set<string> } | undefined> {
     if ((await this.deps.repos.subscriptions.list()).length === 0) return undefined;
     const stored = await this.deps.repos.visitorChecks.getFresh(visitorIds, new Date(0));

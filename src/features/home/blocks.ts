@@ -1,4 +1,5 @@
 import type { Button, KnownBlock } from '@slack/types';
+import { USER_ID } from '../../kernel/text.js';
 import { escapeMrkdwn } from '../../platform/slack/kit/escape.js';
 import { LIMITS, mrkdwn, plainText } from '../../platform/slack/kit/limits.js';
 
@@ -20,6 +21,8 @@ export const HOME_SHOWN = 15;
 export interface HomeView {
   digests: { id: number; channelId: string; reports: string[]; schedule: string; nextRun?: string; lastRun?: string; paused: boolean; attention?: string }[];
   watches: { id: number; title: string; channelId: string; state: string; paused: boolean }[];
+  /** Channels subscribed to threat alerts, in words; the latest alerts only for those allowed security details. */
+  alerts: { subscriptions: { channelId: string; text: string }[]; recent?: { channelId: string; text: string; acknowledgedBy?: string }[] };
   /** Deliveries pending or failed in the person's channels, in words. */
   deliveries: { id: number; channelId: string; kind: string; state: string; failed: boolean }[];
   demo: boolean;
@@ -64,6 +67,16 @@ export function homeView(view: HomeView): { type: 'home'; blocks: KnownBlock[] }
     });
   }
   blocks.push(...more(view.watches.length, '/traffic watch list all'));
+  blocks.push({ type: 'header', text: plainText('Threat alerts', LIMITS.headerText) });
+  const subs = view.alerts.subscriptions;
+  blocks.push({
+    type: 'section',
+    text: mrkdwn(subs.length === 0 ? 'No channel is watching for threats (`/traffic alerts on` in one).' : subs.slice(0, HOME_SHOWN).map((s) => `<#${s.channelId}>: ${escapeMrkdwn(s.text)}`).join('\n')),
+  });
+  if (view.alerts.recent) {
+    const lines = view.alerts.recent.map((a) => `<#${a.channelId}> ${escapeMrkdwn(a.text)} · ${a.acknowledgedBy && USER_ID.test(a.acknowledgedBy) ? `acknowledged by <@${a.acknowledgedBy}>` : 'not acknowledged'}`);
+    blocks.push({ type: 'section', text: mrkdwn(`*Latest alerts*\n${lines.length > 0 ? lines.join('\n') : 'none yet'}`) });
+  }
   blocks.push({ type: 'header', text: plainText('Deliveries that need a look', LIMITS.headerText) });
   if (view.deliveries.length === 0) blocks.push({ type: 'section', text: mrkdwn('Nothing pending or failed.') });
   for (const d of view.deliveries.slice(0, HOME_SHOWN)) {

@@ -4,11 +4,13 @@ import type { Logger } from '../../platform/log.js';
 import type { Access } from '../../platform/slack/access.js';
 import type { DigestService } from '../digests/service.js';
 import type { WatchService } from '../watches/service.js';
+import type { AlertService } from '../alerts/service.js';
 import { homeView } from './blocks.js';
 
 export interface HomeServiceDeps {
   digests: Pick<DigestService, 'ownedBy' | 'setPaused'>;
   watches: Pick<WatchService, 'ownedBy' | 'setPaused'>;
+  alerts: Pick<AlertService, 'overview'>;
   deliveries: Pick<DeliveryRepo, 'unfinished' | 'get' | 'retry'>;
   /** Wakes the delivery worker. */
   queued: () => void;
@@ -66,6 +68,8 @@ export class HomeService {
     const deliveries = open
       .filter((d) => security || !SECURITY_KINDS.has(d.kind))
       .map((d) => ({ id: d.id, channelId: d.channelId, kind: d.kind, state: deliveryState(d, this.deps.timeZone, now), failed: d.status === 'failed' }));
-    return homeView({ digests, watches, deliveries, demo: this.deps.demo, ...(problem ? { problem } : {}) });
+    const overview = await this.deps.alerts.overview(user);
+    const alerts = { subscriptions: overview.subscriptions, ...(overview.alerts ? { recent: overview.alerts } : {}) };
+    return homeView({ digests, watches, alerts, deliveries, demo: this.deps.demo, ...(problem ? { problem } : {}) });
   }
 }
