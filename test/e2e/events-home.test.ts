@@ -1,19 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateHomeView } from '../../src/sandbox/slack/block-limits.js';
 import { mrkdwnOf, sandbox, type Sandbox } from '../support/sandbox.js';
+import { until } from '../support/until.js';
 
 type Box = Sandbox & { logs: string[] };
 type Home = { view: { blocks: unknown[] }; publishes: number };
-
-async function until<T>(check: () => T | undefined | Promise<T | undefined>, what: string, ms = 10_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 async function openHome(box: Box, user: string): Promise<Home> {
   const before = (box.slack.workspace.home(user) as Home | undefined)?.publishes ?? 0;

@@ -1,34 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Message } from '../../src/sandbox/slack/index.js';
-import { CHANNEL, USER, headerOf, mrkdwnOf, sandbox, type Sandbox } from '../support/sandbox.js';
+import { headerOf, mrkdwnOf, sandbox, type Sandbox } from '../support/sandbox.js';
+import { until } from '../support/until.js';
+import { changed, run } from '../support/answers.js';
 
 type Box = Sandbox & { logs: string[] };
-
-async function until<T>(check: () => T | undefined | false | Promise<T | undefined | false>, what: string, ms = 10_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-async function run(box: Box, text: string): Promise<Message> {
-  const before = new Set(box.slack.messages(CHANNEL, { user: USER }).map((m) => m.ts));
-  const delivery = await box.slack.slash(CHANNEL, USER, text);
-  expect(delivery.status).toBe(200);
-  return box.slack.waitForMessage(CHANNEL, (m) => !before.has(m.ts) && m.user !== USER && m.via !== 'notice' && m.ephemeralTo === USER, 10_000);
-}
-
-async function changed(box: Box, message: Message, act: () => Promise<unknown>): Promise<Message> {
-  const updates = box.slack.messages(CHANNEL, { user: USER }).find((m) => m.ts === message.ts)!.updates;
-  await act();
-  return until(() => {
-    const now = box.slack.messages(CHANNEL, { user: USER }).find((m) => m.ts === message.ts);
-    return now && now.updates > updates ? now : undefined;
-  }, 'the message to change');
-}
 
 /** Socket Mode when the connection goes: the offline Slack asks the app to reconnect, or drops it without a word. */
 describe('Socket Mode when the connection goes', () => {

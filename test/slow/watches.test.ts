@@ -11,6 +11,7 @@ import { TEST_DATABASE_URL } from '../support/db.js';
 import { headerOf, mrkdwnOf } from '../support/sandbox.js';
 import { lastPeriod } from '../../src/features/watches/plan.js';
 import { partsInZone } from '../../src/kernel/format.js';
+import { until } from '../support/until.js';
 
 /**
  * Watches end to end: the living demo produces a spike, a drop and a scraper wave in
@@ -66,16 +67,6 @@ afterAll(async () => {
   await slack?.close();
   await demo?.close();
 });
-
-async function until<T>(check: () => Promise<T | undefined> | T | undefined, what: string, ms = 10_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 async function command(app: Lookout, channel: string, text: string, user = 'U_ALICE'): Promise<Message> {
   const before = new Set(slack.messages(channel, { user }).map((m) => m.ts));

@@ -106,10 +106,13 @@ export class SocketModeHub {
     const socket = [...this.sockets][0]!;
     const envelopeId = randomBytes(16).toString('hex');
     const answered = new Promise<Acked>((resolve) => {
-      this.waiting.set(envelopeId, resolve);
-      setTimeout(() => {
+      const timer = setTimeout(() => {
         if (this.waiting.delete(envelopeId)) resolve({ acked: false });
       }, Math.max(0, deadlineMs - (Date.now() - started)));
+      this.waiting.set(envelopeId, (ack) => {
+        clearTimeout(timer);
+        resolve(ack);
+      });
     });
     socket.send(JSON.stringify({ envelope_id: envelopeId, type, payload, accepts_response_payload: type !== 'events_api', retry_attempt: retry, retry_reason: retry > 0 ? 'timeout' : '' }));
     return answered;
