@@ -29,6 +29,11 @@ import { TrendService } from './features/trends/service.js';
 import { registerVisitor } from './features/visitor/listeners.js';
 import { registerHome } from './features/home/listeners.js';
 import { HomeService } from './features/home/service.js';
+import { HomeRefresh } from './features/home/refresh.js';
+import { HomeViewRepo } from './features/home/repo.js';
+import { HOME_PUBLISH_DEADLINE_MS, HOME_SUBJECT, homeDeliveryHooks } from './features/home/deliveries.js';
+import type { SlackMessage } from './platform/slack/kit/messages.js';
+import type { ChangeScope } from './platform/changes.js';
 import { watchDeliveryHooks } from './features/watches/deliveries.js';
 import { WATCH_SUBJECT, WatchEvaluator } from './features/watches/evaluator.js';
 import { registerWatches, watchCommand } from './features/watches/listeners.js';
@@ -48,7 +53,7 @@ import { createSlackApp, type SlackApp } from './platform/slack/app.js';
 import { boltLogger } from './platform/slack/bolt-logger.js';
 import { webDirectory } from './platform/slack/directory.js';
 import { webPoster } from './platform/slack/poster.js';
-import { DeliveryRepo } from './platform/deliveries/repo.js';
+import { DeliveryRepo, SECURITY_KINDS } from './platform/deliveries/repo.js';
 import { DeliveryWorker } from './platform/deliveries/worker.js';
 import { startHousekeeping, type Prune } from './platform/store/housekeeping.js';
 import { LeaseRepo, openStore, QueryStashRepo, type Db, type OpenDbOptions } from './platform/store/index.js';
@@ -80,6 +85,8 @@ export interface LookoutOptions {
   deliveries?: { slackTimeoutMs: number; heartbeatMs: number; /** At most one post per channel this often (default 1 s, Slack's limit). */ paceMs?: number };
   /** How often due watches are looked for, and over how much of each period their evaluations are spread (ms). */
   watches?: { tickMs?: number; spreadMs?: { hour: number; day: number }; staleMs?: number };
+  /** Open Home tabs are published again this long after a change, at most `perMinute` a minute after a burst of `burst`. */
+  home?: { debounceMs?: number; perMinute?: number; burst?: number };
 }
 
 /** Every repository over one Db, by feature; tests and tools reach the store through it. */
@@ -92,6 +99,7 @@ export interface Repos extends AlertRepos {
   deliveries: DeliveryRepo;
   trends: TrendRepo;
   watches: WatchRepo;
+  homeViews: HomeViewRepo;
   close(): Promise<void>;
 }
 
@@ -110,6 +118,7 @@ export function createRepos(db: Db): Repos {
     deliveries: new DeliveryRepo(db),
     trends: new TrendRepo(db),
     watches: new WatchRepo(db),
+    homeViews: new HomeViewRepo(db),
     close: () => db.close(),
   };
 }
@@ -128,6 +137,7 @@ export interface Lookout {
   watcher: ThreatWatcher;
   watches: WatchEvaluator;
   deliveries: DeliveryWorker;
+  home: HomeRefresh;
   /** The HTTP server (absent in Socket Mode). */
   server?: Server;
   /** Where Slack sends requests, e.g. http://127.0.0.1:3000/slack/events (HTTP mode). */
@@ -183,20 +193,45 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
     poster: webPoster(deliveryClient),
     owner,
     log: log.child({ component: 'deliveries' }),
-    hooks: { [ALERT_SUBJECT]: alertDeliveryHooks, [DIGEST_SUBJECT]: digestDeliveryHooks, [WATCH_SUBJECT]: watchDeliveryHooks },
+    hooks: { [ALERT_SUBJECT]: alertDeliveryHooks, [DIGEST_SUBJECT]: digestDeliveryHooks, [WATCH_SUBJECT]: watchDeliveryHooks, [HOME_SUBJECT]: homeDeliveryHooks },
     events: {
       posted: (d, latencyMs) => {
         metrics.deliveries.inc({ kind: d.kind, outcome: 'posted' });
         metrics.deliveryLatency.observe({ kind: d.kind }, latencyMs / 1000);
+        deliveryChanged(d);
       },
-      retried: (d) => metrics.deliveries.inc({ kind: d.kind, outcome: 'retried' }),
-      failed: (d) => metrics.deliveries.inc({ kind: d.kind, outcome: 'failed' }),
+      retried: (d) => {
+        metrics.deliveries.inc({ kind: d.kind, outcome: 'retried' });
+        deliveryChanged(d);
+      },
+      failed: (d) => {
+        metrics.deliveries.inc({ kind: d.kind, outcome: 'failed' });
+        deliveryChanged(d);
+      },
     },
     heartbeatMs: delivery.heartbeatMs,
     paceMs: delivery.paceMs,
     timeoutMs: delivery.slackTimeoutMs + 5_000,
   });
   const queued = () => worker.wake();
+  // Open Home tabs are published again after a change; the Home service it renders with is made below, before any change can come.
+  const refresh = new HomeRefresh({
+    repo: repos.homeViews,
+    render: (user) => home.render(user),
+    ownersIn: (channels) => home.ownersIn(channels),
+    enqueue: async (user, view) => {
+      await repos.deliveries.enqueueLatest({ kind: 'home', channelId: user, message: { text: 'Lookout Home', blocks: view.blocks as SlackMessage['blocks'] }, subject: { type: HOME_SUBJECT, user }, expiresInMs: HOME_PUBLISH_DEADLINE_MS });
+      queued();
+    },
+    log: log.child({ component: 'home' }),
+    observe: (outcome) => metrics.homeRefreshes.inc({ outcome }),
+    ...options.home,
+  });
+  const changed = (scope: ChangeScope) => refresh.changed(scope);
+  const deliveryChanged = (d: { kind: string; channelId: string }) => {
+    if (d.kind === 'home') return;
+    changed(SECURITY_KINDS.has(d.kind) ? 'everyone' : { channels: [d.channelId] });
+  };
   const directory = webDirectory(web, log.child({ component: 'slack' }));
   const access = new Access({ admins: options.admins ?? DEFAULTS.admins, security });
 
@@ -207,7 +242,7 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
   const answering = { api, timeZoneFor, now, demo: options.demo, quota, log };
   const reports = new ReportService({ ...answering, stash: repos.stash, catalog: REPORTS, seal: seal(options.slack.signingSecret, 'modal-context') });
   const visitors = new VisitorService({ ...answering, access, verdict });
-  const alerts = new AlertService({ repos, access, directory, now, timeZone, verdict, log: log.child({ component: 'alerts' }) });
+  const alerts = new AlertService({ repos, access, directory, now, timeZone, verdict, changed, log: log.child({ component: 'alerts' }) });
   const fetcher = new SharedFetcher(api, { now });
   const trends = new TrendService({ ...answering, fetcher, repo: repos.trends, refs: reports.refs, log: log.child({ component: 'trends' }), observe: (source, n) => n > 0 && metrics.trendPeriods.inc({ source }, n) });
   const content = new DigestContent({ fetcher, trends, flagged: alerts, demo: options.demo, log: log.child({ component: 'digests' }) });
@@ -222,9 +257,22 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
     reloadMs: options.digestReloadMs,
     heartbeatMs: delivery.heartbeatMs,
   });
-  const digests = new DigestService({ repo: repos.digests, runs: repos.runs, deliveries: repos.deliveries, content, schedule: scheduler, access, directory, now, defaultTimezone: timeZone, limits: { minIntervalMs: limits.digestMinIntervalMs, perChannel: limits.digestsPerChannel, perUser: limits.digestsPerUser }, quota, log: log.child({ component: 'digests' }) });
-  const watchService = new WatchService({ repo: repos.watches, access, directory, now, defaultTimezone: timeZone, limits: { perChannel: limits.digestsPerChannel, perUser: limits.digestsPerUser }, demo: options.demo, log: log.child({ component: 'watches' }) });
-  const home = new HomeService({ digests, watches: watchService, alerts, deliveries: repos.deliveries, queued, access, now, timeZone, demo: options.demo, log: log.child({ component: 'home' }) });
+  const digests = new DigestService({ repo: repos.digests, runs: repos.runs, deliveries: repos.deliveries, content, schedule: scheduler, access, directory, now, defaultTimezone: timeZone, limits: { minIntervalMs: limits.digestMinIntervalMs, perChannel: limits.digestsPerChannel, perUser: limits.digestsPerUser }, quota, changed, log: log.child({ component: 'digests' }) });
+  const watchService = new WatchService({ repo: repos.watches, access, directory, now, defaultTimezone: timeZone, limits: { perChannel: limits.digestsPerChannel, perUser: limits.digestsPerUser }, demo: options.demo, changed, log: log.child({ component: 'watches' }) });
+  const home = new HomeService({
+    digests,
+    watches: watchService,
+    alerts,
+    deliveries: repos.deliveries,
+    views: repos.homeViews,
+    queued,
+    access,
+    settings: { scrapingScoreThreshold: security.scrapingScoreThreshold, ...limits },
+    now,
+    timeZone,
+    demo: options.demo,
+    log: log.child({ component: 'home' }),
+  });
   const watchEvaluator = new WatchEvaluator({
     db: repos.db,
     observer: new WatchObserver({ trends, fetcher, flagged: alerts, log: log.child({ component: 'watches' }) }),
@@ -233,6 +281,7 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
     now,
     log: log.child({ component: 'watches' }),
     queued,
+    changed,
     demo: options.demo,
     ...(options.watches?.tickMs ? { tickMs: options.watches.tickMs } : {}),
     ...(options.watches?.spreadMs ? { spreadMs: options.watches.spreadMs } : {}),
@@ -315,10 +364,12 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
     watcher,
     watches: watchEvaluator,
     deliveries: worker,
+    home: refresh,
     server,
     requestUrl,
     async stop() {
       stopHousekeeping();
+      await refresh.stop();
       await scheduler.stop();
       await watcher.stop();
       await watchEvaluator.stop();

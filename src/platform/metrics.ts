@@ -23,6 +23,7 @@ export class Metrics {
   readonly requests: Counter<'type' | 'name' | 'outcome'>;
   readonly trendPeriods: Counter<'source'>;
   readonly watchEvaluations: Counter<'outcome'>;
+  readonly homeRefreshes: Counter<'outcome'>;
 
   constructor(probes: MetricProbes, log: Logger) {
     const registers = [this.registry];
@@ -51,6 +52,12 @@ export class Metrics {
       registers,
     });
 
+    this.homeRefreshes = new Counter({
+      name: 'lookout_home_refreshes_total',
+      help: 'Open App Home tabs worked out again after a change: queued (published through the outbox), unchanged (not published), failed (retried in 5 s)',
+      labelNames: ['outcome'],
+      registers,
+    });
     this.watchEvaluations = new Counter({
       name: 'lookout_watch_evaluations_total',
       help: 'Watch evaluations by outcome: breach, update, recover, ok, unknown (the API failed or there was nothing to compare with), muted',

@@ -11,6 +11,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/platform/log.js';
 import { startTestSandbox as startSandbox, type Sandbox } from '../support/sandbox.js';
+import { until } from '../support/until.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const available = existsSync(CHROMIUM);
@@ -242,19 +243,23 @@ describe.skipIf(!available)('the sandbox Slack in a browser', () => {
     expect(problems).toEqual([]);
   }, 30_000);
 
-  it("opens Lookout's Home tab and uses a button: the digest is paused and the Home says so; screenshot", async () => {
+  it("opens Lookout's Home tab and uses a button: the digest is paused and the Home says so; a digest added elsewhere appears by itself; screenshot", async () => {
     await page.locator('[data-testid="channel-item"][data-channel-name="marketing"]').click();
     await command('/traffic digest add weekly monday 09:00 sources pages', '.block');
     const [digest] = (await box.lookout.store.digests.listAll()).filter((d) => d.channelId === 'C_MARKETING');
     await page.getByTestId('app-home').click();
     const home = page.getByTestId('home');
-    const row = home.locator(`[data-block-id="digest-${digest!.id}"]`);
-    await row.waitFor();
+    const about = home.locator(`[data-block-id="digest-${digest!.id}-about"]`);
+    await about.waitFor();
     expect(await home.locator('.block.header').first().textContent()).toBe('Lookout');
-    await expect.poll(() => row.textContent()).toMatch(/sources, pages in #marketing · Mondays at 09:00/);
-    await row.getByRole('button', { name: 'Pause' }).click();
-    await expect.poll(() => home.locator(`[data-block-id="digest-${digest!.id}"]`).textContent()).toMatch(/paused/);
+    await expect.poll(() => about.textContent()).toMatch(/sources, pages in #marketing · Mondays at 09:00/);
+    await home.locator(`[data-block-id="digest-${digest!.id}"]`).getByRole('button', { name: 'Pause' }).click();
+    await expect.poll(() => about.textContent()).toMatch(/paused/);
     expect((await box.lookout.store.digests.get(digest!.id))?.paused).toBe(true);
+    // The same person adds a digest from another channel: the open Home shows it without being opened again.
+    await box.slack.slash('C_GENERAL', 'U_ALICE', 'digest add daily 07:30 countries');
+    const added = await until(async () => (await box.lookout.store.digests.listAll()).find((d) => d.channelId === 'C_GENERAL'), 'the second digest');
+    await expect.poll(() => home.locator(`[data-block-id="digest-${added.id}-about"]`).textContent(), { timeout: 10_000 }).toMatch(/countries in #general · every day at 07:30/i);
     await page.mouse.move(0, 0);
     await page.screenshot({ path: join(dirname(SCREENSHOT), 'workspace-home.png') });
     // Back to a channel: its messages and the composer return.

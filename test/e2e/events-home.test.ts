@@ -7,7 +7,7 @@ type Box = Sandbox & { logs: string[] };
 type Home = { view: { blocks: unknown[] }; publishes: number };
 
 async function openHome(box: Box, user: string): Promise<Home> {
-  const before = (box.slack.workspace.home(user) as Home | undefined)?.publishes ?? 0;
+  const before = (box.slack.workspace.home(user) as unknown as Home | undefined)?.publishes ?? 0;
   const attempts = await box.slack.event('app_home_opened', user, { tab: 'home', channel: `D_${user}` });
   expect(attempts[0]!.status).toBe(200);
   return until(() => {
@@ -48,7 +48,7 @@ describe('the Events API and App Home', () => {
     expect(text(home)).toMatch(/notice in <#C_MARKETING>: failed \(not_in_channel\)/);
     // Bob has set nothing up: his Home says so, and shows none of Alice's.
     const bob = await openHome(box, 'U_BOB');
-    expect(text(bob)).toMatch(/None yet\. Add one with `\/traffic digest add`/);
+    expect(text(bob)).toMatch(/None yet: \*New digest\*, or `\/traffic digest add` in a channel/);
     expect(text(bob)).not.toContain('C_MARKETING');
   });
 
@@ -110,14 +110,14 @@ describe('the Events API and App Home', () => {
     expect(bob).not.toMatch(/Latest alerts|v_home_attacker/);
   });
 
-  it('stays within the Home tab limits with 100 digests: the first 15, and how to list the rest', async () => {
+  it('stays within the Home tab limits with 100 digests: the first 10, and how to list the rest', async () => {
     for (let i = 0; i < 100; i++) {
       await box.lookout.store.digests.create({ teamId: 'T_LOOKOUT', channelId: 'C_GENERAL', ownerId: 'U_CAROL', reports: ['sources'], filters: [], topN: 5, period: 'day', schedule: { kind: 'daily', time: '07:00' }, cron: '0 7 * * *', timeZone: 'UTC' });
     }
     const home = await openHome(box, 'U_CAROL');
     expect(home.view.blocks.length).toBeLessThanOrEqual(100);
     expect(validateHomeView({ type: 'home', blocks: home.view.blocks })).toEqual({ ok: true });
-    expect(text(home)).toMatch(/…and 86 more: `\/traffic digest list all`/);
+    expect(text(home)).toMatch(/…and 91 more: `\/traffic digest list all`/);
   });
 
   it('ignores an event type it does not handle, and goes on answering', async () => {
@@ -131,8 +131,8 @@ describe('the Events API and App Home', () => {
 describe('a retried event', () => {
   let box: Box;
   beforeAll(async () => {
-    // Every answer counts as late (1 ms), so Slack retries each event 3 times; the second retry comes a second later, signed afresh.
-    box = await sandbox({ slack: { ackTimeoutMs: 1, eventRetryDelaysMs: [0, 1_100, 0] } });
+    // Every answer counts as late (0 ms), so Slack retries each event 3 times; the second retry comes a second later, signed afresh.
+    box = await sandbox({ slack: { ackTimeoutMs: 0, eventRetryDelaysMs: [0, 1_100, 0] } });
   });
   afterAll(() => box?.stop());
 
@@ -146,5 +146,157 @@ describe('a retried event', () => {
     // Each retry was acknowledged and dropped: by the request guard (signed the same as the original) or by its event_id.
     expect(box.logs.filter((l) => l.includes('a retry, ignored') || l.includes('acknowledged, not handled again'))).toHaveLength(3);
     expect(box.logs.some((l) => l.includes('a retry, ignored'))).toBe(true); // one signed afresh reached Bolt: dropped by its event_id
+  });
+});
+
+describe('App Home buttons, and a Home kept current', () => {
+  let box: Box;
+  const published = (user: string) => (box.slack.workspace.home(user) as unknown as Home | undefined)?.publishes ?? 0;
+  /** Runs `act`, then waits for `user`'s Home to be published again: by the button's answer, or by a change alone. */
+  const republished = async (user: string, act: () => Promise<unknown>) => {
+    const before = published(user);
+    await act();
+    return until(() => (published(user) > before ? (box.slack.workspace.home(user) as unknown as Home) : undefined), `${user}'s Home again`);
+  };
+  beforeAll(async () => {
+    box = await sandbox({ security: { channels: ['C_SECURITY'], users: ['U_CAROL'], scrapingScoreThreshold: 0.8 }, admins: ['U_CAROL'], home: { debounceMs: 100 } });
+  });
+  afterAll(() => box?.stop());
+
+  it('New digest opens the digest form; the digest it makes shows on the open Home without opening it again', async () => {
+    await openHome(box, 'U_ALICE');
+    await box.slack.clickHome('U_ALICE', 'home.digest.new', { blockId: 'digests' });
+    const form = await box.slack.waitFor(() => box.slack.openViews('U_ALICE').at(-1));
+    expect(form.callback_id).toBe('digest.modal');
+    const home = await republished('U_ALICE', () => box.slack.submit(form, { channel: 'C_MARKETING', reports: ['sources'], frequency: 'daily', time: '08:30', timezone: 'Europe/Berlin', top: '5' }));
+    const [digest] = await box.lookout.store.digests.listAll();
+    expect(digest).toMatchObject({ ownerId: 'U_ALICE', channelId: 'C_MARKETING', reports: ['sources'] });
+    expect(text(home)).toMatch(new RegExp(`\\*#${digest!.id}\\* sources in <#C_MARKETING> · every day at 08:30`, 'i'));
+    // Published through the outbox, as a delivery of its own kind.
+    const homes = (await box.lookout.store.deliveries.counts()).filter((c) => c.kind === 'home');
+    expect(homes).toEqual([{ kind: 'home', status: 'posted', n: 1 }]);
+  });
+
+  it("Preview shows the digest to the person in its channel, only to them, and says so on the Home", async () => {
+    const [digest] = await box.lookout.store.digests.listAll();
+    const home = await republished('U_ALICE', () => box.slack.clickHome('U_ALICE', 'home.digest.preview', { blockId: `digest-${digest!.id}` }));
+    expect(text(home)).toMatch(new RegExp(`:white_check_mark: Preview of digest #${digest!.id} sent to you in its channel`));
+    const preview = await box.slack.waitForMessage('C_MARKETING', (m) => m.ephemeralTo === 'U_ALICE' && /preview: only you see this/.test(mrkdwnOf(m).join(' ')));
+    expect(mrkdwnOf(preview).join(' ')).toMatch(/Sources/i);
+    expect((await box.lookout.store.deliveries.counts()).filter((c) => c.kind === 'digest')).toEqual([]);
+  });
+
+  it('Mute 24h and Unmute a watch change it as /traffic watch mute and unmute do', async () => {
+    await box.slack.slash('C_MARKETING', 'U_ALICE', 'watch visits above 1000 every hour');
+    const watch = await until(async () => (await box.lookout.store.watches.list()).find((w) => w.ownerId === 'U_ALICE'), 'the watch');
+    await until(() => (JSON.stringify(box.slack.workspace.home('U_ALICE')!.view).includes(`"watch-${watch.id}"`) ? true : undefined), 'the watch on the open Home');
+    let home = await republished('U_ALICE', () => box.slack.clickHome('U_ALICE', 'home.watch.mute', { blockId: `watch-${watch.id}` }));
+    const muted = await box.lookout.store.watches.get(watch.id);
+    expect(muted!.mutedUntil!.getTime() - Date.now()).toBeGreaterThan(23.9 * 3_600_000);
+    expect(text(home)).toMatch(new RegExp(`\\*#${watch.id}\\* [^\\n]* · :no_bell: muted`));
+    home = await republished('U_ALICE', () => box.slack.clickHome('U_ALICE', 'home.watch.unmute', { blockId: `watch-${watch.id}` }));
+    expect((await box.lookout.store.watches.get(watch.id))!.mutedUntil).toBeUndefined();
+    expect(text(home)).toMatch(/:white_check_mark: Watch #\d+ is unmuted/);
+  });
+
+  it('an admin turns threat alerts on and off from the Home with the defaults of /traffic alerts on; others get no controls, and a forged one is refused', async () => {
+    await openHome(box, 'U_CAROL');
+    await openHome(box, 'U_BOB');
+    expect(JSON.stringify(box.slack.workspace.home('U_BOB')!.view)).not.toContain('home.alerts.on');
+    // Outside SECURITY_CHANNELS: refused in words, nothing stored.
+    let carol = await republished('U_CAROL', () => box.slack.clickHome('U_CAROL', 'home.alerts.on', { blockId: 'alerts-on', value: 'C_MARKETING' }));
+    expect(text(carol)).toMatch(/:warning: Threat alerts can only go to the security channels/);
+    expect(await box.lookout.store.subscriptions.get('C_MARKETING')).toBeUndefined();
+    // Bob's Home shows the channels watching too: it is published again when Carol turns alerts on.
+    const bob = await republished('U_BOB', () => box.slack.clickHome('U_CAROL', 'home.alerts.on', { blockId: 'alerts-on', value: 'C_SECURITY' }));
+    expect(await box.lookout.store.subscriptions.get('C_SECURITY')).toMatchObject({ minSeverity: 'medium', checks: ['bot', 'scraping', 'vpn', 'extensions'], createdBy: 'U_CAROL' });
+    expect(text(bob)).toMatch(/<#C_SECURITY>: medium severity or more · checks bot, scraping, vpn, extensions/);
+    carol = box.slack.workspace.home('U_CAROL') as unknown as Home;
+    expect(text(carol)).toMatch(/:white_check_mark: Threat alerts are on in that channel/);
+    // A Turn off button Bob forges onto his Home: refused, the subscription stays.
+    const bobs = box.slack.workspace.home('U_BOB')!.view as { blocks: unknown[] };
+    bobs.blocks.push({ type: 'section', block_id: 'forged', text: { type: 'mrkdwn', text: 'x' }, accessory: { type: 'button', action_id: 'home.alerts.off', text: { type: 'plain_text', text: 'Off' }, value: 'C_SECURITY' } });
+    const refused = await republished('U_BOB', () => box.slack.clickHome('U_BOB', 'home.alerts.off', { blockId: 'forged' }));
+    expect(text(refused)).toMatch(/:warning: Only Lookout admins can change threat alerts/);
+    expect(await box.lookout.store.subscriptions.get('C_SECURITY')).toBeDefined();
+    carol = await republished('U_CAROL', () => box.slack.clickHome('U_CAROL', 'home.alerts.off', { blockId: 'alerts-C_SECURITY' }));
+    expect(await box.lookout.store.subscriptions.get('C_SECURITY')).toBeUndefined();
+    expect(text(carol)).toMatch(/No channel is watching for threats/);
+    await republished('U_CAROL', () => box.slack.clickHome('U_CAROL', 'home.alerts.on', { blockId: 'alerts-on', value: 'C_SECURITY' }));
+    expect(await box.lookout.store.subscriptions.get('C_SECURITY')).toBeDefined();
+  });
+
+  it('an admin allowed security details mutes and unmutes a flagged visitor from the latest alerts; the settings in force are shown to admins only', async () => {
+    await box.lookout.store.alerts.claim({ channelId: 'C_SECURITY', visitorId: 'v_home:1', severity: 'high', verdict: 'Threat', reasons: ['flagged as attacker'], visit: {}, lastSeen: new Date() });
+    const carol = await openHome(box, 'U_CAROL');
+    expect(text(carol)).toMatch(/<#C_SECURITY> Threat · high: visitor v_home:1 · [^\n]* · not acknowledged/);
+    await republished('U_CAROL', () => box.slack.clickHome('U_CAROL', 'home.alert.mute', { blockId: 'alert-0' }));
+    expect(await box.lookout.store.mutes.isMuted('C_SECURITY', 'v_home:1', new Date())).toMatchObject({ mutedBy: 'U_CAROL' });
+    const after = box.slack.workspace.home('U_CAROL') as unknown as Home;
+    expect(text(after)).toMatch(/visitor v_home:1 · [^\n]* · muted until/);
+    await republished('U_CAROL', () => box.slack.clickHome('U_CAROL', 'home.alert.unmute', { blockId: 'alert-0' }));
+    expect(await box.lookout.store.mutes.isMuted('C_SECURITY', 'v_home:1', new Date())).toBeUndefined();
+
+    expect(text(after)).toMatch(/\*Admins\* \(`ADMIN_USERS`\): <@U_CAROL>/);
+    expect(text(after)).toMatch(/\*Security details\* \(`SECURITY_USERS`\): <@U_CAROL> · in \(`SECURITY_CHANNELS`\): <#C_SECURITY>/);
+    expect(text(after)).toMatch(/at most 10 per channel \(`DIGESTS_PER_CHANNEL`\) and 20 per person/);
+    const bob = text(await openHome(box, 'U_BOB'));
+    expect(bob).not.toMatch(/ADMIN_USERS|Settings|v_home:1|Latest alerts/);
+  });
+
+  it('is published again only for those who opened it, only when what it shows changed, once for a burst of changes, and again after a 429', async () => {
+    const alice = published('U_ALICE');
+    const bob = published('U_BOB');
+    // Dave never opened his Home: nothing is published for him.
+    box.slack.workspace.addUser({ id: 'U_DAVE', name: 'dave' });
+    await box.slack.slash('C_GENERAL', 'U_DAVE', 'digest add daily 07:00 pages');
+    // Five changes to Alice's digests within the debounce: one publish.
+    const [digest] = (await box.lookout.store.digests.listAll()).filter((d) => d.ownerId === 'U_ALICE');
+    for (let i = 0; i < 5; i++) await box.slack.slash('C_MARKETING', 'U_ALICE', `digest ${i % 2 === 0 ? 'pause' : 'resume'} ${digest!.id}`);
+    await until(async () => ((await box.lookout.store.digests.get(digest!.id))?.paused ? true : undefined), 'the last pause');
+    await box.lookout.home.settled();
+    await box.lookout.deliveries.drained();
+    expect(published('U_ALICE') - alice).toBeGreaterThanOrEqual(1);
+    expect(published('U_ALICE') - alice).toBeLessThanOrEqual(2);
+    expect(text(box.slack.workspace.home('U_ALICE') as unknown as Home)).toMatch(new RegExp(`\\*#${digest!.id}\\*[^\\n]*\\n:double_vertical_bar: paused`));
+    expect(box.slack.workspace.home('U_DAVE')).toBeUndefined();
+    // A visitor muted changes what Carol sees (security details), not what Bob sees.
+    const carol = published('U_CAROL');
+    await box.lookout.store.alerts.claim({ channelId: 'C_SECURITY', visitorId: 'v_acked', severity: 'high', verdict: 'Threat', reasons: ['flagged'], visit: {}, lastSeen: new Date() });
+    await box.slack.slash('C_SECURITY', 'U_CAROL', 'alerts mute v_acked for 24h');
+    await box.lookout.home.settled();
+    await box.lookout.deliveries.drained();
+    expect(published('U_CAROL')).toBeGreaterThan(carol);
+    expect(published('U_BOB')).toBe(bob);
+
+    // Slack answers views.publish with 429: the outbox tries again after Retry-After, and the Home gets there.
+    box.slack.failNext('views.publish', { status: 429, error: 'ratelimited', retryAfter: 1 });
+    const home = await republished('U_ALICE', () => box.slack.slash('C_MARKETING', 'U_ALICE', `digest resume ${digest!.id}`));
+    expect(text(home)).not.toMatch(new RegExp(`\\*#${digest!.id}\\*[^\\n]*\\n:double_vertical_bar: paused`));
+    const metrics = await (await fetch(new URL('/metrics', box.lookout.requestUrl))).text();
+    expect(metrics).toMatch(/lookout_deliveries_total\{kind="home",outcome="retried"\} 1/);
+    expect(metrics).toMatch(/lookout_home_refreshes_total\{outcome="queued"\} \d+/);
+    expect(metrics).toMatch(/lookout_home_refreshes_total\{outcome="unchanged"\} \d+/);
+  });
+});
+
+describe('App Home within the views.publish rate', () => {
+  let box: Box;
+  beforeAll(async () => {
+    // One publish every 2 s after a burst of one: three Homes changed at once take about 4 s.
+    box = await sandbox({ admins: ['U_CAROL'], home: { debounceMs: 50, burst: 1, perMinute: 30 } });
+  });
+  afterAll(() => box?.stop());
+
+  it('spreads the publishes of a change everyone sees', async () => {
+    for (const user of ['U_ALICE', 'U_BOB', 'U_CAROL']) await openHome(box, user);
+    const before = Object.fromEntries(['U_ALICE', 'U_BOB', 'U_CAROL'].map((u) => [u, box.slack.workspace.home(u)!.publishes]));
+    await box.slack.slash('C_SECURITY', 'U_CAROL', 'alerts on');
+    const times = await until(() => {
+      const homes = ['U_ALICE', 'U_BOB', 'U_CAROL'].map((u) => box.slack.workspace.home(u)!);
+      return homes.every((h, i) => h.publishes > before[['U_ALICE', 'U_BOB', 'U_CAROL'][i]!]!) ? homes.map((h) => h.publishedAt).sort((a, b) => a - b) : undefined;
+    }, 'every Home again', 15_000);
+    expect(times[1]! - times[0]!).toBeGreaterThan(1_500);
+    expect(times[2]! - times[1]!).toBeGreaterThan(1_500);
   });
 });

@@ -1,6 +1,7 @@
 import { formatDateTimeIn } from '../../kernel/format.js';
 import type { ChannelRef } from '../../kernel/text.js';
 import { atLeast, judge, type AlertCheck, type SecurityFacts, type Severity, type VerdictOptions } from '../../kernel/verdict.js';
+import type { Changed } from '../../platform/changes.js';
 import type { Logger } from '../../platform/log.js';
 import type { Access } from '../../platform/slack/access.js';
 import type { SlackDirectory } from '../../platform/slack/directory.js';
@@ -33,6 +34,8 @@ export interface AlertServiceDeps {
   log: Logger;
   /** How stored lookups are judged (the scraping score that counts). */
   verdict?: VerdictOptions;
+  /** Told that what App Home shows of threat alerts changed. */
+  changed?: Changed;
 }
 
 export type Outcome = { ok: boolean; message: SlackMessage };
@@ -72,6 +75,7 @@ export class AlertService implements FlaggedVisitors {
     await this.deps.repos.subscriptions.upsert({ channelId, teamId, minSeverity: request.min, checks: request.checks, createdBy: user });
     // Visits from now on are watched, even if the first scan is cut short.
     await this.deps.repos.watchState.startAt(WATCH_STATE_KEY, this.deps.now());
+    this.deps.changed?.('everyone');
     this.deps.log.info({ channel: channelId, user, min: request.min, checks: request.checks }, 'threat alerts on');
     return {
       ok: true,
@@ -85,6 +89,8 @@ export class AlertService implements FlaggedVisitors {
     const channelId = channel ? await this.deps.directory.channelId(channel) : here;
     if (!channelId) return { ok: false, message: problemMessage(`I can't find a channel called #${channel?.name ?? '?'}.`) };
     const removed = await this.deps.repos.subscriptions.remove(channelId);
+    if (removed) this.deps.changed?.('everyone');
+    this.deps.log.info({ channel: channelId, user, removed }, 'threat alerts off');
     return { ok: removed, message: infoMessage(removed ? 'Threat alerts are off for that channel.' : 'That channel had no threat alerts.') };
   }
 
@@ -95,6 +101,7 @@ export class AlertService implements FlaggedVisitors {
     const now = this.deps.now();
     const until = forMs === null ? null : new Date(now.getTime() + forMs);
     await this.deps.repos.mutes.mute(channelId, visitorId, until, user);
+    this.deps.changed?.('everyone');
     const known = (await this.deps.repos.alerts.get(channelId, visitorId)) !== undefined;
     const note = known ? '' : ` No alert about ${visitorId} has been raised here yet: check the id (from an alert or a visitors report); the mute applies if it shows up.`;
     return { ok: true, message: infoMessage(`Visitor ${visitorId} is muted here ${until ? `until ${this.when(until, now)}` : 'for good'}.${note}`) };
@@ -104,6 +111,7 @@ export class AlertService implements FlaggedVisitors {
     const refused = this.adminOnly(user);
     if (refused) return refused;
     const removed = await this.deps.repos.mutes.unmute(channelId, visitorId);
+    if (removed) this.deps.changed?.('everyone');
     return { ok: removed, message: infoMessage(removed ? `Visitor ${visitorId} is no longer muted here.` : `Visitor ${visitorId} was not muted here.`) };
   }
 
@@ -119,6 +127,7 @@ export class AlertService implements FlaggedVisitors {
     const alert = await alerts.get(channelId, visitorId);
     if (!alert) return { ok: false, message: problemMessage('This alert is no longer in the store.') };
     const mute = await mutes.isMuted(channelId, visitorId, now);
+    this.deps.changed?.('everyone');
     this.deps.log.info({ channel: channelId, visitorId, user, action }, 'alert changed');
     return { ok: true, message: alertMessage(alertViewOf(alert, { timeZone: this.deps.timeZone, now, mutedUntil: mute ? (mute.until ?? null) : undefined })) };
   }
@@ -157,19 +166,19 @@ export class AlertService implements FlaggedVisitors {
    * For App Home: each channel's subscription in words, and, for those allowed security
    * details, the latest alerts with their acknowledge and mute state.
    */
-  async overview(user: string, limit = 10): Promise<{ subscriptions: { channelId: string; text: string }[]; alerts?: { channelId: string; text: string; acknowledgedBy?: string }[] }> {
+  async overview(user: string, limit = 10): Promise<{ subscriptions: { channelId: string; text: string }[]; alerts?: { channelId: string; visitorId: string; text: string; acknowledgedBy?: string; muted: boolean }[] }> {
     const now = this.deps.now();
     const subscriptions = (await this.deps.repos.subscriptions.list()).map((s) => ({
       channelId: s.channelId,
       text: `${s.minSeverity} severity or more · checks ${s.checks.join(', ')}${s.attention ? ` · Slack refuses this channel (${s.attention})` : ''}`,
     }));
-    if (!this.deps.access.maySeeSecurity(user, undefined)) return { subscriptions };
+    if (!this.deps.access.maySeeSecurityPrivately(user)) return { subscriptions };
     const recent = await this.deps.repos.alerts.recent(limit);
     const alerts = await Promise.all(
       recent.map(async (a) => {
         const mute = await this.deps.repos.mutes.isMuted(a.channelId, a.visitorId, now);
         const muted = mute ? ` · ${mute.until ? `muted until ${this.when(mute.until, now)}` : 'muted for good'}` : '';
-        return { channelId: a.channelId, text: `${a.verdict} · ${a.severity}: visitor ${a.visitorId} · last seen ${this.when(a.lastSeen, now)}${muted}`, ...(a.acknowledgedBy ? { acknowledgedBy: a.acknowledgedBy } : {}) };
+        return { channelId: a.channelId, visitorId: a.visitorId, muted: mute !== undefined, text: `${a.verdict} · ${a.severity}: visitor ${a.visitorId} · last seen ${this.when(a.lastSeen, now)}${muted}`, ...(a.acknowledgedBy ? { acknowledgedBy: a.acknowledgedBy } : {}) };
       }),
     );
     return { subscriptions, alerts };

@@ -137,6 +137,12 @@ export class DigestRepo {
     return this.list('WHERE channel_id = $1', [channelId]);
   }
 
+  /** Who owns the digests that post in these channels. */
+  async ownersIn(channels: readonly string[]): Promise<string[]> {
+    const { rows } = await this.db.query<{ owner_id: string }>('SELECT DISTINCT owner_id FROM digests WHERE channel_id = ANY($1::text[])', [channels]);
+    return rows.map((r) => r.owner_id);
+  }
+
   async listAll(): Promise<Digest[]> {
     return this.list('', []);
   }

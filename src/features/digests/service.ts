@@ -9,7 +9,9 @@ import type { SlackDirectory } from '../../platform/slack/directory.js';
 import { infoMessage, problemMessage, type SlackMessage } from '../../platform/slack/kit/messages.js';
 import { digestList, type DigestListItem } from './blocks.js';
 import type { DigestContent } from './content.js';
-import type { DigestFormInput, DigestFormValues } from './modal.js';
+import type { View } from '@slack/types';
+import type { Changed } from '../../platform/changes.js';
+import { digestModal, type DigestFormInput, type DigestFormValues } from './modal.js';
 import type { DigestAdd } from './parse.js';
 import { defaultPeriod } from './period.js';
 import type { Digest, DigestRepo } from './repo.js';
@@ -37,6 +39,8 @@ export interface DigestServiceDeps {
   limits: DigestLimits;
   quota: Quota;
   log: Logger;
+  /** Told whose view of digests changed (App Home). */
+  changed?: Changed;
 }
 
 /** Limits on abuse: a digest runs at most this often, and a channel or a person has at most so many. */
@@ -78,7 +82,7 @@ export class DigestService {
     const over = await this.overLimit(user, input);
     if (over) return refuse(over.problem, over.hint);
     const digest = await this.deps.repo.create({ ...input, teamId, ownerId: user, period: defaultPeriod(input.schedule.kind) });
-    await this.changed();
+    await this.changed(digest.ownerId);
     this.deps.log.info({ digest: digest.id, user, channel: digest.channelId }, 'digest added');
     return { ok: true, value: digest };
   }
@@ -90,7 +94,7 @@ export class DigestService {
     if (over) return refuse(over.problem, over.hint);
     const digest = await this.deps.repo.update(id, { ...input, period: defaultPeriod(input.schedule.kind) });
     if (!digest) return refuse(`There is no digest #${id}.`, 'See /traffic digest list.');
-    await this.changed();
+    await this.changed(digest.ownerId);
     this.deps.log.info({ digest: id, user }, 'digest edited');
     return { ok: true, value: digest };
   }
@@ -99,7 +103,7 @@ export class DigestService {
     const found = await this.manageable(user, id);
     if (!found.ok) return found;
     const digest = (await this.deps.repo.setPaused(id, paused)) ?? found.value;
-    await this.changed();
+    await this.changed(digest.ownerId);
     this.deps.log.info({ digest: id, user, paused }, 'digest paused or resumed');
     return { ok: true, value: digest };
   }
@@ -108,7 +112,7 @@ export class DigestService {
     const found = await this.manageable(user, id);
     if (!found.ok) return found;
     await this.deps.repo.remove(id);
-    await this.changed();
+    await this.changed(found.value.ownerId);
     this.deps.log.info({ digest: id, user }, 'digest removed');
     return { ok: true, value: infoMessage(`Digest #${id} is removed.`) };
   }
@@ -154,12 +158,12 @@ export class DigestService {
   }
 
   /** What the form shows: a digest's settings, or sensible ones for a new digest in this channel. */
-  async formValues(user: string, channelId: string, digest?: Digest): Promise<DigestFormValues> {
+  async formValues(user: string, channelId: string | undefined, digest?: Digest): Promise<DigestFormValues> {
     if (digest) {
       return { channelId: digest.channelId, reports: digest.reports, schedule: digest.schedule, timeZone: digest.timeZone, top: digest.topN, filters: filtersToText(digest.filters) };
     }
     return {
-      channelId,
+      ...(channelId ? { channelId } : {}),
       reports: ['sources', 'pages', 'countries'],
       schedule: { kind: 'weekly', weekday: 1, time: '09:00' },
       timeZone: await this.deps.directory.userTimeZone(user, this.deps.defaultTimezone),
@@ -216,7 +220,18 @@ export class DigestService {
     return this.deps.directory.channelId(ref);
   }
 
-  private async changed(): Promise<void> {
+  /** Who owns the digests that post in these channels (App Home). */
+  ownersIn(channels: readonly string[]): Promise<string[]> {
+    return this.deps.repo.ownersIn(channels);
+  }
+
+  /** The empty digest form, with no channel chosen (App Home's New digest). */
+  async newForm(user: string): Promise<View> {
+    return digestModal(Object.values(REPORTS), await this.formValues(user, undefined));
+  }
+
+  private async changed(ownerId: string): Promise<void> {
     await this.deps.schedule.reload();
+    this.deps.changed?.({ users: [ownerId] });
   }
 }

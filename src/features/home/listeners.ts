@@ -1,8 +1,17 @@
+import type { WebClient } from '@slack/web-api';
 import type { ActionArgs, EventArgs, Routes } from '../../platform/slack/routes.js';
 import { RowId } from '../../kernel/text.js';
-import { HOME_ACTIONS } from './blocks.js';
+import { slackReason } from '../../platform/slack/poster.js';
 import { requestLog } from '../../platform/slack/respond.js';
-import type { HomeService } from './service.js';
+import { HOME_ACTIONS, HOME_START, type HomeRowAction } from './blocks.js';
+import type { Acted, HomeService, Notice } from './service.js';
+
+/** Publishes the person's Home as it stands (with `notice` at its top) and records what they now see. */
+async function publish(home: HomeService, client: WebClient, user: string, notice?: Notice): Promise<void> {
+  const { view, hash } = await home.render(user, notice);
+  await client.views.publish({ user_id: user, view });
+  await home.shown(user, hash);
+}
 
 /** `app_home_opened` on the Home tab: the person's Home is published afresh. */
 function homeOpened(home: HomeService) {
@@ -10,32 +19,70 @@ function homeOpened(home: HomeService) {
     const event = args.event as { type: string; user?: string; tab?: string };
     if (event.tab !== undefined && event.tab !== 'home') return;
     if (!event.user) return;
-    const log = requestLog(args.context, home.log);
     try {
-      await args.client.views.publish({ user_id: event.user, view: await home.view(event.user) });
+      await publish(home, args.client, event.user);
     } catch (error) {
-      log.error({ user: event.user, err: (error as Error).message }, 'App Home not published');
+      requestLog(args.context, home.log).error({ user: event.user, err: (error as Error).message }, 'App Home not published');
     }
   };
 }
 
-/** A Home button: the change, then the Home published again (with the refusal at its top, if any). */
-function homeButton(home: HomeService, action: keyof typeof HOME_ACTIONS) {
+/** A Home button: ack, the change (the service's rules), then the Home published again with what came of it at its top. */
+function homeButton(home: HomeService, name: string, run: (args: ActionArgs, user: string) => Promise<Acted>) {
   return async (args: ActionArgs) => {
     await args.ack();
     const log = requestLog(args.context, home.log);
     const user = args.body.user.id;
-    const id = RowId.safeParse(args.action.type === 'button' ? args.action.value : undefined);
     try {
-      const problem = id.success ? await home.act(user, action, id.data) : 'That button is too old; open the Home tab again.';
-      await args.client.views.publish({ user_id: user, view: await home.view(user, problem) });
+      const acted = await run(args, user);
+      let notice = acted.notice;
+      if (acted.preview) {
+        const { channelId, message } = acted.preview;
+        notice = await args.client.chat.postEphemeral({ channel: channelId, user, text: message.text, blocks: message.blocks }).then(
+          () => notice,
+          (error: unknown) => ({ ok: false, text: `Slack would not show the preview in that channel (${slackReason(error)}). Invite Lookout there, or use /traffic digest preview in it.` }),
+        );
+      }
+      await publish(home, args.client, user, notice);
     } catch (error) {
-      log.error({ user, action, err: (error as Error).message }, 'App Home button failed');
+      log.error({ user, action: name, err: (error as Error).message }, 'App Home button failed');
+    }
+  };
+}
+
+const value = (args: ActionArgs) => (args.action.type === 'button' ? args.action.value : undefined);
+const TOO_OLD: Acted = { notice: { ok: false, text: 'That button is too old; open the Home tab again.' } };
+
+/** "New digest": the digest form, as `/traffic digest add` with nothing after it opens. */
+function newDigest(home: HomeService) {
+  return async (args: ActionArgs) => {
+    await args.ack();
+    try {
+      await args.client.views.open({ trigger_id: args.body.trigger_id, view: await home.newDigestForm(args.body.user.id) });
+    } catch (error) {
+      requestLog(args.context, home.log).error({ user: args.body.user.id, err: (error as Error).message }, 'digest form not opened from App Home');
     }
   };
 }
 
 export function registerHome(app: Routes, home: HomeService): void {
   app.event('app_home_opened', homeOpened(home));
-  for (const action of Object.keys(HOME_ACTIONS) as (keyof typeof HOME_ACTIONS)[]) app.action(HOME_ACTIONS[action], homeButton(home, action));
+  for (const action of Object.keys(HOME_ACTIONS) as HomeRowAction[]) {
+    app.action(
+      HOME_ACTIONS[action],
+      homeButton(home, action, (args, user) => {
+        const id = RowId.safeParse(value(args));
+        return id.success ? home.act(user, action, id.data) : Promise.resolve(TOO_OLD);
+      }),
+    );
+  }
+  app.action(HOME_START.newDigest, newDigest(home));
+  const team = (args: ActionArgs) => args.body.team?.id ?? args.body.user.team_id ?? '';
+  app.action(
+    HOME_START.alertsOn,
+    homeButton(home, 'alertsOn', (args, user) => home.alertsIn(user, team(args), args.action.type === 'channels_select' ? args.action.selected_channel : undefined, true)),
+  );
+  app.action(HOME_START.alertsOff, homeButton(home, 'alertsOff', (args, user) => home.alertsIn(user, team(args), value(args), false)));
+  app.action(HOME_START.muteAlert, homeButton(home, 'muteAlert', (args, user) => home.muteAlert(user, value(args), true)));
+  app.action(HOME_START.unmuteAlert, homeButton(home, 'unmuteAlert', (args, user) => home.muteAlert(user, value(args), false)));
 }

@@ -1,30 +1,47 @@
-import type { DeliveryRepo } from '../../platform/deliveries/repo.js';
+import { createHash } from 'node:crypto';
+import type { View } from '@slack/types';
+import { ALERT_CHECKS } from '../../kernel/verdict.js';
+import { ChannelId, SafeId } from '../../kernel/text.js';
+import { SECURITY_KINDS, type DeliveryRepo } from '../../platform/deliveries/repo.js';
 import { deliveryState } from '../../platform/deliveries/describe.js';
 import type { Logger } from '../../platform/log.js';
 import type { Access } from '../../platform/slack/access.js';
+import type { SlackMessage } from '../../platform/slack/kit/messages.js';
 import type { DigestService } from '../digests/service.js';
 import type { WatchService } from '../watches/service.js';
 import type { AlertService } from '../alerts/service.js';
-import { homeView } from './blocks.js';
+import { homeView, NOTICE_BLOCK, type HomeRowAction, type HomeSettings, type HomeView } from './blocks.js';
+import type { HomeViewRepo } from './repo.js';
 
 export interface HomeServiceDeps {
-  digests: Pick<DigestService, 'ownedBy' | 'setPaused'>;
-  watches: Pick<WatchService, 'ownedBy' | 'setPaused'>;
-  alerts: Pick<AlertService, 'overview'>;
+  digests: Pick<DigestService, 'ownedBy' | 'setPaused' | 'preview' | 'manageable' | 'ownersIn' | 'newForm'>;
+  watches: Pick<WatchService, 'ownedBy' | 'setPaused' | 'mute' | 'manageable' | 'ownersIn'>;
+  alerts: Pick<AlertService, 'overview' | 'subscribe' | 'unsubscribe' | 'mute' | 'unmute'>;
   deliveries: Pick<DeliveryRepo, 'unfinished' | 'get' | 'retry'>;
+  views: HomeViewRepo;
   /** Wakes the delivery worker. */
   queued: () => void;
   access: Access;
+  settings: Omit<HomeSettings, 'admins' | 'securityUsers' | 'securityChannels'>;
   now: () => Date;
   timeZone: string;
   demo: boolean;
   log: Logger;
 }
 
-/** Threat alerts are security details: their deliveries are listed only for those allowed to see them. */
-const SECURITY_KINDS = new Set(['alert', 'burst', 'sighting']);
+export type Notice = NonNullable<HomeView['notice']>;
+/** What a Home button came to: words for the top of the Home, and a preview to show the person where the digest posts. */
+export interface Acted {
+  notice?: Notice;
+  preview?: { channelId: string; message: SlackMessage };
+}
 
-/** App Home: what a person has set up, and what needs a look. */
+const DAY = 86_400_000;
+
+const said = (outcome: { ok: boolean; message?: { text: string } }, done?: string): Acted =>
+  outcome.ok ? (done ? { notice: { ok: true, text: done } } : {}) : { notice: { ok: false, text: outcome.message?.text ?? 'That could not be done.' } };
+
+/** App Home: what a person has set up, and what needs a look; its buttons do what the commands do, with their rules. */
 export class HomeService {
   constructor(private readonly deps: HomeServiceDeps) {}
 
@@ -38,38 +55,92 @@ export class HomeService {
     return { digests, watches, channels: [...new Set([...digests.map((d) => d.channelId), ...watches.map((w) => w.channelId)])] };
   }
 
-  /** What a Home button does: the same change as the command, with the same rules; a refusal in words, or undefined. */
-  async act(user: string, action: 'pauseDigest' | 'resumeDigest' | 'pauseWatch' | 'resumeWatch' | 'retry', id: number): Promise<string | undefined> {
-    const words = (outcome: { ok: boolean; message?: { text: string } }) => (outcome.ok ? undefined : (outcome.message?.text ?? 'That could not be done.'));
+  /** A button on one row (its value is the row's id). */
+  async act(user: string, action: HomeRowAction, id: number): Promise<Acted> {
     switch (action) {
       case 'pauseDigest':
       case 'resumeDigest':
-        return words(await this.deps.digests.setPaused(user, id, action === 'pauseDigest'));
+        return said(await this.deps.digests.setPaused(user, id, action === 'pauseDigest'));
+      case 'previewDigest': {
+        const digest = await this.deps.digests.manageable(user, id);
+        if (!digest.ok) return said(digest);
+        const preview = await this.deps.digests.preview(id, user);
+        if (!preview.ok) return said(preview);
+        return { notice: { ok: true, text: `Preview of digest #${id} sent to you in its channel (only you see it).` }, preview: { channelId: digest.value.channelId, message: preview.value } };
+      }
       case 'pauseWatch':
       case 'resumeWatch':
-        return words(await this.deps.watches.setPaused(user, id, action === 'pauseWatch'));
+        return said(await this.deps.watches.setPaused(user, id, action === 'pauseWatch'));
+      case 'muteWatch':
+      case 'unmuteWatch': {
+        const watch = await this.deps.watches.manageable(user, id);
+        if (!watch.ok) return said(watch);
+        return said(await this.deps.watches.mute(user, id, action === 'muteWatch' ? DAY : 0), action === 'muteWatch' ? `Watch #${id} is muted for 24 hours: it keeps evaluating and posts nothing.` : `Watch #${id} is unmuted.`);
+      }
       case 'retry': {
         const delivery = await this.deps.deliveries.get(id);
         const { channels } = await this.channels(user);
-        if (!delivery || !channels.includes(delivery.channelId)) return 'That delivery is not one of yours.';
-        if (!(await this.deps.deliveries.retry(id, 6 * 3_600_000))) return 'That delivery is no longer failed.';
+        if (!delivery || !channels.includes(delivery.channelId)) return { notice: { ok: false, text: 'That delivery is not one of yours.' } };
+        if (!(await this.deps.deliveries.retry(id, 6 * 3_600_000))) return { notice: { ok: false, text: 'That delivery is no longer failed.' } };
         this.deps.queued();
         this.deps.log.info({ delivery: id, user }, 'failed delivery retried from App Home');
-        return undefined;
+        return {};
       }
     }
   }
 
-  async view(user: string, problem?: string): Promise<ReturnType<typeof homeView>> {
+  /** Threat alerts on or off in a channel, with the defaults of `/traffic alerts on` (admins only, security channels only). */
+  async alertsIn(user: string, teamId: string, channel: string | undefined, on: boolean): Promise<Acted> {
+    const id = ChannelId.safeParse(channel);
+    if (!id.success) return { notice: { ok: false, text: 'That is not a channel; pick one from the list.' } };
+    if (!on) return said(await this.deps.alerts.unsubscribe(user, id.data, undefined));
+    return said(await this.deps.alerts.subscribe(user, teamId, id.data, { min: 'medium', checks: [...ALERT_CHECKS] }), `Threat alerts are on in that channel: medium severity or more, every check.`);
+  }
+
+  /** Mute a flagged visitor in a channel for 24 hours, or unmute (admins only); `ref` is `<channel id> <visitor id>`. */
+  async muteAlert(user: string, ref: string | undefined, mute: boolean): Promise<Acted> {
+    const [channel, visitor] = (ref ?? '').split(' ');
+    const channelId = ChannelId.safeParse(channel);
+    const visitorId = SafeId.safeParse(visitor);
+    if (!channelId.success || !visitorId.success) return { notice: { ok: false, text: 'That button is too old; open the Home tab again.' } };
+    const outcome = mute ? await this.deps.alerts.mute(user, channelId.data, visitorId.data, DAY) : await this.deps.alerts.unmute(user, channelId.data, visitorId.data);
+    return said(outcome, outcome.message.text);
+  }
+
+  /** The digest form, empty, for "New digest". */
+  newDigestForm(user: string): Promise<View> {
+    return this.deps.digests.newForm(user);
+  }
+
+  /** The person's Home as it stands, with `notice` at its top, and the hash of what it shows (the notice left out). */
+  async render(user: string, notice?: Notice): Promise<{ view: ReturnType<typeof homeView>; hash: string }> {
     const { digests, watches, channels } = await this.channels(user);
-    const open = channels.length > 0 ? await this.deps.deliveries.unfinished({ channels, failedWithinMs: 7 * 86_400_000, limit: 30 }) : [];
-    const security = this.deps.access.maySeeSecurity(user, undefined);
+    const open = channels.length > 0 ? await this.deps.deliveries.unfinished({ channels, failedWithinMs: 7 * DAY, limit: 30 }) : [];
+    const security = this.deps.access.maySeeSecurityPrivately(user);
+    const admin = this.deps.access.isAdmin(user);
     const now = this.deps.now();
     const deliveries = open
       .filter((d) => security || !SECURITY_KINDS.has(d.kind))
       .map((d) => ({ id: d.id, channelId: d.channelId, kind: d.kind, state: deliveryState(d, this.deps.timeZone, now), failed: d.status === 'failed' }));
     const overview = await this.deps.alerts.overview(user);
-    const alerts = { subscriptions: overview.subscriptions, ...(overview.alerts ? { recent: overview.alerts } : {}) };
-    return homeView({ digests, watches, alerts, deliveries, demo: this.deps.demo, ...(problem ? { problem } : {}) });
+    const alerts = { subscriptions: overview.subscriptions, manage: admin, ...(overview.alerts ? { recent: overview.alerts } : {}) };
+    const { rules } = this.deps.access;
+    const settings: HomeSettings | undefined = admin
+      ? { admins: rules.admins, securityUsers: rules.security.users, securityChannels: rules.security.channels, ...this.deps.settings }
+      : undefined;
+    const view = homeView({ digests, watches, alerts, deliveries, demo: this.deps.demo, ...(settings ? { settings } : {}), ...(notice ? { notice } : {}) });
+    const shown = view.blocks.filter((b) => b.block_id !== NOTICE_BLOCK);
+    return { view, hash: createHash('sha256').update(JSON.stringify(shown)).digest('base64url') };
+  }
+
+  /** The person now sees the view with this hash (they opened the Home, or pressed one of its buttons). */
+  shown(user: string, hash: string): Promise<void> {
+    return this.deps.views.opened(user, hash);
+  }
+
+  /** The people whose digests or watches post in these channels. */
+  async ownersIn(channels: readonly string[]): Promise<string[]> {
+    const [d, w] = await Promise.all([this.deps.digests.ownersIn(channels), this.deps.watches.ownersIn(channels)]);
+    return [...new Set([...d, ...w])];
   }
 }

@@ -170,7 +170,7 @@ export function filterModal(def: ReportDef, query: ReportQuery, context: ModalCo
     title: plainText(clip(`Filter ${def.title}`, LIMITS.modalTitle), LIMITS.modalTitle),
     submit: plainText('Apply', LIMITS.modalButton),
     close: plainText('Cancel', LIMITS.modalButton),
-    blocks: blocks.slice(0, LIMITS.blocksPerModal),
+    blocks: blocks.slice(0, LIMITS.blocksPerView),
   };
 }
 

@@ -14,6 +14,7 @@ import type { Trend } from '../../kernel/trend.js';
 import type { TrendService } from '../trends/service.js';
 import { watchAlertMessage, watchReply } from './blocks.js';
 import type { WatchObserver } from './observe.js';
+import type { Changed } from '../../platform/changes.js';
 import { decide, describeObservation, lastPeriod, spreadOffset, type DecisionKind, type WatchPeriod } from './plan.js';
 import { WatchRepo, type Watch } from './repo.js';
 
@@ -41,6 +42,8 @@ export interface WatchEvaluatorOptions {
   /** Told each evaluation's outcome (for /metrics). */
   observe?: (outcome: DecisionKind | 'muted') => void;
   deliveryDeadlineMs?: number;
+  /** Told whose watch was evaluated (App Home shows its state). */
+  changed?: Changed;
 }
 
 const DEFAULTS = { tickMs: 30_000, spreadMs: { hour: 20 * 60_000, day: 60 * 60_000 }, staleMs: 120_000, concurrency: 4, deliveryDeadlineMs: 6 * 3_600_000 };
@@ -131,6 +134,7 @@ export class WatchEvaluator {
     if (!recorded) return false;
     this.options.observe?.(muted && kind !== 'ok' && kind !== 'unknown' ? 'muted' : kind);
     if (posted) this.options.queued();
+    this.options.changed?.({ users: [claimed.ownerId] });
     log.info({ watch: watch.id, period: period.key, outcome: kind, muted }, 'watch evaluated');
     return true;
   }

@@ -113,6 +113,12 @@ export class WatchRepo {
     return rows[0] ?? { channel: 0, owner: 0 };
   }
 
+  /** Who owns the watches that post in these channels. */
+  async ownersIn(channels: readonly string[]): Promise<string[]> {
+    const { rows } = await this.db.query<{ owner_id: string }>('SELECT DISTINCT owner_id FROM watches WHERE channel_id = ANY($1::text[])', [channels]);
+    return rows.map((r) => r.owner_id);
+  }
+
   async list(channelId?: string): Promise<Watch[]> {
     const { rows } = channelId === undefined ? await this.db.query('SELECT * FROM watches ORDER BY id') : await this.db.query('SELECT * FROM watches WHERE channel_id = $1 ORDER BY id', [channelId]);
     return rows.map(toWatch);

@@ -1,5 +1,6 @@
 import type { ChannelRef } from '../../kernel/text.js';
 import { durationInWords } from '../../kernel/format.js';
+import type { Changed } from '../../platform/changes.js';
 import type { Logger } from '../../platform/log.js';
 import type { Access } from '../../platform/slack/access.js';
 import type { SlackDirectory } from '../../platform/slack/directory.js';
@@ -18,6 +19,8 @@ export interface WatchServiceDeps {
   limits: { perChannel: number; perUser: number };
   demo: boolean;
   log: Logger;
+  /** Told whose view of watches changed (App Home). */
+  changed?: Changed;
 }
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; message: SlackMessage };
@@ -39,6 +42,7 @@ export class WatchService {
     if (over) return over;
     const timeZone = await this.deps.directory.userTimeZone(user, this.deps.defaultTimezone);
     const watch = await this.deps.repo.create({ teamId, channelId, ownerId: user, rule, timeZone });
+    this.deps.changed?.({ users: [watch.ownerId] });
     this.deps.log.info({ watch: watch.id, user, channel: channelId }, 'watch added');
     return { ok: true, value: watch };
   }
@@ -54,6 +58,7 @@ export class WatchService {
     }
     const watch = await this.deps.repo.edit(id, rule, channelId);
     if (!watch) return refuse(`There is no watch #${id}.`, 'See /traffic watch list.');
+    this.deps.changed?.({ users: [watch.ownerId] });
     this.deps.log.info({ watch: id, user }, 'watch edited');
     return { ok: true, value: watch };
   }
@@ -62,6 +67,7 @@ export class WatchService {
     const found = await this.manageable(user, id);
     if (!found.ok) return found;
     const watch = (await this.deps.repo.setPaused(id, paused)) ?? found.value;
+    this.deps.changed?.({ users: [watch.ownerId] });
     this.deps.log.info({ watch: id, user, paused }, 'watch paused or resumed');
     return { ok: true, value: watch };
   }
@@ -70,6 +76,7 @@ export class WatchService {
     const found = await this.manageable(user, id);
     if (!found.ok) return found;
     await this.deps.repo.remove(id);
+    this.deps.changed?.({ users: [found.value.ownerId] });
     this.deps.log.info({ watch: id, user }, 'watch removed');
     return { ok: true, value: infoMessage(`Watch #${id} is removed.`) };
   }
@@ -80,6 +87,7 @@ export class WatchService {
     if (!watch) return refuse(`There is no watch #${id}.`, 'See /traffic watch list.');
     const until = forMs === null ? FOREVER : forMs <= 0 ? null : new Date(this.deps.now().getTime() + forMs);
     const after = (await this.deps.repo.setMuted(id, until)) ?? watch;
+    this.deps.changed?.({ users: [watch.ownerId] });
     this.deps.log.info({ watch: id, user, until }, forMs === 0 ? 'watch unmuted' : 'watch muted');
     return { ok: true, value: after };
   }
@@ -115,15 +123,22 @@ export class WatchService {
   }
 
   /** The person's own watches, each as its title and state in words (for App Home). */
-  async ownedBy(user: string): Promise<{ id: number; title: string; channelId: string; state: string; paused: boolean }[]> {
+  async ownedBy(user: string): Promise<{ id: number; title: string; channelId: string; state: string; paused: boolean; muted: boolean }[]> {
     const watches = (await this.deps.repo.list()).filter((w) => w.ownerId === user);
+    const now = this.deps.now();
     return watches.map((w) => ({
+      muted: w.mutedUntil !== undefined && w.mutedUntil > now,
       id: w.id,
       title: watchTitle(w.rule),
       channelId: w.channelId,
       paused: w.paused,
       state: w.paused ? 'paused' : w.lastOutcome === 'unknown' ? `unknown: ${w.lastError ?? ''}` : w.state === 'breaching' ? `breaching: ${w.lastText ?? ''}` : w.lastText ? `ok: ${w.lastText}` : 'not evaluated yet',
     }));
+  }
+
+  /** Who owns the watches that post in these channels (App Home). */
+  ownersIn(channels: readonly string[]): Promise<string[]> {
+    return this.deps.repo.ownersIn(channels);
   }
 
   find(id: number): Promise<Watch | undefined> {

@@ -7,7 +7,11 @@ import type { SlackMessage } from '../slack/kit/messages.js';
 import type { Queryable } from '../store/db.js';
 import { fromRow } from '../store/rows.js';
 
-export type DeliveryKind = 'digest' | 'alert' | 'burst' | 'sighting' | 'update' | 'notice' | 'watch';
+/** `home`: a person's App Home published again (`channelId` is the person; the message's blocks are the view's). */
+export type DeliveryKind = 'digest' | 'alert' | 'burst' | 'sighting' | 'update' | 'notice' | 'watch' | 'home';
+/** Threat alerts carry security details: their deliveries are shown only to those allowed to see them. */
+export const SECURITY_KINDS: ReadonlySet<string> = new Set<DeliveryKind>(['alert', 'burst', 'sighting']);
+
 export type DeliveryStatus = 'pending' | 'sending' | 'posted' | 'failed';
 
 /** What a delivery is for, so the feature that queued it hears how it went. */
@@ -94,6 +98,18 @@ export class DeliveryRepo {
       ],
     );
     return Number(rows[0]!.id);
+  }
+
+  /** Queues a delivery, or replaces the message of one of the same kind still pending for the channel (only the latest matters). */
+  async enqueueLatest(input: DeliveryInput): Promise<number> {
+    const { rows } = await this.db.query<{ id: string }>(
+      `UPDATE deliveries SET message = $3::jsonb, plain = $4, subject = $5::jsonb,
+              deadline = now() + $6::float8 * interval '1 millisecond'
+        WHERE id = (SELECT id FROM deliveries WHERE kind = $1 AND channel_id = $2 AND status = 'pending' ORDER BY id DESC LIMIT 1)
+        RETURNING id`,
+      [input.kind, input.channelId, JSON.stringify(input.message), input.plain ?? input.message.text, input.subject ? JSON.stringify(input.subject) : null, input.expiresInMs],
+    );
+    return rows[0] ? Number(rows[0].id) : this.enqueue(input);
   }
 
   /**

@@ -21,8 +21,13 @@ export class Access {
   }
 
   maySeeSecurity(user: string, channel: string | undefined): boolean {
+    return this.maySeeSecurityPrivately(user) && this.mayPostSecurity(channel);
+  }
+
+  /** On a surface only the person sees (App Home), the channels do not matter: only who they are. */
+  maySeeSecurityPrivately(user: string): boolean {
     const { users } = this.rules.security;
-    return (users.length === 0 || users.includes(user)) && this.mayPostSecurity(channel);
+    return users.length === 0 || users.includes(user);
   }
 
   /** Security details may be posted for everyone only in the allowed channels. */

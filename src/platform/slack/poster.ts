@@ -11,6 +11,8 @@ export interface SlackPoster {
   post(channel: string, message: SlackMessage, options?: { threadTs?: string }): Promise<string>;
   update(channel: string, ts: string, message: SlackMessage): Promise<void>;
   postEphemeral(channel: string, user: string, message: SlackMessage): Promise<void>;
+  /** Publishes `user`'s App Home (the message's blocks); resolves to the view's id. */
+  publishHome(user: string, message: SlackMessage): Promise<string>;
 }
 
 /** Why Slack refused a call, in Slack's words ("is_archived", "channel_not_found", "ratelimited"). */
@@ -37,6 +39,10 @@ export function webPoster(client: WebClient): SlackPoster {
     },
     async postEphemeral(channel, user, message) {
       await client.chat.postEphemeral({ channel, user, text: message.text, blocks: message.blocks });
+    },
+    async publishHome(user, message) {
+      const result = await client.views.publish({ user_id: user, view: { type: 'home', blocks: message.blocks } });
+      return result.view?.id ?? '';
     },
   };
 }

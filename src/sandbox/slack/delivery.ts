@@ -301,7 +301,7 @@ export class Deliverer {
       clearTimeout(timer);
       delivery.ackMs = Math.round((performance.now() - started) * 10) / 10;
     }
-    if (!delivery.timedOut && delivery.ackMs > this.config.ackTimeoutMs) timeOut();
+    if (!delivery.timedOut && delivery.ackMs >= this.config.ackTimeoutMs) timeOut();
     if (!delivery.timedOut) {
       if (delivery.status === 0) hooks.onFailure?.(delivery);
       else hooks.onAnswer?.(delivery);

@@ -215,8 +215,8 @@ export class SlackDriver {
     return this.deliverer.slashCommand({ channel: ch, user: this.user(user), command, text }, options);
   }
 
-  /** Clicks a button on `user`'s Home tab: block_actions from their view of type `home`, as Slack sends it. */
-  async clickHome(user: string, actionId: string, options: ClickOptions = {}): Promise<Delivery> {
+  /** Clicks a button on `user`'s Home tab, or picks `value` in one of its selects: block_actions from their view of type `home`, as Slack sends it. */
+  async clickHome(user: string, actionId: string, options: ClickOptions & { value?: string } = {}): Promise<Delivery> {
     const who = this.user(user);
     const home = this.workspace.home(who.id);
     if (!home) throw new Error(`${user} has no Home tab published`);
@@ -229,7 +229,7 @@ export class SlackDriver {
       callback_id: '', external_id: '', hash: String(home.view.hash), clear_on_close: false, notify_on_close: false, state: { values: {} },
       root_view_id: id, previous_view_id: null, app_id: this.workspace.bot.appId, bot_id: this.workspace.bot.botId, user: who.id, open: true,
     } as unknown as View;
-    return this.deliverer.blockActions({ user: who, actions: [this.action(found, undefined)], view }, options);
+    return this.deliverer.blockActions({ user: who, actions: [this.action(found, options.value)], view }, options);
   }
 
   /** An Events API event from `user` (e.g. `app_home_opened`), with Slack's retries; every attempt. */

@@ -421,7 +421,8 @@ export function mountUiRoutes(router: Router, options: { dir?: string } = {}): v
       const ws = slack.workspace;
       const user = person(ws, body.user);
       if (body.home) {
-        const delivery = await drive(() => slack.clickHome(user.id, body.action_id, body.block_id ? { blockId: body.block_id } : {}));
+        const value = typeof body.value === 'string' ? { value: body.value } : {};
+        const delivery = await drive(() => slack.clickHome(user.id, body.action_id, { ...(body.block_id ? { blockId: body.block_id } : {}), ...value }));
         return { delivery: deliverySummary(delivery) };
       }
       if (body.view_id !== undefined) {

@@ -6,7 +6,8 @@ export { clip };
 /** Slack's documented Block Kit limits, guarded here and nowhere else. */
 export const LIMITS = {
   blocksPerMessage: 50,
-  blocksPerModal: 100,
+  /** A modal or the Home tab. */
+  blocksPerView: 100,
   sectionText: 3000,
   sectionFields: 10,
   fieldText: 2000,

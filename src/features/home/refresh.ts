@@ -1,0 +1,132 @@
+import { TokenBucket } from 'limiter';
+import type { ChangeScope } from '../../platform/changes.js';
+import type { Logger } from '../../platform/log.js';
+import type { HomeViewRepo } from './repo.js';
+
+/** What one person's Home came to after a change: published again, the same as shown, or not worked out. */
+export type RefreshOutcome = 'queued' | 'unchanged' | 'failed';
+
+export interface HomeRefreshDeps {
+  repo: Pick<HomeViewRepo, 'audience' | 'published'>;
+  /** The person's Home as it is now, and its hash. */
+  render(user: string): Promise<{ view: { type: 'home'; blocks: unknown[] }; hash: string }>;
+  /** The people whose digests or watches post in these channels. */
+  ownersIn(channels: readonly string[]): Promise<string[]>;
+  /** Queues the publish on the outbox (a pending one for the same person is replaced). */
+  enqueue(user: string, view: { type: 'home'; blocks: unknown[] }): Promise<void>;
+  log: Logger;
+  observe?: (outcome: RefreshOutcome) => void;
+  /** Changes within this long are published together. */
+  debounceMs?: number;
+  /** views.publish is Tier 4 (100+ a minute): this replica queues at most `perMinute`, after a burst of `burst`. */
+  perMinute?: number;
+  burst?: number;
+  /** Only Homes opened within this long are kept up to date; older ones are published when opened. */
+  openedWithinMs?: number;
+}
+
+const RETRY_MS = 5_000;
+
+/**
+ * Keeps open Home tabs current: a change marks the people it concerns; a moment later
+ * each one's Home is rendered, and published (through the outbox) only if it differs
+ * from what they were last shown. Errors are logged, counted and retried; nothing throws.
+ */
+export class HomeRefresh {
+  private pending = new Set<string>();
+  private everyone = false;
+  private channels = new Set<string>();
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+  private stopped = false;
+  private readonly bucket: TokenBucket;
+
+  constructor(private readonly deps: HomeRefreshDeps) {
+    this.bucket = new TokenBucket({ bucketSize: deps.burst ?? 20, tokensPerInterval: deps.perMinute ?? 90, interval: 'minute' });
+    this.bucket.content = this.bucket.bucketSize;
+  }
+
+  changed(scope: ChangeScope): void {
+    if (this.stopped) return;
+    if (scope === 'everyone') this.everyone = true;
+    else if ('users' in scope) for (const user of scope.users) this.pending.add(user);
+    else for (const channel of scope.channels) this.channels.add(channel);
+    this.schedule(this.deps.debounceMs ?? 1_000);
+  }
+
+  /** Resolves once nothing is waiting to be worked out (tests). */
+  async settled(): Promise<void> {
+    while (this.timer || this.running) await (this.running ?? new Promise((r) => setTimeout(r, 20)));
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.running;
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.timer || this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      if (this.running) return this.schedule(delayMs);
+      this.running = this.flush()
+        .catch((error: unknown) => this.deps.log.error({ err: errorText(error) }, 'App Home refresh failed; trying again'))
+        .finally(() => {
+          this.running = undefined;
+        });
+    }, delayMs);
+    this.timer.unref();
+  }
+
+  private async flush(): Promise<void> {
+    const users = [...this.pending];
+    const channels = [...this.channels];
+    const everyone = this.everyone;
+    this.pending = new Set();
+    this.channels = new Set();
+    this.everyone = false;
+    let audience: { user: string; hash?: string }[];
+    try {
+      const named = everyone ? undefined : [...new Set([...users, ...(channels.length > 0 ? await this.deps.ownersIn(channels) : [])])];
+      audience = named?.length === 0 ? [] : await this.deps.repo.audience(named, this.deps.openedWithinMs ?? 30 * 86_400_000);
+    } catch (error) {
+      this.deps.observe?.('failed');
+      this.deps.log.warn({ err: errorText(error), retryInMs: RETRY_MS }, 'could not work out whose App Home changed; trying again');
+      this.requeue(users, channels, everyone);
+      return;
+    }
+    const failed: string[] = [];
+    for (const { user, hash } of audience) {
+      if (this.stopped) return;
+      try {
+        const fresh = await this.deps.render(user);
+        if (fresh.hash === hash) {
+          this.deps.observe?.('unchanged');
+          continue;
+        }
+        await this.bucket.removeTokens(1);
+        await this.deps.enqueue(user, fresh.view);
+        await this.deps.repo.published(user, fresh.hash);
+        this.deps.observe?.('queued');
+      } catch (error) {
+        failed.push(user);
+        this.deps.observe?.('failed');
+        this.deps.log.warn({ user, err: errorText(error), retryInMs: RETRY_MS }, 'App Home not published again; trying again');
+      }
+    }
+    if (failed.length > 0) this.requeue(failed, [], false);
+  }
+
+  private requeue(users: string[], channels: string[], everyone: boolean): void {
+    for (const user of users) this.pending.add(user);
+    for (const channel of channels) this.channels.add(channel);
+    this.everyone ||= everyone;
+    this.schedule(RETRY_MS);
+  }
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
