@@ -316,6 +316,13 @@ describe('failures end in the right ApiError kind', () => {
     expect(error.message).toMatch(/\[0\]\.\w+/);
   });
 
+  it('schema drift in a page of visitors (checked in one loop, not by zod) → bad_response naming the row and the field', async () => {
+    demo.setFaults({ drift: true });
+    const error = await failureOf(api.report('visitors', { ...RANGE, limit: 5 }));
+    expect(error.kind).toBe('bad_response');
+    expect(error.message).toMatch(/bad field \[0\]\.first_seen: expected a string/);
+  });
+
   it('the API key appears in no error message and no log line', async () => {
     const errors: ApiError[] = [];
     const attempts: [Partial<Parameters<DemoApi['setFaults']>[0]>, () => Promise<unknown>][] = [
@@ -344,6 +351,18 @@ describe('single-flight and concurrency', () => {
     const results = await Promise.all(Array.from({ length: 10 }, () => api.report('browsers', request)));
     expect(demo.requests).toHaveLength(1);
     for (const rows of results) expect(rows).toEqual(results[0]);
+  });
+
+  it('gives ten identical concurrent calls that fail the one error of one request', async () => {
+    demo.setFaults({ malformedJson: true });
+    const request: MarketingRequest = { ...RANGE, limit: 50 };
+    const outcomes = await Promise.allSettled(Array.from({ length: 10 }, () => api.report('visitors', request)));
+    expect(demo.requests).toHaveLength(1);
+    const reasons = outcomes.map((o) => (o.status === 'rejected' ? o.reason : undefined));
+    expect(reasons.every((r) => r instanceof ApiError && r.kind === 'bad_response')).toBe(true);
+    expect(new Set(reasons).size).toBe(1);
+    demo.setFaults({});
+    expect(await api.report('visitors', request)).toHaveLength(50);
   });
 
   it('makes a fresh request once the first has finished', async () => {

@@ -4,12 +4,12 @@ import { REPORTS, type ReportId, type ReportKind } from '../../kernel/catalog.js
 import type { MarketingRequest } from '../../kernel/query.js';
 import type { ReportRow, VisitorRecord, VisitRecord } from '../../kernel/records.js';
 import { SecurityApi } from './security.js';
-import { aggregateRow, pageRow, visitorRecord, visitRecord } from './schemas.js';
+import { aggregateRow, pageRow, visitorPage, visitPage, type Check } from './schemas.js';
 
-const visitsSchema: z.ZodType<VisitRecord[]> = z.array(visitRecord);
-const visitorsSchema: z.ZodType<VisitorRecord[]> = z.array(visitorRecord);
+const visitsSchema: Check<VisitRecord[]> = visitPage;
+const visitorsSchema: Check<VisitorRecord[]> = visitorPage;
 /** The rows of each kind of report. */
-const reportSchemas: Record<ReportKind, z.ZodType<ReportRow[]>> = {
+const reportSchemas: Record<ReportKind, z.ZodType<ReportRow[]> | Check<ReportRow[]>> = {
   aggregate: z.array(aggregateRow),
   pages: z.array(pageRow),
   visitors: visitorsSchema,
