@@ -155,6 +155,15 @@ say(`servers up: ${servers.map((s) => s.name).join(', ')}; demo API at ${world.e
 // Warm-up: JIT, connections, caches.
 for (const s of servers) await phase(s, 50);
 
+// What each app costs with no load at all (its timers, background loops and GC), per second.
+const idleMsPerSecond = new Map<string, number>();
+for (const s of servers) {
+  const before = cpuSeconds(s.child.pid!);
+  await new Promise((r) => setTimeout(r, 5_000));
+  idleMsPerSecond.set(s.name, ((cpuSeconds(s.child.pid!) - before) * 1000) / 5);
+}
+say(`idle CPU: ${servers.map((s) => `${s.name} ${idleMsPerSecond.get(s.name)!.toFixed(1)} ms/s`).join(' · ')}`);
+
 const results = new Map<string, Phase[]>();
 for (let round = 1; round <= ROUNDS; round++) {
   for (const rate of RATES) {

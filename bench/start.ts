@@ -56,7 +56,7 @@ async function once(label: string): Promise<void> {
   let answered = NaN;
   for (let i = 0; i < 200; i++) {
     const state = (await (await fetch(`${url}/ui/state?channel=C_MARKETING&user=U_ALICE`)).json()) as { messages?: { blocks?: { type: string }[] }[] };
-    if (state.messages?.some((m) => m.blocks?.some((b) => b.type === 'table'))) {
+    if (state.messages?.some((m) => m.blocks?.some((b) => b.type === 'table' || b.type === 'data_table'))) {
       answered = performance.now();
       break;
     }

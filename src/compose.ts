@@ -210,6 +210,8 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
       },
     },
     heartbeatMs: delivery.heartbeatMs,
+    // One process on the embedded store: every row is queued here and wakes the worker, so the queue is polled only as a safety net.
+    pollMs: repos.db.kind === 'postgres' ? 1_000 : 15_000,
     paceMs: delivery.paceMs,
     timeoutMs: delivery.slackTimeoutMs + 5_000,
   });

@@ -39,6 +39,7 @@ describe('the Events API and App Home', () => {
     const [digest] = await box.lookout.store.digests.listAll();
     // Something Lookout posts on its own into that channel, refused by Slack for good.
     await box.lookout.store.deliveries.enqueue({ kind: 'notice', channelId: 'C_MARKETING', message: { text: 'hello', blocks: [] }, expiresInMs: 60_000 });
+    box.lookout.deliveries.wake();
     await until(async () => (await box.lookout.store.deliveries.unfinished({ channels: ['C_MARKETING'], failedWithinMs: 3_600_000, limit: 5 })).find((d) => d.status === 'failed'), 'the failed delivery');
 
     const home = await openHome(box, 'U_ALICE');
@@ -94,6 +95,7 @@ describe('the Events API and App Home', () => {
     await until(async () => ((await box.lookout.store.digests.listAll()).filter((d) => d.channelId === 'C_SECURITY').length >= 2) || undefined, 'the digests');
     box.slack.failNext('chat.postMessage', 'not_in_channel', 1, { channel: 'C_SECURITY' });
     await box.lookout.store.deliveries.enqueue({ kind: 'alert', channelId: 'C_SECURITY', message: { text: 'Threat · high severity: visitor v_x', blocks: [] }, expiresInMs: 60_000 });
+    box.lookout.deliveries.wake();
     await until(async () => (await box.lookout.store.deliveries.unfinished({ channels: ['C_SECURITY'], failedWithinMs: 3_600_000, limit: 5 })).find((d) => d.kind === 'alert' && d.status === 'failed'), 'the failed alert');
     // Threat alerts: which channels watch is for everyone; the latest alerts, with who acknowledged them, for those allowed security details.
     await box.slack.slash('C_SECURITY', 'U_CAROL', 'alerts on min medium');

@@ -32,7 +32,10 @@ export interface DeliveryWorkerOptions {
   events?: DeliveryEvents;
   /** Heartbeats are renewed this often; a delivery without one for 3× this is taken over. */
   heartbeatMs?: number;
-  /** How often the queue is looked at when nothing wakes the worker. */
+  /**
+   * How often the queue is looked at when nothing wakes the worker: for rows other replicas
+   * queue. Rows this replica queues wake it, and a retry wakes it when it is due.
+   */
   pollMs?: number;
   /** One message per channel this often, after a burst of `burst` (Slack: about one a second, short bursts allowed); 0: no pace. */
   paceMs?: number;
@@ -69,6 +72,8 @@ export class DeliveryWorker {
   private readonly pollMs: number;
   /** Each channel's pace, kept for the channels posted to lately. */
   private readonly paces = new LRUCache<string, TokenBucket>({ max: 10_000 });
+  /** Wake-ups for retries this replica scheduled. */
+  private readonly retryTimers = new Set<NodeJS.Timeout>();
 
   constructor(private readonly options: DeliveryWorkerOptions) {
     this.repo = new DeliveryRepo(options.db);
@@ -79,6 +84,7 @@ export class DeliveryWorker {
   start(): void {
     this.stopped = false;
     this.heartbeatTimer = setInterval(() => {
+      if (this.inFlight.size === 0) return;
       this.repo.heartbeat(this.options.owner).catch((error: unknown) => this.options.log.warn({ err: errorText(error) }, 'could not renew delivery heartbeats; trying again'));
     }, this.heartbeatMs);
     this.heartbeatTimer.unref();
@@ -97,6 +103,8 @@ export class DeliveryWorker {
     this.stopped = true;
     clearTimeout(this.timer);
     clearInterval(this.heartbeatTimer);
+    for (const timer of this.retryTimers) clearTimeout(timer);
+    this.retryTimers.clear();
     const pending = [...this.inFlight.values(), ...(this.ticking ? [this.ticking] : [])];
     if (pending.length > 0) await Promise.race([Promise.allSettled(pending), new Promise((r) => setTimeout(r, graceMs).unref())]);
   }
@@ -128,6 +136,16 @@ export class DeliveryWorker {
         });
     }, delayMs);
     this.timer.unref();
+  }
+
+  /** Looks at the queue again in `delayMs` (a retry this replica put off, or a channel's pace, is due then). */
+  private wakeIn(delayMs: number): void {
+    const timer = setTimeout(() => {
+      this.retryTimers.delete(timer);
+      this.wake();
+    }, delayMs + 10);
+    timer.unref();
+    this.retryTimers.add(timer);
   }
 
   /** The channel's token bucket; undefined when posts are not paced. */
@@ -166,8 +184,10 @@ export class DeliveryWorker {
         .catch((error: unknown) => this.options.log.error({ delivery: delivery.id, err: errorText(error) }, 'delivery failed unexpectedly; it is taken over after its heartbeat stops'))
         .finally(() => {
           this.inFlight.delete(delivery.channelId);
-          // A channel held back by its pace is looked at again when it may post (see schedule).
-          if ((this.pace(delivery.channelId)?.getWaitTime(1) ?? 0) <= 0) this.wake();
+          // A channel held back by its pace is looked at again when it may post.
+          const wait = this.pace(delivery.channelId)?.getWaitTime(1) ?? 0;
+          if (wait <= 0) this.wake();
+          else this.wakeIn(wait);
         });
       this.inFlight.set(delivery.channelId, work);
     }
@@ -224,6 +244,7 @@ export class DeliveryWorker {
       const delayMs = retryDelayMs(delivery.attempts, outcome.afterMs);
       if (!(await this.repo.expiresWithin(delivery.id, delayMs))) {
         await this.repo.retryLater(delivery.id, owner, delayMs, outcome.reason, { maybePosted: outcome.reason === 'timed out' });
+        this.wakeIn(delayMs);
         this.options.events?.retried?.(delivery, outcome.reason);
         log(this.options.log, delivery, 'warn', 'delivery failed; retrying', { reason: outcome.reason, retryInMs: delayMs });
         return;
