@@ -105,6 +105,7 @@ describeEachDb('store db', (t) => {
         { version: 4, name: 'rate_limits', applied_at: expect.any(Date) },
         { version: 5, name: 'trend_points', applied_at: expect.any(Date) },
         { version: 6, name: 'watches', applied_at: expect.any(Date) },
+        { version: 7, name: 'home_views', applied_at: expect.any(Date) },
       ]);
       expect(await appliedVersions(t.db)).toEqual(new Set([1, 2, 3, 4, 5, 6, 7]));
     });
