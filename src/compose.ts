@@ -313,6 +313,7 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
       ...options.slack,
       port: options.port,
       slackApiUrl: options.slack.apiUrl,
+      timeoutMs: delivery.slackTimeoutMs,
       log,
       ready: () => readiness(repos.db, api),
       metrics: () => metrics.text(),

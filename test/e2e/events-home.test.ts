@@ -282,6 +282,25 @@ describe('App Home buttons, and a Home kept current', () => {
   });
 });
 
+describe('App Home when Slack hangs', () => {
+  let box: Box;
+  beforeAll(async () => {
+    box = await sandbox({ deliveries: { slackTimeoutMs: 300, heartbeatMs: 10_000 } });
+  });
+  afterAll(() => box?.stop());
+
+  it('gives up on a views.publish that never answers, says so in the log, and publishes the next time', async () => {
+    box.slack.failNext('views.publish', 'hang', 2); // the call and its one retry
+    const started = Date.now();
+    await box.slack.event('app_home_opened', 'U_ALICE', { tab: 'home' });
+    await until(() => box.logs.find((l) => l.includes('App Home not published')), 'the failure in the log', 5_000);
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(box.slack.workspace.home('U_ALICE')).toBeUndefined();
+    box.slack.clearFailures();
+    expect((await openHome(box, 'U_ALICE')).publishes).toBe(1);
+  });
+});
+
 describe('App Home within the views.publish rate', () => {
   let box: Box;
   beforeAll(async () => {

@@ -16,6 +16,8 @@ export interface SlackAppOptions {
   port?: number;
   /** The Web API base URL: Slack's own, or the offline Slack's. */
   slackApiUrl?: string;
+  /** A listener's call to Slack not answered within this fails (default 10 s). */
+  timeoutMs?: number;
   /** Readiness of what the app depends on (the store, the API). */
   ready: () => Promise<{ ok: boolean; checks: Record<string, string> }>;
   log: Logger;
@@ -76,7 +78,13 @@ export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp
   const { log } = options;
   const logger = boltLogger(log, [options.signingSecret, options.botToken, options.appToken ?? '']);
   const customRoutes = healthRoutes(options.ready, options.metrics);
-  const clientOptions = options.slackApiUrl ? { slackApiUrl: options.slackApiUrl } : {};
+  // Listeners' own calls (views.open, views.publish, chat.postEphemeral) give up like every other call to Slack, after
+  // one retry: the Web API client's default keeps retrying for half an hour, and a trigger_id lasts 3 s.
+  const clientOptions = {
+    ...(options.slackApiUrl ? { slackApiUrl: options.slackApiUrl } : {}),
+    timeout: options.timeoutMs ?? 10_000,
+    retryConfig: { retries: 1, factor: 2, minTimeout: 500, maxTimeout: 1_000 },
+  };
   if (options.slackApiUrl) allowResponseOrigin(options.slackApiUrl);
 
   // Socket Mode: apps.connections.open goes to the same Web API as everything else (slackApiUrl).
