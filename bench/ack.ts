@@ -145,10 +145,13 @@ async function phase(server: Server, rate: number): Promise<Phase> {
   };
 }
 
+/** BENCH_PROF=1: a CPU profile of the floor and of Lookout, in /tmp/prof/<name>. */
+const profile = (name: string) => (process.env.BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=/tmp/prof/${name}`] : []);
+
 const servers = [
   await start('bare Bolt', ['bench/apps/bare-bolt.mjs'], false),
-  await start('floor', ['bench/apps/floor.mjs'], true),
-  await start('Lookout', [...(process.env.BENCH_PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : []), 'dist/main.js'], true),
+  await start('floor', [...profile('floor'), 'bench/apps/floor.mjs'], true),
+  await start('Lookout', [...profile('lookout'), 'dist/main.js'], true),
 ];
 say(`servers up: ${servers.map((s) => s.name).join(', ')}; demo API at ${world.env.ANALYTICS_API_URL}; ${ROUNDS} rounds × rates ${RATES.join(', ')}/s × ${SECONDS} s`);
 
