@@ -1,3 +1,4 @@
+import { setImmediate as yieldToIO } from 'node:timers/promises';
 import { Pool } from 'undici';
 import pLimit, { type LimitFunction } from 'p-limit';
 import pRetry from 'p-retry';
@@ -247,6 +248,8 @@ export class HttpClient {
     } catch (error) {
       throw this.transportError(call, error);
     }
+    // What follows (parse, check, then the caller's rendering) waits for requests already received: their acks come first.
+    await yieldToIO();
 
     if (statusCode < 200 || statusCode >= 300) {
       throw this.statusError(call, statusCode, headers['retry-after'], text);
