@@ -1,5 +1,8 @@
 import { expect, it } from 'vitest';
+import { HomeRefresh } from '../../src/features/home/refresh.js';
+import { silentLogger } from '../../src/platform/log.js';
 import { describeEachDb } from '../support/db.js';
+import { until } from '../support/until.js';
 
 describeEachDb('store: App Home', (t) => {
   it('keeps who opened their Home and what it shows; the audience is those who opened it lately, of those asked', async () => {
@@ -28,5 +31,35 @@ describeEachDb('store: App Home', (t) => {
     const third = await deliveries.enqueueLatest(home('three'));
     expect(third).not.toBe(first);
     expect((await deliveries.get(first))?.message.text).toBe('two');
+  });
+});
+
+describeEachDb('App Home refresh', (t) => {
+  it('publishes changed Homes within its rate through the outbox, skips unchanged ones, and stops without waiting out the rate', async () => {
+    const { homeViews, deliveries } = t.store;
+    for (const user of ['U1', 'U2', 'U3', 'U4']) await homeViews.opened(user, `shown-${user}`);
+    const outcomes: string[] = [];
+    const refresh = new HomeRefresh({
+      repo: homeViews,
+      // U1's Home is as it was shown; the others' changed.
+      render: async (user) => ({ view: { type: 'home', blocks: [{ type: 'section', text: { type: 'mrkdwn', text: user } }] }, hash: user === 'U1' ? 'shown-U1' : `new-${user}` }),
+      ownersIn: async () => [],
+      enqueue: async (user, view) => void (await deliveries.enqueueLatest({ kind: 'home', channelId: user, message: { text: 'Lookout Home', blocks: view.blocks as never[] }, expiresInMs: 60_000 })),
+      log: silentLogger,
+      observe: (outcome) => outcomes.push(outcome),
+      debounceMs: 10,
+      burst: 2,
+      perMinute: 1,
+    });
+    refresh.changed('everyone');
+    await until(() => (outcomes.filter((o) => o === 'queued').length === 2 ? true : undefined), 'two publishes');
+    // U4's waits for the rate (a minute); stopping does not wait for it.
+    const started = Date.now();
+    await refresh.stop();
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(outcomes.sort()).toEqual(['queued', 'queued', 'unchanged']);
+    const open = await deliveries.unfinished({ failedWithinMs: 60_000, limit: 10 });
+    expect(open.map((d) => d.channelId).sort()).toEqual(['U2', 'U3']);
+    expect(await homeViews.audience(undefined, 60_000)).toEqual([{ user: 'U1', hash: 'shown-U1' }, { user: 'U2', hash: 'new-U2' }, { user: 'U3', hash: 'new-U3' }, { user: 'U4', hash: 'shown-U4' }]);
   });
 });

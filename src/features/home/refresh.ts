@@ -106,7 +106,7 @@ export class HomeRefresh {
           this.deps.observe?.('unchanged');
           continue;
         }
-        await this.bucket.removeTokens(1);
+        if (!(await this.token())) return;
         await this.deps.enqueue(user, fresh.view);
         await this.deps.repo.published(user, fresh.hash);
         this.deps.observe?.('queued');
@@ -117,6 +117,15 @@ export class HomeRefresh {
       }
     }
     if (failed.length > 0) this.requeue(failed, [], false);
+  }
+
+  /** Waits for the rate limit to allow a publish; false once stopping (shutdown does not wait out the limit). */
+  private async token(): Promise<boolean> {
+    while (!this.bucket.tryRemoveTokens(1)) {
+      if (this.stopped) return false;
+      await new Promise((r) => setTimeout(r, Math.min(250, Math.max(20, this.bucket.getWaitTime(1)))));
+    }
+    return !this.stopped;
   }
 
   private requeue(users: string[], channels: string[], everyone: boolean): void {
