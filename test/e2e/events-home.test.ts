@@ -188,6 +188,14 @@ describe('App Home buttons, and a Home kept current', () => {
     expect((await box.lookout.store.deliveries.counts()).filter((c) => c.kind === 'digest')).toEqual([]);
   });
 
+  it('opening the Home drops a refresh still queued for that person: rendered before, it would put an older Home back', async () => {
+    const stale = await box.lookout.store.deliveries.enqueueLatest({ kind: 'home', channelId: 'U_ALICE', message: { text: 'Lookout Home', blocks: [] }, subject: { type: 'home', user: 'U_ALICE' }, expiresInMs: 60_000 });
+    // Held back a minute, so the worker cannot send it before the person opens the tab.
+    await box.lookout.store.db.query("UPDATE deliveries SET next_at = now() + interval '1 minute' WHERE id = $1", [stale]);
+    await openHome(box, 'U_ALICE');
+    expect(await box.lookout.store.deliveries.get(stale)).toBeUndefined();
+  });
+
   it('Mute 24h and Unmute a watch change it as /traffic watch mute and unmute do', async () => {
     await box.slack.slash('C_MARKETING', 'U_ALICE', 'watch visits above 1000 every hour');
     const watch = await until(async () => (await box.lookout.store.watches.list()).find((w) => w.ownerId === 'U_ALICE'), 'the watch');

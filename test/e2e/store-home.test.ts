@@ -31,6 +31,10 @@ describeEachDb('store: App Home', (t) => {
     const third = await deliveries.enqueueLatest(home('three'));
     expect(third).not.toBe(first);
     expect((await deliveries.get(first))?.message.text).toBe('two');
+    // A Home published directly drops the one still pending; the one being sent stays.
+    expect(await deliveries.dropPending('home', 'U1')).toBe(1);
+    expect(await deliveries.get(third)).toBeUndefined();
+    expect((await deliveries.get(first))?.status).toBe('sending');
   });
 });
 

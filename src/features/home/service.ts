@@ -17,7 +17,7 @@ export interface HomeServiceDeps {
   digests: Pick<DigestService, 'ownedBy' | 'setPaused' | 'preview' | 'manageable' | 'ownersIn' | 'newForm'>;
   watches: Pick<WatchService, 'ownedBy' | 'setPaused' | 'mute' | 'manageable' | 'ownersIn'>;
   alerts: Pick<AlertService, 'overview' | 'subscribe' | 'unsubscribe' | 'mute' | 'unmute'>;
-  deliveries: Pick<DeliveryRepo, 'unfinished' | 'get' | 'retry'>;
+  deliveries: Pick<DeliveryRepo, 'unfinished' | 'get' | 'retry' | 'dropPending'>;
   views: HomeViewRepo;
   /** Wakes the delivery worker. */
   queued: () => void;
@@ -133,9 +133,14 @@ export class HomeService {
     return { view, hash: createHash('sha256').update(JSON.stringify(shown)).digest('base64url') };
   }
 
-  /** The person now sees the view with this hash (they opened the Home, or pressed one of its buttons). */
-  shown(user: string, hash: string): Promise<void> {
-    return this.deps.views.opened(user, hash);
+  /**
+   * The person now sees the view with this hash (they opened the Home, or pressed one of
+   * its buttons). A refresh still queued was rendered before it: sent after, it would
+   * put the older Home back, so it is dropped.
+   */
+  async shown(user: string, hash: string): Promise<void> {
+    await this.deps.views.opened(user, hash);
+    await this.deps.deliveries.dropPending('home', user);
   }
 
   /** The people whose digests or watches post in these channels. */

@@ -112,6 +112,12 @@ export class DeliveryRepo {
     return rows[0] ? Number(rows[0].id) : this.enqueue(input);
   }
 
+  /** Deletes the deliveries of this kind still pending for the channel (something newer went out another way); how many. */
+  async dropPending(kind: DeliveryKind, channelId: string): Promise<number> {
+    const { rows } = await this.db.query(`DELETE FROM deliveries WHERE kind = $1 AND channel_id = $2 AND status = 'pending' RETURNING id`, [kind, channelId]);
+    return rows.length;
+  }
+
   /**
    * Claims for `owner` the oldest open delivery of each channel that is free: not busy
    * here, and due (pending and past next_at) or orphaned (sending
