@@ -71,9 +71,10 @@ export function bar(value: number | undefined | null, max: number | undefined | 
 const ISO = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)(Z|[+-]\d{2}:?\d{2})?)?$/i;
 
 const zoneFormats = new Map<string, Intl.DateTimeFormat | null>();
-/** Every zone's offsets change only on whole quarter hours (UTC): one lookup a quarter hour a zone. */
+/** Offsets are cached by quarter hour (UTC): almost every change falls on one. */
 const OFFSET_STEP_MS = 15 * 60_000;
-const zoneOffsets = new Map<string, number>();
+/** Each zone's offset by quarter hour, or 'changes' when it changes within that quarter hour. */
+const zoneOffsets = new Map<string, number | 'changes'>();
 
 function zoneFormat(timeZone: string): Intl.DateTimeFormat | null {
   let f = zoneFormats.get(timeZone);
@@ -99,20 +100,33 @@ function zoneFormat(timeZone: string): Intl.DateTimeFormat | null {
   return f;
 }
 
-/** How far the zone's wall clock is ahead of UTC at `ms`; undefined for a bad zone. */
+/** How far the zone's wall clock is ahead of UTC at exactly `ms`. */
+function offsetAt(ms: number, f: Intl.DateTimeFormat): number {
+  const p: Record<string, number> = {};
+  for (const part of f.formatToParts(new Date(ms))) if (part.type !== 'literal') p[part.type] = Number(part.value);
+  return Date.UTC(p.year!, p.month! - 1, p.day!, p.hour!, p.minute!, p.second!) - ms;
+}
+
+/**
+ * How far the zone's wall clock is ahead of UTC at `ms`; undefined for a bad zone. A
+ * quarter hour with the same offset at both ends is cached whole; one with a change
+ * inside (St John's changed at 00:01 until 2011) is looked up by the minute.
+ */
 function zoneOffset(ms: number, timeZone: string): number | undefined {
   const step = Math.floor(ms / OFFSET_STEP_MS) * OFFSET_STEP_MS;
   const key = `${timeZone}|${step}`;
   const known = zoneOffsets.get(key);
-  if (known !== undefined) return known;
+  if (typeof known === 'number') return known;
   const f = zoneFormat(timeZone);
   if (!f) return undefined;
-  const p: Record<string, number> = {};
-  for (const part of f.formatToParts(new Date(step))) if (part.type !== 'literal') p[part.type] = Number(part.value);
-  const offset = Date.UTC(p.year!, p.month! - 1, p.day!, p.hour!, p.minute!, p.second!) - step;
-  if (zoneOffsets.size > 50_000) zoneOffsets.clear();
-  zoneOffsets.set(key, offset);
-  return offset;
+  if (known === undefined) {
+    const start = offsetAt(step, f);
+    const end = offsetAt(step + OFFSET_STEP_MS - 60_000, f);
+    if (zoneOffsets.size > 50_000) zoneOffsets.clear();
+    zoneOffsets.set(key, start === end ? start : 'changes');
+    if (start === end) return start;
+  }
+  return offsetAt(Math.floor(ms / 60_000) * 60_000, f);
 }
 
 /**
