@@ -11,6 +11,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import v8 from 'node:v8';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import pg from 'pg';
 
@@ -83,6 +84,17 @@ function checkSchemaName(schema: string): string {
 const PGLITE_CONF = ['shared_buffers=4MB', 'work_mem=1MB', 'maintenance_work_mem=4MB', 'temp_buffers=1MB', 'wal_buffers=256kB'];
 
 const INIT_TIMEOUT_MS = 120_000;
+
+/**
+ * PGlite's WASM is compiled by V8's baseline compiler only. Left on, the optimising tier
+ * recompiles hot postgres functions in the background: about 1 s of CPU and 50–90 MB
+ * resident, for queries on Lookout's small tables that run as fast without it
+ * (bench/memory.ts, README). V8 reads these flags when a module is compiled; PGlite's
+ * is the only WASM in the app.
+ */
+function compileWasmBaselineOnly(): void {
+  v8.setFlagsFromString('--no-wasm-dynamic-tiering --no-wasm-tier-up');
+}
 
 /**
  * A new data directory is a copy of a template: a data directory made once (initdb and
@@ -171,6 +183,7 @@ async function openThrowaway(schema: string | undefined): Promise<Db> {
 
 async function openPglite(dataDir: string | undefined, schema: string | undefined): Promise<Db> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
+  compileWasmBaselineOnly();
   const pglite = await PGlite.create({ ...(dataDir ? { dataDir } : {}), postgresqlconf: PGLITE_CONF });
   // One connection: a SET lasts for the life of the instance.
   if (schema) await pglite.exec(`CREATE SCHEMA IF NOT EXISTS ${schema}; SET search_path TO ${schema}`);
