@@ -86,6 +86,24 @@ describe('the request guard', () => {
     await stillAnswers();
   });
 
+  it("answers Slack's unsigned SSL check with 200 and runs nothing smuggled in with it", async () => {
+    const before = await digests();
+    const smuggled = `ssl_check=1&${slash('digest add #general daily 11:00 UTC pages')}`;
+    const res = await fetch(box.lookout.requestUrl!, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: smuggled });
+    await res.arrayBuffer();
+    expect(res.status).toBe(200);
+    await box.slack.waitFor(() => undefined, 300).catch(() => undefined);
+    expect(await digests()).toBe(before);
+  });
+
+  it('refuses a signed command whose fields are not single strings with 400', async () => {
+    const before = await digests();
+    const doubled = `${slash('digest add #general daily 12:00 UTC pages')}&user_id=U_BOB`;
+    expect(await send(doubled)).toBe(400);
+    expect(await send(slash('digest add #general daily 12:00 UTC pages').replace('command=%2Ftraffic', 'command=traffic'))).toBe(400);
+    expect(await digests()).toBe(before);
+  });
+
   it('never answers a correctly signed body with a 5xx, whatever it holds (fast-check)', async () => {
     const bodies = fc.oneof(
       fc.jsonValue().map((v) => ({ body: JSON.stringify(v), type: 'application/json' })),

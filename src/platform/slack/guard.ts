@@ -3,11 +3,12 @@
  * limit, a signature that verifies, a timestamp within 5 minutes either way (Bolt only
  * refuses old ones), a signature not accepted before (a replay; an Events API retry
  * signed the same as its accepted original is acknowledged with 200 and not handled), and the shape of a Slack payload (Bolt reads
- * `body.ssl_check` of a `payload=null` and crashes). The body is handed on buffered.
+ * `body.ssl_check` of a `payload=null` and crashes). The body is handed on buffered, and
+ * Bolt's receiver does not verify it again.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { parse as parseQuery } from 'node:querystring';
+import { parse as parseQuery, type ParsedUrlQuery } from 'node:querystring';
 import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
 import type { Logger } from '../log.js';
@@ -56,25 +57,28 @@ const PAYLOAD = z.discriminatedUnion('type', [
   z.looseObject({ type: z.literal('app_rate_limited') }),
 ]);
 
-const COMMAND = z.looseObject({
-  command: z.string().startsWith('/'),
-  text: z.string().optional(),
-  user_id: z.string(),
-  channel_id: z.string(),
-  team_id: z.string(),
-  response_url: z.string().optional(),
-  trigger_id: z.string().optional(),
-});
+const COMMAND_FIELDS = ['user_id', 'channel_id', 'team_id'] as const;
+const OPTIONAL_COMMAND_FIELDS = ['text', 'response_url', 'trigger_id'] as const;
+
+/** A slash command's form, with the fields Bolt reads as strings (a plain check: it runs on every command). */
+function isCommand(form: ParsedUrlQuery): boolean {
+  return (
+    typeof form.command === 'string' &&
+    form.command.startsWith('/') &&
+    COMMAND_FIELDS.every((field) => typeof form[field] === 'string') &&
+    OPTIONAL_COMMAND_FIELDS.every((field) => form[field] === undefined || typeof form[field] === 'string')
+  );
+}
+
+const FORM = 'application/x-www-form-urlencoded';
+const isForm = (contentType: string | undefined): boolean => (contentType ?? '').split(';')[0]!.trim() === FORM;
 
 /** Why a body is not a Slack payload, in a few words; undefined when it is one. */
-export function checkShape(contentType: string | undefined, body: string): string | undefined {
+export function checkShape(contentType: string | undefined, body: string, form = isForm(contentType) ? parseQuery(body) : undefined): string | undefined {
   let parsed: unknown;
-  if ((contentType ?? '').split(';')[0]!.trim() === 'application/x-www-form-urlencoded') {
-    const form = parseQuery(body);
+  if (form) {
     if (form.ssl_check === '1') return undefined;
-    if (form.payload === undefined) {
-      return COMMAND.safeParse(form).success ? undefined : 'a form that is neither a slash command nor a payload';
-    }
+    if (form.payload === undefined) return isCommand(form) ? undefined : 'a form that is neither a slash command nor a payload';
     if (typeof form.payload !== 'string') return 'more than one payload';
     try {
       parsed = JSON.parse(form.payload);
@@ -135,7 +139,12 @@ export function guardRequests(next: Listener, options: GuardOptions): Listener {
     (req as IncomingMessage & { rawBody?: Buffer }).rawBody = raw;
     const body = raw.toString('utf8');
     const contentType = req.headers['content-type'];
-    if (contentType?.startsWith('application/x-www-form-urlencoded') && parseQuery(body).ssl_check === '1') return true; // Bolt strips it to ssl_check alone
+    const form = isForm(contentType) ? parseQuery(body) : undefined;
+    if (form?.ssl_check === '1') {
+      // Slack's unsigned SSL check: Bolt gets ssl_check alone, never whatever else came with it.
+      (req as IncomingMessage & { rawBody?: Buffer }).rawBody = Buffer.from('ssl_check=1');
+      return true;
+    }
     const timestamp = Number(req.headers['x-slack-request-timestamp']);
     const signature = req.headers['x-slack-signature'];
     if (!Number.isFinite(timestamp) || typeof signature !== 'string') {
@@ -155,7 +164,7 @@ export function guardRequests(next: Listener, options: GuardOptions): Listener {
       refuse(res, 401);
       return false;
     }
-    const shape = checkShape(contentType, body);
+    const shape = checkShape(contentType, body, form);
     if (shape) {
       log.warn({ reason: shape }, 'request refused: not a Slack payload');
       refuse(res, 400);
