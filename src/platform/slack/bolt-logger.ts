@@ -15,11 +15,15 @@ export function boltLogger(log: Logger, secrets: readonly string[]): BoltLogger 
     return text;
   };
   const child = log.child({ component: 'bolt' });
+  // Bolt writes debug lines on every request: their arguments are only turned into text when they will be written.
+  const write = (level: 'debug' | 'info' | 'warn' | 'error') => (...args: unknown[]) => {
+    if (child.isLevelEnabled(level)) child[level](scrub(args));
+  };
   return {
-    debug: (...args) => child.debug(scrub(args)),
-    info: (...args) => child.info(scrub(args)),
-    warn: (...args) => child.warn(scrub(args)),
-    error: (...args) => child.error(scrub(args)),
+    debug: write('debug'),
+    info: write('info'),
+    warn: write('warn'),
+    error: write('error'),
     setLevel: (next) => {
       level = next;
     },
