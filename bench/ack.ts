@@ -8,7 +8,8 @@
  * on schedule whatever the answers do) to the app's request URL, from 500 people in turn (each
  * within the per-person limit, which Lookout checks in its store), each with its own
  * response_url on a sink the offline Slack serves (Lookout answers no other origin). The demo API runs in a fourth process. Rates and apps are
- * interleaved over several rounds; the figures are medians over rounds. CPU is the app
+ * interleaved over several rounds, every other round in reverse order; the figures are
+ * medians over rounds, and ratios the median of each round's ratio. CPU is the app
  * process's user + system time (/proc/<pid>/stat) over the phase, divided by commands answered.
  * Run: npm run bench -- ack   (BENCH_ROUNDS 3, BENCH_SECONDS 10, BENCH_RATES 20,100,300)
  */
@@ -170,7 +171,8 @@ say(`idle CPU: ${servers.map((s) => `${s.name} ${idleMsPerSecond.get(s.name)!.to
 const results = new Map<string, Phase[]>();
 for (let round = 1; round <= ROUNDS; round++) {
   for (const rate of RATES) {
-    for (const s of servers) {
+    // Every other round runs the apps in the reverse order, so drift in the machine's speed falls on each alike.
+    for (const s of round % 2 === 1 ? servers : [...servers].reverse()) {
       const r = await phase(s, rate);
       const key = `${s.name}@${rate}`;
       results.set(key, [...(results.get(key) ?? []), r]);
@@ -180,16 +182,21 @@ for (let round = 1; round <= ROUNDS; round++) {
 }
 
 const m = (name: string, rate: number, f: (p: Phase) => number) => median(results.get(`${name}@${rate}`)!.map(f));
-console.log(`\nMedians of ${ROUNDS} interleaved rounds, ${SECONDS} s a phase (Node ${process.version}):`);
+/** The median over rounds of an app's figure divided by another's in the same round: the machine's drift between rounds cancels. */
+const ratio = (name: string, against: string, rate: number, f: (p: Phase) => number) => {
+  const theirs = results.get(`${against}@${rate}`)!;
+  return median(results.get(`${name}@${rate}`)!.map((p, i) => f(p) / f(theirs[i]!)));
+};
+console.log(`\nMedians of ${ROUNDS} interleaved rounds, ${SECONDS} s a phase; ratios are medians of each round's ratio (Node ${process.version}):`);
 console.log('| rate | app | CPU per command | ÷ floor | ack p50 | ack p99 | ack p99 ÷ bare | answer p50 | answer p99 |');
 console.log('|---|---|---|---|---|---|---|---|---|');
 for (const rate of RATES) {
   for (const s of servers) {
     const cpu = m(s.name, rate, (p) => p.cpuMsPerCommand);
-    const ratio = s.name === 'bare Bolt' ? '—' : `${(cpu / m('floor', rate, (p) => p.cpuMsPerCommand)).toFixed(2)}×`;
+    const cpuRatio = s.name === 'bare Bolt' ? '—' : `${ratio(s.name, 'floor', rate, (p) => p.cpuMsPerCommand).toFixed(2)}×`;
     const ackP99 = m(s.name, rate, (p) => p.ackP99);
     const answer = (f: (p: Phase) => number) => (s.answers ? `${m(s.name, rate, f).toFixed(1)} ms` : '—');
-    console.log(`| ${rate}/s | ${s.name} | ${cpu.toFixed(3)} ms | ${ratio} | ${m(s.name, rate, (p) => p.ackP50).toFixed(2)} ms | ${ackP99.toFixed(2)} ms | ${(ackP99 / m('bare Bolt', rate, (p) => p.ackP99)).toFixed(2)}× | ${answer((p) => p.answerP50)} | ${answer((p) => p.answerP99)} |`);
+    console.log(`| ${rate}/s | ${s.name} | ${cpu.toFixed(3)} ms | ${cpuRatio} | ${m(s.name, rate, (p) => p.ackP50).toFixed(2)} ms | ${ackP99.toFixed(2)} ms | ${ratio(s.name, 'bare Bolt', rate, (p) => p.ackP99).toFixed(2)}× | ${answer((p) => p.answerP50)} | ${answer((p) => p.answerP99)} |`);
   }
 }
 
