@@ -8,10 +8,12 @@
  * on schedule whatever the answers do) to the app's request URL, from 500 people in turn (each
  * within the per-person limit, which Lookout checks in its store), each with its own
  * response_url on a sink the offline Slack serves (Lookout answers no other origin). The demo API runs in a fourth process. Rates and apps are
- * interleaved over several rounds, every other round in reverse order; the figures are
- * medians over rounds, and ratios the median of each round's ratio. CPU is the app
+ * interleaved over several rounds, always in the same order, so each app has been idle as
+ * long before its phase; the figures are medians over rounds, and ratios the median of each
+ * round's ratio. CPU is the app
  * process's user + system time (/proc/<pid>/stat) over the phase, divided by commands answered.
- * Run: npm run bench -- ack   (BENCH_ROUNDS 3, BENCH_SECONDS 10, BENCH_RATES 20,100,300)
+ * Run: npm run bench -- ack   (BENCH_ROUNDS 3, BENCH_SECONDS 10, BENCH_RATES 20,100,300;
+ * BENCH_LOOKOUT_FLAGS: Node or V8 flags for Lookout's process, for experiments)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -152,7 +154,7 @@ const profile = (name: string) => (process.env.BENCH_PROF ? ['--cpu-prof', `--cp
 const servers = [
   await start('bare Bolt', ['bench/apps/bare-bolt.mjs'], false),
   await start('floor', [...profile('floor'), 'bench/apps/floor.mjs'], true),
-  await start('Lookout', [...profile('lookout'), 'dist/main.js'], true),
+  await start('Lookout', [...profile('lookout'), ...(process.env.BENCH_LOOKOUT_FLAGS ?? '').split(' ').filter(Boolean), 'dist/main.js'], true),
 ];
 say(`servers up: ${servers.map((s) => s.name).join(', ')}; demo API at ${world.env.ANALYTICS_API_URL}; ${ROUNDS} rounds × rates ${RATES.join(', ')}/s × ${SECONDS} s`);
 
@@ -171,8 +173,7 @@ say(`idle CPU: ${servers.map((s) => `${s.name} ${idleMsPerSecond.get(s.name)!.to
 const results = new Map<string, Phase[]>();
 for (let round = 1; round <= ROUNDS; round++) {
   for (const rate of RATES) {
-    // Every other round runs the apps in the reverse order, so drift in the machine's speed falls on each alike.
-    for (const s of round % 2 === 1 ? servers : [...servers].reverse()) {
+    for (const s of servers) {
       const r = await phase(s, rate);
       const key = `${s.name}@${rate}`;
       results.set(key, [...(results.get(key) ?? []), r]);
