@@ -12,8 +12,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import v8 from 'node:v8';
-import { PGlite, type Transaction } from '@electric-sql/pglite';
-import pg from 'pg';
+import type { PGlite, Transaction } from '@electric-sql/pglite';
+import type pg from 'pg';
 
 export interface Db {
   /**
@@ -185,6 +185,8 @@ async function openThrowaway(schema: string | undefined): Promise<Db> {
 async function openPglite(dataDir: string | undefined, schema: string | undefined): Promise<Db> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   compileWasmBaselineOnly();
+  // Each driver is loaded only when it is used (about 20–30 ms of start each).
+  const { PGlite } = await import('@electric-sql/pglite');
   const pglite = await PGlite.create({ ...(dataDir ? { dataDir } : {}), postgresqlconf: PGLITE_CONF });
   // One connection: a SET lasts for the life of the instance.
   if (schema) await pglite.exec(`CREATE SCHEMA IF NOT EXISTS ${schema}; SET search_path TO ${schema}`);
@@ -221,8 +223,9 @@ async function openPostgres(
   timeouts: { connectMs?: number; queryMs?: number },
 ): Promise<Db> {
   const scrub = scrubber(databaseUrl);
+  const { default: pgDriver } = await import('pg');
   // A database that stops answering (a partition, not a refusal) fails calls instead of holding them.
-  const pool = new pg.Pool({
+  const pool = new pgDriver.Pool({
     connectionString: databaseUrl,
     max: poolSize,
     application_name: 'lookout',
