@@ -185,7 +185,7 @@ async function openThrowaway(schema: string | undefined): Promise<Db> {
 async function openPglite(dataDir: string | undefined, schema: string | undefined): Promise<Db> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   compileWasmBaselineOnly();
-  // Each driver is loaded only when it is used (about 20–30 ms of start each).
+  // Each driver is loaded only when it is used: importing pg holds 15 MB resident, PGlite 6 MB.
   const { PGlite } = await import('@electric-sql/pglite');
   const pglite = await PGlite.create({ ...(dataDir ? { dataDir } : {}), postgresqlconf: PGLITE_CONF });
   // One connection: a SET lasts for the life of the instance.
