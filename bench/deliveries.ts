@@ -16,7 +16,7 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { LogLevel, WebClient } from '@slack/web-api';
+import { LogLevel, WebClient, WebClientEvent } from '@slack/web-api';
 import { median, percentile } from './stats.js';
 
 const TOTAL = 1_000;
@@ -27,6 +27,8 @@ interface Result {
   seconds: number;
   cpuMs: number;
   failed: number;
+  /** Answers of 429, by channel. */
+  limited: Record<string, number>;
 }
 
 /** An alert-sized message: a header, two sections with fields, a context line and four buttons. */
@@ -51,6 +53,8 @@ async function child(mode: Mode, apiUrl: string, token: string, paceMs: number):
   const work = Array.from({ length: TOTAL }, (_, i) => ({ channel: CHANNELS[i % CHANNELS.length]!, message: alertLike(i, CHANNELS[i % CHANNELS.length]!) }));
   if (mode === 'direct') {
     const client = new WebClient(token, { slackApiUrl: apiUrl, logLevel: LogLevel.ERROR, timeout: 10_000 });
+    const limited: Record<string, number> = {};
+    client.on(WebClientEvent.RATE_LIMITED, (_retryAfter: number, { body }: { body: { channel?: string } }) => void (limited[body.channel ?? '?'] = (limited[body.channel ?? '?'] ?? 0) + 1));
     const latencies: number[] = [];
     let failed = 0;
     const t0 = performance.now();
@@ -68,7 +72,7 @@ async function child(mode: Mode, apiUrl: string, token: string, paceMs: number):
       }),
     );
     const used = process.cpuUsage(cpu);
-    return { latencies, seconds: (performance.now() - t0) / 1000, cpuMs: (used.user + used.system) / 1000, failed };
+    return { latencies, seconds: (performance.now() - t0) / 1000, cpuMs: (used.user + used.system) / 1000, failed, limited };
   }
   const { openRepos } = await import('../src/compose.js');
   const { DeliveryRepo } = await import('../src/platform/deliveries/repo.js');
@@ -78,7 +82,17 @@ async function child(mode: Mode, apiUrl: string, token: string, paceMs: number):
   const schema = `bench_${randomBytes(4).toString('hex')}`;
   const store = await openRepos(mode === 'outbox-pg' ? { databaseUrl: process.env.TEST_DATABASE_URL, schema } : { memory: true });
   const client = new WebClient(token, { slackApiUrl: apiUrl, logLevel: LogLevel.ERROR, timeout: 10_000, retryConfig: { retries: 0 }, rejectRateLimitedCalls: true });
-  const worker = new DeliveryWorker({ db: store.db, poster: webPoster(client), owner: 'bench', log: createLogger({ level: 'silent' }), hooks: {}, paceMs, concurrency: CHANNELS.length });
+  const limited: Record<string, number> = {};
+  const poster = webPoster(client);
+  const counted = {
+    ...poster,
+    post: (channel: string, ...rest: Parameters<typeof poster.post> extends [string, ...infer R] ? R : never) =>
+      poster.post(channel, ...rest).catch((error: { code?: string }) => {
+        if (error.code === 'slack_webapi_rate_limited_error') limited[channel] = (limited[channel] ?? 0) + 1;
+        throw error;
+      }),
+  };
+  const worker = new DeliveryWorker({ db: store.db, poster: counted, owner: 'bench', log: createLogger({ level: 'silent' }), hooks: {}, paceMs, concurrency: CHANNELS.length });
   const t0 = performance.now();
   const cpu = process.cpuUsage();
   await store.db.transaction(async (tx) => {
@@ -95,7 +109,7 @@ async function child(mode: Mode, apiUrl: string, token: string, paceMs: number):
   await worker.stop();
   if (mode === 'outbox-pg') await store.db.query(`DROP SCHEMA ${schema} CASCADE`);
   await store.close();
-  return { latencies: rows.filter((r) => r.status === 'posted').map((r) => Number(r.ms)), seconds, cpuMs: (used.user + used.system) / 1000, failed: rows.filter((r) => r.status !== 'posted').length };
+  return { latencies: rows.filter((r) => r.status === 'posted').map((r) => Number(r.ms)), seconds, cpuMs: (used.user + used.system) / 1000, failed: rows.filter((r) => r.status !== 'posted').length, limited };
 }
 
 if (process.argv[2] === '--child') {
@@ -128,6 +142,19 @@ const describe = (r: Result) => {
 };
 
 console.log(`${TOTAL} alert-sized messages decided at once over ${CHANNELS.length} channels; each poster in its own process\n`);
+
+const perChannel = TOTAL / CHANNELS.length;
+const floorSeconds = perChannel - 1;
+const limitedIn = (r: Result) => Object.values(r.limited);
+console.log(`A strict Slack (chat.postMessage: 1 a second per channel, no burst): the physical floor is ${floorSeconds} s (${perChannel} posts a channel, the first at once)`);
+slack.setRateLimit({ burst: 1, perSecond: 1 });
+const strict = await round('outbox', 1_000);
+const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+console.log(`  outbox (paced to 1/s a channel)  ${describe(strict)}`);
+console.log(`    ${(strict.seconds / floorSeconds).toFixed(3)}× the floor; ${sum(limitedIn(strict))} answers of 429, at most ${Math.max(0, ...limitedIn(strict))} in one channel`);
+const strictDirect = await round('direct', 0);
+console.log(`  direct (WebClient waits out 429) ${describe(strictDirect)}`);
+console.log(`    ${(strictDirect.seconds / floorSeconds).toFixed(3)}× the floor; ${sum(limitedIn(strictDirect))} answers of 429, at most ${Math.max(0, ...limitedIn(strictDirect))} in one channel\n`);
 
 console.log("With Slack's rate limits (chat.postMessage: bursts of 5, then 1 a second per channel):");
 slack.setRateLimit({ burst: 5, perSecond: 1 });

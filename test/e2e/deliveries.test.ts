@@ -125,6 +125,30 @@ describeEachDb('deliveries', (t) => {
     expect(logs.filter((l) => l.includes('delivery failed; retrying')).map((l) => JSON.parse(l).reason).sort()).toEqual(['HTTP 500', 'HTTP 500', 'ratelimited']);
   }, 20_000);
 
+  it("a 429 moves the channel's next post to Retry-After and ends its bursts: one 429 a channel against a Slack that takes one a second", async () => {
+    slack.setRateLimit({ burst: 1, perSecond: 1 });
+    try {
+      const repo = new DeliveryRepo(t.db);
+      for (let i = 0; i < 4; i++) await repo.enqueue(input('C_THREE', `three ${i}`));
+      for (let i = 0; i < 4; i++) await repo.enqueue(input('C_FOUR', `four ${i}`));
+      const limited: string[] = [];
+      const client = new WebClient(botToken, { slackApiUrl: slack.apiUrl, timeout: 800, retryConfig: { retries: 0 }, rejectRateLimitedCalls: true });
+      const poster = webPoster(client);
+      const counting = { ...poster, post: (channel: string, ...rest: [Parameters<typeof poster.post>[1], Parameters<typeof poster.post>[2]?]) => poster.post(channel, ...rest).catch((error: { code?: string }) => {
+        if (error.code === 'slack_webapi_rate_limited_error') limited.push(channel);
+        throw error;
+      }) };
+      const { worker: w } = worker(t.db, 'w1', { poster: counting, paceMs: 1_000, burst: 3 });
+      w.start();
+      await w.drained(30_000);
+      // The local bucket allowed a burst of 3; Slack took one: the second post was refused once, and never again.
+      expect(limited.sort()).toEqual(['C_FOUR', 'C_THREE']);
+      expect(texts('C_THREE').slice(-4)).toEqual(['three 0', 'three 1', 'three 2', 'three 3']);
+    } finally {
+      slack.setRateLimit(false);
+    }
+  }, 40_000);
+
   it('blocks Slack refuses are posted once more as plain text', async () => {
     slack.failNext('chat.postMessage', 'invalid_blocks', 1, { channel: 'C_ONE' });
     const repo = new DeliveryRepo(t.db);

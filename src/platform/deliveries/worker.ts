@@ -1,11 +1,11 @@
 import type { KnownBlock } from '@slack/types';
-import { TokenBucket } from 'limiter';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from '../log.js';
 import type { SlackMessage } from '../slack/kit/messages.js';
 import type { SlackPoster } from '../slack/poster.js';
 import type { Db, Queryable } from '../store/db.js';
 import { outcomeOf, retryDelayMs } from './outcome.js';
+import { ChannelPace } from './pace.js';
 import { DeliveryRepo, type Claimed, type Delivery } from './repo.js';
 
 /** How a feature hears about the deliveries it queued (by `subject.type`), inside the transaction that records the outcome. */
@@ -71,7 +71,7 @@ export class DeliveryWorker {
   private readonly heartbeatMs: number;
   private readonly pollMs: number;
   /** Each channel's pace, kept for the channels posted to lately. */
-  private readonly paces = new LRUCache<string, TokenBucket>({ max: 10_000 });
+  private readonly paces = new LRUCache<string, ChannelPace>({ max: 10_000 });
   /** Wake-ups for retries this replica scheduled. */
   private readonly retryTimers = new Set<NodeJS.Timeout>();
 
@@ -148,17 +148,16 @@ export class DeliveryWorker {
     this.retryTimers.add(timer);
   }
 
-  /** The channel's token bucket; undefined when posts are not paced. */
-  private pace(channel: string): TokenBucket | undefined {
+  /** The channel's pace (a channel not posted to lately may burst); undefined when posts are not paced. */
+  private pace(channel: string): ChannelPace | undefined {
     const paceMs = this.options.paceMs ?? 1_000;
     if (paceMs <= 0) return undefined;
-    let bucket = this.paces.get(channel);
-    if (!bucket) {
-      bucket = new TokenBucket({ bucketSize: this.options.burst ?? 3, tokensPerInterval: 1, interval: paceMs });
-      bucket.content = bucket.bucketSize; // a channel not posted to lately may burst
-      this.paces.set(channel, bucket);
+    let pace = this.paces.get(channel);
+    if (!pace) {
+      pace = new ChannelPace(this.options.burst ?? 3, paceMs, Date.now());
+      this.paces.set(channel, pace);
     }
-    return bucket;
+    return pace;
   }
 
   /** Claims what is free and starts sending it; how long until a held-back channel may post again (ms), if any is. */
@@ -167,8 +166,9 @@ export class DeliveryWorker {
     if (this.stopped || free <= 0) return undefined;
     let soonest: number | undefined;
     const held: string[] = [];
-    for (const [channel, bucket] of this.paces.entries()) {
-      const wait = bucket.getWaitTime(1);
+    const now = Date.now();
+    for (const [channel, pace] of this.paces.entries()) {
+      const wait = pace.waitMs(now);
       if (wait <= 0) continue;
       held.push(channel);
       soonest = Math.min(soonest ?? wait, wait);
@@ -179,13 +179,15 @@ export class DeliveryWorker {
       limit: free,
     });
     for (const delivery of claimed) {
-      this.pace(delivery.channelId)?.tryRemoveTokens(1);
+      this.pace(delivery.channelId)?.take(Date.now());
       const work = this.send(delivery)
         .catch((error: unknown) => this.options.log.error({ delivery: delivery.id, err: errorText(error) }, 'delivery failed unexpectedly; it is taken over after its heartbeat stops'))
         .finally(() => {
           this.inFlight.delete(delivery.channelId);
+          const pace = this.pace(delivery.channelId);
+          pace?.settle(Date.now());
           // A channel held back by its pace is looked at again when it may post.
-          const wait = this.pace(delivery.channelId)?.getWaitTime(1) ?? 0;
+          const wait = pace?.waitMs(Date.now()) ?? 0;
           if (wait <= 0) this.wake();
           else this.wakeIn(wait);
         });
@@ -241,7 +243,10 @@ export class DeliveryWorker {
       return;
     }
     if (outcome.kind === 'retry') {
-      const delayMs = retryDelayMs(delivery.attempts, outcome.afterMs);
+      // A 429's Retry-After is exact: waiting longer only slows the channel.
+      const delayMs = outcome.reason === 'ratelimited' && outcome.afterMs !== undefined ? outcome.afterMs : retryDelayMs(delivery.attempts, outcome.afterMs);
+      // Slack's Retry-After is the channel's, not only this delivery's: the channel's next post waits for it.
+      if (outcome.afterMs !== undefined && delivery.kind !== 'home') this.pace(delivery.channelId)?.hold(Date.now(), outcome.afterMs);
       if (!(await this.repo.expiresWithin(delivery.id, delayMs))) {
         await this.repo.retryLater(delivery.id, owner, delayMs, outcome.reason, { maybePosted: outcome.reason === 'timed out' });
         this.wakeIn(delayMs);
