@@ -22,10 +22,17 @@ module.exports = {
     },
     {
       name: 'kit-is-pure',
-      comment: 'The Block Kit helpers import only kernel/ and each other.',
+      comment: "The Block Kit helpers import only kernel/, Slack's rules and each other.",
       severity: 'error',
       from: { path: '^src/platform/slack/kit/' },
-      to: { path: '^src/', pathNot: ['^src/kernel/', '^src/platform/slack/kit/'] },
+      to: { path: '^src/', pathNot: ['^src/kernel/', '^src/platform/slack/kit/', '^src/slack-rules/'] },
+    },
+    {
+      name: 'slack-rules-stand-alone',
+      comment: "Slack's rules (one table, shared by the product and the offline Slack) import nothing of ours.",
+      severity: 'error',
+      from: { path: '^src/slack-rules/' },
+      to: { path: '^src/', pathNot: '^src/slack-rules/' },
     },
     {
       name: 'platform-knows-no-feature',
@@ -71,10 +78,10 @@ module.exports = {
     },
     {
       name: 'sandbox-knows-only-protocols',
-      comment: 'The demo API and the offline Slack import nothing of the product.',
+      comment: "The demo API and the offline Slack import nothing of the product, only Slack's rules.",
       severity: 'error',
       from: { path: '^src/sandbox/' },
-      to: { path: '^src/', pathNot: '^src/sandbox/' },
+      to: { path: '^src/', pathNot: ['^src/sandbox/', '^src/slack-rules/'] },
     },
     {
       name: 'no-circular',

@@ -5,6 +5,7 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // The slow suite runs on its own: npm run test:slow.
     exclude: ['test/chaos/**', 'test/slow/**', 'node_modules/**'],
+    setupFiles: ['test/support/slack-rules-guard.ts'],
     testTimeout: 20_000,
     hookTimeout: 30_000,
     pool: 'forks',

@@ -9,6 +9,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/chaos/**/*.test.ts', 'test/slow/**/*.test.ts'],
+    setupFiles: ['test/support/slack-rules-guard.ts'],
     testTimeout: 120_000,
     hookTimeout: 60_000,
     pool: 'forks',

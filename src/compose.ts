@@ -53,6 +53,7 @@ import { createSlackApp, type SlackApp } from './platform/slack/app.js';
 import { boltLogger } from './platform/slack/bolt-logger.js';
 import { webDirectory } from './platform/slack/directory.js';
 import { webPoster } from './platform/slack/poster.js';
+import { onPreflight, preflightFetch } from './platform/slack/preflight.js';
 import { DeliveryRepo, SECURITY_KINDS } from './platform/deliveries/repo.js';
 import { DeliveryWorker } from './platform/deliveries/worker.js';
 import { startHousekeeping, type Prune } from './platform/store/housekeeping.js';
@@ -175,6 +176,7 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
     },
     log.child({ component: 'metrics' }),
   );
+  const stopPreflightMetrics = onPreflight((r) => metrics.preflight.inc({ method: r.method, outcome: r.reasons.length > 0 ? 'refused' : 'fitted' }));
   const api = new AnalyticsApi({
     ...options.api,
     logger: log.child({ component: 'api' }),
@@ -182,6 +184,7 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
   });
   const webOptions = {
     ...(options.slack.apiUrl ? { slackApiUrl: options.slack.apiUrl } : {}),
+    fetch: preflightFetch(log.child({ component: 'preflight' })),
     logger: boltLogger(log.child({ component: 'slack' }), [options.slack.botToken, options.slack.signingSecret]),
     timeout: delivery.slackTimeoutMs,
   };
@@ -372,6 +375,7 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
     requestUrl,
     async stop() {
       stopHousekeeping();
+      stopPreflightMetrics();
       await refresh.stop();
       await scheduler.stop();
       await watcher.stop();

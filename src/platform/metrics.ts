@@ -24,6 +24,7 @@ export class Metrics {
   readonly trendPeriods: Counter<'source'>;
   readonly watchEvaluations: Counter<'outcome'>;
   readonly homeRefreshes: Counter<'outcome'>;
+  readonly preflight: Counter<'method' | 'outcome'>;
 
   constructor(probes: MetricProbes, log: Logger) {
     const registers = [this.registry];
@@ -63,6 +64,13 @@ export class Metrics {
       name: 'lookout_watch_evaluations_total',
       help: 'Watch evaluations by outcome: breach, update, recover, ok, unknown (the API failed or there was nothing to compare with), muted',
       labelNames: ['outcome'],
+      registers,
+    });
+
+    this.preflight = new Counter({
+      name: 'lookout_slack_preflight_total',
+      help: "Payloads that broke a rule of Slack's before they left, by method and outcome: fitted (changed, then sent), refused (a message sent as text alone, a view not sent)",
+      labelNames: ['method', 'outcome'],
       registers,
     });
 

@@ -8,7 +8,7 @@ import { gatherDigest, type DigestSpec } from '../../src/features/digests/conten
 import { SharedFetcher } from '../../src/platform/api/shared-fetcher.js';
 import { digestRange } from '../../src/features/digests/period.js';
 import { startDemoApi, type DemoApi } from '../../src/sandbox/demo-api/server.js';
-import { validateBlocks } from '../../src/sandbox/slack/block-limits.js';
+import { validateMessage } from '../../src/slack-rules/validate.js';
 import { digestMessage } from '../../src/features/digests/blocks.js';
 import { mrkdwnOf } from '../support/sandbox.js';
 import { shortUrl } from '../../src/kernel/format.js';
@@ -172,7 +172,7 @@ describe('gatherDigest against the demo API', () => {
       expect(section.lines!.every((l) => typeof l.duration === 'number')).toBe(true);
     }
     const message = digestMessage(view);
-    const verdict = validateBlocks(message.blocks, 'message');
+    const verdict = validateMessage(message);
     expect(verdict.ok ? [] : verdict.reasons).toEqual([]);
     expect(mrkdwnOf(message).join('\n')).toMatch(/[▲▼]/);
   });
@@ -236,7 +236,7 @@ describe('gatherDigest against the demo API', () => {
     expect(pages.every((r) => r.status === 500)).toBe(true);
 
     const message = digestMessage(view);
-    const verdict = validateBlocks(message.blocks, 'message');
+    const verdict = validateMessage(message);
     expect(verdict.ok ? [] : verdict.reasons).toEqual([]);
     const texts = mrkdwnOf(message);
     expect(texts.find((t) => t.startsWith('*Pages*'))).toMatch(/:warning: Could not load: The analytics API/);

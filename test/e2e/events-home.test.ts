@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { validateHomeView } from '../../src/sandbox/slack/block-limits.js';
+import { validateHomeView } from '../../src/slack-rules/validate.js';
 import { mrkdwnOf, sandbox, type Sandbox } from '../support/sandbox.js';
 import { until } from '../support/until.js';
 

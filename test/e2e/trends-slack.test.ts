@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Message } from '../../src/sandbox/slack/index.js';
-import { validateBlocks } from '../../src/sandbox/slack/block-limits.js';
+import { validateMessage } from '../../src/slack-rules/validate.js';
 import { CHANNEL, USER, hasAction, headerOf, mrkdwnOf, sandbox, tableOf, type Sandbox } from '../support/sandbox.js';
 import { DEMO_VISITORS } from '../../src/sandbox/demo-api/index.js';
 
@@ -40,7 +40,7 @@ describe('/traffic trend in Slack', () => {
   it('charts a report: 30 days against the 30 before, a pie of the top rows, and the figures in words', async () => {
     const message = await run('trend sources last30d');
     expect(headerOf(message)).toMatch(/^Trend: Sources · Last 30 days \(/);
-    expect(validateBlocks(message.blocks as never, 'message')).toEqual({ ok: true });
+    expect(validateMessage(message)).toEqual({ ok: true });
     const [line, pie] = charts(message);
     expect(line!.chart.type).toBe('line');
     expect(line!.chart.axis_config!.categories).toHaveLength(30);
@@ -71,7 +71,7 @@ describe('/traffic trend in Slack', () => {
     expect(mrkdwnOf(today).join(' ')).toMatch(/The last hour is not over yet/);
     const ytd = await run('trend ytd by unique');
     expect(charts(ytd)[0]!.title).toBe('Unique visitors per week');
-    expect(validateBlocks(ytd.blocks as never, 'message')).toEqual({ ok: true });
+    expect(validateMessage(ytd)).toEqual({ ok: true });
   });
 
   it('answers a bad trend with what to type instead', async () => {
@@ -124,7 +124,7 @@ describe('/traffic trend in Slack', () => {
     const [chart] = charts(preview);
     expect(chart!.title).toBe('Visits per day');
     expect(chart!.chart.axis_config!.categories).toHaveLength(7);
-    expect(validateBlocks(preview.blocks as never, 'message')).toEqual({ ok: true });
+    expect(validateMessage(preview)).toEqual({ ok: true });
     const totals = mrkdwnOf(preview).find((t) => t.startsWith('*Visits*'))!;
     expect(count(/\n([\d,]+)/.exec(totals)![1]!)).toBe(sum(chart!.chart.series![0]!.data.map((d) => d.value)));
   });

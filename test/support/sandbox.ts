@@ -1,3 +1,4 @@
+import { LEVEL_COLOURS, type Level } from '../../src/platform/slack/kit/colour.js';
 import { startLookout, type Lookout, type LookoutOptions } from '../../src/compose.js';
 import { startSandbox, type Sandbox as SandboxOf, type SandboxOptions } from '../../src/sandbox/start.js';
 import { captureLogs } from './log-capture.js';
@@ -38,7 +39,22 @@ export async function sandbox(options: Partial<TestSandboxOptions> = {}): Promis
 type Json = Record<string, unknown>;
 
 /** Every piece of mrkdwn or plain text in a message's blocks. */
-export function textsOf(message: { blocks?: readonly unknown[] }): string[] {
+/** What a message shows: its blocks, then its attachments' blocks (where Slack draws them). */
+export type Shown = { blocks?: readonly unknown[]; attachments?: readonly unknown[] };
+
+export function allBlocks(message: Shown): unknown[] {
+  const inAttachments = (message.attachments ?? []).flatMap((a) => ((a as Json)?.blocks as unknown[] | undefined) ?? []);
+  return [...(message.blocks ?? []), ...inAttachments];
+}
+
+/** Every piece of mrkdwn or plain text in a message's blocks. */
+/** The level a message's colour bar shows (kit/colour.ts), or undefined without one. */
+export function colourOf(message: Shown): Level | undefined {
+  const color = ((message.attachments ?? [])[0] as Json | undefined)?.color;
+  return (Object.entries(LEVEL_COLOURS) as [Level, string][]).find(([, c]) => c === color)?.[0];
+}
+
+export function textsOf(message: Shown): string[] {
   const out: string[] = [];
   const walk = (node: unknown) => {
     if (Array.isArray(node)) return node.forEach(walk);
@@ -47,12 +63,12 @@ export function textsOf(message: { blocks?: readonly unknown[] }): string[] {
     if ((obj.type === 'mrkdwn' || obj.type === 'plain_text' || obj.type === 'raw_text') && typeof obj.text === 'string') out.push(obj.text);
     for (const value of Object.values(obj)) walk(value);
   };
-  walk(message.blocks);
+  walk(allBlocks(message));
   return out;
 }
 
 /** Only the mrkdwn texts: the ones Slack would interpret. */
-export function mrkdwnOf(message: { blocks?: readonly unknown[] }): string[] {
+export function mrkdwnOf(message: Shown): string[] {
   const out: string[] = [];
   const walk = (node: unknown) => {
     if (Array.isArray(node)) return node.forEach(walk);
@@ -61,21 +77,21 @@ export function mrkdwnOf(message: { blocks?: readonly unknown[] }): string[] {
     if (obj.type === 'mrkdwn' && typeof obj.text === 'string') out.push(obj.text);
     for (const value of Object.values(obj)) walk(value);
   };
-  walk(message.blocks);
+  walk(allBlocks(message));
   return out;
 }
 
 /** The table block's rows as text, header first; [] when there is no table. */
-export function tableOf(message: { blocks?: readonly unknown[] }): string[][] {
-  const table = (message.blocks ?? []).find((b) => ['table', 'data_table'].includes((b as Json).type as string)) as { rows: { text: string }[][] } | undefined;
+export function tableOf(message: Shown): string[][] {
+  const table = allBlocks(message).find((b) => ['table', 'data_table'].includes((b as Json).type as string)) as { rows: { text: string }[][] } | undefined;
   return table ? table.rows.map((row) => row.map((cell) => cell.text)) : [];
 }
 
-export function headerOf(message: { blocks?: readonly unknown[] }): string | undefined {
-  const header = (message.blocks ?? []).find((b) => (b as Json).type === 'header') as { text: { text: string } } | undefined;
+export function headerOf(message: Shown): string | undefined {
+  const header = allBlocks(message).find((b) => (b as Json).type === 'header') as { text: { text: string } } | undefined;
   return header?.text.text;
 }
 
-export function hasAction(message: { blocks?: readonly unknown[] }, actionId: string): boolean {
-  return JSON.stringify(message.blocks ?? []).includes(`"action_id":"${actionId}"`);
+export function hasAction(message: Shown, actionId: string): boolean {
+  return JSON.stringify(allBlocks(message)).includes(`"action_id":"${actionId}"`);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { validateBlocks } from '../../src/sandbox/slack/block-limits.js';
+import { validateMessage } from '../../src/slack-rules/validate.js';
 import { Access, type AccessRules } from '../../src/platform/slack/access.js';
 
 type SecurityAccess = AccessRules['security'];
@@ -121,7 +121,7 @@ describe('refusal', () => {
   it('is a valid message whoever asks, even when nothing is restricted', () => {
     for (const access of [OPEN, USERS_ONLY, CHANNELS_ONLY, BOTH]) {
       for (const [user, channel] of [['U_ALICE', 'C_MARKETING'], ['U_SEC1', 'C_SECURITY'], ['U_ALICE', undefined]] as const) {
-        expect(validateBlocks(refusal(access, user, channel).blocks, 'message')).toEqual({ ok: true });
+        expect(validateMessage(refusal(access, user, channel))).toEqual({ ok: true });
       }
     }
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { validateBlocks } from '../../src/sandbox/slack/block-limits.js';
+import { validateMessage } from '../../src/slack-rules/validate.js';
 import {
   ALERT_ACTIONS,
   alertMessage,
@@ -9,7 +9,7 @@ import {
   type AlertView,
   type SummaryRow,
 } from '../../src/features/alerts/blocks.js';
-import { hasAction, headerOf, mrkdwnOf, tableOf, textsOf } from '../support/sandbox.js';
+import { allBlocks, colourOf, hasAction, headerOf, mrkdwnOf, tableOf, textsOf } from '../support/sandbox.js';
 
 const NOW = new Date('2026-11-21T12:00:00Z');
 const TZ = 'UTC';
@@ -43,10 +43,10 @@ function view(over: Partial<AlertView> = {}): AlertView {
   };
 }
 
-type Message = { text: string; blocks: unknown[] };
+type Message = { text: string; blocks: unknown[]; attachments?: unknown[] };
 
 function expectValid(message: Message): void {
-  expect(validateBlocks(message.blocks)).toEqual({ ok: true });
+  expect(validateMessage(message)).toEqual({ ok: true });
   expect(message.text.length).toBeGreaterThan(0);
 }
 
@@ -69,11 +69,13 @@ describe('alertMessage', () => {
     expect(suspicious.text).toContain('Suspicious · medium severity');
     expect(mrkdwnOf(suspicious)[0]).toContain(':warning: *Suspicious* (medium severity)');
 
-    // The reasons sit in an alert block coloured by severity.
-    const level = (m: Message) => (m.blocks as { type: string; level?: string }[]).find((b) => b.type === 'alert')?.level;
-    expect(level(message)).toBe('error');
-    expect(level(suspicious)).toBe('warning');
-    expect(level(alertMessage(view({ verdict: 'Suspicious', severity: 'low', reasons: ['proxy'] })))).toBe('info');
+    // The colour bar shows the severity; no alert block in a message (Slack takes them in modals only).
+    expect(JSON.stringify(message)).not.toContain('"type":"alert"');
+    expect(colourOf(message)).toBe('error');
+    expect(colourOf(suspicious)).toBe('warning');
+    expect(colourOf(alertMessage(view({ verdict: 'Suspicious', severity: 'low', reasons: ['proxy'] })))).toBe('info');
+    // Acknowledged: grey.
+    expect(colourOf(alertMessage(view({ acknowledged: { by: 'U_BOB', at: NOW } })))).toBe('neutral');
   });
 
   it('lists each reason on its own line', () => {
@@ -173,9 +175,9 @@ describe('alertMessage', () => {
   it('acknowledged and muted: both said on one line, and only Unmute and Details remain', () => {
     const message = alertMessage(view({ acknowledged: { by: 'U_BOB', at: new Date('2026-11-21T11:59:00Z') }, mutedUntil: null }));
     expectValid(message);
-    const status = (message.blocks.find((b) => (b as { type: string }).type === 'context') as { elements: { text: string }[] }).elements[0]!.text;
+    const status = (allBlocks(message).find((b) => (b as { type: string }).type === 'context') as { elements: { text: string }[] }).elements[0]!.text;
     expect(status).toBe(':white_check_mark: Acknowledged by <@U_BOB> at Nov 21, 11:59 (UTC) · :mute: Muted for good');
-    const actions = message.blocks.find((b) => (b as { type: string }).type === 'actions') as { elements: { action_id: string; value: string }[] };
+    const actions = allBlocks(message).find((b) => (b as { type: string }).type === 'actions') as { elements: { action_id: string; value: string }[] };
     expect(actions.elements.map((e) => e.action_id)).toEqual([ALERT_ACTIONS.unmute, ALERT_ACTIONS.details]);
     for (const button of actions.elements) expect(button.value).toBe(ID);
   });

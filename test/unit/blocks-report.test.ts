@@ -5,7 +5,7 @@ import type { AggregateRow, PageRow } from '../../src/platform/api/schemas.js';
 import type { VisitRecord } from '../../src/kernel/records.js';
 import { resolveRange } from '../../src/kernel/dates.js';
 import { newQuery, type ReportQuery } from '../../src/kernel/query.js';
-import { validateBlocks } from '../../src/sandbox/slack/block-limits.js';
+import { validateBlocks, validateMessage } from '../../src/slack-rules/validate.js';
 import { escapeMrkdwn } from '../../src/platform/slack/kit/escape.js';
 import { clip, clipMrkdwn } from '../../src/platform/slack/kit/limits.js';
 import { decodeContext, drillModal, filterModal, sealedPart } from '../../src/features/reports/modals.js';
@@ -74,7 +74,7 @@ describe('reportMessage', () => {
     expect(table.rows[1]!.map((c) => c.type)).toEqual(['raw_text', 'raw_number', 'raw_number', 'raw_number', 'raw_text']);
     expect(table.rows[1]![1]).toEqual({ type: 'raw_number', value: 12_000, text: '12,000' });
     expect(table.rows[1]![3]).toEqual({ type: 'raw_number', value: 92, text: '1m 32s' });
-    expect(validateBlocks(message.blocks as never, 'message')).toEqual({ ok: true });
+    expect(validateMessage(message)).toEqual({ ok: true });
     expect(mrkdwnOf(message)[0]).not.toMatch(/columns:/);
   });
 
@@ -83,7 +83,7 @@ describe('reportMessage', () => {
     const message = reportMessage(view({ query: { ...newQuery('campaigns'), top: 90 }, rows }));
     expect(message.blocks.map((b) => b.type)).toContain('table');
     expect(message.blocks.map((b) => b.type)).not.toContain('data_table');
-    expect(validateBlocks(message.blocks as never, 'message')).toEqual({ ok: true });
+    expect(validateMessage(message)).toEqual({ ok: true });
   });
 
   it('shows API strings in raw_text cells as they are, and escapes them wherever mrkdwn is used', () => {
@@ -101,7 +101,7 @@ describe('reportMessage', () => {
     const rows = Array.from({ length: 100 }, (_, i) => row(`${long}${i}`, 1000 - i));
     const query = { ...newQuery('campaigns'), top: 100, filters: [{ filters: [{ object: 'campaign', field: 'name', operator: 'contains' as const, value: long }] }] };
     const message = reportMessage(view({ query, rows, refs: { current: 'x'.repeat(2000), block: 'y'.repeat(250), next: 'z'.repeat(2000) } }));
-    const verdict = validateBlocks(message.blocks as never, 'message');
+    const verdict = validateMessage(message);
     expect(verdict).toEqual({ ok: true });
     // All 100 rows are kept: the header row gives way, and the context line names the columns.
     expect(tableOf(message)).toHaveLength(100);

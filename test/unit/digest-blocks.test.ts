@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { REPORTS, REPORT_IDS, type ReportDef } from '../../src/kernel/catalog.js';
 import type { FilterGroup } from '../../src/kernel/filters.js';
 import { previousPeriod, type DateRange } from '../../src/kernel/dates.js';
-import { validateBlocks, validateMessageText, validateView } from '../../src/sandbox/slack/block-limits.js';
+import { validateBlocks, validateMessage, validateMessageText, validateView } from '../../src/slack-rules/validate.js';
 import { DIGEST_INPUTS, DIGEST_MODAL, digestModal, type DigestFormValues } from '../../src/features/digests/modal.js';
 import { DIGEST_ACTIONS, digestList, digestMessage, type DigestLine, type DigestListItem, type DigestSection, type DigestView } from '../../src/features/digests/blocks.js';
-import { headerOf, mrkdwnOf, textsOf } from '../support/sandbox.js';
+import { colourOf, headerOf, mrkdwnOf, textsOf } from '../support/sandbox.js';
 
 type Json = Record<string, unknown>;
 
@@ -51,7 +51,7 @@ function view(overrides: Partial<DigestView> = {}): DigestView {
 }
 
 function expectValid(message: { text: string; blocks: unknown[] }): void {
-  const verdict = validateBlocks(message.blocks, 'message');
+  const verdict = validateMessage(message);
   expect(verdict.ok ? [] : verdict.reasons).toEqual([]);
   expect(message.blocks.length).toBeLessThanOrEqual(50);
   expect(validateMessageText(message.text, message.blocks)).toMatchObject({ ok: true, truncated: false });
@@ -186,9 +186,11 @@ describe('digestMessage', () => {
     expectValid(message);
     expect(sectionOf(message, REPORTS.pages)).toBe('*Pages*\n:warning: Could not load: The analytics API failed (HTTP 500) &lt;boom&gt;');
     expect(sectionOf(message, REPORTS.cities)).toBe('*Cities*\n:warning: Could not load: unknown error');
-    // A section that failed is a warning callout; the others are plain sections.
-    const levels = (message.blocks as unknown as Json[]).filter((b) => b.type === 'alert').map((b) => [(b.text as { text: string }).text.split('\n')[0], b.level]);
-    expect(levels).toEqual([['*Pages*', 'warning'], ['*Cities*', 'warning']]);
+    // What failed is said again beside a warning-coloured bar; no alert block in a message.
+    expect(JSON.stringify(message)).not.toContain('"type":"alert"');
+    expect(colourOf(message)).toBe('warning');
+    expect(mrkdwnOf({ attachments: message.attachments })).toEqual([':warning: *Incomplete:* Pages, Cities could not be loaded; the rest of this digest is complete.']);
+    expect(colourOf(digestMessage(view()))).toBeUndefined();
     expect(sectionOf(message, REPORTS.sources)).toBe('*Sources*\n1. google · *10* visits ▲ 100%');
     expect(sectionOf(message, REPORTS.countries)).toBe('*Countries*\n1. Germany · *4* visits –');
     // In the order given.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { homeView, HOME_SHOWN, type HomeView } from '../../src/features/home/blocks.js';
-import { validateHomeView } from '../../src/sandbox/slack/block-limits.js';
+import { validateHomeView } from '../../src/slack-rules/validate.js';
 
 const many = <T>(n: number, make: (i: number) => T): T[] => Array.from({ length: n }, (_, i) => make(i + 1));
 

@@ -7,7 +7,7 @@ import { decodeTrendRef, encodeTrendRef, hourIn, isFinished, planTrend, summariz
 import { trendMessage } from '../../src/features/trends/blocks.js';
 import { parseTrendWords } from '../../src/features/trends/parse.js';
 import { trendChart } from '../../src/platform/slack/kit/charts.js';
-import { validateBlocks } from '../../src/sandbox/slack/block-limits.js';
+import { validateBlocks, validateMessage } from '../../src/slack-rules/validate.js';
 import { mrkdwnOf } from '../support/sandbox.js';
 
 const NOW = new Date('2026-11-20T15:00:00Z');
@@ -95,7 +95,7 @@ describe('trend messages stay within what Slack accepts', () => {
     };
     const spec = { report: 'sources' as const, filters: [], metric: 'visits' as const, range: trend.plan.range, timeZone: 'Europe/Berlin' };
     const message = trendMessage({ spec, trend, share, timeZone: 'Europe/Berlin', demo: false, ephemeral: true, ref: 't|v|q1.x', tableRef: 'q1.x' });
-    expect(validateBlocks(message.blocks as never, 'message')).toEqual({ ok: true });
+    expect(validateMessage(message)).toEqual({ ok: true });
     const pie = message.blocks.find((b) => b.type === ('data_visualization' as never) && JSON.stringify(b).includes('"pie"')) as unknown as { chart: { segments: { label: string }[] } };
     expect(pie.chart.segments).toHaveLength(6);
     expect(pie.chart.segments.every((s) => !s.label.includes('\u202e'))).toBe(true);

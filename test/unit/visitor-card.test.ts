@@ -14,7 +14,7 @@ import type { VisitorProfile } from '../../src/features/visitor/card.js';
 import { MISSING } from '../../src/kernel/format.js';
 import { judge, securityFacts } from '../../src/kernel/verdict.js';
 import { maskIp } from '../../src/kernel/format.js';
-import { validateBlocks } from '../../src/sandbox/slack/block-limits.js';
+import { validateMessage } from '../../src/slack-rules/validate.js';
 import {
   decodeCardRef,
   encodeCardRef,
@@ -22,7 +22,7 @@ import {
   visitorCard,
   type VisitorCardView,
 } from '../../src/features/visitor/card.js';
-import { hasAction, headerOf, mrkdwnOf, tableOf } from '../support/sandbox.js';
+import { allBlocks, colourOf, hasAction, headerOf, mrkdwnOf, tableOf } from '../support/sandbox.js';
 
 const NOW = new Date('2026-11-21T12:00:00Z');
 const ID = 'v_card_test';
@@ -107,7 +107,7 @@ function visit(i: number, fields: Json = {}): Json {
 }
 
 type Block = Json & { type: string };
-const blocksOf = (message: { blocks: unknown[] }) => message.blocks as Block[];
+const blocksOf = (message: { blocks: unknown[]; attachments?: unknown[] }) => allBlocks(message) as Block[];
 
 /** The flags section: label → value, from `*Label*\nvalue` fields. */
 function fieldsOf(message: { blocks: unknown[] }): Record<string, string> {
@@ -138,19 +138,21 @@ const column = (message: { blocks: unknown[] }, name: string): string[] => {
   return rows.map((r) => r[i]!);
 };
 
-describe('visitorCard: the verdict in words', () => {
+describe('visitorCard: the verdict in words and colour', () => {
   it.each([
     { role: 'an attacker', raw: { bot: { is_attacker: 'True' } }, header: `Threat · high severity: visitor ${ID}`, context: 'Verdict: *Threat* · high severity' },
     { role: 'a scraper', raw: { scraping: { score: 0.93, visitor_type: 'BOT' } }, header: `Suspicious · medium severity: visitor ${ID}`, context: 'Verdict: *Suspicious* · medium severity' },
     { role: 'a VPN user', raw: { vpn: { vpn: 'True' } }, header: `Suspicious · low severity: visitor ${ID}`, context: 'Verdict: *Suspicious* · low severity' },
     { role: 'a human', raw: {}, header: `Human: visitor ${ID}`, context: 'Verdict: *Human* ·' },
     { role: 'nobody knows', raw: { bot: { is_attacker: 'Unknown', is_threat: 'Unknown', is_abuser: 'Unknown' } }, header: `Unknown: visitor ${ID}`, context: 'Verdict: *Unknown* ·' },
-  ] as { role: string; raw: RawProfile; header: string; context: string }[])('$role: header and a callout coloured by the verdict name it', ({ raw, header, context }) => {
+  ] as { role: string; raw: RawProfile; header: string; context: string }[])('$role: header and a verdict line name it, the colour bar shows it', ({ raw, header, context }) => {
     const message = card(raw);
     expect(headerOf(message)).toBe(header);
-    const verdict = blocksOf(message).find((b) => b.type === 'alert')!;
+    // No alert block in a message (Slack takes them in modals only): the colour is the attachment's bar.
+    expect(JSON.stringify(message)).not.toContain('"type":"alert"');
     const level = { Threat: 'error', Suspicious: 'warning', Human: 'success', Unknown: 'info' }[header.split(/[ :]/)[0]!];
-    expect(verdict.level).toBe(level);
+    expect(colourOf(message)).toBe(level);
+    const verdict = blocksOf(message).find((b) => b.type === 'section' && JSON.stringify(b).includes('Verdict:'))!;
     const text = (verdict.text as { text: string }).text;
     expect(text).toContain(context);
     expect(text).toContain(`visitor \`${ID}\``);
@@ -471,7 +473,7 @@ describe('visitorCard: within Slack limits at the extremes', () => {
         timeZone: 'Asia/Kathmandu',
         showIp,
       });
-      expect(validateBlocks(message.blocks, 'message')).toEqual({ ok: true });
+      expect(validateMessage(message)).toEqual({ ok: true });
       expect(message.blocks.length).toBeLessThanOrEqual(50);
       const tables = blocksOf(message).filter((b) => b.type === 'table');
       expect(tables).toHaveLength(1);

@@ -3,8 +3,9 @@ import { formatCount, formatDateTime, formatDateTimeIn, maskIp, MISSING, shortUr
 import { fieldOf } from '../../kernel/records.js';
 import type { Severity, VerdictName } from '../../kernel/verdict.js';
 import { escapeMrkdwn, fallbackText, mrkdwnCode } from '../../platform/slack/kit/escape.js';
-import { capBlocks, cell, clip, LIMITS, mrkdwn, plainText } from '../../platform/slack/kit/limits.js';
-import { callout, severityLevel } from '../../platform/slack/kit/callout.js';
+import { capBlocks, cell, clip, fitTableText, LIMITS, mrkdwn, plainText } from '../../platform/slack/kit/limits.js';
+import { inColour, severityLevel } from '../../platform/slack/kit/colour.js';
+import type { SlackMessage } from '../../platform/slack/kit/messages.js';
 
 export const ALERT_ACTIONS = {
   ack: 'alert.ack',
@@ -84,7 +85,7 @@ export function visitLine(visit: Record<string, unknown>, view: Pick<AlertView, 
 }
 
 /** One alert: verdict and severity, reasons, the triggering visit, first/last seen, and buttons that act. */
-export function alertMessage(view: AlertView): { text: string; blocks: KnownBlock[] } {
+export function alertMessage(view: AlertView): SlackMessage {
   const headline = `${view.verdict} · ${view.severity} severity: visitor ${view.visitorId}`;
   const status: string[] = [];
   if (view.acknowledged) status.push(`:white_check_mark: Acknowledged by <@${view.acknowledged.by}> at ${escapeMrkdwn(when(view.acknowledged.at, view))}`);
@@ -95,12 +96,12 @@ export function alertMessage(view: AlertView): { text: string; blocks: KnownBloc
 
   const blocks: KnownBlock[] = [
     { type: 'header', text: plainText(`${view.raised ? 'Severity rose: ' : ''}${headline}`, LIMITS.headerText) },
-    callout(`${SEVERITY_EMOJI[view.severity]} *${view.verdict}* (${view.severity} severity) · visitor ${mrkdwnCode(view.visitorId)}\n${reasons}`, severityLevel(view.severity)),
+    { type: 'section', text: mrkdwn(`${SEVERITY_EMOJI[view.severity]} *${view.verdict}* (${view.severity} severity) · visitor ${mrkdwnCode(view.visitorId)}\n${reasons}`) },
     {
       type: 'section',
       fields: [
-        mrkdwn(`*Visit*\n${visitLine(view.visit, view)}`, LIMITS.fieldText),
-        mrkdwn(`*Seen*\n${formatCount(view.sightings)} visit${view.sightings === 1 ? '' : 's'} · first ${escapeMrkdwn(when(view.firstSeen, view))} · last ${escapeMrkdwn(when(view.lastSeen, view))}`, LIMITS.fieldText),
+        mrkdwn(`*Visit*\n${visitLine(view.visit, view)}`, LIMITS.sectionFieldText),
+        mrkdwn(`*Seen*\n${formatCount(view.sightings)} visit${view.sightings === 1 ? '' : 's'} · first ${escapeMrkdwn(when(view.firstSeen, view))} · last ${escapeMrkdwn(when(view.lastSeen, view))}`, LIMITS.sectionFieldText),
       ],
     },
   ];
@@ -118,10 +119,8 @@ export function alertMessage(view: AlertView): { text: string; blocks: KnownBloc
   buttons.push({ type: 'button', action_id: ALERT_ACTIONS.details, text: plainText('Details', LIMITS.buttonText), value });
   blocks.push({ type: 'actions', block_id: 'alert', elements: buttons });
 
-  return {
-    text: fallbackText(`${headline}: ${view.reasons.join('; ')}`),
-    blocks: capBlocks(blocks),
-  };
+  // Acknowledged: grey, as it needs no one's attention any more.
+  return inColour({ text: fallbackText(`${headline}: ${view.reasons.join('; ')}`), blocks: capBlocks(blocks) }, view.acknowledged ? 'neutral' : severityLevel(view.severity));
 }
 
 /** The thread reply for later visits by an alerted visitor. */
@@ -147,14 +146,10 @@ export function burstSummary(rows: readonly SummaryRow[], view: Pick<AlertView, 
   const table: TableBlock = {
     type: 'table',
     column_settings: [{ is_wrapped: false }, { is_wrapped: false }, { is_wrapped: true }],
-    rows: [
-      ['Visitor', 'Severity', 'Reasons'].map((t) => cell(t)),
-      ...shown.map((r) => [
-        cell(clip(r.visitorId, 80)),
-        cell(`${r.verdict} · ${r.severity}`),
-        cell(clip(r.reasons.join('; ') || MISSING, 300)),
-      ]),
-    ],
+    rows: fitTableText([
+      ['Visitor', 'Severity', 'Reasons'],
+      ...shown.map((r) => [clip(r.visitorId, 80), `${r.verdict} · ${r.severity}`, clip(r.reasons.join('; ') || MISSING, 300)]),
+    ]).map((r) => r.map((t) => cell(t))),
   };
   const counts = (['high', 'medium', 'low'] as const).map((s) => [s, rows.filter((r) => r.severity === s).length] as const).filter(([, n]) => n > 0);
   const headline = `${formatCount(rows.length)} new flagged visitors`;

@@ -7,7 +7,8 @@ import { escapeMrkdwn, fallbackText, mrkdwnCode } from '../../platform/slack/kit
 import { capBlocks, clip, LIMITS, mrkdwn, plainText } from '../../platform/slack/kit/limits.js';
 import { describeFilters } from '../../platform/slack/kit/filters.js';
 import { trendChart, trendFigures, type ChartBlock } from '../../platform/slack/kit/charts.js';
-import { callout } from '../../platform/slack/kit/callout.js';
+import { colourBar } from '../../platform/slack/kit/colour.js';
+import type { MessageBlock, SlackMessage } from '../../platform/slack/kit/messages.js';
 import type { Trend } from '../../kernel/trend.js';
 
 export interface DigestLine {
@@ -65,31 +66,39 @@ function line(l: DigestLine, i: number): string {
 }
 
 function section(s: DigestSection): KnownBlock {
-  if (!s.lines) return callout(`*${s.def.title}*\n:warning: Could not load: ${escapeMrkdwn(s.error ?? 'unknown error')}`, 'warning');
+  if (!s.lines) return { type: 'section', text: mrkdwn(`*${s.def.title}*\n:warning: Could not load: ${escapeMrkdwn(s.error ?? 'unknown error')}`) };
   const body = s.lines.length === 0 ? '_No data in this period._' : s.lines.map((l, i) => line(l, i)).join('\n');
   return { type: 'section', text: mrkdwn(`*${s.def.title}*\n${body}`) };
 }
 
 function totalsSection(view: DigestView): KnownBlock {
-  if (!view.totals) return callout(`:warning: Totals could not be loaded: ${escapeMrkdwn(view.totalsError ?? 'unknown error')}`, 'warning');
+  if (!view.totals) return { type: 'section', text: mrkdwn(`:warning: Totals could not be loaded: ${escapeMrkdwn(view.totalsError ?? 'unknown error')}`) };
   const t = view.totals;
   return {
     type: 'section',
     fields: [
-      mrkdwn(`*Visits*\n${formatCount(t.visits)}  ${formatDelta(t.visits, t.previousVisits)}`, LIMITS.fieldText),
-      mrkdwn(`*Unique visitors*\n${formatCount(t.unique)}  ${formatDelta(t.unique, t.previousUnique)}`, LIMITS.fieldText),
+      mrkdwn(`*Visits*\n${formatCount(t.visits)}  ${formatDelta(t.visits, t.previousVisits)}`, LIMITS.sectionFieldText),
+      mrkdwn(`*Unique visitors*\n${formatCount(t.unique)}  ${formatDelta(t.unique, t.previousUnique)}`, LIMITS.sectionFieldText),
     ],
   };
 }
 
 /** One chart (Slack allows two a message), with its figures in words beneath. */
-function trendBlocks(trend: Trend): KnownBlock[] {
+function trendBlocks(trend: Trend): MessageBlock[] {
   const chart: ChartBlock = trendChart(`Visits per ${trend.plan.grain}`, 'visits', trend.plan.buckets, trend.current, trend.previous, trend.plan.grain);
-  return [chart as unknown as KnownBlock, { type: 'context', elements: [mrkdwn(trendFigures('visits', trend))] }];
+  return [chart, { type: 'context', elements: [mrkdwn(trendFigures('visits', trend))] }];
+}
+
+/** What could not be loaded, once more beside a warning-coloured bar (each part also says so in place). */
+function failures(view: DigestView): SlackMessage['attachments'] {
+  const failed = [...(view.totals ? [] : ['totals']), ...view.sections.filter((s) => !s.lines).map((s) => s.def.title)];
+  if (failed.length === 0) return undefined;
+  const text = `:warning: *Incomplete:* ${escapeMrkdwn(failed.join(', '))} could not be loaded; the rest of this digest is complete.`;
+  return [colourBar('warning', [{ type: 'section', text: mrkdwn(text) }])];
 }
 
 /** A digest: headline totals with change, each report's top rows with their change, the period in words. */
-export function digestMessage(view: DigestView): { text: string; blocks: KnownBlock[] } {
+export function digestMessage(view: DigestView): SlackMessage {
   const filters = describeFilters(view.filters);
   const context = [
     `${escapeMrkdwn(view.period.label)} · change against ${escapeMrkdwn(view.previous.label)} · days in ${escapeMrkdwn(view.timeZone)}`,
@@ -98,7 +107,7 @@ export function digestMessage(view: DigestView): { text: string; blocks: KnownBl
     ...(view.demo ? ['_demo data_'] : []),
     ...(view.preview ? ['_preview: only you see this_'] : []),
   ].join(' · ');
-  const blocks: KnownBlock[] = [
+  const blocks: MessageBlock[] = [
     { type: 'header', text: plainText(clip(view.title, LIMITS.headerText), LIMITS.headerText) },
     { type: 'context', elements: [mrkdwn(context)] },
     totalsSection(view),
@@ -108,9 +117,11 @@ export function digestMessage(view: DigestView): { text: string; blocks: KnownBl
   ];
   if (view.security) blocks.push({ type: 'context', elements: [mrkdwn(`:shield: ${escapeMrkdwn(view.security)}`)] });
   const total = view.totals ? `${formatCount(view.totals.visits)} visits ${formatDelta(view.totals.visits, view.totals.previousVisits)}` : 'totals unavailable';
+  const attachments = failures(view);
   return {
     text: fallbackText(`${view.title}: ${total} (${view.period.label})`),
     blocks: capBlocks(blocks),
+    ...(attachments ? { attachments } : {}),
   };
 }
 

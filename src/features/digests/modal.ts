@@ -83,9 +83,9 @@ export function digestModal(reports: readonly ReportDef[], values: DigestFormVal
     type: 'modal',
     callback_id: DIGEST_MODAL,
     private_metadata: encodeFormId(digestId),
-    title: plainText(digestId ? `Edit digest #${digestId}` : 'New digest', LIMITS.modalTitle),
-    submit: plainText(digestId ? 'Save' : 'Create', LIMITS.modalButton),
-    close: plainText('Cancel', LIMITS.modalButton),
+    title: plainText(digestId ? `Edit digest #${digestId}` : 'New digest', LIMITS.viewTitle),
+    submit: plainText(digestId ? 'Save' : 'Create', LIMITS.viewButton),
+    close: plainText('Cancel', LIMITS.viewButton),
     blocks,
   };
 }

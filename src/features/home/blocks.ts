@@ -183,5 +183,5 @@ export function homeView(view: HomeView): { type: 'home'; blocks: KnownBlock[] }
     ...deliveryBlocks(view),
     ...settingsBlocks(view.settings),
   ];
-  return { type: 'home', blocks: blocks.slice(0, LIMITS.blocksPerView) };
+  return { type: 'home', blocks: blocks.slice(0, LIMITS.viewBlocks) };
 }

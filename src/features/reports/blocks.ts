@@ -10,7 +10,7 @@ import { TREND_ACTION } from '../../kernel/trend.js';
 import { fieldOf } from '../../kernel/records.js';
 import { escapeMrkdwn, fallbackText } from '../../platform/slack/kit/escape.js';
 import { describeFilters } from '../../platform/slack/kit/filters.js';
-import { capBlocks, cell, LIMITS, mrkdwn, numberCell, plainText } from '../../platform/slack/kit/limits.js';
+import { capBlocks, cell, fitTableText, LIMITS, mrkdwn, numberCell, plainText } from '../../platform/slack/kit/limits.js';
 
 /** Where a message's interactive elements find their query again (see refs.ts). */
 export interface ReportRefs {
@@ -145,12 +145,14 @@ function reportTable(def: ReportDef, rows: readonly ReportRow[], timeZone: strin
 
 function plainTable(def: ReportDef, header: ReturnType<typeof cell>[], texts: string[][], bars: string[] | undefined): TableBlock {
   const numeric = (c: Column) => c.format === 'count' || c.format === 'duration';
-  const body = texts.slice(0, LIMITS.tableRows).map((row, i) => [...row.map(cell), ...(bars ? [cell(bars[i]!)] : [])]);
+  const body = texts.slice(0, LIMITS.tableRows).map((row, i) => [...row, ...(bars ? [bars[i]!] : [])]);
   // A full page of 100 rows leaves no room for the header row: the columns are then named in the context line.
+  const rows = body.length < LIMITS.tableRows ? [header.map((c) => c.text), ...body] : body;
+  // Past the table's character budget the longest cells are cut: every row of the page stays, so paging holds.
   return {
     type: 'table',
     column_settings: def.columns.map((c) => (numeric(c) ? { align: 'right' } : { is_wrapped: true })),
-    rows: body.length < LIMITS.tableRows ? [header, ...body] : body,
+    rows: fitTableText(rows).map((r) => r.map((t) => cell(t))),
   };
 }
 
@@ -196,7 +198,7 @@ function actionBlocks(view: ReportView): ActionsBlock[] {
         type: 'static_select',
         action_id: ACTIONS.sort,
         placeholder: plainText('Sort', LIMITS.placeholder),
-        options: sortOptions.slice(0, LIMITS.options),
+        options: sortOptions.slice(0, LIMITS.selectOptions),
         ...(currentSort ? { initial_option: currentSort } : {}),
       },
     ],
@@ -225,7 +227,7 @@ function inspectableVisitors(def: ReportDef, rows: readonly ReportRow[]): string
   const field = def.visitorField;
   if (!field) return [];
   const ids = rows.map((r) => fieldOf(r, field)).filter((id): id is string => typeof id === 'string' && id.length > 0 && id.length <= LIMITS.optionValue);
-  return [...new Set(ids)].slice(0, LIMITS.options);
+  return [...new Set(ids)].slice(0, LIMITS.selectOptions);
 }
 
 /** Each sortable field once, both ways: "Visits ↓", "Visits ↑". */

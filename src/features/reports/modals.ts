@@ -123,7 +123,7 @@ export function filterModal(def: ReportDef, query: ReportQuery, context: ModalCo
         type: 'static_select',
         action_id: FILTER_INPUTS.target.action,
         placeholder: plainText('country, page url, browser…', LIMITS.placeholder),
-        options: targets.slice(0, LIMITS.options),
+        options: targets.slice(0, LIMITS.selectOptions),
       },
     },
     {
@@ -158,7 +158,7 @@ export function filterModal(def: ReportDef, query: ReportQuery, context: ModalCo
         type: 'static_select',
         action_id: FILTER_INPUTS.group.action,
         initial_option: groups[0]!,
-        options: groups.slice(0, LIMITS.options),
+        options: groups.slice(0, LIMITS.selectOptions),
       },
     },
   );
@@ -167,10 +167,10 @@ export function filterModal(def: ReportDef, query: ReportQuery, context: ModalCo
     type: 'modal',
     callback_id: FILTER_MODAL,
     private_metadata: encodeContext(context),
-    title: plainText(clip(`Filter ${def.title}`, LIMITS.modalTitle), LIMITS.modalTitle),
-    submit: plainText('Apply', LIMITS.modalButton),
-    close: plainText('Cancel', LIMITS.modalButton),
-    blocks: blocks.slice(0, LIMITS.blocksPerView),
+    title: plainText(clip(`Filter ${def.title}`, LIMITS.viewTitle), LIMITS.viewTitle),
+    submit: plainText('Apply', LIMITS.viewButton),
+    close: plainText('Cancel', LIMITS.viewButton),
+    blocks: blocks.slice(0, LIMITS.viewBlocks),
   };
 }
 
@@ -186,21 +186,21 @@ export function drillModal(
     type: 'modal' as const,
     callback_id: DRILL_MODAL,
     private_metadata: encodeContext(context),
-    title: plainText('Drill down', LIMITS.modalTitle),
-    close: plainText('Cancel', LIMITS.modalButton),
+    title: plainText('Drill down', LIMITS.viewTitle),
+    close: plainText('Cancel', LIMITS.viewButton),
   };
   if (problem) return { ...base, blocks: [{ type: 'section', text: mrkdwn(`:warning: ${escapeMrkdwn(problem)}`) }] };
   if (!rows) return { ...base, blocks: [{ type: 'section', text: mrkdwn('Loading the rows…') }] };
 
   const rowField = def.rowFilter?.rowField ?? 'name';
-  const rowOptions = rows.slice(0, LIMITS.options).map((row, i) => option(String(fieldOf(row, rowField) ?? '—'), String(i)));
+  const rowOptions = rows.slice(0, LIMITS.selectOptions).map((row, i) => option(String(fieldOf(row, rowField) ?? '—'), String(i)));
   const reports = (Object.values(catalog) as ReportDef[]).filter((d) => d.id !== def.id && d.breaksDown);
   const reportOptions = reports.map((d) => option(d.title, d.id));
   const preferred = reportOptions.find((o) => o.value === def.drillTo);
 
   return {
     ...base,
-    submit: plainText('Show', LIMITS.modalButton),
+    submit: plainText('Show', LIMITS.viewButton),
     blocks: [
       {
         type: 'input',
@@ -257,7 +257,7 @@ export function readFilterForm(state: StateValues, query: ReportQuery): { query:
 export function readDrillForm(state: StateValues): { row: number; report: ReportId } | { errors: Record<string, string> } {
   const row = Number(state[DRILL_INPUTS.row.block]?.[DRILL_INPUTS.row.action]?.selected_option?.value);
   const report = state[DRILL_INPUTS.report.block]?.[DRILL_INPUTS.report.action]?.selected_option?.value;
-  if (!Number.isInteger(row) || row < 0 || row >= LIMITS.options) return { errors: { [DRILL_INPUTS.row.block]: 'Pick a row.' } };
+  if (!Number.isInteger(row) || row < 0 || row >= LIMITS.selectOptions) return { errors: { [DRILL_INPUTS.row.block]: 'Pick a row.' } };
   if (!isReportId(report)) return { errors: { [DRILL_INPUTS.report.block]: 'Pick a report.' } };
   return { row, report };
 }

@@ -5,8 +5,9 @@ import { z } from 'zod';
 import { SafeId, USER_ID } from '../../kernel/text.js';
 import type { Verdict } from '../../kernel/verdict.js';
 import { escapeMrkdwn, fallbackText, mrkdwnCode } from '../../platform/slack/kit/escape.js';
-import { capBlocks, cell, clip, LIMITS, mrkdwn, plainText } from '../../platform/slack/kit/limits.js';
-import { callout, verdictLevel } from '../../platform/slack/kit/callout.js';
+import { capBlocks, cell, clip, fitTableText, LIMITS, mrkdwn, plainText } from '../../platform/slack/kit/limits.js';
+import { inColour, verdictLevel } from '../../platform/slack/kit/colour.js';
+import type { SlackMessage } from '../../platform/slack/kit/messages.js';
 import { encodeTrendRef, TREND_ACTION } from '../../kernel/trend.js';
 import { encodeQuery, newQuery } from '../../kernel/query.js';
 import { visitorFilter } from '../../kernel/filters.js';
@@ -83,7 +84,7 @@ function flagText(part: Part<unknown>, flag: (value: never) => Flag | undefined)
 }
 
 function field(label: string, value: string) {
-  return mrkdwn(`*${label}*\n${value}`, LIMITS.fieldText);
+  return mrkdwn(`*${label}*\n${value}`, LIMITS.sectionFieldText);
 }
 
 function flagsSection(profile: VisitorProfile): SectionBlock {
@@ -141,7 +142,7 @@ function text(value: unknown): string {
 }
 
 function visitsTable(view: VisitorCardView, visits: readonly VisitRecord[]): TableBlock {
-  const header = [`Date (${view.timeZone})`, 'Page', 'Referrer', 'Where', 'Browser', 'Device', 'IP'].map((t) => cell(t));
+  const header = [`Date (${view.timeZone})`, 'Page', 'Referrer', 'Where', 'Browser', 'Device', 'IP'];
   const rows = visits.slice(0, LIMITS.tableRows - 1).map((v) => {
     const where = [fieldOf(v, 'location.city'), fieldOf(v, 'location.country')].filter((x) => typeof x === 'string' && x).join(', ');
     const device = [fieldOf(v, 'device.type'), fieldOf(v, 'device.os.name') ?? fieldOf(v, 'device.os')].filter((x) => typeof x === 'string' && x).join(', ');
@@ -154,19 +155,19 @@ function visitsTable(view: VisitorCardView, visits: readonly VisitRecord[]): Tab
       text(device),
       view.showIp ? text(v.ip) : maskIp(v.ip),
     ];
-    return cells.map((t) => cell(t || MISSING));
+    return cells.map((t) => t || MISSING);
   });
-  return { type: 'table', column_settings: [{ is_wrapped: false }, { is_wrapped: true }, { is_wrapped: true }], rows: [header, ...rows] };
+  return { type: 'table', column_settings: [{ is_wrapped: false }, { is_wrapped: true }, { is_wrapped: true }], rows: fitTableText([header, ...rows]).map((r) => r.map((t) => cell(t))) };
 }
 
 /** The security card: verdict, every flag with its raw value, reasons, the record, recent visits. */
-export function visitorCard(view: VisitorCardView): { text: string; blocks: KnownBlock[] } {
+export function visitorCard(view: VisitorCardView): SlackMessage {
   const { profile, verdict } = view;
   const id = profile.visitorId;
   const severity = verdict.severity ? ` · ${verdict.severity} severity` : '';
   const blocks: KnownBlock[] = [
     { type: 'header', text: plainText(`${verdict.name}${severity}: visitor ${id}`, LIMITS.headerText) },
-    callout(`${EMOJI[verdict.name]} Verdict: *${verdict.name}*${severity} · visitor ${mrkdwnCode(id)}${view.visitId && !view.profile.unknownVisit ? ` · visit ${mrkdwnCode(view.visitId)}` : ''}`, verdictLevel(verdict.name)),
+    section(`${EMOJI[verdict.name]} Verdict: *${verdict.name}*${severity} · visitor ${mrkdwnCode(id)}${view.visitId && !view.profile.unknownVisit ? ` · visit ${mrkdwnCode(view.visitId)}` : ''}`),
     ...(profile.unknownVisit
       ? [{ type: 'section' as const, text: mrkdwn(`:warning: Visit ${mrkdwnCode(profile.unknownVisit)} is unknown for this visitor; what follows is about the visitor as a whole. Check the visit id (from a visits report).`) }]
       : []),
@@ -184,7 +185,7 @@ export function visitorCard(view: VisitorCardView): { text: string; blocks: Know
     blocks.push({ type: 'section', text: mrkdwn(view.visitsPage > 1 ? '*Recent visits:* no more.' : '*Recent visits:* none recorded.') });
   } else {
     const first = (view.visitsPage - 1) * view.visitsLimit + 1;
-    blocks.push({ type: 'section', text: mrkdwn(`*Recent visits* ${first}–${first + Math.min(visits.value.length, LIMITS.tableRows - 1) - 1}, newest first${view.showIp ? '' : ' (IP addresses masked)'}`) });
+    blocks.push({ type: 'section', block_id: VISITS_CAPTION, text: mrkdwn(`*Recent visits* ${first}–${first + Math.min(visits.value.length, LIMITS.tableRows - 1) - 1}, newest first${view.showIp ? '' : ' (IP addresses masked)'}`) });
     blocks.push(visitsTable(view, visits.value));
     more = visits.value.length >= view.visitsLimit;
   }
@@ -216,8 +217,11 @@ export function visitorCard(view: VisitorCardView): { text: string; blocks: Know
   if (buttons.length > 0) blocks.push({ type: 'actions', elements: buttons });
 
   const reasons = verdict.reasons.map((r) => r.text).join('; ');
-  return {
-    text: fallbackText(`${verdict.name}${severity}: visitor ${id}${reasons ? ` (${reasons})` : ''}`),
-    blocks: capBlocks(blocks),
-  };
+  return inColour({ text: fallbackText(`${verdict.name}${severity}: visitor ${id}${reasons ? ` (${reasons})` : ''}`), blocks: capBlocks(blocks) }, verdictLevel(verdict.name), [VISITS_CAPTION]);
+}
+
+const VISITS_CAPTION = 'visits-caption';
+
+function section(text: string): KnownBlock {
+  return { type: 'section', text: mrkdwn(text) };
 }

@@ -3,12 +3,12 @@ import { REPORTS } from '../../kernel/catalog.js';
 import { formatDateTimeIn } from '../../kernel/format.js';
 import type { Trend } from '../../kernel/trend.js';
 import { USER_ID } from '../../kernel/text.js';
-import { callout } from '../../platform/slack/kit/callout.js';
+import { inColour } from '../../platform/slack/kit/colour.js';
 import { trendChart } from '../../platform/slack/kit/charts.js';
 import { escapeMrkdwn, fallbackText } from '../../platform/slack/kit/escape.js';
 import { describeFilters } from '../../platform/slack/kit/filters.js';
 import { capBlocks, LIMITS, mrkdwn, plainText } from '../../platform/slack/kit/limits.js';
-import type { SlackMessage } from '../../platform/slack/kit/messages.js';
+import type { MessageBlock, SlackMessage } from '../../platform/slack/kit/messages.js';
 import { describeRule, type WatchRule, type WatchState } from './plan.js';
 
 export const WATCH_ACTIONS = {
@@ -60,14 +60,14 @@ export function watchAlertMessage(view: WatchAlertView): SlackMessage {
   if (view.breachSince) context.push(`since ${escapeMrkdwn(when(view.breachSince, view))}`);
   if (view.demo) context.push('_demo data_');
 
-  const blocks: KnownBlock[] = [
+  const blocks: MessageBlock[] = [
     { type: 'header', text: plainText(`${breaching ? 'Watch' : 'Back to normal'}: ${title}`, LIMITS.headerText) },
-    callout(`${breaching ? ':rotating_light:' : ':white_check_mark:'} ${escapeMrkdwn(view.text)}`, breaching ? 'warning' : 'success'),
+    { type: 'section', text: mrkdwn(`${breaching ? ':rotating_light:' : ':white_check_mark:'} ${escapeMrkdwn(view.text)}`) },
     { type: 'context', elements: [mrkdwn(context.join(' · '))] },
   ];
   if (view.trend) {
     const t = view.trend;
-    blocks.push(trendChart(`Recent ${t.plan.grain === 'hour' ? 'hours' : 'days'}`, view.rule.metric === 'unique' ? 'unique' : 'visits', t.plan.buckets, t.current, t.previous, t.plan.grain) as unknown as KnownBlock);
+    blocks.push(trendChart(`Recent ${t.plan.grain === 'hour' ? 'hours' : 'days'}`, view.rule.metric === 'unique' ? 'unique' : 'visits', t.plan.buckets, t.current, t.previous, t.plan.grain));
   }
   if (status.length > 0) blocks.push({ type: 'context', elements: [mrkdwn(status.join(' · '))] });
   const value = String(view.id);
@@ -77,7 +77,8 @@ export function watchAlertMessage(view: WatchAlertView): SlackMessage {
   else buttons.push({ type: 'button', action_id: WATCH_ACTIONS.mute24h, text: plainText('Mute 24h', LIMITS.buttonText), value });
   buttons.push({ type: 'button', action_id: WATCH_ACTIONS.details, text: plainText('Details', LIMITS.buttonText), value });
   blocks.push({ type: 'actions', elements: buttons });
-  return { text: fallbackText(`${breaching ? 'Watch' : 'Back to normal'}: ${title}: ${view.text}`), blocks: capBlocks(blocks) };
+  const level = !breaching ? 'success' : view.acknowledgedBy ? 'neutral' : 'warning';
+  return inColour({ text: fallbackText(`${breaching ? 'Watch' : 'Back to normal'}: ${title}: ${view.text}`), blocks: capBlocks(blocks) }, level);
 }
 
 /** A reply in the alert's thread: still breaching, or back to normal. */

@@ -4,7 +4,8 @@ import { App, HTTPReceiver, SocketModeReceiver, type CustomRoute } from '@slack/
 import type { Logger } from '../log.js';
 import { boltLogger } from './bolt-logger.js';
 import { guardRequests } from './guard.js';
-import { allowResponseOrigin } from './respond.js';
+import { preflightFetch } from './preflight.js';
+import { allowResponseOrigin, setResponseLog } from './respond.js';
 import { Routes, type Observe } from './routes.js';
 
 export interface SlackAppOptions {
@@ -82,10 +83,12 @@ export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp
   // one retry: the Web API client's default keeps retrying for half an hour, and a trigger_id lasts 3 s.
   const clientOptions = {
     ...(options.slackApiUrl ? { slackApiUrl: options.slackApiUrl } : {}),
+    fetch: preflightFetch(log.child({ component: 'preflight' })),
     timeout: options.timeoutMs ?? 10_000,
     retryConfig: { retries: 1, factor: 2, minTimeout: 500, maxTimeout: 1_000 },
   };
   if (options.slackApiUrl) allowResponseOrigin(options.slackApiUrl);
+  setResponseLog(log.child({ component: 'preflight' }));
 
   // Socket Mode: apps.connections.open goes to the same Web API as everything else (slackApiUrl).
   const socketReceiver = options.appToken

@@ -28,6 +28,7 @@ export function webPoster(client: WebClient): SlackPoster {
         channel,
         text: message.text,
         blocks: message.blocks,
+        ...(message.attachments ? { attachments: message.attachments } : {}),
         ...(options.threadTs ? { thread_ts: options.threadTs } : {}),
         unfurl_links: false,
         unfurl_media: false,
@@ -35,10 +36,11 @@ export function webPoster(client: WebClient): SlackPoster {
       return result.ts ?? '';
     },
     async update(channel, ts, message) {
-      await client.chat.update({ channel, ts, text: message.text, blocks: message.blocks });
+      // chat.update keeps attachments it is not given: an empty list takes an old colour away.
+      await client.chat.update({ channel, ts, text: message.text, blocks: message.blocks, attachments: message.attachments ?? [] });
     },
     async postEphemeral(channel, user, message) {
-      await client.chat.postEphemeral({ channel, user, text: message.text, blocks: message.blocks });
+      await client.chat.postEphemeral({ channel, user, text: message.text, blocks: message.blocks, ...(message.attachments ? { attachments: message.attachments } : {}) });
     },
     async publishHome(user, message) {
       const result = await client.views.publish({ user_id: user, view: { type: 'home', blocks: message.blocks } });

@@ -1,6 +1,7 @@
 import { Agent, request } from 'undici';
 import type { Logger } from '../log.js';
 import { problemMessage, type SlackMessage } from './kit/messages.js';
+import { preflightMessage } from './preflight.js';
 
 export type Reply = (message: SlackMessage) => Promise<unknown>;
 
@@ -10,6 +11,13 @@ const responses = new Agent({ keepAliveTimeout: 30_000, connections: 32 });
 
 /** Where response_urls may point: Slack's hosts, and the origin of a configured SLACK_API_URL (the offline Slack). */
 const responseOrigins = new Set(['https://hooks.slack.com', 'https://hooks.slack-gov.com']);
+
+let preflightLog: Logger | undefined;
+
+/** Where answers that had to be fitted to Slack's rules are logged. */
+export function setResponseLog(log: Logger): void {
+  preflightLog = log;
+}
 
 /** Allows response_urls on this origin too (the configured SLACK_API_URL's). */
 export function allowResponseOrigin(url: string): void {
@@ -21,7 +29,7 @@ export function allowResponseOrigin(url: string): void {
  * 10 s, or at once when the URL is not Slack's: a URL read back from a tampered message
  * or modal must not make Lookout post anywhere else.
  */
-export async function postToResponseUrl(url: string, body: Record<string, unknown>): Promise<void> {
+export async function postToResponseUrl(url: string, answer: Record<string, unknown>): Promise<void> {
   let origin: string;
   try {
     origin = new URL(url).origin;
@@ -29,6 +37,7 @@ export async function postToResponseUrl(url: string, body: Record<string, unknow
     throw new Error('refused to answer: the response_url is not a URL');
   }
   if (!responseOrigins.has(origin)) throw new Error(`refused to answer: the response_url is not Slack's (${origin})`);
+  const body = answer.delete_original === true ? answer : preflightMessage('response_url', answer, preflightLog);
   const response = await request(url, {
     method: 'POST',
     dispatcher: responses,

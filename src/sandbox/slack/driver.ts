@@ -181,6 +181,12 @@ function allElements(blocks: Json[] | undefined, actionId: string): FoundElement
   return out;
 }
 
+/** A message's blocks, then its attachments' blocks (where Slack draws them, and where buttons can be). */
+export function messageBlocks(message: { blocks?: Json[] | undefined; attachments?: unknown[] | undefined }): Json[] {
+  const inAttachments = (message.attachments ?? []).flatMap((a) => (isRecord(a) && Array.isArray(a.blocks) ? (a.blocks as Json[]) : []));
+  return [...(message.blocks ?? []), ...inAttachments];
+}
+
 function actionIdsOf(blocks: Json[] | undefined): string[] {
   const ids: string[] = [];
   for (const block of blocks ?? []) {
@@ -274,8 +280,8 @@ export class SlackDriver {
     if (message.ephemeralTo && message.ephemeralTo !== user.id) {
       throw new Error(`message ${message.ts} is ephemeral to ${message.ephemeralTo}; ${user.id} cannot see it`);
     }
-    const found = findElement(message.blocks, actionId, options.blockId);
-    if (!found) throw new Error(`no element "${actionId}" in message ${message.ts} (action_ids: ${actionIdsOf(message.blocks).join(', ')})`);
+    const found = findElement(messageBlocks(message), actionId, options.blockId);
+    if (!found) throw new Error(`no element "${actionId}" in message ${message.ts} (action_ids: ${actionIdsOf(messageBlocks(message)).join(', ')})`);
     const action = this.action(found, value);
     const type = found.element.type;
     if (type !== 'button' && type !== 'overflow' && type !== 'workflow_button') {

@@ -1,4 +1,5 @@
 /** Token buckets per key, as Slack limits chat.postMessage per channel (a burst, then about 1 a second). */
+import { METHOD_RULES, type MethodName } from '../../slack-rules/rules.js';
 
 export interface RateLimitOptions {
   /** Calls allowed at once with a full bucket. */
@@ -51,5 +52,36 @@ export class RateLimiter {
     }
     const retryAfter = Math.max(1, Math.ceil((1 - bucket.tokens) / options.perSecond));
     return { ok: false, retryAfter };
+  }
+}
+
+/**
+ * Slack's method tiers (slack-rules/rules.ts), per method per workspace: each method's
+ * bucket holds a minute's floor ("Tier 3: 50+ per minute") and refills at that rate.
+ * chat.postMessage is limited per channel instead (RateLimiter above).
+ */
+export class MethodTiers {
+  private readonly buckets: Map<string, RateLimiter> = new Map();
+
+  constructor(
+    private on: boolean,
+    private readonly now: () => number,
+  ) {}
+
+  configure(on: boolean): void {
+    this.on = on;
+    this.buckets.clear();
+  }
+
+  /** Takes one call of `method` in workspace `team`: ok, or the seconds to wait. */
+  take(method: string, team: string): { ok: true } | { ok: false; retryAfter: number } {
+    if (!this.on || method === 'chat.postMessage' || !Object.hasOwn(METHOD_RULES, method)) return { ok: true };
+    const rule = METHOD_RULES[method as MethodName];
+    let limiter = this.buckets.get(method);
+    if (!limiter) {
+      limiter = new RateLimiter({ burst: ('burst' in rule ? rule.burst : undefined) ?? rule.perMinute, perSecond: rule.perMinute / 60 }, this.now);
+      this.buckets.set(method, limiter);
+    }
+    return limiter.take(team);
   }
 }

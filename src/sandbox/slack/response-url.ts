@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { toJsonPointerMessage, validateBlocks, validateMessageText } from './block-limits.js';
+import { toJsonPointerMessage, validateMessage, validateMessageText } from '../../slack-rules/validate.js';
 import { contentType, parseForm, readBody, sendJson, sendText } from './http-util.js';
 import { isRecord, type Json } from './types.js';
 import type { Message, Workspace } from './workspace.js';
@@ -170,10 +170,8 @@ export class ResponseUrls {
     const attachments = body.attachments as unknown[] | undefined;
     const text = validateMessageText(body.text, blocks, attachments);
     if (!text.ok) return { ok: false, status: 400, error: text.error };
-    if (blocks) {
-      const checked = validateBlocks(blocks, 'message');
-      if (!checked.ok) return { ok: false, status: 400, error: checked.error, reasons: checked.reasons };
-    }
+    const checked = validateMessage({ blocks, attachments });
+    if (!checked.ok) return { ok: false, status: 400, error: checked.error, reasons: checked.reasons };
     if (options.countUse) record.uses += 1;
 
     const target = options.countUse && truthy(body.replace_original) && original

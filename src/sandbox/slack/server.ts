@@ -14,7 +14,7 @@ import type { AddressInfo } from 'node:net';
 import { Deliverer } from './delivery.js';
 import { SlackDriver } from './driver.js';
 import { HttpError, sendJson, sendText } from './http-util.js';
-import { DEFAULT_RATE_LIMIT, RateLimiter, type RateLimitOptions } from './rate-limit.js';
+import { DEFAULT_RATE_LIMIT, MethodTiers, RateLimiter, type RateLimitOptions } from './rate-limit.js';
 import { ResponseUrls } from './response-url.js';
 import { mountUiRoutes } from './ui-routes.js';
 import { WebApi, type InjectedFailure } from './web-api.js';
@@ -85,8 +85,10 @@ export interface OfflineSlackOptions {
   botToken: string;
   /** The app's request URL (e.g. http://127.0.0.1:3000/slack/events); settable later with setAppUrl. */
   appUrl?: string;
-  /** chat.postMessage per-channel token bucket (default burst 5, 1 per second); false turns it off. */
+  /** chat.postMessage per-channel token bucket (default burst 5, 1 per second); false turns it off, and the method tiers too. */
   rateLimit?: RateLimitOptions | false;
+  /** Slack's method tiers, per method per workspace (default on unless rateLimit is false). */
+  methodTiers?: boolean;
   /** The workspace clock (message ts, trigger and response_url expiry, rate buckets). Signatures use the real clock. */
   now?: () => number;
   /** How long the app has to answer a request (Slack: 3000 ms). */
@@ -122,6 +124,7 @@ export class OfflineSlack extends SlackDriver {
     readonly webApi: WebApi,
     readonly responseUrls: ResponseUrls,
     private readonly rateLimiter: RateLimiter,
+    private readonly tiers: MethodTiers,
     appUrl: string | undefined,
     /** Socket Mode's connections, when the offline Slack serves an app in Socket Mode. */
     readonly socket?: SocketModeHub,
@@ -141,8 +144,15 @@ export class OfflineSlack extends SlackDriver {
     this.appUrlValue = url.replace(/\/+$/, '') || url;
   }
 
+  /** chat.postMessage's per-channel bucket; false turns the method tiers off too. */
   setRateLimit(options: RateLimitOptions | false): void {
     this.rateLimiter.configure(options);
+    if (options === false) this.tiers.configure(false);
+  }
+
+  /** Slack's method tiers (slack-rules/rules.ts), on or off. */
+  setMethodTiers(on: boolean): void {
+    this.tiers.configure(on);
   }
 
   /**
@@ -216,9 +226,10 @@ export async function startOfflineSlack(options: OfflineSlackOptions): Promise<O
 
   const workspace = new Workspace({ now, ...(options.triggerTtlMs !== undefined ? { triggerTtlMs: options.triggerTtlMs } : {}) });
   const rateLimiter = new RateLimiter(options.rateLimit === undefined ? DEFAULT_RATE_LIMIT : options.rateLimit, now);
+  const tiers = new MethodTiers(options.methodTiers ?? options.rateLimit !== false, now);
   const socket = options.appToken ? new SocketModeHub(options.appToken, () => baseUrl) : undefined;
   if (socket) server.on('upgrade', (req, sock, head) => socket.upgrade(req, sock, head));
-  const webApi = new WebApi({ workspace, botToken: options.botToken, baseUrl: () => baseUrl, rateLimiter, ...(socket ? { socket } : {}) });
+  const webApi = new WebApi({ workspace, botToken: options.botToken, baseUrl: () => baseUrl, rateLimiter, tiers, ...(socket ? { socket } : {}) });
   const responseUrls = new ResponseUrls(workspace, () => baseUrl, options.responseUrl);
   let appUrl: () => string | undefined = () => undefined;
   const deliverer = new Deliverer({
@@ -231,7 +242,7 @@ export async function startOfflineSlack(options: OfflineSlackOptions): Promise<O
     verificationToken: options.verificationToken ?? 'sandbox-verification-token',
     ...(socket ? { socket } : {}),
   });
-  const created = new OfflineSlack(server, baseUrl, workspace, deliverer, webApi, responseUrls, rateLimiter, options.appUrl, socket);
+  const created = new OfflineSlack(server, baseUrl, workspace, deliverer, webApi, responseUrls, rateLimiter, tiers, options.appUrl, socket);
   appUrl = () => created.appUrl;
   created.router
     .add('POST', '/api/:method', (req, res, ctx) => webApi.handle(ctx.params.method ?? '', req, res))

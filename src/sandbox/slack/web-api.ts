@@ -8,9 +8,9 @@
  * `Authorization: Bearer …` or a `token` field.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { toJsonPointerMessage, validateBlocks, validateHomeView, validateMessageText, validateView } from './block-limits.js';
+import { toJsonPointerMessage, validateHomeView, validateMessage, validateMessageText, validateView } from '../../slack-rules/validate.js';
 import { contentType, parseForm, readBody, sendJson } from './http-util.js';
-import type { RateLimiter } from './rate-limit.js';
+import type { MethodTiers, RateLimiter } from './rate-limit.js';
 import { isRecord, SlackError, type Json } from './types.js';
 import { tzLabel, tzOffsetSeconds, type Channel, type Message, type View, type Workspace } from './workspace.js';
 import type { SocketModeHub } from './socket-mode.js';
@@ -47,6 +47,8 @@ export interface WebApiOptions {
   /** The server's base URL (for auth.test's `url` and permalinks). */
   baseUrl: () => string;
   rateLimiter: RateLimiter;
+  /** Slack's method tiers, per workspace. */
+  tiers: MethodTiers;
   /** Socket Mode: `apps.connections.open` hands out its URLs (with the app-level token). */
   socket?: SocketModeHub;
 }
@@ -135,9 +137,8 @@ function attachmentsField(args: Json): unknown[] | undefined {
   return attachments;
 }
 
-function checkBlocks(blocks: unknown[] | undefined): void {
-  if (blocks === undefined) return;
-  const result = validateBlocks(blocks, 'message');
+function checkMessage(blocks: unknown[] | undefined, attachments: unknown[] | undefined): void {
+  const result = validateMessage({ blocks, attachments });
   if (!result.ok) throw new SlackError('invalid_blocks', { reasons: result.reasons });
 }
 
@@ -269,6 +270,9 @@ export class WebApi {
       return reply(injected.status, { ok: false, error: injected.error ?? 'internal_error' });
     }
 
+    const tier = this.options.tiers.take(method, this.ws.team.id);
+    if (!tier.ok) return reply(429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(tier.retryAfter) });
+
     if (method === 'api.test') return reply(200, { ok: true, ...(await handler(args)) });
     if (method === 'apps.connections.open') {
       if (!token) return reply(200, { ok: false, error: 'not_authed' });
@@ -283,7 +287,6 @@ export class WebApi {
       const limited = this.options.rateLimiter.take(`chat.postMessage:${this.ws.channel(ref)?.id ?? ref}`);
       if (!limited.ok) return reply(429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(limited.retryAfter) });
     }
-
     try {
       const result = await handler(args);
       if (holdMs > 0) await new Promise((r) => setTimeout(r, holdMs));
@@ -323,7 +326,7 @@ export class WebApi {
     const attachments = attachmentsField(args);
     const text = validateMessageText(args.text, blocks, attachments);
     if (!text.ok) throw new SlackError(text.error);
-    checkBlocks(blocks);
+    checkMessage(blocks, attachments);
     return { text: text.text, blocks, attachments };
   }
 
@@ -382,7 +385,7 @@ export class WebApi {
       const checked = validateMessageText(args.text, blocks ?? message.blocks, attachments ?? message.attachments);
       text = checked.ok ? checked.text : '';
     }
-    checkBlocks(blocks);
+    checkMessage(blocks, attachments);
     const updated = this.ws.update(channel.id, message.ts, { text, blocks, attachments }, this.ws.bot.userId);
     if (!updated) throw new SlackError('message_not_found');
     return { channel: channel.id, ts: updated.ts, text: updated.text, message: apiMessage(updated, this.ws.team.id) };

@@ -323,7 +323,7 @@ export class Workspace extends EventEmitter<{ change: [WorkspaceChange] }> {
       message.app_id = BOT.appId;
     }
     if (input.blocks) message.blocks = normalizeBlocks(clone(input.blocks));
-    if (input.attachments) message.attachments = clone(input.attachments);
+    if (input.attachments) message.attachments = normalizeAttachments(clone(input.attachments));
     if (threadTs) message.thread_ts = threadTs;
     if (threadTs && input.replyBroadcast) message.reply_broadcast = true;
     if (input.metadata !== undefined) message.metadata = clone(input.metadata);
@@ -351,7 +351,7 @@ export class Workspace extends EventEmitter<{ change: [WorkspaceChange] }> {
       else message.blocks = normalizeBlocks(clone(patch.blocks));
       message.state = {};
     }
-    if (patch.attachments !== undefined) message.attachments = clone(patch.attachments);
+    if (patch.attachments !== undefined) message.attachments = normalizeAttachments(clone(patch.attachments));
     message.updates += 1;
     message.edited = { user: by ?? message.user, ts: this.nextTs() };
     this.emit('change', { type: 'update', channel: message.channel, ts, message });
@@ -569,6 +569,12 @@ export class Workspace extends EventEmitter<{ change: [WorkspaceChange] }> {
     if (!this.deliveries.includes(delivery)) this.deliveries.push(delivery);
     this.emit('change', { type: 'delivery', delivery });
   }
+}
+
+/** Attachments' blocks get their ids as a message's do. */
+export function normalizeAttachments(attachments: unknown[]): unknown[] {
+  for (const a of attachments) if (isRecord(a) && Array.isArray(a.blocks)) a.blocks = normalizeBlocks(a.blocks);
+  return attachments;
 }
 
 /**

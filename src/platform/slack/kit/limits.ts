@@ -1,49 +1,11 @@
 import type { PlainTextElement, MrkdwnElement } from '@slack/types';
 import { clip, neutralize } from '../../../kernel/text.js';
+import { LIMITS } from '../../../slack-rules/rules.js';
 
 export { clip };
 
-/** Slack's documented Block Kit limits, guarded here and nowhere else. */
-export const LIMITS = {
-  blocksPerMessage: 50,
-  /** A modal or the Home tab. */
-  blocksPerView: 100,
-  sectionText: 3000,
-  sectionFields: 10,
-  fieldText: 2000,
-  headerText: 150,
-  contextElements: 10,
-  actionsElements: 25,
-  blockId: 255,
-  actionId: 255,
-  buttonText: 75,
-  buttonValue: 2000,
-  url: 3000,
-  options: 100,
-  optionText: 75,
-  optionValue: 75,
-  overflowOptions: 5,
-  placeholder: 150,
-  confirmTitle: 100,
-  confirmText: 300,
-  confirmButton: 30,
-  modalTitle: 24,
-  modalButton: 24,
-  privateMetadata: 3000,
-  inputLabel: 2000,
-  messageText: 40_000,
-  tableRows: 100,
-  tableCells: 20,
-  dataTableRows: 100,
-  dataTablePageSize: 100,
-  /** Across every cell of a data_table (the reported budget; Slack refuses more with data_table_too_large). */
-  dataTableChars: 10_000,
-  chartTitle: 50,
-  chartSeries: 6,
-  chartLabel: 20,
-  chartsPerMessage: 2,
-  alertText: 3000,
-} as const;
+/** Slack's limits, from the one table of Slack's rules (slack-rules/rules.ts). */
+export { LIMITS };
 
 const ELLIPSIS = '…';
 
@@ -81,7 +43,26 @@ export function mrkdwn(text: string, max: number = LIMITS.sectionText): MrkdwnEl
 }
 
 /** Keeps a message within the block limit: the last block (usually the buttons) is kept. */
-export function capBlocks<T>(blocks: T[], max: number = LIMITS.blocksPerMessage): T[] {
+export function capBlocks<T>(blocks: T[], max: number = LIMITS.messageBlocks): T[] {
   if (blocks.length <= max) return blocks;
   return [...blocks.slice(0, max - 1), blocks[blocks.length - 1]!];
+}
+
+/**
+ * A table's cell texts within a character budget across every cell (Slack's table and
+ * data_table both have one): the longest cells are cut first, each to the same length, so
+ * every row stays and short cells are untouched.
+ */
+export function fitTableText(rows: readonly (readonly string[])[], budget: number = LIMITS.tableChars): string[][] {
+  const lengths = rows.flat().map((t) => Array.from(t).length);
+  const total = (cap: number) => lengths.reduce((n, l) => n + Math.min(l, cap), 0);
+  if (total(Infinity) <= budget) return rows.map((r) => [...r]);
+  let lo = 1;
+  let hi = Math.max(1, ...lengths);
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (total(mid) <= budget) lo = mid;
+    else hi = mid - 1;
+  }
+  return rows.map((r) => r.map((t) => clip(t, lo)));
 }

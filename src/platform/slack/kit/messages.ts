@@ -1,10 +1,16 @@
-import type { KnownBlock } from '@slack/types';
+import type { KnownBlock, MessageAttachment } from '@slack/types';
 import { escapeMrkdwn, fallbackText, mrkdwnCode } from './escape.js';
+import type { ChartBlock } from './charts.js';
 import { mrkdwn } from './limits.js';
+
+/** A block of a message: @slack/types' own, or a chart (which @slack/types does not type yet: kit/charts.ts). */
+export type MessageBlock = KnownBlock | ChartBlock;
 
 export interface SlackMessage {
   text: string;
-  blocks: KnownBlock[];
+  blocks: MessageBlock[];
+  /** Secondary attachments: only for a colour bar (kit/colour.ts). */
+  attachments?: MessageAttachment[];
 }
 
 /** A one-line answer about something that went wrong, with what to do. `text` is plain and gets escaped. */

@@ -6,7 +6,7 @@ import {
   validateMessageText,
   validateView,
   type Surface,
-} from '../../src/sandbox/slack/block-limits.js';
+} from '../../src/slack-rules/validate.js';
 
 type Block = Record<string, unknown>;
 
@@ -38,7 +38,7 @@ interface BoundaryCase {
 
 const cases: BoundaryCase[] = [
   { name: 'blocks per message', limit: LIMITS.messageBlocks, make: (n) => Array.from({ length: n }, () => ({ type: 'divider' })), path: 'blocks' },
-  { name: 'blocks per modal', limit: LIMITS.modalBlocks, surface: 'modal', make: (n) => Array.from({ length: n }, () => ({ type: 'divider' })), path: 'blocks' },
+  { name: 'blocks per modal', limit: LIMITS.viewBlocks, surface: 'modal', make: (n) => Array.from({ length: n }, () => ({ type: 'divider' })), path: 'blocks' },
   { name: 'section text', limit: 3000, make: (n) => [section(x(n))], path: 'blocks[0].text.text' },
   { name: 'section fields count', limit: 10, make: (n) => [{ type: 'section', fields: Array.from({ length: n }, () => mrkdwn('f')) }], path: 'blocks[0].fields' },
   { name: 'section field text', limit: 2000, make: (n) => [{ type: 'section', fields: [mrkdwn(x(n))] }], path: 'blocks[0].fields[0].text' },
@@ -87,7 +87,7 @@ const cases: BoundaryCase[] = [
     path: 'blocks[0].elements[0].options[0].text.text',
   },
   {
-    name: 'option value', limit: 75,
+    name: 'option value', limit: LIMITS.optionValue,
     make: (n) => [actions({ type: 'static_select', action_id: 's', options: [option(x(n), 't')] })],
     path: 'blocks[0].elements[0].options[0].value',
   },
@@ -198,17 +198,18 @@ describe('block limits: structure rules', () => {
   it('refuses unknown block types and blocks not allowed on the surface', () => {
     expect(reasons([{ type: 'carousel' }])).toEqual(['blocks[0].type: unsupported block type "carousel"']);
     expect(reasons([{ type: 'file', external_id: 'x', source: 'remote' }])).toEqual(['blocks[0].type: unsupported block type "file"']);
-    expect(reasons([table(1)], 'modal')).toEqual(['blocks[0].type: "table" blocks are not allowed in a modal']);
-    expect(reasons([{ type: 'markdown', text: 'hi' }], 'modal')).toEqual(['blocks[0].type: "markdown" blocks are not allowed in a modal']);
+    expect(reasons([table(1)], 'modal')).toEqual(['blocks[0].type: "table" blocks are not allowed in a modal (only in: message)']);
+    expect(reasons([{ type: 'markdown', text: 'hi' }], 'modal')).toEqual(['blocks[0].type: "markdown" blocks are not allowed in a modal (only in: message)']);
     expect(reasons([{ block_id: 'a' }])).toEqual(['blocks[0].type: is required']);
     expect(reasons('nope')).toEqual(['blocks: must be an array']);
     expect(reasons([null])).toEqual(['blocks[0]: is required']);
   });
 
-  it('allows input blocks in messages and modals', () => {
+  it('allows input blocks in modals and Home tabs, not in messages (Slack refused them there)', () => {
     const input = { type: 'input', label: plain('Country'), element: { type: 'plain_text_input', action_id: 'c' } };
-    expect(validateBlocks([input], 'message')).toEqual({ ok: true });
+    expect(reasons([input], 'message')).toEqual(['blocks[0].type: "input" blocks are not allowed in a message (only in: modal, home)']);
     expect(validateBlocks([input], 'modal')).toEqual({ ok: true });
+    expect(validateBlocks([input], 'home')).toEqual({ ok: true });
     expect(reasons([{ ...input, element: button() }], 'modal')).toEqual(['blocks[0].element.type: "button" is not allowed in an input block']);
   });
 
@@ -312,10 +313,11 @@ describe("Slack's newer blocks: data_visualization, data_table and alert", () =>
   const line = (extra: Block = {}): Block => ({ type: 'data_visualization', title: 'Visits, last 7 days', chart: { type: 'line', series: [series('This week'), series('Last week')], axis_config: { categories: days, x_label: 'Day', y_label: 'Visits' } }, ...extra });
   const pie = (segments: Block[]): Block => ({ type: 'data_visualization', title: 'Share of visits', chart: { type: 'pie', segments } });
 
-  it('accepts a trend chart with the previous period, a pie, a data_table and an alert', () => {
+  it('accepts a trend chart with the previous period, a pie and a data_table in a message, and an alert in a modal', () => {
     const dataTable = { type: 'data_table', caption: 'Sources', page_size: 10, rows: [[cell('Source'), cell('Visits')], [cell('google'), { type: 'raw_number', value: 1200, text: '1,200' }]] };
-    const blocks = [line(), pie([{ label: 'google', value: 3 }, { label: 'direct', value: 2 }]), dataTable, { type: 'alert', level: 'error', text: mrkdwn('*Threat* · high severity') }];
+    const blocks = [line(), pie([{ label: 'google', value: 3 }, { label: 'direct', value: 2 }]), dataTable];
     expect(validateBlocks(blocks)).toEqual({ ok: true });
+    expect(validateBlocks([{ type: 'alert', level: 'error', text: mrkdwn('*Threat* · high severity') }], 'modal')).toEqual({ ok: true });
   });
 
   it('refuses each limit past its edge, naming it', () => {
@@ -352,9 +354,10 @@ describe("Slack's newer blocks: data_visualization, data_table and alert", () =>
     expect(reasons([dt([row(), ...big])])[0]).toMatch(/^blocks\[0\]\.rows: its cells hold \d+ characters; at most 10000 \(data_table_too_large\)$/);
   });
 
-  it('alert: a text object and one of the five levels; charts and alerts are message blocks', () => {
-    expect(reasons([{ type: 'alert', level: 'red', text: plain('x') }])).toEqual(['blocks[0].level: must be default, info, warning, error or success']);
-    expect(reasons([{ type: 'alert' }])).toEqual(['blocks[0].text: is required']);
-    expect(reasons([line()], 'modal')).toEqual(['blocks[0].type: "data_visualization" blocks are not allowed in a modal']);
+  it('alert: a text object and one of the five levels, in modals only; charts in messages only', () => {
+    expect(reasons([{ type: 'alert', level: 'red', text: plain('x') }], 'modal')).toEqual(['blocks[0].level: must be default, info, warning, error or success']);
+    expect(reasons([{ type: 'alert' }], 'modal')).toEqual(['blocks[0].text: is required']);
+    expect(reasons([{ type: 'alert', level: 'error', text: plain('x') }])).toEqual(['blocks[0].type: "alert" blocks are not allowed in a message (only in: modal)']);
+    expect(reasons([line()], 'modal')).toEqual(['blocks[0].type: "data_visualization" blocks are not allowed in a modal (only in: message)']);
   });
 });

@@ -1,3 +1,5 @@
+import { ATTACHMENT_COLOR, BLOCK_RULES, LIMITS, type Surface } from './rules.js';
+
 /**
  * Block Kit validation as Slack's servers do it: a payload over a limit is refused
  * (`invalid_blocks`), never silently shown. Pure functions, no I/O.
@@ -10,7 +12,7 @@
  * Lengths are counted in Unicode code points.
  */
 
-export type Surface = 'message' | 'modal' | 'home';
+export type { Surface };
 
 export type BlocksValidation =
   | { ok: true }
@@ -24,71 +26,7 @@ export type TextValidation =
   | { ok: true; text: string; truncated: boolean }
   | { ok: false; error: 'no_text' };
 
-/** Slack's documented limits, in one place (tests import these). */
-export const LIMITS = {
-  messageBlocks: 50,
-  modalBlocks: 100,
-  messageText: 40_000,
-  sectionText: 3000,
-  sectionFields: 10,
-  sectionFieldText: 2000,
-  headerText: 150,
-  contextElements: 10,
-  contextText: 3000,
-  blockId: 255,
-  actionId: 255,
-  actionsElements: 25,
-  buttonText: 75,
-  buttonValue: 2000,
-  url: 3000,
-  accessibilityLabel: 75,
-  selectOptions: 100,
-  optionGroups: 100,
-  overflowOptions: 5,
-  checkboxOptions: 10,
-  optionText: 75,
-  optionValue: 75,
-  optionDescription: 75,
-  optionGroupLabel: 75,
-  confirmTitle: 100,
-  confirmText: 300,
-  confirmButton: 30,
-  placeholder: 150,
-  imageAltText: 2000,
-  imageTitle: 2000,
-  inputLabel: 2000,
-  inputHint: 2000,
-  plainTextInputLength: 3000,
-  tableRows: 100,
-  tableCells: 20,
-  tableColumnSettings: 20,
-  tablesPerMessage: 1,
-  markdownText: 12_000,
-  contextActionsElements: 5,
-  dataTableRows: 100,
-  dataTablePageSize: 100,
-  /** Across every cell of a data_table, as reported (the reference names a budget; about 10,000 characters). */
-  dataTableChars: 10_000,
-  chartTitle: 50,
-  chartSeries: 6,
-  chartLabel: 20,
-  /** data_visualization blocks in one message, as reported. */
-  chartsPerMessage: 2,
-  alertText: 3000,
-  videoTitle: 200,
-  viewTitle: 24,
-  viewButton: 24,
-  privateMetadata: 3000,
-  callbackId: 255,
-  externalId: 255,
-} as const;
-
-const COMMON_BLOCKS = ['section', 'header', 'divider', 'context', 'actions', 'image', 'input', 'rich_text', 'video'];
-const BLOCK_TYPES: Record<Surface, ReadonlySet<string>> = {
-  message: new Set([...COMMON_BLOCKS, 'table', 'markdown', 'context_actions', 'data_table', 'data_visualization', 'alert']),
-  modal: new Set(COMMON_BLOCKS),
-  home: new Set(COMMON_BLOCKS),
-};
+export { LIMITS };
 
 const SELECTS = ['static_select', 'external_select', 'users_select', 'conversations_select', 'channels_select'];
 const MULTI_SELECTS = SELECTS.map((s) => `multi_${s}`);
@@ -120,6 +58,13 @@ export function charLength(value: string): number {
   return n;
 }
 
+/** The characters a table cell counts toward its table's budget: its text, or its rich text as written. */
+function cellChars(cell: unknown): number {
+  if (!isRecord(cell)) return 0;
+  if (typeof cell.text === 'string') return charLength(cell.text);
+  return charLength(JSON.stringify(cell.elements ?? cell.value ?? ''));
+}
+
 /** `blocks[3].elements[0].text.text: msg` → `[ERROR] msg [json-pointer:/blocks/3/elements/0/text/text]`. */
 export function toJsonPointerMessage(reason: string): string {
   const at = reason.indexOf(': ');
@@ -134,6 +79,7 @@ class Checker {
   tables = 0;
   charts = 0;
   markdownChars = 0;
+  inAttachment = false;
 
   constructor(readonly surface: Surface) {}
 
@@ -504,9 +450,17 @@ class Checker {
       this.fail(`${path}.type`, 'is required');
       return;
     }
-    if (!BLOCK_TYPES[this.surface].has(type)) {
-      const known = BLOCK_TYPES.message.has(type) || BLOCK_TYPES.modal.has(type);
-      this.fail(`${path}.type`, known ? `"${type}" blocks are not allowed in a ${this.surface}` : `unsupported block type "${type}"`);
+    const rule = Object.hasOwn(BLOCK_RULES, type) ? BLOCK_RULES[type as keyof typeof BLOCK_RULES] : undefined;
+    if (!rule) {
+      this.fail(`${path}.type`, `unsupported block type "${type}"`);
+      return;
+    }
+    if (!(rule.surfaces as readonly Surface[]).includes(this.surface)) {
+      this.fail(`${path}.type`, `"${type}" blocks are not allowed in a ${this.surface} (only in: ${rule.surfaces.join(', ')})`);
+      return;
+    }
+    if (this.inAttachment && !rule.inAttachments) {
+      this.fail(`${path}.type`, `"${type}" blocks are not allowed in a message attachment`);
       return;
     }
     this.blockId(`${path}.block_id`, b.block_id, blockIds);
@@ -583,10 +537,15 @@ class Checker {
         this.tables += 1;
         if (this.tables > LIMITS.tablesPerMessage) this.fail(path, 'only one table block is allowed in a message (only_one_table_allowed)');
         const rows = this.array(`${path}.rows`, b.rows, { required: true, min: 1, max: LIMITS.tableRows });
+        let chars = 0;
         rows?.forEach((row, r) => {
           const cells = this.array(`${path}.rows[${r}]`, row, { required: true, min: 1, max: LIMITS.tableCells });
-          cells?.forEach((cell, c) => this.tableCell(`${path}.rows[${r}][${c}]`, cell));
+          cells?.forEach((cell, c) => {
+            this.tableCell(`${path}.rows[${r}][${c}]`, cell);
+            chars += cellChars(cell);
+          });
         });
+        if (chars > LIMITS.tableChars) this.fail(`${path}.rows`, `its cells hold ${chars} characters; at most ${LIMITS.tableChars}`);
         const settings = this.array(`${path}.column_settings`, b.column_settings, { max: LIMITS.tableColumnSettings });
         settings?.forEach((s, i) => {
           if (s === null) return; // a null entry keeps a column's defaults
@@ -613,7 +572,7 @@ class Checker {
           cells.forEach((cell, c) => {
             if (r === 0 && isRecord(cell) && cell.type === 'rich_text') this.fail(`${path}.rows[0][${c}]`, 'the header row takes raw_text or raw_number cells, not rich_text');
             this.tableCell(`${path}.rows[${r}][${c}]`, cell);
-            chars += isRecord(cell) && typeof cell.text === 'string' ? charLength(cell.text) : charLength(JSON.stringify(isRecord(cell) ? (cell.elements ?? cell.value ?? '') : ''));
+            chars += cellChars(cell);
           });
         });
         if (chars > LIMITS.dataTableChars) this.fail(`${path}.rows`, `its cells hold ${chars} characters; at most ${LIMITS.dataTableChars} (data_table_too_large)`);
@@ -696,10 +655,29 @@ class Checker {
     });
   }
 
+  /** Secondary attachments (messages only): each a colour bar and its blocks. */
+  attachments(path: string, value: unknown): void {
+    const list = this.array(path, value, { max: LIMITS.messageAttachments });
+    list?.forEach((a, i) => {
+      const p = `${path}[${i}]`;
+      const attachment = this.object(p, a, true);
+      if (!attachment) return;
+      const color = this.string(`${p}.color`, attachment.color, { min: 1 });
+      if (color !== undefined && !ATTACHMENT_COLOR.pattern.test(color)) this.fail(`${p}.color`, 'must be a hex colour (#RRGGBB) or good, warning or danger');
+      this.string(`${p}.fallback`, attachment.fallback);
+      this.string(`${p}.text`, attachment.text);
+      if (attachment.blocks !== undefined) {
+        this.inAttachment = true;
+        this.blocks(`${p}.blocks`, attachment.blocks);
+        this.inAttachment = false;
+      }
+    });
+  }
+
   blocks(path: string, blocks: unknown): void {
     const list = this.array(path, blocks, { required: true });
     if (!list) return;
-    const max = this.surface === 'message' ? LIMITS.messageBlocks : LIMITS.modalBlocks;
+    const max = this.surface === 'message' ? LIMITS.messageBlocks : LIMITS.viewBlocks;
     if (list.length > max) this.fail(path, `must have at most ${max} blocks in a ${this.surface} (got ${list.length})`);
     const ids = new Set<string>();
     list.forEach((b, i) => this.block(`${path}[${i}]`, b, ids));
@@ -710,6 +688,14 @@ class Checker {
 export function validateBlocks(blocks: unknown, surface: Surface = 'message', path = 'blocks'): BlocksValidation {
   const checker = new Checker(surface);
   checker.blocks(path, blocks);
+  return checker.reasons.length === 0 ? { ok: true } : { ok: false, error: 'invalid_blocks', reasons: checker.reasons };
+}
+
+/** Validates a message's `blocks` and secondary `attachments` (either may be absent), as chat.postMessage does. */
+export function validateMessage(message: { blocks?: unknown; attachments?: unknown }): BlocksValidation {
+  const checker = new Checker('message');
+  if (message.blocks !== undefined) checker.blocks('blocks', message.blocks);
+  if (message.attachments !== undefined) checker.attachments('attachments', message.attachments);
   return checker.reasons.length === 0 ? { ok: true } : { ok: false, error: 'invalid_blocks', reasons: checker.reasons };
 }
 
