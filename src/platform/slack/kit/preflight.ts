@@ -100,7 +100,7 @@ function fitBlocks(blocks: unknown[], surface: Surface, where: string, changes: 
     const rule = (BLOCK_RULES as Record<string, { surfaces: readonly Surface[]; inAttachments: boolean }>)[b.type];
     const allowed = rule !== undefined && rule.surfaces.includes(surface) && (!inAttachment || rule.inAttachments);
     if (rule && !allowed) {
-      changes.push(`${where}[${i}]: a ${b.type} block may not go ${inAttachment ? 'in an attachment' : `in a ${surface}`}; sent as text`);
+      changes.push(`${where}[${i}]: the ${b.type} block may not go ${inAttachment ? 'in an attachment' : `in a ${surface}`}; sent as text`);
       out.push(replacement(b));
       continue;
     }
