@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { startLookout, type LookoutOptions } from './compose.js';
 import { createLogger, type Logger } from './platform/log.js';
@@ -43,7 +44,22 @@ async function main(): Promise<void> {
   };
   process.once('SIGINT', () => shutdown('SIGINT'));
   process.once('SIGTERM', () => shutdown('SIGTERM'));
-  await started;
+  try {
+    await started;
+  } catch (error) {
+    if ((error as { code?: string }).code !== 'EADDRINUSE') throw error;
+    console.error(`PORT ${config.port} is already in use by another process: stop it, or set PORT to a free port.`);
+    process.exit(1);
+  }
+}
+
+/** Whether nothing listens on `port` yet (checked as the app will listen: every interface). */
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen(port, () => probe.close(() => resolve(true)));
+  });
 }
 
 function storeOptions(config: Config) {
@@ -85,10 +101,13 @@ async function runForReal(config: Config, log: Logger): Promise<() => Promise<vo
 async function runSandbox(config: Config, log: Logger): Promise<() => Promise<void>> {
   // Loaded only here: a deployment with Slack credentials never loads the sandbox.
   const { startSandbox } = await import('./sandbox/start.js');
+  // A laptop often has something on 3000 already: the sandbox takes a free port instead, and says so.
+  const port = config.port === 0 || (await portIsFree(config.port)) ? config.port : 0;
+  if (port !== config.port) log.warn({ port: config.port }, `port ${config.port} is taken: the sandbox's app listens on a free port instead`);
   const app: Omit<LookoutOptions, 'api' | 'slack' | 'demo'> = {
     log,
     defaultTimezone: config.defaultTimezone,
-    port: config.port,
+    port,
     security: config.security,
     admins: config.admins,
     // The sandbox scans for threats every 20 s unless told otherwise, so the first alert comes within a minute or two.
