@@ -175,15 +175,18 @@ export interface MethodRule {
   perMinute: number;
   /** Calls allowed at once (default: a minute's worth). */
   burst?: number;
+  /** The bot scopes the method needs, as its reference page lists them. */
+  scopes: readonly string[];
   source: Source;
 }
 
 /** Tiers' floors: "Tier 1 1+ per minute … Tier 2 20+ … Tier 3 50+ … Tier 4 100+", per method per workspace per app (RATE_LIMITS). */
 const TIER_PER_MINUTE = { 1: 1, 2: 20, 3: 50, 4: 100 } as const;
 const JAVA_SDK_TIERS = 'https://github.com/slackapi/java-slack-sdk/blob/main/slack-api-client/src/main/java/com/slack/api/methods/MethodsRateLimits.java';
-const tier = (t: 1 | 2 | 3 | 4, url: string, note?: string): MethodRule => ({
+const tier = (t: 1 | 2 | 3 | 4, scopes: readonly string[], url: string, note?: string): MethodRule => ({
   tier: t,
   perMinute: TIER_PER_MINUTE[t],
+  scopes,
   source: { url, ...(note ? { note } : {}) },
 });
 const SDK_ONLY = "Slack's page, as found, does not show the tier; Slack's Java SDK sets it";
@@ -197,21 +200,23 @@ export const METHOD_RULES = {
   'chat.postMessage': {
     tier: 'special',
     perMinute: 60,
+    scopes: ['chat:write'],
     source: { url: RATE_LIMITS, note: '"generally allows posting one message per second per channel, while also maintaining a workspace-wide limit"' },
   },
-  'chat.update': tier(3, 'https://api.slack.com/methods/chat.update'),
-  'chat.postEphemeral': tier(4, 'https://api.slack.com/methods/chat.postEphemeral'),
-  'views.open': tier(4, 'https://api.slack.com/methods/views.open'),
-  'views.update': tier(4, JAVA_SDK_TIERS, SDK_ONLY),
-  'views.push': tier(4, JAVA_SDK_TIERS, SDK_ONLY),
-  'views.publish': tier(4, 'https://api.slack.com/methods/views.publish'),
-  'conversations.info': tier(3, JAVA_SDK_TIERS, SDK_ONLY),
-  'conversations.members': tier(4, 'https://api.slack-gov.com/methods/conversations.members'),
-  'users.info': tier(3, JAVA_SDK_TIERS, 'The Java SDK says Tier 4, a mirror of Slack\'s older API specs Tier 3: Tier 3, the stricter reading'),
-  'oauth.v2.access': tier(4, JAVA_SDK_TIERS, SDK_ONLY),
-  'auth.test': { tier: 'special', perMinute: 600, source: { url: method('auth.test'), note: '"hundreds of requests per minute"; 600 a minute as the Java SDK models it' } },
+  'chat.update': tier(3, ['chat:write'], 'https://api.slack.com/methods/chat.update'),
+  'chat.postEphemeral': tier(4, ['chat:write'], 'https://api.slack.com/methods/chat.postEphemeral'),
+  'views.open': tier(4, [], 'https://api.slack.com/methods/views.open'),
+  'views.update': tier(4, [], JAVA_SDK_TIERS, SDK_ONLY),
+  'views.push': tier(4, [], JAVA_SDK_TIERS, SDK_ONLY),
+  'views.publish': tier(4, [], 'https://api.slack.com/methods/views.publish'),
+  'conversations.list': tier(2, ['channels:read', 'groups:read'], method('conversations.list'), 'public channels need channels:read, private ones groups:read'),
+  'conversations.info': tier(3, ['channels:read'], JAVA_SDK_TIERS, SDK_ONLY),
+  'conversations.members': tier(4, ['channels:read'], 'https://api.slack-gov.com/methods/conversations.members'),
+  'users.info': tier(3, ['users:read'], JAVA_SDK_TIERS, 'The Java SDK says Tier 4, a mirror of Slack\'s older API specs Tier 3: Tier 3, the stricter reading'),
+  'oauth.v2.access': tier(4, [], JAVA_SDK_TIERS, SDK_ONLY),
+  'auth.test': { tier: 'special', perMinute: 600, scopes: [], source: { url: method('auth.test'), note: '"hundreds of requests per minute"; 600 a minute as the Java SDK models it' } },
   'apps.connections.open': {
-    ...tier(1, 'https://api.slack.com/methods/apps.connections.open'),
+    ...tier(1, [], 'https://api.slack.com/methods/apps.connections.open', 'called with the app-level token (connections:write), not the bot\'s'),
     // An app may hold up to 10 Socket Mode connections, each opened by a call: a burst of 10, then the tier's pace.
     burst: 10,
   },
