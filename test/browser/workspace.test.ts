@@ -143,17 +143,48 @@ describe.skipIf(!available)('the sandbox Slack in a browser', () => {
     expect(problems).toEqual([]);
   }, 20_000);
 
-  it('draws an alert block as a callout coloured by its level, with the level in the page for screen readers', async () => {
-    await postAsBot('C_SECURITY', (['error', 'warning', 'success', 'info'] as const).map((level) => ({ type: 'alert', level, text: { type: 'mrkdwn', text: `*${level}* callout` } })));
+  it("shows the threat alert, the visitor card and the watch alert in their level's colour, from a message attachment's bar, with no alert block in any message; screenshots", async () => {
+    const bar = (message: import('playwright-core').Locator) =>
+      message.locator('.attachment').first().evaluate((n) => n.ownerDocument.defaultView!.getComputedStyle(n).borderLeftColor);
+    const shot = async (message: import('playwright-core').Locator, name: string) => {
+      await message.scrollIntoViewIfNeeded();
+      await page.mouse.move(0, 0);
+      await page.screenshot({ path: join(dirname(SCREENSHOT), name) });
+    };
     await page.locator('[data-testid="channel-item"][data-channel-name="security"]').click();
-    const error = page.locator('.block.alert[data-level="error"]').last();
-    await error.waitFor();
-    expect(await error.getAttribute('role')).toBe('alert');
-    expect(await error.locator('strong').textContent()).toBe('error');
-    const colours = await Promise.all(['error', 'warning', 'success', 'info'].map((level) => page.locator(`.block.alert[data-level="${level}"]`).last().evaluate((n) => n.ownerDocument.defaultView!.getComputedStyle(n).borderLeftColor)));
-    expect(new Set(colours).size).toBe(4);
+
+    // The visitor card of an attacker: red.
+    const card = await command('/visitor v_demo_attacker', '.attachment');
+    expect(await bar(card)).toBe('rgb(224, 30, 90)');
+    expect(await card.textContent()).toMatch(/Verdict: Threat/);
+    await shot(card, 'colour-visitor-card.png');
+
+    // A threat alert for an attacker coming back: red, by severity.
+    await command('/traffic alerts on', '.block');
+    box.demo!.dataset.addVisit({ visitor_id: 'v_demo_attacker', date: new Date().toISOString(), url: 'https://www.example-shop.com/checkout' });
+    await box.lookout.watcher.scan();
+    box.lookout.deliveries.wake();
+    const list = page.getByTestId('message-list');
+    const alert = list.getByTestId('message').filter({ hasText: 'Acknowledge' }).last();
+    await alert.locator('.attachment').waitFor();
+    expect(await bar(alert)).toBe('rgb(224, 30, 90)');
+    await shot(alert, 'colour-threat-alert.png');
+
+    // A watch alert: amber while breaching, its chart above the bar.
+    await page.locator('[data-testid="channel-item"][data-channel-name="marketing"]').click();
+    await command('/traffic watch visits above 0 every day', '.block');
+    await box.lookout.watches.tick();
+    box.lookout.deliveries.wake();
+    const watch = list.getByTestId('message').filter({ hasText: 'Watch: visits above 0' }).last();
+    await watch.locator('.attachment').waitFor();
+    expect(await bar(watch)).toBe('rgb(236, 178, 46)');
+    await shot(watch, 'colour-watch-alert.png');
+
+    for (const channel of ['C_SECURITY', 'C_MARKETING']) {
+      for (const m of box.slack.messages(channel, { user: 'U_ALICE' })) expect(JSON.stringify(m)).not.toContain('"type":"alert"');
+    }
     expect(problems).toEqual([]);
-  }, 20_000);
+  }, 60_000);
 
   it('draws a data_visualization block with Chart.js served locally, and states its figures in text', async () => {
     const days = ['Nov 17', 'Nov 18', 'Nov 19', 'Nov 20'];
