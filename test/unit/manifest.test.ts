@@ -27,15 +27,15 @@ describe('manifest.json', () => {
   it("keeps to Slack's manifest schema (version 2)", () => {
     expect(Manifest.safeParse(JSON.parse(readFileSync('manifest.json', 'utf8'))).success).toBe(true);
     // The checks bite: a key the schema does not name, a name too long, a command without its slash.
-    const bad = (patch: (m: Record<string, any>) => void) => {
-      const m = JSON.parse(readFileSync('manifest.json', 'utf8')) as Record<string, any>;
+    const bad = (patch: (m: Manifest) => void) => {
+      const m = JSON.parse(readFileSync('manifest.json', 'utf8')) as Manifest;
       patch(m);
       return Manifest.safeParse(m).success;
     };
-    expect(bad((m) => (m.settings.interactivity.enabled = true))).toBe(false);
+    expect(bad((m) => ((m.settings!.interactivity as Record<string, unknown>).enabled = true))).toBe(false);
     expect(bad((m) => (m.display_information.name = 'x'.repeat(36)))).toBe(false);
-    expect(bad((m) => (m.features.slash_commands[0].command = 'traffic'))).toBe(false);
-    expect(bad((m) => (m.settings.event_subscriptions.bot_events = ['app_home_opened', 'app_home_opened']))).toBe(false);
+    expect(bad((m) => (m.features!.slash_commands![0]!.command = 'traffic'))).toBe(false);
+    expect(bad((m) => (m.settings!.event_subscriptions!.bot_events = ['app_home_opened', 'app_home_opened']))).toBe(false);
   });
 
   it("every Web API method Lookout calls is in Slack's rules table, and every scope they need is asked for", () => {

@@ -1,4 +1,4 @@
-import type { ActionsBlock, Button, KnownBlock } from '@slack/types';
+import type { ActionsBlock, Button } from '@slack/types';
 import type { ReportDef } from '../../kernel/catalog.js';
 import { REPORTS } from '../../kernel/catalog.js';
 import { formatCount } from '../../kernel/format.js';
@@ -8,6 +8,7 @@ import { escapeMrkdwn, fallbackText } from '../../platform/slack/kit/escape.js';
 import { describeFilters } from '../../platform/slack/kit/filters.js';
 import { chartLabel, trendChart, trendFigures, type ChartBlock } from '../../platform/slack/kit/charts.js';
 import { capBlocks, clip, LIMITS, mrkdwn, plainText } from '../../platform/slack/kit/limits.js';
+import type { MessageBlock, SlackMessage } from '../../platform/slack/kit/messages.js';
 
 export const TREND_ACTIONS = {
   share: 'trend.share',
@@ -58,7 +59,7 @@ export function trendTitle(spec: TrendSpec): string {
   return `Trend: ${what}`;
 }
 
-export function trendMessage(view: TrendView): { text: string; blocks: KnownBlock[] } {
+export function trendMessage(view: TrendView): SlackMessage {
   const { spec, trend } = view;
   const per = `${metricLabel(spec.metric)} per ${trend.plan.grain}`;
   const context = [per, 'against the previous period'];
@@ -69,7 +70,7 @@ export function trendMessage(view: TrendView): { text: string; blocks: KnownBloc
   if (view.sharedBy && USER_ID.test(view.sharedBy)) context.push(`shared by <@${view.sharedBy}>`);
 
   const figures = trendFigures(spec.metric, trend);
-  const blocks: (KnownBlock | ChartBlock)[] = [
+  const blocks: MessageBlock[] = [
     { type: 'header', text: plainText(`${trendTitle(spec)} · ${trend.plan.clipped ? `last ${trend.plan.buckets.length} weeks of ${trend.plan.range.label}` : trend.plan.range.label}`, LIMITS.headerText) },
     { type: 'context', elements: [mrkdwn(context.join(' · '))] },
     { type: 'section', text: mrkdwn(figures) },
@@ -82,5 +83,5 @@ export function trendMessage(view: TrendView): { text: string; blocks: KnownBloc
   if (view.ephemeral) actions.elements.push(button('Post to channel', TREND_ACTIONS.share, view.ref, 'primary'));
   blocks.push(actions);
   const plain = figures.replace(/\*/g, '');
-  return { text: fallbackText(`${trendTitle(spec)}, ${trend.plan.range.label}: ${plain}`), blocks: capBlocks(blocks as KnownBlock[]) };
+  return { text: fallbackText(`${trendTitle(spec)}, ${trend.plan.range.label}: ${plain}`), blocks: capBlocks(blocks) };
 }
