@@ -115,17 +115,17 @@ describe.skipIf(!available)('three people in the sandbox, in a browser', () => {
     await box.lookout.watcher.scan();
     await page.getByTestId('message-list').getByTestId('message').filter({ hasText: `visitor ${DEMO_VISITORS.attacker}` }).filter({ has: page.getByRole('button', { name: 'Acknowledge' }) }).last().waitFor({ timeout: 15_000 });
     const alert = await lastMessage(page, page.getByRole('button', { name: 'Acknowledge' }));
-    // The severity is a callout in the alert's colour, not only words.
-    expect(await alert.locator('.block.alert').getAttribute('data-level')).toBe('error');
+    // The severity is the colour of the message's bar (red), not only words; no alert block in a message.
+    expect(await alert.locator('.attachment').first().evaluate((n) => n.ownerDocument.defaultView!.getComputedStyle(n).borderLeftColor)).toBe('rgb(224, 30, 90)');
+    expect(await alert.locator('.block.alert').count()).toBe(0);
     await shot(page, 'security-1-alert-arrived');
 
     await alert.getByRole('button', { name: 'Details' }).click();
     const card = page.getByTestId('message-list').getByTestId('message').filter({ has: page.getByTestId('ephemeral-note') }).filter({ hasText: 'Recent visits' }).last();
     await card.waitFor();
     expect(await card.textContent()).toMatch(/Threat/);
-    expect(await card.locator('.block.alert').getAttribute('data-level')).toBe('error');
-    const colour = await card.locator('.block.alert').evaluate((n) => n.ownerDocument.defaultView!.getComputedStyle(n).borderLeftColor);
-    expect(colour).not.toBe('rgba(0, 0, 0, 0)');
+    const colour = await card.locator('.attachment').first().evaluate((n) => n.ownerDocument.defaultView!.getComputedStyle(n).borderLeftColor);
+    expect(colour).toBe('rgb(224, 30, 90)');
     await shot(page, 'security-2-details');
 
     await alert.getByRole('button', { name: 'Acknowledge' }).click();

@@ -8,7 +8,7 @@ import { startDemoApi, type DemoApi } from '../../src/sandbox/demo-api/server.js
 import { startOfflineSlack, type Message, type OfflineSlack } from '../../src/sandbox/slack/index.js';
 import { captureLogs } from '../support/log-capture.js';
 import { TEST_DATABASE_URL } from '../support/db.js';
-import { headerOf, mrkdwnOf } from '../support/sandbox.js';
+import { colourOf, headerOf, mrkdwnOf } from '../support/sandbox.js';
 import { lastPeriod } from '../../src/features/watches/plan.js';
 import { partsInZone } from '../../src/kernel/format.js';
 import { until } from '../support/until.js';
@@ -166,9 +166,9 @@ describe('watches in one app', () => {
       const [alert] = alertsFor('C_MARKETING', id);
       expect(alert, 'one alert').toBeDefined();
       expect(headerOf(alert!)).toMatch(/^Watch: /);
-      const callout = (alert!.blocks ?? []).find((b) => (b as { type: string }).type === 'alert') as { level: string; text: { text: string } };
-      expect(callout.level).toBe('warning');
-      expect(callout.text.text).toMatch(kind.says);
+      // Amber from the attachment's bar; the statement inside it.
+      expect(colourOf(alert!)).toBe('warning');
+      expect(mrkdwnOf({ attachments: alert!.attachments }).join('\n')).toMatch(kind.says);
 
       const charted = (m: Message) => (m.blocks ?? []).some((b) => (b as { type: string }).type === 'data_visualization');
       expect(charted(alert!)).toBe(kind.rule.startsWith('bots') ? false : true);
