@@ -238,7 +238,7 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
     changed(SECURITY_KINDS.has(d.kind) ? 'everyone' : { channels: [d.channelId] });
   };
   const directory = webDirectory(web, log.child({ component: 'slack' }));
-  const access = new Access({ admins: options.admins ?? DEFAULTS.admins, security });
+  const access = new Access({ admins: options.admins ?? DEFAULTS.admins, security }, (user, channel) => directory.isMember(user, channel));
 
   // Replicas share PostgreSQL; the embedded store is one process, so what replicas share is kept in memory there (no write per request).
   const replicated = repos.db.kind === 'postgres';

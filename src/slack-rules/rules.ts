@@ -211,7 +211,7 @@ export const METHOD_RULES = {
   'views.publish': tier(4, [], 'https://api.slack.com/methods/views.publish'),
   'conversations.list': tier(2, ['channels:read', 'groups:read'], method('conversations.list'), 'public channels need channels:read, private ones groups:read'),
   'conversations.info': tier(3, ['channels:read'], JAVA_SDK_TIERS, SDK_ONLY),
-  'conversations.members': tier(4, ['channels:read'], 'https://api.slack-gov.com/methods/conversations.members'),
+  'conversations.members': tier(4, ['channels:read', 'groups:read'], 'https://api.slack-gov.com/methods/conversations.members'),
   'users.info': tier(3, ['users:read'], JAVA_SDK_TIERS, 'The Java SDK says Tier 4, a mirror of Slack\'s older API specs Tier 3: Tier 3, the stricter reading'),
   'oauth.v2.access': tier(4, [], JAVA_SDK_TIERS, SDK_ONLY),
   'auth.test': { tier: 'special', perMinute: 600, scopes: [], source: { url: method('auth.test'), note: '"hundreds of requests per minute"; 600 a minute as the Java SDK models it' } },

@@ -3,7 +3,7 @@ import { validateMessage } from '../../src/slack-rules/validate.js';
 import { Access, type AccessRules } from '../../src/platform/slack/access.js';
 
 type SecurityAccess = AccessRules['security'];
-const rules = (security: SecurityAccess) => new Access({ admins: [], security });
+const rules = (security: SecurityAccess) => new Access({ admins: [], security }, async () => true);
 const maySeeSecurity = (security: SecurityAccess, user: string, channel: string | undefined) => rules(security).maySeeSecurity(user, channel);
 const mayPostSecurity = (security: SecurityAccess, channel: string | undefined) => rules(security).mayPostSecurity(channel);
 const refusal = (security: SecurityAccess, user: string, channel: string | undefined) => rules(security).securityRefusal(user, channel);
@@ -128,8 +128,8 @@ describe('refusal', () => {
 });
 
 describe('isAdmin and mayManage', () => {
-  const open = new Access({ admins: [], security: { users: [], channels: [] } });
-  const listed = new Access({ admins: ['U_ADMIN'], security: { users: [], channels: [] } });
+  const open = new Access({ admins: [], security: { users: [], channels: [] } }, async () => true);
+  const listed = new Access({ admins: ['U_ADMIN'], security: { users: [], channels: [] } }, async () => true);
 
   it('with no ADMIN_USERS everyone is an admin and may manage anything', () => {
     expect(open.isAdmin('U_ALICE')).toBe(true);
@@ -143,5 +143,68 @@ describe('isAdmin and mayManage', () => {
     expect(listed.mayManage('U_ADMIN', 'U_BOB')).toBe(true);
     expect(listed.mayManage('U_ALICE', 'U_ALICE')).toBe(true);
     expect(listed.mayManage('U_ALICE', 'U_BOB')).toBe(false);
+  });
+});
+
+describe('the rights table: who may do what with a watch, and from where (README, "Who may do what")', () => {
+  // #growth: Alice (the owner) and Dana are in it; Bob is not; Carol is a named admin and not in it either.
+  const members: Record<string, readonly string[]> = { C_GROWTH: ['U_ALICE', 'U_DANA'], C_GENERAL: ['U_ALICE', 'U_BOB', 'U_DANA', 'U_CAROL'] };
+  const membership = async (user: string, channel: string) => (channel in members ? members[channel]!.includes(user) : undefined);
+  const access = new Access({ admins: ['U_CAROL'], security: { users: [], channels: [] } }, membership);
+  const noAdmins = new Access({ admins: [], security: { users: [], channels: [] } }, membership);
+  const watch = { name: 'Watch #1', ownerId: 'U_ALICE', channelId: 'C_GROWTH' };
+  const allowed = (r: unknown) => r === undefined;
+
+  it.each([
+    ['U_ALICE', 'a member', true],
+    ['U_DANA', 'a member', true],
+    ['U_BOB', 'not a member', false],
+    ['U_CAROL', 'a named admin, not a member', true],
+  ] as const)('post in #growth: %s (%s) → %s', async (user, _who, ok) => {
+    expect(allowed(await access.mayPostIn(user, 'C_GROWTH'))).toBe(ok);
+  });
+
+  it('post in a channel Slack will not describe (a private one without Lookout): refused, saying to invite Lookout', async () => {
+    expect((await access.mayPostIn('U_ALICE', 'G_SECRET'))?.text).toMatch(/can't tell who is in that channel.*Invite Lookout/);
+  });
+
+  it('with no ADMINS set, nobody is exempt: a non-member may not post there', async () => {
+    expect(allowed(await noAdmins.mayPostIn('U_BOB', 'C_GROWTH'))).toBe(false);
+  });
+
+  const cells = [
+    // who, from, change, respond (mute/acknowledge)
+    ['U_ALICE', 'the owner', 'its channel', true, true],
+    ['U_ALICE', 'the owner', 'the Home', true, true],
+    ['U_ALICE', 'the owner', 'another channel', false, false],
+    ['U_DANA', 'a member', 'its channel', false, true],
+    ['U_DANA', 'a member', 'the Home', false, true],
+    ['U_DANA', 'a member', 'another channel', false, false],
+    ['U_BOB', 'not a member', 'its channel', false, false],
+    ['U_BOB', 'not a member', 'the Home', false, false],
+    ['U_CAROL', 'a named admin', 'its channel', true, true],
+    ['U_CAROL', 'a named admin', 'the Home', true, true],
+    ['U_CAROL', 'a named admin', 'another channel', false, false],
+  ] as const;
+  const fromOf = (where: string) => (where === 'the Home' ? ('home' as const) : { channelId: where === 'its channel' ? 'C_GROWTH' : 'C_GENERAL' });
+
+  it.each(cells)('%s (%s) from %s: change %s, mute or acknowledge %s', async (user, _who, where, change, respond) => {
+    expect(allowed(await access.mayChange(user, watch, fromOf(where)))).toBe(change);
+    expect(allowed(await access.mayRespond(user, watch, fromOf(where)))).toBe(respond);
+  });
+
+  it('from another channel the answer names the watch\'s channel as a link, and says where to go instead', async () => {
+    const refusal = await access.mayRespond('U_ALICE', watch, { channelId: 'C_GENERAL' });
+    expect(refusal?.text).toBe('Watch #1 posts in <#C_GROWTH>. Do that there, or from your App Home (Lookout, Home tab).');
+  });
+
+  it('with no ADMINS set, a member of its channel may also change it; a non-member may not', async () => {
+    expect(allowed(await noAdmins.mayChange('U_DANA', watch, 'home'))).toBe(true);
+    expect(allowed(await noAdmins.mayChange('U_BOB', watch, 'home'))).toBe(false);
+  });
+
+  it('the Home shows only the channels a person is in', async () => {
+    expect(await access.channelsOf('U_BOB', ['C_GROWTH', 'C_GENERAL', 'G_SECRET'])).toEqual(['C_GENERAL']);
+    expect(await access.channelsOf('U_DANA', ['C_GROWTH', 'C_GENERAL'])).toEqual(['C_GROWTH', 'C_GENERAL']);
   });
 });

@@ -79,6 +79,8 @@ export class DigestService {
   }
 
   async create(user: string, teamId: string, input: DigestFormInput): Promise<Outcome<Digest>> {
+    const notThere = await this.deps.access.mayPostIn(user, input.channelId);
+    if (notThere) return { ok: false, message: notThere };
     const over = await this.overLimit(user, input);
     if (over) return refuse(over.problem, over.hint);
     const digest = await this.deps.repo.create({ ...input, teamId, ownerId: user, period: defaultPeriod(input.schedule.kind) });
@@ -90,6 +92,10 @@ export class DigestService {
   async update(user: string, id: number, input: DigestFormInput): Promise<Outcome<Digest>> {
     const found = await this.manageable(user, id);
     if (!found.ok) return found;
+    if (input.channelId !== found.value.channelId) {
+      const notThere = await this.deps.access.mayPostIn(user, input.channelId);
+      if (notThere) return { ok: false, message: notThere };
+    }
     const over = await this.overLimit(found.value.ownerId, input, found.value);
     if (over) return refuse(over.problem, over.hint);
     const digest = await this.deps.repo.update(id, { ...input, period: defaultPeriod(input.schedule.kind) });

@@ -15,7 +15,7 @@ import type { HomeViewRepo } from './repo.js';
 
 export interface HomeServiceDeps {
   digests: Pick<DigestService, 'ownedBy' | 'setPaused' | 'preview' | 'manageable' | 'ownersIn' | 'newForm'>;
-  watches: Pick<WatchService, 'ownedBy' | 'setPaused' | 'mute' | 'manageable' | 'ownersIn'>;
+  watches: Pick<WatchService, 'ownedBy' | 'setPaused' | 'mute' | 'ownersIn'>;
   alerts: Pick<AlertService, 'overview' | 'subscribe' | 'unsubscribe' | 'mute' | 'unmute'>;
   deliveries: Pick<DeliveryRepo, 'unfinished' | 'get' | 'retry' | 'dropPending'>;
   views: HomeViewRepo;
@@ -49,10 +49,11 @@ export class HomeService {
     return this.deps.log;
   }
 
-  /** The channels the person's digests and watches post in. */
+  /** The channels the person's digests and watches post in, and which of them they are in (whose deliveries they see). */
   private async channels(user: string) {
     const [digests, watches] = await Promise.all([this.deps.digests.ownedBy(user), this.deps.watches.ownedBy(user)]);
-    return { digests, watches, channels: [...new Set([...digests.map((d) => d.channelId), ...watches.map((w) => w.channelId)])] };
+    const theirs = [...new Set([...digests.map((d) => d.channelId), ...watches.map((w) => w.channelId)])];
+    return { digests, watches, channels: await this.deps.access.channelsOf(user, theirs) };
   }
 
   /** A button on one row (its value is the row's id). */
@@ -70,13 +71,10 @@ export class HomeService {
       }
       case 'pauseWatch':
       case 'resumeWatch':
-        return said(await this.deps.watches.setPaused(user, id, action === 'pauseWatch'));
+        return said(await this.deps.watches.setPaused(user, id, action === 'pauseWatch', 'home'));
       case 'muteWatch':
-      case 'unmuteWatch': {
-        const watch = await this.deps.watches.manageable(user, id);
-        if (!watch.ok) return said(watch);
-        return said(await this.deps.watches.mute(user, id, action === 'muteWatch' ? DAY : 0), action === 'muteWatch' ? `Watch #${id} is muted for 24 hours: it keeps evaluating and posts nothing.` : `Watch #${id} is unmuted.`);
-      }
+      case 'unmuteWatch':
+        return said(await this.deps.watches.mute(user, id, action === 'muteWatch' ? DAY : 0, 'home'), action === 'muteWatch' ? `Watch #${id} is muted for 24 hours: it keeps evaluating and posts nothing.` : `Watch #${id} is unmuted.`);
       case 'retry': {
         const delivery = await this.deps.deliveries.get(id);
         const { channels } = await this.channels(user);

@@ -20,6 +20,7 @@ export function watchCommand(watches: WatchService): Subcommand {
   return async ({ command, args, reply }) => {
     const parsed = parseWatchCommand(args, REPORTS);
     const user = command.user_id;
+    const from = { channelId: command.channel_id };
     switch (parsed.kind) {
       case 'error':
         return void (await reply(usageMessage(parsed.message, parsed.usage)));
@@ -28,16 +29,16 @@ export function watchCommand(watches: WatchService): Subcommand {
       case 'add':
         return void (await reply(said(await watches.add(user, command.team_id, command.channel_id, parsed.rule, parsed.channel), (w) => watches.added(w, 'added'))));
       case 'edit':
-        return void (await reply(said(await watches.edit(user, parsed.id, parsed.rule, parsed.channel), (w) => watches.added(w, 'changed'))));
+        return void (await reply(said(await watches.edit(user, parsed.id, parsed.rule, from, parsed.channel), (w) => watches.added(w, 'changed'))));
       case 'pause':
       case 'resume':
-        return void (await reply(said(await watches.setPaused(user, parsed.id, parsed.kind === 'pause'), (w) => watches.added(w, 'changed'))));
+        return void (await reply(said(await watches.setPaused(user, parsed.id, parsed.kind === 'pause', from), (w) => watches.added(w, 'changed'))));
       case 'remove':
-        return void (await reply(said(await watches.remove(user, parsed.id), (m) => m)));
+        return void (await reply(said(await watches.remove(user, parsed.id, from), (m) => m)));
       case 'mute':
-        return void (await reply(said(await watches.mute(user, parsed.id, parsed.forMs), (w) => watches.muteNote(w, parsed.forMs))));
+        return void (await reply(said(await watches.mute(user, parsed.id, parsed.forMs, from), (w) => watches.muteNote(w, parsed.forMs))));
       case 'unmute':
-        return void (await reply(said(await watches.mute(user, parsed.id, 0), (w) => watches.muteNote(w, 0))));
+        return void (await reply(said(await watches.mute(user, parsed.id, 0, from), (w) => watches.muteNote(w, 0))));
     }
   };
 }
@@ -61,7 +62,8 @@ function alertButton(watches: WatchService, reports: ReportService, action: Aler
         const query = { ...newQuery(report, watch.rule.every === 'hour' ? 'today' : 'last7d'), filters: watch.rule.filters };
         return tell((await reports.answer(query, { channelId: args.body.channel?.id, ephemeral: true, user, log })).message);
       }
-      const outcome = action === 'ack' ? await watches.acknowledge(user, id.data) : await watches.mute(user, id.data, action === 'unmute' ? 0 : 24 * 3_600_000);
+      const from = { channelId: args.body.channel?.id };
+      const outcome = action === 'ack' ? await watches.acknowledge(user, id.data, from) : await watches.mute(user, id.data, action === 'unmute' ? 0 : 24 * 3_600_000, from);
       if (!outcome.ok) return tell(outcome.message);
       await postToResponseUrl(args.body.response_url, { ...watches.alertOf(outcome.value), replace_original: true });
     });
@@ -78,7 +80,8 @@ function listButton(watches: WatchService, action: 'pause' | 'resume' | 'remove'
     await guarded(log, `watch ${action}`, tell, async () => {
       const id = RowId.safeParse(args.action.type === 'button' ? args.action.value : undefined);
       if (!id.success) return tell(problemMessage('This list is too old to change; run /traffic watch list again.'));
-      const outcome = action === 'remove' ? await watches.remove(user, id.data) : await watches.setPaused(user, id.data, action === 'pause');
+      const from = { channelId: args.body.channel?.id };
+      const outcome = action === 'remove' ? await watches.remove(user, id.data, from) : await watches.setPaused(user, id.data, action === 'pause', from);
       if (!outcome.ok) return replyTo(args.body.response_url, false)(outcome.message);
       return tell(await watches.list(user, { channelId: args.body.channel?.id ?? '' }));
     });

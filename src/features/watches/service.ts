@@ -2,7 +2,7 @@ import type { ChannelRef } from '../../kernel/text.js';
 import { durationInWords } from '../../kernel/format.js';
 import type { Changed } from '../../platform/changes.js';
 import type { Logger } from '../../platform/log.js';
-import type { Access } from '../../platform/slack/access.js';
+import type { Access, From, Owned } from '../../platform/slack/access.js';
 import type { SlackDirectory } from '../../platform/slack/directory.js';
 import { infoMessage, problemMessage, type SlackMessage } from '../../platform/slack/kit/messages.js';
 import { watchAlertMessage, watchListMessage, watchTitle } from './blocks.js';
@@ -25,9 +25,11 @@ export interface WatchServiceDeps {
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; message: SlackMessage };
 
+const owned = (w: Watch): Owned => ({ name: `Watch #${w.id}`, ownerId: w.ownerId, channelId: w.channelId });
+
 const refuse = (text: string, hint?: string): { ok: false; message: SlackMessage } => ({ ok: false, message: problemMessage(text, hint) });
 
-/** The rules of watches: anyone may add one; only its owner or an admin may change it; anyone in the channel may acknowledge or mute its alert. */
+/** The rules of watches are Access's (platform/slack/access.ts): who may post in a channel, change a watch, or answer its alert, and from where. */
 export class WatchService {
   constructor(private readonly deps: WatchServiceDeps) {}
 
@@ -38,6 +40,8 @@ export class WatchService {
   async add(user: string, teamId: string, here: string, rule: WatchRule, channel?: ChannelRef): Promise<Outcome<Watch>> {
     const channelId = channel ? await this.deps.directory.channelId(channel) : here;
     if (!channelId) return refuse(`I can't find a channel called #${channel?.name ?? '?'}.`, 'Check the name, or run the command in that channel.');
+    const notThere = await this.deps.access.mayPostIn(user, channelId);
+    if (notThere) return { ok: false, message: notThere };
     const over = await this.overLimit(user, channelId);
     if (over) return over;
     const timeZone = await this.deps.directory.userTimeZone(user, this.deps.defaultTimezone);
@@ -47,12 +51,14 @@ export class WatchService {
     return { ok: true, value: watch };
   }
 
-  async edit(user: string, id: number, rule: WatchRule, channel?: ChannelRef): Promise<Outcome<Watch>> {
-    const found = await this.manageable(user, id);
+  async edit(user: string, id: number, rule: WatchRule, from: From, channel?: ChannelRef): Promise<Outcome<Watch>> {
+    const found = await this.manageable(user, id, from);
     if (!found.ok) return found;
     const channelId = channel ? await this.deps.directory.channelId(channel) : found.value.channelId;
     if (!channelId) return refuse(`I can't find a channel called #${channel?.name ?? '?'}.`);
     if (channelId !== found.value.channelId) {
+      const notThere = await this.deps.access.mayPostIn(user, channelId);
+      if (notThere) return { ok: false, message: notThere };
       const over = await this.overLimit(found.value.ownerId, channelId, id);
       if (over) return over;
     }
@@ -63,8 +69,8 @@ export class WatchService {
     return { ok: true, value: watch };
   }
 
-  async setPaused(user: string, id: number, paused: boolean): Promise<Outcome<Watch>> {
-    const found = await this.manageable(user, id);
+  async setPaused(user: string, id: number, paused: boolean, from: From): Promise<Outcome<Watch>> {
+    const found = await this.manageable(user, id, from);
     if (!found.ok) return found;
     const watch = (await this.deps.repo.setPaused(id, paused)) ?? found.value;
     this.deps.changed?.({ users: [watch.ownerId] });
@@ -72,8 +78,8 @@ export class WatchService {
     return { ok: true, value: watch };
   }
 
-  async remove(user: string, id: number): Promise<Outcome<SlackMessage>> {
-    const found = await this.manageable(user, id);
+  async remove(user: string, id: number, from: From): Promise<Outcome<SlackMessage>> {
+    const found = await this.manageable(user, id, from);
     if (!found.ok) return found;
     await this.deps.repo.remove(id);
     this.deps.changed?.({ users: [found.value.ownerId] });
@@ -81,10 +87,11 @@ export class WatchService {
     return { ok: true, value: infoMessage(`Watch #${id} is removed.`) };
   }
 
-  /** Mute (null: for good) or unmute (0); anyone who sees the alert may. */
-  async mute(user: string, id: number, forMs: number | null): Promise<Outcome<Watch>> {
-    const watch = await this.deps.repo.get(id);
-    if (!watch) return refuse(`There is no watch #${id}.`, 'See /traffic watch list.');
+  /** Mute (null: for good) or unmute (0). */
+  async mute(user: string, id: number, forMs: number | null, from: From): Promise<Outcome<Watch>> {
+    const found = await this.answerable(user, id, from);
+    if (!found.ok) return found;
+    const watch = found.value;
     const until = forMs === null ? FOREVER : forMs <= 0 ? null : new Date(this.deps.now().getTime() + forMs);
     const after = (await this.deps.repo.setMuted(id, until)) ?? watch;
     this.deps.changed?.({ users: [watch.ownerId] });
@@ -92,9 +99,10 @@ export class WatchService {
     return { ok: true, value: after };
   }
 
-  async acknowledge(user: string, id: number): Promise<Outcome<Watch>> {
-    const watch = await this.deps.repo.get(id);
-    if (!watch) return refuse(`There is no watch #${id}.`);
+  async acknowledge(user: string, id: number, from: From): Promise<Outcome<Watch>> {
+    const found = await this.answerable(user, id, from);
+    if (!found.ok) return found;
+    const watch = found.value;
     if (watch.state !== 'breaching') return refuse(`Watch #${id} is back to normal; there is nothing to acknowledge.`);
     return { ok: true, value: (await this.deps.repo.acknowledge(id, user, this.deps.now())) ?? watch };
   }
@@ -145,11 +153,20 @@ export class WatchService {
     return this.deps.repo.get(id);
   }
 
-  async manageable(user: string, id: number): Promise<Outcome<Watch>> {
+  /** A watch `user` may change from here. */
+  async manageable(user: string, id: number, from: From): Promise<Outcome<Watch>> {
     const watch = await this.deps.repo.get(id);
     if (!watch) return refuse(`There is no watch #${id}.`, 'See /traffic watch list.');
-    if (!this.deps.access.mayManage(user, watch.ownerId)) return refuse(`Watch #${id} belongs to someone else; only its owner or an admin can change it.`);
-    return { ok: true, value: watch };
+    const refused = await this.deps.access.mayChange(user, owned(watch), from);
+    return refused ? { ok: false, message: refused } : { ok: true, value: watch };
+  }
+
+  /** A watch whose alert `user` may mute or acknowledge from here. */
+  private async answerable(user: string, id: number, from: From): Promise<Outcome<Watch>> {
+    const watch = await this.deps.repo.get(id);
+    if (!watch) return refuse(`There is no watch #${id}.`, 'See /traffic watch list.');
+    const refused = await this.deps.access.mayRespond(user, owned(watch), from);
+    return refused ? { ok: false, message: refused } : { ok: true, value: watch };
   }
 
   private async overLimit(ownerId: string, channelId: string, except = 0): Promise<{ ok: false; message: SlackMessage } | undefined> {

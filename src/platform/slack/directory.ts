@@ -1,4 +1,5 @@
 import type { WebClient } from '@slack/web-api';
+import { LRUCache } from 'lru-cache';
 import type { ChannelRef } from '../../kernel/text.js';
 import type { Logger } from '../log.js';
 
@@ -8,12 +9,39 @@ export interface SlackDirectory {
   channelId(ref: ChannelRef): Promise<string | undefined>;
   /** The person's own time zone from their profile, else `fallback`. */
   userTimeZone(user: string, fallback: string): Promise<string>;
+  /** Whether `user` is in `channel` (conversations.members, kept a minute); undefined when Slack cannot say. */
+  isMember(user: string, channel: string): Promise<boolean | undefined>;
 }
 
 const MAX_PAGES = 20;
+/** How long a channel's members are kept: someone who just joined waits at most this long. */
+const MEMBERS_TTL_MS = 60_000;
 
 export function webDirectory(client: WebClient, log: Logger): SlackDirectory {
+  const members = new LRUCache<string, Set<string>>({
+    max: 5_000,
+    ttl: MEMBERS_TTL_MS,
+    fetchMethod: async (channel) => {
+      const found = new Set<string>();
+      let cursor: string | undefined;
+      for (let page = 0; page < MAX_PAGES; page++) {
+        const result = await client.conversations.members({ channel, limit: 1000, cursor });
+        for (const m of result.members ?? []) found.add(m);
+        cursor = result.response_metadata?.next_cursor || undefined;
+        if (!cursor) break;
+      }
+      return found;
+    },
+  });
   return {
+    async isMember(user, channel) {
+      try {
+        return (await members.fetch(channel))?.has(user);
+      } catch (error) {
+        log.warn({ channel, err: String((error as { data?: { error?: string } }).data?.error ?? error) }, 'conversations.members failed: who is in that channel is unknown');
+        return undefined;
+      }
+    },
     async channelId(ref) {
       if (ref.id) return ref.id;
       if (!ref.name) return undefined;

@@ -180,6 +180,7 @@ export class WebApi {
       'conversations.history': (args) => this.history(args),
       'conversations.replies': (args) => this.replies(args),
       'users.info': (args) => this.usersInfo(args),
+      'conversations.members': (args) => this.members(args),
       'apps.connections.open': () => ({}),
     };
   }
@@ -487,6 +488,16 @@ export class WebApi {
     const thread = ts ? this.ws.thread(channel.id, ts) : [];
     if (thread.length === 0) throw new SlackError('thread_not_found');
     return { messages: thread.map((m) => apiMessage(m, this.ws.team.id)), has_more: false };
+  }
+
+  /** A channel's members, a page at a time (`limit`, default 100, at most 1000; `cursor` from the last page). */
+  private members(args: Json): Json {
+    const channel = this.visibleChannel(args);
+    const limit = Math.max(1, Math.min(1000, Number(str(args, 'limit') ?? 100) || 100));
+    const start = Number(str(args, 'cursor') ?? 0) || 0;
+    const all = [...this.ws.members(channel.id), ...(channel.is_member ? [this.ws.bot.userId] : [])];
+    const page = all.slice(start, start + limit);
+    return { members: page, response_metadata: { next_cursor: start + limit < all.length ? String(start + limit) : '' } };
   }
 
   private usersInfo(args: Json): Json {

@@ -197,6 +197,8 @@ export class Workspace extends EventEmitter<{ change: [WorkspaceChange] }> {
   private readonly views = new Map<string, View>();
   private readonly stacks = new Map<string, string[]>();
   private readonly triggers = new Map<string, Trigger>();
+  /** Who is in each channel (people, and the bot when `is_member`). */
+  private readonly memberships = new Map<string, Set<string>>();
   private lastMicros = 0;
 
   constructor(options: WorkspaceOptions = {}) {
@@ -208,8 +210,27 @@ export class Workspace extends EventEmitter<{ change: [WorkspaceChange] }> {
     if (options.seed !== false) {
       for (const u of SEED_USERS) this.users.set(u.id, { ...u });
       const created = Math.floor(this.now() / 1000);
-      for (const c of SEED_CHANNELS) this.channels.set(c.id, { ...c, created });
+      for (const c of SEED_CHANNELS) {
+        this.channels.set(c.id, { ...c, created });
+        this.memberships.set(c.id, new Set(SEED_USERS.map((u) => u.id)));
+      }
     }
+  }
+
+  /** The people in a channel (every seeded person is in every seeded channel). */
+  members(channelRef: string): string[] {
+    const channel = this.requireChannel(channelRef);
+    return [...(this.memberships.get(channel.id) ?? [])];
+  }
+
+  /** `user` joins or leaves a channel. */
+  setMember(channelRef: string, user: string, member: boolean): void {
+    const channel = this.requireChannel(channelRef);
+    const set = this.memberships.get(channel.id) ?? new Set<string>();
+    if (member) set.add(user);
+    else set.delete(user);
+    this.memberships.set(channel.id, set);
+    this.emit('change', { type: 'channel', channel });
   }
 
   // ---- people and places ------------------------------------------------------------
@@ -239,7 +260,8 @@ export class Workspace extends EventEmitter<{ change: [WorkspaceChange] }> {
     return undefined;
   }
 
-  addChannel(input: { name: string; id?: string; isPrivate?: boolean; archived?: boolean; botIsMember?: boolean }): Channel {
+  /** A new channel; its `members` default to every person in the workspace. */
+  addChannel(input: { name: string; id?: string; isPrivate?: boolean; archived?: boolean; botIsMember?: boolean; members?: readonly string[] }): Channel {
     const name = input.name.replace(/^#/, '');
     if (!/^[a-z0-9][a-z0-9_-]{0,79}$/.test(name)) throw new Error(`invalid channel name "${name}"`);
     if (this.channel(name)) throw new Error(`channel #${name} exists`);
@@ -250,6 +272,8 @@ export class Workspace extends EventEmitter<{ change: [WorkspaceChange] }> {
       is_member: input.botIsMember ?? !input.isPrivate, created: Math.floor(this.now() / 1000),
     };
     this.channels.set(id, channel);
+    const people = input.members ?? [...this.users.values()].filter((u) => !u.is_bot).map((u) => u.id);
+    this.memberships.set(id, new Set(people));
     this.emit('change', { type: 'channel', channel });
     return channel;
   }
