@@ -230,3 +230,28 @@ export interface UsageError {
   message: string;
   usage: string;
 }
+
+/** The most a count threshold may be (a watch's `above`/`below`): far past any site's visits, and finite. */
+export const MAX_COUNT = 1_000_000_000;
+
+/**
+ * A number a person typed: plain digits with an optional decimal part (no exponent, no sign),
+ * within [min, max] (whole numbers only when `integer`). Anything else → undefined.
+ */
+export function boundedNumber(text: string | undefined, bounds: { min: number; max: number; integer?: boolean }): number | undefined {
+  if (text === undefined || !/^\d{1,15}(\.\d{1,6})?$/.test(text)) return undefined;
+  const n = Number(text);
+  if (!Number.isFinite(n) || n < bounds.min || n > bounds.max) return undefined;
+  return bounds.integer && !Number.isInteger(n) ? undefined : n;
+}
+
+/** How long a mute may last, at most (or `forever`). */
+export const MAX_MUTE_MS = 365 * 86_400_000;
+
+/** How long a mute lasts: minutes, hours, days or weeks, from a minute to a year; `forever` → null; anything else → undefined. */
+export function parseMuteDuration(text: string): number | null | undefined {
+  if (/^(forever|always|permanently)$/i.test(text)) return null;
+  const duration = parseDuration(text);
+  if (!duration || !['m', 'min', 'h', 'd', 'w'].includes(duration.unit)) return undefined;
+  return Number.isInteger(duration.n) && duration.ms >= 60_000 && duration.ms <= MAX_MUTE_MS ? duration.ms : undefined;
+}

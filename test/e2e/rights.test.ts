@@ -117,3 +117,14 @@ describe('App Home', () => {
     expect((await box.lookout.store.deliveries.get(failed))?.status).toBe('failed');
   });
 });
+
+describe('numbers a person types', () => {
+  it('a 400-digit threshold, 1e400 and -1e400 are refused with the range, and no watch is stored', async () => {
+    const before = (await box.lookout.store.watches.list()).length;
+    for (const n of ['9'.repeat(400), '1e400', '-1e400']) {
+      expect(await command('C_GENERAL', 'U_ALICE', `watch visits above ${n}`)).toMatch(/a number from 0 to 1,000,000,000/);
+    }
+    expect(await command('C_GENERAL', 'U_ALICE', 'watch mute 1 for 99999d')).toMatch(/From a minute to a year/);
+    expect((await box.lookout.store.watches.list()).length).toBe(before);
+  });
+});

@@ -1,5 +1,7 @@
 /** `/traffic alerts …` words → what to do. Pure. */
-import { channelRef, code, isSafeId, parseDuration, type ChannelRef, type UsageError } from '../../kernel/text.js';
+import { channelRef, code, isSafeId, parseMuteDuration, type ChannelRef, type UsageError } from '../../kernel/text.js';
+
+export { parseMuteDuration };
 import { ALERT_CHECKS, isSeverity, type AlertCheck, type Severity } from '../../kernel/verdict.js';
 
 export const ALERTS_USAGE =
@@ -19,14 +21,6 @@ export type AlertsCommand =
   | UsageError;
 
 const fail = (message: string): UsageError => ({ kind: 'error', message, usage: ALERTS_USAGE });
-
-/** How long a mute lasts: whole minutes, hours, days or weeks (up to 9999 of them); `forever` → null. */
-export function parseMuteDuration(text: string): number | null | undefined {
-  if (/^(forever|always|permanently)$/i.test(text)) return null;
-  const duration = parseDuration(text);
-  if (!duration || !['m', 'min', 'h', 'd', 'w'].includes(duration.unit)) return undefined;
-  return Number.isInteger(duration.n) && duration.n >= 1 && duration.n <= 9999 ? duration.ms : undefined;
-}
 
 export function parseAlertsCommand(args: readonly string[]): AlertsCommand {
   const [verb = '', ...rest] = args;

@@ -4,7 +4,8 @@
  */
 import { matchReport, type ReportCatalog } from '../../kernel/catalog.js';
 import { findOperator, parseFilters } from '../../kernel/filters.js';
-import { channelRef, code, parseDuration, type ChannelRef, type Token, type UsageError } from '../../kernel/text.js';
+import { durationInWords } from '../../kernel/format.js';
+import { boundedNumber, channelRef, code, MAX_COUNT, parseMuteDuration, type ChannelRef, type Token, type UsageError } from '../../kernel/text.js';
 import { NEW_TOP, type Condition, type WatchEvery, type WatchMetric, type WatchRule } from './plan.js';
 
 export const WATCH_USAGE =
@@ -31,8 +32,8 @@ const fail = (message: string): UsageError => ({ kind: 'error', message, usage: 
 const VERBS: Readonly<Record<string, WatchVerb | 'mute'>> = { pause: 'pause', resume: 'resume', remove: 'remove', delete: 'remove', unmute: 'unmute', mute: 'mute' };
 
 function idOf(token: Token | undefined, verb: string): number | UsageError {
-  const id = Number((token?.text ?? '').replace(/^#/, ''));
-  return Number.isSafeInteger(id) && id > 0 ? id : fail(`Which watch? Give its number, like \`/traffic watch ${verb} 3\` (see \`/traffic watch list\`).`);
+  const id = boundedNumber((token?.text ?? '').replace(/^#/, ''), { min: 1, max: 2_147_483_647, integer: true });
+  return id ?? fail(`Which watch? Give its number, like \`/traffic watch ${verb} 3\` (see \`/traffic watch list\`).`);
 }
 
 export function parseWatchCommand(args: readonly Token[], catalog: ReportCatalog): WatchCommand {
@@ -63,16 +64,22 @@ export function parseWatchCommand(args: readonly Token[], catalog: ReportCatalog
 function parseMuteFor(id: number, words: readonly Token[]): WatchCommand {
   const text = words.map((t) => t.text.toLowerCase()).filter((w) => w !== 'for');
   if (text.length === 0) return { kind: 'mute', id, forMs: 24 * 3_600_000, label: 'for 24 hours' };
-  if (text[0] === 'forever') return { kind: 'mute', id, forMs: null, label: 'for good' };
-  const duration = parseDuration(text.join(''));
-  if (!duration) return fail('Mute for how long? Like `for 24h`, `for 7d` or `forever`.');
-  return { kind: 'mute', id, forMs: duration.ms, label: `for ${duration.n} ${duration.unit}` };
+  const forMs = parseMuteDuration(text.join(''));
+  if (forMs === undefined) return fail('Mute for how long? From a minute to a year, like `for 30m`, `for 24h`, `for 7d`, or `forever`.');
+  return { kind: 'mute', id, forMs, label: forMs === null ? 'for good' : `for ${durationInWords(forMs)}` };
 }
 
-const number = (text: string | undefined): number | undefined => {
-  if (text === undefined || !/^\d+(\.\d+)?%?$/.test(text)) return undefined;
-  return Number(text.replace('%', ''));
+/** A threshold: a count from 0 to a billion, or with `%` a share from 0 to 100. */
+const threshold = (text: string | undefined): { value: number; pct: boolean } | undefined => {
+  if (text === undefined) return undefined;
+  const pct = text.endsWith('%');
+  const value = boundedNumber(pct ? text.slice(0, -1) : text, pct ? { min: 0, max: 100 } : { min: 0, max: MAX_COUNT });
+  return value === undefined ? undefined : { value, pct };
 };
+
+/** A change in percent: more than 0, at most 1,000. */
+const change = (text: string | undefined): number | undefined =>
+  text?.endsWith('%') ? boundedNumber(text.slice(0, -1), { min: 0.1, max: 1000 }) : undefined;
 
 /** The rule's words, in any order: metric, report, filters, condition, how often, where. */
 export function parseRule(tokens: readonly Token[], catalog: ReportCatalog): { rule: WatchRule; channel?: ChannelRef } | UsageError {
@@ -101,13 +108,13 @@ export function parseRule(tokens: readonly Token[], catalog: ReportCatalog): { r
     } else if ((word === 'visits' || word === 'unique' || word === 'bots') && metric === undefined) {
       metric = word;
     } else if (word === 'above' || word === 'below') {
-      const n = number(next);
-      if (n === undefined) return fail(`\`${word}\` needs a number, like \`${word} 100\` (or \`${word} 20%\` for bots).`);
-      problem = setCondition({ kind: word, value: n });
+      const n = threshold(next);
+      if (n === undefined) return fail(`\`${word}\` needs a number from 0 to ${MAX_COUNT.toLocaleString('en-US')}, like \`${word} 100\` (or a share from 0% to 100%, like \`${word} 20%\`, for bots).`);
+      problem = setCondition({ kind: word, value: n.value });
       i++;
     } else if (word === 'drops' || word === 'rises' || word === 'drop' || word === 'rise') {
-      const n = number(next);
-      if (n === undefined || !next?.endsWith('%') || n <= 0 || n > 1000) return fail(`\`${word}\` needs a percentage, like \`${word} 40%\`.`);
+      const n = change(next);
+      if (n === undefined) return fail(`\`${word}\` needs a percentage above 0% and at most 1,000%, like \`${word} 40%\`.`);
       const vs = tokens[i + 2]?.text.toLowerCase() === 'vs' ? 2 : 0;
       const lastWeek = vs > 0 && tokens[i + 3]?.text.toLowerCase() === 'last' && tokens[i + 4]?.text.toLowerCase() === 'week';
       if (vs > 0 && !lastWeek && tokens[i + 3]?.text.toLowerCase() !== 'previous') return fail('Compare `vs last week` or `vs previous`.');
