@@ -48,6 +48,7 @@ import { AnalyticsApi } from './platform/api/analytics.js';
 import type { Logger } from './platform/log.js';
 import { Metrics } from './platform/metrics.js';
 import { memoryQuota, pruneQuota, userQuota } from './platform/quota.js';
+import { ApiBudget } from './platform/api/budget.js';
 import { Access } from './platform/slack/access.js';
 import { createSlackApp, type SlackApp } from './platform/slack/app.js';
 import { boltLogger } from './platform/slack/bolt-logger.js';
@@ -165,6 +166,7 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
   const timeZoneFor = async () => timeZone;
 
   const repos = await openRepos({ ...options.store, onError: (error) => log.error({ err: error.message }, 'database connection error') });
+  const budget = new ApiBudget(limits.apiBudget);
   const metrics = new Metrics(
     {
       deliveries: () => repos.deliveries.counts(),
@@ -173,12 +175,14 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
         return at ? Math.max(0, (now().getTime() - at.getTime()) / 1000) : undefined;
       },
       leases: () => repos.leases.holders([WATCHER_LEASE]),
+      apiBudget: () => ({ waiting: budget.waiting, waited: budget.waited }),
     },
     log.child({ component: 'metrics' }),
   );
   const stopPreflightMetrics = onPreflight((r) => metrics.preflight.inc({ method: r.method, outcome: r.reasons.length > 0 ? 'refused' : 'fitted' }));
   const api = new AnalyticsApi({
     ...options.api,
+    budget,
     logger: log.child({ component: 'api' }),
     observe: ({ operation, outcome, seconds }) => metrics.api.observe({ operation, outcome }, seconds),
   });
@@ -249,7 +253,7 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
   const visitors = new VisitorService({ ...answering, access, verdict });
   const alerts = new AlertService({ repos, access, directory, now, timeZone, verdict, changed, log: log.child({ component: 'alerts' }) });
   const fetcher = new SharedFetcher(api, { now });
-  const trends = new TrendService({ ...answering, fetcher, repo: repos.trends, refs: reports.refs, log: log.child({ component: 'trends' }), observe: (source, n) => n > 0 && metrics.trendPeriods.inc({ source }, n) });
+  const trends = new TrendService({ ...answering, fetcher, repo: repos.trends, refs: reports.refs, maxFetch: limits.trendMaxFetch, log: log.child({ component: 'trends' }), observe: (source, n) => n > 0 && metrics.trendPeriods.inc({ source }, n) });
   const content = new DigestContent({ fetcher, trends, flagged: alerts, demo: options.demo, log: log.child({ component: 'digests' }) });
   const scheduler = new DigestScheduler({
     runs: repos.runs,

@@ -69,7 +69,9 @@ const envSchema = z
     DIGEST_MIN_INTERVAL: withDefault(duration(60_000, 7 * 86_400_000, '1h'), '1h'),
     DIGESTS_PER_CHANNEL: withDefault(intBetween(1, 1000), 10),
     DIGESTS_PER_USER: withDefault(intBetween(1, 1000), 20),
-    USER_RATE_LIMIT: withDefault(intBetween(1, 100_000), 30),
+    USER_RATE_LIMIT: withDefault(intBetween(1, 100_000), 300),
+    API_BUDGET: withDefault(intBetween(1, 1_000_000), 1200),
+    TREND_MAX_FETCH: withDefault(intBetween(1, 10_000), 200),
     USER_RATE_WINDOW: withDefault(duration(1000, 86_400_000, '60s'), '60s'),
     SCRAPING_SCORE_THRESHOLD: withDefault(
       z.coerce.number({ error: 'expected a number from 0 to 1' }).min(0, 'expected a number from 0 to 1').max(1, 'expected a number from 0 to 1'),
@@ -133,9 +135,13 @@ export interface Limits {
   digestMinIntervalMs: number;
   digestsPerChannel: number;
   digestsPerUser: number;
-  /** Each person may make this many requests that call the analytics API per window, across replicas. */
+  /** The analytics API requests each person's commands may cause per window, across replicas. */
   userRequests: number;
   userWindowMs: number;
+  /** The workspace's analytics API requests a minute on each replica: people first, background work waits. */
+  apiBudget: number;
+  /** The most periods not kept yet that one trend may fetch. */
+  trendMaxFetch: number;
 }
 
 export class ConfigError extends Error {
@@ -188,6 +194,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       digestsPerUser: e.DIGESTS_PER_USER,
       userRequests: e.USER_RATE_LIMIT,
       userWindowMs: e.USER_RATE_WINDOW,
+      apiBudget: e.API_BUDGET,
+      trendMaxFetch: e.TREND_MAX_FETCH,
     },
   };
 }

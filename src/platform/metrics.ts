@@ -13,6 +13,8 @@ export interface MetricProbes {
   /** Seconds since the last successful threat scan; undefined before the first. */
   scanAgeSeconds(): Promise<number | undefined>;
   leases(): Promise<{ key: string; owner: string }[]>;
+  /** Background analytics API requests waiting for the workspace's budget now, and that waited, ever. */
+  apiBudget?(): { waiting: number; waited: number };
 }
 
 export class Metrics {
@@ -73,6 +75,12 @@ export class Metrics {
       labelNames: ['method', 'outcome'],
       registers,
     });
+
+    if (probes.apiBudget) {
+      const budget = probes.apiBudget;
+      new Gauge({ name: 'lookout_api_budget_waiting', help: "Background analytics API requests (digests, watches, the threat scan) waiting for the workspace's minute of requests", registers, collect() { this.set(budget().waiting); } });
+      new Gauge({ name: 'lookout_api_budget_waited', help: "Background analytics API requests that waited for the workspace's budget since start", registers, collect() { this.set(budget().waited); } });
+    }
 
     const storeUp = new Gauge({ name: 'lookout_store_up', help: 'Whether the store answered the last scrape', registers, collect: () => read() });
     const byStatus = new Gauge({ name: 'lookout_deliveries', help: 'Deliveries in the outbox by kind and status (pending, sending, posted, failed)', labelNames: ['kind', 'status'], registers, collect: () => read() });

@@ -1,19 +1,23 @@
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, RLWrapperTimeouts, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { durationInWords } from '../kernel/format.js';
+import { forPerson } from './api/budget.js';
 import type { Logger } from './log.js';
 import type { Queryable } from './store/db.js';
 
-/** How many requests that reach the analytics API each person may make, per window. */
+/** How many analytics API requests each person's commands may cause, per window. */
 export interface QuotaSettings {
   points: number;
   windowMs: number;
 }
 
-/** A person's quota: 0 when this request may go ahead, else how long to wait (ms). */
+/** A person's quota of analytics API requests. */
 export interface Quota {
-  take(user: string): Promise<number>;
+  /** Takes `cost` requests (the command's estimate): 0 when it may go ahead, else how long to wait (ms); Infinity when it needs more than a window holds. */
+  take(user: string, cost?: number): Promise<number>;
+  /** Counts requests a command made beyond its estimate (never refused: the next command waits instead). */
+  charge(user: string, requests: number): Promise<void>;
   /** What a person told to wait reads: the limit, why, and when to try again. */
-  refusal(waitMs: number): string;
+  refusal(waitMs: number, cost?: number): string;
 }
 
 const TABLE = 'rate_limits';
@@ -62,12 +66,16 @@ export function memoryQuota(settings: QuotaSettings): Quota {
 }
 
 function quotaOf(limiter: RateLimiterAbstract, settings: QuotaSettings, log?: Logger): Quota {
+  const window = durationInWords(settings.windowMs);
   return {
-    refusal: (waitMs) =>
-      `You have made ${settings.points} requests for data within ${durationInWords(settings.windowMs)}, the most one person may (it protects the analytics API's quota). Try again in ${durationInWords(Math.ceil(waitMs / 1000) * 1000)}.`,
-    async take(user) {
+    refusal: (waitMs, cost = 1) =>
+      waitMs === Infinity
+        ? `That needs about ${cost} requests to the analytics API; one person may make ${settings.points} within ${window} (it protects the analytics API's quota). Ask for a shorter range or fewer rows.`
+        : `You have used the ${settings.points} analytics API requests one person may make within ${window} (it protects the analytics API's quota). Try again in ${durationInWords(Math.ceil(waitMs / 1000) * 1000)}.`,
+    async take(user, cost = 1) {
+      if (cost > settings.points) return Infinity;
       try {
-        await limiter.consume(user);
+        await limiter.consume(user, Math.max(1, Math.ceil(cost)));
         return 0;
       } catch (refused) {
         if (refused instanceof RateLimiterRes) return Math.max(1000, refused.msBeforeNext);
@@ -75,7 +83,28 @@ function quotaOf(limiter: RateLimiterAbstract, settings: QuotaSettings, log?: Lo
         return 0;
       }
     },
+    async charge(user, requests) {
+      if (requests <= 0) return;
+      try {
+        await limiter.penalty(user, Math.ceil(requests));
+      } catch (error) {
+        log?.warn({ err: error instanceof Error ? error.message : String(error) }, 'the rate limiter failed to count extra requests');
+      }
+    },
   };
+}
+
+/**
+ * Runs a person's `work` within their quota: refused before it starts when the `estimate`
+ * does not fit; the requests it really made beyond the estimate are charged after.
+ */
+export async function withinQuota<T>(quota: Quota, user: string | undefined, estimate: number, work: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false; problem: string }> {
+  if (!user) return { ok: true, value: await work() };
+  const wait = await quota.take(user, estimate);
+  if (wait > 0) return { ok: false, problem: quota.refusal(wait, estimate) };
+  const { value, requests } = await forPerson(work);
+  await quota.charge(user, requests - Math.max(1, Math.ceil(estimate)));
+  return { ok: true, value };
 }
 
 /** Rows of windows that ended over an hour ago (housekeeping). */

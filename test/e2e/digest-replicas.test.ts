@@ -104,7 +104,7 @@ describe.skipIf(!TEST_DATABASE_URL)('three replicas on one PostgreSQL', () => {
       answers.push(textsOf(m).join(' '));
     }
     expect(answers.slice(0, 4).every((a) => !a.includes('Try again in'))).toBe(true);
-    expect(answers[4]).toContain('You have made 4 requests for data within 1 minute');
+    expect(answers[4]).toContain('You have used the 4 analytics API requests one person may make within 1 minute');
     const { rows } = await admin.query<{ points: number }>("select points from rate_limits where key = 'user:U_CAROL'");
     expect(rows[0]?.points).toBe(5);
   });

@@ -217,7 +217,7 @@ describe('limits on abuse', () => {
     for (let i = 0; i < 3; i++) expect(interpreted(await ask('U_ALICE'))).not.toContain('Try again in');
     const apiBefore = box.demo!.requests.length;
     const refused = await ask('U_ALICE');
-    expect(interpreted(refused)).toMatch(/You have made 3 requests for data within 1 minute, .* Try again in \d+ (seconds?|minute)\./);
+    expect(interpreted(refused)).toMatch(/You have used the 3 analytics API requests one person may make within 1 minute .* Try again in \d+ (seconds?|minute)\./);
     expect(box.demo!.requests.length).toBe(apiBefore);
     expect(interpreted(await ask('U_BOB'))).not.toContain('Try again in');
     const help = await answerTo(box, 'C_MARKETING', 'U_ALICE', () => box.slack.slash('C_MARKETING', 'U_ALICE', 'help'));

@@ -25,7 +25,7 @@ describeEachDb('the per-person quota (rate-limiter-flexible on the store)', (t) 
     it('says when to try again, and why', () => {
       const { logger } = captureLogs('debug');
       const text = userQuota(t.db, settings, logger).refusal(41_200);
-      expect(text).toBe("You have made 3 requests for data within 1 minute, the most one person may (it protects the analytics API's quota). Try again in 42 seconds.");
+      expect(text).toBe("You have used the 3 analytics API requests one person may make within 1 minute (it protects the analytics API's quota). Try again in 42 seconds.");
     });
 
     it('counts in memory while the store is down, so an outage neither blocks people nor lifts the limit', async () => {

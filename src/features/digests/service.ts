@@ -3,7 +3,7 @@ import { filtersToText } from '../../kernel/filters.js';
 import { formatDateTime, durationInWords } from '../../kernel/format.js';
 import type { ChannelRef } from '../../kernel/text.js';
 import type { Logger } from '../../platform/log.js';
-import type { Quota } from '../../platform/quota.js';
+import { withinQuota, type Quota } from '../../platform/quota.js';
 import type { Access } from '../../platform/slack/access.js';
 import type { SlackDirectory } from '../../platform/slack/directory.js';
 import { infoMessage, problemMessage, type SlackMessage } from '../../platform/slack/kit/messages.js';
@@ -146,11 +146,11 @@ export class DigestService {
 
   /** The digest as it would post now, for anyone to see (a preview changes nothing). */
   async preview(id: number, user: string): Promise<Outcome<SlackMessage>> {
-    const wait = await this.deps.quota.take(user);
-    if (wait > 0) return refuse(this.deps.quota.refusal(wait));
     const digest = await this.deps.repo.get(id);
     if (!digest) return refuse(`There is no digest #${id}.`, 'See /traffic digest list.');
-    return { ok: true, value: await this.deps.content.render(digest, this.deps.now(), true) };
+    // Its totals (this period and the one before), each report's top rows (both periods) and its chart's cold days; more is charged after.
+    const rendered = await withinQuota(this.deps.quota, user, 2 + digest.reports.length * 2 + 2, () => this.deps.content.render(digest, this.deps.now(), true));
+    return rendered.ok ? { ok: true, value: rendered.value } : refuse(rendered.problem);
   }
 
   /** A digest its owner or an admin may change. */

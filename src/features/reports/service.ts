@@ -7,6 +7,7 @@ import type { Answering } from '../../platform/answering.js';
 import { defaultMetric, encodeTrendRef, type TrendMetric } from '../../kernel/trend.js';
 import { ApiError } from '../../platform/api/errors.js';
 import type { Logger } from '../../platform/log.js';
+import { withinQuota } from '../../platform/quota.js';
 import { LIMITS } from '../../platform/slack/kit/limits.js';
 import { problemMessage, type SlackMessage } from '../../platform/slack/kit/messages.js';
 import type { QueryStash } from '../../platform/store/index.js';
@@ -71,11 +72,6 @@ export class ReportService {
 
   /** The page of rows a query asks for. */
   async rows(query: ReportQuery, channelId: string | undefined, log: Logger = this.deps.log, user?: string): Promise<Rows> {
-    const wait = user ? await this.deps.quota.take(user) : 0;
-    if (wait > 0) {
-      log.info({ user, waitMs: wait }, 'request refused: over the per-person limit');
-      return { ok: false, problem: this.deps.quota.refusal(wait) };
-    }
     const timeZone = await this.deps.timeZoneFor(channelId);
     const resolved = resolveRange(query.range, timeZone, this.deps.now());
     if (!resolved.ok) return { ok: false, problem: resolved.error, hint: 'Pick another range.' };
@@ -85,10 +81,17 @@ export class ReportService {
       const count = def.countField;
       // A page other than the first by count needs the top row's count, so its bars keep their length.
       const topNeeded = count !== undefined && sortFields(def).includes(count) && (query.page > 1 || request.sort?.key !== count || request.sort.value !== -1);
-      const [rows, top] = await Promise.all([
-        this.deps.api.report(query.report, request),
-        topNeeded ? this.deps.api.report(query.report, { ...request, page: 1, limit: 1, sort: { key: count, value: -1 } }) : Promise.resolve(undefined),
-      ]);
+      const fetched = await withinQuota(this.deps.quota, user, topNeeded ? 2 : 1, () =>
+        Promise.all([
+          this.deps.api.report(query.report, request),
+          topNeeded ? this.deps.api.report(query.report, { ...request, page: 1, limit: 1, sort: { key: count, value: -1 } }) : Promise.resolve(undefined),
+        ]),
+      );
+      if (!fetched.ok) {
+        log.info({ user }, 'request refused: over the per-person limit');
+        return { ok: false, problem: fetched.problem };
+      }
+      const [rows, top] = fetched.value;
       const barMax = top?.[0] && count ? Number(fieldOf(top[0], count)) || undefined : undefined;
       return { ok: true, rows, range: resolved.range, timeZone, ...(barMax ? { barMax } : {}) };
     } catch (error) {

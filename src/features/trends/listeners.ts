@@ -1,6 +1,6 @@
 import type { AllMiddlewareArgs, BlockAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { decodeTrendRef, defaultMetric, TREND_ACTION } from '../../kernel/trend.js';
-import { staleMessage, usageMessage } from '../../platform/slack/kit/messages.js';
+import { infoMessage, staleMessage, usageMessage } from '../../platform/slack/kit/messages.js';
 import { guarded, postToResponseUrl, replyTo, requestLog } from '../../platform/slack/respond.js';
 import type { Routes } from '../../platform/slack/routes.js';
 import type { Subcommand } from '../../platform/slack/subcommand.js';
@@ -25,8 +25,15 @@ export function trendCommand(trends: TrendService, reports: ReportService): Subc
     const query = parsed.query;
     const shared = query.public === true;
     const metric = words.metric ?? defaultMetric(query.report);
-    const answer = await trends.answer(query, metric, { channelId: command.channel_id, ephemeral: !shared, user: command.user_id, ...(shared ? { sharedBy: command.user_id } : {}), log });
-    await postToResponseUrl(command.response_url, { ...answer.message, response_type: shared && answer.ok ? 'in_channel' : 'ephemeral' });
+    // A long first fill says how it goes; the answer then takes the progress note's place (an ephemeral one only: Slack cannot turn it public).
+    let progressed = false;
+    const progress = async (text: string) => {
+      await postToResponseUrl(command.response_url, { ...infoMessage(text), response_type: 'ephemeral', replace_original: progressed });
+      progressed = true;
+    };
+    const answer = await trends.answer(query, metric, { channelId: command.channel_id, ephemeral: !shared, user: command.user_id, ...(shared ? { sharedBy: command.user_id } : {}), log, progress });
+    const inChannel = shared && answer.ok;
+    await postToResponseUrl(command.response_url, { ...answer.message, response_type: inChannel ? 'in_channel' : 'ephemeral', replace_original: progressed && !inChannel });
   };
 }
 

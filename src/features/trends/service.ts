@@ -10,6 +10,8 @@ import type { Answering } from '../../platform/answering.js';
 import { ApiError } from '../../platform/api/errors.js';
 import type { SharedFetcher } from '../../platform/api/shared-fetcher.js';
 import type { Logger } from '../../platform/log.js';
+import { withinQuota } from '../../platform/quota.js';
+import { formatCount } from '../../kernel/format.js';
 import { LIMITS } from '../../platform/slack/kit/limits.js';
 import { problemMessage, type SlackMessage } from '../../platform/slack/kit/messages.js';
 import { trendMessage, type Share } from './blocks.js';
@@ -42,7 +44,11 @@ export interface TrendServiceDeps extends Answering {
   concurrency?: number;
   /** Told how many periods came from the store, from the API, or met a store error (for /metrics). */
   observe?: (source: 'store' | 'api' | 'store_error', periods: number) => void;
+  /** The most periods not kept yet one trend may fetch (TREND_MAX_FETCH). */
+  maxFetch?: number;
 }
+
+export const DEFAULT_TREND_MAX_FETCH = 200;
 
 export type TrendAnswer = { ok: true; message: SlackMessage } | { ok: false; message: SlackMessage };
 
@@ -52,7 +58,12 @@ export interface TrendWhere {
   user?: string;
   sharedBy?: string;
   log?: Logger;
+  /** Told, in words, how a long fetch is going (a trend with more cold periods than a page's worth). */
+  progress?: (text: string) => Promise<void>;
 }
+
+/** Cold periods (not kept yet) fetched for a trend without a word; past this, the person is told how many and how it goes. */
+export const TREND_QUIET_FETCH = 31;
 
 /**
  * Trends: per-period totals built from per-period report requests (the API has no time
@@ -78,11 +89,11 @@ export class TrendService {
     return this.deps.refs.resolve(ref);
   }
 
-  async series(spec: TrendSpec, log: Logger = this.deps.log): Promise<Trend> {
+  async series(spec: TrendSpec, log: Logger = this.deps.log, onUnit?: () => void): Promise<Trend> {
     const plan = planTrend(spec.range);
     const source = trendSource(spec.report);
     const today = this.today(spec.timeZone);
-    const figures = await this.figures({ report: source, filters: spec.filters, timeZone: spec.timeZone }, [...plan.buckets, ...plan.previous], today, log);
+    const figures = await this.figures({ report: source, filters: spec.filters, timeZone: spec.timeZone }, [...plan.buckets, ...plan.previous], today, log, onUnit);
     const values = (buckets: Bucket[]) => buckets.map((b) => figures.get(at(b.key, spec.metric)) ?? 0);
     return {
       plan,
@@ -103,7 +114,7 @@ export class TrendService {
     return localDate(this.deps.now(), timeZone) ?? this.deps.now().toISOString().slice(0, 10);
   }
 
-  private async figures(key: TrendSeriesKey, buckets: readonly Bucket[], today: string, log: Logger): Promise<Figures> {
+  private async figures(key: TrendSeriesKey, buckets: readonly Bucket[], today: string, log: Logger, onUnit?: () => void): Promise<Figures> {
     const units = unitsOf(buckets, today);
     const figures: Figures = new Map();
     const finished = units.filter((u) => u.finished).flatMap((u) => u.buckets.map((b) => b.key));
@@ -118,7 +129,7 @@ export class TrendService {
     const fetched = missing.flatMap((u) => u.buckets).filter((b) => wanted.has(b.key)).length;
     this.deps.observe?.('store', buckets.length - fetched);
     this.deps.observe?.('api', fetched);
-    const results = await Promise.all(missing.map((unit) => this.once(key, unit, log)));
+    const results = await Promise.all(missing.map((unit) => this.once(key, unit, log).finally(() => onUnit?.())));
     for (const result of results) for (const [k, v] of result) figures.set(k, v);
     return figures;
   }
@@ -195,39 +206,72 @@ export class TrendService {
     return { def, top, rest: rest > 0 ? rest : 0, total };
   }
 
+  /** How many API requests a trend needs before it starts: one a period not kept yet (an hourly day is one). */
+  async coldPeriods(spec: TrendSpec): Promise<number> {
+    const plan = planTrend(spec.range);
+    const units = unitsOf([...plan.buckets, ...plan.previous], this.today(spec.timeZone));
+    const finished = units.filter((u) => u.finished).flatMap((u) => u.buckets.map((b) => b.key));
+    const kept = await this.deps.repo.get({ report: trendSource(spec.report), filters: spec.filters, timeZone: spec.timeZone }, finished).catch(() => new Map<string, number>());
+    return units.filter((u) => u.buckets.some((b) => !kept.has(at(b.key, 'visits')))).length;
+  }
+
   /** `/traffic trend …` and the Trend buttons: the chart, its key figures in words, and what to do next. */
   async answer(query: ReportQuery, metric: TrendMetric, where: TrendWhere): Promise<TrendAnswer> {
     const log = where.log ?? this.deps.log;
-    const wait = where.user ? await this.deps.quota.take(where.user) : 0;
-    if (wait > 0) return { ok: false, message: problemMessage(this.deps.quota.refusal(wait)) };
     const timeZone = await this.deps.timeZoneFor(where.channelId);
     const resolved = resolveRange(query.range, timeZone, this.deps.now());
     if (!resolved.ok) return { ok: false, message: problemMessage(resolved.error, 'Pick another range.') };
     const spec: TrendSpec = { report: query.report, filters: query.filters, metric, range: resolved.range, timeZone };
-    try {
-      const trend = await this.series(spec, log);
-      const share = query.report === trendSource(query.report) ? await this.share({ ...spec, range: trend.plan.range }, trend.current.total) : undefined;
-      const ref = await this.deps.refs.ref(query, LIMITS.buttonValue - 4);
+    const withShare = query.report === trendSource(query.report);
+    const cold = await this.coldPeriods(spec);
+    const cap = this.deps.maxFetch ?? DEFAULT_TREND_MAX_FETCH;
+    if (cold > cap) {
       return {
-        ok: true,
-        message: trendMessage({
-          spec,
-          trend,
-          ...(share ? { share } : {}),
-          timeZone,
-          demo: this.deps.demo,
-          ephemeral: where.ephemeral,
-          ...(where.sharedBy ? { sharedBy: where.sharedBy } : {}),
-          ref: encodeTrendRef(metric, ref),
-          tableRef: ref,
-        }),
+        ok: false,
+        message: problemMessage(
+          `That trend needs ${formatCount(cold)} periods Lookout has not kept yet; one trend fetches at most ${formatCount(cap)} (TREND_MAX_FETCH).`,
+          'Ask for a shorter range (the periods it fetches are kept, so a longer one gets cheaper after), or weeks instead of days: `ytd` and `last365d` chart weeks.',
+        ),
       };
-    } catch (error) {
+    }
+    let done = 0;
+    let told = false;
+    const onUnit = () => {
+      done++;
+      if (!told && cold > TREND_QUIET_FETCH && done >= cold / 2) {
+        told = true;
+        void where.progress?.(`Fetching ${formatCount(cold)} periods Lookout has not kept yet: ${formatCount(done)} done…`).catch(() => undefined);
+      }
+    };
+    if (cold > TREND_QUIET_FETCH) await where.progress?.(`Fetching ${formatCount(cold)} periods Lookout has not kept yet (one request each; they are kept after, so this is a one-time wait)…`).catch(() => undefined);
+    const fetched = await withinQuota(this.deps.quota, where.user, cold + (withShare ? 1 : 0), async () => {
+      const trend = await this.series(spec, log, onUnit);
+      const share = withShare ? await this.share({ ...spec, range: trend.plan.range }, trend.current.total) : undefined;
+      return { trend, share };
+    }).catch((error: unknown) => {
       if (!(error instanceof ApiError)) throw error;
       log.warn({ report: query.report, kind: error.kind, status: error.info.status }, 'trend failed');
-      return { ok: false, message: problemMessage(error.message) };
-    }
+      return { ok: false as const, problem: error.message };
+    });
+    if (!fetched.ok) return { ok: false, message: problemMessage(fetched.problem) };
+    const { trend, share } = fetched.value;
+    const ref = await this.deps.refs.ref(query, LIMITS.buttonValue - 4);
+    return {
+      ok: true,
+      message: trendMessage({
+        spec,
+        trend,
+        ...(share ? { share } : {}),
+        timeZone,
+        demo: this.deps.demo,
+        ephemeral: where.ephemeral,
+        ...(where.sharedBy ? { sharedBy: where.sharedBy } : {}),
+        ref: encodeTrendRef(metric, ref),
+        tableRef: ref,
+      }),
+    };
   }
+
 }
 
 /** Which bucket each API request fills. Hours come a day at a time, from that day's visits. */

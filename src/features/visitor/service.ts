@@ -7,6 +7,7 @@ import type { AnalyticsApi } from '../../platform/api/analytics.js';
 import type { Answering } from '../../platform/answering.js';
 import { ApiError } from '../../platform/api/errors.js';
 import type { Logger } from '../../platform/log.js';
+import { withinQuota } from '../../platform/quota.js';
 import type { Access } from '../../platform/slack/access.js';
 import { fallbackText, mrkdwnCode } from '../../platform/slack/kit/escape.js';
 import { problemMessage, type SlackMessage } from '../../platform/slack/kit/messages.js';
@@ -49,6 +50,9 @@ async function part<T>(promise: Promise<T>): Promise<Part<T>> {
  * visit_id where the spec takes it), the visitor record and a page of recent visits.
  * A part that fails is marked, not fatal.
  */
+/** A card's requests: each security check, the visitor's record and a page of visits. */
+const CARD_REQUESTS = SECURITY_CHECKS.length + 2;
+
 export async function fetchVisitorProfile(
   api: AnalyticsApi,
   visitorId: string,
@@ -105,21 +109,22 @@ export class VisitorService implements VisitorCards {
       return { ok: false, message: access.securityRefusal(request.user, channel) };
     }
     if (request.share && !access.mayPostSecurity(channel)) return { ok: false, message: access.securityRefusal(request.user, undefined) };
-    const wait = await this.deps.quota.take(request.user);
-    if (wait > 0) {
-      log.info({ user: request.user, waitMs: wait }, 'request refused: over the per-person limit');
-      return { ok: false, message: problemMessage(this.deps.quota.refusal(wait)) };
-    }
-
     const timeZone = await this.deps.timeZoneFor(channel);
     const now = this.deps.now();
     const page = request.page ?? 1;
-    const profile = await fetchVisitorProfile(this.deps.api, request.visitorId, {
-      visitId: request.visitId,
-      visitsPage: page,
-      visitsLimit: VISITS_PER_PAGE,
-      endDate: localDate(new Date(now.getTime() + 86_400_000), 'UTC') ?? '2100-01-01',
-    });
+    const fetched = await withinQuota(this.deps.quota, request.user, CARD_REQUESTS, () =>
+      fetchVisitorProfile(this.deps.api, request.visitorId, {
+        visitId: request.visitId,
+        visitsPage: page,
+        visitsLimit: VISITS_PER_PAGE,
+        endDate: localDate(new Date(now.getTime() + 86_400_000), 'UTC') ?? '2100-01-01',
+      }),
+    );
+    if (!fetched.ok) {
+      log.info({ user: request.user }, 'request refused: over the per-person limit');
+      return { ok: false, message: problemMessage(fetched.problem) };
+    }
+    const profile = fetched.value;
     if (profile.notFound) {
       log.info({ visitorId: request.visitorId }, 'no such visitor');
       const shown = clip(request.visitorId, 60);

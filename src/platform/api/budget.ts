@@ -1,0 +1,78 @@
+/**
+ * What the analytics API is asked, and for whom. A person's command runs inside `forPerson`,
+ * so the client counts the requests it really made (charged to the person's quota) and serves
+ * them first; everything else (digests, watches, the threat scan) is background work, which
+ * waits when the workspace's minute is spent instead of failing.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+export interface ApiWork {
+  who: 'person' | 'background';
+  /** Requests made so far on this work's behalf (each attempt counts). */
+  requests: number;
+}
+
+const work = new AsyncLocalStorage<ApiWork>();
+
+/** The work the current call belongs to; undefined: Lookout's own. */
+export function currentWork(): ApiWork | undefined {
+  return work.getStore();
+}
+
+/** Runs `fn` on a person's behalf; resolves to its value and the API requests it made. */
+export async function forPerson<T>(fn: () => Promise<T>): Promise<{ value: T; requests: number }> {
+  const mine: ApiWork = { who: 'person', requests: 0 };
+  const value = await work.run(mine, fn);
+  return { value, requests: mine.requests };
+}
+
+/**
+ * The workspace's requests a minute, shared by people and background work: a token bucket
+ * holding a minute's worth. A person's request always goes (their own quota bounds them) and
+ * may overdraw the bucket by up to a minute's worth; background work waits for a whole token
+ * and for no person to have overdrawn it. One per replica: with N replicas the workspace's
+ * share is N times this (README).
+ */
+export class ApiBudget {
+  private tokens: number;
+  private at: number;
+  /** Background requests waiting now (for metrics). */
+  waiting = 0;
+  /** Background requests that had to wait, ever. */
+  waited = 0;
+
+  constructor(
+    readonly perMinute: number,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.tokens = perMinute;
+    this.at = now();
+  }
+
+  private refill(): void {
+    const t = this.now();
+    this.tokens = Math.min(this.perMinute, this.tokens + ((t - this.at) / 60_000) * this.perMinute);
+    this.at = t;
+  }
+
+  /** Takes one request's token: at once for a person, when one is free for background work. */
+  async acquire(who: ApiWork['who']): Promise<void> {
+    this.refill();
+    if (who === 'person') {
+      this.tokens = Math.max(-this.perMinute, this.tokens - 1);
+      return;
+    }
+    if (this.tokens < 1) {
+      this.waited++;
+      this.waiting++;
+      try {
+        while ((this.refill(), this.tokens < 1)) {
+          await new Promise((r) => setTimeout(r, Math.min(5_000, Math.max(50, ((1 - this.tokens) / this.perMinute) * 60_000))));
+        }
+      } finally {
+        this.waiting--;
+      }
+    }
+    this.tokens -= 1;
+  }
+}
