@@ -49,6 +49,7 @@ import { ApiError } from './platform/api/errors.js';
 import type { Logger } from './platform/log.js';
 import { Metrics } from './platform/metrics.js';
 import { startOps, type Ops } from './platform/ops.js';
+import { ClockSkew } from './platform/slack/clock.js';
 import { memoryQuota, pruneQuota, userQuota } from './platform/quota.js';
 import { Access } from './platform/slack/access.js';
 import { createSlackApp, type SlackApp } from './platform/slack/app.js';
@@ -73,6 +74,8 @@ export interface LookoutOptions {
   demo: boolean;
   now?: () => Date;
   port: number;
+  /** The clock Slack's request timestamps are judged by (default: the system's; a simulated `now` leaves it alone). */
+  requestClock?: () => number;
   /** Where /metrics and /readyz are served (default: a free port on loopback, no token). */
   ops?: { port?: number; host?: string; token?: string };
   /** Who may see security details, and the scraping score that counts as a reason. */
@@ -316,6 +319,7 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
     burst: alertSettings.burst,
   });
 
+  const clock = new ClockSkew(log.child({ component: 'guard' }));
   let slack: SlackApp;
   try {
     slack = await createSlackApp({
@@ -324,6 +328,12 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
       slackApiUrl: options.slack.apiUrl,
       timeoutMs: delivery.slackTimeoutMs,
       log,
+      ...(options.requestClock ? { now: options.requestClock } : {}),
+      judged: (outcome, skewSeconds) => {
+        if (outcome === 'accepted') return clock.accepted();
+        metrics.refused.inc({ reason: outcome });
+        if (skewSeconds !== undefined) clock.refused(skewSeconds);
+      },
       observe: (type, name, outcome) => metrics.requests.inc({ type, name, outcome }),
       ...(replicated ? { firstSeen: (key: string, ttlMs: number) => repos.leases.acquire(key, randomBytes(8).toString('hex'), ttlMs) } : {}),
       listeners: [
@@ -367,6 +377,7 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
           api.report('countries', { startDate: '1970-01-01', endDate: '1970-01-01', limit: 1 }).catch((error: unknown) => {
             throw error instanceof ApiError && error.info.detail ? new Error(`${error.message} (${error.info.detail})`) : error;
           }),
+        clock: clock.check,
       },
       metrics: () => metrics.text(),
       log: log.child({ component: 'ops' }),

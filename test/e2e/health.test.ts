@@ -23,7 +23,7 @@ describe('health routes', () => {
   it('/readyz, on the ops port, is 200 while the API answers and 503, naming the check, while it does not', async () => {
     const ok = await fetch(`${box.lookout.ops.url}/readyz`);
     expect(ok.status).toBe(200);
-    expect(await ok.json()).toEqual({ ok: true, checks: { api: 'ok', store: 'ok' } });
+    expect(await ok.json()).toEqual({ ok: true, checks: { api: 'ok', store: 'ok', clock: 'ok' } });
 
     box.demo!.setFaults({ status500Until: 1_000_000 });
     try {
@@ -32,7 +32,7 @@ describe('health routes', () => {
         const res = await fetch(`${box.lookout.ops.url}/readyz`);
         return res.status === 503 ? await res.text() : undefined;
       }, '/readyz to answer 503', 30_000);
-      expect(JSON.parse(down)).toEqual({ ok: false, checks: { api: 'down', store: 'ok' } });
+      expect(JSON.parse(down)).toEqual({ ok: false, checks: { api: 'down', store: 'ok', clock: 'ok' } });
       expect(down).not.toContain(box.secrets.apiKey);
     } finally {
       box.demo!.setFaults({});

@@ -67,7 +67,7 @@ describe('the ops listener, without a token', () => {
         const res = await fetch(`${box.lookout.ops.url}/readyz`);
         return res.status === 503 ? await res.text() : undefined;
       }, '/readyz to say the API is down', 30_000);
-      expect(JSON.parse(down)).toEqual({ ok: false, checks: { store: 'ok', api: 'down' } });
+      expect(JSON.parse(down)).toEqual({ ok: false, checks: { store: 'ok', api: 'down', clock: 'ok' } });
       expect(box.logs.some((l) => l.includes('not ready') && l.includes('HTTP 500'))).toBe(true);
     } finally {
       box.demo!.setFaults({});
@@ -98,7 +98,7 @@ describe('the ops listener while the API refuses connections', () => {
     const res = await fetch(`${box.lookout.ops.url}/readyz`);
     const body = await res.text();
     expect(res.status).toBe(503);
-    expect(JSON.parse(body)).toEqual({ ok: false, checks: { store: 'ok', api: 'down' } });
+    expect(JSON.parse(body)).toEqual({ ok: false, checks: { store: 'ok', api: 'down', clock: 'ok' } });
     expect(body).not.toContain(String(apiPort));
     expect(body).not.toMatch(/127\.0\.0\.1|ECONN|refused/i);
     // The why is in the log, for the operator.
@@ -134,7 +134,7 @@ describe('the ops listener with OPS_TOKEN', () => {
     const res = await fetch(`${box.lookout.ops.url}/readyz`, { headers: { authorization: `Bearer ${TOKEN}` } });
     expect(res.status).toBe(503);
     const body = (await res.json()) as { ok: boolean; checks: Record<string, string>; details: Record<string, string> };
-    expect(body.checks).toEqual({ store: 'ok', api: 'down' });
+    expect(body.checks).toEqual({ store: 'ok', api: 'down', clock: 'ok' });
     expect(body.details.api).toMatch(/unavailable.*ECONNREFUSED/);
   });
 });

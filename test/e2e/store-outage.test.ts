@@ -136,7 +136,7 @@ describe.skipIf(!TEST_DATABASE_URL)('a database that stops answering', () => {
         const r = await readyz();
         return r.status === 503 ? r : undefined;
       }, '/readyz to answer 503', 30_000);
-      expect(down.body.checks).toEqual({ store: 'down', api: 'ok' });
+      expect(down.body.checks).toEqual({ store: 'down', api: 'ok', clock: 'ok' });
       proxy.restore();
       await until(async () => (await readyz()).status === 200, '/readyz to answer 200 again', 30_000);
     }, 90_000);

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { App, HTTPReceiver, SocketModeReceiver, type CustomRoute } from '@slack/bolt';
 import type { Logger } from '../log.js';
 import { boltLogger } from './bolt-logger.js';
-import { guardRequests } from './guard.js';
+import { guardRequests, type GuardObserve } from './guard.js';
 import { preflightFetch } from './preflight.js';
 import { allowResponseOrigin, setResponseLog } from './respond.js';
 import { Routes, type Observe } from './routes.js';
@@ -26,6 +26,10 @@ export interface SlackAppOptions {
   observe?: Observe;
   /** True the first time a key is seen within ttlMs, across replicas: replayed requests are refused. */
   firstSeen?: (key: string, ttlMs: number) => Promise<boolean>;
+  /** Told of each request the guard accepted or refused (HTTP mode). */
+  judged?: GuardObserve;
+  /** The clock request timestamps are judged by (ms; default Date.now). */
+  now?: () => number;
 }
 
 export interface SlackApp {
@@ -80,6 +84,8 @@ export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp
       signingSecret: options.signingSecret,
       firstSeen: options.firstSeen,
       log: log.child({ component: 'guard' }),
+      ...(options.now ? { now: options.now } : {}),
+      ...(options.judged ? { observe: options.judged } : {}),
     });
   }
   const app = new App({
