@@ -66,7 +66,7 @@ interface Server {
 async function start(name: string, args: string[], answersCommands: boolean): Promise<Server> {
   const port = 20_000 + Math.floor(Math.random() * 20_000);
   const child = spawn(process.execPath, args, {
-    env: { ...world.env, PORT: String(port), LOG_LEVEL: 'error', DATA_DIR: dataDir },
+    env: { ...world.env, PORT: String(port), OPS_PORT: '0', LOG_LEVEL: 'error', DATA_DIR: dataDir },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   for (let i = 0; i < 600; i++) {

@@ -71,7 +71,7 @@ async function measure(name: string, args: string[], env: Record<string, string>
   const port = await freePort();
   const started = performance.now();
   const child: ChildProcess = spawn(process.execPath, args, {
-    env: { ...world.env, PORT: String(port), LOG_LEVEL: 'warn', ...env },
+    env: { ...world.env, PORT: String(port), OPS_PORT: '0', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   let peak = 0;

@@ -28,7 +28,7 @@ async function once(label: string): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'lookout-start-'));
   const started = performance.now();
   const child = spawn('npm', ['start'], {
-    env: { ...process.env, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn' },
+    env: { ...process.env, DATA_DIR: dataDir, PORT: '0', OPS_PORT: '0', LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'inherit'],
     detached: true,
   });

@@ -45,8 +45,11 @@ import { VISITOR_HELP } from './features/visitor/parse.js';
 import { VisitorService } from './features/visitor/service.js';
 import { REPORTS } from './kernel/catalog.js';
 import { AnalyticsApi } from './platform/api/analytics.js';
+import { ApiError } from './platform/api/errors.js';
 import type { Logger } from './platform/log.js';
 import { Metrics } from './platform/metrics.js';
+import { startOps, type Ops } from './platform/ops.js';
+import { ClockSkew } from './platform/slack/clock.js';
 import { memoryQuota, pruneQuota, userQuota } from './platform/quota.js';
 import { ApiBudget } from './platform/api/budget.js';
 import { Access } from './platform/slack/access.js';
@@ -72,6 +75,10 @@ export interface LookoutOptions {
   demo: boolean;
   now?: () => Date;
   port: number;
+  /** The clock Slack's request timestamps are judged by (default: the system's; a simulated `now` leaves it alone). */
+  requestClock?: () => number;
+  /** Where /metrics and /readyz are served (default: a free port on loopback, no token). */
+  ops?: { port?: number; host?: string; token?: string };
   /** Who may see security details, and the scraping score that counts as a reason. */
   security?: { channels: string[]; users: string[]; scrapingScoreThreshold: number };
   /** Who may manage any digest or alert subscription; empty means everyone. */
@@ -144,6 +151,8 @@ export interface Lookout {
   server?: Server;
   /** Where Slack sends requests, e.g. http://127.0.0.1:3000/slack/events (HTTP mode). */
   requestUrl?: string;
+  /** The operators' listener: /metrics and /readyz. */
+  ops: Ops;
   stop(): Promise<void>;
 }
 
@@ -314,6 +323,7 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
     burst: alertSettings.burst,
   });
 
+  const clock = new ClockSkew(log.child({ component: 'guard' }));
   let slack: SlackApp;
   try {
     slack = await createSlackApp({
@@ -322,8 +332,12 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
       slackApiUrl: options.slack.apiUrl,
       timeoutMs: delivery.slackTimeoutMs,
       log,
-      ready: () => readiness(repos.db, api),
-      metrics: () => metrics.text(),
+      ...(options.requestClock ? { now: options.requestClock } : {}),
+      judged: (outcome, skewSeconds) => {
+        if (outcome === 'accepted') return clock.accepted();
+        metrics.refused.inc({ reason: outcome });
+        if (skewSeconds !== undefined) clock.refused(skewSeconds);
+      },
       observe: (type, name, outcome) => metrics.requests.inc({ type, name, outcome }),
       ...(replicated ? { firstSeen: (key: string, ttlMs: number) => repos.leases.acquire(key, randomBytes(8).toString('hex'), ttlMs) } : {}),
       listeners: [
@@ -354,7 +368,31 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
     throw error;
   }
 
-  const server = await slack.start(options.port);
+  let ops: Ops | undefined;
+  let server: Server | undefined;
+  try {
+    ops = await startOps({
+      port: options.ops?.port ?? 0,
+      host: options.ops?.host ?? '127.0.0.1',
+      token: options.ops?.token,
+      checks: {
+        store: () => repos.db.query('select 1'),
+        api: () =>
+          api.report('countries', { startDate: '1970-01-01', endDate: '1970-01-01', limit: 1 }).catch((error: unknown) => {
+            throw error instanceof ApiError && error.info.detail ? new Error(`${error.message} (${error.info.detail})`) : error;
+          }),
+        clock: clock.check,
+      },
+      metrics: () => metrics.text(),
+      log: log.child({ component: 'ops' }),
+    });
+    server = await slack.start(options.port);
+  } catch (error) {
+    await ops?.close();
+    await api.close();
+    await repos.close();
+    throw error;
+  }
   let stopHousekeeping = () => {};
   worker.start();
   if (options.scheduler !== false) {
@@ -377,6 +415,7 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
     home: refresh,
     server,
     requestUrl,
+    ops,
     async stop() {
       stopHousekeeping();
       stopPreflightMetrics();
@@ -386,6 +425,7 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
       await watchEvaluator.stop();
       await worker.stop();
       await slack.stop();
+      await ops.close();
       await api.close();
       await repos.close();
     },
@@ -406,28 +446,4 @@ export function prunes(repos: Repos, recheckMs: number): Prune[] {
     { name: 'deliveries', olderThanMs: 30 * 24 * HOUR, prune: (t) => repos.deliveries.prune(t) },
     { name: 'rate_limits', olderThanMs: HOUR, prune: (t) => pruneQuota(repos.db, t) },
   ];
-}
-
-/** /readyz: the store answers a query and the API a one-row report, each within 3 s. */
-async function readiness(db: Db, api: AnalyticsApi): Promise<{ ok: boolean; checks: Record<string, string> }> {
-  const within = <T>(promise: Promise<T>, what: string): Promise<T> => {
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`${what} did not answer within 3 s`)), 3_000);
-    });
-    return Promise.race([promise, late]).finally(() => clearTimeout(timer));
-  };
-  const reason = (error: unknown) => (error instanceof Error ? error.message : String(error));
-  const checks: Record<string, string> = {};
-  await Promise.all([
-    within(db.query('select 1'), 'the store').then(
-      () => (checks.store = 'ok'),
-      (error: unknown) => (checks.store = reason(error)),
-    ),
-    within(api.report('countries', { startDate: '1970-01-01', endDate: '1970-01-01', limit: 1 }), 'the analytics API').then(
-      () => (checks.api = 'ok'),
-      (error: unknown) => (checks.api = reason(error)),
-    ),
-  ]);
-  return { ok: Object.values(checks).every((c) => c === 'ok'), checks };
 }

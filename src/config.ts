@@ -52,6 +52,9 @@ const envSchema = z
     ),
     LOG_LEVEL: withDefault(z.enum(LOG_LEVELS, { error: `expected one of ${LOG_LEVELS.join(', ')}` }), 'info'),
     PORT: withDefault(intBetween(0, 65_535), 3000),
+    OPS_PORT: withDefault(intBetween(0, 65_535), 3001),
+    OPS_HOST: withDefault(z.union([z.ipv4(), z.ipv6(), z.hostname()], { error: 'expected an address to listen on, like 127.0.0.1, 0.0.0.0 or ::' }), '127.0.0.1'),
+    OPS_TOKEN: optional(z.string().regex(/^[\x21-\x7e]{16,}$/, 'expected at least 16 printable characters without spaces (e.g. the output of openssl rand -hex 32)')),
     SLACK_SIGNING_SECRET: optional(z.string().min(8, 'expected the app\'s signing secret')),
     SLACK_BOT_TOKEN: optional(z.string().startsWith('xoxb-', 'expected a bot token starting with xoxb-')),
     SLACK_APP_TOKEN: optional(z.string().startsWith('xapp-', 'expected an app-level token starting with xapp-')),
@@ -109,6 +112,8 @@ export interface Config {
   defaultTimezone: string;
   logLevel: (typeof LOG_LEVELS)[number];
   port: number;
+  /** Where /metrics and /readyz are served: their own listener, loopback unless told otherwise; with a token, only to its bearer. */
+  ops: { port: number; host: string; token?: string };
   /** Absent: no Slack credentials, so the sandbox runs. */
   slack?: {
     signingSecret: string;
@@ -157,6 +162,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ? []
     : parsed.error.issues.map((issue) => `${String(issue.path[0] ?? '?')}: ${issue.message}`);
   problems.push(...crossChecks(env));
+  if (parsed.success && parsed.data.OPS_PORT !== 0 && parsed.data.OPS_PORT === parsed.data.PORT) {
+    problems.push('OPS_PORT: must differ from PORT (PORT serves Slack and /healthz; /metrics and /readyz have their own port)');
+  }
   if (!parsed.success || problems.length > 0) throw new ConfigError([...new Set(problems)]);
   const e = parsed.data;
   return {
@@ -169,6 +177,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     defaultTimezone: e.DEFAULT_TIMEZONE,
     logLevel: e.LOG_LEVEL,
     port: e.PORT,
+    ops: { port: e.OPS_PORT, host: e.OPS_HOST, token: e.OPS_TOKEN },
     slack:
       e.SLACK_SIGNING_SECRET && e.SLACK_BOT_TOKEN
         ? {

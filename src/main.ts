@@ -47,19 +47,41 @@ async function main(): Promise<void> {
   try {
     await started;
   } catch (error) {
-    if ((error as { code?: string }).code !== 'EADDRINUSE') throw error;
-    console.error(`PORT ${config.port} is already in use by another process: stop it, or set PORT to a free port.`);
+    const problem = listenProblem(error as NodeJS.ErrnoException, config);
+    if (!problem) throw error;
+    console.error(problem);
     process.exit(1);
   }
 }
 
-/** Whether nothing listens on `port` yet (checked as the app will listen: every interface). */
-function portIsFree(port: number): Promise<boolean> {
+/** One line for an address the app cannot listen on, naming the setting; undefined for any other error. */
+function listenProblem(error: NodeJS.ErrnoException & { port?: number; hostname?: string }, config: Config): string | undefined {
+  const ops = error.port === config.ops.port && config.ops.port !== 0;
+  if (error.code === 'EADDRINUSE') {
+    const name = ops ? 'OPS_PORT' : 'PORT';
+    return `${name} ${ops ? config.ops.port : config.port} is already in use by another process: stop it, or set ${name} to a free port.`;
+  }
+  // Only OPS_HOST names an address to listen on: the Slack port listens on every interface.
+  if (error.code === 'EADDRNOTAVAIL' || (error.syscall === 'getaddrinfo' && error.hostname === config.ops.host)) {
+    return `OPS_HOST ${config.ops.host} is not an address of this machine: set OPS_HOST to one of its addresses (127.0.0.1 by default, 0.0.0.0 for every interface).`;
+  }
+  return undefined;
+}
+
+/** Whether nothing listens on `port` yet (checked as the app will listen: every interface, or `host`). */
+function portIsFree(port: number, host?: string): Promise<boolean> {
   return new Promise((resolve) => {
     const probe = createServer();
     probe.once('error', () => resolve(false));
-    probe.listen(port, () => probe.close(() => resolve(true)));
+    probe.listen(port, host, () => probe.close(() => resolve(true)));
   });
+}
+
+/** `port` when it is free (or 0), else 0 (any free port), saying so. */
+async function freeOrAny(name: string, port: number, log: Logger, host?: string): Promise<number> {
+  if (port === 0 || (await portIsFree(port, host))) return port;
+  log.warn({ port }, `${name === 'PORT' ? 'port' : name} ${port} is taken: the sandbox's ${name === 'PORT' ? 'app' : 'ops listener'} listens on a free port instead`);
+  return 0;
 }
 
 function storeOptions(config: Config) {
@@ -84,6 +106,7 @@ async function runForReal(config: Config, log: Logger): Promise<() => Promise<vo
     defaultTimezone: config.defaultTimezone,
     demo: false,
     port: config.port,
+    ops: config.ops,
     security: config.security,
     admins: config.admins,
     alerts: config.alerts,
@@ -92,7 +115,7 @@ async function runForReal(config: Config, log: Logger): Promise<() => Promise<vo
     store: storeOptions(config),
   });
   log.info(
-    { mode: slack.appToken ? 'socket' : 'http', port: slack.appToken ? undefined : config.port, api: new URL(config.analytics.url).origin },
+    { mode: slack.appToken ? 'socket' : 'http', port: slack.appToken ? undefined : config.port, ops: lookout.ops.url, api: new URL(config.analytics.url).origin },
     'Lookout is running against Slack',
   );
   return () => lookout.stop();
@@ -102,12 +125,14 @@ async function runSandbox(config: Config, log: Logger): Promise<() => Promise<vo
   // Loaded only here: a deployment with Slack credentials never loads the sandbox.
   const { startSandbox } = await import('./sandbox/start.js');
   // A laptop often has something on 3000 already: the sandbox takes a free port instead, and says so.
-  const port = config.port === 0 || (await portIsFree(config.port)) ? config.port : 0;
-  if (port !== config.port) log.warn({ port: config.port }, `port ${config.port} is taken: the sandbox's app listens on a free port instead`);
+  const port = await freeOrAny('PORT', config.port, log);
+  // The sandbox's ops listener is on loopback, whatever OPS_HOST says, like everything else in it.
+  const ops = { ...config.ops, host: '127.0.0.1', port: await freeOrAny('OPS_PORT', config.ops.port, log, '127.0.0.1') };
   const app: Omit<LookoutOptions, 'api' | 'slack' | 'demo'> = {
     log,
     defaultTimezone: config.defaultTimezone,
     port,
+    ops,
     security: config.security,
     admins: config.admins,
     // The sandbox scans for threats every 20 s unless told otherwise, so the first alert comes within a minute or two.
@@ -124,10 +149,10 @@ async function runSandbox(config: Config, log: Logger): Promise<() => Promise<vo
     startApp: (wiring) => startLookout({ ...app, ...wiring }),
   });
   log.info(
-    { api: sandbox.demo ? 'demo' : new URL(config.analytics.url!).origin, app: sandbox.lookout.requestUrl },
+    { api: sandbox.demo ? 'demo' : new URL(config.analytics.url!).origin, app: sandbox.lookout.requestUrl, ops: sandbox.lookout.ops.url },
     'no Slack credentials: running the sandbox',
   );
-  console.log(`\n  Lookout sandbox: open ${sandbox.slack.url}/ in a browser\n`);
+  console.log(`\n  Lookout sandbox: open ${sandbox.slack.url}/ in a browser\n  Metrics and readiness: ${sandbox.lookout.ops.url}/metrics and /readyz\n`);
   return () => sandbox.stop();
 }
 

@@ -1,7 +1,7 @@
 /**
  * What operators scrape at /metrics (Prometheus text, prom-client): deliveries by kind and
  * outcome with their latency, analytics API calls by outcome, commands and interactions
- * by outcome, and, read from the store at each scrape, the outbox by status, the threat
+ * by outcome, requests the guard refused by reason, and, read from the store at each scrape, the outbox by status, the threat
  * scan's age and who holds each lease.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
@@ -23,6 +23,7 @@ export class Metrics {
   readonly deliveryLatency: Histogram<'kind'>;
   readonly api: Histogram<'operation' | 'outcome'>;
   readonly requests: Counter<'type' | 'name' | 'outcome'>;
+  readonly refused: Counter<'reason'>;
   readonly trendPeriods: Counter<'source'>;
   readonly watchEvaluations: Counter<'outcome'>;
   readonly homeRefreshes: Counter<'outcome'>;
@@ -48,6 +49,12 @@ export class Metrics {
       registers,
     });
     this.requests = new Counter({ name: 'lookout_requests_total', help: 'Slash commands, button clicks and modal submissions by outcome (ok, error, unknown)', labelNames: ['type', 'name', 'outcome'], registers });
+    this.refused = new Counter({
+      name: 'lookout_requests_refused_total',
+      help: "Requests to /slack/events the guard refused, by reason: too_large, unsigned, bad_signature, stale_timestamp and future_timestamp (signed, but more than 5 minutes from this replica's clock), not_a_payload, replay, unreadable",
+      labelNames: ['reason'],
+      registers,
+    });
 
     this.trendPeriods = new Counter({
       name: 'lookout_trend_periods_total',

@@ -44,6 +44,8 @@ export interface Replica {
   child: ChildProcess;
   port: number;
   url: string;
+  /** The ops listener: /metrics and /readyz (OPS_PORT, on loopback). */
+  opsUrl: string;
   /** Every line it printed, parsed where it was JSON. */
   lines: { msg?: string; [key: string]: unknown }[];
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
@@ -73,6 +75,7 @@ export const FAST = {
 
 export async function startReplica(world: World, name: string, store: Record<string, string>, env: Record<string, string> = {}): Promise<Replica> {
   const port = await freePort();
+  const opsPort = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     env: {
       PATH: process.env.PATH,
@@ -83,6 +86,7 @@ export async function startReplica(world: World, name: string, store: Record<str
       ANALYTICS_API_KEY: world.apiKey,
       ANALYTICS_TIMEOUT_MS: '3000',
       PORT: String(port),
+      OPS_PORT: String(opsPort),
       LOG_LEVEL: 'info',
       ...FAST,
       ...store,
@@ -114,6 +118,7 @@ export async function startReplica(world: World, name: string, store: Record<str
     child,
     port,
     url: `http://127.0.0.1:${port}`,
+    opsUrl: `http://127.0.0.1:${opsPort}`,
     lines,
     exited,
     async kill(signal = 'SIGKILL') {

@@ -33,6 +33,7 @@ function start(): { child: ChildProcess; lines: { msg?: string }[]; exited: Prom
       ANALYTICS_API_KEY: apiKey,
       DATA_DIR: dataDir,
       PORT: '0',
+      OPS_PORT: '0',
       LOG_LEVEL: 'info',
     },
     stdio: ['ignore', 'pipe', 'pipe'],

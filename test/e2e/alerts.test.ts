@@ -222,7 +222,7 @@ describe('threat alerts in one app', () => {
     visit(id!);
     expect(await app.watcher.tick()).toMatchObject({ status: 'scanned', alerts: 1 });
     await app.deliveries.drained();
-    const res = await fetch(new URL('/metrics', app.requestUrl));
+    const res = await fetch(`${app.ops.url}/metrics`);
     expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
     const body = await res.text();
     const value = (line: string) => Number(body.split('\n').find((l) => l.startsWith(`${line} `))?.slice(line.length + 1));

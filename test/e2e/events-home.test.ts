@@ -283,7 +283,7 @@ describe('App Home buttons, and a Home kept current', () => {
     box.slack.failNext('views.publish', { status: 429, error: 'ratelimited', retryAfter: 1 });
     const home = await republished('U_ALICE', () => box.slack.slash('C_MARKETING', 'U_ALICE', `digest resume ${digest!.id}`));
     expect(text(home)).not.toMatch(new RegExp(`\\*#${digest!.id}\\*[^\\n]*\\n:double_vertical_bar: paused`));
-    const metrics = await (await fetch(new URL('/metrics', box.lookout.requestUrl))).text();
+    const metrics = await (await fetch(`${box.lookout.ops.url}/metrics`)).text();
     expect(metrics).toMatch(/lookout_deliveries_total\{kind="home",outcome="retried"\} 1/);
     expect(metrics).toMatch(/lookout_home_refreshes_total\{outcome="queued"\} \d+/);
     expect(metrics).toMatch(/lookout_home_refreshes_total\{outcome="unchanged"\} \d+/);

@@ -1,3 +1,4 @@
+import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { USER, headerOf, mrkdwnOf, sandbox, tableOf, type Sandbox } from '../support/sandbox.js';
 import { until } from '../support/until.js';
@@ -44,5 +45,35 @@ describe.each(['http', 'socket'] as const)('%s mode', (mode) => {
     await box.slack.clickHome(USER, 'home.digest.pause', { blockId: `digest-${digest!.id}` });
     await until(() => box.slack.workspace.home(USER)!.publishes > before, 'the Home again');
     expect((await box.lookout.store.digests.get(digest!.id))?.paused).toBe(true);
+  });
+});
+
+describe('Socket Mode: the HTTP port', () => {
+  let box: Box;
+  let port: number;
+  beforeAll(async () => {
+    port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port: free } = probe.address() as AddressInfo;
+        probe.close(() => resolve(free));
+      });
+    });
+    box = await sandbox({ socketMode: true, port });
+    await until(() => box.slack.socket?.connected, 'the app to connect');
+  });
+  afterAll(() => box?.stop());
+
+  it('serves /healthz alone; /metrics and /readyz are on the ops listener', async () => {
+    const health = await fetch(`http://127.0.0.1:${port}/healthz`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toEqual({ ok: true });
+    for (const path of ['/metrics', '/readyz']) {
+      const there = await fetch(`http://127.0.0.1:${port}${path}`);
+      await there.arrayBuffer();
+      expect(there.status, path).toBe(404);
+      const ops = await fetch(`${box.lookout.ops.url}${path}`);
+      await ops.arrayBuffer();
+      expect(ops.status, path).toBe(200);
+    }
   });
 });

@@ -82,7 +82,7 @@ describe('/traffic trend in Slack', () => {
 
     // The same trend again: every finished day comes from the store, and /metrics says so.
     await run('trend sources last30d');
-    const metrics = await (await fetch(new URL('/metrics', box.lookout.requestUrl))).text();
+    const metrics = await (await fetch(`${box.lookout.ops.url}/metrics`)).text();
     expect(Number(/lookout_trend_periods_total\{source="api"\} (\d+)/.exec(metrics)?.[1])).toBeGreaterThanOrEqual(60);
     expect(Number(/lookout_trend_periods_total\{source="store"\} (\d+)/.exec(metrics)?.[1])).toBeGreaterThanOrEqual(59);
   });

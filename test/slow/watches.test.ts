@@ -223,7 +223,7 @@ describe('watches in one app', () => {
       expect(watch).toMatchObject({ lastOutcome: 'unknown', state: 'ok' });
       const list = mrkdwnOf(await command(app, channels.sales, 'watch list')).join(' ');
       expect(list).toMatch(/:grey_question: unknown: The analytics API is unavailable right now/);
-      const metrics = await (await fetch(new URL('/metrics', app.requestUrl))).text();
+      const metrics = await (await fetch(`${app.ops.url}/metrics`)).text();
       expect(Number(/lookout_watch_evaluations_total\{outcome="unknown"\} (\d+)/.exec(metrics)?.[1])).toBeGreaterThanOrEqual(1);
       // The API is back: the next hour is judged again (a breach held through it is reported then).
       await evaluateAfter(app, evaluated[1]!);

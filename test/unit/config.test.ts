@@ -24,6 +24,21 @@ describe('loadConfig', () => {
     expect(config.admins).toEqual([]);
     expect(config.alerts).toEqual({ scanIntervalMs: 60_000, recheckMs: 6 * 3_600_000, burst: 5, deliveryDeadlineMs: 6 * 3_600_000 });
     expect(config.deliveries).toEqual({ slackTimeoutMs: 10_000, heartbeatMs: 10_000 });
+    expect(config.ops).toEqual({ port: 3001, host: '127.0.0.1', token: undefined });
+  });
+
+  it('reads the ops listener: its port apart from PORT, an address to bind, a token of 16 characters or more', () => {
+    expect(loadConfig({ OPS_PORT: '9464', OPS_HOST: '0.0.0.0', OPS_TOKEN: 'a'.repeat(32) }).ops).toEqual({ port: 9464, host: '0.0.0.0', token: 'a'.repeat(32) });
+    expect(loadConfig({ OPS_HOST: '::' }).ops.host).toBe('::');
+    expect(loadConfig({ PORT: '0', OPS_PORT: '0' }).ops.port).toBe(0);
+    expect(problemsOf({ PORT: '3001' })).toEqual(['OPS_PORT: must differ from PORT (PORT serves Slack and /healthz; /metrics and /readyz have their own port)']);
+    expect(problemsOf({ OPS_PORT: '8080', PORT: '8080' })).toHaveLength(1);
+    expect(problemsOf({ OPS_PORT: '70000' })).toEqual(['OPS_PORT: expected a whole number from 0 to 65535']);
+    expect(problemsOf({ OPS_HOST: 'not a host' })).toEqual(['OPS_HOST: expected an address to listen on, like 127.0.0.1, 0.0.0.0 or ::']);
+    const short = problemsOf({ OPS_TOKEN: 'short-secret' });
+    expect(short).toEqual([expect.stringMatching(/^OPS_TOKEN: expected at least 16 printable characters/)]);
+    expect(short.join()).not.toContain('short-secret');
+    expect(problemsOf({ OPS_TOKEN: 'has a space in it, sixteen+' })).toHaveLength(1);
   });
 
   it('reads durations and id lists', () => {

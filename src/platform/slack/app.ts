@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { App, HTTPReceiver, SocketModeReceiver, type CustomRoute } from '@slack/bolt';
 import type { Logger } from '../log.js';
 import { boltLogger } from './bolt-logger.js';
-import { guardRequests } from './guard.js';
+import { guardRequests, type GuardObserve } from './guard.js';
 import { preflightFetch } from './preflight.js';
 import { allowResponseOrigin, setResponseLog } from './respond.js';
 import { Routes, type Observe } from './routes.js';
@@ -13,23 +13,23 @@ export interface SlackAppOptions {
   botToken: string;
   /** Socket Mode when set. */
   appToken?: string;
-  /** Socket Mode serves only the health routes over HTTP, on this port (HTTP mode takes it at start). */
+  /** Socket Mode serves only /healthz over HTTP, on this port (HTTP mode takes it at start). */
   port?: number;
   /** The Web API base URL: Slack's own, or the offline Slack's. */
   slackApiUrl?: string;
   /** A listener's call to Slack not answered within this fails (default 10 s). */
   timeoutMs?: number;
-  /** Readiness of what the app depends on (the store, the API). */
-  ready: () => Promise<{ ok: boolean; checks: Record<string, string> }>;
   log: Logger;
   /** Each feature's listeners, registered in order. */
   listeners: readonly ((routes: Routes) => void)[];
-  /** GET /metrics: Prometheus text. */
-  metrics?: () => Promise<{ contentType: string; body: string }>;
   /** Told of each request's outcome. */
   observe?: Observe;
   /** True the first time a key is seen within ttlMs, across replicas: replayed requests are refused. */
   firstSeen?: (key: string, ttlMs: number) => Promise<boolean>;
+  /** Told of each request the guard accepted or refused (HTTP mode). */
+  judged?: GuardObserve;
+  /** The clock request timestamps are judged by (ms; default Date.now). */
+  now?: () => number;
 }
 
 export interface SlackApp {
@@ -38,47 +38,21 @@ export interface SlackApp {
   stop(): Promise<void>;
 }
 
-function healthRoutes(ready: SlackAppOptions['ready'], metrics: SlackAppOptions['metrics']): CustomRoute[] {
-  const json = (res: Parameters<CustomRoute['handler']>[1], status: number, body: unknown) => {
-    res.writeHead(status, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(body));
-  };
-  const routes: CustomRoute[] = [
-    { path: '/healthz', method: ['GET'], handler: (_req, res) => json(res, 200, { ok: true }) },
-    {
-      path: '/readyz',
-      method: ['GET'],
-      handler: (_req, res) => {
-        ready().then(
-          (result) => json(res, result.ok ? 200 : 503, result),
-          (error: unknown) => json(res, 503, { ok: false, checks: { app: String(error) } }),
-        );
-      },
-    },
-  ];
-  if (metrics) {
-    routes.push({
-      path: '/metrics',
-      method: ['GET'],
-      handler: (_req, res) => {
-        metrics().then(
-          ({ contentType, body }) => {
-            res.writeHead(200, { 'content-type': contentType });
-            res.end(body);
-          },
-          (error: unknown) => json(res, 500, { ok: false, error: String(error) }),
-        );
-      },
-    });
-  }
-  return routes;
-}
+/** GET /healthz, the one route beside Slack's: /metrics and /readyz have their own listener (platform/ops.ts). */
+const HEALTH: CustomRoute = {
+  path: '/healthz',
+  method: ['GET'],
+  handler: (_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end('{"ok":true}');
+  },
+};
 
-/** The Bolt app: HTTP receiver at POST /slack/events (or Socket Mode), health routes, every listener. */
+/** The Bolt app: HTTP receiver at POST /slack/events (or Socket Mode), /healthz, every listener. */
 export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp> {
   const { log } = options;
   const logger = boltLogger(log, [options.signingSecret, options.botToken, options.appToken ?? '']);
-  const customRoutes = healthRoutes(options.ready, options.metrics);
+  const customRoutes = [HEALTH];
   // Listeners' own calls (views.open, views.publish, chat.postEphemeral) give up like every other call to Slack, after
   // one retry: the Web API client's default keeps retrying for half an hour, and a trigger_id lasts 3 s.
   const clientOptions = {
@@ -110,6 +84,8 @@ export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp
       signingSecret: options.signingSecret,
       firstSeen: options.firstSeen,
       log: log.child({ component: 'guard' }),
+      ...(options.now ? { now: options.now } : {}),
+      ...(options.judged ? { observe: options.judged } : {}),
     });
   }
   const app = new App({

@@ -16,6 +16,12 @@ import type { Logger } from '../log.js';
 export const WINDOW_MS = 5 * 60_000;
 const BODY_LIMIT = 4 * 1024 * 1024;
 
+/** Why the guard refused a request: the label of lookout_requests_refused_total. */
+export type Refusal = 'too_large' | 'unsigned' | 'bad_signature' | 'stale_timestamp' | 'future_timestamp' | 'not_a_payload' | 'replay' | 'unreadable';
+
+/** Told of each request the guard judged: accepted, or refused and why (a timestamp refusal with this clock minus Slack's, in seconds). */
+export type GuardObserve = (outcome: 'accepted' | Refusal, skewSeconds?: number) => void;
+
 export interface GuardOptions {
   signingSecret: string;
   /** True the first time a key is seen within `ttlMs`, across replicas (the store); may throw while the store is down. */
@@ -23,6 +29,7 @@ export interface GuardOptions {
   log: Logger;
   now?: () => number;
   path?: string;
+  observe?: GuardObserve;
 }
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
@@ -98,11 +105,6 @@ export function checkShape(contentType: string | undefined, body: string, form =
   return `not a Slack payload (${issue ? `${issue.path.join('.') || 'body'}: ${issue.message}` : 'unknown shape'})`;
 }
 
-function refuse(res: ServerResponse, status: number): void {
-  res.writeHead(status, { 'content-type': 'text/plain' });
-  res.end();
-}
-
 function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -126,6 +128,13 @@ export function guardRequests(next: Listener, options: GuardOptions): Listener {
   const { log } = options;
   const now = options.now ?? Date.now;
   const path = options.path ?? '/slack/events';
+  const observe = options.observe ?? (() => {});
+  const refuse = (res: ServerResponse, status: number, reason: Refusal, skewSeconds?: number): false => {
+    observe(reason, skewSeconds);
+    res.writeHead(status, { 'content-type': 'text/plain' });
+    res.end();
+    return false;
+  };
   // This replica's recent signatures: replays are caught here even while the store is down.
   const recent = new LRUCache<string, true>({ max: 50_000, ttl: WINDOW_MS });
 
@@ -133,8 +142,7 @@ export function guardRequests(next: Listener, options: GuardOptions): Listener {
     const raw = await readBody(req);
     if (!raw) {
       log.warn('request refused: body over 4 MB');
-      refuse(res, 413);
-      return false;
+      return refuse(res, 413, 'too_large');
     }
     (req as IncomingMessage & { rawBody?: Buffer }).rawBody = raw;
     const body = raw.toString('utf8');
@@ -149,26 +157,24 @@ export function guardRequests(next: Listener, options: GuardOptions): Listener {
     const signature = req.headers['x-slack-signature'];
     if (!Number.isFinite(timestamp) || typeof signature !== 'string') {
       log.warn('request refused: no signature or timestamp');
-      refuse(res, 401);
-      return false;
+      return refuse(res, 401, 'unsigned');
     }
-    if (Math.abs(now() - timestamp * 1000) > WINDOW_MS) {
-      log.warn({ skewSeconds: Math.round(timestamp - now() / 1000) }, 'request refused: its timestamp is more than 5 minutes from now');
-      refuse(res, 401);
-      return false;
-    }
+    // The signature first: it covers the timestamp, so a timestamp refused below is Slack's word against this clock.
     const expected = Buffer.from(`v0=${createHmac('sha256', options.signingSecret).update(`v0:${timestamp}:${body}`).digest('hex')}`);
     const given = Buffer.from(signature);
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
       log.warn('request refused: the signature does not verify');
-      refuse(res, 401);
-      return false;
+      return refuse(res, 401, 'bad_signature');
+    }
+    const skewSeconds = Math.round(now() / 1000 - timestamp);
+    if (Math.abs(now() - timestamp * 1000) > WINDOW_MS) {
+      log.warn({ skewSeconds }, `request refused: its timestamp is more than 5 minutes ${skewSeconds > 0 ? 'before' : 'after'} this replica's clock`);
+      return refuse(res, 401, skewSeconds > 0 ? 'stale_timestamp' : 'future_timestamp', skewSeconds);
     }
     const shape = checkShape(contentType, body, form);
     if (shape) {
       log.warn({ reason: shape }, 'request refused: not a Slack payload');
-      refuse(res, 400);
-      return false;
+      return refuse(res, 400, 'not_a_payload');
     }
     if (recent.has(signature) || !(await firstAcrossReplicas(signature))) {
       // Slack may retry an event within the same second, signed the same: it was accepted once, so it is acknowledged and not handled again.
@@ -178,10 +184,10 @@ export function guardRequests(next: Listener, options: GuardOptions): Listener {
         return false;
       }
       log.warn('request refused: a replay of a request already accepted');
-      refuse(res, 401);
-      return false;
+      return refuse(res, 401, 'replay');
     }
     recent.set(signature, true);
+    observe('accepted');
     return true;
   };
 
@@ -205,7 +211,7 @@ export function guardRequests(next: Listener, options: GuardOptions): Listener {
       },
       (error: unknown) => {
         log.warn({ err: error instanceof Error ? error.message : String(error) }, 'request refused: it could not be read');
-        if (!res.headersSent) refuse(res, 400);
+        if (!res.headersSent) refuse(res, 400, 'unreadable');
       },
     );
   };
