@@ -2,6 +2,7 @@ import { createServer } from 'node:net';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { startLookout, type LookoutOptions } from './compose.js';
 import { createLogger, type Logger } from './platform/log.js';
+import { DataDirError } from './platform/store/index.js';
 
 /** Entry: config → (the sandbox when there are no Slack credentials) → the app → listen. */
 async function main(): Promise<void> {
@@ -47,8 +48,9 @@ async function main(): Promise<void> {
   try {
     await started;
   } catch (error) {
-    if ((error as { code?: string }).code !== 'EADDRINUSE') throw error;
-    console.error(`PORT ${config.port} is already in use by another process: stop it, or set PORT to a free port.`);
+    if (error instanceof DataDirError) console.error(error.message);
+    else if ((error as { code?: string }).code === 'EADDRINUSE') console.error(`PORT ${config.port} is already in use by another process: stop it, or set PORT to a free port.`);
+    else throw error;
     process.exit(1);
   }
 }
