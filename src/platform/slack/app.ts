@@ -6,7 +6,7 @@ import { boltLogger } from './bolt-logger.js';
 import { guardRequests } from './guard.js';
 import { preflightFetch } from './preflight.js';
 import { allowResponseOrigin, setResponseLog } from './respond.js';
-import { Routes, type Observe } from './routes.js';
+import { Routes, type FirstSeen, type Observe } from './routes.js';
 
 export interface SlackAppOptions {
   signingSecret: string;
@@ -28,8 +28,10 @@ export interface SlackAppOptions {
   metrics?: () => Promise<{ contentType: string; body: string }>;
   /** Told of each request's outcome. */
   observe?: Observe;
-  /** True the first time a key is seen within ttlMs, across replicas: replayed requests are refused. */
-  firstSeen?: (key: string, ttlMs: number) => Promise<boolean>;
+  /** The store's replay keys: each event is handled once, across replicas and restarts. */
+  firstSeen?: FirstSeen;
+  /** Several replicas may share the store: the request guard checks signatures for replay in it too, not only in this replica's memory. */
+  replicated?: boolean;
 }
 
 export interface SlackApp {
@@ -108,7 +110,7 @@ export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp
   if (receiver) {
     receiver.requestListener = guardRequests(receiver.requestListener, {
       signingSecret: options.signingSecret,
-      firstSeen: options.firstSeen,
+      ...(options.replicated ? { firstSeen: options.firstSeen } : {}),
       log: log.child({ component: 'guard' }),
     });
   }
@@ -139,7 +141,7 @@ export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp
 
   const routes = new Routes();
   for (const register of options.listeners) register(routes);
-  routes.mount(app, options.observe);
+  routes.mount(app, { observe: options.observe, firstSeen: options.firstSeen });
 
   return {
     app,

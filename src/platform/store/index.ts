@@ -3,12 +3,13 @@ import { openDb, unopenable, type Db, type OpenDbOptions } from './db.js';
 import { LeaseRepo } from './leases.js';
 import { migrate } from './migrate.js';
 import { QueryStashRepo } from './query-stash.js';
+import { ReplayRepo } from './replays.js';
 
 export type { Db, OpenDbOptions, Queryable } from './db.js';
 export type { QueryStash } from './query-stash.js';
 export { DataDirError, openDb, redactUrl } from './db.js';
 export { migrate } from './migrate.js';
-export { LeaseRepo, QueryStashRepo };
+export { LeaseRepo, QueryStashRepo, ReplayRepo };
 
 export interface Store {
   db: Db;
