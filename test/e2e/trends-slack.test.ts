@@ -20,7 +20,7 @@ async function run(text: string, command = '/traffic'): Promise<Message> {
   const before = new Set(box.slack.messages(CHANNEL, { user: USER }).map((m) => m.ts));
   const delivery = await box.slack.slash(CHANNEL, USER, text, command);
   expect(delivery.status).toBe(200);
-  return box.slack.waitForMessage(CHANNEL, (m) => !before.has(m.ts) && m.user !== USER && m.via !== 'notice' && (!m.ephemeralTo || m.ephemeralTo === USER), 10_000);
+  return box.slack.waitForMessage(CHANNEL, (m) => !before.has(m.ts) && m.user !== USER && m.via !== 'notice' && (!m.ephemeralTo || m.ephemeralTo === USER));
 }
 
 async function change(message: Message, act: () => Promise<unknown>): Promise<Message> {
@@ -29,7 +29,7 @@ async function change(message: Message, act: () => Promise<unknown>): Promise<Me
   return box.slack.waitFor(() => {
     const now = box.slack.messages(CHANNEL, { user: USER }).find((m) => m.ts === message.ts);
     return now && now.updates > updates ? now : undefined;
-  }, 10_000);
+  });
 }
 
 const charts = (m: Message) => (m.blocks ?? []).filter((b) => (b as Json).type === 'data_visualization') as unknown as Chart[];
@@ -111,7 +111,7 @@ describe('/traffic trend in Slack', () => {
   it('Post to channel shares the trend with everyone and says who shared it', async () => {
     const mine = await run('trend channels last7d');
     await box.slack.click(mine, 'trend.share');
-    const shared = await box.slack.waitForMessage(CHANNEL, (m) => !m.ephemeralTo && (headerOf(m) ?? '').startsWith('Trend: Channels'), 10_000);
+    const shared = await box.slack.waitForMessage(CHANNEL, (m) => !m.ephemeralTo && (headerOf(m) ?? '').startsWith('Trend: Channels'));
     expect(mrkdwnOf(shared).join(' ')).toContain(`shared by <@${USER}>`);
     expect(hasAction(shared, 'trend.share')).toBe(false);
   });
