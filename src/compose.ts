@@ -55,13 +55,14 @@ import { ApiBudget } from './platform/api/budget.js';
 import { Access } from './platform/slack/access.js';
 import { createSlackApp, type SlackApp } from './platform/slack/app.js';
 import { boltLogger } from './platform/slack/bolt-logger.js';
+import { WINDOW_MS } from './platform/slack/guard.js';
 import { webDirectory } from './platform/slack/directory.js';
 import { webPoster } from './platform/slack/poster.js';
 import { onPreflight, preflightFetch } from './platform/slack/preflight.js';
 import { DeliveryRepo, SECURITY_KINDS } from './platform/deliveries/repo.js';
 import { DeliveryWorker } from './platform/deliveries/worker.js';
 import { startHousekeeping, type Prune } from './platform/store/housekeeping.js';
-import { LeaseRepo, openStore, QueryStashRepo, type Db, type OpenDbOptions } from './platform/store/index.js';
+import { LeaseRepo, openStore, QueryStashRepo, ReplayRepo, type Db, type OpenDbOptions } from './platform/store/index.js';
 import { registerTraffic } from './traffic.js';
 
 /** The settings a Lookout runs with; anything left out takes its configuration default. */
@@ -102,6 +103,7 @@ export interface LookoutOptions {
 export interface Repos extends AlertRepos {
   db: Db;
   leases: LeaseRepo;
+  replays: ReplayRepo;
   stash: QueryStashRepo;
   digests: DigestRepo;
   runs: DigestRunRepo;
@@ -116,6 +118,7 @@ export function createRepos(db: Db): Repos {
   return {
     db,
     leases: new LeaseRepo(db),
+    replays: new ReplayRepo(db),
     stash: new QueryStashRepo(db),
     digests: new DigestRepo(db),
     runs: new DigestRunRepo(db),
@@ -339,7 +342,8 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
         if (skewSeconds !== undefined) clock.refused(skewSeconds);
       },
       observe: (type, name, outcome) => metrics.requests.inc({ type, name, outcome }),
-      ...(replicated ? { firstSeen: (key: string, ttlMs: number) => repos.leases.acquire(key, randomBytes(8).toString('hex'), ttlMs) } : {}),
+      firstSeen: (key, ttlMs) => repos.replays.firstSeen(key, ttlMs),
+      replicated,
       listeners: [
         (app) =>
           registerTraffic(
@@ -436,13 +440,15 @@ const HOUR = 3_600_000;
 
 /**
  * What housekeeping trims: long queries of messages a month old, security answers past
- * reuse (ALERT_RECHECK_AFTER, at least an hour), and leases expired a day ago.
+ * reuse (ALERT_RECHECK_AFTER, at least an hour), leases expired a day ago, and replay keys
+ * once their window has passed (every 5 minutes, the request signature's window).
  */
 export function prunes(repos: Repos, recheckMs: number): Prune[] {
   return [
     { name: 'stash', olderThanMs: 30 * 24 * HOUR, prune: (t) => repos.stash.prune(t) },
     { name: 'checks', olderThanMs: Math.max(recheckMs, HOUR), prune: (t) => repos.visitorChecks.prune(t) },
     { name: 'leases', olderThanMs: 24 * HOUR, prune: (t) => repos.leases.pruneExpired(t) },
+    { name: 'replay_keys', olderThanMs: 0, everyMs: WINDOW_MS, prune: (t) => repos.replays.prune(t) },
     { name: 'deliveries', olderThanMs: 30 * 24 * HOUR, prune: (t) => repos.deliveries.prune(t) },
     { name: 'rate_limits', olderThanMs: HOUR, prune: (t) => pruneQuota(repos.db, t) },
   ];

@@ -2,6 +2,7 @@ import { createServer } from 'node:net';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { startLookout, type LookoutOptions } from './compose.js';
 import { createLogger, type Logger } from './platform/log.js';
+import { DataDirError } from './platform/store/index.js';
 
 /** Entry: config → (the sandbox when there are no Slack credentials) → the app → listen. */
 async function main(): Promise<void> {
@@ -47,9 +48,13 @@ async function main(): Promise<void> {
   try {
     await started;
   } catch (error) {
-    const problem = listenProblem(error as NodeJS.ErrnoException, config);
-    if (!problem) throw error;
-    console.error(problem);
+    if (error instanceof DataDirError) {
+      console.error(error.message);
+    } else {
+      const problem = listenProblem(error as NodeJS.ErrnoException, config);
+      if (!problem) throw error;
+      console.error(problem);
+    }
     process.exit(1);
   }
 }

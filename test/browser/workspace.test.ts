@@ -44,7 +44,7 @@ describe.skipIf(!available)('the sandbox Slack in a browser', () => {
     page.on('request', (request) => {
       if (!request.url().startsWith(box.slack.url) && !request.url().startsWith('data:')) problems.push(`external request: ${request.url()}`);
     });
-  }, 30_000);
+  });
 
   afterAll(async () => {
     await browser?.close();
@@ -98,7 +98,7 @@ describe.skipIf(!available)('the sandbox Slack in a browser', () => {
     await page.getByTestId('modal-submit').click();
     await modal.waitFor({ state: 'detached' });
 
-    await expect.poll(() => report.locator('.context').first().textContent(), { timeout: 10_000 }).toMatch(/country is Germany/);
+    await expect.poll(() => report.locator('.context').first().textContent()).toMatch(/country is Germany/);
     await expect.poll(() => report.locator('.context code').first().textContent()).toBe('Germany');
     expect(await report.getByTestId('block-data-table').isVisible()).toBe(true);
 
@@ -107,7 +107,7 @@ describe.skipIf(!available)('the sandbox Slack in a browser', () => {
     await page.screenshot({ path: SCREENSHOT });
     expect(existsSync(SCREENSHOT)).toBe(true);
     expect(problems).toEqual([]);
-  }, 30_000);
+  });
 
   it('shows what others post live, as text: never as markup, and opens its thread', async () => {
     let dialogs = 0;
@@ -141,7 +141,7 @@ describe.skipIf(!available)('the sandbox Slack in a browser', () => {
     await expect.poll(() => message.getByTestId('thread-link').textContent()).toMatch(/2 replies/);
     expect(dialogs).toBe(0);
     expect(problems).toEqual([]);
-  }, 20_000);
+  });
 
   it("shows the threat alert, the visitor card and the watch alert in their level's colour, from a message attachment's bar, with no alert block in any message; screenshots", async () => {
     const bar = (message: import('playwright-core').Locator) =>
@@ -212,7 +212,7 @@ describe.skipIf(!available)('the sandbox Slack in a browser', () => {
     await line.scrollIntoViewIfNeeded();
     await page.screenshot({ path: join(dirname(SCREENSHOT), 'workspace-charts.png') });
     expect(problems).toEqual([]);
-  }, 20_000);
+  });
 
   /** Types a command in the current channel and returns the newest message holding `testid`. */
   async function command(text: string, testid: string) {
@@ -248,7 +248,7 @@ describe.skipIf(!available)('the sandbox Slack in a browser', () => {
     await page.mouse.move(0, 0);
     await page.screenshot({ path: join(dirname(SCREENSHOT), 'workspace-trend.png') });
     expect(problems).toEqual([]);
-  }, 30_000);
+  });
 
   it('a report answer is a data_table the reader sorts in place: numbers by value, names A→Z; screenshot', async () => {
     await page.locator('[data-testid="channel-item"][data-channel-name="marketing"]').click();
@@ -272,7 +272,7 @@ describe.skipIf(!available)('the sandbox Slack in a browser', () => {
     await page.mouse.move(0, 0);
     await page.screenshot({ path: join(dirname(SCREENSHOT), 'workspace-data-table.png') });
     expect(problems).toEqual([]);
-  }, 30_000);
+  });
 
   it("opens Lookout's Home tab and uses a button: the digest is paused and the Home says so; a digest added elsewhere appears by itself; screenshot", async () => {
     await page.locator('[data-testid="channel-item"][data-channel-name="marketing"]').click();
@@ -290,7 +290,7 @@ describe.skipIf(!available)('the sandbox Slack in a browser', () => {
     // The same person adds a digest from another channel: the open Home shows it without being opened again.
     await box.slack.slash('C_GENERAL', 'U_ALICE', 'digest add daily 07:30 countries');
     const added = await until(async () => (await box.lookout.store.digests.listAll()).find((d) => d.channelId === 'C_GENERAL'), 'the second digest');
-    await expect.poll(() => home.locator(`[data-block-id="digest-${added.id}-about"]`).textContent(), { timeout: 10_000 }).toMatch(/countries in #general · every day at 07:30/i);
+    await expect.poll(() => home.locator(`[data-block-id="digest-${added.id}-about"]`).textContent()).toMatch(/countries in #general · every day at 07:30/i);
     await page.mouse.move(0, 0);
     await page.screenshot({ path: join(dirname(SCREENSHOT), 'workspace-home.png') });
     // Back to a channel: its messages and the composer return.
@@ -298,5 +298,5 @@ describe.skipIf(!available)('the sandbox Slack in a browser', () => {
     expect(await home.isHidden()).toBe(true);
     expect(await page.getByTestId('composer-input').isVisible()).toBe(true);
     expect(problems).toEqual([]);
-  }, 30_000);
+  });
 });

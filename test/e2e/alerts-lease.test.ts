@@ -7,6 +7,7 @@ import { DEMO_VISITORS } from '../../src/sandbox/demo-api/index.js';
 import { startDemoApi, type DemoApi } from '../../src/sandbox/demo-api/server.js';
 import { startOfflineSlack, type OfflineSlack } from '../../src/sandbox/slack/index.js';
 import { captureLogs } from '../support/log-capture.js';
+import { until } from '../support/until.js';
 
 /** A scan longer than the lease: the lease is renewed while it runs, so a second replica stands by. */
 describe('the threat-watch lease during a long scan', () => {
@@ -58,11 +59,13 @@ describe('the threat-watch lease during a long scan', () => {
     demo.setFaults({ latencyMs: 700 }); // each API answer: the scan takes well over the 600 ms lease
     const [a, b] = watchers as [ThreatWatcher, ThreatWatcher];
     const first = a.tick();
+    // Once A holds the lease, past its 600 ms: only a renewal keeps B out.
+    await until(async () => (await repos.leases.holders(['threat-watch']))[0]?.owner === 'replica-a', 'A to hold the lease');
     await new Promise((r) => setTimeout(r, 1_000));
     expect(await b.tick()).toMatchObject({ status: 'not-leader' });
     expect(await first).toMatchObject({ status: 'scanned', visits: 1, alerts: 1 });
     demo.setFaults({});
     await a.stop(); // gives the lease up
     expect(await b.tick()).toMatchObject({ status: 'scanned', visits: 0 });
-  }, 20_000);
+  });
 });

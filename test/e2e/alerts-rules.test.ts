@@ -40,7 +40,7 @@ beforeAll(async () => {
     deliveries: { slackTimeoutMs: 5_000, heartbeatMs: 10_000, paceMs: 100 },
   });
   await box.lookout.store.watchState.saveProgress('visits', { watermark: now(), seenIds: [], counts: {}, at: now() });
-}, 30_000);
+});
 afterAll(() => box?.stop());
 
 describe('the admin gate on threat alerts', () => {

@@ -6,13 +6,13 @@ describe('alerts and SECURITY_CHANNELS', () => {
   let box: Sandbox & { logs: string[] };
   beforeAll(async () => {
     box = await sandbox({ scheduler: false, security: { channels: ['C_SECURITY'], users: [], scrapingScoreThreshold: 0.8 } });
-  }, 30_000);
+  });
   afterAll(() => box?.stop());
 
   const answer = async (channel: string, text: string) => {
     const before = new Set(box.slack.messages(channel, { user: 'U_ALICE' }).map((m) => m.ts));
     await box.slack.slash(channel, 'U_ALICE', text);
-    const reply = await box.slack.waitForMessage(channel, (m) => m.ephemeralTo === 'U_ALICE' && !before.has(m.ts) && /Threat alerts/.test(textsOf(m).join(' ')), 10_000);
+    const reply = await box.slack.waitForMessage(channel, (m) => m.ephemeralTo === 'U_ALICE' && !before.has(m.ts) && /Threat alerts/.test(textsOf(m).join(' ')));
     return textsOf(reply).join(' ');
   };
 

@@ -78,7 +78,7 @@ describe('threat alerts in one app', () => {
     await slack.waitFor(() => slack.messages(SECURITY, { user: 'U_ALICE' }).some((m) => textsOf(m).join(' ').includes('Threat alerts are on')));
     // Start watching from now.
     await app.store.watchState.saveProgress('visits', { watermark: now(), seenIds: [], counts: {}, at: now() });
-  }, 30_000);
+  });
   afterAll(async () => {
     await app?.stop();
   });
@@ -187,7 +187,7 @@ describe('threat alerts in one app', () => {
     expect(await app.watcher.scan()).toMatchObject({ status: 'scanned', alerts: 1 });
     await app.deliveries.drained();
     expect(alertFor(id!)).toBeDefined();
-  }, 20_000);
+  });
 
   it('a Slack 429 on posting delays the alert, and does not drop it', async () => {
     const [id] = attackers(23).slice(22);
@@ -198,7 +198,7 @@ describe('threat alerts in one app', () => {
     await app.deliveries.drained();
     expect(Date.now() - started).toBeGreaterThanOrEqual(900);
     expect(alertFor(id!)).toBeDefined();
-  }, 20_000);
+  });
 
   it('Details opens the visitor card for the clicker alone', async () => {
     const alert = alertFor(DEMO_VISITORS.attacker)!;

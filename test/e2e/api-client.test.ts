@@ -271,10 +271,10 @@ describe('failures end in the right ApiError kind', () => {
 
   it('429 with a Retry-After past the time budget → rate_limited at once', async () => {
     demo.setFaults({ rateLimit: { count: 5, retryAfterSeconds: 60 } });
-    const started = performance.now();
+    // Waiting the 60 s would outlast the test's timeout; asking again would show as a second request.
     const error = await failureOf(api.report('countries', RANGE));
     expect(error.kind).toBe('rate_limited');
-    expect(performance.now() - started).toBeLessThan(1000);
+    expect(demo.requests).toHaveLength(1);
   });
 
   it('500 until giving up → unavailable after the retries', async () => {
@@ -295,11 +295,10 @@ describe('failures end in the right ApiError kind', () => {
   it('no answer within the timeout → timeout', async () => {
     demo.setFaults({ hang: true });
     const impatient = client({ timeoutMs: 200 });
-    const started = performance.now();
+    // The demo API never answers: without the client's timeout, the test's own would fail it.
     const error = await failureOf(impatient.report('countries', RANGE));
     await impatient.close();
     expect(error.kind).toBe('timeout');
-    expect(performance.now() - started).toBeLessThan(1500);
   });
 
   it('malformed JSON → bad_response', async () => {

@@ -24,7 +24,7 @@ it("one person's burst of long, varied trends causes at most their budget of API
       await box.slack.slash(CHANNEL, USER, `trend ${report} last30d country:${country}${i % 2 ? ' device:mobile' : ''}`);
       const answer = await box.slack.waitFor(
         () => box.slack.messages(CHANNEL, { user: USER }).find((m) => !before.has(m.ts) && !/^Fetching \d+ periods/.test(m.text) && m.ephemeralTo === USER),
-        15_000,
+        30_000,
       );
       if (/analytics API requests one person may make/.test(mrkdwnOf(answer).join(' '))) refused++;
     }

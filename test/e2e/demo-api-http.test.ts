@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { generateDataset, DEMO_VISITORS } from '../../src/sandbox/demo-api/dataset.js';
 import { startDemoApi, type DemoApi } from '../../src/sandbox/demo-api/server.js';
+import { until } from '../support/until.js';
 
 const KEY = 'k-3c9e1f-demo-api-test-key';
 const NOW = new Date('2026-11-20T13:45:12.000Z');
@@ -308,12 +309,11 @@ describe('filters, sorting and paging over HTTP', () => {
     expect(after.map((v) => v['id'])).toContain(added.id);
   });
 
-  it('serves a 1,000-row page of visits quickly once warm', async () => {
-    await rows('/visits', { pagination: { limit: 1000 } });
-    const started = performance.now();
-    for (let i = 0; i < 10; i++) expect(await rows('/visits', { pagination: { current_page: 1 + (i % 3), limit: 1000 } })).toHaveLength(1000);
-    // Generous for loaded CI machines; the README has the measured figures.
-    expect((performance.now() - started) / 10).toBeLessThan(100);
+  it('serves 1,000-row pages of visits, each page its own rows (how fast: npm run bench -- api-client)', async () => {
+    const pages = [];
+    for (let page = 1; page <= 3; page++) pages.push(await rows('/visits', { pagination: { current_page: page, limit: 1000 } }));
+    for (const page of pages) expect(page).toHaveLength(1000);
+    expect(new Set(pages.flat().map((v) => v['id'])).size).toBe(3000);
   });
 });
 
@@ -384,7 +384,7 @@ describe('faults', () => {
     }
   });
 
-  it('hang never answers; the client times out, and close() still ends promptly', async () => {
+  it('hang never answers; the client times out, and close() ends without waiting for the hanging request', async () => {
     const dataset = generateDataset({ now: NOW, visitors: 20, visits: 100, days: 5 });
     const server = await startDemoApi({ apiKey: KEY, dataset, faults: { hang: true } });
     await expect(call('/countries', { method: 'POST', body: {}, signal: AbortSignal.timeout(150) }, server)).rejects.toThrow();
@@ -393,10 +393,8 @@ describe('faults', () => {
       () => 'answered',
       () => 'failed',
     );
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    const started = performance.now();
-    await server.close();
-    expect(performance.now() - started).toBeLessThan(1000);
+    await until(() => server.requests.length === 2, 'the second request to arrive');
+    await server.close(); // waiting for the hanging request would never end: the test's timeout would fail it
     expect(await outcome).toBe('failed');
     expect(server.requests).toHaveLength(2);
     expect(server.requests.every((r) => r.status === undefined)).toBe(true);

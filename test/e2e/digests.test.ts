@@ -24,7 +24,7 @@ async function command(text: string, user = USER, channel = CHANNEL): Promise<Me
   const before = new Set(box.slack.messages(channel, { user }).map((m) => m.ts));
   const delivery = await box.slack.slash(channel, user, text);
   expect(delivery.status).toBe(200);
-  return box.slack.waitForMessage(channel, (m) => !before.has(m.ts) && m.user !== user && m.via !== 'notice' && (!m.ephemeralTo || m.ephemeralTo === user), 10_000);
+  return box.slack.waitForMessage(channel, (m) => !before.has(m.ts) && m.user !== user && m.via !== 'notice' && (!m.ephemeralTo || m.ephemeralTo === user));
 }
 
 async function addDigest(extra: Partial<Digest> = {}): Promise<Digest> {

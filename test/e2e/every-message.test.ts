@@ -29,7 +29,7 @@ async function command(text: string, channel = CHANNEL, user = USER, slash = '/t
   const before = new Set(box.slack.messages(channel, { user }).map((m) => m.ts));
   const d = await box.slack.slash(channel, user, text, slash);
   expect(d.status).toBe(200);
-  return box.slack.waitForMessage(channel, (m) => !before.has(m.ts) && m.user !== user && m.via !== 'notice' && (m.ephemeralTo === user || m.ephemeralTo === undefined), 15_000);
+  return box.slack.waitForMessage(channel, (m) => !before.has(m.ts) && m.user !== user && m.via !== 'notice' && (m.ephemeralTo === user || m.ephemeralTo === undefined));
 }
 
 const refused = () => box.slack.webApi.calls.filter((c) => !c.ok && /^invalid_/.test(c.error ?? ''));

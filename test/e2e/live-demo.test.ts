@@ -65,7 +65,7 @@ describe('the living sandbox', () => {
       scheduler: false,
     });
     slack.setAppUrl(app.requestUrl!);
-  }, 30_000);
+  });
   afterAll(async () => {
     await app?.stop();
     await slack?.close();
@@ -75,7 +75,7 @@ describe('the living sandbox', () => {
   const answer = async (channel: string, text: string) => {
     const before = slack.messages(channel, { user: 'U_ALICE' }).length;
     await slack.slash(channel, 'U_ALICE', text);
-    return slack.waitFor(() => slack.messages(channel, { user: 'U_ALICE' }).slice(before).find((m) => m.user !== 'U_ALICE'), 10_000);
+    return slack.waitFor(() => slack.messages(channel, { user: 'U_ALICE' }).slice(before).find((m) => m.user !== 'U_ALICE'));
   };
 
   it('`/traffic alerts on` shows a real alert a minute later, and `today` grows', async () => {
@@ -90,7 +90,7 @@ describe('the living sandbox', () => {
     const scan = await app.watcher.scan();
     await app.deliveries.drained();
     expect(scan).toMatchObject({ status: 'scanned', alerts: 1 });
-    const alert = await slack.waitFor(() => slack.messages('C_SECURITY').find((m) => /visitor v_live_/.test(headerOf(m) ?? '')), 10_000);
+    const alert = await slack.waitFor(() => slack.messages('C_SECURITY').find((m) => /visitor v_live_/.test(headerOf(m) ?? '')));
     expect(headerOf(alert)).toMatch(/^(Threat|Suspicious)/);
     expect(textsOf(alert).join(' ')).toMatch(/flagged|VPN|scraping/);
   });

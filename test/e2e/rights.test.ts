@@ -25,7 +25,7 @@ afterAll(() => box?.stop());
 async function command(channel: string, user: string, text: string): Promise<string> {
   const before = new Set(box.slack.messages(channel, { user }).map((m) => m.ts));
   await box.slack.slash(channel, user, text);
-  const answer = await box.slack.waitForMessage(channel, (m) => !before.has(m.ts) && m.ephemeralTo === user, 10_000);
+  const answer = await box.slack.waitForMessage(channel, (m) => !before.has(m.ts) && m.ephemeralTo === user, 30_000);
   return mrkdwnOf(answer).join('\n');
 }
 
@@ -74,7 +74,7 @@ describe('watches', () => {
     const refusedTo = async (user: string, action: string) => {
       const before = new Set(box.slack.messages('C_GROWTH', { user }).map((m) => m.ts));
       await box.slack.click({ channel: 'C_GROWTH', ts }, action, undefined, { user });
-      const said = await box.slack.waitForMessage('C_GROWTH', (m) => !before.has(m.ts) && m.ephemeralTo === user, 10_000);
+      const said = await box.slack.waitForMessage('C_GROWTH', (m) => !before.has(m.ts) && m.ephemeralTo === user, 30_000);
       return mrkdwnOf(said).join('\n');
     };
     expect(await refusedTo('U_BOB', 'watch.ack')).toMatch(/posts in a channel you are not in/);

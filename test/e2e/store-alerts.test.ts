@@ -314,9 +314,7 @@ describeEachDb('store alerts', (t) => {
         // Even ones fresh (one exactly at the cutoff), odd ones stale.
         checkedAt: i % 2 === 0 ? at(i === 0 ? 0 : 1) : at(-1),
       }));
-      const started = performance.now();
       await t.store.visitorChecks.save(entries);
-      expect(performance.now() - started).toBeLessThan(10_000);
 
       const ids = [...entries.map((e) => e.visitorId), 'V-unknown'];
       const fresh = await t.store.visitorChecks.getFresh(ids, cutoff);

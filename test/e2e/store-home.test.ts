@@ -57,10 +57,8 @@ describeEachDb('App Home refresh', (t) => {
     });
     refresh.changed('everyone');
     await until(() => (outcomes.filter((o) => o === 'queued').length === 2 ? true : undefined), 'two publishes');
-    // U4's waits for the rate (a minute); stopping does not wait for it.
-    const started = Date.now();
+    // U4's waits for the rate (a minute, past the test's timeout); stopping does not wait for it.
     await refresh.stop();
-    expect(Date.now() - started).toBeLessThan(1_000);
     expect(outcomes.sort()).toEqual(['queued', 'queued', 'unchanged']);
     const open = await deliveries.unfinished({ failedWithinMs: 60_000, limit: 10 });
     expect(open.map((d) => d.channelId).sort()).toEqual(['U2', 'U3']);

@@ -108,24 +108,6 @@ const DIGEST = {
 };
 
 describe('openStore', () => {
-  it('completes a data directory that a crash left half-copied (no PG_VERSION) from the template', async () => {
-    const root = await mkdtemp(join(tmpdir(), 'lookout-store-'));
-    try {
-      const first = await openRepos({ dataDir: root });
-      await first.close();
-      await rm(join(root, 'PG_VERSION'));
-      await rm(join(root, 'global'), { recursive: true, force: true });
-      const again = await openRepos({ dataDir: root });
-      try {
-        expect(await again.digests.listAll()).toEqual([]);
-      } finally {
-        await again.close();
-      }
-    } finally {
-      await rm(root, { recursive: true, force: true });
-    }
-  });
-
   it('keeps PGlite data in a directory it creates, across reopening', async () => {
     const root = await mkdtemp(join(tmpdir(), 'lookout-store-'));
     const dataDir = join(root, 'nested', 'data');

@@ -36,26 +36,19 @@ describe.skipIf(!TEST_DATABASE_URL)('a database that stops answering', () => {
     await admin.close();
   });
 
-  it('a query during a partition fails within the query timeout instead of hanging', async () => {
+  // A partition never answers: without the query and connect timeouts, these calls would hang past the test's timeout.
+  it('a query during a partition fails at the query timeout instead of hanging', async () => {
     expect((await repos.db.query<{ n: number }>('SELECT 1 AS n')).rows).toEqual([{ n: 1 }]);
     proxy.hang();
-    const started = Date.now();
     await expect(repos.digests.listAll()).rejects.toThrow(/timeout|terminated|Connection/i);
-    expect(Date.now() - started).toBeLessThan(3_000);
     proxy.restore();
   });
 
-  it('a refused connection fails within the connect timeout; when the database is back, queries work again', async () => {
+  it('a refused connection fails at once; when the database is back, queries work again', async () => {
     proxy.refuse();
-    const started = Date.now();
     await expect(repos.db.query('SELECT 1')).rejects.toThrow();
-    expect(Date.now() - started).toBeLessThan(3_000);
     proxy.restore();
-    let rows: unknown[] = [];
-    for (let i = 0; i < 20 && rows.length === 0; i++) {
-      rows = await repos.db.query('SELECT 1 AS n').then((r) => r.rows, () => []);
-      if (rows.length === 0) await new Promise((r) => setTimeout(r, 100));
-    }
+    const rows = await until(() => repos.db.query('SELECT 1 AS n').then((r) => r.rows, () => undefined), 'a query to work again', 30_000);
     expect(rows).toEqual([{ n: 1 }]);
   });
 
@@ -82,22 +75,21 @@ describe.skipIf(!TEST_DATABASE_URL)('a database that stops answering', () => {
     try {
       proxy.hang();
       watcher.start();
-      await new Promise((r) => setTimeout(r, 2_500));
-      expect(lines.filter((l) => l.includes('threat scan tick failed')).length).toBeGreaterThanOrEqual(1);
+      await until(() => lines.some((l) => l.includes('threat scan tick failed')), 'a failed tick in the log', 30_000);
       proxy.restore();
-      let held = 0;
-      for (let i = 0; i < 40 && held === 0; i++) {
-        await new Promise((r) => setTimeout(r, 100));
-        held = (await repos.db.query("SELECT 1 FROM job_claims WHERE key = 'threat-watch' AND owner = 'outage-test'").then((r) => r.rows, () => [])).length;
-      }
-      expect(held).toBe(1);
+      const held = await until(
+        () => repos.db.query("SELECT 1 FROM job_claims WHERE key = 'threat-watch' AND owner = 'outage-test'").then((r) => r.rows.length === 1, () => false),
+        'the watcher to hold its lease again',
+        30_000,
+      );
+      expect(held).toBe(true);
       expect(unhandled).toEqual([]);
     } finally {
       process.off('unhandledRejection', onUnhandled);
       proxy.restore();
       await watcher.stop();
     }
-  }, 20_000);
+  }, 60_000);
 
   describe('the app on that database', () => {
     let demo: DemoApi;
@@ -121,7 +113,7 @@ describe.skipIf(!TEST_DATABASE_URL)('a database that stops answering', () => {
         port: 0,
         scheduler: false,
       });
-    }, 30_000);
+    });
     afterAll(async () => {
       await app?.stop();
       await slack?.close();

@@ -49,23 +49,22 @@ describeEachDb('the per-person quota (rate-limiter-flexible on the store)', (t) 
 
 describe.skipIf(!TEST_DATABASE_URL)('the per-person quota when PostgreSQL hangs', () => {
   it('waits 1 s at most for the store, then counts in memory: a partition never holds a request up', async () => {
+    // The store's own timeouts are longer than the test's: only the quota's 1 s can let these calls finish in time.
     const target = new URL(TEST_DATABASE_URL!);
     const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
     const viaProxy = new URL(TEST_DATABASE_URL!);
     viaProxy.port = String(proxy.port);
-    const db = await openDb({ databaseUrl: viaProxy.toString(), poolSize: 1, timeouts: { connectMs: 2000, queryMs: 5000 } });
+    const db = await openDb({ databaseUrl: viaProxy.toString(), poolSize: 1, timeouts: { connectMs: 120_000, queryMs: 120_000 } });
     try {
       const quota = userQuota(db, { points: 2, windowMs: 60_000 }, captureLogs('debug').logger);
       proxy.hang();
-      const started = Date.now();
       const waits = [await quota.take('U_HANG'), await quota.take('U_HANG'), await quota.take('U_HANG')];
-      expect(Date.now() - started).toBeLessThan(3 * 1500);
       expect(waits.slice(0, 2)).toEqual([0, 0]);
       expect(waits[2]).toBeGreaterThan(0);
     } finally {
-      proxy.restore();
-      await db.close().catch(() => undefined);
+      // Closing the proxy ends the hung connection, so closing the pool does not wait out its query.
       await proxy.close();
+      await db.close().catch(() => undefined);
     }
-  }, 30_000);
+  });
 });

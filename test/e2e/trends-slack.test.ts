@@ -22,13 +22,13 @@ async function run(text: string, command = '/traffic'): Promise<Message> {
   expect(delivery.status).toBe(200);
   // A trend with many periods not kept yet says first how its fetch goes, then the answer takes that note's place.
   const answered = (m: Message) => !before.has(m.ts) && m.user !== USER && m.via !== 'notice' && (!m.ephemeralTo || m.ephemeralTo === USER) && !/^Fetching \d+ periods/.test(m.text);
-  return box.slack.waitFor(() => box.slack.messages(CHANNEL, { user: USER }).find(answered), 10_000);
+  return box.slack.waitFor(() => box.slack.messages(CHANNEL, { user: USER }).find(answered), 30_000);
 }
 
 it('a trend with more periods to fetch than a page says how many first, and how it goes; the answer then takes its place', async () => {
   const before = new Set(box.slack.messages(CHANNEL, { user: USER }).map((m) => m.ts));
   await box.slack.slash(CHANNEL, USER, 'trend countries last90d');
-  const answer = await box.slack.waitFor(() => box.slack.messages(CHANNEL, { user: USER }).find((m) => !before.has(m.ts) && (headerOf(m) ?? '').startsWith('Trend:')), 10_000);
+  const answer = await box.slack.waitFor(() => box.slack.messages(CHANNEL, { user: USER }).find((m) => !before.has(m.ts) && (headerOf(m) ?? '').startsWith('Trend:')), 30_000);
   // One message: the note was replaced in place (twice: the halfway word, then the answer).
   expect(box.slack.messages(CHANNEL, { user: USER }).filter((m) => !before.has(m.ts))).toHaveLength(1);
   expect(answer.updates).toBe(2);
@@ -39,7 +39,7 @@ it('a trend past TREND_MAX_FETCH is refused, naming the cap, and reaches no API'
   try {
     const requests = small.demo!.requests.length;
     await small.slack.slash(CHANNEL, USER, 'trend countries last30d');
-    const answer = await small.slack.waitFor(() => small.slack.messages(CHANNEL, { user: USER }).find((m) => m.ephemeralTo === USER), 10_000);
+    const answer = await small.slack.waitFor(() => small.slack.messages(CHANNEL, { user: USER }).find((m) => m.ephemeralTo === USER), 30_000);
     expect(mrkdwnOf(answer).join(' ')).toMatch(/needs 60 periods Lookout has not kept yet; one trend fetches at most 50 \(TREND_MAX_FETCH\)/);
     expect(small.demo!.requests.length).toBe(requests);
   } finally {
@@ -53,7 +53,7 @@ async function change(message: Message, act: () => Promise<unknown>): Promise<Me
   return box.slack.waitFor(() => {
     const now = box.slack.messages(CHANNEL, { user: USER }).find((m) => m.ts === message.ts);
     return now && now.updates > updates ? now : undefined;
-  }, 10_000);
+  });
 }
 
 const charts = (m: Message) => (m.blocks ?? []).filter((b) => (b as Json).type === 'data_visualization') as unknown as Chart[];
@@ -135,7 +135,7 @@ describe('/traffic trend in Slack', () => {
   it('Post to channel shares the trend with everyone and says who shared it', async () => {
     const mine = await run('trend channels last7d');
     await box.slack.click(mine, 'trend.share');
-    const shared = await box.slack.waitForMessage(CHANNEL, (m) => !m.ephemeralTo && (headerOf(m) ?? '').startsWith('Trend: Channels'), 10_000);
+    const shared = await box.slack.waitForMessage(CHANNEL, (m) => !m.ephemeralTo && (headerOf(m) ?? '').startsWith('Trend: Channels'));
     expect(mrkdwnOf(shared).join(' ')).toContain(`shared by <@${USER}>`);
     expect(hasAction(shared, 'trend.share')).toBe(false);
   });

@@ -22,7 +22,7 @@ async function visitor(text: string, channel = SECURITY, user = USER): Promise<M
   const before = new Set(box.slack.messages(channel, { user }).map((m) => m.ts));
   const delivery = await box.slack.slash(channel, user, text, '/visitor');
   expect(delivery.status).toBe(200);
-  return box.slack.waitForMessage(channel, (m) => !before.has(m.ts) && m.user !== user && m.via !== 'notice' && (!m.ephemeralTo || m.ephemeralTo === user), 10_000);
+  return box.slack.waitForMessage(channel, (m) => !before.has(m.ts) && m.user !== user && m.via !== 'notice' && (!m.ephemeralTo || m.ephemeralTo === user));
 }
 
 const all = (m: Message) => textsOf(m).join('\n');

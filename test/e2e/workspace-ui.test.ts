@@ -242,7 +242,7 @@ describe('driving the app', () => {
     const narrowed = await box.slack.waitFor(() => {
       const m = box.slack.workspace.message('C_MARKETING', report.ts);
       return m && JSON.stringify(m.blocks).includes('country is `Germany`') ? m : undefined;
-    }, 10_000);
+    });
     expect(narrowed).toBeDefined();
     expect(box.slack.openViews('U_ALICE')).toHaveLength(0);
   });
@@ -276,7 +276,7 @@ describe('driving the app', () => {
       (list) => list.some((e) => e.event === 'message' && (e.data.message as UiMessage).text === 'marker'),
       async () => {
         await post('/ui/command', { channel: 'C_SECURITY', user: 'U_ALICE', text: '/traffic help' });
-        await box.slack.waitForMessage('C_SECURITY', (m) => m.ephemeralTo === 'U_ALICE' && m.user !== 'U_ALICE', 10_000);
+        await box.slack.waitForMessage('C_SECURITY', (m) => m.ephemeralTo === 'U_ALICE' && m.user !== 'U_ALICE');
         await post('/ui/command', { channel: 'C_SECURITY', user: 'U_ALICE', text: 'marker' });
       },
     );
@@ -336,7 +336,7 @@ describe('bad requests get 400 JSON', () => {
     const previewBlock = (fresh.blocks as { block_id: string; elements?: { action_id?: string; value?: string }[] }[]).find((b) => b.elements?.some((e) => e.action_id === 'digest.preview' && e.value === String(third)))!.block_id;
     const before = box.slack.messages('C_GENERAL', { user: 'U_ALICE' }).length;
     await post('/ui/action', { user: 'U_ALICE', channel: 'C_GENERAL', ts: fresh.ts, block_id: previewBlock, action_id: 'digest.preview' });
-    const preview = await box.slack.waitFor(() => box.slack.messages('C_GENERAL', { user: 'U_ALICE' }).slice(before).find((m) => JSON.stringify(m.blocks ?? []).includes(`#${third}`)), 10_000);
+    const preview = await box.slack.waitFor(() => box.slack.messages('C_GENERAL', { user: 'U_ALICE' }).slice(before).find((m) => JSON.stringify(m.blocks ?? []).includes(`#${third}`)));
     expect(JSON.stringify(preview.blocks)).toContain('Countries');
     for (const id of ids) await box.lookout.store.digests.remove(id);
   });

@@ -44,6 +44,7 @@ const TABLES = [
   'rate_limits',
   'trend_points',
   'watches',
+  'replay_keys',
 ];
 
 let warned = false;

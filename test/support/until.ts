@@ -1,5 +1,9 @@
-/** Polls `check` every 20 ms until it gives a value (not undefined or false), or throws after `ms` naming `what`. */
-export async function until<T>(check: () => T | undefined | false | Promise<T | undefined | false>, what: string, ms = 10_000): Promise<T> {
+/**
+ * Polls `check` every 20 ms until it gives a value (not undefined or false), or throws after
+ * `ms` naming `what`. The default is sized for a loaded machine: it only costs time when a
+ * test is failing anyway.
+ */
+export async function until<T>(check: () => T | undefined | false | Promise<T | undefined | false>, what: string, ms = 30_000): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
     const value = await check();

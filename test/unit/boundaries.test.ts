@@ -46,13 +46,11 @@ const PLANTED: Record<string, string> = {
   'src/features/bar/b.ts': "import { a } from './a.js';\nexport const b = () => a;",
 };
 
+// That the rules hold for the code itself is `npm run boundaries`, a step of `npm test` before vitest
+// (12 s here of depcruise over src/; run twice, it made this file time out on a loaded machine).
 describe('the layering rules (.dependency-cruiser.cjs)', () => {
   const planted = mkdtempSync(join(tmpdir(), 'lookout-boundaries-'));
   afterAll(() => rmSync(planted, { recursive: true, force: true }));
-
-  it('hold for the code as it is', async () => {
-    expect(await cruise(ROOT)).toEqual([]);
-  });
 
   it('catch each planted violation, and only those', async () => {
     for (const [path, text] of Object.entries(PLANTED)) {
@@ -76,5 +74,5 @@ describe('the layering rules (.dependency-cruiser.cjs)', () => {
         'sandbox-knows-only-protocols: src/sandbox/start.ts → src/config.ts',
       ].sort(),
     );
-  }, 60_000);
+  });
 });

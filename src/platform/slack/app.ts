@@ -6,7 +6,7 @@ import { boltLogger } from './bolt-logger.js';
 import { guardRequests, type GuardObserve } from './guard.js';
 import { preflightFetch } from './preflight.js';
 import { allowResponseOrigin, setResponseLog } from './respond.js';
-import { Routes, type Observe } from './routes.js';
+import { Routes, type FirstSeen, type Observe } from './routes.js';
 
 export interface SlackAppOptions {
   signingSecret: string;
@@ -24,8 +24,10 @@ export interface SlackAppOptions {
   listeners: readonly ((routes: Routes) => void)[];
   /** Told of each request's outcome. */
   observe?: Observe;
-  /** True the first time a key is seen within ttlMs, across replicas: replayed requests are refused. */
-  firstSeen?: (key: string, ttlMs: number) => Promise<boolean>;
+  /** The store's replay keys: each event is handled once, across replicas and restarts. */
+  firstSeen?: FirstSeen;
+  /** Several replicas may share the store: the request guard checks signatures for replay in it too, not only in this replica's memory. */
+  replicated?: boolean;
   /** Told of each request the guard accepted or refused (HTTP mode). */
   judged?: GuardObserve;
   /** The clock request timestamps are judged by (ms; default Date.now). */
@@ -82,7 +84,7 @@ export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp
   if (receiver) {
     receiver.requestListener = guardRequests(receiver.requestListener, {
       signingSecret: options.signingSecret,
-      firstSeen: options.firstSeen,
+      ...(options.replicated ? { firstSeen: options.firstSeen } : {}),
       log: log.child({ component: 'guard' }),
       ...(options.now ? { now: options.now } : {}),
       ...(options.judged ? { observe: options.judged } : {}),
@@ -115,7 +117,7 @@ export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp
 
   const routes = new Routes();
   for (const register of options.listeners) register(routes);
-  routes.mount(app, options.observe);
+  routes.mount(app, { observe: options.observe, firstSeen: options.firstSeen });
 
   return {
     app,

@@ -9,6 +9,12 @@ export type EventArgs = SlackEventMiddlewareArgs & AllMiddlewareArgs;
 /** Told of each request's outcome, by type (command, action, view) and name. */
 export type Observe = (type: string, name: string, outcome: 'ok' | 'error' | 'unknown') => void;
 
+/** True the first time a key is seen within ttlMs, on any replica (the store); may throw while the store is down. */
+export type FirstSeen = (key: string, ttlMs: number) => Promise<boolean>;
+
+/** Slack retries an event at once, after 1 minute and after 5 minutes: its event_id is kept this long. */
+export const EVENT_WINDOW_MS = 10 * 60_000;
+
 /**
  * Where each feature registers its listeners. Bolt runs every request past every listener
  * it has; mounted, these are three listeners (commands, block actions, view submissions)
@@ -20,8 +26,8 @@ export class Routes {
   private readonly actionPatterns: [RegExp, (args: ActionArgs) => Promise<void>][] = [];
   private readonly views = new Map<string, (args: ViewArgs) => Promise<void>>();
   private readonly events = new Map<string, (args: EventArgs) => Promise<void>>();
-  /** Events already handled, by event_id: Slack retries an event it got no timely 200 for, and a retry is handled once. */
-  private readonly handledEvents = new LRUCache<string, true>({ max: 10_000, ttl: 3_600_000 });
+  /** Events this replica handled, by event_id: a retry here is dropped without asking the store. */
+  private readonly handledEvents = new LRUCache<string, true>({ max: 10_000, ttl: EVENT_WINDOW_MS });
 
   command(name: string, handler: (args: CommandArgs) => Promise<void>): void {
     this.commands.set(name, handler);
@@ -43,8 +49,10 @@ export class Routes {
   /**
    * Anything no feature handles is acked and logged, so Slack shows no error and nothing
    * waits. `observe` hears each request's outcome: ok, error (the handler threw) or unknown.
+   * Slack retries an event it got no timely 200 for, to any replica: with `firstSeen` (the
+   * store) each event_id is handled once across replicas and restarts.
    */
-  mount(app: App, observe: Observe = () => {}): void {
+  mount(app: App, { observe = () => {}, firstSeen }: { observe?: Observe; firstSeen?: FirstSeen } = {}): void {
     const counted = async <A>(type: string, name: string, handler: (args: A) => Promise<void>, args: A) => {
       try {
         await handler(args);
@@ -52,6 +60,17 @@ export class Routes {
       } catch (error) {
         observe(type, name, 'error');
         throw error;
+      }
+    };
+    const firstTime = async (eventId: string, logger: EventArgs['logger']): Promise<boolean> => {
+      if (this.handledEvents.has(eventId)) return false;
+      this.handledEvents.set(eventId, true);
+      if (!firstSeen) return true;
+      try {
+        return await firstSeen(`event:${eventId}`, EVENT_WINDOW_MS);
+      } catch (error) {
+        logger.warn(`could not check event ${eventId} in the store (${error instanceof Error ? error.message : String(error)}); checked on this replica only`);
+        return true;
       }
     };
     app.command(/.*/, async (args) => {
@@ -79,13 +98,10 @@ export class Routes {
         return;
       }
       const eventId = (args.body as { event_id?: unknown }).event_id;
-      if (typeof eventId === 'string') {
-        if (this.handledEvents.has(eventId)) {
-          observe('event', type, 'ok');
-          args.logger.info(`event ${eventId} (${type}) was handled already: a retry, ignored`);
-          return;
-        }
-        this.handledEvents.set(eventId, true);
+      if (typeof eventId === 'string' && !(await firstTime(eventId, args.logger))) {
+        observe('event', type, 'ok');
+        args.logger.info(`event ${eventId} (${type}) was handled already: a retry, ignored`);
+        return;
       }
       return counted('event', type, handler, args as EventArgs);
     });

@@ -5,10 +5,10 @@
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import v8 from 'node:v8';
@@ -61,8 +61,11 @@ export async function openDb(options: OpenDbOptions): Promise<Db> {
   if (options.throwaway) return openThrowaway(schema);
   if (options.memory) return openPglite(undefined, schema);
   if (options.dataDir) {
-    if (!options.initInProcess) await initDataDir(options.dataDir);
-    return openPglite(options.dataDir, schema);
+    const dataDir = options.dataDir;
+    if (!options.initInProcess) await initDataDir(dataDir);
+    return openPglite(dataDir, schema).catch((error: unknown) => {
+      throw unopenable(dataDir, error);
+    });
   }
   throw new Error('openDb needs a databaseUrl, a dataDir or memory: true');
 }
@@ -98,27 +101,87 @@ function compileWasmBaselineOnly(): void {
 }
 
 /**
- * A new data directory is a copy of a template: a data directory made once (initdb and
- * the migrations) by a short-lived child process and kept under node_modules/.cache,
- * keyed by the PGlite version and the migrations. initdb's WASM instances would otherwise
- * stay resident in the serving process (about 450 MB), and initdb takes seconds
- * (bench/memory.ts). Where the cache cannot be written, the child makes the directory itself.
+ * A data directory Lookout will not open or overwrite. Its message is one line: the
+ * directory, what is wrong, and what to do; nothing in the directory was changed.
  */
-async function initDataDir(dataDir: string): Promise<void> {
-  if (existsSync(join(dataDir, 'PG_VERSION'))) return;
-  const template = await ensureTemplate();
-  if (template) return copyTemplate(template, dataDir);
-  await initInChild(dataDir);
+export class DataDirError extends Error {
+  override readonly name = 'DataDirError';
+}
+
+/** Written into a data directory before anything else and removed last: a start that finds it redoes the initialisation. */
+const INITIALISING = '.lookout-initialising';
+
+const WHAT_TO_DO = 'Nothing was changed: restore it from a backup, or set DATA_DIR to an empty or absent directory.';
+
+/**
+ * What is in a data directory: ready to open, new (absent or empty), or an initialisation
+ * cut short. Anything else is someone's data (a damaged data directory, or another
+ * program's files) and is refused.
+ */
+function inspectDataDir(dataDir: string): 'ready' | 'new' | 'interrupted' {
+  const where = `DATA_DIR ${resolve(dataDir)}`;
+  let entries: string[];
+  try {
+    entries = readdirSync(dataDir);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return 'new';
+    if (code === 'ENOTDIR') throw new DataDirError(`${where} is a file, not a directory. ${WHAT_TO_DO}`);
+    throw new DataDirError(`${where} cannot be read (${code ?? String(error)}): give Lookout's user access to it, or set DATA_DIR to an empty or absent directory.`);
+  }
+  if (entries.includes(INITIALISING)) return 'interrupted';
+  if (entries.length === 0) return 'new';
+  if (entries.includes('PG_VERSION')) return 'ready';
+  const what =
+    entries.includes('base') && entries.includes('global')
+      ? 'a PostgreSQL data directory without its PG_VERSION file (damaged)'
+      : `not empty and not a PostgreSQL data directory (it holds ${entries.length} entr${entries.length === 1 ? 'y' : 'ies'}: ${entries.slice(0, 3).map((e) => JSON.stringify(e)).join(', ')}${entries.length > 3 ? ', …' : ''})`;
+  throw new DataDirError(`${where} is ${what}; Lookout initialises only an empty or absent directory. ${WHAT_TO_DO}`);
+}
+
+/** PGlite could not open, or read, a data directory that has a PG_VERSION. */
+export function unopenable(dataDir: string, error: unknown): DataDirError {
+  let version = 'unreadable';
+  try {
+    version = JSON.stringify(readFileSync(join(dataDir, 'PG_VERSION'), 'utf8').trim().slice(0, 20));
+  } catch {
+    // the message says it could not be read
+  }
+  const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0];
+  return new DataDirError(
+    `DATA_DIR ${resolve(dataDir)} could not be opened (PGlite: ${reason}): its files are damaged or were made by another PostgreSQL version (PG_VERSION ${version}). ${WHAT_TO_DO}`,
+  );
 }
 
 /**
- * PG_VERSION is copied last: a copy cut short by a crash has none, so the next start
- * copies again instead of opening half a data directory.
+ * Only an absent or empty data directory is initialised (or one whose initialisation was
+ * cut short, which the INITIALISING file says): a copy of a template, a data directory
+ * made once (initdb and the migrations) by a short-lived child process and kept under
+ * node_modules/.cache, keyed by the PGlite version and the migrations. initdb's WASM
+ * instances would otherwise stay resident in the serving process (about 450 MB), and
+ * initdb takes seconds (bench/memory.ts). Where the cache cannot be written, the child
+ * makes a copy of its own in a temporary directory.
  */
-function copyTemplate(template: string, dataDir: string): void {
+async function initDataDir(dataDir: string): Promise<void> {
+  const state = inspectDataDir(dataDir);
+  if (state === 'ready') return;
   mkdirSync(dataDir, { recursive: true });
-  cpSync(template, dataDir, { recursive: true, filter: (source) => source !== join(template, 'PG_VERSION') });
-  cpSync(join(template, 'PG_VERSION'), join(dataDir, 'PG_VERSION'));
+  // Everything here is a copy Lookout started and did not finish.
+  if (state === 'interrupted') for (const entry of readdirSync(dataDir)) if (entry !== INITIALISING) rmSync(join(dataDir, entry), { recursive: true, force: true });
+  writeFileSync(join(dataDir, INITIALISING), 'Lookout is initialising this data directory. If this file is still here, that was cut short, and the next start does it again.\n');
+  const template = await ensureTemplate();
+  if (template) {
+    cpSync(template, dataDir, { recursive: true });
+  } else {
+    const made = mkdtempSync(join(tmpdir(), 'lookout-init-'));
+    try {
+      await initInChild(made);
+      cpSync(made, dataDir, { recursive: true });
+    } finally {
+      rmSync(made, { recursive: true, force: true });
+    }
+  }
+  rmSync(join(dataDir, INITIALISING));
 }
 
 /** The data directory template, made now if it is missing; undefined where it cannot be kept. */
@@ -173,7 +236,7 @@ async function openThrowaway(schema: string | undefined): Promise<Db> {
   if (!template) return openPglite(undefined, schema);
   const dir = mkdtempSync(join(tmpdir(), 'lookout-store-'));
   try {
-    copyTemplate(template, dir);
+    cpSync(template, dir, { recursive: true });
     const db = await openPglite(dir, schema);
     return { ...db, close: () => db.close().finally(() => rmSync(dir, { recursive: true, force: true })) };
   } catch (error) {

@@ -6,6 +6,8 @@ const HOUR = 3_600_000;
 export interface Prune {
   name: string;
   olderThanMs: number;
+  /** How often it runs, when not as often as the rest (replay keys: as often as their window). */
+  everyMs?: number;
   prune(olderThan: Date): Promise<number>;
 }
 
@@ -15,16 +17,21 @@ export async function housekeep(prunes: readonly Prune[], now: Date): Promise<Re
   return Object.fromEntries(prunes.map((p, i) => [p.name, counts[i] ?? 0]));
 }
 
-/** Trims each table once an hour. A failure is logged and tried again the next hour. */
+/** Trims each table every `everyMs` (an hour), or as often as its own `everyMs` says. A failure is logged and tried again next time. */
 export function startHousekeeping(prunes: readonly Prune[], log: Logger, now: () => Date, everyMs = HOUR): () => void {
-  const run = () =>
-    housekeep(prunes, now()).then(
+  const run = (group: readonly Prune[]) =>
+    housekeep(group, now()).then(
       (counts) => {
         if (Object.values(counts).some((n) => n > 0)) log.debug(counts, 'housekeeping');
       },
       (error: unknown) => log.warn({ err: error instanceof Error ? error.message : String(error) }, 'housekeeping failed; it runs again next time'),
     );
-  const timer = setInterval(run, everyMs);
-  timer.unref();
-  return () => clearInterval(timer);
+  const intervals = new Set(prunes.map((p) => p.everyMs ?? everyMs));
+  const timers = [...intervals].map((ms) => {
+    const group = prunes.filter((p) => (p.everyMs ?? everyMs) === ms);
+    const timer = setInterval(() => void run(group), ms);
+    timer.unref();
+    return timer;
+  });
+  return () => timers.forEach((timer) => clearInterval(timer));
 }

@@ -1,14 +1,15 @@
 /** The store: one Db (PGlite or PostgreSQL), migrated, with the repositories every feature shares. */
-import { openDb, type Db, type OpenDbOptions } from './db.js';
+import { openDb, unopenable, type Db, type OpenDbOptions } from './db.js';
 import { LeaseRepo } from './leases.js';
 import { migrate } from './migrate.js';
 import { QueryStashRepo } from './query-stash.js';
+import { ReplayRepo } from './replays.js';
 
 export type { Db, OpenDbOptions, Queryable } from './db.js';
 export type { QueryStash } from './query-stash.js';
-export { openDb, redactUrl } from './db.js';
+export { DataDirError, openDb, redactUrl } from './db.js';
 export { migrate } from './migrate.js';
-export { LeaseRepo, QueryStashRepo };
+export { LeaseRepo, QueryStashRepo, ReplayRepo };
 
 export interface Store {
   db: Db;
@@ -24,7 +25,9 @@ export async function openStore(options: OpenDbOptions): Promise<Store> {
     await migrate(db);
   } catch (error) {
     await db.close();
-    throw error;
+    // A data directory that opens but cannot be read (a damaged table) is refused in one line, as one that does not open.
+    const dataDir = options.databaseUrl || options.memory || options.throwaway ? undefined : options.dataDir;
+    throw dataDir ? unopenable(dataDir, error) : error;
   }
   return { db, leases: new LeaseRepo(db), stash: new QueryStashRepo(db), close: () => db.close() };
 }

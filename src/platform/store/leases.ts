@@ -27,7 +27,7 @@ export class LeaseRepo {
     return rows.length > 0;
   }
 
-  /** Who holds these leases, where unexpired (not every key: replay guards keep one per request). */
+  /** Who holds these leases, where unexpired. */
   async holders(keys: readonly string[]): Promise<{ key: string; owner: string }[]> {
     const { rows } = await this.db.query<{ key: string; owner: string }>(
       'SELECT key, owner FROM job_claims WHERE key = ANY($1::text[]) AND expires_at > now() ORDER BY key',

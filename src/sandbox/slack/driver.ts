@@ -392,9 +392,10 @@ export class SlackDriver {
 
   /**
    * Resolves with the first truthy value of `predicate`, checked now and after every
-   * workspace change; rejects after `timeoutMs`.
+   * workspace change; rejects after `timeoutMs` (long enough for a loaded machine: it only
+   * costs time when the condition is never met).
    */
-  waitFor<T>(predicate: (change?: WorkspaceChange) => T | undefined | null | false, timeoutMs = 5000): Promise<T> {
+  waitFor<T>(predicate: (change?: WorkspaceChange) => T | undefined | null | false, timeoutMs = 30_000): Promise<T> {
     const first = predicate();
     if (first) return Promise.resolve(first);
     return new Promise<T>((resolve, reject) => {
@@ -428,7 +429,7 @@ export class SlackDriver {
    * Resolves with the newest message in the channel (ephemerals and thread replies
    * included) that matches, waiting for one to arrive or change.
    */
-  waitForMessage(channel: string, predicate: (m: Message) => boolean, timeoutMs = 5000): Promise<Message> {
+  waitForMessage(channel: string, predicate: (m: Message) => boolean, timeoutMs = 30_000): Promise<Message> {
     return this.waitFor(() => {
       const all = this.workspace.allMessages(channel);
       for (let i = all.length - 1; i >= 0; i--) {
