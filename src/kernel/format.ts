@@ -34,12 +34,24 @@ export function formatDuration(seconds: number | undefined | null): string {
   return `${formatCount(Math.floor(total / 86_400))}d ${pad2(Math.floor((total % 86_400) / 3600))}h`;
 }
 
+const PLURAL = new Intl.PluralRules('en-US');
+
+/** The noun agreeing with `n`: "visit" for 1, "visits" otherwise (`plural` for nouns that do not just take an s). */
+export function nounFor(n: number, singular: string, plural = `${singular}s`): string {
+  return PLURAL.select(n) === 'one' ? singular : plural;
+}
+
+/** "1 visit", "2 visits", "1,204 visits": a count and its noun agreeing. */
+export function counted(n: number, singular: string, plural = `${singular}s`): string {
+  return `${formatCount(n)} ${nounFor(n, singular, plural)}`;
+}
+
 /** A whole span in words: "1 minute", "5 minutes", "2 hours", "1 day" (the largest unit that divides it). */
 export function durationInWords(ms: number): string {
   const units: [number, string][] = [[86_400_000, 'day'], [3_600_000, 'hour'], [60_000, 'minute'], [1000, 'second']];
   const [size, name] = units.find(([size]) => ms >= size && ms % size === 0) ?? [1000, 'second'];
   const n = Math.round(ms / size);
-  return `${formatCount(n)} ${name}${n === 1 ? '' : 's'}`;
+  return counted(n, name);
 }
 
 /** Change against a previous value: "▲ 12%", "▼ 5%", "–" (no change), "new". */

@@ -4,6 +4,7 @@
  * answer and may give a reason with a severity. Shared by /visitor and the
  * threat alerts.
  */
+import { counted } from './format.js';
 import { SECURITY_CHECKS, type Flag, type Part, type SecurityAnswers, type SecurityCheck } from './records.js';
 
 /** From the lowest up. */
@@ -107,7 +108,7 @@ export const RULES: readonly Rule[] = [
       const list = f.extensions?.scraper_extension_list ?? [];
       if (list.length === 0) return undefined;
       const shown = list.slice(0, 5).join(', ') + (list.length > 5 ? `, and ${list.length - 5} more` : '');
-      return `${list.length} scraper extension${list.length === 1 ? '' : 's'}: ${shown}`;
+      return `${counted(list.length, 'scraper extension')}: ${shown}`;
     },
   },
   {

@@ -1,5 +1,5 @@
 import type { Button, KnownBlock, TableBlock } from '@slack/types';
-import { formatCount, formatDateTime, formatDateTimeIn, maskIp, MISSING, shortUrl } from '../../kernel/format.js';
+import { formatDateTime, formatDateTimeIn, maskIp, MISSING, shortUrl, counted } from '../../kernel/format.js';
 import { fieldOf } from '../../kernel/records.js';
 import type { Severity, VerdictName } from '../../kernel/verdict.js';
 import { escapeMrkdwn, fallbackText, mrkdwnCode } from '../../platform/slack/kit/escape.js';
@@ -101,7 +101,7 @@ export function alertMessage(view: AlertView): SlackMessage {
       type: 'section',
       fields: [
         mrkdwn(`*Visit*\n${visitLine(view.visit, view)}`, LIMITS.sectionFieldText),
-        mrkdwn(`*Seen*\n${formatCount(view.sightings)} visit${view.sightings === 1 ? '' : 's'} · first ${escapeMrkdwn(when(view.firstSeen, view))} · last ${escapeMrkdwn(when(view.lastSeen, view))}`, LIMITS.sectionFieldText),
+        mrkdwn(`*Seen*\n${counted(view.sightings, 'visit')} · first ${escapeMrkdwn(when(view.firstSeen, view))} · last ${escapeMrkdwn(when(view.lastSeen, view))}`, LIMITS.sectionFieldText),
       ],
     },
   ];
@@ -126,7 +126,7 @@ export function alertMessage(view: AlertView): SlackMessage {
 /** The thread reply for later visits by an alerted visitor. */
 export function sightingsReply(count: number, lastVisit: Record<string, unknown>, view: Pick<AlertView, 'timeZone' | 'now'>): { text: string; blocks: KnownBlock[] } {
   const page = clip(shortUrl(str(lastVisit.url)), 100);
-  const text = `Seen again: ${formatCount(count)} more visit${count === 1 ? '' : 's'}, last on ${page}`;
+  const text = `Seen again: ${counted(count, 'more visit')}, last on ${page}`;
   return {
     text: fallbackText(text),
     blocks: [{ type: 'section', text: mrkdwn(`:eyes: ${escapeMrkdwn(text)}\n${visitLine(lastVisit, view)}`) }],
@@ -152,7 +152,7 @@ export function burstSummary(rows: readonly SummaryRow[], view: Pick<AlertView, 
     ]).map((r) => r.map((t) => cell(t))),
   };
   const counts = (['high', 'medium', 'low'] as const).map((s) => [s, rows.filter((r) => r.severity === s).length] as const).filter(([, n]) => n > 0);
-  const headline = `${formatCount(rows.length)} new flagged visitors`;
+  const headline = counted(rows.length, 'new flagged visitor');
   const blocks: KnownBlock[] = [
     { type: 'header', text: plainText(`:rotating_light: ${headline}`, LIMITS.headerText) },
     {

@@ -79,7 +79,7 @@ export class AlertService implements FlaggedVisitors {
     this.deps.log.info({ channel: channelId, user, min: request.min, checks: request.checks }, 'threat alerts on');
     return {
       ok: true,
-      message: infoMessage(`Threat alerts are on: visitors of ${request.min} severity or more (checks: ${request.checks.join(', ')}) are reported in that channel within a scan or two.`),
+      message: infoMessage([`Threat alerts are on: visitors of ${request.min} severity or more (checks: ${request.checks.join(', ')}) are reported in `, { channel: channelId }, ' within a scan or two.']),
     };
   }
 

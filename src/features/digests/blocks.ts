@@ -2,7 +2,7 @@ import type { Button, KnownBlock } from '@slack/types';
 import type { ReportDef } from '../../kernel/catalog.js';
 import type { FilterGroup } from '../../kernel/filters.js';
 import type { DateRange } from '../../kernel/dates.js';
-import { formatCount, formatDelta, formatDuration, MISSING } from '../../kernel/format.js';
+import { formatCount, formatDelta, formatDuration, MISSING, counted, nounFor } from '../../kernel/format.js';
 import { escapeMrkdwn, fallbackText, mrkdwnCode } from '../../platform/slack/kit/escape.js';
 import { capBlocks, clip, LIMITS, mrkdwn, plainText } from '../../platform/slack/kit/limits.js';
 import { describeFilters } from '../../platform/slack/kit/filters.js';
@@ -62,7 +62,7 @@ function line(l: DigestLine, i: number): string {
   const time = l.duration !== undefined ? ` · ${formatDuration(l.duration)}` : '';
   if (l.value === undefined) return `${i + 1}. ${name}${time}`;
   const change = l.previous === undefined ? '' : ` ${formatDelta(l.value, l.previous)}`;
-  return `${i + 1}. ${name} · *${formatCount(l.value)}* visit${l.value === 1 ? '' : 's'}${change}${time}`;
+  return `${i + 1}. ${name} · *${formatCount(l.value)}* ${nounFor(l.value, 'visit')}${change}${time}`;
 }
 
 function section(s: DigestSection): KnownBlock {
@@ -196,5 +196,5 @@ export function digestList(items: DigestListItem[], scope: string): { text: stri
   if (items.length > shown.length) {
     blocks.push({ type: 'context', elements: [mrkdwn(`…and ${items.length - shown.length} more. \`/traffic digest list\` in a channel shows that channel's.`)] });
   }
-  return { text: fallbackText(`${items.length} digest${items.length === 1 ? '' : 's'} ${scope}`), blocks: capBlocks(blocks) };
+  return { text: fallbackText(`${counted(items.length, 'digest')} ${scope}`), blocks: capBlocks(blocks) };
 }

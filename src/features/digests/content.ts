@@ -5,7 +5,7 @@ import type { TrendService } from '../trends/service.js';
 import { ApiError } from '../../platform/api/errors.js';
 import { REPORTS, type ReportId, type ReportRow } from '../../kernel/catalog.js';
 import { previousPeriod, type DateRange } from '../../kernel/dates.js';
-import { formatDateTime, formatField } from '../../kernel/format.js';
+import { formatDateTime, formatField, counted } from '../../kernel/format.js';
 import { fieldOf } from '../../kernel/records.js';
 import type { FilterGroup } from '../../kernel/filters.js';
 import type { SlackMessage } from '../../platform/slack/kit/messages.js';
@@ -154,7 +154,7 @@ export class DigestContent {
     const to = new Date(Date.parse(`${period.endDate}T00:00:00Z`) + 86_400_000);
     const seen = await this.deps.flagged.seen(from, to);
     if (seen === undefined) return undefined;
-    const visitors = `${seen.count} flagged visitor${seen.count === 1 ? '' : 's'}`;
+    const visitors = counted(seen.count, 'flagged visitor');
     if (seen.watchingSince > from) {
       return `The threat watch began ${formatDateTime(seen.watchingSince.toISOString(), timeZone, now)} (${timeZone}): ${visitors} since then; visits before it were not checked.`;
     }

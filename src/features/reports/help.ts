@@ -49,8 +49,8 @@ function general(catalog: ReportCatalog): string[] {
     'Filters: country:Germany,France (is one of), country.code:US, page~/blog (contains), city:"New York"; "or" starts another group',
     `Sort and size: by <key> [asc|desc], top <n> (1 to ${MAX_TOP}, default ${DEFAULT_TOP}); "public" posts to the channel`,
     `Example: ${EXAMPLES[1]}`,
-    'Also: /traffic digest …, /traffic alerts …, /visitor <visitor_id> [visit <visit_id>]',
-    'More: /traffic help reports | ranges | filters | sort | examples | digest | alerts | <report>',
+    'Also: /traffic trend …, /traffic watch …, /traffic digest …, /traffic alerts …, /visitor <visitor_id> [visit <visit_id>]',
+    'More: /traffic help reports | ranges | filters | sort | examples | trend | watch | digest | alerts | <report>',
   ];
 }
 

@@ -1,6 +1,6 @@
 import type { Button, KnownBlock } from '@slack/types';
 import { REPORTS } from '../../kernel/catalog.js';
-import { formatDateTimeIn } from '../../kernel/format.js';
+import { formatDateTimeIn, counted } from '../../kernel/format.js';
 import type { Trend } from '../../kernel/trend.js';
 import { USER_ID } from '../../kernel/text.js';
 import { inColour } from '../../platform/slack/kit/colour.js';
@@ -145,5 +145,5 @@ export function watchListMessage(items: readonly WatchListItem[], view: { timeZo
     }
   }
   if (items.length > 15) blocks.push({ type: 'context', elements: [mrkdwn(`…and ${items.length - 15} more.`)] });
-  return { text: fallbackText(`${items.length} watch${items.length === 1 ? '' : 'es'}`), blocks: capBlocks(blocks) };
+  return { text: fallbackText(counted(items.length, 'watch', 'watches')), blocks: capBlocks(blocks) };
 }

@@ -122,7 +122,7 @@ export class WatchService {
 
   /** A confirmation that says what the watch does and when it is next evaluated. */
   added(watch: Watch, verb: 'added' | 'changed'): SlackMessage {
-    return infoMessage(`Watch #${watch.id} ${verb}: ${watchTitle(watch.rule)}, evaluated every ${watch.rule.every} for the last complete ${watch.rule.every} (${watch.timeZone}), posting in <#${watch.channelId}>.`);
+    return infoMessage([`Watch #${watch.id} ${verb}: ${watchTitle(watch.rule)}, evaluated every ${watch.rule.every} for the last complete ${watch.rule.every} (${watch.timeZone}), posting in `, { channel: watch.channelId }, '.']);
   }
 
   muteNote(watch: Watch, forMs: number | null): SlackMessage {

@@ -2,6 +2,7 @@ import type { KnownBlock, MessageAttachment } from '@slack/types';
 import { escapeMrkdwn, fallbackText, mrkdwnCode } from './escape.js';
 import type { ChartBlock } from './charts.js';
 import { mrkdwn } from './limits.js';
+import { CHANNEL_ID } from '../../../kernel/text.js';
 
 /** A block of a message: @slack/types' own, or a chart (which @slack/types does not type yet: kit/charts.ts). */
 export type MessageBlock = KnownBlock | ChartBlock;
@@ -21,9 +22,17 @@ export function problemMessage(text: string, hint?: string): SlackMessage {
   return { text: fallbackText(`${text}${hint ? ` ${hint}` : ''}`), blocks };
 }
 
-/** A plain confirmation (`text` is plain and gets escaped). */
-export function infoMessage(text: string): SlackMessage {
-  return { text: fallbackText(text), blocks: [{ type: 'section', text: mrkdwn(`:white_check_mark: ${escapeMrkdwn(text)}`) }] };
+/** Words and channels: a channel (its id, from Lookout's own records, never from a request) is shown as Slack's link. */
+export type Said = string | readonly (string | { channel: string })[];
+
+function said(parts: Said, escape: (text: string) => string): string {
+  if (typeof parts === 'string') return escape(parts);
+  return parts.map((p) => (typeof p === 'string' ? escape(p) : CHANNEL_ID.test(p.channel) ? `<#${p.channel}>` : escape(p.channel))).join('');
+}
+
+/** A plain confirmation: words are escaped, channels shown as links. */
+export function infoMessage(text: Said): SlackMessage {
+  return { text: said(text, (t) => fallbackText(t)), blocks: [{ type: 'section', text: mrkdwn(`:white_check_mark: ${said(text, escapeMrkdwn)}`) }] };
 }
 
 /** A parse error: what was wrong (a one-liner from a feature's parser) and the usage line. */

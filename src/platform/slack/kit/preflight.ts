@@ -5,7 +5,7 @@
  */
 import { BLOCK_RULES, LIMITS, type Surface } from '../../../slack-rules/rules.js';
 import { validateHomeView, validateMessage, validateView } from '../../../slack-rules/validate.js';
-import { formatCount } from '../../../kernel/format.js';
+import { formatCount, counted } from '../../../kernel/format.js';
 
 type Json = Record<string, unknown>;
 
@@ -120,7 +120,7 @@ function fitBlocks(blocks: unknown[], surface: Surface, where: string, changes: 
       const { block, cut } = cutTable(b, maxRows, maxChars);
       if (cut > 0) {
         changes.push(`${where}[${i}]: a ${b.type} over Slack's limits (${maxRows} rows, ${formatCount(maxChars)} characters); ${cut} rows left out`);
-        out.push(block, { type: 'context', elements: [{ type: 'mrkdwn', text: `…${formatCount(cut)} more row${cut === 1 ? '' : 's'} not shown here.` }] });
+        out.push(block, { type: 'context', elements: [{ type: 'mrkdwn', text: `…${counted(cut, 'more row')} not shown here.` }] });
         continue;
       }
     }
