@@ -114,3 +114,15 @@ describe('trend messages stay within what Slack accepts', () => {
     expect(validateBlocks([long] as never, 'message').ok).toBe(false);
   });
 });
+
+describe('pie labels read as the table does (issue 27)', () => {
+  it('paths, not URLs; each within 20 characters and told apart; a pie only with two slices at least', async () => {
+    const { distinctLabels } = await import('../../src/platform/slack/kit/charts.js');
+    const urls = ['https://www.example-shop.com/blog/2024/november/post-one', 'https://www.example-shop.com/blog/2024/november/post-two', 'https://www.example-shop.com/'];
+    const labels = distinctLabels(urls.map((u) => new URL(u).pathname));
+    expect(labels).toEqual(['/blog/2024…/post-one', '/blog/2024…/post-two', '/']);
+    expect(new Set(labels).size).toBe(3);
+    for (const l of labels) expect(Array.from(l).length).toBeLessThanOrEqual(20);
+    expect(distinctLabels(['same', 'same'])).toEqual(['same', 'same (2)']);
+  });
+});

@@ -1,12 +1,12 @@
 import type { ActionsBlock, Button } from '@slack/types';
 import type { ReportDef } from '../../kernel/catalog.js';
 import { REPORTS } from '../../kernel/catalog.js';
-import { formatCount } from '../../kernel/format.js';
+import { formatCount, shortUrl } from '../../kernel/format.js';
 import { metricLabel, type Trend, type TrendSpec } from '../../kernel/trend.js';
 import { USER_ID } from '../../kernel/text.js';
 import { escapeMrkdwn, fallbackText } from '../../platform/slack/kit/escape.js';
 import { describeFilters } from '../../platform/slack/kit/filters.js';
-import { chartLabel, trendChart, trendFigures, type ChartBlock } from '../../platform/slack/kit/charts.js';
+import { distinctLabels, trendChart, trendFigures, type ChartBlock } from '../../platform/slack/kit/charts.js';
 import { capBlocks, clip, LIMITS, mrkdwn, plainText } from '../../platform/slack/kit/limits.js';
 import type { MessageBlock, SlackMessage } from '../../platform/slack/kit/messages.js';
 
@@ -37,15 +37,21 @@ export interface TrendView {
   tableRef: string;
 }
 
+/** What a row is called on a chart, as the table shows it (a page's path, not its whole URL). */
+function shownName(name: string): string {
+  return /^[a-z]+:\/\//i.test(name) ? shortUrl(name) : name;
+}
+
 function pie(share: Share): ChartBlock {
-  const segments = share.top.map((s) => ({ label: chartLabel(s.name), value: s.value }));
+  const labels = distinctLabels(share.top.map((s) => shownName(s.name)));
+  const segments = share.top.map((s, i) => ({ label: labels[i]!, value: s.value }));
   if (share.rest > 0) segments.push({ label: 'Other', value: share.rest });
   return { type: 'data_visualization', title: clip(`Share of visits by ${share.def.title.toLowerCase()}`, LIMITS.chartTitle), chart: { type: 'pie', segments: segments.slice(0, LIMITS.chartSeries) } };
 }
 
 function shareFigures(share: Share): string {
   const pct = (n: number) => `${Math.round((n / share.total) * 100)}%`;
-  const items = share.top.map((s) => `${escapeMrkdwn(s.name || '(none)')} ${pct(s.value)} (${formatCount(s.value)})`);
+  const items = share.top.map((s) => `${escapeMrkdwn(shownName(s.name) || '(none)')} ${pct(s.value)} (${formatCount(s.value)})`);
   if (share.rest > 0) items.push(`other ${pct(share.rest)} (${formatCount(share.rest)})`);
   return `Share of visits: ${items.join(', ')}.`;
 }
@@ -76,7 +82,8 @@ export function trendMessage(view: TrendView): SlackMessage {
     { type: 'section', text: mrkdwn(figures) },
     trendChart(per, spec.metric, trend.plan.buckets, trend.current, trend.previous, trend.plan.grain),
   ];
-  if (view.share && view.share.top.length > 0) {
+  // A pie of one slice says nothing the figures do not: it needs two at least.
+  if (view.share && view.share.top.length + (view.share.rest > 0 ? 1 : 0) >= 2) {
     blocks.push(pie(view.share), { type: 'context', elements: [mrkdwn(shareFigures(view.share))] });
   }
   const actions: ActionsBlock = { type: 'actions', elements: [button('Show table', TREND_ACTIONS.table, view.tableRef)] };

@@ -20,6 +20,33 @@ export function chartLabel(text: string): string {
   return clip(neutralize(text).trim() || '(none)', LIMITS.chartLabel);
 }
 
+/**
+ * Chart labels for these names, each within Slack's 20 characters and told apart: a name cut
+ * at its end that meets another keeps its start and its end instead (`/blog/…/post-1`), and
+ * one that still meets another is numbered.
+ */
+export function distinctLabels(names: readonly string[]): string[] {
+  const max = LIMITS.chartLabel;
+  const middle = (text: string) => {
+    const points = Array.from(neutralize(text).trim());
+    if (points.length <= max) return points.join('');
+    const head = Math.ceil((max - 1) / 2);
+    return `${points.slice(0, head).join('')}…${points.slice(points.length - (max - 1 - head)).join('')}`;
+  };
+  const first = names.map(chartLabel);
+  const seen = new Map<string, number>();
+  for (const l of first) seen.set(l, (seen.get(l) ?? 0) + 1);
+  const second = names.map((n, i) => ((seen.get(first[i]!) ?? 0) > 1 ? middle(n) || '(none)' : first[i]!));
+  const used = new Map<string, number>();
+  return second.map((l) => {
+    const n = (used.get(l) ?? 0) + 1;
+    used.set(l, n);
+    if (n === 1) return l;
+    const suffix = ` (${n})`;
+    return `${Array.from(l).slice(0, max - suffix.length).join('')}${suffix}`;
+  });
+}
+
 /** This period against the previous one, bucket by bucket, on this period's x-axis. */
 export function trendChart(title: string, metric: TrendMetric, buckets: readonly Bucket[], current: Series, previous: Series, grain: Grain): ChartBlock {
   const categories = buckets.map((b) => chartLabel(b.label));

@@ -749,8 +749,8 @@ function chart(block) {
   node.append(frame);
   const c = block.chart ?? {};
   const figures = c.type === 'pie'
-    ? (c.segments ?? []).map((s) => `${s.label}: ${s.value}`)
-    : (c.series ?? []).map((s) => `${s.name}: ${(s.data ?? []).map((d) => d.value).join(', ')}`);
+    ? (c.segments ?? []).map((s) => `${s.label}: ${Number(s.value).toLocaleString('en-US')}`)
+    : (c.series ?? []).map((s) => `${s.name}: ${(s.data ?? []).map((d) => Number(d.value).toLocaleString('en-US')).join(', ')}`);
   node.append(el('div', 'chart-figures', figures.join(' · ')));
   const Chart = globalThis.Chart;
   if (!Chart) return node;
