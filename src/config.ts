@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isValidTimeZone } from './kernel/dates.js';
 import { parseDuration } from './kernel/text.js';
+import type { ApiDays } from './kernel/trend.js';
 import { DEFAULT_VERDICT_OPTIONS } from './kernel/verdict.js';
 
 /**
@@ -46,6 +47,11 @@ const envSchema = z
     ANALYTICS_API_KEY: optional(z.string()),
     ANALYTICS_TIMEOUT_MS: withDefault(intBetween(100, 120_000), 10_000),
     ANALYTICS_MAX_CONCURRENCY: withDefault(intBetween(1, 100), 8),
+    ANALYTICS_API_TIMEZONE: withDefault(
+      z.string().refine(isValidTimeZone, 'expected the IANA time zone the API counts its dates in, like UTC or America/New_York'),
+      'UTC',
+    ),
+    ANALYTICS_SETTLE_MARGIN: withDefault(duration(60_000, 86_400_000, '10m, from 1m to 1d'), '10m'),
     DEFAULT_TIMEZONE: withDefault(
       z.string().refine(isValidTimeZone, 'expected an IANA time zone, like Europe/Berlin or UTC'),
       'UTC',
@@ -104,6 +110,8 @@ export interface Config {
     timeoutMs: number;
     maxConcurrency: number;
   };
+  /** The zone of the API's dates, and how long after a period ends there its figures are final. */
+  apiDays: ApiDays;
   defaultTimezone: string;
   logLevel: (typeof LOG_LEVELS)[number];
   port: number;
@@ -160,6 +168,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       timeoutMs: e.ANALYTICS_TIMEOUT_MS,
       maxConcurrency: e.ANALYTICS_MAX_CONCURRENCY,
     },
+    apiDays: { timeZone: e.ANALYTICS_API_TIMEZONE, settleMs: e.ANALYTICS_SETTLE_MARGIN },
     defaultTimezone: e.DEFAULT_TIMEZONE,
     logLevel: e.LOG_LEVEL,
     port: e.PORT,

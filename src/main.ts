@@ -82,6 +82,7 @@ async function runForReal(config: Config, log: Logger): Promise<() => Promise<vo
     slack,
     log,
     defaultTimezone: config.defaultTimezone,
+    apiDays: config.apiDays,
     demo: false,
     port: config.port,
     security: config.security,
@@ -107,6 +108,7 @@ async function runSandbox(config: Config, log: Logger): Promise<() => Promise<vo
   const app: Omit<LookoutOptions, 'api' | 'slack' | 'demo'> = {
     log,
     defaultTimezone: config.defaultTimezone,
+    apiDays: config.apiDays,
     port,
     security: config.security,
     admins: config.admins,

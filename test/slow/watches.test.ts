@@ -10,7 +10,6 @@ import { captureLogs } from '../support/log-capture.js';
 import { TEST_DATABASE_URL } from '../support/db.js';
 import { colourOf, headerOf, mrkdwnOf } from '../support/sandbox.js';
 import { lastPeriod } from '../../src/features/watches/plan.js';
-import { partsInZone } from '../../src/kernel/format.js';
 import { until } from '../support/until.js';
 
 /**
@@ -20,6 +19,8 @@ import { until } from '../support/until.js';
  * would; the offline Slack shows what was posted.
  */
 const HOUR = 3_600_000;
+/** The demo API counts its days in UTC; an hour is judged a minute after it ends (the shortest settling margin). */
+const API_DAYS = { timeZone: 'UTC', settleMs: 60_000 };
 const signingSecret = randomBytes(16).toString('hex');
 const botToken = `xoxb-${randomBytes(8).toString('hex')}`;
 
@@ -55,6 +56,7 @@ function options(store: LookoutOptions['store'], replica: string): LookoutOption
     deliveries: { slackTimeoutMs: 5_000, heartbeatMs: 10_000, paceMs: 50 },
     admins: ['U_CAROL'],
     watches: { spreadMs: { hour: 0, day: 0 }, staleMs: 1_000 },
+    apiDays: API_DAYS,
   };
 }
 
@@ -304,7 +306,7 @@ describe('a restart mid-breach neither repeats nor loses the alert', () => {
       // The next hour is claimed, then the process dies before it records anything.
       clock = h[1]!.getTime() + HOUR + 60_000;
       const watch = (await app.store.watches.get(id))!;
-      const key = lastPeriod('hour', watch.timeZone, now(), (d, z) => partsInZone(d, z, true))!.key;
+      const key = lastPeriod('hour', watch.timeZone, now(), API_DAYS)!.key;
       expect(await app.store.watches.claim(id, key, 'first', 60_000)).toBeDefined();
       await app.stop();
 

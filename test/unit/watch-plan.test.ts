@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { REPORTS } from '../../src/kernel/catalog.js';
 import { commandTokens, type Token } from '../../src/kernel/text.js';
-import { partsInZone } from '../../src/kernel/format.js';
 import { parseWatchCommand } from '../../src/features/watches/parse.js';
 import { decide, describeObservation, describeRule, HYSTERESIS, lastPeriod, median, spreadOffset, SPIKE_MIN, SPIKE_RATIO, SPIKE_RECOVER, type Condition, type Observation, type WatchRule, type WatchState } from '../../src/features/watches/plan.js';
 
@@ -103,13 +102,27 @@ describe('the rule and what was seen, in words', () => {
 });
 
 describe('periods', () => {
-  const parts = (d: Date, z: string) => partsInZone(d, z, true);
-  it('the last complete hour or day in the zone, and how far into the next one we are', () => {
+  const api = { timeZone: 'UTC', settleMs: 0 };
+  it('the last complete hour or day in the zone, and how long since it could be judged', () => {
     const at = new Date('2026-11-23T09:12:30Z'); // 10:12:30 in Berlin
-    expect(lastPeriod('hour', 'Europe/Berlin', at, parts)).toMatchObject({ key: '2026-11-23T09', date: '2026-11-23', hour: 9, elapsedMs: 12.5 * 60_000 });
-    expect(lastPeriod('day', 'Europe/Berlin', at, parts)).toMatchObject({ key: '2026-11-22', date: '2026-11-22', elapsedMs: (10 * 60 + 12.5) * 60_000 });
-    expect(lastPeriod('hour', 'Europe/Berlin', new Date('2026-11-22T23:05:00Z'), parts)).toMatchObject({ key: '2026-11-22T23', hour: 23 });
-    expect(lastPeriod('hour', 'Not/AZone', at, parts)).toBeUndefined();
+    expect(lastPeriod('hour', 'Europe/Berlin', at, api)).toMatchObject({ key: '2026-11-23T09', date: '2026-11-23', hour: 9, elapsedMs: 12.5 * 60_000 });
+    // Berlin's Nov 22 is the API's (UTC) Nov 22, over at midnight UTC.
+    expect(lastPeriod('day', 'Europe/Berlin', at, api)).toMatchObject({ key: '2026-11-22', date: '2026-11-22', elapsedMs: (9 * 60 + 12.5) * 60_000 });
+    expect(lastPeriod('hour', 'Europe/Berlin', new Date('2026-11-22T23:05:00Z'), api)).toMatchObject({ key: '2026-11-22T23', hour: 23 });
+    expect(lastPeriod('hour', 'Not/AZone', at, api)).toBeUndefined();
+  });
+
+  it('a period is judged only once it is final at the API: after the settling margin, and once the API (UTC) has ended its day', () => {
+    const settled = { timeZone: 'UTC', settleMs: 10 * 60_000 };
+    // 10:05 in Berlin: 09:00–10:00 is still settling, so 08:00–09:00 is the last final hour.
+    expect(lastPeriod('hour', 'Europe/Berlin', new Date('2026-11-23T09:05:00Z'), settled)).toMatchObject({ key: '2026-11-23T08' });
+    expect(lastPeriod('hour', 'Europe/Berlin', new Date('2026-11-23T09:10:00Z'), settled)).toMatchObject({ key: '2026-11-23T09', elapsedMs: 0 });
+    // 00:50 on Nov 21 in Tokyo: the API's Nov 20 is open until 09:00 there (plus 10 minutes), so Nov 19 is the last final day.
+    expect(lastPeriod('day', 'Asia/Tokyo', new Date('2026-11-20T15:50:00Z'), settled)).toMatchObject({ key: '2026-11-19' });
+    expect(lastPeriod('day', 'Asia/Tokyo', new Date('2026-11-21T00:10:00Z'), settled)).toMatchObject({ key: '2026-11-20', elapsedMs: 0 });
+    // Behind UTC, a day is final at the API before it is over in the zone: it is judged once it is over.
+    expect(lastPeriod('day', 'America/Los_Angeles', new Date('2026-11-21T07:59:00Z'), settled)).toMatchObject({ key: '2026-11-19' });
+    expect(lastPeriod('day', 'America/Los_Angeles', new Date('2026-11-21T08:00:00Z'), settled)).toMatchObject({ key: '2026-11-20', elapsedMs: 0 });
   });
 
   it('spreads watches over the first part of a period', () => {

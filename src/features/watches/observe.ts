@@ -13,20 +13,13 @@ import type { SharedFetcher } from '../../platform/api/shared-fetcher.js';
 import type { Logger } from '../../platform/log.js';
 import type { FlaggedVisitors } from '../alerts/service.js';
 import type { TrendService } from '../trends/service.js';
-import { median, SPIKE_WEEKS, type Observation, type WatchPeriod, type WatchRule } from './plan.js';
+import { median, periodBefore, periodBucket, SPIKE_WEEKS, type Observation, type WatchPeriod, type WatchRule } from './plan.js';
 
 export interface ObserverDeps {
   trends: TrendService;
   fetcher: SharedFetcher;
   flagged: Pick<FlaggedVisitors, 'judged'>;
   log: Logger;
-}
-
-function bucketAt(period: WatchPeriod, daysBack: number): Bucket {
-  const date = shiftDate(period.date, -daysBack);
-  if (period.hour === undefined) return { key: date, startDate: date, endDate: date, label: dayLabel(date) };
-  const hh = String(period.hour).padStart(2, '0');
-  return { key: `${date}T${hh}`, startDate: date, endDate: date, hour: period.hour, label: `${hh}:00` };
 }
 
 function periodLabel(period: WatchPeriod): string {
@@ -46,6 +39,7 @@ export class WatchObserver {
     try {
       return await this.measure(rule, period, timeZone);
     } catch (error) {
+      if (error instanceof Unsettled) return { ok: false, wait: true, error: error.message };
       if (!(error instanceof ApiError)) throw error;
       return { ok: false, error: error.message };
     }
@@ -57,22 +51,27 @@ export class WatchObserver {
     const spec = { report: rule.report, filters: rule.filters, metric: rule.metric, timeZone };
     const c = rule.condition;
     const unit = period.hour === undefined ? 'day' : 'hour';
+    /** The figures of these buckets; thrown out as a wait while any is not settled at the API. */
+    const figures = async (buckets: Bucket[]) => {
+      const { values, unsettled } = await this.deps.trends.values(spec, buckets, this.deps.log);
+      if (unsettled.length > 0) throw new Unsettled(buckets.filter((b) => unsettled.includes(b.key)));
+      return values;
+    };
     switch (c.kind) {
       case 'above':
       case 'below': {
-        const [value] = await this.deps.trends.values(spec, [bucketAt(period, 0)], this.deps.log);
+        const [value] = await figures([periodBucket(period)]);
         return { ok: true, value: value ?? 0, label };
       }
       case 'change': {
-        const back = c.against === 'last_week' ? 7 : period.hour === undefined ? 1 : 0;
-        const base = back === 0 ? previousHour(period) : bucketAt(period, back);
-        const [value, baseline] = await this.deps.trends.values(spec, [bucketAt(period, 0), base], this.deps.log);
+        const base = c.against === 'last_week' ? periodBucket(period, 7) : periodBucket(periodBefore(period));
+        const [value, baseline] = await figures([periodBucket(period), base]);
         const baselineLabel = c.against === 'last_week' ? `the same ${unit} last week` : `the ${unit} before`;
         return { ok: true, value: value ?? 0, baseline: baseline ?? 0, label, baselineLabel };
       }
       case 'spike': {
-        const buckets = [0, ...Array.from({ length: SPIKE_WEEKS }, (_, i) => 7 * (i + 1))].map((d) => bucketAt(period, d));
-        const [value, ...before] = await this.deps.trends.values(spec, buckets, this.deps.log);
+        const buckets = [0, ...Array.from({ length: SPIKE_WEEKS }, (_, i) => 7 * (i + 1))].map((d) => periodBucket(period, d));
+        const [value, ...before] = await figures(buckets);
         const usual = median(before);
         const when = `${weekdayOf(period.date)}${period.hour === undefined ? '' : ` ${String(period.hour).padStart(2, '0')}:00`}`;
         return { ok: true, value: value ?? 0, ...(usual === undefined ? {} : { baseline: usual }), label, baselineLabel: when };
@@ -107,10 +106,9 @@ export class WatchObserver {
   }
 }
 
-function previousHour(period: WatchPeriod): Bucket {
-  const hour = period.hour!;
-  const date = hour === 0 ? shiftDate(period.date, -1) : period.date;
-  const h = hour === 0 ? 23 : hour - 1;
-  const hh = String(h).padStart(2, '0');
-  return { key: `${date}T${hh}`, startDate: date, endDate: date, hour: h, label: `${hh}:00` };
+/** Figures not to be judged by yet: an empty answer between periods with visits, or one that did not come whole. */
+class Unsettled extends Error {
+  constructor(buckets: Bucket[]) {
+    super(`The analytics API's figures for ${buckets.map((b) => (b.hour === undefined ? dayLabel(b.startDate) : `${dayLabel(b.startDate)} ${b.label}`)).join(', ')} are not settled yet (an empty or partial answer): they are asked again shortly.`);
+  }
 }

@@ -5,8 +5,10 @@
  * at its threshold but recovers only once the value is back past a band beyond it.
  */
 import type { ReportId } from '../../kernel/catalog.js';
+import { dayStart, hourEnd, localDate, shiftDate } from '../../kernel/dates.js';
 import type { FilterGroup } from '../../kernel/filters.js';
-import { formatCount } from '../../kernel/format.js';
+import { formatCount, partsInZone } from '../../kernel/format.js';
+import { dayLabel, finalAt, type ApiDays, type Bucket } from '../../kernel/trend.js';
 
 export type WatchMetric = 'visits' | 'unique' | 'bots';
 export type WatchEvery = 'hour' | 'day';
@@ -26,10 +28,14 @@ export interface WatchRule {
   every: WatchEvery;
 }
 
-/** What was measured for one period. `baseline` is what a change or a spike is measured against. */
+/**
+ * What was measured for one period. `baseline` is what a change or a spike is measured
+ * against. `wait`: the figures are not settled yet (a suspect empty answer, a partial one):
+ * the period is judged again shortly rather than recorded.
+ */
 export type Observation =
   | { ok: true; value: number; baseline?: number; entries?: string[]; label: string; baselineLabel?: string }
-  | { ok: false; error: string };
+  | { ok: false; error: string; wait?: boolean };
 
 export type WatchState = 'ok' | 'breaching';
 export type DecisionKind = 'breach' | 'update' | 'recover' | 'ok' | 'unknown';
@@ -156,31 +162,60 @@ export function describeObservation(rule: WatchRule, o: Extract<Observation, { o
   }
 }
 
-/** The period a watch judges at an instant: the last complete hour or day in its zone. */
+/** The period a watch judges at an instant: the last hour or day in its zone that is final at the API. */
 export interface WatchPeriod {
   /** `2026-11-23T09` or `2026-11-22`: also the trend bucket key. */
   key: string;
   date: string;
   hour?: number;
-  /** How far into the current (incomplete) period `now` is, in ms: evaluation is spread over it. */
+  /** When it may be judged (ms): it is over in the zone and its figures are final at the API. */
+  dueAt: number;
+  /** How long ago that was, in ms: evaluations are spread over the time after it. */
   elapsedMs: number;
 }
 
-function iso(y: number, m: number, d: number): string {
-  return `${String(y).padStart(4, '0')}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
+/** How long a watch waits for figures that are not settled before it records the period as unknown: within the period's turn. */
+export const SETTLE_WAIT_MS: Readonly<Record<WatchEvery, number>> = { hour: 30 * 60_000, day: 2 * 3_600_000 };
+
+type Period = Pick<WatchPeriod, 'date' | 'hour'>;
+
+const keyOf = (p: Period) => (p.hour === undefined ? p.date : `${p.date}T${String(p.hour).padStart(2, '0')}`);
+
+/** The trend bucket of a period `daysBack` days before it (the same hour of that day). */
+export function periodBucket(period: Period, daysBack = 0): Bucket {
+  const date = shiftDate(period.date, -daysBack);
+  if (period.hour === undefined) return { key: date, startDate: date, endDate: date, label: dayLabel(date) };
+  const hh = String(period.hour).padStart(2, '0');
+  return { key: `${date}T${hh}`, startDate: date, endDate: date, hour: period.hour, label: `${hh}:00` };
 }
 
-/** The last complete period, or undefined for a zone that is not one. */
-export function lastPeriod(every: WatchEvery, timeZone: string, now: Date, parts: (d: Date, z: string) => Record<string, number> | undefined): WatchPeriod | undefined {
-  const p = parts(now, timeZone);
-  if (!p) return undefined;
-  const today = iso(p.year!, p.month!, p.day!);
-  const intoHour = (p.minute! * 60 + now.getUTCSeconds()) * 1000 + now.getUTCMilliseconds();
-  const yesterday = new Date(Date.UTC(p.year!, p.month! - 1, p.day! - 1)).toISOString().slice(0, 10);
-  if (every === 'day') return { key: yesterday, date: yesterday, elapsedMs: p.hour! * 3_600_000 + intoHour };
-  const hour = p.hour! === 0 ? 23 : p.hour! - 1;
-  const date = p.hour! === 0 ? yesterday : today;
-  return { key: `${date}T${String(hour).padStart(2, '0')}`, date, hour, elapsedMs: intoHour };
+/** The hour (or day) before a period. */
+export function periodBefore(period: Period): Period {
+  if (period.hour === undefined) return { date: shiftDate(period.date, -1) };
+  return period.hour === 0 ? { date: shiftDate(period.date, -1), hour: 23 } : { date: period.date, hour: period.hour - 1 };
+}
+
+/**
+ * The period to judge at `now`: the last complete hour or day in the zone, or an earlier
+ * one while the API has not finished it (its day is still open there, or within the
+ * settling margin). Undefined for a zone that is not one.
+ */
+export function lastPeriod(every: WatchEvery, timeZone: string, now: Date, api: ApiDays): WatchPeriod | undefined {
+  const parts = partsInZone(now, timeZone, true);
+  const today = localDate(now, timeZone);
+  if (!parts || !today) return undefined;
+  let period: Period = every === 'day' ? { date: today } : { date: today, hour: parts.hour! };
+  // A day is at most a day and a half behind the API's; an hour, the settling margin (at most a day).
+  for (let i = 0; i < 48; i++) {
+    period = periodBefore(period);
+    const bucket = periodBucket(period);
+    const final = finalAt(bucket, timeZone, api);
+    const over = period.hour === undefined ? dayStart(shiftDate(period.date, 1), timeZone) : hourEnd(period.date, period.hour, timeZone);
+    if (final === undefined || over === undefined) return undefined;
+    const dueAt = Math.max(final, over);
+    if (dueAt <= now.getTime()) return { ...period, key: keyOf(period), dueAt, elapsedMs: now.getTime() - dueAt };
+  }
+  return undefined;
 }
 
 /** A watch's place in the spread: evaluations of a period start over its first `spreadMs`, each watch at its own offset. */
