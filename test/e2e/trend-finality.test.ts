@@ -132,6 +132,23 @@ describeEachDb('a trend keeps a figure for good only once it is final', (t) => {
     expect(asked('/countries', '2026-11-20')).toBe(0); // kept now
   });
 
+  it("answers are shared for a minute of the app's clock however it jumps, so an answer made before a period ended is never taken for a later one", async () => {
+    const client = new AnalyticsApi({ baseUrl: api.url, apiKey: KEY, timeoutMs: 5_000, retry: { retries: 0 } });
+    clients.push(client);
+    const fetcher = new SharedFetcher(client, { now });
+    const request = { startDate: '2026-11-20', endDate: '2026-11-20' };
+    const first = fetcher.report('countries', request);
+    await first;
+    clock += 30_000;
+    expect(fetcher.report('countries', request)).toBe(first); // within the minute: shared
+    clock += HOUR;
+    // At once, with no timer run in between: an hour later it is asked again.
+    const later = fetcher.report('countries', request);
+    expect(later).not.toBe(first);
+    await later;
+    expect(api.requests.filter((r) => r.path === '/countries')).toHaveLength(2);
+  });
+
   it('a day younger than a few days is asked again once, when it is 3 days old: late visits are counted, and the re-check is told as a change', async () => {
     const repo = new TrendRepo(t.db);
     // 40 of Nov 19's visits reach the API a day late.

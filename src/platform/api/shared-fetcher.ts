@@ -20,7 +20,9 @@ export class SharedFetcher {
     options: { now?: () => Date } = {},
   ) {
     const now = options.now;
-    this.cache = new LRUCache({ max: 5_000, ttl: 60_000, ...(now ? { perf: { now: () => now().getTime() } } : {}) });
+    // ttlResolution 0: lru-cache otherwise reuses its last reading of the clock until a 1 ms timer fires, and an
+    // app clock that jumps (tests) read an hour-old answer as fresh, which then counted as made after its period ended.
+    this.cache = new LRUCache({ max: 5_000, ttl: 60_000, ttlResolution: 0, ...(now ? { perf: { now: () => now().getTime() } } : {}) });
   }
 
   report(id: ReportId, request: MarketingRequest): Promise<readonly ReportRow[]> {
