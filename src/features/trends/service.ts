@@ -196,7 +196,9 @@ export class TrendService {
     }
     const visits = keepable.map((b) => answer.figures.get(at(b.key, 'visits')) ?? 0);
     const empty = keepable.length > 0 && visits.every((v) => v === 0);
-    const confirmsEmpty = keepable.length > 0 && keepable.every((b) => kept.get(at(b.key, 'visits'))?.value === 0);
+    // An empty answer agrees with the one kept before when what was kept of it was empty too (for a day's hours: its earlier hours).
+    const before = keepable.map((b) => kept.get(at(b.key, 'visits'))).filter((p) => p !== undefined);
+    const confirmsEmpty = before.length > 0 && before.every((p) => p.value === 0);
     this.countRechecks(keepable, answer.figures, kept);
     // Empty answers wait for the periods beside them (figures); the rest is kept now.
     if (!empty) await this.keep(key, this.points(unit, answer.figures, now, false), unit, log);
