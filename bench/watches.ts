@@ -71,7 +71,7 @@ for (let round = 0; round < ROUNDS; round++) {
   const trends = new TrendService({ api, fetcher, repo: repos.trends, refs, timeZoneFor: async () => ZONE, now: () => clock, demo: true, quota: memoryQuota({ points: 1e6, windowMs: 60_000 }), apiDays: API_DAYS, log });
   const evaluator = new WatchEvaluator({
     db: repos.db,
-    observer: new WatchObserver({ trends, fetcher, flagged: { judged: async () => undefined }, log }),
+    observer: new WatchObserver({ trends, fetcher, flagged: { judged: async () => undefined }, apiDays: API_DAYS, log }),
     apiDays: API_DAYS,
     owner: 'bench',
     now: () => clock,

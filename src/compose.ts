@@ -293,7 +293,7 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
   });
   const watchEvaluator = new WatchEvaluator({
     db: repos.db,
-    observer: new WatchObserver({ trends, fetcher, flagged: alerts, log: log.child({ component: 'watches' }) }),
+    observer: new WatchObserver({ trends, fetcher, flagged: alerts, apiDays, log: log.child({ component: 'watches' }) }),
     trends,
     apiDays,
     owner,

@@ -292,6 +292,14 @@ export function dayStart(date: string, timeZone: string): number | undefined {
   return undefined;
 }
 
+/** The date and wall-clock hour (0–23) an instant (ms) falls on in a zone; undefined for a bad instant or zone. */
+export function hourAt(ms: number, timeZone: string): { date: string; hour: number } | undefined {
+  if (!Number.isFinite(ms)) return undefined;
+  const parts = partsInZone(new Date(ms), timeZone, true);
+  if (!parts) return undefined;
+  return { date: iso({ y: parts.year!, m: parts.month!, d: parts.day! }), hour: parts.hour! };
+}
+
 /** One wall-clock hour of a zone's date and the real instants it covers, [start, end). */
 export interface HourSpan {
   hour: number;
@@ -319,9 +327,9 @@ export function hourSpans(date: string, timeZone: string): readonly HourSpan[] |
   if (start === undefined || end === undefined) return undefined;
   const spans: HourSpan[] = [];
   for (let t = start; t < end; t += QUARTER_HOUR_MS) {
-    const parts = partsInZone(new Date(t), timeZone, true);
-    if (!parts || localDate(new Date(t), timeZone) !== date) continue;
-    const hour = parts.hour!;
+    const at = hourAt(t, timeZone);
+    if (!at || at.date !== date) continue;
+    const { hour } = at;
     const span = spans.find((s) => s.hour === hour);
     if (span) {
       span.end = t + QUARTER_HOUR_MS;

@@ -133,23 +133,6 @@ export function metricLabel(metric: TrendMetric): string {
   return metric === 'visits' ? 'Visits' : 'Unique visitors';
 }
 
-/** The hour (0–23) of an instant in a zone, or undefined for a bad instant or zone. */
-export function hourIn(iso: string, timeZone: string, cache: Map<string, Intl.DateTimeFormat> = HOUR_FORMATS): number | undefined {
-  const t = Date.parse(iso);
-  if (!Number.isFinite(t)) return undefined;
-  let format = cache.get(timeZone);
-  if (!format) {
-    try {
-      format = new Intl.DateTimeFormat('en-US', { timeZone, hour: 'numeric', hourCycle: 'h23' });
-    } catch {
-      return undefined;
-    }
-    cache.set(timeZone, format);
-  }
-  const hour = Number(format.formatToParts(new Date(t)).find((p) => p.type === 'hour')?.value);
-  return Number.isInteger(hour) && hour >= 0 && hour < 24 ? hour : undefined;
-}
-const HOUR_FORMATS = new Map<string, Intl.DateTimeFormat>();
 
 export interface Series {
   values: number[];

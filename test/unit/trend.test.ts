@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { REPORTS } from '../../src/kernel/catalog.js';
-import { rangeDays, resolveRange, shiftDate } from '../../src/kernel/dates.js';
+import { hourAt, rangeDays, resolveRange, shiftDate } from '../../src/kernel/dates.js';
 import { commandTokens, type Token } from '../../src/kernel/text.js';
-import { decodeTrendRef, encodeTrendRef, finalAt, hourIn, keeping, planTrend, summarize, YOUNG_MS, type Trend } from '../../src/kernel/trend.js';
+import { decodeTrendRef, encodeTrendRef, finalAt, keeping, planTrend, summarize, YOUNG_MS, type Trend } from '../../src/kernel/trend.js';
 import { trendMessage } from '../../src/features/trends/blocks.js';
 import { parseTrendWords } from '../../src/features/trends/parse.js';
 import { trendChart } from '../../src/platform/slack/kit/charts.js';
@@ -72,10 +72,10 @@ describe('planTrend', () => {
   });
 
   it('hours are read in the zone', () => {
-    expect(hourIn('2026-11-20T23:30:00Z', 'Europe/Berlin')).toBe(0);
-    expect(hourIn('2026-07-01T12:00:00Z', 'America/New_York')).toBe(8);
-    expect(hourIn('not a date', 'UTC')).toBeUndefined();
-    expect(hourIn('2026-07-01T12:00:00Z', 'Not/AZone')).toBeUndefined();
+    expect(hourAt(Date.parse('2026-11-20T23:30:00Z'), 'Europe/Berlin')).toEqual({ date: '2026-11-21', hour: 0 });
+    expect(hourAt(Date.parse('2026-07-01T12:00:00Z'), 'America/New_York')).toEqual({ date: '2026-07-01', hour: 8 });
+    expect(hourAt(Date.parse('not a date'), 'UTC')).toBeUndefined();
+    expect(hourAt(Date.parse('2026-07-01T12:00:00Z'), 'Not/AZone')).toBeUndefined();
   });
 });
 

@@ -1,11 +1,11 @@
 import pLimit from 'p-limit';
 import { REPORTS, type ReportId } from '../../kernel/catalog.js';
 export type { Trend, TrendSpec };
-import { dayStart, localDate, resolveRange, shiftDate } from '../../kernel/dates.js';
+import { dayStart, hourAt, localDate, resolveRange, shiftDate } from '../../kernel/dates.js';
 import type { FilterGroup } from '../../kernel/filters.js';
 import type { MarketingRequest, ReportQuery } from '../../kernel/query.js';
 import { fieldOf, type VisitRecord } from '../../kernel/records.js';
-import { encodeTrendRef, finalAt, hourIn, hoursOf, keeping, planTrend, summarize, trendSource, TREND_METRICS, type ApiDays, type Bucket, type Trend, type TrendMetric, type TrendSpec } from '../../kernel/trend.js';
+import { encodeTrendRef, finalAt, hoursOf, keeping, planTrend, summarize, trendSource, TREND_METRICS, type ApiDays, type Bucket, type Trend, type TrendMetric, type TrendSpec } from '../../kernel/trend.js';
 import type { Answering } from '../../platform/answering.js';
 import { ApiError } from '../../platform/api/errors.js';
 import type { SharedFetcher } from '../../platform/api/shared-fetcher.js';
@@ -213,7 +213,9 @@ export class TrendService {
       const { rows, complete } = await rowsOf('visits', { ...request, sort: { key: REPORTS.visits.defaultSort, value: -1 } });
       const counts = new Map(unit.buckets.map((b) => [b.hour!, { visits: 0, visitors: new Set<string>() }]));
       for (const visit of rows as VisitRecord[]) {
-        const slot = counts.get(hourOfDay(visit.date, unit.from, key.timeZone) ?? -1);
+        // Counted by the hour of the zone's day the visit falls in: both passes of an hour the clocks repeat count in it.
+        const at = visit.date ? hourAt(Date.parse(visit.date), key.timeZone) : undefined;
+        const slot = at?.date === unit.from ? counts.get(at.hour) : undefined;
         if (!slot) continue;
         slot.visits++;
         if (visit.visitor_id) slot.visitors.add(visit.visitor_id);
@@ -362,11 +364,4 @@ function apiDatesOf(day: string, timeZone: string, apiZone: string): { startDate
   const first = start === undefined ? undefined : localDate(new Date(start), apiZone);
   const last = end === undefined ? undefined : localDate(new Date(end - 1), apiZone);
   return first && last ? { startDate: first, endDate: last } : { startDate: shiftDate(day, -1), endDate: shiftDate(day, 1) };
-}
-
-/** The hour of `day` in the zone a visit falls in; undefined for a visit on another day there. */
-function hourOfDay(iso: string | undefined, day: string, timeZone: string): number | undefined {
-  if (!iso) return undefined;
-  const t = new Date(iso);
-  return localDate(t, timeZone) === day ? hourIn(iso, timeZone) : undefined;
 }
