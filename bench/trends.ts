@@ -30,6 +30,8 @@ import { memoryQuota } from '../src/platform/quota.js';
 import { createLogger } from '../src/platform/log.js';
 import { median, spawnDemoApi } from './stats.js';
 
+/** The demo API counts its days in UTC; its figures settle at once. */
+const API_DAYS = { timeZone: 'UTC', settleMs: 60_000 };
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const KEY = 'bench-trends';
 const ZONE = 'Europe/Berlin';
@@ -52,7 +54,7 @@ const refs = {
 function world(repos: Repos) {
   const api = new AnalyticsApi({ baseUrl: demo.url, apiKey: KEY, timeoutMs: 10_000 });
   const fetcher = new SharedFetcher(api);
-  const trends = new TrendService({ api, fetcher, repo: repos.trends, refs, timeZoneFor: async () => ZONE, now: () => now, demo: true, quota: memoryQuota({ points: 1e6, windowMs: 60_000 }), log });
+  const trends = new TrendService({ api, fetcher, repo: repos.trends, refs, timeZoneFor: async () => ZONE, now: () => now, demo: true, quota: memoryQuota({ points: 1e6, windowMs: 60_000 }), apiDays: API_DAYS, log });
   return { api, fetcher, trends };
 }
 

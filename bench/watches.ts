@@ -28,6 +28,8 @@ import { memoryQuota } from '../src/platform/quota.js';
 import { createLogger } from '../src/platform/log.js';
 import { median, peakRssMb, spawnDemoApi } from './stats.js';
 
+/** The demo API counts its days in UTC; its figures settle at once. */
+const API_DAYS = { timeZone: 'UTC', settleMs: 60_000 };
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const KEY = 'bench-watches';
 const ZONE = 'UTC';
@@ -59,16 +61,18 @@ const record = (name: string, calls: number, ms: number) => {
   rows[name].ms.push(ms);
 };
 
-const today = new Date();
+// A month ago: the demo API's data set holds every day from then to now, so each simulated day has its visits.
+const today = new Date(Date.now() - 30 * 86_400_000);
 for (let round = 0; round < ROUNDS; round++) {
   const repos = await openRepos({ memory: true });
   let clock = today;
   const api = new AnalyticsApi({ baseUrl: demo.url, apiKey: KEY, timeoutMs: 10_000 });
   const fetcher = new SharedFetcher(api, { now: () => clock });
-  const trends = new TrendService({ api, fetcher, repo: repos.trends, refs, timeZoneFor: async () => ZONE, now: () => clock, demo: true, quota: memoryQuota({ points: 1e6, windowMs: 60_000 }), log });
+  const trends = new TrendService({ api, fetcher, repo: repos.trends, refs, timeZoneFor: async () => ZONE, now: () => clock, demo: true, quota: memoryQuota({ points: 1e6, windowMs: 60_000 }), apiDays: API_DAYS, log });
   const evaluator = new WatchEvaluator({
     db: repos.db,
-    observer: new WatchObserver({ trends, fetcher, flagged: { judged: async () => undefined }, log }),
+    observer: new WatchObserver({ trends, fetcher, flagged: { judged: async () => undefined }, apiDays: API_DAYS, log }),
+    apiDays: API_DAYS,
     owner: 'bench',
     now: () => clock,
     log,

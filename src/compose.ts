@@ -44,6 +44,7 @@ import { WatchService } from './features/watches/service.js';
 import { VISITOR_HELP } from './features/visitor/parse.js';
 import { VisitorService } from './features/visitor/service.js';
 import { REPORTS } from './kernel/catalog.js';
+import type { ApiDays } from './kernel/trend.js';
 import { AnalyticsApi } from './platform/api/analytics.js';
 import { ApiError } from './platform/api/errors.js';
 import type { Logger } from './platform/log.js';
@@ -72,6 +73,8 @@ export interface LookoutOptions {
   store: OpenDbOptions;
   log: Logger;
   defaultTimezone?: string;
+  /** The zone of the API's dates and the settling margin: when a period is final at the API. */
+  apiDays?: ApiDays;
   /** The demo API is behind the answers (they say so). */
   demo: boolean;
   now?: () => Date;
@@ -169,6 +172,7 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
   const { log } = options;
   const now = options.now ?? (() => new Date());
   const timeZone = options.defaultTimezone ?? DEFAULTS.defaultTimezone;
+  const apiDays = options.apiDays ?? DEFAULTS.apiDays;
   const security = options.security ?? DEFAULTS.security;
   const alertSettings = options.alerts ?? DEFAULTS.alerts;
   const delivery: NonNullable<LookoutOptions['deliveries']> = options.deliveries ?? DEFAULTS.deliveries;
@@ -265,7 +269,17 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
   const visitors = new VisitorService({ ...answering, access, verdict });
   const alerts = new AlertService({ repos, access, directory, now, timeZone, verdict, changed, log: log.child({ component: 'alerts' }) });
   const fetcher = new SharedFetcher(api, { now });
-  const trends = new TrendService({ ...answering, fetcher, repo: repos.trends, refs: reports.refs, maxFetch: limits.trendMaxFetch, log: log.child({ component: 'trends' }), observe: (source, n) => n > 0 && metrics.trendPeriods.inc({ source }, n) });
+  const trends = new TrendService({
+    ...answering,
+    fetcher,
+    repo: repos.trends,
+    refs: reports.refs,
+    apiDays,
+    maxFetch: limits.trendMaxFetch,
+    log: log.child({ component: 'trends' }),
+    observe: (source, n) => n > 0 && metrics.trendPeriods.inc({ source }, n),
+    observeRecheck: (changed, n) => metrics.trendRechecks.inc({ changed: String(changed) }, n),
+  });
   const content = new DigestContent({ fetcher, trends, flagged: alerts, demo: options.demo, log: log.child({ component: 'digests' }) });
   const scheduler = new DigestScheduler({
     runs: repos.runs,
@@ -296,8 +310,9 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
   });
   const watchEvaluator = new WatchEvaluator({
     db: repos.db,
-    observer: new WatchObserver({ trends, fetcher, flagged: alerts, log: log.child({ component: 'watches' }) }),
+    observer: new WatchObserver({ trends, fetcher, flagged: alerts, apiDays, log: log.child({ component: 'watches' }) }),
     trends,
+    apiDays,
     owner,
     now,
     log: log.child({ component: 'watches' }),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isValidTimeZone } from './kernel/dates.js';
 import { parseDuration } from './kernel/text.js';
+import type { ApiDays } from './kernel/trend.js';
 import { DEFAULT_VERDICT_OPTIONS } from './kernel/verdict.js';
 
 /**
@@ -46,6 +47,11 @@ const envSchema = z
     ANALYTICS_API_KEY: optional(z.string()),
     ANALYTICS_TIMEOUT_MS: withDefault(intBetween(100, 120_000), 10_000),
     ANALYTICS_MAX_CONCURRENCY: withDefault(intBetween(1, 100), 8),
+    ANALYTICS_API_TIMEZONE: withDefault(
+      z.string().refine(isValidTimeZone, 'expected the IANA time zone the API counts its dates in, like UTC or America/New_York'),
+      'UTC',
+    ),
+    ANALYTICS_SETTLE_MARGIN: withDefault(duration(60_000, 86_400_000, '10m, from 1m to 1d'), '10m'),
     DEFAULT_TIMEZONE: withDefault(
       z.string().refine(isValidTimeZone, 'expected an IANA time zone, like Europe/Berlin or UTC'),
       'UTC',
@@ -72,7 +78,7 @@ const envSchema = z
     DIGEST_MIN_INTERVAL: withDefault(duration(60_000, 7 * 86_400_000, '1h'), '1h'),
     DIGESTS_PER_CHANNEL: withDefault(intBetween(1, 1000), 10),
     DIGESTS_PER_USER: withDefault(intBetween(1, 1000), 20),
-    USER_RATE_LIMIT: withDefault(intBetween(1, 100_000), 300),
+    USER_RATE_LIMIT: withDefault(intBetween(1, 100_000), 600),
     API_BUDGET: withDefault(intBetween(1, 1_000_000), 1200),
     TREND_MAX_FETCH: withDefault(intBetween(1, 10_000), 200),
     USER_RATE_WINDOW: withDefault(duration(1000, 86_400_000, '60s'), '60s'),
@@ -109,6 +115,8 @@ export interface Config {
     timeoutMs: number;
     maxConcurrency: number;
   };
+  /** The zone of the API's dates, and how long after a period ends there its figures are final. */
+  apiDays: ApiDays;
   defaultTimezone: string;
   logLevel: (typeof LOG_LEVELS)[number];
   port: number;
@@ -174,6 +182,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       timeoutMs: e.ANALYTICS_TIMEOUT_MS,
       maxConcurrency: e.ANALYTICS_MAX_CONCURRENCY,
     },
+    apiDays: { timeZone: e.ANALYTICS_API_TIMEZONE, settleMs: e.ANALYTICS_SETTLE_MARGIN },
     defaultTimezone: e.DEFAULT_TIMEZONE,
     logLevel: e.LOG_LEVEL,
     port: e.PORT,

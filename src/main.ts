@@ -109,6 +109,7 @@ async function runForReal(config: Config, log: Logger): Promise<() => Promise<vo
     slack,
     log,
     defaultTimezone: config.defaultTimezone,
+    apiDays: config.apiDays,
     demo: false,
     port: config.port,
     ops: config.ops,
@@ -136,6 +137,7 @@ async function runSandbox(config: Config, log: Logger): Promise<() => Promise<vo
   const app: Omit<LookoutOptions, 'api' | 'slack' | 'demo'> = {
     log,
     defaultTimezone: config.defaultTimezone,
+    apiDays: config.apiDays,
     port,
     ops,
     security: config.security,

@@ -263,3 +263,88 @@ export function shiftDate(date: string, days: number): string {
   const ymd = parseDate(date);
   return ymd ? iso(fromDayNumber(dayNumber(ymd) + days)) : date;
 }
+
+const QUARTER_HOUR_MS = 900_000;
+const DAY_STARTS = new Map<string, number>();
+
+/**
+ * The instant (ms since the epoch) a calendar date begins in a zone: the first quarter
+ * hour that is on that date there (offsets and clock changes fall on quarter hours).
+ * Undefined for a date or zone that is not one.
+ */
+export function dayStart(date: string, timeZone: string): number | undefined {
+  const key = `${timeZone}|${date}`;
+  const known = DAY_STARTS.get(key);
+  if (known !== undefined) return known;
+  const ymd = parseDate(date);
+  if (!ymd) return undefined;
+  const utcMidnight = dayNumber(ymd) * DAY_MS;
+  // Zones run from UTC−12 to UTC+14: a date begins within 15 hours either side of its UTC midnight.
+  for (let t = utcMidnight - 15 * 3_600_000; t <= utcMidnight + 15 * 3_600_000; t += QUARTER_HOUR_MS) {
+    const local = localDate(new Date(t), timeZone);
+    if (local === undefined) return undefined;
+    if (local >= date) {
+      if (DAY_STARTS.size > 20_000) DAY_STARTS.clear();
+      DAY_STARTS.set(key, t);
+      return t;
+    }
+  }
+  return undefined;
+}
+
+/** The date and wall-clock hour (0–23) an instant (ms) falls on in a zone; undefined for a bad instant or zone. */
+export function hourAt(ms: number, timeZone: string): { date: string; hour: number } | undefined {
+  if (!Number.isFinite(ms)) return undefined;
+  const parts = partsInZone(new Date(ms), timeZone, true);
+  if (!parts) return undefined;
+  return { date: iso({ y: parts.year!, m: parts.month!, d: parts.day! }), hour: parts.hour! };
+}
+
+/** One wall-clock hour of a zone's date and the real instants it covers, [start, end). */
+export interface HourSpan {
+  hour: number;
+  start: number;
+  end: number;
+  /** Real minutes: 60, or 30, 90 or 120 on a day the clocks change. */
+  minutes: number;
+}
+
+const HOUR_SPANS = new Map<string, readonly HourSpan[]>();
+
+/**
+ * The wall-clock hours of a zone's date, in order, each with the real time it covers: 24
+ * of 60 minutes on most days; on the day the clocks go forward the skipped hour is not
+ * there (23 hours; 02:00 lasts 30 minutes where they move by half an hour), and on the day
+ * they go back the repeated hour lasts 120 minutes (90 for half an hour). Undefined for a
+ * date or zone that is not one.
+ */
+export function hourSpans(date: string, timeZone: string): readonly HourSpan[] | undefined {
+  const key = `${timeZone}|${date}`;
+  const known = HOUR_SPANS.get(key);
+  if (known) return known;
+  const start = dayStart(date, timeZone);
+  const end = dayStart(shiftDate(date, 1), timeZone);
+  if (start === undefined || end === undefined) return undefined;
+  const spans: HourSpan[] = [];
+  for (let t = start; t < end; t += QUARTER_HOUR_MS) {
+    const at = hourAt(t, timeZone);
+    if (!at || at.date !== date) continue;
+    const { hour } = at;
+    const span = spans.find((s) => s.hour === hour);
+    if (span) {
+      span.end = t + QUARTER_HOUR_MS;
+      span.minutes += 15;
+    } else spans.push({ hour, start: t, end: t + QUARTER_HOUR_MS, minutes: 15 });
+  }
+  spans.sort((a, b) => a.hour - b.hour);
+  if (HOUR_SPANS.size > 5_000) HOUR_SPANS.clear();
+  HOUR_SPANS.set(key, spans);
+  return spans;
+}
+
+/** When a wall-clock hour of a zone's date is over: the start of the next hour there (an hour the clocks skipped is over when the skip happens). */
+export function hourEnd(date: string, hour: number, timeZone: string): number | undefined {
+  const spans = hourSpans(date, timeZone);
+  if (!spans) return undefined;
+  return spans.find((s) => s.hour > hour)?.start ?? dayStart(shiftDate(date, 1), timeZone);
+}

@@ -1,11 +1,11 @@
 /**
  * A trend's periods: the buckets a range is cut into (hours of one day, days, or weeks
- * past 90 days), the previous period's buckets beside them, and which buckets are over
- * and so never change. Pure: calendar arithmetic on ISO dates.
+ * past 90 days), the previous period's buckets beside them, and when a bucket's figures
+ * are final at the API and how they are kept. Pure: calendar arithmetic on ISO dates.
  */
 import type { ReportId } from './catalog.js';
 import { REPORTS } from './catalog.js';
-import { previousPeriod, rangeDays, shiftDate, type DateRange } from './dates.js';
+import { dayStart, hourEnd, previousPeriod, rangeDays, shiftDate, type DateRange } from './dates.js';
 import type { FilterGroup } from './filters.js';
 import { MONTHS } from './format.js';
 
@@ -83,9 +83,45 @@ export function planTrend(range: DateRange): TrendPlan {
   return { grain: 'week', range: charted, clipped, buckets: weeks(charted), previous: weeks(previousPeriod(charted)) };
 }
 
-/** A bucket is over (its figures are final) once its last day is before today in the zone. */
-export function isFinished(bucket: Bucket, today: string): boolean {
-  return bucket.endDate < today;
+/** The zone the API's dates are in, and how long after a period ends its figures take to settle there. */
+export interface ApiDays {
+  timeZone: string;
+  settleMs: number;
+}
+
+/**
+ * When a bucket's figures are final at the API (ms since the epoch): a day or week once the
+ * API's own last day of it has ended, an hour of the zone (counted from visit records by
+ * their time) once it has ended; either plus the settling margin. Undefined for a bad date
+ * or zone.
+ */
+export function finalAt(bucket: Bucket, timeZone: string, api: ApiDays): number | undefined {
+  const end = bucket.hour !== undefined ? hourEnd(bucket.startDate, bucket.hour, timeZone) : dayStart(shiftDate(bucket.endDate, 1), api.timeZone);
+  return end === undefined ? undefined : end + api.settleMs;
+}
+
+/** A period younger than this (past its finality) when fetched is provisional: it is asked again, once, at this age. */
+export const YOUNG_MS = 3 * 86_400_000;
+
+/** How a period's figure is kept: final, or provisional until `recheckAt` (ms); a suspect one is not to be judged by. */
+export interface Keeping {
+  final: boolean;
+  suspect: boolean;
+  recheckAt?: number;
+}
+
+/**
+ * How a complete answer for a period final at the API is kept. An empty answer is
+ * suspect unless it confirms one (the figure kept before was 0, or a period beside it is
+ * empty too): it is asked again once the settling margin has passed again. A period
+ * younger than YOUNG_MS is provisional, asked again once at that age. The rest is final.
+ */
+export function keeping(answer: { empty: boolean; confirmed: boolean; now: number; finalAt: number; settleMs: number }): Keeping {
+  // Not sooner than a minute: answers are shared for that long.
+  if (answer.empty && !answer.confirmed) return { final: false, suspect: true, recheckAt: answer.now + Math.max(answer.settleMs, 60_000) };
+  const settled = answer.finalAt + YOUNG_MS;
+  if (answer.now < settled) return { final: false, suspect: false, recheckAt: settled };
+  return { final: true, suspect: false };
 }
 
 /** The x-axis title for a grain. */
@@ -97,23 +133,6 @@ export function metricLabel(metric: TrendMetric): string {
   return metric === 'visits' ? 'Visits' : 'Unique visitors';
 }
 
-/** The hour (0–23) of an instant in a zone, or undefined for a bad instant or zone. */
-export function hourIn(iso: string, timeZone: string, cache: Map<string, Intl.DateTimeFormat> = HOUR_FORMATS): number | undefined {
-  const t = Date.parse(iso);
-  if (!Number.isFinite(t)) return undefined;
-  let format = cache.get(timeZone);
-  if (!format) {
-    try {
-      format = new Intl.DateTimeFormat('en-US', { timeZone, hour: 'numeric', hourCycle: 'h23' });
-    } catch {
-      return undefined;
-    }
-    cache.set(timeZone, format);
-  }
-  const hour = Number(format.formatToParts(new Date(t)).find((p) => p.type === 'hour')?.value);
-  return Number.isInteger(hour) && hour >= 0 && hour < 24 ? hour : undefined;
-}
-const HOUR_FORMATS = new Map<string, Intl.DateTimeFormat>();
 
 export interface Series {
   values: number[];

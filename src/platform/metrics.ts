@@ -25,6 +25,7 @@ export class Metrics {
   readonly requests: Counter<'type' | 'name' | 'outcome'>;
   readonly refused: Counter<'reason'>;
   readonly trendPeriods: Counter<'source'>;
+  readonly trendRechecks: Counter<'changed'>;
   readonly watchEvaluations: Counter<'outcome'>;
   readonly homeRefreshes: Counter<'outcome'>;
   readonly preflight: Counter<'method' | 'outcome'>;
@@ -60,6 +61,12 @@ export class Metrics {
       name: 'lookout_trend_periods_total',
       help: 'Trend periods (days, hours, weeks) by where their figures came from: store (kept), api (fetched), or store_error (kept figures could not be read or written)',
       labelNames: ['source'],
+      registers,
+    });
+    this.trendRechecks = new Counter({
+      name: 'lookout_trend_rechecks_total',
+      help: 'Kept provisional trend periods (younger than a few days, or a suspect empty answer) asked again, by whether that changed their figure',
+      labelNames: ['changed'],
       registers,
     });
 

@@ -20,6 +20,8 @@ const API_KEY = 'trend-test-key';
 /** The demo data set is generated around this instant (120 days back); the app's clock starts here too. */
 const DATA_NOW = new Date('2026-11-20T15:00:00Z');
 const ZONE = 'Europe/Berlin';
+/** The demo API counts its days in UTC. */
+const API_DAYS = { timeZone: 'UTC', settleMs: 10 * 60_000 };
 
 let demo: DemoApi;
 const { logger } = captureLogs('warn');
@@ -48,6 +50,7 @@ function service(api: AnalyticsApi, repo: TrendRepo, now: () => Date = () => DAT
     demo: true,
     quota: memoryQuota({ points: 1_000, windowMs: 60_000 }),
     log: logger,
+    apiDays: API_DAYS,
     ...(concurrency ? { concurrency } : {}),
   });
 }
@@ -134,6 +137,7 @@ describe('a trend adds up to the report it charts', () => {
       demo: true,
       quota: memoryQuota({ points: 1_000, windowMs: 60_000 }),
       log: logger,
+      apiDays: API_DAYS,
       observe: (source, n) => (seen[source] = (seen[source] ?? 0) + n),
     });
     const trend = await svc.series(spec('visits', 'last7d'));
@@ -151,19 +155,19 @@ describe('a trend adds up to the report it charts', () => {
   });
 });
 
-describeEachDb('finished periods are fetched once, ever', (t) => {
+describeEachDb('periods over at the API are fetched once (a young one once more)', (t) => {
   let api: AnalyticsApi;
   beforeAll(() => {
     api = client();
   });
   afterAll(() => api?.close());
 
-  it('a 30-day trend: 60 calls cold (30 days and the 30 before), 0 again within the minute, 2 the next day (the day just over and the new today)', async () => {
+  it('a 30-day trend: 119 calls cold (59 days over at the API, each confirmed whole by a one-row request past its end, and today), 0 again within the minute, 1 in a new process (today), 5 the next day (the day just over, the new today, and a young day asked again)', async () => {
     const repo = new TrendRepo(t.db);
     demo.resetRequests();
     const first = await service(api, repo).series(spec('visits', 'last30d'));
-    expect(calls()).toBe(60);
-    expect(await repo.count()).toBe(2 * 59); // both metrics of every finished day: today is live
+    expect(calls()).toBe(2 * 59 + 1);
+    expect(await repo.count()).toBe(2 * 59); // both metrics of every day over at the API: today is live
 
     demo.resetRequests();
     const same = service(api, repo);
@@ -178,8 +182,9 @@ describeEachDb('finished periods are fetched once, ever', (t) => {
     const tomorrow = new Date(DATA_NOW.getTime() + 86_400_000);
     demo.resetRequests();
     const next = await service(api, repo, () => tomorrow).series(spec('visits', 'last30d', {}, tomorrow));
-    expect(calls()).toBe(2);
-    expect(demo.requests.map((r) => r.query['start_date'])).toEqual(expect.arrayContaining(['2026-11-20', '2026-11-21']));
+    expect(calls()).toBe(5);
+    // Nov 17 was kept 2 days after it ended: 3 days after, it is asked once more.
+    expect(new Set(demo.requests.map((r) => r.query['start_date']))).toEqual(new Set(['2026-11-17', '2026-11-20', '2026-11-21']));
     // The days shift by one; the day that was live yesterday is now over and kept.
     expect(next.current.values.slice(0, 28)).toEqual(first.current.values.slice(1, 29));
   });
@@ -190,7 +195,7 @@ describeEachDb('finished periods are fetched once, ever', (t) => {
     for (const changed of [{ timeZone: 'America/New_York' }, { filters: [{ filters: [{ object: 'country', field: 'name', operator: 'is_any_of' as const, value: ['Germany'] }] }] }, { report: 'sources' as const }]) {
       demo.resetRequests();
       await service(api, repo).series({ ...spec('countries', 'last7d'), ...changed });
-      expect(calls(), JSON.stringify(changed)).toBe(14);
+      expect(calls(), JSON.stringify(changed)).toBe(2 * 13 + 1);
     }
     // Visits and visitors are summed from countries: the same kept days serve them.
     demo.resetRequests();
@@ -204,7 +209,7 @@ describeEachDb('finished periods are fetched once, ever', (t) => {
     demo.resetRequests();
     const [a, b] = await Promise.all([svc.series(spec('devices', 'last30d')), svc.series(spec('devices', 'last30d'))]);
     expect(a.current.values).toEqual(b.current.values);
-    expect(calls()).toBe(60);
+    expect(calls()).toBe(2 * 59 + 1);
   });
 
   it('a fill cut off half-way keeps what it fetched; the next process fetches only the rest and gets the same figures', async () => {
@@ -216,7 +221,7 @@ describeEachDb('finished periods are fetched once, ever', (t) => {
     const outcome = service(dying, repo, () => DATA_NOW, 2)
       .series(spec('browsers', 'last90d'))
       .then(() => 'finished', (error: Error) => error.message);
-    while (calls() < 60) await new Promise((r) => setTimeout(r, 5));
+    while (calls() < 120) await new Promise((r) => setTimeout(r, 5));
     await dying.close();
     expect(await outcome).toMatch(/analytics API is unavailable/);
     await new Promise((r) => setTimeout(r, 100)); // what was queued behind it fails at once
@@ -227,7 +232,7 @@ describeEachDb('finished periods are fetched once, ever', (t) => {
     demo.setFaults({});
     demo.resetRequests();
     const resumed = await service(api, repo).series(spec('browsers', 'last90d'));
-    expect(calls()).toBe(180 - kept);
+    expect(calls()).toBe(2 * (179 - kept) + 1);
     const fresh = await service(api, new TrendRepo(createRepos(t.db).db)).series(spec('browsers', 'last90d'));
     expect(resumed.current.values).toEqual(fresh.current.values);
     expect(resumed.previous.values).toEqual(fresh.previous.values);

@@ -17,6 +17,8 @@ describe('loadConfig', () => {
     expect(config.analytics).toEqual({ url: undefined, apiKey: undefined, timeoutMs: 10_000, maxConcurrency: 8 });
     expect(config.slack).toBeUndefined();
     expect(config.defaultTimezone).toBe('UTC');
+    // The spec's dates are the API's and it does not say in which zone: UTC unless told, settled 10 minutes after.
+    expect(config.apiDays).toEqual({ timeZone: 'UTC', settleMs: 600_000 });
     expect(config.port).toBe(3000);
     expect(config.store.dataDir).toBe('./data');
     // Defaults go through the same parsing as set values (lists are lists, durations milliseconds).
@@ -48,6 +50,16 @@ describe('loadConfig', () => {
     expect(config.admins).toEqual(['U1', 'U2']);
     expect(config.security.channels).toEqual(['C1', 'C2']);
     expect(() => loadConfig({ ALERT_SCAN_INTERVAL: 'soon' })).toThrow(/ALERT_SCAN_INTERVAL: expected a duration like 60s/);
+  });
+
+  it("reads the API's time zone and settling margin, and refuses a zone that is not one or a margin out of range, with the range", () => {
+    expect(loadConfig({ ANALYTICS_API_TIMEZONE: 'America/New_York', ANALYTICS_SETTLE_MARGIN: '30m' }).apiDays).toEqual({ timeZone: 'America/New_York', settleMs: 1_800_000 });
+    const problems = problemsOf({ ANALYTICS_API_TIMEZONE: 'Mars/Olympus', ANALYTICS_SETTLE_MARGIN: '10s' });
+    expect(problems).toEqual([
+      'ANALYTICS_API_TIMEZONE: expected the IANA time zone the API counts its dates in, like UTC or America/New_York',
+      'ANALYTICS_SETTLE_MARGIN: expected a duration like 10m, from 1m to 1d (s, m, h or d)',
+    ]);
+    expect(problemsOf({ ANALYTICS_SETTLE_MARGIN: '2d' })).toEqual(['ANALYTICS_SETTLE_MARGIN: expected a duration like 10m, from 1m to 1d (s, m, h or d)']);
   });
 
   it('reads a full production environment', () => {

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import {
   RANGE_WORDS,
+  dayStart,
+  hourEnd,
+  hourSpans,
   isValidTimeZone,
   localDate,
   normalizeRange,
@@ -203,5 +206,36 @@ describe('previousPeriod', () => {
 
   it('returns an invalid range unchanged instead of throwing', () => {
     expect(previousPeriod({ startDate: 'nope', endDate: '2026-01-01' })).toMatchObject({ startDate: 'nope' });
+  });
+});
+
+describe("a zone's days and hours in real time", () => {
+  const at = (iso: string) => Date.parse(iso);
+  const minutes = (date: string, zone: string) => hourSpans(date, zone)!.map((h) => [h.hour, h.minutes]).filter(([, m]) => m !== 60);
+
+  it('a date begins at its local midnight, or where there is none, at the first instant on it', () => {
+    expect(dayStart('2026-11-20', 'UTC')).toBe(at('2026-11-20T00:00:00Z'));
+    expect(dayStart('2026-11-21', 'Pacific/Kiritimati')).toBe(at('2026-11-20T10:00:00Z'));
+    expect(dayStart('2026-11-20', 'Pacific/Chatham')).toBe(at('2026-11-19T10:15:00Z'));
+    // Santiago goes from 00:00 to 01:00 on Sep 6, 2026: the day begins at 01:00.
+    expect(dayStart('2026-09-06', 'America/Santiago')).toBe(at('2026-09-06T04:00:00Z'));
+    expect(dayStart('2026-11-20', 'Not/AZone')).toBeUndefined();
+    expect(dayStart('2026-02-30', 'UTC')).toBeUndefined();
+  });
+
+  it('an hour of the day the clocks change lasts what it really lasted: skipped, doubled, or half an hour off', () => {
+    expect(hourSpans('2026-11-20', 'Europe/Berlin')).toHaveLength(24);
+    expect(minutes('2026-11-20', 'Europe/Berlin')).toEqual([]);
+    // Berlin: 02:00 is skipped on Mar 29 and repeated on Oct 25.
+    expect(hourSpans('2026-03-29', 'Europe/Berlin')!.map((h) => h.hour)).toEqual([0, 1, ...Array.from({ length: 21 }, (_, i) => i + 3)]);
+    expect(minutes('2026-10-25', 'Europe/Berlin')).toEqual([[2, 120]]);
+    expect(hourSpans('2026-10-25', 'Europe/Berlin')!.find((h) => h.hour === 2)).toMatchObject({ start: at('2026-10-25T00:00:00Z'), end: at('2026-10-25T02:00:00Z') });
+    // Lord Howe moves by half an hour: 02:00 lasts 30 minutes on Oct 4, 2026, and 01:00 lasts 90 on Apr 5.
+    expect(minutes('2026-10-04', 'Australia/Lord_Howe')).toEqual([[2, 30]]);
+    expect(minutes('2026-04-05', 'Australia/Lord_Howe')).toEqual([[1, 90]]);
+    // The skipped hour is over when it is skipped; the repeated one when its second pass ends.
+    expect(hourEnd('2026-03-29', 2, 'Europe/Berlin')).toBe(at('2026-03-29T01:00:00Z'));
+    expect(hourEnd('2026-10-25', 2, 'Europe/Berlin')).toBe(at('2026-10-25T02:00:00Z'));
+    expect(hourEnd('2026-11-20', 23, 'Europe/Berlin')).toBe(at('2026-11-20T23:00:00Z'));
   });
 });

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { REPORTS } from '../../src/kernel/catalog.js';
-import { rangeDays, resolveRange, shiftDate } from '../../src/kernel/dates.js';
+import { hourAt, rangeDays, resolveRange, shiftDate } from '../../src/kernel/dates.js';
 import { commandTokens, type Token } from '../../src/kernel/text.js';
-import { decodeTrendRef, encodeTrendRef, hourIn, isFinished, planTrend, summarize, type Trend } from '../../src/kernel/trend.js';
+import { decodeTrendRef, encodeTrendRef, finalAt, keeping, planTrend, summarize, YOUNG_MS, type Trend } from '../../src/kernel/trend.js';
 import { trendMessage } from '../../src/features/trends/blocks.js';
 import { parseTrendWords } from '../../src/features/trends/parse.js';
 import { trendChart } from '../../src/platform/slack/kit/charts.js';
@@ -47,16 +47,35 @@ describe('planTrend', () => {
     );
   });
 
-  it('a bucket is finished once its last day is before today', () => {
-    const plan = planTrend(range('last7d'));
-    expect(plan.buckets.map((b) => isFinished(b, '2026-11-20'))).toEqual([true, true, true, true, true, true, false]);
+  it("a day is final once the API's own day of it has ended, plus the settling margin; an hour once it has ended, plus the margin", () => {
+    const utc = { timeZone: 'UTC', settleMs: 600_000 };
+    const [day] = planTrend(range('2026-11-19..2026-11-20')).buckets;
+    expect(finalAt(day!, 'Pacific/Kiritimati', utc)).toBe(Date.parse('2026-11-20T00:10:00Z'));
+    expect(finalAt(day!, 'Pacific/Kiritimati', { timeZone: 'America/Los_Angeles', settleMs: 0 })).toBe(Date.parse('2026-11-20T08:00:00Z'));
+    const week = planTrend(range('2026-01-01..2026-11-20')).buckets.at(-1)!;
+    expect(finalAt(week, 'UTC', utc)).toBe(Date.parse('2026-11-21T00:10:00Z'));
+    const hours = planTrend(range('2026-11-19')).buckets;
+    expect(finalAt(hours[9]!, 'Asia/Tokyo', utc)).toBe(Date.parse('2026-11-19T01:10:00Z')); // 10:00 in Tokyo, plus 10 minutes
+    // The hour the clocks skip (02:00 on Mar 29 in Berlin) is over when they skip it; the repeated 02:00 of Oct 25 when its second pass ends.
+    expect(finalAt({ key: '2026-03-29T02', startDate: '2026-03-29', endDate: '2026-03-29', hour: 2, label: '02:00' }, 'Europe/Berlin', utc)).toBe(Date.parse('2026-03-29T01:10:00Z'));
+    expect(finalAt({ key: '2026-10-25T02', startDate: '2026-10-25', endDate: '2026-10-25', hour: 2, label: '02:00' }, 'Europe/Berlin', utc)).toBe(Date.parse('2026-10-25T02:10:00Z'));
+  });
+
+  it('how an answer is kept: an empty one not confirmed is suspect and asked again after the margin; a young one provisional until it is 3 days past final; the rest final', () => {
+    const final = Date.parse('2026-11-20T00:10:00Z');
+    const now = final + 3_600_000;
+    expect(keeping({ empty: true, confirmed: false, now, finalAt: final, settleMs: 600_000 })).toEqual({ final: false, suspect: true, recheckAt: now + 600_000 });
+    expect(keeping({ empty: true, confirmed: false, now, finalAt: final, settleMs: 0 })).toEqual({ final: false, suspect: true, recheckAt: now + 60_000 });
+    expect(keeping({ empty: true, confirmed: true, now, finalAt: final, settleMs: 600_000 })).toEqual({ final: false, suspect: false, recheckAt: final + YOUNG_MS });
+    expect(keeping({ empty: false, confirmed: false, now, finalAt: final, settleMs: 600_000 })).toEqual({ final: false, suspect: false, recheckAt: final + YOUNG_MS });
+    expect(keeping({ empty: false, confirmed: false, now: final + YOUNG_MS, finalAt: final, settleMs: 600_000 })).toEqual({ final: true, suspect: false });
   });
 
   it('hours are read in the zone', () => {
-    expect(hourIn('2026-11-20T23:30:00Z', 'Europe/Berlin')).toBe(0);
-    expect(hourIn('2026-07-01T12:00:00Z', 'America/New_York')).toBe(8);
-    expect(hourIn('not a date', 'UTC')).toBeUndefined();
-    expect(hourIn('2026-07-01T12:00:00Z', 'Not/AZone')).toBeUndefined();
+    expect(hourAt(Date.parse('2026-11-20T23:30:00Z'), 'Europe/Berlin')).toEqual({ date: '2026-11-21', hour: 0 });
+    expect(hourAt(Date.parse('2026-07-01T12:00:00Z'), 'America/New_York')).toEqual({ date: '2026-07-01', hour: 8 });
+    expect(hourAt(Date.parse('not a date'), 'UTC')).toBeUndefined();
+    expect(hourAt(Date.parse('2026-07-01T12:00:00Z'), 'Not/AZone')).toBeUndefined();
   });
 });
 

@@ -2,9 +2,8 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { REPORTS } from '../../src/kernel/catalog.js';
 import { commandTokens, type Token } from '../../src/kernel/text.js';
-import { partsInZone } from '../../src/kernel/format.js';
 import { parseWatchCommand } from '../../src/features/watches/parse.js';
-import { decide, describeObservation, describeRule, HYSTERESIS, lastPeriod, median, spreadOffset, SPIKE_MIN, SPIKE_RATIO, SPIKE_RECOVER, type Condition, type Observation, type WatchRule, type WatchState } from '../../src/features/watches/plan.js';
+import { comparedWith, decide, describeObservation, describeRule, HYSTERESIS, lastPeriod, median, observationOf, periodBefore, spreadOffset, SPIKE_MIN, SPIKE_RATIO, SPIKE_RECOVER, type Condition, type Observation, type WatchRule, type WatchState } from '../../src/features/watches/plan.js';
 
 const ok = (value: number, baseline?: number): Observation => ({ ok: true, value, ...(baseline === undefined ? {} : { baseline }), label: 'on Nov 22' });
 
@@ -103,13 +102,53 @@ describe('the rule and what was seen, in words', () => {
 });
 
 describe('periods', () => {
-  const parts = (d: Date, z: string) => partsInZone(d, z, true);
-  it('the last complete hour or day in the zone, and how far into the next one we are', () => {
+  const api = { timeZone: 'UTC', settleMs: 0 };
+  it('the last complete hour or day in the zone, and how long since it could be judged', () => {
     const at = new Date('2026-11-23T09:12:30Z'); // 10:12:30 in Berlin
-    expect(lastPeriod('hour', 'Europe/Berlin', at, parts)).toMatchObject({ key: '2026-11-23T09', date: '2026-11-23', hour: 9, elapsedMs: 12.5 * 60_000 });
-    expect(lastPeriod('day', 'Europe/Berlin', at, parts)).toMatchObject({ key: '2026-11-22', date: '2026-11-22', elapsedMs: (10 * 60 + 12.5) * 60_000 });
-    expect(lastPeriod('hour', 'Europe/Berlin', new Date('2026-11-22T23:05:00Z'), parts)).toMatchObject({ key: '2026-11-22T23', hour: 23 });
-    expect(lastPeriod('hour', 'Not/AZone', at, parts)).toBeUndefined();
+    expect(lastPeriod('hour', 'Europe/Berlin', at, api)).toMatchObject({ key: '2026-11-23T09', date: '2026-11-23', hour: 9, elapsedMs: 12.5 * 60_000 });
+    // Berlin's Nov 22 is the API's (UTC) Nov 22, over at midnight UTC.
+    expect(lastPeriod('day', 'Europe/Berlin', at, api)).toMatchObject({ key: '2026-11-22', date: '2026-11-22', elapsedMs: (9 * 60 + 12.5) * 60_000 });
+    expect(lastPeriod('hour', 'Europe/Berlin', new Date('2026-11-22T23:05:00Z'), api)).toMatchObject({ key: '2026-11-22T23', hour: 23 });
+    expect(lastPeriod('hour', 'Not/AZone', at, api)).toBeUndefined();
+  });
+
+  it('hours are real hours: the hour before is the one before in time across a clock change, and a skipped hour is never a period', () => {
+    const berlin = 'Europe/Berlin';
+    expect(periodBefore({ date: '2026-03-29', hour: 3 }, berlin)).toEqual({ date: '2026-03-29', hour: 1 });
+    expect(periodBefore({ date: '2026-10-25', hour: 3 }, berlin)).toEqual({ date: '2026-10-25', hour: 2 });
+    expect(periodBefore({ date: '2026-10-25', hour: 2 }, berlin)).toEqual({ date: '2026-10-25', hour: 1 });
+    expect(periodBefore({ date: '2026-11-23', hour: 0 }, berlin)).toEqual({ date: '2026-11-22', hour: 23 });
+    // 03:30 in Berlin on Mar 29 (01:30 UTC): the last complete hour is 01:00–02:00 (it ended at 03:00).
+    expect(lastPeriod('hour', berlin, new Date('2026-03-29T01:30:00Z'), api)).toMatchObject({ key: '2026-03-29T01' });
+    // On Oct 25 the doubled 02:00 is complete once its second pass ends (03:00 CET, 02:00 UTC).
+    expect(lastPeriod('hour', berlin, new Date('2026-10-25T01:30:00Z'), api)).toMatchObject({ key: '2026-10-25T01' });
+    expect(lastPeriod('hour', berlin, new Date('2026-10-25T02:30:00Z'), api)).toMatchObject({ key: '2026-10-25T02' });
+  });
+
+  it('figures are counted per 60 minutes of real time, and an hour the clocks skipped is nothing to compare with', () => {
+    const hourly = (condition: Condition): WatchRule => ({ metric: 'visits', report: 'visits', filters: [], condition, every: 'hour' });
+    const above = observationOf(hourly({ kind: 'above', value: 90 }), { date: '2026-10-25', hour: 2 }, 'Europe/Berlin', api, [120]);
+    expect(above).toMatchObject({ ok: true, value: 60, label: '02:00–03:00 on Oct 25 (120 in its 120 minutes, as the clocks went back: counted per 60)' });
+    // Lord Howe's 02:00 of Oct 4 lasts 30 minutes: 30 visits are 60 an hour.
+    expect(observationOf(hourly({ kind: 'below', value: 50 }), { date: '2026-10-04', hour: 2 }, 'Australia/Lord_Howe', api, [30])).toMatchObject({ ok: true, value: 60 });
+    const lastWeek = hourly({ kind: 'change', direction: 'rises', pct: 50, against: 'last_week' });
+    expect(comparedWith(lastWeek, { date: '2026-04-05', hour: 2 }, 'Europe/Berlin')).toEqual([{ date: '2026-03-29', hour: 2 }]);
+    const skipped = observationOf(lastWeek, { date: '2026-04-05', hour: 2 }, 'Europe/Berlin', api, [60, 0]);
+    expect(skipped).toEqual({ ok: false, error: 'There was no 02:00–03:00 on Mar 29 (the clocks skipped it): nothing to compare 02:00–03:00 on Apr 5 with.' });
+    expect(decide(lastWeek.condition, 'ok', skipped)).toBe('unknown');
+  });
+
+  it('a period is judged only once it is final at the API: after the settling margin, and once the API (UTC) has ended its day', () => {
+    const settled = { timeZone: 'UTC', settleMs: 10 * 60_000 };
+    // 10:05 in Berlin: 09:00–10:00 is still settling, so 08:00–09:00 is the last final hour.
+    expect(lastPeriod('hour', 'Europe/Berlin', new Date('2026-11-23T09:05:00Z'), settled)).toMatchObject({ key: '2026-11-23T08' });
+    expect(lastPeriod('hour', 'Europe/Berlin', new Date('2026-11-23T09:10:00Z'), settled)).toMatchObject({ key: '2026-11-23T09', elapsedMs: 0 });
+    // 00:50 on Nov 21 in Tokyo: the API's Nov 20 is open until 09:00 there (plus 10 minutes), so Nov 19 is the last final day.
+    expect(lastPeriod('day', 'Asia/Tokyo', new Date('2026-11-20T15:50:00Z'), settled)).toMatchObject({ key: '2026-11-19' });
+    expect(lastPeriod('day', 'Asia/Tokyo', new Date('2026-11-21T00:10:00Z'), settled)).toMatchObject({ key: '2026-11-20', elapsedMs: 0 });
+    // Behind UTC, a day is final at the API before it is over in the zone: it is judged once it is over.
+    expect(lastPeriod('day', 'America/Los_Angeles', new Date('2026-11-21T07:59:00Z'), settled)).toMatchObject({ key: '2026-11-19' });
+    expect(lastPeriod('day', 'America/Los_Angeles', new Date('2026-11-21T08:00:00Z'), settled)).toMatchObject({ key: '2026-11-20', elapsedMs: 0 });
   });
 
   it('spreads watches over the first part of a period', () => {

@@ -1,7 +1,7 @@
-/** The figures of finished trend periods, kept for good: a finished day never changes. */
+/** The figures of trend periods that are over at the API: final ones for good, provisional ones until they are asked again. */
 import { createHash } from 'node:crypto';
 import type { FilterGroup } from '../../kernel/filters.js';
-import type { TrendMetric } from '../../kernel/trend.js';
+import type { Keeping, TrendMetric } from '../../kernel/trend.js';
 import type { Queryable } from '../../platform/store/db.js';
 
 /** Where a trend's figures are kept: the report they sum, its filters and the zone its days are in. */
@@ -11,11 +11,14 @@ export interface TrendSeriesKey {
   timeZone: string;
 }
 
-export interface TrendPoint {
+export interface TrendPoint extends Keeping {
   bucket: string;
   metric: TrendMetric;
   value: number;
 }
+
+/** A kept figure, by `bucket|metric`. */
+export type KeptPoint = Omit<TrendPoint, 'bucket' | 'metric'>;
 
 /** The filters as a short key: the same conditions in the same order are the same key. */
 export function filtersKey(filters: readonly FilterGroup[]): string {
@@ -25,24 +28,42 @@ export function filtersKey(filters: readonly FilterGroup[]): string {
 export class TrendRepo {
   constructor(private readonly db: Queryable) {}
 
-  /** The stored figures of these buckets, by `bucket|metric`. */
-  async get(key: TrendSeriesKey, buckets: readonly string[]): Promise<Map<string, number>> {
+  /** The kept figures of these buckets, by `bucket|metric`. */
+  async get(key: TrendSeriesKey, buckets: readonly string[]): Promise<Map<string, KeptPoint>> {
     if (buckets.length === 0) return new Map();
-    const { rows } = await this.db.query<{ bucket: string; metric: string; value: number }>(
-      'SELECT bucket, metric, value FROM trend_points WHERE report = $1 AND filters_key = $2 AND time_zone = $3 AND bucket = ANY($4::text[])',
+    const { rows } = await this.db.query<{ bucket: string; metric: string; value: number; final: boolean; suspect: boolean; recheck_at: Date | string | null }>(
+      'SELECT bucket, metric, value, final, suspect, recheck_at FROM trend_points WHERE report = $1 AND filters_key = $2 AND time_zone = $3 AND bucket = ANY($4::text[])',
       [key.report, filtersKey(key.filters), key.timeZone, buckets],
     );
-    return new Map(rows.map((r) => [`${r.bucket}|${r.metric}`, Number(r.value)]));
+    return new Map(
+      rows.map((r) => [
+        `${r.bucket}|${r.metric}`,
+        { value: Number(r.value), final: r.final, suspect: r.suspect, ...(r.recheck_at === null ? {} : { recheckAt: new Date(r.recheck_at).getTime() }) },
+      ]),
+    );
   }
 
-  /** Keeps figures; a figure already kept stays as it was. */
+  /** Keeps figures: a new one, or a provisional one asked again. A final figure stays as it was. */
   async put(key: TrendSeriesKey, points: readonly TrendPoint[]): Promise<void> {
     if (points.length === 0) return;
     await this.db.query(
-      `INSERT INTO trend_points (report, filters_key, time_zone, bucket, metric, value)
-       SELECT $1, $2, $3, b, m, v FROM unnest($4::text[], $5::text[], $6::float8[]) AS p(b, m, v)
-       ON CONFLICT DO NOTHING`,
-      [key.report, filtersKey(key.filters), key.timeZone, points.map((p) => p.bucket), points.map((p) => p.metric), points.map((p) => p.value)],
+      `INSERT INTO trend_points (report, filters_key, time_zone, bucket, metric, value, final, suspect, recheck_at, fetched_at)
+       SELECT $1, $2, $3, b, m, v, f, s, CASE WHEN r IS NULL THEN NULL ELSE to_timestamp(r / 1000.0) END, now()
+         FROM unnest($4::text[], $5::text[], $6::float8[], $7::boolean[], $8::boolean[], $9::float8[]) AS p(b, m, v, f, s, r)
+       ON CONFLICT (report, filters_key, time_zone, bucket, metric) DO UPDATE
+         SET value = EXCLUDED.value, final = EXCLUDED.final, suspect = EXCLUDED.suspect, recheck_at = EXCLUDED.recheck_at, fetched_at = EXCLUDED.fetched_at
+         WHERE NOT trend_points.final`,
+      [
+        key.report,
+        filtersKey(key.filters),
+        key.timeZone,
+        points.map((p) => p.bucket),
+        points.map((p) => p.metric),
+        points.map((p) => p.value),
+        points.map((p) => p.final),
+        points.map((p) => p.suspect),
+        points.map((p) => p.recheckAt ?? null),
+      ],
     );
   }
 

@@ -1,11 +1,11 @@
 import pLimit from 'p-limit';
 import { REPORTS, type ReportId } from '../../kernel/catalog.js';
 export type { Trend, TrendSpec };
-import { localDate, resolveRange, shiftDate } from '../../kernel/dates.js';
+import { dayStart, hourAt, localDate, resolveRange, shiftDate } from '../../kernel/dates.js';
 import type { FilterGroup } from '../../kernel/filters.js';
-import type { ReportQuery } from '../../kernel/query.js';
-import { fieldOf } from '../../kernel/records.js';
-import { encodeTrendRef, hourIn, hoursOf, isFinished, planTrend, summarize, trendSource, type Bucket, type Trend, type TrendMetric, type TrendSpec } from '../../kernel/trend.js';
+import type { MarketingRequest, ReportQuery } from '../../kernel/query.js';
+import { fieldOf, type VisitRecord } from '../../kernel/records.js';
+import { encodeTrendRef, finalAt, hoursOf, keeping, planTrend, summarize, trendSource, TREND_METRICS, type ApiDays, type Bucket, type Trend, type TrendMetric, type TrendSpec } from '../../kernel/trend.js';
 import type { Answering } from '../../platform/answering.js';
 import { ApiError } from '../../platform/api/errors.js';
 import type { SharedFetcher } from '../../platform/api/shared-fetcher.js';
@@ -15,20 +15,40 @@ import { formatCount } from '../../kernel/format.js';
 import { LIMITS } from '../../platform/slack/kit/limits.js';
 import { problemMessage, type SlackMessage } from '../../platform/slack/kit/messages.js';
 import { trendMessage, type Share } from './blocks.js';
-import type { TrendRepo, TrendSeriesKey } from './repo.js';
+import type { KeptPoint, TrendPoint, TrendRepo, TrendSeriesKey } from './repo.js';
 
-/** One request to the API and the buckets its answer fills: a day or week, or a day's 24 hours. */
+/** One request to the API and the buckets its answer fills: a day or week, or a day's hours. */
 interface Unit {
   key: string;
-  startDate: string;
-  endDate: string;
+  /** The API's dates asked for. */
+  ask: { startDate: string; endDate: string };
+  /** The dates its buckets cover (the zone's day, for hours). */
+  from: string;
+  to: string;
   hourly: boolean;
   buckets: Bucket[];
-  finished: boolean;
+  /** When each bucket is final at the API (ms); absent when it cannot be told. */
+  finalAt: Map<string, number>;
 }
 
 type Figures = Map<string, number>;
 const at = (bucket: string, metric: TrendMetric) => `${bucket}|${metric}`;
+
+/** What a unit's answer was: its figures, whether every page of it arrived, and whether it was empty. */
+interface Answer {
+  figures: Figures;
+  complete: boolean;
+  /** No visits at all in its buckets that are over at the API. */
+  empty: boolean;
+  /** The figures kept before were 0 too. */
+  confirmsEmpty: boolean;
+}
+
+/** Figures of buckets, and those not to be judged by yet: a suspect empty answer, or one that did not come whole. */
+interface Known {
+  figures: Figures;
+  unsettled: Set<string>;
+}
 
 /** Where buttons find their query (the report service's refs). */
 export interface Refs {
@@ -40,10 +60,14 @@ export interface TrendServiceDeps extends Answering {
   fetcher: SharedFetcher;
   repo: TrendRepo;
   refs: Refs;
+  /** The zone of the API's dates and the settling margin: when a period is final there. */
+  apiDays: ApiDays;
   /** Requests a first fill makes at once. */
   concurrency?: number;
   /** Told how many periods came from the store, from the API, or met a store error (for /metrics). */
   observe?: (source: 'store' | 'api' | 'store_error', periods: number) => void;
+  /** Told how many kept provisional periods were asked again, and whether that changed their figure (for /metrics). */
+  observeRecheck?: (changed: boolean, periods: number) => void;
   /** The most periods not kept yet one trend may fetch (TREND_MAX_FETCH). */
   maxFetch?: number;
 }
@@ -64,16 +88,21 @@ export interface TrendWhere {
 
 /** Cold periods (not kept yet) fetched for a trend without a word; past this, the person is told how many and how it goes. */
 export const TREND_QUIET_FETCH = 31;
+/** A period fetched to be kept costs its request and the one that checks nothing follows its last page. */
+const REQUESTS_A_PERIOD = 2;
 
 /**
  * Trends: per-period totals built from per-period report requests (the API has no time
- * series). Finished periods are kept in the store and fetched once, ever; the current
- * period is fetched live (shared for a minute through the fetcher). A fill runs a few
- * requests at a time and keeps each period as soon as it arrives, so a restart half-way
- * loses nothing already fetched. The same period asked by two trends at once is fetched once.
+ * series). A period's figures are kept once it is over at the API (its own day ended, plus
+ * a settling margin) and its answer came whole: for good when it was old enough, or
+ * provisionally (a period younger than a few days, an empty answer between periods with
+ * visits), to be asked again once. A period still open at the API is fetched live
+ * (shared for a minute through the fetcher). A fill runs a few requests at a time and
+ * keeps each period as soon as it arrives, so a restart half-way loses nothing already
+ * fetched. The same period asked by two trends at once is fetched once.
  */
 export class TrendService {
-  private readonly inFlight = new Map<string, Promise<Figures>>();
+  private readonly inFlight = new Map<string, Promise<Answer>>();
   private readonly limit: ReturnType<typeof pLimit>;
 
   constructor(private readonly deps: TrendServiceDeps) {
@@ -92,98 +121,171 @@ export class TrendService {
   async series(spec: TrendSpec, log: Logger = this.deps.log, onUnit?: () => void): Promise<Trend> {
     const plan = planTrend(spec.range);
     const source = trendSource(spec.report);
-    const today = this.today(spec.timeZone);
-    const figures = await this.figures({ report: source, filters: spec.filters, timeZone: spec.timeZone }, [...plan.buckets, ...plan.previous], today, log, onUnit);
+    const { figures } = await this.figures({ report: source, filters: spec.filters, timeZone: spec.timeZone }, [...plan.buckets, ...plan.previous], log, onUnit);
     const values = (buckets: Bucket[]) => buckets.map((b) => figures.get(at(b.key, spec.metric)) ?? 0);
+    const last = finalAt(plan.buckets[plan.buckets.length - 1]!, spec.timeZone, this.deps.apiDays);
     return {
       plan,
       source,
       current: summarize(values(plan.buckets), plan.buckets),
       previous: summarize(values(plan.previous), plan.previous),
-      partial: !isFinished(plan.buckets[plan.buckets.length - 1]!, today),
+      partial: last === undefined || last > this.deps.now().getTime(),
     };
   }
 
-  /** The figures of any buckets (hours, days, weeks) of a report's rows: kept ones from the store, the rest fetched. */
-  async values(spec: Omit<TrendSpec, 'range'>, buckets: readonly Bucket[], log: Logger = this.deps.log): Promise<number[]> {
-    const figures = await this.figures({ report: trendSource(spec.report), filters: spec.filters, timeZone: spec.timeZone }, buckets, this.today(spec.timeZone), log);
-    return buckets.map((b) => figures.get(at(b.key, spec.metric)) ?? 0);
+  /**
+   * The figures of any buckets (hours, days, weeks) of a report's rows: kept ones from the
+   * store, the rest fetched; and which of them are not to be judged by yet.
+   */
+  async values(spec: Omit<TrendSpec, 'range'>, buckets: readonly Bucket[], log: Logger = this.deps.log): Promise<{ values: number[]; unsettled: string[] }> {
+    const { figures, unsettled } = await this.figures({ report: trendSource(spec.report), filters: spec.filters, timeZone: spec.timeZone }, buckets, log);
+    return { values: buckets.map((b) => figures.get(at(b.key, spec.metric)) ?? 0), unsettled: buckets.filter((b) => unsettled.has(b.key)).map((b) => b.key) };
   }
 
-  private today(timeZone: string): string {
-    return localDate(this.deps.now(), timeZone) ?? this.deps.now().toISOString().slice(0, 10);
-  }
-
-  private async figures(key: TrendSeriesKey, buckets: readonly Bucket[], today: string, log: Logger, onUnit?: () => void): Promise<Figures> {
-    const units = unitsOf(buckets, today);
-    const figures: Figures = new Map();
-    const finished = units.filter((u) => u.finished).flatMap((u) => u.buckets.map((b) => b.key));
+  /** What of these buckets is kept and usable, and which units must be asked of the API. */
+  private async needs(key: TrendSeriesKey, buckets: readonly Bucket[], log: Logger) {
+    const now = this.deps.now().getTime();
+    const units = unitsOf(buckets, key.timeZone, this.deps.apiDays);
+    const over = (u: Unit, b: Bucket) => (u.finalAt.get(b.key) ?? Infinity) <= now;
+    let kept = new Map<string, KeptPoint>();
+    const keepable = units.flatMap((u) => u.buckets.filter((b) => over(u, b)).map((b) => b.key));
     try {
-      for (const [k, v] of await this.deps.repo.get(key, finished)) figures.set(k, v);
+      kept = await this.deps.repo.get(key, keepable);
     } catch (error) {
-      this.deps.observe?.('store_error', finished.length);
+      this.deps.observe?.('store_error', keepable.length);
       log.warn({ err: (error as Error).message }, 'trend store unavailable: fetching every period');
     }
-    const missing = units.filter((u) => u.buckets.some((b) => !figures.has(at(b.key, 'visits'))));
+    const usable = (b: Bucket) => {
+      const point = kept.get(at(b.key, 'visits'));
+      return point !== undefined && (point.final || (point.recheckAt ?? 0) > now);
+    };
     const wanted = new Set(buckets.map((b) => b.key));
-    const fetched = missing.flatMap((u) => u.buckets).filter((b) => wanted.has(b.key)).length;
+    const needed = units.filter((u) => u.buckets.some((b) => wanted.has(b.key) && !(over(u, b) && usable(b))));
+    return { now, units, kept, wanted, needed };
+  }
+
+  private async figures(key: TrendSeriesKey, buckets: readonly Bucket[], log: Logger, onUnit?: () => void): Promise<Known> {
+    const { now, units, kept, wanted, needed } = await this.needs(key, buckets, log);
+    const figures: Figures = new Map();
+    const unsettled = new Set<string>();
+    for (const [k, point] of kept) figures.set(k, point.value);
+    for (const u of units) for (const b of u.buckets) if (!needed.includes(u) && kept.get(at(b.key, 'visits'))?.suspect) unsettled.add(b.key);
+    const fetched = needed.flatMap((u) => u.buckets).filter((b) => wanted.has(b.key)).length;
     this.deps.observe?.('store', buckets.length - fetched);
     this.deps.observe?.('api', fetched);
-    const results = await Promise.all(missing.map((unit) => this.once(key, unit, log).finally(() => onUnit?.())));
-    for (const result of results) for (const [k, v] of result) figures.set(k, v);
-    return figures;
+
+    const answers = await Promise.all(needed.map((unit) => this.once(key, unit, kept, now, log).finally(() => onUnit?.())));
+    answers.forEach((answer, i) => {
+      for (const [k, v] of answer.figures) figures.set(k, v);
+      if (!answer.complete) for (const b of needed[i]!.buckets) unsettled.add(b.key);
+    });
+    // An empty answer is kept once the periods beside it are known: empty too, it is confirmed.
+    const emptyBeside = (u: Unit) => units.some((o) => o !== u && (shiftDate(o.to, 1) === u.from || shiftDate(u.to, 1) === o.from) && sumOf(o, figures) === 0);
+    for (const [i, unit] of needed.entries()) {
+      const answer = answers[i]!;
+      if (!answer.complete || !answer.empty) continue;
+      const points = this.points(unit, answer.figures, now, answer.confirmsEmpty || emptyBeside(unit));
+      if (points.some((p) => p.suspect)) for (const b of unit.buckets) unsettled.add(b.key);
+      await this.keep(key, points, unit, log);
+    }
+    return { figures, unsettled };
   }
 
   /** A unit being fetched is shared by every trend asking for it meanwhile. */
-  private once(key: TrendSeriesKey, unit: Unit, log: Logger): Promise<Figures> {
-    const id = JSON.stringify([key.report, key.filters, key.timeZone, unit.key, unit.finished]);
+  private once(key: TrendSeriesKey, unit: Unit, kept: ReadonlyMap<string, KeptPoint>, now: number, log: Logger): Promise<Answer> {
+    const id = JSON.stringify([key.report, key.filters, key.timeZone, unit.key]);
     let pending = this.inFlight.get(id);
     if (!pending) {
-      pending = this.limit(() => this.fetchUnit(key, unit, log)).finally(() => this.inFlight.delete(id));
+      pending = this.limit(() => this.fetchUnit(key, unit, kept, now, log)).finally(() => this.inFlight.delete(id));
       this.inFlight.set(id, pending);
     }
     return pending;
   }
 
-  private async fetchUnit(key: TrendSeriesKey, unit: Unit, log: Logger): Promise<Figures> {
-    const request = { startDate: unit.startDate, endDate: unit.endDate, filterGroups: key.filters as FilterGroup[] };
+  private async fetchUnit(key: TrendSeriesKey, unit: Unit, kept: ReadonlyMap<string, KeptPoint>, now: number, log: Logger): Promise<Answer> {
+    const request = { ...unit.ask, filterGroups: key.filters as FilterGroup[] };
+    const keepable = unit.buckets.filter((b) => (unit.finalAt.get(b.key) ?? Infinity) <= now);
+    // Only what may be kept is confirmed whole; an answer that is not is asked for once more at once (the fetcher forgot it).
+    const confirm = keepable.length > 0;
+    let answer = await this.ask(key, unit, request, confirm);
+    if (!answer.complete) answer = await this.ask(key, unit, request, confirm);
+    if (!answer.complete) {
+      if (keepable.length > 0) log.warn({ report: key.report, from: unit.from, to: unit.to }, 'trend period answered in part twice: shown, not kept');
+      return { figures: answer.figures, complete: false, empty: false, confirmsEmpty: false };
+    }
+    const visits = keepable.map((b) => answer.figures.get(at(b.key, 'visits')) ?? 0);
+    const empty = keepable.length > 0 && visits.every((v) => v === 0);
+    // An empty answer agrees with the one kept before when what was kept of it was empty too (for a day's hours: its earlier hours).
+    const before = keepable.map((b) => kept.get(at(b.key, 'visits'))).filter((p) => p !== undefined);
+    const confirmsEmpty = before.length > 0 && before.every((p) => p.value === 0);
+    this.countRechecks(keepable, answer.figures, kept);
+    // Empty answers wait for the periods beside them (figures); the rest is kept now.
+    if (!empty) await this.keep(key, this.points(unit, answer.figures, now, false), unit, log);
+    return { figures: answer.figures, complete: true, empty, confirmsEmpty };
+  }
+
+  /** One unit's figures from the API: its days' report rows summed, or its day's visits counted by the hour; `confirm`: and whether every row arrived. */
+  private async ask(key: TrendSeriesKey, unit: Unit, request: MarketingRequest, confirm: boolean): Promise<{ figures: Figures; complete: boolean }> {
     const figures: Figures = new Map();
+    const rowsOf = async (id: ReportId, asked: MarketingRequest) => (confirm ? this.deps.fetcher.whole(id, asked) : { rows: await this.deps.fetcher.all(id, asked), complete: true });
     if (unit.hourly) {
-      // The API's days need not be the zone's: the zone's day lies within the API's day before, the day and the day after.
-      const around = { ...request, startDate: shiftDate(unit.startDate, -1), endDate: shiftDate(unit.startDate, 1) };
-      const visits = await this.deps.fetcher.visits(around);
-      const counts = unit.buckets.map(() => ({ visits: 0, visitors: new Set<string>() }));
-      for (const visit of visits) {
-        const hour = hourOfDay(visit.date, unit.startDate, key.timeZone);
-        if (hour === undefined) continue;
-        const slot = counts[hour]!;
+      const { rows, complete } = await rowsOf('visits', { ...request, sort: { key: REPORTS.visits.defaultSort, value: -1 } });
+      const counts = new Map(unit.buckets.map((b) => [b.hour!, { visits: 0, visitors: new Set<string>() }]));
+      for (const visit of rows as VisitRecord[]) {
+        // Counted by the hour of the zone's day the visit falls in: both passes of an hour the clocks repeat count in it.
+        const at = visit.date ? hourAt(Date.parse(visit.date), key.timeZone) : undefined;
+        const slot = at?.date === unit.from ? counts.get(at.hour) : undefined;
+        if (!slot) continue;
         slot.visits++;
         if (visit.visitor_id) slot.visitors.add(visit.visitor_id);
       }
-      unit.buckets.forEach((b, i) => {
-        figures.set(at(b.key, 'visits'), counts[i]!.visits);
-        figures.set(at(b.key, 'unique'), counts[i]!.visitors.size);
-      });
-    } else {
-      const def = REPORTS[key.report as ReportId];
-      const rows = await this.deps.fetcher.all(def.id, request);
-      const uniqueField = def.sortKeys.unique ?? 'unique_visitors';
-      const sum = (field: string) => rows.reduce((n, r) => n + (Number(fieldOf(r, field)) || 0), 0);
-      const bucket = unit.buckets[0]!;
-      figures.set(at(bucket.key, 'visits'), sum(def.countField ?? 'total_visits'));
-      figures.set(at(bucket.key, 'unique'), sum(uniqueField));
+      for (const b of unit.buckets) {
+        figures.set(at(b.key, 'visits'), counts.get(b.hour!)!.visits);
+        figures.set(at(b.key, 'unique'), counts.get(b.hour!)!.visitors.size);
+      }
+      return { figures, complete };
     }
-    if (unit.finished) {
-      const points = [...figures].map(([k, value]) => {
-        const [bucket, metric] = k.split('|') as [string, TrendMetric];
-        return { bucket, metric, value };
-      });
-      await this.deps.repo.put(key, points).catch((error: unknown) => {
-        this.deps.observe?.('store_error', unit.buckets.length);
-        log.warn({ err: (error as Error).message }, 'trend figures not kept');
-      });
+    const def = REPORTS[key.report as ReportId];
+    const { rows, complete } = await rowsOf(def.id, request);
+    const uniqueField = def.sortKeys.unique ?? 'unique_visitors';
+    const sum = (field: string) => rows.reduce((n, r) => n + (Number(fieldOf(r, field)) || 0), 0);
+    const bucket = unit.buckets[0]!;
+    figures.set(at(bucket.key, 'visits'), sum(def.countField ?? 'total_visits'));
+    figures.set(at(bucket.key, 'unique'), sum(uniqueField));
+    return { figures, complete };
+  }
+
+  /** The figures of a unit's buckets that are over at the API, as they are to be kept. */
+  private points(unit: Unit, figures: Figures, now: number, confirmedEmpty: boolean): TrendPoint[] {
+    const { settleMs } = this.deps.apiDays;
+    return unit.buckets.flatMap((b) => {
+      const final = unit.finalAt.get(b.key);
+      if (final === undefined || final > now) return [];
+      const empty = (figures.get(at(b.key, 'visits')) ?? 0) === 0 && sumOf(unit, figures) === 0;
+      const how = keeping({ empty, confirmed: confirmedEmpty, now, finalAt: final, settleMs });
+      return TREND_METRICS.map((metric) => ({ bucket: b.key, metric, value: figures.get(at(b.key, metric)) ?? 0, ...how }));
+    });
+  }
+
+  private async keep(key: TrendSeriesKey, points: TrendPoint[], unit: Unit, log: Logger): Promise<void> {
+    await this.deps.repo.put(key, points).catch((error: unknown) => {
+      this.deps.observe?.('store_error', unit.buckets.length);
+      log.warn({ err: (error as Error).message }, 'trend figures not kept');
+    });
+  }
+
+  /** Kept provisional figures asked again: how many changed, how many did not. */
+  private countRechecks(buckets: readonly Bucket[], figures: Figures, kept: ReadonlyMap<string, KeptPoint>): void {
+    let changed = 0;
+    let same = 0;
+    for (const b of buckets) {
+      const before = TREND_METRICS.map((m) => kept.get(at(b.key, m)));
+      if (before.some((p) => p === undefined || p.final)) continue;
+      if (TREND_METRICS.some((m, i) => before[i]!.value !== (figures.get(at(b.key, m)) ?? 0))) changed++;
+      else same++;
     }
-    return figures;
+    if (changed > 0) this.deps.observeRecheck?.(true, changed);
+    if (same > 0) this.deps.observeRecheck?.(false, same);
   }
 
   /** The top rows' share of the period's visits, for a pie: the five largest and the rest. */
@@ -206,13 +308,12 @@ export class TrendService {
     return { def, top, rest: rest > 0 ? rest : 0, total };
   }
 
-  /** How many API requests a trend needs before it starts: one a period not kept yet (an hourly day is one). */
+  /** `/traffic trend …` and the Trend buttons: the chart, its key figures in words, and what to do next. */
+  /** The periods a trend must fetch before it can answer (an hourly day counts once). */
   async coldPeriods(spec: TrendSpec): Promise<number> {
     const plan = planTrend(spec.range);
-    const units = unitsOf([...plan.buckets, ...plan.previous], this.today(spec.timeZone));
-    const finished = units.filter((u) => u.finished).flatMap((u) => u.buckets.map((b) => b.key));
-    const kept = await this.deps.repo.get({ report: trendSource(spec.report), filters: spec.filters, timeZone: spec.timeZone }, finished).catch(() => new Map<string, number>());
-    return units.filter((u) => u.buckets.some((b) => !kept.has(at(b.key, 'visits')))).length;
+    const { needed } = await this.needs({ report: trendSource(spec.report), filters: spec.filters, timeZone: spec.timeZone }, [...plan.buckets, ...plan.previous], this.deps.log);
+    return needed.length;
   }
 
   /** `/traffic trend …` and the Trend buttons: the chart, its key figures in words, and what to do next. */
@@ -243,8 +344,8 @@ export class TrendService {
         void where.progress?.(`Fetching ${formatCount(cold)} periods Lookout has not kept yet: ${formatCount(done)} done…`).catch(() => undefined);
       }
     };
-    if (cold > TREND_QUIET_FETCH) await where.progress?.(`Fetching ${formatCount(cold)} periods Lookout has not kept yet (one request each; they are kept after, so this is a one-time wait)…`).catch(() => undefined);
-    const fetched = await withinQuota(this.deps.quota, where.user, cold + (withShare ? 1 : 0), async () => {
+    if (cold > TREND_QUIET_FETCH) await where.progress?.(`Fetching ${formatCount(cold)} periods Lookout has not kept yet (they are kept after, so this is a one-time wait)…`).catch(() => undefined);
+    const fetched = await withinQuota(this.deps.quota, where.user, cold * REQUESTS_A_PERIOD + (withShare ? 1 : 0), async () => {
       const trend = await this.series(spec, log, onUnit);
       const share = withShare ? await this.share({ ...spec, range: trend.plan.range }, trend.current.total) : undefined;
       return { trend, share };
@@ -274,27 +375,44 @@ export class TrendService {
 
 }
 
-/** Which bucket each API request fills. Hours come a day at a time, from that day's visits. */
-function unitsOf(buckets: readonly Bucket[], today: string): Unit[] {
+/** The visits of buckets that have a figure; undefined when one has none. */
+function sumOf(unit: Unit, figures: Figures): number | undefined {
+  let n = 0;
+  for (const b of unit.buckets) {
+    const v = figures.get(at(b.key, 'visits'));
+    if (v === undefined) return undefined;
+    n += v;
+  }
+  return n;
+}
+
+/** Which bucket each API request fills, and when each is final at the API. Hours come a day at a time, from that day's visits. */
+function unitsOf(buckets: readonly Bucket[], timeZone: string, api: ApiDays): Unit[] {
   const units = new Map<string, Unit>();
   for (const bucket of buckets) {
     const hourly = bucket.hour !== undefined;
     const key = hourly ? bucket.startDate : bucket.key;
     let unit = units.get(key);
     if (!unit) {
-      // An hourly unit is the whole day: its hours come from one request.
-      unit = { key, startDate: bucket.startDate, endDate: bucket.endDate, hourly, buckets: hourly ? hoursOf(bucket.startDate) : [], finished: isFinished(bucket, today) };
+      // An hourly unit is the whole day: its hours come from one request for the API's dates it spans.
+      const day = bucket.startDate;
+      const ask = hourly ? apiDatesOf(day, timeZone, api.timeZone) : { startDate: bucket.startDate, endDate: bucket.endDate };
+      unit = { key, ask, from: bucket.startDate, to: bucket.endDate, hourly, buckets: hourly ? hoursOf(day) : [bucket], finalAt: new Map() };
+      for (const b of unit.buckets) {
+        const final = finalAt(b, timeZone, api);
+        if (final !== undefined) unit.finalAt.set(b.key, final);
+      }
       units.set(key, unit);
     }
-    if (!hourly) unit.buckets.push(bucket);
   }
   return [...units.values()];
 }
 
-/** The hour of `day` in the zone a visit falls in; undefined for a visit on another day there. */
-function hourOfDay(iso: string | undefined, day: string, timeZone: string): number | undefined {
-  if (!iso) return undefined;
-  const t = new Date(iso);
-  return localDate(t, timeZone) === day ? hourIn(iso, timeZone) : undefined;
+/** The API's dates a day of the zone lies in (the API's days need not be the zone's). */
+function apiDatesOf(day: string, timeZone: string, apiZone: string): { startDate: string; endDate: string } {
+  const start = dayStart(day, timeZone);
+  const end = dayStart(shiftDate(day, 1), timeZone);
+  const first = start === undefined ? undefined : localDate(new Date(start), apiZone);
+  const last = end === undefined ? undefined : localDate(new Date(end - 1), apiZone);
+  return first && last ? { startDate: first, endDate: last } : { startDate: shiftDate(day, -1), endDate: shiftDate(day, 1) };
 }
-

@@ -1,30 +1,34 @@
 /**
- * Evaluates watches: every tick, each active watch whose period has ended (and whose
- * place in the spread has come) is claimed by one replica, observed, decided (plan.ts),
- * and its decision and deliveries are written in one transaction. A replica that dies
+ * Evaluates watches: every tick, each active watch whose period is final at the API (and
+ * whose place in the spread has come) is claimed by one replica, observed, decided
+ * (plan.ts), and its decision and deliveries are written in one transaction. Figures not
+ * settled yet hand the claim back, to be judged on a later tick. A replica that dies
  * after its claim leaves it to be taken over; a period is recorded once.
  */
 import pLimit from 'p-limit';
-import { partsInZone } from '../../kernel/format.js';
 import { DeliveryRepo, type DeliveryInput } from '../../platform/deliveries/repo.js';
 import type { Logger } from '../../platform/log.js';
 import type { Db, Queryable } from '../../platform/store/db.js';
 import { resolveRange } from '../../kernel/dates.js';
-import type { Trend } from '../../kernel/trend.js';
+import type { ApiDays, Trend } from '../../kernel/trend.js';
 import type { TrendService } from '../trends/service.js';
 import { watchAlertMessage, watchReply } from './blocks.js';
 import type { WatchObserver } from './observe.js';
 import type { Changed } from '../../platform/changes.js';
-import { decide, describeObservation, lastPeriod, spreadOffset, type DecisionKind, type WatchPeriod } from './plan.js';
+import { decide, describeObservation, lastPeriod, SETTLE_WAIT_MS, spreadOffset, type DecisionKind, type WatchPeriod } from './plan.js';
 import { WatchRepo, type Watch } from './repo.js';
 
 export const WATCH_SUBJECT = 'watch';
+/** A watch waiting for settled figures is tried again after this long (answers are shared for a minute). */
+const RETRY_WAITING_MS = 2 * 60_000;
 
 export interface WatchEvaluatorOptions {
   db: Db;
   observer: WatchObserver;
   /** For the small chart in an alert (left out when it cannot be built). */
   trends?: TrendService;
+  /** When a period is final at the API: a watch judges it then, not before. */
+  apiDays: ApiDays;
   owner: string;
   now: () => Date;
   log: Logger;
@@ -33,7 +37,7 @@ export interface WatchEvaluatorOptions {
   demo: boolean;
   /** How often due watches are looked for. */
   tickMs?: number;
-  /** Evaluations of a period start over its first this-many ms (each watch at its own offset): hourly, daily. */
+  /** Evaluations of a period start over this-many ms after it is final at the API (each watch at its own offset): hourly, daily. */
   spreadMs?: { hour: number; day: number };
   /** A claim not recorded within this long is taken over (its replica died). */
   staleMs?: number;
@@ -52,6 +56,8 @@ export class WatchEvaluator {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<unknown> | undefined;
   private readonly repo: WatchRepo;
+  /** Watches waiting for settled figures, and when each is tried again (ms): not every tick, as each try may ask the API. */
+  private readonly waiting = new Map<number, number>();
 
   constructor(private readonly options: WatchEvaluatorOptions) {
     this.repo = new WatchRepo(options.db);
@@ -89,9 +95,10 @@ export class WatchEvaluator {
     const spread = this.options.spreadMs ?? DEFAULTS.spreadMs;
     const due: { watch: Watch; period: WatchPeriod }[] = [];
     for (const watch of await this.repo.listActive()) {
-      const period = lastPeriod(watch.rule.every, watch.timeZone, now, (d, z) => partsInZone(d, z, true));
+      const period = lastPeriod(watch.rule.every, watch.timeZone, now, this.options.apiDays);
       if (!period || period.key === watch.lastPeriod) continue;
       if (period.elapsedMs < spreadOffset(watch.id, spread[watch.rule.every])) continue;
+      if ((this.waiting.get(watch.id) ?? 0) > now.getTime()) continue;
       due.push({ watch, period });
     }
     const limit = pLimit(this.options.concurrency ?? DEFAULTS.concurrency);
@@ -108,8 +115,16 @@ export class WatchEvaluator {
     const claimed = await this.repo.claim(watch.id, period.key, owner, this.options.staleMs ?? DEFAULTS.staleMs);
     if (!claimed) return false;
     const observation = await this.options.observer.observe(claimed.rule, period, claimed.timeZone);
-    const kind = decide(claimed.rule.condition, claimed.state, observation);
     const now = this.options.now();
+    if (!observation.ok && observation.wait && now.getTime() - period.dueAt < SETTLE_WAIT_MS[claimed.rule.every]) {
+      // Figures not settled yet (a suspect empty answer, a partial one): judged again on a later tick.
+      await this.repo.release(watch.id, period.key, owner);
+      this.waiting.set(watch.id, now.getTime() + RETRY_WAITING_MS);
+      log.info({ watch: watch.id, period: period.key, reason: observation.error }, 'watch waits for settled figures');
+      return false;
+    }
+    this.waiting.delete(watch.id);
+    const kind = decide(claimed.rule.condition, claimed.state, observation);
     const text = observation.ok ? describeObservation(claimed.rule, observation, kind) : observation.error;
     const muted = claimed.mutedUntil !== undefined && claimed.mutedUntil > now;
     const state = kind === 'breach' || kind === 'update' ? 'breaching' : kind === 'recover' ? 'ok' : claimed.state;

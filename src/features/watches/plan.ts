@@ -5,8 +5,10 @@
  * at its threshold but recovers only once the value is back past a band beyond it.
  */
 import type { ReportId } from '../../kernel/catalog.js';
+import { dayStart, hourAt, hourEnd, hourSpans, shiftDate, WEEKDAYS } from '../../kernel/dates.js';
 import type { FilterGroup } from '../../kernel/filters.js';
 import { formatCount } from '../../kernel/format.js';
+import { dayLabel, finalAt, type ApiDays, type Bucket } from '../../kernel/trend.js';
 
 export type WatchMetric = 'visits' | 'unique' | 'bots';
 export type WatchEvery = 'hour' | 'day';
@@ -26,10 +28,14 @@ export interface WatchRule {
   every: WatchEvery;
 }
 
-/** What was measured for one period. `baseline` is what a change or a spike is measured against. */
+/**
+ * What was measured for one period. `baseline` is what a change or a spike is measured
+ * against. `wait`: the figures are not settled yet (a suspect empty answer, a partial one):
+ * the period is judged again shortly rather than recorded.
+ */
 export type Observation =
   | { ok: true; value: number; baseline?: number; entries?: string[]; label: string; baselineLabel?: string }
-  | { ok: false; error: string };
+  | { ok: false; error: string; wait?: boolean };
 
 export type WatchState = 'ok' | 'breaching';
 export type DecisionKind = 'breach' | 'update' | 'recover' | 'ok' | 'unknown';
@@ -156,31 +162,143 @@ export function describeObservation(rule: WatchRule, o: Extract<Observation, { o
   }
 }
 
-/** The period a watch judges at an instant: the last complete hour or day in its zone. */
+/** The period a watch judges at an instant: the last hour or day in its zone that is final at the API. */
 export interface WatchPeriod {
   /** `2026-11-23T09` or `2026-11-22`: also the trend bucket key. */
   key: string;
   date: string;
   hour?: number;
-  /** How far into the current (incomplete) period `now` is, in ms: evaluation is spread over it. */
+  /** When it may be judged (ms): it is over in the zone and its figures are final at the API. */
+  dueAt: number;
+  /** How long ago that was, in ms: evaluations are spread over the time after it. */
   elapsedMs: number;
 }
 
-function iso(y: number, m: number, d: number): string {
-  return `${String(y).padStart(4, '0')}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
+/** How long a watch waits for figures that are not settled before it records the period as unknown: within the period's turn. */
+export const SETTLE_WAIT_MS: Readonly<Record<WatchEvery, number>> = { hour: 30 * 60_000, day: 2 * 3_600_000 };
+
+type Period = Pick<WatchPeriod, 'date' | 'hour'>;
+
+const keyOf = (p: Period) => (p.hour === undefined ? p.date : `${p.date}T${String(p.hour).padStart(2, '0')}`);
+
+/** The trend bucket of a period `daysBack` days before it (the same hour of that day). */
+export function periodBucket(period: Period, daysBack = 0): Bucket {
+  const date = shiftDate(period.date, -daysBack);
+  if (period.hour === undefined) return { key: date, startDate: date, endDate: date, label: dayLabel(date) };
+  const hh = String(period.hour).padStart(2, '0');
+  return { key: `${date}T${hh}`, startDate: date, endDate: date, hour: period.hour, label: `${hh}:00` };
 }
 
-/** The last complete period, or undefined for a zone that is not one. */
-export function lastPeriod(every: WatchEvery, timeZone: string, now: Date, parts: (d: Date, z: string) => Record<string, number> | undefined): WatchPeriod | undefined {
-  const p = parts(now, timeZone);
-  if (!p) return undefined;
-  const today = iso(p.year!, p.month!, p.day!);
-  const intoHour = (p.minute! * 60 + now.getUTCSeconds()) * 1000 + now.getUTCMilliseconds();
-  const yesterday = new Date(Date.UTC(p.year!, p.month! - 1, p.day! - 1)).toISOString().slice(0, 10);
-  if (every === 'day') return { key: yesterday, date: yesterday, elapsedMs: p.hour! * 3_600_000 + intoHour };
-  const hour = p.hour! === 0 ? 23 : p.hour! - 1;
-  const date = p.hour! === 0 ? yesterday : today;
-  return { key: `${date}T${String(hour).padStart(2, '0')}`, date, hour, elapsedMs: intoHour };
+/**
+ * The period before: the day before, or the real hour before. Across a clock change that
+ * is the hour that was before it in time: 01:00 is the hour before 03:00 on the day the
+ * clocks skip 02:00, and the doubled 02:00 the hour before 03:00 on the day they repeat it.
+ */
+export function periodBefore(period: Period, timeZone: string): Period {
+  if (period.hour === undefined) return { date: shiftDate(period.date, -1) };
+  const span = hourSpans(period.date, timeZone)?.find((s) => s.hour === period.hour);
+  const before = span ? hourAt(span.start - 1, timeZone) : undefined;
+  if (before) return before;
+  return period.hour === 0 ? { date: shiftDate(period.date, -1), hour: 23 } : { date: period.date, hour: period.hour - 1 };
+}
+
+/** The minutes of a standard period: an hour's 60, a day's 1,440. */
+const standardMinutes = (period: Period) => (period.hour === undefined ? 1_440 : 60);
+
+/**
+ * The real minutes of a period: an hour of the zone is 60, or on the day its clocks change
+ * 0 (skipped), 30, 90 or 120; a day is the API's day, 1,440 unless the API's own zone
+ * changes its clocks.
+ */
+export function periodMinutes(period: Period, timeZone: string, api: ApiDays): number {
+  if (period.hour !== undefined) return hourSpans(period.date, timeZone)?.find((s) => s.hour === period.hour)?.minutes ?? 0;
+  const start = dayStart(period.date, api.timeZone);
+  const end = dayStart(shiftDate(period.date, 1), api.timeZone);
+  return start === undefined || end === undefined ? 1_440 : (end - start) / 60_000;
+}
+
+/**
+ * The periods a rule compares a period with: the period before or the same one a week
+ * before (a change), the same hour or weekday of the 4 weeks before (a spike); none for
+ * a threshold.
+ */
+export function comparedWith(rule: WatchRule, period: Period, timeZone: string): Period[] {
+  const c = rule.condition;
+  const back = (days: number): Period => ({ ...period, date: shiftDate(period.date, -days) });
+  if (c.kind === 'change') return [c.against === 'last_week' ? back(7) : periodBefore(period, timeZone)];
+  if (c.kind === 'spike') return Array.from({ length: SPIKE_WEEKS }, (_, i) => back(7 * (i + 1)));
+  return [];
+}
+
+/** "02:00–03:00 on Oct 25", "on Nov 22". */
+export function periodLabel(period: Period): string {
+  if (period.hour === undefined) return `on ${dayLabel(period.date)}`;
+  const hh = (h: number) => `${String(h % 24).padStart(2, '0')}:00`;
+  return `${hh(period.hour)}–${hh(period.hour + 1)} on ${dayLabel(period.date)}`;
+}
+
+/**
+ * What a period's figures show against a rule, per standard period of real time, so a day
+ * with 23 or 25 hours compares like with like: a figure is counted per 60 minutes (per
+ * 1,440 for the API's days). The hour the clocks repeat (120 minutes) is not a spike and
+ * one they shorten is not a drop; an hour they skip is no period at all, and nothing to
+ * compare with (the period is unknown, never a zero). `figures`: the period's, then
+ * those of `comparedWith`.
+ */
+export function observationOf(rule: WatchRule, period: Period, timeZone: string, api: ApiDays, figures: readonly number[]): Observation {
+  const standard = standardMinutes(period);
+  const perStandard = (p: Period, figure: number) => {
+    const minutes = periodMinutes(p, timeZone, api);
+    return minutes > 0 ? (figure * standard) / minutes : undefined;
+  };
+  const compared = comparedWith(rule, period, timeZone);
+  const raw = figures[0] ?? 0;
+  const minutes = periodMinutes(period, timeZone, api);
+  const value = perStandard(period, raw) ?? raw;
+  const unit = period.hour === undefined ? 'day' : 'hour';
+  const label = minutes === standard || minutes === 0 ? periodLabel(period) : `${periodLabel(period)} ${lengthNote(raw, minutes, standard)}`;
+  const c = rule.condition;
+  if (c.kind === 'change') {
+    const baseline = perStandard(compared[0]!, figures[1] ?? 0);
+    const baselineLabel = c.against === 'last_week' ? `the same ${unit} last week` : `the ${unit} before`;
+    if (baseline === undefined) return { ok: false, error: `There was no ${periodLabel(compared[0]!)} (the clocks skipped it): nothing to compare ${periodLabel(period)} with.` };
+    return { ok: true, value, baseline, label, baselineLabel };
+  }
+  if (c.kind === 'spike') {
+    const usual = median(compared.map((p, i) => perStandard(p, figures[i + 1] ?? 0)).filter((v): v is number => v !== undefined));
+    const when = `${WEEKDAYS[new Date(`${period.date}T00:00:00Z`).getUTCDay()] ?? ''}${period.hour === undefined ? '' : ` ${String(period.hour).padStart(2, '0')}:00`}`;
+    return { ok: true, value, ...(usual === undefined ? {} : { baseline: usual }), label, baselineLabel: when };
+  }
+  return { ok: true, value, label };
+}
+
+/** "(120 in its 120 minutes, as the clocks went back: counted per 60)". */
+function lengthNote(raw: number, minutes: number, standard: number): string {
+  const moved = minutes > standard ? 'back' : 'forward';
+  const length = standard === 60 ? `${minutes} minutes` : `${minutes / 60} hours`;
+  return `(${formatCount(Math.round(raw))} in its ${length}, as the clocks went ${moved}: counted per ${standard === 60 ? 60 : 24})`;
+}
+
+/**
+ * The period to judge at `now`: the last complete hour (a real hour: just after 03:00 on
+ * the day the clocks skip 02:00, it is 01:00) or day in the zone, or an earlier one while
+ * the API has not finished it (its day is still open there, or within the settling
+ * margin). Undefined for a zone that is not one.
+ */
+export function lastPeriod(every: WatchEvery, timeZone: string, now: Date, api: ApiDays): WatchPeriod | undefined {
+  const current = hourAt(now.getTime(), timeZone);
+  if (!current) return undefined;
+  let period: Period = every === 'day' ? { date: current.date } : current;
+  // A day is at most a day and a half behind the API's; an hour, the settling margin (at most a day).
+  for (let i = 0; i < 48; i++) {
+    period = periodBefore(period, timeZone);
+    const final = finalAt(periodBucket(period), timeZone, api);
+    const over = period.hour === undefined ? dayStart(shiftDate(period.date, 1), timeZone) : hourEnd(period.date, period.hour, timeZone);
+    if (final === undefined || over === undefined) return undefined;
+    const dueAt = Math.max(final, over);
+    if (dueAt <= now.getTime()) return { ...period, key: keyOf(period), dueAt, elapsedMs: now.getTime() - dueAt };
+  }
+  return undefined;
 }
 
 /** A watch's place in the spread: evaluations of a period start over its first `spreadMs`, each watch at its own offset. */

@@ -144,6 +144,11 @@ export class WatchRepo {
     return rows[0] && toWatch(rows[0]);
   }
 
+  /** Hands a claim back unrecorded (its figures were not settled): the period is claimed again on a later tick. */
+  async release(id: number, period: string, owner: string): Promise<void> {
+    await this.db.query('UPDATE watches SET claim_period = NULL, claim_owner = NULL, claim_at = NULL WHERE id = $1 AND claim_owner = $2 AND claim_period = $3', [id, owner, period]);
+  }
+
   /**
    * Records an evaluation, if `owner` still holds the period's claim; false when another
    * replica took it over or recorded it first (then nothing of this evaluation is kept).

@@ -20,30 +20,26 @@ export class SharedFetcher {
     options: { now?: () => Date } = {},
   ) {
     const now = options.now;
-    this.cache = new LRUCache({ max: 5_000, ttl: 60_000, ...(now ? { perf: { now: () => now().getTime() } } : {}) });
+    // ttlResolution 0: lru-cache otherwise reuses its last reading of the clock until a 1 ms timer fires, and an
+    // app clock that jumps (tests) read an hour-old answer as fresh, which then counted as made after its period ended.
+    this.cache = new LRUCache({ max: 5_000, ttl: 60_000, ttlResolution: 0, ...(now ? { perf: { now: () => now().getTime() } } : {}) });
   }
 
   report(id: ReportId, request: MarketingRequest): Promise<readonly ReportRow[]> {
-    const key = JSON.stringify([id, request]);
-    let rows = this.cache.get(key);
+    const k = key(id, request);
+    let rows = this.cache.get(k);
     if (!rows) {
       this.calls++;
       rows = this.api.report(id, request);
-      rows.catch(() => this.cache.delete(key));
-      this.cache.set(key, rows);
+      rows.catch(() => this.cache.delete(k));
+      this.cache.set(k, rows);
     }
     return rows;
   }
 
   /** Every row of a report (for totals), page by page through the same cache. */
   async all(id: ReportId, request: MarketingRequest, pageSize = 1000, maxPages = 50): Promise<ReportRow[]> {
-    const rows: ReportRow[] = [];
-    for (let page = 1; page <= maxPages; page++) {
-      const batch = await this.report(id, { ...request, page, limit: pageSize });
-      rows.push(...batch);
-      if (batch.length < pageSize) return rows;
-    }
-    return rows;
+    return (await this.pages(id, request, pageSize, maxPages)).rows;
   }
 
   /** Every visit of a request (`/visits` rows), newest first. */
@@ -51,4 +47,44 @@ export class SharedFetcher {
     const rows = await this.all('visits', { ...request, sort: { key: REPORTS.visits.defaultSort, value: -1 } }, pageSize, maxPages);
     return rows as VisitRecord[];
   }
+
+  /**
+   * Every row of a report, and whether the answer is known to be whole: the spec gives no
+   * count, so a page cut short looks like the last one. After the short page, the row just
+   * past the end is asked for (one row, `limit` 1) and must not be there; a page cap
+   * reached is not whole either. An answer that is not whole is forgotten, so the next
+   * ask fetches it afresh.
+   */
+  async whole(id: ReportId, request: MarketingRequest, pageSize = 1000, maxPages = 50): Promise<Whole> {
+    const { rows, keys, ended } = await this.pages(id, request, pageSize, maxPages);
+    let complete = ended;
+    if (complete) {
+      const probe = { ...request, page: rows.length + 1, limit: 1 };
+      keys.push(key(id, probe));
+      complete = (await this.report(id, probe)).length === 0;
+    }
+    if (!complete) for (const k of keys) this.cache.delete(k);
+    return { rows, complete };
+  }
+
+  private async pages(id: ReportId, request: MarketingRequest, pageSize: number, maxPages: number): Promise<{ rows: ReportRow[]; keys: string[]; ended: boolean }> {
+    const rows: ReportRow[] = [];
+    const keys: string[] = [];
+    for (let page = 1; page <= maxPages; page++) {
+      const asked = { ...request, page, limit: pageSize };
+      keys.push(key(id, asked));
+      const batch = await this.report(id, asked);
+      rows.push(...batch);
+      if (batch.length < pageSize) return { rows, keys, ended: true };
+    }
+    return { rows, keys, ended: false };
+  }
 }
+
+/** A report's rows, and whether they are all of them (see SharedFetcher.whole). */
+export interface Whole {
+  rows: ReportRow[];
+  complete: boolean;
+}
+
+const key = (id: ReportId, request: MarketingRequest) => JSON.stringify([id, request]);
