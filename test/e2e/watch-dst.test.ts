@@ -1,51 +1,24 @@
 /**
  * Hours are local hours: hourly watches owned in Europe/Berlin, over the nights the clocks
  * change, against an API with one visit a minute all year (a real server), through the
- * running app with its clock in the test's hands. The issue measured, on Mar 29, "0 visits
+ * running app with its world.at in the test's hands. The issue measured, on Mar 29, "0 visits
  * 02:00–03:00: −100%" and "below 30", and on Oct 25, "120 visits 02:00–03:00: above 90"
  * and "+100%": a constant rate must raise nothing.
  */
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLookout, type Lookout } from '../../src/compose.js';
-import { startOfflineSlack, type OfflineSlack } from '../../src/sandbox/slack/index.js';
+import type { Lookout } from '../../src/compose.js';
 import type { Condition, WatchRule } from '../../src/features/watches/plan.js';
-import { captureLogs } from '../support/log-capture.js';
-import { startSteadyApi, type SteadyApi } from '../support/steady-api.js';
+import { startSteadyWorld, type SteadyWorld } from '../support/steady-api.js';
 
 const HOUR = 3_600_000;
-const signingSecret = randomBytes(16).toString('hex');
-const botToken = `xoxb-${randomBytes(8).toString('hex')}`;
-
-let clock = new Date('2026-03-01T00:00:00Z').getTime();
-const now = () => new Date(clock);
-let api: SteadyApi;
-let slack: OfflineSlack;
+let world: SteadyWorld;
 let app: Lookout;
 
 beforeAll(async () => {
-  api = await startSteadyApi({ now, from: new Date('2026-01-01T00:00:00Z'), apiKey: 'k' });
-  slack = await startOfflineSlack({ signingSecret, botToken, rateLimit: { burst: 50, perSecond: 20 } });
-  app = await startLookout({
-    api: { baseUrl: api.url, apiKey: 'k', timeoutMs: 5_000 },
-    slack: { signingSecret, botToken, apiUrl: slack.apiUrl },
-    store: { memory: true },
-    log: captureLogs('warn').logger,
-    defaultTimezone: 'UTC',
-    demo: false,
-    now,
-    port: 0,
-    replica: 'solo',
-    scheduler: false,
-    watches: { spreadMs: { hour: 0, day: 0 } },
-  });
-  slack.setAppUrl(app.requestUrl!);
+  world = await startSteadyWorld({ at: '2026-03-01T00:00:00Z', from: '2026-01-01T00:00:00Z' });
+  ({ app } = world);
 });
-afterAll(async () => {
-  await app?.stop();
-  await slack?.close();
-  await api?.close();
-});
+afterAll(() => world?.close());
 
 const CONDITIONS: Record<string, Condition> = {
   'below 30': { kind: 'below', value: 30 },
@@ -74,7 +47,7 @@ async function night(channel: string, from: string, to: string): Promise<Judged[
   }
   const judged: Judged[] = [];
   for (let t = Date.parse(from); t <= Date.parse(to); t += HOUR) {
-    clock = t;
+    world.at = t;
     await app.watches.tick();
     for (const [id, name] of ids) {
       const w = (await app.store.watches.get(id))!;

@@ -10,6 +10,11 @@
  * Its zone arithmetic is its own (minutes scanned with Intl), so it checks the product's
  * rather than sharing it.
  */
+import { randomBytes } from 'node:crypto';
+import { startLookout, type Lookout } from '../../src/compose.js';
+import type { Limits } from '../../src/config.js';
+import { startOfflineSlack, type OfflineSlack } from '../../src/sandbox/slack/index.js';
+import { captureLogs } from './log-capture.js';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -176,4 +181,44 @@ export async function startSteadyApi(options: SteadyApiOptions): Promise<SteadyA
         server.close(() => resolve());
       }),
   };
+}
+
+/** The app against a steady API and the offline Slack, on a clock the test moves (`world.at`): watches judged at once. */
+export interface SteadyWorld {
+  api: SteadyApi;
+  slack: OfflineSlack;
+  app: Lookout;
+  /** The clock every part reads (ms); set it to move time. */
+  at: number;
+  close(): Promise<void>;
+}
+
+export async function startSteadyWorld(options: { at: string; from: string; limits?: Partial<Limits> }): Promise<SteadyWorld> {
+  const signingSecret = randomBytes(16).toString('hex');
+  const botToken = `xoxb-${randomBytes(8).toString('hex')}`;
+  const world = { at: new Date(options.at).getTime() } as SteadyWorld;
+  const now = () => new Date(world.at);
+  world.api = await startSteadyApi({ now, from: new Date(options.from), apiKey: 'k' });
+  world.slack = await startOfflineSlack({ signingSecret, botToken, rateLimit: { burst: 50, perSecond: 20 } });
+  world.app = await startLookout({
+    api: { baseUrl: world.api.url, apiKey: 'k', timeoutMs: 5_000 },
+    slack: { signingSecret, botToken, apiUrl: world.slack.apiUrl },
+    store: { memory: true },
+    log: captureLogs('warn').logger,
+    defaultTimezone: 'UTC',
+    demo: false,
+    now,
+    port: 0,
+    replica: 'solo',
+    scheduler: false,
+    watches: { spreadMs: { hour: 0, day: 0 } },
+    ...(options.limits ? { limits: options.limits } : {}),
+  });
+  world.slack.setAppUrl(world.app.requestUrl!);
+  world.close = async () => {
+    await world.app.stop();
+    await world.slack.close();
+    await world.api.close();
+  };
+  return world;
 }
