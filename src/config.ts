@@ -79,7 +79,7 @@ const envSchema = z
     DIGESTS_PER_CHANNEL: withDefault(intBetween(1, 1000), 10),
     DIGESTS_PER_USER: withDefault(intBetween(1, 1000), 20),
     USER_RATE_LIMIT: withDefault(intBetween(1, 100_000), 600),
-    API_BUDGET: withDefault(intBetween(1, 1_000_000), 1200),
+    API_BUDGET: withDefault(intBetween(1, 1_000_000), 6000),
     TREND_MAX_FETCH: withDefault(intBetween(1, 10_000), 200),
     USER_RATE_WINDOW: withDefault(duration(1000, 86_400_000, '60s'), '60s'),
     SCRAPING_SCORE_THRESHOLD: withDefault(
