@@ -5,7 +5,7 @@
  */
 import type { ReportId } from './catalog.js';
 import { REPORTS } from './catalog.js';
-import { dayStart, hourEnd, previousPeriod, rangeDays, shiftDate, type DateRange } from './dates.js';
+import { dayStart, hourAt, hourEnd, previousPeriod, rangeDays, shiftDate, type DateRange } from './dates.js';
 import type { FilterGroup } from './filters.js';
 import { MONTHS } from './format.js';
 
@@ -166,6 +166,18 @@ export interface Trend {
   source: ReportId;
   /** The last bucket is not over yet (its figure is live). */
   partial: boolean;
+  /** How many of the period's buckets have begun: those after them are not drawn (absent: all). */
+  begun?: number;
+}
+
+/** How many of `buckets` (in order) have begun by `now` in `timeZone`: an hour, a day or a week that has not started is not data yet. */
+export function begunCount(buckets: readonly Bucket[], now: Date, timeZone: string): number {
+  const here = hourAt(now.getTime(), timeZone);
+  if (!here) return buckets.length;
+  const begun = (b: Bucket) => b.startDate < here.date || (b.startDate === here.date && (b.hour === undefined || b.hour <= here.hour));
+  let n = 0;
+  while (n < buckets.length && begun(buckets[n]!)) n++;
+  return n;
 }
 
 /**

@@ -145,3 +145,28 @@ describe('pie labels read as the table does (issue 27)', () => {
     expect(distinctLabels(['same', 'same'])).toEqual(['same', 'same (2)']);
   });
 });
+
+describe('hours and days that have not happened are not drawn (issue 27)', () => {
+  it('counts the buckets begun by now in the zone; the chart stops there, the previous period beside it', async () => {
+    const { begunCount, planTrend } = await import('../../src/kernel/trend.js');
+    const { resolveRange } = await import('../../src/kernel/dates.js');
+    const { trendChart } = await import('../../src/platform/slack/kit/charts.js');
+    // 21:32 in Berlin: hours 00–21 have begun, 22 and 23 have not.
+    const now = new Date('2026-11-24T20:32:00Z');
+    const range = resolveRange('today', 'Europe/Berlin', now);
+    if (!range.ok) throw new Error(range.error);
+    const plan = planTrend(range.range);
+    const begun = begunCount(plan.buckets, now, 'Europe/Berlin');
+    expect(begun).toBe(22);
+    const values = (n: number) => ({ values: Array.from({ length: 24 }, () => n), total: 24 * n });
+    const chart = trendChart('t', 'visits', plan.buckets, values(5) as never, values(4) as never, plan.grain, begun);
+    const axis = chart.chart.type === 'pie' ? undefined : chart.chart.axis_config;
+    expect(axis?.categories).toHaveLength(22);
+    expect(axis?.categories.at(-1)).toBe('21:00');
+    if (chart.chart.type !== 'pie') for (const s of chart.chart.series) expect(s.data).toHaveLength(22);
+    // A week of days, all begun: drawn whole.
+    const week = resolveRange('last7d', 'Europe/Berlin', now);
+    if (!week.ok) throw new Error(week.error);
+    expect(begunCount(planTrend(week.range).buckets, now, 'Europe/Berlin')).toBe(7);
+  });
+});

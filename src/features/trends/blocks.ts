@@ -80,7 +80,7 @@ export function trendMessage(view: TrendView): SlackMessage {
     { type: 'header', text: plainText(`${trendTitle(spec)} · ${trend.plan.clipped ? `last ${trend.plan.buckets.length} weeks of ${trend.plan.range.label}` : trend.plan.range.label}`, LIMITS.headerText) },
     { type: 'context', elements: [mrkdwn(context.join(' · '))] },
     { type: 'section', text: mrkdwn(figures) },
-    trendChart(per, spec.metric, trend.plan.buckets, trend.current, trend.previous, trend.plan.grain),
+    trendChart(per, spec.metric, trend.plan.buckets, trend.current, trend.previous, trend.plan.grain, trend.begun),
   ];
   // A pie of one slice says nothing the figures do not: it needs two at least.
   if (view.share && view.share.top.length + (view.share.rest > 0 ? 1 : 0) >= 2) {

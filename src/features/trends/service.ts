@@ -5,7 +5,7 @@ import { dayStart, hourAt, localDate, resolveRange, shiftDate } from '../../kern
 import type { FilterGroup } from '../../kernel/filters.js';
 import type { MarketingRequest, ReportQuery } from '../../kernel/query.js';
 import { fieldOf, type VisitRecord } from '../../kernel/records.js';
-import { encodeTrendRef, finalAt, hoursOf, keeping, planTrend, summarize, trendSource, TREND_METRICS, type ApiDays, type Bucket, type Trend, type TrendMetric, type TrendSpec } from '../../kernel/trend.js';
+import { begunCount, encodeTrendRef, finalAt, hoursOf, keeping, planTrend, summarize, trendSource, TREND_METRICS, type ApiDays, type Bucket, type Trend, type TrendMetric, type TrendSpec } from '../../kernel/trend.js';
 import type { Answering } from '../../platform/answering.js';
 import { ApiError } from '../../platform/api/errors.js';
 import type { SharedFetcher } from '../../platform/api/shared-fetcher.js';
@@ -130,6 +130,7 @@ export class TrendService {
       current: summarize(values(plan.buckets), plan.buckets),
       previous: summarize(values(plan.previous), plan.previous),
       partial: last === undefined || last > this.deps.now().getTime(),
+      begun: begunCount(plan.buckets, this.deps.now(), spec.timeZone),
     };
   }
 

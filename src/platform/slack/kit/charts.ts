@@ -48,8 +48,9 @@ export function distinctLabels(names: readonly string[]): string[] {
 }
 
 /** This period against the previous one, bucket by bucket, on this period's x-axis. */
-export function trendChart(title: string, metric: TrendMetric, buckets: readonly Bucket[], current: Series, previous: Series, grain: Grain): ChartBlock {
-  const categories = buckets.map((b) => chartLabel(b.label));
+export function trendChart(title: string, metric: TrendMetric, buckets: readonly Bucket[], current: Series, previous: Series, grain: Grain, begun = buckets.length): ChartBlock {
+  // Hours and days that have not happened are not drawn (as zeros they would read as a fall).
+  const categories = buckets.slice(0, Math.max(1, begun)).map((b) => chartLabel(b.label));
   const points = (values: readonly number[]) => categories.map((c, i) => ({ label: c, value: values[i] ?? 0 }));
   return {
     type: 'data_visualization',
