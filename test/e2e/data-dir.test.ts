@@ -3,6 +3,7 @@
  * initialisation was cut short). Anything else that will not open stops Lookout with one
  * line naming the directory and what is wrong, and nothing in it changes.
  */
+import { DIGEST_INPUT } from '../support/db.js';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -35,23 +36,12 @@ function snapshot(dir: string): Record<string, string> {
   return out;
 }
 
-const DIGEST = {
-  teamId: 'T1',
-  channelId: 'C1',
-  ownerId: 'U1',
-  reports: ['sources'],
-  topN: 10,
-  period: 'yesterday',
-  schedule: { kind: 'daily' as const, time: '09:00' },
-  cron: '0 9 * * *',
-  timeZone: 'UTC',
-};
 
 /** A data directory Lookout made, holding three digests. */
 async function dataDirWithDigests(): Promise<string> {
   const dir = newDir();
   const repos = await openRepos({ dataDir: dir });
-  for (const channelId of ['C1', 'C2', 'C3']) await repos.digests.create({ ...DIGEST, channelId });
+  for (const channelId of ['C1', 'C2', 'C3']) await repos.digests.create({ ...DIGEST_INPUT, channelId });
   await repos.close();
   return dir;
 }

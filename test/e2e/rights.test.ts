@@ -89,6 +89,19 @@ describe('watches', () => {
   });
 });
 
+describe('digests', () => {
+  it('a digest cannot post into a channel its maker is not in, by command or by the form; a member may', async () => {
+    const before = (await box.lookout.store.digests.listAll()).length;
+    expect(await command('C_GENERAL', 'U_BOB', 'digest add #growth daily 09:00 sources')).toMatch(/You are not in that channel/);
+    // The form's submission is the same service call: a forged channel choice is refused the same way.
+    const refused = await box.lookout.digests.create('U_BOB', 'T_LOOKOUT', { channelId: 'C_GROWTH', reports: ['sources'], filters: [], topN: 5, schedule: { kind: 'daily', time: '09:00' }, cron: '0 9 * * *', timeZone: 'UTC' });
+    expect(refused.ok).toBe(false);
+    expect((await box.lookout.store.digests.listAll()).length).toBe(before);
+    expect(await command('C_GENERAL', 'U_DANA', 'digest add #growth daily 09:00 sources')).not.toMatch(/not in that channel/);
+    expect((await box.lookout.store.digests.listAll()).length).toBe(before + 1);
+  });
+});
+
 describe('App Home', () => {
   it("shows no failed delivery from a channel the person is not in, and refuses to retry one", async () => {
     // Bob owns a watch in #growth from before he left it.

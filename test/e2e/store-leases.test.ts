@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { openRepos } from '../../src/compose.js';
 import type { Queryable } from '../../src/platform/store/index.js';
 import { migrate } from '../../src/platform/store/migrate.js';
-import { describeEachDb, TEST_DATABASE_URL } from '../support/db.js';
+import { describeEachDb, TEST_DATABASE_URL, DIGEST_INPUT } from '../support/db.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -95,17 +95,6 @@ describeEachDb('store leases and stash', (t) => {
   });
 });
 
-const DIGEST = {
-  teamId: 'T1',
-  channelId: 'C1',
-  ownerId: 'U1',
-  reports: ['sources'],
-  topN: 10,
-  period: 'yesterday',
-  schedule: { kind: 'daily' as const, time: '09:00' },
-  cron: '0 9 * * *',
-  timeZone: 'UTC',
-};
 
 describe('openStore', () => {
   it('keeps PGlite data in a directory it creates, across reopening', async () => {
@@ -113,7 +102,7 @@ describe('openStore', () => {
     const dataDir = join(root, 'nested', 'data');
     try {
       const first = await openRepos({ dataDir });
-      const digest = await first.digests.create(DIGEST);
+      const digest = await first.digests.create(DIGEST_INPUT);
       await first.close();
 
       const started = performance.now();
@@ -135,7 +124,7 @@ describe('openStore', () => {
     const store = await openRepos({ databaseUrl: TEST_DATABASE_URL, schema, poolSize: 2 });
     try {
       expect(store.db.kind).toBe('postgres');
-      const digest = await store.digests.create(DIGEST);
+      const digest = await store.digests.create(DIGEST_INPUT);
       expect(await store.runs.claim(digest.id, new Date(), 'r1')).toBe(true);
       const { rows } = await store.db.query<{ name: string }>('SELECT current_setting($1) AS name', ['application_name']);
       expect(rows[0]?.name).toBe('lookout');

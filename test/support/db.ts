@@ -135,3 +135,16 @@ class TestDatabase implements TestDb {
     return db;
   }
 }
+
+/** A digest as the store takes it, for tests that need one stored. */
+export const DIGEST_INPUT = {
+  teamId: 'T1',
+  channelId: 'C1',
+  ownerId: 'U1',
+  reports: ['sources'],
+  topN: 10,
+  period: 'yesterday',
+  schedule: { kind: 'daily' as const, time: '09:00' },
+  cron: '0 9 * * *',
+  timeZone: 'UTC',
+};
