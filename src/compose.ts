@@ -44,7 +44,7 @@ import { WatchService } from './features/watches/service.js';
 import { VISITOR_HELP } from './features/visitor/parse.js';
 import { VisitorService } from './features/visitor/service.js';
 import { REPORTS } from './kernel/catalog.js';
-import type { ApiDays } from './kernel/trend.js';
+import type { ApiDays, Weekday } from './kernel/trend.js';
 import { AnalyticsApi } from './platform/api/analytics.js';
 import { ApiError } from './platform/api/errors.js';
 import type { Logger } from './platform/log.js';
@@ -73,6 +73,8 @@ export interface LookoutOptions {
   store: OpenDbOptions;
   log: Logger;
   defaultTimezone?: string;
+  /** The first day of a trend's weeks (LOCALE). */
+  weekStart?: Weekday;
   /** The zone of the API's dates and the settling margin: when a period is final at the API. */
   apiDays?: ApiDays;
   /** The demo API is behind the answers (they say so). */
@@ -275,6 +277,7 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
     repo: repos.trends,
     refs: reports.refs,
     apiDays,
+    weekStart: options.weekStart ?? DEFAULTS.weekStart,
     maxFetch: limits.trendMaxFetch,
     log: log.child({ component: 'trends' }),
     observe: (source, n) => n > 0 && metrics.trendPeriods.inc({ source }, n),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isValidTimeZone } from './kernel/dates.js';
 import { parseDuration } from './kernel/text.js';
-import type { ApiDays } from './kernel/trend.js';
+import { isLocale, weekStartOf, type ApiDays, type Weekday } from './kernel/trend.js';
 import { DEFAULT_VERDICT_OPTIONS } from './kernel/verdict.js';
 
 /**
@@ -56,6 +56,7 @@ const envSchema = z
       z.string().refine(isValidTimeZone, 'expected an IANA time zone, like Europe/Berlin or UTC'),
       'UTC',
     ),
+    LOCALE: optional(z.string().refine(isLocale, 'expected a BCP 47 locale, like en-GB, de-DE or en-US')),
     LOG_LEVEL: withDefault(z.enum(LOG_LEVELS, { error: `expected one of ${LOG_LEVELS.join(', ')}` }), 'info'),
     PORT: withDefault(intBetween(0, 65_535), 3000),
     OPS_PORT: withDefault(intBetween(0, 65_535), 3001),
@@ -118,6 +119,8 @@ export interface Config {
   /** The zone of the API's dates, and how long after a period ends there its figures are final. */
   apiDays: ApiDays;
   defaultTimezone: string;
+  /** The first day of a trend's weeks, from LOCALE (Monday unless it says otherwise). */
+  weekStart: Weekday;
   logLevel: (typeof LOG_LEVELS)[number];
   port: number;
   /** Where /metrics and /readyz are served: their own listener, loopback unless told otherwise; with a token, only to its bearer. */
@@ -184,6 +187,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     apiDays: { timeZone: e.ANALYTICS_API_TIMEZONE, settleMs: e.ANALYTICS_SETTLE_MARGIN },
     defaultTimezone: e.DEFAULT_TIMEZONE,
+    weekStart: weekStartOf(e.LOCALE),
     logLevel: e.LOG_LEVEL,
     port: e.PORT,
     ops: { port: e.OPS_PORT, host: e.OPS_HOST, token: e.OPS_TOKEN },

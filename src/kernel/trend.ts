@@ -59,17 +59,76 @@ function days(range: Pick<DateRange, 'startDate' | 'endDate'>): Bucket[] {
   return out;
 }
 
-function weeks(range: Pick<DateRange, 'startDate' | 'endDate'>): Bucket[] {
+/** A day of the week as ISO numbers it: Monday 1 … Sunday 7. */
+export type Weekday = 1 | 2 | 3 | 4 | 5 | 6 | 7;
+/** Weeks start on Monday unless a locale says otherwise. */
+export const DEFAULT_WEEK_START: Weekday = 1;
+
+/** A locale Intl knows (`en-GB`, `de-DE`). */
+export function isLocale(locale: string): boolean {
+  try {
+    return Intl.DateTimeFormat.supportedLocalesOf([locale]).length > 0;
+  } catch {
+    return false;
+  }
+}
+
+/** The first day of the week in a locale (`en-US`: Sunday, `de-DE`: Monday); Monday when it does not say. */
+export function weekStartOf(locale: string | undefined): Weekday {
+  if (!locale) return DEFAULT_WEEK_START;
+  try {
+    const info = new Intl.Locale(locale) as Intl.Locale & { weekInfo?: { firstDay?: number }; getWeekInfo?: () => { firstDay?: number } };
+    const first = info.getWeekInfo?.().firstDay ?? info.weekInfo?.firstDay;
+    return first !== undefined && first >= 1 && first <= 7 ? (first as Weekday) : DEFAULT_WEEK_START;
+  } catch {
+    return DEFAULT_WEEK_START;
+  }
+}
+
+function weekdayOf(date: string): Weekday {
+  const day = new Date(`${date}T00:00:00Z`).getUTCDay();
+  return (day === 0 ? 7 : day) as Weekday;
+}
+
+/** The first day of the week `date` is in. */
+export function weekOf(date: string, weekStart: Weekday): string {
+  return shiftDate(date, -((weekdayOf(date) - weekStart + 7) % 7));
+}
+
+/** A week's label: its first day, or its days when the range holds only part of it. */
+function weekLabel(start: string, end: string): string {
+  if (rangeDays({ startDate: start, endDate: end }) >= 7) return dayLabel(start);
+  if (start === end) return `${dayLabel(start)} (part)`;
+  const last = start.slice(0, 7) === end.slice(0, 7) ? String(Number(end.slice(8, 10))) : dayLabel(end);
+  return `${dayLabel(start)}–${last} (part)`;
+}
+
+/** The range cut into the locale's weeks: the first and last may be part of a week, and say so. */
+function weeks(range: Pick<DateRange, 'startDate' | 'endDate'>, weekStart: Weekday): Bucket[] {
   const out: Bucket[] = [];
-  for (let d = range.startDate; d <= range.endDate; d = shiftDate(d, 7)) {
-    const end = shiftDate(d, 6) < range.endDate ? shiftDate(d, 6) : range.endDate;
-    out.push({ key: `W${d}..${end}`, startDate: d, endDate: end, label: dayLabel(d) });
+  for (let d = range.startDate; d <= range.endDate; d = shiftDate(weekOf(d, weekStart), 7)) {
+    const last = shiftDate(weekOf(d, weekStart), 6);
+    const end = last < range.endDate ? last : range.endDate;
+    out.push({ key: `W${d}..${end}`, startDate: d, endDate: end, label: weekLabel(d, end) });
   }
   return out;
 }
 
-/** How a range is charted: by hour for one day, by day up to 90 days, by week beyond. */
-export function planTrend(range: DateRange): TrendPlan {
+/** The previous period's weeks: each of `buckets` as many days earlier as the charted range is long. */
+function weeksBefore(buckets: readonly Bucket[], days: number): Bucket[] {
+  return buckets.map((b) => {
+    const startDate = shiftDate(b.startDate, -days);
+    const endDate = shiftDate(b.endDate, -days);
+    return { key: `W${startDate}..${endDate}`, startDate, endDate, label: weekLabel(startDate, endDate) };
+  });
+}
+
+/**
+ * How a range is charted: by hour for one day, by day up to 90 days, by the locale's weeks
+ * beyond (at most MAX_WEEKS of them: a longer range shows its last ones, from a whole week).
+ * The previous period is the same number of days just before, bucket for bucket.
+ */
+export function planTrend(range: DateRange, weekStart: Weekday = DEFAULT_WEEK_START): TrendPlan {
   const length = rangeDays(range);
   if (length <= 1) {
     const previous = shiftDate(range.startDate, -1);
@@ -78,9 +137,11 @@ export function planTrend(range: DateRange): TrendPlan {
   if (length <= DAILY_UP_TO) {
     return { grain: 'day', range, clipped: false, buckets: days(range), previous: days(previousPeriod(range)) };
   }
-  const clipped = length > MAX_WEEKS * 7;
-  const charted: DateRange = clipped ? { ...range, startDate: shiftDate(range.endDate, -(MAX_WEEKS * 7) + 1) } : range;
-  return { grain: 'week', range: charted, clipped, buckets: weeks(charted), previous: weeks(previousPeriod(charted)) };
+  const firstKept = shiftDate(weekOf(range.endDate, weekStart), -(MAX_WEEKS - 1) * 7);
+  const clipped = range.startDate < firstKept;
+  const charted: DateRange = clipped ? { ...range, startDate: firstKept } : range;
+  const buckets = weeks(charted, weekStart);
+  return { grain: 'week', range: charted, clipped, buckets, previous: weeksBefore(buckets, rangeDays(charted)) };
 }
 
 /** The zone the API's dates are in, and how long after a period ends its figures take to settle there. */

@@ -72,7 +72,7 @@ describe('/traffic trend in Slack', () => {
     const total = sum(line!.chart.series![0]!.data.map((d) => d.value));
     const words = mrkdwnOf(message).join('\n');
     expect(count(/\*([\d,]+) visits\*/.exec(words)![1]!)).toBe(total);
-    expect(words).toMatch(/against the previous period \([\d,]+\)/);
+    expect(words).toMatch(/against the previous period, [A-Z][a-z]{2} \d+ – [A-Z][a-z]{2} \d+, \d{4} \([\d,]+\)/);
     expect(words).toMatch(/Busiest day: [A-Z][a-z]{2} \d+ with [\d,]+\./);
     expect(pie!.chart.type).toBe('pie');
     expect(sum(pie!.chart.segments!.map((s) => s.value))).toBe(total);

@@ -81,6 +81,13 @@ describe('loadConfig', () => {
     expect(config.store.databaseUrl).toBe('postgres://u@db:5432/lookout');
   });
 
+  it("reads the week's first day from LOCALE: Monday unless it says otherwise", () => {
+    expect(loadConfig({}).weekStart).toBe(1);
+    expect(loadConfig({ LOCALE: 'en-US' }).weekStart).toBe(7);
+    expect(loadConfig({ LOCALE: 'de-DE' }).weekStart).toBe(1);
+    expect(problemsOf({ LOCALE: 'not a locale!' })).toEqual(['LOCALE: expected a BCP 47 locale, like en-GB, de-DE or en-US']);
+  });
+
   it('treats blank variables as unset', () => {
     expect(loadConfig({ ANALYTICS_API_URL: '  ', PORT: '' }).port).toBe(3000);
   });

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { REPORTS } from '../../src/kernel/catalog.js';
 import { hourAt, rangeDays, resolveRange, shiftDate } from '../../src/kernel/dates.js';
 import { commandTokens, type Token } from '../../src/kernel/text.js';
-import { decodeTrendRef, encodeTrendRef, finalAt, keeping, planTrend, summarize, YOUNG_MS, type Trend } from '../../src/kernel/trend.js';
+import { decodeTrendRef, encodeTrendRef, finalAt, keeping, MAX_WEEKS, planTrend, summarize, weekOf, weekStartOf, YOUNG_MS, type Trend } from '../../src/kernel/trend.js';
 import { trendMessage } from '../../src/features/trends/blocks.js';
 import { parseTrendWords } from '../../src/features/trends/parse.js';
 import { trendChart } from '../../src/platform/slack/kit/charts.js';
@@ -40,11 +40,45 @@ describe('planTrend', () => {
         for (let i = 1; i < plan.buckets.length; i++) expect(plan.buckets[i]!.startDate).toBe(shiftDate(plan.buckets[i - 1]!.endDate, 1));
         expect(plan.previous.at(-1)!.endDate).toBe(shiftDate(plan.range.startDate, -1));
         expect(plan.buckets.length).toBeLessThanOrEqual(90);
-        expect(plan.clipped).toBe(days > 53 * 7);
-        if (!plan.clipped) expect(rangeDays(plan.range)).toBe(days);
-        for (const b of plan.buckets) expect(b.label.length).toBeLessThanOrEqual(20);
+        if (plan.grain === 'week') {
+          expect(plan.buckets.length).toBeLessThanOrEqual(MAX_WEEKS);
+          // Every week but the first and the last starts on a Monday and is whole; a part week says so.
+          for (const b of plan.buckets.slice(1)) expect(new Date(`${b.startDate}T00:00:00Z`).getUTCDay()).toBe(1);
+          for (const b of plan.buckets) expect(rangeDays(b) < 7).toBe(b.label.endsWith('(part)'));
+          // Clipped only when the whole range would take more weeks than a chart holds; then it starts on a whole week.
+          if (plan.clipped) expect(rangeDays(plan.buckets[0]!)).toBe(7);
+          else expect(rangeDays(plan.range)).toBe(days);
+          const weeksTouched = (rangeDays({ startDate: weekOf(r.startDate, 1), endDate: weekOf(end, 1) }) - 1) / 7 + 1;
+          expect(plan.clipped).toBe(weeksTouched > MAX_WEEKS);
+        } else expect(rangeDays(plan.range)).toBe(days);
+        // Each previous bucket is as long as its own, as many days before as the charted range is long.
+        plan.previous.forEach((p, i) => {
+          expect(p.startDate).toBe(shiftDate(plan.buckets[i]!.startDate, -rangeDays(plan.range)));
+          expect(rangeDays(p)).toBe(rangeDays(plan.buckets[i]!));
+        });
+        for (const b of [...plan.buckets, ...plan.previous]) expect(b.label.length).toBeLessThanOrEqual(20);
       }),
     );
+  });
+
+  it("weeks follow the locale's week start: Monday unless it says otherwise, with part weeks marked", () => {
+    expect(weekStartOf(undefined)).toBe(1);
+    expect(weekStartOf('de-DE')).toBe(1);
+    expect(weekStartOf('en-US')).toBe(7);
+    expect(weekStartOf('not a locale')).toBe(1);
+    // 2026 to date: Jan 1 is a Thursday; weeks from Monday Jan 5 on, the last one not over.
+    const ytd = { startDate: '2026-01-01', endDate: '2026-11-25', label: 'Year to date' };
+    const monday = planTrend(ytd);
+    expect(monday.buckets.slice(0, 3).map((b) => b.label)).toEqual(['Jan 1–4 (part)', 'Jan 5', 'Jan 12']);
+    expect(monday.buckets.at(-1)).toMatchObject({ startDate: '2026-11-23', endDate: '2026-11-25', label: 'Nov 23–25 (part)' });
+    const sunday = planTrend(ytd, weekStartOf('en-US'));
+    expect(sunday.buckets.slice(0, 2).map((b) => b.label)).toEqual(['Jan 1–3 (part)', 'Jan 4']);
+    expect(sunday.buckets.at(-1)!.label).toBe('Nov 22–25 (part)');
+    // A part week across a month names both.
+    expect(planTrend({ startDate: '2026-01-30', endDate: '2026-06-02', label: 'x' }).buckets.at(-1)!.label).toBe('Jun 1–2 (part)');
+    expect(planTrend({ startDate: '2026-01-30', endDate: '2026-07-01', label: 'x' }).buckets.at(-1)!.label).toBe('Jun 29–Jul 1 (part)');
+    // A week of one day in the range.
+    expect(planTrend({ startDate: '2025-11-30', endDate: '2026-03-05', label: 'x' }).buckets[0]!.label).toBe('Nov 30 (part)');
   });
 
   it("a day is final once the API's own day of it has ended, plus the settling margin; an hour once it has ended, plus the margin", () => {
@@ -164,9 +198,34 @@ describe('hours and days that have not happened are not drawn (issue 27)', () =>
     expect(axis?.categories).toHaveLength(22);
     expect(axis?.categories.at(-1)).toBe('21:00');
     if (chart.chart.type !== 'pie') for (const s of chart.chart.series) expect(s.data).toHaveLength(22);
+    // A watch alert's own chart stops there too.
+    const { watchAlertMessage } = await import('../../src/features/watches/blocks.js');
+    const trend: Trend = { plan, source: 'countries', partial: true, begun, current: summarize(values(5).values, plan.buckets), previous: summarize(values(4).values, plan.previous) };
+    const alert = watchAlertMessage({ id: 1, rule: { metric: 'visits', report: 'visits', filters: [], condition: { kind: 'spike' }, every: 'hour' }, state: 'breaching', text: '9 visits', timeZone: 'Europe/Berlin', now, demo: true, trend });
+    const alertChart = alert.blocks.find((b) => b.type === 'data_visualization') as typeof chart | undefined;
+    expect(alertChart && alertChart.chart.type !== 'pie' ? alertChart.chart.axis_config.categories.at(-1) : undefined).toBe('21:00');
     // A week of days, all begun: drawn whole.
     const week = resolveRange('last7d', 'Europe/Berlin', now);
     if (!week.ok) throw new Error(week.error);
     expect(begunCount(planTrend(week.range).buckets, now, 'Europe/Berlin')).toBe(7);
+  });
+
+  it('names the previous period with its dates, whatever the change', async () => {
+    const { trendFigures } = await import('../../src/platform/slack/kit/charts.js');
+    const plan = planTrend({ startDate: '2026-11-18', endDate: '2026-11-24', label: 'Last 7 days' });
+    const trend = (now: number, before: number): Trend => ({
+      plan,
+      source: 'countries',
+      partial: false,
+      current: summarize([now, 0, 0, 0, 0, 0, 0], plan.buckets),
+      previous: summarize([before, 0, 0, 0, 0, 0, 0], plan.previous),
+    });
+    expect(trendFigures('visits', trend(92, 100))).toMatch(/^\*92 visits\*, ▼ 8% against the previous period, Nov 11 – Nov 17, 2026 \(100\)\./);
+    expect(trendFigures('visits', trend(100, 100))).toMatch(/the same as the previous period, Nov 11 – Nov 17, 2026 \(100\)\./);
+    expect(trendFigures('visits', trend(5, 0))).toMatch(/up from none in the previous period, Nov 11 – Nov 17, 2026\./);
+    // By hour: the day before.
+    const hourly = planTrend({ startDate: '2026-11-24', endDate: '2026-11-24', label: 'Today' });
+    const day = summarize(Array.from({ length: 24 }, () => 1), hourly.buckets);
+    expect(trendFigures('visits', { plan: hourly, source: 'countries', partial: true, current: day, previous: day })).toMatch(/the same as the previous period, Nov 23, 2026 \(24\)/);
   });
 });

@@ -85,7 +85,7 @@ function totalsSection(view: DigestView): KnownBlock {
 
 /** One chart (Slack allows two a message), with its figures in words beneath. */
 function trendBlocks(trend: Trend): MessageBlock[] {
-  const chart: ChartBlock = trendChart(`Visits per ${trend.plan.grain}`, 'visits', trend.plan.buckets, trend.current, trend.previous, trend.plan.grain);
+  const chart: ChartBlock = trendChart(`Visits per ${trend.plan.grain}`, 'visits', trend.plan.buckets, trend.current, trend.previous, trend.plan.grain, trend.begun);
   return [chart, { type: 'context', elements: [mrkdwn(trendFigures('visits', trend))] }];
 }
 

@@ -5,7 +5,7 @@ import { dayStart, hourAt, localDate, resolveRange, shiftDate } from '../../kern
 import type { FilterGroup } from '../../kernel/filters.js';
 import type { MarketingRequest, ReportQuery } from '../../kernel/query.js';
 import { fieldOf, type VisitRecord } from '../../kernel/records.js';
-import { begunCount, encodeTrendRef, finalAt, hoursOf, keeping, planTrend, summarize, trendSource, TREND_METRICS, type ApiDays, type Bucket, type Trend, type TrendMetric, type TrendSpec } from '../../kernel/trend.js';
+import { begunCount, encodeTrendRef, finalAt, hoursOf, keeping, planTrend, summarize, trendSource, TREND_METRICS, type ApiDays, type Bucket, type Trend, type TrendMetric, type TrendSpec, type Weekday } from '../../kernel/trend.js';
 import type { Answering } from '../../platform/answering.js';
 import { ApiError } from '../../platform/api/errors.js';
 import type { SharedFetcher } from '../../platform/api/shared-fetcher.js';
@@ -62,6 +62,8 @@ export interface TrendServiceDeps extends Answering {
   refs: Refs;
   /** The zone of the API's dates and the settling margin: when a period is final there. */
   apiDays: ApiDays;
+  /** The first day of a week, for trends past 90 days. */
+  weekStart?: Weekday;
   /** Requests a first fill makes at once. */
   concurrency?: number;
   /** Told how many periods came from the store, from the API, or met a store error (for /metrics). */
@@ -119,7 +121,7 @@ export class TrendService {
   }
 
   async series(spec: TrendSpec, log: Logger = this.deps.log, onUnit?: () => void): Promise<Trend> {
-    const plan = planTrend(spec.range);
+    const plan = planTrend(spec.range, this.deps.weekStart);
     const source = trendSource(spec.report);
     const { figures } = await this.figures({ report: source, filters: spec.filters, timeZone: spec.timeZone }, [...plan.buckets, ...plan.previous], log, onUnit);
     const values = (buckets: Bucket[]) => buckets.map((b) => figures.get(at(b.key, spec.metric)) ?? 0);
@@ -312,7 +314,7 @@ export class TrendService {
   /** `/traffic trend …` and the Trend buttons: the chart, its key figures in words, and what to do next. */
   /** The periods a trend must fetch before it can answer (an hourly day counts once). */
   async coldPeriods(spec: TrendSpec): Promise<number> {
-    const plan = planTrend(spec.range);
+    const plan = planTrend(spec.range, this.deps.weekStart);
     const { needed } = await this.needs({ report: trendSource(spec.report), filters: spec.filters, timeZone: spec.timeZone }, [...plan.buckets, ...plan.previous], this.deps.log);
     return needed.length;
   }

@@ -67,7 +67,7 @@ export function watchAlertMessage(view: WatchAlertView): SlackMessage {
   ];
   if (view.trend) {
     const t = view.trend;
-    blocks.push(trendChart(`Recent ${t.plan.grain === 'hour' ? 'hours' : 'days'}`, view.rule.metric === 'unique' ? 'unique' : 'visits', t.plan.buckets, t.current, t.previous, t.plan.grain));
+    blocks.push(trendChart(`Recent ${t.plan.grain === 'hour' ? 'hours' : 'days'}`, view.rule.metric === 'unique' ? 'unique' : 'visits', t.plan.buckets, t.current, t.previous, t.plan.grain, t.begun));
   }
   if (status.length > 0) blocks.push({ type: 'context', elements: [mrkdwn(status.join(' · '))] });
   const value = String(view.id);

@@ -1,5 +1,6 @@
 /** Charts (Slack's data_visualization block) and the figures they show, in words. */
 import type { Block } from '@slack/types';
+import { formatSpan } from '../../../kernel/dates.js';
 import { formatCount, formatDelta } from '../../../kernel/format.js';
 import { neutralize } from '../../../kernel/text.js';
 import { grainLabel, metricLabel, type Bucket, type Grain, type Series, type Trend, type TrendMetric } from '../../../kernel/trend.js';
@@ -73,7 +74,10 @@ export function trendFigures(metric: TrendMetric, trend: Trend): string {
   const { current, previous } = trend;
   const change = formatDelta(current.total, previous.total);
   const parts = [`*${formatCount(current.total)} ${noun}*${trend.plan.clipped ? ` in the last ${trend.plan.buckets.length} weeks` : ''}`];
-  parts.push(change === '–' ? `the same as the previous period (${formatCount(previous.total)})` : `${change === 'new' ? 'none' : change} against the previous period (${formatCount(previous.total)})`);
+  const before = trend.plan.previous;
+  const period = `the previous period, ${formatSpan(before[0]!.startDate, before.at(-1)!.endDate)}`;
+  const was = `${period} (${formatCount(previous.total)})`;
+  parts.push(change === '–' ? `the same as ${was}` : change === 'new' ? `up from none in ${period}` : `${change} against ${was}`);
   let line = parts.join(', ') + '.';
   if (current.peak) line += ` Busiest ${unit}: ${escapeMrkdwn(current.peak.label)} with ${formatCount(current.peak.value)}.`;
   if (trend.partial) line += ` The last ${unit} is not over yet.`;
