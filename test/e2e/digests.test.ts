@@ -123,15 +123,39 @@ describe('/traffic digest list and its buttons', () => {
     expect(await box.lookout.store.digests.get(digest.id)).toBeUndefined();
   });
 
-  it('a digest covering days before the threat watch began says so, and does not claim nothing was flagged', async () => {
+  it('a digest of days before the threat watch began says they were not checked, and claims no count', async () => {
     const digest = await addDigest({ period: 'week' });
     await box.lookout.store.subscriptions.upsert({ channelId: 'C_SECURITY', teamId: 'T_LOOKOUT', createdBy: 'U_BOB', minSeverity: 'medium', checks: ['bot'] });
     try {
       const preview = await command(`digest preview ${digest.id}`);
-      expect(text(preview)).toMatch(/The threat watch began .* \(Europe\/Berlin\): 0 flagged visitors since then; visits before it were not checked\./);
-      expect(text(preview)).not.toContain('No flagged visitors');
+      // The week ended before the watch began: nothing of it was checked, so no count is claimed.
+      expect(text(preview)).toMatch(/The threat watch began .* \(Europe\/Berlin\), after this period: its visitors were not checked\./);
+      expect(text(preview)).not.toMatch(/no flagged visitors|\d+ flagged visitors?/i);
     } finally {
       await box.lookout.store.db.query('delete from alert_subscriptions');
+    }
+  });
+
+  it('a digest of a week the threat watch began in counts its flagged visitors from then, and says the days before were not checked', async () => {
+    const digest = await addDigest({ period: 'week' });
+    const began = new Date(Date.now() - 3 * 86_400_000);
+    await box.lookout.store.subscriptions.upsert({ channelId: 'C_SECURITY', teamId: 'T_LOOKOUT', createdBy: 'U_BOB', minSeverity: 'medium', checks: ['bot'] });
+    await box.lookout.store.db.query('update alert_subscriptions set created_at = $1', [began]);
+    await box.lookout.store.db.query('insert into watch_state (key, watermark) values ($1, $2) on conflict (key) do update set watermark = excluded.watermark', ['visits', new Date()]);
+    const flagged = (visitorId: string, channelId: string, daysAgo: number) =>
+      box.lookout.store.alerts.claim({ channelId, visitorId, severity: 'high', verdict: 'Threat', reasons: ['Attacker'], visit: {}, firstSeen: new Date(Date.now() - daysAgo * 86_400_000), lastSeen: new Date(Date.now() - daysAgo * 86_400_000) });
+    // Two visitors within the week (one alerted in two channels), one from today (after the week).
+    await flagged('v_a', 'C_SECURITY', 2);
+    await flagged('v_a', CHANNEL, 2);
+    await flagged('v_b', 'C_SECURITY', 1.5);
+    await flagged('v_c', 'C_SECURITY', 0);
+    try {
+      const preview = await command(`digest preview ${digest.id}`);
+      expect(text(preview)).toMatch(/The threat watch began .* \(Europe\/Berlin\), during this period: 2 flagged visitors since then; visits before it were not checked\./);
+    } finally {
+      await box.lookout.store.db.query('delete from alert_subscriptions');
+      await box.lookout.store.db.query('delete from alerts');
+      await box.lookout.store.db.query('delete from watch_state');
     }
   });
 

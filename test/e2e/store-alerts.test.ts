@@ -286,22 +286,28 @@ describeEachDb('store alerts', (t) => {
       expect(await t.store.alerts.claim(claim())).toBe(true);
     });
 
-    it('counts alerts last seen in [from, to), of a channel or all', async () => {
-      await t.store.alerts.claim(claim({ visitorId: 'V1', lastSeen: at(0) }));
-      await t.store.alerts.claim(claim({ visitorId: 'V2', lastSeen: at(30) }));
-      await t.store.alerts.claim(claim({ visitorId: 'V3', lastSeen: at(60) }));
-      await t.store.alerts.claim(claim({ channelId: 'C2', visitorId: 'V1', lastSeen: at(30) }));
+    it('counts distinct visitors whose first to last visit seen overlaps [from, to), of a channel or all', async () => {
+      await t.store.alerts.claim(claim({ visitorId: 'V1', firstSeen: at(0), lastSeen: at(0) }));
+      await t.store.alerts.claim(claim({ visitorId: 'V2', firstSeen: at(10), lastSeen: at(30) }));
+      await t.store.alerts.claim(claim({ visitorId: 'V3', firstSeen: at(60), lastSeen: at(60) }));
+      await t.store.alerts.claim(claim({ channelId: 'C2', visitorId: 'V1', firstSeen: at(0), lastSeen: at(30) }));
       expect(await t.store.alerts.countSeenBetween('C1', at(0), at(60))).toBe(2);
       expect(await t.store.alerts.countSeenBetween('C1', at(0), at(61))).toBe(3);
       expect(await t.store.alerts.countSeenBetween('C1', at(1), at(60))).toBe(1);
-      expect(await t.store.alerts.countSeenBetween(undefined, at(0), at(60))).toBe(3);
+      expect(await t.store.alerts.countSeenBetween('C1', at(20), at(25))).toBe(1); // V2 was about from 10 to 30
+      // A visitor alerted in two channels is one visitor.
+      expect(await t.store.alerts.countSeenBetween(undefined, at(0), at(60))).toBe(2);
       expect(await t.store.alerts.countSeenBetween('C2', at(0), at(60))).toBe(1);
       expect(await t.store.alerts.countSeenBetween('C9', at(0), at(60))).toBe(0);
 
-      // A later sighting moves the alert into a later range.
+      // A later sighting stretches the visitor's span into later ranges.
       await t.store.alerts.recordSighting('C1', 'V1', { count: 1, lastSeen: at(90), visit: {} });
-      expect(await t.store.alerts.countSeenBetween('C1', at(0), at(60))).toBe(1);
       expect(await t.store.alerts.countSeenBetween('C1', at(60), at(120))).toBe(2);
+      expect(await t.store.alerts.countSeenBetween('C1', at(40), at(50))).toBe(1);
+      // No first visit known: its last is its span.
+      await t.store.alerts.claim(claim({ visitorId: 'V4', firstSeen: undefined, lastSeen: at(200) }));
+      expect(await t.store.alerts.countSeenBetween('C1', at(150), at(200))).toBe(0);
+      expect(await t.store.alerts.countSeenBetween('C1', at(200), at(201))).toBe(1);
     });
   });
 

@@ -334,10 +334,11 @@ export class AlertRepo {
   }
 
   /** How many alerts (of one channel, or all) were last seen in [from, to). */
+  /** Distinct visitors (one alert per channel each) whose first to last visit seen overlaps [from, to). */
   async countSeenBetween(channelId: string | undefined, from: Date, to: Date): Promise<number> {
     const { rows } = await this.db.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM alerts
-       WHERE ($1::text IS NULL OR channel_id = $1) AND last_seen >= $2 AND last_seen < $3`,
+      `SELECT count(DISTINCT visitor_id)::int AS n FROM alerts
+       WHERE ($1::text IS NULL OR channel_id = $1) AND last_seen >= $2 AND COALESCE(first_seen, last_seen) < $3`,
       [channelId ?? null, from, to],
     );
     return Number(rows[0]?.n ?? 0);

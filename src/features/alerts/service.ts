@@ -14,12 +14,21 @@ import { WATCH_STATE_KEY, type AlertRepos } from './watcher.js';
 /** What digests may ask of alerts: how many flagged visitors were seen; undefined while no channel has alerts on. */
 export interface FlaggedVisitors {
   /** Flagged visitors seen between `from` and `to`, and since when the threat watch has been checking; undefined while it is off. */
-  seen(from: Date, to: Date): Promise<{ count: number; watchingSince: Date } | undefined>;
+  seen(from: Date, to: Date): Promise<FlaggedSeen | undefined>;
   /**
    * Which of these visitors the threat watch has judged, and which of those it flagged
    * (a severity of medium or more), from its stored lookups; undefined while it is off.
    */
   judged(visitorIds: readonly string[]): Promise<{ checked: Set<string>; flagged: Set<string> } | undefined>;
+}
+
+/** What the threat watch knows of a span: flagged visitors active in it, since when it watches, and up to when it has looked. */
+export interface FlaggedSeen {
+  /** Distinct flagged visitors whose visits seen by the watch span part of it. */
+  count: number;
+  watchingSince: Date;
+  /** The newest visit its scans have reached (absent: none yet). */
+  checkedUpTo?: Date;
 }
 
 export type AlertAction = 'ack' | 'mute24h' | 'mute7d' | 'unmute';
@@ -198,10 +207,12 @@ export class AlertService implements FlaggedVisitors {
     return { checked, flagged };
   }
 
-  async seen(from: Date, to: Date): Promise<{ count: number; watchingSince: Date } | undefined> {
+  async seen(from: Date, to: Date): Promise<FlaggedSeen | undefined> {
     const subscriptions = await this.deps.repos.subscriptions.list();
     if (subscriptions.length === 0) return undefined;
     const watchingSince = new Date(Math.min(...subscriptions.map((s) => s.createdAt.getTime())));
-    return { count: await this.deps.repos.alerts.countSeenBetween(undefined, from, to), watchingSince };
+    const state = await this.deps.repos.watchState.get(WATCH_STATE_KEY);
+    const count = await this.deps.repos.alerts.countSeenBetween(undefined, from, to);
+    return { count, watchingSince, ...(state?.watermark ? { checkedUpTo: state.watermark } : {}) };
   }
 }

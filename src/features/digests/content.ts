@@ -4,12 +4,12 @@ import type { Trend } from '../../kernel/trend.js';
 import type { TrendService } from '../trends/service.js';
 import { ApiError } from '../../platform/api/errors.js';
 import { REPORTS, type ReportId, type ReportRow } from '../../kernel/catalog.js';
-import { previousPeriod, type DateRange } from '../../kernel/dates.js';
+import { dayStart, previousPeriod, shiftDate, type DateRange } from '../../kernel/dates.js';
 import { formatDateTime, formatField, counted } from '../../kernel/format.js';
 import { fieldOf } from '../../kernel/records.js';
 import type { FilterGroup } from '../../kernel/filters.js';
 import type { SlackMessage } from '../../platform/slack/kit/messages.js';
-import type { FlaggedVisitors } from '../alerts/service.js';
+import type { FlaggedSeen, FlaggedVisitors } from '../alerts/service.js';
 import { digestMessage, type DigestLine, type DigestSection, type DigestTotals, type DigestView } from './blocks.js';
 import { digestRange, periodOf, type DigestPeriod } from './period.js';
 import type { Digest } from './repo.js';
@@ -145,19 +145,29 @@ export class DigestContent {
     }
   }
 
-  /**
-   * Flagged visitors seen in the period, once threat alerts are on anywhere; a watch that
-   * began inside the period says so, since visits before it were never checked.
-   */
+  /** The security line of a period in its zone, once threat alerts are on anywhere. */
   private async securityLine(period: DateRange, timeZone: string, now: Date): Promise<string | undefined> {
-    const from = new Date(`${period.startDate}T00:00:00Z`);
-    const to = new Date(Date.parse(`${period.endDate}T00:00:00Z`) + 86_400_000);
-    const seen = await this.deps.flagged.seen(from, to);
-    if (seen === undefined) return undefined;
-    const visitors = counted(seen.count, 'flagged visitor');
-    if (seen.watchingSince > from) {
-      return `The threat watch began ${formatDateTime(seen.watchingSince.toISOString(), timeZone, now)} (${timeZone}): ${visitors} since then; visits before it were not checked.`;
-    }
-    return seen.count === 0 ? 'The threat watch checked this whole period: no flagged visitors.' : `${visitors} seen in this period (see the threat alerts).`;
+    const from = dayStart(period.startDate, timeZone);
+    const to = dayStart(shiftDate(period.endDate, 1), timeZone);
+    if (from === undefined || to === undefined) return undefined;
+    const seen = await this.deps.flagged.seen(new Date(from), new Date(Math.min(to, now.getTime())));
+    return seen && securityLine({ from, to: Math.min(to, now.getTime()), timeZone, now }, seen);
   }
+}
+
+/**
+ * What the threat watch can say of a span, and nothing more: when it began after the span,
+ * that the span was not checked; when it began inside it, from when it counts; when its
+ * scans have not reached the span's end yet, up to when.
+ */
+export function securityLine(span: { from: number; to: number; timeZone: string; now: Date }, seen: FlaggedSeen): string {
+  const at = (ms: number) => `${formatDateTime(new Date(ms).toISOString(), span.timeZone, span.now)} (${span.timeZone})`;
+  const since = seen.watchingSince.getTime();
+  if (since >= span.to) return `The threat watch began ${at(since)}, after this period: its visitors were not checked.`;
+  const visitors = seen.count === 0 ? 'no flagged visitors' : counted(seen.count, 'flagged visitor');
+  const reached = seen.checkedUpTo?.getTime() ?? since;
+  const upTo = reached >= span.to ? '' : reached <= since ? '; it has not checked any visits yet' : `; it has checked visits up to ${at(reached)}, not the rest yet`;
+  if (since > span.from) return `The threat watch began ${at(since)}, during this period: ${visitors} since then; visits before it were not checked${upTo}.`;
+  if (upTo) return `The threat watch: ${visitors} in this period${upTo}.`;
+  return seen.count === 0 ? 'The threat watch checked this whole period: no flagged visitors.' : `The threat watch checked this whole period: ${visitors} (see the threat alerts).`;
 }
