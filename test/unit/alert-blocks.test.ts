@@ -300,3 +300,11 @@ describe('every alert message passes Slack validation', () => {
             expectValid(alertMessage(view({ verdict, severity, acknowledged, mutedUntil, raised })));
           });
 });
+
+describe('a scan in words', () => {
+  it('each count agrees with its noun', async () => {
+    const { scanCounts } = await import('../../src/features/alerts/service.js');
+    expect(scanCounts({ visits: 1, visitors: 1, lookups: 0, alerts: 2, sightings: 1 })).toBe('1 visit, 1 visitor, 0 lookups, 2 alerts, 1 sighting');
+    expect(scanCounts({ visits: 1200 })).toBe('1,200 visits');
+  });
+});

@@ -99,6 +99,34 @@ describe('the rule and what was seen, in words', () => {
     expect(describeObservation(rule({ kind: 'spike' }, { every: 'hour' }), { ok: true, value: 408, baseline: 120, label: '10:00–11:00 on Nov 23', baselineLabel: 'Monday 10:00' }, 'breach')).toBe('408 visits 10:00–11:00 on Nov 23: 3.4× the usual Monday 10:00 (120)');
     expect(describeRule(rule({ kind: 'above', value: 20 }, { metric: 'bots', every: 'hour' }))).toBe('share of visits by flagged visitors above 20% in an hour');
   });
+
+  it('says nothing beside "ok" that reads as a breach, and counts agree with their nouns', () => {
+    // The status that read "ok: 1 visits 20:00–21:00 on Nov 24: far above the usual (0)".
+    const hour = { ok: true as const, value: 1, baseline: 0, label: '20:00–21:00 on Nov 24', baselineLabel: 'Tuesday 20:00' };
+    expect(decide({ kind: 'spike' }, 'ok', hour)).toBe('ok');
+    expect(describeObservation(rule({ kind: 'spike' }, { every: 'hour' }), hour, 'ok')).toBe(`1 visit 20:00–21:00 on Nov 24: not a spike against the usual Tuesday 20:00 (0), which takes ${SPIKE_RATIO}× and at least ${SPIKE_MIN} more`);
+    expect(describeObservation(rule({ kind: 'below', value: 100 }), ok(120) as never, 'ok')).toBe('120 visits on Nov 22, not below 100');
+    expect(describeObservation(rule({ kind: 'below', value: 100 }), ok(115) as never, 'recover')).toBe('115 visits on Nov 22, no longer below 100');
+    expect(describeObservation(rule({ kind: 'spike' }, { every: 'hour' }), { ...hour, value: 14 }, 'breach')).toBe('14 visits 20:00–21:00 on Nov 24: 14 more than the usual Tuesday 20:00 (0)');
+    const breachWords = /(?<!not |no longer )\b(above|below) [\d,.]+%?(?! of)|× the usual|more than the usual|far above/;
+    fc.assert(
+      fc.property(
+        fc.constantFrom<Condition>({ kind: 'above', value: 100 }, { kind: 'below', value: 100 }, { kind: 'spike' }, { kind: 'change', direction: 'drops', pct: 40, against: 'previous' }),
+        fc.constantFrom<WatchState>('ok', 'breaching'),
+        fc.nat(5000),
+        fc.option(fc.nat(5000), { nil: undefined }),
+        (condition, state, value, baseline) => {
+          const o = { ok: true as const, value, ...(baseline !== undefined ? { baseline } : {}), label: 'on Nov 22', baselineLabel: 'the day before' };
+          const kind = decide(condition, state, o);
+          if (kind === 'unknown') return;
+          const words = describeObservation(rule(condition), o, kind);
+          expect(words).not.toMatch(/\b1 visits\b/);
+          if (kind === 'ok' || kind === 'recover') expect(words).not.toMatch(breachWords);
+          if (kind === 'breach' && condition.kind !== 'change') expect(words).toMatch(breachWords);
+        },
+      ),
+    );
+  });
 });
 
 describe('periods', () => {

@@ -1,4 +1,4 @@
-import { formatDateTimeIn } from '../../kernel/format.js';
+import { counted, formatCount, formatDateTimeIn } from '../../kernel/format.js';
 import type { ChannelRef } from '../../kernel/text.js';
 import { atLeast, judge, type AlertCheck, type SecurityFacts, type Severity, type VerdictOptions } from '../../kernel/verdict.js';
 import type { Changed } from '../../platform/changes.js';
@@ -153,7 +153,7 @@ export class AlertService implements FlaggedVisitors {
       subscription
         ? `*Watching:* ${escapeMrkdwn(subscription.minSeverity)} severity or more · checks ${escapeMrkdwn(subscription.checks.join(', '))}`
         : '*Watching:* nothing in this channel (`/traffic alerts on` to start)',
-      `*Last scan:* ${escapeMrkdwn(this.when(state?.lastScanAt, now))}${state?.lastCounts ? ` · ${escapeMrkdwn(Object.entries(state.lastCounts).map(([k, v]) => `${v} ${k}`).join(', '))}` : ''}`,
+      `*Last scan:* ${escapeMrkdwn(this.when(state?.lastScanAt, now))}${state?.lastCounts ? ` · ${escapeMrkdwn(scanCounts(state.lastCounts))}` : ''}`,
       state?.lastError ? `*Last error:* ${escapeMrkdwn(state.lastError)}` : '*Last error:* none',
       ...(subscription?.attention
         ? [`:warning: *Needs attention:* Slack refuses this channel (${mrkdwnCode(subscription.attention)}). Invite Lookout here, or turn alerts off.`]
@@ -215,4 +215,13 @@ export class AlertService implements FlaggedVisitors {
     const count = await this.deps.repos.alerts.countSeenBetween(undefined, from, to);
     return { count, watchingSince, ...(state?.watermark ? { checkedUpTo: state.watermark } : {}) };
   }
+}
+
+const SCAN_NOUNS: Readonly<Record<string, string>> = { visits: 'visit', visitors: 'visitor', lookups: 'lookup', alerts: 'alert', sightings: 'sighting' };
+
+/** A scan's counts in words, each noun agreeing with its number: "1 visit, 1 visitor, 0 alerts". */
+export function scanCounts(counts: Readonly<Record<string, number>>): string {
+  return Object.entries(counts)
+    .map(([key, n]) => (SCAN_NOUNS[key] ? counted(n, SCAN_NOUNS[key]) : `${formatCount(n)} ${key}`))
+    .join(', ');
 }

@@ -7,7 +7,7 @@
 import type { ReportId } from '../../kernel/catalog.js';
 import { dayStart, hourAt, hourEnd, hourSpans, shiftDate, WEEKDAYS } from '../../kernel/dates.js';
 import type { FilterGroup } from '../../kernel/filters.js';
-import { formatCount } from '../../kernel/format.js';
+import { counted, formatCount } from '../../kernel/format.js';
 import { dayLabel, finalAt, type ApiDays, type Bucket } from '../../kernel/trend.js';
 
 export type WatchMetric = 'visits' | 'unique' | 'bots';
@@ -137,25 +137,43 @@ export function describeRule(rule: WatchRule): string {
   }
 }
 
-/** What was seen, against the rule, in words: "85 visits on Nov 22, below 100 (back to normal at 110 or more)". */
+/** A figure with its noun: "1 visit", "408 visits", "2 unique visitors", "12.5% of visits by flagged visitors". */
+function figure(metric: WatchMetric, n: number): string {
+  if (metric === 'bots') return `${amount(metric, n)} of visits by flagged visitors`;
+  return metric === 'visits' ? counted(Math.round(n), 'visit') : counted(Math.round(n), 'unique visitor');
+}
+
+/**
+ * What was seen, against the rule, in words that agree with the decision: "85 visits on
+ * Nov 22, below 100 (back to normal at 110 or more)" for a breach, "120 visits on Nov 22,
+ * not below 100" when all is well. Nothing said beside "ok" reads as a breach.
+ */
 export function describeObservation(rule: WatchRule, o: Extract<Observation, { ok: true }>, kind: DecisionKind): string {
   const c = rule.condition;
-  const seen = `${amount(rule.metric, o.value)}${rule.metric === 'bots' ? ' of visits by flagged visitors' : ` ${metricNoun(rule.metric)}`} ${o.label}`;
+  const seen = `${figure(rule.metric, o.value)} ${o.label}`;
+  const on = kind === 'breach' || kind === 'update';
+  const usual = `${amount(rule.metric, o.baseline ?? 0)}`;
   switch (c.kind) {
     case 'above':
     case 'below': {
       const edge = c.kind === 'above' ? c.value * (1 - HYSTERESIS.absolute) : c.value * (1 + HYSTERESIS.absolute);
-      const back = kind === 'recover' ? '' : ` (back to normal at ${amount(rule.metric, edge)} or ${c.kind === 'above' ? 'less' : 'more'})`;
-      return `${seen}, ${kind === 'recover' ? `no longer ${c.kind}` : c.kind} ${amount(rule.metric, c.value)}${back}`;
+      const limit = amount(rule.metric, c.value);
+      if (on) return `${seen}, ${c.kind} ${limit} (back to normal at ${amount(rule.metric, edge)} or ${c.kind === 'above' ? 'less' : 'more'})`;
+      return `${seen}, ${kind === 'recover' ? 'no longer' : 'not'} ${c.kind} ${limit}`;
     }
     case 'change': {
       const pct = changePct(o.value, o.baseline) ?? 0;
       const sign = pct >= 0 ? '+' : '−';
-      return `${seen}: ${sign}${Math.abs(Math.round(pct))}% against ${amount(rule.metric, o.baseline ?? 0)} ${o.baselineLabel ?? ''}`.trimEnd();
+      return `${seen}: ${sign}${Math.abs(Math.round(pct))}% against ${usual} ${o.baselineLabel ?? ''}`.trimEnd();
     }
     case 'spike': {
-      const ratio = o.baseline && o.baseline > 0 ? `${(Math.round((o.value / o.baseline) * 10) / 10).toLocaleString('en-US')}×` : 'far above';
-      return `${seen}: ${ratio} the usual ${o.baselineLabel ?? ''} (${amount(rule.metric, o.baseline ?? 0)})`.replace(/ +\(/, ' (');
+      const against = `the usual ${o.baselineLabel ? `${o.baselineLabel} ` : ''}(${usual})`;
+      if (on) {
+        const ratio = o.baseline && o.baseline > 0 ? `${(Math.round((o.value / o.baseline) * 10) / 10).toLocaleString('en-US')}×` : `${amount(rule.metric, o.value - (o.baseline ?? 0))} more than`;
+        return `${seen}: ${ratio} ${against}`;
+      }
+      if (kind === 'recover') return `${seen}: no longer a spike against ${against}`;
+      return `${seen}: not a spike against ${against}, which takes ${SPIKE_RATIO}× and at least ${SPIKE_MIN} more`;
     }
     case 'new':
       return o.entries && o.entries.length > 0 ? `New in the top ${c.top} ${o.label}: ${o.entries.join(', ')}` : `No new entries in the top ${c.top} ${o.label}`;
