@@ -7,6 +7,7 @@ import { inColour } from '../../platform/slack/kit/colour.js';
 import { trendChart } from '../../platform/slack/kit/charts.js';
 import { escapeMrkdwn, fallbackText } from '../../platform/slack/kit/escape.js';
 import { describeFilters } from '../../platform/slack/kit/filters.js';
+import { filtersToText } from '../../kernel/filters.js';
 import { capBlocks, LIMITS, mrkdwn, plainText } from '../../platform/slack/kit/limits.js';
 import type { MessageBlock, SlackMessage } from '../../platform/slack/kit/messages.js';
 import { describeRule, type WatchRule, type WatchState } from './plan.js';
@@ -39,9 +40,11 @@ export interface WatchAlertView {
   trend?: Trend;
 }
 
+/** The watch's whole rule, its filters included: "Pages: visits spike: … , where page~/checkout". */
 export function watchTitle(rule: WatchRule): string {
   const what = rule.report === 'visits' ? '' : `${REPORTS[rule.report].title}: `;
-  return `${what}${describeRule(rule)}`;
+  const filters = filtersToText(rule.filters);
+  return `${what}${describeRule(rule)}${filters ? `, where ${filters}` : ''}`;
 }
 
 function when(date: Date, view: { timeZone: string; now: Date }): string {
@@ -120,8 +123,7 @@ export function watchListMessage(items: readonly WatchListItem[], view: { timeZo
             : ':hourglass: not evaluated yet';
     const checked = w.lastEvaluatedAt ? ` · checked ${escapeMrkdwn(formatDateTimeIn(w.lastEvaluatedAt.toISOString(), view.timeZone, view.now))}` : '';
     const muted = w.mutedUntil && w.mutedUntil > view.now ? ' · :mute: muted' : '';
-    const filters = describeFilters(w.rule.filters);
-    const text = `*#${w.id}* ${escapeMrkdwn(watchTitle(w.rule))}${filters ? ` · ${filters}` : ''} · every ${w.rule.every} · <#${w.channelId}> · owner <@${w.ownerId}>\n${state}${checked}${muted}`;
+    const text = `*#${w.id}* ${escapeMrkdwn(watchTitle(w.rule))} · every ${w.rule.every} · <#${w.channelId}> · owner <@${w.ownerId}>\n${state}${checked}${muted}`;
     blocks.push({ type: 'section', block_id: `watch-${w.id}`, text: mrkdwn(text) });
     if (w.canManage) {
       const value = String(w.id);

@@ -1,0 +1,50 @@
+/**
+ * Every answer names what it acted on (issue 27): the channel as a Slack channel link, the
+ * watch's whole rule with its filters wherever a watch is shown, and help names every
+ * sub-command. Signed commands through the offline Slack.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mrkdwnOf, sandbox, type Sandbox } from '../support/sandbox.js';
+import { until } from '../support/until.js';
+
+let box: Sandbox;
+
+beforeAll(async () => {
+  box = await sandbox({ admins: ['U_ALICE'] });
+});
+afterAll(() => box?.stop());
+
+async function command(channel: string, text: string, user = 'U_ALICE'): Promise<string> {
+  const before = new Set(box.slack.messages(channel, { user }).map((m) => m.ts));
+  await box.slack.slash(channel, user, text);
+  const answer = await box.slack.waitForMessage(channel, (m) => !before.has(m.ts) && m.ephemeralTo === user, 30_000);
+  return mrkdwnOf(answer).join('\n');
+}
+
+describe('answers name what they acted on', () => {
+  it('a filtered watch is told apart from the unfiltered one on its confirmation, in the list and in the Home; its channel is a link', async () => {
+    const filtered = await command('C_GENERAL', 'watch pages page~/checkout spike');
+    expect(filtered).toMatch(/Watch #\d+ added: Pages: visits spike: .*, where page~\/checkout, evaluated every hour .* posting in <#C_GENERAL>\./);
+    const plain = await command('C_GENERAL', 'watch pages spike');
+    expect(plain).not.toContain('page~/checkout');
+    const list = await command('C_GENERAL', 'watch list');
+    expect(list).toMatch(/\*#\d+\* Pages: visits spike: .*, where page~\/checkout · every hour · <#C_GENERAL>/);
+    await box.slack.event('app_home_opened', 'U_ALICE', { tab: 'home', channel: 'D_U_ALICE' });
+    const home = await until(async () => {
+      const view = box.slack.workspace.home('U_ALICE') as { view: unknown } | undefined;
+      const words = view ? mrkdwnOf(view.view).join('\n') : '';
+      return words.includes('page~/checkout') ? words : undefined;
+    }, "Alice's Home");
+    expect(home).toMatch(/Pages: visits spike: .*, where page~\/checkout in <#C_GENERAL>/);
+  });
+
+  it('/traffic alerts on names the channel it reports in, as a link', async () => {
+    expect(await command('C_SECURITY', 'alerts on')).toMatch(/<#C_SECURITY>/);
+    await command('C_SECURITY', 'alerts off');
+  });
+
+  it('help names every sub-command', async () => {
+    const help = await command('C_GENERAL', 'help');
+    for (const word of ['trend', 'watch', 'digest', 'alerts', '/visitor']) expect(help).toContain(word);
+  });
+});
