@@ -31,7 +31,7 @@ describe('answers name what they acted on', () => {
     expect(list).toMatch(/\*#\d+\* Pages: visits spike: .*, where page~\/checkout · every hour · <#C_GENERAL>/);
     await box.slack.event('app_home_opened', 'U_ALICE', { tab: 'home', channel: 'D_U_ALICE' });
     const home = await until(async () => {
-      const view = box.slack.workspace.home('U_ALICE') as { view: unknown } | undefined;
+      const view = box.slack.workspace.home('U_ALICE') as { view: Parameters<typeof mrkdwnOf>[0] } | undefined;
       const words = view ? mrkdwnOf(view.view).join('\n') : '';
       return words.includes('page~/checkout') ? words : undefined;
     }, "Alice's Home");

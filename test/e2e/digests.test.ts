@@ -4,6 +4,7 @@ import { REPORT_IDS } from '../../src/kernel/catalog.js';
 import type { Message } from '../../src/sandbox/slack/index.js';
 import type { Sandbox } from '../support/sandbox.js';
 import type { Digest } from '../../src/features/digests/repo.js';
+import { until } from '../support/until.js';
 import { CHANNEL, USER, hasAction, headerOf, mrkdwnOf, sandbox, textsOf } from '../support/sandbox.js';
 
 let box: Sandbox & { logs: string[] };
@@ -88,9 +89,18 @@ describe('the digest form', () => {
 
     const good = await box.slack.submit(view, { channel: 'C_GENERAL', reports: ['sources', 'cities'], frequency: 'monthly', monthday: '3', time: '10:15', timezone: 'Europe/Berlin', top: '4', filters: 'page~/blog' });
     expect(good.status).toBe(200);
-    const [digest] = await box.lookout.store.digests.listAll();
+    // Saved after the ack.
+    const [digest] = await until(async () => {
+      const all = await box.lookout.store.digests.listAll();
+      return all.length > 0 ? all : undefined;
+    }, 'the digest saved');
     expect(digest).toMatchObject({ channelId: 'C_GENERAL', reports: ['sources', 'cities'], cron: '15 10 3 * *', topN: 4, period: 'month' });
     expect(digest!.filters[0]!.filters[0]).toMatchObject({ object: 'page', operator: 'contains', value: '/blog' });
+    // Opened in one channel for another: the person hears where they are, with a link to where it posts.
+    const here = await box.slack.waitForMessage(CHANNEL, (m) => m.ephemeralTo === USER && text(m).includes(`Digest #${digest!.id} created`));
+    expect(text(here)).toContain(`Digest #${digest!.id} created: it posts in <#C_GENERAL> on its schedule.`);
+    const there = await box.slack.waitForMessage('C_GENERAL', (m) => m.ephemeralTo === USER && (m.text ?? '').includes(`Digest #${digest!.id} created`));
+    expect(there.text).toContain('it posts in this channel on its schedule');
   });
 });
 

@@ -72,11 +72,12 @@ describe('readDigestForm', () => {
 
 describe('the form id in private_metadata', () => {
   it('round-trips a digest id and a new form', () => {
-    expect(decodeFormId(encodeFormId(42))).toBe(42);
-    expect(decodeFormId(encodeFormId(undefined))).toBeUndefined();
+    expect(decodeFormId(encodeFormId({ id: 42 }))).toEqual({ id: 42 });
+    expect(decodeFormId(encodeFormId({}))).toEqual({});
+    expect(decodeFormId(encodeFormId({ id: 42, from: 'C_GENERAL' }))).toEqual({ id: 42, from: 'C_GENERAL' });
   });
 
-  it.each(['not json', '{"id":"7"}', '{"id":-1}', '{"id":1.5}'])('refuses %s', (metadata) => {
+  it.each(['not json', '{"id":"7"}', '{"id":-1}', '{"id":1.5}', '{"id":null,"from":"#general"}', '{"id":null,"from":"<#C1>"}'])('refuses %s', (metadata) => {
     expect(decodeFormId(metadata)).toBeNull();
   });
 });

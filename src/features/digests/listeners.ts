@@ -32,13 +32,13 @@ export function digestCommand(digests: DigestService): Subcommand {
       case 'error':
         return void (await reply(usageMessage(parsed.message, parsed.usage)));
       case 'open-form':
-        return void (await client.views.open({ trigger_id: command.trigger_id, view: digestModal(CATALOG, await digests.formValues(user, command.channel_id)) }));
+        return void (await client.views.open({ trigger_id: command.trigger_id, view: digestModal(CATALOG, await digests.formValues(user, command.channel_id), undefined, command.channel_id) }));
       case 'add':
         return void (await reply(await listed(digests, user, await digests.add(user, command.team_id, command.channel_id, parsed), 'just added')));
       case 'list':
         return void (await reply(await digests.list(user, parsed.all ? 'all' : { channelId: command.channel_id })));
       default:
-        return verb(digests, parsed.kind, parsed.id, user, reply, (view) => client.views.open({ trigger_id: command.trigger_id, view }), false);
+        return verb(digests, parsed.kind, parsed.id, { user, from: command.channel_id }, reply, (view) => client.views.open({ trigger_id: command.trigger_id, view }), false);
     }
   };
 }
@@ -48,7 +48,7 @@ async function verb(
   digests: DigestService,
   kind: DigestVerb,
   id: number,
-  user: string,
+  { user, from }: { user: string; from?: string },
   reply: (message: SlackMessage) => Promise<unknown>,
   openView: (view: ReturnType<typeof digestModal>) => Promise<unknown>,
   fromList: boolean,
@@ -65,7 +65,7 @@ async function verb(
     case 'edit': {
       const digest = await digests.manageable(user, id);
       if (!digest.ok) return void (await reply(digest.message));
-      return void (await openView(digestModal(CATALOG, await digests.formValues(user, digest.value.channelId, digest.value), id)));
+      return void (await openView(digestModal(CATALOG, await digests.formValues(user, digest.value.channelId, digest.value), id, from)));
     }
     case 'pause':
     case 'resume': {
@@ -85,7 +85,7 @@ function digestButton(digests: DigestService, kind: DigestVerb) {
     await guarded(log, `digest ${kind}`, tell, async () => {
       const id = RowId.safeParse(args.action.type === 'button' ? args.action.value : undefined);
       if (!id.success) return tell(usageMessage('That button is not one of ours.', '/traffic digest list'));
-      await verb(digests, kind, id.data, args.body.user.id, tell, (view) => args.client.views.open({ trigger_id: args.body.trigger_id, view }), true);
+      await verb(digests, kind, id.data, { user: args.body.user.id, from: args.body.channel?.id }, tell, (view) => args.client.views.open({ trigger_id: args.body.trigger_id, view }), true);
     });
   };
 }
@@ -96,9 +96,10 @@ function submitDigest(digests: DigestService) {
     const log = requestLog(context, digests.log);
     const form = readDigestForm(view.state.values as Parameters<typeof readDigestForm>[0], REPORTS);
     if ('errors' in form) return void (await ack({ response_action: 'errors', errors: form.errors }));
-    const editing = decodeFormId(view.private_metadata);
+    const opened = decodeFormId(view.private_metadata);
     const user = body.user.id;
-    if (editing === null) return void (await ack({ response_action: 'errors', errors: { channel: 'This form is too old. Close it and start again.' } }));
+    if (opened === null) return void (await ack({ response_action: 'errors', errors: { channel: 'This form is too old. Close it and start again.' } }));
+    const editing = opened.id;
     let current: Digest | undefined;
     if (editing !== undefined) {
       const allowed = await digests.manageable(user, editing);
@@ -113,9 +114,14 @@ function submitDigest(digests: DigestService) {
     await ack();
     await guarded(log, 'save digest', undefined, async () => {
       const saved = editing !== undefined ? await digests.update(user, editing, form.input) : await digests.create(user, body.team?.id ?? body.user.team_id ?? '', form.input);
-      if (!saved.ok) return void (await client.chat.postEphemeral({ channel: form.input.channelId, user, ...saved.message }));
-      const text = `Digest #${saved.value.id} ${editing !== undefined ? 'saved' : 'created'}: it posts in this channel on its schedule. /traffic digest list shows it.`;
-      await client.chat.postEphemeral({ channel: saved.value.channelId, user, text });
+      // The person hears where they are: the channel the form was opened in, else the digest's.
+      const here = opened.from ?? form.input.channelId;
+      if (!saved.ok) return void (await client.chat.postEphemeral({ channel: here, user, ...saved.message }));
+      const done = `Digest #${saved.value.id} ${editing !== undefined ? 'saved' : 'created'}`;
+      await client.chat.postEphemeral({ channel: saved.value.channelId, user, text: `${done}: it posts in this channel on its schedule. /traffic digest list shows it.` });
+      if (here !== saved.value.channelId) {
+        await client.chat.postEphemeral({ channel: here, user, ...infoMessage([`${done}: it posts in `, { channel: saved.value.channelId }, ' on its schedule. /traffic digest list all shows it.']) });
+      }
     });
   };
 }

@@ -47,7 +47,11 @@ const FREQUENCIES: [DigestSchedule['kind'], string][] = [
 ];
 
 /** The add/edit form. `digestId` set: editing that digest. */
-export function digestModal(reports: readonly ReportDef[], values: DigestFormValues, digestId?: number): View {
+/**
+ * The digest form; `from` is the channel it was opened in (absent: the Home), where the
+ * person hears what became of it.
+ */
+export function digestModal(reports: readonly ReportDef[], values: DigestFormValues, digestId?: number, from?: string): View {
   const reportOptions = reports.map((d) => option(d.title, d.id));
   const frequencyOptions = FREQUENCIES.map(([kind, text]) => option(text, kind));
   const weekdayOptions = WEEKDAYS.map((d, i) => option(d, String(i)));
@@ -82,7 +86,7 @@ export function digestModal(reports: readonly ReportDef[], values: DigestFormVal
   return {
     type: 'modal',
     callback_id: DIGEST_MODAL,
-    private_metadata: encodeFormId(digestId),
+    private_metadata: encodeFormId({ id: digestId, from }),
     title: plainText(digestId ? `Edit digest #${digestId}` : 'New digest', LIMITS.viewTitle),
     submit: plainText(digestId ? 'Save' : 'Create', LIMITS.viewButton),
     close: plainText('Cancel', LIMITS.viewButton),
@@ -90,22 +94,28 @@ export function digestModal(reports: readonly ReportDef[], values: DigestFormVal
   };
 }
 
-/** Which digest the form edits (none: a new one), in its private_metadata. */
-export function encodeFormId(digestId: number | undefined): string {
-  return JSON.stringify({ id: digestId ?? null });
+/** Which digest the form edits (none: a new one) and the channel it was opened in, in its private_metadata. */
+export interface FormId {
+  id?: number;
+  from?: string;
 }
 
-/** The digest the form edits; undefined for a new one, null for metadata that is not ours. */
-export function decodeFormId(metadata: string | undefined): number | undefined | null {
+export function encodeFormId(form: FormId): string {
+  return JSON.stringify({ id: form.id ?? null, ...(form.from ? { from: form.from } : {}) });
+}
+
+/** The form's id; null for metadata that is not ours. */
+export function decodeFormId(metadata: string | undefined): FormId | null {
   try {
     const parsed = formId.safeParse(JSON.parse(metadata || '{}'));
-    return parsed.success ? (parsed.data.id ?? undefined) : null;
+    if (!parsed.success) return null;
+    return { ...(parsed.data.id ? { id: parsed.data.id } : {}), ...(parsed.data.from ? { from: parsed.data.from } : {}) };
   } catch {
     return null;
   }
 }
 
-const formId = z.strictObject({ id: z.number().int().min(1).max(2_147_483_647).nullable().optional() });
+const formId = z.strictObject({ id: z.number().int().min(1).max(2_147_483_647).nullable().optional(), from: ChannelId.optional() });
 
 /** What the form asks for, checked: a digest's settings but its owner and workspace. */
 export interface DigestFormInput {
