@@ -257,13 +257,33 @@ export function defaultMetric(report: ReportId): TrendMetric {
 /** The action of every Trend button (report answers, visitor cards). */
 export const TREND_ACTION = 'trend.open';
 
-/** A Trend button's value: the metric and where the query is (`t|v|q1.…`). */
-export function encodeTrendRef(metric: TrendMetric, ref: string): string {
-  return `t|${metric === 'unique' ? 'u' : 'v'}|${ref}`;
+/**
+ * The action of every "Back to card" button, on a trend or a table opened from a visitor
+ * card: its value is the card's ref (`v1|…`), which the card's own handler checks.
+ */
+export const BACK_TO_CARD_ACTION = 'visitor.back';
+
+const CARD_MARK = '|v1|';
+
+/** A button value that also carries the card to go back to: `<value>|v1|…`. */
+export function withBack(value: string, back: string | undefined): string {
+  return back ? `${value}|${back}` : value;
 }
 
-export function decodeTrendRef(value: unknown): { metric: TrendMetric; ref: string } | undefined {
+/** A button value and the card it carries, if any (the card's ref is checked when it is used). */
+export function splitBack(value: unknown): { value: string; back?: string } | undefined {
   if (typeof value !== 'string') return undefined;
-  const match = /^t\|([vu])\|(.{1,2000})$/s.exec(value);
-  return match ? { metric: match[1] === 'u' ? 'unique' : 'visits', ref: match[2]! } : undefined;
+  const at = value.indexOf(CARD_MARK);
+  return at < 0 ? { value } : { value: value.slice(0, at), back: value.slice(at + 1) };
+}
+
+/** A Trend button's value: the metric and where the query is (`t|v|q1.…`), and the card it was opened from. */
+export function encodeTrendRef(metric: TrendMetric, ref: string, back?: string): string {
+  return withBack(`t|${metric === 'unique' ? 'u' : 'v'}|${ref}`, back);
+}
+
+export function decodeTrendRef(value: unknown): { metric: TrendMetric; ref: string; back?: string } | undefined {
+  const split = splitBack(value);
+  const match = split && /^t\|([vu])\|([^|]{1,2000})$/s.exec(split.value);
+  return match ? { metric: match[1] === 'u' ? 'unique' : 'visits', ref: match[2]!, ...(split.back ? { back: split.back } : {}) } : undefined;
 }

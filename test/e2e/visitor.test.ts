@@ -93,6 +93,58 @@ describe('/visitor verdicts', () => {
   });
 });
 
+describe('a way back to the card', () => {
+  const replaced = (message: Message) => {
+    const updates = message.updates;
+    return () => box.slack.waitFor(() => {
+      const m = box.slack.messages(SECURITY, { user: USER }).find((x) => x.ts === message.ts);
+      return m && m.updates > updates ? m : undefined;
+    });
+  };
+
+  it('Trend on a card, then Show table, each offer "Back to card", which brings the card back in place', async () => {
+    const card = await visitor(DEMO_VISITORS.scraper);
+    const cardHeader = headerOf(card);
+    let next = replaced(card);
+    await box.slack.click(card, 'trend.open');
+    const trend = await next();
+    expect(headerOf(trend)).toMatch(/^Trend: Visits/);
+    expect(hasAction(trend, 'visitor.back')).toBe(true);
+
+    next = replaced(trend);
+    await box.slack.click(trend, 'trend.table');
+    const table = await next();
+    expect(hasAction(table, 'visitor.back')).toBe(true);
+    // The table's own Trend keeps the way back.
+    expect(hasAction(table, 'trend.open')).toBe(true);
+
+    next = replaced(table);
+    await box.slack.click(table, 'visitor.back');
+    const again = await next();
+    expect(headerOf(again)).toBe(cardHeader);
+    expect(tableOf(again)[0]).toContain('Page');
+  });
+
+  it('a tampered way back is refused as too old, and nothing is looked up', async () => {
+    const card = await visitor(DEMO_VISITORS.human);
+    const next = replaced(card);
+    await box.slack.click(card, 'trend.open');
+    const trend = await next();
+    // A person who edits the button's value (the client never would).
+    const live = box.slack.messages(SECURITY, { user: USER }).find((m) => m.ts === trend.ts)!;
+    const button = (live.blocks as unknown as { elements?: { action_id?: string; value?: string }[] }[]).flatMap((b) => b.elements ?? []).find((e) => e.action_id === 'visitor.back')!;
+    button.value = 'v1|<!channel>|1|';
+    const requests = box.demo!.requests.length;
+    const updates = live.updates;
+    const seen = new Set(box.slack.messages(SECURITY, { user: USER }).map((m) => `${m.ts}:${m.updates}`));
+    await box.slack.click(live, 'visitor.back');
+    const answer = await box.slack.waitFor(() => box.slack.messages(SECURITY, { user: USER }).find((m) => !seen.has(`${m.ts}:${m.updates}`) && all(m).includes('too old to change (or it was tampered with)')));
+    expect(all(answer)).toContain('Run the command again');
+    expect(box.demo!.requests.length).toBe(requests);
+    if (answer.ts !== live.ts) expect(box.slack.messages(SECURITY, { user: USER }).find((m) => m.ts === live.ts)!.updates).toBe(updates);
+  });
+});
+
 describe('partial answers', () => {
   it('one security endpoint down still gives a card, with that part marked', async () => {
     box.demo!.setFaults({ status500Until: 1000, paths: ['/security/vpn-status'] });

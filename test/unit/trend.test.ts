@@ -116,6 +116,8 @@ describe('planTrend', () => {
 describe('Trend button values', () => {
   it('round-trip, and anything else is refused', () => {
     expect(decodeTrendRef(encodeTrendRef('unique', 'q1.abc'))).toEqual({ metric: 'unique', ref: 'q1.abc' });
+    expect(decodeTrendRef(encodeTrendRef('visits', '@12', 'v1|v_x|2|'))).toEqual({ metric: 'visits', ref: '@12', back: 'v1|v_x|2|' });
+    expect(decodeTrendRef('t|v|q1.a|b|c')).toBeUndefined();
     for (const bad of [undefined, 42, '', 't|x|q1.abc', 't|v|', 'q1.abc', `t|v|${'a'.repeat(2001)}`]) expect(decodeTrendRef(bad)).toBeUndefined();
   });
 });

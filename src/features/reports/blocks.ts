@@ -6,7 +6,7 @@ import { normalizeRange, RANGE_LABELS, RANGE_WORDS, type DateRange } from '../..
 import { code, USER_ID } from '../../kernel/text.js';
 import { bar, formatCount, formatField } from '../../kernel/format.js';
 import type { ReportQuery, SortDir } from '../../kernel/query.js';
-import { TREND_ACTION } from '../../kernel/trend.js';
+import { BACK_TO_CARD_ACTION, TREND_ACTION } from '../../kernel/trend.js';
 import { fieldOf } from '../../kernel/records.js';
 import { escapeMrkdwn, fallbackText } from '../../platform/slack/kit/escape.js';
 import { describeFilters } from '../../platform/slack/kit/filters.js';
@@ -37,6 +37,8 @@ export interface ReportView {
   ephemeral: boolean;
   /** Who posted it for everyone. */
   sharedBy?: string;
+  /** The visitor card it was opened from: a way back to it. */
+  back?: string;
   /** The largest count across every page (the top row), so a bar is the same length on any page; else this page's. */
   barMax?: number;
 }
@@ -205,6 +207,7 @@ function actionBlocks(view: ReportView): ActionsBlock[] {
   };
 
   const more: (Button | StaticSelect)[] = [button('Filter…', ACTIONS.filter, refs.current)];
+  if (view.back && view.ephemeral) more.unshift(button('◀ Back to card', BACK_TO_CARD_ACTION, view.back));
   if (refs.trend) more.push(button('Trend', TREND_ACTION, refs.trend));
   const visitorIds = inspectableVisitors(def, rows);
   if (visitorIds.length > 0) {

@@ -34,6 +34,8 @@ export interface Where {
   sharedBy?: string;
   /** The request's logger. */
   log?: Logger;
+  /** The visitor card it was opened from (its ref): the answer offers the way back. */
+  back?: string;
 }
 
 /** A report sorted by unique visitors trends by unique visitors; otherwise by its default. */
@@ -108,6 +110,7 @@ export class ReportService {
     if (!fetched.ok) return { ok: false, message: problemMessage(fetched.problem, fetched.hint) };
     const { rows, range, timeZone, barMax } = fetched;
     const { refs } = this;
+    const back = where.ephemeral ? where.back : undefined;
     const message = reportMessage({
       def: this.catalog[query.report],
       query,
@@ -119,12 +122,13 @@ export class ReportService {
       ephemeral: where.ephemeral,
       ...(barMax ? { barMax } : {}),
       ...(where.sharedBy ? { sharedBy: where.sharedBy } : {}),
+      ...(back ? { back } : {}),
       refs: {
         current: await refs.ref(query, LIMITS.buttonValue),
         block: await refs.ref(query, LIMITS.blockId - MENU_BLOCK_PREFIX.length),
         prev: query.page > 1 ? await refs.ref(withPage(query, query.page - 1), LIMITS.buttonValue) : undefined,
         next: rows.length >= query.top ? await refs.ref(withPage(query, query.page + 1), LIMITS.buttonValue) : undefined,
-        trend: encodeTrendRef(trendMetricOf(this.catalog[query.report], query), await refs.ref(query, LIMITS.buttonValue - 4)),
+        trend: encodeTrendRef(trendMetricOf(this.catalog[query.report], query), await refs.ref(query, LIMITS.buttonValue - 4 - (back ? back.length + 1 : 0)), back),
       },
     });
     return { ok: true, message };

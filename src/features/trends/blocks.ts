@@ -2,7 +2,7 @@ import type { ActionsBlock, Button } from '@slack/types';
 import type { ReportDef } from '../../kernel/catalog.js';
 import { REPORTS } from '../../kernel/catalog.js';
 import { formatCount, shortUrl } from '../../kernel/format.js';
-import { metricLabel, type Trend, type TrendSpec } from '../../kernel/trend.js';
+import { BACK_TO_CARD_ACTION, metricLabel, type Trend, type TrendSpec } from '../../kernel/trend.js';
 import { USER_ID } from '../../kernel/text.js';
 import { escapeMrkdwn, fallbackText } from '../../platform/slack/kit/escape.js';
 import { describeFilters } from '../../platform/slack/kit/filters.js';
@@ -33,8 +33,10 @@ export interface TrendView {
   sharedBy?: string;
   /** The Trend button value of this trend (for Post to channel). */
   ref: string;
-  /** The report query behind it (for Show table). */
+  /** The report query behind it (for Show table), with the card to go back to. */
   tableRef: string;
+  /** The visitor card it was opened from: a way back to it. */
+  back?: string;
 }
 
 /** What a row is called on a chart, as the table shows it (a page's path, not its whole URL). */
@@ -87,6 +89,7 @@ export function trendMessage(view: TrendView): SlackMessage {
     blocks.push(pie(view.share), { type: 'context', elements: [mrkdwn(shareFigures(view.share))] });
   }
   const actions: ActionsBlock = { type: 'actions', elements: [button('Show table', TREND_ACTIONS.table, view.tableRef)] };
+  if (view.back) actions.elements.unshift(button('◀ Back to card', BACK_TO_CARD_ACTION, view.back));
   if (view.ephemeral) actions.elements.push(button('Post to channel', TREND_ACTIONS.share, view.ref, 'primary'));
   blocks.push(actions);
   const plain = figures.replace(/\*/g, '');

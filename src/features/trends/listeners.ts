@@ -1,5 +1,5 @@
 import type { AllMiddlewareArgs, BlockAction, SlackActionMiddlewareArgs } from '@slack/bolt';
-import { decodeTrendRef, defaultMetric, TREND_ACTION } from '../../kernel/trend.js';
+import { decodeTrendRef, defaultMetric, splitBack, TREND_ACTION } from '../../kernel/trend.js';
 import { infoMessage, staleMessage, usageMessage } from '../../platform/slack/kit/messages.js';
 import { guarded, postToResponseUrl, replyTo, requestLog } from '../../platform/slack/respond.js';
 import type { Routes } from '../../platform/slack/routes.js';
@@ -47,7 +47,7 @@ function openTrend(trends: TrendService) {
       const wanted = decodeTrendRef(buttonValue(args));
       const query = wanted ? await trends.resolve(wanted.ref) : null;
       if (!wanted || !query) return tell(staleMessage());
-      const answer = await trends.answer(query, wanted.metric, { channelId: args.body.channel?.id, ephemeral: true, user: args.body.user.id, log });
+      const answer = await trends.answer(query, wanted.metric, { channelId: args.body.channel?.id, ephemeral: true, user: args.body.user.id, log, ...(wanted.back ? { back: wanted.back } : {}) });
       return tell(answer.message);
     });
   };
@@ -78,9 +78,10 @@ function showTable(trends: TrendService, reports: ReportService) {
     const log = requestLog(args.context, trends.log);
     const tell = replyTo(args.body.response_url, isEphemeral(args.body));
     await guarded(log, 'trend table', tell, async () => {
-      const query = await trends.resolve(buttonValue(args));
-      if (!query) return tell(staleMessage());
-      const answer = await reports.answer(query, { channelId: args.body.channel?.id, ephemeral: true, user: args.body.user.id, log });
+      const wanted = splitBack(buttonValue(args));
+      const query = wanted ? await trends.resolve(wanted.value) : null;
+      if (!wanted || !query) return tell(staleMessage());
+      const answer = await reports.answer(query, { channelId: args.body.channel?.id, ephemeral: true, user: args.body.user.id, log, ...(wanted.back ? { back: wanted.back } : {}) });
       return tell(answer.message);
     });
   };

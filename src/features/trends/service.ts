@@ -5,7 +5,7 @@ import { dayStart, hourAt, localDate, resolveRange, shiftDate } from '../../kern
 import type { FilterGroup } from '../../kernel/filters.js';
 import type { MarketingRequest, ReportQuery } from '../../kernel/query.js';
 import { fieldOf, type VisitRecord } from '../../kernel/records.js';
-import { begunCount, encodeTrendRef, finalAt, hoursOf, keeping, planTrend, summarize, trendSource, TREND_METRICS, type ApiDays, type Bucket, type Trend, type TrendMetric, type TrendSpec, type Weekday } from '../../kernel/trend.js';
+import { begunCount, encodeTrendRef, finalAt, hoursOf, keeping, planTrend, summarize, trendSource, TREND_METRICS, type ApiDays, type Bucket, type Trend, type TrendMetric, type TrendSpec, type Weekday, withBack } from '../../kernel/trend.js';
 import type { Answering } from '../../platform/answering.js';
 import { ApiError } from '../../platform/api/errors.js';
 import type { SharedFetcher } from '../../platform/api/shared-fetcher.js';
@@ -84,6 +84,8 @@ export interface TrendWhere {
   user?: string;
   sharedBy?: string;
   log?: Logger;
+  /** The visitor card it was opened from (its ref): the answer offers the way back. */
+  back?: string;
   /** Told, in words, how a long fetch is going (a trend with more cold periods than a page's worth). */
   progress?: (text: string) => Promise<void>;
 }
@@ -359,7 +361,8 @@ export class TrendService {
     });
     if (!fetched.ok) return { ok: false, message: problemMessage(fetched.problem) };
     const { trend, share } = fetched.value;
-    const ref = await this.deps.refs.ref(query, LIMITS.buttonValue - 4);
+    const back = where.ephemeral ? where.back : undefined;
+    const ref = await this.deps.refs.ref(query, LIMITS.buttonValue - 4 - (back ? back.length + 1 : 0));
     return {
       ok: true,
       message: trendMessage({
@@ -371,7 +374,8 @@ export class TrendService {
         ephemeral: where.ephemeral,
         ...(where.sharedBy ? { sharedBy: where.sharedBy } : {}),
         ref: encodeTrendRef(metric, ref),
-        tableRef: ref,
+        tableRef: withBack(ref, back),
+        ...(back ? { back } : {}),
       }),
     };
   }

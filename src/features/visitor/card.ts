@@ -209,7 +209,7 @@ export function visitorCard(view: VisitorCardView): SlackMessage {
   }
   if (visits.ok && visits.value.length > 0) {
     const query = { ...newQuery('visits', 'last30d'), filters: visitorFilter(id) };
-    buttons.push({ type: 'button', action_id: TREND_ACTION, text: plainText('Trend', LIMITS.buttonText), value: clip(encodeTrendRef('visits', encodeQuery(query)), LIMITS.buttonValue) });
+    buttons.push({ type: 'button', action_id: TREND_ACTION, text: plainText('Trend', LIMITS.buttonText), value: encodeTrendRef('visits', encodeQuery(query), encodeCardRef(id, view.visitsPage, view.visitId)) });
   }
   if (view.canShare) {
     buttons.push({ type: 'button', action_id: VISITOR_ACTIONS.share, style: 'primary', text: plainText('Post to channel', LIMITS.buttonText), value: clip(encodeCardRef(id, 1, view.visitId), LIMITS.buttonValue) });

@@ -3,6 +3,7 @@ import type { AllMiddlewareArgs, BlockAction, SlackActionMiddlewareArgs, SlackCo
 import { staleMessage, usageMessage } from '../../platform/slack/kit/messages.js';
 import { guarded, postToResponseUrl, replyTo, requestLog } from '../../platform/slack/respond.js';
 import { decodeCardRef, VISITOR_ACTIONS } from './card.js';
+import { BACK_TO_CARD_ACTION } from '../../kernel/trend.js';
 import { parseVisitorCommand } from './parse.js';
 import type { VisitorService } from './service.js';
 
@@ -48,5 +49,6 @@ export function registerVisitor(app: Routes, visitors: VisitorService): void {
   app.command('/visitor', visitorCommand(visitors));
   app.action(VISITOR_ACTIONS.more, cardButton(visitors, 'page'));
   app.action(VISITOR_ACTIONS.newer, cardButton(visitors, 'page'));
+  app.action(BACK_TO_CARD_ACTION, cardButton(visitors, 'page'));
   app.action(VISITOR_ACTIONS.share, cardButton(visitors, 'share'));
 }
