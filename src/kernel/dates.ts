@@ -1,58 +1,11 @@
 /**
- * Range words → inclusive YYYY-MM-DD start and end dates in an IANA time zone.
- * Only "today" depends on the clock and the zone; the rest is calendar arithmetic
- * on day numbers (days since 1970-01-01), so DST never shifts a date.
+ * Calendar dates (YYYY-MM-DD) and the hours of a day in an IANA time zone. Dates are
+ * arithmetic on day numbers (days since 1970-01-01), so DST never shifts a date. The
+ * words for ranges, and what they resolve to, are in when.ts.
  */
 import { MONTHS, partsInZone } from './format.js';
-import { code } from './text.js';
-
-export const RANGE_WORDS = [
-  'today',
-  'yesterday',
-  'last7d',
-  'last30d',
-  'last90d',
-  'mtd',
-  'lastmonth',
-  'ytd',
-  'all',
-] as const;
-export type RangeWord = (typeof RANGE_WORDS)[number];
-
-export const DEFAULT_RANGE: RangeWord = 'last7d';
 
 export const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'] as const;
-
-export const RANGE_LABELS: Readonly<Record<RangeWord, string>> = {
-  today: 'Today',
-  yesterday: 'Yesterday',
-  last7d: 'Last 7 days',
-  last30d: 'Last 30 days',
-  last90d: 'Last 90 days',
-  mtd: 'Month to date',
-  lastmonth: 'Last month',
-  ytd: 'Year to date',
-  all: 'All time',
-};
-
-/** Other words people type for the same ranges. "week" and "month" are rolling. */
-export const RANGE_ALIASES: Readonly<Record<string, RangeWord>> = {
-  '7d': 'last7d',
-  last7: 'last7d',
-  week: 'last7d',
-  '30d': 'last30d',
-  last30: 'last30d',
-  month: 'last30d',
-  '90d': 'last90d',
-  last90: 'last90d',
-  'last-month': 'lastmonth',
-  thismonth: 'mtd',
-  thisyear: 'ytd',
-  alltime: 'all',
-};
-
-/** How the accepted ranges are described in error and help messages. */
-export const RANGE_HINT = `${RANGE_WORDS.join(', ')}, YYYY-MM-DD..YYYY-MM-DD or one date YYYY-MM-DD`;
 
 export interface DateRange {
   startDate: string;
@@ -60,11 +13,7 @@ export interface DateRange {
   label: string;
 }
 
-export type RangeResult = { ok: true; range: DateRange } | { ok: false; error: string };
-export type NormalizedRange = { ok: true; range: string } | { ok: false; error: string };
-
 const DAY_MS = 86_400_000;
-const ALL_START = '1970-01-01';
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 interface Ymd {
@@ -104,44 +53,15 @@ function iso({ y, m, d }: Ymd): string {
   return `${pad(y, 4)}-${pad(m)}-${pad(d)}`;
 }
 
-function isRangeWord(word: string): word is RangeWord {
-  return (RANGE_WORDS as readonly string[]).includes(word);
+/** A real calendar date written YYYY-MM-DD (year 1000 or later). */
+export function isIsoDate(text: string): boolean {
+  return parseDate(text) !== undefined;
 }
 
-/** The canonical word for a range word or alias, case-insensitive. */
-export function rangeWord(text: string): RangeWord | undefined {
-  const word = text.trim().toLowerCase();
-  if (isRangeWord(word)) return word;
-  return Object.hasOwn(RANGE_ALIASES, word) ? RANGE_ALIASES[word] : undefined;
-}
-
-/**
- * Checks a range without resolving it: a word or alias becomes its canonical word,
- * `YYYY-MM-DD` and `YYYY-MM-DD..YYYY-MM-DD` stay as they are once they are real
- * calendar dates in order.
- */
-export function normalizeRange(text: string): NormalizedRange {
-  const trimmed = text.trim();
-  const word = rangeWord(trimmed);
-  if (word) return { ok: true, range: word };
-  const parts = trimmed.split('..');
-  if (parts.length > 2 || !parts.every((p) => /^\d+-/.test(p))) {
-    return { ok: false, error: `Unknown range ${code(trimmed)}.` };
-  }
-  const dates: Ymd[] = [];
-  for (const part of parts) {
-    const date = parseDate(part);
-    if (!date) {
-      const what = DATE.test(part) ? 'is not a real date' : 'is not a date in the form YYYY-MM-DD';
-      return { ok: false, error: `${code(part)} ${what}.` };
-    }
-    dates.push(date);
-  }
-  const [start, end = start] = dates as [Ymd, Ymd?];
-  if (dayNumber(start) > dayNumber(end)) {
-    return { ok: false, error: `The range ${code(trimmed)} starts after it ends.` };
-  }
-  return { ok: true, range: trimmed };
+/** The day of the week of a YYYY-MM-DD date, 0 (Sunday) to 6; undefined for a date that is not one. */
+export function weekdayOf(date: string): number | undefined {
+  const ymd = parseDate(date);
+  return ymd ? (dayNumber(ymd) + 4) % 7 : undefined; // 1970-01-01 was a Thursday.
 }
 
 export function isValidTimeZone(timeZone: string): boolean {
@@ -171,70 +91,10 @@ export function formatSpan(startDate: string, endDate: string): string {
   return `${short(start)}, ${start.y} – ${short(end)}, ${end.y}`;
 }
 
-function span(start: Ymd, end: Ymd, word?: RangeWord): DateRange {
+function span(start: Ymd, end: Ymd): DateRange {
   const startDate = iso(start);
   const endDate = iso(end);
-  const dates = formatSpan(startDate, endDate);
-  const label = word === 'all' ? RANGE_LABELS.all : word ? `${RANGE_LABELS[word]} (${dates})` : dates;
-  return { startDate, endDate, label };
-}
-
-function resolveWord(word: RangeWord, today: Ymd): DateRange {
-  const t = dayNumber(today);
-  const back = (days: number): Ymd => fromDayNumber(t - days);
-  switch (word) {
-    case 'today':
-      return span(today, today, word);
-    case 'yesterday':
-      return span(back(1), back(1), word);
-    case 'last7d':
-      return span(back(6), today, word);
-    case 'last30d':
-      return span(back(29), today, word);
-    case 'last90d':
-      return span(back(89), today, word);
-    case 'mtd':
-      return span({ ...today, d: 1 }, today, word);
-    case 'lastmonth': {
-      const end = fromDayNumber(dayNumber({ ...today, d: 1 }) - 1);
-      return span({ ...end, d: 1 }, end, word);
-    }
-    case 'ytd':
-      return span({ y: today.y, m: 1, d: 1 }, today, word);
-    case 'all': {
-      const start = parseDate(ALL_START) as Ymd;
-      return span(start, dayNumber(start) <= t ? today : start, word);
-    }
-  }
-}
-
-/**
- * Resolves a range (a word, an alias, a date or `start..end`; empty means last7d)
- * to dates in `timeZone` at the instant `now`.
- */
-export function resolveRange(text: string | undefined, timeZone: string, now: Date): RangeResult {
-  const normalized = normalizeRange(text === undefined || text.trim() === '' ? DEFAULT_RANGE : text);
-  if (!normalized.ok) return normalized;
-  const todayText = localDate(now, timeZone);
-  if (todayText === undefined) {
-    return {
-      ok: false,
-      error: isValidTimeZone(timeZone)
-        ? 'The current time is not a valid date.'
-        : `Unknown time zone ${code(String(timeZone))}; use an IANA name like Europe/Berlin.`,
-    };
-  }
-  const today = parseDate(todayText);
-  if (!today) return { ok: false, error: 'The current time is outside the supported calendar.' };
-  const word = rangeWord(normalized.range);
-  if (word) return { ok: true, range: resolveWord(word, today) };
-  const [start = '', end = start] = normalized.range.split('..');
-  return { ok: true, range: span(parseDate(start) as Ymd, parseDate(end) as Ymd) };
-}
-
-/** A word that reads as a range (a range word or something starting with a digit), valid or not. */
-export function looksLikeRange(word: string | undefined): boolean {
-  return word !== undefined && (rangeWord(word) !== undefined || /^\d/.test(word));
+  return { startDate, endDate, label: formatSpan(startDate, endDate) };
 }
 
 /** Number of days in a range, both ends included. */

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { sortFields, type ReportCatalog, type ReportId } from './catalog.js';
-import { DEFAULT_RANGE, normalizeRange } from './dates.js';
+import { DEFAULT_RANGE, normalizeRange } from './when.js';
 import {
   cloneGroups,
   DEFAULT_FILTER_FIELD,
@@ -21,7 +21,7 @@ export type SortDir = 'asc' | 'desc';
 export interface ReportQuery {
   v: 1;
   report: ReportId;
-  /** A range word or explicit dates, as dates.ts accepts; resolved only when fetching. */
+  /** A range in its canonical form (when.ts): a word or explicit dates; resolved only when fetching. */
   range: string;
   filters: FilterGroup[];
   /** key is the API's field name. */
@@ -177,7 +177,7 @@ export function withPage(q: ReportQuery, page: number): ReportQuery {
   return { ...copy(q), page: p };
 }
 
-/** A range dates.ts does not accept leaves the query as it was. */
+/** A range when.ts does not read leaves the query as it was. */
 export function withRange(q: ReportQuery, range: string): ReportQuery {
   const normalized = normalizeRange(range);
   return normalized.ok ? { ...copy(q), range: normalized.range, page: 1 } : copy(q);

@@ -1,7 +1,7 @@
 /**
  * Text as people type it and as we show it back: the command tokenizer, Slack's
- * own escaping undone, did-you-mean, ids, channel mentions, durations, clock
- * times, and cutting text to a length. Pure.
+ * own escaping undone, did-you-mean, ids, channel mentions, durations, and
+ * cutting text to a length. Pure.
  */
 
 import { z } from 'zod';
@@ -161,7 +161,7 @@ export function code(text: string, max = 40): string {
   return `\`${quoteInput(text, max)}\``;
 }
 
-// --- Ids, mentions, durations, times ---------------------------------------------
+// --- Ids, mentions, durations ---------------------------------------------------
 
 const ID = /^[A-Za-z0-9_.:-]{1,128}$/;
 
@@ -211,17 +211,6 @@ export function parseDuration(text: string, bare?: DurationUnit): { ms: number; 
   if (unit === undefined) return undefined;
   const n = Number(m[1]);
   return { ms: n * UNIT_MS[unit], n, unit };
-}
-
-const CLOCK = /^([01]?\d|2[0-3]):([0-5]\d)$/;
-
-/** `9:05` or `09:05` (24-hour) → its parts and `09:05`; anything else → undefined. */
-export function parseClock(text: string): { hour: number; minute: number; text: string } | undefined {
-  const m = CLOCK.exec(text.trim());
-  if (!m) return undefined;
-  const hour = Number(m[1]);
-  const minute = Number(m[2]);
-  return { hour, minute, text: `${String(hour).padStart(2, '0')}:${m[2]}` };
 }
 
 /** What any bad command gets: one line saying what was wrong (user input in backticks, not yet escaped) and the usage. */

@@ -84,7 +84,7 @@ describe('the digest form', () => {
     await box.slack.slash(CHANNEL, USER, 'digest add');
     const view = await box.slack.waitFor(() => box.slack.openViews(USER).at(-1));
     const bad = await box.slack.submit(view, { channel: CHANNEL, reports: ['sources'], frequency: 'daily', time: '25:00', timezone: 'Mars/Olympus', top: '5' });
-    expect(bad.json).toMatchObject({ response_action: 'errors', errors: { time: expect.stringMatching(/HH:MM/), timezone: expect.stringMatching(/IANA/) } });
+    expect(bad.json).toMatchObject({ response_action: 'errors', errors: { time: expect.stringMatching(/hours go from 00 to 23/), timezone: expect.stringMatching(/IANA/) } });
     expect(await box.lookout.store.digests.listAll()).toHaveLength(0);
 
     const good = await box.slack.submit(view, { channel: 'C_GENERAL', reports: ['sources', 'cities'], frequency: 'monthly', monthday: '3', time: '10:15', timezone: 'Europe/Berlin', top: '4', filters: 'page~/blog' });

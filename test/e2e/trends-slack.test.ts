@@ -102,7 +102,7 @@ describe('/traffic trend in Slack', () => {
     expect(mrkdwnOf(await run('trend by clicks')).join(' ')).toMatch(/A trend is `by visits` or `by unique`, not `clicks`/);
     expect(mrkdwnOf(await run('trend sources top 5')).join(' ')).toMatch(/`top` does not apply/);
     expect(mrkdwnOf(await run('trend sorces')).join(' ')).toMatch(/Unknown report `sorces`.*sources/);
-    expect(mrkdwnOf(await run('trend sources last 3 weeks')).join(' ')).toMatch(/Usage: `\/traffic trend/);
+    expect(mrkdwnOf(await run('trend sources last 3 months')).join(' ')).toMatch(/ranges are whole days.*Usage: `\/traffic trend/);
   });
 
   it('Trend on a report answer shows its trend in place; Show table brings the report back; a tampered value is refused', async () => {

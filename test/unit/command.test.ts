@@ -114,7 +114,7 @@ const ERRORS: Array<[string, RegExp]> = [
   ['sources 2024-02-30', /^`2024-02-30` is not a real date\. Ranges: today, yesterday, last7d/],
   ['sources 2024-11-28..2024-11-01', /starts after it ends/],
   ['sources 2024-1-5', /`2024-1-5` is not a date in the form YYYY-MM-DD/],
-  ['sources 8d', /Unknown range `8d`/],
+  ['sources 8x', /Unknown range `8x`/],
   ['sources today yesterday', /^Two ranges: `today` and `yesterday`/],
   ['sources lst7d', /Don't understand `lst7d`\. Did you mean `last7d`\?/],
   ['sources county:US', /^Unknown filter `county`\. Did you mean `country`\?$/],
@@ -165,7 +165,7 @@ describe('ranges and reports as people say them', () => {
     expect(parse('pages last 30 days top 5')).toMatchObject({ kind: 'report', query: { report: 'pages', range: 'last30d', top: 5 } });
     expect(parse('src last 90 day')).toMatchObject({ kind: 'report', query: { report: 'sources', range: 'last90d' } });
     expect(parse('sources last7x')).toMatchObject({ kind: 'error', message: expect.stringContaining('Did you mean `last7d`?') });
-    expect(parse('sources last 8 days')).toMatchObject({ kind: 'error' });
+    expect(parse('sources last 400 days')).toMatchObject({ kind: 'error', message: expect.stringContaining('from 2 to 365 days') });
   });
 });
 

@@ -1,17 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import {
-  RANGE_WORDS,
   dayStart,
   hourEnd,
   hourSpans,
   isValidTimeZone,
   localDate,
-  normalizeRange,
   previousPeriod,
   rangeDays,
-  resolveRange,
   type DateRange,
 } from '../../src/kernel/dates.js';
+import { RANGE_MENU, normalizeRange, resolveRange } from '../../src/kernel/when.js';
 
 function resolved(text: string | undefined, timeZone: string, now: string): DateRange {
   const r = resolveRange(text, timeZone, new Date(now));
@@ -40,8 +38,8 @@ describe('resolveRange: each word at 2026-11-21 12:00 UTC', () => {
     expect(resolved(word, 'UTC', now)).toEqual({ startDate, endDate, label });
   });
 
-  it('covers every word in RANGE_WORDS', () => {
-    for (const word of RANGE_WORDS) expect(resolveRange(word, 'UTC', new Date(now)).ok).toBe(true);
+  it('covers every word in RANGE_MENU', () => {
+    for (const word of RANGE_MENU) expect(resolveRange(word, 'UTC', new Date(now)).ok).toBe(true);
   });
 
   it('defaults to the last 7 days for undefined and blank', () => {

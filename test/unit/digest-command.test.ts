@@ -93,7 +93,7 @@ describe('digest add, what is missing or wrong', () => {
     ['no report', 'add daily 09:00', /Which reports\?.*sources pages countries/],
     ['no report, only a channel', 'add #growth weekly monday 09:00', /Which reports\?/],
     ['a bad time zone', 'add daily 09:00 Mars/Olympus sources', /Unknown time zone `Mars\/Olympus`.*Europe\/Berlin/],
-    ['a bad hour', 'add daily 25:00 sources', /At what time\?/],
+    ['a bad hour', 'add daily 25:00 sources', /`25:00` is not a time of day: hours go from 00 to 23/],
     ['top above 10', 'add daily 09:00 sources top 11', /`top` takes a number from 1 to 10/],
     ['top 0', 'add daily 09:00 sources top 0', /`top` takes a number from 1 to 10/],
     ['top a word', 'add daily 09:00 sources top x', /`top` takes a number from 1 to 10/],

@@ -45,7 +45,7 @@ describe('readDigestForm', () => {
     ['an unknown report', { reports: ['sources', 'passwords'] }, 'reports', /at least one report/],
     ['a report twice', { reports: ['sources', 'sources'] }, 'reports', /each once/],
     ['an unknown frequency', { frequency: 'hourly' }, 'frequency', /how often/],
-    ['a bad time', { time: '25:00' }, 'time', /HH:MM/],
+    ['a bad time', { time: '25:00' }, 'time', /hours go from 00 to 23/],
     ['a weekday out of range', { weekday: '9' }, 'weekday', /day of the week/],
     ['a weekday that is no number', { weekday: 'x' }, 'weekday', /day of the week/],
     ['sixty copies of one report', { reports: Array.from({ length: 60 }, () => 'sources') }, 'reports', /each once/],
@@ -65,7 +65,7 @@ describe('readDigestForm', () => {
   });
 
   it('every field wrong at once: each error beside its own field', () => {
-    const read = readDigestForm(state({ channel: '', reports: [], frequency: 'daily', time: 'noon', timezone: 'Nowhere', top: '0', filters: 'country:' }), REPORTS);
+    const read = readDigestForm(state({ channel: '', reports: [], frequency: 'daily', time: 'teatime', timezone: 'Nowhere', top: '0', filters: 'country:' }), REPORTS);
     expect(Object.keys('errors' in read ? read.errors : {}).sort()).toEqual(['channel', 'filters', 'reports', 'time', 'timezone', 'top']);
   });
 });

@@ -64,17 +64,19 @@ describe('toCron', () => {
     [{ kind: 'cron', cron: '0 9 * * 1' }, '0 9 * * 1'],
     [{ kind: 'cron', cron: '  */15   9-17 * *  1-5 ' }, '*/15 9-17 * * 1-5'],
     [{ kind: 'cron', cron: '0 9 * * 1', time: 'not used' }, '0 9 * * 1'],
+    [{ kind: 'daily', time: '9:00am' }, '0 9 * * *'],
+    [{ kind: 'monthly', time: 'noon', monthday: 1 }, '0 12 1 * *'],
   ])('%j → %s', (schedule, cron) => {
     expect(toCron(schedule)).toEqual({ ok: true, cron });
   });
 
   it.each<[string, DigestSchedule, RegExp]>([
-    ['no time', { kind: 'daily' }, /HH:MM.*09:00/],
-    ['an hour past 23', { kind: 'daily', time: '24:00' }, /HH:MM/],
-    ['minutes past 59', { kind: 'weekdays', time: '09:60' }, /HH:MM/],
-    ['no colon', { kind: 'daily', time: '0900' }, /HH:MM/],
-    ['am/pm', { kind: 'daily', time: '9:00am' }, /24-hour/],
-    ['a word', { kind: 'monthly', time: 'noon', monthday: 1 }, /HH:MM/],
+    ['no time', { kind: 'daily' }, /At what time\?.*09:00.*9am/],
+    ['an hour past 23', { kind: 'daily', time: '24:00' }, /hours go from 00 to 23.*Midnight is `00:00`/],
+    ['minutes past 59', { kind: 'weekdays', time: '09:60' }, /minutes from 00 to 59/],
+    ['no colon', { kind: 'daily', time: '0900' }, /Did you mean `09:00`\?/],
+    ['13 with pm', { kind: 'daily', time: '13pm' }, /1 to 12.*Did you mean `13:00`\?/],
+    ['a word', { kind: 'monthly', time: 'teatime', monthday: 1 }, /not a time of day: say 09:00/],
     ['weekly without a day', { kind: 'weekly', time: '09:00' }, /day of the week/],
     ['weekday 7', { kind: 'weekly', time: '09:00', weekday: 7 }, /day of the week/],
     ['weekday -1', { kind: 'weekly', time: '09:00', weekday: -1 }, /day of the week/],

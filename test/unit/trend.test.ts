@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { REPORTS } from '../../src/kernel/catalog.js';
-import { hourAt, rangeDays, resolveRange, shiftDate } from '../../src/kernel/dates.js';
+import { hourAt, rangeDays, shiftDate } from '../../src/kernel/dates.js';
+import { resolveRange } from '../../src/kernel/when.js';
 import { commandTokens, type Token } from '../../src/kernel/text.js';
 import { decodeTrendRef, encodeTrendRef, finalAt, keeping, MAX_WEEKS, planTrend, summarize, weekOf, weekStartOf, YOUNG_MS, type Trend } from '../../src/kernel/trend.js';
 import { trendMessage } from '../../src/features/trends/blocks.js';
@@ -123,7 +124,7 @@ describe('Trend button values', () => {
 });
 
 describe('parseTrendWords', () => {
-  const words = (text: string) => parseTrendWords(commandTokens(text) as Token[]);
+  const words = (text: string) => parseTrendWords(commandTokens(text) as Token[], REPORTS);
   it('no report means all visits; `by` picks the metric', () => {
     expect(words('last30d by unique')).toMatchObject({ kind: 'trend', metric: 'unique', report: [{ text: 'visits' }, { text: 'last30d' }] });
     expect(words('country:DE')).toMatchObject({ report: [{ text: 'visits' }, { text: 'country:DE' }] });
@@ -185,7 +186,6 @@ describe('pie labels read as the table does (issue 27)', () => {
 describe('hours and days that have not happened are not drawn (issue 27)', () => {
   it('counts the buckets begun by now in the zone; the chart stops there, the previous period beside it', async () => {
     const { begunCount, planTrend } = await import('../../src/kernel/trend.js');
-    const { resolveRange } = await import('../../src/kernel/dates.js');
     const { trendChart } = await import('../../src/platform/slack/kit/charts.js');
     // 21:32 in Berlin: hours 00–21 have begun, 22 and 23 have not.
     const now = new Date('2026-11-24T20:32:00Z');

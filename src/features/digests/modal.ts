@@ -4,6 +4,7 @@ import { REPORT_IDS, type ReportCatalog, type ReportDef, type ReportId } from '.
 import { isValidTimeZone } from '../../kernel/dates.js';
 import type { FilterGroup } from '../../kernel/filters.js';
 import { ChannelId } from '../../kernel/text.js';
+import { parseTimeOfDay } from '../../kernel/when.js';
 import { LIMITS, plainText } from '../../platform/slack/kit/limits.js';
 import { DIGEST_TOP, parseFilterText } from './parse.js';
 import { toCron, WEEKDAYS, type DigestSchedule, type ScheduleKind } from './schedule.js';
@@ -78,7 +79,7 @@ export function digestModal(reports: readonly ReportDef[], values: DigestFormVal
     }, { optional: true }),
     input('monthday', 'Day of the month, 1–28 (monthly)', { type: 'plain_text_input', max_length: 2, initial_value: String(s.monthday ?? 1) }, { optional: true }),
     input('cron', 'Cron expression (cron)', { type: 'plain_text_input', max_length: 100, ...(s.cron ? { initial_value: s.cron } : {}), placeholder: plainText('0 9 * * 1', LIMITS.placeholder) }, { optional: true, hint: 'minute hour day-of-month month day-of-week, in the time zone below' }),
-    input('time', 'Time of day (HH:MM, 24-hour)', { type: 'plain_text_input', max_length: 5, initial_value: s.time ?? '09:00' }),
+    input('time', 'Time of day', { type: 'plain_text_input', max_length: 12, initial_value: s.time ?? '09:00' }, { hint: '09:00, 21:30, 9am or 9:30pm, in the time zone below' }),
     input('timezone', 'Time zone', { type: 'plain_text_input', max_length: 64, initial_value: values.timeZone }, { hint: 'An IANA name, like Europe/Berlin or America/New_York' }),
     input('top', 'Rows per report', { type: 'static_select', options: topOptions, initial_option: topOptions[Math.min(DIGEST_TOP.max - 1, Math.max(0, values.top - 1))] }),
     input('filters', 'Filters (as in /traffic)', { type: 'plain_text_input', max_length: 3000, ...(values.filters ? { initial_value: values.filters } : {}), placeholder: plainText('country:Germany page~/blog', LIMITS.placeholder) }, { optional: true }),
@@ -167,7 +168,11 @@ export function readDigestForm(
   if (reports.length !== picked.length) errors.reports = 'Pick at least one report, each once.';
   const kind = field('frequency', FIELDS.frequency, get('frequency').selected_option?.value ?? 'daily', 'Pick how often.') ?? 'daily';
   const schedule: DigestSchedule = { kind };
-  if (schedule.kind !== 'cron') schedule.time = (get('time').value ?? '').trim().padStart(5, '0');
+  if (schedule.kind !== 'cron') {
+    const typed = (get('time').value ?? '').trim();
+    const time = parseTimeOfDay(typed);
+    schedule.time = time.ok ? time.time.text : typed;
+  }
   if (schedule.kind === 'weekly') schedule.weekday = field('weekday', FIELDS.weekday, get('weekday').selected_option?.value ?? '1', 'Pick a day of the week.') ?? 1;
   if (schedule.kind === 'monthly') schedule.monthday = field('monthday', FIELDS.monthday, get('monthday').value ?? '', 'Pick a day of the month from 1 to 28.') ?? 1;
   if (schedule.kind === 'cron') schedule.cron = (get('cron').value ?? '').trim();

@@ -2,14 +2,15 @@
  * `/traffic digest …` tokens → what to do. Pure: channel names are returned as typed
  * (the service resolves them), reports are checked against the catalog.
  */
-import { matchReport, type ReportCatalog, type ReportId } from '../../kernel/catalog.js';
+import { matchReport, reportNames, type ReportCatalog, type ReportId } from '../../kernel/catalog.js';
 import { isValidTimeZone } from '../../kernel/dates.js';
 import { findOperator, parseFilters, type FilterGroup } from '../../kernel/filters.js';
-import { channelRef, code, parseClock, tokenize, type ChannelRef, type Token, type UsageError } from '../../kernel/text.js';
+import { channelRef, closest, code, didYouMean, tokenize, type ChannelRef, type Token, type UsageError } from '../../kernel/text.js';
+import { readRange, readTime, TIME_WORDS } from '../../kernel/when.js';
 import { toCron, WEEKDAYS, type DigestSchedule } from './schedule.js';
 
 export const DIGEST_USAGE =
-  '/traffic digest add [#channel] daily|weekdays|<weekday>|monthly <1-28>|cron "<expr>" HH:MM [Zone/City] <reports…> [filters…] [top <n>] · digest list [all] · digest preview|pause|resume|edit|remove <id>';
+  '/traffic digest add [#channel] daily|weekdays|<weekday>|monthly <1-28>|cron "<expr>" <time: 09:00, 9am, 9:30pm> [Zone/City] <reports…> [filters…] [top <n>] · digest list [all] · digest preview|pause|resume|edit|remove <id>';
 
 export const DIGEST_HELP = [
   '/traffic digest add|list|remove|pause|resume|preview …',
@@ -69,6 +70,16 @@ export function parseDigestCommand(args: readonly Token[], catalog: ReportCatalo
   return { kind: known, id };
 }
 
+/** The words `digest add` knows besides channels, zones and filters, for "did you mean". */
+function digestWords(catalog: ReportCatalog): Array<[string, string]> {
+  const words = [
+    ...Object.values(catalog).flatMap((d) => reportNames(d)),
+    ...['daily', 'weekdays', 'weekly', 'monthly', 'cron', 'top', ...Object.keys(TIME_WORDS)],
+    ...WEEKDAYS.map((d) => d.toLowerCase()),
+  ];
+  return words.map((w): [string, string] => [w, w]);
+}
+
 function parseAdd(tokens: readonly Token[], catalog: ReportCatalog): DigestCommand {
   let channel: ChannelRef | undefined;
   let schedule: DigestSchedule | undefined;
@@ -84,11 +95,14 @@ function parseAdd(tokens: readonly Token[], catalog: ReportCatalog): DigestComma
     const word = text.toLowerCase();
     const next = tokens[i + 1]?.text ?? '';
     const mentioned = channelRef(text);
-    const clock = parseClock(text);
+    const clock = readTime(tokens, i);
+    const range = readRange(tokens, i);
     if (mentioned) {
       channel = mentioned;
     } else if (clock) {
-      time = clock.text;
+      if (!clock.ok) return fail(clock.error);
+      time = clock.time.text;
+      i += clock.consumed - 1;
     } else if (word === 'daily' || word === 'weekdays') {
       schedule = { kind: word };
     } else if (word === 'weekly') {
@@ -115,16 +129,18 @@ function parseAdd(tokens: readonly Token[], catalog: ReportCatalog): DigestComma
       timeZone = text;
     } else if (findOperator(token) || token.word === 'or') {
       filterTokens.push(token);
+    } else if (range?.ok) {
+      return fail(`A digest reports on the period its schedule sets (daily: the day before; weekly: the 7 days before; monthly: the month before), so it takes no range: leave out ${code(range.text)}.`);
     } else {
       const match = matchReport(text, catalog);
-      if (!match.ok) return fail(`${code(text)} is not a report, a schedule, a time or a time zone.`);
+      if (!match.ok) return fail(`${code(text)} is not a report, a schedule, a time or a time zone.${didYouMean(closest(text, digestWords(catalog)))}`);
       if (!reports.includes(match.id)) reports.push(match.id);
     }
   }
 
   if (!schedule) return fail('How often? Say daily, weekdays, a weekday (monday), `monthly 1` or `cron "0 9 * * 1"`.');
   if (schedule.kind !== 'cron') {
-    if (!time) return fail('At what time? Add it as HH:MM, like 09:00.');
+    if (!time) return fail('At what time? Add it as HH:MM or with am/pm, like 09:00, 9am or 9:30pm.');
     schedule.time = time;
   }
   if (reports.length === 0) return fail('Which reports? Name one or more, like `sources pages countries`.');

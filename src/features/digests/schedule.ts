@@ -5,8 +5,8 @@
  * local on both sides of a change, never twice, never skipped.
  */
 import { CronExpressionParser } from 'cron-parser';
-import { parseClock } from '../../kernel/text.js';
 import { WEEKDAYS } from '../../kernel/dates.js';
+import { parseTimeOfDay } from '../../kernel/when.js';
 
 export type ScheduleKind = 'daily' | 'weekdays' | 'weekly' | 'monthly' | 'cron';
 
@@ -38,9 +38,9 @@ export function toCron(schedule: DigestSchedule): ScheduleResult {
     }
     return { ok: true, cron: expr };
   }
-  const time = parseClock(schedule.time ?? '');
-  if (!time) return { ok: false, error: 'The time must be HH:MM in 24-hour form, like 09:00.' };
-  const { hour, minute } = time;
+  const time = parseTimeOfDay(schedule.time ?? '');
+  if (!time.ok) return time;
+  const { hour, minute } = time.time;
   switch (schedule.kind) {
     case 'daily':
       return { ok: true, cron: `${minute} ${hour} * * *` };

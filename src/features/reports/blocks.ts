@@ -2,7 +2,8 @@ import type { ActionsBlock, Button, DataTableBlock, KnownBlock, PlainTextOption,
 import { sortFields, type Column, type ReportDef, type ReportRow } from '../../kernel/catalog.js';
 import { likelyFilterFix } from '../../kernel/filters.js';
 import { z } from 'zod';
-import { normalizeRange, RANGE_LABELS, RANGE_WORDS, type DateRange } from '../../kernel/dates.js';
+import type { DateRange } from '../../kernel/dates.js';
+import { normalizeRange, RANGE_MENU, rangeLabel } from '../../kernel/when.js';
 import { code, USER_ID } from '../../kernel/text.js';
 import { bar, formatCount, formatField } from '../../kernel/format.js';
 import type { ReportQuery, SortDir } from '../../kernel/query.js';
@@ -178,7 +179,7 @@ function actionBlocks(view: ReportView): ActionsBlock[] {
   if (refs.prev) nav.push(button('◀ Prev', ACTIONS.prev, refs.prev));
   if (refs.next) nav.push(button('Next ▶', ACTIONS.next, refs.next));
 
-  const rangeOptions = RANGE_WORDS.map((w) => option(RANGE_LABELS[w], encodeMenuChoice({ range: w })));
+  const rangeOptions = RANGE_MENU.map((w) => option(rangeLabel(w), encodeMenuChoice({ range: w })));
   const currentRange = rangeOptions.find((o) => o.value === encodeMenuChoice({ range: query.range }));
   const sortOptions = sortChoices(def);
   const current = encodeMenuChoice({ sort: { key: query.sort?.key ?? def.defaultSort, dir: query.sort?.dir ?? 'desc' } });

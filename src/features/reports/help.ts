@@ -1,6 +1,6 @@
 /** `/traffic help [topic]`: plain-text lines, no mrkdwn. */
 import type { ReportCatalog, ReportDef } from '../../kernel/catalog.js';
-import { DEFAULT_RANGE, RANGE_ALIASES, RANGE_LABELS, RANGE_WORDS } from '../../kernel/dates.js';
+import { DEFAULT_RANGE, LAST_DAYS, RANGE_ALIASES, RANGE_MENU, rangeLabel } from '../../kernel/when.js';
 import { FILTER_FIELDS } from '../../kernel/filters.js';
 import { DEFAULT_TOP, MAX_TOP } from '../../kernel/query.js';
 import { quoteInput } from '../../kernel/text.js';
@@ -45,7 +45,7 @@ function general(catalog: ReportCatalog): string[] {
   return [
     `Usage: ${TRAFFIC_USAGE}`,
     `Reports: ${reportList(catalog)} (aliases and unambiguous prefixes work too, e.g. "sou")`,
-    `Ranges: ${RANGE_WORDS.join(', ')}, 2024-11-01..2024-11-28 or one date; default ${DEFAULT_RANGE}`,
+    `Ranges: ${RANGE_MENU.join(', ')}, in words too (last 14 days, this month), 2024-11-01..2024-11-28 or one date; default ${DEFAULT_RANGE}`,
     'Filters: country:Germany,France (is one of), country.code:US, page~/blog (contains), city:"New York"; "or" starts another group',
     `Sort and size: by <key> [asc|desc], top <n> (1 to ${MAX_TOP}, default ${DEFAULT_TOP}); "public" posts to the channel`,
     `Example: ${EXAMPLES[1]}`,
@@ -61,11 +61,14 @@ function topicLines(topic: string, catalog: ReportCatalog): string[] {
     case 'ranges':
       return [
         'Ranges are resolved in the channel time zone (else the default zone, else UTC):',
-        ...RANGE_WORDS.map((w) => `${w}: ${RANGE_LABELS[w]}${w === DEFAULT_RANGE ? ' (the default)' : ''}`),
+        ...RANGE_MENU.map((w) => `${w}: ${rangeLabel(w)}${w === DEFAULT_RANGE ? ' (the default)' : ''}`),
+        `Any number of days from ${LAST_DAYS.min} to ${LAST_DAYS.max}: last14d, last 14 days, 14d, last 2 weeks`,
+        'Weeks start on Monday: lastweek is Monday to Sunday before this week, as lastmonth and lastyear are the calendar month and year before',
         `Also: ${Object.entries(RANGE_ALIASES)
           .map(([alias, word]) => `${alias} = ${word}`)
-          .join(', ')}`,
-        'Dates: 2024-11-01..2024-11-28 (both days included) or one day, 2024-11-21',
+          .join(', ')}; spaces are fine (this month, last 7 days), and so is a range's name (Month to date, All time)`,
+        'Dates: 2024-11-01..2024-11-28 or 2024-11-01 to 2024-11-28 (both days included), one day 2024-11-21, or as answers write them: Nov 1 – Nov 28, 2024',
+        'Times of day (digests): 09:00, 21:30, 9am, 9:30pm, noon, midnight',
       ];
     case 'filters':
       return [

@@ -3,10 +3,10 @@
  * usage error. Never throws: every input a person can type gets an answer.
  */
 import { matchReport, reportNames, sortFields, type ReportCatalog, type ReportDef, type ReportId } from '../../kernel/catalog.js';
-import { DEFAULT_RANGE, RANGE_ALIASES, RANGE_HINT, RANGE_WORDS, looksLikeRange as isRangeLike, normalizeRange } from '../../kernel/dates.js';
 import { FILTER_FIELDS, MAX_FILTERS, OR_ERROR, findOperator, objectAliases, parseFilterAt, type FilterGroup } from '../../kernel/filters.js';
 import { DEFAULT_TOP, MAX_TOP, type ReportQuery, type SortDir } from '../../kernel/query.js';
 import { closest, code, commandTokens, didYouMean, quoteInput, type Token, type UsageError } from '../../kernel/text.js';
+import { DEFAULT_RANGE, RANGE_HINT, normalizeRange, readRange, suggestRange } from '../../kernel/when.js';
 
 export const TRAFFIC_USAGE = '/traffic <report> [range] [filters…] [by <key> [asc|desc]] [top <n>] [public]';
 
@@ -35,26 +35,23 @@ export function reportList(catalog: ReportCatalog): string {
   return Object.keys(catalog).join(', ');
 }
 
-function reportError(token: Token, catalog: ReportCatalog, matches: ReportId[], subcommands: readonly string[]): UsageError {
+function reportError(tokens: Token[], catalog: ReportCatalog, matches: ReportId[], subcommands: readonly string[]): UsageError {
+  const token = tokens[0] as Token;
   if (matches.length > 1) {
     return fail(`${code(token.text)} could be ${matches.join(', ')}; type more of the name.`);
   }
-  if (looksLikeRange(token) || findOperator(token)) {
-    return fail(`Start with a report, e.g. \`/traffic sources ${quoteInput(token.text)}\`. Reports: ${reportList(catalog)}.`);
+  const range = readRange(tokens, 0);
+  if (range || findOperator(token)) {
+    const said = range?.ok ? range.text : token.text;
+    return fail(`Start with a report, e.g. \`/traffic sources ${quoteInput(said)}\`. Reports: ${reportList(catalog)}.`);
   }
   const candidates: Array<[string, string]> = Object.values(catalog).flatMap((d) =>
     reportNames(d).map((n): [string, string] => [n, d.id]),
   );
   for (const sub of [...HELP_WORDS, ...subcommands]) if (sub.length > 1) candidates.push([sub, sub]);
-  const suggestion = closest(token.text, candidates);
+  const suggestion = closest(token.text, candidates) ?? suggestRange(token.text);
   const tail = suggestion === undefined ? ` Reports: ${reportList(catalog)}.` : didYouMean(suggestion);
   return fail(`Unknown report ${code(token.text)}.${tail}`);
-}
-
-// --- Ranges -------------------------------------------------------------------
-
-function looksLikeRange(token: Token): boolean {
-  return isRangeLike(token.word);
 }
 
 // --- Keywords and sort ---------------------------------------------------------
@@ -102,24 +99,9 @@ function defaultsFrom(opts: ParseOptions): { range: string; top: number } {
   };
 }
 
-/** `last 7 days` (and 30, 90) as people say it → the range word `last7d`. */
-function joinRangePhrases(tokens: Token[]): Token[] {
-  const out: Token[] = [];
-  for (let i = 0; i < tokens.length; i++) {
-    const [a, b, c] = [tokens[i], tokens[i + 1], tokens[i + 2]];
-    if (a?.word === 'last' && b?.word && /^(7|30|90)$/.test(b.word) && c?.word && /^days?$/.test(c.word)) {
-      const word = `last${b.word}d`;
-      out.push({ segments: [{ text: word, quoted: false }], text: word, word });
-      i += 2;
-    } else out.push(tokens[i]!);
-  }
-  return out;
-}
-
 export function parseTrafficCommand(text: string, catalog: ReportCatalog, opts: ParseOptions = {}): TrafficCommand {
-  const raw = commandTokens(text);
-  if (!Array.isArray(raw)) return fail(raw.error);
-  const tokens = joinRangePhrases(raw);
+  const tokens = commandTokens(text);
+  if (!Array.isArray(tokens)) return fail(tokens.error);
   const [first, ...rest] = tokens;
   if (!first) return { kind: 'help' };
 
@@ -132,12 +114,11 @@ export function parseTrafficCommand(text: string, catalog: ReportCatalog, opts: 
 }
 
 /** A report and what refines it (`sources last30d country:DE by unique`), as tokens. */
-export function parseReportTokens(raw: Token[], catalog: ReportCatalog, opts: ParseOptions = {}): TrafficCommand {
-  const tokens = joinRangePhrases(raw);
+export function parseReportTokens(tokens: Token[], catalog: ReportCatalog, opts: ParseOptions = {}): TrafficCommand {
   const first = tokens[0];
   if (!first) return fail('Name a report.');
   const match = matchReport(first.text, catalog);
-  if (!match.ok) return reportError(first, catalog, match.matches, opts.subcommands ?? []);
+  if (!match.ok) return reportError(tokens, catalog, match.matches, opts.subcommands ?? []);
   const def = catalog[match.id];
   const defaults = defaultsFrom(opts);
   const aliases = objectAliases(catalog);
@@ -154,6 +135,7 @@ export function parseReportTokens(raw: Token[], catalog: ReportCatalog, opts: Pa
     const token = tokens[i] as Token;
     const word = token.word;
     const next = tokens[i + 1];
+    const read = isKeyword(token) ? undefined : readRange(tokens, i);
 
     if (word === 'or') {
       if ((groups[groups.length - 1] as FilterGroup).filters.length === 0) return orError;
@@ -183,14 +165,13 @@ export function parseReportTokens(raw: Token[], catalog: ReportCatalog, opts: Pa
       i++;
     } else if (word === 'asc' || word === 'desc') {
       return fail(`Put \`${word}\` after a sort key, e.g. \`by visits ${word}\`.`);
-    } else if (looksLikeRange(token)) {
-      const normalized = normalizeRange(token.text);
-      if (!normalized.ok) return fail(`${normalized.error} Ranges: ${RANGE_HINT}.`);
+    } else if (read) {
+      if (!read.ok) return fail(`${read.error} Ranges: ${RANGE_HINT}.`);
       if (range) {
-        return fail(`Two ranges: ${code(range.word)} and ${code(token.text)}; give one, e.g. \`2024-11-01..2024-11-28\`.`);
+        return fail(`Two ranges: ${code(range.word)} and ${code(read.text)}; give one, e.g. \`2024-11-01..2024-11-28\`.`);
       }
-      range = { word: token.text, range: normalized.range };
-      i++;
+      range = { word: read.text, range: read.range };
+      i += read.consumed;
     } else {
       const at = findOperator(token);
       if (!at) return unknownWord(token, catalog);
@@ -224,12 +205,7 @@ function unknownWord(token: Token, catalog: ReportCatalog): UsageError {
     return fail(`\`${w}\` needs a value, e.g. \`${w}:value\` (is one of) or \`${w}~text\` (contains).`);
   }
   if (Object.hasOwn(catalog, w)) return fail(`One report at a time: ${code(w)} is a report too.`);
-  const candidates: Array<[string, string]> = [
-    ...RANGE_WORDS.map((r): [string, string] => [r, r]),
-    ...Object.entries(RANGE_ALIASES).map(([alias, word]): [string, string] => [alias, word]),
-    ...[...KEYWORDS].map((k): [string, string] => [k, k]),
-  ];
-  const suggestion = closest(w, candidates);
+  const suggestion = closest(w, [...KEYWORDS].map((k): [string, string] => [k, k])) ?? suggestRange(w);
   return fail(
     `Don't understand ${code(token.text)}.${didYouMean(suggestion)} Expected a range, a filter like \`country:US\`, \`by <key>\`, \`top <n>\` or \`public\`.`,
   );

@@ -1,7 +1,8 @@
 import type { Seal } from '../../platform/slack/kit/seal.js';
 import { sortFields, type ReportCatalog, type ReportId, type ReportRow } from '../../kernel/catalog.js';
 import { fieldOf } from '../../kernel/records.js';
-import { resolveRange, type DateRange } from '../../kernel/dates.js';
+import type { DateRange } from '../../kernel/dates.js';
+import { resolveRange } from '../../kernel/when.js';
 import { toMarketingRequest, withFilter, withPage, withReport, withSort, type ReportQuery } from '../../kernel/query.js';
 import type { Answering } from '../../platform/answering.js';
 import { defaultMetric, encodeTrendRef, type TrendMetric } from '../../kernel/trend.js';

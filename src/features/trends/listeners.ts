@@ -17,7 +17,7 @@ const buttonValue = (args: ActionArgs) => (args.action.type === 'button' ? args.
 /** `/traffic trend …` (after the ack). */
 export function trendCommand(trends: TrendService, reports: ReportService): Subcommand {
   return async ({ command, args, reply, log }) => {
-    const words = parseTrendWords(args);
+    const words = parseTrendWords(args, reports.catalog);
     if (words.kind === 'error') return void (await reply(usageMessage(words.message, words.usage)));
     const parsed = reports.parse(words.report);
     if (parsed.kind === 'error') return void (await reply(usageMessage(parsed.message, TREND_USAGE)));

@@ -2,10 +2,11 @@
  * `/traffic trend [report [filters…]] [range] [by visits|unique] [public]`: the trend's own
  * words (`by visits|unique`); the rest is a report and its refinements, as `/traffic` reads them.
  */
-import { looksLikeRange } from '../../kernel/dates.js';
+import { matchReport, type ReportCatalog } from '../../kernel/catalog.js';
 import { findOperator } from '../../kernel/filters.js';
 import { code, type Token, type UsageError } from '../../kernel/text.js';
 import type { TrendMetric } from '../../kernel/trend.js';
+import { readRange, suggestRange } from '../../kernel/when.js';
 
 export const TREND_USAGE = '/traffic trend [report [filters…]] [range] [by visits|unique] [public]';
 
@@ -22,7 +23,7 @@ const fail = (message: string): UsageError => ({ kind: 'error', message, usage: 
 
 const word = (text: string): Token => ({ segments: [{ text, quoted: false }], text, word: text });
 
-export function parseTrendWords(args: readonly Token[]): TrendWords {
+export function parseTrendWords(args: readonly Token[], catalog: ReportCatalog): TrendWords {
   let metric: TrendMetric | undefined;
   const rest: Token[] = [];
   for (let i = 0; i < args.length; i++) {
@@ -38,6 +39,8 @@ export function parseTrendWords(args: readonly Token[]): TrendWords {
     } else rest.push(token);
   }
   const first = rest[0];
-  const named = first !== undefined && !looksLikeRange(first.word) && !findOperator(first) && first.word !== 'public';
+  // A range first (or a near miss of one that names no report) means all visits: `trend this month`, `trend lastweak`.
+  const rangeFirst = first !== undefined && !matchReport(first.text, catalog).ok && (readRange(rest, 0) !== undefined || suggestRange(first.text) !== undefined);
+  const named = first !== undefined && !rangeFirst && !findOperator(first) && first.word !== 'public';
   return { kind: 'trend', report: named ? rest : [word('visits'), ...rest], ...(metric ? { metric } : {}) };
 }

@@ -9,7 +9,7 @@ import pLimit from 'p-limit';
 import { DeliveryRepo, type DeliveryInput } from '../../platform/deliveries/repo.js';
 import type { Logger } from '../../platform/log.js';
 import type { Db, Queryable } from '../../platform/store/db.js';
-import { resolveRange } from '../../kernel/dates.js';
+import { resolveRange } from '../../kernel/when.js';
 import type { ApiDays, Trend } from '../../kernel/trend.js';
 import type { TrendService } from '../trends/service.js';
 import { watchAlertMessage, watchReply } from './blocks.js';

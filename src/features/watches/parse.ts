@@ -6,6 +6,7 @@ import { matchReport, type ReportCatalog } from '../../kernel/catalog.js';
 import { findOperator, parseFilters } from '../../kernel/filters.js';
 import { durationInWords } from '../../kernel/format.js';
 import { boundedNumber, channelRef, code, MAX_COUNT, parseMuteDuration, type ChannelRef, type Token, type UsageError } from '../../kernel/text.js';
+import { readRange } from '../../kernel/when.js';
 import { NEW_TOP, type Condition, type WatchEvery, type WatchMetric, type WatchRule } from './plan.js';
 
 export const WATCH_USAGE =
@@ -100,6 +101,7 @@ export function parseRule(tokens: readonly Token[], catalog: ReportCatalog): { r
     const word = token.text.toLowerCase();
     const next = tokens[i + 1]?.text.toLowerCase();
     const mentioned = channelRef(token.text);
+    const range = readRange(tokens, i);
     let problem: UsageError | undefined;
     if (mentioned) {
       channel = mentioned;
@@ -116,10 +118,12 @@ export function parseRule(tokens: readonly Token[], catalog: ReportCatalog): { r
       const n = change(next);
       if (n === undefined) return fail(`\`${word}\` needs a percentage above 0% and at most 1,000%, like \`${word} 40%\`.`);
       const vs = tokens[i + 2]?.text.toLowerCase() === 'vs' ? 2 : 0;
-      const lastWeek = vs > 0 && tokens[i + 3]?.text.toLowerCase() === 'last' && tokens[i + 4]?.text.toLowerCase() === 'week';
+      // `vs last week` (or `vs lastweek`): the same hours or day a week before.
+      const week = vs > 0 ? readRange(tokens, i + 3) : undefined;
+      const lastWeek = week?.ok === true && week.range === 'lastweek';
       if (vs > 0 && !lastWeek && tokens[i + 3]?.text.toLowerCase() !== 'previous') return fail('Compare `vs last week` or `vs previous`.');
       problem = setCondition({ kind: 'change', direction: word.startsWith('drop') ? 'drops' : 'rises', pct: n, against: lastWeek ? 'last_week' : 'previous' });
-      i += 1 + (vs > 0 ? (lastWeek ? 3 : 2) : 0);
+      i += 1 + (vs > 0 ? 1 + (lastWeek ? week.consumed : 1) : 0);
     } else if (word === 'spike' || word === 'spikes') {
       problem = setCondition({ kind: 'spike' });
     } else if (word === 'new') {
@@ -129,6 +133,8 @@ export function parseRule(tokens: readonly Token[], catalog: ReportCatalog): { r
       i++;
     } else if (word === 'hourly' || word === 'daily') {
       every = word === 'hourly' ? 'hour' : 'day';
+    } else if (range?.ok) {
+      return fail(`A watch judges each hour or day as it ends (\`every hour\` or \`every day\`), so it takes no range: leave out ${code(range.text)}. To compare with the week before, say \`drops 40% vs last week\`.`);
     } else {
       const match = matchReport(token.text, catalog);
       if (!match.ok || report !== undefined) return fail(`Don't understand ${code(token.text)}. ${match.ok ? 'One report per watch.' : 'Expected a metric (visits, unique, bots), a report, a filter, a condition (above, below, drops, rises, spike, new), `every hour|day` or a #channel.'}`);
