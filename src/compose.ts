@@ -44,7 +44,8 @@ import { WatchService } from './features/watches/service.js';
 import { VISITOR_HELP } from './features/visitor/parse.js';
 import { VisitorService } from './features/visitor/service.js';
 import { REPORTS } from './kernel/catalog.js';
-import type { ApiDays, Weekday } from './kernel/trend.js';
+import type { Weekday } from './kernel/dates.js';
+import type { ApiDays } from './kernel/trend.js';
 import { AnalyticsApi } from './platform/api/analytics.js';
 import { ApiError } from './platform/api/errors.js';
 import type { Logger } from './platform/log.js';
@@ -266,7 +267,7 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
   const replicated = repos.db.kind === 'postgres';
   const quotaSettings = { points: limits.userRequests, windowMs: limits.userWindowMs };
   const quota = replicated ? userQuota(repos.db, quotaSettings, log.child({ component: 'quota' })) : memoryQuota(quotaSettings);
-  const answering = { api, timeZoneFor, now, demo: options.demo, quota, log };
+  const answering = { api, timeZoneFor, now, weekStart: options.weekStart ?? DEFAULTS.weekStart, demo: options.demo, quota, log };
   const reports = new ReportService({ ...answering, stash: repos.stash, catalog: REPORTS, seal: seal(options.slack.signingSecret, 'modal-context') });
   const visitors = new VisitorService({ ...answering, access, verdict });
   const alerts = new AlertService({ repos, access, directory, now, timeZone, verdict, changed, log: log.child({ component: 'alerts' }) });
@@ -277,7 +278,6 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
     repo: repos.trends,
     refs: reports.refs,
     apiDays,
-    weekStart: options.weekStart ?? DEFAULTS.weekStart,
     maxFetch: limits.trendMaxFetch,
     log: log.child({ component: 'trends' }),
     observe: (source, n) => n > 0 && metrics.trendPeriods.inc({ source }, n),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { isValidTimeZone } from './kernel/dates.js';
 import { parseDuration } from './kernel/text.js';
-import { isLocale, weekStartOf, type ApiDays, type Weekday } from './kernel/trend.js';
+import { isLocale, isValidTimeZone, weekStartOf, type Weekday } from './kernel/dates.js';
+import type { ApiDays } from './kernel/trend.js';
 import { DEFAULT_VERDICT_OPTIONS } from './kernel/verdict.js';
 
 /**

@@ -208,3 +208,34 @@ export function hourEnd(date: string, hour: number, timeZone: string): number | 
   if (!spans) return undefined;
   return spans.find((s) => s.hour > hour)?.start ?? dayStart(shiftDate(date, 1), timeZone);
 }
+
+/** A day of the week as ISO numbers it: Monday 1 … Sunday 7. */
+export type Weekday = 1 | 2 | 3 | 4 | 5 | 6 | 7;
+/** Weeks start on Monday unless a locale says otherwise. */
+export const DEFAULT_WEEK_START: Weekday = 1;
+
+/** A locale Intl knows (`en-GB`, `de-DE`). */
+export function isLocale(locale: string): boolean {
+  try {
+    return Intl.DateTimeFormat.supportedLocalesOf([locale]).length > 0;
+  } catch {
+    return false;
+  }
+}
+
+/** The first day of the week in a locale (`en-US`: Sunday, `de-DE`: Monday); Monday when it does not say. */
+export function weekStartOf(locale: string | undefined): Weekday {
+  if (!locale) return DEFAULT_WEEK_START;
+  try {
+    const info = new Intl.Locale(locale) as Intl.Locale & { weekInfo?: { firstDay?: number }; getWeekInfo?: () => { firstDay?: number } };
+    const first = info.getWeekInfo?.().firstDay ?? info.weekInfo?.firstDay;
+    return first !== undefined && first >= 1 && first <= 7 ? (first as Weekday) : DEFAULT_WEEK_START;
+  } catch {
+    return DEFAULT_WEEK_START;
+  }
+}
+
+/** The first day of the week `date` is in. */
+export function weekOf(date: string, weekStart: Weekday): string {
+  return shiftDate(date, -(((weekdayOf(date) ?? weekStart) - weekStart + 7) % 7));
+}

@@ -5,7 +5,8 @@
  */
 import type { ReportId } from './catalog.js';
 import { REPORTS } from './catalog.js';
-import { dayStart, hourAt, hourEnd, previousPeriod, rangeDays, shiftDate, type DateRange } from './dates.js';
+import { dayStart, DEFAULT_WEEK_START, hourAt, hourEnd, previousPeriod, rangeDays, shiftDate, weekOf, type DateRange, type Weekday } from './dates.js';
+
 import type { FilterGroup } from './filters.js';
 import { MONTHS } from './format.js';
 
@@ -57,42 +58,6 @@ function days(range: Pick<DateRange, 'startDate' | 'endDate'>): Bucket[] {
   const out: Bucket[] = [];
   for (let d = range.startDate; d <= range.endDate; d = shiftDate(d, 1)) out.push({ key: d, startDate: d, endDate: d, label: dayLabel(d) });
   return out;
-}
-
-/** A day of the week as ISO numbers it: Monday 1 … Sunday 7. */
-export type Weekday = 1 | 2 | 3 | 4 | 5 | 6 | 7;
-/** Weeks start on Monday unless a locale says otherwise. */
-export const DEFAULT_WEEK_START: Weekday = 1;
-
-/** A locale Intl knows (`en-GB`, `de-DE`). */
-export function isLocale(locale: string): boolean {
-  try {
-    return Intl.DateTimeFormat.supportedLocalesOf([locale]).length > 0;
-  } catch {
-    return false;
-  }
-}
-
-/** The first day of the week in a locale (`en-US`: Sunday, `de-DE`: Monday); Monday when it does not say. */
-export function weekStartOf(locale: string | undefined): Weekday {
-  if (!locale) return DEFAULT_WEEK_START;
-  try {
-    const info = new Intl.Locale(locale) as Intl.Locale & { weekInfo?: { firstDay?: number }; getWeekInfo?: () => { firstDay?: number } };
-    const first = info.getWeekInfo?.().firstDay ?? info.weekInfo?.firstDay;
-    return first !== undefined && first >= 1 && first <= 7 ? (first as Weekday) : DEFAULT_WEEK_START;
-  } catch {
-    return DEFAULT_WEEK_START;
-  }
-}
-
-function weekdayOf(date: string): Weekday {
-  const day = new Date(`${date}T00:00:00Z`).getUTCDay();
-  return (day === 0 ? 7 : day) as Weekday;
-}
-
-/** The first day of the week `date` is in. */
-export function weekOf(date: string, weekStart: Weekday): string {
-  return shiftDate(date, -((weekdayOf(date) - weekStart + 7) % 7));
 }
 
 /** A week's label: its first day, or its days when the range holds only part of it. */

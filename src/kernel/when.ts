@@ -8,7 +8,7 @@
  * into HH:MM. A near miss gets "Did you mean …?"; a number out of bounds is told the bounds.
  * Pure.
  */
-import { formatSpan, isIsoDate, isValidTimeZone, localDate, shiftDate, weekdayOf, type DateRange } from './dates.js';
+import { DEFAULT_WEEK_START, formatSpan, isIsoDate, isValidTimeZone, localDate, shiftDate, weekdayOf, weekOf, type DateRange, type Weekday } from './dates.js';
 import { MONTHS } from './format.js';
 import { closest, code, didYouMean, editDistance, type Token } from './text.js';
 
@@ -26,8 +26,6 @@ export const RANGE_MENU = ['today', 'yesterday', 'last7d', 'last30d', 'last90d',
 
 export const DEFAULT_RANGE = 'last7d';
 
-/** Weeks (`wtd`, `lastweek`) start on Monday. */
-const WEEK_START = 1;
 
 export type Range =
   | { kind: 'named'; name: NamedRange }
@@ -296,11 +294,11 @@ export type RangeResult = { ok: true; range: DateRange } | { ok: false; error: s
 
 const ALL_START = '1970-01-01';
 
-function startEnd(range: Range, today: string): [string, string] {
+function startEnd(range: Range, today: string, weekStart: Weekday): [string, string] {
   const back = (days: number) => shiftDate(today, -days);
   if (range.kind === 'days') return [back(range.days - 1), today];
   if (range.kind === 'dates') return [range.start, range.end];
-  const monday = back((weekdayOf(today)! - WEEK_START + 7) % 7);
+  const weekBegan = weekOf(today, weekStart);
   const year = Number(today.slice(0, 4));
   switch (range.name) {
     case 'today':
@@ -308,9 +306,9 @@ function startEnd(range: Range, today: string): [string, string] {
     case 'yesterday':
       return [back(1), back(1)];
     case 'wtd':
-      return [monday, today];
+      return [weekBegan, today];
     case 'lastweek':
-      return [shiftDate(monday, -7), shiftDate(monday, -1)];
+      return [shiftDate(weekBegan, -7), shiftDate(weekBegan, -1)];
     case 'mtd':
       return [`${today.slice(0, 8)}01`, today];
     case 'lastmonth': {
@@ -330,7 +328,7 @@ function startEnd(range: Range, today: string): [string, string] {
  * Resolves a range (any form; empty means last7d) to dates in `timeZone` at the instant
  * `now`, labelled "Last 7 days (Nov 15 – Nov 21, 2026)".
  */
-export function resolveRange(text: string | undefined, timeZone: string, now: Date): RangeResult {
+export function resolveRange(text: string | undefined, timeZone: string, now: Date, weekStart: Weekday = DEFAULT_WEEK_START): RangeResult {
   const normalized = normalizeRange(text === undefined || text.trim() === '' ? DEFAULT_RANGE : text);
   if (!normalized.ok) return normalized;
   const today = localDate(now, timeZone);
@@ -344,7 +342,7 @@ export function resolveRange(text: string | undefined, timeZone: string, now: Da
   }
   if (!isIsoDate(today)) return { ok: false, error: 'The current time is outside the supported calendar.' };
   const range = readCanonical(normalized.range)!;
-  const [startDate, endDate] = startEnd(range, today);
+  const [startDate, endDate] = startEnd(range, today, weekStart);
   const dates = formatSpan(startDate, endDate);
   const label = range.kind === 'dates' ? dates : range.kind === 'named' && range.name === 'all' ? labelOf(range) : `${labelOf(range)} (${dates})`;
   return { ok: true, range: { startDate, endDate, label } };

@@ -1,3 +1,4 @@
+import type { Weekday } from '../kernel/dates.js';
 import type { AnalyticsApi } from './api/analytics.js';
 import type { Logger } from './log.js';
 import type { Quota } from './quota.js';
@@ -8,6 +9,8 @@ export interface Answering {
   /** The zone date ranges are resolved in for a channel. */
   timeZoneFor: (channelId: string | undefined) => Promise<string>;
   now: () => Date;
+  /** The first day of a week (LOCALE; Monday when absent): `wtd`, `lastweek` and a trend's weeks. */
+  weekStart?: Weekday;
   /** Answers say "demo data" when the demo API is behind them. */
   demo: boolean;
   /** Each person's share of the analytics API; scheduled work is not counted. */

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { REPORTS } from '../../src/kernel/catalog.js';
-import { hourAt, rangeDays, shiftDate } from '../../src/kernel/dates.js';
+import { hourAt, rangeDays, shiftDate, weekOf, weekStartOf } from '../../src/kernel/dates.js';
 import { resolveRange } from '../../src/kernel/when.js';
 import { commandTokens, type Token } from '../../src/kernel/text.js';
-import { decodeTrendRef, encodeTrendRef, finalAt, keeping, MAX_WEEKS, planTrend, summarize, weekOf, weekStartOf, YOUNG_MS, type Trend } from '../../src/kernel/trend.js';
+import { decodeTrendRef, encodeTrendRef, finalAt, keeping, MAX_WEEKS, planTrend, summarize, YOUNG_MS, type Trend } from '../../src/kernel/trend.js';
 import { trendMessage } from '../../src/features/trends/blocks.js';
 import { parseTrendWords } from '../../src/features/trends/parse.js';
 import { trendChart } from '../../src/platform/slack/kit/charts.js';

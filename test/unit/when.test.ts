@@ -99,6 +99,16 @@ describe('ranges resolve to the dates their names say', () => {
     expect(range('lastweek', sunday).slice(0, 2)).toEqual(['2026-11-09', '2026-11-15']);
   });
 
+  it("a locale's week (LOCALE=en-US: Sunday) moves this week and last week with it", () => {
+    const sunday = new Date('2026-11-22T12:00:00Z');
+    const inUs = (text: string) => {
+      const r = resolveRange(text, 'UTC', sunday, 7);
+      return r.ok ? [r.range.startDate, r.range.endDate] : r.error;
+    };
+    expect(inUs('wtd')).toEqual(['2026-11-22', '2026-11-22']);
+    expect(inUs('lastweek')).toEqual(['2026-11-15', '2026-11-21']);
+  });
+
   it('last week across a new year, and last year on Jan 1', () => {
     expect(range('lastweek', new Date('2026-01-02T12:00:00Z')).slice(0, 2)).toEqual(['2025-12-22', '2025-12-28']);
     expect(range('lastyear', new Date('2026-01-01T00:30:00Z')).slice(0, 2)).toEqual(['2025-01-01', '2025-12-31']);

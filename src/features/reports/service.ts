@@ -76,7 +76,7 @@ export class ReportService {
   /** The page of rows a query asks for. */
   async rows(query: ReportQuery, channelId: string | undefined, log: Logger = this.deps.log, user?: string): Promise<Rows> {
     const timeZone = await this.deps.timeZoneFor(channelId);
-    const resolved = resolveRange(query.range, timeZone, this.deps.now());
+    const resolved = resolveRange(query.range, timeZone, this.deps.now(), this.deps.weekStart);
     if (!resolved.ok) return { ok: false, problem: resolved.error, hint: 'Pick another range.' };
     try {
       const request = toMarketingRequest(query, this.catalog, resolved.range);

@@ -1,12 +1,12 @@
 import pLimit from 'p-limit';
 import { REPORTS, type ReportId } from '../../kernel/catalog.js';
 export type { Trend, TrendSpec };
-import { dayStart, hourAt, localDate, shiftDate } from '../../kernel/dates.js';
+import { dayStart, hourAt, localDate, shiftDate, type Weekday } from '../../kernel/dates.js';
 import { resolveRange } from '../../kernel/when.js';
 import type { FilterGroup } from '../../kernel/filters.js';
 import type { MarketingRequest, ReportQuery } from '../../kernel/query.js';
 import { fieldOf, type VisitRecord } from '../../kernel/records.js';
-import { begunCount, encodeTrendRef, finalAt, hoursOf, keeping, planTrend, summarize, trendSource, TREND_METRICS, type ApiDays, type Bucket, type Trend, type TrendMetric, type TrendSpec, type Weekday, withBack } from '../../kernel/trend.js';
+import { begunCount, encodeTrendRef, finalAt, hoursOf, keeping, planTrend, summarize, trendSource, TREND_METRICS, type ApiDays, type Bucket, type Trend, type TrendMetric, type TrendSpec, withBack } from '../../kernel/trend.js';
 import type { Answering } from '../../platform/answering.js';
 import { ApiError } from '../../platform/api/errors.js';
 import type { SharedFetcher } from '../../platform/api/shared-fetcher.js';
@@ -63,8 +63,6 @@ export interface TrendServiceDeps extends Answering {
   refs: Refs;
   /** The zone of the API's dates and the settling margin: when a period is final there. */
   apiDays: ApiDays;
-  /** The first day of a week, for trends past 90 days. */
-  weekStart?: Weekday;
   /** Requests a first fill makes at once. */
   concurrency?: number;
   /** Told how many periods came from the store, from the API, or met a store error (for /metrics). */
@@ -326,7 +324,7 @@ export class TrendService {
   async answer(query: ReportQuery, metric: TrendMetric, where: TrendWhere): Promise<TrendAnswer> {
     const log = where.log ?? this.deps.log;
     const timeZone = await this.deps.timeZoneFor(where.channelId);
-    const resolved = resolveRange(query.range, timeZone, this.deps.now());
+    const resolved = resolveRange(query.range, timeZone, this.deps.now(), this.deps.weekStart);
     if (!resolved.ok) return { ok: false, message: problemMessage(resolved.error, 'Pick another range.') };
     const spec: TrendSpec = { report: query.report, filters: query.filters, metric, range: resolved.range, timeZone };
     const withShare = query.report === trendSource(query.report);
