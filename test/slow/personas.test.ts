@@ -97,8 +97,39 @@ describe.skipIf(!available)('three people in the sandbox, in a browser', () => {
     expect(await trend.getByTestId('ephemeral-note').count()).toBe(1);
     expect(await trend.locator('.block.section').first().textContent()).toMatch(/visits/);
     await shot(page, 'marketer-6-trend');
+
+    // A pages trend: its pie's labels are the table's paths, each told apart, with separators.
+    await type(page, '/traffic trend pages last7d');
+    const pagesTrend = await lastMessage(page, page.locator('.block.chart[data-chart-type="pie"]'));
+    const pieFigures = (await pagesTrend.locator('.block.chart[data-chart-type="pie"] .chart-figures').textContent())!;
+    const slices = pieFigures.split(' · ').map((f) => /^(.*): ([\d,]+)$/.exec(f)!).map((m) => ({ label: m[1]!, value: m[2]! }));
+    const labels = slices.map((s) => s.label).filter((l) => l !== 'Other');
+    expect(new Set(labels).size).toBe(labels.length);
+    for (const label of labels) expect(label).toMatch(/^\//);
+    await shot(page, 'marketer-7-pages-trend');
+    await pagesTrend.getByRole('button', { name: 'Show table' }).click();
+    await expect.poll(() => pagesTrend.getByTestId('block-data-table').count()).toBe(1);
+    const firstColumn = await pagesTrend.getByTestId('block-data-table').locator('tr > td:first-child').allTextContents();
+    expect(firstColumn.slice(0, labels.length).map((t) => t.trim())).toEqual(labels);
+    await shot(page, 'marketer-8-pages-table');
+
+    // Today by hour: no point for an hour that has not begun (the channel's zone is UTC here).
+    const hourBefore = new Date().getUTCHours();
+    await type(page, '/traffic trend today');
+    const today = await lastMessage(page, page.locator('.block.chart[data-chart-type="line"]').filter({ hasText: 'per hour' }));
+    const hourAfter = new Date().getUTCHours();
+    const thisPeriod = (await today.locator('.block.chart .chart-figures').textContent())!.split(' · ')[0]!;
+    const points = thisPeriod.replace(/^This period: /, '').split(', ').length;
+    expect([hourBefore + 1, hourAfter + 1]).toContain(points);
+    await shot(page, 'marketer-9-today-by-hour');
+
+    // Help names every sub-command.
+    await type(page, '/traffic help');
+    const help = await lastMessage(page, page.getByText('/traffic trend', { exact: false }));
+    for (const word of ['trend', 'watch', 'digest', 'alerts', '/visitor']) expect(await help.textContent()).toContain(word);
+    await shot(page, 'marketer-10-help');
     expect(problems).toEqual([]);
-  }, 60_000);
+  }, 90_000);
 
   it('a security engineer turns alerts on, sees one arrive live, opens it, acknowledges and mutes it', async () => {
     const page = await open('carol', 'security');
@@ -108,6 +139,9 @@ describe.skipIf(!available)('three people in the sandbox, in a browser', () => {
     await expect.poll(() => page.getByTestId('message-list').textContent()).toMatch(/Usage: \/visitor/);
     await type(page, '/traffic alerts on min medium');
     await expect.poll(() => page.getByTestId('message-list').textContent()).toMatch(/Threat alerts are on/);
+    // The channel it reports in, as a channel link.
+    const on = await lastMessage(page, page.getByText('Threat alerts are on', { exact: false }));
+    expect(await on.locator('.channel-mention').first().textContent()).toBe('#security');
     await box.lookout.store.watchState.saveProgress('visits', { watermark: new Date(), seenIds: [], counts: {}, at: new Date() });
 
     box.demo!.dataset.addVisit({ visitor_id: DEMO_VISITORS.attacker, date: new Date(Date.now() + 1000), url: 'https://www.example-shop.com/login' });
@@ -139,18 +173,25 @@ describe.skipIf(!available)('three people in the sandbox, in a browser', () => {
 
   it('a team lead adds three digests, then pauses and previews the third from the list: only the third changes', async () => {
     const page = await open('bob', 'general');
+    // A digest made for another channel from here is confirmed here, the channel as a link.
+    await type(page, '/traffic digest add #marketing daily 09:00 UTC cities');
+    await expect.poll(() => page.getByTestId('message-list').textContent()).toMatch(/#marketing/);
+    const made = await lastMessage(page, page.locator('.channel-mention', { hasText: '#marketing' }));
+    expect(await made.textContent()).toMatch(/just added[^]*Cities/i);
+    await shot(page, 'lead-0-for-marketing');
     for (const report of ['sources', 'pages', 'countries']) {
       await type(page, `/traffic digest add daily 09:00 UTC ${report}`);
       await expect.poll(async () => (await box.lookout.store.digests.listAll()).filter((d) => d.reports.includes(report as 'sources')).length).toBe(1);
     }
-    const ids = (await box.lookout.store.digests.listAll()).map((d) => d.id);
+    const here = async () => (await box.lookout.store.digests.listAll()).filter((d) => d.channelId === 'C_GENERAL');
+    const ids = (await here()).map((d) => d.id);
     await type(page, '/traffic digest list');
     await expect.poll(() => page.getByTestId('message-list').getByText('Digests in this channel').count()).toBe(1);
     const list = await lastMessage(page, page.getByRole('button', { name: 'Preview now' }));
     await shot(page, 'lead-1-list');
 
     await list.getByRole('button', { name: 'Pause' }).nth(2).click();
-    await expect.poll(async () => (await box.lookout.store.digests.listAll()).map((d) => [d.id, d.paused])).toEqual([[ids[0], false], [ids[1], false], [ids[2], true]]);
+    await expect.poll(async () => (await here()).map((d) => [d.id, d.paused])).toEqual([[ids[0], false], [ids[1], false], [ids[2], true]]);
     await shot(page, 'lead-2-third-paused');
 
     await list.getByRole('button', { name: 'Preview now' }).nth(2).click();
@@ -158,6 +199,9 @@ describe.skipIf(!available)('three people in the sandbox, in a browser', () => {
     await preview.waitFor();
     expect(await preview.textContent()).toMatch(/Countries/);
     expect(await preview.textContent()).not.toMatch(/Sources|Pages/);
+    // After the security engineer's alerts: yesterday ended before the threat watch began, so nothing of it was checked, and no count is claimed.
+    expect(await preview.textContent()).toMatch(/The threat watch began .*, after this period: its visitors were not checked\./);
+    expect(await preview.textContent()).not.toMatch(/\d+ flagged visitors?|no flagged visitors/);
     await shot(page, 'lead-3-third-previewed');
     expect(problems).toEqual([]);
   }, 60_000);
