@@ -8,7 +8,7 @@
  * into HH:MM. A near miss gets "Did you mean …?"; a number out of bounds is told the bounds.
  * Pure.
  */
-import { DEFAULT_WEEK_START, formatSpan, isIsoDate, isValidTimeZone, localDate, shiftDate, weekdayOf, weekOf, type DateRange, type Weekday } from './dates.js';
+import { DEFAULT_WEEK_START, formatSpan, isIsoDate, isValidTimeZone, localDate, shiftDate, weekOf, type DateRange, type Weekday } from './dates.js';
 import { MONTHS } from './format.js';
 import { closest, code, didYouMean, editDistance, type Token } from './text.js';
 

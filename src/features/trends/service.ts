@@ -1,7 +1,7 @@
 import pLimit from 'p-limit';
 import { REPORTS, type ReportId } from '../../kernel/catalog.js';
 export type { Trend, TrendSpec };
-import { dayStart, hourAt, localDate, shiftDate, type Weekday } from '../../kernel/dates.js';
+import { dayStart, hourAt, localDate, shiftDate } from '../../kernel/dates.js';
 import { resolveRange } from '../../kernel/when.js';
 import type { FilterGroup } from '../../kernel/filters.js';
 import type { MarketingRequest, ReportQuery } from '../../kernel/query.js';
