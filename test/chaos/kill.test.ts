@@ -86,8 +86,8 @@ const alertHeaders = (channel: string) =>
     .flatMap((m) => [m, ...world.slack.thread(channel, m.ts).slice(1)])
     .map((m) => ({ header: textsOf(m)[0] ?? '', repeat: REPEAT.test(text(m)), seen: m.text.startsWith('Seen again') }));
 
-async function subscribe(channel: string): Promise<void> {
-  await world.slack.slash(channel, 'U_ALICE', 'alerts on min medium');
+async function subscribe(channel: string, grouping: 'grouped' | 'each' = 'grouped'): Promise<void> {
+  await world.slack.slash(channel, 'U_ALICE', `alerts on min medium ${grouping}`);
   await world.slack.waitForMessage(channel, (m) => m.ephemeralTo === 'U_ALICE' && text(m).includes('Threat alerts are on'), 10_000);
 }
 
@@ -129,7 +129,7 @@ describe('SIGKILL, then a restart', () => {
   it('alerts killed mid-post: every alert reaches Slack; only the one Slack held is repeated, and it is marked', async () => {
     const dir = dataDir();
     const first = await replica(dir);
-    await subscribe('C_SECURITY');
+    await subscribe('C_SECURITY', 'each');
     const ids = attackers(0, 3);
     // The first post is accepted but answered late; the kill lands in that window.
     world.slack.failNext('chat.postMessage', { answerAfterMs: 1_200 }, 1, { channel: 'C_SECURITY' });
@@ -147,22 +147,22 @@ describe('SIGKILL, then a restart', () => {
     expect(alertHeaders('C_SECURITY').filter((h) => h.seen)).toHaveLength(0);
   }, 90_000);
 
-  it('a burst killed mid-post: the summary and every detail reach Slack, repeats marked', async () => {
+  it('a group killed mid-post: its message and every alert in its thread reach Slack, repeats marked', async () => {
     const dir = dataDir();
-    const first = await replica(dir, { ALERT_BURST: '2' });
+    const first = await replica(dir);
     await subscribe('C_GENERAL');
     const ids = attackers(3, 5);
     for (let i = 0; i < 6; i++) world.slack.failNext('chat.postMessage', { answerAfterMs: 400 }, 1, { channel: 'C_GENERAL' });
     const before = fresh('C_GENERAL').length;
     visits(ids);
-    await until(() => fresh('C_GENERAL').length > before, 20_000, () => first.lines); // the summary is out
-    await new Promise((r) => setTimeout(r, 900)); // and a detail or two
+    await until(() => fresh('C_GENERAL').length > before, 20_000, () => first.lines); // the group's message is out
+    await new Promise((r) => setTimeout(r, 900)); // and a reply or two
     await first.kill();
-    const second = await replica(dir, { ALERT_BURST: '2' });
+    const second = await replica(dir);
     const details = () => ids.map((id) => alertHeaders('C_GENERAL').filter((h) => h.header.endsWith(`visitor ${id}`)));
     await until(() => details().every((list) => list.length >= 1), 30_000, () => second.lines);
     await new Promise((r) => setTimeout(r, 2_000));
-    const summaries = alertHeaders('C_GENERAL').filter((h) => /5 new flagged visitors/.test(h.header));
+    const summaries = alertHeaders('C_GENERAL').filter((h) => /5 flagged visitors since/.test(h.header));
     expect(summaries.filter((h) => !h.repeat)).toHaveLength(1);
     const all = details().flat();
     expect(all.filter((h) => !h.repeat)).toHaveLength(5);

@@ -39,7 +39,12 @@ async function replica(name: string, databaseUrl: string): Promise<Replica> {
   return r;
 }
 
-const alertsFor = (channel: string, id: string) => world.slack.messages(channel).filter((m) => m.text.includes(`severity: visitor ${id}`));
+/** The alerts about `id` in a channel: top level, or a reply in a group's thread. */
+const alertsFor = (channel: string, id: string) =>
+  world.slack
+    .messages(channel)
+    .flatMap((m) => world.slack.thread(channel, m.ts))
+    .filter((m) => m.text.includes(`severity: visitor ${id}`));
 
 describe.skipIf(!TEST_DATABASE_URL)('chaos on PostgreSQL', () => {
   beforeAll(async () => {

@@ -20,8 +20,12 @@ let dir: string;
 let next = 0;
 
 const text = (m: { text: string; blocks?: unknown[] }) => `${m.text} ${textsOf(m).join(' ')}`;
-/** The alerts about `id` in a channel, with blocks or (after Slack refused the blocks) as plain text. */
-const alertsFor = (channel: string, id: string) => world.slack.messages(channel).filter((m) => m.text.includes(`severity: visitor ${id}`));
+/** The alerts about `id` in a channel (top level, or a reply in a group's thread), with blocks or (after Slack refused the blocks) as plain text. */
+const alertsFor = (channel: string, id: string) =>
+  world.slack
+    .messages(channel)
+    .flatMap((m) => world.slack.thread(channel, m.ts))
+    .filter((m) => m.text.includes(`severity: visitor ${id}`));
 
 function attacker(): string {
   const ids = world.demo.dataset.visitors

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GROUP_WINDOW_MS } from '../../src/features/alerts/plan.js';
 import { headerOf, hasAction, mrkdwnOf, sandbox, textsOf, type Sandbox } from '../support/sandbox.js';
 
-/** Threat alerts with ADMIN_USERS set: who may change what, re-announcements, burst failures, Unmute. */
+/** Threat alerts with ADMIN_USERS set: who may change what, re-announcements, a refused group message, Unmute. */
 const SECURITY = 'C_SECURITY';
 const ADMIN = 'U_CAROL';
 const PERSON = 'U_ALICE';
@@ -18,6 +19,11 @@ const repliesTo = (user: string, text: RegExp) => box.slack.waitForMessage(SECUR
 function visitor(id: string, security: Record<string, unknown>): string {
   box.demo!.dataset.addVisitor({ id, security: security as never });
   return id;
+}
+
+/** Past the channel's group window: the next flagged visitor has a message of its own. */
+function nextWindow(): void {
+  clock += GROUP_WINDOW_MS;
 }
 
 function visit(id: string): void {
@@ -79,6 +85,7 @@ describe('the admin gate on threat alerts', () => {
 describe('an alert whose visitor looks worse later', () => {
   it('is announced again at the higher severity, and the acknowledgement is cleared', async () => {
     const id = visitor('v_rises', { vpn: 'True', is_attacker: 'True', is_threat: 'True' });
+    nextWindow();
     visit(id);
     expect(await box.lookout.watcher.scan()).toMatchObject({ alerts: 1 });
     await box.lookout.deliveries.drained();
@@ -110,6 +117,7 @@ describe('an alert whose visitor looks worse later', () => {
 describe('Unmute', () => {
   it("an admin's Mute turns into Unmute; Unmute lifts it and the alert offers Mute again", async () => {
     const id = visitor('v_unmute', { is_attacker: 'True' });
+    nextWindow();
     visit(id);
     await box.lookout.watcher.scan();
     await box.lookout.deliveries.drained();
@@ -157,9 +165,10 @@ describe('Unmute', () => {
   });
 });
 
-describe('a burst summary that Slack refuses', () => {
-  it('loses no alert: the details go out on their own, the owner is told, and the failure is logged with its delivery', async () => {
+describe('a group message that Slack refuses', () => {
+  it('loses no alert: the alerts go out on their own, the owner is told, and the failure is logged with its delivery', async () => {
     const ids = ['v_burst_1', 'v_burst_2', 'v_burst_3'].map((id) => visitor(id, { is_attacker: 'True' }));
+    nextWindow();
     for (const id of ids) visit(id);
     const before = top().length;
     box.slack.failNext('chat.postMessage', 'channel_not_found');
@@ -193,6 +202,7 @@ describe('a channel Slack refuses for good', () => {
     const owner = (await box.lookout.store.subscriptions.get(SECURITY))!.createdBy;
     const notices = () => box.slack.messages(`D_${owner}`).filter((m) => m.text.includes('not_in_channel')).length;
     const before = notices();
+    nextWindow();
     for (const id of ids) {
       visit(id);
       expect(await box.lookout.watcher.scan()).toMatchObject({ alerts: 1 });

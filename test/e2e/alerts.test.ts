@@ -1,44 +1,26 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startLookout, type Lookout, type LookoutOptions } from '../../src/compose.js';
+import { GROUP_WINDOW_MS } from '../../src/features/alerts/plan.js';
 import { DEMO_VISITORS } from '../../src/sandbox/demo-api/index.js';
-import { startDemoApi, type DemoApi } from '../../src/sandbox/demo-api/server.js';
-import { startOfflineSlack, type OfflineSlack } from '../../src/sandbox/slack/index.js';
-import { captureLogs } from '../support/log-capture.js';
+import type { DemoApi } from '../../src/sandbox/demo-api/server.js';
+import type { OfflineSlack } from '../../src/sandbox/slack/index.js';
 import { TEST_DATABASE_URL } from '../support/db.js';
+import { startThreatWorld, type ThreatWorld } from '../support/threat-watch.js';
 import { headerOf, hasAction, mrkdwnOf, tableOf, textsOf } from '../support/sandbox.js';
 
 const SECURITY = 'C_SECURITY';
-const signingSecret = randomBytes(16).toString('hex');
-const botToken = `xoxb-${randomBytes(8).toString('hex')}`;
-
 /** A controlled clock: the app and the demo API's new visits both read it. */
 let clock = Date.now();
 const now = () => new Date(clock);
 
+let world: ThreatWorld;
 let demo: DemoApi;
 let slack: OfflineSlack;
-
-function options(store: LookoutOptions['store'], replica: string): LookoutOptions {
-  return {
-    api: { baseUrl: demo.url, apiKey: 'k' },
-    slack: { signingSecret, botToken, apiUrl: slack.apiUrl },
-    store,
-    log: captureLogs('warn').logger,
-    defaultTimezone: 'UTC',
-    demo: true,
-    now,
-    port: 0,
-    replica,
-    scheduler: false,
-    alerts: { scanIntervalMs: 60_000, recheckMs: 6 * 3_600_000, burst: 5 },
-    // The offline Slack's limit is loosened below; the outbox's pace follows it.
-    deliveries: { slackTimeoutMs: 5_000, heartbeatMs: 10_000, paceMs: 100 },
-  };
-}
+const options = (store: LookoutOptions['store'], replica: string) => world.options(store, replica);
 
 /** Visitors the demo data flags as attackers (high severity), other than the fixed ones. */
 function attackers(count: number): string[] {
@@ -54,18 +36,21 @@ function visit(visitorId: string, url = 'https://www.example-shop.com/checkout')
   demo.dataset.addVisit({ visitor_id: visitorId, date: new Date(clock).toISOString(), url });
 }
 
+/** Past the channel's group window: the next flagged visitor has a message of its own (alerts-groups.test.ts tests the groups). */
+function nextWindow(): void {
+  clock += GROUP_WINDOW_MS;
+}
+
 const alertsIn = (channel = SECURITY) => slack.messages(channel).filter((m) => !m.thread_ts || m.thread_ts === m.ts);
+/** Every message of the channel as it stands: top level, each followed by its thread's replies. */
+const shownIn = (channel: string) => alertsIn(channel).flatMap((m) => [m, ...slack.thread(channel, m.ts).slice(1)]);
 const alertFor = (id: string, channel = SECURITY) => alertsIn(channel).find((m) => (headerOf(m) ?? '').endsWith(`visitor ${id}`));
 
 beforeAll(async () => {
-  demo = await startDemoApi({ apiKey: 'k', now });
-  // Slack's per-channel posting limit, loosened so a burst of 21 posts takes seconds, not 20 (429 handling is tested below).
-  slack = await startOfflineSlack({ signingSecret, botToken, rateLimit: { burst: 30, perSecond: 10 } });
+  world = await startThreatWorld(now);
+  ({ demo, slack } = world);
 });
-afterAll(async () => {
-  await slack?.close();
-  await demo?.close();
-});
+afterAll(() => world?.close());
 
 describe('threat alerts in one app', () => {
   let app: Lookout;
@@ -112,7 +97,7 @@ describe('threat alerts in one app', () => {
     expect(alertsIn()).toHaveLength(before);
     const parent = alertFor(DEMO_VISITORS.attacker)!;
     const replies = slack.thread(SECURITY, parent.ts).slice(1);
-    expect(replies.map((r) => r.text).join('\n')).toContain('Seen again: 3 more visits, last on /account');
+    expect(replies.map((r) => r.text).join('\n')).toContain(`Seen again: visitor ${DEMO_VISITORS.attacker}, 3 more visits, last on /account`);
     expect(mrkdwnOf(parent).join(' ')).toMatch(/\*Seen\*\n4 visits/);
   });
 
@@ -123,9 +108,10 @@ describe('threat alerts in one app', () => {
     expect(slack.messages(SECURITY)).toHaveLength(count);
   });
 
-  it('a burst of 20 becomes one summary, with the details in its thread', async () => {
+  it('a wave of 20 in one scan becomes one group message, with an alert each in its thread', async () => {
     const ids = attackers(20);
     expect(ids).toHaveLength(20);
+    nextWindow();
     for (const id of ids) visit(id);
     const before = alertsIn().length;
     const result = await app.watcher.scan();
@@ -133,7 +119,7 @@ describe('threat alerts in one app', () => {
     expect(result.alerts).toBe(20);
     const top = alertsIn().slice(before);
     expect(top).toHaveLength(1);
-    expect(headerOf(top[0]!)).toMatch(/20 new flagged visitors/);
+    expect(headerOf(top[0]!)).toMatch(/^:rotating_light: 20 flagged visitors since /);
     expect(tableOf(top[0]!).slice(1).map((row) => row[0]).sort()).toEqual([...ids].sort());
     const thread = slack.thread(SECURITY, top[0]!.ts).slice(1);
     expect(thread.filter((m) => (headerOf(m) ?? '').startsWith('Threat'))).toHaveLength(20);
@@ -154,6 +140,7 @@ describe('threat alerts in one app', () => {
 
   it('Mute 24h silences a visitor until the mute ends, and says until when', async () => {
     const [id] = attackers(21).slice(20);
+    nextWindow();
     visit(id!);
     await app.watcher.scan();
     await app.deliveries.drained();
@@ -176,6 +163,7 @@ describe('threat alerts in one app', () => {
 
   it('an API outage during a scan loses no visitor once the API is back', async () => {
     const [id] = attackers(22).slice(21);
+    nextWindow();
     visit(id!);
     demo.setFaults({ status500Until: 1000, paths: ['/security/'] });
     const failed = await app.watcher.scan();
@@ -191,6 +179,7 @@ describe('threat alerts in one app', () => {
 
   it('a Slack 429 on posting delays the alert, and does not drop it', async () => {
     const [id] = attackers(23).slice(22);
+    nextWindow();
     visit(id!);
     slack.failNext('chat.postMessage', { status: 429, retryAfter: 1 });
     const started = Date.now();
@@ -219,6 +208,7 @@ describe('threat alerts in one app', () => {
 
   it('/metrics shows deliveries, API calls, requests, the outbox, the scan lag and the lease holder', async () => {
     const [id] = attackers(24).slice(23);
+    nextWindow();
     visit(id!);
     expect(await app.watcher.tick()).toMatchObject({ status: 'scanned', alerts: 1 });
     await app.deliveries.drained();
@@ -235,7 +225,7 @@ describe('threat alerts in one app', () => {
     expect(value('lookout_store_up')).toBe(1);
     expect(value('lookout_lease_holder{lease="threat-watch",owner="solo"}')).toBe(1);
     expect(value('lookout_scan_lag_seconds')).toBeGreaterThanOrEqual(0);
-    expect(body).not.toContain(botToken);
+    expect(body).not.toContain(world.botToken);
     expect(body).not.toContain('request:'); // the replay guard's keys are not leases to report
     expect(body.match(/^lookout_lease_holder\{/gm)).toHaveLength(1);
   });
@@ -264,7 +254,9 @@ describe('restarts', () => {
       expect(await app.watcher.scan()).toMatchObject({ status: 'scanned', alerts: 2 });
       await app.deliveries.drained();
       await app.stop();
-      const headers = alertsIn(channel).map((m) => headerOf(m) ?? '');
+      // b and c came within a's window: a's message became their group's, with the three alerts in its thread.
+      expect(alertsIn(channel).map((m) => headerOf(m))).toEqual([expect.stringMatching(/^:rotating_light: 3 flagged visitors since /)]);
+      const headers = shownIn(channel).map((m) => headerOf(m) ?? '');
       for (const id of [a, b, c]) expect(headers.filter((h) => h.endsWith(`visitor ${id}`))).toHaveLength(1);
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -292,7 +284,9 @@ describe('restarts', () => {
         await apps[0]!.deliveries.drained();
         await apps[1]!.watcher.scan();
         await apps[1]!.deliveries.drained();
-        const headers = alertsIn('C_MARKETING').map((m) => headerOf(m) ?? '');
+        // All six within one window: one group message, an alert each in its thread.
+        expect(alertsIn('C_MARKETING').map((m) => headerOf(m))).toEqual([expect.stringMatching(/^:rotating_light: 6 flagged visitors since /)]);
+        const headers = shownIn('C_MARKETING').map((m) => headerOf(m) ?? '');
         for (const id of ids) expect(headers.filter((h) => h.endsWith(`visitor ${id}`))).toHaveLength(1);
       } finally {
         for (const a of apps) await a.stop();

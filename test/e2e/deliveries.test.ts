@@ -162,6 +162,41 @@ describeEachDb('deliveries', (t) => {
     }
   });
 
+  it('an edit of another delivery\'s message waits for its post and edits it in place; an edit of one never posted fails without a call, and a reply goes to the top level', async () => {
+    const repo = new DeliveryRepo(t.db);
+    const parent = await repo.enqueue(input('C_THREE', 'first version'));
+    const edit = await repo.enqueue(input('C_THREE', 'second version', { kind: 'update', updateOf: parent }));
+    const reply = await repo.enqueue(input('C_THREE', 'in its thread', { threadOf: parent }));
+    slack.failNext('chat.postMessage', 'not_in_channel', 1, { channel: 'C_FOUR' });
+    const refused = await repo.enqueue(input('C_FOUR', 'never posted'));
+    const orphan = await repo.enqueue(input('C_FOUR', 'an edit of nothing', { kind: 'update', updateOf: refused }));
+    const { worker: w } = worker(t.db);
+    w.start();
+    await w.drained();
+    const posted = (await repo.get(parent))!;
+    expect(await repo.get(edit)).toMatchObject({ status: 'posted', messageTs: posted.messageTs, updateOf: parent });
+    const shown = slack.thread('C_THREE', posted.messageTs!);
+    expect(shown.map((m) => m.text)).toEqual(['second version', 'in its thread']);
+    expect(shown[0]!.updates).toBe(1);
+    expect(await repo.get(reply)).toMatchObject({ status: 'posted' });
+    expect(await repo.get(orphan)).toMatchObject({ status: 'failed', error: 'the message it edits was not posted' });
+    expect(heard.get(orphan)).toBe('failed the message it edits was not posted');
+    expect(texts('C_FOUR')).not.toContain('an edit of nothing');
+    expect(slack.webApi.calls.filter((c) => c.method === 'chat.update' && c.args.channel === 'C_FOUR')).toEqual([]);
+  });
+
+  it('pruning keeps a posted message while an edit or a reply of it is still to go', async () => {
+    const repo = new DeliveryRepo(t.db);
+    const [edited, threaded, done] = [await repo.enqueue(input('C_ONE', 'a')), await repo.enqueue(input('C_ONE', 'b')), await repo.enqueue(input('C_ONE', 'c'))];
+    for (const id of [edited, threaded, done]) await repo.markPosted(id, `${id}.0`);
+    await repo.enqueue(input('C_ONE', 'a, edited', { kind: 'update', updateOf: edited }));
+    await repo.enqueue(input('C_ONE', 'on b', { threadOf: threaded }));
+    expect(await repo.prune(new Date(Date.now() + 60_000))).toBe(1);
+    expect((await repo.get(edited))?.status).toBe('posted');
+    expect((await repo.get(threaded))?.status).toBe('posted');
+    expect(await repo.get(done)).toBeUndefined();
+  });
+
   it('blocks Slack refuses are posted once more as plain text', async () => {
     slack.failNext('chat.postMessage', 'invalid_blocks', 1, { channel: 'C_ONE' });
     const repo = new DeliveryRepo(t.db);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { AlertRepo, type AlertClaim } from '../../src/features/alerts/repo.js';
+import { AlertGroupRepo, AlertRepo, type AlertClaim } from '../../src/features/alerts/repo.js';
 import { describeEachDb } from '../support/db.js';
+import { until } from '../support/until.js';
 
 const T0 = new Date('2024-11-04T08:00:00.000Z');
 const at = (minutes: number) => new Date(T0.getTime() + minutes * 60_000);
@@ -34,6 +35,7 @@ describeEachDb('store alerts', (t) => {
         minSeverity: 'medium',
         checks: ['bot', 'vpn', 'extensions'],
         createdBy: 'U1',
+        grouping: 'grouped',
         createdAt: expect.any(Date),
         updatedAt: expect.any(Date),
       });
@@ -60,6 +62,14 @@ describeEachDb('store alerts', (t) => {
       expect(changed).toEqual({ ...first, minSeverity: 'low', checks: ['scraping', 'bot'], updatedAt: expect.any(Date) });
       expect(changed.updatedAt.getTime()).toBeGreaterThan(first.updatedAt.getTime());
       expect(await t.store.subscriptions.list()).toEqual([changed]);
+    });
+
+    it('keeps how alerts go out: grouped unless told one each, and as told on each change', async () => {
+      const input = { channelId: 'C1', teamId: 'T1', minSeverity: 'high', checks: ['bot'], createdBy: 'U1' } as const;
+      expect((await t.store.subscriptions.upsert({ ...input, checks: ['bot'], grouping: 'each' })).grouping).toBe('each');
+      expect((await t.store.subscriptions.get('C1'))?.grouping).toBe('each');
+      expect((await t.store.subscriptions.upsert({ ...input, checks: ['bot'] })).grouping).toBe('grouped');
+      await expect(t.store.subscriptions.upsert({ ...input, checks: ['bot'], grouping: 'some' as never })).rejects.toThrow();
     });
 
     it('lists subscriptions oldest first and removes one', async () => {
@@ -198,6 +208,31 @@ describeEachDb('store alerts', (t) => {
       expect(await t.store.alerts.setPosted('C1', 'V9', '1.2', '1.2')).toBe(false);
     });
 
+    it('records a post only from the delivery that announces the alert now; a move clears where it was', async () => {
+      await t.store.alerts.claim(claim());
+      expect(await t.store.alerts.announce('C1', 'V1', 7, { groupId: 3 })).toBe(true);
+      expect(await t.store.alerts.setPosted('C1', 'V1', '10.1', '10.1', 7)).toBe(true);
+      expect(await t.store.alerts.get('C1', 'V1')).toMatchObject({ messageTs: '10.1', threadTs: '10.1', deliveryId: 7, groupId: 3 });
+      // Moved into its group's thread: no message until the new delivery is posted; the old one's late post records nothing.
+      expect(await t.store.alerts.announce('C1', 'V1', 9, { moved: true })).toBe(true);
+      expect(await t.store.alerts.get('C1', 'V1')).toMatchObject({ messageTs: undefined, threadTs: undefined, deliveryId: 9, groupId: 3 });
+      expect(await t.store.alerts.setPosted('C1', 'V1', '10.1', '10.1', 7)).toBe(false);
+      expect(await t.store.alerts.setPosted('C1', 'V1', '12.1', '10.1', 9)).toBe(true);
+      expect(await t.store.alerts.get('C1', 'V1')).toMatchObject({ messageTs: '12.1', threadTs: '10.1' });
+      expect(await t.store.alerts.announce('C1', 'V9', 1)).toBe(false);
+    });
+
+    it('lists a group\'s alerts in the order their visitors showed up', async () => {
+      await t.store.alerts.claim(claim({ visitorId: 'V2', firstSeen: at(1) }));
+      await t.store.alerts.claim(claim({ visitorId: 'V1', firstSeen: at(2) }));
+      await t.store.alerts.claim(claim({ visitorId: 'V3', firstSeen: undefined, lastSeen: at(3) }));
+      await t.store.alerts.claim(claim({ visitorId: 'V4' }));
+      for (const visitorId of ['V1', 'V2', 'V3']) await t.store.alerts.announce('C1', visitorId, 1, { groupId: 5 });
+      await t.store.alerts.announce('C1', 'V4', 1, { groupId: 6 });
+      expect((await t.store.alerts.inGroup(5)).map((a) => a.visitorId)).toEqual(['V2', 'V1', 'V3']);
+      expect(await t.store.alerts.inGroup(7)).toEqual([]);
+    });
+
     it('adds sightings, keeps the latest last_seen and replaces the visit', async () => {
       await t.store.alerts.claim(claim());
       const newer = await t.store.alerts.recordSighting('C1', 'V1', { count: 3, lastSeen: at(10), visit: { id: 'visit-2' } });
@@ -308,6 +343,50 @@ describeEachDb('store alerts', (t) => {
       await t.store.alerts.claim(claim({ visitorId: 'V4', firstSeen: undefined, lastSeen: at(200) }));
       expect(await t.store.alerts.countSeenBetween('C1', at(150), at(200))).toBe(0);
       expect(await t.store.alerts.countSeenBetween('C1', at(200), at(201))).toBe(1);
+    });
+  });
+
+  describe('AlertGroupRepo', () => {
+    it('a group is open until its window ends; the latest open one of the channel is given', async () => {
+      const groups = new AlertGroupRepo(t.db);
+      const first = await groups.create({ channelId: 'C1', startedAt: at(0), endsAt: at(5), deliveryId: 11, summarised: false });
+      expect(first).toMatchObject({ id: expect.any(Number), channelId: 'C1', startedAt: at(0), endsAt: at(5), deliveryId: 11, summarised: false });
+      await groups.create({ channelId: 'C2', startedAt: at(1), endsAt: at(6), deliveryId: 12, summarised: true });
+      expect(await groups.latestOpen('C1', at(4))).toEqual(first);
+      expect(await groups.latestOpen('C1', at(5))).toBeUndefined();
+      const second = await groups.create({ channelId: 'C1', startedAt: at(5), endsAt: at(10), deliveryId: 13, summarised: true });
+      expect((await groups.latestOpen('C1', at(5)))?.id).toBe(second.id);
+      await groups.summarise(first.id);
+      expect(await groups.latestOpen('C1', at(1))).toMatchObject({ id: second.id });
+      expect(await groups.latestOpen('C3', at(1))).toBeUndefined();
+    });
+
+    it('one transaction at a time decides a channel\'s groups', async () => {
+      if (t.kind === 'pglite') return; // one connection: nothing runs beside it
+      const sibling = await t.openSibling();
+      const order: string[] = [];
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      const first = t.db.transaction(async (tx) => {
+        await new AlertGroupRepo(tx).lock('C1');
+        order.push('first locked');
+        await held;
+        order.push('first done');
+      });
+      await until(() => order.includes('first locked'), 'the first transaction to hold the lock');
+      const second = sibling.transaction(async (tx) => {
+        await new AlertGroupRepo(tx).lock('C1');
+        order.push('second locked');
+      });
+      const other = sibling.transaction(async (tx) => {
+        await new AlertGroupRepo(tx).lock('C2');
+        order.push('other channel locked');
+      });
+      await other;
+      await sleep(100); // time for the second to (wrongly) get the lock
+      release();
+      await Promise.all([first, second]);
+      expect(order).toEqual(['first locked', 'other channel locked', 'first done', 'second locked']);
     });
   });
 

@@ -38,6 +38,7 @@ const TABLES = [
   'alert_subscriptions',
   'alert_mutes',
   'alerts',
+  'alert_groups',
   'visitor_checks',
   'watch_state',
   'deliveries',

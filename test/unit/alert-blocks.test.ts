@@ -4,7 +4,7 @@ import {
   ALERT_ACTIONS,
   alertMessage,
   alertViewOf,
-  burstSummary,
+  groupMessage,
   sightingsReply,
   type AlertView,
   type SummaryRow,
@@ -208,79 +208,95 @@ describe('alertMessage', () => {
 });
 
 describe('sightingsReply', () => {
-  it('"Seen again: 3 more visits, last on /checkout", with the visit line', () => {
-    const reply = sightingsReply(3, { ...VISIT, url: 'https://www.example-shop.com/checkout' }, { timeZone: TZ, now: NOW });
+  it('"Seen again: visitor v_x, 3 more visits, last on /checkout", with the visit line', () => {
+    const reply = sightingsReply(ID, 3, { ...VISIT, url: 'https://www.example-shop.com/checkout' }, { timeZone: TZ, now: NOW });
     expectValid(reply);
-    expect(reply.text).toBe('Seen again: 3 more visits, last on /checkout');
+    expect(reply.text).toBe(`Seen again: visitor ${ID}, 3 more visits, last on /checkout`);
     const text = mrkdwnOf(reply)[0]!;
-    expect(text).toMatch(/^:eyes: Seen again: 3 more visits, last on \/checkout\n/);
+    expect(text).toMatch(/^:eyes: Seen again: visitor v_alert_test, 3 more visits, last on \/checkout\n/);
     expect(text).toContain('185.220.101.x');
     expect(JSON.stringify(reply)).not.toContain('185.220.101.47');
   });
 
   it('one visit is singular; no URL path is "/"; a hostile path is escaped', () => {
-    expect(sightingsReply(1, { ...VISIT, url: 'https://www.example-shop.com' }, { timeZone: TZ, now: NOW }).text).toBe('Seen again: 1 more visit, last on /');
-    const hostile = sightingsReply(2, { ...VISIT, url: 'https://x.example/<!channel>' }, { timeZone: TZ, now: NOW });
+    expect(sightingsReply(ID, 1, { ...VISIT, url: 'https://www.example-shop.com' }, { timeZone: TZ, now: NOW }).text).toBe(`Seen again: visitor ${ID}, 1 more visit, last on /`);
+    const hostile = sightingsReply(ID, 2, { ...VISIT, url: 'https://x.example/<!channel>' }, { timeZone: TZ, now: NOW });
     expectValid(hostile);
     expect(interpreted(hostile)).not.toContain('<!channel>');
-    expect(hostile.text).toBe('Seen again: 2 more visits, last on /&lt;!channel&gt;');
+    expect(hostile.text).toBe(`Seen again: visitor ${ID}, 2 more visits, last on /&lt;!channel&gt;`);
   });
 });
 
-describe('burstSummary', () => {
+describe('groupMessage', () => {
   const rows = (n: number): SummaryRow[] =>
     Array.from({ length: n }, (_, i) => ({
-      visitorId: `v_burst_${String(i).padStart(3, '0')}`,
+      visitorId: `v_group_${String(i).padStart(3, '0')}`,
       severity: i % 3 === 0 ? 'high' : i % 3 === 1 ? 'medium' : 'low',
       verdict: i % 3 === 0 ? 'Threat' : 'Suspicious',
       reasons: i % 3 === 0 ? ['flagged as attacker', 'VPN'] : ['<!channel> scraping score 0.91'],
     }));
+  const SINCE = new Date('2026-11-21T11:58:00Z');
+  const group = (members: SummaryRow[], over: { openUntil?: Date } = { openUntil: new Date('2026-11-21T12:03:00Z') }) =>
+    groupMessage({ channelId: 'C_SECURITY', since: SINCE, members, timeZone: TZ, now: NOW, ...over });
 
-  it('150 rows: within limits, at most 100 table rows, and says how many more', () => {
-    const summary = burstSummary(rows(150), { timeZone: TZ, now: NOW });
-    expectValid(summary);
-    const table = tableOf(summary);
-    expect(table.length).toBeLessThanOrEqual(100);
-    expect(table[0]).toEqual(['Visitor', 'Severity', 'Reasons']);
-    expect(table).toHaveLength(100);
-    expect(table[1]).toEqual(['v_burst_000', 'Threat · high', 'flagged as attacker; VPN']);
-    expect(table[99]![0]).toBe('v_burst_098');
-    expect(mrkdwnOf(summary).join('\n')).toContain('…and 51 more in the thread.');
-    expect(headerOf(summary)).toBe(':rotating_light: 150 new flagged visitors');
-    expect(summary.text).toBe('150 new flagged visitors');
-    expect(mrkdwnOf(summary)[0]).toBe('50 high · 50 medium · 50 low · Nov 21, 12:00 · one alert each in the thread');
+  it('says how many, where (a channel link) and since when, with nouns agreeing with counts; coloured by the worst severity', () => {
+    const three = group([rows(3)[1]!, rows(3)[0]!, { ...rows(3)[0]!, visitorId: 'v_other' }]);
+    expectValid(three);
+    expect(headerOf(three)).toBe(':rotating_light: 3 flagged visitors since Nov 21, 11:58');
+    expect(three.text).toBe('3 flagged visitors in <#C_SECURITY> since Nov 21, 11:58 (UTC): 2 threats, 1 suspicious visitor');
+    expect(mrkdwnOf(three)[0]).toBe('*3 flagged visitors* in <#C_SECURITY> since Nov 21, 11:58 (UTC): 2 threats, 1 suspicious visitor');
+    expect(mrkdwnOf(three)[1]).toBe(
+      '2 high · 1 medium · one alert each in the thread, with its buttons · flagged visitors until Nov 21, 12:03 (UTC) join this message; later ones start a new one',
+    );
+    expect(colourOf(three)).toBe('error');
+    // The most severe first, in the order they joined.
+    expect(tableOf(three).map((r) => r[0])).toEqual(['Visitor', 'v_group_000', 'v_other', 'v_group_001']);
+
+    const one = group([rows(2)[1]!]);
+    expect(one.text).toMatch(/^1 flagged visitor in <#C_SECURITY> since .*: 1 suspicious visitor$/);
+    expect(colourOf(one)).toBe('warning');
+    expect(headerOf(one)).toMatch(/^:warning: 1 flagged visitor since/);
+    expect(colourOf(group([rows(3)[2]!]))).toBe('info');
   });
 
-  it('a burst that fits says nothing about more, and counts only the severities present', () => {
-    const summary = burstSummary(rows(6).filter((r) => r.severity !== 'low'), { timeZone: TZ, now: NOW });
+  it('a burst (closed) does not invite more', () => {
+    const burst = group(rows(6), {});
+    expect(mrkdwnOf(burst).join('\n')).not.toMatch(/join this message/);
+    expect(mrkdwnOf(burst)[1]).toBe('2 high · 2 medium · 2 low · one alert each in the thread, with its buttons');
+  });
+
+  it('150 rows: within limits, at most 100 table rows, and says how many more', () => {
+    const summary = group(rows(150));
     expectValid(summary);
-    expect(tableOf(summary)).toHaveLength(5);
-    expect(mrkdwnOf(summary).join('\n')).not.toContain('more in the thread');
-    expect(mrkdwnOf(summary)[0]).toMatch(/^2 high · 2 medium · Nov 21/);
+    const table = tableOf(summary);
+    expect(table[0]).toEqual(['Visitor', 'Severity', 'Reasons']);
+    expect(table).toHaveLength(100);
+    expect(table[1]).toEqual(['v_group_000', 'Threat · high', 'flagged as attacker; VPN']);
+    expect(mrkdwnOf(summary).join('\n')).toContain('…and 51 more in the thread.');
+    expect(summary.text).toBe('150 flagged visitors in <#C_SECURITY> since Nov 21, 11:58 (UTC): 50 threats, 100 suspicious visitors');
   });
 
   it('exactly 99 rows fit; 100 leave one for the thread', () => {
-    const fits = burstSummary(rows(99), { timeZone: TZ, now: NOW });
+    const fits = group(rows(99));
     expect(tableOf(fits)).toHaveLength(100);
     expect(mrkdwnOf(fits).join('\n')).not.toContain('more in the thread');
-    const over = burstSummary(rows(100), { timeZone: TZ, now: NOW });
+    const over = group(rows(100));
     expectValid(over);
     expect(tableOf(over)).toHaveLength(100);
     expect(mrkdwnOf(over).join('\n')).toContain('…and 1 more in the thread.');
   });
 
-  it('table cells are raw text (never interpreted); empty reasons and huge ones stay within limits', () => {
-    const summary = burstSummary(
-      [
-        { visitorId: 'v_a'.repeat(100), severity: 'high', verdict: 'Threat', reasons: ['y'.repeat(5000)] },
-        { visitorId: 'v_b', severity: 'low', verdict: 'Suspicious', reasons: [] },
-      ],
-      { timeZone: TZ, now: NOW },
-    );
+  it('table cells are raw text (never interpreted); hostile reasons never reach mrkdwn; huge ones stay within limits', () => {
+    const summary = group([
+      { visitorId: 'v_a'.repeat(100), severity: 'high', verdict: 'Threat', reasons: ['y'.repeat(5000)] },
+      { visitorId: 'v_b', severity: 'low', verdict: 'Suspicious', reasons: [] },
+      ...rows(3).slice(1),
+    ]);
     expectValid(summary);
     const cells = (summary.blocks.find((b) => (b as { type: string }).type === 'table') as { rows: { type: string }[][] }).rows.flat();
     expect(cells.every((c) => c.type === 'raw_text')).toBe(true);
-    expect(tableOf(summary)[2]![2]).not.toBe('');
+    expect(tableOf(summary)[4]![2]).not.toBe('');
+    expect(interpreted(summary)).not.toContain('<!channel>');
   });
 });
 

@@ -18,26 +18,30 @@ function alerts(text: string): AlertsCommand {
 
 const OK: Array<[string, AlertsCommand]> = [
   // on
-  ['on', { kind: 'on', channel: undefined, min: 'medium', checks: ALL }],
-  ['ON', { kind: 'on', channel: undefined, min: 'medium', checks: ALL }],
-  ['on #security', { kind: 'on', channel: { name: 'security' }, min: 'medium', checks: ALL }],
-  ['on #sec-ops.eu', { kind: 'on', channel: { name: 'sec-ops.eu' }, min: 'medium', checks: ALL }],
-  ['on <#C123|security>', { kind: 'on', channel: { id: 'C123', name: 'security' }, min: 'medium', checks: ALL }],
-  ['on <#C123ABC>', { kind: 'on', channel: { id: 'C123ABC', name: undefined }, min: 'medium', checks: ALL }],
-  ['on min high', { kind: 'on', channel: undefined, min: 'high', checks: ALL }],
-  ['on min LOW', { kind: 'on', channel: undefined, min: 'low', checks: ALL }],
-  ['on severity medium', { kind: 'on', channel: undefined, min: 'medium', checks: ALL }],
-  ['on low', { kind: 'on', channel: undefined, min: 'low', checks: ALL }],
-  ['on high', { kind: 'on', channel: undefined, min: 'high', checks: ALL }],
-  ['on checks bot,vpn', { kind: 'on', channel: undefined, min: 'medium', checks: ['bot', 'vpn'] }],
-  ['on check scraping', { kind: 'on', channel: undefined, min: 'medium', checks: ['scraping'] }],
-  ['on checks bot,bot,vpn', { kind: 'on', channel: undefined, min: 'medium', checks: ['bot', 'vpn'] }],
-  ['on checks BOT,Extensions', { kind: 'on', channel: undefined, min: 'medium', checks: ['bot', 'extensions'] }],
+  ['on', { kind: 'on', channel: undefined, min: 'medium', checks: ALL, grouping: 'grouped' }],
+  ['ON', { kind: 'on', channel: undefined, min: 'medium', checks: ALL, grouping: 'grouped' }],
+  ['on #security', { kind: 'on', channel: { name: 'security' }, min: 'medium', checks: ALL, grouping: 'grouped' }],
+  ['on #sec-ops.eu', { kind: 'on', channel: { name: 'sec-ops.eu' }, min: 'medium', checks: ALL, grouping: 'grouped' }],
+  ['on <#C123|security>', { kind: 'on', channel: { id: 'C123', name: 'security' }, min: 'medium', checks: ALL, grouping: 'grouped' }],
+  ['on <#C123ABC>', { kind: 'on', channel: { id: 'C123ABC', name: undefined }, min: 'medium', checks: ALL, grouping: 'grouped' }],
+  ['on min high', { kind: 'on', channel: undefined, min: 'high', checks: ALL, grouping: 'grouped' }],
+  ['on min LOW', { kind: 'on', channel: undefined, min: 'low', checks: ALL, grouping: 'grouped' }],
+  ['on severity medium', { kind: 'on', channel: undefined, min: 'medium', checks: ALL, grouping: 'grouped' }],
+  ['on low', { kind: 'on', channel: undefined, min: 'low', checks: ALL, grouping: 'grouped' }],
+  ['on high', { kind: 'on', channel: undefined, min: 'high', checks: ALL, grouping: 'grouped' }],
+  ['on checks bot,vpn', { kind: 'on', channel: undefined, min: 'medium', checks: ['bot', 'vpn'], grouping: 'grouped' }],
+  ['on check scraping', { kind: 'on', channel: undefined, min: 'medium', checks: ['scraping'], grouping: 'grouped' }],
+  ['on checks bot,bot,vpn', { kind: 'on', channel: undefined, min: 'medium', checks: ['bot', 'vpn'], grouping: 'grouped' }],
+  ['on checks BOT,Extensions', { kind: 'on', channel: undefined, min: 'medium', checks: ['bot', 'extensions'], grouping: 'grouped' }],
   [
     'on <#C0SEC|security> min high checks bot,scraping',
-    { kind: 'on', channel: { id: 'C0SEC', name: 'security' }, min: 'high', checks: ['bot', 'scraping'] },
+    { kind: 'on', channel: { id: 'C0SEC', name: 'security' }, min: 'high', checks: ['bot', 'scraping'], grouping: 'grouped' },
   ],
-  ['on checks vpn low #growth', { kind: 'on', channel: { name: 'growth' }, min: 'low', checks: ['vpn'] }],
+  ['on checks vpn low #growth', { kind: 'on', channel: { name: 'growth' }, min: 'low', checks: ['vpn'], grouping: 'grouped' }],
+  ['on grouped', { kind: 'on', channel: undefined, min: 'medium', checks: ALL, grouping: 'grouped' }],
+  ['on each', { kind: 'on', channel: undefined, min: 'medium', checks: ALL, grouping: 'each' }],
+  ['on #security min high EACH', { kind: 'on', channel: { name: 'security' }, min: 'high', checks: ALL, grouping: 'each' }],
+  ['on each grouped', { kind: 'on', channel: undefined, min: 'medium', checks: ALL, grouping: 'grouped' }],
   // off
   ['off', { kind: 'off', channel: undefined }],
   ['off #security', { kind: 'off', channel: { name: 'security' } }],
@@ -67,12 +71,13 @@ const ERRORS: Array<[string, string]> = [
   ['on checks ddos', 'Checks are bot, scraping, vpn, extensions; not `ddos`.'],
   ['on checks bot,ddos', 'not `ddos`'],
   ['on checks', 'Checks are bot, scraping, vpn, extensions.'],
-  ['on checks bot, vpn', '`vpn` is not a channel, a severity or a list of checks.'],
+  ['on checks bot, vpn', '`vpn` is not a channel, a severity, a list of checks or a grouping (grouped, each).'],
   ['on min extreme', '`min` takes high, medium or low.'],
   ['on min', '`min` takes high, medium or low.'],
   ['on min #security', '`min` takes high, medium or low.'],
-  ['on critical', '`critical` is not a channel, a severity or a list of checks.'],
+  ['on critical', '`critical` is not a channel, a severity, a list of checks or a grouping (grouped, each).'],
   ['on security', '`security` is not a channel'],
+  ['on group', '`group` is not a channel, a severity, a list of checks or a grouping (grouped, each).'],
   ['off security', '`security` is not a channel; use #channel.'],
   ['mute v_123 for soon', '`soon` is not a duration; use 24h, 7d or forever.'],
   ['mute v_123 for 1y', '`1y` is not a duration'],
@@ -121,8 +126,8 @@ describe('/traffic alerts …', () => {
     expect(reply).toContain('&lt;!channel&gt;');
   });
 
-  it('the usage names every verb and every check', () => {
-    for (const word of ['on', 'off', 'status', 'mute', 'unmute', 'min', 'for 24h|7d|forever', ...ALERT_CHECKS]) expect(ALERTS_USAGE).toContain(word);
+  it('the usage names every verb, every check and both groupings', () => {
+    for (const word of ['on', 'off', 'status', 'mute', 'unmute', 'min', 'for 24h|7d|forever', 'grouped|each', ...ALERT_CHECKS]) expect(ALERTS_USAGE).toContain(word);
   });
 });
 

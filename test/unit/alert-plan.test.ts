@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { planChannel, planDelivery, type ChannelScan, type Existing, type NewAlert } from '../../src/features/alerts/plan.js';
+import { GROUPINGS, planChannel, planDelivery, type ChannelScan, type Existing, type NewAlert } from '../../src/features/alerts/plan.js';
 import type { Flag, FlagValue, VisitRecord } from '../../src/kernel/records.js';
 import { ALERT_CHECKS, DEFAULT_VERDICT_OPTIONS, judge, onlyChecks, severityRank, SEVERITIES, type SecurityFacts, type Severity } from '../../src/kernel/verdict.js';
 
@@ -170,16 +170,38 @@ describe('planChannel: properties', () => {
 
 describe('planDelivery', () => {
   const alert = (visitorId: string, severity: Severity): NewAlert => ({ kind: 'new', visitorId, severity, verdict: 'Suspicious', reasons: [], first: visit(visitorId, 1), last: visit(visitorId, 1), visits: 1 });
+  const grouping = fc.constantFrom(...GROUPINGS);
+  const open = fc.option(fc.record({ summarised: fc.boolean() }), { nil: undefined });
 
-  it('the most severe first; a summary only when there are more than the burst', () => {
+  it('every alert claimed goes out once, the most severe first', () => {
     fc.assert(
-      fc.property(fc.array(severity, { maxLength: 30 }), fc.integer({ min: 1, max: 10 }), (severities, burst) => {
+      fc.property(fc.array(severity, { maxLength: 30 }), fc.integer({ min: 0, max: 10 }), grouping, open, (severities, burst, g, o) => {
         const claimed = severities.map((s, i) => alert(`v${i}`, s));
-        const plan = planDelivery(claimed, burst);
-        expect(plan.summary).toBe(claimed.length > burst);
+        const plan = planDelivery(claimed, { grouping: g, burst, ...(o ? { open: o } : {}) });
         expect([...plan.alerts].map((a) => a.visitorId).sort()).toEqual(claimed.map((a) => a.visitorId).sort());
         for (let i = 1; i < plan.alerts.length; i++) expect(severityRank(plan.alerts[i - 1]!.severity)).toBeGreaterThanOrEqual(severityRank(plan.alerts[i]!.severity));
       }),
     );
+  });
+
+  it('one message each: a closed group of their own only when there are more than the burst', () => {
+    fc.assert(
+      fc.property(fc.array(severity, { maxLength: 30 }), fc.integer({ min: 1, max: 10 }), open, (severities, burst, o) => {
+        const claimed = severities.map((s, i) => alert(`v${i}`, s));
+        const plan = planDelivery(claimed, { grouping: 'each', burst, ...(o ? { open: o } : {}) });
+        if (claimed.length > burst) expect(plan).toMatchObject({ kind: 'start', summary: true, closed: true });
+        else expect(plan.kind).toBe('each');
+      }),
+    );
+  });
+
+  it('grouped: into the open group (its lone first alert becomes the summary), else a new one, a summary only for more than one', () => {
+    const two = [alert('v1', 'medium'), alert('v2', 'high')];
+    expect(planDelivery(two.slice(0, 1), { grouping: 'grouped', burst: 5 })).toMatchObject({ kind: 'start', summary: false, closed: false });
+    expect(planDelivery(two, { grouping: 'grouped', burst: 5 })).toMatchObject({ kind: 'start', summary: true, closed: false, alerts: [{ visitorId: 'v2' }, { visitorId: 'v1' }] });
+    expect(planDelivery(two.slice(0, 1), { grouping: 'grouped', burst: 5, open: { summarised: false } })).toMatchObject({ kind: 'join', convert: true });
+    expect(planDelivery(two, { grouping: 'grouped', burst: 5, open: { summarised: true } })).toMatchObject({ kind: 'join', convert: false });
+    // The burst is for channels that take one message each.
+    expect(planDelivery(two, { grouping: 'grouped', burst: 0 })).toMatchObject({ kind: 'start', closed: false });
   });
 });

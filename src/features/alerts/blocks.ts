@@ -1,5 +1,5 @@
 import type { Button, KnownBlock, TableBlock } from '@slack/types';
-import { formatDateTime, formatDateTimeIn, maskIp, MISSING, shortUrl, counted } from '../../kernel/format.js';
+import { formatCount, formatDateTime, formatDateTimeIn, maskIp, MISSING, shortUrl, counted } from '../../kernel/format.js';
 import { fieldOf } from '../../kernel/records.js';
 import type { Severity, VerdictName } from '../../kernel/verdict.js';
 import { escapeMrkdwn, fallbackText, mrkdwnCode } from '../../platform/slack/kit/escape.js';
@@ -59,6 +59,8 @@ export function alertViewOf(
 }
 
 const SEVERITY_EMOJI: Record<Severity, string> = { high: ':rotating_light:', medium: ':warning:', low: ':large_yellow_circle:' };
+/** The most severe first. */
+const SEVERITY_ORDER: readonly Severity[] = ['high', 'medium', 'low'];
 
 function when(date: Date | undefined, view: Pick<AlertView, 'timeZone' | 'now'>): string {
   return date ? formatDateTimeIn(date.toISOString(), view.timeZone, view.now) : MISSING;
@@ -123,10 +125,10 @@ export function alertMessage(view: AlertView): SlackMessage {
   return inColour({ text: fallbackText(`${headline}: ${view.reasons.join('; ')}`), blocks: capBlocks(blocks) }, view.acknowledged ? 'neutral' : severityLevel(view.severity));
 }
 
-/** The thread reply for later visits by an alerted visitor. */
-export function sightingsReply(count: number, lastVisit: Record<string, unknown>, view: Pick<AlertView, 'timeZone' | 'now'>): { text: string; blocks: KnownBlock[] } {
+/** The thread reply for later visits by an alerted visitor (named: a group's thread holds several). */
+export function sightingsReply(visitorId: string, count: number, lastVisit: Record<string, unknown>, view: Pick<AlertView, 'timeZone' | 'now'>): { text: string; blocks: KnownBlock[] } {
   const page = clip(shortUrl(str(lastVisit.url)), 100);
-  const text = `Seen again: ${counted(count, 'more visit')}, last on ${page}`;
+  const text = `Seen again: visitor ${visitorId}, ${counted(count, 'more visit')}, last on ${page}`;
   return {
     text: fallbackText(text),
     blocks: [{ type: 'section', text: mrkdwn(`:eyes: ${escapeMrkdwn(text)}\n${visitLine(lastVisit, view)}`) }],
@@ -140,8 +142,29 @@ export interface SummaryRow {
   reasons: readonly string[];
 }
 
-/** A burst: one message with a table of the new flagged visitors; the details go to its thread. */
-export function burstSummary(rows: readonly SummaryRow[], view: Pick<AlertView, 'timeZone' | 'now'>): { text: string; blocks: KnownBlock[] } {
+export interface GroupView {
+  channelId: string;
+  /** When its first alert was decided. */
+  since: Date;
+  /** New flagged visitors decided before this join it; unset: nothing joins it (a burst of one scan). */
+  openUntil?: Date;
+  /** Its alerts as they stand. */
+  members: readonly SummaryRow[];
+  timeZone: string;
+  now: Date;
+}
+
+/** What a group's visitors are called, by verdict: "2 threats, 1 suspicious visitor". */
+const VERDICT_NOUNS: Record<VerdictName, string> = { Threat: 'threat', Suspicious: 'suspicious visitor', Human: 'human', Unknown: 'unknown visitor' };
+
+/**
+ * A group's message: "3 flagged visitors in #security since Nov 24, 14:02 (UTC): 2 threats,
+ * 1 suspicious visitor", the severities, a table of the visitors (the most severe first),
+ * and where their alerts are (a reply each in its thread). Its bar is the worst severity's colour.
+ */
+export function groupMessage(view: GroupView): SlackMessage {
+  const rows = [...view.members].sort((a, b) => SEVERITY_ORDER.indexOf(a.severity) - SEVERITY_ORDER.indexOf(b.severity));
+  const worst = rows[0]?.severity ?? 'low';
   const shown = rows.slice(0, LIMITS.tableRows - 1);
   const table: TableBlock = {
     type: 'table',
@@ -151,17 +174,25 @@ export function burstSummary(rows: readonly SummaryRow[], view: Pick<AlertView, 
       ...shown.map((r) => [clip(r.visitorId, 80), `${r.verdict} · ${r.severity}`, clip(r.reasons.join('; ') || MISSING, 300)]),
     ]).map((r) => r.map((t) => cell(t))),
   };
-  const counts = (['high', 'medium', 'low'] as const).map((s) => [s, rows.filter((r) => r.severity === s).length] as const).filter(([, n]) => n > 0);
-  const headline = counted(rows.length, 'new flagged visitor');
+  const tally = <K extends string>(key: (r: SummaryRow) => K, order: readonly K[]) => order.map((k) => [k, rows.filter((r) => key(r) === k).length] as const).filter(([, n]) => n > 0);
+  const verdicts = tally((r) => r.verdict, ['Threat', 'Suspicious', 'Unknown', 'Human'] as const)
+    .map(([v, n]) => counted(n, VERDICT_NOUNS[v]))
+    .join(', ');
+  const severities = tally((r) => r.severity, SEVERITY_ORDER)
+    .map(([s, n]) => `${formatCount(n)} ${s}`)
+    .join(' · ');
+  const count = counted(rows.length, 'flagged visitor');
+  const since = formatDateTimeIn(view.since.toISOString(), view.timeZone, view.now);
+  const where = view.openUntil
+    ? `one alert each in the thread, with its buttons · flagged visitors until ${formatDateTimeIn(view.openUntil.toISOString(), view.timeZone, view.now)} join this message; later ones start a new one`
+    : 'one alert each in the thread, with its buttons';
   const blocks: KnownBlock[] = [
-    { type: 'header', text: plainText(`:rotating_light: ${headline}`, LIMITS.headerText) },
-    {
-      type: 'context',
-      elements: [mrkdwn(`${counts.map(([s, n]) => `${n} ${s}`).join(' · ')} · ${escapeMrkdwn(formatDateTime(view.now.toISOString(), view.timeZone, view.now))} · one alert each in the thread`)],
-    },
+    { type: 'header', text: plainText(`${SEVERITY_EMOJI[worst]} ${count} since ${formatDateTime(view.since.toISOString(), view.timeZone, view.now)}`, LIMITS.headerText) },
+    { type: 'section', text: mrkdwn(`*${escapeMrkdwn(count)}* in <#${view.channelId}> since ${escapeMrkdwn(since)}: ${escapeMrkdwn(verdicts)}`) },
+    { type: 'context', elements: [mrkdwn(`${escapeMrkdwn(severities)} · ${escapeMrkdwn(where)}`)] },
     table,
   ];
-  if (rows.length > shown.length) blocks.push({ type: 'context', elements: [mrkdwn(`…and ${rows.length - shown.length} more in the thread.`)] });
-  return { text: fallbackText(headline), blocks };
+  if (rows.length > shown.length) blocks.push({ type: 'context', elements: [mrkdwn(`…and ${formatCount(rows.length - shown.length)} more in the thread.`)] });
+  const text = `${fallbackText(`${count} in`)} <#${view.channelId}> ${fallbackText(`since ${since}: ${verdicts}`)}`;
+  return inColour({ text, blocks }, severityLevel(worst));
 }
-

@@ -6,7 +6,7 @@ import { AlertRepo, AlertSubscriptionRepo } from './repo.js';
 
 const NOTICE_DEADLINE_MS = 24 * 3_600_000;
 
-/** The alert a delivery announces; no visitor for a burst summary. */
+/** The alert a delivery announces; no visitor for a group's message or an edit. */
 function alertOf(delivery: Delivery): { channelId: string; visitorId?: string } {
   const { visitorId } = delivery.subject as { visitorId?: unknown };
   return { channelId: delivery.channelId, ...(typeof visitorId === 'string' ? { visitorId } : {}) };
@@ -20,7 +20,7 @@ function alertOf(delivery: Delivery): { channelId: string; visitorId?: string } 
 export const alertDeliveryHooks: SubjectHooks = {
   async posted(tx: Queryable, delivery, messageTs, threadTs) {
     const { channelId, visitorId } = alertOf(delivery);
-    if (visitorId) await new AlertRepo(tx).setPosted(channelId, visitorId, messageTs, threadTs ?? messageTs);
+    if (visitorId) await new AlertRepo(tx).setPosted(channelId, visitorId, messageTs, threadTs ?? messageTs, delivery.id);
     await new AlertSubscriptionRepo(tx).clearAttention(channelId);
   },
   async failed(tx: Queryable, delivery, failure) {

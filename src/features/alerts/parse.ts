@@ -3,9 +3,10 @@ import { channelRef, code, isSafeId, parseMuteDuration, type ChannelRef, type Us
 
 export { parseMuteDuration };
 import { ALERT_CHECKS, isSeverity, type AlertCheck, type Severity } from '../../kernel/verdict.js';
+import { GROUPINGS, type Grouping } from './plan.js';
 
 export const ALERTS_USAGE =
-  '/traffic alerts on [#channel] [min high|medium|low] [checks bot,scraping,vpn,extensions] · alerts off [#channel] · alerts status · alerts mute <visitor_id> [for 24h|7d|forever] · alerts unmute <visitor_id>';
+  '/traffic alerts on [#channel] [min high|medium|low] [checks bot,scraping,vpn,extensions] [grouped|each] · alerts off [#channel] · alerts status · alerts mute <visitor_id> [for 24h|7d|forever] · alerts unmute <visitor_id>';
 
 export const ALERTS_HELP = [
   '/traffic alerts on|off|status|mute|unmute …',
@@ -13,7 +14,7 @@ export const ALERTS_HELP = [
 ];
 
 export type AlertsCommand =
-  | { kind: 'on'; channel?: ChannelRef; min: Severity; checks: AlertCheck[] }
+  | { kind: 'on'; channel?: ChannelRef; min: Severity; checks: AlertCheck[]; grouping: Grouping }
   | { kind: 'off'; channel?: ChannelRef }
   | { kind: 'status' }
   | { kind: 'mute'; visitorId: string; forMs: number | null; label: string }
@@ -59,6 +60,7 @@ function parseOn(tokens: readonly string[]): AlertsCommand {
   let channel: ChannelRef | undefined;
   let min: Severity = 'medium';
   let checks: AlertCheck[] = [...ALERT_CHECKS];
+  let grouping: Grouping = 'grouped';
   for (let i = 0; i < tokens.length; i++) {
     const token = tokens[i]!;
     const word = token.toLowerCase();
@@ -76,9 +78,11 @@ function parseOn(tokens: readonly string[]): AlertsCommand {
       const unknown = list.filter((c) => !(ALERT_CHECKS as readonly string[]).includes(c));
       if (list.length === 0 || unknown.length > 0) return fail(`Checks are ${ALERT_CHECKS.join(', ')}${unknown.length ? `; not ${code(unknown.join(','))}` : ''}.`);
       checks = [...new Set(list)] as AlertCheck[];
+    } else if ((GROUPINGS as readonly string[]).includes(word)) {
+      grouping = word as Grouping;
     } else {
-      return fail(`${code(token)} is not a channel, a severity or a list of checks.`);
+      return fail(`${code(token)} is not a channel, a severity, a list of checks or a grouping (grouped, each).`);
     }
   }
-  return { kind: 'on', channel, min, checks };
+  return { kind: 'on', channel, min, checks, grouping };
 }

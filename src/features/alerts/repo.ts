@@ -6,6 +6,7 @@
 import { SEVERITIES, type AlertCheck, type Severity } from '../../kernel/verdict.js';
 import type { Queryable } from '../../platform/store/db.js';
 import { fromRow } from '../../platform/store/rows.js';
+import type { Grouping } from './plan.js';
 
 /** Severities from the lowest up: a raise must move right. */
 const SEVERITY_SQL_ORDER = `ARRAY[${SEVERITIES.map((s) => `'${s}'`).join(', ')}]`;
@@ -18,9 +19,12 @@ export interface AlertSubscriptionInput {
   minSeverity: Severity;
   checks: AlertCheck[];
   createdBy: string;
+  /** How new alerts go out (default grouped). */
+  grouping?: Grouping;
 }
 
 export interface AlertSubscription extends AlertSubscriptionInput {
+  grouping: Grouping;
   /** Why Slack refuses the channel (gone, archived, Lookout not a member), until a post succeeds or it is subscribed again. */
   attention?: string;
   createdAt: Date;
@@ -38,12 +42,13 @@ export class AlertSubscriptionRepo {
    */
   async upsert(input: AlertSubscriptionInput): Promise<AlertSubscription> {
     const { rows } = await this.db.query(
-      `INSERT INTO alert_subscriptions (channel_id, team_id, min_severity, checks, created_by)
-       VALUES ($1, $2, $3, $4::jsonb, $5)
+      `INSERT INTO alert_subscriptions (channel_id, team_id, min_severity, checks, created_by, grouping)
+       VALUES ($1, $2, $3, $4::jsonb, $5, $6)
        ON CONFLICT (channel_id) DO UPDATE SET
-         team_id = EXCLUDED.team_id, min_severity = EXCLUDED.min_severity, checks = EXCLUDED.checks, attention = NULL, updated_at = now()
+         team_id = EXCLUDED.team_id, min_severity = EXCLUDED.min_severity, checks = EXCLUDED.checks, grouping = EXCLUDED.grouping,
+         attention = NULL, updated_at = now()
        RETURNING *`,
-      [input.channelId, input.teamId, input.minSeverity, JSON.stringify(input.checks), input.createdBy],
+      [input.channelId, input.teamId, input.minSeverity, JSON.stringify(input.checks), input.createdBy, input.grouping ?? 'grouped'],
     );
     return toSubscription(rows[0]!);
   }
@@ -195,8 +200,12 @@ export interface Alert extends Omit<AlertClaim, 'firstSeen'> {
   firstSeen?: Date;
   /** Set once posted. */
   messageTs?: string;
-  /** Where the alert's details and threads go: its own ts or a burst summary's. */
+  /** Where the alert's details and threads go: its own ts or its group's. */
   threadTs?: string;
+  /** The group it was announced in, if any. */
+  groupId?: number;
+  /** The delivery that announces it now: only its post records messageTs. */
+  deliveryId?: number;
   sightings: number;
   acknowledgedBy?: string;
   acknowledgedAt?: Date;
@@ -204,7 +213,12 @@ export interface Alert extends Omit<AlertClaim, 'firstSeen'> {
   updatedAt: Date;
 }
 
-const toAlert = (row: Record<string, unknown>): Alert => ({ ...fromRow<Alert>(row), sightings: Number(row.sightings) });
+const toAlert = (row: Record<string, unknown>): Alert => ({
+  ...fromRow<Alert>(row),
+  sightings: Number(row.sightings),
+  groupId: row.group_id == null ? undefined : Number(row.group_id),
+  deliveryId: row.delivery_id == null ? undefined : Number(row.delivery_id),
+});
 
 export class AlertRepo {
   constructor(private readonly db: Queryable) {}
@@ -234,14 +248,39 @@ export class AlertRepo {
     return rows.length > 0;
   }
 
-  /** Records the posted message and where its details go; false when there is no such alert. */
-  async setPosted(channelId: string, visitorId: string, messageTs: string, threadTs: string): Promise<boolean> {
+  /**
+   * Records the posted message and where its details go, when `deliveryId` is the delivery
+   * that announces the alert now (or none is recorded); false otherwise, or when there is no such alert.
+   */
+  async setPosted(channelId: string, visitorId: string, messageTs: string, threadTs: string, deliveryId?: number): Promise<boolean> {
     const { rows } = await this.db.query(
       `UPDATE alerts SET message_ts = $3, thread_ts = $4, updated_at = now()
-       WHERE channel_id = $1 AND visitor_id = $2 RETURNING visitor_id`,
-      [channelId, visitorId, messageTs, threadTs],
+       WHERE channel_id = $1 AND visitor_id = $2 AND (delivery_id IS NULL OR delivery_id = $5) RETURNING visitor_id`,
+      [channelId, visitorId, messageTs, threadTs, deliveryId ?? null],
     );
     return rows.length > 0;
+  }
+
+  /**
+   * Records the delivery that announces the alert now, and its group. `moved`: the alert is
+   * announced again elsewhere (into its group's thread), so it has no message until that
+   * delivery is posted. False when there is no such alert.
+   */
+  async announce(channelId: string, visitorId: string, deliveryId: number, options: { groupId?: number; moved?: boolean } = {}): Promise<boolean> {
+    const { rows } = await this.db.query(
+      `UPDATE alerts SET delivery_id = $3, group_id = coalesce($4, group_id),
+         message_ts = CASE WHEN $5 THEN NULL ELSE message_ts END, thread_ts = CASE WHEN $5 THEN NULL ELSE thread_ts END,
+         updated_at = now()
+       WHERE channel_id = $1 AND visitor_id = $2 RETURNING visitor_id`,
+      [channelId, visitorId, deliveryId, options.groupId ?? null, options.moved ?? false],
+    );
+    return rows.length > 0;
+  }
+
+  /** The alerts of a group, in the order their visitors showed up. */
+  async inGroup(groupId: number): Promise<Alert[]> {
+    const { rows } = await this.db.query('SELECT * FROM alerts WHERE group_id = $1 ORDER BY coalesce(first_seen, last_seen), visitor_id', [groupId]);
+    return rows.map(toAlert);
   }
 
   /** The latest alerts, by when their visitor was last seen. */
@@ -342,6 +381,55 @@ export class AlertRepo {
       [channelId ?? null, from, to],
     );
     return Number(rows[0]?.n ?? 0);
+  }
+}
+
+// ---------------------------------------------------------------- groups
+
+/** New alerts of a channel within a window, announced by one message (kept by the watcher). */
+export interface AlertGroup {
+  id: number;
+  channelId: string;
+  startedAt: Date;
+  /** Alerts decided before this join the group. */
+  endsAt: Date;
+  /** The delivery of its top-level message. */
+  deliveryId: number;
+  /** Its message is the summary (false while it is its first visitor's alert). */
+  summarised: boolean;
+  createdAt: Date;
+}
+
+/** The advisory locks of alert groups, apart from any other ("Grp" in ASCII). */
+const GROUP_LOCK = 0x477270;
+
+const toGroup = (row: Record<string, unknown>): AlertGroup => ({ ...fromRow<AlertGroup>(row), id: Number(row.id), deliveryId: Number(row.delivery_id) });
+
+export class AlertGroupRepo {
+  constructor(private readonly db: Queryable) {}
+
+  async create(input: Pick<AlertGroup, 'channelId' | 'startedAt' | 'endsAt' | 'deliveryId' | 'summarised'>): Promise<AlertGroup> {
+    const { rows } = await this.db.query(
+      'INSERT INTO alert_groups (channel_id, started_at, ends_at, delivery_id, summarised) VALUES ($1, $2, $3, $4, $5) RETURNING *',
+      [input.channelId, input.startedAt, input.endsAt, input.deliveryId, input.summarised],
+    );
+    return toGroup(rows[0]!);
+  }
+
+  /** The channel's latest group whose window is not over at `now`. */
+  async latestOpen(channelId: string, now: Date): Promise<AlertGroup | undefined> {
+    const { rows } = await this.db.query('SELECT * FROM alert_groups WHERE channel_id = $1 AND ends_at > $2 ORDER BY id DESC LIMIT 1', [channelId, now]);
+    return rows[0] && toGroup(rows[0]);
+  }
+
+  /** Waits for (and holds until the transaction ends) the right to decide the channel's groups: one scan at a time. */
+  async lock(channelId: string): Promise<void> {
+    await this.db.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [GROUP_LOCK, channelId]);
+  }
+
+  /** Its message is the summary from now on. */
+  async summarise(id: number): Promise<void> {
+    await this.db.query('UPDATE alert_groups SET summarised = true WHERE id = $1', [id]);
   }
 }
 

@@ -1,4 +1,4 @@
-import { counted, formatCount, formatDateTimeIn } from '../../kernel/format.js';
+import { counted, durationInWords, formatCount, formatDateTimeIn } from '../../kernel/format.js';
 import type { ChannelRef } from '../../kernel/text.js';
 import { atLeast, judge, type AlertCheck, type SecurityFacts, type Severity, type VerdictOptions } from '../../kernel/verdict.js';
 import type { Changed } from '../../platform/changes.js';
@@ -9,6 +9,7 @@ import { escapeMrkdwn, mrkdwnCode } from '../../platform/slack/kit/escape.js';
 import { infoMessage, problemMessage, type SlackMessage } from '../../platform/slack/kit/messages.js';
 import { deliveryState } from '../../platform/deliveries/describe.js';
 import { alertMessage, alertViewOf } from './blocks.js';
+import { GROUP_WINDOW_MS, type Grouping } from './plan.js';
 import { WATCH_STATE_KEY, type AlertRepos } from './watcher.js';
 
 /** What digests may ask of alerts: how many flagged visitors were seen; undefined while no channel has alerts on. */
@@ -51,6 +52,15 @@ export type Outcome = { ok: boolean; message: SlackMessage };
 
 const MUTE_MS: Record<'mute24h' | 'mute7d', number> = { mute24h: 24 * 3_600_000, mute7d: 7 * 86_400_000 };
 
+const WINDOW = durationInWords(GROUP_WINDOW_MS);
+/** What a subscription's grouping means, said when alerts are turned on. */
+const GROUPING_WORDS: Record<Grouping, string> = {
+  grouped: `New flagged visitors within ${WINDOW} of each other's first share one message, with an alert each in its thread (\`/traffic alerts on each\` for one message per visitor).`,
+  each: 'Each flagged visitor gets a message of its own (`/traffic alerts on grouped` to group them).',
+};
+/** …and in the status. */
+const GROUPING_STATUS: Record<Grouping, string> = { grouped: `grouped (${WINDOW})`, each: 'one message per visitor' };
+
 /**
  * The rules of threat alerts: anyone may see the status and acknowledge an alert;
  * only admins turn alerts on or off and mute or unmute visitors.
@@ -71,7 +81,7 @@ export class AlertService implements FlaggedVisitors {
     return date ? formatDateTimeIn(date.toISOString(), this.deps.timeZone, now) : 'never';
   }
 
-  async subscribe(user: string, teamId: string, here: string, request: { channel?: ChannelRef; min: Severity; checks: AlertCheck[] }): Promise<Outcome> {
+  async subscribe(user: string, teamId: string, here: string, request: { channel?: ChannelRef; min: Severity; checks: AlertCheck[]; grouping: Grouping }): Promise<Outcome> {
     const refused = this.adminOnly(user);
     if (refused) return refused;
     const channelId = request.channel ? await this.deps.directory.channelId(request.channel) : here;
@@ -81,14 +91,18 @@ export class AlertService implements FlaggedVisitors {
       const allowed = this.deps.access.rules.security.channels.join(', ');
       return { ok: false, message: problemMessage('Threat alerts can only go to the security channels.', `SECURITY_CHANNELS allows ${allowed}; turn alerts on in one of those.`) };
     }
-    await this.deps.repos.subscriptions.upsert({ channelId, teamId, minSeverity: request.min, checks: request.checks, createdBy: user });
+    await this.deps.repos.subscriptions.upsert({ channelId, teamId, minSeverity: request.min, checks: request.checks, createdBy: user, grouping: request.grouping });
     // Visits from now on are watched, even if the first scan is cut short.
     await this.deps.repos.watchState.startAt(WATCH_STATE_KEY, this.deps.now());
     this.deps.changed?.('everyone');
-    this.deps.log.info({ channel: channelId, user, min: request.min, checks: request.checks }, 'threat alerts on');
+    this.deps.log.info({ channel: channelId, user, min: request.min, checks: request.checks, grouping: request.grouping }, 'threat alerts on');
     return {
       ok: true,
-      message: infoMessage([`Threat alerts are on: visitors of ${request.min} severity or more (checks: ${request.checks.join(', ')}) are reported in `, { channel: channelId }, ' within a scan or two.']),
+      message: infoMessage([
+        `Threat alerts are on: visitors of ${request.min} severity or more (checks: ${request.checks.join(', ')}) are reported in `,
+        { channel: channelId },
+        ` within a scan or two. ${GROUPING_WORDS[request.grouping]}`,
+      ]),
     };
   }
 
@@ -151,7 +165,7 @@ export class AlertService implements FlaggedVisitors {
     const unfinished = await this.deps.repos.deliveries.unfinished({ channels: [channelId], failedWithinMs: 7 * 86_400_000, limit: 6 });
     const lines = [
       subscription
-        ? `*Watching:* ${escapeMrkdwn(subscription.minSeverity)} severity or more · checks ${escapeMrkdwn(subscription.checks.join(', '))}`
+        ? `*Watching:* ${escapeMrkdwn(subscription.minSeverity)} severity or more · checks ${escapeMrkdwn(subscription.checks.join(', '))} · ${GROUPING_STATUS[subscription.grouping]}`
         : '*Watching:* nothing in this channel (`/traffic alerts on` to start)',
       `*Last scan:* ${escapeMrkdwn(this.when(state?.lastScanAt, now))}${state?.lastCounts ? ` · ${escapeMrkdwn(scanCounts(state.lastCounts))}` : ''}`,
       state?.lastError ? `*Last error:* ${escapeMrkdwn(state.lastError)}` : '*Last error:* none',

@@ -1,15 +1,15 @@
 import pLimit from 'p-limit';
 import type { Part, SecurityAnswers, SecurityCheck, VisitRecord } from '../../kernel/records.js';
-import { securityFacts, type AlertCheck, type SecurityFacts, type VerdictOptions } from '../../kernel/verdict.js';
+import { securityFacts, type AlertCheck, type SecurityFacts, type VerdictName, type VerdictOptions } from '../../kernel/verdict.js';
 import type { AnalyticsApi } from '../../platform/api/analytics.js';
 import { ApiError } from '../../platform/api/errors.js';
 import type { Logger } from '../../platform/log.js';
 import { DeliveryRepo, type Subject } from '../../platform/deliveries/repo.js';
 import type { Db, Queryable } from '../../platform/store/db.js';
 import type { LeaseRepo } from '../../platform/store/leases.js';
-import { alertMessage, alertViewOf, burstSummary, sightingsReply, type AlertRecord, type AlertView } from './blocks.js';
-import { planChannel, planDelivery, type Decision, type NewAlert } from './plan.js';
-import { AlertRepo, WatchStateRepo, type AlertMuteRepo, type AlertSubscription, type AlertSubscriptionRepo, type VisitorCheckRepo } from './repo.js';
+import { alertMessage, alertViewOf, groupMessage, sightingsReply, type AlertRecord, type AlertView } from './blocks.js';
+import { GROUP_WINDOW_MS, planChannel, planDelivery, type Decision, type NewAlert } from './plan.js';
+import { AlertGroupRepo, AlertMuteRepo, AlertRepo, WatchStateRepo, type Alert, type AlertGroup, type AlertSubscription, type AlertSubscriptionRepo, type VisitorCheckRepo } from './repo.js';
 
 export interface AlertRepos {
   subscriptions: AlertSubscriptionRepo;
@@ -40,7 +40,7 @@ export interface ThreatWatchOptions {
   intervalMs: number;
   /** ALERT_RECHECK_AFTER: a visitor's security answers are reused this long. */
   recheckMs: number;
-  /** ALERT_BURST: more new flagged visitors than this in one scan for a channel become one summary. */
+  /** ALERT_BURST: in a channel that takes one message per visitor, more new flagged visitors than this in one scan become one group. */
   burst: number;
   /** Visitors looked up at once. */
   concurrency?: number;
@@ -263,7 +263,7 @@ export class ThreatWatcher {
     return { facts, lookups };
   }
 
-  private view(alert: AlertRecord, now: Date, extra: { raised?: boolean } = {}): AlertView {
+  private view(alert: AlertRecord, now: Date, extra: { raised?: boolean; mutedUntil?: Date | null } = {}): AlertView {
     return alertViewOf(alert, { timeZone: this.options.timeZone, now, ...extra });
   }
 
@@ -276,8 +276,7 @@ export class ThreatWatcher {
     const outbox = new DeliveryRepo(tx);
     const channel = subscription.channelId;
     const expiresInMs = this.options.deliveryDeadlineMs;
-    const subject = (visitorId: string): Subject => ({ type: ALERT_SUBJECT, channelId: channel, visitorId });
-    let counts = { alerts: 0, sightings: 0 };
+    const counts = { alerts: 0, sightings: 0 };
     const fresh: NewAlert[] = [];
     for (const decision of decisions) {
       if (decision.kind === 'new') {
@@ -286,13 +285,14 @@ export class ThreatWatcher {
         const { visitorId, severity, verdict, reasons, last } = decision;
         const raised = await alerts.raise(channel, visitorId, { severity, verdict, reasons, visit: last, lastSeen: new Date(timeOf(last)) });
         if (!raised) continue;
-        await outbox.enqueue({ kind: 'alert', channelId: channel, message: alertMessage(this.view(raised, now, { raised: true })), subject: subject(visitorId), expiresInMs });
+        const id = await outbox.enqueue({ kind: 'alert', channelId: channel, message: alertMessage(this.view(raised, now, { raised: true })), subject: alertSubject(channel, visitorId), expiresInMs });
+        await alerts.announce(channel, visitorId, id);
         counts.alerts++;
       } else {
         const { visitorId, visits, last } = decision;
         const updated = await alerts.recordSighting(channel, visitorId, { count: visits, lastSeen: new Date(timeOf(last)), visit: last });
         if (!updated) continue;
-        await outbox.enqueue({ kind: 'sighting', channelId: channel, message: sightingsReply(visits, last, { timeZone: this.options.timeZone, now }), threadTs: decision.threadTs, expiresInMs });
+        await outbox.enqueue({ kind: 'sighting', channelId: channel, message: sightingsReply(visitorId, visits, last, { timeZone: this.options.timeZone, now }), threadTs: decision.threadTs, expiresInMs });
         await outbox.enqueue({ kind: 'update', channelId: channel, message: alertMessage(this.view(updated, now)), updateTs: decision.messageTs, expiresInMs });
         counts.sightings++;
       }
@@ -302,21 +302,82 @@ export class ThreatWatcher {
       const won = await alerts.claim({ channelId: channel, visitorId: f.visitorId, severity: f.severity, verdict: f.verdict, reasons: f.reasons, visit: f.last, firstSeen: new Date(timeOf(f.first)), lastSeen: new Date(timeOf(f.last)), sightings: f.visits });
       if (won) claimed.push(f);
     }
-    const plan = planDelivery(claimed, this.options.burst);
-    const summary = plan.summary
-      ? await outbox.enqueue({ kind: 'burst', channelId: channel, message: burstSummary(plan.alerts, { timeZone: this.options.timeZone, now }), subject: { type: ALERT_SUBJECT, channelId: channel }, expiresInMs })
-      : undefined;
-    for (const c of plan.alerts) {
-      const alert = await alerts.get(channel, c.visitorId);
-      if (!alert) continue;
-      await outbox.enqueue({ kind: 'alert', channelId: channel, message: alertMessage(this.view(alert, now)), threadOf: summary, subject: subject(c.visitorId), expiresInMs });
-      counts = { ...counts, alerts: counts.alerts + 1 };
-    }
+    counts.alerts += await this.announceNew(tx, subscription, claimed, now);
     return counts;
+  }
+
+  /**
+   * The new alerts of a channel, out as its grouping says (plan.ts): a post each, or a
+   * group's message (posted, or edited to its new summary) with a reply each in its thread.
+   * Each alert records the delivery that announces it; how many were announced.
+   */
+  private async announceNew(tx: Queryable, subscription: AlertSubscription, claimed: readonly NewAlert[], now: Date): Promise<number> {
+    if (claimed.length === 0) return 0;
+    const alerts = new AlertRepo(tx);
+    const groups = new AlertGroupRepo(tx);
+    const outbox = new DeliveryRepo(tx);
+    const channel = subscription.channelId;
+    const expiresInMs = this.options.deliveryDeadlineMs;
+    // A channel's groups are decided by one scan at a time (replicas handing the lease over).
+    await groups.lock(channel);
+    const open = subscription.grouping === 'grouped' ? await this.openGroup(groups, outbox, channel, now) : undefined;
+    const plan = planDelivery(claimed, { grouping: subscription.grouping, burst: this.options.burst, ...(open ? { open } : {}) });
+    const rows = await alerts.getMany(channel, plan.alerts.map((a) => a.visitorId));
+    const fresh = plan.alerts.map((a) => rows.get(a.visitorId)).filter((a): a is Alert => a !== undefined);
+    const post = (alert: Alert, where: { threadOf?: number }, mutedUntil?: Date | null) =>
+      outbox.enqueue({ kind: 'alert', channelId: channel, message: alertMessage(this.view(alert, now, mutedUntil === undefined ? {} : { mutedUntil })), subject: alertSubject(channel, alert.visitorId), expiresInMs, ...where });
+    const summary = (members: readonly Alert[], since: Date, openUntil?: Date) =>
+      groupMessage({ channelId: channel, since, ...(openUntil ? { openUntil } : {}), members: members.map((a) => ({ ...a, verdict: a.verdict as VerdictName })), timeZone: this.options.timeZone, now });
+    const groupSubject: Subject = { type: ALERT_SUBJECT, channelId: channel };
+
+    if (plan.kind === 'each') {
+      for (const alert of fresh) await alerts.announce(channel, alert.visitorId, await post(alert, {}));
+    } else if (plan.kind === 'start' && !plan.summary) {
+      // A lone alert is posted as it is; it opens a group that a second one turns into a summary.
+      const [alert] = fresh;
+      if (!alert) return 0;
+      const id = await post(alert, {});
+      const group = await groups.create({ channelId: channel, startedAt: now, endsAt: new Date(now.getTime() + GROUP_WINDOW_MS), deliveryId: id, summarised: false });
+      await alerts.announce(channel, alert.visitorId, id, { groupId: group.id });
+    } else if (plan.kind === 'start') {
+      const endsAt = plan.closed ? now : new Date(now.getTime() + GROUP_WINDOW_MS);
+      const top = await outbox.enqueue({ kind: 'burst', channelId: channel, message: summary(fresh, now, plan.closed ? undefined : endsAt), subject: groupSubject, expiresInMs });
+      const group = await groups.create({ channelId: channel, startedAt: now, endsAt, deliveryId: top, summarised: true });
+      for (const alert of fresh) await alerts.announce(channel, alert.visitorId, await post(alert, { threadOf: top }), { groupId: group.id });
+    } else {
+      const group = open!;
+      const before = await alerts.inGroup(group.id);
+      const others = before.filter((a) => !rows.has(a.visitorId));
+      await outbox.enqueue({ kind: 'update', channelId: channel, message: summary([...others, ...fresh], group.startedAt, group.endsAt), updateOf: group.deliveryId, subject: groupSubject, expiresInMs });
+      if (plan.convert) {
+        // The group's message was its first alert: that alert moves into the thread, as it stands now.
+        await groups.summarise(group.id);
+        const mutes = new AlertMuteRepo(tx);
+        for (const alert of others) {
+          const mute = await mutes.isMuted(channel, alert.visitorId, now);
+          await alerts.announce(channel, alert.visitorId, await post(alert, { threadOf: group.deliveryId }, mute ? (mute.until ?? null) : undefined), { moved: true });
+        }
+      }
+      for (const alert of fresh) await alerts.announce(channel, alert.visitorId, await post(alert, { threadOf: group.deliveryId }), { groupId: group.id });
+    }
+    return fresh.length;
+  }
+
+  /** The channel's group still taking alerts: its window not over and its message not given up. */
+  private async openGroup(groups: AlertGroupRepo, outbox: DeliveryRepo, channel: string, now: Date): Promise<AlertGroup | undefined> {
+    const group = await groups.latestOpen(channel, now);
+    if (!group) return undefined;
+    const top = await outbox.get(group.deliveryId);
+    return top && top.status !== 'failed' ? group : undefined;
   }
 }
 
-/** The subject of an alert's delivery (and a burst summary's, without a visitor): once posted, the alert records where. */
+/** The subject of an alert's delivery: once posted, the alert records where. */
+function alertSubject(channelId: string, visitorId: string): Subject {
+  return { type: ALERT_SUBJECT, channelId, visitorId };
+}
+
+/** The subject type of alert deliveries (a group's message and edits carry no visitor). */
 export const ALERT_SUBJECT = 'alert';
 
 /** The new watermark: the newest visit's time, with every id at that instant (so the next scan skips exactly those). */

@@ -92,7 +92,7 @@ export class HomeService {
     const id = ChannelId.safeParse(channel);
     if (!id.success) return { notice: { ok: false, text: 'That is not a channel; pick one from the list.' } };
     if (!on) return said(await this.deps.alerts.unsubscribe(user, id.data, undefined));
-    return said(await this.deps.alerts.subscribe(user, teamId, id.data, { min: 'medium', checks: [...ALERT_CHECKS] }), `Threat alerts are on in that channel: medium severity or more, every check.`);
+    return said(await this.deps.alerts.subscribe(user, teamId, id.data, { min: 'medium', checks: [...ALERT_CHECKS], grouping: 'grouped' }), `Threat alerts are on in that channel: medium severity or more, every check.`);
   }
 
   /** Mute a flagged visitor in a channel for 24 hours, or unmute (admins only); `ref` is `<channel id> <visitor id>`. */

@@ -31,6 +31,8 @@ export interface DeliveryInput {
   threadOf?: number;
   /** Update this message in place instead of posting. */
   updateTs?: string;
+  /** Update in place the message the delivery with this id posts (given up if that one failed). */
+  updateOf?: number;
   subject?: Subject;
   /** Worth posting for this long from now (the database's now); given up after. */
   expiresInMs: number;
@@ -52,7 +54,7 @@ export interface Delivery extends Omit<DeliveryInput, 'expiresInMs'> {
   postedAt?: Date;
 }
 
-/** A claimed delivery, with where its thread parent (threadOf) stands. */
+/** A claimed delivery, with where its parent (threadOf or updateOf) stands. */
 export interface Claimed extends Delivery {
   parentTs?: string;
   parentStatus?: DeliveryStatus;
@@ -73,7 +75,12 @@ export interface OpenDelivery extends Delivery {
 
 const toDelivery = (row: Record<string, unknown>): Delivery => {
   const d = fromRow<Delivery>(row);
-  return { ...d, id: Number(row.id), ...(row.thread_of != null ? { threadOf: Number(row.thread_of) } : {}) };
+  return {
+    ...d,
+    id: Number(row.id),
+    ...(row.thread_of != null ? { threadOf: Number(row.thread_of) } : {}),
+    ...(row.update_of != null ? { updateOf: Number(row.update_of) } : {}),
+  };
 };
 
 export class DeliveryRepo {
@@ -82,8 +89,8 @@ export class DeliveryRepo {
   /** Queues a delivery; its id. */
   async enqueue(input: DeliveryInput): Promise<number> {
     const { rows } = await this.db.query<{ id: string }>(
-      `INSERT INTO deliveries (kind, channel_id, message, plain, thread_ts, thread_of, update_ts, subject, next_at, deadline, created_at)
-       VALUES ($1, $2, $3::jsonb, $4, $5, $6, $7, $8::jsonb, now(), now() + $9::float8 * interval '1 millisecond', now())
+      `INSERT INTO deliveries (kind, channel_id, message, plain, thread_ts, thread_of, update_ts, update_of, subject, next_at, deadline, created_at)
+       VALUES ($1, $2, $3::jsonb, $4, $5, $6, $7, $8, $9::jsonb, now(), now() + $10::float8 * interval '1 millisecond', now())
        RETURNING id`,
       [
         input.kind,
@@ -93,6 +100,7 @@ export class DeliveryRepo {
         input.threadTs ?? null,
         input.threadOf ?? null,
         input.updateTs ?? null,
+        input.updateOf ?? null,
         input.subject ? JSON.stringify(input.subject) : null,
         input.expiresInMs,
       ],
@@ -149,8 +157,8 @@ export class DeliveryRepo {
            OR (d.status = 'sending' AND d.heartbeat_at < now() - $3::float8 * interval '1 millisecond'))
          AND d.id IN (SELECT id FROM heads ORDER BY id LIMIT $4)
        RETURNING d.*,
-         (SELECT t.message_ts FROM deliveries t WHERE t.id = d.thread_of) AS parent_ts,
-         (SELECT t.status FROM deliveries t WHERE t.id = d.thread_of) AS parent_status`,
+         (SELECT t.message_ts FROM deliveries t WHERE t.id = coalesce(d.thread_of, d.update_of)) AS parent_ts,
+         (SELECT t.status FROM deliveries t WHERE t.id = coalesce(d.thread_of, d.update_of)) AS parent_status`,
       [owner, options.busy, options.staleMs, options.limit],
     );
     return rows.map((row) => toDelivery(row) as Claimed);
@@ -261,7 +269,7 @@ export class DeliveryRepo {
   async prune(olderThan: Date): Promise<number> {
     const { rows } = await this.db.query(
       `DELETE FROM deliveries WHERE status IN ('posted', 'failed') AND created_at < $1
-         AND NOT EXISTS (SELECT 1 FROM deliveries c WHERE c.thread_of = deliveries.id AND c.status IN ('pending', 'sending'))
+         AND NOT EXISTS (SELECT 1 FROM deliveries c WHERE (c.thread_of = deliveries.id OR c.update_of = deliveries.id) AND c.status IN ('pending', 'sending'))
        RETURNING id`,
       [olderThan],
     );

@@ -201,15 +201,18 @@ export class DeliveryWorker {
     // Publishing a Home or updating a message again shows the same thing: no repeat to warn of.
     const repeat = delivery.maybePosted && delivery.kind !== 'update' && delivery.kind !== 'home';
     const message = repeat ? markedRepeat(delivery.message) : delivery.message;
-    const threadTs = delivery.threadTs ?? (delivery.parentStatus === 'posted' ? delivery.parentTs : undefined);
+    const threadTs = delivery.threadOf !== undefined ? (delivery.parentStatus === 'posted' ? delivery.parentTs : undefined) : delivery.threadTs;
+    const updateTs = delivery.updateOf !== undefined ? (delivery.parentStatus === 'posted' ? delivery.parentTs : undefined) : delivery.updateTs;
+    // The message to edit was never posted (it failed, or was given up): there is nothing to edit.
+    if (delivery.updateOf !== undefined && !updateTs) return this.persist(() => this.fail(delivery, 'the message it edits was not posted', false));
     if (repeat) log.warn({ delivery: delivery.id, kind: delivery.kind, channel: delivery.channelId }, 'a delivery that may have reached Slack already is sent again, marked as a possible repeat');
     let ts: string;
     try {
       ts = await within(
         delivery.kind === 'home'
           ? poster.publishHome(delivery.channelId, message)
-          : delivery.updateTs
-          ? poster.update(delivery.channelId, delivery.updateTs, message).then(() => delivery.updateTs!)
+          : updateTs
+          ? poster.update(delivery.channelId, updateTs, message).then(() => updateTs)
           : poster.post(delivery.channelId, message, threadTs ? { threadTs } : {}),
         this.options.timeoutMs ?? 15_000,
       );
@@ -236,7 +239,7 @@ export class DeliveryWorker {
   private async failedAttempt(delivery: Claimed, error: unknown): Promise<void> {
     const outcome = outcomeOf(error);
     const { owner } = this.options;
-    if (outcome.kind === 'plain' && delivery.plain != null && !delivery.updateTs && delivery.kind !== 'home') {
+    if (outcome.kind === 'plain' && delivery.plain != null && !delivery.updateTs && delivery.updateOf === undefined && delivery.kind !== 'home') {
       await this.repo.retryLater(delivery.id, owner, 0, outcome.reason, { plainOnly: true });
       this.options.events?.retried?.(delivery, outcome.reason);
       log(this.options.log, delivery, 'warn', 'Slack refused the blocks; posting once more as plain text', { reason: outcome.reason });

@@ -1,0 +1,50 @@
+/**
+ * The world of the threat-alert tests: a demo API and an offline Slack on a controlled clock
+ * (the app and the demo's new visits both read it), and the app's options against them.
+ */
+import { randomBytes } from 'node:crypto';
+import type { LookoutOptions } from '../../src/compose.js';
+import { startDemoApi, type DemoApi } from '../../src/sandbox/demo-api/server.js';
+import { startOfflineSlack, type OfflineSlack } from '../../src/sandbox/slack/index.js';
+import { captureLogs } from './log-capture.js';
+
+export interface ThreatWorld {
+  demo: DemoApi;
+  slack: OfflineSlack;
+  botToken: string;
+  /** An app on `store`, named `replica`, scanning every minute (scans are called by the tests). */
+  options(store: LookoutOptions['store'], replica: string): LookoutOptions;
+  close(): Promise<void>;
+}
+
+export async function startThreatWorld(now: () => Date): Promise<ThreatWorld> {
+  const signingSecret = randomBytes(16).toString('hex');
+  const botToken = `xoxb-${randomBytes(8).toString('hex')}`;
+  const demo = await startDemoApi({ apiKey: 'k', now });
+  // Slack's per-channel posting limit, loosened so a group of 21 posts takes seconds, not 20 (429 handling is tested on its own).
+  const slack = await startOfflineSlack({ signingSecret, botToken, rateLimit: { burst: 30, perSecond: 10 } });
+  return {
+    demo,
+    slack,
+    botToken,
+    options: (store, replica) => ({
+      api: { baseUrl: demo.url, apiKey: 'k' },
+      slack: { signingSecret, botToken, apiUrl: slack.apiUrl },
+      store,
+      log: captureLogs('warn').logger,
+      defaultTimezone: 'UTC',
+      demo: true,
+      now,
+      port: 0,
+      replica,
+      scheduler: false,
+      alerts: { scanIntervalMs: 60_000, recheckMs: 6 * 3_600_000, burst: 5 },
+      // The offline Slack's limit is loosened above; the outbox's pace follows it.
+      deliveries: { slackTimeoutMs: 5_000, heartbeatMs: 10_000, paceMs: 100 },
+    }),
+    close: async () => {
+      await slack.close();
+      await demo.close();
+    },
+  };
+}
