@@ -111,6 +111,18 @@ describe('an alert whose visitor looks worse later', () => {
     await box.lookout.deliveries.drained();
     expect(alertsFor(id)).toHaveLength(2);
     expect(box.slack.thread(SECURITY, again.ts).length).toBe(2);
+
+    // Another visitor within the window: the first message becomes the group's, and the visitor already
+    // announced again (at the higher severity) stays where it is; only the newcomer is in the thread.
+    const other = visitor('v_rises_next', { is_attacker: 'True' });
+    visit(other);
+    expect(await box.lookout.watcher.scan()).toMatchObject({ alerts: 1 });
+    await box.lookout.deliveries.drained();
+    const group = box.slack.messages(SECURITY).find((m) => m.ts === first.ts)!;
+    expect(mrkdwnOf(group)[0]).toMatch(/^\*2 flagged visitors\* in <#C_SECURITY> since .*: 2 threats$/);
+    expect(box.slack.thread(SECURITY, first.ts).slice(1).map((m) => headerOf(m))).toEqual([`Threat · high severity: visitor ${other}`]);
+    expect(await box.lookout.store.alerts.get(SECURITY, id)).toMatchObject({ messageTs: again.ts });
+    expect(headerOf(box.slack.messages(SECURITY).find((m) => m.ts === again.ts)!)).toBe(`Threat · high severity: visitor ${id}`);
   });
 });
 

@@ -350,10 +350,11 @@ export class ThreatWatcher {
       const others = before.filter((a) => !rows.has(a.visitorId));
       await outbox.enqueue({ kind: 'update', channelId: channel, message: summary([...others, ...fresh], group.startedAt, group.endsAt), updateOf: group.deliveryId, subject: groupSubject, expiresInMs });
       if (plan.convert) {
-        // The group's message was its first alert: that alert moves into the thread, as it stands now.
+        // The group's message was its first alert: that alert moves into the thread, as it stands now
+        // (unless it was announced elsewhere since, its severity having risen).
         await groups.summarise(group.id);
         const mutes = new AlertMuteRepo(tx);
-        for (const alert of others) {
+        for (const alert of others.filter((a) => a.deliveryId === group.deliveryId)) {
           const mute = await mutes.isMuted(channel, alert.visitorId, now);
           await alerts.announce(channel, alert.visitorId, await post(alert, { threadOf: group.deliveryId }, mute ? (mute.until ?? null) : undefined), { moved: true });
         }
