@@ -249,6 +249,9 @@ describe('groupMessage', () => {
       '2 high · 1 medium · one alert each in the thread, with its buttons · flagged visitors until Nov 21, 12:03 (UTC) join this message; later ones start a new one',
     );
     expect(colourOf(three)).toBe('error');
+    // The sentence above the table; the severities in the coloured bar.
+    expect(three.blocks.map((b) => b.type)).toEqual(['header', 'section', 'table']);
+    expect(mrkdwnOf({ attachments: three.attachments })).toEqual([mrkdwnOf(three)[1]]);
     // The most severe first, in the order they joined.
     expect(tableOf(three).map((r) => r[0])).toEqual(['Visitor', 'v_group_000', 'v_other', 'v_group_001']);
 

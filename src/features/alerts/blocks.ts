@@ -154,6 +154,8 @@ export interface GroupView {
   now: Date;
 }
 
+const GROUP_SENTENCE = 'group-summary';
+
 /** What a group's visitors are called, by verdict: "2 threats, 1 suspicious visitor". */
 const VERDICT_NOUNS: Record<VerdictName, string> = { Threat: 'threat', Suspicious: 'suspicious visitor', Human: 'human', Unknown: 'unknown visitor' };
 
@@ -188,11 +190,12 @@ export function groupMessage(view: GroupView): SlackMessage {
     : 'one alert each in the thread, with its buttons';
   const blocks: KnownBlock[] = [
     { type: 'header', text: plainText(`${SEVERITY_EMOJI[worst]} ${count} since ${formatDateTime(view.since.toISOString(), view.timeZone, view.now)}`, LIMITS.headerText) },
-    { type: 'section', text: mrkdwn(`*${escapeMrkdwn(count)}* in <#${view.channelId}> since ${escapeMrkdwn(since)}: ${escapeMrkdwn(verdicts)}`) },
+    { type: 'section', block_id: GROUP_SENTENCE, text: mrkdwn(`*${escapeMrkdwn(count)}* in <#${view.channelId}> since ${escapeMrkdwn(since)}: ${escapeMrkdwn(verdicts)}`) },
     { type: 'context', elements: [mrkdwn(`${escapeMrkdwn(severities)} · ${escapeMrkdwn(where)}`)] },
     table,
   ];
   if (rows.length > shown.length) blocks.push({ type: 'context', elements: [mrkdwn(`…and ${formatCount(rows.length - shown.length)} more in the thread.`)] });
   const text = `${fallbackText(`${count} in`)} <#${view.channelId}> ${fallbackText(`since ${since}: ${verdicts}`)}`;
-  return inColour({ text, blocks }, severityLevel(worst));
+  // The sentence stays above the table (which an attachment may not hold); the severities go in the bar.
+  return inColour({ text, blocks }, severityLevel(worst), [GROUP_SENTENCE]);
 }
