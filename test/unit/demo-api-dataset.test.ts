@@ -67,6 +67,24 @@ describe('generateDataset: the default data set', () => {
     expect(weekend / 8).toBeLessThan(weekday / 21);
   });
 
+  it.each(['2026-11-23T10:00:30Z', '2026-11-20T20:15:00Z'])('made at %s, today holds what the same hours of the four weeks before held, new visitors too, not a whole day squeezed into them', (at) => {
+    const now = new Date(at);
+    const made = generateDataset({ now });
+    const today = Math.floor(now.getTime() / DAY) * DAY;
+    const firstSeen = new Map(made.visitors.map((v) => [v.id, Date.parse(v.first_seen)]));
+    /** Generated visits (not the fixed visitors') from `day`'s midnight until its time of day of now, and those by visitors first seen that day. */
+    const upToNow = (day: number) => {
+      const visits = made.visits.filter((v) => !v.visitor_id.startsWith('v_demo_') && Date.parse(v.date) >= day && Date.parse(v.date) <= day + (now.getTime() - today));
+      return { visits: visits.length, newcomers: visits.filter((v) => firstSeen.get(v.visitor_id)! >= day).length };
+    };
+    const before = Array.from({ length: 28 }, (_, i) => upToNow(today - (i + 1) * DAY));
+    const usual = { visits: before.reduce((n, d) => n + d.visits, 0) / 28, newcomers: before.reduce((n, d) => n + d.newcomers, 0) / 28 };
+    const seen = upToNow(today);
+    expect(seen.visits / usual.visits).toBeGreaterThan(0.7);
+    expect(seen.visits / usual.visits).toBeLessThan(1.3);
+    expect(seen.newcomers / usual.newcomers).toBeLessThan(1.6);
+  });
+
   it('keeps its indexes consistent', () => {
     expect(data.visitById.size).toBe(data.visits.length);
     expect(data.visitorById.size).toBe(data.visitors.length);

@@ -7,7 +7,7 @@
 
 import { channelId, sourceId } from './catalog.js';
 import { DEMO_VISITORS, fixtureVisits, specialVisits } from './fixtures.js';
-import { humanProfile, makePersona, makeVisit, timeFrame, visitTime, type Persona } from './generator.js';
+import { arrivedByNow, humanProfile, makePersona, makeVisit, timeFrame, visitTime, visitWeight, type Persona } from './generator.js';
 import { computeFacts, type Company, type SecurityProfile, type Visit, type VisitEntry, type Visitor } from './model.js';
 import { Random, WeightedTable } from './random.js';
 
@@ -334,6 +334,7 @@ export function generateDataset(options: GenerateOptions = {}): Dataset {
   const personaRng = root.fork('personas');
   const visitRng = root.fork('visits');
   const assignRng = root.fork('assign');
+  const arrivalRng = root.fork('arrivals');
 
   const visitorIds = new Set<string>(Object.values(DEMO_VISITORS));
   const personas: Persona[] = [];
@@ -342,12 +343,12 @@ export function generateDataset(options: GenerateOptions = {}): Dataset {
     do id = `v_${personaRng.hex(12)}`;
     while (visitorIds.has(id));
     visitorIds.add(id);
-    personas.push(makePersona(personaRng, id, days));
+    personas.push(arrivedByNow(arrivalRng, makePersona(personaRng, id, days), frame));
   }
 
   // Every persona visits once; the rest of the visits go by activity weight.
   const slots: number[] = personas.map((_, i) => i);
-  const byWeight = new WeightedTable(personas.map((p, i) => [i, p.weight] as const));
+  const byWeight = new WeightedTable(personas.map((p, i) => [i, visitWeight(p, frame)] as const));
   for (let i = visitorCount; i < visitCount; i++) slots.push(byWeight.sample(assignRng));
 
   const visitIds = new Set<string>();

@@ -126,9 +126,8 @@ const CAMPAIGN_TABLE = new WeightedTable(CAMPAIGNS);
 const ADBLOCK_TABLE = new WeightedTable(ADBLOCK_EXTENSIONS);
 const SCRIPT_TABLE = new WeightedTable(SCRIPT_CLIENTS);
 /** Visits by hour of the (UTC) day: quiet nights, busy afternoons. */
-const HOUR_TABLE = new WeightedTable(
-  [2, 1.5, 1, 1, 1, 1.5, 2.5, 4, 6, 7, 8, 8, 8, 8.5, 9, 9, 9, 8.5, 8, 7, 6, 5, 4, 3].map((w, hour) => [hour, w] as const),
-);
+const HOUR_WEIGHTS = [2, 1.5, 1, 1, 1, 1.5, 2.5, 4, 6, 7, 8, 8, 8, 8.5, 9, 9, 9, 8.5, 8, 7, 6, 5, 4, 3] as const;
+const HOUR_TABLE = new WeightedTable(HOUR_WEIGHTS.map((w, hour) => [hour, w] as const));
 
 export function sourceByName(name: string): SourceSpec | undefined {
   return SOURCES.find((s) => s.name === name);
@@ -324,6 +323,36 @@ export function timeOnDay(rng: Random, dayAgo: number, frame: TimeFrame): number
   }
   const seconds = Math.floor((frame.nowMs - dayStart) / 1000);
   return dayStart + rng.int(0, seconds) * 1000;
+}
+
+/** The share of a day's visits that fall before now on today (UTC): the hours gone by, by HOUR_WEIGHTS. */
+export function todayShare(frame: TimeFrame): number {
+  const hours = (frame.nowMs - frame.todayStart) / HOUR_MS;
+  const whole = Math.floor(hours);
+  const before = HOUR_WEIGHTS.slice(0, whole).reduce((a, b) => a + b, 0) + (HOUR_WEIGHTS[whole] ?? 0) * (hours - whole);
+  return before / HOUR_WEIGHTS.reduce((a, b) => a + b, 0);
+}
+
+/**
+ * How many visits a persona gets, relative to the others: its weight, less the part of
+ * today that has not happened yet when its window reaches today (else a persona active
+ * today alone would have a whole day's visits in the hours gone by).
+ */
+export function visitWeight(persona: Persona, frame: TimeFrame): number {
+  if (persona.arrivalAgo + 1 !== persona.spanDays) return persona.weight;
+  return (persona.weight * (persona.spanDays - 1 + todayShare(frame))) / persona.spanDays;
+}
+
+/**
+ * A persona first seen today has come in the hours gone by: as many as the share of the
+ * day they make up stay; the others arrive on a day of the history instead (for a day
+ * only), so today has its share of new visitors rather than a whole day's.
+ */
+export function arrivedByNow(rng: Random, persona: Persona, frame: TimeFrame): Persona {
+  const stays = rng.next() < todayShare(frame);
+  const day = rng.int(1, Math.max(1, frame.days - 1));
+  if (persona.arrivalAgo !== 0 || stays || frame.days < 2) return persona;
+  return { ...persona, arrivalAgo: day, spanDays: 1 };
 }
 
 /**
