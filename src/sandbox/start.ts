@@ -25,7 +25,7 @@ export interface SandboxOptions<A extends SandboxApp> {
   api?: { baseUrl: string; apiKey: string };
   slackPort?: number;
   demoFaults?: Faults;
-  /** New demo visits keep arriving (a flagged visitor every minute by default). Default off: tests want still data. */
+  /** New demo visits keep arriving, at the rhythm of the data set's history (see demo-api/live.ts). Default off: tests want still data. */
   live?: LiveOptions;
   slack?: Partial<Pick<OfflineSlackOptions, 'rateLimit' | 'ackTimeoutMs' | 'extraRoutes' | 'eventRetryDelaysMs'>>;
   /** Starts the app against the sandbox (passed in: the sandbox knows only protocols). */

@@ -4,15 +4,23 @@ import { hashString, Random } from './random.js';
 
 /** New visits arriving in real time, so the sandbox's `today` grows and threat alerts have something to find. */
 export interface LiveOptions {
-  /** On average; each minute draws 0 to twice this. Default 4. */
-  visitsPerMinute?: number;
-  /** A flagged visitor (attacker, scraper or VPN abuser in turn, each worth an alert at medium or more) arrives in every minute divisible by this. Default 1. */
-  flaggedEveryMinutes?: number;
+  /** The share of the site's visits made by a new flagged visitor (an attacker, a scraper or a VPN abuser), each worth an alert at medium or more. Default 0.08. */
+  flaggedShare?: number;
+  /** The chance that an hour brings a wave: 3 to 5 new flagged visitors within four minutes, on top of the site's visits. Default 1/8 (about three a day). */
+  waveChance?: number;
+  /** A new flagged visitor arrives in each of this many minutes after the start, so alerts turned on at once show one within two minutes. Default 5. */
+  openingMinutes?: number;
   /** Default 42. */
   seed?: number;
 }
 
 const MINUTE = 60_000;
+const HOUR = 3_600_000;
+const DAY = 86_400_000;
+const WAVE_SIZE = [3, 5] as const;
+const WAVE_SPAN_MS = 4 * MINUTE;
+/** An opening visitor arrives this long into its minute at most: two of them are never more than 80 s apart. */
+const OPENING_JITTER_MS = 20_000;
 
 const FLAGGED: readonly ((r: Random) => Partial<SecurityProfile>)[] = [
   (r) => ({ is_attacker: 'True', is_threat: 'True', is_proxy: 'True', score: r.float(0.3, 0.6), visitor_type: 'BOT' }),
@@ -20,17 +28,57 @@ const FLAGGED: readonly ((r: Random) => Partial<SecurityProfile>)[] = [
   (r) => ({ vpn: 'True', is_proxy: 'True', is_abuser: 'True', score: r.float(0.05, 0.2) }),
 ];
 
+interface Arrival {
+  at: number;
+  /** A new flagged visitor: its id and which of FLAGGED it is. */
+  flagged?: { id: string; kind: number };
+  rng: Random;
+}
+
 /**
- * Adds the visits due up to a moment. Which visits arrive in a minute depends only on the
- * seed and the minute, never on when `advance` is called, so a given clock always gives
- * the same data. Each arrival copies a generated visit (page, source, place, device) from
- * a returning visitor; a flagged arrival is a new visitor.
+ * The visits the history holds on average in each hour of the week (UTC weekday × 24 +
+ * UTC hour): the mean over its whole days before `before`'s day. A weekday the history
+ * has no whole day of takes the mean of that hour over all its whole days.
+ */
+export function weeklyCurve(dataset: Dataset, before: Date): number[] {
+  const today = Math.floor(before.getTime() / DAY) * DAY;
+  const first = dataset.entries[0]?.facts.time;
+  const counts = new Array<number>(168).fill(0);
+  const days = new Array<number>(7).fill(0);
+  if (first === undefined || first >= today) return counts;
+  for (let day = Math.floor(first / DAY) * DAY; day < today; day += DAY) days[new Date(day).getUTCDay()]!++;
+  for (const { facts } of dataset.entries) {
+    if (facts.time >= today) break;
+    const at = new Date(facts.time);
+    counts[at.getUTCDay() * 24 + at.getUTCHours()]!++;
+  }
+  const allDays = days.reduce((a, b) => a + b, 0);
+  const byHour = Array.from({ length: 24 }, (_, h) => days.reduce((sum, _n, w) => sum + counts[w * 24 + h]!, 0) / allDays);
+  return counts.map((n, slot) => {
+    const weekdays = days[Math.floor(slot / 24)]!;
+    return weekdays > 0 ? n / weekdays : byHour[slot % 24]!;
+  });
+}
+
+/**
+ * Adds the visits due up to a moment, at the rhythm of the data set's own history: each
+ * hour brings the visits its weekday and hour had on average (rounded up or down at
+ * random), at random moments; some of them are new flagged visitors; now and then a wave
+ * of flagged visitors comes on top; and the first minutes after the start each bring one.
+ * What arrives in an hour depends only on the seed, the start and the hour, never on when
+ * `advance` is called, so a given clock always gives the same data. Each arrival copies a
+ * generated visit (page, source, place, device) from a returning visitor; a flagged
+ * arrival is a new visitor.
  */
 export class LiveTraffic {
   private doneUpTo: number;
-  private readonly perMinute: number;
-  private readonly flaggedEvery: number;
+  private readonly curve: number[];
+  private readonly flaggedShare: number;
+  private readonly waveChance: number;
   private readonly seed: number;
+  private readonly opening: Arrival[];
+  /** The hours the opening touches: no wave comes in them, so no hour gets both. */
+  private readonly openingHours: Set<number>;
 
   constructor(
     private readonly dataset: Dataset,
@@ -38,31 +86,56 @@ export class LiveTraffic {
     options: LiveOptions = {},
   ) {
     this.doneUpTo = startAt.getTime();
-    this.perMinute = Math.max(0, options.visitsPerMinute ?? 4);
-    this.flaggedEvery = Math.max(1, Math.round(options.flaggedEveryMinutes ?? 1));
+    this.curve = weeklyCurve(dataset, startAt);
+    this.flaggedShare = Math.min(1, Math.max(0, options.flaggedShare ?? 0.08));
+    this.waveChance = Math.min(1, Math.max(0, options.waveChance ?? 1 / 8));
     this.seed = options.seed ?? 42;
+    const start = startAt.getTime();
+    const minutes = Math.max(0, Math.round(options.openingMinutes ?? 5));
+    this.opening = Array.from({ length: minutes }, (_, k) => {
+      const rng = new Random(hashString(`${this.seed}:opening:${start}:${k}`));
+      return { at: start + k * MINUTE + rng.int(1_000, OPENING_JITTER_MS), flagged: { id: `v_live_open_${Math.floor(start / 1000).toString(36)}_${k}`, kind: k % FLAGGED.length }, rng };
+    });
+    this.openingHours = new Set(minutes > 0 ? [Math.floor(start / HOUR), Math.floor((start + minutes * MINUTE) / HOUR)] : []);
   }
 
   /** Adds every visit due after the last call and at or before `now`; those added, oldest first. */
   advance(now: Date): Visit[] {
     const until = now.getTime();
     const added: Visit[] = [];
-    for (let minute = Math.floor(this.doneUpTo / MINUTE); minute * MINUTE <= until; minute++) {
-      for (const arrival of this.arrivals(minute)) {
-        if (arrival.at > this.doneUpTo && arrival.at <= until) added.push(this.add(arrival, minute));
+    for (let hour = Math.floor(this.doneUpTo / HOUR); hour * HOUR <= until; hour++) {
+      for (const arrival of this.arrivals(hour)) {
+        if (arrival.at > this.doneUpTo && arrival.at <= until) added.push(this.add(arrival));
       }
     }
     this.doneUpTo = Math.max(this.doneUpTo, until);
     return added;
   }
 
-  /** The arrivals of one minute, by time: a function of the seed and the minute alone. */
-  private arrivals(minute: number): { at: number; flagged: boolean; rng: Random }[] {
-    const rng = new Random(hashString(`${this.seed}:${minute}`));
-    const count = rng.int(0, Math.round(this.perMinute * 2));
-    const flagged = minute % this.flaggedEvery === 0;
-    const times = Array.from({ length: count + (flagged ? 1 : 0) }, () => minute * MINUTE + rng.int(0, MINUTE - 1)).sort((a, b) => a - b);
-    return times.map((at, i) => ({ at, flagged: flagged && i === times.length - 1, rng: new Random(hashString(`${this.seed}:${minute}:${i}`)) }));
+  /** The arrivals of one hour, by time: a function of the seed, the start and the hour alone. */
+  private arrivals(hour: number): Arrival[] {
+    const start = hour * HOUR;
+    const rng = new Random(hashString(`${this.seed}:${hour}`));
+    const when = new Date(start);
+    const expected = this.curve[when.getUTCDay() * 24 + when.getUTCHours()] ?? 0;
+    const count = Math.floor(expected + rng.next());
+    const out: Arrival[] = [];
+    for (let i = 0; i < count; i++) {
+      const at = start + rng.int(0, HOUR - 1);
+      const flagged = rng.chance(this.flaggedShare) ? { id: `v_live_${hour.toString(36)}_${i}`, kind: rng.int(0, FLAGGED.length - 1) } : undefined;
+      out.push({ at, ...(flagged ? { flagged } : {}), rng: new Random(hashString(`${this.seed}:${hour}:${i}`)) });
+    }
+    const wave = rng.chance(this.waveChance);
+    const size = rng.int(...WAVE_SIZE);
+    const from = start + rng.int(0, HOUR - WAVE_SPAN_MS);
+    const kind = rng.int(0, FLAGGED.length - 1);
+    if (wave && !this.openingHours.has(hour)) {
+      for (let j = 0; j < size; j++) {
+        out.push({ at: from + rng.int(0, WAVE_SPAN_MS), flagged: { id: `v_live_wave_${hour.toString(36)}_${j}`, kind }, rng: new Random(hashString(`${this.seed}:wave:${hour}:${j}`)) });
+      }
+    }
+    out.push(...this.opening.filter((a) => Math.floor(a.at / HOUR) === hour));
+    return out.sort((a, b) => a.at - b.at);
   }
 
   /** A generated visit by a clean returning visitor: flagged arrivals are the ones this class schedules. */
@@ -73,13 +146,12 @@ export class LiveTraffic {
     return visit;
   }
 
-  private add(arrival: { at: number; flagged: boolean; rng: Random }, minute: number): Visit {
-    const { rng } = arrival;
+  private add(arrival: Arrival): Visit {
+    const { rng, flagged } = arrival;
     const template = this.cleanVisit(rng);
     const date = new Date(arrival.at);
-    if (arrival.flagged) {
-      const kind = FLAGGED[Math.floor(minute / this.flaggedEvery) % FLAGGED.length]!;
-      const visitor = this.dataset.addVisitor({ id: `v_live_${minute.toString(36)}`, security: kind(rng), first_seen: date, last_seen: date });
+    if (flagged) {
+      const visitor = this.dataset.addVisitor({ id: flagged.id, security: FLAGGED[flagged.kind]!(rng), first_seen: date, last_seen: date });
       return this.dataset.addVisit({ ...copy(template), visitor_id: visitor.id, date });
     }
     return this.dataset.addVisit({ ...copy(template), visitor_id: template.visitor_id, date });
