@@ -82,6 +82,8 @@ export interface LookoutOptions {
   demo: boolean;
   now?: () => Date;
   port: number;
+  /** The address `port` listens on (default every interface: Slack must reach it; the sandbox gives loopback). */
+  host?: string;
   /** The clock Slack's request timestamps are judged by (default: the system's; a simulated `now` leaves it alone). */
   requestClock?: () => number;
   /** Where /metrics and /readyz are served (default: a free port on loopback, no token). */
@@ -350,6 +352,7 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
     slack = await createSlackApp({
       ...options.slack,
       port: options.port,
+      ...(options.host !== undefined ? { host: options.host } : {}),
       slackApiUrl: options.slack.apiUrl,
       timeoutMs: delivery.slackTimeoutMs,
       log,

@@ -132,7 +132,8 @@ async function runSandbox(config: Config, log: Logger): Promise<() => Promise<vo
   // Loaded only here: a deployment with Slack credentials never loads the sandbox.
   const { startSandbox } = await import('./sandbox/start.js');
   // A laptop often has something on 3000 already: the sandbox takes a free port instead, and says so.
-  const port = await freeOrAny('PORT', config.port, log);
+  // Like everything in the sandbox, the app listens on loopback (startSandbox's wiring says so).
+  const port = await freeOrAny('PORT', config.port, log, '127.0.0.1');
   // The sandbox's ops listener is on loopback, whatever OPS_HOST says, like everything else in it.
   const ops = { ...config.ops, host: '127.0.0.1', port: await freeOrAny('OPS_PORT', config.ops.port, log, '127.0.0.1') };
   const app: Omit<LookoutOptions, 'api' | 'slack' | 'demo'> = {

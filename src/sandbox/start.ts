@@ -11,6 +11,8 @@ export interface SandboxWiring {
   slack: { signingSecret: string; botToken: string; apiUrl: string; appToken?: string };
   /** The demo API is behind the answers. */
   demo: boolean;
+  /** The address the app listens on: loopback, like everything else in the sandbox. */
+  host: string;
 }
 
 /** The app the sandbox runs: anything that serves Slack's requests at `requestUrl`. */
@@ -43,6 +45,8 @@ export interface Sandbox<A extends SandboxApp> {
   stop(): Promise<void>;
 }
 
+const LOOPBACK = '127.0.0.1';
+
 /** Everything on loopback: the demo API, the offline Slack, and the app wired to both. */
 export async function startSandbox<A extends SandboxApp>(options: SandboxOptions<A>): Promise<Sandbox<A>> {
   const signingSecret = randomBytes(16).toString('hex');
@@ -50,12 +54,12 @@ export async function startSandbox<A extends SandboxApp>(options: SandboxOptions
   const demoKey = `demo-${randomBytes(8).toString('hex')}`;
   const appToken = options.socketMode ? `xapp-sandbox-${randomBytes(12).toString('hex')}` : undefined;
 
-  const demo = options.api ? undefined : await startDemoApi({ port: 0, apiKey: demoKey, faults: options.demoFaults, ...(options.live ? { live: options.live } : {}) });
+  const demo = options.api ? undefined : await startDemoApi({ port: 0, host: LOOPBACK, apiKey: demoKey, faults: options.demoFaults, ...(options.live ? { live: options.live } : {}) });
   const api = options.api ?? { baseUrl: demo!.url, apiKey: demoKey };
-  const slack = await startOfflineSlack({ signingSecret, botToken, port: options.slackPort ?? 0, ...options.slack, ...(appToken ? { appToken } : {}) });
+  const slack = await startOfflineSlack({ signingSecret, botToken, host: LOOPBACK, port: options.slackPort ?? 0, ...options.slack, ...(appToken ? { appToken } : {}) });
   let lookout: A;
   try {
-    lookout = await options.startApp({ api, slack: { signingSecret, botToken, apiUrl: slack.apiUrl, ...(appToken ? { appToken } : {}) }, demo: demo !== undefined });
+    lookout = await options.startApp({ api, slack: { signingSecret, botToken, apiUrl: slack.apiUrl, ...(appToken ? { appToken } : {}) }, demo: demo !== undefined, host: LOOPBACK });
   } catch (error) {
     await slack.close();
     await demo?.close();

@@ -15,6 +15,8 @@ export interface SlackAppOptions {
   appToken?: string;
   /** Socket Mode serves only /healthz over HTTP, on this port (HTTP mode takes it at start). */
   port?: number;
+  /** The address the HTTP port listens on (both modes); default every interface. */
+  host?: string;
   /** The Web API base URL: Slack's own, or the offline Slack's. */
   slackApiUrl?: string;
   /** A listener's call to Slack not answered within this fails (default 10 s). */
@@ -50,6 +52,14 @@ const HEALTH: CustomRoute = {
   },
 };
 
+/**
+ * Bolt's Socket Mode receiver hands its port alone to Node's `server.listen` (every
+ * interface); Node takes `{ port, host }` in the same place, so a host goes in with it.
+ */
+function socketModePort(port: number, host: string | undefined): number {
+  return (host === undefined ? port : { port, host }) as number;
+}
+
 /** The Bolt app: HTTP receiver at POST /slack/events (or Socket Mode), /healthz, every listener. */
 export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp> {
   const { log } = options;
@@ -68,7 +78,7 @@ export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp
 
   // Socket Mode: apps.connections.open goes to the same Web API as everything else (slackApiUrl).
   const socketReceiver = options.appToken
-    ? new SocketModeReceiver({ appToken: options.appToken, logger, customRoutes, installerOptions: { clientOptions, port: options.port ?? 3000 } })
+    ? new SocketModeReceiver({ appToken: options.appToken, logger, customRoutes, installerOptions: { clientOptions, port: socketModePort(options.port ?? 3000, options.host) } })
     : undefined;
   const receiver = options.appToken
     ? undefined
@@ -122,7 +132,7 @@ export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp
   return {
     app,
     async start(port: number) {
-      const server = await app.start(port);
+      const server = await app.start(options.host === undefined ? port : { port, host: options.host });
       return receiver ? (server as Server) : undefined;
     },
     stop: () => app.stop() as Promise<void>,
