@@ -1,30 +1,61 @@
 /**
  * How long `npm start` takes, with no Slack credentials and a fresh data directory,
  * until the offline workspace page answers in a browser's stead and the app has
- * answered a first `/traffic` command: first without the data directory template (as
- * after `npm ci --ignore-scripts`), then with it (as after `npm ci`, which makes it).
- * Run: npm run bench -- start
+ * answered a first `/traffic` command: once without the data directory template (as
+ * after `npm ci --ignore-scripts`; START_WITHOUT_TEMPLATE=0 skips it), then START_RUNS
+ * times (default 5) with it (as after `npm ci`, which makes it), with their medians. The machine's cores and load average
+ * are printed before and after: start time on a shared machine depends on them.
+ * Run: npm run bench -- start   (or START_RUNS=9 npm run bench -- start)
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { median } from './stats.js';
 
-const cache = join('node_modules', '.cache', 'lookout');
-const aside = `${cache}.aside`;
-rmSync(aside, { recursive: true, force: true });
-if (existsSync(cache)) renameSync(cache, aside);
-try {
-  await once('without the data directory template (npm ci --ignore-scripts)');
-} finally {
-  if (existsSync(aside)) {
-    rmSync(cache, { recursive: true, force: true });
-    renameSync(aside, cache);
+const runs = Number(process.env.START_RUNS ?? 5);
+if (!Number.isInteger(runs) || runs < 1) throw new Error(`START_RUNS must be a whole number of runs, got ${process.env.START_RUNS}`);
+
+const machine = () => `${availableParallelism()} cores, load average ${loadavg().map((n) => n.toFixed(2)).join(' / ')} (1, 5, 15 min)`;
+console.log(`before: ${machine()}`);
+
+// The run without the template moves node_modules' template aside for a while: START_WITHOUT_TEMPLATE=0 leaves it
+// alone (where node_modules is shared with other work).
+if (process.env.START_WITHOUT_TEMPLATE !== '0') {
+  const cache = join('node_modules', '.cache', 'lookout');
+  const aside = `${cache}.aside`;
+  rmSync(aside, { recursive: true, force: true });
+  if (existsSync(cache)) renameSync(cache, aside);
+  try {
+    await once('without the data directory template (npm ci --ignore-scripts)');
+  } finally {
+    if (existsSync(aside)) {
+      rmSync(cache, { recursive: true, force: true });
+      renameSync(aside, cache);
+    }
   }
 }
-await once('a fresh clone after npm ci (the template made at install)');
+const timings: Timing[] = [];
+for (let i = 1; i <= runs; i++) timings.push(await once(`a fresh clone after npm ci (the template made at install), run ${i} of ${runs}`));
+console.log(
+  `npm start after npm ci, median of ${runs}: URL printed after ${seconds(median(timings.map((t) => t.printed)))} ` +
+    `(${timings.map((t) => seconds(t.printed)).join(', ')}), page served after ${seconds(median(timings.map((t) => t.page)))}, ` +
+    `first /traffic answer after ${seconds(median(timings.map((t) => t.answered)))}`,
+);
+console.log(`after: ${machine()}`);
 
-async function once(label: string): Promise<void> {
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`;
+}
+
+/** Milliseconds after the spawn of `npm start`. */
+interface Timing {
+  printed: number;
+  page: number;
+  answered: number;
+}
+
+async function once(label: string): Promise<Timing> {
   const dataDir = mkdtempSync(join(tmpdir(), 'lookout-start-'));
   const started = performance.now();
   const child = spawn('npm', ['start'], {
@@ -63,9 +94,10 @@ async function once(label: string): Promise<void> {
     await new Promise((r) => setTimeout(r, 50));
   }
 
-  const s = (t: number) => `${((t - started) / 1000).toFixed(1)} s`;
-  console.log(`npm start, ${label}: URL printed after ${s(printed)}, page served after ${s(pageAt)}, first /traffic answer after ${s(answered)}`);
+  const timing = { printed: printed - started, page: pageAt - started, answered: answered - started };
+  console.log(`npm start, ${label}: URL printed after ${seconds(timing.printed)}, page served after ${seconds(timing.page)}, first /traffic answer after ${seconds(timing.answered)}`);
   process.kill(-child.pid!, 'SIGTERM');
   await new Promise((r) => child.once('exit', r));
   rmSync(dataDir, { recursive: true, force: true });
+  return timing;
 }
