@@ -219,7 +219,7 @@ describe('spike watches on the living demo', () => {
     expect(notOk).toEqual([]);
     expect(alerts()).toEqual([]);
     const day23 = [...judged].find(([key]) => key === `#${ids[1]} 2026-11-23`)![1].text;
-    expect(day23).toMatch(/visits on Nov 23: [\d.]+× the usual Monday \(\d+\)/);
+    expect(day23).toMatch(/^[\d,]+ visits on Nov 23: not a spike against the usual Monday \([\d,]+\)/);
 
     // Asked for: 150 more visits to the checkout in the next hour.
     world.demo.produce({ kind: 'spike', hours: [new Date(end)], visits: 150, url: 'https://www.example-shop.com/checkout' });
