@@ -110,7 +110,13 @@ describe.skipIf(!available)('three people in the sandbox, in a browser', () => {
     await pagesTrend.getByRole('button', { name: 'Show table' }).click();
     await expect.poll(() => pagesTrend.getByTestId('block-data-table').count()).toBe(1);
     const firstColumn = await pagesTrend.getByTestId('block-data-table').locator('tr > td:first-child').allTextContents();
-    expect(firstColumn.slice(0, labels.length).map((t) => t.trim())).toEqual(labels);
+    // A label is the table's path, or (Slack allows 20 characters) that path cut at its end or in its middle.
+    const shows = (label: string, path: string) => {
+      const [head, tail = ''] = label.split('…');
+      return label === path || (label.includes('…') && Array.from(label).length <= 20 && path.startsWith(head!) && path.endsWith(tail));
+    };
+    const paths = firstColumn.slice(0, labels.length).map((t) => t.trim());
+    expect(labels.map((label, i) => ({ label, path: paths[i] })).filter(({ label, path }) => !shows(label, path ?? ''))).toEqual([]);
     await shot(page, 'marketer-8-pages-table');
 
     // Today by hour: no point for an hour that has not begun (the channel's zone is UTC here).
