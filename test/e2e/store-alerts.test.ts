@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AlertGroupRepo, AlertRepo, type AlertClaim } from '../../src/features/alerts/repo.js';
 import { describeEachDb } from '../support/db.js';
+import { AlertSubscriptionRepo } from '../../src/features/alerts/repo.js';
 import { until } from '../support/until.js';
 
 const T0 = new Date('2024-11-04T08:00:00.000Z');
@@ -21,6 +22,25 @@ const claim = (over: Partial<AlertClaim> = {}): AlertClaim => ({
 
 describeEachDb('store alerts', (t) => {
   describe('AlertSubscriptionRepo', () => {
+    it('two refusals of a channel at once: exactly one finds it unmarked (so its owner is told once)', async () => {
+      await t.store.subscriptions.upsert({ channelId: 'C_RACE', teamId: 'T1', minSeverity: 'medium', checks: ['bot'], createdBy: 'U1' });
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      // The first holds its transaction open while the second's statement starts (on PostgreSQL it waits for the row lock).
+      const first = t.store.db.transaction(async (tx) => {
+        const before = await new AlertSubscriptionRepo(tx).markAttention('C_RACE', 'not_in_channel');
+        await held;
+        return before;
+      });
+      await new Promise((r) => setTimeout(r, 50));
+      const second = t.store.db.transaction((tx) => new AlertSubscriptionRepo(tx).markAttention('C_RACE', 'not_in_channel'));
+      await new Promise((r) => setTimeout(r, 100));
+      release();
+      const befores = await Promise.all([first, second]);
+      expect(befores.map((b) => b?.attention ?? 'unmarked').sort()).toEqual(['not_in_channel', 'unmarked']);
+      expect((await t.store.subscriptions.get('C_RACE'))?.attention).toBe('not_in_channel');
+    });
+
     it('subscribes a channel and reads it back, checks and all', async () => {
       const created = await t.store.subscriptions.upsert({
         channelId: 'C1',

@@ -68,13 +68,15 @@ export class AlertSubscriptionRepo {
     return rows[0] && toSubscription(rows[0]);
   }
 
-  /** Marks the channel as refused by Slack; the subscription as it was before, so only the first refusal tells its owner. */
+  /**
+   * Marks the channel as refused by Slack; the subscription as it was before, so only the
+   * first refusal tells its owner. Two refusals at once: one finds it unmarked (the row
+   * lock orders them, and the second re-reads `attention`), the other marked.
+   */
   async markAttention(channelId: string, reason: string): Promise<AlertSubscription | undefined> {
-    const { rows } = await this.db.query(
-      `UPDATE alert_subscriptions s SET attention = $2 FROM alert_subscriptions old
-       WHERE s.channel_id = $1 AND old.channel_id = s.channel_id RETURNING old.*`,
-      [channelId, reason],
-    );
+    const first = await this.db.query('UPDATE alert_subscriptions SET attention = $2 WHERE channel_id = $1 AND attention IS NULL RETURNING *', [channelId, reason]);
+    if (first.rows[0]) return { ...toSubscription(first.rows[0]), attention: undefined };
+    const { rows } = await this.db.query('UPDATE alert_subscriptions SET attention = $2 WHERE channel_id = $1 RETURNING *', [channelId, reason]);
     return rows[0] && toSubscription(rows[0]);
   }
 

@@ -99,12 +99,15 @@ export class DigestRepo {
     return rows[0] && toDigest(rows[0]);
   }
 
-  /** Marks the digest's channel as refused by Slack; the digest as it was before, so only the first refusal tells its owner. */
+  /**
+   * Marks the digest's channel as refused by Slack; the digest as it was before, so only the
+   * first refusal tells its owner (two at once: the row lock orders them, and the second
+   * re-reads `attention`).
+   */
   async markAttention(id: number, reason: string): Promise<Digest | undefined> {
-    const { rows } = await this.db.query(
-      `UPDATE digests d SET attention = $2 FROM digests old WHERE d.id = $1 AND old.id = d.id RETURNING old.*`,
-      [id, reason],
-    );
+    const first = await this.db.query('UPDATE digests SET attention = $2 WHERE id = $1 AND attention IS NULL RETURNING *', [id, reason]);
+    if (first.rows[0]) return { ...toDigest(first.rows[0]), attention: undefined };
+    const { rows } = await this.db.query('UPDATE digests SET attention = $2 WHERE id = $1 RETURNING *', [id, reason]);
     return rows[0] && toDigest(rows[0]);
   }
 
