@@ -146,7 +146,7 @@ describe('isAdmin and mayManage', () => {
   });
 });
 
-describe('the rights table: who may do what with a watch, and from where (README, "Who may do what")', () => {
+describe('the rights table: who may do what with a watch, and from where (docs/security.md, "Who may do what")', () => {
   // #growth: Alice (the owner) and Dana are in it; Bob is not; Carol is a named admin and not in it either.
   const members: Record<string, readonly string[]> = { C_GROWTH: ['U_ALICE', 'U_DANA'], C_GENERAL: ['U_ALICE', 'U_BOB', 'U_DANA', 'U_CAROL'] };
   const membership = async (user: string, channel: string) => (channel in members ? members[channel]!.includes(user) : undefined);
