@@ -31,7 +31,7 @@ export async function forPerson<T>(fn: () => Promise<T>): Promise<{ value: T; re
  * holding a minute's worth. A person's request always goes (their own quota bounds them) and
  * may overdraw the bucket by up to a minute's worth; background work waits for a whole token
  * and for no person to have overdrawn it. One per replica: with N replicas the workspace's
- * share is N times this (README).
+ * share is N times this (docs/security.md).
  */
 export class ApiBudget {
   private tokens: number;

@@ -40,9 +40,9 @@ export interface AccessRules {
 
 /**
  * Who may do what, each rule in one place, the same for a command, a button, a modal and the Home.
- * "Admin" here is a person ADMINS names: with ADMINS empty, nobody is exempt from a channel's rules.
+ * "Admin" here is a person ADMIN_USERS names: with ADMIN_USERS empty, nobody is exempt from a channel's rules.
  * - post in a channel (a watch, a digest or threat alerts that post there): its members, or an admin;
- * - change, pause or remove a watch: its owner or an admin (with no ADMINS set: a member of its
+ * - change, pause or remove a watch: its owner or an admin (with no ADMIN_USERS set: a member of its
  *   channel), from its channel or the Home;
  * - mute, unmute or acknowledge a watch: its owner, an admin or a member of its channel, from its
  *   channel or the Home;

@@ -92,7 +92,7 @@ const INIT_TIMEOUT_MS = 120_000;
  * PGlite's WASM is compiled by V8's baseline compiler only. Left on, the optimising tier
  * recompiles hot postgres functions in the background: about 1 s of CPU and 50–90 MB
  * resident, for queries on Lookout's small tables that run as fast without it
- * (bench/memory.ts, README). The flags are process-wide: undici's HTTP parser, WASM
+ * (bench/memory.ts, docs/benchmarks.md). The flags are process-wide: undici's HTTP parser, WASM
  * too, runs on the baseline tier as well (about 0.02 ms a command at 300/s in a profile).
  * Setting them back once PGlite has started left it 25 MB of optimised code again.
  */
