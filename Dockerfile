@@ -1,12 +1,17 @@
 # Lookout: build with dev dependencies, run with production ones only.
 # docker build -t lookout . && docker run -p 3000:3000 -v lookout-data:/data --env-file lookout.env lookout
 
+# The sandbox package (packages/sandbox) is here only so main.ts's lazy import of it typechecks:
+# tsc emits none of it, and the runtime stage installs no workspace package.
 FROM node:22-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY packages/sandbox/package.json ./packages/sandbox/
+COPY src/slack-rules/package.json ./src/slack-rules/
 RUN npm ci
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+COPY packages ./packages
 RUN npm run build
 
 FROM node:22-bookworm-slim AS runtime
@@ -15,7 +20,7 @@ ENV NODE_ENV=production \
     DATA_DIR=/data
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
+RUN npm ci --omit=dev --workspaces=false --ignore-scripts && npm cache clean --force
 COPY --from=build /app/dist ./dist
 RUN mkdir -p /data && chown node:node /data
 USER node

@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'data/', 'src/sandbox/slack/ui/'] },
+  { ignores: ['dist/', 'node_modules/', 'data/', 'packages/sandbox/src/slack/ui/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -2,7 +2,8 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    // The sandbox package's own tests (packages/sandbox/test) run here too: npm test runs everything.
+    include: ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
     // The slow suite runs on its own: npm run test:slow.
     exclude: ['test/chaos/**', 'test/slow/**', 'node_modules/**'],
     setupFiles: ['test/support/slack-rules-guard.ts'],

@@ -21,8 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
 import { REPORT_IDS } from '../src/kernel/catalog.js';
-import type { ExtraRoutes } from '../src/sandbox/slack/index.js';
-import { signRequest } from '../src/sandbox/slack/signing.js';
+import { type ExtraRoutes, signRequest } from '@lookout/sandbox/slack';
 import { median, percentile, productionWorld } from './stats.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);

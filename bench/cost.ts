@@ -10,7 +10,7 @@
  * commands would cost).
  */
 import { createLogger } from '../src/platform/log.js';
-import { DEMO_VISITORS } from '../src/sandbox/demo-api/index.js';
+import { DEMO_VISITORS } from '@lookout/sandbox/demo-api';
 import { CHANNEL, USER, startTestSandbox } from '../test/support/sandbox.js';
 import { loadConfig } from '../src/config.js';
 

@@ -121,7 +121,7 @@ if (process.argv[2] === '--child') {
 
 // ---------------------------------------------------------------- the parent: Slack, rounds, figures
 
-const { startOfflineSlack } = await import('../src/sandbox/slack/index.js');
+const { startOfflineSlack } = await import('@lookout/sandbox/slack');
 const botToken = `xoxb-bench-${randomBytes(6).toString('hex')}`;
 const slack = await startOfflineSlack({ signingSecret: randomBytes(16).toString('hex'), botToken, rateLimit: false });
 for (const id of CHANNELS) slack.workspace.addChannel({ id, name: id.toLowerCase().replace(/_/g, '-') });

@@ -28,7 +28,7 @@ import { DigestScheduler } from '../src/features/digests/scheduler.js';
 import { webPoster } from '../src/platform/slack/poster.js';
 import { DeliveryWorker } from '../src/platform/deliveries/worker.js';
 import { createLogger } from '../src/platform/log.js';
-import { startOfflineSlack } from '../src/sandbox/slack/index.js';
+import { startOfflineSlack } from '@lookout/sandbox/slack';
 import { openRepos } from '../src/compose.js';
 import { peakRssMb, spawnDemoApi } from './stats.js';
 

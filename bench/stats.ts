@@ -70,7 +70,7 @@ export function peakRssMb(): number {
 /** Starts the demo API in its own process (so it does not share the event loop being measured); resolves its URL. */
 export async function spawnDemoApi(env: Record<string, string> = {}): Promise<{ url: string; stop: () => void }> {
   const { spawn } = await import('node:child_process');
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/sandbox/demo-api/main.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'packages/sandbox/src/demo-api/main.ts'], {
     env: { ...process.env, DEMO_API_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -94,11 +94,11 @@ export const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Ma
  * process, with the environment that points an app at them.
  */
 export async function productionWorld(
-  options: { extraRoutes?: import('../src/sandbox/slack/index.js').ExtraRoutes } = {},
+  options: { extraRoutes?: import('@lookout/sandbox/slack').ExtraRoutes } = {},
 ): Promise<{ env: Record<string, string>; close: () => Promise<void> }> {
   const { execFileSync } = await import('node:child_process');
   const { randomBytes } = await import('node:crypto');
-  const { startOfflineSlack } = await import('../src/sandbox/slack/index.js');
+  const { startOfflineSlack } = await import('@lookout/sandbox/slack');
   execFileSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
   const signingSecret = randomBytes(16).toString('hex');
   const botToken = `xoxb-bench-${randomBytes(8).toString('hex')}`;

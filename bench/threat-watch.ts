@@ -28,7 +28,7 @@ import { LogLevel, WebClient } from '@slack/web-api';
 import { AnalyticsApi } from '../src/platform/api/analytics.js';
 import { ALERT_SUBJECT, ThreatWatcher, type ScanResult } from '../src/features/alerts/watcher.js';
 import { createLogger } from '../src/platform/log.js';
-import { startOfflineSlack } from '../src/sandbox/slack/index.js';
+import { startOfflineSlack } from '@lookout/sandbox/slack';
 import { openRepos } from '../src/compose.js';
 import type { AlertCheck as CheckName } from '../src/kernel/verdict.js';
 import { webPoster } from '../src/platform/slack/poster.js';

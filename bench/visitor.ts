@@ -11,8 +11,8 @@
 import { AnalyticsApi } from '../src/platform/api/analytics.js';
 import { fetchVisitorProfile } from '../src/features/visitor/service.js';
 import { createLogger } from '../src/platform/log.js';
-import { DEMO_VISITORS } from '../src/sandbox/demo-api/fixtures.js';
-import type { Message } from '../src/sandbox/slack/workspace.js';
+import { DEMO_VISITORS } from '@lookout/sandbox/demo-api';
+import type { Message } from '@lookout/sandbox/slack';
 import { startTestSandbox as startSandbox } from '../test/support/sandbox.js';
 import { ms, runLoad, type LoadResult } from './stats.js';
 

@@ -128,9 +128,23 @@ async function runForReal(config: Config, log: Logger): Promise<() => Promise<vo
   return () => lookout.stop();
 }
 
+/** The sandbox package (packages/sandbox), a development dependency: a production install has none. */
+async function loadSandbox() {
+  try {
+    return await import('@lookout/sandbox');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'ERR_MODULE_NOT_FOUND' || !String((error as Error).message).includes("'@lookout/sandbox'")) throw error;
+    console.error(
+      'No Slack credentials, and this installation has no sandbox (it comes with the development dependencies: npm ci && npm start in a clone). Set SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET to run against Slack.',
+    );
+    process.exit(1);
+  }
+}
+
 async function runSandbox(config: Config, log: Logger): Promise<() => Promise<void>> {
   // Loaded only here: a deployment with Slack credentials never loads the sandbox.
-  const { startSandbox } = await import('./sandbox/start.js');
+  const { startSandbox } = await loadSandbox();
   // A laptop often has something on 3000 already: the sandbox takes a free port instead, and says so.
   // Like everything in the sandbox, the app listens on loopback (startSandbox's wiring says so).
   const port = await freeOrAny('PORT', config.port, log, '127.0.0.1');

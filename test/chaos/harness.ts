@@ -7,8 +7,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
-import { startDemoApi, type DemoApi } from '../../src/sandbox/demo-api/server.js';
-import { startOfflineSlack, type OfflineSlack } from '../../src/sandbox/slack/index.js';
+import { startDemoApi, type DemoApi } from '@lookout/sandbox/demo-api';
+import { startOfflineSlack, type OfflineSlack } from '@lookout/sandbox/slack';
 import { openDb } from '../../src/platform/store/db.js';
 
 export interface World {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openRepos } from '../../src/compose.js';
-import { DEMO_VISITORS } from '../../src/sandbox/demo-api/index.js';
+import { DEMO_VISITORS } from '@lookout/sandbox/demo-api';
 import { textsOf } from '../support/sandbox.js';
 import { startReplica, startWorld, until, type Replica, type World } from './harness.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openRepos } from '../../src/compose.js';
-import { DEMO_VISITORS } from '../../src/sandbox/demo-api/index.js';
+import { DEMO_VISITORS } from '@lookout/sandbox/demo-api';
 import { TEST_DATABASE_URL } from '../support/db.js';
 import { textsOf } from '../support/sandbox.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';

@@ -4,8 +4,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDemoApi, type DemoApi } from '../../src/sandbox/demo-api/server.js';
-import { startOfflineSlack, type OfflineSlack } from '../../src/sandbox/slack/index.js';
+import { startDemoApi, type DemoApi } from '@lookout/sandbox/demo-api';
+import { startOfflineSlack, type OfflineSlack } from '@lookout/sandbox/slack';
 import { openRepos as openStore } from '../../src/compose.js';
 import { textsOf } from '../support/sandbox.js';
 

@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { InjectedFailure } from '../../src/sandbox/slack/web-api.js';
-import { DEMO_VISITORS } from '../../src/sandbox/demo-api/index.js';
+import type { InjectedFailure } from '@lookout/sandbox/slack';
+import { DEMO_VISITORS } from '@lookout/sandbox/demo-api';
 import { textsOf } from '../support/sandbox.js';
 import { startReplica, startWorld, until, type Replica, type World } from './harness.js';
 

@@ -3,9 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openRepos, type Repos } from '../../src/compose.js';
 import { ThreatWatcher } from '../../src/features/alerts/watcher.js';
 import { AnalyticsApi } from '../../src/platform/api/analytics.js';
-import { DEMO_VISITORS } from '../../src/sandbox/demo-api/index.js';
-import { startDemoApi, type DemoApi } from '../../src/sandbox/demo-api/server.js';
-import { startOfflineSlack, type OfflineSlack } from '../../src/sandbox/slack/index.js';
+import { DEMO_VISITORS, startDemoApi, type DemoApi } from '@lookout/sandbox/demo-api';
+import { startOfflineSlack, type OfflineSlack } from '@lookout/sandbox/slack';
 import { captureLogs } from '../support/log-capture.js';
 import { until } from '../support/until.js';
 

@@ -6,8 +6,7 @@ import type { AggregateRow, PageRow } from '../../src/platform/api/schemas.js';
 import type { VisitRecord, VisitorRecord } from '../../src/kernel/records.js';
 import type { FilterGroup } from '../../src/kernel/filters.js';
 import type { MarketingRequest } from '../../src/kernel/query.js';
-import { startDemoApi, type DemoApi } from '../../src/sandbox/demo-api/server.js';
-import { DEMO_VISITORS } from '../../src/sandbox/demo-api/dataset.js';
+import { startDemoApi, type DemoApi, DEMO_VISITORS } from '@lookout/sandbox/demo-api';
 import { captureLogs } from '../support/log-capture.js';
 import { allRows } from '../support/paging.js';
 

@@ -5,7 +5,7 @@ import { DeliveryRepo, type DeliveryInput } from '../../src/platform/deliveries/
 import { DeliveryWorker, type SubjectHooks } from '../../src/platform/deliveries/worker.js';
 import { webPoster } from '../../src/platform/slack/poster.js';
 import type { Db } from '../../src/platform/store/db.js';
-import { startOfflineSlack, type OfflineSlack } from '../../src/sandbox/slack/index.js';
+import { startOfflineSlack, type OfflineSlack } from '@lookout/sandbox/slack';
 import { describeEachDb } from '../support/db.js';
 import { captureLogs } from '../support/log-capture.js';
 

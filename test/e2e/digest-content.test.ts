@@ -7,7 +7,7 @@ import { previousPeriod, rangeDays, type DateRange } from '../../src/kernel/date
 import { gatherDigest, type DigestSpec } from '../../src/features/digests/content.js';
 import { SharedFetcher } from '../../src/platform/api/shared-fetcher.js';
 import { digestRange } from '../../src/features/digests/period.js';
-import { startDemoApi, type DemoApi } from '../../src/sandbox/demo-api/server.js';
+import { startDemoApi, type DemoApi } from '@lookout/sandbox/demo-api';
 import { validateMessage } from '../../src/slack-rules/validate.js';
 import { digestMessage } from '../../src/features/digests/blocks.js';
 import { mrkdwnOf } from '../support/sandbox.js';

@@ -1,14 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLookout, type Lookout } from '../../src/compose.js';
-import { startDemoApi, type DemoApi } from '../../src/sandbox/demo-api/server.js';
-import { startOfflineSlack, type OfflineSlack } from '../../src/sandbox/slack/index.js';
+import { startDemoApi, type DemoApi } from '@lookout/sandbox/demo-api';
+import { startOfflineSlack, type OfflineSlack, computeSignature } from '@lookout/sandbox/slack';
 import { openDb, type Db } from '../../src/platform/store/db.js';
 import { textsOf } from '../support/sandbox.js';
 import { captureLogs } from '../support/log-capture.js';
 import { until } from '../support/until.js';
 import { TEST_DATABASE_URL } from '../support/db.js';
-import { computeSignature } from '../../src/sandbox/slack/signing.js';
 
 if (!TEST_DATABASE_URL) console.warn('digest replicas on PostgreSQL: skipped: TEST_DATABASE_URL is not set');
 

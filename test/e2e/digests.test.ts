@@ -1,7 +1,7 @@
 import { formatDateTime } from '../../src/kernel/format.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { REPORT_IDS } from '../../src/kernel/catalog.js';
-import type { Message } from '../../src/sandbox/slack/index.js';
+import type { Message } from '@lookout/sandbox/slack';
 import type { Sandbox } from '../support/sandbox.js';
 import type { Digest } from '../../src/features/digests/repo.js';
 import { until } from '../support/until.js';

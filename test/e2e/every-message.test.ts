@@ -6,8 +6,8 @@
  * test/support fails any test where it had to), and no message holds an alert block.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { DEMO_VISITORS } from '../../src/sandbox/demo-api/index.js';
-import type { Message } from '../../src/sandbox/slack/index.js';
+import { DEMO_VISITORS } from '@lookout/sandbox/demo-api';
+import type { Message } from '@lookout/sandbox/slack';
 import { colourOf, headerOf, mrkdwnOf, sandbox, USER, type Sandbox } from '../support/sandbox.js';
 import { until } from '../support/until.js';
 

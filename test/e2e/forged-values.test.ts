@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Message, View } from '../../src/sandbox/slack/index.js';
+import type { Message, View } from '@lookout/sandbox/slack';
 import { mrkdwnOf, sandbox, type Sandbox } from '../support/sandbox.js';
 
 /**

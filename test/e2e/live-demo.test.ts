@@ -1,11 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLookout, type Lookout } from '../../src/compose.js';
-import { generateDataset } from '../../src/sandbox/demo-api/dataset.js';
-import { LiveTraffic } from '../../src/sandbox/demo-api/live.js';
-import type { Visit } from '../../src/sandbox/demo-api/model.js';
-import { startDemoApi, type DemoApi } from '../../src/sandbox/demo-api/server.js';
-import { startOfflineSlack, type OfflineSlack } from '../../src/sandbox/slack/index.js';
+import { generateDataset, LiveTraffic, type Visit, startDemoApi, type DemoApi } from '@lookout/sandbox/demo-api';
+import { startOfflineSlack, type OfflineSlack } from '@lookout/sandbox/slack';
 import { captureLogs } from '../support/log-capture.js';
 import { headerOf, mrkdwnOf, tableOf, textsOf } from '../support/sandbox.js';
 

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { fitMessage } from '../../src/platform/slack/kit/preflight.js';
 import { postToResponseUrl, allowResponseOrigin } from '../../src/platform/slack/respond.js';
 import { preflightFetch } from '../../src/platform/slack/preflight.js';
-import { startOfflineSlack, type OfflineSlack } from '../../src/sandbox/slack/index.js';
+import { startOfflineSlack, type OfflineSlack } from '@lookout/sandbox/slack';
 import { LIMITS } from '../../src/slack-rules/rules.js';
 import { captureLogs } from '../support/log-capture.js';
 import { takePreflightReports } from '../support/slack-rules-guard.js';

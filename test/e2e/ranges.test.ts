@@ -3,7 +3,7 @@
  * signed slash commands, the answers read back from what Slack shows.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Message } from '../../src/sandbox/slack/index.js';
+import type { Message } from '@lookout/sandbox/slack';
 import { CHANNEL, USER, headerOf, mrkdwnOf, sandbox, tableOf, type Sandbox } from '../support/sandbox.js';
 
 // Saturday Nov 21, 2026, midday: last week is Mon Nov 9 – Sun Nov 15.

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { computeSignature } from '../../src/sandbox/slack/signing.js';
+import { computeSignature } from '@lookout/sandbox/slack';
 import { sandbox, type Sandbox } from '../support/sandbox.js';
 
 /**

@@ -4,8 +4,8 @@ import { openRepos, startLookout, type Lookout, type Repos } from '../../src/com
 import { ThreatWatcher } from '../../src/features/alerts/watcher.js';
 import { AnalyticsApi } from '../../src/platform/api/analytics.js';
 import { openDb } from '../../src/platform/store/db.js';
-import { startDemoApi, type DemoApi } from '../../src/sandbox/demo-api/server.js';
-import { startOfflineSlack, type OfflineSlack } from '../../src/sandbox/slack/index.js';
+import { startDemoApi, type DemoApi } from '@lookout/sandbox/demo-api';
+import { startOfflineSlack, type OfflineSlack } from '@lookout/sandbox/slack';
 import { TEST_DATABASE_URL } from '../support/db.js';
 import { captureLogs } from '../support/log-capture.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Message } from '../../src/sandbox/slack/index.js';
+import type { Message } from '@lookout/sandbox/slack';
 import { validateMessage } from '../../src/slack-rules/validate.js';
 import { CHANNEL, USER, hasAction, headerOf, mrkdwnOf, sandbox, tableOf, type Sandbox } from '../support/sandbox.js';
-import { DEMO_VISITORS } from '../../src/sandbox/demo-api/index.js';
+import { DEMO_VISITORS } from '@lookout/sandbox/demo-api';
 
 type Json = Record<string, unknown>;
 type Chart = { type: string; title: string; chart: { type: string; series?: { name: string; data: { label: string; value: number }[] }[]; segments?: { label: string; value: number }[]; axis_config?: { categories: string[] } } };

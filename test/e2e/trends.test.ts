@@ -12,7 +12,7 @@ import { memoryQuota } from '../../src/platform/quota.js';
 import { QueryRefsStub } from '../support/trends.js';
 import { TrendService, type TrendSpec } from '../../src/features/trends/service.js';
 import { TrendRepo } from '../../src/features/trends/repo.js';
-import { startDemoApi, type DemoApi } from '../../src/sandbox/demo-api/server.js';
+import { startDemoApi, type DemoApi } from '@lookout/sandbox/demo-api';
 import { captureLogs } from '../support/log-capture.js';
 import { describeEachDb } from '../support/db.js';
 import { allRows } from '../support/paging.js';

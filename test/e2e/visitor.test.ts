@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DEMO_VISITORS } from '../../src/sandbox/demo-api/index.js';
-import type { Message } from '../../src/sandbox/slack/index.js';
+import { DEMO_VISITORS } from '@lookout/sandbox/demo-api';
+import type { Message } from '@lookout/sandbox/slack';
 import type { Sandbox } from '../support/sandbox.js';
 import { CHANNEL, USER, hasAction, headerOf, mrkdwnOf, sandbox, tableOf, textsOf } from '../support/sandbox.js';
 

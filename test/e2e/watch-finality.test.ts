@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Lookout } from '../../src/compose.js';
-import type { OfflineSlack } from '../../src/sandbox/slack/index.js';
+import type { OfflineSlack } from '@lookout/sandbox/slack';
 import type { WatchRule } from '../../src/features/watches/plan.js';
 import { startSteadyWorld, type SteadyApi, type SteadyWorld } from '../support/steady-api.js';
 

@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
  * No Docker engine runs here, so this checks what can be checked without one:
  * the Dockerfile's two stages, done by hand — `npm run build` with dev
  * dependencies, then `npm ci --omit=dev` in a clean copy holding only the
- * package files and the built `dist/` — and that the result starts.
+ * package files and the built `dist/` — and that the result starts, without the sandbox.
  */
 const root = process.cwd();
 const work = mkdtempSync(join(tmpdir(), 'lookout-package-'));
@@ -22,7 +22,7 @@ describe('Dockerfile', () => {
     expect(build).toMatch(/^node:\d+-\S*slim AS build/);
     expect(build).toMatch(/RUN npm ci\n/);
     expect(build).toMatch(/RUN npm run build/);
-    expect(runtime).toMatch(/RUN npm ci --omit=dev/);
+    expect(runtime).toMatch(/RUN npm ci --omit=dev --workspaces=false/);
     expect(runtime).toMatch(/COPY --from=build \/app\/dist \.\/dist/);
     expect(runtime).toMatch(/^USER node$/m);
     expect(runtime).toMatch(/HEALTHCHECK[\s\S]*\/healthz/);
@@ -34,6 +34,7 @@ describe('Dockerfile', () => {
   it('the runtime stage, made by hand, starts from dist/ with production dependencies only', () => {
     const built = join(work, 'build');
     cpSync(join(root, 'src'), join(built, 'src'), { recursive: true });
+    cpSync(join(root, 'packages'), join(built, 'packages'), { recursive: true });
     for (const f of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json']) cpSync(join(root, f), join(built, f));
     // The build stage: `npm run build` (with this checkout's dev dependencies, as `npm ci` would install).
     symlinkSync(join(root, 'node_modules'), join(built, 'node_modules'));
@@ -42,10 +43,13 @@ describe('Dockerfile', () => {
     const runtime = join(work, 'runtime');
     for (const f of ['package.json', 'package-lock.json']) cpSync(join(root, f), join(runtime, f));
     cpSync(join(built, 'dist'), join(runtime, 'dist'), { recursive: true });
-    execFileSync('npm', ['ci', '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: runtime, stdio: 'pipe' });
+    execFileSync('npm', ['ci', '--omit=dev', '--workspaces=false', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: runtime, stdio: 'pipe' });
 
-    // No dev dependency made it in.
+    // No dev dependency made it in, nor the sandbox: not its code, not its dependencies.
     expect(() => execFileSync('node', ['-e', "import('typescript')"], { cwd: runtime, stdio: 'pipe' })).toThrow();
+    const files = readdirSync(join(runtime, 'dist'), { recursive: true, encoding: 'utf8' });
+    expect(files.filter((f) => /sandbox|demo-api|offline/i.test(f))).toEqual([]);
+    for (const name of ['@lookout/sandbox', 'ws', 'chart.js', 'emojibase-data']) expect(existsSync(join(runtime, 'node_modules', name)), name).toBe(false);
     const ok = spawnSync('node', ['dist/main.js', '--check-config'], { cwd: runtime, env: { PATH: process.env.PATH }, encoding: 'utf8' });
     expect(ok.stderr).toBe('');
     expect(ok.stdout.trim()).toBe('configuration ok');
@@ -60,5 +64,11 @@ describe('Dockerfile', () => {
     expect(bad.stderr).toMatch(/SLACK_BOT_TOKEN: expected a bot token/);
     expect(bad.stderr).toMatch(/PORT: expected a whole number/);
     expect(bad.stderr).not.toContain('xoxp-not-a-bot-token-secret');
+
+    // Without Slack credentials, a production install says it has no sandbox, and starts nothing.
+    const bare = spawnSync('node', ['dist/main.js'], { cwd: runtime, env: { PATH: process.env.PATH, DATA_DIR: join(work, 'data') }, encoding: 'utf8' });
+    expect(bare.status).toBe(1);
+    expect(bare.stderr).toMatch(/^No Slack credentials, and this installation has no sandbox .* Set SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET/);
+    expect(existsSync(join(work, 'data'))).toBe(false);
   }, 180_000);
 });

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/platform/log.js';
-import { DEMO_VISITORS } from '../../src/sandbox/demo-api/index.js';
+import { DEMO_VISITORS } from '@lookout/sandbox/demo-api';
 import { startTestSandbox as startSandbox, type Sandbox } from '../support/sandbox.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';

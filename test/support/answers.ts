@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { Message } from '../../src/sandbox/slack/index.js';
+import type { Message } from '@lookout/sandbox/slack';
 import { CHANNEL, USER, type Sandbox } from './sandbox.js';
 import { until } from './until.js';
 

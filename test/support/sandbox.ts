@@ -1,6 +1,6 @@
 import { LEVEL_COLOURS, type Level } from '../../src/platform/slack/kit/colour.js';
 import { startLookout, type Lookout, type LookoutOptions } from '../../src/compose.js';
-import { startSandbox, type Sandbox as SandboxOf, type SandboxOptions } from '../../src/sandbox/start.js';
+import { startSandbox, type Sandbox as SandboxOf, type SandboxOptions } from '@lookout/sandbox';
 import { captureLogs } from './log-capture.js';
 
 export type Sandbox = SandboxOf<Lookout>;

@@ -13,7 +13,7 @@
 import { randomBytes } from 'node:crypto';
 import { startLookout, type Lookout } from '../../src/compose.js';
 import type { Limits } from '../../src/config.js';
-import { startOfflineSlack, type OfflineSlack } from '../../src/sandbox/slack/index.js';
+import { startOfflineSlack, type OfflineSlack } from '@lookout/sandbox/slack';
 import { captureLogs } from './log-capture.js';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -4,8 +4,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { LookoutOptions } from '../../src/compose.js';
-import { startDemoApi, type DemoApi } from '../../src/sandbox/demo-api/server.js';
-import { startOfflineSlack, type OfflineSlack } from '../../src/sandbox/slack/index.js';
+import { startDemoApi, type DemoApi } from '@lookout/sandbox/demo-api';
+import { startOfflineSlack, type OfflineSlack } from '@lookout/sandbox/slack';
 import { captureLogs } from './log-capture.js';
 
 export interface ThreatWorld {

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -15,10 +15,10 @@ interface Violation {
   rule: { name: string };
 }
 
-/** Runs the project's rules over `src/` in `cwd`; the violations found. */
+/** Runs the project's rules over `src/` and `packages/` in `cwd`; the violations found. */
 async function cruise(cwd: string): Promise<Violation[]> {
   const run = promisify(execFile);
-  const { stdout } = await run(DEPCRUISE, ['src', '--config', CONFIG, '--output-type', 'json'], { cwd, maxBuffer: 64 * 1024 * 1024 }).catch(
+  const { stdout } = await run(DEPCRUISE, ['src', 'packages', '--config', CONFIG, '--output-type', 'json'], { cwd, maxBuffer: 64 * 1024 * 1024 }).catch(
     (error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }),
   );
   return (JSON.parse(stdout) as { summary: { violations: Violation[] } }).summary.violations;
@@ -26,8 +26,14 @@ async function cruise(cwd: string): Promise<Violation[]> {
 
 /** A small tree shaped like Lookout's, with one violation of each rule planted in it. */
 const PLANTED: Record<string, string> = {
-  'tsconfig.json': JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', strict: true }, include: ['src'] }),
-  'package.json': JSON.stringify({ type: 'module' }),
+  'tsconfig.json': JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', strict: true }, include: ['src', 'packages'] }),
+  'package.json': JSON.stringify({ type: 'module', workspaces: ['packages/*'], devDependencies: { '@lookout/sandbox': '*', devtool: '1' } }),
+  'packages/sandbox/package.json': JSON.stringify({ name: '@lookout/sandbox', type: 'module', exports: { '.': './src/start.ts' } }),
+  'node_modules/devtool/package.json': JSON.stringify({ name: 'devtool', version: '1.0.0', main: 'index.js' }),
+  'node_modules/devtool/index.js': 'export const tool = 1;',
+  'node_modules/stray/package.json': JSON.stringify({ name: 'stray', version: '1.0.0', main: 'index.js' }),
+  'node_modules/stray/index.js': 'export const stray = 1;',
+  'src/kernel/text.ts': "import { tool } from 'devtool';\nexport const t = tool;",
   'src/config.ts': 'export const config = 1;',
   'src/platform/log.ts': 'export const log = 1;',
   'src/kernel/dates.ts': "import { log } from '../platform/log.js';\nexport const d = log;",
@@ -39,9 +45,10 @@ const PLANTED: Record<string, string> = {
   'src/features/foo/parse.ts': "import { s } from './service.js';\nexport const p = s;",
   'src/features/foo/blocks.ts': "import { c } from '../../compose.js';\nexport const b = c;",
   'src/features/foo/listeners.ts': "import { db } from '../../platform/store/db.js';\nimport { bs } from '../bar/service.js';\nexport const l = [db, bs];",
-  'src/compose.ts': "import { box } from './sandbox/start.js';\nexport const c = box;",
-  'src/main.ts': "import { box } from './sandbox/start.js';\nexport const m = box;",
-  'src/sandbox/start.ts': "import { config } from '../config.js';\nexport const box = config;",
+  'src/compose.ts': "import { box } from '@lookout/sandbox';\nexport const c = box;",
+  'src/main.ts': "import { box } from '@lookout/sandbox';\nexport const m = box;",
+  'packages/sandbox/src/start.ts': "import { config } from '../../../src/config.js';\nimport { ui } from './ui.js';\nexport const box = [config, ui];",
+  'packages/sandbox/src/ui.ts': "import { stray } from 'stray';\nexport const ui = stray;",
   'src/features/bar/a.ts': "import { b } from './b.js';\nexport const a = () => b;",
   'src/features/bar/b.ts': "import { a } from './a.js';\nexport const b = () => a;",
 };
@@ -57,6 +64,9 @@ describe('the layering rules (.dependency-cruiser.cjs)', () => {
       mkdirSync(dirname(join(planted, path)), { recursive: true });
       writeFileSync(join(planted, path), text);
     }
+    // npm links a workspace package into node_modules.
+    mkdirSync(join(planted, 'node_modules/@lookout'));
+    symlinkSync('../../packages/sandbox', join(planted, 'node_modules/@lookout/sandbox'));
     const found = (await cruise(planted)).map((v) => `${v.rule.name}: ${v.from} → ${v.to}`);
     expect(found.sort()).toEqual(
       [
@@ -65,13 +75,15 @@ describe('the layering rules (.dependency-cruiser.cjs)', () => {
         'kernel-is-pure: src/kernel/dates.ts → src/platform/log.ts',
         'kit-is-pure: src/platform/slack/kit/limits.ts → src/platform/log.ts',
         'listeners-import-their-feature-and-slack: src/features/foo/listeners.ts → src/platform/store/db.ts',
-        'main-loads-the-sandbox-lazily: src/main.ts → src/sandbox/start.ts',
+        'main-loads-the-sandbox-lazily: src/main.ts → packages/sandbox/src/start.ts',
         'no-circular: src/features/bar/a.ts → src/features/bar/b.ts',
         'platform-knows-no-feature: src/platform/store/db.ts → src/features/foo/service.ts',
-        'product-never-imports-the-sandbox: src/compose.ts → src/sandbox/start.ts',
+        'packages-declare-what-they-use: packages/sandbox/src/ui.ts → node_modules/stray/index.js',
+        'product-never-imports-the-sandbox: src/compose.ts → packages/sandbox/src/start.ts',
+        'product-runs-on-production-dependencies: src/kernel/text.ts → node_modules/devtool/index.js',
         'pure-files-import-only-kernel: src/features/foo/blocks.ts → src/compose.ts',
         'pure-files-import-only-kernel: src/features/foo/parse.ts → src/features/foo/service.ts',
-        'sandbox-knows-only-protocols: src/sandbox/start.ts → src/config.ts',
+        'sandbox-knows-only-protocols: packages/sandbox/src/start.ts → src/config.ts',
       ].sort(),
     );
   });

@@ -8,7 +8,7 @@
  * `Authorization: Bearer …` or a `token` field.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { toJsonPointerMessage, validateHomeView, validateMessage, validateMessageText, validateView } from '../../slack-rules/validate.js';
+import { toJsonPointerMessage, validateHomeView, validateMessage, validateMessageText, validateView } from '@lookout/slack-rules/validate';
 import { contentType, parseForm, readBody, sendJson } from './http-util.js';
 import type { MethodTiers, RateLimiter } from './rate-limit.js';
 import { isRecord, SlackError, type Json } from './types.js';

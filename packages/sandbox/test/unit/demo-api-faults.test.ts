@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { driftBody, FaultInjector, truncateJson, validateFaults } from '../../src/sandbox/demo-api/faults.js';
+import { driftBody, FaultInjector, truncateJson, validateFaults } from '../../src/demo-api/faults.js';
 
 const kinds = (injector: FaultInjector, n: number, path = '/countries') => Array.from({ length: n }, () => injector.decide(path).action.kind);
 

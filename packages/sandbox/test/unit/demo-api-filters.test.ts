@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ApiFailure } from '../../src/sandbox/demo-api/errors.js';
-import { FILTER_OBJECTS, groupsKey, matchesGroups, parseFilterGroups } from '../../src/sandbox/demo-api/filters.js';
-import { computeFacts, type Visit } from '../../src/sandbox/demo-api/model.js';
+import { ApiFailure } from '../../src/demo-api/errors.js';
+import { FILTER_OBJECTS, groupsKey, matchesGroups, parseFilterGroups } from '../../src/demo-api/filters.js';
+import { computeFacts, type Visit } from '../../src/demo-api/model.js';
 
 let counter = 0;
 function visit(overrides: {

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { generateDataset, DEMO_VISITORS } from '../../src/sandbox/demo-api/dataset.js';
-import { startDemoApi, type DemoApi } from '../../src/sandbox/demo-api/server.js';
-import { until } from '../support/until.js';
+import { generateDataset, DEMO_VISITORS } from '../../src/demo-api/dataset.js';
+import { startDemoApi, type DemoApi } from '../../src/demo-api/server.js';
 
 const KEY = 'k-3c9e1f-demo-api-test-key';
 const NOW = new Date('2026-11-20T13:45:12.000Z');
@@ -393,7 +392,7 @@ describe('faults', () => {
       () => 'answered',
       () => 'failed',
     );
-    await until(() => server.requests.length === 2, 'the second request to arrive');
+    await expect.poll(() => server.requests.length, { message: 'the second request to arrive' }).toBe(2);
     await server.close(); // waiting for the hanging request would never end: the test's timeout would fail it
     expect(await outcome).toBe('failed');
     expect(server.requests).toHaveLength(2);

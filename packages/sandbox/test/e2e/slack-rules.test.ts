@@ -7,8 +7,8 @@
 import { randomBytes } from 'node:crypto';
 import { LogLevel, WebClient } from '@slack/web-api';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startOfflineSlack, type OfflineSlack } from '../../src/sandbox/slack/index.js';
-import { BLOCK_RULES, LIMIT_RULES, LIMITS, METHOD_RULES, type BlockType, type LimitName, type Surface } from '../../src/slack-rules/rules.js';
+import { startOfflineSlack, type OfflineSlack } from '../../src/slack/index.js';
+import { BLOCK_RULES, LIMIT_RULES, LIMITS, METHOD_RULES, type BlockType, type LimitName, type Surface } from '@lookout/slack-rules/rules';
 
 type Json = Record<string, unknown>;
 

@@ -1,5 +1,5 @@
 /** Token buckets per key, as Slack limits chat.postMessage per channel (a burst, then about 1 a second). */
-import { METHOD_RULES, type MethodName } from '../../slack-rules/rules.js';
+import { METHOD_RULES, type MethodName } from '@lookout/slack-rules/rules';
 
 export interface RateLimitOptions {
   /** Calls allowed at once with a full bucket. */

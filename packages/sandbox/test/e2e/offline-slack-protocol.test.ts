@@ -8,8 +8,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { startOfflineSlack, type OfflineSlack } from '../../src/sandbox/slack/index.js';
-import { computeSignature } from '../../src/sandbox/slack/signing.js';
+import { startOfflineSlack, type OfflineSlack } from '../../src/slack/index.js';
+import { computeSignature } from '../../src/slack/signing.js';
 
 const signingSecret = 'protocol-test-signing-secret';
 const botToken = 'xoxb-protocol-test';

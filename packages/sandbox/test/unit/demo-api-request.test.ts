@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { REPORTS } from '../../src/sandbox/demo-api/aggregate.js';
-import { ApiFailure } from '../../src/sandbox/demo-api/errors.js';
-import { isDay, parseReportQuery } from '../../src/sandbox/demo-api/request.js';
+import { REPORTS } from '../../src/demo-api/aggregate.js';
+import { ApiFailure } from '../../src/demo-api/errors.js';
+import { isDay, parseReportQuery } from '../../src/demo-api/request.js';
 
 const countries = REPORTS.get('/countries')!;
 const visits = REPORTS.get('/visits')!;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { RateLimiter } from '../../src/sandbox/slack/rate-limit.js';
-import { SlackError } from '../../src/sandbox/slack/types.js';
-import { compareTs, normalizeBlocks, Workspace, type WorkspaceChange } from '../../src/sandbox/slack/workspace.js';
+import { RateLimiter } from '../../src/slack/rate-limit.js';
+import { SlackError } from '../../src/slack/types.js';
+import { compareTs, normalizeBlocks, Workspace, type WorkspaceChange } from '../../src/slack/workspace.js';
 
 function clock(start = 1_732_200_000_000): { now: () => number; advance: (ms: number) => void } {
   let t = start;

@@ -8,7 +8,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
-import { validateView } from '../../slack-rules/validate.js';
+import { validateView } from '@lookout/slack-rules/validate';
 import { ResponseUrls, type ResponseUrl } from './response-url.js';
 import { signRequest, unixSeconds } from './signing.js';
 import { isRecord, SlackError, type Delivery, type Json } from './types.js';

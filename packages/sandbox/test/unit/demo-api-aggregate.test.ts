@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { buildRows, paginate, REPORTS, sortRows, type ReportSpec } from '../../src/sandbox/demo-api/aggregate.js';
-import { generateDataset } from '../../src/sandbox/demo-api/dataset.js';
-import { computeFacts, type Visit, type VisitEntry } from '../../src/sandbox/demo-api/model.js';
+import { buildRows, paginate, REPORTS, sortRows, type ReportSpec } from '../../src/demo-api/aggregate.js';
+import { generateDataset } from '../../src/demo-api/dataset.js';
+import { computeFacts, type Visit, type VisitEntry } from '../../src/demo-api/model.js';
 
 const NOW = new Date('2026-11-20T13:45:12.000Z');
 const data = generateDataset({ seed: 7, now: NOW, visitors: 200, visits: 2500, days: 30 });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { hashString, mulberry32, Random, uuidFromName, WeightedTable } from '../../src/sandbox/demo-api/random.js';
+import { hashString, mulberry32, Random, uuidFromName, WeightedTable } from '../../src/demo-api/random.js';
 
 const take = (rng: Random, n: number) => Array.from({ length: n }, () => rng.next());
 

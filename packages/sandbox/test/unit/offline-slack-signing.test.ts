@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { computeSignature, signRequest, verifySignature } from '../../src/sandbox/slack/signing.js';
+import { computeSignature, signRequest, verifySignature } from '../../src/slack/signing.js';
 
 // Slack's documented example ("Verifying requests from Slack").
 const SECRET = '8f742231b10e8888abcd99yyyzzz85a5';

@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { toJsonPointerMessage, validateMessage, validateMessageText } from '../../slack-rules/validate.js';
+import { toJsonPointerMessage, validateMessage, validateMessageText } from '@lookout/slack-rules/validate';
 import { contentType, parseForm, readBody, sendJson, sendText } from './http-util.js';
 import { isRecord, type Json } from './types.js';
 import type { Message, Workspace } from './workspace.js';

@@ -20,8 +20,8 @@ import {
   type StaticSelectAction,
   type types,
 } from '@slack/bolt';
-import { startOfflineSlack, type OfflineSlack } from '../../src/sandbox/slack/server.js';
-import type { Message } from '../../src/sandbox/slack/workspace.js';
+import { startOfflineSlack, type OfflineSlack } from '../../src/slack/server.js';
+import type { Message } from '../../src/slack/workspace.js';
 
 const SIGNING_SECRET = 'offline-slack-e2e-signing-secret';
 const BOT_TOKEN = 'xoxb-offline-slack-e2e-token';

@@ -3,6 +3,7 @@
 export { startDemoApi, type DemoApi, type DemoApiOptions, type RecordedRequest } from './server.js';
 export { Dataset, DEMO_VISITORS, generateDataset, type AddVisitInput, type AddVisitorInput, type GenerateOptions } from './dataset.js';
 export type { Faults } from './faults.js';
+export { LiveTraffic, type LiveOptions } from './live.js';
 export type { Company, SecurityProfile, Visit, Visitor } from './model.js';
 export { REPORTS } from './aggregate.js';
 export { FILTER_OBJECTS, OPERATORS } from './filters.js';
