@@ -46,7 +46,7 @@ module.exports = {
       comment: "Listeners import their own feature, platform/slack and kernel/; another feature only through its service.",
       severity: 'error',
       from: { path: '^src/features/([^/]+)/listeners' },
-      to: { path: '^src/', pathNot: ['^src/kernel/', '^src/platform/(slack|log)', '^src/features/$1/', '^src/features/[^/]+/service\\.ts$'] },
+      to: { path: '^src/', pathNot: ['^src/kernel/', '^src/platform/(slack|log|feature)', '^src/features/$1/', '^src/features/[^/]+/service\\.ts$'] },
     },
     {
       name: 'features-meet-through-services',

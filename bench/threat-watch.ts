@@ -26,14 +26,15 @@
 import { randomBytes } from 'node:crypto';
 import { LogLevel, WebClient } from '@slack/web-api';
 import { AnalyticsApi } from '../src/platform/api/analytics.js';
-import { ALERT_SUBJECT, ThreatWatcher, type ScanResult } from '../src/features/alerts/watcher.js';
+import { ThreatWatcher, type ScanResult } from '../src/features/alerts/watcher.js';
 import { createLogger } from '../src/platform/log.js';
 import { startOfflineSlack } from '../src/sandbox/slack/index.js';
 import { openRepos } from '../src/compose.js';
 import type { AlertCheck as CheckName } from '../src/kernel/verdict.js';
 import { webPoster } from '../src/platform/slack/poster.js';
 import { DeliveryWorker } from '../src/platform/deliveries/worker.js';
-import { alertDeliveryHooks } from '../src/features/alerts/deliveries.js';
+import { ALERT_SUBJECTS } from '../src/features/alerts/deliveries.js';
+import { Subjects } from '../src/platform/deliveries/subject.js';
 import { peakRssMb, spawnDemoApi } from './stats.js';
 
 const VISITS = Number(process.env.BENCH_VISITS ?? 10_000);
@@ -97,7 +98,7 @@ const rssAfterStore = peakRssMb();
 await store.subscriptions.upsert({ channelId: CHANNEL, teamId: 'T_LOOKOUT', minSeverity: 'medium', checks: CHECKS, createdBy: 'U_ALICE' });
 await store.watchState.saveProgress('visits', { watermark, seenIds: [], counts: {}, at: new Date() });
 
-const worker = new DeliveryWorker({ db: store.db, poster: webPoster(web), owner: 'bench', log, hooks: { [ALERT_SUBJECT]: alertDeliveryHooks }, paceMs: 0 });
+const worker = new DeliveryWorker({ db: store.db, poster: webPoster(web), owner: 'bench', log, subjects: new Subjects(ALERT_SUBJECTS), paceMs: 0 });
 worker.start();
 const watcher = new ThreatWatcher({
   api,

@@ -60,7 +60,7 @@ it('threat alerts, coloured by severity', async () => {
   for (const [i, id] of [DEMO_VISITORS.attacker, DEMO_VISITORS.scraper].entries()) {
     box.demo!.dataset.addVisit({ visitor_id: id, date: new Date(at + i * 1000).toISOString(), url: 'https://www.example-shop.com/checkout' });
   }
-  await box.lookout.watcher.scan();
+  await box.lookout.threatScan.scan();
   box.lookout.deliveries.wake();
   // Both in one scan: their group's message, and an alert each in its thread.
   const alerts = await until(() => {

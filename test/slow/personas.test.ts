@@ -152,7 +152,7 @@ describe.skipIf(!available)('three people in the sandbox, in a browser', () => {
 
     box.demo!.dataset.addVisit({ visitor_id: DEMO_VISITORS.attacker, date: new Date(Date.now() + 1000), url: 'https://www.example-shop.com/login' });
     await new Promise((r) => setTimeout(r, 1100));
-    await box.lookout.watcher.scan();
+    await box.lookout.threatScan.scan();
     await page.getByTestId('message-list').getByTestId('message').filter({ hasText: `visitor ${DEMO_VISITORS.attacker}` }).filter({ has: page.getByRole('button', { name: 'Acknowledge' }) }).last().waitFor({ timeout: 15_000 });
     const alert = await lastMessage(page, page.getByRole('button', { name: 'Acknowledge' }));
     // The severity is the colour of the message's bar (red), not only words; no alert block in a message.

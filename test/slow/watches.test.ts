@@ -111,7 +111,7 @@ interface Kind {
 /** The threat watch judges the hour's visitors, as its timer would. */
 async function scanAfter(app: Lookout, hour: Date): Promise<void> {
   clock = hour.getTime() + HOUR - 1_000;
-  await app.watcher.scan();
+  await app.threatScan.scan();
 }
 
 const KINDS: Kind[] = [

@@ -1,26 +1,19 @@
-import type { Routes } from './platform/slack/routes.js';
+import type { Routes } from '../../../platform/slack/routes.js';
 import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
-import { helpText, type MoreHelp } from './features/reports/help.js';
-import { parseTrafficCommand } from './features/reports/parse.js';
-import type { ReportService } from './features/reports/service.js';
-import { helpMessage, usageMessage } from './platform/slack/kit/messages.js';
-import { guarded, postToResponseUrl, replyTo, requestLog } from './platform/slack/respond.js';
-import type { Subcommand } from './platform/slack/subcommand.js';
-
-/** A `/traffic` sub-command: the words that start it, what runs it, and its help. */
-export interface TrafficSubcommand {
-  words: readonly string[];
-  run: Subcommand;
-  help: readonly string[];
-}
+import type { CommandTable } from '../../../platform/feature.js';
+import { helpText, type MoreHelp } from '../help.js';
+import { parseTrafficCommand } from '../parse.js';
+import type { ReportService } from '../service.js';
+import { helpMessage, usageMessage } from '../../../platform/slack/kit/messages.js';
+import { guarded, postToResponseUrl, replyTo, requestLog } from '../../../platform/slack/respond.js';
 
 /**
  * `/traffic …`: ack at once, then a report, help, or the sub-command its first word
- * names. A new sub-command is one more entry in `subcommands` (see compose.ts).
+ * names. The sub-commands are the features' (`subcommands` in their definitions).
  */
-export function registerTraffic(app: Routes, reports: ReportService, subcommands: readonly TrafficSubcommand[], otherHelp: MoreHelp = {}): void {
+export function registerTraffic(app: Routes, reports: ReportService, { subcommands, help }: CommandTable): void {
   const byWord = new Map(subcommands.flatMap((s) => s.words.map((w) => [w, s] as const)));
-  const more: MoreHelp = { ...Object.fromEntries(subcommands.map((s) => [s.words[0], s.help])), ...otherHelp };
+  const more: MoreHelp = { ...Object.fromEntries(subcommands.map((s) => [s.words[0], s.help])), ...help };
   app.command('/traffic', async ({ ack, command, client, context }: SlackCommandMiddlewareArgs & AllMiddlewareArgs) => {
     await ack();
     const log = requestLog(context, reports.log);
