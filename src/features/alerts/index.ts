@@ -8,7 +8,7 @@ import { AlertMuteRepo, AlertRepo, AlertSubscriptionRepo, VisitorCheckRepo, Watc
 import { AlertService } from './service.js';
 import { LEASE_KEY, ThreatWatcher, WATCH_STATE_KEY } from './watcher.js';
 
-export type { AlertService, FlaggedVisitors } from './service.js';
+export type { AlertService, FlaggedSeen, FlaggedVisitors } from './service.js';
 export type { ThreatWatcher } from './watcher.js';
 
 declare module '../../platform/feature.js' {

@@ -4,7 +4,7 @@ import { SafeId } from '../../kernel/text.js';
 import { problemMessage, usageMessage } from '../../platform/slack/kit/messages.js';
 import { guarded, postToResponseUrl, replyTo, requestLog } from '../../platform/slack/respond.js';
 import type { Subcommand } from '../../platform/slack/subcommand.js';
-import type { VisitorCards } from '../visitor/service.js';
+import type { VisitorCards } from '../visitor/index.js';
 import { ALERT_ACTIONS } from './blocks.js';
 import { parseAlertsCommand } from './parse.js';
 import type { AlertAction, AlertService } from './service.js';

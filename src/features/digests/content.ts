@@ -1,7 +1,7 @@
 import type { SharedFetcher } from '../../platform/api/shared-fetcher.js';
 import type { Logger } from '../../platform/log.js';
 import type { Trend } from '../../kernel/trend.js';
-import type { TrendService } from '../trends/service.js';
+import type { TrendService } from '../trends/index.js';
 import { ApiError } from '../../platform/api/errors.js';
 import { REPORTS, type ReportId, type ReportRow } from '../../kernel/catalog.js';
 import { dayStart, previousPeriod, shiftDate, type DateRange } from '../../kernel/dates.js';
@@ -9,7 +9,7 @@ import { formatDateTime, formatField, counted } from '../../kernel/format.js';
 import { fieldOf } from '../../kernel/records.js';
 import type { FilterGroup } from '../../kernel/filters.js';
 import type { SlackMessage } from '../../platform/slack/kit/messages.js';
-import type { FlaggedSeen, FlaggedVisitors } from '../alerts/service.js';
+import type { FlaggedSeen, FlaggedVisitors } from '../alerts/index.js';
 import { digestMessage, type DigestLine, type DigestSection, type DigestTotals, type DigestView } from './blocks.js';
 import { digestRange, periodOf, type DigestPeriod } from './period.js';
 import type { Digest } from './repo.js';

@@ -4,7 +4,7 @@ import { infoMessage, staleMessage, usageMessage } from '../../platform/slack/ki
 import { guarded, postToResponseUrl, replyTo, requestLog } from '../../platform/slack/respond.js';
 import type { Routes } from '../../platform/slack/routes.js';
 import type { Subcommand } from '../../platform/slack/subcommand.js';
-import type { ReportService } from '../reports/service.js';
+import type { ReportService } from '../reports/index.js';
 import { TREND_ACTIONS } from './blocks.js';
 import { parseTrendWords, TREND_USAGE } from './parse.js';
 import type { TrendService } from './service.js';

@@ -11,7 +11,7 @@ import type { Logger } from '../../platform/log.js';
 import type { Db, Queryable } from '../../platform/store/db.js';
 import { resolveRange } from '../../kernel/when.js';
 import type { ApiDays, Trend } from '../../kernel/trend.js';
-import type { TrendService } from '../trends/service.js';
+import type { TrendService } from '../trends/index.js';
 import { watchAlertMessage, watchReply } from './blocks.js';
 import type { WatchObserver } from './observe.js';
 import type { Changed } from '../../platform/changes.js';

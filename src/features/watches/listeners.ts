@@ -6,7 +6,7 @@ import { problemMessage, usageMessage, type SlackMessage } from '../../platform/
 import { guarded, postToResponseUrl, replyTo, requestLog } from '../../platform/slack/respond.js';
 import type { Routes } from '../../platform/slack/routes.js';
 import type { Subcommand } from '../../platform/slack/subcommand.js';
-import type { ReportService } from '../reports/service.js';
+import type { ReportService } from '../reports/index.js';
 import { WATCH_ACTIONS } from './blocks.js';
 import { parseWatchCommand } from './parse.js';
 import type { Outcome, WatchService } from './service.js';

@@ -11,8 +11,8 @@ import { dayLabel, type ApiDays, type Bucket } from '../../kernel/trend.js';
 import { ApiError } from '../../platform/api/errors.js';
 import type { SharedFetcher } from '../../platform/api/shared-fetcher.js';
 import type { Logger } from '../../platform/log.js';
-import type { FlaggedVisitors } from '../alerts/service.js';
-import type { TrendService } from '../trends/service.js';
+import type { FlaggedVisitors } from '../alerts/index.js';
+import type { TrendService } from '../trends/index.js';
 import { comparedWith, observationOf, periodBucket, periodLabel, type Observation, type WatchPeriod, type WatchRule } from './plan.js';
 
 export interface ObserverDeps {

@@ -3,7 +3,7 @@ import { withRange, withSort, type ReportQuery } from '../../../kernel/query.js'
 import { isSafeId } from '../../../kernel/text.js';
 import { staleMessage, usageMessage } from '../../../platform/slack/kit/messages.js';
 import { guarded, postToResponseUrl, replyTo, requestLog } from '../../../platform/slack/respond.js';
-import type { VisitorCards } from '../../visitor/service.js';
+import type { VisitorCards } from '../../visitor/index.js';
 import { decodeMenuChoice, MENU_BLOCK_PREFIX } from '../blocks.js';
 import { TRAFFIC_USAGE } from '../parse.js';
 import type { ReportService } from '../service.js';

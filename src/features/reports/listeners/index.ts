@@ -1,5 +1,5 @@
 import type { Routes } from '../../../platform/slack/routes.js';
-import type { VisitorCards } from '../../visitor/service.js';
+import type { VisitorCards } from '../../visitor/index.js';
 import { ACTIONS } from '../blocks.js';
 import { DRILL_MODAL, FILTER_MODAL, FILTER_REMOVE_PATTERN } from '../modals.js';
 import type { ReportService } from '../service.js';
