@@ -3,7 +3,7 @@ import { settingsOf, type Context, type LookoutFeature, type LookoutOptions } fr
 import { FEATURES } from './features/index.js';
 import type { DigestScheduler, DigestService } from './features/digests/index.js';
 import type { HomeRefresh } from './features/home/index.js';
-import type { ThreatWatcher } from './features/alerts/index.js';
+import type { ThreatScan } from './features/alerts/index.js';
 import type { WatchEvaluator } from './features/watches/index.js';
 import type { AnalyticsApi } from './platform/api/analytics.js';
 import type { DeliveryWorker } from './platform/deliveries/worker.js';
@@ -38,7 +38,7 @@ export interface Lookout {
   slack: SlackApp;
   digests: DigestService;
   scheduler: DigestScheduler;
-  threatScan: ThreatWatcher;
+  threatScan: ThreatScan;
   watches: WatchEvaluator;
   deliveries: DeliveryWorker;
   home: HomeRefresh;
@@ -112,7 +112,7 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
       slack: app,
       digests: digests.service,
       scheduler: digests.scheduler,
-      threatScan: alerts.watcher,
+      threatScan: alerts.scan,
       watches: watches.evaluator,
       deliveries: platform.worker,
       home,

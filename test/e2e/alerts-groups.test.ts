@@ -7,7 +7,7 @@ import { GROUP_WINDOW_MS } from '../../src/features/alerts/plan.js';
 import type { DemoApi } from '../../src/sandbox/demo-api/server.js';
 import type { OfflineSlack } from '../../src/sandbox/slack/index.js';
 import { colourOf, headerOf, hasAction, mrkdwnOf, tableOf, textsOf } from '../support/sandbox.js';
-import { startThreatWorld, type ThreatWorld } from '../support/threat-watch.js';
+import { startThreatWorld, type ThreatWorld } from '../support/threat-scan.js';
 import { until } from '../support/until.js';
 
 /**
@@ -75,7 +75,7 @@ describe('threat alerts grouped by default', () => {
     slack.setAppUrl(app.requestUrl!);
     const on = await command('alerts on', /Threat alerts are on/);
     expect(on).toContain("New flagged visitors within 5 minutes of each other's first share one message, with an alert each in its thread");
-    await app.store.watchState.saveProgress('visits', { watermark: now(), seenIds: [], counts: {}, at: now() });
+    await app.store.scanState.saveProgress('visits', { watermark: now(), seenIds: [], counts: {}, at: now() });
   });
   afterAll(async () => {
     await app?.stop();
@@ -243,7 +243,7 @@ describe('one flagged visitor a minute for 50 minutes (the issue\'s measurement)
         await app.store.subscriptions.upsert({ channelId, teamId: 'T', minSeverity: 'medium', checks: ['bot'], createdBy: 'U_ALICE', grouping: grouping as 'grouped' | 'each' });
       }
       clock += GROUP_WINDOW_MS;
-      await app.store.watchState.saveProgress('visits', { watermark: now(), seenIds: [], counts: {}, at: now() });
+      await app.store.scanState.saveProgress('visits', { watermark: now(), seenIds: [], counts: {}, at: now() });
       const ids: string[] = [];
       for (let minute = 0; minute < 50; minute++) {
         const id = visitor(minute % 4 === 0 ? 'suspicious' : 'threat');
@@ -278,7 +278,7 @@ describe('a restart between a group\'s message and its replies', () => {
       slack.setAppUrl(app.requestUrl!);
       await app.store.subscriptions.upsert({ channelId: channel, teamId: 'T', minSeverity: 'medium', checks: ['bot'], createdBy: 'U_ALICE' });
       clock += GROUP_WINDOW_MS; // the other tests' groups are over
-      await app.store.watchState.saveProgress('visits', { watermark: now(), seenIds: [], counts: {}, at: now() });
+      await app.store.scanState.saveProgress('visits', { watermark: now(), seenIds: [], counts: {}, at: now() });
       const [a, b, c] = [visitor('threat'), visitor('threat'), visitor('suspicious')];
       visit(a);
       expect(await app.threatScan.scan()).toMatchObject({ alerts: 1 });

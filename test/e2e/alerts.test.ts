@@ -9,7 +9,7 @@ import { DEMO_VISITORS } from '../../src/sandbox/demo-api/index.js';
 import type { DemoApi } from '../../src/sandbox/demo-api/server.js';
 import type { OfflineSlack } from '../../src/sandbox/slack/index.js';
 import { TEST_DATABASE_URL } from '../support/db.js';
-import { startThreatWorld, type ThreatWorld } from '../support/threat-watch.js';
+import { startThreatWorld, type ThreatWorld } from '../support/threat-scan.js';
 import { headerOf, hasAction, mrkdwnOf, tableOf, textsOf } from '../support/sandbox.js';
 
 const SECURITY = 'C_SECURITY';
@@ -62,7 +62,7 @@ describe('threat alerts in one app', () => {
     expect(delivery.status).toBe(200);
     await slack.waitFor(() => slack.messages(SECURITY, { user: 'U_ALICE' }).some((m) => textsOf(m).join(' ').includes('Threat alerts are on')));
     // Start watching from now.
-    await app.store.watchState.saveProgress('visits', { watermark: now(), seenIds: [], counts: {}, at: now() });
+    await app.store.scanState.saveProgress('visits', { watermark: now(), seenIds: [], counts: {}, at: now() });
   });
   afterAll(async () => {
     await app?.stop();
@@ -169,7 +169,7 @@ describe('threat alerts in one app', () => {
     const failed = await app.threatScan.scan();
     await app.deliveries.drained();
     expect(failed.status).toBe('failed');
-    expect((await app.store.watchState.get('visits'))?.lastError).toMatch(/unavailable/);
+    expect((await app.store.scanState.get('visits'))?.lastError).toMatch(/unavailable/);
     expect(alertFor(id!)).toBeUndefined();
     demo.setFaults({});
     expect(await app.threatScan.scan()).toMatchObject({ status: 'scanned', alerts: 1 });
@@ -240,7 +240,7 @@ describe('restarts', () => {
       slack.setAppUrl(app.requestUrl!);
       await app.store.subscriptions.upsert({ channelId: channel, teamId: 'T', minSeverity: 'high', checks: ['bot'], createdBy: 'U_ALICE' });
       clock += 1000; // earlier tests' visits are behind the watermark
-      await app.store.watchState.saveProgress('visits', { watermark: now(), seenIds: [], counts: {}, at: now() });
+      await app.store.scanState.saveProgress('visits', { watermark: now(), seenIds: [], counts: {}, at: now() });
       const [a, b, c] = attackers(26).slice(23);
       visit(a!);
       expect(await app.threatScan.scan()).toMatchObject({ status: 'scanned', alerts: 1 });
@@ -272,7 +272,7 @@ describe('restarts', () => {
         slack.setAppUrl(apps[0]!.requestUrl!);
         await apps[0]!.store.subscriptions.upsert({ channelId: 'C_MARKETING', teamId: 'T', minSeverity: 'high', checks: ['bot'], createdBy: 'U_ALICE' });
         clock += 1000;
-        await apps[0]!.store.watchState.saveProgress('visits', { watermark: now(), seenIds: [], counts: {}, at: now() });
+        await apps[0]!.store.scanState.saveProgress('visits', { watermark: now(), seenIds: [], counts: {}, at: now() });
         const ids = attackers(32).slice(26);
         for (const id of ids.slice(0, 3)) visit(id);
         // Both tick at once: one holds the lease and scans, the other stands by.

@@ -4,16 +4,16 @@ import type { Prune } from '../../platform/store/housekeeping.js';
 import { ALERT_SUBJECTS } from './deliveries.js';
 import { alertsCommand, registerAlerts } from './listeners.js';
 import { ALERTS_HELP } from './parse.js';
-import { AlertMuteRepo, AlertRepo, AlertSubscriptionRepo, VisitorCheckRepo, WatchStateRepo } from './repo.js';
+import { AlertMuteRepo, AlertRepo, AlertSubscriptionRepo, VisitorCheckRepo, ScanStateRepo } from './repo.js';
 import { AlertService } from './service.js';
-import { LEASE_KEY, ThreatWatcher, WATCH_STATE_KEY } from './watcher.js';
+import { SCAN_LEASE_KEY, ThreatScan, SCAN_STATE_KEY } from './scan.js';
 
 export type { AlertService, FlaggedSeen, FlaggedVisitors } from './service.js';
-export type { ThreatWatcher } from './watcher.js';
+export type { ThreatScan } from './scan.js';
 
 declare module '../../platform/feature.js' {
   interface Provided {
-    alerts: { service: AlertService; watcher: ThreatWatcher };
+    alerts: { service: AlertService; scan: ThreatScan };
   }
 }
 
@@ -22,7 +22,7 @@ export interface AlertFeatureRepos {
   mutes: AlertMuteRepo;
   alerts: AlertRepo;
   visitorChecks: VisitorCheckRepo;
-  watchState: WatchStateRepo;
+  scanState: ScanStateRepo;
 }
 
 const HOUR = 3_600_000;
@@ -32,7 +32,7 @@ export function alertPrunes(repos: Pick<AlertFeatureRepos, 'visitorChecks'>, rec
   return [{ name: 'checks', olderThanMs: Math.max(recheckMs, HOUR), prune: (t) => repos.visitorChecks.prune(t) }];
 }
 
-/** `/traffic alerts …`: threat alerts, from the threat watch's scans, with their buttons. */
+/** `/traffic alerts …`: threat alerts, from the threat scan's scans, with their buttons. */
 export const alerts: LookoutFeature<'alerts', 'visitor', AlertFeatureRepos> = {
   name: 'alerts',
   needs: ['visitor'],
@@ -42,21 +42,21 @@ export const alerts: LookoutFeature<'alerts', 'visitor', AlertFeatureRepos> = {
     mutes: new AlertMuteRepo(db),
     alerts: new AlertRepo(db),
     visitorChecks: new VisitorCheckRepo(db),
-    watchState: new WatchStateRepo(db),
+    scanState: new ScanStateRepo(db),
   }),
   plug(ctx, { visitor }, own) {
     const { platform, settings } = ctx;
     const repos = { ...own, deliveries: platform.repos.deliveries };
     const { now } = settings;
     const service = new AlertService({ repos, access: platform.access, directory: platform.directory, now, timeZone: settings.timeZone, verdict: settings.verdict, changed: platform.changes.changed, log: logOf(ctx, 'alerts') });
-    const watcher = new ThreatWatcher({
+    const scan = new ThreatScan({
       api: platform.api,
       repos,
       leases: platform.repos.leases,
       db: platform.repos.db,
       queued: platform.queued,
       deliveryDeadlineMs: settings.alerts.deliveryDeadlineMs,
-      log: logOf(ctx, 'threat-watch'),
+      log: logOf(ctx, 'threat-scan'),
       now,
       owner: settings.owner,
       verdict: settings.verdict,
@@ -67,16 +67,16 @@ export const alerts: LookoutFeature<'alerts', 'visitor', AlertFeatureRepos> = {
     });
     platform.metrics.addProbes({
       scanAgeSeconds: async () => {
-        const at = (await own.watchState.get(WATCH_STATE_KEY))?.lastScanAt;
+        const at = (await own.scanState.get(SCAN_STATE_KEY))?.lastScanAt;
         return at ? Math.max(0, (now().getTime() - at.getTime()) / 1000) : undefined;
       },
-      leases: () => platform.repos.leases.holders([LEASE_KEY]),
+      leases: () => platform.repos.leases.holders([SCAN_LEASE_KEY]),
     });
     return {
-      gives: { service, watcher },
+      gives: { service, scan },
       subcommands: [{ words: ['alerts', 'alert'], run: alertsCommand(service), help: ALERTS_HELP }],
       register: (routes) => registerAlerts(routes, service, visitor),
-      jobs: [watcher],
+      jobs: [scan],
       prunes: alertPrunes(own, settings.alerts.recheckMs),
     };
   },

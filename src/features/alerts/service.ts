@@ -10,20 +10,20 @@ import { infoMessage, problemMessage, type SlackMessage } from '../../platform/s
 import { deliveryState } from '../../platform/deliveries/describe.js';
 import { alertMessage, alertViewOf } from './blocks.js';
 import { GROUP_WINDOW_MS, type Grouping } from './plan.js';
-import { WATCH_STATE_KEY, type AlertRepos } from './watcher.js';
+import { SCAN_STATE_KEY, type AlertRepos } from './scan.js';
 
 /** What digests may ask of alerts: how many flagged visitors were seen; undefined while no channel has alerts on. */
 export interface FlaggedVisitors {
-  /** Flagged visitors seen between `from` and `to`, and since when the threat watch has been checking; undefined while it is off. */
+  /** Flagged visitors seen between `from` and `to`, and since when the threat scan has been checking; undefined while it is off. */
   seen(from: Date, to: Date): Promise<FlaggedSeen | undefined>;
   /**
-   * Which of these visitors the threat watch has judged, and which of those it flagged
+   * Which of these visitors the threat scan has judged, and which of those it flagged
    * (a severity of medium or more), from its stored lookups; undefined while it is off.
    */
   judged(visitorIds: readonly string[]): Promise<{ checked: Set<string>; flagged: Set<string> } | undefined>;
 }
 
-/** What the threat watch knows of a span: flagged visitors active in it, since when it watches, and up to when it has looked. */
+/** What the threat scan knows of a span: flagged visitors active in it, since when it watches, and up to when it has looked. */
 export interface FlaggedSeen {
   /** Distinct flagged visitors whose visits seen by the watch span part of it. */
   count: number;
@@ -93,7 +93,7 @@ export class AlertService implements FlaggedVisitors {
     }
     await this.deps.repos.subscriptions.upsert({ channelId, teamId, minSeverity: request.min, checks: request.checks, createdBy: user, grouping: request.grouping });
     // Visits from now on are watched, even if the first scan is cut short.
-    await this.deps.repos.watchState.startAt(WATCH_STATE_KEY, this.deps.now());
+    await this.deps.repos.scanState.startAt(SCAN_STATE_KEY, this.deps.now());
     this.deps.changed?.('everyone');
     this.deps.log.info({ channel: channelId, user, min: request.min, checks: request.checks, grouping: request.grouping }, 'threat alerts on');
     return {
@@ -158,9 +158,9 @@ export class AlertService implements FlaggedVisitors {
   /** `/traffic alerts status`: what this channel watches, the last scan, the last error, who is muted. */
   async status(channelId: string): Promise<SlackMessage> {
     const now = this.deps.now();
-    const { subscriptions, watchState, mutes } = this.deps.repos;
+    const { subscriptions, scanState, mutes } = this.deps.repos;
     const subscription = await subscriptions.get(channelId);
-    const state = await watchState.get(WATCH_STATE_KEY);
+    const state = await scanState.get(SCAN_STATE_KEY);
     const muted = await mutes.listActive(channelId, now);
     const unfinished = await this.deps.repos.deliveries.unfinished({ channels: [channelId], failedWithinMs: 7 * 86_400_000, limit: 6 });
     const lines = [
@@ -225,7 +225,7 @@ export class AlertService implements FlaggedVisitors {
     const subscriptions = await this.deps.repos.subscriptions.list();
     if (subscriptions.length === 0) return undefined;
     const watchingSince = new Date(Math.min(...subscriptions.map((s) => s.createdAt.getTime())));
-    const state = await this.deps.repos.watchState.get(WATCH_STATE_KEY);
+    const state = await this.deps.repos.scanState.get(SCAN_STATE_KEY);
     const count = await this.deps.repos.alerts.countSeenBetween(undefined, from, to);
     return { count, watchingSince, ...(state?.watermark ? { checkedUpTo: state.watermark } : {}) };
   }

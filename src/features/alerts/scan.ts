@@ -10,18 +10,18 @@ import type { LeaseRepo } from '../../platform/store/leases.js';
 import { ALERT, ALERT_EDIT, ALERT_GROUP, SIGHTING } from './deliveries.js';
 import { alertMessage, alertViewOf, groupMessage, sightingsReply, type AlertRecord, type AlertView } from './blocks.js';
 import { GROUP_WINDOW_MS, planChannel, planDelivery, type Decision, type NewAlert } from './plan.js';
-import { AlertGroupRepo, AlertMuteRepo, AlertRepo, WatchStateRepo, type Alert, type AlertGroup, type AlertSubscription, type AlertSubscriptionRepo, type VisitorCheckRepo } from './repo.js';
+import { AlertGroupRepo, AlertMuteRepo, AlertRepo, ScanStateRepo, type Alert, type AlertGroup, type AlertSubscription, type AlertSubscriptionRepo, type VisitorCheckRepo } from './repo.js';
 
 export interface AlertRepos {
   subscriptions: AlertSubscriptionRepo;
   mutes: AlertMuteRepo;
   alerts: AlertRepo;
   visitorChecks: VisitorCheckRepo;
-  watchState: WatchStateRepo;
+  scanState: ScanStateRepo;
   deliveries: DeliveryRepo;
 }
 
-export interface ThreatWatchOptions {
+export interface ThreatScanOptions {
   api: AnalyticsApi;
   repos: AlertRepos;
   leases: LeaseRepo;
@@ -58,8 +58,9 @@ export interface ScanResult {
   error?: string;
 }
 
-export const WATCH_STATE_KEY = 'visits';
-export const LEASE_KEY = 'threat-watch';
+export const SCAN_STATE_KEY = 'visits';
+/** The lease's key in the store keeps the name it had (replicas of an earlier version hold it under that key). */
+export const SCAN_LEASE_KEY = 'threat-watch';
 
 interface CachedFacts {
   checks: AlertCheck[];
@@ -81,12 +82,12 @@ function timeOf(visit: VisitRecord): number {
  * carries the plan out. A scan that fails leaves the watermark where it was, so
  * the next one retries.
  */
-export class ThreatWatcher {
+export class ThreatScan {
   private timer?: NodeJS.Timeout;
   private running?: Promise<ScanResult>;
   private readonly pageSize: number;
 
-  constructor(private readonly options: ThreatWatchOptions) {
+  constructor(private readonly options: ThreatScanOptions) {
     this.pageSize = options.pageSize ?? 1000;
   }
 
@@ -100,7 +101,7 @@ export class ThreatWatcher {
   async stop(): Promise<void> {
     clearInterval(this.timer);
     await this.running?.catch(() => undefined);
-    await this.options.leases.release(LEASE_KEY, this.options.owner).catch(() => undefined);
+    await this.options.leases.release(SCAN_LEASE_KEY, this.options.owner).catch(() => undefined);
   }
 
   /** One tick: if this replica holds the lease, scan (never two scans at once here). */
@@ -109,13 +110,13 @@ export class ThreatWatcher {
     this.running = (async () => {
       const { leases, owner, intervalMs, log } = this.options;
       const ttl = intervalMs * 3;
-      const leased = await leases.acquire(LEASE_KEY, owner, ttl);
+      const leased = await leases.acquire(SCAN_LEASE_KEY, owner, ttl);
       if (!leased) return { status: 'not-leader', visits: 0, visitors: 0, lookups: 0, alerts: 0, sightings: 0 } satisfies ScanResult;
       // Renewed while the scan runs, however long it takes, so no other replica scans the same visits.
       const renewal = setInterval(() => {
-        leases.acquire(LEASE_KEY, owner, ttl).then(
-          (kept) => kept || log.error({ owner }, 'the threat-watch lease was lost during a scan'),
-          (error: unknown) => log.warn({ err: String(error) }, 'could not renew the threat-watch lease; trying again'),
+        leases.acquire(SCAN_LEASE_KEY, owner, ttl).then(
+          (kept) => kept || log.error({ owner }, "the threat scan's lease was lost during a scan"),
+          (error: unknown) => log.warn({ err: String(error) }, "could not renew the threat scan's lease; trying again"),
         );
       }, ttl / 3);
       try {
@@ -133,7 +134,7 @@ export class ThreatWatcher {
     const subscriptions = await repos.subscriptions.list();
     if (subscriptions.length === 0) return { ...result, status: 'no-subscriptions' };
     const now = this.options.now();
-    const state = await repos.watchState.get(WATCH_STATE_KEY);
+    const state = await repos.scanState.get(SCAN_STATE_KEY);
     const watermark = state?.watermark ?? new Date(now.getTime() - this.options.intervalMs);
     const plans: { subscription: AlertSubscription; decisions: Decision[] }[] = [];
     try {
@@ -175,7 +176,7 @@ export class ThreatWatcher {
           result.alerts += counts.alerts;
           result.sightings += counts.sightings;
         }
-        await new WatchStateRepo(tx).saveProgress(WATCH_STATE_KEY, {
+        await new ScanStateRepo(tx).saveProgress(SCAN_STATE_KEY, {
           watermark: next,
           seenIds,
           counts: { visits: result.visits, visitors: result.visitors, lookups: result.lookups, alerts: result.alerts, sightings: result.sightings },
@@ -190,7 +191,7 @@ export class ThreatWatcher {
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       log.error({ err: message, watermark: watermark.toISOString() }, 'threat scan failed; the next one retries from the same watermark');
-      await repos.watchState.saveError(WATCH_STATE_KEY, message, now);
+      await repos.scanState.saveError(SCAN_STATE_KEY, message, now);
       return { ...result, alerts: 0, sightings: 0, status: 'failed', error: message };
     }
   }
