@@ -1,7 +1,7 @@
 import type { Routes } from '../../platform/slack/routes.js';
 import type { AllMiddlewareArgs, BlockAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { SafeId } from '../../kernel/text.js';
-import { problemMessage, usageMessage } from '../../platform/slack/kit/messages.js';
+import { messageOf, problemMessage, usageMessage } from '../../platform/slack/kit/messages.js';
 import { guarded, postToResponseUrl, replyTo, requestLog } from '../../platform/slack/respond.js';
 import type { Subcommand } from '../../platform/slack/subcommand.js';
 import type { VisitorCards } from '../visitor/index.js';
@@ -23,13 +23,13 @@ export function alertsCommand(alerts: AlertService): Subcommand {
       case 'status':
         return void (await reply(await alerts.status(here)));
       case 'on':
-        return void (await reply((await alerts.subscribe(user, command.team_id, here, parsed)).message));
+        return void (await reply(messageOf(await alerts.subscribe(user, command.team_id, here, parsed))));
       case 'off':
-        return void (await reply((await alerts.unsubscribe(user, here, parsed.channel)).message));
+        return void (await reply(messageOf(await alerts.unsubscribe(user, here, parsed.channel))));
       case 'mute':
-        return void (await reply((await alerts.mute(user, here, parsed.visitorId, parsed.forMs)).message));
+        return void (await reply(messageOf(await alerts.mute(user, here, parsed.visitorId, parsed.forMs))));
       case 'unmute':
-        return void (await reply((await alerts.unmute(user, here, parsed.visitorId)).message));
+        return void (await reply(messageOf(await alerts.unmute(user, here, parsed.visitorId))));
     }
   };
 }
@@ -52,7 +52,7 @@ function alertButton(alerts: AlertService, cards: VisitorCards, action: AlertAct
       if (action === 'details') return tell((await cards.card({ visitorId, channelId: channel, user, log })).message);
       const outcome = await alerts.act(user, channel, visitorId, action);
       if (!outcome.ok) return tell(outcome.message);
-      await postToResponseUrl(args.body.response_url, { ...outcome.message, replace_original: true });
+      await postToResponseUrl(args.body.response_url, { ...outcome.value, replace_original: true });
     });
   };
 }

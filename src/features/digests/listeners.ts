@@ -2,13 +2,13 @@ import type { Routes } from '../../platform/slack/routes.js';
 import type { AllMiddlewareArgs, BlockAction, SlackActionMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } from '@slack/bolt';
 import { REPORTS } from '../../kernel/catalog.js';
 import { RowId } from '../../kernel/text.js';
-import { infoMessage, usageMessage, type SlackMessage } from '../../platform/slack/kit/messages.js';
+import { infoMessage, usageMessage, type Result, type SlackMessage } from '../../platform/slack/kit/messages.js';
 import { guarded, replyTo, requestLog } from '../../platform/slack/respond.js';
 import type { Subcommand } from '../../platform/slack/subcommand.js';
 import { DIGEST_ACTIONS } from './blocks.js';
 import { decodeFormId, DIGEST_MODAL, digestModal, readDigestForm } from './modal.js';
 import { parseDigestCommand, type DigestVerb } from './parse.js';
-import type { DigestService, Outcome } from './service.js';
+import type { DigestService } from './service.js';
 import type { Digest } from './repo.js';
 
 type ActionArgs = SlackActionMiddlewareArgs<BlockAction> & AllMiddlewareArgs;
@@ -17,7 +17,7 @@ type ViewArgs = SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs;
 const CATALOG = Object.values(REPORTS);
 
 /** The answer to a change: the digest as listed now, or why not. */
-async function listed(digests: DigestService, user: string, outcome: Outcome<{ id: number } & object>, heading: string): Promise<SlackMessage> {
+async function listed(digests: DigestService, user: string, outcome: Result<{ id: number } & object>, heading: string): Promise<SlackMessage> {
   if (!outcome.ok) return outcome.message;
   const fresh = await digests.manageable(user, outcome.value.id);
   return digests.describe(fresh.ok ? [fresh.value] : [], user, heading);

@@ -7,7 +7,7 @@ import type { Subjects } from '../../platform/deliveries/subject.js';
 import { deliveryState } from '../../platform/deliveries/describe.js';
 import type { Logger } from '../../platform/log.js';
 import type { Access } from '../../platform/slack/access.js';
-import type { SlackMessage } from '../../platform/slack/kit/messages.js';
+import { messageOf, type SlackMessage } from '../../platform/slack/kit/messages.js';
 import type { DigestService } from '../digests/index.js';
 import type { WatchService } from '../watches/index.js';
 import type { AlertService } from '../alerts/index.js';
@@ -106,7 +106,7 @@ export class HomeService {
     const visitorId = SafeId.safeParse(visitor);
     if (!channelId.success || !visitorId.success) return { notice: { ok: false, text: 'That button is too old; open the Home tab again.' } };
     const outcome = mute ? await this.deps.alerts.mute(user, channelId.data, visitorId.data, DAY) : await this.deps.alerts.unmute(user, channelId.data, visitorId.data);
-    return said(outcome, outcome.message.text);
+    return said(outcome, messageOf(outcome).text);
   }
 
   /** The digest form, empty, for "New digest". */

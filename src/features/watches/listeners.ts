@@ -2,18 +2,18 @@ import type { AllMiddlewareArgs, BlockAction, SlackActionMiddlewareArgs } from '
 import { REPORTS } from '../../kernel/catalog.js';
 import { newQuery } from '../../kernel/query.js';
 import { RowId } from '../../kernel/text.js';
-import { problemMessage, usageMessage, type SlackMessage } from '../../platform/slack/kit/messages.js';
+import { problemMessage, usageMessage, type Result, type SlackMessage } from '../../platform/slack/kit/messages.js';
 import { guarded, postToResponseUrl, replyTo, requestLog } from '../../platform/slack/respond.js';
 import type { Routes } from '../../platform/slack/routes.js';
 import type { Subcommand } from '../../platform/slack/subcommand.js';
 import type { ReportService } from '../reports/index.js';
 import { WATCH_ACTIONS } from './blocks.js';
 import { parseWatchCommand } from './parse.js';
-import type { Outcome, WatchService } from './service.js';
+import type { WatchService } from './service.js';
 
 type ActionArgs = SlackActionMiddlewareArgs<BlockAction> & AllMiddlewareArgs;
 
-const said = <T>(outcome: Outcome<T>, then: (value: T) => SlackMessage): SlackMessage => (outcome.ok ? then(outcome.value) : outcome.message);
+const said = <T>(outcome: Result<T>, then: (value: T) => SlackMessage): SlackMessage => (outcome.ok ? then(outcome.value) : outcome.message);
 
 /** `/traffic watch …` (after the ack). */
 export function watchCommand(watches: WatchService): Subcommand {

@@ -4,7 +4,7 @@ import type { Logger } from '../log.js';
 import type { SlackMessage } from '../slack/kit/messages.js';
 import type { SlackPoster } from '../slack/poster.js';
 import type { Db } from '../store/db.js';
-import { outcomeOf, retryDelayMs } from './outcome.js';
+import { remedyOf, retryDelayMs } from './outcome.js';
 import { ChannelPace } from './pace.js';
 import { DeliveryRepo, type Claimed, type Delivery } from './repo.js';
 import type { AnySubject, Delivered, Subjects } from './subject.js';
@@ -264,33 +264,33 @@ export class DeliveryWorker {
   }
 
   private async failedAttempt(delivery: Claimed, subject: AnySubject, error: unknown): Promise<void> {
-    const outcome = outcomeOf(error);
+    const remedy = remedyOf(error);
     const { owner } = this.options;
     const home = subject.via === 'home';
-    if (outcome.kind === 'plain' && delivery.plain != null && !delivery.updateTs && delivery.updateOf === undefined && !home) {
-      await this.repo.retryLater(delivery.id, owner, 0, outcome.reason, { plainOnly: true });
-      this.options.events?.retried?.(delivery, outcome.reason);
+    if (remedy.kind === 'plain' && delivery.plain != null && !delivery.updateTs && delivery.updateOf === undefined && !home) {
+      await this.repo.retryLater(delivery.id, owner, 0, remedy.reason, { plainOnly: true });
+      this.options.events?.retried?.(delivery, remedy.reason);
       this.told(delivery, subject);
-      log(this.options.log, delivery, 'warn', 'Slack refused the blocks; posting once more as plain text', { reason: outcome.reason });
+      log(this.options.log, delivery, 'warn', 'Slack refused the blocks; posting once more as plain text', { reason: remedy.reason });
       return;
     }
-    if (outcome.kind === 'retry') {
+    if (remedy.kind === 'retry') {
       // A 429's Retry-After is exact: waiting longer only slows the channel.
-      const delayMs = outcome.reason === 'ratelimited' && outcome.afterMs !== undefined ? outcome.afterMs : retryDelayMs(delivery.attempts, outcome.afterMs);
+      const delayMs = remedy.reason === 'ratelimited' && remedy.afterMs !== undefined ? remedy.afterMs : retryDelayMs(delivery.attempts, remedy.afterMs);
       // Slack's Retry-After is the channel's, not only this delivery's: the channel's next post waits for it.
-      if (outcome.afterMs !== undefined && !home) this.pace(delivery.channelId)?.hold(Date.now(), outcome.afterMs);
+      if (remedy.afterMs !== undefined && !home) this.pace(delivery.channelId)?.hold(Date.now(), remedy.afterMs);
       if (!(await this.repo.expiresWithin(delivery.id, delayMs))) {
-        await this.repo.retryLater(delivery.id, owner, delayMs, outcome.reason, { maybePosted: outcome.reason === 'timed out' });
+        await this.repo.retryLater(delivery.id, owner, delayMs, remedy.reason, { maybePosted: remedy.reason === 'timed out' });
         this.wakeIn(delayMs);
-        this.options.events?.retried?.(delivery, outcome.reason);
+        this.options.events?.retried?.(delivery, remedy.reason);
         this.told(delivery, subject);
-        log(this.options.log, delivery, 'warn', 'delivery failed; retrying', { reason: outcome.reason, retryInMs: delayMs });
+        log(this.options.log, delivery, 'warn', 'delivery failed; retrying', { reason: remedy.reason, retryInMs: delayMs });
         return;
       }
-      await this.fail(delivery, `gave up after ${delivery.attempts} attempts (it was due by its deadline): ${outcome.reason}`, false, subject);
+      await this.fail(delivery, `gave up after ${delivery.attempts} attempts (it was due by its deadline): ${remedy.reason}`, false, subject);
       return;
     }
-    await this.fail(delivery, outcome.reason, outcome.kind === 'refused' && outcome.channel, subject);
+    await this.fail(delivery, remedy.reason, remedy.kind === 'refused' && remedy.channel, subject);
   }
 
   private async fail(delivery: Delivery, reason: string, channel: boolean, subject?: AnySubject): Promise<void> {
