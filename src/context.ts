@@ -8,6 +8,7 @@ import { loadConfig, type Limits } from './config.js';
 import type { Weekday } from './kernel/dates.js';
 import type { ApiDays } from './kernel/trend.js';
 import type { VerdictOptions } from './kernel/verdict.js';
+import type { Answering } from './platform/answering.js';
 import type { Feature } from './platform/feature.js';
 import type { Logger } from './platform/log.js';
 import type { Platform, PlatformOptions } from './platform/open.js';
@@ -109,7 +110,7 @@ export interface Context {
 export type LookoutFeature<Name extends string = string, Needs extends string = any, Repos extends object = object> = Feature<Context, Name, Needs, Repos>;
 
 /** What commands and their buttons need to ask the API for someone: the API, their time zone, their quota. */
-export function answering({ platform, settings }: Context) {
+export function answering({ platform, settings }: Context): Answering {
   return { api: platform.api, timeZoneFor: async () => settings.timeZone, now: settings.now, weekStart: settings.weekStart, demo: settings.demo, quota: platform.quota, log: platform.log };
 }
 
