@@ -81,11 +81,14 @@ export class DeliveryWorker {
 
   /** Starts posting; refuses (rejects) when the queue holds a delivery of a subject no feature defines. */
   async start(): Promise<void> {
+    this.stopped = false;
     const unknown = (await this.repo.openKinds()).filter((kind) => !this.options.subjects.get(kind));
     if (unknown.length > 0) {
+      this.stopped = true;
       throw new Error(`the outbox holds deliveries about ${unknown.map((k) => `'${k}'`).join(', ')}, which no feature defines (known: ${this.options.subjects.kinds().join(', ')})`);
     }
-    this.stopped = false;
+    // Stopped while the queue was being read.
+    if (this.stopped) return;
     this.heartbeatTimer = setInterval(() => {
       if (this.inFlight.size === 0) return;
       this.repo.heartbeat(this.options.owner).catch((error: unknown) => this.options.log.warn({ err: errorText(error) }, 'could not renew delivery heartbeats; trying again'));
