@@ -77,6 +77,10 @@ async function child(mode: Mode, apiUrl: string, token: string, paceMs: number):
   const { openRepos } = await import('../src/compose.js');
   const { DeliveryRepo } = await import('../src/platform/deliveries/repo.js');
   const { DeliveryWorker } = await import('../src/platform/deliveries/worker.js');
+  const { defineSubject, Subjects } = await import('../src/platform/deliveries/subject.js');
+  const { z } = await import('zod');
+  // Posts alone: no feature hears how they went.
+  const BENCH = defineSubject({ kind: 'bench', payload: z.object({}) });
   const { webPoster } = await import('../src/platform/slack/poster.js');
   const { createLogger } = await import('../src/platform/log.js');
   const schema = `bench_${randomBytes(4).toString('hex')}`;
@@ -92,12 +96,12 @@ async function child(mode: Mode, apiUrl: string, token: string, paceMs: number):
         throw error;
       }),
   };
-  const worker = new DeliveryWorker({ db: store.db, poster: counted, owner: 'bench', log: createLogger({ level: 'silent' }), hooks: {}, paceMs, concurrency: CHANNELS.length });
+  const worker = new DeliveryWorker({ db: store.db, poster: counted, owner: 'bench', log: createLogger({ level: 'silent' }), subjects: new Subjects([BENCH]), paceMs, concurrency: CHANNELS.length });
   const t0 = performance.now();
   const cpu = process.cpuUsage();
   await store.db.transaction(async (tx) => {
     const outbox = new DeliveryRepo(tx);
-    for (const w of work) await outbox.enqueue({ kind: 'alert', channelId: w.channel, message: w.message, expiresInMs: 3_600_000 });
+    for (const w of work) await outbox.enqueue({ subject: BENCH, channelId: w.channel, message: w.message, expiresInMs: 3_600_000 });
   });
   worker.start();
   await worker.drained(600_000, 250);

@@ -10,9 +10,10 @@ import type { Logger } from './log.js';
 /** Read from the store at each scrape; a store that does not answer shows as lookout_store_up 0. */
 export interface MetricProbes {
   deliveries(): Promise<{ kind: string; status: string; n: number }[]>;
-  /** Seconds since the last successful threat scan; undefined before the first. */
-  scanAgeSeconds(): Promise<number | undefined>;
-  leases(): Promise<{ key: string; owner: string }[]>;
+  /** Seconds since the last successful threat scan; undefined before the first (the alerts feature adds it). */
+  scanAgeSeconds?(): Promise<number | undefined>;
+  /** Who holds each lease (the features holding one add it). */
+  leases?(): Promise<{ key: string; owner: string }[]>;
   /** Background analytics API requests waiting for the workspace's budget now, and that waited, ever. */
   apiBudget?(): { waiting: number; waited: number };
 }
@@ -30,7 +31,11 @@ export class Metrics {
   readonly homeRefreshes: Counter<'outcome'>;
   readonly preflight: Counter<'method' | 'outcome'>;
 
+  private readonly probes: MetricProbes;
+
   constructor(probes: MetricProbes, log: Logger) {
+    this.probes = { ...probes };
+    const probe = this.probes;
     const registers = [this.registry];
     // The event-loop delay is sampled every 100 ms, not every 10 ms: idle CPU 4.0–4.3 ms/s instead of 6.3–10.3 ms/s (production mode).
     collectDefaultMetrics({ register: this.registry, prefix: 'lookout_process_', eventLoopMonitoringPrecision: 100 });
@@ -109,7 +114,7 @@ export class Metrics {
           const late = new Promise<never>((_, reject) => {
             timer = setTimeout(() => reject(new Error('the store did not answer within 3 s')), 3_000);
           });
-          const [counts, age, leases] = await Promise.race([Promise.all([probes.deliveries(), probes.scanAgeSeconds(), probes.leases()]), late]);
+          const [counts, age, leases] = await Promise.race([Promise.all([probe.deliveries(), probe.scanAgeSeconds?.(), probe.leases?.() ?? []]), late]);
           byStatus.reset();
           for (const c of counts) byStatus.set({ kind: c.kind, status: c.status }, c.n);
           scanAge.reset();
@@ -125,6 +130,11 @@ export class Metrics {
         }
       })().finally(() => (reading = undefined)));
     }
+  }
+
+  /** Adds the probes a feature owns (read at each scrape from then on). */
+  addProbes(probes: Omit<Partial<MetricProbes>, 'deliveries'>): void {
+    Object.assign(this.probes, probes);
   }
 
   async text(): Promise<{ contentType: string; body: string }> {

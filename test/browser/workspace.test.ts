@@ -162,7 +162,7 @@ describe.skipIf(!available)('the sandbox Slack in a browser', () => {
     // A threat alert for an attacker coming back: red, by severity.
     await command('/traffic alerts on', '.block');
     box.demo!.dataset.addVisit({ visitor_id: 'v_demo_attacker', date: new Date().toISOString(), url: 'https://www.example-shop.com/checkout' });
-    await box.lookout.watcher.scan();
+    await box.lookout.threatScan.scan();
     box.lookout.deliveries.wake();
     const list = page.getByTestId('message-list');
     const alert = list.getByTestId('message').filter({ hasText: 'Acknowledge' }).last();

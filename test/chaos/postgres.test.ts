@@ -118,7 +118,7 @@ describe.skipIf(!TEST_DATABASE_URL)('chaos on PostgreSQL', () => {
     }
     await store.db.query(`UPDATE digests SET created_at = now() - interval '1 day'`);
     await store.subscriptions.upsert({ channelId: 'C_SECURITY', teamId: 'T_LOOKOUT', minSeverity: 'medium', checks: ['bot', 'scraping', 'vpn', 'extensions'], createdBy: 'U_ALICE' });
-    await store.watchState.startAt('visits', new Date());
+    await store.scanState.startAt('visits', new Date());
     await store.close();
     const marks = new Map(['C_GENERAL', 'C_MARKETING', 'C_SECURITY'].map((c) => [c, world.slack.messages(c).length]));
     const fresh = (c: string) => world.slack.messages(c).slice(marks.get(c));

@@ -7,7 +7,7 @@ import { GROUP_WINDOW_MS } from '../../src/features/alerts/plan.js';
 import type { DemoApi } from '@lookout/sandbox/demo-api';
 import type { OfflineSlack } from '@lookout/sandbox/slack';
 import { colourOf, headerOf, hasAction, mrkdwnOf, tableOf, textsOf } from '../support/sandbox.js';
-import { startThreatWorld, type ThreatWorld } from '../support/threat-watch.js';
+import { startThreatWorld, type ThreatWorld } from '../support/threat-scan.js';
 import { until } from '../support/until.js';
 
 /**
@@ -59,7 +59,7 @@ describe('threat alerts grouped by default', () => {
   let first: string[];
 
   async function scan(expected: Record<string, unknown>): Promise<void> {
-    expect(await app.watcher.scan()).toMatchObject({ status: 'scanned', ...expected });
+    expect(await app.threatScan.scan()).toMatchObject({ status: 'scanned', ...expected });
     await app.deliveries.drained();
   }
 
@@ -75,7 +75,7 @@ describe('threat alerts grouped by default', () => {
     slack.setAppUrl(app.requestUrl!);
     const on = await command('alerts on', /Threat alerts are on/);
     expect(on).toContain("New flagged visitors within 5 minutes of each other's first share one message, with an alert each in its thread");
-    await app.store.watchState.saveProgress('visits', { watermark: now(), seenIds: [], counts: {}, at: now() });
+    await app.store.scanState.saveProgress('visits', { watermark: now(), seenIds: [], counts: {}, at: now() });
   });
   afterAll(async () => {
     await app?.stop();
@@ -243,13 +243,13 @@ describe('one flagged visitor a minute for 50 minutes (the issue\'s measurement)
         await app.store.subscriptions.upsert({ channelId, teamId: 'T', minSeverity: 'medium', checks: ['bot'], createdBy: 'U_ALICE', grouping: grouping as 'grouped' | 'each' });
       }
       clock += GROUP_WINDOW_MS;
-      await app.store.watchState.saveProgress('visits', { watermark: now(), seenIds: [], counts: {}, at: now() });
+      await app.store.scanState.saveProgress('visits', { watermark: now(), seenIds: [], counts: {}, at: now() });
       const ids: string[] = [];
       for (let minute = 0; minute < 50; minute++) {
         const id = visitor(minute % 4 === 0 ? 'suspicious' : 'threat');
         ids.push(id);
         visit(id);
-        expect(await app.watcher.scan()).toMatchObject({ alerts: 2 });
+        expect(await app.threatScan.scan()).toMatchObject({ alerts: 2 });
         await app.deliveries.drained();
         clock += 60_000 - 1000;
       }
@@ -278,10 +278,10 @@ describe('a restart between a group\'s message and its replies', () => {
       slack.setAppUrl(app.requestUrl!);
       await app.store.subscriptions.upsert({ channelId: channel, teamId: 'T', minSeverity: 'medium', checks: ['bot'], createdBy: 'U_ALICE' });
       clock += GROUP_WINDOW_MS; // the other tests' groups are over
-      await app.store.watchState.saveProgress('visits', { watermark: now(), seenIds: [], counts: {}, at: now() });
+      await app.store.scanState.saveProgress('visits', { watermark: now(), seenIds: [], counts: {}, at: now() });
       const [a, b, c] = [visitor('threat'), visitor('threat'), visitor('suspicious')];
       visit(a);
-      expect(await app.watcher.scan()).toMatchObject({ alerts: 1 });
+      expect(await app.threatScan.scan()).toMatchObject({ alerts: 1 });
       await app.deliveries.drained();
       const [top] = fresh();
       expect(headerOf(top!)).toBe(`Threat · high severity: visitor ${a}`);
@@ -290,7 +290,7 @@ describe('a restart between a group\'s message and its replies', () => {
       slack.failNext('chat.postMessage', { status: 500 }, Infinity, { channel });
       visit(b);
       visit(c);
-      expect(await app.watcher.scan()).toMatchObject({ alerts: 2 });
+      expect(await app.threatScan.scan()).toMatchObject({ alerts: 2 });
       await until(() => mrkdwnOf(message(top!.ts, channel))[0]?.startsWith('*3 flagged visitors*'), 'the group message to be edited');
       await until(async () => (await app.store.deliveries.unfinished({ channels: [channel], failedWithinMs: 0, limit: 10 })).some((d) => d.attempts > 0), 'a reply to be tried');
       expect(replies(top!.ts, channel)).toHaveLength(0);
@@ -300,7 +300,7 @@ describe('a restart between a group\'s message and its replies', () => {
       app = await startLookout(options({ dataDir: dir }, 'second'));
       slack.setAppUrl(app.requestUrl!);
       await app.deliveries.drained();
-      expect(await app.watcher.scan()).toMatchObject({ alerts: 0 });
+      expect(await app.threatScan.scan()).toMatchObject({ alerts: 0 });
       await app.deliveries.drained();
       expect(fresh().map((m) => m.ts)).toEqual([top!.ts]);
       const cards = cardsIn(top!.ts, channel);
@@ -312,7 +312,7 @@ describe('a restart between a group\'s message and its replies', () => {
       // Within the window still: a fourth joins the same group.
       const d = visitor('threat');
       visit(d);
-      expect(await app.watcher.scan()).toMatchObject({ alerts: 1 });
+      expect(await app.threatScan.scan()).toMatchObject({ alerts: 1 });
       await app.deliveries.drained();
       await app.stop();
       expect(fresh().map((m) => m.ts)).toEqual([top!.ts]);

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openRepos, type Repos } from '../../src/compose.js';
-import { ThreatWatcher } from '../../src/features/alerts/watcher.js';
+import { ThreatScan } from '../../src/features/alerts/scan.js';
 import { AnalyticsApi } from '../../src/platform/api/analytics.js';
 import { DEMO_VISITORS, startDemoApi, type DemoApi } from '@lookout/sandbox/demo-api';
 import { startOfflineSlack, type OfflineSlack } from '@lookout/sandbox/slack';
@@ -9,12 +9,12 @@ import { captureLogs } from '../support/log-capture.js';
 import { until } from '../support/until.js';
 
 /** A scan longer than the lease: the lease is renewed while it runs, so a second replica stands by. */
-describe('the threat-watch lease during a long scan', () => {
+describe("the threat scan's lease during a long scan", () => {
   let demo: DemoApi;
   let slack: OfflineSlack;
   let repos: Repos;
   let api: AnalyticsApi;
-  const watchers: ThreatWatcher[] = [];
+  const scans: ThreatScan[] = [];
   const botToken = `xoxb-${randomBytes(6).toString('hex')}`;
 
   beforeAll(async () => {
@@ -23,8 +23,8 @@ describe('the threat-watch lease during a long scan', () => {
     repos = await openRepos({ memory: true });
     api = new AnalyticsApi({ baseUrl: demo.url, apiKey: 'k', timeoutMs: 5_000 });
     for (const owner of ['replica-a', 'replica-b']) {
-      watchers.push(
-        new ThreatWatcher({
+      scans.push(
+        new ThreatScan({
           api,
           repos,
           leases: repos.leases,
@@ -42,11 +42,11 @@ describe('the threat-watch lease during a long scan', () => {
       );
     }
     await repos.subscriptions.upsert({ channelId: 'C_SECURITY', teamId: 'T', minSeverity: 'high', checks: ['bot'], createdBy: 'U' });
-    await repos.watchState.saveProgress('visits', { watermark: new Date(Date.now() - 1000), seenIds: [], counts: {}, at: new Date() });
+    await repos.scanState.saveProgress('visits', { watermark: new Date(Date.now() - 1000), seenIds: [], counts: {}, at: new Date() });
   });
 
   afterAll(async () => {
-    for (const w of watchers) await w.stop();
+    for (const w of scans) await w.stop();
     await api?.close();
     await repos?.close();
     await slack?.close();
@@ -56,7 +56,7 @@ describe('the threat-watch lease during a long scan', () => {
   it('the other replica is not the leader while the scan runs past the lease, and scans once it is over', async () => {
     demo.dataset.addVisit({ visitor_id: DEMO_VISITORS.attacker, date: new Date().toISOString(), url: 'https://www.example-shop.com/login' });
     demo.setFaults({ latencyMs: 700 }); // each API answer: the scan takes well over the 600 ms lease
-    const [a, b] = watchers as [ThreatWatcher, ThreatWatcher];
+    const [a, b] = scans as [ThreatScan, ThreatScan];
     const first = a.tick();
     // Once A holds the lease, past its 600 ms: only a renewal keeps B out.
     await until(async () => (await repos.leases.holders(['threat-watch']))[0]?.owner === 'replica-a', 'A to hold the lease');

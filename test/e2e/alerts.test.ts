@@ -8,7 +8,7 @@ import { GROUP_WINDOW_MS } from '../../src/features/alerts/plan.js';
 import { DEMO_VISITORS, type DemoApi } from '@lookout/sandbox/demo-api';
 import type { OfflineSlack } from '@lookout/sandbox/slack';
 import { TEST_DATABASE_URL } from '../support/db.js';
-import { startThreatWorld, type ThreatWorld } from '../support/threat-watch.js';
+import { startThreatWorld, type ThreatWorld } from '../support/threat-scan.js';
 import { headerOf, hasAction, mrkdwnOf, tableOf, textsOf } from '../support/sandbox.js';
 
 const SECURITY = 'C_SECURITY';
@@ -61,7 +61,7 @@ describe('threat alerts in one app', () => {
     expect(delivery.status).toBe(200);
     await slack.waitFor(() => slack.messages(SECURITY, { user: 'U_ALICE' }).some((m) => textsOf(m).join(' ').includes('Threat alerts are on')));
     // Start watching from now.
-    await app.store.watchState.saveProgress('visits', { watermark: now(), seenIds: [], counts: {}, at: now() });
+    await app.store.scanState.saveProgress('visits', { watermark: now(), seenIds: [], counts: {}, at: now() });
   });
   afterAll(async () => {
     await app?.stop();
@@ -71,7 +71,7 @@ describe('threat alerts in one app', () => {
   it('a new flagged visitor raises one alert; a clean one none', async () => {
     visit(DEMO_VISITORS.attacker);
     visit(DEMO_VISITORS.human);
-    const result = await app.watcher.scan();
+    const result = await app.threatScan.scan();
     await app.deliveries.drained();
     expect(result).toMatchObject({ status: 'scanned', visits: 2, visitors: 2, alerts: 1 });
     const alert = await slack.waitFor(() => alertFor(DEMO_VISITORS.attacker));
@@ -90,7 +90,7 @@ describe('threat alerts in one app', () => {
     visit(DEMO_VISITORS.attacker, 'https://www.example-shop.com/login');
     visit(DEMO_VISITORS.attacker, 'https://www.example-shop.com/account');
     const before = alertsIn().length;
-    const result = await app.watcher.scan();
+    const result = await app.threatScan.scan();
     await app.deliveries.drained();
     expect(result).toMatchObject({ alerts: 0, sightings: 1 });
     expect(alertsIn()).toHaveLength(before);
@@ -102,7 +102,7 @@ describe('threat alerts in one app', () => {
 
   it('nothing new: nothing posted, and the scan repeats nothing', async () => {
     const count = slack.messages(SECURITY).length;
-    expect(await app.watcher.scan()).toMatchObject({ visits: 0, alerts: 0 });
+    expect(await app.threatScan.scan()).toMatchObject({ visits: 0, alerts: 0 });
     await app.deliveries.drained();
     expect(slack.messages(SECURITY)).toHaveLength(count);
   });
@@ -113,7 +113,7 @@ describe('threat alerts in one app', () => {
     nextWindow();
     for (const id of ids) visit(id);
     const before = alertsIn().length;
-    const result = await app.watcher.scan();
+    const result = await app.threatScan.scan();
     await app.deliveries.drained();
     expect(result.alerts).toBe(20);
     const top = alertsIn().slice(before);
@@ -133,7 +133,7 @@ describe('threat alerts in one app', () => {
     });
     expect(hasAction(acked, 'alert.ack')).toBe(false);
     visit(DEMO_VISITORS.attacker);
-    expect(await app.watcher.scan()).toMatchObject({ alerts: 0, sightings: 1 });
+    expect(await app.threatScan.scan()).toMatchObject({ alerts: 0, sightings: 1 });
     await app.deliveries.drained();
   });
 
@@ -141,7 +141,7 @@ describe('threat alerts in one app', () => {
     const [id] = attackers(21).slice(20);
     nextWindow();
     visit(id!);
-    await app.watcher.scan();
+    await app.threatScan.scan();
     await app.deliveries.drained();
     const alert = await slack.waitFor(() => slack.messages(SECURITY).find((m) => (headerOf(m) ?? '').endsWith(`visitor ${id}`)));
     await slack.click(alert, 'alert.mute.24h');
@@ -151,11 +151,11 @@ describe('threat alerts in one app', () => {
     });
     const threadBefore = slack.thread(SECURITY, alert.ts).length;
     visit(id!);
-    expect(await app.watcher.scan()).toMatchObject({ alerts: 0, sightings: 0 });
+    expect(await app.threatScan.scan()).toMatchObject({ alerts: 0, sightings: 0 });
     await app.deliveries.drained();
     clock += 25 * 3_600_000; // the mute is over
     visit(id!);
-    expect(await app.watcher.scan()).toMatchObject({ sightings: 1 });
+    expect(await app.threatScan.scan()).toMatchObject({ sightings: 1 });
     await app.deliveries.drained();
     expect(slack.thread(SECURITY, alert.ts).length).toBeGreaterThan(threadBefore);
   });
@@ -165,13 +165,13 @@ describe('threat alerts in one app', () => {
     nextWindow();
     visit(id!);
     demo.setFaults({ status500Until: 1000, paths: ['/security/'] });
-    const failed = await app.watcher.scan();
+    const failed = await app.threatScan.scan();
     await app.deliveries.drained();
     expect(failed.status).toBe('failed');
-    expect((await app.store.watchState.get('visits'))?.lastError).toMatch(/unavailable/);
+    expect((await app.store.scanState.get('visits'))?.lastError).toMatch(/unavailable/);
     expect(alertFor(id!)).toBeUndefined();
     demo.setFaults({});
-    expect(await app.watcher.scan()).toMatchObject({ status: 'scanned', alerts: 1 });
+    expect(await app.threatScan.scan()).toMatchObject({ status: 'scanned', alerts: 1 });
     await app.deliveries.drained();
     expect(alertFor(id!)).toBeDefined();
   });
@@ -182,7 +182,7 @@ describe('threat alerts in one app', () => {
     visit(id!);
     slack.failNext('chat.postMessage', { status: 429, retryAfter: 1 });
     const started = Date.now();
-    expect(await app.watcher.scan()).toMatchObject({ alerts: 1 });
+    expect(await app.threatScan.scan()).toMatchObject({ alerts: 1 });
     await app.deliveries.drained();
     expect(Date.now() - started).toBeGreaterThanOrEqual(900);
     expect(alertFor(id!)).toBeDefined();
@@ -209,7 +209,7 @@ describe('threat alerts in one app', () => {
     const [id] = attackers(24).slice(23);
     nextWindow();
     visit(id!);
-    expect(await app.watcher.tick()).toMatchObject({ status: 'scanned', alerts: 1 });
+    expect(await app.threatScan.tick()).toMatchObject({ status: 'scanned', alerts: 1 });
     await app.deliveries.drained();
     const res = await fetch(`${app.ops.url}/metrics`);
     expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
@@ -239,10 +239,10 @@ describe('restarts', () => {
       slack.setAppUrl(app.requestUrl!);
       await app.store.subscriptions.upsert({ channelId: channel, teamId: 'T', minSeverity: 'high', checks: ['bot'], createdBy: 'U_ALICE' });
       clock += 1000; // earlier tests' visits are behind the watermark
-      await app.store.watchState.saveProgress('visits', { watermark: now(), seenIds: [], counts: {}, at: now() });
+      await app.store.scanState.saveProgress('visits', { watermark: now(), seenIds: [], counts: {}, at: now() });
       const [a, b, c] = attackers(26).slice(23);
       visit(a!);
-      expect(await app.watcher.scan()).toMatchObject({ status: 'scanned', alerts: 1 });
+      expect(await app.threatScan.scan()).toMatchObject({ status: 'scanned', alerts: 1 });
       await app.deliveries.drained();
       visit(b!); // arrives while the app is down
       await app.stop();
@@ -250,7 +250,7 @@ describe('restarts', () => {
       app = await startLookout(options({ dataDir: dir }, 'second'));
       slack.setAppUrl(app.requestUrl!);
       visit(c!);
-      expect(await app.watcher.scan()).toMatchObject({ status: 'scanned', alerts: 2 });
+      expect(await app.threatScan.scan()).toMatchObject({ status: 'scanned', alerts: 2 });
       await app.deliveries.drained();
       await app.stop();
       // b and c came within a's window: a's message became their group's, with the three alerts in its thread.
@@ -271,17 +271,17 @@ describe('restarts', () => {
         slack.setAppUrl(apps[0]!.requestUrl!);
         await apps[0]!.store.subscriptions.upsert({ channelId: 'C_MARKETING', teamId: 'T', minSeverity: 'high', checks: ['bot'], createdBy: 'U_ALICE' });
         clock += 1000;
-        await apps[0]!.store.watchState.saveProgress('visits', { watermark: now(), seenIds: [], counts: {}, at: now() });
+        await apps[0]!.store.scanState.saveProgress('visits', { watermark: now(), seenIds: [], counts: {}, at: now() });
         const ids = attackers(32).slice(26);
         for (const id of ids.slice(0, 3)) visit(id);
         // Both tick at once: one holds the lease and scans, the other stands by.
-        const results = await Promise.all(apps.map((a) => a.watcher.tick()));
+        const results = await Promise.all(apps.map((a) => a.threatScan.tick()));
         expect(results.map((r) => r.status).sort()).toEqual(['not-leader', 'scanned']);
         // Both scan in turn (as after a lease hand-over): still once each.
         for (const id of ids.slice(3)) visit(id);
-        await apps[0]!.watcher.scan();
+        await apps[0]!.threatScan.scan();
         await apps[0]!.deliveries.drained();
-        await apps[1]!.watcher.scan();
+        await apps[1]!.threatScan.scan();
         await apps[1]!.deliveries.drained();
         // All six within one window: one group message, an alert each in its thread.
         expect(alertsIn('C_MARKETING').map((m) => headerOf(m))).toEqual([expect.stringMatching(/^:rotating_light: 6 flagged visitors since /)]);

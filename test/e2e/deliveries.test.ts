@@ -2,7 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { WebClient } from '@slack/web-api';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { DeliveryRepo, type DeliveryInput } from '../../src/platform/deliveries/repo.js';
-import { DeliveryWorker, type SubjectHooks } from '../../src/platform/deliveries/worker.js';
+import { z } from 'zod';
+import { defineSubject, Subjects } from '../../src/platform/deliveries/subject.js';
+import { DeliveryWorker } from '../../src/platform/deliveries/worker.js';
 import { webPoster } from '../../src/platform/slack/poster.js';
 import type { Db } from '../../src/platform/store/db.js';
 import { startOfflineSlack, type OfflineSlack } from '@lookout/sandbox/slack';
@@ -31,8 +33,10 @@ afterEach(async () => {
 
 /** What the hooks heard, by delivery id. */
 const heard = new Map<number, string>();
-const hooks: Record<string, SubjectHooks> = {
-  probe: {
+const PROBE = defineSubject({
+  kind: 'probe',
+  payload: z.object({}),
+  hooks: {
     async posted(_tx, d, ts) {
       heard.set(d.id, `posted ${ts}`);
     },
@@ -40,13 +44,14 @@ const hooks: Record<string, SubjectHooks> = {
       heard.set(d.id, `failed ${failure.reason}${failure.channel ? ' (channel)' : ''}`);
     },
   },
-};
+});
+const subjects = new Subjects([PROBE]);
 
 /** A worker posting through a Web API client that gives up after `slackTimeoutMs` (800 ms unless a test needs a call to hang on). */
 function worker(db: Db, owner = 'w1', extra: Partial<ConstructorParameters<typeof DeliveryWorker>[0]> = {}, slackTimeoutMs = 800): { worker: DeliveryWorker; logs: string[] } {
   const { logger, lines } = captureLogs('info');
   const client = new WebClient(botToken, { slackApiUrl: slack.apiUrl, timeout: slackTimeoutMs, retryConfig: { retries: 0 }, rejectRateLimitedCalls: true });
-  const w = new DeliveryWorker({ db, poster: webPoster(client), owner, log: logger, hooks, heartbeatMs: 200, pollMs: 50, paceMs: 0, ...extra });
+  const w = new DeliveryWorker({ db, poster: webPoster(client), owner, log: logger, subjects, heartbeatMs: 200, pollMs: 50, paceMs: 0, ...extra });
   workers.push(w);
   return { worker: w, logs: lines };
 }
@@ -54,7 +59,7 @@ function worker(db: Db, owner = 'w1', extra: Partial<ConstructorParameters<typeo
 const message = (text: string) => ({ text, blocks: [{ type: 'section' as const, text: { type: 'mrkdwn' as const, text } }] });
 
 function input(channelId: string, text: string, extra: Partial<DeliveryInput> = {}): DeliveryInput {
-  return { kind: 'notice', channelId, message: message(text), subject: { type: 'probe' }, expiresInMs: 60_000, ...extra };
+  return { subject: PROBE, channelId, message: message(text), expiresInMs: 60_000, ...extra };
 }
 
 const texts = (channel: string) => slack.messages(channel).map((m) => m.text);
@@ -165,11 +170,11 @@ describeEachDb('deliveries', (t) => {
   it('an edit of another delivery\'s message waits for its post and edits it in place; an edit of one never posted fails without a call, and a reply goes to the top level', async () => {
     const repo = new DeliveryRepo(t.db);
     const parent = await repo.enqueue(input('C_THREE', 'first version'));
-    const edit = await repo.enqueue(input('C_THREE', 'second version', { kind: 'update', updateOf: parent }));
+    const edit = await repo.enqueue(input('C_THREE', 'second version', { updateOf: parent }));
     const reply = await repo.enqueue(input('C_THREE', 'in its thread', { threadOf: parent }));
     slack.failNext('chat.postMessage', 'not_in_channel', 1, { channel: 'C_FOUR' });
     const refused = await repo.enqueue(input('C_FOUR', 'never posted'));
-    const orphan = await repo.enqueue(input('C_FOUR', 'an edit of nothing', { kind: 'update', updateOf: refused }));
+    const orphan = await repo.enqueue(input('C_FOUR', 'an edit of nothing', { updateOf: refused }));
     const { worker: w } = worker(t.db);
     w.start();
     await w.drained();
@@ -189,7 +194,7 @@ describeEachDb('deliveries', (t) => {
     const repo = new DeliveryRepo(t.db);
     const [edited, threaded, done] = [await repo.enqueue(input('C_ONE', 'a')), await repo.enqueue(input('C_ONE', 'b')), await repo.enqueue(input('C_ONE', 'c'))];
     for (const id of [edited, threaded, done]) await repo.markPosted(id, `${id}.0`);
-    await repo.enqueue(input('C_ONE', 'a, edited', { kind: 'update', updateOf: edited }));
+    await repo.enqueue(input('C_ONE', 'a, edited', { updateOf: edited }));
     await repo.enqueue(input('C_ONE', 'on b', { threadOf: threaded }));
     expect(await repo.prune(new Date(Date.now() + 60_000))).toBe(1);
     expect((await repo.get(edited))?.status).toBe('posted');

@@ -133,20 +133,20 @@ describe('/traffic digest list and its buttons', () => {
     expect(await box.lookout.store.digests.get(digest.id)).toBeUndefined();
   });
 
-  it('a digest of days before the threat watch began says they were not checked, and claims no count', async () => {
+  it('a digest of days before the threat scan began says they were not checked, and claims no count', async () => {
     const digest = await addDigest({ period: 'week' });
     await box.lookout.store.subscriptions.upsert({ channelId: 'C_SECURITY', teamId: 'T_LOOKOUT', createdBy: 'U_BOB', minSeverity: 'medium', checks: ['bot'] });
     try {
       const preview = await command(`digest preview ${digest.id}`);
       // The week ended before the watch began: nothing of it was checked, so no count is claimed.
-      expect(text(preview)).toMatch(/The threat watch began .* \(Europe\/Berlin\), after this period: its visitors were not checked\./);
+      expect(text(preview)).toMatch(/The threat scan began .* \(Europe\/Berlin\), after this period: its visitors were not checked\./);
       expect(text(preview)).not.toMatch(/no flagged visitors|\d+ flagged visitors?/i);
     } finally {
       await box.lookout.store.db.query('delete from alert_subscriptions');
     }
   });
 
-  it('a digest of a week the threat watch began in counts its flagged visitors from then, and says the days before were not checked', async () => {
+  it('a digest of a week the threat scan began in counts its flagged visitors from then, and says the days before were not checked', async () => {
     const digest = await addDigest({ period: 'week' });
     const began = new Date(Date.now() - 3 * 86_400_000);
     await box.lookout.store.subscriptions.upsert({ channelId: 'C_SECURITY', teamId: 'T_LOOKOUT', createdBy: 'U_BOB', minSeverity: 'medium', checks: ['bot'] });
@@ -161,7 +161,7 @@ describe('/traffic digest list and its buttons', () => {
     await flagged('v_c', 'C_SECURITY', 0);
     try {
       const preview = await command(`digest preview ${digest.id}`);
-      expect(text(preview)).toMatch(/The threat watch began .* \(Europe\/Berlin\), during this period: 2 flagged visitors since then; visits before it were not checked\./);
+      expect(text(preview)).toMatch(/The threat scan began .* \(Europe\/Berlin\), during this period: 2 flagged visitors since then; visits before it were not checked\./);
     } finally {
       await box.lookout.store.db.query('delete from alert_subscriptions');
       await box.lookout.store.db.query('delete from alerts');

@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateHomeView } from '../../src/slack-rules/validate.js';
+import { ALERT } from '../../src/features/alerts/deliveries.js';
+import { HOME } from '../../src/features/home/deliveries.js';
+import { NOTICE } from '../../src/platform/deliveries/subject.js';
 import { mrkdwnOf, sandbox, type Sandbox } from '../support/sandbox.js';
 import { until } from '../support/until.js';
 
@@ -38,7 +41,7 @@ describe('the Events API and App Home', () => {
     box.slack.failNext('chat.postMessage', 'not_in_channel', 1, { channel: 'C_MARKETING' });
     const [digest] = await box.lookout.store.digests.listAll();
     // Something Lookout posts on its own into that channel, refused by Slack for good.
-    await box.lookout.store.deliveries.enqueue({ kind: 'notice', channelId: 'C_MARKETING', message: { text: 'hello', blocks: [] }, expiresInMs: 60_000 });
+    await box.lookout.store.deliveries.enqueue({ subject: NOTICE, channelId: 'C_MARKETING', message: { text: 'hello', blocks: [] }, expiresInMs: 60_000 });
     box.lookout.deliveries.wake();
     await until(async () => (await box.lookout.store.deliveries.unfinished({ channels: ['C_MARKETING'], failedWithinMs: 3_600_000, limit: 5 })).find((d) => d.status === 'failed'), 'the failed delivery');
 
@@ -94,7 +97,7 @@ describe('the Events API and App Home', () => {
     for (const user of ['U_BOB', 'U_CAROL']) await box.slack.slash('C_SECURITY', user, 'digest add daily 08:00 countries');
     await until(async () => ((await box.lookout.store.digests.listAll()).filter((d) => d.channelId === 'C_SECURITY').length >= 2) || undefined, 'the digests');
     box.slack.failNext('chat.postMessage', 'not_in_channel', 1, { channel: 'C_SECURITY' });
-    await box.lookout.store.deliveries.enqueue({ kind: 'alert', channelId: 'C_SECURITY', message: { text: 'Threat · high severity: visitor v_x', blocks: [] }, expiresInMs: 60_000 });
+    await box.lookout.store.deliveries.enqueue({ subject: ALERT, channelId: 'C_SECURITY', message: { text: 'Threat · high severity: visitor v_x', blocks: [] }, expiresInMs: 60_000 });
     box.lookout.deliveries.wake();
     await until(async () => (await box.lookout.store.deliveries.unfinished({ channels: ['C_SECURITY'], failedWithinMs: 3_600_000, limit: 5 })).find((d) => d.kind === 'alert' && d.status === 'failed'), 'the failed alert');
     // Threat alerts: which channels watch is for everyone; the latest alerts, with who acknowledged them, for those allowed security details.
@@ -190,7 +193,7 @@ describe('App Home buttons, and a Home kept current', () => {
   });
 
   it('opening the Home drops a refresh still queued for that person: rendered before, it would put an older Home back', async () => {
-    const stale = await box.lookout.store.deliveries.enqueueLatest({ kind: 'home', channelId: 'U_ALICE', message: { text: 'Lookout Home', blocks: [] }, subject: { type: 'home', user: 'U_ALICE' }, expiresInMs: 60_000 });
+    const stale = await box.lookout.store.deliveries.enqueueLatest({ subject: HOME, payload: { user: 'U_ALICE' }, channelId: 'U_ALICE', message: { text: 'Lookout Home', blocks: [] }, expiresInMs: 60_000 });
     // Held back a minute, so the worker cannot send it before the person opens the tab.
     await box.lookout.store.db.query("UPDATE deliveries SET next_at = now() + interval '1 minute' WHERE id = $1", [stale]);
     await openHome(box, 'U_ALICE');

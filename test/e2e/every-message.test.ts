@@ -55,12 +55,12 @@ it('digests: added, listed and previewed, with their chart', async () => {
 
 it('threat alerts, coloured by severity', async () => {
   await command('alerts on', 'C_SECURITY', 'U_CAROL');
-  // Flagged visitors come back after the threat watch began.
+  // Flagged visitors come back after the threat scan began.
   const at = Date.now();
   for (const [i, id] of [DEMO_VISITORS.attacker, DEMO_VISITORS.scraper].entries()) {
     box.demo!.dataset.addVisit({ visitor_id: id, date: new Date(at + i * 1000).toISOString(), url: 'https://www.example-shop.com/checkout' });
   }
-  await box.lookout.watcher.scan();
+  await box.lookout.threatScan.scan();
   box.lookout.deliveries.wake();
   // Both in one scan: their group's message, and an alert each in its thread.
   const alerts = await until(() => {

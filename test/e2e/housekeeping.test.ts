@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { prunes } from '../../src/compose.js';
+import type { Repos } from '../../src/compose.js';
+import { alertPrunes } from '../../src/features/alerts/index.js';
+import { NOTICE } from '../../src/platform/deliveries/subject.js';
+import { platformPrunes } from '../../src/platform/open.js';
 import { housekeep, startHousekeeping } from '../../src/platform/store/housekeeping.js';
 import { captureLogs } from '../support/log-capture.js';
 import { describeEachDb } from '../support/db.js';
@@ -8,6 +11,9 @@ import { until } from '../support/until.js';
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
+
+/** What housekeeping trims: the platform's tables, and the alerts' security answers. */
+const prunes = (store: Repos, recheckMs: number) => [...platformPrunes(store), ...alertPrunes(store, recheckMs)];
 
 describeEachDb('housekeeping', (t) => {
   it('trims what is past its age in each table, and keeps the rest', async () => {
@@ -25,7 +31,7 @@ describeEachDb('housekeeping', (t) => {
     await db.query("UPDATE job_claims SET expires_at = $1 WHERE key = 'long-gone'", [new Date(now.getTime() - 2 * DAY)]);
     const message = { text: 'x', blocks: [] };
     const [oldPosted, oldPending, freshPosted] = await Promise.all(
-      ['C1', 'C2', 'C3'].map((channelId) => t.store.deliveries.enqueue({ kind: 'notice', channelId, message, expiresInMs: DAY })),
+      ['C1', 'C2', 'C3'].map((channelId) => t.store.deliveries.enqueue({ subject: NOTICE, channelId, message, expiresInMs: DAY })),
     );
     await db.query("UPDATE deliveries SET status = 'posted' WHERE id = ANY($1::bigint[])", [[oldPosted, freshPosted]]);
     await db.query('UPDATE deliveries SET created_at = $1 WHERE id = ANY($2::bigint[])', [new Date(now.getTime() - 31 * DAY), [oldPosted, oldPending]]);

@@ -166,7 +166,7 @@ describe('the living sandbox', () => {
     expect(added.length).toBeGreaterThan(0);
     expect(await visitsToday()).toBe(before + added.length);
 
-    const scan = await world.app.watcher.scan();
+    const scan = await world.app.threatScan.scan();
     await world.app.deliveries.drained();
     expect(scan).toMatchObject({ status: 'scanned', alerts: 1 });
     const alert = await world.slack.waitFor(() => world.slack.messages('C_SECURITY').find((m) => /visitor v_live_/.test(headerOf(m) ?? '')));

@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { watchAlertMessage } from '../../src/features/watches/blocks.js';
+import { NOTICE } from '../../src/platform/deliveries/subject.js';
 import { mrkdwnOf, sandbox, type Sandbox } from '../support/sandbox.js';
 import { until } from '../support/until.js';
 
@@ -106,7 +107,7 @@ describe('App Home', () => {
   it("shows no failed delivery from a channel the person is not in, and refuses to retry one", async () => {
     // Bob owns a watch in #growth from before he left it.
     await watchIn('C_GROWTH', 'U_BOB');
-    const failed = await box.lookout.store.deliveries.enqueue({ kind: 'notice', channelId: 'C_GROWTH', message: { text: 'secret growth numbers', blocks: [] }, expiresInMs: 60_000 });
+    const failed = await box.lookout.store.deliveries.enqueue({ subject: NOTICE, channelId: 'C_GROWTH', message: { text: 'secret growth numbers', blocks: [] }, expiresInMs: 60_000 });
     box.slack.failNext('chat.postMessage', 'not_in_channel', 1, { channel: 'C_GROWTH' });
     box.lookout.deliveries.wake();
     await until(async () => ((await box.lookout.store.deliveries.get(failed))?.status === 'failed' ? true : undefined), 'the delivery to fail');

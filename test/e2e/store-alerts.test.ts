@@ -461,10 +461,10 @@ describeEachDb('store alerts', (t) => {
     });
   });
 
-  describe('WatchStateRepo', () => {
+  describe('ScanStateRepo', () => {
     it('records progress, and an error that keeps the watermark', async () => {
-      expect(await t.store.watchState.get('visits')).toBeUndefined();
-      const progress = await t.store.watchState.saveProgress('visits', {
+      expect(await t.store.scanState.get('visits')).toBeUndefined();
+      const progress = await t.store.scanState.saveProgress('visits', {
         watermark: at(0),
         seenIds: ['visit-1', 'visit-2'],
         counts: { visits: 120, checked: 40, alerts: 2 },
@@ -480,13 +480,13 @@ describeEachDb('store alerts', (t) => {
         lastCounts: { visits: 120, checked: 40, alerts: 2 },
         updatedAt: expect.any(Date),
       });
-      expect(await t.store.watchState.get('visits')).toEqual(progress);
+      expect(await t.store.scanState.get('visits')).toEqual(progress);
 
-      const failed = await t.store.watchState.saveError('visits', 'HTTP 503 from the API', at(2));
+      const failed = await t.store.scanState.saveError('visits', 'HTTP 503 from the API', at(2));
       expect(failed).toEqual({ ...progress, lastError: 'HTTP 503 from the API', lastErrorAt: at(2), updatedAt: expect.any(Date) });
-      expect(await t.store.watchState.get('visits')).toEqual(failed);
+      expect(await t.store.scanState.get('visits')).toEqual(failed);
 
-      const next = await t.store.watchState.saveProgress('visits', {
+      const next = await t.store.scanState.saveProgress('visits', {
         watermark: at(3),
         seenIds: [],
         counts: { visits: 0 },
@@ -498,7 +498,7 @@ describeEachDb('store alerts', (t) => {
     });
 
     it('records an error before any progress, and keys are independent', async () => {
-      const failed = await t.store.watchState.saveError('visits', 'boom', at(0));
+      const failed = await t.store.scanState.saveError('visits', 'boom', at(0));
       expect(failed).toEqual({
         key: 'visits',
         watermark: undefined,
@@ -509,9 +509,9 @@ describeEachDb('store alerts', (t) => {
         lastCounts: undefined,
         updatedAt: expect.any(Date),
       });
-      await t.store.watchState.saveProgress('other', { watermark: null, seenIds: [], counts: {}, at: at(1) });
-      expect(await t.store.watchState.get('visits')).toEqual(failed);
-      expect(await t.store.watchState.get('other')).toMatchObject({ watermark: undefined, lastScanAt: at(1), lastCounts: {} });
+      await t.store.scanState.saveProgress('other', { watermark: null, seenIds: [], counts: {}, at: at(1) });
+      expect(await t.store.scanState.get('visits')).toEqual(failed);
+      expect(await t.store.scanState.get('other')).toMatchObject({ watermark: undefined, lastScanAt: at(1), lastCounts: {} });
     });
   });
 });

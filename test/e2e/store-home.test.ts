@@ -1,4 +1,5 @@
 import { expect, it } from 'vitest';
+import { HOME } from '../../src/features/home/deliveries.js';
 import { HomeRefresh } from '../../src/features/home/refresh.js';
 import { silentLogger } from '../../src/platform/log.js';
 import { describeEachDb } from '../support/db.js';
@@ -20,7 +21,7 @@ describeEachDb('store: App Home', (t) => {
 
   it('a Home publish still pending is replaced by the newer one; one already sending is not', async () => {
     const { deliveries } = t.store;
-    const home = (text: string) => ({ kind: 'home' as const, channelId: 'U1', message: { text, blocks: [] }, subject: { type: 'home', user: 'U1' }, expiresInMs: 60_000 });
+    const home = (text: string) => ({ subject: HOME, payload: { user: 'U1' }, channelId: 'U1', message: { text, blocks: [] }, expiresInMs: 60_000 });
     const first = await deliveries.enqueueLatest(home('one'));
     expect(await deliveries.enqueueLatest(home('two'))).toBe(first);
     expect((await deliveries.get(first))?.message.text).toBe('two');
@@ -32,7 +33,7 @@ describeEachDb('store: App Home', (t) => {
     expect(third).not.toBe(first);
     expect((await deliveries.get(first))?.message.text).toBe('two');
     // A Home published directly drops the one still pending; the one being sent stays.
-    expect(await deliveries.dropPending('home', 'U1')).toBe(1);
+    expect(await deliveries.dropPending(HOME, 'U1')).toBe(1);
     expect(await deliveries.get(third)).toBeUndefined();
     expect((await deliveries.get(first))?.status).toBe('sending');
   });
@@ -48,7 +49,7 @@ describeEachDb('App Home refresh', (t) => {
       // U1's Home is as it was shown; the others' changed.
       render: async (user) => ({ view: { type: 'home', blocks: [{ type: 'section', text: { type: 'mrkdwn', text: user } }] }, hash: user === 'U1' ? 'shown-U1' : `new-${user}` }),
       ownersIn: async () => [],
-      enqueue: async (user, view) => void (await deliveries.enqueueLatest({ kind: 'home', channelId: user, message: { text: 'Lookout Home', blocks: view.blocks as never[] }, expiresInMs: 60_000 })),
+      enqueue: async (user, view) => void (await deliveries.enqueueLatest({ subject: HOME, payload: { user }, channelId: user, message: { text: 'Lookout Home', blocks: view.blocks as never[] }, expiresInMs: 60_000 })),
       log: silentLogger,
       observe: (outcome) => outcomes.push(outcome),
       debounceMs: 10,

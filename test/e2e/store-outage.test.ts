@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openRepos, startLookout, type Lookout, type Repos } from '../../src/compose.js';
-import { ThreatWatcher } from '../../src/features/alerts/watcher.js';
+import { ThreatScan } from '../../src/features/alerts/scan.js';
 import { AnalyticsApi } from '../../src/platform/api/analytics.js';
 import { openDb } from '../../src/platform/store/db.js';
 import { startDemoApi, type DemoApi } from '@lookout/sandbox/demo-api';
@@ -52,9 +52,9 @@ describe.skipIf(!TEST_DATABASE_URL)('a database that stops answering', () => {
     expect(rows).toEqual([{ n: 1 }]);
   });
 
-  it("the threat watcher's timer survives the outage, logs each failed tick, and scans again once the database is back", async () => {
+  it("the threat scan's timer survives the outage, logs each failed tick, and scans again once the database is back", async () => {
     const { logger, lines } = captureLogs('warn');
-    const watcher = new ThreatWatcher({
+    const scan = new ThreatScan({
       api: new AnalyticsApi({ baseUrl: 'http://127.0.0.1:9', apiKey: 'k' }),
       repos,
       leases: repos.leases,
@@ -74,12 +74,12 @@ describe.skipIf(!TEST_DATABASE_URL)('a database that stops answering', () => {
     process.on('unhandledRejection', onUnhandled);
     try {
       proxy.hang();
-      watcher.start();
+      scan.start();
       await until(() => lines.some((l) => l.includes('threat scan tick failed')), 'a failed tick in the log', 30_000);
       proxy.restore();
       const held = await until(
         () => repos.db.query("SELECT 1 FROM job_claims WHERE key = 'threat-watch' AND owner = 'outage-test'").then((r) => r.rows.length === 1, () => false),
-        'the watcher to hold its lease again',
+        'the threat scan to hold its lease again',
         30_000,
       );
       expect(held).toBe(true);
@@ -87,7 +87,7 @@ describe.skipIf(!TEST_DATABASE_URL)('a database that stops answering', () => {
     } finally {
       process.off('unhandledRejection', onUnhandled);
       proxy.restore();
-      await watcher.stop();
+      await scan.stop();
     }
   }, 60_000);
 

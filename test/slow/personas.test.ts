@@ -148,11 +148,11 @@ describe.skipIf(!available)('three people in the sandbox, in a browser', () => {
     // The channel it reports in, as a channel link.
     const on = await lastMessage(page, page.getByText('Threat alerts are on', { exact: false }));
     expect(await on.locator('.channel-mention').first().textContent()).toBe('#security');
-    await box.lookout.store.watchState.saveProgress('visits', { watermark: new Date(), seenIds: [], counts: {}, at: new Date() });
+    await box.lookout.store.scanState.saveProgress('visits', { watermark: new Date(), seenIds: [], counts: {}, at: new Date() });
 
     box.demo!.dataset.addVisit({ visitor_id: DEMO_VISITORS.attacker, date: new Date(Date.now() + 1000), url: 'https://www.example-shop.com/login' });
     await new Promise((r) => setTimeout(r, 1100));
-    await box.lookout.watcher.scan();
+    await box.lookout.threatScan.scan();
     await page.getByTestId('message-list').getByTestId('message').filter({ hasText: `visitor ${DEMO_VISITORS.attacker}` }).filter({ has: page.getByRole('button', { name: 'Acknowledge' }) }).last().waitFor({ timeout: 15_000 });
     const alert = await lastMessage(page, page.getByRole('button', { name: 'Acknowledge' }));
     // The severity is the colour of the message's bar (red), not only words; no alert block in a message.
@@ -205,8 +205,8 @@ describe.skipIf(!available)('three people in the sandbox, in a browser', () => {
     await preview.waitFor();
     expect(await preview.textContent()).toMatch(/Countries/);
     expect(await preview.textContent()).not.toMatch(/Sources|Pages/);
-    // After the security engineer's alerts: yesterday ended before the threat watch began, so nothing of it was checked, and no count is claimed.
-    expect(await preview.textContent()).toMatch(/The threat watch began .*, after this period: its visitors were not checked\./);
+    // After the security engineer's alerts: yesterday ended before the threat scan began, so nothing of it was checked, and no count is claimed.
+    expect(await preview.textContent()).toMatch(/The threat scan began .*, after this period: its visitors were not checked\./);
     expect(await preview.textContent()).not.toMatch(/\d+ flagged visitors?|no flagged visitors/);
     await shot(page, 'lead-3-third-previewed');
     expect(problems).toEqual([]);

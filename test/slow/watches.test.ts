@@ -108,10 +108,10 @@ interface Kind {
   says: RegExp;
 }
 
-/** The threat watch judges the hour's visitors, as its timer would. */
+/** The threat scan judges the hour's visitors, as its timer would. */
 async function scanAfter(app: Lookout, hour: Date): Promise<void> {
   clock = hour.getTime() + HOUR - 1_000;
-  await app.watcher.scan();
+  await app.threatScan.scan();
 }
 
 const KINDS: Kind[] = [
@@ -154,10 +154,10 @@ describe('watches in one app', () => {
   beforeAll(async () => {
     app = await startLookout(options({ memory: true }, 'solo'));
     slack.setAppUrl(app.requestUrl!);
-    // The threat watch is on (in #security), from just before the first scenario hour.
+    // The threat scan is on (in #security), from just before the first scenario hour.
     clock = FIRST - 60_000;
     expect(mrkdwnOf(await command(app, 'C_SECURITY', 'alerts on min medium', 'U_CAROL')).join(' ')).toMatch(/alerts are on/i);
-    await app.store.watchState.saveProgress('visits', { watermark: now(), seenIds: [], counts: {}, at: now() });
+    await app.store.scanState.saveProgress('visits', { watermark: now(), seenIds: [], counts: {}, at: now() });
   });
   afterAll(() => app?.stop());
 

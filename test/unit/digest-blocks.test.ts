@@ -368,7 +368,7 @@ describe('digestModal', () => {
   });
 });
 
-describe("a digest's security line says what the threat watch knows of the period, and no more", () => {
+describe("a digest's security line says what the threat scan knows of the period, and no more", () => {
   const day = (d: number, h = 0) => Date.parse(`2026-11-${String(d).padStart(2, '0')}T${String(h).padStart(2, '0')}:00:00Z`);
   // Nov 17–23 in UTC, written on Nov 24 at 09:00.
   const span = { from: day(17), to: day(24), timeZone: 'UTC', now: new Date(day(24, 9)) };
@@ -376,22 +376,22 @@ describe("a digest's security line says what the threat watch knows of the perio
 
   it('a watch begun after the period: not checked, and no count claimed', () => {
     const line = securityLine(span, seen(day(24, 8), 0, day(24, 9)));
-    expect(line).toBe('The threat watch began Nov 24, 08:00 (UTC), after this period: its visitors were not checked.');
+    expect(line).toBe('The threat scan began Nov 24, 08:00 (UTC), after this period: its visitors were not checked.');
     expect(line).not.toMatch(/\d+ flagged|no flagged/);
   });
 
   it('a watch begun during the period counts from then, and says the rest was not checked', () => {
-    expect(securityLine(span, seen(day(20, 12), 3, day(24, 9)))).toBe('The threat watch began Nov 20, 12:00 (UTC), during this period: 3 flagged visitors since then; visits before it were not checked.');
+    expect(securityLine(span, seen(day(20, 12), 3, day(24, 9)))).toBe('The threat scan began Nov 20, 12:00 (UTC), during this period: 3 flagged visitors since then; visits before it were not checked.');
     expect(securityLine(span, seen(day(20, 12), 1, day(24, 9)))).toMatch(/: 1 flagged visitor since then;/);
   });
 
   it('a watch over the whole period: its count, or none', () => {
-    expect(securityLine(span, seen(day(1), 0, day(24, 9)))).toBe('The threat watch checked this whole period: no flagged visitors.');
-    expect(securityLine(span, seen(day(1), 2, day(24, 9)))).toBe('The threat watch checked this whole period: 2 flagged visitors (see the threat alerts).');
+    expect(securityLine(span, seen(day(1), 0, day(24, 9)))).toBe('The threat scan checked this whole period: no flagged visitors.');
+    expect(securityLine(span, seen(day(1), 2, day(24, 9)))).toBe('The threat scan checked this whole period: 2 flagged visitors (see the threat alerts).');
   });
 
   it('scans behind the period’s end say how far they got', () => {
-    expect(securityLine(span, seen(day(1), 2, day(22, 6)))).toBe('The threat watch: 2 flagged visitors in this period; it has checked visits up to Nov 22, 06:00 (UTC), not the rest yet.');
-    expect(securityLine(span, seen(day(20), 0, day(20)))).toBe('The threat watch began Nov 20, 00:00 (UTC), during this period: no flagged visitors since then; visits before it were not checked; it has not checked any visits yet.');
+    expect(securityLine(span, seen(day(1), 2, day(22, 6)))).toBe('The threat scan: 2 flagged visitors in this period; it has checked visits up to Nov 22, 06:00 (UTC), not the rest yet.');
+    expect(securityLine(span, seen(day(20), 0, day(20)))).toBe('The threat scan began Nov 20, 00:00 (UTC), during this period: no flagged visitors since then; visits before it were not checked; it has not checked any visits yet.');
   });
 });

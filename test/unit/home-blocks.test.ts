@@ -12,7 +12,7 @@ const full: HomeView = {
     recent: many(40, (i) => ({ channelId: 'C_SECURITY', visitorId: `v_${i}`, text: `Threat · high: visitor v_${i}`, acknowledgedBy: 'U_CAROL', muted: i % 2 === 0 })),
     manage: true,
   },
-  deliveries: many(40, (id) => ({ id, channelId: 'C_GENERAL', kind: 'digest', state: 'failed (not_in_channel)', failed: true })),
+  deliveries: many(40, (id) => ({ id, channelId: 'C_GENERAL', label: 'digest', state: 'failed (not_in_channel)', failed: true })),
   settings: { admins: ['U_CAROL'], securityUsers: [], securityChannels: ['C_SECURITY'], scrapingScoreThreshold: 0.8, digestsPerChannel: 10, digestsPerUser: 20, digestMinIntervalMs: 3_600_000, userRequests: 30, userWindowMs: 60_000 },
   demo: true,
   notice: { ok: false, text: 'Digest #3 belongs to someone else; only its owner or an admin can change it.' },

@@ -57,7 +57,7 @@ describe('manifest.json', () => {
   });
 
   it('has the commands Lookout registers', () => {
-    const commands = [...new Set([...product.matchAll(/command\('(\/\w+)'/g)].map((m) => m[1]!))].sort();
+    const commands = [...new Set([...product.matchAll(/(?:\.command|\.handleCommand)\('(\/\w+)'/g)].map((m) => m[1]!))].sort();
     expect(commands.length).toBeGreaterThan(0);
     expect((manifest.features?.slash_commands ?? []).map((c) => c.command).sort()).toEqual(commands);
   });

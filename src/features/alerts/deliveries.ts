@@ -1,38 +1,57 @@
-import { DeliveryRepo, type Delivery } from '../../platform/deliveries/repo.js';
-import type { SubjectHooks } from '../../platform/deliveries/worker.js';
+import { z } from 'zod';
+import { DeliveryRepo } from '../../platform/deliveries/repo.js';
+import { defineSubject, NOTICE, type Delivered, type SubjectHooks } from '../../platform/deliveries/subject.js';
 import type { Queryable } from '../../platform/store/db.js';
 import { channelRefusedNotice } from '../../platform/slack/kit/messages.js';
 import { AlertRepo, AlertSubscriptionRepo } from './repo.js';
 
 const NOTICE_DEADLINE_MS = 24 * 3_600_000;
 
-/** The alert a delivery announces; no visitor for a group's message or an edit. */
-function alertOf(delivery: Delivery): { channelId: string; visitorId?: string } {
-  const { visitorId } = delivery.subject as { visitorId?: unknown };
-  return { channelId: delivery.channelId, ...(typeof visitorId === 'string' ? { visitorId } : {}) };
-}
-
 /**
- * What an alert's delivery means for the alert: once posted, it records its message (so
- * later sightings thread under it); when Slack refuses the channel for good, the
- * subscription needs attention and whoever turned it on is told, once.
+ * What any delivery to an alert channel means for its subscription: once one is posted,
+ * the channel takes messages; when Slack refuses the channel for good, the subscription
+ * needs attention and whoever turned it on is told, once.
  */
-export const alertDeliveryHooks: SubjectHooks = {
-  async posted(tx: Queryable, delivery, messageTs, threadTs) {
-    const { channelId, visitorId } = alertOf(delivery);
-    if (visitorId) await new AlertRepo(tx).setPosted(channelId, visitorId, messageTs, threadTs ?? messageTs, delivery.id);
-    await new AlertSubscriptionRepo(tx).clearAttention(channelId);
+const subscriptionHooks = {
+  async posted(tx: Queryable, delivery: Delivered<unknown>) {
+    await new AlertSubscriptionRepo(tx).clearAttention(delivery.channelId);
   },
-  async failed(tx: Queryable, delivery, failure) {
+  async failed(tx: Queryable, delivery: Delivered<unknown>, failure: { reason: string; channel: boolean }) {
     if (!failure.channel) return;
-    const { channelId } = alertOf(delivery);
+    const channelId = delivery.channelId;
     const before = await new AlertSubscriptionRepo(tx).markAttention(channelId, failure.reason);
     if (!before || before.attention) return;
     await new DeliveryRepo(tx).enqueue({
-      kind: 'notice',
+      subject: NOTICE,
       channelId: before.createdBy,
       message: channelRefusedNotice('threat alerts', channelId, failure.reason, 'turn alerts off there with /traffic alerts off. Until then its alerts show as failed in /traffic alerts status.'),
       expiresInMs: NOTICE_DEADLINE_MS,
     });
   },
-};
+} satisfies SubjectHooks<unknown>;
+
+/** A flagged visitor's alert; once posted, the alert records its message (so later sightings thread under it). */
+export const ALERT = defineSubject({
+  kind: 'alert',
+  payload: z.object({ visitorId: z.string().optional() }),
+  sensitive: true,
+  hooks: {
+    async posted(tx, delivery, messageTs, threadTs) {
+      const { visitorId } = delivery.payload;
+      if (visitorId) await new AlertRepo(tx).setPosted(delivery.channelId, visitorId, messageTs, threadTs ?? messageTs, delivery.id);
+      await subscriptionHooks.posted(tx, delivery);
+    },
+    failed: subscriptionHooks.failed,
+  },
+});
+
+/** A group's message: the flagged visitors of a burst, summed up (each alert replies in its thread). */
+export const ALERT_GROUP = defineSubject({ kind: 'burst', label: 'alert group', payload: z.object({}), sensitive: true, hooks: subscriptionHooks });
+
+/** A reply in an alert's thread: the visitor was seen again. */
+export const SIGHTING = defineSubject({ kind: 'sighting', payload: z.object({}), sensitive: true, hooks: subscriptionHooks });
+
+/** An alert or a group's message edited in place. */
+export const ALERT_EDIT = defineSubject({ kind: 'update', label: 'alert update', payload: z.object({}), sensitive: true, hooks: subscriptionHooks });
+
+export const ALERT_SUBJECTS = [ALERT, ALERT_GROUP, SIGHTING, ALERT_EDIT];

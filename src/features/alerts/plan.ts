@@ -2,7 +2,7 @@
  * What a scan means for one subscribed channel, decided without touching Slack or the
  * store: which visitors get a new alert, which alerts are raised because the severity
  * rose, which get a "seen again" in their thread, and how new alerts go out: grouped or
- * one each. The watcher carries the decisions out.
+ * one each. The threat scan carries the decisions out.
  */
 import type { VisitRecord } from '../../kernel/records.js';
 import { atLeast, judge, onlyChecks, severityRank, type AlertCheck, type SecurityFacts, type Severity, type VerdictName, type VerdictOptions } from '../../kernel/verdict.js';

@@ -1,7 +1,7 @@
 /**
  * Security alerts: which channels subscribe, muted visitors, one alert per visitor per
  * channel (the row is the claim, so exactly one replica posts it), a cache of security
- * answers per visitor, and the watcher's progress.
+ * answers per visitor, and the threat scan's progress.
  */
 import { SEVERITIES, type AlertCheck, type Severity } from '../../kernel/verdict.js';
 import type { Queryable } from '../../platform/store/db.js';
@@ -388,7 +388,7 @@ export class AlertRepo {
 
 // ---------------------------------------------------------------- groups
 
-/** New alerts of a channel within a window, announced by one message (kept by the watcher). */
+/** New alerts of a channel within a window, announced by one message (kept by the threat scan). */
 export interface AlertGroup {
   id: number;
   channelId: string;
@@ -508,7 +508,7 @@ export class VisitorCheckRepo {
 /** Whatever a scan counted (visits, checked, alerts, …). */
 export type WatchCounts = Record<string, number>;
 
-export interface WatchProgress {
+export interface ScanProgress {
   /** The latest visit time handled; null before the first. */
   watermark: Date | null;
   /** The ids of the visits handled AT the watermark instant. */
@@ -518,7 +518,7 @@ export interface WatchProgress {
   at: Date;
 }
 
-export interface WatchState {
+export interface ScanState {
   key: string;
   watermark?: Date;
   seenIds: string[];
@@ -532,14 +532,14 @@ export interface WatchState {
   updatedAt: Date;
 }
 
-const toWatchState = (row: Record<string, unknown>) => fromRow<WatchState>(row);
+const toScanState = (row: Record<string, unknown>) => fromRow<ScanState>(row);
 
-export class WatchStateRepo {
+export class ScanStateRepo {
   constructor(private readonly db: Queryable) {}
 
-  async get(key: string): Promise<WatchState | undefined> {
+  async get(key: string): Promise<ScanState | undefined> {
     const { rows } = await this.db.query('SELECT * FROM watch_state WHERE key = $1', [key]);
-    return rows[0] && toWatchState(rows[0]);
+    return rows[0] && toScanState(rows[0]);
   }
 
   /** Starts watching from `at` when nothing has been watched yet (a first subscription); false when already started. */
@@ -552,7 +552,7 @@ export class WatchStateRepo {
   }
 
   /** Records a successful scan: watermark, seen ids and counts as given; clears the last error. */
-  async saveProgress(key: string, progress: WatchProgress): Promise<WatchState> {
+  async saveProgress(key: string, progress: ScanProgress): Promise<ScanState> {
     const { rows } = await this.db.query(
       `INSERT INTO watch_state (key, watermark, seen_ids, last_scan_at, last_counts)
        VALUES ($1, $2, $3::jsonb, $4, $5::jsonb)
@@ -562,17 +562,17 @@ export class WatchStateRepo {
        RETURNING *`,
       [key, progress.watermark, JSON.stringify(progress.seenIds), progress.at, JSON.stringify(progress.counts)],
     );
-    return toWatchState(rows[0]!);
+    return toScanState(rows[0]!);
   }
 
   /** Records a failed scan; the watermark, seen ids and last counts stay as they were. */
-  async saveError(key: string, error: string, at: Date): Promise<WatchState> {
+  async saveError(key: string, error: string, at: Date): Promise<ScanState> {
     const { rows } = await this.db.query(
       `INSERT INTO watch_state (key, last_error, last_error_at) VALUES ($1, $2, $3)
        ON CONFLICT (key) DO UPDATE SET last_error = EXCLUDED.last_error, last_error_at = EXCLUDED.last_error_at, updated_at = now()
        RETURNING *`,
       [key, error, at],
     );
-    return toWatchState(rows[0]!);
+    return toScanState(rows[0]!);
   }
 }

@@ -6,24 +6,24 @@ import type { Logger } from '../../platform/log.js';
 import type { Access } from '../../platform/slack/access.js';
 import type { SlackDirectory } from '../../platform/slack/directory.js';
 import { escapeMrkdwn, mrkdwnCode } from '../../platform/slack/kit/escape.js';
-import { infoMessage, problemMessage, type SlackMessage } from '../../platform/slack/kit/messages.js';
+import { infoMessage, problemMessage, type Result, type SlackMessage } from '../../platform/slack/kit/messages.js';
 import { deliveryState } from '../../platform/deliveries/describe.js';
 import { alertMessage, alertViewOf } from './blocks.js';
 import { GROUP_WINDOW_MS, type Grouping } from './plan.js';
-import { WATCH_STATE_KEY, type AlertRepos } from './watcher.js';
+import { SCAN_STATE_KEY, type AlertRepos } from './scan.js';
 
 /** What digests may ask of alerts: how many flagged visitors were seen; undefined while no channel has alerts on. */
 export interface FlaggedVisitors {
-  /** Flagged visitors seen between `from` and `to`, and since when the threat watch has been checking; undefined while it is off. */
+  /** Flagged visitors seen between `from` and `to`, and since when the threat scan has been checking; undefined while it is off. */
   seen(from: Date, to: Date): Promise<FlaggedSeen | undefined>;
   /**
-   * Which of these visitors the threat watch has judged, and which of those it flagged
+   * Which of these visitors the threat scan has judged, and which of those it flagged
    * (a severity of medium or more), from its stored lookups; undefined while it is off.
    */
   judged(visitorIds: readonly string[]): Promise<{ checked: Set<string>; flagged: Set<string> } | undefined>;
 }
 
-/** What the threat watch knows of a span: flagged visitors active in it, since when it watches, and up to when it has looked. */
+/** What the threat scan knows of a span: flagged visitors active in it, since when it watches, and up to when it has looked. */
 export interface FlaggedSeen {
   /** Distinct flagged visitors whose visits seen by the watch span part of it. */
   count: number;
@@ -48,8 +48,6 @@ export interface AlertServiceDeps {
   changed?: Changed;
 }
 
-export type Outcome = { ok: boolean; message: SlackMessage };
-
 const MUTE_MS: Record<'mute24h' | 'mute7d', number> = { mute24h: 24 * 3_600_000, mute7d: 7 * 86_400_000 };
 
 const WINDOW = durationInWords(GROUP_WINDOW_MS);
@@ -72,7 +70,7 @@ export class AlertService implements FlaggedVisitors {
     return this.deps.log;
   }
 
-  private adminOnly(user: string): Outcome | undefined {
+  private adminOnly(user: string): Result<never> | undefined {
     if (this.deps.access.isAdmin(user)) return undefined;
     return { ok: false, message: problemMessage('Only Lookout admins can change threat alerts.', 'Acknowledge it instead, or ask one of the ADMIN_USERS.') };
   }
@@ -81,7 +79,7 @@ export class AlertService implements FlaggedVisitors {
     return date ? formatDateTimeIn(date.toISOString(), this.deps.timeZone, now) : 'never';
   }
 
-  async subscribe(user: string, teamId: string, here: string, request: { channel?: ChannelRef; min: Severity; checks: AlertCheck[]; grouping: Grouping }): Promise<Outcome> {
+  async subscribe(user: string, teamId: string, here: string, request: { channel?: ChannelRef; min: Severity; checks: AlertCheck[]; grouping: Grouping }): Promise<Result<SlackMessage>> {
     const refused = this.adminOnly(user);
     if (refused) return refused;
     const channelId = request.channel ? await this.deps.directory.channelId(request.channel) : here;
@@ -93,12 +91,12 @@ export class AlertService implements FlaggedVisitors {
     }
     await this.deps.repos.subscriptions.upsert({ channelId, teamId, minSeverity: request.min, checks: request.checks, createdBy: user, grouping: request.grouping });
     // Visits from now on are watched, even if the first scan is cut short.
-    await this.deps.repos.watchState.startAt(WATCH_STATE_KEY, this.deps.now());
+    await this.deps.repos.scanState.startAt(SCAN_STATE_KEY, this.deps.now());
     this.deps.changed?.('everyone');
     this.deps.log.info({ channel: channelId, user, min: request.min, checks: request.checks, grouping: request.grouping }, 'threat alerts on');
     return {
       ok: true,
-      message: infoMessage([
+      value: infoMessage([
         `Threat alerts are on: visitors of ${request.min} severity or more (checks: ${request.checks.join(', ')}) are reported in `,
         { channel: channelId },
         ` within a scan or two. ${GROUPING_WORDS[request.grouping]}`,
@@ -106,7 +104,7 @@ export class AlertService implements FlaggedVisitors {
     };
   }
 
-  async unsubscribe(user: string, here: string, channel: ChannelRef | undefined): Promise<Outcome> {
+  async unsubscribe(user: string, here: string, channel: ChannelRef | undefined): Promise<Result<SlackMessage>> {
     const refused = this.adminOnly(user);
     if (refused) return refused;
     const channelId = channel ? await this.deps.directory.channelId(channel) : here;
@@ -114,11 +112,11 @@ export class AlertService implements FlaggedVisitors {
     const removed = await this.deps.repos.subscriptions.remove(channelId);
     if (removed) this.deps.changed?.('everyone');
     this.deps.log.info({ channel: channelId, user, removed }, 'threat alerts off');
-    return { ok: removed, message: infoMessage(removed ? 'Threat alerts are off for that channel.' : 'That channel had no threat alerts.') };
+    return removed ? { ok: true, value: infoMessage('Threat alerts are off for that channel.') } : { ok: false, message: infoMessage('That channel had no threat alerts.') };
   }
 
   /** Mutes a visitor in a channel for `forMs` (null: for good). */
-  async mute(user: string, channelId: string, visitorId: string, forMs: number | null): Promise<Outcome> {
+  async mute(user: string, channelId: string, visitorId: string, forMs: number | null): Promise<Result<SlackMessage>> {
     const refused = this.adminOnly(user);
     if (refused) return refused;
     const now = this.deps.now();
@@ -127,19 +125,19 @@ export class AlertService implements FlaggedVisitors {
     this.deps.changed?.('everyone');
     const known = (await this.deps.repos.alerts.get(channelId, visitorId)) !== undefined;
     const note = known ? '' : ` No alert about ${visitorId} has been raised here yet: check the id (from an alert or a visitors report); the mute applies if it shows up.`;
-    return { ok: true, message: infoMessage(`Visitor ${visitorId} is muted here ${until ? `until ${this.when(until, now)}` : 'for good'}.${note}`) };
+    return { ok: true, value: infoMessage(`Visitor ${visitorId} is muted here ${until ? `until ${this.when(until, now)}` : 'for good'}.${note}`) };
   }
 
-  async unmute(user: string, channelId: string, visitorId: string): Promise<Outcome> {
+  async unmute(user: string, channelId: string, visitorId: string): Promise<Result<SlackMessage>> {
     const refused = this.adminOnly(user);
     if (refused) return refused;
     const removed = await this.deps.repos.mutes.unmute(channelId, visitorId);
     if (removed) this.deps.changed?.('everyone');
-    return { ok: removed, message: infoMessage(removed ? `Visitor ${visitorId} is no longer muted here.` : `Visitor ${visitorId} was not muted here.`) };
+    return removed ? { ok: true, value: infoMessage(`Visitor ${visitorId} is no longer muted here.`) } : { ok: false, message: infoMessage(`Visitor ${visitorId} was not muted here.`) };
   }
 
   /** A button on an alert: acknowledge (anyone), mute or unmute (admins). The alert's message as it is now, to replace it in place. */
-  async act(user: string, channelId: string, visitorId: string, action: AlertAction): Promise<Outcome> {
+  async act(user: string, channelId: string, visitorId: string, action: AlertAction): Promise<Result<SlackMessage>> {
     const now = this.deps.now();
     const { alerts, mutes } = this.deps.repos;
     const refused = action === 'ack' ? undefined : this.adminOnly(user);
@@ -152,15 +150,15 @@ export class AlertService implements FlaggedVisitors {
     const mute = await mutes.isMuted(channelId, visitorId, now);
     this.deps.changed?.('everyone');
     this.deps.log.info({ channel: channelId, visitorId, user, action }, 'alert changed');
-    return { ok: true, message: alertMessage(alertViewOf(alert, { timeZone: this.deps.timeZone, now, mutedUntil: mute ? (mute.until ?? null) : undefined })) };
+    return { ok: true, value: alertMessage(alertViewOf(alert, { timeZone: this.deps.timeZone, now, mutedUntil: mute ? (mute.until ?? null) : undefined })) };
   }
 
   /** `/traffic alerts status`: what this channel watches, the last scan, the last error, who is muted. */
   async status(channelId: string): Promise<SlackMessage> {
     const now = this.deps.now();
-    const { subscriptions, watchState, mutes } = this.deps.repos;
+    const { subscriptions, scanState, mutes } = this.deps.repos;
     const subscription = await subscriptions.get(channelId);
-    const state = await watchState.get(WATCH_STATE_KEY);
+    const state = await scanState.get(SCAN_STATE_KEY);
     const muted = await mutes.listActive(channelId, now);
     const unfinished = await this.deps.repos.deliveries.unfinished({ channels: [channelId], failedWithinMs: 7 * 86_400_000, limit: 6 });
     const lines = [
@@ -225,7 +223,7 @@ export class AlertService implements FlaggedVisitors {
     const subscriptions = await this.deps.repos.subscriptions.list();
     if (subscriptions.length === 0) return undefined;
     const watchingSince = new Date(Math.min(...subscriptions.map((s) => s.createdAt.getTime())));
-    const state = await this.deps.repos.watchState.get(WATCH_STATE_KEY);
+    const state = await this.deps.repos.scanState.get(SCAN_STATE_KEY);
     const count = await this.deps.repos.alerts.countSeenBetween(undefined, from, to);
     return { count, watchingSince, ...(state?.watermark ? { checkedUpTo: state.watermark } : {}) };
   }

@@ -1,7 +1,7 @@
 import type { SharedFetcher } from '../../platform/api/shared-fetcher.js';
 import type { Logger } from '../../platform/log.js';
 import type { Trend } from '../../kernel/trend.js';
-import type { TrendService } from '../trends/service.js';
+import type { TrendService } from '../trends/index.js';
 import { ApiError } from '../../platform/api/errors.js';
 import { REPORTS, type ReportId, type ReportRow } from '../../kernel/catalog.js';
 import { dayStart, previousPeriod, shiftDate, type DateRange } from '../../kernel/dates.js';
@@ -9,7 +9,7 @@ import { formatDateTime, formatField, counted } from '../../kernel/format.js';
 import { fieldOf } from '../../kernel/records.js';
 import type { FilterGroup } from '../../kernel/filters.js';
 import type { SlackMessage } from '../../platform/slack/kit/messages.js';
-import type { FlaggedSeen, FlaggedVisitors } from '../alerts/service.js';
+import type { FlaggedSeen, FlaggedVisitors } from '../alerts/index.js';
 import { digestMessage, type DigestLine, type DigestSection, type DigestTotals, type DigestView } from './blocks.js';
 import { digestRange, periodOf, type DigestPeriod } from './period.js';
 import type { Digest } from './repo.js';
@@ -156,18 +156,18 @@ export class DigestContent {
 }
 
 /**
- * What the threat watch can say of a span, and nothing more: when it began after the span,
+ * What the threat scan can say of a span, and nothing more: when it began after the span,
  * that the span was not checked; when it began inside it, from when it counts; when its
  * scans have not reached the span's end yet, up to when.
  */
 export function securityLine(span: { from: number; to: number; timeZone: string; now: Date }, seen: FlaggedSeen): string {
   const at = (ms: number) => `${formatDateTime(new Date(ms).toISOString(), span.timeZone, span.now)} (${span.timeZone})`;
   const since = seen.watchingSince.getTime();
-  if (since >= span.to) return `The threat watch began ${at(since)}, after this period: its visitors were not checked.`;
+  if (since >= span.to) return `The threat scan began ${at(since)}, after this period: its visitors were not checked.`;
   const visitors = seen.count === 0 ? 'no flagged visitors' : counted(seen.count, 'flagged visitor');
   const reached = seen.checkedUpTo?.getTime() ?? since;
   const upTo = reached >= span.to ? '' : reached <= since ? '; it has not checked any visits yet' : `; it has checked visits up to ${at(reached)}, not the rest yet`;
-  if (since > span.from) return `The threat watch began ${at(since)}, during this period: ${visitors} since then; visits before it were not checked${upTo}.`;
-  if (upTo) return `The threat watch: ${visitors} in this period${upTo}.`;
-  return seen.count === 0 ? 'The threat watch checked this whole period: no flagged visitors.' : `The threat watch checked this whole period: ${visitors} (see the threat alerts).`;
+  if (since > span.from) return `The threat scan began ${at(since)}, during this period: ${visitors} since then; visits before it were not checked${upTo}.`;
+  if (upTo) return `The threat scan: ${visitors} in this period${upTo}.`;
+  return seen.count === 0 ? 'The threat scan checked this whole period: no flagged visitors.' : `The threat scan checked this whole period: ${visitors} (see the threat alerts).`;
 }

@@ -1,23 +1,19 @@
-import type { Routes } from '../../platform/slack/routes.js';
-import type { AllMiddlewareArgs, BlockAction, SlackActionMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } from '@slack/bolt';
+import { buttonValue, type ActionArgs, type Handling, type Routes, type ViewArgs } from '../../platform/slack/routes.js';
 import { REPORTS } from '../../kernel/catalog.js';
 import { RowId } from '../../kernel/text.js';
-import { infoMessage, usageMessage, type SlackMessage } from '../../platform/slack/kit/messages.js';
-import { guarded, replyTo, requestLog } from '../../platform/slack/respond.js';
+import { infoMessage, usageMessage, type Result, type SlackMessage } from '../../platform/slack/kit/messages.js';
+import { guarded, requestLog } from '../../platform/slack/respond.js';
 import type { Subcommand } from '../../platform/slack/subcommand.js';
 import { DIGEST_ACTIONS } from './blocks.js';
 import { decodeFormId, DIGEST_MODAL, digestModal, readDigestForm } from './modal.js';
 import { parseDigestCommand, type DigestVerb } from './parse.js';
-import type { DigestService, Outcome } from './service.js';
+import type { DigestService } from './service.js';
 import type { Digest } from './repo.js';
-
-type ActionArgs = SlackActionMiddlewareArgs<BlockAction> & AllMiddlewareArgs;
-type ViewArgs = SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs;
 
 const CATALOG = Object.values(REPORTS);
 
 /** The answer to a change: the digest as listed now, or why not. */
-async function listed(digests: DigestService, user: string, outcome: Outcome<{ id: number } & object>, heading: string): Promise<SlackMessage> {
+async function listed(digests: DigestService, user: string, outcome: Result<{ id: number } & object>, heading: string): Promise<SlackMessage> {
   if (!outcome.ok) return outcome.message;
   const fresh = await digests.manageable(user, outcome.value.id);
   return digests.describe(fresh.ok ? [fresh.value] : [], user, heading);
@@ -30,13 +26,13 @@ export function digestCommand(digests: DigestService): Subcommand {
     const user = command.user_id;
     switch (parsed.kind) {
       case 'error':
-        return void (await reply(usageMessage(parsed.message, parsed.usage)));
+        return reply(usageMessage(parsed.message, parsed.usage));
       case 'open-form':
-        return void (await client.views.open({ trigger_id: command.trigger_id, view: digestModal(CATALOG, await digests.formValues(user, command.channel_id), undefined, command.channel_id) }));
+        return client.views.open({ trigger_id: command.trigger_id, view: digestModal(CATALOG, await digests.formValues(user, command.channel_id), undefined, command.channel_id) });
       case 'add':
-        return void (await reply(await listed(digests, user, await digests.add(user, command.team_id, command.channel_id, parsed), 'just added')));
+        return reply(await listed(digests, user, await digests.add(user, command.team_id, command.channel_id, parsed), 'just added'));
       case 'list':
-        return void (await reply(await digests.list(user, parsed.all ? 'all' : { channelId: command.channel_id })));
+        return reply(await digests.list(user, parsed.all ? 'all' : { channelId: command.channel_id }));
       default:
         return verb(digests, parsed.kind, parsed.id, { user, from: command.channel_id }, reply, (view) => client.views.open({ trigger_id: command.trigger_id, view }), false);
     }
@@ -52,41 +48,36 @@ async function verb(
   reply: (message: SlackMessage) => Promise<unknown>,
   openView: (view: ReturnType<typeof digestModal>) => Promise<unknown>,
   fromList: boolean,
-): Promise<void> {
+): Promise<unknown> {
   switch (kind) {
     case 'preview': {
       const preview = await digests.preview(id, user);
-      return void (await reply(preview.ok ? preview.value : preview.message));
+      return reply(preview.ok ? preview.value : preview.message);
     }
     case 'remove': {
       const removed = await digests.remove(user, id);
-      return void (await reply(removed.ok ? removed.value : removed.message));
+      return reply(removed.ok ? removed.value : removed.message);
     }
     case 'edit': {
       const digest = await digests.manageable(user, id);
-      if (!digest.ok) return void (await reply(digest.message));
-      return void (await openView(digestModal(CATALOG, await digests.formValues(user, digest.value.channelId, digest.value), id, from)));
+      if (!digest.ok) return reply(digest.message);
+      return openView(digestModal(CATALOG, await digests.formValues(user, digest.value.channelId, digest.value), id, from));
     }
     case 'pause':
     case 'resume': {
       const changed = await digests.setPaused(user, id, kind === 'pause');
-      if (fromList || !changed.ok) return void (await reply(await listed(digests, user, changed, 'updated')));
-      return void (await reply(infoMessage(`Digest #${id} is ${kind === 'pause' ? 'paused' : 'running again'}.`)));
+      if (fromList || !changed.ok) return reply(await listed(digests, user, changed, 'updated'));
+      return reply(infoMessage(`Digest #${id} is ${kind === 'pause' ? 'paused' : 'running again'}.`));
     }
   }
 }
 
-/** The buttons of `/traffic digest list`: each acts on the digest whose id is its value. */
+/** A button of `/traffic digest list`: it acts on the digest whose id is its value. */
 function digestButton(digests: DigestService, kind: DigestVerb) {
-  return async (args: ActionArgs) => {
-    await args.ack();
-    const log = requestLog(args.context, digests.log);
-    const tell = replyTo(args.body.response_url, false);
-    await guarded(log, `digest ${kind}`, tell, async () => {
-      const id = RowId.safeParse(args.action.type === 'button' ? args.action.value : undefined);
-      if (!id.success) return tell(usageMessage('That button is not one of ours.', '/traffic digest list'));
-      await verb(digests, kind, id.data, { user: args.body.user.id, from: args.body.channel?.id }, tell, (view) => args.client.views.open({ trigger_id: args.body.trigger_id, view }), true);
-    });
+  return async (args: ActionArgs, { tell }: Handling) => {
+    const id = RowId.safeParse(buttonValue(args));
+    if (!id.success) return tell(usageMessage('That button is not one of ours.', '/traffic digest list'));
+    return verb(digests, kind, id.data, { user: args.body.user.id, from: args.body.channel?.id }, tell, (view) => args.client.views.open({ trigger_id: args.body.trigger_id, view }), true);
   };
 }
 
@@ -95,28 +86,28 @@ function submitDigest(digests: DigestService) {
   return async ({ ack, view, body, client, context }: ViewArgs) => {
     const log = requestLog(context, digests.log);
     const form = readDigestForm(view.state.values as Parameters<typeof readDigestForm>[0], REPORTS);
-    if ('errors' in form) return void (await ack({ response_action: 'errors', errors: form.errors }));
+    if ('errors' in form) return ack({ response_action: 'errors', errors: form.errors });
     const opened = decodeFormId(view.private_metadata);
     const user = body.user.id;
-    if (opened === null) return void (await ack({ response_action: 'errors', errors: { channel: 'This form is too old. Close it and start again.' } }));
+    if (opened === null) return ack({ response_action: 'errors', errors: { channel: 'This form is too old. Close it and start again.' } });
     const editing = opened.id;
     let current: Digest | undefined;
     if (editing !== undefined) {
       const allowed = await digests.manageable(user, editing);
-      if (!allowed.ok) return void (await ack({ response_action: 'errors', errors: { channel: allowed.message.text } }));
+      if (!allowed.ok) return ack({ response_action: 'errors', errors: { channel: allowed.message.text } });
       current = allowed.value;
     }
     const over = await digests.overLimit(current?.ownerId ?? user, form.input, current);
     if (over) {
       const field = over.field === 'channel' ? 'channel' : form.input.schedule.kind === 'cron' ? 'cron' : 'frequency';
-      return void (await ack({ response_action: 'errors', errors: { [field]: `${over.problem} ${over.hint}`.slice(0, 300) } }));
+      return ack({ response_action: 'errors', errors: { [field]: `${over.problem} ${over.hint}`.slice(0, 300) } });
     }
     await ack();
     await guarded(log, 'save digest', undefined, async () => {
       const saved = editing !== undefined ? await digests.update(user, editing, form.input) : await digests.create(user, body.team?.id ?? body.user.team_id ?? '', form.input);
       // The person hears where they are: the channel the form was opened in, else the digest's.
       const here = opened.from ?? form.input.channelId;
-      if (!saved.ok) return void (await client.chat.postEphemeral({ channel: here, user, ...saved.message }));
+      if (!saved.ok) return client.chat.postEphemeral({ channel: here, user, ...saved.message });
       const done = `Digest #${saved.value.id} ${editing !== undefined ? 'saved' : 'created'}`;
       await client.chat.postEphemeral({ channel: saved.value.channelId, user, text: `${done}: it posts in this channel on its schedule. /traffic digest list shows it.` });
       if (here !== saved.value.channelId) {
@@ -127,6 +118,6 @@ function submitDigest(digests: DigestService) {
 }
 
 export function registerDigests(app: Routes, digests: DigestService): void {
-  for (const kind of ['preview', 'pause', 'resume', 'edit', 'remove'] as const) app.action(DIGEST_ACTIONS[kind], digestButton(digests, kind));
+  for (const kind of ['preview', 'pause', 'resume', 'edit', 'remove'] as const) app.handle(DIGEST_ACTIONS[kind], digestButton(digests, kind));
   app.view(DIGEST_MODAL, submitDigest(digests));
 }

@@ -4,6 +4,7 @@ import { slackReason } from '../../platform/slack/poster.js';
 import type { Db } from '../../platform/store/db.js';
 import type { DigestContent } from './content.js';
 import type { Digest } from './repo.js';
+import { DIGEST } from './deliveries.js';
 import { DigestRunRepo } from './runs.js';
 import { nextRun } from './schedule.js';
 
@@ -12,9 +13,6 @@ import { nextRun } from './schedule.js';
  * the slot is handed back (the claim released) instead, so a restart or another replica posts it.
  */
 export type PostSlot = (digest: Digest, slot: Date, stopping: AbortSignal) => Promise<void>;
-
-/** The subject of a digest's delivery: once posted or refused, its run records it. */
-export const DIGEST_SUBJECT = 'digest';
 
 /** A slot is worth posting until the next one, and at least an hour. */
 export function digestDeadline(digest: Pick<Digest, 'cron' | 'timeZone'>, slot: Date): Date {
@@ -49,10 +47,10 @@ export function digestPublisher(deps: { content: DigestContent; db: Db; log: Log
     }
     const queued = await db.transaction(async (tx) => {
       const delivery = await new DeliveryRepo(tx).enqueue({
-        kind: 'digest',
+        subject: DIGEST,
+        payload: { digestId: digest.id, slot },
         channelId: digest.channelId,
         message,
-        subject: { type: DIGEST_SUBJECT, digestId: digest.id, slot: slot.toISOString() },
         expiresInMs: Math.max(60_000, digestDeadline(digest, slot).getTime() - now().getTime()),
       });
       if (await new DigestRunRepo(tx).markQueued(digest.id, slot, owner, delivery)) return true;

@@ -6,7 +6,7 @@ import type { Logger } from '../../platform/log.js';
 import { withinQuota, type Quota } from '../../platform/quota.js';
 import type { Access } from '../../platform/slack/access.js';
 import type { SlackDirectory } from '../../platform/slack/directory.js';
-import { infoMessage, problemMessage, type SlackMessage } from '../../platform/slack/kit/messages.js';
+import { infoMessage, problemMessage, type Result, type SlackMessage } from '../../platform/slack/kit/messages.js';
 import { digestList, type DigestListItem } from './blocks.js';
 import type { DigestContent } from './content.js';
 import type { View } from '@slack/types';
@@ -51,8 +51,6 @@ export interface DigestLimits {
 }
 
 /** A change refused: the message says why. */
-export type Outcome<T> = { ok: true; value: T } | { ok: false; message: SlackMessage };
-
 const refuse = (text: string, hint?: string): { ok: false; message: SlackMessage } => ({ ok: false, message: problemMessage(text, hint) });
 
 /**
@@ -68,7 +66,7 @@ export class DigestService {
   }
 
   /** `/traffic digest add …` in one line; the channel may be named, the zone defaults to the person's own. */
-  async add(user: string, teamId: string, here: string, command: DigestAdd): Promise<Outcome<Digest>> {
+  async add(user: string, teamId: string, here: string, command: DigestAdd): Promise<Result<Digest>> {
     const channelId = command.channel ? await this.channelId(command.channel) : here;
     if (!channelId) {
       return refuse(`I can't find a channel called #${command.channel?.name ?? '?'}.`, 'Check the name, or pick it in the form: /traffic digest add');
@@ -78,7 +76,7 @@ export class DigestService {
     return this.create(user, teamId, { channelId, reports, filters, topN: top, schedule, cron, timeZone });
   }
 
-  async create(user: string, teamId: string, input: DigestFormInput): Promise<Outcome<Digest>> {
+  async create(user: string, teamId: string, input: DigestFormInput): Promise<Result<Digest>> {
     const notThere = await this.deps.access.mayPostIn(user, input.channelId);
     if (notThere) return { ok: false, message: notThere };
     const over = await this.overLimit(user, input);
@@ -89,7 +87,7 @@ export class DigestService {
     return { ok: true, value: digest };
   }
 
-  async update(user: string, id: number, input: DigestFormInput): Promise<Outcome<Digest>> {
+  async update(user: string, id: number, input: DigestFormInput): Promise<Result<Digest>> {
     const found = await this.manageable(user, id);
     if (!found.ok) return found;
     if (input.channelId !== found.value.channelId) {
@@ -105,7 +103,7 @@ export class DigestService {
     return { ok: true, value: digest };
   }
 
-  async setPaused(user: string, id: number, paused: boolean): Promise<Outcome<Digest>> {
+  async setPaused(user: string, id: number, paused: boolean): Promise<Result<Digest>> {
     const found = await this.manageable(user, id);
     if (!found.ok) return found;
     const digest = (await this.deps.repo.setPaused(id, paused)) ?? found.value;
@@ -114,7 +112,7 @@ export class DigestService {
     return { ok: true, value: digest };
   }
 
-  async remove(user: string, id: number): Promise<Outcome<SlackMessage>> {
+  async remove(user: string, id: number): Promise<Result<SlackMessage>> {
     const found = await this.manageable(user, id);
     if (!found.ok) return found;
     await this.deps.repo.remove(id);
@@ -145,7 +143,7 @@ export class DigestService {
   }
 
   /** The digest as it would post now, for anyone to see (a preview changes nothing). */
-  async preview(id: number, user: string): Promise<Outcome<SlackMessage>> {
+  async preview(id: number, user: string): Promise<Result<SlackMessage>> {
     const digest = await this.deps.repo.get(id);
     if (!digest) return refuse(`There is no digest #${id}.`, 'See /traffic digest list.');
     // Its totals (this period and the one before), each report's top rows (both periods) and its chart's cold days; more is charged after.
@@ -154,7 +152,7 @@ export class DigestService {
   }
 
   /** A digest its owner or an admin may change. */
-  async manageable(user: string, id: number): Promise<Outcome<Digest>> {
+  async manageable(user: string, id: number): Promise<Result<Digest>> {
     const digest = await this.deps.repo.get(id);
     if (!digest) return refuse(`There is no digest #${id}.`, 'See /traffic digest list.');
     if (!this.deps.access.mayManage(user, digest.ownerId)) {

@@ -44,7 +44,7 @@ export interface HomeView {
     manage: boolean;
   };
   /** Deliveries pending or failed in the person's channels, in words. */
-  deliveries: { id: number; channelId: string; kind: string; state: string; failed: boolean }[];
+  deliveries: { id: number; channelId: string; label: string; state: string; failed: boolean }[];
   /** The access settings and limits in force, for admins (read-only). */
   settings?: HomeSettings;
   demo: boolean;
@@ -142,7 +142,7 @@ function deliveryBlocks(view: HomeView): KnownBlock[] {
   const blocks: KnownBlock[] = [{ type: 'header', text: plainText('Deliveries that need a look', LIMITS.headerText) }];
   if (view.deliveries.length === 0) blocks.push({ type: 'section', text: mrkdwn('Nothing pending or failed.') });
   for (const d of view.deliveries.slice(0, HOME_SHOWN)) {
-    blocks.push({ type: 'section', block_id: `delivery-${d.id}`, text: mrkdwn(`${escapeMrkdwn(d.kind)} in <#${d.channelId}>: ${escapeMrkdwn(d.state)}`), ...(d.failed ? { accessory: button('Retry', HOME_ACTIONS.retry, d.id) } : {}) });
+    blocks.push({ type: 'section', block_id: `delivery-${d.id}`, text: mrkdwn(`${escapeMrkdwn(d.label)} in <#${d.channelId}>: ${escapeMrkdwn(d.state)}`), ...(d.failed ? { accessory: button('Retry', HOME_ACTIONS.retry, d.id) } : {}) });
   }
   return [...blocks, ...more(view.deliveries.length, '/traffic alerts status')];
 }

@@ -1,5 +1,5 @@
 import type { WebClient } from '@slack/web-api';
-import type { ActionArgs, EventArgs, Routes } from '../../platform/slack/routes.js';
+import { buttonValue, type ActionArgs, type EventArgs, type Routes } from '../../platform/slack/routes.js';
 import { RowId } from '../../kernel/text.js';
 import { slackReason } from '../../platform/slack/poster.js';
 import { requestLog } from '../../platform/slack/respond.js';
@@ -27,62 +27,47 @@ function homeOpened(home: HomeService) {
   };
 }
 
-/** A Home button: ack, the change (the service's rules), then the Home published again with what came of it at its top. */
-function homeButton(home: HomeService, name: string, run: (args: ActionArgs, user: string) => Promise<Acted>) {
+/** A Home button: the change (the service's rules), then the Home published again with what came of it at its top (a failure is logged). */
+function homeButton(home: HomeService, run: (args: ActionArgs, user: string) => Promise<Acted>) {
   return async (args: ActionArgs) => {
-    await args.ack();
-    const log = requestLog(args.context, home.log);
     const user = args.body.user.id;
-    try {
-      const acted = await run(args, user);
-      let notice = acted.notice;
-      if (acted.preview) {
-        const { channelId, message } = acted.preview;
-        notice = await args.client.chat.postEphemeral({ channel: channelId, user, text: message.text, blocks: message.blocks }).then(
-          () => notice,
-          (error: unknown) => ({ ok: false, text: `Slack would not show the preview in that channel (${slackReason(error)}). Invite Lookout there, or use /traffic digest preview in it.` }),
-        );
-      }
-      await publish(home, args.client, user, notice);
-    } catch (error) {
-      log.error({ user, action: name, err: (error as Error).message }, 'App Home button failed');
+    const acted = await run(args, user);
+    let notice = acted.notice;
+    if (acted.preview) {
+      const { channelId, message } = acted.preview;
+      notice = await args.client.chat.postEphemeral({ channel: channelId, user, text: message.text, blocks: message.blocks }).then(
+        () => notice,
+        (error: unknown) => ({ ok: false, text: `Slack would not show the preview in that channel (${slackReason(error)}). Invite Lookout there, or use /traffic digest preview in it.` }),
+      );
     }
+    await publish(home, args.client, user, notice);
   };
 }
 
-const value = (args: ActionArgs) => (args.action.type === 'button' ? args.action.value : undefined);
 const TOO_OLD: Acted = { notice: { ok: false, text: 'That button is too old; open the Home tab again.' } };
 
 /** "New digest": the digest form, as `/traffic digest add` with nothing after it opens. */
 function newDigest(home: HomeService) {
-  return async (args: ActionArgs) => {
-    await args.ack();
-    try {
-      await args.client.views.open({ trigger_id: args.body.trigger_id, view: await home.newDigestForm(args.body.user.id) });
-    } catch (error) {
-      requestLog(args.context, home.log).error({ user: args.body.user.id, err: (error as Error).message }, 'digest form not opened from App Home');
-    }
-  };
+  return async (args: ActionArgs) => args.client.views.open({ trigger_id: args.body.trigger_id, view: await home.newDigestForm(args.body.user.id) });
 }
 
 export function registerHome(app: Routes, home: HomeService): void {
   app.event('app_home_opened', homeOpened(home));
   for (const action of Object.keys(HOME_ACTIONS) as HomeRowAction[]) {
-    app.action(
+    app.handle(
       HOME_ACTIONS[action],
-      homeButton(home, action, (args, user) => {
-        const id = RowId.safeParse(value(args));
+      homeButton(home, (args, user) => {
+        const id = RowId.safeParse(buttonValue(args));
         return id.success ? home.act(user, action, id.data) : Promise.resolve(TOO_OLD);
       }),
+      'none',
     );
   }
-  app.action(HOME_START.newDigest, newDigest(home));
+  app.handle(HOME_START.newDigest, newDigest(home), 'none');
   const team = (args: ActionArgs) => args.body.team?.id ?? args.body.user.team_id ?? '';
-  app.action(
-    HOME_START.alertsOn,
-    homeButton(home, 'alertsOn', (args, user) => home.alertsIn(user, team(args), args.action.type === 'channels_select' ? args.action.selected_channel : undefined, true)),
-  );
-  app.action(HOME_START.alertsOff, homeButton(home, 'alertsOff', (args, user) => home.alertsIn(user, team(args), value(args), false)));
-  app.action(HOME_START.muteAlert, homeButton(home, 'muteAlert', (args, user) => home.muteAlert(user, value(args), true)));
-  app.action(HOME_START.unmuteAlert, homeButton(home, 'unmuteAlert', (args, user) => home.muteAlert(user, value(args), false)));
+  const selected = (args: ActionArgs) => (args.action.type === 'channels_select' ? args.action.selected_channel : undefined);
+  app.handle(HOME_START.alertsOn, homeButton(home, (args, user) => home.alertsIn(user, team(args), selected(args), true)), 'none');
+  app.handle(HOME_START.alertsOff, homeButton(home, (args, user) => home.alertsIn(user, team(args), buttonValue(args), false)), 'none');
+  app.handle(HOME_START.muteAlert, homeButton(home, (args, user) => home.muteAlert(user, buttonValue(args), true)), 'none');
+  app.handle(HOME_START.unmuteAlert, homeButton(home, (args, user) => home.muteAlert(user, buttonValue(args), false)), 'none');
 }

@@ -2,22 +2,26 @@ import { createHash } from 'node:crypto';
 import type { View } from '@slack/types';
 import { ALERT_CHECKS } from '../../kernel/verdict.js';
 import { ChannelId, SafeId } from '../../kernel/text.js';
-import { SECURITY_KINDS, type DeliveryRepo } from '../../platform/deliveries/repo.js';
+import type { DeliveryRepo } from '../../platform/deliveries/repo.js';
+import type { Subjects } from '../../platform/deliveries/subject.js';
 import { deliveryState } from '../../platform/deliveries/describe.js';
 import type { Logger } from '../../platform/log.js';
 import type { Access } from '../../platform/slack/access.js';
-import type { SlackMessage } from '../../platform/slack/kit/messages.js';
-import type { DigestService } from '../digests/service.js';
-import type { WatchService } from '../watches/service.js';
-import type { AlertService } from '../alerts/service.js';
+import { messageOf, type SlackMessage } from '../../platform/slack/kit/messages.js';
+import type { DigestService } from '../digests/index.js';
+import type { WatchService } from '../watches/index.js';
+import type { AlertService } from '../alerts/index.js';
 import { homeView, NOTICE_BLOCK, type HomeRowAction, type HomeSettings, type HomeView } from './blocks.js';
 import type { HomeViewRepo } from './repo.js';
+import { HOME } from './deliveries.js';
 
 export interface HomeServiceDeps {
   digests: Pick<DigestService, 'ownedBy' | 'setPaused' | 'preview' | 'manageable' | 'ownersIn' | 'newForm'>;
   watches: Pick<WatchService, 'ownedBy' | 'setPaused' | 'mute' | 'ownersIn'>;
   alerts: Pick<AlertService, 'overview' | 'subscribe' | 'unsubscribe' | 'mute' | 'unmute'>;
   deliveries: Pick<DeliveryRepo, 'unfinished' | 'get' | 'retry' | 'dropPending'>;
+  /** What each delivery is about: its name in the list, and whether it carries security details. */
+  subjects: Pick<Subjects, 'get' | 'sensitive'>;
   views: HomeViewRepo;
   /** Wakes the delivery worker. */
   queued: () => void;
@@ -102,7 +106,7 @@ export class HomeService {
     const visitorId = SafeId.safeParse(visitor);
     if (!channelId.success || !visitorId.success) return { notice: { ok: false, text: 'That button is too old; open the Home tab again.' } };
     const outcome = mute ? await this.deps.alerts.mute(user, channelId.data, visitorId.data, DAY) : await this.deps.alerts.unmute(user, channelId.data, visitorId.data);
-    return said(outcome, outcome.message.text);
+    return said(outcome, messageOf(outcome).text);
   }
 
   /** The digest form, empty, for "New digest". */
@@ -118,8 +122,8 @@ export class HomeService {
     const admin = this.deps.access.isAdmin(user);
     const now = this.deps.now();
     const deliveries = open
-      .filter((d) => security || !SECURITY_KINDS.has(d.kind))
-      .map((d) => ({ id: d.id, channelId: d.channelId, kind: d.kind, state: deliveryState(d, this.deps.timeZone, now), failed: d.status === 'failed' }));
+      .filter((d) => security || !this.deps.subjects.sensitive(d.kind))
+      .map((d) => ({ id: d.id, channelId: d.channelId, label: this.deps.subjects.get(d.kind)?.label ?? d.kind, state: deliveryState(d, this.deps.timeZone, now), failed: d.status === 'failed' }));
     const overview = await this.deps.alerts.overview(user);
     const alerts = { subscriptions: overview.subscriptions, manage: admin, ...(overview.alerts ? { recent: overview.alerts } : {}) };
     const { rules } = this.deps.access;
@@ -138,7 +142,7 @@ export class HomeService {
    */
   async shown(user: string, hash: string): Promise<void> {
     await this.deps.views.opened(user, hash);
-    await this.deps.deliveries.dropPending('home', user);
+    await this.deps.deliveries.dropPending(HOME, user);
   }
 
   /** The people whose digests or watches post in these channels. */

@@ -1,27 +1,21 @@
-import type { AllMiddlewareArgs, BlockAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { decodeTrendRef, defaultMetric, splitBack, TREND_ACTION } from '../../kernel/trend.js';
 import { infoMessage, staleMessage, usageMessage } from '../../platform/slack/kit/messages.js';
-import { guarded, postToResponseUrl, replyTo, requestLog } from '../../platform/slack/respond.js';
-import type { Routes } from '../../platform/slack/routes.js';
+import { postToResponseUrl } from '../../platform/slack/respond.js';
+import { buttonValue, type ActionArgs, type Handling, type Routes } from '../../platform/slack/routes.js';
 import type { Subcommand } from '../../platform/slack/subcommand.js';
-import type { ReportService } from '../reports/service.js';
+import type { ReportService } from '../reports/index.js';
 import { TREND_ACTIONS } from './blocks.js';
 import { parseTrendWords, TREND_USAGE } from './parse.js';
 import type { TrendService } from './service.js';
-
-type ActionArgs = SlackActionMiddlewareArgs<BlockAction> & AllMiddlewareArgs;
-
-const isEphemeral = (body: BlockAction) => (body.container as { is_ephemeral?: boolean } | undefined)?.is_ephemeral === true;
-const buttonValue = (args: ActionArgs) => (args.action.type === 'button' ? args.action.value : undefined);
 
 /** `/traffic trend …` (after the ack). */
 export function trendCommand(trends: TrendService, reports: ReportService): Subcommand {
   return async ({ command, args, reply, log }) => {
     const words = parseTrendWords(args, reports.catalog);
-    if (words.kind === 'error') return void (await reply(usageMessage(words.message, words.usage)));
+    if (words.kind === 'error') return reply(usageMessage(words.message, words.usage));
     const parsed = reports.parse(words.report);
-    if (parsed.kind === 'error') return void (await reply(usageMessage(parsed.message, TREND_USAGE)));
-    if (parsed.kind !== 'report') return void (await reply(usageMessage('Name a report, or nothing for all visits.', TREND_USAGE)));
+    if (parsed.kind === 'error') return reply(usageMessage(parsed.message, TREND_USAGE));
+    if (parsed.kind !== 'report') return reply(usageMessage('Name a report, or nothing for all visits.', TREND_USAGE));
     const query = parsed.query;
     const shared = query.public === true;
     const metric = words.metric ?? defaultMetric(query.report);
@@ -39,57 +33,42 @@ export function trendCommand(trends: TrendService, reports: ReportService): Subc
 
 /** Trend (on report answers and visitor cards): the trend in place of an ephemeral message, else for the clicker. */
 function openTrend(trends: TrendService) {
-  return async (args: ActionArgs) => {
-    await args.ack();
-    const log = requestLog(args.context, trends.log);
-    const tell = replyTo(args.body.response_url, isEphemeral(args.body));
-    await guarded(log, 'trend', tell, async () => {
-      const wanted = decodeTrendRef(buttonValue(args));
-      const query = wanted ? await trends.resolve(wanted.ref) : null;
-      if (!wanted || !query) return tell(staleMessage());
-      const answer = await trends.answer(query, wanted.metric, { channelId: args.body.channel?.id, ephemeral: true, user: args.body.user.id, log, ...(wanted.back ? { back: wanted.back } : {}) });
-      return tell(answer.message);
-    });
+  return async (args: ActionArgs, { log, tell }: Handling) => {
+    const wanted = decodeTrendRef(buttonValue(args));
+    const query = wanted ? await trends.resolve(wanted.ref) : null;
+    if (!wanted || !query) return tell(staleMessage());
+    const answer = await trends.answer(query, wanted.metric, { channelId: args.body.channel?.id, ephemeral: true, user: args.body.user.id, log, ...(wanted.back ? { back: wanted.back } : {}) });
+    return tell(answer.message);
   };
 }
 
 /** "Post to channel": the same trend, fetched afresh, for everyone; the ephemeral copy goes away. */
 function shareTrend(trends: TrendService) {
-  return async (args: ActionArgs) => {
-    await args.ack();
-    const log = requestLog(args.context, trends.log);
-    const tell = replyTo(args.body.response_url, true);
-    await guarded(log, 'share trend', tell, async () => {
-      const wanted = decodeTrendRef(buttonValue(args));
-      const query = wanted ? await trends.resolve(wanted.ref) : null;
-      if (!wanted || !query) return tell(staleMessage());
-      const answer = await trends.answer(query, wanted.metric, { channelId: args.body.channel?.id, ephemeral: false, user: args.body.user.id, sharedBy: args.body.user.id, log });
-      if (!answer.ok) return tell(answer.message);
-      await postToResponseUrl(args.body.response_url, { ...answer.message, response_type: 'in_channel', replace_original: false });
-      await postToResponseUrl(args.body.response_url, { delete_original: true });
-    });
+  return async (args: ActionArgs, { log, tell }: Handling) => {
+    const wanted = decodeTrendRef(buttonValue(args));
+    const query = wanted ? await trends.resolve(wanted.ref) : null;
+    if (!wanted || !query) return tell(staleMessage());
+    const answer = await trends.answer(query, wanted.metric, { channelId: args.body.channel?.id, ephemeral: false, user: args.body.user.id, sharedBy: args.body.user.id, log });
+    if (!answer.ok) return tell(answer.message);
+    await postToResponseUrl(args.body.response_url, { ...answer.message, response_type: 'in_channel', replace_original: false });
+    return postToResponseUrl(args.body.response_url, { delete_original: true });
   };
 }
 
 /** "Show table": the report behind the trend. */
 function showTable(trends: TrendService, reports: ReportService) {
-  return async (args: ActionArgs) => {
-    await args.ack();
-    const log = requestLog(args.context, trends.log);
-    const tell = replyTo(args.body.response_url, isEphemeral(args.body));
-    await guarded(log, 'trend table', tell, async () => {
-      const wanted = splitBack(buttonValue(args));
-      const query = wanted ? await trends.resolve(wanted.value) : null;
-      if (!wanted || !query) return tell(staleMessage());
-      const answer = await reports.answer(query, { channelId: args.body.channel?.id, ephemeral: true, user: args.body.user.id, log, ...(wanted.back ? { back: wanted.back } : {}) });
-      return tell(answer.message);
-    });
+  return async (args: ActionArgs, { log, tell }: Handling) => {
+    const wanted = splitBack(buttonValue(args));
+    const query = wanted ? await trends.resolve(wanted.value) : null;
+    if (!wanted || !query) return tell(staleMessage());
+    const answer = await reports.answer(query, { channelId: args.body.channel?.id, ephemeral: true, user: args.body.user.id, log, ...(wanted.back ? { back: wanted.back } : {}) });
+    return tell(answer.message);
   };
 }
 
 export function registerTrends(app: Routes, trends: TrendService, reports: ReportService): void {
-  app.action(TREND_ACTION, openTrend(trends));
-  app.action(TREND_ACTIONS.share, shareTrend(trends));
-  app.action(TREND_ACTIONS.table, showTable(trends, reports));
+  app.handle(TREND_ACTION, openTrend(trends), 'in place if ephemeral');
+  app.handle(TREND_ACTIONS.share, shareTrend(trends), 'replace');
+  app.handle(TREND_ACTIONS.table, showTable(trends, reports), 'in place if ephemeral');
 }
 

@@ -6,19 +6,19 @@
  * after its claim leaves it to be taken over; a period is recorded once.
  */
 import pLimit from 'p-limit';
-import { DeliveryRepo, type DeliveryInput } from '../../platform/deliveries/repo.js';
+import { DeliveryRepo } from '../../platform/deliveries/repo.js';
 import type { Logger } from '../../platform/log.js';
 import type { Db, Queryable } from '../../platform/store/db.js';
 import { resolveRange } from '../../kernel/when.js';
 import type { ApiDays, Trend } from '../../kernel/trend.js';
-import type { TrendService } from '../trends/service.js';
+import type { TrendService } from '../trends/index.js';
 import { watchAlertMessage, watchReply } from './blocks.js';
 import type { WatchObserver } from './observe.js';
 import type { Changed } from '../../platform/changes.js';
 import { decide, describeObservation, lastPeriod, SETTLE_WAIT_MS, spreadOffset, type DecisionKind, type WatchPeriod } from './plan.js';
 import { WatchRepo, type Watch } from './repo.js';
+import { WATCH_ALERT, WATCH_EDIT, WATCH_REPLY } from './deliveries.js';
 
-export const WATCH_SUBJECT = 'watch';
 /** A watch waiting for settled figures is tried again after this long (answers are shared for a minute). */
 const RETRY_WAITING_MS = 2 * 60_000;
 
@@ -160,18 +160,18 @@ export class WatchEvaluator {
     const outbox = new DeliveryRepo(tx);
     const expiresInMs = this.options.deliveryDeadlineMs ?? DEFAULTS.deliveryDeadlineMs;
     const alert = watchAlertMessage({ ...watch, text, timeZone: watch.timeZone, now, demo: this.options.demo, ...(trend ? { trend } : {}) });
-    const base = { channelId: watch.channelId, expiresInMs } satisfies Partial<DeliveryInput>;
+    const base = { channelId: watch.channelId, expiresInMs };
     // A breach that began while muted has no alert yet: its first update (once unmuted) posts it; its recovery posts nothing.
     if (kind === 'recover' && watch.alertDelivery === undefined) return false;
     if (kind === 'breach' || (kind === 'update' && watch.alertDelivery === undefined)) {
-      const id = await outbox.enqueue({ ...base, kind: 'watch', message: alert, subject: { type: WATCH_SUBJECT, watchId: watch.id, episode: watch.episode } });
+      const id = await outbox.enqueue({ ...base, subject: WATCH_ALERT, payload: { watchId: watch.id, episode: watch.episode }, message: alert });
       await new WatchRepo(tx).setAlertDelivery(watch.id, watch.episode, id);
       return true;
     }
     // Replies go into the alert's thread (or after it, should it have failed); the parent is edited once it has a ts.
     const thread = watch.alertTs ? { threadTs: watch.alertTs } : watch.alertDelivery ? { threadOf: watch.alertDelivery } : {};
-    await outbox.enqueue({ ...base, kind: 'sighting', message: watchReply(kind, text), ...thread });
-    if (watch.alertTs) await outbox.enqueue({ ...base, kind: 'update', message: alert, updateTs: watch.alertTs });
+    await outbox.enqueue({ ...base, subject: WATCH_REPLY, message: watchReply(kind, text), ...thread });
+    if (watch.alertTs) await outbox.enqueue({ ...base, subject: WATCH_EDIT, message: alert, updateTs: watch.alertTs });
     return true;
   }
 

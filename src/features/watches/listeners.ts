@@ -1,19 +1,16 @@
-import type { AllMiddlewareArgs, BlockAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { REPORTS } from '../../kernel/catalog.js';
 import { newQuery } from '../../kernel/query.js';
 import { RowId } from '../../kernel/text.js';
-import { problemMessage, usageMessage, type SlackMessage } from '../../platform/slack/kit/messages.js';
-import { guarded, postToResponseUrl, replyTo, requestLog } from '../../platform/slack/respond.js';
-import type { Routes } from '../../platform/slack/routes.js';
+import { problemMessage, usageMessage, type Result, type SlackMessage } from '../../platform/slack/kit/messages.js';
+import { postToResponseUrl, replyTo } from '../../platform/slack/respond.js';
+import { buttonValue, type ActionArgs, type Handling, type Routes } from '../../platform/slack/routes.js';
 import type { Subcommand } from '../../platform/slack/subcommand.js';
-import type { ReportService } from '../reports/service.js';
+import type { ReportService } from '../reports/index.js';
 import { WATCH_ACTIONS } from './blocks.js';
 import { parseWatchCommand } from './parse.js';
-import type { Outcome, WatchService } from './service.js';
+import type { WatchService } from './service.js';
 
-type ActionArgs = SlackActionMiddlewareArgs<BlockAction> & AllMiddlewareArgs;
-
-const said = <T>(outcome: Outcome<T>, then: (value: T) => SlackMessage): SlackMessage => (outcome.ok ? then(outcome.value) : outcome.message);
+const said = <T>(outcome: Result<T>, then: (value: T) => SlackMessage): SlackMessage => (outcome.ok ? then(outcome.value) : outcome.message);
 
 /** `/traffic watch …` (after the ack). */
 export function watchCommand(watches: WatchService): Subcommand {
@@ -23,22 +20,22 @@ export function watchCommand(watches: WatchService): Subcommand {
     const from = { channelId: command.channel_id };
     switch (parsed.kind) {
       case 'error':
-        return void (await reply(usageMessage(parsed.message, parsed.usage)));
+        return reply(usageMessage(parsed.message, parsed.usage));
       case 'list':
-        return void (await reply(await watches.list(user, parsed.all ? 'all' : { channelId: command.channel_id })));
+        return reply(await watches.list(user, parsed.all ? 'all' : { channelId: command.channel_id }));
       case 'add':
-        return void (await reply(said(await watches.add(user, command.team_id, command.channel_id, parsed.rule, parsed.channel), (w) => watches.added(w, 'added'))));
+        return reply(said(await watches.add(user, command.team_id, command.channel_id, parsed.rule, parsed.channel), (w) => watches.added(w, 'added')));
       case 'edit':
-        return void (await reply(said(await watches.edit(user, parsed.id, parsed.rule, from, parsed.channel), (w) => watches.added(w, 'changed'))));
+        return reply(said(await watches.edit(user, parsed.id, parsed.rule, from, parsed.channel), (w) => watches.added(w, 'changed')));
       case 'pause':
       case 'resume':
-        return void (await reply(said(await watches.setPaused(user, parsed.id, parsed.kind === 'pause', from), (w) => watches.added(w, 'changed'))));
+        return reply(said(await watches.setPaused(user, parsed.id, parsed.kind === 'pause', from), (w) => watches.added(w, 'changed')));
       case 'remove':
-        return void (await reply(said(await watches.remove(user, parsed.id, from), (m) => m)));
+        return reply(said(await watches.remove(user, parsed.id, from), (m) => m));
       case 'mute':
-        return void (await reply(said(await watches.mute(user, parsed.id, parsed.forMs, from), (w) => watches.muteNote(w, parsed.forMs))));
+        return reply(said(await watches.mute(user, parsed.id, parsed.forMs, from), (w) => watches.muteNote(w, parsed.forMs)));
       case 'unmute':
-        return void (await reply(said(await watches.mute(user, parsed.id, 0, from), (w) => watches.muteNote(w, 0))));
+        return reply(said(await watches.mute(user, parsed.id, 0, from), (w) => watches.muteNote(w, 0)));
     }
   };
 }
@@ -47,48 +44,38 @@ type AlertAction = 'ack' | 'mute24h' | 'unmute' | 'details';
 
 /** The buttons on a watch alert: Acknowledge and Mute update it in place for everyone; Details shows the report behind it to the clicker. */
 function alertButton(watches: WatchService, reports: ReportService, action: AlertAction) {
-  return async (args: ActionArgs) => {
-    await args.ack();
-    const log = requestLog(args.context, watches.log);
+  return async (args: ActionArgs, { log, tell }: Handling) => {
     const user = args.body.user.id;
-    const tell = replyTo(args.body.response_url, false);
-    await guarded(log, `watch ${action}`, tell, async () => {
-      const id = RowId.safeParse(args.action.type === 'button' ? args.action.value : undefined);
-      if (!id.success) return tell(problemMessage('This alert is too old to act on.'));
-      if (action === 'details') {
-        const watch = await watches.find(id.data);
-        if (!watch) return tell(problemMessage(`There is no watch #${id.data} any more.`));
-        const report = watch.rule.metric === 'bots' ? 'visits' : watch.rule.report;
-        const query = { ...newQuery(report, watch.rule.every === 'hour' ? 'today' : 'last7d'), filters: watch.rule.filters };
-        return tell((await reports.answer(query, { channelId: args.body.channel?.id, ephemeral: true, user, log })).message);
-      }
-      const from = { channelId: args.body.channel?.id };
-      const outcome = action === 'ack' ? await watches.acknowledge(user, id.data, from) : await watches.mute(user, id.data, action === 'unmute' ? 0 : 24 * 3_600_000, from);
-      if (!outcome.ok) return tell(outcome.message);
-      await postToResponseUrl(args.body.response_url, { ...watches.alertOf(outcome.value), replace_original: true });
-    });
+    const id = RowId.safeParse(buttonValue(args));
+    if (!id.success) return tell(problemMessage('This alert is too old to act on.'));
+    if (action === 'details') {
+      const watch = await watches.find(id.data);
+      if (!watch) return tell(problemMessage(`There is no watch #${id.data} any more.`));
+      const report = watch.rule.metric === 'bots' ? 'visits' : watch.rule.report;
+      const query = { ...newQuery(report, watch.rule.every === 'hour' ? 'today' : 'last7d'), filters: watch.rule.filters };
+      return tell((await reports.answer(query, { channelId: args.body.channel?.id, ephemeral: true, user, log })).message);
+    }
+    const from = { channelId: args.body.channel?.id };
+    const outcome = action === 'ack' ? await watches.acknowledge(user, id.data, from) : await watches.mute(user, id.data, action === 'unmute' ? 0 : 24 * 3_600_000, from);
+    if (!outcome.ok) return tell(outcome.message);
+    return postToResponseUrl(args.body.response_url, { ...watches.alertOf(outcome.value), replace_original: true });
   };
 }
 
-/** Pause, Resume and Remove in the list: the list is shown again as it is now. */
+/** Pause, Resume and Remove in the list: the list is shown again as it is now (in its place). */
 function listButton(watches: WatchService, action: 'pause' | 'resume' | 'remove') {
-  return async (args: ActionArgs) => {
-    await args.ack();
-    const log = requestLog(args.context, watches.log);
+  return async (args: ActionArgs, { tell }: Handling) => {
     const user = args.body.user.id;
-    const tell = replyTo(args.body.response_url, true);
-    await guarded(log, `watch ${action}`, tell, async () => {
-      const id = RowId.safeParse(args.action.type === 'button' ? args.action.value : undefined);
-      if (!id.success) return tell(problemMessage('This list is too old to change; run /traffic watch list again.'));
-      const from = { channelId: args.body.channel?.id };
-      const outcome = action === 'remove' ? await watches.remove(user, id.data, from) : await watches.setPaused(user, id.data, action === 'pause', from);
-      if (!outcome.ok) return replyTo(args.body.response_url, false)(outcome.message);
-      return tell(await watches.list(user, { channelId: args.body.channel?.id ?? '' }));
-    });
+    const id = RowId.safeParse(buttonValue(args));
+    if (!id.success) return tell(problemMessage('This list is too old to change; run /traffic watch list again.'));
+    const from = { channelId: args.body.channel?.id };
+    const outcome = action === 'remove' ? await watches.remove(user, id.data, from) : await watches.setPaused(user, id.data, action === 'pause', from);
+    if (!outcome.ok) return replyTo(args.body.response_url, false)(outcome.message);
+    return tell(await watches.list(user, { channelId: args.body.channel?.id ?? '' }));
   };
 }
 
 export function registerWatches(app: Routes, watches: WatchService, reports: ReportService): void {
-  for (const action of ['ack', 'mute24h', 'unmute', 'details'] as const) app.action(WATCH_ACTIONS[action], alertButton(watches, reports, action));
-  for (const action of ['pause', 'resume', 'remove'] as const) app.action(WATCH_ACTIONS[action], listButton(watches, action));
+  for (const action of ['ack', 'mute24h', 'unmute', 'details'] as const) app.handle(WATCH_ACTIONS[action], alertButton(watches, reports, action));
+  for (const action of ['pause', 'resume', 'remove'] as const) app.handle(WATCH_ACTIONS[action], listButton(watches, action), 'replace');
 }

@@ -1,7 +1,7 @@
 /**
  * What a watch measures for a period: the figures come from the trend service (finished
  * periods from the store, fetched once), the top rows and the hour's visits through the
- * shared fetcher, and which visitors are flagged from the threat watch's lookups. The
+ * shared fetcher, and which visitors are flagged from the threat scan's lookups. The
  * same question asked by many watches in one evaluation is fetched once.
  */
 import { REPORTS } from '../../kernel/catalog.js';
@@ -11,8 +11,8 @@ import { dayLabel, type ApiDays, type Bucket } from '../../kernel/trend.js';
 import { ApiError } from '../../platform/api/errors.js';
 import type { SharedFetcher } from '../../platform/api/shared-fetcher.js';
 import type { Logger } from '../../platform/log.js';
-import type { FlaggedVisitors } from '../alerts/service.js';
-import type { TrendService } from '../trends/service.js';
+import type { FlaggedVisitors } from '../alerts/index.js';
+import type { TrendService } from '../trends/index.js';
 import { comparedWith, observationOf, periodBucket, periodLabel, type Observation, type WatchPeriod, type WatchRule } from './plan.js';
 
 export interface ObserverDeps {
@@ -60,7 +60,7 @@ export class WatchObserver {
     return observationOf(rule, period, timeZone, this.deps.apiDays, values);
   }
 
-  /** The share of the hour's visits made by visitors the threat watch flagged, among the visits it has judged. */
+  /** The share of the hour's visits made by visitors the threat scan flagged, among the visits it has judged. */
   private async bots(period: WatchPeriod, timeZone: string, label: string): Promise<Observation> {
     // The zone's hour lies within the API's day before, the day or the day after.
     const visits = await this.deps.fetcher.visits({ startDate: shiftDate(period.date, -1), endDate: shiftDate(period.date, 1) });
@@ -71,9 +71,9 @@ export class WatchObserver {
     if (inHour.length === 0) return { ok: true, value: 0, label };
     const ids = [...new Set(inHour.map((v) => v.visitor_id).filter((id): id is string => typeof id === 'string'))];
     const judged = await this.deps.flagged.judged(ids);
-    if (!judged) return { ok: false, error: 'The threat watch is off, so no visitor has been judged: turn it on with /traffic alerts on.' };
+    if (!judged) return { ok: false, error: 'The threat scan is off, so no visitor has been judged: turn it on with /traffic alerts on.' };
     const checked = inHour.filter((v) => v.visitor_id && judged.checked.has(v.visitor_id));
-    if (checked.length === 0) return { ok: false, error: `None of the hour's ${inHour.length} visits has been judged by the threat watch yet.` };
+    if (checked.length === 0) return { ok: false, error: `None of the hour's ${inHour.length} visits has been judged by the threat scan yet.` };
     const flagged = checked.filter((v) => judged.flagged.has(v.visitor_id!)).length;
     return { ok: true, value: (flagged / checked.length) * 100, label: `${label} (${flagged} of ${checked.length} judged visits)` };
   }

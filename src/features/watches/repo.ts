@@ -175,6 +175,11 @@ export class WatchRepo {
     await this.db.query('UPDATE watches SET alert_delivery = $3 WHERE id = $1 AND episode = $2', [id, episode, deliveryId]);
   }
 
+  /** What went wrong with the watch, shown in its list. */
+  async setError(id: number, error: string): Promise<void> {
+    await this.db.query('UPDATE watches SET last_error = $2 WHERE id = $1', [id, error]);
+  }
+
   /** The episode's alert was posted as `ts`: later updates edit it in place. */
   async setAlertTs(id: number, episode: number, ts: string): Promise<void> {
     await this.db.query('UPDATE watches SET alert_ts = $3 WHERE id = $1 AND episode = $2', [id, episode, ts]);

@@ -4,7 +4,7 @@ import type { Changed } from '../../platform/changes.js';
 import type { Logger } from '../../platform/log.js';
 import type { Access, From, Owned } from '../../platform/slack/access.js';
 import type { SlackDirectory } from '../../platform/slack/directory.js';
-import { infoMessage, problemMessage, type SlackMessage } from '../../platform/slack/kit/messages.js';
+import { infoMessage, problemMessage, type Result, type SlackMessage } from '../../platform/slack/kit/messages.js';
 import { watchAlertMessage, watchListMessage, watchTitle } from './blocks.js';
 import type { WatchRule } from './plan.js';
 import { FOREVER, type Watch, type WatchRepo } from './repo.js';
@@ -23,8 +23,6 @@ export interface WatchServiceDeps {
   changed?: Changed;
 }
 
-export type Outcome<T> = { ok: true; value: T } | { ok: false; message: SlackMessage };
-
 const owned = (w: Watch): Owned => ({ name: `Watch #${w.id}`, ownerId: w.ownerId, channelId: w.channelId });
 
 const refuse = (text: string, hint?: string): { ok: false; message: SlackMessage } => ({ ok: false, message: problemMessage(text, hint) });
@@ -37,7 +35,7 @@ export class WatchService {
     return this.deps.log;
   }
 
-  async add(user: string, teamId: string, here: string, rule: WatchRule, channel?: ChannelRef): Promise<Outcome<Watch>> {
+  async add(user: string, teamId: string, here: string, rule: WatchRule, channel?: ChannelRef): Promise<Result<Watch>> {
     const channelId = channel ? await this.deps.directory.channelId(channel) : here;
     if (!channelId) return refuse(`I can't find a channel called #${channel?.name ?? '?'}.`, 'Check the name, or run the command in that channel.');
     const notThere = await this.deps.access.mayPostIn(user, channelId);
@@ -51,7 +49,7 @@ export class WatchService {
     return { ok: true, value: watch };
   }
 
-  async edit(user: string, id: number, rule: WatchRule, from: From, channel?: ChannelRef): Promise<Outcome<Watch>> {
+  async edit(user: string, id: number, rule: WatchRule, from: From, channel?: ChannelRef): Promise<Result<Watch>> {
     const found = await this.manageable(user, id, from);
     if (!found.ok) return found;
     const channelId = channel ? await this.deps.directory.channelId(channel) : found.value.channelId;
@@ -69,7 +67,7 @@ export class WatchService {
     return { ok: true, value: watch };
   }
 
-  async setPaused(user: string, id: number, paused: boolean, from: From): Promise<Outcome<Watch>> {
+  async setPaused(user: string, id: number, paused: boolean, from: From): Promise<Result<Watch>> {
     const found = await this.manageable(user, id, from);
     if (!found.ok) return found;
     const watch = (await this.deps.repo.setPaused(id, paused)) ?? found.value;
@@ -78,7 +76,7 @@ export class WatchService {
     return { ok: true, value: watch };
   }
 
-  async remove(user: string, id: number, from: From): Promise<Outcome<SlackMessage>> {
+  async remove(user: string, id: number, from: From): Promise<Result<SlackMessage>> {
     const found = await this.manageable(user, id, from);
     if (!found.ok) return found;
     await this.deps.repo.remove(id);
@@ -88,7 +86,7 @@ export class WatchService {
   }
 
   /** Mute (null: for good) or unmute (0). */
-  async mute(user: string, id: number, forMs: number | null, from: From): Promise<Outcome<Watch>> {
+  async mute(user: string, id: number, forMs: number | null, from: From): Promise<Result<Watch>> {
     const found = await this.answerable(user, id, from);
     if (!found.ok) return found;
     const watch = found.value;
@@ -99,7 +97,7 @@ export class WatchService {
     return { ok: true, value: after };
   }
 
-  async acknowledge(user: string, id: number, from: From): Promise<Outcome<Watch>> {
+  async acknowledge(user: string, id: number, from: From): Promise<Result<Watch>> {
     const found = await this.answerable(user, id, from);
     if (!found.ok) return found;
     const watch = found.value;
@@ -154,7 +152,7 @@ export class WatchService {
   }
 
   /** A watch `user` may change from here. */
-  async manageable(user: string, id: number, from: From): Promise<Outcome<Watch>> {
+  async manageable(user: string, id: number, from: From): Promise<Result<Watch>> {
     const watch = await this.deps.repo.get(id);
     if (!watch) return refuse(`There is no watch #${id}.`, 'See /traffic watch list.');
     const refused = await this.deps.access.mayChange(user, owned(watch), from);
@@ -162,7 +160,7 @@ export class WatchService {
   }
 
   /** A watch whose alert `user` may mute or acknowledge from here. */
-  private async answerable(user: string, id: number, from: From): Promise<Outcome<Watch>> {
+  private async answerable(user: string, id: number, from: From): Promise<Result<Watch>> {
     const watch = await this.deps.repo.get(id);
     if (!watch) return refuse(`There is no watch #${id}.`, 'See /traffic watch list.');
     const refused = await this.deps.access.mayRespond(user, owned(watch), from);

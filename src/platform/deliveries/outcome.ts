@@ -10,7 +10,7 @@ const CHANNEL_REFUSED = new Set(['channel_not_found', 'not_in_channel', 'is_arch
 /** Slack's own trouble, worth waiting out. */
 const SLACK_TROUBLE = new Set(['ratelimited', 'internal_error', 'fatal_error', 'service_unavailable', 'request_timeout', 'team_added_to_org']);
 
-export type Outcome =
+export type Remedy =
   | { kind: 'retry'; reason: string; /** Slack's Retry-After, when it gave one. */ afterMs?: number }
   | { kind: 'plain'; reason: string }
   | { kind: 'refused'; reason: string; /** The channel itself is the problem (missing, archived, not a member). */ channel: boolean };
@@ -24,7 +24,7 @@ interface SlackishError {
 }
 
 /** How a failed call to the Slack Web API should be handled. */
-export function outcomeOf(error: unknown): Outcome {
+export function remedyOf(error: unknown): Remedy {
   const e = (error ?? {}) as SlackishError;
   switch (e.code) {
     case 'slack_webapi_rate_limited_error':

@@ -6,22 +6,15 @@
 import type { SlackMessage } from '../slack/kit/messages.js';
 import type { Queryable } from '../store/db.js';
 import { fromRow } from '../store/rows.js';
-
-/** `home`: a person's App Home published again (`channelId` is the person; the message's blocks are the view's). */
-export type DeliveryKind = 'digest' | 'alert' | 'burst' | 'sighting' | 'update' | 'notice' | 'watch' | 'home';
-/** Threat alerts carry security details: their deliveries are shown only to those allowed to see them. */
-export const SECURITY_KINDS: ReadonlySet<string> = new Set<DeliveryKind>(['alert', 'burst', 'sighting']);
+import type { Subject } from './subject.js';
 
 export type DeliveryStatus = 'pending' | 'sending' | 'posted' | 'failed';
 
-/** What a delivery is for, so the feature that queued it hears how it went. */
-export interface Subject {
-  type: string;
-  [key: string]: unknown;
-}
+/** What a delivery is about (its feature's subject) and the payload its hooks read back; a payload of `{}` may be left out. */
+export type About<P> = { subject: Subject<P> } & (Record<string, never> extends P ? { payload?: P } : { payload: P });
 
-export interface DeliveryInput {
-  kind: DeliveryKind;
+interface Sending {
+  /** A person's id when the subject publishes a Home. */
   channelId: string;
   message: SlackMessage;
   /** Posted once instead if Slack refuses the blocks (default: the message's text). */
@@ -33,13 +26,18 @@ export interface DeliveryInput {
   updateTs?: string;
   /** Update in place the message the delivery with this id posts (given up if that one failed). */
   updateOf?: number;
-  subject?: Subject;
   /** Worth posting for this long from now (the database's now); given up after. */
   expiresInMs: number;
 }
 
-export interface Delivery extends Omit<DeliveryInput, 'expiresInMs'> {
+export type DeliveryInput<P = Record<string, never>> = Sending & About<P>;
+
+export interface Delivery extends Omit<Sending, 'expiresInMs'> {
   id: number;
+  /** Its subject's kind. */
+  kind: string;
+  /** Its subject's payload, as stored (the worker decodes it with the subject's schema). */
+  payload: unknown;
   status: DeliveryStatus;
   attempts: number;
   nextAt: Date;
@@ -74,10 +72,11 @@ export interface OpenDelivery extends Delivery {
 }
 
 const toDelivery = (row: Record<string, unknown>): Delivery => {
-  const d = fromRow<Delivery>(row);
+  const { subject, ...d } = fromRow<Delivery & { subject?: unknown }>(row);
   return {
     ...d,
     id: Number(row.id),
+    payload: subject ?? {},
     ...(row.thread_of != null ? { threadOf: Number(row.thread_of) } : {}),
     ...(row.update_of != null ? { updateOf: Number(row.update_of) } : {}),
   };
@@ -87,13 +86,13 @@ export class DeliveryRepo {
   constructor(private readonly db: Queryable) {}
 
   /** Queues a delivery; its id. */
-  async enqueue(input: DeliveryInput): Promise<number> {
+  async enqueue<P>(input: DeliveryInput<P>): Promise<number> {
     const { rows } = await this.db.query<{ id: string }>(
       `INSERT INTO deliveries (kind, channel_id, message, plain, thread_ts, thread_of, update_ts, update_of, subject, next_at, deadline, created_at)
        VALUES ($1, $2, $3::jsonb, $4, $5, $6, $7, $8, $9::jsonb, now(), now() + $10::float8 * interval '1 millisecond', now())
        RETURNING id`,
       [
-        input.kind,
+        input.subject.kind,
         input.channelId,
         JSON.stringify(input.message),
         input.plain ?? input.message.text,
@@ -101,28 +100,28 @@ export class DeliveryRepo {
         input.threadOf ?? null,
         input.updateTs ?? null,
         input.updateOf ?? null,
-        input.subject ? JSON.stringify(input.subject) : null,
+        stored(input),
         input.expiresInMs,
       ],
     );
     return Number(rows[0]!.id);
   }
 
-  /** Queues a delivery, or replaces the message of one of the same kind still pending for the channel (only the latest matters). */
-  async enqueueLatest(input: DeliveryInput): Promise<number> {
+  /** Queues a delivery, or replaces the message of one of the same subject still pending for the channel (only the latest matters). */
+  async enqueueLatest<P>(input: DeliveryInput<P>): Promise<number> {
     const { rows } = await this.db.query<{ id: string }>(
       `UPDATE deliveries SET message = $3::jsonb, plain = $4, subject = $5::jsonb,
               deadline = now() + $6::float8 * interval '1 millisecond'
         WHERE id = (SELECT id FROM deliveries WHERE kind = $1 AND channel_id = $2 AND status = 'pending' ORDER BY id DESC LIMIT 1)
         RETURNING id`,
-      [input.kind, input.channelId, JSON.stringify(input.message), input.plain ?? input.message.text, input.subject ? JSON.stringify(input.subject) : null, input.expiresInMs],
+      [input.subject.kind, input.channelId, JSON.stringify(input.message), input.plain ?? input.message.text, stored(input), input.expiresInMs],
     );
     return rows[0] ? Number(rows[0].id) : this.enqueue(input);
   }
 
-  /** Deletes the deliveries of this kind still pending for the channel (something newer went out another way); how many. */
-  async dropPending(kind: DeliveryKind, channelId: string): Promise<number> {
-    const { rows } = await this.db.query(`DELETE FROM deliveries WHERE kind = $1 AND channel_id = $2 AND status = 'pending' RETURNING id`, [kind, channelId]);
+  /** Deletes the deliveries of this subject still pending for the channel (something newer went out another way); how many. */
+  async dropPending(subject: Pick<Subject<unknown>, 'kind'>, channelId: string): Promise<number> {
+    const { rows } = await this.db.query(`DELETE FROM deliveries WHERE kind = $1 AND channel_id = $2 AND status = 'pending' RETURNING id`, [subject.kind, channelId]);
     return rows.length;
   }
 
@@ -257,9 +256,15 @@ export class DeliveryRepo {
     return Number(rows[0]?.n ?? 0);
   }
 
+  /** The kinds of the deliveries waiting or being sent. */
+  async openKinds(): Promise<string[]> {
+    const { rows } = await this.db.query<{ kind: string }>("SELECT DISTINCT kind FROM deliveries WHERE status IN ('pending', 'sending') ORDER BY kind");
+    return rows.map((r) => r.kind);
+  }
+
   /** How many deliveries there are by kind and status (for /metrics). */
-  async counts(): Promise<{ kind: DeliveryKind; status: DeliveryStatus; n: number }[]> {
-    const { rows } = await this.db.query<{ kind: DeliveryKind; status: DeliveryStatus; n: number }>(
+  async counts(): Promise<{ kind: string; status: DeliveryStatus; n: number }[]> {
+    const { rows } = await this.db.query<{ kind: string; status: DeliveryStatus; n: number }>(
       'SELECT kind, status, count(*)::int AS n FROM deliveries GROUP BY kind, status',
     );
     return rows.map((r) => ({ ...r, n: Number(r.n) }));
@@ -275,4 +280,9 @@ export class DeliveryRepo {
     );
     return rows.length;
   }
+}
+
+/** The subject column: the payload, with its kind as `type` (the shape rows had before subjects were typed). */
+function stored<P>(input: DeliveryInput<P>): string {
+  return JSON.stringify({ ...(input.payload ?? {}), type: input.subject.kind });
 }

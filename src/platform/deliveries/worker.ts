@@ -3,18 +3,11 @@ import { LRUCache } from 'lru-cache';
 import type { Logger } from '../log.js';
 import type { SlackMessage } from '../slack/kit/messages.js';
 import type { SlackPoster } from '../slack/poster.js';
-import type { Db, Queryable } from '../store/db.js';
-import { outcomeOf, retryDelayMs } from './outcome.js';
+import type { Db } from '../store/db.js';
+import { remedyOf, retryDelayMs } from './outcome.js';
 import { ChannelPace } from './pace.js';
 import { DeliveryRepo, type Claimed, type Delivery } from './repo.js';
-
-/** How a feature hears about the deliveries it queued (by `subject.type`), inside the transaction that records the outcome. */
-export interface SubjectHooks {
-  /** Posted as `messageTs`, in the thread `threadTs` if it was a reply. */
-  posted?(tx: Queryable, delivery: Delivery, messageTs: string, threadTs?: string): Promise<void>;
-  /** Slack refused it for good (`channel`: the channel itself is the problem), or its deadline passed. */
-  failed?(tx: Queryable, delivery: Delivery, failure: { reason: string; channel: boolean }): Promise<void>;
-}
+import type { AnySubject, Delivered, Subjects } from './subject.js';
 
 /** What the worker reports as it goes (metrics). */
 export interface DeliveryEvents {
@@ -23,12 +16,16 @@ export interface DeliveryEvents {
   failed?(delivery: Delivery, reason: string): void;
 }
 
+/** Told after each outcome the worker records (posted, retried or failed), with the delivery's subject. */
+export type OutcomeListener = (delivery: Delivery, subject: AnySubject) => void;
+
 export interface DeliveryWorkerOptions {
   db: Db;
   poster: SlackPoster;
   owner: string;
   log: Logger;
-  hooks: Record<string, SubjectHooks>;
+  /** Every subject a delivery may be about; the worker refuses to start while the queue holds another. */
+  subjects: Subjects;
   events?: DeliveryEvents;
   /** Heartbeats are renewed this often; a delivery without one for 3× this is taken over. */
   heartbeatMs?: number;
@@ -74,6 +71,7 @@ export class DeliveryWorker {
   private readonly paces = new LRUCache<string, ChannelPace>({ max: 10_000 });
   /** Wake-ups for retries this replica scheduled. */
   private readonly retryTimers = new Set<NodeJS.Timeout>();
+  private readonly listeners: OutcomeListener[] = [];
 
   constructor(private readonly options: DeliveryWorkerOptions) {
     this.repo = new DeliveryRepo(options.db);
@@ -81,14 +79,27 @@ export class DeliveryWorker {
     this.pollMs = options.pollMs ?? 1_000;
   }
 
-  start(): void {
+  /** Starts posting; refuses (rejects) when the queue holds a delivery of a subject no feature defines. */
+  async start(): Promise<void> {
     this.stopped = false;
+    const unknown = (await this.repo.openKinds()).filter((kind) => !this.options.subjects.get(kind));
+    if (unknown.length > 0) {
+      this.stopped = true;
+      throw new Error(`the outbox holds deliveries about ${unknown.map((k) => `'${k}'`).join(', ')}, which no feature defines (known: ${this.options.subjects.kinds().join(', ')})`);
+    }
+    // Stopped while the queue was being read.
+    if (this.stopped) return;
     this.heartbeatTimer = setInterval(() => {
       if (this.inFlight.size === 0) return;
       this.repo.heartbeat(this.options.owner).catch((error: unknown) => this.options.log.warn({ err: errorText(error) }, 'could not renew delivery heartbeats; trying again'));
     }, this.heartbeatMs);
     this.heartbeatTimer.unref();
     this.schedule(0);
+  }
+
+  /** Tells `listener` of each outcome recorded from now on (a feature showing deliveries, like App Home). */
+  onOutcome(listener: OutcomeListener): void {
+    this.listeners.push(listener);
   }
 
   /** Look at the queue now (something was queued). */
@@ -198,18 +209,23 @@ export class DeliveryWorker {
 
   private async send(delivery: Claimed): Promise<void> {
     const { poster, log } = this.options;
+    const subject = this.options.subjects.get(delivery.kind);
+    // Another replica, newer than this one, queued it: this one cannot tell what it is about.
+    if (!subject) return this.persist(() => this.fail(delivery, `no feature here defines its subject '${delivery.kind}'`, false));
+    const home = subject.via === 'home';
+    const edit = delivery.updateTs !== undefined || delivery.updateOf !== undefined;
     // Publishing a Home or updating a message again shows the same thing: no repeat to warn of.
-    const repeat = delivery.maybePosted && delivery.kind !== 'update' && delivery.kind !== 'home';
+    const repeat = delivery.maybePosted && !edit && !home;
     const message = repeat ? markedRepeat(delivery.message) : delivery.message;
     const threadTs = delivery.threadOf !== undefined ? (delivery.parentStatus === 'posted' ? delivery.parentTs : undefined) : delivery.threadTs;
     const updateTs = delivery.updateOf !== undefined ? (delivery.parentStatus === 'posted' ? delivery.parentTs : undefined) : delivery.updateTs;
     // The message to edit was never posted (it failed, or was given up): there is nothing to edit.
-    if (delivery.updateOf !== undefined && !updateTs) return this.persist(() => this.fail(delivery, 'the message it edits was not posted', false));
+    if (delivery.updateOf !== undefined && !updateTs) return this.persist(() => this.fail(delivery, 'the message it edits was not posted', false, subject));
     if (repeat) log.warn({ delivery: delivery.id, kind: delivery.kind, channel: delivery.channelId }, 'a delivery that may have reached Slack already is sent again, marked as a possible repeat');
     let ts: string;
     try {
       ts = await within(
-        delivery.kind === 'home'
+        home
           ? poster.publishHome(delivery.channelId, message)
           : updateTs
           ? poster.update(delivery.channelId, updateTs, message).then(() => updateTs)
@@ -217,59 +233,78 @@ export class DeliveryWorker {
         this.options.timeoutMs ?? 15_000,
       );
     } catch (error) {
-      await this.persist(() => this.failedAttempt(delivery, error));
+      await this.persist(() => this.failedAttempt(delivery, subject, error));
       return;
     }
-    await this.persist(() => this.record(delivery, ts, threadTs));
+    await this.persist(() => this.record(delivery, subject, ts, threadTs));
   }
 
-  private async record(delivery: Delivery, ts: string, threadTs: string | undefined): Promise<void> {
-    const posted = delivery.subject ? this.options.hooks[delivery.subject.type]?.posted : undefined;
-    if (posted) {
+  /** The delivery with its payload as its subject's hooks read it; undefined (and logged) when the payload does not fit the subject's schema. */
+  private decoded(delivery: Delivery, subject: AnySubject): Delivered<unknown> | undefined {
+    const payload = subject.payload.safeParse(delivery.payload);
+    if (payload.success) return { ...delivery, payload: payload.data };
+    log(this.options.log, delivery, 'error', "the delivery's payload does not fit its subject: its hooks are not told", { problem: payload.error.issues[0]?.message });
+    return undefined;
+  }
+
+  private told(delivery: Delivery, subject: AnySubject): void {
+    for (const listener of this.listeners) listener(delivery, subject);
+  }
+
+  private async record(delivery: Delivery, subject: AnySubject, ts: string, threadTs: string | undefined): Promise<void> {
+    const posted = subject.hooks.posted;
+    const decoded = posted ? this.decoded(delivery, subject) : undefined;
+    if (posted && decoded) {
       await this.options.db.transaction(async (tx) => {
-        if (await new DeliveryRepo(tx).markPosted(delivery.id, ts)) await posted(tx, delivery, ts, threadTs);
+        if (await new DeliveryRepo(tx).markPosted(delivery.id, ts)) await posted(tx, decoded, ts, threadTs);
       });
     } else {
       await this.repo.markPosted(delivery.id, ts);
     }
     this.options.events?.posted?.(delivery, Date.now() - new Date(delivery.createdAt).getTime());
+    this.told(delivery, subject);
     log(this.options.log, delivery, 'info', 'delivered');
   }
 
-  private async failedAttempt(delivery: Claimed, error: unknown): Promise<void> {
-    const outcome = outcomeOf(error);
+  private async failedAttempt(delivery: Claimed, subject: AnySubject, error: unknown): Promise<void> {
+    const remedy = remedyOf(error);
     const { owner } = this.options;
-    if (outcome.kind === 'plain' && delivery.plain != null && !delivery.updateTs && delivery.updateOf === undefined && delivery.kind !== 'home') {
-      await this.repo.retryLater(delivery.id, owner, 0, outcome.reason, { plainOnly: true });
-      this.options.events?.retried?.(delivery, outcome.reason);
-      log(this.options.log, delivery, 'warn', 'Slack refused the blocks; posting once more as plain text', { reason: outcome.reason });
+    const home = subject.via === 'home';
+    if (remedy.kind === 'plain' && delivery.plain != null && !delivery.updateTs && delivery.updateOf === undefined && !home) {
+      await this.repo.retryLater(delivery.id, owner, 0, remedy.reason, { plainOnly: true });
+      this.options.events?.retried?.(delivery, remedy.reason);
+      this.told(delivery, subject);
+      log(this.options.log, delivery, 'warn', 'Slack refused the blocks; posting once more as plain text', { reason: remedy.reason });
       return;
     }
-    if (outcome.kind === 'retry') {
+    if (remedy.kind === 'retry') {
       // A 429's Retry-After is exact: waiting longer only slows the channel.
-      const delayMs = outcome.reason === 'ratelimited' && outcome.afterMs !== undefined ? outcome.afterMs : retryDelayMs(delivery.attempts, outcome.afterMs);
+      const delayMs = remedy.reason === 'ratelimited' && remedy.afterMs !== undefined ? remedy.afterMs : retryDelayMs(delivery.attempts, remedy.afterMs);
       // Slack's Retry-After is the channel's, not only this delivery's: the channel's next post waits for it.
-      if (outcome.afterMs !== undefined && delivery.kind !== 'home') this.pace(delivery.channelId)?.hold(Date.now(), outcome.afterMs);
+      if (remedy.afterMs !== undefined && !home) this.pace(delivery.channelId)?.hold(Date.now(), remedy.afterMs);
       if (!(await this.repo.expiresWithin(delivery.id, delayMs))) {
-        await this.repo.retryLater(delivery.id, owner, delayMs, outcome.reason, { maybePosted: outcome.reason === 'timed out' });
+        await this.repo.retryLater(delivery.id, owner, delayMs, remedy.reason, { maybePosted: remedy.reason === 'timed out' });
         this.wakeIn(delayMs);
-        this.options.events?.retried?.(delivery, outcome.reason);
-        log(this.options.log, delivery, 'warn', 'delivery failed; retrying', { reason: outcome.reason, retryInMs: delayMs });
+        this.options.events?.retried?.(delivery, remedy.reason);
+        this.told(delivery, subject);
+        log(this.options.log, delivery, 'warn', 'delivery failed; retrying', { reason: remedy.reason, retryInMs: delayMs });
         return;
       }
-      await this.fail(delivery, `gave up after ${delivery.attempts} attempts (it was due by its deadline): ${outcome.reason}`, false);
+      await this.fail(delivery, `gave up after ${delivery.attempts} attempts (it was due by its deadline): ${remedy.reason}`, false, subject);
       return;
     }
-    await this.fail(delivery, outcome.reason, outcome.kind === 'refused' && outcome.channel);
+    await this.fail(delivery, remedy.reason, remedy.kind === 'refused' && remedy.channel, subject);
   }
 
-  private async fail(delivery: Delivery, reason: string, channel: boolean): Promise<void> {
-    const hooks = delivery.subject ? this.options.hooks[delivery.subject.type] : undefined;
+  private async fail(delivery: Delivery, reason: string, channel: boolean, subject?: AnySubject): Promise<void> {
+    const failed = subject?.hooks.failed;
+    const decoded = failed && subject ? this.decoded(delivery, subject) : undefined;
     await this.options.db.transaction(async (tx) => {
       if (!(await new DeliveryRepo(tx).markFailed(delivery.id, this.options.owner, reason))) return;
-      await hooks?.failed?.(tx, delivery, { reason, channel });
+      if (failed && decoded) await failed(tx, decoded, { reason, channel });
     });
     this.options.events?.failed?.(delivery, reason);
+    if (subject) this.told(delivery, subject);
     log(this.options.log, delivery, 'error', 'delivery failed for good', { reason });
   }
 

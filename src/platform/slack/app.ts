@@ -125,7 +125,7 @@ export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp
     log.error({ err: error.message, code: (error as { code?: string }).code }, 'unhandled error in a listener');
   });
 
-  const routes = new Routes();
+  const routes = new Routes(options.log);
   for (const register of options.listeners) register(routes);
   routes.mount(app, { observe: options.observe, firstSeen: options.firstSeen });
 

@@ -1,10 +1,35 @@
 import type { AllMiddlewareArgs, App, BlockAction, SlackActionMiddlewareArgs, SlackCommandMiddlewareArgs, SlackEventMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } from '@slack/bolt';
 import { LRUCache } from 'lru-cache';
+import type { Logger } from '../log.js';
+import { guarded, replyTo, requestLog, type Reply } from './respond.js';
 
 export type CommandArgs = SlackCommandMiddlewareArgs & AllMiddlewareArgs;
 export type ActionArgs = SlackActionMiddlewareArgs<BlockAction> & AllMiddlewareArgs;
 export type ViewArgs = SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs;
 export type EventArgs = SlackEventMiddlewareArgs & AllMiddlewareArgs;
+
+/**
+ * Where a handled request's answer goes: a new ephemeral message (`new`), in place of the
+ * message clicked (`replace`, which must be ephemeral), in place only when the clicked one is
+ * ephemeral (`in place if ephemeral`), or nowhere (`none`: a failure is only logged).
+ */
+export type Answer = 'new' | 'replace' | 'in place if ephemeral' | 'none';
+
+/** What a handler gets once its request is acked: the request's own logger, and how to answer the person (ephemeral, through the response_url). */
+export interface Handling {
+  log: Logger;
+  tell: Reply;
+}
+
+/** Was the clicked message ephemeral? */
+export function isEphemeral(body: BlockAction): boolean {
+  return (body.container as { is_ephemeral?: boolean } | undefined)?.is_ephemeral === true;
+}
+
+/** The clicked button's value (undefined for any other element). */
+export function buttonValue(args: ActionArgs): string | undefined {
+  return args.action.type === 'button' ? args.action.value : undefined;
+}
 
 /** Told of each request's outcome, by type (command, action, view) and name. */
 export type Observe = (type: string, name: string, outcome: 'ok' | 'error' | 'unknown') => void;
@@ -28,6 +53,35 @@ export class Routes {
   private readonly events = new Map<string, (args: EventArgs) => Promise<void>>();
   /** Events this replica handled, by event_id: a retry here is dropped without asking the store. */
   private readonly handledEvents = new LRUCache<string, true>({ max: 10_000, ttl: EVENT_WINDOW_MS });
+
+  /** `log`: where a request without its own logger logs. */
+  constructor(private readonly log: Logger) {}
+
+  /**
+   * A slash command, handled: acked at once, then `work` with the request's logger and an
+   * ephemeral `tell`; anything it throws is logged and the person told (platform/slack/respond.ts guarded).
+   */
+  handleCommand(name: string, work: (args: CommandArgs, h: Handling) => Promise<unknown>): void {
+    this.command(name, async (args) => {
+      await args.ack();
+      const log = requestLog(args.context, this.log);
+      const tell = replyTo(args.command.response_url, false);
+      await guarded(log, name, tell, () => work(args, { log, tell }));
+    });
+  }
+
+  /** A block action, handled as a command is; `answer` says where `tell` puts its answer (default: a new ephemeral message). */
+  handle(id: string | RegExp, work: (args: ActionArgs, h: Handling) => Promise<unknown>, answer: Answer = 'new'): void {
+    const what = typeof id === 'string' ? id : id.source;
+    this.action(id, async (args) => {
+      await args.ack();
+      const log = requestLog(args.context, this.log);
+      const replace = answer === 'replace' || (answer === 'in place if ephemeral' && isEphemeral(args.body));
+      const respond = replyTo(args.body.response_url, replace);
+      const tell: Reply = answer === 'none' ? async () => undefined : respond;
+      await guarded(log, what, answer === 'none' ? undefined : tell, () => work(args, { log, tell }));
+    });
+  }
 
   command(name: string, handler: (args: CommandArgs) => Promise<void>): void {
     this.commands.set(name, handler);

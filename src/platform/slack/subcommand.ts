@@ -13,4 +13,4 @@ export interface SubcommandInput {
   log: Logger;
 }
 
-export type Subcommand = (input: SubcommandInput) => Promise<void>;
+export type Subcommand = (input: SubcommandInput) => Promise<unknown>;

@@ -1,23 +1,12 @@
-import type { AllMiddlewareArgs, BlockAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { withRange, withSort, type ReportQuery } from '../../../kernel/query.js';
 import { isSafeId } from '../../../kernel/text.js';
 import { staleMessage, usageMessage } from '../../../platform/slack/kit/messages.js';
-import { guarded, postToResponseUrl, replyTo, requestLog } from '../../../platform/slack/respond.js';
-import type { VisitorCards } from '../../visitor/service.js';
+import { postToResponseUrl } from '../../../platform/slack/respond.js';
+import { buttonValue, type ActionArgs, type Handling } from '../../../platform/slack/routes.js';
+import type { VisitorCards } from '../../visitor/index.js';
 import { decodeMenuChoice, MENU_BLOCK_PREFIX } from '../blocks.js';
 import { TRAFFIC_USAGE } from '../parse.js';
 import type { ReportService } from '../service.js';
-
-export type ActionArgs = SlackActionMiddlewareArgs<BlockAction> & AllMiddlewareArgs;
-
-/** Was the clicked message ephemeral? Then answers replace it; under a shared message they go to the clicker alone. */
-export function isEphemeral(body: BlockAction): boolean {
-  return (body.container as { is_ephemeral?: boolean } | undefined)?.is_ephemeral === true;
-}
-
-export function buttonValue(args: ActionArgs): string | undefined {
-  return args.action.type === 'button' ? args.action.value : undefined;
-}
 
 /**
  * ◀ Prev / Next ▶: the button's value is the page to show. The menus: the query is in the
@@ -37,48 +26,33 @@ async function targetOf(reports: ReportService, args: ActionArgs): Promise<Repor
 
 /** Changes one thing and shows the result in place of the message (or, under a shared one, to the clicker). */
 export function navigate(reports: ReportService) {
-  return async (args: ActionArgs) => {
-    await args.ack();
-    const log = requestLog(args.context, reports.log);
-    const tell = replyTo(args.body.response_url, isEphemeral(args.body));
-    await guarded(log, `action ${args.action.action_id}`, tell, async () => {
-      const query = await targetOf(reports, args);
-      if (query === 'stale') return tell(staleMessage());
-      if ('error' in query) return tell(usageMessage(query.error, TRAFFIC_USAGE));
-      const answer = await reports.answer(query, { channelId: args.body.channel?.id, ephemeral: true, user: args.body.user.id, log });
-      return tell(answer.message);
-    });
+  return async (args: ActionArgs, { log, tell }: Handling) => {
+    const query = await targetOf(reports, args);
+    if (query === 'stale') return tell(staleMessage());
+    if ('error' in query) return tell(usageMessage(query.error, TRAFFIC_USAGE));
+    const answer = await reports.answer(query, { channelId: args.body.channel?.id, ephemeral: true, user: args.body.user.id, log });
+    return tell(answer.message);
   };
 }
 
 /** "Post to channel": the same report, fetched afresh, posted for everyone; the ephemeral copy goes away. */
 export function share(reports: ReportService) {
-  return async (args: ActionArgs) => {
-    await args.ack();
-    const log = requestLog(args.context, reports.log);
-    const tell = replyTo(args.body.response_url, true);
-    await guarded(log, 'share report', tell, async () => {
-      const query = await reports.refs.resolve(buttonValue(args));
-      if (!query) return tell(staleMessage());
-      const answer = await reports.answer(query, { channelId: args.body.channel?.id, ephemeral: false, user: args.body.user.id, sharedBy: args.body.user.id, log });
-      if (!answer.ok) return tell(answer.message);
-      await postToResponseUrl(args.body.response_url, { ...answer.message, response_type: 'in_channel', replace_original: false });
-      await postToResponseUrl(args.body.response_url, { delete_original: true });
-    });
+  return async (args: ActionArgs, { log, tell }: Handling) => {
+    const query = await reports.refs.resolve(buttonValue(args));
+    if (!query) return tell(staleMessage());
+    const answer = await reports.answer(query, { channelId: args.body.channel?.id, ephemeral: false, user: args.body.user.id, sharedBy: args.body.user.id, log });
+    if (!answer.ok) return tell(answer.message);
+    await postToResponseUrl(args.body.response_url, { ...answer.message, response_type: 'in_channel', replace_original: false });
+    return postToResponseUrl(args.body.response_url, { delete_original: true });
   };
 }
 
 /** "Inspect visitor…" on a visitors or visits page: the visitor's card, for the clicker. */
 export function inspect(reports: ReportService, cards: VisitorCards) {
-  return async (args: ActionArgs) => {
-    await args.ack();
-    const log = requestLog(args.context, reports.log);
-    const tell = replyTo(args.body.response_url, false);
-    await guarded(log, 'inspect visitor', tell, async () => {
-      const visitorId = args.action.type === 'static_select' ? args.action.selected_option?.value : undefined;
-      if (!isSafeId(visitorId)) return tell(staleMessage());
-      const card = await cards.card({ visitorId, channelId: args.body.channel?.id, user: args.body.user.id, log });
-      return tell(card.message);
-    });
+  return async (args: ActionArgs, { log, tell }: Handling) => {
+    const visitorId = args.action.type === 'static_select' ? args.action.selected_option?.value : undefined;
+    if (!isSafeId(visitorId)) return tell(staleMessage());
+    const card = await cards.card({ visitorId, channelId: args.body.channel?.id, user: args.body.user.id, log });
+    return tell(card.message);
   };
 }

@@ -1,19 +1,20 @@
 import type { Routes } from '../../../platform/slack/routes.js';
-import type { VisitorCards } from '../../visitor/service.js';
+import type { VisitorCards } from '../../visitor/index.js';
 import { ACTIONS } from '../blocks.js';
 import { DRILL_MODAL, FILTER_MODAL, FILTER_REMOVE_PATTERN } from '../modals.js';
 import type { ReportService } from '../service.js';
 import { inspect, navigate, share } from './actions.js';
 import { openModal, removeFilter, submitModal } from './modals.js';
 
-/** Every button, menu and modal of a report answer. (The /traffic command itself is the dispatcher's.) */
+/** Every button, menu and modal of a report answer (/traffic itself: traffic.ts). */
 export function registerReports(app: Routes, reports: ReportService, cards: VisitorCards): void {
-  for (const id of [ACTIONS.prev, ACTIONS.next, ACTIONS.range, ACTIONS.sort]) app.action(id, navigate(reports));
-  app.action(ACTIONS.share, share(reports));
-  app.action(ACTIONS.inspect, inspect(reports, cards));
-  app.action(ACTIONS.filter, openModal(reports, 'filter'));
-  app.action(ACTIONS.drill, openModal(reports, 'drill'));
-  app.action(FILTER_REMOVE_PATTERN, removeFilter(reports));
+  // Answers go in place of an ephemeral message; under a shared one, to the clicker alone.
+  for (const id of [ACTIONS.prev, ACTIONS.next, ACTIONS.range, ACTIONS.sort]) app.handle(id, navigate(reports), 'in place if ephemeral');
+  app.handle(ACTIONS.share, share(reports), 'replace');
+  app.handle(ACTIONS.inspect, inspect(reports, cards));
+  app.handle(ACTIONS.filter, openModal(reports, 'filter'), 'replace');
+  app.handle(ACTIONS.drill, openModal(reports, 'drill'), 'replace');
+  app.handle(FILTER_REMOVE_PATTERN, removeFilter(reports), 'none');
   app.view(FILTER_MODAL, submitModal(reports, 'filter'));
   app.view(DRILL_MODAL, submitModal(reports, 'drill'));
 }

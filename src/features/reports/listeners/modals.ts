@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import type { AllMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } from '@slack/bolt';
 import type { ReportQuery } from '../../../kernel/query.js';
 import { withoutFilter } from '../../../kernel/query.js';
 import { LIMITS } from '../../../platform/slack/kit/limits.js';
 import { problemMessage, staleMessage } from '../../../platform/slack/kit/messages.js';
-import { guarded, postToResponseUrl, replyTo, requestLog } from '../../../platform/slack/respond.js';
+import { guarded, postToResponseUrl, requestLog } from '../../../platform/slack/respond.js';
+import { buttonValue, isEphemeral, type ActionArgs, type Handling, type ViewArgs } from '../../../platform/slack/routes.js';
 import {
   decodeContext,
   DRILL_INPUTS,
@@ -17,9 +17,6 @@ import {
   type ModalContext,
 } from '../modals.js';
 import type { ReportService } from '../service.js';
-import { buttonValue, isEphemeral, type ActionArgs } from './actions.js';
-
-type ViewArgs = SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs;
 
 /** A Remove button's value: `group:filter`, both small indexes. */
 const FILTER_INDEX = z.string().regex(/^\d{1,2}:\d{1,2}$/).transform((v) => v.split(':').map(Number) as [number, number]);
@@ -31,46 +28,35 @@ function contextOf(reports: ReportService, args: ActionArgs, ref: string): Modal
 
 /** "Filter…" or "Drill down": opens its modal at once (a trigger_id lasts 3 seconds). */
 export function openModal(reports: ReportService, kind: 'filter' | 'drill') {
-  return async (args: ActionArgs) => {
-    await args.ack();
-    const log = requestLog(args.context, reports.log);
-    const tell = replyTo(args.body.response_url, true);
-    await guarded(log, `open ${kind} modal`, tell, async () => {
-      const ref = buttonValue(args);
-      const query = await reports.refs.resolve(ref);
-      if (!query || !ref) return tell(staleMessage());
-      const def = reports.catalog[query.report];
-      const context = contextOf(reports, args, ref);
-      if (kind === 'filter') {
-        await args.client.views.open({ trigger_id: args.body.trigger_id, view: filterModal(def, query, context) });
-        return;
-      }
-      const opened = await args.client.views.open({ trigger_id: args.body.trigger_id, view: drillModal(reports.catalog, def, undefined, context) });
-      if (!opened.view?.id) return;
-      const fetched = await reports.rows(query, context.channelId, log, args.body.user.id);
-      const view = !fetched.ok
-        ? drillModal(reports.catalog, def, undefined, context, fetched.problem)
-        : drillModal(reports.catalog, def, fetched.rows, context, fetched.rows.length > 0 ? undefined : 'There are no rows on this page to drill into.');
-      await args.client.views.update({ view_id: opened.view.id, view });
-    });
+  return async (args: ActionArgs, { log, tell }: Handling) => {
+    const ref = buttonValue(args);
+    const query = await reports.refs.resolve(ref);
+    if (!query || !ref) return tell(staleMessage());
+    const def = reports.catalog[query.report];
+    const context = contextOf(reports, args, ref);
+    if (kind === 'filter') return args.client.views.open({ trigger_id: args.body.trigger_id, view: filterModal(def, query, context) });
+    const opened = await args.client.views.open({ trigger_id: args.body.trigger_id, view: drillModal(reports.catalog, def, undefined, context) });
+    if (!opened.view?.id) return;
+    const fetched = await reports.rows(query, context.channelId, log, args.body.user.id);
+    const view = !fetched.ok
+      ? drillModal(reports.catalog, def, undefined, context, fetched.problem)
+      : drillModal(reports.catalog, def, fetched.rows, context, fetched.rows.length > 0 ? undefined : 'There are no rows on this page to drill into.');
+    return args.client.views.update({ view_id: opened.view.id, view });
   };
 }
 
 /** "Remove" beside a filter inside the modal: the modal is redrawn without it. */
 export function removeFilter(reports: ReportService) {
   return async (args: ActionArgs) => {
-    await args.ack();
-    await guarded(requestLog(args.context, reports.log), 'remove filter', undefined, async () => {
-      const view = args.body.view;
-      const context = decodeContext(view?.private_metadata, reports.seal);
-      const query = context ? await reports.refs.resolve(context.ref) : null;
-      const which = FILTER_INDEX.safeParse(buttonValue(args));
-      if (!view || !context || !query || !which.success) return;
-      const next = withoutFilter(query, ...which.data);
-      const ref = await reports.refs.ref(next, LIMITS.buttonValue);
-      const nextContext = { ...context, ref, tag: reports.seal.tag(sealedPart({ ...context, ref })) };
-      await args.client.views.update({ view_id: view.id, hash: view.hash, view: filterModal(reports.catalog[next.report], next, nextContext) });
-    });
+    const view = args.body.view;
+    const context = decodeContext(view?.private_metadata, reports.seal);
+    const query = context ? await reports.refs.resolve(context.ref) : null;
+    const which = FILTER_INDEX.safeParse(buttonValue(args));
+    if (!view || !context || !query || !which.success) return;
+    const next = withoutFilter(query, ...which.data);
+    const ref = await reports.refs.ref(next, LIMITS.buttonValue);
+    const nextContext = { ...context, ref, tag: reports.seal.tag(sealedPart({ ...context, ref })) };
+    return args.client.views.update({ view_id: view.id, hash: view.hash, view: filterModal(reports.catalog[next.report], next, nextContext) });
   };
 }
 

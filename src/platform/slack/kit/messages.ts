@@ -14,6 +14,14 @@ export interface SlackMessage {
   attachments?: MessageAttachment[];
 }
 
+/** Done (with what it came to), or refused with a message saying why. */
+export type Result<T> = { ok: true; value: T } | { ok: false; message: SlackMessage };
+
+/** What to show for a result whose value is itself a message. */
+export function messageOf(result: Result<SlackMessage>): SlackMessage {
+  return result.ok ? result.value : result.message;
+}
+
 /** A one-line answer about something that went wrong, with what to do. `text` is plain and gets escaped. */
 export function problemMessage(text: string, hint?: string): SlackMessage {
   const line = `:warning: ${escapeMrkdwn(text)}`;

@@ -4,23 +4,24 @@ import { securityFacts, type AlertCheck, type SecurityFacts, type VerdictName, t
 import type { AnalyticsApi } from '../../platform/api/analytics.js';
 import { ApiError } from '../../platform/api/errors.js';
 import type { Logger } from '../../platform/log.js';
-import { DeliveryRepo, type Subject } from '../../platform/deliveries/repo.js';
+import { DeliveryRepo } from '../../platform/deliveries/repo.js';
 import type { Db, Queryable } from '../../platform/store/db.js';
 import type { LeaseRepo } from '../../platform/store/leases.js';
+import { ALERT, ALERT_EDIT, ALERT_GROUP, SIGHTING } from './deliveries.js';
 import { alertMessage, alertViewOf, groupMessage, sightingsReply, type AlertRecord, type AlertView } from './blocks.js';
 import { GROUP_WINDOW_MS, planChannel, planDelivery, type Decision, type NewAlert } from './plan.js';
-import { AlertGroupRepo, AlertMuteRepo, AlertRepo, WatchStateRepo, type Alert, type AlertGroup, type AlertSubscription, type AlertSubscriptionRepo, type VisitorCheckRepo } from './repo.js';
+import { AlertGroupRepo, AlertMuteRepo, AlertRepo, ScanStateRepo, type Alert, type AlertGroup, type AlertSubscription, type AlertSubscriptionRepo, type VisitorCheckRepo } from './repo.js';
 
 export interface AlertRepos {
   subscriptions: AlertSubscriptionRepo;
   mutes: AlertMuteRepo;
   alerts: AlertRepo;
   visitorChecks: VisitorCheckRepo;
-  watchState: WatchStateRepo;
+  scanState: ScanStateRepo;
   deliveries: DeliveryRepo;
 }
 
-export interface ThreatWatchOptions {
+export interface ThreatScanOptions {
   api: AnalyticsApi;
   repos: AlertRepos;
   leases: LeaseRepo;
@@ -57,8 +58,9 @@ export interface ScanResult {
   error?: string;
 }
 
-export const WATCH_STATE_KEY = 'visits';
-export const LEASE_KEY = 'threat-watch';
+export const SCAN_STATE_KEY = 'visits';
+/** The lease's key in the store keeps the name it had (replicas of an earlier version hold it under that key). */
+export const SCAN_LEASE_KEY = 'threat-watch';
 
 interface CachedFacts {
   checks: AlertCheck[];
@@ -80,12 +82,12 @@ function timeOf(visit: VisitRecord): number {
  * carries the plan out. A scan that fails leaves the watermark where it was, so
  * the next one retries.
  */
-export class ThreatWatcher {
+export class ThreatScan {
   private timer?: NodeJS.Timeout;
   private running?: Promise<ScanResult>;
   private readonly pageSize: number;
 
-  constructor(private readonly options: ThreatWatchOptions) {
+  constructor(private readonly options: ThreatScanOptions) {
     this.pageSize = options.pageSize ?? 1000;
   }
 
@@ -99,7 +101,7 @@ export class ThreatWatcher {
   async stop(): Promise<void> {
     clearInterval(this.timer);
     await this.running?.catch(() => undefined);
-    await this.options.leases.release(LEASE_KEY, this.options.owner).catch(() => undefined);
+    await this.options.leases.release(SCAN_LEASE_KEY, this.options.owner).catch(() => undefined);
   }
 
   /** One tick: if this replica holds the lease, scan (never two scans at once here). */
@@ -108,13 +110,13 @@ export class ThreatWatcher {
     this.running = (async () => {
       const { leases, owner, intervalMs, log } = this.options;
       const ttl = intervalMs * 3;
-      const leased = await leases.acquire(LEASE_KEY, owner, ttl);
+      const leased = await leases.acquire(SCAN_LEASE_KEY, owner, ttl);
       if (!leased) return { status: 'not-leader', visits: 0, visitors: 0, lookups: 0, alerts: 0, sightings: 0 } satisfies ScanResult;
       // Renewed while the scan runs, however long it takes, so no other replica scans the same visits.
       const renewal = setInterval(() => {
-        leases.acquire(LEASE_KEY, owner, ttl).then(
-          (kept) => kept || log.error({ owner }, 'the threat-watch lease was lost during a scan'),
-          (error: unknown) => log.warn({ err: String(error) }, 'could not renew the threat-watch lease; trying again'),
+        leases.acquire(SCAN_LEASE_KEY, owner, ttl).then(
+          (kept) => kept || log.error({ owner }, "the threat scan's lease was lost during a scan"),
+          (error: unknown) => log.warn({ err: String(error) }, "could not renew the threat scan's lease; trying again"),
         );
       }, ttl / 3);
       try {
@@ -132,7 +134,7 @@ export class ThreatWatcher {
     const subscriptions = await repos.subscriptions.list();
     if (subscriptions.length === 0) return { ...result, status: 'no-subscriptions' };
     const now = this.options.now();
-    const state = await repos.watchState.get(WATCH_STATE_KEY);
+    const state = await repos.scanState.get(SCAN_STATE_KEY);
     const watermark = state?.watermark ?? new Date(now.getTime() - this.options.intervalMs);
     const plans: { subscription: AlertSubscription; decisions: Decision[] }[] = [];
     try {
@@ -174,7 +176,7 @@ export class ThreatWatcher {
           result.alerts += counts.alerts;
           result.sightings += counts.sightings;
         }
-        await new WatchStateRepo(tx).saveProgress(WATCH_STATE_KEY, {
+        await new ScanStateRepo(tx).saveProgress(SCAN_STATE_KEY, {
           watermark: next,
           seenIds,
           counts: { visits: result.visits, visitors: result.visitors, lookups: result.lookups, alerts: result.alerts, sightings: result.sightings },
@@ -189,7 +191,7 @@ export class ThreatWatcher {
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       log.error({ err: message, watermark: watermark.toISOString() }, 'threat scan failed; the next one retries from the same watermark');
-      await repos.watchState.saveError(WATCH_STATE_KEY, message, now);
+      await repos.scanState.saveError(SCAN_STATE_KEY, message, now);
       return { ...result, alerts: 0, sightings: 0, status: 'failed', error: message };
     }
   }
@@ -285,15 +287,15 @@ export class ThreatWatcher {
         const { visitorId, severity, verdict, reasons, last } = decision;
         const raised = await alerts.raise(channel, visitorId, { severity, verdict, reasons, visit: last, lastSeen: new Date(timeOf(last)) });
         if (!raised) continue;
-        const id = await outbox.enqueue({ kind: 'alert', channelId: channel, message: alertMessage(this.view(raised, now, { raised: true })), subject: alertSubject(channel, visitorId), expiresInMs });
+        const id = await outbox.enqueue({ subject: ALERT, payload: { visitorId }, channelId: channel, message: alertMessage(this.view(raised, now, { raised: true })), expiresInMs });
         await alerts.announce(channel, visitorId, id);
         counts.alerts++;
       } else {
         const { visitorId, visits, last } = decision;
         const updated = await alerts.recordSighting(channel, visitorId, { count: visits, lastSeen: new Date(timeOf(last)), visit: last });
         if (!updated) continue;
-        await outbox.enqueue({ kind: 'sighting', channelId: channel, message: sightingsReply(visitorId, visits, last, { timeZone: this.options.timeZone, now }), threadTs: decision.threadTs, expiresInMs });
-        await outbox.enqueue({ kind: 'update', channelId: channel, message: alertMessage(this.view(updated, now)), updateTs: decision.messageTs, expiresInMs });
+        await outbox.enqueue({ subject: SIGHTING, channelId: channel, message: sightingsReply(visitorId, visits, last, { timeZone: this.options.timeZone, now }), threadTs: decision.threadTs, expiresInMs });
+        await outbox.enqueue({ subject: ALERT_EDIT, channelId: channel, message: alertMessage(this.view(updated, now)), updateTs: decision.messageTs, expiresInMs });
         counts.sightings++;
       }
     }
@@ -325,10 +327,9 @@ export class ThreatWatcher {
     const rows = await alerts.getMany(channel, plan.alerts.map((a) => a.visitorId));
     const fresh = plan.alerts.map((a) => rows.get(a.visitorId)).filter((a): a is Alert => a !== undefined);
     const post = (alert: Alert, where: { threadOf?: number }, mutedUntil?: Date | null) =>
-      outbox.enqueue({ kind: 'alert', channelId: channel, message: alertMessage(this.view(alert, now, mutedUntil === undefined ? {} : { mutedUntil })), subject: alertSubject(channel, alert.visitorId), expiresInMs, ...where });
+      outbox.enqueue({ subject: ALERT, payload: { visitorId: alert.visitorId }, channelId: channel, message: alertMessage(this.view(alert, now, mutedUntil === undefined ? {} : { mutedUntil })), expiresInMs, ...where });
     const summary = (members: readonly Alert[], since: Date, openUntil?: Date) =>
       groupMessage({ channelId: channel, since, ...(openUntil ? { openUntil } : {}), members: members.map((a) => ({ ...a, verdict: a.verdict as VerdictName })), timeZone: this.options.timeZone, now });
-    const groupSubject: Subject = { type: ALERT_SUBJECT, channelId: channel };
 
     if (plan.kind === 'each') {
       for (const alert of fresh) await alerts.announce(channel, alert.visitorId, await post(alert, {}));
@@ -341,14 +342,14 @@ export class ThreatWatcher {
       await alerts.announce(channel, alert.visitorId, id, { groupId: group.id });
     } else if (plan.kind === 'start') {
       const endsAt = plan.closed ? now : new Date(now.getTime() + GROUP_WINDOW_MS);
-      const top = await outbox.enqueue({ kind: 'burst', channelId: channel, message: summary(fresh, now, plan.closed ? undefined : endsAt), subject: groupSubject, expiresInMs });
+      const top = await outbox.enqueue({ subject: ALERT_GROUP, channelId: channel, message: summary(fresh, now, plan.closed ? undefined : endsAt), expiresInMs });
       const group = await groups.create({ channelId: channel, startedAt: now, endsAt, deliveryId: top, summarised: true });
       for (const alert of fresh) await alerts.announce(channel, alert.visitorId, await post(alert, { threadOf: top }), { groupId: group.id });
     } else {
       const group = open!;
       const before = await alerts.inGroup(group.id);
       const others = before.filter((a) => !rows.has(a.visitorId));
-      await outbox.enqueue({ kind: 'update', channelId: channel, message: summary([...others, ...fresh], group.startedAt, group.endsAt), updateOf: group.deliveryId, subject: groupSubject, expiresInMs });
+      await outbox.enqueue({ subject: ALERT_EDIT, channelId: channel, message: summary([...others, ...fresh], group.startedAt, group.endsAt), updateOf: group.deliveryId, expiresInMs });
       if (plan.convert) {
         // The group's message was its first alert: that alert moves into the thread, as it stands now
         // (unless it was announced elsewhere since, its severity having risen).
@@ -372,14 +373,6 @@ export class ThreatWatcher {
     return top && top.status !== 'failed' ? group : undefined;
   }
 }
-
-/** The subject of an alert's delivery: once posted, the alert records where. */
-function alertSubject(channelId: string, visitorId: string): Subject {
-  return { type: ALERT_SUBJECT, channelId, visitorId };
-}
-
-/** The subject type of alert deliveries (a group's message and edits carry no visitor). */
-export const ALERT_SUBJECT = 'alert';
 
 /** The new watermark: the newest visit's time, with every id at that instant (so the next scan skips exactly those). */
 export function advance(watermark: Date, seenIds: readonly string[], fresh: readonly VisitRecord[]): { watermark: Date; seenIds: string[] } {

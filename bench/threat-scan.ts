@@ -6,7 +6,7 @@
  * DEMO_API_NOW, by 2,000 generated visitors with their generated security profiles),
  * a real AnalyticsApi (its default concurrency of 8, as the app runs it), PGlite in
  * memory, a subscription for all four checks at medium severity or more, the offline
- * Slack (rate limits off) reached by a @slack/web-api WebClient, and a ThreatWatcher
+ * Slack (rate limits off) reached by a @slack/web-api WebClient, and a ThreatScan
  * whose watermark is set 1 ms after the minute begins, just before the first new visit.
  *
  * Figures: visits and visitors found; calls per path (counted in this process as the
@@ -21,25 +21,26 @@
  * < 200 MB of memory for the scan, and the whole bench within ~2 minutes. The process
  * as a whole peaks far higher: PGlite (PostgreSQL compiled to WASM) costs some 650 MB
  * of resident memory just to open, before anything is stored; the bench prints both.
- * Run: npm run bench -- threat-watch   (BENCH_VISITS, BENCH_VISITORS, BENCH_LATENCY_MS override 10000, 2000, 10)
+ * Run: npm run bench -- threat-scan   (BENCH_VISITS, BENCH_VISITORS, BENCH_LATENCY_MS override 10000, 2000, 10)
  */
 import { randomBytes } from 'node:crypto';
 import { LogLevel, WebClient } from '@slack/web-api';
 import { AnalyticsApi } from '../src/platform/api/analytics.js';
-import { ALERT_SUBJECT, ThreatWatcher, type ScanResult } from '../src/features/alerts/watcher.js';
+import { ThreatScan, type ScanResult } from '../src/features/alerts/scan.js';
 import { createLogger } from '../src/platform/log.js';
 import { startOfflineSlack } from '@lookout/sandbox/slack';
 import { openRepos } from '../src/compose.js';
 import type { AlertCheck as CheckName } from '../src/kernel/verdict.js';
 import { webPoster } from '../src/platform/slack/poster.js';
 import { DeliveryWorker } from '../src/platform/deliveries/worker.js';
-import { alertDeliveryHooks } from '../src/features/alerts/deliveries.js';
+import { ALERT_SUBJECTS } from '../src/features/alerts/deliveries.js';
+import { Subjects } from '../src/platform/deliveries/subject.js';
 import { peakRssMb, spawnDemoApi } from './stats.js';
 
 const VISITS = Number(process.env.BENCH_VISITS ?? 10_000);
 const VISITORS = Number(process.env.BENCH_VISITORS ?? 2_000);
 const LATENCY_MS = Number(process.env.BENCH_LATENCY_MS ?? 10);
-const KEY = 'bench-threat-watch';
+const KEY = 'bench-threat-scan';
 const CHANNEL = 'C_SECURITY';
 const CHECKS: CheckName[] = ['bot', 'scraping', 'vpn', 'extensions'];
 const PER_CHECK_PATH: Record<CheckName, string> = {
@@ -76,7 +77,7 @@ const botToken = `xoxb-bench-${randomBytes(12).toString('hex')}`;
 const slack = await startOfflineSlack({ signingSecret, botToken, rateLimit: false });
 const web = new WebClient(botToken, { slackApiUrl: slack.apiUrl, logLevel: LogLevel.ERROR });
 
-/** ANALYTICS_MAX_CONCURRENCY's default: calls in flight at once, across the watcher's 16 visitors × 4 checks. */
+/** ANALYTICS_MAX_CONCURRENCY's default: calls in flight at once, across the threat scan's 16 visitors × 4 checks. */
 const CLIENT_CONCURRENCY = 8;
 const api = new AnalyticsApi({ baseUrl: demo.url, apiKey: KEY, timeoutMs: 20_000, maxConcurrency: CLIENT_CONCURRENCY, logger: log });
 /** Calls made through the HttpClient, by path (security paths without the visitor id). */
@@ -95,11 +96,11 @@ const store = await openRepos({ memory: true });
 const storeSeconds = (performance.now() - storeStart) / 1000;
 const rssAfterStore = peakRssMb();
 await store.subscriptions.upsert({ channelId: CHANNEL, teamId: 'T_LOOKOUT', minSeverity: 'medium', checks: CHECKS, createdBy: 'U_ALICE' });
-await store.watchState.saveProgress('visits', { watermark, seenIds: [], counts: {}, at: new Date() });
+await store.scanState.saveProgress('visits', { watermark, seenIds: [], counts: {}, at: new Date() });
 
-const worker = new DeliveryWorker({ db: store.db, poster: webPoster(web), owner: 'bench', log, hooks: { [ALERT_SUBJECT]: alertDeliveryHooks }, paceMs: 0 });
+const worker = new DeliveryWorker({ db: store.db, poster: webPoster(web), owner: 'bench', log, subjects: new Subjects(ALERT_SUBJECTS), paceMs: 0 });
 worker.start();
-const watcher = new ThreatWatcher({
+const scan = new ThreatScan({
   api,
   repos: store,
   leases: store.leases,
@@ -149,7 +150,7 @@ async function measure(): Promise<Measured> {
     heap.peak = Math.max(heap.peak, mb(m.heapUsed));
   }, 20);
   const t0 = performance.now();
-  const result = await watcher.tick();
+  const result = await scan.tick();
   await worker.drained(120_000);
   const seconds = (performance.now() - t0) / 1000;
   clearInterval(sampler);
@@ -169,7 +170,7 @@ const next = await measure();
 say(`scan 2 (right after) done: ${next.result.status}`);
 
 // The same minute again: the same visitors, their answers now in the store.
-await store.watchState.saveProgress('visits', { watermark, seenIds: [], counts: {}, at: new Date() });
+await store.scanState.saveProgress('visits', { watermark, seenIds: [], counts: {}, at: new Date() });
 const again = await measure();
 say(`scan 3 (the same minute again) done: ${again.result.status}`);
 
@@ -186,7 +187,7 @@ const callsOf = (m: Measured) => [...m.calls].sort().map(([p, c]) => `${p} ${n(c
 console.log('');
 row('scan 1: visits / visitors found', `${n(first.result.visits)} / ${n(first.result.visitors)} (made: ${n(VISITS)} / ${n(VISITORS)})`);
 row('scan 1: security calls per check', `${perCheck.map(([c, k]) => `${c} ${n(k)}`).join(', ')}${otherSecurity.length ? `; others ${otherSecurity.map(([p, c]) => `${p} ${c}`).join(', ')}` : ''} (aim ≤ ${n(VISITORS)} each)`);
-row('scan 1: all API calls', `${callsOf(first)}; ${n(first.attempts)} HTTP attempts on the wire, ${first.retries} retries; lookups counted by the watcher ${n(first.result.lookups)}`);
+row('scan 1: all API calls', `${callsOf(first)}; ${n(first.attempts)} HTTP attempts on the wire, ${first.retries} retries; lookups counted by the threat scan ${n(first.result.lookups)}`);
 const floor = (perCheck.reduce((sum, [, k]) => sum + k, 0) / CLIENT_CONCURRENCY) * (LATENCY_MS / 1000);
 row('scan 1: time to finish', `${first.seconds.toFixed(2)} s (the latency alone sets a floor of ${floor.toFixed(1)} s: ${n(first.result.lookups)} lookups, ${CLIENT_CONCURRENCY} in flight, ${LATENCY_MS} ms each)`);
 row('scan 1: alerts posted', `${n(first.result.alerts)} (${summaries.length} burst summar${summaries.length === 1 ? 'y' : 'ies'} at the top of ${CHANNEL}, the alerts in its thread; ${n(first.posts)} messages in all)`);
@@ -208,7 +209,7 @@ if (again.result.visits !== VISITS || againSecurity !== 0) problems.push('scan 3
 if (again.result.alerts !== 0) problems.push('scan 3 posted new alerts for visitors already alerted');
 console.log(problems.length === 0 ? '\nOK: one security call per visitor and check, then none from the cache; within the memory aim.' : `\nNOT OK: ${problems.join('; ')}`);
 
-await watcher.stop();
+await scan.stop();
 await worker.stop();
 await api.close();
 await store.close();

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { VisitRecord } from '../../src/kernel/records.js';
-import { advance } from '../../src/features/alerts/watcher.js';
+import { advance } from '../../src/features/alerts/scan.js';
 
 const T0 = Date.parse('2026-11-21T12:00:00.000Z');
 const at = (seconds: number) => new Date(T0 + seconds * 1000);
@@ -64,7 +64,7 @@ describe('advance', () => {
         fc.uniqueArray(fc.string({ minLength: 1, maxLength: 4 }), { maxLength: 5 }),
         fc.uniqueArray(fc.record({ id: fc.string({ minLength: 1, maxLength: 4 }), s: fc.integer({ min: 0, max: 20 }) }), { selector: (v) => v.id, maxLength: 30 }),
         (w, seen, raw) => {
-          // As the watcher calls it: only visits at or after the watermark.
+          // As the threat scan calls it: only visits at or after the watermark.
           const fresh = raw.filter((v) => v.s >= w).map((v) => visit(v.id, v.s));
           const next = advance(at(w), seen, fresh);
           const newest = Math.max(w, ...fresh.map((v) => Date.parse(v.date!) / 1000 - T0 / 1000));

@@ -1,0 +1,83 @@
+import { logOf, type LookoutFeature } from '../../context.js';
+import type { Queryable } from '../../platform/store/db.js';
+import type { Prune } from '../../platform/store/housekeeping.js';
+import { ALERT_SUBJECTS } from './deliveries.js';
+import { alertsCommand, registerAlerts } from './listeners.js';
+import { ALERTS_HELP } from './parse.js';
+import { AlertMuteRepo, AlertRepo, AlertSubscriptionRepo, VisitorCheckRepo, ScanStateRepo } from './repo.js';
+import { AlertService } from './service.js';
+import { SCAN_LEASE_KEY, ThreatScan, SCAN_STATE_KEY } from './scan.js';
+
+export type { AlertService, FlaggedSeen, FlaggedVisitors } from './service.js';
+export type { ThreatScan } from './scan.js';
+
+declare module '../../platform/feature.js' {
+  interface Provided {
+    alerts: { service: AlertService; scan: ThreatScan };
+  }
+}
+
+export interface AlertFeatureRepos {
+  subscriptions: AlertSubscriptionRepo;
+  mutes: AlertMuteRepo;
+  alerts: AlertRepo;
+  visitorChecks: VisitorCheckRepo;
+  scanState: ScanStateRepo;
+}
+
+const HOUR = 3_600_000;
+
+/** Security answers past reuse (ALERT_RECHECK_AFTER, at least an hour). */
+export function alertPrunes(repos: Pick<AlertFeatureRepos, 'visitorChecks'>, recheckMs: number): Prune[] {
+  return [{ name: 'checks', olderThanMs: Math.max(recheckMs, HOUR), prune: (t) => repos.visitorChecks.prune(t) }];
+}
+
+/** `/traffic alerts …`: threat alerts, from the threat scan's scans, with their buttons. */
+export const alerts: LookoutFeature<'alerts', 'visitor', AlertFeatureRepos> = {
+  name: 'alerts',
+  needs: ['visitor'],
+  subjects: ALERT_SUBJECTS,
+  repos: (db: Queryable) => ({
+    subscriptions: new AlertSubscriptionRepo(db),
+    mutes: new AlertMuteRepo(db),
+    alerts: new AlertRepo(db),
+    visitorChecks: new VisitorCheckRepo(db),
+    scanState: new ScanStateRepo(db),
+  }),
+  plug(ctx, { visitor }, own) {
+    const { platform, settings } = ctx;
+    const repos = { ...own, deliveries: platform.repos.deliveries };
+    const { now } = settings;
+    const service = new AlertService({ repos, access: platform.access, directory: platform.directory, now, timeZone: settings.timeZone, verdict: settings.verdict, changed: platform.changes.changed, log: logOf(ctx, 'alerts') });
+    const scan = new ThreatScan({
+      api: platform.api,
+      repos,
+      leases: platform.repos.leases,
+      db: platform.repos.db,
+      queued: platform.queued,
+      deliveryDeadlineMs: settings.alerts.deliveryDeadlineMs,
+      log: logOf(ctx, 'threat-scan'),
+      now,
+      owner: settings.owner,
+      verdict: settings.verdict,
+      timeZone: settings.timeZone,
+      intervalMs: settings.alerts.scanIntervalMs,
+      recheckMs: settings.alerts.recheckMs,
+      burst: settings.alerts.burst,
+    });
+    platform.metrics.addProbes({
+      scanAgeSeconds: async () => {
+        const at = (await own.scanState.get(SCAN_STATE_KEY))?.lastScanAt;
+        return at ? Math.max(0, (now().getTime() - at.getTime()) / 1000) : undefined;
+      },
+      leases: () => platform.repos.leases.holders([SCAN_LEASE_KEY]),
+    });
+    return {
+      gives: { service, scan },
+      subcommands: [{ words: ['alerts', 'alert'], run: alertsCommand(service), help: ALERTS_HELP }],
+      register: (routes) => registerAlerts(routes, service, visitor),
+      jobs: [scan],
+      prunes: alertPrunes(own, settings.alerts.recheckMs),
+    };
+  },
+};

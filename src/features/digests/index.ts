@@ -1,0 +1,66 @@
+import { logOf, type LookoutFeature } from '../../context.js';
+import type { Queryable } from '../../platform/store/db.js';
+import { DigestContent } from './content.js';
+import { DIGEST } from './deliveries.js';
+import { digestCommand, registerDigests } from './listeners.js';
+import { DIGEST_HELP } from './parse.js';
+import { digestPublisher } from './publish.js';
+import { DigestRepo } from './repo.js';
+import { DigestRunRepo } from './runs.js';
+import { DigestScheduler } from './scheduler.js';
+import { DigestService } from './service.js';
+
+export type { DigestScheduler } from './scheduler.js';
+export type { DigestService } from './service.js';
+
+declare module '../../platform/feature.js' {
+  interface Provided {
+    digests: { service: DigestService; scheduler: DigestScheduler };
+  }
+}
+
+/** `/traffic digest …`: reports posted on a schedule, with their form and buttons. */
+export const digests: LookoutFeature<'digests', 'trends' | 'alerts', { digests: DigestRepo; runs: DigestRunRepo }> = {
+  name: 'digests',
+  needs: ['trends', 'alerts'],
+  subjects: [DIGEST],
+  repos: (db: Queryable) => ({ digests: new DigestRepo(db), runs: new DigestRunRepo(db) }),
+  plug(ctx, { trends, alerts }, repos) {
+    const { platform, settings } = ctx;
+    const { now, owner, limits } = settings;
+    const log = logOf(ctx, 'digests');
+    const content = new DigestContent({ fetcher: platform.fetcher, trends, flagged: alerts.service, demo: settings.demo, log });
+    const scheduler = new DigestScheduler({
+      runs: repos.runs,
+      loadActive: () => repos.digests.listActive(),
+      loadOne: (id) => repos.digests.get(id),
+      post: digestPublisher({ content, db: platform.repos.db, log, owner, now, queued: platform.queued }),
+      log: logOf(ctx, 'scheduler'),
+      owner,
+      now,
+      reloadMs: settings.digestReloadMs,
+      heartbeatMs: settings.deliveries.heartbeatMs,
+    });
+    const service = new DigestService({
+      repo: repos.digests,
+      runs: repos.runs,
+      deliveries: platform.repos.deliveries,
+      content,
+      schedule: scheduler,
+      access: platform.access,
+      directory: platform.directory,
+      now,
+      defaultTimezone: settings.timeZone,
+      limits: { minIntervalMs: limits.digestMinIntervalMs, perChannel: limits.digestsPerChannel, perUser: limits.digestsPerUser },
+      quota: platform.quota,
+      changed: platform.changes.changed,
+      log,
+    });
+    return {
+      gives: { service, scheduler },
+      subcommands: [{ words: ['digest', 'digests'], run: digestCommand(service), help: DIGEST_HELP }],
+      register: (routes) => registerDigests(routes, service),
+      jobs: [scheduler],
+    };
+  },
+};

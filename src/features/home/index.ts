@@ -1,0 +1,66 @@
+import { logOf, type LookoutFeature } from '../../context.js';
+import type { SlackMessage } from '../../platform/slack/kit/messages.js';
+import type { Queryable } from '../../platform/store/db.js';
+import { HOME, HOME_PUBLISH_DEADLINE_MS } from './deliveries.js';
+import { registerHome } from './listeners.js';
+import { HomeRefresh } from './refresh.js';
+import { HomeViewRepo } from './repo.js';
+import { HomeService } from './service.js';
+
+export type { HomeRefresh } from './refresh.js';
+
+declare module '../../platform/feature.js' {
+  interface Provided {
+    home: HomeRefresh;
+  }
+}
+
+/**
+ * App Home: what a person set up and what needs a look. Open Home tabs are published
+ * again after a change (the change bus) or a delivery's outcome.
+ */
+export const home: LookoutFeature<'home', 'digests' | 'watches' | 'alerts', { homeViews: HomeViewRepo }> = {
+  name: 'home',
+  needs: ['digests', 'watches', 'alerts'],
+  subjects: [HOME],
+  repos: (db: Queryable) => ({ homeViews: new HomeViewRepo(db) }),
+  plug(ctx, { digests, watches, alerts }, repos) {
+    const { platform, settings } = ctx;
+    const log = logOf(ctx, 'home');
+    const { deliveries } = platform.repos;
+    const service = new HomeService({
+      digests: digests.service,
+      watches: watches.service,
+      alerts: alerts.service,
+      deliveries,
+      subjects: platform.subjects,
+      views: repos.homeViews,
+      queued: platform.queued,
+      access: platform.access,
+      settings: { scrapingScoreThreshold: settings.security.scrapingScoreThreshold, ...settings.limits },
+      now: settings.now,
+      timeZone: settings.timeZone,
+      demo: settings.demo,
+      log,
+    });
+    const refresh = new HomeRefresh({
+      repo: repos.homeViews,
+      render: (user) => service.render(user),
+      ownersIn: (channels) => service.ownersIn(channels),
+      enqueue: async (user, view) => {
+        const message = { text: 'Lookout Home', blocks: view.blocks as SlackMessage['blocks'] };
+        await deliveries.enqueueLatest({ subject: HOME, payload: { user }, channelId: user, message, expiresInMs: HOME_PUBLISH_DEADLINE_MS });
+        platform.queued();
+      },
+      log,
+      observe: (outcome) => platform.metrics.homeRefreshes.inc({ outcome }),
+      ...settings.home,
+    });
+    platform.changes.listen((scope) => refresh.changed(scope));
+    // A delivery that went out, or failed, shows on the Homes of those who see it (security details: any of them).
+    platform.worker.onOutcome((delivery, subject) => {
+      if (subject !== HOME) refresh.changed(subject.sensitive ? 'everyone' : { channels: [delivery.channelId] });
+    });
+    return { gives: refresh, register: (routes) => registerHome(routes, service), stop: () => refresh.stop() };
+  },
+};

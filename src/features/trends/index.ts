@@ -1,0 +1,40 @@
+import { answering, logOf, type LookoutFeature } from '../../context.js';
+import type { Queryable } from '../../platform/store/db.js';
+import { registerTrends, trendCommand } from './listeners.js';
+import { TREND_HELP } from './parse.js';
+import { TrendRepo } from './repo.js';
+import { TrendService } from './service.js';
+
+export type { TrendService } from './service.js';
+
+declare module '../../platform/feature.js' {
+  interface Provided {
+    trends: TrendService;
+  }
+}
+
+/** `/traffic trend …`: a figure over time, its periods kept in the store once final. */
+export const trends: LookoutFeature<'trends', 'reports', { trends: TrendRepo }> = {
+  name: 'trends',
+  needs: ['reports'],
+  repos: (db: Queryable) => ({ trends: new TrendRepo(db) }),
+  plug(ctx, { reports }, repos) {
+    const { metrics } = ctx.platform;
+    const service = new TrendService({
+      ...answering(ctx),
+      fetcher: ctx.platform.fetcher,
+      repo: repos.trends,
+      refs: reports.refs,
+      apiDays: ctx.settings.apiDays,
+      maxFetch: ctx.settings.limits.trendMaxFetch,
+      log: logOf(ctx, 'trends'),
+      observe: (source, n) => n > 0 && metrics.trendPeriods.inc({ source }, n),
+      observeRecheck: (changed, n) => metrics.trendRechecks.inc({ changed: String(changed) }, n),
+    });
+    return {
+      gives: service,
+      subcommands: [{ words: ['trend', 'trends'], run: trendCommand(service, reports), help: TREND_HELP }],
+      register: (routes) => registerTrends(routes, service, reports),
+    };
+  },
+};

@@ -1,0 +1,21 @@
+import { answering, logOf, type LookoutFeature } from '../../context.js';
+import { registerVisitor } from './listeners.js';
+import { VISITOR_HELP } from './parse.js';
+import { VisitorService } from './service.js';
+
+export type { VisitorCards, VisitorService } from './service.js';
+
+declare module '../../platform/feature.js' {
+  interface Provided {
+    visitor: VisitorService;
+  }
+}
+
+/** `/visitor <id>`: a visitor's security card, and its buttons. */
+export const visitor: LookoutFeature<'visitor', never> = {
+  name: 'visitor',
+  plug(ctx) {
+    const service = new VisitorService({ ...answering(ctx), log: logOf(ctx, 'visitor'), access: ctx.platform.access, verdict: ctx.settings.verdict });
+    return { gives: service, help: { visitor: VISITOR_HELP }, register: (routes) => registerVisitor(routes, service) };
+  },
+};

@@ -1,0 +1,53 @@
+import { logOf, type LookoutFeature } from '../../context.js';
+import type { Queryable } from '../../platform/store/db.js';
+import { WATCH_SUBJECTS } from './deliveries.js';
+import { WatchEvaluator } from './evaluator.js';
+import { registerWatches, watchCommand } from './listeners.js';
+import { WatchObserver } from './observe.js';
+import { WATCH_HELP } from './parse.js';
+import { WatchRepo } from './repo.js';
+import { WatchService } from './service.js';
+
+export type { WatchEvaluator } from './evaluator.js';
+export type { WatchService } from './service.js';
+
+declare module '../../platform/feature.js' {
+  interface Provided {
+    watches: { service: WatchService; evaluator: WatchEvaluator };
+  }
+}
+
+/** `/traffic watch …`: metric watches, evaluated as each period is final, and their alerts. */
+export const watches: LookoutFeature<'watches', 'reports' | 'trends' | 'alerts', { watches: WatchRepo }> = {
+  name: 'watches',
+  needs: ['reports', 'trends', 'alerts'],
+  subjects: WATCH_SUBJECTS,
+  repos: (db: Queryable) => ({ watches: new WatchRepo(db) }),
+  plug(ctx, { reports, trends, alerts }, repos) {
+    const { platform, settings } = ctx;
+    const { now, apiDays, demo, limits } = settings;
+    const log = logOf(ctx, 'watches');
+    const changed = platform.changes.changed;
+    const service = new WatchService({ repo: repos.watches, access: platform.access, directory: platform.directory, now, defaultTimezone: settings.timeZone, limits: { perChannel: limits.digestsPerChannel, perUser: limits.digestsPerUser }, demo, changed, log });
+    const evaluator = new WatchEvaluator({
+      db: platform.repos.db,
+      observer: new WatchObserver({ trends, fetcher: platform.fetcher, flagged: alerts.service, apiDays, log }),
+      trends,
+      apiDays,
+      owner: settings.owner,
+      now,
+      log,
+      queued: platform.queued,
+      changed,
+      demo,
+      ...settings.watches,
+      observe: (outcome) => platform.metrics.watchEvaluations.inc({ outcome }),
+    });
+    return {
+      gives: { service, evaluator },
+      subcommands: [{ words: ['watch', 'watches'], run: watchCommand(service), help: WATCH_HELP }],
+      register: (routes) => registerWatches(routes, service, reports),
+      jobs: [evaluator],
+    };
+  },
+};
