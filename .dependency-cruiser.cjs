@@ -15,7 +15,8 @@ module.exports = {
     },
     {
       name: 'pure-files-import-only-kernel',
-      comment: "A feature's pure files import only kernel/, the Block Kit helpers (platform/slack/kit/) and the feature's other pure files.",
+      comment:
+        "A feature's pure files import only kernel/, the Block Kit helpers (platform/slack/kit/) and the feature's other pure files.",
       severity: 'error',
       from: { path: `^src/features/([^/]+)/${PURE}` },
       to: { path: '^src/', pathNot: [`^src/kernel/`, '^src/platform/slack/kit/', `^src/features/$1/${PURE}`] },
@@ -43,10 +44,19 @@ module.exports = {
     },
     {
       name: 'listeners-import-their-feature-and-slack',
-      comment: "Listeners import their own feature, platform/slack and kernel/; another feature only through its index.ts.",
+      comment:
+        'Listeners import their own feature, platform/slack and kernel/; another feature only through its index.ts.',
       severity: 'error',
       from: { path: '^src/features/([^/]+)/listeners' },
-      to: { path: '^src/', pathNot: ['^src/kernel/', '^src/platform/(slack|log|feature)', '^src/features/$1/', '^src/features/[^/]+/index\\.ts$'] },
+      to: {
+        path: '^src/',
+        pathNot: [
+          '^src/kernel/',
+          '^src/platform/(slack|log|feature)',
+          '^src/features/$1/',
+          '^src/features/[^/]+/index\\.ts$',
+        ],
+      },
     },
     {
       name: 'features-meet-through-their-index',
@@ -71,28 +81,32 @@ module.exports = {
     },
     {
       name: 'main-loads-the-sandbox-lazily',
-      comment: "main.ts loads the sandbox only with a dynamic import, so a deployment never does (it has no sandbox installed).",
+      comment:
+        'main.ts loads the sandbox only with a dynamic import, so a deployment never does (it has no sandbox installed).',
       severity: 'error',
       from: { path: '^src/main\\.ts$' },
       to: { path: '^packages/sandbox/', dynamic: false },
     },
     {
       name: 'sandbox-knows-only-protocols',
-      comment: "The demo API and the offline Slack import nothing of the product, only Slack's rules (the @lookout/slack-rules package).",
+      comment:
+        "The demo API and the offline Slack import nothing of the product, only Slack's rules (the @lookout/slack-rules package).",
       severity: 'error',
       from: { path: '^packages/sandbox/' },
       to: { path: '^src/', pathNot: '^src/slack-rules/' },
     },
     {
       name: 'packages-declare-what-they-use',
-      comment: "Each package (the product, the sandbox, Slack's rules) runs only on npm packages its own package.json names (type-only imports aside).",
+      comment:
+        "Each package (the product, the sandbox, Slack's rules) runs only on npm packages its own package.json names (type-only imports aside).",
       severity: 'error',
       from: {},
       to: { dependencyTypes: ['npm-no-pkg', 'npm-unknown'], dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'product-runs-on-production-dependencies',
-      comment: "The product's code imports no development dependency (a production install has none), except main.ts's lazy import of the sandbox.",
+      comment:
+        "The product's code imports no development dependency (a production install has none), except main.ts's lazy import of the sandbox.",
       severity: 'error',
       from: { path: '^src/', pathNot: '^src/main\\.ts$' },
       to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'] },

@@ -69,7 +69,13 @@ async function start(name: string, args: string[], answersCommands: boolean): Pr
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   for (let i = 0; i < 600; i++) {
-    if (await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false)) return { name, child, url: `http://127.0.0.1:${port}/slack/events`, answers: answersCommands };
+    if (
+      await fetch(`http://127.0.0.1:${port}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return { name, child, url: `http://127.0.0.1:${port}/slack/events`, answers: answersCommands };
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error(`${name} did not start`);
@@ -110,15 +116,29 @@ async function phase(server: Server, rate: number): Promise<Phase> {
     const id = String(++seq);
     const text = `${REPORT_IDS[seq % 11]} ${RANGES[seq % RANGES.length]}`;
     const body = new URLSearchParams({
-      token: 'x', team_id: 'T_LOOKOUT', team_domain: 'bench', channel_id: 'C_MARKETING', channel_name: 'marketing',
-      user_id: `U_BENCH${seq % 500}`, user_name: 'alice', command: '/traffic', text, api_app_id: 'A_LOOKOUT',
-      response_url: `${sinkUrl}/${id}`, trigger_id: `t.${id}`,
+      token: 'x',
+      team_id: 'T_LOOKOUT',
+      team_domain: 'bench',
+      channel_id: 'C_MARKETING',
+      channel_name: 'marketing',
+      user_id: `U_BENCH${seq % 500}`,
+      user_name: 'alice',
+      command: '/traffic',
+      text,
+      api_app_id: 'A_LOOKOUT',
+      response_url: `${sinkUrl}/${id}`,
+      trigger_id: `t.${id}`,
     }).toString();
     const sentAt = performance.now();
     sent.set(id, sentAt);
     inFlight.push(
       pool
-        .request({ method: 'POST', path: target.pathname, headers: { 'content-type': 'application/x-www-form-urlencoded', ...signRequest(signingSecret, body) }, body })
+        .request({
+          method: 'POST',
+          path: target.pathname,
+          headers: { 'content-type': 'application/x-www-form-urlencoded', ...signRequest(signingSecret, body) },
+          body,
+        })
         .then(async ({ statusCode, body: response }) => {
           await response.dump();
           if (statusCode !== 200) throw new Error(`HTTP ${statusCode}`);
@@ -129,7 +149,8 @@ async function phase(server: Server, rate: number): Promise<Phase> {
   }
   await Promise.all(inFlight);
   // Wait for the last answers (or 5 s).
-  for (let i = 0; i < 100 && server.answers && answers.length < acks.length; i++) await new Promise((r) => setTimeout(r, 50));
+  for (let i = 0; i < 100 && server.answers && answers.length < acks.length; i++)
+    await new Promise((r) => setTimeout(r, 50));
   const cpu = cpuSeconds(server.child.pid!) - cpuBefore;
   await pool.close();
   acks.sort((a, b) => a - b);
@@ -153,9 +174,15 @@ const profile = (name: string) => (process.env.BENCH_PROF ? ['--cpu-prof', `--cp
 const servers = [
   await start('bare Bolt', ['bench/apps/bare-bolt.mjs'], false),
   await start('floor', [...profile('floor'), 'bench/apps/floor.mjs'], true),
-  await start('Lookout', [...profile('lookout'), ...(process.env.BENCH_LOOKOUT_FLAGS ?? '').split(' ').filter(Boolean), 'dist/main.js'], true),
+  await start(
+    'Lookout',
+    [...profile('lookout'), ...(process.env.BENCH_LOOKOUT_FLAGS ?? '').split(' ').filter(Boolean), 'dist/main.js'],
+    true,
+  ),
 ];
-say(`servers up: ${servers.map((s) => s.name).join(', ')}; demo API at ${world.env.ANALYTICS_API_URL}; ${ROUNDS} rounds × rates ${RATES.join(', ')}/s × ${SECONDS} s`);
+say(
+  `servers up: ${servers.map((s) => s.name).join(', ')}; demo API at ${world.env.ANALYTICS_API_URL}; ${ROUNDS} rounds × rates ${RATES.join(', ')}/s × ${SECONDS} s`,
+);
 
 // Warm-up: JIT, connections, caches.
 for (const s of servers) await phase(s, 50);
@@ -176,7 +203,9 @@ for (let round = 1; round <= ROUNDS; round++) {
       const r = await phase(s, rate);
       const key = `${s.name}@${rate}`;
       results.set(key, [...(results.get(key) ?? []), r]);
-      say(`round ${round} ${String(rate).padStart(3)}/s ${s.name.padEnd(9)} ack p50 ${r.ackP50.toFixed(2)} p99 ${r.ackP99.toFixed(2)} ms · answer p50 ${r.answerP50.toFixed(1)} p99 ${r.answerP99.toFixed(1)} ms · CPU ${r.cpuMsPerCommand.toFixed(3)} ms/command · ${r.answered}/${r.sent} answered, ${r.failures} failed`);
+      say(
+        `round ${round} ${String(rate).padStart(3)}/s ${s.name.padEnd(9)} ack p50 ${r.ackP50.toFixed(2)} p99 ${r.ackP99.toFixed(2)} ms · answer p50 ${r.answerP50.toFixed(1)} p99 ${r.answerP99.toFixed(1)} ms · CPU ${r.cpuMsPerCommand.toFixed(3)} ms/command · ${r.answered}/${r.sent} answered, ${r.failures} failed`,
+      );
     }
   }
 }
@@ -187,16 +216,23 @@ const ratio = (name: string, against: string, rate: number, f: (p: Phase) => num
   const theirs = results.get(`${against}@${rate}`)!;
   return median(results.get(`${name}@${rate}`)!.map((p, i) => f(p) / f(theirs[i]!)));
 };
-console.log(`\nMedians of ${ROUNDS} interleaved rounds, ${SECONDS} s a phase; ratios are medians of each round's ratio (Node ${process.version}):`);
-console.log('| rate | app | CPU per command | ÷ floor | ack p50 | ack p99 | ack p99 ÷ bare | answer p50 | answer p99 |');
+console.log(
+  `\nMedians of ${ROUNDS} interleaved rounds, ${SECONDS} s a phase; ratios are medians of each round's ratio (Node ${process.version}):`,
+);
+console.log(
+  '| rate | app | CPU per command | ÷ floor | ack p50 | ack p99 | ack p99 ÷ bare | answer p50 | answer p99 |',
+);
 console.log('|---|---|---|---|---|---|---|---|---|');
 for (const rate of RATES) {
   for (const s of servers) {
     const cpu = m(s.name, rate, (p) => p.cpuMsPerCommand);
-    const cpuRatio = s.name === 'bare Bolt' ? '—' : `${ratio(s.name, 'floor', rate, (p) => p.cpuMsPerCommand).toFixed(2)}×`;
+    const cpuRatio =
+      s.name === 'bare Bolt' ? '—' : `${ratio(s.name, 'floor', rate, (p) => p.cpuMsPerCommand).toFixed(2)}×`;
     const ackP99 = m(s.name, rate, (p) => p.ackP99);
     const answer = (f: (p: Phase) => number) => (s.answers ? `${m(s.name, rate, f).toFixed(1)} ms` : '—');
-    console.log(`| ${rate}/s | ${s.name} | ${cpu.toFixed(3)} ms | ${cpuRatio} | ${m(s.name, rate, (p) => p.ackP50).toFixed(2)} ms | ${ackP99.toFixed(2)} ms | ${ratio(s.name, 'bare Bolt', rate, (p) => p.ackP99).toFixed(2)}× | ${answer((p) => p.answerP50)} | ${answer((p) => p.answerP99)} |`);
+    console.log(
+      `| ${rate}/s | ${s.name} | ${cpu.toFixed(3)} ms | ${cpuRatio} | ${m(s.name, rate, (p) => p.ackP50).toFixed(2)} ms | ${ackP99.toFixed(2)} ms | ${ratio(s.name, 'bare Bolt', rate, (p) => p.ackP99).toFixed(2)}× | ${answer((p) => p.answerP50)} | ${answer((p) => p.answerP99)} |`,
+    );
   }
 }
 

@@ -35,7 +35,11 @@ function bare(id: ReportId, i: number): Promise<unknown> {
       path: REPORTS[id].path,
       query: { start_date: RANGE.startDate, end_date: RANGE.endDate },
       headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
-      body: JSON.stringify({ filter_groups: [], pagination: { current_page: page, limit: PAGE_SIZE }, sort_params: sort }),
+      body: JSON.stringify({
+        filter_groups: [],
+        pagination: { current_page: page, limit: PAGE_SIZE },
+        sort_params: sort,
+      }),
     })
     .then(async ({ statusCode, body }) => {
       const json: unknown = JSON.parse(await body.text());

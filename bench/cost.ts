@@ -18,8 +18,15 @@ const countries = ['US', 'DE', 'FR', 'GB', 'NL', 'SE', 'JP', 'BR', 'IN', 'CA', '
 const reports = ['sources', 'pages', 'countries', 'browsers'];
 const defaults = loadConfig({}).limits;
 
-async function minute(userRequests: number): Promise<{ sent: number; refused: number; requests: number; seconds: number }> {
-  const box = await startTestSandbox({ log: createLogger({ level: 'silent' }), limits: { userRequests }, scheduler: false, admins: [USER] });
+async function minute(
+  userRequests: number,
+): Promise<{ sent: number; refused: number; requests: number; seconds: number }> {
+  const box = await startTestSandbox({
+    log: createLogger({ level: 'silent' }),
+    limits: { userRequests },
+    scheduler: false,
+    admins: [USER],
+  });
   try {
     const start = box.demo!.requests.length;
     const t0 = performance.now();
@@ -28,11 +35,20 @@ async function minute(userRequests: number): Promise<{ sent: number; refused: nu
     const ask = async (text: string, command = '/traffic') => {
       const before = new Set(box.slack.messages(CHANNEL, { user: USER }).map((m) => m.ts));
       await box.slack.slash(CHANNEL, USER, text, command);
-      const answer = await box.slack.waitFor(() => box.slack.messages(CHANNEL, { user: USER }).find((m) => !before.has(m.ts) && !/^Fetching \d+ periods/.test(m.text) && m.ephemeralTo === USER), 60_000);
+      const answer = await box.slack.waitFor(
+        () =>
+          box.slack
+            .messages(CHANNEL, { user: USER })
+            .find((m) => !before.has(m.ts) && !/^Fetching \d+ periods/.test(m.text) && m.ephemeralTo === USER),
+        60_000,
+      );
       sent++;
       if (/one person may make/.test(answer.text)) refused++;
     };
-    for (let i = 0; i < 60; i++) await ask(`trend ${reports[i % reports.length]} last30d country:${countries[i % countries.length]}${i % 3 === 0 ? ' device:mobile' : ''}`);
+    for (let i = 0; i < 60; i++)
+      await ask(
+        `trend ${reports[i % reports.length]} last30d country:${countries[i % countries.length]}${i % 3 === 0 ? ' device:mobile' : ''}`,
+      );
     for (let i = 0; i < 20; i++) await ask(Object.values(DEMO_VISITORS)[i % 5]!, '/visitor');
     await ask('digest add daily 09:00 sources pages countries browsers');
     const [digest] = await box.lookout.store.digests.listAll();
@@ -46,5 +62,9 @@ async function minute(userRequests: number): Promise<{ sent: number; refused: nu
 const limited = await minute(defaults.userRequests);
 const floor = await minute(1_000_000);
 console.log(`One person, 60 cold 30-day trends, 20 visitor cards, a digest and 10 previews, as fast as answered:`);
-console.log(`  with USER_RATE_LIMIT=${defaults.userRequests}: ${limited.sent} commands in ${limited.seconds.toFixed(1)} s, ${limited.refused} refused, ${limited.requests} analytics API requests (${(limited.requests / defaults.userRequests).toFixed(2)}× the budget)`);
-console.log(`  without a limit (the floor): ${floor.sent} commands in ${floor.seconds.toFixed(1)} s, ${floor.requests} analytics API requests (${(floor.requests / defaults.userRequests).toFixed(2)}× the budget)`);
+console.log(
+  `  with USER_RATE_LIMIT=${defaults.userRequests}: ${limited.sent} commands in ${limited.seconds.toFixed(1)} s, ${limited.refused} refused, ${limited.requests} analytics API requests (${(limited.requests / defaults.userRequests).toFixed(2)}× the budget)`,
+);
+console.log(
+  `  without a limit (the floor): ${floor.sent} commands in ${floor.seconds.toFixed(1)} s, ${floor.requests} analytics API requests (${(floor.requests / defaults.userRequests).toFixed(2)}× the budget)`,
+);

@@ -38,8 +38,16 @@ const CHANNELS = Number(process.env.BENCH_CHANNELS ?? 100);
 const EXPECTED_DISTINCT = 50;
 const KEY = 'bench-digests';
 
-const is = (object: string, value: string): FilterGroup[] => [{ filters: [{ object, field: 'name', operator: 'is_any_of', value: [value] }] }];
-const FILTER_SETS: FilterGroup[][] = [[], is('country', 'Germany'), is('country', 'United States'), is('country', 'France'), is('browser', 'Chrome')];
+const is = (object: string, value: string): FilterGroup[] => [
+  { filters: [{ object, field: 'name', operator: 'is_any_of', value: [value] }] },
+];
+const FILTER_SETS: FilterGroup[][] = [
+  [],
+  is('country', 'Germany'),
+  is('country', 'United States'),
+  is('country', 'France'),
+  is('browser', 'Chrome'),
+];
 const REPORT_SET: ReportId[] = ['sources', 'pages', 'countries', 'browsers'];
 /** Every non-empty subset of two or more of the four reports, in a fixed order (11 of them). */
 const SUBSETS: ReportId[][] = Array.from({ length: 15 }, (_, mask) => mask + 1)
@@ -64,7 +72,10 @@ say(`demo API in its own process at ${demo.url}`);
 const signingSecret = randomBytes(16).toString('hex');
 const botToken = `xoxb-bench-${randomBytes(12).toString('hex')}`;
 const slack = await startOfflineSlack({ signingSecret, botToken, port: 0 }); // rate limits on (the default)
-const channels = Array.from({ length: CHANNELS }, (_, i) => slack.workspace.addChannel({ name: `digest-${String(i).padStart(3, '0')}` }).id);
+const channels = Array.from(
+  { length: CHANNELS },
+  (_, i) => slack.workspace.addChannel({ name: `digest-${String(i).padStart(3, '0')}` }).id,
+);
 say(`offline Slack at ${slack.url}: ${channels.length} channels added, chat.postMessage limited per channel`);
 
 const store = await openRepos({ memory: true });
@@ -99,10 +110,25 @@ const stub = {
 } as unknown as AnalyticsApi;
 const dryFetcher = new SharedFetcher(stub);
 for (const d of digests) {
-  await gatherDigest(dryFetcher, { id: d.id, reports: d.reports as ReportId[], filters: d.filters, topN: d.topN, period: 'day', timeZone: d.timeZone }, slot, { title: '', demo: true, preview: false });
+  await gatherDigest(
+    dryFetcher,
+    {
+      id: d.id,
+      reports: d.reports as ReportId[],
+      filters: d.filters,
+      topN: d.topN,
+      period: 'day',
+      timeZone: d.timeZone,
+    },
+    slot,
+    { title: '', demo: true, preview: false },
+  );
 }
-say(`distinct API requests the ${digests.length} digests imply: ${implied.size} (by key; one per report, filters, dates and page)`);
-if (implied.size !== EXPECTED_DISTINCT) throw new Error(`the digests were designed to need ${EXPECTED_DISTINCT} distinct requests, not ${implied.size}`);
+say(
+  `distinct API requests the ${digests.length} digests imply: ${implied.size} (by key; one per report, filters, dates and page)`,
+);
+if (implied.size !== EXPECTED_DISTINCT)
+  throw new Error(`the digests were designed to need ${EXPECTED_DISTINCT} distinct requests, not ${implied.size}`);
 
 // ---- the real run -----------------------------------------------------------------------
 
@@ -115,12 +141,24 @@ counting.report = (id, request) => {
   return api.report(id, request);
 };
 const fetcher = new SharedFetcher(counting);
-const web = new WebClient(botToken, { slackApiUrl: slack.apiUrl, logLevel: LogLevel.ERROR, retryConfig: { retries: 0 }, rejectRateLimitedCalls: true, timeout: 10_000 });
+const web = new WebClient(botToken, {
+  slackApiUrl: slack.apiUrl,
+  logLevel: LogLevel.ERROR,
+  retryConfig: { retries: 0 },
+  rejectRateLimitedCalls: true,
+  timeout: 10_000,
+});
 let rateLimited = 0;
 web.on(WebClientEvent.RATE_LIMITED, () => rateLimited++);
 
 const content = new DigestContent({ fetcher, flagged: { seen: async () => undefined }, demo: true });
-const worker = new DeliveryWorker({ db: store.db, poster: webPoster(web), owner: 'bench', log, subjects: new Subjects([DIGEST]) });
+const worker = new DeliveryWorker({
+  db: store.db,
+  poster: webPoster(web),
+  owner: 'bench',
+  log,
+  subjects: new Subjects([DIGEST]),
+});
 const post = digestPublisher({ content, db: store.db, log, owner: 'bench', queued: () => worker.wake() });
 worker.start();
 let finished = 0;
@@ -140,11 +178,15 @@ const scheduler = new DigestScheduler({
 const postedCount = () => channels.reduce((n, c) => n + slack.workspace.allMessages(c).length, 0);
 const progress = setInterval(() => {
   const posted = postedCount();
-  say(`progress: ${posted}/${digests.length} posted in Slack, ${finished} runs finished, ${rateLimited} answered 429 so far, API calls ${fetcher.calls}`);
+  say(
+    `progress: ${posted}/${digests.length} posted in Slack, ${finished} runs finished, ${rateLimited} answered 429 so far, API calls ${fetcher.calls}`,
+  );
 }, 2_000);
 
 const setupRssMb = peakRssMb();
-say(`peak RSS so far (demo data in another process; PGlite, Slack workspace, 1,000 digests here): ${setupRssMb.toFixed(0)} MB`);
+say(
+  `peak RSS so far (demo data in another process; PGlite, Slack workspace, 1,000 digests here): ${setupRssMb.toFixed(0)} MB`,
+);
 const runStart = performance.now();
 const claimed = await Promise.all(digests.map((d) => scheduler.runSlot(d, slot)));
 await worker.drained(600_000);
@@ -153,26 +195,47 @@ clearInterval(progress);
 
 // ---- figures ------------------------------------------------------------------------------
 
-const { rows: statuses } = await store.db.query<{ status: string; n: number }>('SELECT status, count(*)::int AS n FROM digest_runs GROUP BY status ORDER BY status');
+const { rows: statuses } = await store.db.query<{ status: string; n: number }>(
+  'SELECT status, count(*)::int AS n FROM digest_runs GROUP BY status ORDER BY status',
+);
 const byStatus = Object.fromEntries(statuses.map((r) => [r.status, r.n]));
-const { rows: reasons } = await store.db.query<{ error: string; n: number }>("SELECT error, count(*)::int AS n FROM digest_runs WHERE status = 'failed' GROUP BY error ORDER BY n DESC LIMIT 3");
+const { rows: reasons } = await store.db.query<{ error: string; n: number }>(
+  "SELECT error, count(*)::int AS n FROM digest_runs WHERE status = 'failed' GROUP BY error ORDER BY n DESC LIMIT 3",
+);
 const posted = postedCount();
 const perChannel = channels.map((c) => slack.workspace.allMessages(c).length);
 const distinctFetched = new Set(fetched).size;
 const missing = [...implied].filter((k) => !fetched.includes(k));
 
 console.log('');
-console.log(`digests due in one slot        ${digests.length} over ${channels.length} channels (${Math.min(...perChannel)}–${Math.max(...perChannel)} posts a channel)`);
+console.log(
+  `digests due in one slot        ${digests.length} over ${channels.length} channels (${Math.min(...perChannel)}–${Math.max(...perChannel)} posts a channel)`,
+);
 console.log(`slots claimed                  ${claimed.filter(Boolean).length}`);
 console.log(`distinct queries (by key)      ${implied.size}`);
-console.log(`API calls made                 ${fetcher.calls} through SharedFetcher (${distinctFetched} distinct, ${missing.length} implied but not made), ${api.http.stats.attempts} HTTP attempts on the wire, ${api.http.stats.retries} retries`);
-console.log(`time to post all               ${runSeconds.toFixed(1)} s, through chat.postMessage rate limits (${rateLimited} answers were 429 and retried through the outbox)`);
-console.log(`posts made / failed            ${byStatus.posted ?? 0} / ${byStatus.failed ?? 0} (runs table); ${posted} messages in the offline Slack`);
-if (reasons.length > 0) console.log(`failure reasons                ${reasons.map((r) => `${r.error} ×${r.n}`).join('; ')}`);
-console.log(`peak RSS                       ${peakRssMb().toFixed(0)} MB (${setupRssMb.toFixed(0)} MB before the slot ran)`);
+console.log(
+  `API calls made                 ${fetcher.calls} through SharedFetcher (${distinctFetched} distinct, ${missing.length} implied but not made), ${api.http.stats.attempts} HTTP attempts on the wire, ${api.http.stats.retries} retries`,
+);
+console.log(
+  `time to post all               ${runSeconds.toFixed(1)} s, through chat.postMessage rate limits (${rateLimited} answers were 429 and retried through the outbox)`,
+);
+console.log(
+  `posts made / failed            ${byStatus.posted ?? 0} / ${byStatus.failed ?? 0} (runs table); ${posted} messages in the offline Slack`,
+);
+if (reasons.length > 0)
+  console.log(`failure reasons                ${reasons.map((r) => `${r.error} ×${r.n}`).join('; ')}`);
+console.log(
+  `peak RSS                       ${peakRssMb().toFixed(0)} MB (${setupRssMb.toFixed(0)} MB before the slot ran)`,
+);
 
-const ok = fetcher.calls === EXPECTED_DISTINCT && distinctFetched === EXPECTED_DISTINCT && (byStatus.posted ?? 0) === digests.length && posted === digests.length;
-console.log(ok ? '\nOK: every distinct request made once, every digest posted once.' : '\nNOT OK: see the figures above.');
+const ok =
+  fetcher.calls === EXPECTED_DISTINCT &&
+  distinctFetched === EXPECTED_DISTINCT &&
+  (byStatus.posted ?? 0) === digests.length &&
+  posted === digests.length;
+console.log(
+  ok ? '\nOK: every distinct request made once, every digest posted once.' : '\nNOT OK: see the figures above.',
+);
 
 await scheduler.stop();
 await worker.stop();

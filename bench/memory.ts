@@ -81,7 +81,10 @@ async function measure(name: string, args: string[], env: Record<string, string>
       if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}`);
       if (performance.now() - started > 60_000) throw new Error(`${name} did not answer /healthz within 60 s`);
       peak = Math.max(peak, memoryOf(child.pid!).peak);
-      const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false);
+      const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (ok) startMs = performance.now() - started;
       else await new Promise((r) => setTimeout(r, 20));
     }
@@ -139,25 +142,41 @@ const variants: { name: string; run: (round: number) => Promise<Sample> }[] = [
     run: async () => {
       const dir = mkdtempSync(join(tmpdir(), 'lookout-memory-sandbox-'));
       try {
-        return await measure('sandbox', ['--import', 'tsx', 'src/main.ts'], { DATA_DIR: dir, NODE_ENV: 'development', SLACK_SIGNING_SECRET: '', SLACK_BOT_TOKEN: '', SLACK_API_URL: '', ANALYTICS_API_URL: '', ANALYTICS_API_KEY: '' });
+        return await measure('sandbox', ['--import', 'tsx', 'src/main.ts'], {
+          DATA_DIR: dir,
+          NODE_ENV: 'development',
+          SLACK_SIGNING_SECRET: '',
+          SLACK_BOT_TOKEN: '',
+          SLACK_API_URL: '',
+          ANALYTICS_API_URL: '',
+          ANALYTICS_API_KEY: '',
+        });
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
     },
   },
 ];
-if (process.env.TEST_DATABASE_URL) variants.push({ name: 'DATABASE_URL (PostgreSQL)', run: () => measure('postgres', ['dist/main.js'], { DATABASE_URL: process.env.TEST_DATABASE_URL! }) });
+if (process.env.TEST_DATABASE_URL)
+  variants.push({
+    name: 'DATABASE_URL (PostgreSQL)',
+    run: () => measure('postgres', ['dist/main.js'], { DATABASE_URL: process.env.TEST_DATABASE_URL! }),
+  });
 else say('PostgreSQL variant skipped: TEST_DATABASE_URL is not set');
 
 say('preparing the kept DATA_DIR (one start, not counted)');
-await measure('prepare', ['dist/main.js'], { DATA_DIR: kept }).catch((error: unknown) => say(`prepare failed: ${String(error)}`));
+await measure('prepare', ['dist/main.js'], { DATA_DIR: kept }).catch((error: unknown) =>
+  say(`prepare failed: ${String(error)}`),
+);
 
 const samples = new Map<string, Sample[]>(variants.map((v) => [v.name, []]));
 for (let round = 1; round <= ROUNDS; round++) {
   for (const v of variants) {
     const s = await v.run(round);
     samples.get(v.name)!.push(s);
-    say(`round ${round}: ${v.name.padEnd(28)} start ${s.startMs.toFixed(0).padStart(5)} ms · idle RSS ${s.rss.toFixed(0).padStart(4)} MB · peak ${s.peak.toFixed(0).padStart(4)} MB`);
+    say(
+      `round ${round}: ${v.name.padEnd(28)} start ${s.startMs.toFixed(0).padStart(5)} ms · idle RSS ${s.rss.toFixed(0).padStart(4)} MB · peak ${s.peak.toFixed(0).padStart(4)} MB`,
+    );
   }
 }
 
@@ -170,7 +189,9 @@ console.log('|---|---|---|---|---|---|');
 for (const [name, s] of samples) {
   const rss = median(s.map((x) => x.rss));
   const peak = median(s.map((x) => x.peak));
-  console.log(`| ${name} | ${median(s.map((x) => x.startMs)).toFixed(0)} ms | ${rss.toFixed(0)} MB | ${peak.toFixed(0)} MB | ${(rss / floorRss).toFixed(2)}× | ${(peak / floorPeak).toFixed(2)}× |`);
+  console.log(
+    `| ${name} | ${median(s.map((x) => x.startMs)).toFixed(0)} ms | ${rss.toFixed(0)} MB | ${peak.toFixed(0)} MB | ${(rss / floorRss).toFixed(2)}× | ${(peak / floorPeak).toFixed(2)}× |`,
+  );
 }
 
 rmSync(kept, { recursive: true, force: true });

@@ -14,9 +14,13 @@ import { join } from 'node:path';
 import { median } from './stats.js';
 
 const runs = Number(process.env.START_RUNS ?? 5);
-if (!Number.isInteger(runs) || runs < 1) throw new Error(`START_RUNS must be a whole number of runs, got ${process.env.START_RUNS}`);
+if (!Number.isInteger(runs) || runs < 1)
+  throw new Error(`START_RUNS must be a whole number of runs, got ${process.env.START_RUNS}`);
 
-const machine = () => `${availableParallelism()} cores, load average ${loadavg().map((n) => n.toFixed(2)).join(' / ')} (1, 5, 15 min)`;
+const machine = () =>
+  `${availableParallelism()} cores, load average ${loadavg()
+    .map((n) => n.toFixed(2))
+    .join(' / ')} (1, 5, 15 min)`;
 console.log(`before: ${machine()}`);
 
 // The run without the template moves node_modules' template aside for a while: START_WITHOUT_TEMPLATE=0 leaves it
@@ -36,7 +40,8 @@ if (process.env.START_WITHOUT_TEMPLATE !== '0') {
   }
 }
 const timings: Timing[] = [];
-for (let i = 1; i <= runs; i++) timings.push(await once(`a fresh clone after npm ci (the template made at install), run ${i} of ${runs}`));
+for (let i = 1; i <= runs; i++)
+  timings.push(await once(`a fresh clone after npm ci (the template made at install), run ${i} of ${runs}`));
 console.log(
   `npm start after npm ci, median of ${runs}: URL printed after ${seconds(median(timings.map((t) => t.printed)))} ` +
     `(${timings.map((t) => seconds(t.printed)).join(', ')}), page served after ${seconds(median(timings.map((t) => t.page)))}, ` +
@@ -86,7 +91,9 @@ async function once(label: string): Promise<Timing> {
   if (!sent.ok) throw new Error(`the command answered ${sent.status}`);
   let answered = NaN;
   for (let i = 0; i < 200; i++) {
-    const state = (await (await fetch(`${url}/ui/state?channel=C_MARKETING&user=U_ALICE`)).json()) as { messages?: { blocks?: { type: string }[] }[] };
+    const state = (await (await fetch(`${url}/ui/state?channel=C_MARKETING&user=U_ALICE`)).json()) as {
+      messages?: { blocks?: { type: string }[] }[];
+    };
     if (state.messages?.some((m) => m.blocks?.some((b) => b.type === 'table' || b.type === 'data_table'))) {
       answered = performance.now();
       break;
@@ -95,7 +102,9 @@ async function once(label: string): Promise<Timing> {
   }
 
   const timing = { printed: printed - started, page: pageAt - started, answered: answered - started };
-  console.log(`npm start, ${label}: URL printed after ${seconds(timing.printed)}, page served after ${seconds(timing.page)}, first /traffic answer after ${seconds(timing.answered)}`);
+  console.log(
+    `npm start, ${label}: URL printed after ${seconds(timing.printed)}, page served after ${seconds(timing.page)}, first /traffic answer after ${seconds(timing.answered)}`,
+  );
   process.kill(-child.pid!, 'SIGTERM');
   await new Promise((r) => child.once('exit', r));
   rmSync(dataDir, { recursive: true, force: true });

@@ -102,7 +102,12 @@ export async function productionWorld(
   execFileSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
   const signingSecret = randomBytes(16).toString('hex');
   const botToken = `xoxb-bench-${randomBytes(8).toString('hex')}`;
-  const slack = await startOfflineSlack({ signingSecret, botToken, rateLimit: false, ...(options.extraRoutes ? { extraRoutes: options.extraRoutes } : {}) });
+  const slack = await startOfflineSlack({
+    signingSecret,
+    botToken,
+    rateLimit: false,
+    ...(options.extraRoutes ? { extraRoutes: options.extraRoutes } : {}),
+  });
   const demo = await spawnDemoApi({ DEMO_API_KEY: 'bench' });
   return {
     env: {

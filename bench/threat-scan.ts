@@ -54,7 +54,8 @@ const MINUTE = 60_000;
 
 const log = createLogger({ level: 'silent' });
 const started = performance.now();
-const say = (text: string) => console.log(`[${((performance.now() - started) / 1000).toFixed(1).padStart(6)} s] ${text}`);
+const say = (text: string) =>
+  console.log(`[${((performance.now() - started) / 1000).toFixed(1).padStart(6)} s] ${text}`);
 const n = (x: number) => x.toLocaleString('en-US');
 
 // ---- the demo API, with the busy minute in its own process -----------------------------------
@@ -68,7 +69,9 @@ const demo = await spawnDemoApi({
   DEMO_API_EXTRA_VISITS: `${VISITS}:${VISITORS}`,
   DEMO_API_LATENCY_MS: String(LATENCY_MS),
 });
-say(`demo API in its own process at ${demo.url}: ${n(VISITS)} visits by ${n(VISITORS)} visitors over the minute before ${at.toISOString()}, ${LATENCY_MS} ms added to every answer`);
+say(
+  `demo API in its own process at ${demo.url}: ${n(VISITS)} visits by ${n(VISITORS)} visitors over the minute before ${at.toISOString()}, ${LATENCY_MS} ms added to every answer`,
+);
 
 // ---- the app's parts ----------------------------------------------------------------------------
 
@@ -79,7 +82,13 @@ const web = new WebClient(botToken, { slackApiUrl: slack.apiUrl, logLevel: LogLe
 
 /** ANALYTICS_MAX_CONCURRENCY's default: calls in flight at once, across the threat scan's 16 visitors × 4 checks. */
 const CLIENT_CONCURRENCY = 8;
-const api = new AnalyticsApi({ baseUrl: demo.url, apiKey: KEY, timeoutMs: 20_000, maxConcurrency: CLIENT_CONCURRENCY, logger: log });
+const api = new AnalyticsApi({
+  baseUrl: demo.url,
+  apiKey: KEY,
+  timeoutMs: 20_000,
+  maxConcurrency: CLIENT_CONCURRENCY,
+  logger: log,
+});
 /** Calls made through the HttpClient, by path (security paths without the visitor id). */
 const calls = new Map<string, number>();
 const pathOf = (path: string) => (path.startsWith('/security/') ? path.split('/').slice(0, 3).join('/') : path);
@@ -95,10 +104,23 @@ const storeStart = performance.now();
 const store = await openRepos({ memory: true });
 const storeSeconds = (performance.now() - storeStart) / 1000;
 const rssAfterStore = peakRssMb();
-await store.subscriptions.upsert({ channelId: CHANNEL, teamId: 'T_LOOKOUT', minSeverity: 'medium', checks: CHECKS, createdBy: 'U_ALICE' });
+await store.subscriptions.upsert({
+  channelId: CHANNEL,
+  teamId: 'T_LOOKOUT',
+  minSeverity: 'medium',
+  checks: CHECKS,
+  createdBy: 'U_ALICE',
+});
 await store.scanState.saveProgress('visits', { watermark, seenIds: [], counts: {}, at: new Date() });
 
-const worker = new DeliveryWorker({ db: store.db, poster: webPoster(web), owner: 'bench', log, subjects: new Subjects(ALERT_SUBJECTS), paceMs: 0 });
+const worker = new DeliveryWorker({
+  db: store.db,
+  poster: webPoster(web),
+  owner: 'bench',
+  log,
+  subjects: new Subjects(ALERT_SUBJECTS),
+  paceMs: 0,
+});
 worker.start();
 const scan = new ThreatScan({
   api,
@@ -116,7 +138,9 @@ const scan = new ThreatScan({
   recheckMs: 6 * 3_600_000,
   burst: 5,
 });
-say(`PGlite in memory, ${CHANNEL} subscribed (checks ${CHECKS.join(', ')}; medium or more), watermark ${watermark.toISOString()}, offline Slack with rate limits off`);
+say(
+  `PGlite in memory, ${CHANNEL} subscribed (checks ${CHECKS.join(', ')}; medium or more), watermark ${watermark.toISOString()}, offline Slack with rate limits off`,
+);
 
 // ---- the scans ----------------------------------------------------------------------------------
 
@@ -156,7 +180,16 @@ async function measure(): Promise<Measured> {
   clearInterval(sampler);
   rss.peak = Math.max(rss.peak, mb(process.memoryUsage().rss));
   heap.peak = Math.max(heap.peak, mb(process.memoryUsage().heapUsed));
-  return { result, seconds, calls: new Map(calls), attempts: http.stats.attempts - attempts, retries: http.stats.retries - retries, posts: postsInSlack() - posts, rss, heap };
+  return {
+    result,
+    seconds,
+    calls: new Map(calls),
+    attempts: http.stats.attempts - attempts,
+    retries: http.stats.retries - retries,
+    posts: postsInSlack() - posts,
+    rss,
+    heap,
+  };
 }
 
 const rssBefore = peakRssMb();
@@ -164,7 +197,10 @@ say(`peak RSS before the scan: ${rssBefore.toFixed(0)} MB`);
 const first = await measure();
 say(`scan 1 done: ${first.result.status}${first.result.error ? ` (${first.result.error})` : ''}`);
 const rssAfter = peakRssMb();
-if (rssAfter >= RSS_AIM_MB) say(`note: the process's peak RSS (${rssAfter.toFixed(0)} MB) is over ${RSS_AIM_MB} MB because of PGlite; the scan's own share is below`);
+if (rssAfter >= RSS_AIM_MB)
+  say(
+    `note: the process's peak RSS (${rssAfter.toFixed(0)} MB) is over ${RSS_AIM_MB} MB because of PGlite; the scan's own share is below`,
+  );
 
 const next = await measure();
 say(`scan 2 (right after) done: ${next.result.status}`);
@@ -179,35 +215,75 @@ say(`scan 3 (the same minute again) done: ${again.result.status}`);
 const top = slack.workspace.visibleMessages(CHANNEL);
 const summaries = top.filter((m) => JSON.stringify(m.blocks ?? []).includes('new flagged visitors'));
 const perCheck = CHECKS.map((c) => [c, first.calls.get(PER_CHECK_PATH[c]) ?? 0] as const);
-const otherSecurity = [...first.calls].filter(([p]) => p.startsWith('/security/') && !Object.values(PER_CHECK_PATH).includes(p));
+const otherSecurity = [...first.calls].filter(
+  ([p]) => p.startsWith('/security/') && !Object.values(PER_CHECK_PATH).includes(p),
+);
 const row = (label: string, text: string) => console.log(`${label.padEnd(34)} ${text}`);
-const securityOf = (m: Measured) => [...m.calls].filter(([p]) => p.startsWith('/security/')).reduce((sum, [, c]) => sum + c, 0);
-const callsOf = (m: Measured) => [...m.calls].sort().map(([p, c]) => `${p} ${n(c)}`).join(', ') || 'none';
+const securityOf = (m: Measured) =>
+  [...m.calls].filter(([p]) => p.startsWith('/security/')).reduce((sum, [, c]) => sum + c, 0);
+const callsOf = (m: Measured) =>
+  [...m.calls]
+    .sort()
+    .map(([p, c]) => `${p} ${n(c)}`)
+    .join(', ') || 'none';
 
 console.log('');
-row('scan 1: visits / visitors found', `${n(first.result.visits)} / ${n(first.result.visitors)} (made: ${n(VISITS)} / ${n(VISITORS)})`);
-row('scan 1: security calls per check', `${perCheck.map(([c, k]) => `${c} ${n(k)}`).join(', ')}${otherSecurity.length ? `; others ${otherSecurity.map(([p, c]) => `${p} ${c}`).join(', ')}` : ''} (aim ≤ ${n(VISITORS)} each)`);
-row('scan 1: all API calls', `${callsOf(first)}; ${n(first.attempts)} HTTP attempts on the wire, ${first.retries} retries; lookups counted by the threat scan ${n(first.result.lookups)}`);
+row(
+  'scan 1: visits / visitors found',
+  `${n(first.result.visits)} / ${n(first.result.visitors)} (made: ${n(VISITS)} / ${n(VISITORS)})`,
+);
+row(
+  'scan 1: security calls per check',
+  `${perCheck.map(([c, k]) => `${c} ${n(k)}`).join(', ')}${otherSecurity.length ? `; others ${otherSecurity.map(([p, c]) => `${p} ${c}`).join(', ')}` : ''} (aim ≤ ${n(VISITORS)} each)`,
+);
+row(
+  'scan 1: all API calls',
+  `${callsOf(first)}; ${n(first.attempts)} HTTP attempts on the wire, ${first.retries} retries; lookups counted by the threat scan ${n(first.result.lookups)}`,
+);
 const floor = (perCheck.reduce((sum, [, k]) => sum + k, 0) / CLIENT_CONCURRENCY) * (LATENCY_MS / 1000);
-row('scan 1: time to finish', `${first.seconds.toFixed(2)} s (the latency alone sets a floor of ${floor.toFixed(1)} s: ${n(first.result.lookups)} lookups, ${CLIENT_CONCURRENCY} in flight, ${LATENCY_MS} ms each)`);
-row('scan 1: alerts posted', `${n(first.result.alerts)} (${summaries.length} burst summar${summaries.length === 1 ? 'y' : 'ies'} at the top of ${CHANNEL}, the alerts in its thread; ${n(first.posts)} messages in all)`);
-row('peak RSS (this process)', `${rssAfter.toFixed(0)} MB after scan 1, ${rssBefore.toFixed(0)} MB before it; opening PGlite (in memory) took it from ${rssBeforeStore.toFixed(0)} to ${rssAfterStore.toFixed(0)} MB in ${storeSeconds.toFixed(1)} s`);
-row('scan 1: memory it added', `resident ${first.rss.start.toFixed(0)} → peak ${first.rss.peak.toFixed(0)} MB (+${(first.rss.peak - first.rss.start).toFixed(0)} MB), JS heap ${first.heap.start.toFixed(0)} → peak ${first.heap.peak.toFixed(0)} MB (aim: the scan < ${RSS_AIM_MB} MB)`);
-row('scan 2 (right after)', `${n(next.result.visits)} new visits, ${n(securityOf(next))} security calls, ${callsOf(next)}, ${next.result.alerts} alerts, ${next.seconds.toFixed(2)} s`);
+row(
+  'scan 1: time to finish',
+  `${first.seconds.toFixed(2)} s (the latency alone sets a floor of ${floor.toFixed(1)} s: ${n(first.result.lookups)} lookups, ${CLIENT_CONCURRENCY} in flight, ${LATENCY_MS} ms each)`,
+);
+row(
+  'scan 1: alerts posted',
+  `${n(first.result.alerts)} (${summaries.length} burst summar${summaries.length === 1 ? 'y' : 'ies'} at the top of ${CHANNEL}, the alerts in its thread; ${n(first.posts)} messages in all)`,
+);
+row(
+  'peak RSS (this process)',
+  `${rssAfter.toFixed(0)} MB after scan 1, ${rssBefore.toFixed(0)} MB before it; opening PGlite (in memory) took it from ${rssBeforeStore.toFixed(0)} to ${rssAfterStore.toFixed(0)} MB in ${storeSeconds.toFixed(1)} s`,
+);
+row(
+  'scan 1: memory it added',
+  `resident ${first.rss.start.toFixed(0)} → peak ${first.rss.peak.toFixed(0)} MB (+${(first.rss.peak - first.rss.start).toFixed(0)} MB), JS heap ${first.heap.start.toFixed(0)} → peak ${first.heap.peak.toFixed(0)} MB (aim: the scan < ${RSS_AIM_MB} MB)`,
+);
+row(
+  'scan 2 (right after)',
+  `${n(next.result.visits)} new visits, ${n(securityOf(next))} security calls, ${callsOf(next)}, ${next.result.alerts} alerts, ${next.seconds.toFixed(2)} s`,
+);
 const againSecurity = securityOf(again);
-row('scan 3 (same minute, cache)', `${n(again.result.visits)} visits / ${n(again.result.visitors)} visitors, ${n(againSecurity)} security calls (cache hit), ${callsOf(again)}, ${again.result.alerts} new alerts, ${n(again.result.sightings)} sightings threaded, ${again.seconds.toFixed(2)} s`);
+row(
+  'scan 3 (same minute, cache)',
+  `${n(again.result.visits)} visits / ${n(again.result.visitors)} visitors, ${n(againSecurity)} security calls (cache hit), ${callsOf(again)}, ${again.result.alerts} new alerts, ${n(again.result.sightings)} sightings threaded, ${again.seconds.toFixed(2)} s`,
+);
 row('whole bench', `${((performance.now() - started) / 1000).toFixed(1)} s`);
 
 const problems: string[] = [];
 if (first.result.status !== 'scanned') problems.push(`scan 1 ${first.result.status}: ${first.result.error ?? ''}`);
-if (first.result.visits !== VISITS || first.result.visitors !== VISITORS) problems.push('scan 1 did not find exactly the new visits and visitors');
+if (first.result.visits !== VISITS || first.result.visitors !== VISITORS)
+  problems.push('scan 1 did not find exactly the new visits and visitors');
 for (const [check, k] of perCheck) if (k > VISITORS) problems.push(`${k} ${check} calls (more than one per visitor)`);
 if (first.result.alerts === 0) problems.push('no alerts posted');
-if (first.rss.peak - first.rss.start >= RSS_AIM_MB) problems.push(`the scan added ${(first.rss.peak - first.rss.start).toFixed(0)} MB of resident memory`);
+if (first.rss.peak - first.rss.start >= RSS_AIM_MB)
+  problems.push(`the scan added ${(first.rss.peak - first.rss.start).toFixed(0)} MB of resident memory`);
 if (next.result.visits !== 0 || next.result.alerts !== 0) problems.push('scan 2 found or posted something');
 if (again.result.visits !== VISITS || againSecurity !== 0) problems.push('scan 3 was not served from the cache');
 if (again.result.alerts !== 0) problems.push('scan 3 posted new alerts for visitors already alerted');
-console.log(problems.length === 0 ? '\nOK: one security call per visitor and check, then none from the cache; within the memory aim.' : `\nNOT OK: ${problems.join('; ')}`);
+console.log(
+  problems.length === 0
+    ? '\nOK: one security call per visitor and check, then none from the cache; within the memory aim.'
+    : `\nNOT OK: ${problems.join('; ')}`,
+);
 
 await scan.stop();
 await worker.stop();

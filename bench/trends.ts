@@ -54,7 +54,18 @@ const refs = {
 function world(repos: Repos) {
   const api = new AnalyticsApi({ baseUrl: demo.url, apiKey: KEY, timeoutMs: 10_000 });
   const fetcher = new SharedFetcher(api);
-  const trends = new TrendService({ api, fetcher, repo: repos.trends, refs, timeZoneFor: async () => ZONE, now: () => now, demo: true, quota: memoryQuota({ points: 1e6, windowMs: 60_000 }), apiDays: API_DAYS, log });
+  const trends = new TrendService({
+    api,
+    fetcher,
+    repo: repos.trends,
+    refs,
+    timeZoneFor: async () => ZONE,
+    now: () => now,
+    demo: true,
+    quota: memoryQuota({ points: 1e6, windowMs: 60_000 }),
+    apiDays: API_DAYS,
+    log,
+  });
   return { api, fetcher, trends };
 }
 
@@ -64,7 +75,13 @@ async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; value: T 
   return { ms: performance.now() - started, value };
 }
 
-const spec = { report: 'visits' as ReportId, filters: [] as FilterGroup[], metric: 'visits' as const, range, timeZone: ZONE };
+const spec = {
+  report: 'visits' as ReportId,
+  filters: [] as FilterGroup[],
+  metric: 'visits' as const,
+  range,
+  timeZone: ZONE,
+};
 const rows: Record<string, { calls: number[]; ms: number[] }> = {};
 const record = (name: string, calls: number, ms: number) => {
   rows[name] ??= { calls: [], ms: [] };
@@ -75,13 +92,19 @@ const record = (name: string, calls: number, ms: number) => {
 for (let round = 0; round < ROUNDS; round++) {
   const repos = await openRepos({ memory: true });
   const first = world(repos);
-  const floor = await timed(() => first.api.report('countries', { startDate: range.startDate, endDate: range.endDate, limit: 1000 }));
+  const floor = await timed(() =>
+    first.api.report('countries', { startDate: range.startDate, endDate: range.endDate, limit: 1000 }),
+  );
   record('floor: one request for the 90 days', 1, floor.ms);
   const before = first.api.http.stats.attempts;
   const cold = await timed(() => first.trends.series(spec));
   record('90-day trend, cold', first.api.http.stats.attempts - before, cold.ms);
   const same = await timed(() => first.trends.series(spec));
-  record('90-day trend, warm, same process', first.api.http.stats.attempts - before - (rows['90-day trend, cold']!.calls.at(-1) ?? 0), same.ms);
+  record(
+    '90-day trend, warm, same process',
+    first.api.http.stats.attempts - before - (rows['90-day trend, cold']!.calls.at(-1) ?? 0),
+    same.ms,
+  );
   await first.api.close();
   const second = world(repos);
   const warm = await timed(() => second.trends.series(spec));
@@ -92,9 +115,23 @@ for (let round = 0; round < ROUNDS; round++) {
 
 // ---- 50 digests with charts ------------------------------------------------------------
 
-const is = (object: string, value: string): FilterGroup[] => [{ filters: [{ object, field: 'name', operator: 'is_any_of', value: [value] }] }];
-const FILTER_SETS: FilterGroup[][] = [[], is('country', 'Germany'), is('country', 'United States'), is('country', 'France'), is('browser', 'Chrome')];
-const REPORT_SETS: ReportId[][] = [['sources'], ['pages'], ['countries', 'browsers'], ['sources', 'pages'], ['browsers']];
+const is = (object: string, value: string): FilterGroup[] => [
+  { filters: [{ object, field: 'name', operator: 'is_any_of', value: [value] }] },
+];
+const FILTER_SETS: FilterGroup[][] = [
+  [],
+  is('country', 'Germany'),
+  is('country', 'United States'),
+  is('country', 'France'),
+  is('browser', 'Chrome'),
+];
+const REPORT_SETS: ReportId[][] = [
+  ['sources'],
+  ['pages'],
+  ['countries', 'browsers'],
+  ['sources', 'pages'],
+  ['browsers'],
+];
 const digests: Digest[] = Array.from({ length: 50 }, (_, i) => ({
   id: i + 1,
   teamId: 'T',
@@ -117,14 +154,30 @@ for (let round = 0; round < ROUNDS; round++) {
   for (const charts of [false, true]) {
     const repos = await openRepos({ memory: true });
     const w = world(repos);
-    const content = new DigestContent({ fetcher: w.fetcher, ...(charts ? { trends: w.trends } : {}), flagged, demo: true, log });
+    const content = new DigestContent({
+      fetcher: w.fetcher,
+      ...(charts ? { trends: w.trends } : {}),
+      flagged,
+      demo: true,
+      log,
+    });
     const cold = await timed(() => Promise.all(digests.map((d) => content.render(d, now, false))));
     record(`50 weekly digests ${charts ? 'with charts' : 'without charts'}, cold`, w.api.http.stats.attempts, cold.ms);
     await w.api.close();
     const next = world(repos);
-    const again = new DigestContent({ fetcher: next.fetcher, ...(charts ? { trends: next.trends } : {}), flagged, demo: true, log });
+    const again = new DigestContent({
+      fetcher: next.fetcher,
+      ...(charts ? { trends: next.trends } : {}),
+      flagged,
+      demo: true,
+      log,
+    });
     const warm = await timed(() => Promise.all(digests.map((d) => again.render(d, now, false))));
-    record(`50 weekly digests ${charts ? 'with charts' : 'without charts'}, store warm, new process`, next.api.http.stats.attempts, warm.ms);
+    record(
+      `50 weekly digests ${charts ? 'with charts' : 'without charts'}, store warm, new process`,
+      next.api.http.stats.attempts,
+      warm.ms,
+    );
     await next.api.close();
     await repos.close();
   }
@@ -132,7 +185,9 @@ for (let round = 0; round < ROUNDS; round++) {
 demo.stop();
 
 const floorMs = median(rows['floor: one request for the 90 days']!.ms);
-console.log(`\nTrends: medians of ${ROUNDS} rounds; demo API in its own process, 10 ms a request; ratios against the floor (${floorMs.toFixed(1)} ms)`);
+console.log(
+  `\nTrends: medians of ${ROUNDS} rounds; demo API in its own process, 10 ms a request; ratios against the floor (${floorMs.toFixed(1)} ms)`,
+);
 console.log('| case | API calls | time | ÷ floor |');
 console.log('|---|---|---|---|');
 for (const [name, r] of Object.entries(rows)) {

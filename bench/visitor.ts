@@ -26,7 +26,7 @@ const demo = box.demo!;
 
 // The visitors asked about: the five fixed ones, then random ones from the data set (a fixed seed, so runs compare).
 let seed = 0x9e3779b9;
-const random = () => ((seed = (Math.imul(seed, 1_664_525) + 1_013_904_223) >>> 0) / 2 ** 32);
+const random = () => (seed = (Math.imul(seed, 1_664_525) + 1_013_904_223) >>> 0) / 2 ** 32;
 const pool = demo.dataset.visitors;
 const ids = Array.from({ length: LOOKUPS + 50 }, (_, i) =>
   i % 4 === 0 ? Object.values(DEMO_VISITORS)[(i / 4) % 5]! : pool[Math.floor(random() * pool.length)]!.id,
@@ -51,7 +51,8 @@ async function lookup(i: number): Promise<void> {
   const card = box.slack.waitForMessage(
     CHANNEL,
     (m) => {
-      if (claimed.has(m.ts) || m.ephemeralTo !== user || headerOf(m)?.endsWith(`: visitor ${visitorId}`) !== true) return false;
+      if (claimed.has(m.ts) || m.ephemeralTo !== user || headerOf(m)?.endsWith(`: visitor ${visitorId}`) !== true)
+        return false;
       claimed.add(m.ts);
       return true;
     },
@@ -63,7 +64,8 @@ async function lookup(i: number): Promise<void> {
 
 const api = new AnalyticsApi({ baseUrl: demo.url, apiKey: box.secrets.apiKey });
 const single = (i: number) => api.security.check('bot', ids[i % ids.length]!);
-const profile = (i: number) => fetchVisitorProfile(api, ids[i % ids.length]!, { visitsPage: 1, visitsLimit: 10, endDate: '2100-01-01' });
+const profile = (i: number) =>
+  fetchVisitorProfile(api, ids[i % ids.length]!, { visitsPage: 1, visitsLimit: 10, endDate: '2100-01-01' });
 
 function line(name: string, r: LoadResult): string {
   const failed = r.failures > 0 ? ` (first: ${r.firstError})` : '';

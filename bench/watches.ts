@@ -36,8 +36,15 @@ const ZONE = 'UTC';
 const log = createLogger({ level: 'silent' });
 const demo = await spawnDemoApi({ DEMO_API_KEY: KEY, DEMO_API_LATENCY_MS: '10' });
 
-const is = (object: string, value: string): FilterGroup[] => [{ filters: [{ object, field: 'name', operator: 'is_any_of', value: [value] }] }];
-const FILTER_SETS: FilterGroup[][] = [[], is('country', 'Germany'), is('country', 'United States'), is('browser', 'Chrome')];
+const is = (object: string, value: string): FilterGroup[] => [
+  { filters: [{ object, field: 'name', operator: 'is_any_of', value: [value] }] },
+];
+const FILTER_SETS: FilterGroup[][] = [
+  [],
+  is('country', 'Germany'),
+  is('country', 'United States'),
+  is('browser', 'Chrome'),
+];
 const REPORT_SET: ReportId[] = ['sources', 'pages', 'countries', 'browsers', 'devices'];
 const CONDITIONS: Condition[] = [
   { kind: 'above', value: 50 },
@@ -51,9 +58,16 @@ const CONDITIONS: Condition[] = [
   { kind: 'spike' },
   { kind: 'spike' },
 ];
-const rules: WatchRule[] = REPORT_SET.flatMap((report) => FILTER_SETS.flatMap((filters) => CONDITIONS.map((condition) => ({ metric: 'visits' as const, report, filters, condition, every: 'day' as const }))));
+const rules: WatchRule[] = REPORT_SET.flatMap((report) =>
+  FILTER_SETS.flatMap((filters) =>
+    CONDITIONS.map((condition) => ({ metric: 'visits' as const, report, filters, condition, every: 'day' as const })),
+  ),
+);
 
-const refs = { ref: async (q: ReportQuery) => encodeQuery(q), resolve: async (r: string | undefined) => (r ? decodeQuery(r, REPORTS) : null) };
+const refs = {
+  ref: async (q: ReportQuery) => encodeQuery(q),
+  resolve: async (r: string | undefined) => (r ? decodeQuery(r, REPORTS) : null),
+};
 const rows: Record<string, { calls: number[]; ms: number[] }> = {};
 const record = (name: string, calls: number, ms: number) => {
   rows[name] ??= { calls: [], ms: [] };
@@ -68,10 +82,27 @@ for (let round = 0; round < ROUNDS; round++) {
   let clock = today;
   const api = new AnalyticsApi({ baseUrl: demo.url, apiKey: KEY, timeoutMs: 10_000 });
   const fetcher = new SharedFetcher(api, { now: () => clock });
-  const trends = new TrendService({ api, fetcher, repo: repos.trends, refs, timeZoneFor: async () => ZONE, now: () => clock, demo: true, quota: memoryQuota({ points: 1e6, windowMs: 60_000 }), apiDays: API_DAYS, log });
+  const trends = new TrendService({
+    api,
+    fetcher,
+    repo: repos.trends,
+    refs,
+    timeZoneFor: async () => ZONE,
+    now: () => clock,
+    demo: true,
+    quota: memoryQuota({ points: 1e6, windowMs: 60_000 }),
+    apiDays: API_DAYS,
+    log,
+  });
   const evaluator = new WatchEvaluator({
     db: repos.db,
-    observer: new WatchObserver({ trends, fetcher, flagged: { judged: async () => undefined }, apiDays: API_DAYS, log }),
+    observer: new WatchObserver({
+      trends,
+      fetcher,
+      flagged: { judged: async () => undefined },
+      apiDays: API_DAYS,
+      log,
+    }),
     apiDays: API_DAYS,
     owner: 'bench',
     now: () => clock,
@@ -80,13 +111,20 @@ for (let round = 0; round < ROUNDS; round++) {
     demo: true,
     spreadMs: { hour: 0, day: 0 },
   });
-  for (const rule of rules) await repos.watches.create({ teamId: 'T', channelId: `C${rule.report}`, ownerId: 'U', rule, timeZone: ZONE });
+  for (const rule of rules)
+    await repos.watches.create({ teamId: 'T', channelId: `C${rule.report}`, ownerId: 'U', rule, timeZone: ZONE });
 
   // The floor: each distinct question once (yesterday's rows of each report and filter set).
   const yesterday = shiftDate(localDate(clock, ZONE)!, -1);
   let started = performance.now();
   const floorApi = new AnalyticsApi({ baseUrl: demo.url, apiKey: KEY, timeoutMs: 10_000 });
-  await Promise.all(REPORT_SET.flatMap((report) => FILTER_SETS.map((filterGroups) => floorApi.report(report, { startDate: yesterday, endDate: yesterday, filterGroups, limit: 1000 }))));
+  await Promise.all(
+    REPORT_SET.flatMap((report) =>
+      FILTER_SETS.map((filterGroups) =>
+        floorApi.report(report, { startDate: yesterday, endDate: yesterday, filterGroups, limit: 1000 }),
+      ),
+    ),
+  );
   record('floor: the 20 distinct questions, once each', floorApi.http.stats.attempts, performance.now() - started);
   await floorApi.close();
 
@@ -101,8 +139,18 @@ for (let round = 0; round < ROUNDS; round++) {
     const before = api.http.stats.attempts;
     started = performance.now();
     await evaluator.tick();
-    if (day === 1) record('the next day (a spike’s baseline days are new)', api.http.stats.attempts - before, performance.now() - started);
-    if (day === 29) record('a month in (every day behind the watches kept)', api.http.stats.attempts - before, performance.now() - started);
+    if (day === 1)
+      record(
+        'the next day (a spike’s baseline days are new)',
+        api.http.stats.attempts - before,
+        performance.now() - started,
+      );
+    if (day === 29)
+      record(
+        'a month in (every day behind the watches kept)',
+        api.http.stats.attempts - before,
+        performance.now() - started,
+      );
   }
   await api.close();
   await repos.close();
@@ -110,7 +158,9 @@ for (let round = 0; round < ROUNDS; round++) {
 demo.stop();
 
 const floor = median(rows['floor: the 20 distinct questions, once each']!.ms);
-console.log(`\nWatches: 200 watches over 20 distinct questions; medians of ${ROUNDS} rounds; demo API in its own process, 10 ms a request; peak RSS ${peakRssMb().toFixed(0)} MB`);
+console.log(
+  `\nWatches: 200 watches over 20 distinct questions; medians of ${ROUNDS} rounds; demo API in its own process, 10 ms a request; peak RSS ${peakRssMb().toFixed(0)} MB`,
+);
 console.log('| case | API calls | time | ÷ floor |');
 console.log('|---|---|---|---|');
 for (const [name, r] of Object.entries(rows)) {

@@ -24,7 +24,9 @@ type Intersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: 
 export type Repos = PlatformRepos & Intersection<ReposOf<Features>> & { close(): Promise<void> };
 
 export function createRepos(db: Db, features: readonly LookoutFeature[] = FEATURES): Repos {
-  return Object.assign(platformRepos(db), ...features.map((f) => f.repos?.(db) ?? {}), { close: () => db.close() }) as Repos;
+  return Object.assign(platformRepos(db), ...features.map((f) => f.repos?.(db) ?? {}), {
+    close: () => db.close(),
+  }) as Repos;
 }
 
 /** Opens (and migrates) the store, with every repository. */
@@ -59,7 +61,10 @@ export interface Lookout {
 export async function startLookout(options: LookoutOptions): Promise<Lookout> {
   const features = options.features ?? FEATURES;
   const settings = settingsOf(options);
-  const platform = await openPlatform(settings, features.flatMap((f) => f.subjects ?? []));
+  const platform = await openPlatform(
+    settings,
+    features.flatMap((f) => f.subjects ?? []),
+  );
   const ctx: Context = { platform, settings };
   let ops: Ops | undefined;
   let slack: SlackApp | undefined;

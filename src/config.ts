@@ -16,7 +16,11 @@ const withDefault = <T extends z.ZodType>(schema: T, value: z.input<T>) =>
   z.preprocess(blankToUndefined, schema.prefault(value as never));
 
 const intBetween = (min: number, max: number) =>
-  z.coerce.number({ error: `expected a whole number from ${min} to ${max}` }).int(`expected a whole number from ${min} to ${max}`).min(min, `expected a whole number from ${min} to ${max}`).max(max, `expected a whole number from ${min} to ${max}`);
+  z.coerce
+    .number({ error: `expected a whole number from ${min} to ${max}` })
+    .int(`expected a whole number from ${min} to ${max}`)
+    .min(min, `expected a whole number from ${min} to ${max}`)
+    .max(max, `expected a whole number from ${min} to ${max}`);
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'expected an http(s) URL, like https://api.example.com' });
 
@@ -24,73 +28,88 @@ const slackIds = (kind: string, pattern: RegExp) =>
   z
     .string()
     .transform((v) => v.split(/[\s,]+/).filter(Boolean))
-    .refine((ids) => ids.every((id) => pattern.test(id)), `expected a comma-separated list of Slack ${kind} ids, like ${kind === 'user' ? 'U012AB3CD' : 'C012AB3CD'}`);
+    .refine(
+      (ids) => ids.every((id) => pattern.test(id)),
+      `expected a comma-separated list of Slack ${kind} ids, like ${kind === 'user' ? 'U012AB3CD' : 'C012AB3CD'}`,
+    );
 
 /** `60s`, `5m`, `6h`, `1d`, or a number of seconds → milliseconds. */
 const duration = (min: number, max: number, example: string) =>
-  z
-    .string()
-    .transform((v, ctx) => {
-      const ms = parseDuration(v, 's')?.ms ?? NaN;
-      if (!(ms >= min && ms <= max)) {
-        ctx.addIssue({ code: 'custom', message: `expected a duration like ${example} (s, m, h or d)` });
-        return z.NEVER;
-      }
-      return ms;
-    });
+  z.string().transform((v, ctx) => {
+    const ms = parseDuration(v, 's')?.ms ?? NaN;
+    if (!(ms >= min && ms <= max)) {
+      ctx.addIssue({ code: 'custom', message: `expected a duration like ${example} (s, m, h or d)` });
+      return z.NEVER;
+    }
+    return ms;
+  });
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
-const envSchema = z
-  .object({
-    ANALYTICS_API_URL: optional(httpUrl),
-    ANALYTICS_API_KEY: optional(z.string()),
-    ANALYTICS_TIMEOUT_MS: withDefault(intBetween(100, 120_000), 10_000),
-    ANALYTICS_MAX_CONCURRENCY: withDefault(intBetween(1, 100), 8),
-    ANALYTICS_API_TIMEZONE: withDefault(
-      z.string().refine(isValidTimeZone, 'expected the IANA time zone the API counts its dates in, like UTC or America/New_York'),
-      'UTC',
-    ),
-    ANALYTICS_SETTLE_MARGIN: withDefault(duration(60_000, 86_400_000, '10m, from 1m to 1d'), '10m'),
-    DEFAULT_TIMEZONE: withDefault(
-      z.string().refine(isValidTimeZone, 'expected an IANA time zone, like Europe/Berlin or UTC'),
-      'UTC',
-    ),
-    LOCALE: optional(z.string().refine(isLocale, 'expected a BCP 47 locale, like en-GB, de-DE or en-US')),
-    LOG_LEVEL: withDefault(z.enum(LOG_LEVELS, { error: `expected one of ${LOG_LEVELS.join(', ')}` }), 'info'),
-    PORT: withDefault(intBetween(0, 65_535), 3000),
-    OPS_PORT: withDefault(intBetween(0, 65_535), 3001),
-    OPS_HOST: withDefault(z.union([z.ipv4(), z.ipv6(), z.hostname()], { error: 'expected an address to listen on, like 127.0.0.1, 0.0.0.0 or ::' }), '127.0.0.1'),
-    OPS_TOKEN: optional(z.string().regex(/^[\x21-\x7e]{16,}$/, 'expected at least 16 printable characters without spaces (e.g. the output of openssl rand -hex 32)')),
-    SLACK_SIGNING_SECRET: optional(z.string().min(8, 'expected the app\'s signing secret')),
-    SLACK_BOT_TOKEN: optional(z.string().startsWith('xoxb-', 'expected a bot token starting with xoxb-')),
-    SLACK_APP_TOKEN: optional(z.string().startsWith('xapp-', 'expected an app-level token starting with xapp-')),
-    SLACK_API_URL: optional(httpUrl),
-    DATA_DIR: withDefault(z.string(), './data'),
-    SECURITY_CHANNELS: withDefault(slackIds('channel', /^[CGD][A-Z0-9_]+$/), ''),
-    SECURITY_USERS: withDefault(slackIds('user', /^[UW][A-Z0-9_]+$/), ''),
-    ADMIN_USERS: withDefault(slackIds('user', /^[UW][A-Z0-9_]+$/), ''),
-    ALERT_SCAN_INTERVAL: withDefault(duration(1000, 86_400_000, '60s'), '60s'),
-    ALERT_RECHECK_AFTER: withDefault(duration(0, 30 * 86_400_000, '6h'), '6h'),
-    ALERT_BURST: withDefault(intBetween(1, 100), 5),
-    ALERT_DELIVERY_DEADLINE: withDefault(duration(60_000, 7 * 86_400_000, '6h'), '6h'),
-    SLACK_TIMEOUT: withDefault(duration(500, 120_000, '10s'), '10s'),
-    HEARTBEAT: withDefault(duration(200, 600_000, '10s'), '10s'),
-    DIGEST_MIN_INTERVAL: withDefault(duration(60_000, 7 * 86_400_000, '1h'), '1h'),
-    DIGESTS_PER_CHANNEL: withDefault(intBetween(1, 1000), 10),
-    DIGESTS_PER_USER: withDefault(intBetween(1, 1000), 20),
-    USER_RATE_LIMIT: withDefault(intBetween(1, 100_000), 600),
-    API_BUDGET: withDefault(intBetween(1, 1_000_000), 6000),
-    TREND_MAX_FETCH: withDefault(intBetween(1, 10_000), 200),
-    USER_RATE_WINDOW: withDefault(duration(1000, 86_400_000, '60s'), '60s'),
-    SCRAPING_SCORE_THRESHOLD: withDefault(
-      z.coerce.number({ error: 'expected a number from 0 to 1' }).min(0, 'expected a number from 0 to 1').max(1, 'expected a number from 0 to 1'),
-      DEFAULT_VERDICT_OPTIONS.scrapingScoreThreshold,
-    ),
-    DATABASE_URL: optional(
-      z.url({ protocol: /^postgres(ql)?$/, error: 'expected a postgres:// URL' }),
-    ),
-  });
+const envSchema = z.object({
+  ANALYTICS_API_URL: optional(httpUrl),
+  ANALYTICS_API_KEY: optional(z.string()),
+  ANALYTICS_TIMEOUT_MS: withDefault(intBetween(100, 120_000), 10_000),
+  ANALYTICS_MAX_CONCURRENCY: withDefault(intBetween(1, 100), 8),
+  ANALYTICS_API_TIMEZONE: withDefault(
+    z
+      .string()
+      .refine(isValidTimeZone, 'expected the IANA time zone the API counts its dates in, like UTC or America/New_York'),
+    'UTC',
+  ),
+  ANALYTICS_SETTLE_MARGIN: withDefault(duration(60_000, 86_400_000, '10m, from 1m to 1d'), '10m'),
+  DEFAULT_TIMEZONE: withDefault(
+    z.string().refine(isValidTimeZone, 'expected an IANA time zone, like Europe/Berlin or UTC'),
+    'UTC',
+  ),
+  LOCALE: optional(z.string().refine(isLocale, 'expected a BCP 47 locale, like en-GB, de-DE or en-US')),
+  LOG_LEVEL: withDefault(z.enum(LOG_LEVELS, { error: `expected one of ${LOG_LEVELS.join(', ')}` }), 'info'),
+  PORT: withDefault(intBetween(0, 65_535), 3000),
+  OPS_PORT: withDefault(intBetween(0, 65_535), 3001),
+  OPS_HOST: withDefault(
+    z.union([z.ipv4(), z.ipv6(), z.hostname()], {
+      error: 'expected an address to listen on, like 127.0.0.1, 0.0.0.0 or ::',
+    }),
+    '127.0.0.1',
+  ),
+  OPS_TOKEN: optional(
+    z
+      .string()
+      .regex(
+        /^[\x21-\x7e]{16,}$/,
+        'expected at least 16 printable characters without spaces (e.g. the output of openssl rand -hex 32)',
+      ),
+  ),
+  SLACK_SIGNING_SECRET: optional(z.string().min(8, "expected the app's signing secret")),
+  SLACK_BOT_TOKEN: optional(z.string().startsWith('xoxb-', 'expected a bot token starting with xoxb-')),
+  SLACK_APP_TOKEN: optional(z.string().startsWith('xapp-', 'expected an app-level token starting with xapp-')),
+  SLACK_API_URL: optional(httpUrl),
+  DATA_DIR: withDefault(z.string(), './data'),
+  SECURITY_CHANNELS: withDefault(slackIds('channel', /^[CGD][A-Z0-9_]+$/), ''),
+  SECURITY_USERS: withDefault(slackIds('user', /^[UW][A-Z0-9_]+$/), ''),
+  ADMIN_USERS: withDefault(slackIds('user', /^[UW][A-Z0-9_]+$/), ''),
+  ALERT_SCAN_INTERVAL: withDefault(duration(1000, 86_400_000, '60s'), '60s'),
+  ALERT_RECHECK_AFTER: withDefault(duration(0, 30 * 86_400_000, '6h'), '6h'),
+  ALERT_BURST: withDefault(intBetween(1, 100), 5),
+  ALERT_DELIVERY_DEADLINE: withDefault(duration(60_000, 7 * 86_400_000, '6h'), '6h'),
+  SLACK_TIMEOUT: withDefault(duration(500, 120_000, '10s'), '10s'),
+  HEARTBEAT: withDefault(duration(200, 600_000, '10s'), '10s'),
+  DIGEST_MIN_INTERVAL: withDefault(duration(60_000, 7 * 86_400_000, '1h'), '1h'),
+  DIGESTS_PER_CHANNEL: withDefault(intBetween(1, 1000), 10),
+  DIGESTS_PER_USER: withDefault(intBetween(1, 1000), 20),
+  USER_RATE_LIMIT: withDefault(intBetween(1, 100_000), 600),
+  API_BUDGET: withDefault(intBetween(1, 1_000_000), 6000),
+  TREND_MAX_FETCH: withDefault(intBetween(1, 10_000), 200),
+  USER_RATE_WINDOW: withDefault(duration(1000, 86_400_000, '60s'), '60s'),
+  SCRAPING_SCORE_THRESHOLD: withDefault(
+    z.coerce
+      .number({ error: 'expected a number from 0 to 1' })
+      .min(0, 'expected a number from 0 to 1')
+      .max(1, 'expected a number from 0 to 1'),
+    DEFAULT_VERDICT_OPTIONS.scrapingScoreThreshold,
+  ),
+  DATABASE_URL: optional(z.url({ protocol: /^postgres(ql)?$/, error: 'expected a postgres:// URL' })),
+});
 
 /** Rules across variables, checked on the raw values so they are reported with every other problem. */
 function crossChecks(env: NodeJS.ProcessEnv): string[] {
@@ -103,7 +122,9 @@ function crossChecks(env: NodeJS.ProcessEnv): string[] {
     const missing = set('SLACK_SIGNING_SECRET') ? 'SLACK_BOT_TOKEN' : 'SLACK_SIGNING_SECRET';
     problems.push(`${missing}: required with the other Slack credential (set both, or neither for the sandbox)`);
   } else if (set('SLACK_APP_TOKEN') && !set('SLACK_BOT_TOKEN')) {
-    problems.push('SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET: required with SLACK_APP_TOKEN (Socket Mode needs them too)');
+    problems.push(
+      'SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET: required with SLACK_APP_TOKEN (Socket Mode needs them too)',
+    );
   }
   return problems;
 }
@@ -174,7 +195,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     : parsed.error.issues.map((issue) => `${String(issue.path[0] ?? '?')}: ${issue.message}`);
   problems.push(...crossChecks(env));
   if (parsed.success && parsed.data.OPS_PORT !== 0 && parsed.data.OPS_PORT === parsed.data.PORT) {
-    problems.push('OPS_PORT: must differ from PORT (PORT serves Slack and /healthz; /metrics and /readyz have their own port)');
+    problems.push(
+      'OPS_PORT: must differ from PORT (PORT serves Slack and /healthz; /metrics and /readyz have their own port)',
+    );
   }
   if (!parsed.success || problems.length > 0) throw new ConfigError([...new Set(problems)]);
   const e = parsed.data;
@@ -208,7 +231,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       scrapingScoreThreshold: e.SCRAPING_SCORE_THRESHOLD,
     },
     admins: e.ADMIN_USERS,
-    alerts: { scanIntervalMs: e.ALERT_SCAN_INTERVAL, recheckMs: e.ALERT_RECHECK_AFTER, burst: e.ALERT_BURST, deliveryDeadlineMs: e.ALERT_DELIVERY_DEADLINE },
+    alerts: {
+      scanIntervalMs: e.ALERT_SCAN_INTERVAL,
+      recheckMs: e.ALERT_RECHECK_AFTER,
+      burst: e.ALERT_BURST,
+      deliveryDeadlineMs: e.ALERT_DELIVERY_DEADLINE,
+    },
     deliveries: { slackTimeoutMs: e.SLACK_TIMEOUT, heartbeatMs: e.HEARTBEAT },
     limits: {
       digestMinIntervalMs: e.DIGEST_MIN_INTERVAL,

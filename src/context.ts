@@ -47,7 +47,11 @@ export interface LookoutOptions {
   scheduler?: boolean;
   alerts?: { scanIntervalMs: number; recheckMs: number; burst: number; deliveryDeadlineMs?: number };
   limits?: Partial<Limits>;
-  deliveries?: { slackTimeoutMs: number; heartbeatMs: number; /** At most one post per channel this often (default 1 s, Slack's limit). */ paceMs?: number };
+  deliveries?: {
+    slackTimeoutMs: number;
+    heartbeatMs: number;
+    /** At most one post per channel this often (default 1 s, Slack's limit). */ paceMs?: number;
+  };
   /** How often due watches are looked for, and over how much of each period their evaluations are spread (ms). */
   watches?: { tickMs?: number; spreadMs?: { hour: number; day: number }; staleMs?: number };
   /** Open Home tabs are published again this long after a change, at most `perMinute` a minute after a burst of `burst`. */
@@ -106,16 +110,27 @@ export interface Context {
 }
 
 /** A feature of Lookout (platform/feature.ts). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type LookoutFeature<Name extends string = string, Needs extends string = any, Repos extends object = object> = Feature<Context, Name, Needs, Repos>;
+export type LookoutFeature<
+  Name extends string = string,
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  Needs extends string = any,
+  Repos extends object = object,
+> = Feature<Context, Name, Needs, Repos>;
 
 /** What commands and their buttons need to ask the API for someone: the API, their time zone, their quota. */
 export function answering({ platform, settings }: Context): Answering {
-  return { api: platform.api, timeZoneFor: async () => settings.timeZone, now: settings.now, weekStart: settings.weekStart, demo: settings.demo, quota: platform.quota, log: platform.log };
+  return {
+    api: platform.api,
+    timeZoneFor: async () => settings.timeZone,
+    now: settings.now,
+    weekStart: settings.weekStart,
+    demo: settings.demo,
+    quota: platform.quota,
+    log: platform.log,
+  };
 }
 
 /** The child logger of a component. */
 export function logOf({ platform }: Context, component: string): Logger {
   return platform.log.child({ component });
 }
-

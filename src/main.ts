@@ -60,7 +60,10 @@ async function main(): Promise<void> {
 }
 
 /** One line for an address the app cannot listen on, naming the setting; undefined for any other error. */
-function listenProblem(error: NodeJS.ErrnoException & { port?: number; hostname?: string }, config: Config): string | undefined {
+function listenProblem(
+  error: NodeJS.ErrnoException & { port?: number; hostname?: string },
+  config: Config,
+): string | undefined {
   const ops = error.port === config.ops.port && config.ops.port !== 0;
   if (error.code === 'EADDRINUSE') {
     const name = ops ? 'OPS_PORT' : 'PORT';
@@ -85,7 +88,10 @@ function portIsFree(port: number, host?: string): Promise<boolean> {
 /** `port` when it is free (or 0), else 0 (any free port), saying so. */
 async function freeOrAny(name: string, port: number, log: Logger, host?: string): Promise<number> {
   if (port === 0 || (await portIsFree(port, host))) return port;
-  log.warn({ port }, `${name === 'PORT' ? 'port' : name} ${port} is taken: the sandbox's ${name === 'PORT' ? 'app' : 'ops listener'} listens on a free port instead`);
+  log.warn(
+    { port },
+    `${name === 'PORT' ? 'port' : name} ${port} is taken: the sandbox's ${name === 'PORT' ? 'app' : 'ops listener'} listens on a free port instead`,
+  );
   return 0;
 }
 
@@ -122,7 +128,12 @@ async function runForReal(config: Config, log: Logger): Promise<() => Promise<vo
     store: storeOptions(config),
   });
   log.info(
-    { mode: slack.appToken ? 'socket' : 'http', port: slack.appToken ? undefined : config.port, ops: lookout.ops.url, api: new URL(config.analytics.url).origin },
+    {
+      mode: slack.appToken ? 'socket' : 'http',
+      port: slack.appToken ? undefined : config.port,
+      ops: lookout.ops.url,
+      api: new URL(config.analytics.url).origin,
+    },
     'Lookout is running against Slack',
   );
   return () => lookout.stop();
@@ -134,7 +145,8 @@ async function loadSandbox() {
     return await import('@lookout/sandbox');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code !== 'ERR_MODULE_NOT_FOUND' || !String((error as Error).message).includes("'@lookout/sandbox'")) throw error;
+    if (code !== 'ERR_MODULE_NOT_FOUND' || !String((error as Error).message).includes("'@lookout/sandbox'"))
+      throw error;
     console.error(
       'No Slack credentials, and this installation has no sandbox (it comes with the development dependencies: npm ci && npm start in a clone). Set SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET to run against Slack.',
     );
@@ -149,7 +161,11 @@ async function runSandbox(config: Config, log: Logger): Promise<() => Promise<vo
   // Like everything in the sandbox, the app listens on loopback (startSandbox's wiring says so).
   const port = await freeOrAny('PORT', config.port, log, '127.0.0.1');
   // The sandbox's ops listener is on loopback, whatever OPS_HOST says, like everything else in it.
-  const ops = { ...config.ops, host: '127.0.0.1', port: await freeOrAny('OPS_PORT', config.ops.port, log, '127.0.0.1') };
+  const ops = {
+    ...config.ops,
+    host: '127.0.0.1',
+    port: await freeOrAny('OPS_PORT', config.ops.port, log, '127.0.0.1'),
+  };
   const app: Omit<LookoutOptions, 'api' | 'slack' | 'demo'> = {
     log,
     defaultTimezone: config.defaultTimezone,
@@ -173,10 +189,16 @@ async function runSandbox(config: Config, log: Logger): Promise<() => Promise<vo
     startApp: (wiring) => startLookout({ ...app, ...wiring }),
   });
   log.info(
-    { api: sandbox.demo ? 'demo' : new URL(config.analytics.url!).origin, app: sandbox.lookout.requestUrl, ops: sandbox.lookout.ops.url },
+    {
+      api: sandbox.demo ? 'demo' : new URL(config.analytics.url!).origin,
+      app: sandbox.lookout.requestUrl,
+      ops: sandbox.lookout.ops.url,
+    },
     'no Slack credentials: running the sandbox',
   );
-  console.log(`\n  Lookout sandbox: open ${sandbox.slack.url}/ in a browser\n  Metrics and readiness: ${sandbox.lookout.ops.url}/metrics and /readyz\n`);
+  console.log(
+    `\n  Lookout sandbox: open ${sandbox.slack.url}/ in a browser\n  Metrics and readiness: ${sandbox.lookout.ops.url}/metrics and /readyz\n`,
+  );
   return () => sandbox.stop();
 }
 

@@ -15,7 +15,12 @@ const receiver = new HTTPReceiver({
   logLevel: LogLevel.ERROR,
   customRoutes: [{ path: '/healthz', method: ['GET'], handler: (_req, res) => res.writeHead(200).end('{"ok":true}') }],
 });
-const app = new App({ receiver, token: process.env.SLACK_BOT_TOKEN, logLevel: LogLevel.ERROR, clientOptions: { slackApiUrl: process.env.SLACK_API_URL } });
+const app = new App({
+  receiver,
+  token: process.env.SLACK_BOT_TOKEN,
+  logLevel: LogLevel.ERROR,
+  clientOptions: { slackApiUrl: process.env.SLACK_API_URL },
+});
 app.command('/traffic', async ({ ack, command }) => {
   await ack();
   const report = command.text.split(' ')[0] === 'pages' ? '/pages' : '/traffic/sources';
@@ -32,7 +37,11 @@ app.command('/traffic', async ({ ack, command }) => {
     method: 'POST',
     dispatcher: answers,
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ response_type: 'ephemeral', text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] }),
+    body: JSON.stringify({
+      response_type: 'ephemeral',
+      text,
+      blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }],
+    }),
   });
   await posted.body.dump();
 });

@@ -8,4 +8,12 @@ import { visitor } from './visitor/index.js';
 import { watches } from './watches/index.js';
 
 /** Every feature, in the order they are plugged: each after those it needs. */
-export const FEATURES = [visitor, reports, alerts, trends, digests, watches, home] as const satisfies readonly LookoutFeature[];
+export const FEATURES = [
+  visitor,
+  reports,
+  alerts,
+  trends,
+  digests,
+  watches,
+  home,
+] as const satisfies readonly LookoutFeature[];

@@ -60,7 +60,6 @@ export interface ReportDef {
   columns: readonly Column[];
 }
 
-
 const AGGREGATE_SORT = {
   visits: 'total_visits',
   unique: 'unique_visitors',
@@ -178,7 +177,6 @@ export const REPORTS: Readonly<Record<ReportId, ReportDef>> = {
   },
 };
 
-
 export type ReportCatalog = Readonly<Record<ReportId, ReportDef>>;
 
 /** The API field names a report can be sorted by: its default and its sort aliases' targets. */
@@ -205,4 +203,3 @@ export function matchReport(word: string, catalog: ReportCatalog): ReportMatch {
   const [only] = matches;
   return matches.length === 1 && only !== undefined ? { ok: true, id: only } : { ok: false, matches };
 }
-

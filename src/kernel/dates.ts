@@ -23,9 +23,9 @@ interface Ymd {
 }
 
 function daysInMonth(y: number, m: number): number {
-  return [31, y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][
-    m - 1
-  ] ?? 0;
+  return (
+    [31, y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][m - 1] ?? 0
+  );
 }
 
 function parseDate(text: string): Ymd | undefined {
@@ -227,7 +227,10 @@ export function isLocale(locale: string): boolean {
 export function weekStartOf(locale: string | undefined): Weekday {
   if (!locale) return DEFAULT_WEEK_START;
   try {
-    const info = new Intl.Locale(locale) as Intl.Locale & { weekInfo?: { firstDay?: number }; getWeekInfo?: () => { firstDay?: number } };
+    const info = new Intl.Locale(locale) as Intl.Locale & {
+      weekInfo?: { firstDay?: number };
+      getWeekInfo?: () => { firstDay?: number };
+    };
     const first = info.getWeekInfo?.().firstDay ?? info.weekInfo?.firstDay;
     return first !== undefined && first >= 1 && first <= 7 ? (first as Weekday) : DEFAULT_WEEK_START;
   } catch {

@@ -43,7 +43,12 @@ export function isFilterField(object: string, field: string): boolean {
 }
 
 export function sameCondition(a: FilterCondition, b: FilterCondition): boolean {
-  return a.object === b.object && a.field === b.field && a.operator === b.operator && JSON.stringify(a.value) === JSON.stringify(b.value);
+  return (
+    a.object === b.object &&
+    a.field === b.field &&
+    a.operator === b.operator &&
+    JSON.stringify(a.value) === JSON.stringify(b.value)
+  );
 }
 
 export function cloneGroups(groups: readonly FilterGroup[]): FilterGroup[] {
@@ -67,7 +72,9 @@ export function filtersToText(groups: readonly FilterGroup[]): string {
         .map((f) => {
           const target = f.field === DEFAULT_FILTER_FIELD ? f.object : `${f.object}.${f.field}`;
           const values = Array.isArray(f.value) ? f.value : [f.value];
-          return f.operator === 'contains' ? `${target}~${quote(values[0] ?? '')}` : `${target}:${values.map(quote).join(',')}`;
+          return f.operator === 'contains'
+            ? `${target}~${quote(values[0] ?? '')}`
+            : `${target}:${values.map(quote).join(',')}`;
         })
         .join(' '),
     )
@@ -87,7 +94,8 @@ export function likelyFilterFix(groups: readonly FilterGroup[]): string | undefi
     if (f.field === 'name' && codes) {
       return `\`${f.object}:${values.join(',')}\` matches ${f.object} names; for codes, say \`${f.object}.code:${values.map((v) => v.toUpperCase()).join(',')}\`.`;
     }
-    if (f.field === 'code' && !codes) return `\`${f.object}.code\` takes codes like US or DE; for names, say \`${f.object}:${values.join(',')}\`.`;
+    if (f.field === 'code' && !codes)
+      return `\`${f.object}.code\` takes codes like US or DE; for names, say \`${f.object}:${values.join(',')}\`.`;
   }
   return undefined;
 }
@@ -181,20 +189,34 @@ export function parseFilterAt(
   const fields = FILTER_FIELDS[object] ?? [DEFAULT_FILTER_FIELD];
   const field = fieldParts.length === 0 ? DEFAULT_FILTER_FIELD : rawField;
   if (!fields.includes(field)) {
-    const suggestion = closest(field, fields.map((f): [string, string] => [f, f]));
-    return { problem: `\`${object}\` has no field ${code(field)}.${didYouMean(suggestion)} Fields of ${object}: ${fields.join(', ')}.` };
+    const suggestion = closest(
+      field,
+      fields.map((f): [string, string] => [f, f]),
+    );
+    return {
+      problem: `\`${object}\` has no field ${code(field)}.${didYouMean(suggestion)} Fields of ${object}: ${fields.join(', ')}.`,
+    };
   }
 
-  const segments: Segment[] = [...(at.rest === '' ? [] : [{ text: at.rest, quoted: false }]), ...token.segments.slice(1)];
+  const segments: Segment[] = [
+    ...(at.rest === '' ? [] : [{ text: at.rest, quoted: false }]),
+    ...token.segments.slice(1),
+  ];
   let consumed = 1;
   const more = () => tokens[i + consumed] !== undefined && canTake(tokens[i + consumed] as Token);
   if (segments.length === 0 && more()) segments.push(...(tokens[i + consumed++] as Token).segments);
-  while (at.op === ':' && endsWithComma(segments) && more()) segments.push(...(tokens[i + consumed++] as Token).segments);
+  while (at.op === ':' && endsWithComma(segments) && more())
+    segments.push(...(tokens[i + consumed++] as Token).segments);
 
   const example = at.op === ':' ? `${object}:"a value"` : `${object}~text`;
-  const emptyValue = { problem: `The filter ${code(at.head + at.op)} has an empty value; write it like \`${example}\`.` };
+  const emptyValue = {
+    problem: `The filter ${code(at.head + at.op)} has an empty value; write it like \`${example}\`.`,
+  };
   if (at.op === '~') {
-    const value = segments.map((s) => s.text).join('').trim();
+    const value = segments
+      .map((s) => s.text)
+      .join('')
+      .trim();
     if (value === '') return emptyValue;
     return { consumed, condition: { object, field, operator: 'contains', value } };
   }
@@ -204,11 +226,14 @@ export function parseFilterAt(
 }
 
 /** Filters alone (the digest form, a digest's filters): every token a filter or `or`. */
-export function parseFilters(tokens: readonly Token[], catalog: ReportCatalog): { filters: FilterGroup[] } | FilterProblem {
+export function parseFilters(
+  tokens: readonly Token[],
+  catalog: ReportCatalog,
+): { filters: FilterGroup[] } | FilterProblem {
   const aliases = objectAliases(catalog);
   const groups: FilterGroup[] = [{ filters: [] }];
   let count = 0;
-  for (let i = 0; i < tokens.length; ) {
+  for (let i = 0; i < tokens.length;) {
     const token = tokens[i] as Token;
     if (token.word === 'or') {
       if ((groups[groups.length - 1] as FilterGroup).filters.length === 0) return OR_ERROR;
@@ -217,7 +242,10 @@ export function parseFilters(tokens: readonly Token[], catalog: ReportCatalog): 
       continue;
     }
     const at = findOperator(token);
-    if (!at) return { problem: `${code(token.text)} is not a filter; write filters like \`country:Germany\` or \`page~/blog\`.` };
+    if (!at)
+      return {
+        problem: `${code(token.text)} is not a filter; write filters like \`country:Germany\` or \`page~/blog\`.`,
+      };
     const parsed = parseFilterAt(tokens, i, at, aliases, (t) => t.word !== 'or' && !findOperator(t));
     if ('problem' in parsed) return parsed;
     if (++count > MAX_FILTERS) return { problem: `Too many filters: at most ${MAX_FILTERS}.` };

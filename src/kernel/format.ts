@@ -48,7 +48,12 @@ export function counted(n: number, singular: string, plural = `${singular}s`): s
 
 /** A whole span in words: "1 minute", "5 minutes", "2 hours", "1 day" (the largest unit that divides it). */
 export function durationInWords(ms: number): string {
-  const units: [number, string][] = [[86_400_000, 'day'], [3_600_000, 'hour'], [60_000, 'minute'], [1000, 'second']];
+  const units: [number, string][] = [
+    [86_400_000, 'day'],
+    [3_600_000, 'hour'],
+    [60_000, 'minute'],
+    [1000, 'second'],
+  ];
   const [size, name] = units.find(([size]) => ms >= size && ms % size === 0) ?? [1000, 'second'];
   const n = Math.round(ms / size);
   return counted(n, name);
@@ -151,7 +156,11 @@ export function partsInZone(date: Date, timeZone: string, withTime = false): Rec
   const offset = zoneOffset(ms, timeZone);
   if (offset === undefined) return undefined;
   const local = new Date(ms + offset);
-  const out: Record<string, number> = { year: local.getUTCFullYear(), month: local.getUTCMonth() + 1, day: local.getUTCDate() };
+  const out: Record<string, number> = {
+    year: local.getUTCFullYear(),
+    month: local.getUTCMonth() + 1,
+    day: local.getUTCDate(),
+  };
   if (withTime) {
     out.hour = local.getUTCHours();
     out.minute = local.getUTCMinutes();

@@ -135,7 +135,8 @@ export const didYouMean = (suggestion: string | undefined): string =>
  * can make one URL or name look like another. A zero-width joiner between two emoji
  * joins them into one (👩‍💻) and is kept.
  */
-const INVISIBLE = /[\u061C\u200B\u200C\u200E\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]|(?<!\p{Extended_Pictographic}\uFE0F?)\u200D|\u200D(?!\p{Extended_Pictographic})/gu;
+const INVISIBLE =
+  /[\u061C\u200B\u200C\u200E\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]|(?<!\p{Extended_Pictographic}\uFE0F?)\u200D|\u200D(?!\p{Extended_Pictographic})/gu;
 
 /** Text from outside with what would disguise it removed. */
 export function neutralize(text: string): string {
@@ -148,7 +149,10 @@ export function clip(text: string, max: number): string {
   const points = Array.from(text);
   if (points.length <= max) return text;
   if (max <= 0) return '';
-  return `${points.slice(0, max - 1).join('').trimEnd()}…`;
+  return `${points
+    .slice(0, max - 1)
+    .join('')
+    .trimEnd()}…`;
 }
 
 /** User input made fit for a one-line code span: one line, no backticks, at most `max` code points. */
@@ -187,7 +191,11 @@ export const CHANNEL_ID = /^[CGD][A-Z0-9_]{2,}$/;
 export const SafeId = z.string().refine(isSafeId, 'not an id');
 export const ChannelId = z.string().regex(CHANNEL_ID);
 /** A row id of ours (a digest's): 1 to 2^31 − 1, digits only. */
-export const RowId = z.string().regex(/^[1-9]\d{0,9}$/).transform(Number).pipe(z.number().max(2_147_483_647));
+export const RowId = z
+  .string()
+  .regex(/^[1-9]\d{0,9}$/)
+  .transform(Number)
+  .pipe(z.number().max(2_147_483_647));
 
 /** `<#C123|general>` or `#general` → the channel; anything else → undefined. */
 export function channelRef(token: string): ChannelRef | undefined {
@@ -204,7 +212,10 @@ export type DurationUnit = keyof typeof UNIT_MS;
  * `500ms`, `60s`, `5m`, `5 min`, `6h`, `1d`, `2w` → milliseconds. A bare number takes
  * `bare` as its unit (none given: a unit is required). Anything else → undefined.
  */
-export function parseDuration(text: string, bare?: DurationUnit): { ms: number; n: number; unit: DurationUnit } | undefined {
+export function parseDuration(
+  text: string,
+  bare?: DurationUnit,
+): { ms: number; n: number; unit: DurationUnit } | undefined {
   const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|min|m|h|d|w)?\s*$/i.exec(text);
   if (!m) return undefined;
   const unit = (m[2]?.toLowerCase() ?? bare) as DurationUnit | undefined;
@@ -227,7 +238,10 @@ export const MAX_COUNT = 1_000_000_000;
  * A number a person typed: plain digits with an optional decimal part (no exponent, no sign),
  * within [min, max] (whole numbers only when `integer`). Anything else → undefined.
  */
-export function boundedNumber(text: string | undefined, bounds: { min: number; max: number; integer?: boolean }): number | undefined {
+export function boundedNumber(
+  text: string | undefined,
+  bounds: { min: number; max: number; integer?: boolean },
+): number | undefined {
   if (text === undefined || !/^\d{1,15}(\.\d{1,6})?$/.test(text)) return undefined;
   const n = Number(text);
   if (!Number.isFinite(n) || n < bounds.min || n > bounds.max) return undefined;

@@ -5,7 +5,18 @@
  */
 import type { ReportId } from './catalog.js';
 import { REPORTS } from './catalog.js';
-import { dayStart, DEFAULT_WEEK_START, hourAt, hourEnd, previousPeriod, rangeDays, shiftDate, weekOf, type DateRange, type Weekday } from './dates.js';
+import {
+  dayStart,
+  DEFAULT_WEEK_START,
+  hourAt,
+  hourEnd,
+  previousPeriod,
+  rangeDays,
+  shiftDate,
+  weekOf,
+  type DateRange,
+  type Weekday,
+} from './dates.js';
 
 import type { FilterGroup } from './filters.js';
 import { MONTHS } from './format.js';
@@ -56,7 +67,8 @@ export function hoursOf(date: string): Bucket[] {
 
 function days(range: Pick<DateRange, 'startDate' | 'endDate'>): Bucket[] {
   const out: Bucket[] = [];
-  for (let d = range.startDate; d <= range.endDate; d = shiftDate(d, 1)) out.push({ key: d, startDate: d, endDate: d, label: dayLabel(d) });
+  for (let d = range.startDate; d <= range.endDate; d = shiftDate(d, 1))
+    out.push({ key: d, startDate: d, endDate: d, label: dayLabel(d) });
   return out;
 }
 
@@ -122,7 +134,10 @@ export interface ApiDays {
  * or zone.
  */
 export function finalAt(bucket: Bucket, timeZone: string, api: ApiDays): number | undefined {
-  const end = bucket.hour !== undefined ? hourEnd(bucket.startDate, bucket.hour, timeZone) : dayStart(shiftDate(bucket.endDate, 1), api.timeZone);
+  const end =
+    bucket.hour !== undefined
+      ? hourEnd(bucket.startDate, bucket.hour, timeZone)
+      : dayStart(shiftDate(bucket.endDate, 1), api.timeZone);
   return end === undefined ? undefined : end + api.settleMs;
 }
 
@@ -142,9 +157,16 @@ export interface Keeping {
  * empty too): it is asked again once the settling margin has passed again. A period
  * younger than YOUNG_MS is provisional, asked again once at that age. The rest is final.
  */
-export function keeping(answer: { empty: boolean; confirmed: boolean; now: number; finalAt: number; settleMs: number }): Keeping {
+export function keeping(answer: {
+  empty: boolean;
+  confirmed: boolean;
+  now: number;
+  finalAt: number;
+  settleMs: number;
+}): Keeping {
   // Not sooner than a minute: answers are shared for that long.
-  if (answer.empty && !answer.confirmed) return { final: false, suspect: true, recheckAt: answer.now + Math.max(answer.settleMs, 60_000) };
+  if (answer.empty && !answer.confirmed)
+    return { final: false, suspect: true, recheckAt: answer.now + Math.max(answer.settleMs, 60_000) };
   const settled = answer.finalAt + YOUNG_MS;
   if (answer.now < settled) return { final: false, suspect: false, recheckAt: settled };
   return { final: true, suspect: false };
@@ -158,7 +180,6 @@ export function grainLabel(grain: Grain): string {
 export function metricLabel(metric: TrendMetric): string {
   return metric === 'visits' ? 'Visits' : 'Unique visitors';
 }
-
 
 export interface Series {
   values: number[];
@@ -200,7 +221,8 @@ export interface Trend {
 export function begunCount(buckets: readonly Bucket[], now: Date, timeZone: string): number {
   const here = hourAt(now.getTime(), timeZone);
   if (!here) return buckets.length;
-  const begun = (b: Bucket) => b.startDate < here.date || (b.startDate === here.date && (b.hour === undefined || b.hour <= here.hour));
+  const begun = (b: Bucket) =>
+    b.startDate < here.date || (b.startDate === here.date && (b.hour === undefined || b.hour <= here.hour));
   let n = 0;
   while (n < buckets.length && begun(buckets[n]!)) n++;
   return n;
@@ -250,5 +272,7 @@ export function encodeTrendRef(metric: TrendMetric, ref: string, back?: string):
 export function decodeTrendRef(value: unknown): { metric: TrendMetric; ref: string; back?: string } | undefined {
   const split = splitBack(value);
   const match = split && /^t\|([vu])\|([^|]{1,2000})$/s.exec(split.value);
-  return match ? { metric: match[1] === 'u' ? 'unique' : 'visits', ref: match[2]!, ...(split.back ? { back: split.back } : {}) } : undefined;
+  return match
+    ? { metric: match[1] === 'u' ? 'unique' : 'visits', ref: match[2]!, ...(split.back ? { back: split.back } : {}) }
+    : undefined;
 }

@@ -88,9 +88,21 @@ const HUMAN_TYPES = new Set(['human', 'unknown', '']);
 
 /** Ordered as they are listed: the most serious first. */
 export const RULES: readonly Rule[] = [
-  { id: 'attacker', severity: 'high', reason: (f) => (f.bot?.is_attacker.value === 'yes' ? 'flagged as attacker' : undefined) },
-  { id: 'threat', severity: 'high', reason: (f) => (f.bot?.is_threat.value === 'yes' ? 'flagged as a threat' : undefined) },
-  { id: 'abuser', severity: 'medium', reason: (f) => (f.bot?.is_abuser.value === 'yes' ? 'flagged as abuser' : undefined) },
+  {
+    id: 'attacker',
+    severity: 'high',
+    reason: (f) => (f.bot?.is_attacker.value === 'yes' ? 'flagged as attacker' : undefined),
+  },
+  {
+    id: 'threat',
+    severity: 'high',
+    reason: (f) => (f.bot?.is_threat.value === 'yes' ? 'flagged as a threat' : undefined),
+  },
+  {
+    id: 'abuser',
+    severity: 'medium',
+    reason: (f) => (f.bot?.is_abuser.value === 'yes' ? 'flagged as abuser' : undefined),
+  },
   {
     id: 'scraping-score',
     severity: 'medium',
@@ -140,7 +152,8 @@ function gapsOf(f: SecurityFacts): string[] {
   const botFlags = f.bot ? [f.bot.is_attacker, f.bot.is_threat] : [];
   if (f.bot && botFlags.every((flag) => flag.value === 'unknown')) gaps.push('bot status unknown');
   const type = f.scraping?.visitor_type?.trim().toLowerCase() ?? '';
-  if (f.scraping && f.scraping.score === undefined && (type === '' || type === 'unknown')) gaps.push('scraping status unknown');
+  if (f.scraping && f.scraping.score === undefined && (type === '' || type === 'unknown'))
+    gaps.push('scraping status unknown');
   if (f.vpn && f.vpn.vpn.value === 'unknown') gaps.push('VPN status unknown');
   return [...new Set(gaps)];
 }
@@ -161,7 +174,8 @@ export function judge(facts: SecurityFacts, options: VerdictOptions = DEFAULT_VE
     const severity = reasons.reduce<Severity>((top, r) => (RANK[r.severity] > RANK[top] ? r.severity : top), 'low');
     return { name: severity === 'high' ? 'Threat' : 'Suspicious', severity, reasons, gaps };
   }
-  const botKnown = facts.bot !== undefined && [facts.bot.is_attacker, facts.bot.is_threat].some((f) => f.value !== 'unknown');
+  const botKnown =
+    facts.bot !== undefined && [facts.bot.is_attacker, facts.bot.is_threat].some((f) => f.value !== 'unknown');
   const scrapingKnown =
     facts.scraping !== undefined &&
     (facts.scraping.score !== undefined || facts.scraping.visitor_type?.trim().toLowerCase() === 'human');

@@ -8,24 +8,56 @@
  * into HH:MM. A near miss gets "Did you mean …?"; a number out of bounds is told the bounds.
  * Pure.
  */
-import { DEFAULT_WEEK_START, formatSpan, isIsoDate, isValidTimeZone, localDate, shiftDate, weekOf, type DateRange, type Weekday } from './dates.js';
+import {
+  DEFAULT_WEEK_START,
+  formatSpan,
+  isIsoDate,
+  isValidTimeZone,
+  localDate,
+  shiftDate,
+  weekOf,
+  type DateRange,
+  type Weekday,
+} from './dates.js';
 import { MONTHS } from './format.js';
 import { closest, code, didYouMean, editDistance, type Token } from './text.js';
 
 // --- Ranges: the canonical forms ------------------------------------------------
 
 /** The ranges with a name. The others are the last N days (`last14d`) and dates. */
-export const NAMED_RANGES = ['today', 'yesterday', 'wtd', 'lastweek', 'mtd', 'lastmonth', 'ytd', 'lastyear', 'all'] as const;
+export const NAMED_RANGES = [
+  'today',
+  'yesterday',
+  'wtd',
+  'lastweek',
+  'mtd',
+  'lastmonth',
+  'ytd',
+  'lastyear',
+  'all',
+] as const;
 export type NamedRange = (typeof NAMED_RANGES)[number];
 
 /** How many days "the last N days" may span: one day is `today`; past a year, dates or `all`. */
 export const LAST_DAYS = { min: 2, max: 365 } as const;
 
 /** The ranges menus and help offer, in order. */
-export const RANGE_MENU = ['today', 'yesterday', 'last7d', 'last30d', 'last90d', 'wtd', 'lastweek', 'mtd', 'lastmonth', 'ytd', 'lastyear', 'all'] as const;
+export const RANGE_MENU = [
+  'today',
+  'yesterday',
+  'last7d',
+  'last30d',
+  'last90d',
+  'wtd',
+  'lastweek',
+  'mtd',
+  'lastmonth',
+  'ytd',
+  'lastyear',
+  'all',
+] as const;
 
 export const DEFAULT_RANGE = 'last7d';
-
 
 export type Range =
   | { kind: 'named'; name: NamedRange }
@@ -59,7 +91,9 @@ export const RANGE_ALIASES: Readonly<Record<string, string>> = {
 };
 
 const compactLabel = (label: string) => label.toLowerCase().replace(/\s+/g, '');
-const BY_LABEL: ReadonlyMap<string, NamedRange> = new Map(NAMED_RANGES.map((name) => [compactLabel(NAMED_LABELS[name]), name]));
+const BY_LABEL: ReadonlyMap<string, NamedRange> = new Map(
+  NAMED_RANGES.map((name) => [compactLabel(NAMED_LABELS[name]), name]),
+);
 
 const isNamed = (word: string): word is NamedRange => (NAMED_RANGES as readonly string[]).includes(word);
 
@@ -108,7 +142,20 @@ const ISO_ISH = /^\d+-[\d-]*$/;
 
 /** Month names in full and as MONTHS shortens them (what `formatSpan` writes), lower case → 1–12. */
 const MONTH_NAMES: ReadonlyMap<string, number> = new Map([
-  ...['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'].map((name, i): [string, number] => [name, i + 1]),
+  ...[
+    'january',
+    'february',
+    'march',
+    'april',
+    'may',
+    'june',
+    'july',
+    'august',
+    'september',
+    'october',
+    'november',
+    'december',
+  ].map((name, i): [string, number] => [name, i + 1]),
   ...MONTHS.map((name, i): [string, number] => [name.toLowerCase(), i + 1]),
   ['sept', 9],
 ]);
@@ -119,8 +166,16 @@ const pad = (n: number, width = 2): string => String(n).padStart(width, '0');
 
 function lastDays(n: number, text: string): Phrase {
   if (n >= LAST_DAYS.min && n <= LAST_DAYS.max) return { ok: true, range: { kind: 'days', days: n } };
-  const tail = n === 1 ? didYouMean('today') : n > LAST_DAYS.max ? ' For more, give dates like `2024-01-01..2024-12-31`, or `all`.' : '';
-  return { ok: false, error: `The last N days go from ${LAST_DAYS.min} to ${LAST_DAYS.max} days; ${code(text)} is ${n === 1 ? 'one day' : `${n.toLocaleString('en-US')} days`}.${tail}` };
+  const tail =
+    n === 1
+      ? didYouMean('today')
+      : n > LAST_DAYS.max
+        ? ' For more, give dates like `2024-01-01..2024-12-31`, or `all`.'
+        : '';
+  return {
+    ok: false,
+    error: `The last N days go from ${LAST_DAYS.min} to ${LAST_DAYS.max} days; ${code(text)} is ${n === 1 ? 'one day' : `${n.toLocaleString('en-US')} days`}.${tail}`,
+  };
 }
 
 function isoDates(text: string, phrase: string): Phrase {
@@ -142,8 +197,13 @@ function datesInWords(text: string, phrase: string): Phrase {
   if (!m || !MONTH_NAMES.has(m[1]!) || (m[4] !== undefined && !MONTH_NAMES.has(m[4]))) return undefined;
   const [, month1, day1, year1, month2, day2, year2] = m;
   const endYear = month2 === undefined ? year1 : year2;
-  if (endYear === undefined) return { ok: false, error: `${code(text)} needs its year: \`${MONTHS[MONTH_NAMES.get(month1!)! - 1]} ${Number(day1)}, YYYY\`.` };
-  const date = (month: string, day: string, year: number) => `${pad(year, 4)}-${pad(MONTH_NAMES.get(month)!)}-${pad(Number(day))}`;
+  if (endYear === undefined)
+    return {
+      ok: false,
+      error: `${code(text)} needs its year: \`${MONTHS[MONTH_NAMES.get(month1!)! - 1]} ${Number(day1)}, YYYY\`.`,
+    };
+  const date = (month: string, day: string, year: number) =>
+    `${pad(year, 4)}-${pad(MONTH_NAMES.get(month)!)}-${pad(Number(day))}`;
   const end = month2 === undefined ? date(month1!, day1!, Number(endYear)) : date(month2, day2!, Number(endYear));
   let start = date(month1!, day1!, Number(year1 ?? endYear));
   // "Dec 25 – Jan 3, 2026": a start without its year is the last such day before the end.
@@ -190,15 +250,16 @@ function readCanonical(text: string): Range | undefined {
     return n >= LAST_DAYS.min && n <= LAST_DAYS.max && String(n) === days[1] ? { kind: 'days', days: n } : undefined;
   }
   const [start = '', end = start, ...more] = text.split('..');
-  return more.length === 0 && isIsoDate(start) && isIsoDate(end) && start <= end ? { kind: 'dates', start, end } : undefined;
+  return more.length === 0 && isIsoDate(start) && isIsoDate(end) && start <= end
+    ? { kind: 'dates', start, end }
+    : undefined;
 }
 
 /** The most tokens one range takes: "Dec 25, 2025 – Jan 3, 2026". */
 const MAX_RANGE_TOKENS = 7;
 
 export type RangeRead =
-  | { ok: true; range: string; text: string; consumed: number }
-  | { ok: false; error: string; consumed: number };
+  { ok: true; range: string; text: string; consumed: number } | { ok: false; error: string; consumed: number };
 
 /** A word that starts a range, right or wrong: a digit, or last/past/this. */
 function startsRange(word: string): boolean {
@@ -208,7 +269,10 @@ function startsRange(word: string): boolean {
 /** The closest range word to a near miss (`lst7d` → `last7d`), if one is close. */
 export function suggestRange(text: string): string | undefined {
   const words = [...RANGE_MENU, ...Object.keys(RANGE_ALIASES), '7d', '30d', '90d'];
-  return closest(text, words.map((w): [string, string] => [w, w]));
+  return closest(
+    text,
+    words.map((w): [string, string] => [w, w]),
+  );
 }
 
 /**
@@ -225,10 +289,15 @@ export function readRange(tokens: readonly Token[], at: number): RangeRead | und
   }
   if (words.length === 0) return undefined;
   for (let k = words.length; k >= 1; k--) {
-    const text = tokens.slice(at, at + k).map((t) => t.text).join(' ');
+    const text = tokens
+      .slice(at, at + k)
+      .map((t) => t.text)
+      .join(' ');
     const read = readPhrase(text);
     if (read === undefined) continue;
-    return read.ok ? { ok: true, range: canonicalRange(read.range), text, consumed: k } : { ok: false, error: read.error, consumed: k };
+    return read.ok
+      ? { ok: true, range: canonicalRange(read.range), text, consumed: k }
+      : { ok: false, error: read.error, consumed: k };
   }
   const first = tokens[at]!.text;
   if (!startsRange(words[0]!)) return undefined;
@@ -238,7 +307,9 @@ export function readRange(tokens: readonly Token[], at: number): RangeRead | und
       : words[0] === 'last' || words[0] === 'past'
         ? 'a number of days or a period: `last 7 days`, `last week`, `last month`, `last year`'
         : undefined;
-  const error = needs ? `${code(first)} needs ${needs}.` : `Unknown range ${code(first)}.${didYouMean(suggestRange(first))}`;
+  const error = needs
+    ? `${code(first)} needs ${needs}.`
+    : `Unknown range ${code(first)}.${didYouMean(suggestRange(first))}`;
   return { ok: false, error, consumed: 1 };
 }
 
@@ -259,7 +330,10 @@ export function normalizeRange(text: string): NormalizedRange {
   const read = tokens.length > 0 ? readRange(tokens, 0) : undefined;
   if (read?.ok && read.consumed === tokens.length) return { ok: true, range: read.range };
   if (read && !read.ok) return read;
-  return { ok: false, error: `Unknown range ${code(String(text).trim())}.${didYouMean(suggestRange(String(text).trim()))}` };
+  return {
+    ok: false,
+    error: `Unknown range ${code(String(text).trim())}.${didYouMean(suggestRange(String(text).trim()))}`,
+  };
 }
 
 /** Named ranges as people say them, in more than one word. */
@@ -283,7 +357,8 @@ export function rangeWords(canonical: string): string[] {
     words.push(`last ${n} days`, `last${n} days`, `past ${n} days`, `${n}d`, `last${n}`);
     if (n % 7 === 0 && n > 7) words.push(`last ${n / 7} weeks`);
   }
-  if (range.kind === 'dates' && range.start !== range.end) words.push(`${range.start} to ${range.end}`, `${range.start} .. ${range.end}`);
+  if (range.kind === 'dates' && range.start !== range.end)
+    words.push(`${range.start} to ${range.end}`, `${range.start} .. ${range.end}`);
   if (range.kind === 'named' && Object.hasOwn(SPOKEN, range.name)) words.push(...SPOKEN[range.name]!);
   return words;
 }
@@ -328,7 +403,12 @@ function startEnd(range: Range, today: string, weekStart: Weekday): [string, str
  * Resolves a range (any form; empty means last7d) to dates in `timeZone` at the instant
  * `now`, labelled "Last 7 days (Nov 15 – Nov 21, 2026)".
  */
-export function resolveRange(text: string | undefined, timeZone: string, now: Date, weekStart: Weekday = DEFAULT_WEEK_START): RangeResult {
+export function resolveRange(
+  text: string | undefined,
+  timeZone: string,
+  now: Date,
+  weekStart: Weekday = DEFAULT_WEEK_START,
+): RangeResult {
   const normalized = normalizeRange(text === undefined || text.trim() === '' ? DEFAULT_RANGE : text);
   if (!normalized.ok) return normalized;
   const today = localDate(now, timeZone);
@@ -344,7 +424,12 @@ export function resolveRange(text: string | undefined, timeZone: string, now: Da
   const range = readCanonical(normalized.range)!;
   const [startDate, endDate] = startEnd(range, today, weekStart);
   const dates = formatSpan(startDate, endDate);
-  const label = range.kind === 'dates' ? dates : range.kind === 'named' && range.name === 'all' ? labelOf(range) : `${labelOf(range)} (${dates})`;
+  const label =
+    range.kind === 'dates'
+      ? dates
+      : range.kind === 'named' && range.name === 'all'
+        ? labelOf(range)
+        : `${labelOf(range)} (${dates})`;
   return { ok: true, range: { startDate, endDate, label } };
 }
 
@@ -383,7 +468,9 @@ function timeNearMiss(text: string, phrase: string): string | undefined {
   const m = TIME_ISH.exec(phrase);
   if (!m) return undefined;
   const [, digits = '', sep, mins, suffix = ''] = m;
-  const meridiem = /^[ap]/.test(suffix) ? MERIDIEMS.find((w) => w[0] === suffix[0] && editDistance(suffix, w) <= 1) : undefined;
+  const meridiem = /^[ap]/.test(suffix)
+    ? MERIDIEMS.find((w) => w[0] === suffix[0] && editDistance(suffix, w) <= 1)
+    : undefined;
   if (suffix !== '' && meridiem === undefined) return undefined;
   let hour = Number(digits);
   let minute = mins === undefined || mins === '' ? 0 : Number(mins);
@@ -394,12 +481,16 @@ function timeNearMiss(text: string, phrase: string): string | undefined {
   const said = code(text);
   if (meridiem !== undefined) {
     const pm = meridiem.startsWith('p');
-    if (hour >= 1 && hour <= 12 && minute <= 59) return `${said} is not a time of day.${didYouMean(twelveHour({ hour: (hour % 12) + (pm ? 12 : 0), minute }))}`;
-    if (hour <= 23 && minute <= 59) return `With am or pm the hour goes from 1 to 12: ${said} is not a time of day.${didYouMean(clockText(hour, minute))}`;
+    if (hour >= 1 && hour <= 12 && minute <= 59)
+      return `${said} is not a time of day.${didYouMean(twelveHour({ hour: (hour % 12) + (pm ? 12 : 0), minute }))}`;
+    if (hour <= 23 && minute <= 59)
+      return `With am or pm the hour goes from 1 to 12: ${said} is not a time of day.${didYouMean(clockText(hour, minute))}`;
     return `${said} is not a time of day: ${BOUNDS}.`;
   }
   if (sep === undefined && digits.length <= 2) {
-    return hour <= 23 ? `${said} needs minutes or am/pm: \`${clockText(hour, 0)}\`${hour >= 1 && hour <= 12 ? `, \`${hour}am\` or \`${hour}pm\`` : ''}.` : `${said} is not a time of day: ${BOUNDS}.`;
+    return hour <= 23
+      ? `${said} needs minutes or am/pm: \`${clockText(hour, 0)}\`${hour >= 1 && hour <= 12 ? `, \`${hour}am\` or \`${hour}pm\`` : ''}.`
+      : `${said} is not a time of day: ${BOUNDS}.`;
   }
   if (hour === 24 && minute === 0) return `${said} is not a time of day: ${BOUNDS}. Midnight is \`00:00\`.`;
   if (hour > 23 || minute > 59) return `${said} is not a time of day: ${BOUNDS}.`;
@@ -413,12 +504,14 @@ function readTimePhrase(text: string): { ok: true; time: TimeOfDay } | { ok: fal
     return { ok: true, time: time(h!, m!) };
   }
   const h24 = H24.exec(phrase);
-  if (h24 && Number(h24[1]) <= 23 && Number(h24[2]) <= 59) return { ok: true, time: time(Number(h24[1]), Number(h24[2])) };
+  if (h24 && Number(h24[1]) <= 23 && Number(h24[2]) <= 59)
+    return { ok: true, time: time(Number(h24[1]), Number(h24[2])) };
   const h12 = H12.exec(phrase);
   if (h12) {
     const hour = Number(h12[1]);
     const minute = Number(h12[2] ?? 0);
-    if (hour >= 1 && hour <= 12 && minute <= 59) return { ok: true, time: time((hour % 12) + (h12[3]!.startsWith('p') ? 12 : 0), minute) };
+    if (hour >= 1 && hour <= 12 && minute <= 59)
+      return { ok: true, time: time((hour % 12) + (h12[3]!.startsWith('p') ? 12 : 0), minute) };
   }
   const miss = timeNearMiss(text, phrase);
   return miss === undefined ? undefined : { ok: false, error: miss };
@@ -455,7 +548,13 @@ export function parseTimeOfDay(text: string): { ok: true; time: TimeOfDay } | { 
 export function timeWords({ hour, minute }: Pick<TimeOfDay, 'hour' | 'minute'>): string[] {
   const h12 = hour % 12 === 0 ? 12 : hour % 12;
   const am = hour < 12;
-  const words = [clockText(hour, minute), `${hour}:${pad(minute)}`, twelveHour({ hour, minute }), `${h12}:${pad(minute)} ${am ? 'AM' : 'PM'}`, `${h12}:${pad(minute)}${am ? 'a.m.' : 'p.m.'}`];
+  const words = [
+    clockText(hour, minute),
+    `${hour}:${pad(minute)}`,
+    twelveHour({ hour, minute }),
+    `${h12}:${pad(minute)} ${am ? 'AM' : 'PM'}`,
+    `${h12}:${pad(minute)}${am ? 'a.m.' : 'p.m.'}`,
+  ];
   if (minute === 0) words.push(`${h12} ${am ? 'am' : 'pm'}`, `${h12}${am ? 'AM' : 'PM'}`);
   for (const [word, text] of Object.entries(TIME_WORDS)) if (text === clockText(hour, minute)) words.push(word);
   return [...new Set(words)];

@@ -60,7 +60,12 @@ type Gives<Name> = Name extends keyof Provided ? Provided[Name] : undefined;
  * A feature. `Ctx` is what the app hands every feature (the platform and the settings);
  * `needs` names the features whose gifts it takes, plugged before it in the list.
  */
-export interface Feature<Ctx, Name extends string = string, Needs extends string = never, Repos extends object = object> {
+export interface Feature<
+  Ctx,
+  Name extends string = string,
+  Needs extends string = never,
+  Repos extends object = object,
+> {
   name: Name;
   needs?: readonly Needs[];
   /** What its deliveries are about (static: the worker checks them before any feature is plugged). */
@@ -78,13 +83,18 @@ export type AnyFeature<Ctx> = Feature<Ctx, string, any, any>;
  * Plugs the features in their order: each gets what those before it gave. A need that no
  * earlier feature gave, or a name given twice, stops the app with a clear error.
  */
-export function plugAll<Ctx>(features: readonly AnyFeature<Ctx>[], ctx: Ctx, reposOf: (feature: AnyFeature<Ctx>) => object): { plugged: Plugged<unknown>[]; given: Partial<Provided> } {
+export function plugAll<Ctx>(
+  features: readonly AnyFeature<Ctx>[],
+  ctx: Ctx,
+  reposOf: (feature: AnyFeature<Ctx>) => object,
+): { plugged: Plugged<unknown>[]; given: Partial<Provided> } {
   const given: Record<string, unknown> = {};
   const plugged: Plugged<unknown>[] = [];
   for (const feature of features) {
     if (feature.name in given) throw new Error(`feature '${feature.name}' is in the list twice`);
     const missing = (feature.needs ?? []).filter((n: string) => !(n in given));
-    if (missing.length > 0) throw new Error(`feature '${feature.name}' needs ${missing.join(', ')}: put it after them in the list`);
+    if (missing.length > 0)
+      throw new Error(`feature '${feature.name}' needs ${missing.join(', ')}: put it after them in the list`);
     const needs = Object.fromEntries((feature.needs ?? []).map((n: string) => [n, given[n]]));
     const p = feature.plug(ctx, needs, reposOf(feature)) as Plugged<unknown>;
     given[feature.name] = p.gives;
@@ -99,5 +109,8 @@ export function commandTable(plugged: readonly Plugged<unknown>[]): CommandTable
   const words = subcommands.flatMap((s) => s.words);
   const twice = words.find((w, i) => words.indexOf(w) !== i);
   if (twice) throw new Error(`the /traffic word '${twice}' is claimed by two features`);
-  return { subcommands, help: Object.assign({}, ...plugged.map((p) => p.help ?? {})) as Record<string, readonly string[]> };
+  return {
+    subcommands,
+    help: Object.assign({}, ...plugged.map((p) => p.help ?? {})) as Record<string, readonly string[]>,
+  };
 }

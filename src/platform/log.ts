@@ -24,10 +24,7 @@ export const REDACTED_PATHS = [
   '*.password',
 ];
 
-export function createLogger(
-  options: { level?: string; name?: string } = {},
-  destination?: DestinationStream,
-): Logger {
+export function createLogger(options: { level?: string; name?: string } = {}, destination?: DestinationStream): Logger {
   return pino(
     {
       level: options.level ?? 'info',

@@ -39,7 +39,12 @@ export class Metrics {
     const registers = [this.registry];
     // The event-loop delay is sampled every 100 ms, not every 10 ms: idle CPU 4.0–4.3 ms/s instead of 6.3–10.3 ms/s (production mode).
     collectDefaultMetrics({ register: this.registry, prefix: 'lookout_process_', eventLoopMonitoringPrecision: 100 });
-    this.deliveries = new Counter({ name: 'lookout_deliveries_total', help: 'Delivery attempts by kind and outcome (posted, retried, failed)', labelNames: ['kind', 'outcome'], registers });
+    this.deliveries = new Counter({
+      name: 'lookout_deliveries_total',
+      help: 'Delivery attempts by kind and outcome (posted, retried, failed)',
+      labelNames: ['kind', 'outcome'],
+      registers,
+    });
     this.deliveryLatency = new Histogram({
       name: 'lookout_delivery_latency_seconds',
       help: 'From the decision (the row written) to the post, by kind',
@@ -54,7 +59,12 @@ export class Metrics {
       buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30],
       registers,
     });
-    this.requests = new Counter({ name: 'lookout_requests_total', help: 'Slash commands, button clicks and modal submissions by outcome (ok, error, unknown)', labelNames: ['type', 'name', 'outcome'], registers });
+    this.requests = new Counter({
+      name: 'lookout_requests_total',
+      help: 'Slash commands, button clicks and modal submissions by outcome (ok, error, unknown)',
+      labelNames: ['type', 'name', 'outcome'],
+      registers,
+    });
     this.refused = new Counter({
       name: 'lookout_requests_refused_total',
       help: "Requests to /slack/events the guard refused, by reason: too_large, unsigned, bad_signature, stale_timestamp and future_timestamp (signed, but more than 5 minutes from this replica's clock), not_a_payload, replay, unreadable",
@@ -97,14 +107,50 @@ export class Metrics {
 
     if (probes.apiBudget) {
       const budget = probes.apiBudget;
-      new Gauge({ name: 'lookout_api_budget_waiting', help: "Background analytics API requests (digests, watches, the threat scan) waiting for the workspace's minute of requests", registers, collect() { this.set(budget().waiting); } });
-      new Gauge({ name: 'lookout_api_budget_waited', help: "Background analytics API requests that waited for the workspace's budget since start", registers, collect() { this.set(budget().waited); } });
+      new Gauge({
+        name: 'lookout_api_budget_waiting',
+        help: "Background analytics API requests (digests, watches, the threat scan) waiting for the workspace's minute of requests",
+        registers,
+        collect() {
+          this.set(budget().waiting);
+        },
+      });
+      new Gauge({
+        name: 'lookout_api_budget_waited',
+        help: "Background analytics API requests that waited for the workspace's budget since start",
+        registers,
+        collect() {
+          this.set(budget().waited);
+        },
+      });
     }
 
-    const storeUp = new Gauge({ name: 'lookout_store_up', help: 'Whether the store answered the last scrape', registers, collect: () => read() });
-    const byStatus = new Gauge({ name: 'lookout_deliveries', help: 'Deliveries in the outbox by kind and status (pending, sending, posted, failed)', labelNames: ['kind', 'status'], registers, collect: () => read() });
-    const scanAge = new Gauge({ name: 'lookout_scan_lag_seconds', help: 'Seconds since the last successful threat scan (absent before the first)', registers, collect: () => read() });
-    const holders = new Gauge({ name: 'lookout_lease_holder', help: '1 for the replica holding each lease', labelNames: ['lease', 'owner'], registers, collect: () => read() });
+    const storeUp = new Gauge({
+      name: 'lookout_store_up',
+      help: 'Whether the store answered the last scrape',
+      registers,
+      collect: () => read(),
+    });
+    const byStatus = new Gauge({
+      name: 'lookout_deliveries',
+      help: 'Deliveries in the outbox by kind and status (pending, sending, posted, failed)',
+      labelNames: ['kind', 'status'],
+      registers,
+      collect: () => read(),
+    });
+    const scanAge = new Gauge({
+      name: 'lookout_scan_lag_seconds',
+      help: 'Seconds since the last successful threat scan (absent before the first)',
+      registers,
+      collect: () => read(),
+    });
+    const holders = new Gauge({
+      name: 'lookout_lease_holder',
+      help: '1 for the replica holding each lease',
+      labelNames: ['lease', 'owner'],
+      registers,
+      collect: () => read(),
+    });
     // One read of the store per scrape, shared by the gauges that need it.
     let reading: Promise<void> | undefined;
     function read(): Promise<void> {
@@ -114,7 +160,10 @@ export class Metrics {
           const late = new Promise<never>((_, reject) => {
             timer = setTimeout(() => reject(new Error('the store did not answer within 3 s')), 3_000);
           });
-          const [counts, age, leases] = await Promise.race([Promise.all([probe.deliveries(), probe.scanAgeSeconds?.(), probe.leases?.() ?? []]), late]);
+          const [counts, age, leases] = await Promise.race([
+            Promise.all([probe.deliveries(), probe.scanAgeSeconds?.(), probe.leases?.() ?? []]),
+            late,
+          ]);
           byStatus.reset();
           for (const c of counts) byStatus.set({ kind: c.kind, status: c.status }, c.n);
           scanAge.reset();
@@ -124,7 +173,10 @@ export class Metrics {
           storeUp.set(1);
         } catch (error) {
           storeUp.set(0);
-          log.warn({ err: error instanceof Error ? error.message : String(error) }, 'metrics: the store did not answer');
+          log.warn(
+            { err: error instanceof Error ? error.message : String(error) },
+            'metrics: the store did not answer',
+          );
         } finally {
           clearTimeout(timer);
         }

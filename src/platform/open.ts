@@ -49,7 +49,13 @@ export interface PlatformRepos {
 }
 
 export function platformRepos(db: Db): PlatformRepos {
-  return { db, leases: new LeaseRepo(db), replays: new ReplayRepo(db), stash: new QueryStashRepo(db), deliveries: new DeliveryRepo(db) };
+  return {
+    db,
+    leases: new LeaseRepo(db),
+    replays: new ReplayRepo(db),
+    stash: new QueryStashRepo(db),
+    deliveries: new DeliveryRepo(db),
+  };
 }
 
 export interface Platform {
@@ -100,12 +106,28 @@ export function platformPrunes(repos: PlatformRepos): Prune[] {
 export async function openPlatform(o: PlatformOptions, subjectList: readonly AnySubject[]): Promise<Platform> {
   const { log, now } = o;
   const subjects = new Subjects(subjectList);
-  const store = await openStore({ ...o.store, onError: (error) => log.error({ err: error.message }, 'database connection error') });
+  const store = await openStore({
+    ...o.store,
+    onError: (error) => log.error({ err: error.message }, 'database connection error'),
+  });
   const repos = platformRepos(store.db);
   const budget = new ApiBudget(o.limits.apiBudget);
-  const metrics = new Metrics({ deliveries: () => repos.deliveries.counts(), apiBudget: () => ({ waiting: budget.waiting, waited: budget.waited }) }, log.child({ component: 'metrics' }));
-  const stopPreflightMetrics = onPreflight((r) => metrics.preflight.inc({ method: r.method, outcome: r.reasons.length > 0 ? 'refused' : 'fitted' }));
-  const api = new AnalyticsApi({ ...o.api, budget, logger: log.child({ component: 'api' }), observe: ({ operation, outcome, seconds }) => metrics.api.observe({ operation, outcome }, seconds) });
+  const metrics = new Metrics(
+    {
+      deliveries: () => repos.deliveries.counts(),
+      apiBudget: () => ({ waiting: budget.waiting, waited: budget.waited }),
+    },
+    log.child({ component: 'metrics' }),
+  );
+  const stopPreflightMetrics = onPreflight((r) =>
+    metrics.preflight.inc({ method: r.method, outcome: r.reasons.length > 0 ? 'refused' : 'fitted' }),
+  );
+  const api = new AnalyticsApi({
+    ...o.api,
+    budget,
+    logger: log.child({ component: 'api' }),
+    observe: ({ operation, outcome, seconds }) => metrics.api.observe({ operation, outcome }, seconds),
+  });
   const webOptions = {
     ...(o.slack.apiUrl ? { slackApiUrl: o.slack.apiUrl } : {}),
     fetch: preflightFetch(log.child({ component: 'preflight' })),
@@ -113,8 +135,15 @@ export async function openPlatform(o: PlatformOptions, subjectList: readonly Any
     timeout: o.deliveries.slackTimeoutMs,
   };
   // Lookouts's own lookups retry twice; deliveries retry through the outbox, so their client never waits.
-  const web = new WebClient(o.slack.botToken, { ...webOptions, retryConfig: { retries: 2, factor: 2, minTimeout: 500, maxTimeout: 2_000 } });
-  const deliveryClient = new WebClient(o.slack.botToken, { ...webOptions, retryConfig: { retries: 0 }, rejectRateLimitedCalls: true });
+  const web = new WebClient(o.slack.botToken, {
+    ...webOptions,
+    retryConfig: { retries: 2, factor: 2, minTimeout: 500, maxTimeout: 2_000 },
+  });
+  const deliveryClient = new WebClient(o.slack.botToken, {
+    ...webOptions,
+    retryConfig: { retries: 0 },
+    rejectRateLimitedCalls: true,
+  });
   const worker = new DeliveryWorker({
     db: store.db,
     poster: webPoster(deliveryClient),
@@ -150,7 +179,9 @@ export async function openPlatform(o: PlatformOptions, subjectList: readonly Any
     fetcher: new SharedFetcher(api, { now }),
     directory,
     access: new Access(o.access, (user, channel) => directory.isMember(user, channel)),
-    quota: replicated ? userQuota(store.db, quotaSettings, log.child({ component: 'quota' })) : memoryQuota(quotaSettings),
+    quota: replicated
+      ? userQuota(store.db, quotaSettings, log.child({ component: 'quota' }))
+      : memoryQuota(quotaSettings),
     metrics,
     seal: seal(o.slack.signingSecret, 'modal-context'),
     clock,
@@ -162,9 +193,13 @@ export async function openPlatform(o: PlatformOptions, subjectList: readonly Any
     checks: {
       store: () => store.db.query('select 1'),
       api: () =>
-        api.report('countries', { startDate: '1970-01-01', endDate: '1970-01-01', limit: 1 }).catch((error: unknown) => {
-          throw error instanceof ApiError && error.info.detail ? new Error(`${error.message} (${error.info.detail})`) : error;
-        }),
+        api
+          .report('countries', { startDate: '1970-01-01', endDate: '1970-01-01', limit: 1 })
+          .catch((error: unknown) => {
+            throw error instanceof ApiError && error.info.detail
+              ? new Error(`${error.message} (${error.info.detail})`)
+              : error;
+          }),
       clock: clock.check,
     },
     async close() {

@@ -69,7 +69,11 @@ export async function probe(checks: Record<string, Check>): Promise<Readiness> {
         await within(Promise.resolve().then(check), CHECK_TIMEOUT_MS);
         return { name, state: 'ok' };
       } catch (error) {
-        return { name, state: error instanceof CheckFailed ? error.state : 'down', detail: error instanceof Error ? error.message : String(error) };
+        return {
+          name,
+          state: error instanceof CheckFailed ? error.state : 'down',
+          detail: error instanceof Error ? error.message : String(error),
+        };
       }
     }),
   );
@@ -116,10 +120,16 @@ export async function startOps(options: OpsOptions): Promise<Ops> {
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (token !== undefined && !bearerMatches(req.headers.authorization, token)) {
-      return json(res, 401, { ok: false, error: 'this listener needs Authorization: Bearer <OPS_TOKEN>' }, { 'www-authenticate': 'Bearer' });
+      return json(
+        res,
+        401,
+        { ok: false, error: 'this listener needs Authorization: Bearer <OPS_TOKEN>' },
+        { 'www-authenticate': 'Bearer' },
+      );
     }
     const { pathname } = new URL(req.url ?? '/', 'http://localhost');
-    if (pathname !== '/metrics' && pathname !== '/readyz') return json(res, 404, { ok: false, error: 'not found: this listener serves GET /metrics and GET /readyz' });
+    if (pathname !== '/metrics' && pathname !== '/readyz')
+      return json(res, 404, { ok: false, error: 'not found: this listener serves GET /metrics and GET /readyz' });
     if (req.method !== 'GET') return json(res, 405, { ok: false, error: 'only GET' }, { allow: 'GET' });
     if (pathname === '/readyz') {
       const result = await ready();
@@ -151,7 +161,10 @@ export async function startOps(options: OpsOptions): Promise<Ops> {
   });
   const address = server.address() as AddressInfo;
   if (token === undefined && !/^(127\.|::1$|::ffff:127\.)/.test(address.address)) {
-    log.warn({ address: address.address, port: address.port }, 'metrics and readiness are served beyond loopback without OPS_TOKEN: anyone who reaches this port can read them; set OPS_TOKEN');
+    log.warn(
+      { address: address.address, port: address.port },
+      'metrics and readiness are served beyond loopback without OPS_TOKEN: anyone who reaches this port can read them; set OPS_TOKEN',
+    );
   }
   return {
     server,

@@ -1,4 +1,10 @@
-import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, RLWrapperTimeouts, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import {
+  RateLimiterMemory,
+  RateLimiterPostgres,
+  RateLimiterRes,
+  RLWrapperTimeouts,
+  type RateLimiterAbstract,
+} from 'rate-limiter-flexible';
 import { durationInWords } from '../kernel/format.js';
 import { forPerson } from './api/budget.js';
 import type { Logger } from './log.js';
@@ -41,7 +47,10 @@ export function userQuota(db: Queryable, settings: QuotaSettings, log: Logger, w
           (error: unknown) => {
             if (Date.now() - warnedAt > 60_000) {
               warnedAt = Date.now();
-              log.warn({ err: error instanceof Error ? error.message : String(error) }, 'the store did not answer the rate limiter; each replica counts in memory until it does');
+              log.warn(
+                { err: error instanceof Error ? error.message : String(error) },
+                'the store did not answer the rate limiter; each replica counts in memory until it does',
+              );
             }
             throw error;
           },
@@ -56,12 +65,20 @@ export function userQuota(db: Queryable, settings: QuotaSettings, log: Logger, w
     duration,
   });
   const insuranceLimiter = new RateLimiterMemory({ keyPrefix: 'user', points: settings.points, duration });
-  return quotaOf(new RLWrapperTimeouts({ limiter, insuranceLimiter, timeoutMs: waitMs }) as unknown as RateLimiterAbstract, settings, log);
+  return quotaOf(
+    new RLWrapperTimeouts({ limiter, insuranceLimiter, timeoutMs: waitMs }) as unknown as RateLimiterAbstract,
+    settings,
+    log,
+  );
 }
 
 /** The same limit for one process (the embedded store: there are no other replicas to share it with). */
 export function memoryQuota(settings: QuotaSettings): Quota {
-  const limiter = new RateLimiterMemory({ keyPrefix: 'user', points: settings.points, duration: Math.max(1, Math.round(settings.windowMs / 1000)) });
+  const limiter = new RateLimiterMemory({
+    keyPrefix: 'user',
+    points: settings.points,
+    duration: Math.max(1, Math.round(settings.windowMs / 1000)),
+  });
   return quotaOf(limiter, settings);
 }
 
@@ -79,7 +96,10 @@ function quotaOf(limiter: RateLimiterAbstract, settings: QuotaSettings, log?: Lo
         return 0;
       } catch (refused) {
         if (refused instanceof RateLimiterRes) return Math.max(1000, refused.msBeforeNext);
-        log?.warn({ err: refused instanceof Error ? refused.message : String(refused) }, 'the rate limiter failed; the request goes ahead');
+        log?.warn(
+          { err: refused instanceof Error ? refused.message : String(refused) },
+          'the rate limiter failed; the request goes ahead',
+        );
         return 0;
       }
     },
@@ -88,7 +108,10 @@ function quotaOf(limiter: RateLimiterAbstract, settings: QuotaSettings, log?: Lo
       try {
         await limiter.penalty(user, Math.ceil(requests));
       } catch (error) {
-        log?.warn({ err: error instanceof Error ? error.message : String(error) }, 'the rate limiter failed to count extra requests');
+        log?.warn(
+          { err: error instanceof Error ? error.message : String(error) },
+          'the rate limiter failed to count extra requests',
+        );
       }
     },
   };
@@ -98,7 +121,12 @@ function quotaOf(limiter: RateLimiterAbstract, settings: QuotaSettings, log?: Lo
  * Runs a person's `work` within their quota: refused before it starts when the `estimate`
  * does not fit; the requests it really made beyond the estimate are charged after.
  */
-export async function withinQuota<T>(quota: Quota, user: string | undefined, estimate: number, work: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false; problem: string }> {
+export async function withinQuota<T>(
+  quota: Quota,
+  user: string | undefined,
+  estimate: number,
+  work: () => Promise<T>,
+): Promise<{ ok: true; value: T } | { ok: false; problem: string }> {
   if (!user) return { ok: true, value: await work() };
   const wait = await quota.take(user, estimate);
   if (wait > 0) return { ok: false, problem: quota.refusal(wait, estimate) };

@@ -7,7 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { ATTACHMENT_COLOR, BLOCK_RULES, LIMIT_RULES, METHOD_RULES, RESPONSE_URL, type Source } from './rules.js';
 
 const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
-const source = (s: Source) => `[${cell(new URL(s.url).host + new URL(s.url).pathname)}](${s.url})${s.note ? ` ${cell(s.note)}` : ''}`;
+const source = (s: Source) =>
+  `[${cell(new URL(s.url).host + new URL(s.url).pathname)}](${s.url})${s.note ? ` ${cell(s.note)}` : ''}`;
 
 export function rulesMarkdown(): string {
   const lines = [
@@ -24,17 +25,35 @@ export function rulesMarkdown(): string {
   const mark = (on: boolean) => (on ? 'yes' : 'no');
   for (const [type, rule] of Object.entries(BLOCK_RULES)) {
     const on = (s: string) => mark((rule.surfaces as readonly string[]).includes(s));
-    lines.push(`| \`${type}\` | ${on('message')} | ${on('modal')} | ${on('home')} | ${mark(rule.inAttachments)} | ${source(rule.source)} |`);
+    lines.push(
+      `| \`${type}\` | ${on('message')} | ${on('modal')} | ${on('home')} | ${mark(rule.inAttachments)} | ${source(rule.source)} |`,
+    );
   }
   lines.push('', '## Limits', '', '| limit | at most | source |', '|---|---|---|');
-  for (const [name, rule] of Object.entries(LIMIT_RULES)) lines.push(`| \`${name}\` | ${rule.max.toLocaleString('en-US')} | ${source(rule.source)} |`);
-  lines.push('', `An attachment's \`color\`: \`${ATTACHMENT_COLOR.pattern.source}\`, ${source(ATTACHMENT_COLOR.source)}.`);
-  lines.push('', '## Web API methods: rate tier and scopes', '', '| method | tier | calls a minute (floor) | at once | bot scopes | source |', '|---|---|---|---|---|---|');
+  for (const [name, rule] of Object.entries(LIMIT_RULES))
+    lines.push(`| \`${name}\` | ${rule.max.toLocaleString('en-US')} | ${source(rule.source)} |`);
+  lines.push(
+    '',
+    `An attachment's \`color\`: \`${ATTACHMENT_COLOR.pattern.source}\`, ${source(ATTACHMENT_COLOR.source)}.`,
+  );
+  lines.push(
+    '',
+    '## Web API methods: rate tier and scopes',
+    '',
+    '| method | tier | calls a minute (floor) | at once | bot scopes | source |',
+    '|---|---|---|---|---|---|',
+  );
   for (const [method, rule] of Object.entries(METHOD_RULES)) {
     const burst = ('burst' in rule ? (rule as { burst?: number }).burst : undefined) ?? rule.perMinute;
-    lines.push(`| \`${method}\` | ${rule.tier} | ${rule.perMinute} | ${burst} | ${rule.scopes.map((s) => `\`${s}\``).join(', ') || 'none'} | ${source(rule.source)} |`);
+    lines.push(
+      `| \`${method}\` | ${rule.tier} | ${rule.perMinute} | ${burst} | ${rule.scopes.map((s) => `\`${s}\``).join(', ') || 'none'} | ${source(rule.source)} |`,
+    );
   }
-  lines.push('', `A response_url takes ${RESPONSE_URL.uses} answers within ${RESPONSE_URL.withinMs / 60_000} minutes: ${source(RESPONSE_URL.source)}.`, '');
+  lines.push(
+    '',
+    `A response_url takes ${RESPONSE_URL.uses} answers within ${RESPONSE_URL.withinMs / 60_000} minutes: ${source(RESPONSE_URL.source)}.`,
+    '',
+  );
   return lines.join('\n');
 }
 

@@ -7,30 +7,57 @@
  */
 import { z } from 'zod';
 
-export const MANIFEST_SCHEMA_SOURCE = 'https://github.com/slackapi/manifest-schema/blob/main/schemas/manifest.schema.2.0.0.json';
+export const MANIFEST_SCHEMA_SOURCE =
+  'https://github.com/slackapi/manifest-schema/blob/main/schemas/manifest.schema.2.0.0.json';
 
-const url = z.string().regex(/^https?:\/\//).max(3500);
-const events = z.array(z.string().max(50)).max(100).refine((list) => new Set(list).size === list.length, 'events must be unique');
+const url = z
+  .string()
+  .regex(/^https?:\/\//)
+  .max(3500);
+const events = z
+  .array(z.string().max(50))
+  .max(100)
+  .refine((list) => new Set(list).size === list.length, 'events must be unique');
 const scopes = z.array(z.string().max(50)).max(255);
 
 export const Manifest = z.strictObject({
   $schema: z.string().optional(),
-  _metadata: z.strictObject({ schema_version: z.int().optional(), min_version: z.int().optional(), major_version: z.literal(2), minor_version: z.int().optional() }),
+  _metadata: z.strictObject({
+    schema_version: z.int().optional(),
+    min_version: z.int().optional(),
+    major_version: z.literal(2),
+    minor_version: z.int().optional(),
+  }),
   display_information: z.strictObject({
     name: z.string().min(1).max(35),
     description: z.string().min(1).max(140).optional(),
-    background_color: z.string().regex(/^#[0-9a-fA-F]{3}([0-9a-fA-F]{3})?$/).optional(),
+    background_color: z
+      .string()
+      .regex(/^#[0-9a-fA-F]{3}([0-9a-fA-F]{3})?$/)
+      .optional(),
     long_description: z.string().min(175).max(4000).optional(),
   }),
   features: z
     .strictObject({
-      app_home: z.strictObject({ home_tab_enabled: z.boolean().optional(), messages_tab_enabled: z.boolean().optional(), messages_tab_read_only_enabled: z.boolean().optional() }).optional(),
-      bot_user: z.strictObject({ display_name: z.string().min(1).max(80), always_online: z.boolean().optional() }).optional(),
+      app_home: z
+        .strictObject({
+          home_tab_enabled: z.boolean().optional(),
+          messages_tab_enabled: z.boolean().optional(),
+          messages_tab_read_only_enabled: z.boolean().optional(),
+        })
+        .optional(),
+      bot_user: z
+        .strictObject({ display_name: z.string().min(1).max(80), always_online: z.boolean().optional() })
+        .optional(),
       slash_commands: z
         .array(
           z.strictObject({
             command: z.string().regex(/^\//).min(2).max(32),
-            url: z.string().regex(/^https?:\/\//).max(3000).optional(),
+            url: z
+              .string()
+              .regex(/^https?:\/\//)
+              .max(3000)
+              .optional(),
             description: z.string().min(1).max(2000),
             usage_hint: z.string().min(1).max(1000).optional(),
             should_escape: z.boolean().optional(),
@@ -44,15 +71,30 @@ export const Manifest = z.strictObject({
   oauth_config: z
     .strictObject({
       redirect_urls: z.array(z.string().max(2500)).max(1000).optional(),
-      scopes: z.strictObject({ user: scopes.optional(), bot: scopes.optional(), user_optional: scopes.optional(), bot_optional: scopes.optional() }).optional(),
+      scopes: z
+        .strictObject({
+          user: scopes.optional(),
+          bot: scopes.optional(),
+          user_optional: scopes.optional(),
+          bot_optional: scopes.optional(),
+        })
+        .optional(),
       token_management_enabled: z.boolean().optional(),
       pkce_enabled: z.boolean().optional(),
     })
     .optional(),
   settings: z
     .strictObject({
-      event_subscriptions: z.strictObject({ request_url: url.optional(), user_events: events.optional(), bot_events: events.optional() }).optional(),
-      interactivity: z.strictObject({ is_enabled: z.boolean(), request_url: url.optional(), message_menu_options_url: url.optional() }).optional(),
+      event_subscriptions: z
+        .strictObject({ request_url: url.optional(), user_events: events.optional(), bot_events: events.optional() })
+        .optional(),
+      interactivity: z
+        .strictObject({
+          is_enabled: z.boolean(),
+          request_url: url.optional(),
+          message_menu_options_url: url.optional(),
+        })
+        .optional(),
       org_deploy_enabled: z.boolean().optional(),
       socket_mode_enabled: z.boolean().optional(),
       token_rotation_enabled: z.boolean().optional(),

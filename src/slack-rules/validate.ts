@@ -14,36 +14,73 @@ import { ATTACHMENT_COLOR, BLOCK_RULES, LIMITS, type Surface } from './rules.js'
 
 export type { Surface };
 
-export type BlocksValidation =
-  | { ok: true }
-  | { ok: false; error: 'invalid_blocks'; reasons: string[] };
+export type BlocksValidation = { ok: true } | { ok: false; error: 'invalid_blocks'; reasons: string[] };
 
-export type ViewValidation =
-  | { ok: true }
-  | { ok: false; error: 'invalid_arguments'; reasons: string[] };
+export type ViewValidation = { ok: true } | { ok: false; error: 'invalid_arguments'; reasons: string[] };
 
-export type TextValidation =
-  | { ok: true; text: string; truncated: boolean }
-  | { ok: false; error: 'no_text' };
+export type TextValidation = { ok: true; text: string; truncated: boolean } | { ok: false; error: 'no_text' };
 
 export { LIMITS };
 
 const SELECTS = ['static_select', 'external_select', 'users_select', 'conversations_select', 'channels_select'];
 const MULTI_SELECTS = SELECTS.map((s) => `multi_${s}`);
 const ACTIONS_ELEMENTS = new Set([
-  'button', 'checkboxes', 'datepicker', 'datetimepicker', 'overflow', 'radio_buttons', 'timepicker',
-  'workflow_button', ...SELECTS, ...MULTI_SELECTS,
+  'button',
+  'checkboxes',
+  'datepicker',
+  'datetimepicker',
+  'overflow',
+  'radio_buttons',
+  'timepicker',
+  'workflow_button',
+  ...SELECTS,
+  ...MULTI_SELECTS,
 ]);
 const ACCESSORY_ELEMENTS = new Set([
-  'button', 'checkboxes', 'datepicker', 'image', 'overflow', 'radio_buttons', 'timepicker', 'workflow_button',
-  ...SELECTS, ...MULTI_SELECTS,
+  'button',
+  'checkboxes',
+  'datepicker',
+  'image',
+  'overflow',
+  'radio_buttons',
+  'timepicker',
+  'workflow_button',
+  ...SELECTS,
+  ...MULTI_SELECTS,
 ]);
 const INPUT_ELEMENTS = new Set([
-  'checkboxes', 'datepicker', 'datetimepicker', 'email_text_input', 'file_input', 'number_input',
-  'plain_text_input', 'radio_buttons', 'rich_text_input', 'timepicker', 'url_text_input', ...SELECTS, ...MULTI_SELECTS,
+  'checkboxes',
+  'datepicker',
+  'datetimepicker',
+  'email_text_input',
+  'file_input',
+  'number_input',
+  'plain_text_input',
+  'radio_buttons',
+  'rich_text_input',
+  'timepicker',
+  'url_text_input',
+  ...SELECTS,
+  ...MULTI_SELECTS,
 ]);
-const RICH_TEXT_CONTAINERS = new Set(['rich_text_section', 'rich_text_list', 'rich_text_quote', 'rich_text_preformatted']);
-const RICH_TEXT_LEAVES = new Set(['text', 'link', 'emoji', 'user', 'channel', 'usergroup', 'broadcast', 'date', 'color', 'team']);
+const RICH_TEXT_CONTAINERS = new Set([
+  'rich_text_section',
+  'rich_text_list',
+  'rich_text_quote',
+  'rich_text_preformatted',
+]);
+const RICH_TEXT_LEAVES = new Set([
+  'text',
+  'link',
+  'emoji',
+  'user',
+  'channel',
+  'usergroup',
+  'broadcast',
+  'date',
+  'color',
+  'team',
+]);
 
 type Json = Record<string, unknown>;
 
@@ -70,7 +107,13 @@ export function toJsonPointerMessage(reason: string): string {
   const at = reason.indexOf(': ');
   if (at < 0) return `[ERROR] ${reason}`;
   const path = reason.slice(0, at);
-  const pointer = '/' + path.replace(/\[(\d+)\]/g, '.$1').split('.').filter(Boolean).join('/');
+  const pointer =
+    '/' +
+    path
+      .replace(/\[(\d+)\]/g, '.$1')
+      .split('.')
+      .filter(Boolean)
+      .join('/');
   return `[ERROR] ${reason.slice(at + 2)} [json-pointer:${pointer}]`;
 }
 
@@ -88,7 +131,11 @@ class Checker {
   }
 
   /** A string field; `required` makes absence an error. Returns the string when valid. */
-  string(path: string, value: unknown, opts: { max?: number; min?: number; required?: boolean } = {}): string | undefined {
+  string(
+    path: string,
+    value: unknown,
+    opts: { max?: number; min?: number; required?: boolean } = {},
+  ): string | undefined {
     if (value === undefined || value === null) {
       if (opts.required) this.fail(path, 'is required');
       return undefined;
@@ -115,7 +162,11 @@ class Checker {
   }
 
   /** An array field with item-count limits. Returns the array when it is one. */
-  array(path: string, value: unknown, opts: { max?: number; min?: number; required?: boolean } = {}): unknown[] | undefined {
+  array(
+    path: string,
+    value: unknown,
+    opts: { max?: number; min?: number; required?: boolean } = {},
+  ): unknown[] | undefined {
     if (value === undefined || value === null) {
       if (opts.required) this.fail(path, 'is required');
       return undefined;
@@ -205,7 +256,9 @@ class Checker {
     this.text(`${path}.text`, o.text, { max: LIMITS.optionText, plainOnly: !opts.mrkdwn });
     const v = this.string(`${path}.value`, o.value, { max: LIMITS.optionValue, min: 1, required: !opts.allowUrl });
     this.text(`${path}.description`, o.description, {
-      max: LIMITS.optionDescription, plainOnly: !opts.mrkdwn, required: false,
+      max: LIMITS.optionDescription,
+      plainOnly: !opts.mrkdwn,
+      required: false,
     });
     if (o.url !== undefined) {
       if (opts.allowUrl) this.url(`${path}.url`, o.url);
@@ -214,7 +267,12 @@ class Checker {
     return v;
   }
 
-  options(path: string, value: unknown, max: number, opts: { mrkdwn?: boolean; allowUrl?: boolean; required?: boolean }): string[] {
+  options(
+    path: string,
+    value: unknown,
+    max: number,
+    opts: { mrkdwn?: boolean; allowUrl?: boolean; required?: boolean },
+  ): string[] {
     const list = this.array(path, value, { min: 1, max, required: opts.required ?? true });
     const values: string[] = [];
     list?.forEach((o, i) => {
@@ -226,7 +284,7 @@ class Checker {
 
   initialOptions(path: string, value: unknown, known: string[], multi: boolean): void {
     if (value === undefined) return;
-    const items = multi ? this.array(path, value) ?? [] : [value];
+    const items = multi ? (this.array(path, value) ?? []) : [value];
     items.forEach((item, i) => {
       const p = multi ? `${path}[${i}]` : path;
       const v = this.option(p, item, { mrkdwn: true });
@@ -282,8 +340,12 @@ class Checker {
         } else {
           known = this.options(`${path}.options`, el.options, LIMITS.selectOptions, {});
         }
-        this.initialOptions(`${path}.${multi ? 'initial_options' : 'initial_option'}`,
-          multi ? el.initial_options : el.initial_option, known, multi);
+        this.initialOptions(
+          `${path}.${multi ? 'initial_options' : 'initial_option'}`,
+          multi ? el.initial_options : el.initial_option,
+          known,
+          multi,
+        );
         if (multi) this.maxSelected(`${path}.max_selected_items`, el.max_selected_items);
         break;
       }
@@ -294,8 +356,12 @@ class Checker {
       case 'radio_buttons': {
         const known = this.options(`${path}.options`, el.options, LIMITS.checkboxOptions, { mrkdwn: true });
         const multi = type === 'checkboxes';
-        this.initialOptions(`${path}.${multi ? 'initial_options' : 'initial_option'}`,
-          multi ? el.initial_options : el.initial_option, known, multi);
+        this.initialOptions(
+          `${path}.${multi ? 'initial_options' : 'initial_option'}`,
+          multi ? el.initial_options : el.initial_option,
+          known,
+          multi,
+        );
         break;
       }
       case 'external_select':
@@ -308,19 +374,28 @@ class Checker {
       case 'multi_channels_select':
         this.placeholder(`${path}.placeholder`, el.placeholder);
         if (type.startsWith('multi_')) this.maxSelected(`${path}.max_selected_items`, el.max_selected_items);
-        if (el.min_query_length !== undefined && !(Number.isInteger(el.min_query_length) && Number(el.min_query_length) >= 0)) {
+        if (
+          el.min_query_length !== undefined &&
+          !(Number.isInteger(el.min_query_length) && Number(el.min_query_length) >= 0)
+        ) {
           this.fail(`${path}.min_query_length`, 'must be a non-negative integer');
         }
         break;
       case 'datepicker':
         this.placeholder(`${path}.placeholder`, el.placeholder);
-        if (el.initial_date !== undefined && !(typeof el.initial_date === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(el.initial_date))) {
+        if (
+          el.initial_date !== undefined &&
+          !(typeof el.initial_date === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(el.initial_date))
+        ) {
           this.fail(`${path}.initial_date`, 'must be YYYY-MM-DD');
         }
         break;
       case 'timepicker':
         this.placeholder(`${path}.placeholder`, el.placeholder);
-        if (el.initial_time !== undefined && !(typeof el.initial_time === 'string' && /^([01]\d|2[0-3]):[0-5]\d$/.test(el.initial_time))) {
+        if (
+          el.initial_time !== undefined &&
+          !(typeof el.initial_time === 'string' && /^([01]\d|2[0-3]):[0-5]\d$/.test(el.initial_time))
+        ) {
           this.fail(`${path}.initial_time`, 'must be HH:mm');
         }
         break;
@@ -335,7 +410,8 @@ class Checker {
         this.boolean(`${path}.multiline`, el.multiline);
         const min = this.intRange(`${path}.min_length`, el.min_length, 0, LIMITS.plainTextInputLength);
         const max = this.intRange(`${path}.max_length`, el.max_length, 1, LIMITS.plainTextInputLength);
-        if (min !== undefined && max !== undefined && min > max) this.fail(`${path}.min_length`, 'must not exceed max_length');
+        if (min !== undefined && max !== undefined && min > max)
+          this.fail(`${path}.min_length`, 'must not exceed max_length');
         break;
       }
       case 'number_input':
@@ -365,7 +441,12 @@ class Checker {
   intRange(path: string, value: unknown, min: number, max: number): number | undefined {
     if (value === undefined) return undefined;
     if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-      this.fail(path, max === Number.MAX_SAFE_INTEGER ? `must be an integer of at least ${min}` : `must be an integer from ${min} to ${max}`);
+      this.fail(
+        path,
+        max === Number.MAX_SAFE_INTEGER
+          ? `must be an integer of at least ${min}`
+          : `must be an integer from ${min} to ${max}`,
+      );
       return undefined;
     }
     return value;
@@ -381,7 +462,8 @@ class Checker {
     if (el.image_url !== undefined) this.url(`${path}.image_url`, el.image_url);
     if (el.slack_file !== undefined) {
       const f = this.object(`${path}.slack_file`, el.slack_file);
-      if (f && typeof f.url !== 'string' && typeof f.id !== 'string') this.fail(`${path}.slack_file`, 'must have url or id');
+      if (f && typeof f.url !== 'string' && typeof f.id !== 'string')
+        this.fail(`${path}.slack_file`, 'must have url or id');
     }
     this.string(`${path}.alt_text`, el.alt_text, { required: true, min: 1, max: altMax });
   }
@@ -431,7 +513,8 @@ class Checker {
         this.string(`${path}.text`, cell.text, { required: true, min: 1 });
         break;
       case 'raw_number':
-        if (typeof cell.value !== 'number' || !Number.isFinite(cell.value)) this.fail(`${path}.value`, 'must be a finite number');
+        if (typeof cell.value !== 'number' || !Number.isFinite(cell.value))
+          this.fail(`${path}.value`, 'must be a finite number');
         this.string(`${path}.text`, cell.text, { min: 1 });
         break;
       case 'rich_text':
@@ -456,7 +539,10 @@ class Checker {
       return;
     }
     if (!(rule.surfaces as readonly Surface[]).includes(this.surface)) {
-      this.fail(`${path}.type`, `"${type}" blocks are not allowed in a ${this.surface} (only in: ${rule.surfaces.join(', ')})`);
+      this.fail(
+        `${path}.type`,
+        `"${type}" blocks are not allowed in a ${this.surface} (only in: ${rule.surfaces.join(', ')})`,
+      );
       return;
     }
     if (this.inAttachment && !rule.inAttachments) {
@@ -470,7 +556,8 @@ class Checker {
         if (b.text !== undefined) this.text(`${path}.text`, b.text, { max: LIMITS.sectionText });
         const fields = this.array(`${path}.fields`, b.fields, { min: 1, max: LIMITS.sectionFields });
         fields?.forEach((f, i) => this.text(`${path}.fields[${i}]`, f, { max: LIMITS.sectionFieldText }));
-        if (b.accessory !== undefined) this.element(`${path}.accessory`, b.accessory, ACCESSORY_ELEMENTS, 'a section accessory');
+        if (b.accessory !== undefined)
+          this.element(`${path}.accessory`, b.accessory, ACCESSORY_ELEMENTS, 'a section accessory');
         this.boolean(`${path}.expand`, b.expand);
         break;
       }
@@ -480,7 +567,11 @@ class Checker {
       case 'divider':
         break;
       case 'context': {
-        const elements = this.array(`${path}.elements`, b.elements, { required: true, min: 1, max: LIMITS.contextElements });
+        const elements = this.array(`${path}.elements`, b.elements, {
+          required: true,
+          min: 1,
+          max: LIMITS.contextElements,
+        });
         elements?.forEach((e, i) => {
           const p = `${path}.elements[${i}]`;
           if (isRecord(e) && e.type === 'image') this.image(p, e, LIMITS.imageAltText);
@@ -489,13 +580,23 @@ class Checker {
         break;
       }
       case 'actions': {
-        const elements = this.array(`${path}.elements`, b.elements, { required: true, min: 1, max: LIMITS.actionsElements });
+        const elements = this.array(`${path}.elements`, b.elements, {
+          required: true,
+          min: 1,
+          max: LIMITS.actionsElements,
+        });
         const ids = new Set<string>();
-        elements?.forEach((e, i) => this.element(`${path}.elements[${i}]`, e, ACTIONS_ELEMENTS, 'an actions block', ids));
+        elements?.forEach((e, i) =>
+          this.element(`${path}.elements[${i}]`, e, ACTIONS_ELEMENTS, 'an actions block', ids),
+        );
         break;
       }
       case 'context_actions': {
-        const elements = this.array(`${path}.elements`, b.elements, { required: true, min: 1, max: LIMITS.contextActionsElements });
+        const elements = this.array(`${path}.elements`, b.elements, {
+          required: true,
+          min: 1,
+          max: LIMITS.contextActionsElements,
+        });
         const ids = new Set<string>();
         elements?.forEach((e, i) => {
           const p = `${path}.elements[${i}]`;
@@ -535,7 +636,8 @@ class Checker {
       }
       case 'table': {
         this.tables += 1;
-        if (this.tables > LIMITS.tablesPerMessage) this.fail(path, 'only one table block is allowed in a message (only_one_table_allowed)');
+        if (this.tables > LIMITS.tablesPerMessage)
+          this.fail(path, 'only one table block is allowed in a message (only_one_table_allowed)');
         const rows = this.array(`${path}.rows`, b.rows, { required: true, min: 1, max: LIMITS.tableRows });
         let chars = 0;
         rows?.forEach((row, r) => {
@@ -545,7 +647,8 @@ class Checker {
             chars += cellChars(cell);
           });
         });
-        if (chars > LIMITS.tableChars) this.fail(`${path}.rows`, `its cells hold ${chars} characters; at most ${LIMITS.tableChars}`);
+        if (chars > LIMITS.tableChars)
+          this.fail(`${path}.rows`, `its cells hold ${chars} characters; at most ${LIMITS.tableChars}`);
         const settings = this.array(`${path}.column_settings`, b.column_settings, { max: LIMITS.tableColumnSettings });
         settings?.forEach((s, i) => {
           if (s === null) return; // a null entry keeps a column's defaults
@@ -568,21 +671,28 @@ class Checker {
           const cells = this.array(`${path}.rows[${r}]`, row, { required: true, min: 1, max: LIMITS.tableCells });
           if (!cells) return;
           if (width === undefined) width = cells.length;
-          else if (cells.length !== width) this.fail(`${path}.rows[${r}]`, `must have ${width} cells like the header row`);
+          else if (cells.length !== width)
+            this.fail(`${path}.rows[${r}]`, `must have ${width} cells like the header row`);
           cells.forEach((cell, c) => {
-            if (r === 0 && isRecord(cell) && cell.type === 'rich_text') this.fail(`${path}.rows[0][${c}]`, 'the header row takes raw_text or raw_number cells, not rich_text');
+            if (r === 0 && isRecord(cell) && cell.type === 'rich_text')
+              this.fail(`${path}.rows[0][${c}]`, 'the header row takes raw_text or raw_number cells, not rich_text');
             this.tableCell(`${path}.rows[${r}][${c}]`, cell);
             chars += cellChars(cell);
           });
         });
-        if (chars > LIMITS.dataTableChars) this.fail(`${path}.rows`, `its cells hold ${chars} characters; at most ${LIMITS.dataTableChars} (data_table_too_large)`);
+        if (chars > LIMITS.dataTableChars)
+          this.fail(
+            `${path}.rows`,
+            `its cells hold ${chars} characters; at most ${LIMITS.dataTableChars} (data_table_too_large)`,
+          );
         this.intRange(`${path}.page_size`, b.page_size, 1, LIMITS.dataTablePageSize);
         this.intRange(`${path}.row_header_column_index`, b.row_header_column_index, 0, LIMITS.tableCells - 1);
         break;
       }
       case 'data_visualization': {
         this.charts += 1;
-        if (this.charts > LIMITS.chartsPerMessage) this.fail(path, `at most ${LIMITS.chartsPerMessage} data_visualization blocks in a message`);
+        if (this.charts > LIMITS.chartsPerMessage)
+          this.fail(path, `at most ${LIMITS.chartsPerMessage} data_visualization blocks in a message`);
         this.string(`${path}.title`, b.title, { required: true, min: 1, max: LIMITS.chartTitle });
         this.chart(`${path}.chart`, b.chart);
         break;
@@ -613,7 +723,11 @@ class Checker {
       if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) this.fail(p, 'must be a number above 0');
     };
     if (chart.type === 'pie') {
-      const segments = this.array(`${path}.segments`, chart.segments, { required: true, min: 1, max: LIMITS.chartSeries });
+      const segments = this.array(`${path}.segments`, chart.segments, {
+        required: true,
+        min: 1,
+        max: LIMITS.chartSeries,
+      });
       segments?.forEach((s, i) => {
         const seg = this.object(`${path}.segments[${i}]`, s, true);
         if (!seg) return;
@@ -627,7 +741,9 @@ class Checker {
       return;
     }
     const axis = this.object(`${path}.axis_config`, chart.axis_config, true);
-    const categories = axis ? this.array(`${path}.axis_config.categories`, axis.categories, { required: true, min: 1 }) : undefined;
+    const categories = axis
+      ? this.array(`${path}.axis_config.categories`, axis.categories, { required: true, min: 1 })
+      : undefined;
     categories?.forEach((c, i) => label(`${path}.axis_config.categories[${i}]`, c));
     if (axis) {
       this.string(`${path}.axis_config.x_label`, axis.x_label, { min: 1 });
@@ -646,10 +762,15 @@ class Checker {
       const labels = data?.map((d, j) => {
         const point = this.object(`${p}.data[${j}]`, d, true);
         if (!point) return undefined;
-        if (typeof point.value !== 'number' || !Number.isFinite(point.value)) this.fail(`${p}.data[${j}].value`, 'must be a finite number');
+        if (typeof point.value !== 'number' || !Number.isFinite(point.value))
+          this.fail(`${p}.data[${j}].value`, 'must be a finite number');
         return label(`${p}.data[${j}].label`, point.label);
       });
-      if (categories && labels?.every((l) => l !== undefined) && JSON.stringify(labels) !== JSON.stringify(categories)) {
+      if (
+        categories &&
+        labels?.every((l) => l !== undefined) &&
+        JSON.stringify(labels) !== JSON.stringify(categories)
+      ) {
         this.fail(`${p}.data`, 'its labels must be the x-axis categories, in order');
       }
     });
@@ -663,7 +784,8 @@ class Checker {
       const attachment = this.object(p, a, true);
       if (!attachment) return;
       const color = this.string(`${p}.color`, attachment.color, { min: 1 });
-      if (color !== undefined && !ATTACHMENT_COLOR.pattern.test(color)) this.fail(`${p}.color`, 'must be a hex colour (#RRGGBB) or good, warning or danger');
+      if (color !== undefined && !ATTACHMENT_COLOR.pattern.test(color))
+        this.fail(`${p}.color`, 'must be a hex colour (#RRGGBB) or good, warning or danger');
       this.string(`${p}.fallback`, attachment.fallback);
       this.string(`${p}.text`, attachment.text);
       if (attachment.blocks !== undefined) {

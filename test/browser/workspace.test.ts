@@ -16,10 +16,19 @@ import { until } from '../support/until.js';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const available = existsSync(CHROMIUM);
 // Outside the tracked tree (docs/screenshot.png is the README's, updated by hand).
-const SCREENSHOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'test-results', 'screens', 'workspace-report.png');
+const SCREENSHOT = join(
+  dirname(fileURLToPath(import.meta.url)),
+  '..',
+  '..',
+  'test-results',
+  'screens',
+  'workspace-report.png',
+);
 
 if (!available) {
-  console.warn(`[test/browser] skipped: no chromium at ${CHROMIUM} (install it with "apt-get install -y chromium", or set CHROMIUM_PATH)`);
+  console.warn(
+    `[test/browser] skipped: no chromium at ${CHROMIUM} (install it with "apt-get install -y chromium", or set CHROMIUM_PATH)`,
+  );
 }
 
 describe.skipIf(!available)('the sandbox Slack in a browser', () => {
@@ -33,16 +42,27 @@ describe.skipIf(!available)('the sandbox Slack in a browser', () => {
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--no-first-run',
+      ],
     });
-    page = await browser.newPage({ viewport: { width: 1320, height: 900 }, locale: 'en-US', timezoneId: 'Europe/Berlin' });
+    page = await browser.newPage({
+      viewport: { width: 1320, height: 900 },
+      locale: 'en-US',
+      timezoneId: 'Europe/Berlin',
+    });
     page.setDefaultTimeout(10_000);
     page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
     page.on('console', (msg) => {
       if (msg.type() === 'error') problems.push(`console: ${msg.text()}`);
     });
     page.on('request', (request) => {
-      if (!request.url().startsWith(box.slack.url) && !request.url().startsWith('data:')) problems.push(`external request: ${request.url()}`);
+      if (!request.url().startsWith(box.slack.url) && !request.url().startsWith('data:'))
+        problems.push(`external request: ${request.url()}`);
     });
   });
 
@@ -75,13 +95,21 @@ describe.skipIf(!available)('the sandbox Slack in a browser', () => {
     await page.getByTestId('composer-send').click();
 
     const list = page.getByTestId('message-list');
-    const report = list.getByTestId('message').filter({ has: page.getByTestId('block-data-table') }).last();
+    const report = list
+      .getByTestId('message')
+      .filter({ has: page.getByTestId('block-data-table') })
+      .last();
     await report.getByTestId('block-data-table').waitFor();
     await expect.poll(() => report.getByTestId('ephemeral-note').textContent()).toMatch(/Only visible to you/);
     const header = await report.locator('.bk-table tr').first().locator('th').allTextContents();
     expect(header.slice(0, 2)).toEqual(['Name', 'Visits']);
     const firstName = await report.locator('.bk-table tr').nth(1).locator('td').first().textContent();
-    const visitsAlign = await report.locator('.bk-table tr').nth(1).locator('td').nth(1).evaluate((td) => td.ownerDocument.defaultView!.getComputedStyle(td).textAlign);
+    const visitsAlign = await report
+      .locator('.bk-table tr')
+      .nth(1)
+      .locator('td')
+      .nth(1)
+      .evaluate((td) => td.ownerDocument.defaultView!.getComputedStyle(td).textAlign);
     expect(visitsAlign).toBe('right');
     await expect.poll(() => report.locator('.context').first().textContent()).toMatch(/^Rows 1–10/);
 
@@ -115,7 +143,8 @@ describe.skipIf(!available)('the sandbox Slack in a browser', () => {
       dialogs++;
       void dialog.dismiss();
     });
-    const hostile = 'see &lt;img src=x onerror=alert(1)&gt; *bold* &amp; <https://example.com/a?b=1&amp;c=2|the &lt;log&gt;> <javascript:alert(1)|click>';
+    const hostile =
+      'see &lt;img src=x onerror=alert(1)&gt; *bold* &amp; <https://example.com/a?b=1&amp;c=2|the &lt;log&gt;> <javascript:alert(1)|click>';
     const parent = box.slack.say('C_GENERAL', 'U_BOB', hostile);
     const general = page.locator('[data-testid="channel-item"][data-channel-name="general"]');
     await expect.poll(() => general.locator('.badge').textContent()).toBe('1');
@@ -134,7 +163,9 @@ describe.skipIf(!available)('the sandbox Slack in a browser', () => {
     await message.getByTestId('thread-link').click();
     const thread = page.getByTestId('thread-panel');
     await thread.waitFor();
-    await expect.poll(() => thread.getByTestId('message').last().locator('.message-body').textContent()).toBe('a reply in the thread');
+    await expect
+      .poll(() => thread.getByTestId('message').last().locator('.message-body').textContent())
+      .toBe('a reply in the thread');
     await page.getByTestId('thread-input').fill('thanks!');
     await page.getByTestId('thread-input').press('Enter');
     await expect.poll(() => box.slack.thread('C_GENERAL', parent.ts).map((m) => m.text)).toContain('thanks!');
@@ -145,7 +176,10 @@ describe.skipIf(!available)('the sandbox Slack in a browser', () => {
 
   it("shows the threat alert, the visitor card and the watch alert in their level's colour, from a message attachment's bar, with no alert block in any message; screenshots", async () => {
     const bar = (message: import('playwright-core').Locator) =>
-      message.locator('.attachment').first().evaluate((n) => n.ownerDocument.defaultView!.getComputedStyle(n).borderLeftColor);
+      message
+        .locator('.attachment')
+        .first()
+        .evaluate((n) => n.ownerDocument.defaultView!.getComputedStyle(n).borderLeftColor);
     const shot = async (message: import('playwright-core').Locator, name: string) => {
       await message.scrollIntoViewIfNeeded();
       await page.mouse.move(0, 0);
@@ -161,7 +195,11 @@ describe.skipIf(!available)('the sandbox Slack in a browser', () => {
 
     // A threat alert for an attacker coming back: red, by severity.
     await command('/traffic alerts on', '.block');
-    box.demo!.dataset.addVisit({ visitor_id: 'v_demo_attacker', date: new Date().toISOString(), url: 'https://www.example-shop.com/checkout' });
+    box.demo!.dataset.addVisit({
+      visitor_id: 'v_demo_attacker',
+      date: new Date().toISOString(),
+      url: 'https://www.example-shop.com/checkout',
+    });
     await box.lookout.threatScan.scan();
     box.lookout.deliveries.wake();
     const list = page.getByTestId('message-list');
@@ -181,33 +219,67 @@ describe.skipIf(!available)('the sandbox Slack in a browser', () => {
     await shot(watch, 'colour-watch-alert.png');
 
     for (const channel of ['C_SECURITY', 'C_MARKETING']) {
-      for (const m of box.slack.messages(channel, { user: 'U_ALICE' })) expect(JSON.stringify(m)).not.toContain('"type":"alert"');
+      for (const m of box.slack.messages(channel, { user: 'U_ALICE' }))
+        expect(JSON.stringify(m)).not.toContain('"type":"alert"');
     }
     expect(problems).toEqual([]);
   }, 60_000);
 
   it('draws a data_visualization block with Chart.js served locally, and states its figures in text', async () => {
     const days = ['Nov 17', 'Nov 18', 'Nov 19', 'Nov 20'];
-    const series = (name: string, base: number) => ({ name, data: days.map((label, i) => ({ label, value: base + i * 7 })) });
+    const series = (name: string, base: number) => ({
+      name,
+      data: days.map((label, i) => ({ label, value: base + i * 7 })),
+    });
     await postAsBot('C_GENERAL', [
-      { type: 'data_visualization', title: 'Visits, this week and last', chart: { type: 'line', series: [series('This week', 40), series('Last week', 30)], axis_config: { categories: days, x_label: 'Day', y_label: 'Visits' } } },
-      { type: 'data_visualization', title: 'Share of visits', chart: { type: 'pie', segments: [{ label: 'google', value: 53 }, { label: 'direct', value: 43 }] } },
+      {
+        type: 'data_visualization',
+        title: 'Visits, this week and last',
+        chart: {
+          type: 'line',
+          series: [series('This week', 40), series('Last week', 30)],
+          axis_config: { categories: days, x_label: 'Day', y_label: 'Visits' },
+        },
+      },
+      {
+        type: 'data_visualization',
+        title: 'Share of visits',
+        chart: {
+          type: 'pie',
+          segments: [
+            { label: 'google', value: 53 },
+            { label: 'direct', value: 43 },
+          ],
+        },
+      },
     ]);
     await page.locator('[data-testid="channel-item"][data-channel-name="general"]').click();
     const line = page.locator('.block.chart[data-chart-type="line"]').last();
     await line.waitFor();
-    expect(await line.locator('.chart-figures').textContent()).toBe('This week: 40, 47, 54, 61 · Last week: 30, 37, 44, 51');
+    expect(await line.locator('.chart-figures').textContent()).toBe(
+      'This week: 40, 47, 54, 61 · Last week: 30, 37, 44, 51',
+    );
     // The canvas has been drawn on: some of its pixels are not blank.
     await expect
-      .poll(() => line.locator('canvas').evaluate((c) => {
-        const canvas = c as unknown as { width: number; height: number; getContext(kind: '2d'): { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } } };
-        const d = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
-        let inked = 0;
-        for (let i = 3; i < d.length; i += 4) if (d[i]! > 0) inked++;
-        return inked;
-      }))
+      .poll(() =>
+        line.locator('canvas').evaluate((c) => {
+          const canvas = c as unknown as {
+            width: number;
+            height: number;
+            getContext(kind: '2d'): {
+              getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray };
+            };
+          };
+          const d = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+          let inked = 0;
+          for (let i = 3; i < d.length; i += 4) if (d[i]! > 0) inked++;
+          return inked;
+        }),
+      )
       .toBeGreaterThan(500);
-    expect(await page.locator('.block.chart[data-chart-type="pie"] .chart-figures').last().textContent()).toBe('google: 53 · direct: 43');
+    expect(await page.locator('.block.chart[data-chart-type="pie"] .chart-figures').last().textContent()).toBe(
+      'google: 53 · direct: 43',
+    );
     await mkdir(dirname(SCREENSHOT), { recursive: true });
     await line.scrollIntoViewIfNeeded();
     await page.screenshot({ path: join(dirname(SCREENSHOT), 'workspace-charts.png') });
@@ -221,14 +293,23 @@ describe.skipIf(!available)('the sandbox Slack in a browser', () => {
     await page.getByTestId('composer-input').fill(text);
     await page.getByTestId('composer-send').click();
     await expect.poll(() => list.getByTestId('message').count()).toBeGreaterThan(before);
-    const message = list.getByTestId('message').filter({ has: page.locator(testid) }).last();
+    const message = list
+      .getByTestId('message')
+      .filter({ has: page.locator(testid) })
+      .last();
     await message.locator(testid).first().waitFor();
     return message;
   }
 
   const inked = (canvas: import('playwright-core').Locator) =>
     canvas.evaluate((c) => {
-      const el = c as unknown as { width: number; height: number; getContext(kind: '2d'): { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } } };
+      const el = c as unknown as {
+        width: number;
+        height: number;
+        getContext(kind: '2d'): {
+          getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray };
+        };
+      };
       const d = el.getContext('2d').getImageData(0, 0, el.width, el.height).data;
       let n = 0;
       for (let i = 3; i < d.length; i += 4) if (d[i]! > 0) n++;
@@ -240,9 +321,13 @@ describe.skipIf(!available)('the sandbox Slack in a browser', () => {
     const trend = await command('/traffic trend sources last30d', '.block.chart[data-chart-type="line"]');
     const line = trend.locator('.block.chart[data-chart-type="line"]');
     await expect.poll(() => inked(line.locator('canvas'))).toBeGreaterThan(500);
-    expect(await line.locator('.chart-figures').textContent()).toMatch(/^This period: [\d, ]+ · Previous period: [\d, ]+$/);
+    expect(await line.locator('.chart-figures').textContent()).toMatch(
+      /^This period: [\d, ]+ · Previous period: [\d, ]+$/,
+    );
     await expect.poll(() => inked(trend.locator('.block.chart[data-chart-type="pie"] canvas'))).toBeGreaterThan(500);
-    expect(await trend.locator('.block.section').first().textContent()).toMatch(/^[\d,]+ visits, .+ against the previous period/);
+    expect(await trend.locator('.block.section').first().textContent()).toMatch(
+      /^[\d,]+ visits, .+ against the previous period/,
+    );
     await mkdir(dirname(SCREENSHOT), { recursive: true });
     await line.scrollIntoViewIfNeeded();
     await page.mouse.move(0, 0);
@@ -254,7 +339,8 @@ describe.skipIf(!available)('the sandbox Slack in a browser', () => {
     await page.locator('[data-testid="channel-item"][data-channel-name="marketing"]').click();
     const report = await command('/traffic countries last30d top 25', '[data-testid="block-data-table"]');
     const table = report.getByTestId('block-data-table');
-    const column = (i: number) => table.locator('tr').evaluateAll((rows, c) => rows.slice(1).map((r) => r.children[c]?.textContent ?? ''), i);
+    const column = (i: number) =>
+      table.locator('tr').evaluateAll((rows, c) => rows.slice(1).map((r) => r.children[c]?.textContent ?? ''), i);
     const numbers = async (i: number) => (await column(i)).map((t) => Number(t.replace(/,/g, '')));
     expect(await column(0)).toHaveLength(25);
 
@@ -289,8 +375,13 @@ describe.skipIf(!available)('the sandbox Slack in a browser', () => {
     expect((await box.lookout.store.digests.get(digest!.id))?.paused).toBe(true);
     // The same person adds a digest from another channel: the open Home shows it without being opened again.
     await box.slack.slash('C_GENERAL', 'U_ALICE', 'digest add daily 07:30 countries');
-    const added = await until(async () => (await box.lookout.store.digests.listAll()).find((d) => d.channelId === 'C_GENERAL'), 'the second digest');
-    await expect.poll(() => home.locator(`[data-block-id="digest-${added.id}-about"]`).textContent()).toMatch(/countries in #general · every day at 07:30/i);
+    const added = await until(
+      async () => (await box.lookout.store.digests.listAll()).find((d) => d.channelId === 'C_GENERAL'),
+      'the second digest',
+    );
+    await expect
+      .poll(() => home.locator(`[data-block-id="digest-${added.id}-about"]`).textContent())
+      .toMatch(/countries in #general · every day at 07:30/i);
     await page.mouse.move(0, 0);
     await page.screenshot({ path: join(dirname(SCREENSHOT), 'workspace-home.png') });
     // Back to a channel: its messages and the composer return.

@@ -73,7 +73,12 @@ export const FAST = {
   SLACK_TIMEOUT: '1.5s',
 };
 
-export async function startReplica(world: World, name: string, store: Record<string, string>, env: Record<string, string> = {}): Promise<Replica> {
+export async function startReplica(
+  world: World,
+  name: string,
+  store: Record<string, string>,
+  env: Record<string, string> = {},
+): Promise<Replica> {
   const port = await freePort();
   const opsPort = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
@@ -128,17 +133,30 @@ export async function startReplica(world: World, name: string, store: Record<str
     },
     alive: () => running,
   };
-  await until(() => lines.some((l) => l.msg === 'Lookout is running against Slack') || !running, 30_000, () => lines);
+  await until(
+    () => lines.some((l) => l.msg === 'Lookout is running against Slack') || !running,
+    30_000,
+    () => lines,
+  );
   if (!running) throw new Error(`${name} exited while starting:\n${lines.map((l) => JSON.stringify(l)).join('\n')}`);
   return replica;
 }
 
 /** Waits for `predicate` (polled every 25 ms); the error shows the last lines of `logs`. */
-export async function until(predicate: () => boolean | Promise<boolean>, timeoutMs: number, logs?: () => unknown[]): Promise<void> {
+export async function until(
+  predicate: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  logs?: () => unknown[],
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await predicate())) {
     if (Date.now() > deadline) {
-      const tail = logs ? `; last lines:\n${logs().slice(-25).map((l) => JSON.stringify(l)).join('\n')}` : '';
+      const tail = logs
+        ? `; last lines:\n${logs()
+            .slice(-25)
+            .map((l) => JSON.stringify(l))
+            .join('\n')}`
+        : '';
       throw new Error(`timed out after ${timeoutMs} ms${tail}`);
     }
     await new Promise((r) => setTimeout(r, 25));

@@ -60,7 +60,17 @@ async function dueDigests(dir: string, channels: string[]): Promise<number[]> {
   const store = await openRepos({ dataDir: dir });
   const ids: number[] = [];
   for (const channelId of channels) {
-    const d = await store.digests.create({ teamId: 'T_LOOKOUT', channelId, ownerId: 'U_ALICE', reports: ['sources'], topN: 3, period: 'day', schedule: { kind: 'cron', cron }, cron, timeZone: 'UTC' });
+    const d = await store.digests.create({
+      teamId: 'T_LOOKOUT',
+      channelId,
+      ownerId: 'U_ALICE',
+      reports: ['sources'],
+      topN: 3,
+      period: 'day',
+      schedule: { kind: 'cron', cron },
+      cron,
+      timeZone: 'UTC',
+    });
     ids.push(d.id);
   }
   await store.db.query(`UPDATE digests SET created_at = now() - interval '1 day'`);
@@ -71,13 +81,23 @@ async function dueDigests(dir: string, channels: string[]): Promise<number[]> {
 /** New visits by these visitors, a second apart, now. */
 function visits(ids: readonly string[]): void {
   const t = Date.now();
-  ids.forEach((id, i) => world.demo.dataset.addVisit({ visitor_id: id, date: new Date(t + i).toISOString(), url: 'https://www.example-shop.com/login' }));
+  ids.forEach((id, i) =>
+    world.demo.dataset.addVisit({
+      visitor_id: id,
+      date: new Date(t + i).toISOString(),
+      url: 'https://www.example-shop.com/login',
+    }),
+  );
 }
 
 function attackers(from: number, count: number): string[] {
   return world.demo.dataset.visitors
     .map((v) => v.id)
-    .filter((id) => world.demo.dataset.securityOf(id)?.is_attacker === 'True' && !Object.values(DEMO_VISITORS).includes(id as never))
+    .filter(
+      (id) =>
+        world.demo.dataset.securityOf(id)?.is_attacker === 'True' &&
+        !Object.values(DEMO_VISITORS).includes(id as never),
+    )
     .slice(from, from + count);
 }
 
@@ -88,7 +108,11 @@ const alertHeaders = (channel: string) =>
 
 async function subscribe(channel: string, grouping: 'grouped' | 'each' = 'grouped'): Promise<void> {
   await world.slack.slash(channel, 'U_ALICE', `alerts on min medium ${grouping}`);
-  await world.slack.waitForMessage(channel, (m) => m.ephemeralTo === 'U_ALICE' && text(m).includes('Threat alerts are on'), 10_000);
+  await world.slack.waitForMessage(
+    channel,
+    (m) => m.ephemeralTo === 'U_ALICE' && text(m).includes('Threat alerts are on'),
+    10_000,
+  );
 }
 
 describe('SIGKILL, then a restart', () => {
@@ -97,7 +121,11 @@ describe('SIGKILL, then a restart', () => {
     const ids = await dueDigests(dir, ['C_GENERAL', 'C_GENERAL', 'C_MARKETING', 'C_MARKETING']);
     world.demo.setFaults({ latencyMs: 2_500 });
     const first = await replica(dir);
-    await until(() => first.lines.filter((l) => l.msg?.startsWith('posting a digest slot missed')).length >= 1, 20_000, () => first.lines);
+    await until(
+      () => first.lines.filter((l) => l.msg?.startsWith('posting a digest slot missed')).length >= 1,
+      20_000,
+      () => first.lines,
+    );
     await new Promise((r) => setTimeout(r, 500));
     await first.kill();
     expect(ids.flatMap((id) => [...digestPosts('C_GENERAL', id), ...digestPosts('C_MARKETING', id)])).toHaveLength(0);
@@ -105,10 +133,16 @@ describe('SIGKILL, then a restart', () => {
     world.demo.setFaults({});
     const second = await replica(dir);
     const posted = () => ids.map((id, i) => digestPosts(i < 2 ? 'C_GENERAL' : 'C_MARKETING', id).length);
-    await until(() => posted().every((n) => n >= 1), 30_000, () => second.lines);
+    await until(
+      () => posted().every((n) => n >= 1),
+      30_000,
+      () => second.lines,
+    );
     await new Promise((r) => setTimeout(r, 1_500));
     expect(posted()).toEqual([1, 1, 1, 1]);
-    expect(second.lines.some((l) => l.msg === 'taking over a digest slot whose replica stopped while fetching it')).toBe(true);
+    expect(
+      second.lines.some((l) => l.msg === 'taking over a digest slot whose replica stopped while fetching it'),
+    ).toBe(true);
     expect(second.alive()).toBe(true);
   }, 90_000);
 
@@ -117,10 +151,18 @@ describe('SIGKILL, then a restart', () => {
     const [id] = await dueDigests(dir, ['C_GENERAL']);
     world.slack.failNext('chat.postMessage', { answerAfterMs: 1_000 }, 1, { channel: 'C_GENERAL' });
     const first = await replica(dir);
-    await until(() => digestPosts('C_GENERAL', id!).length === 1, 20_000, () => first.lines);
+    await until(
+      () => digestPosts('C_GENERAL', id!).length === 1,
+      20_000,
+      () => first.lines,
+    );
     await first.kill(); // Slack has it; the process never heard so
     const second = await replica(dir);
-    await until(() => digestPosts('C_GENERAL', id!).length === 2, 30_000, () => second.lines);
+    await until(
+      () => digestPosts('C_GENERAL', id!).length === 2,
+      30_000,
+      () => second.lines,
+    );
     await new Promise((r) => setTimeout(r, 1_000));
     const posts = digestPosts('C_GENERAL', id!);
     expect(posts.map((m) => REPEAT.test(text(m)))).toEqual([false, true]);
@@ -135,11 +177,19 @@ describe('SIGKILL, then a restart', () => {
     world.slack.failNext('chat.postMessage', { answerAfterMs: 1_200 }, 1, { channel: 'C_SECURITY' });
     const before = alertHeaders('C_SECURITY').length;
     visits(ids);
-    await until(() => alertHeaders('C_SECURITY').length > before, 20_000, () => first.lines);
+    await until(
+      () => alertHeaders('C_SECURITY').length > before,
+      20_000,
+      () => first.lines,
+    );
     await first.kill();
     const second = await replica(dir);
     const count = () => ids.map((id) => alertHeaders('C_SECURITY').filter((h) => h.header.endsWith(`visitor ${id}`)));
-    await until(() => count().every((list) => list.length >= 1), 30_000, () => second.lines);
+    await until(
+      () => count().every((list) => list.length >= 1),
+      30_000,
+      () => second.lines,
+    );
     await new Promise((r) => setTimeout(r, 2_000));
     const all = count().flat();
     expect(all.filter((h) => !h.repeat)).toHaveLength(3);
@@ -152,15 +202,24 @@ describe('SIGKILL, then a restart', () => {
     const first = await replica(dir);
     await subscribe('C_GENERAL');
     const ids = attackers(3, 5);
-    for (let i = 0; i < 6; i++) world.slack.failNext('chat.postMessage', { answerAfterMs: 400 }, 1, { channel: 'C_GENERAL' });
+    for (let i = 0; i < 6; i++)
+      world.slack.failNext('chat.postMessage', { answerAfterMs: 400 }, 1, { channel: 'C_GENERAL' });
     const before = fresh('C_GENERAL').length;
     visits(ids);
-    await until(() => fresh('C_GENERAL').length > before, 20_000, () => first.lines); // the group's message is out
+    await until(
+      () => fresh('C_GENERAL').length > before,
+      20_000,
+      () => first.lines,
+    ); // the group's message is out
     await new Promise((r) => setTimeout(r, 900)); // and a reply or two
     await first.kill();
     const second = await replica(dir);
     const details = () => ids.map((id) => alertHeaders('C_GENERAL').filter((h) => h.header.endsWith(`visitor ${id}`)));
-    await until(() => details().every((list) => list.length >= 1), 30_000, () => second.lines);
+    await until(
+      () => details().every((list) => list.length >= 1),
+      30_000,
+      () => second.lines,
+    );
     await new Promise((r) => setTimeout(r, 2_000));
     const summaries = alertHeaders('C_GENERAL').filter((h) => /5 flagged visitors since/.test(h.header));
     expect(summaries.filter((h) => !h.repeat)).toHaveLength(1);
@@ -182,8 +241,13 @@ describe('SIGKILL, then a restart', () => {
     expect(alertHeaders('C_MARKETING')).toHaveLength(before);
     world.demo.setFaults({});
     const second = await replica(dir);
-    const count = () => ids.map((id) => alertHeaders('C_MARKETING').filter((h) => h.header.endsWith(`visitor ${id}`)).length);
-    await until(() => count().every((n) => n >= 1), 30_000, () => second.lines);
+    const count = () =>
+      ids.map((id) => alertHeaders('C_MARKETING').filter((h) => h.header.endsWith(`visitor ${id}`)).length);
+    await until(
+      () => count().every((n) => n >= 1),
+      30_000,
+      () => second.lines,
+    );
     await new Promise((r) => setTimeout(r, 2_500));
     expect(count()).toEqual([1, 1, 1]);
     expect(alertHeaders('C_MARKETING').filter((h) => h.seen || h.repeat)).toHaveLength(0);

@@ -103,7 +103,8 @@ describe('graceful shutdown', () => {
     expect(code).toBe(0);
     expect(Date.now() - stoppedAt).toBeLessThan(10_000);
     expect(first.lines.some((l) => l.msg === 'shutting down: digest slot handed back, not posted')).toBe(true);
-    const posts = () => slack.messages('C_GENERAL').filter((m) => textsOf(m).join(' ').includes(`digest #${digest.id}`));
+    const posts = () =>
+      slack.messages('C_GENERAL').filter((m) => textsOf(m).join(' ').includes(`digest #${digest.id}`));
     expect(posts()).toHaveLength(0);
 
     demo.setFaults({});
@@ -119,6 +120,7 @@ describe('graceful shutdown', () => {
     await after.close();
     expect(run).toMatchObject({ status: 'posted', messageTs: posts()[0]!.ts });
     // Nothing secret in anything the process printed.
-    for (const line of output) for (const secret of [signingSecret, botToken, apiKey]) expect(line).not.toContain(secret);
+    for (const line of output)
+      for (const secret of [signingSecret, botToken, apiKey]) expect(line).not.toContain(secret);
   }, 60_000);
 });

@@ -30,7 +30,11 @@ const alertsFor = (channel: string, id: string) =>
 function attacker(): string {
   const ids = world.demo.dataset.visitors
     .map((v) => v.id)
-    .filter((id) => world.demo.dataset.securityOf(id)?.is_attacker === 'True' && !Object.values(DEMO_VISITORS).includes(id as never));
+    .filter(
+      (id) =>
+        world.demo.dataset.securityOf(id)?.is_attacker === 'True' &&
+        !Object.values(DEMO_VISITORS).includes(id as never),
+    );
   return ids[20 + next++]!;
 }
 
@@ -41,7 +45,11 @@ beforeAll(async () => {
   world.slack.setAppUrl(`${app.url}/slack/events`);
   for (const channel of [SICK, HEALTHY]) {
     await world.slack.slash(channel, 'U_ALICE', 'alerts on min medium');
-    await world.slack.waitForMessage(channel, (m) => m.ephemeralTo === 'U_ALICE' && text(m).includes('Threat alerts are on'), 10_000);
+    await world.slack.waitForMessage(
+      channel,
+      (m) => m.ephemeralTo === 'U_ALICE' && text(m).includes('Threat alerts are on'),
+      10_000,
+    );
   }
 }, 60_000);
 afterAll(async () => {
@@ -54,8 +62,16 @@ afterAll(async () => {
 async function threat(): Promise<{ id: string; healthyMs: number }> {
   const id = attacker();
   const started = Date.now();
-  world.demo.dataset.addVisit({ visitor_id: id, date: new Date().toISOString(), url: 'https://www.example-shop.com/login' });
-  await until(() => alertsFor(HEALTHY, id).length > 0, 15_000, () => app.lines);
+  world.demo.dataset.addVisit({
+    visitor_id: id,
+    date: new Date().toISOString(),
+    url: 'https://www.example-shop.com/login',
+  });
+  await until(
+    () => alertsFor(HEALTHY, id).length > 0,
+    15_000,
+    () => app.lines,
+  );
   return { id, healthyMs: Date.now() - started };
 }
 
@@ -67,34 +83,58 @@ const FAULTS: [string, InjectedFailure, number][] = [
 ];
 
 describe('Slack faults in one channel', () => {
-  it.each(FAULTS)('when Slack %s there, the healthy channel is alerted on time and the sick one gets the alert', async (name, failure, times) => {
-    world.slack.failNext('chat.postMessage', failure, times, { channel: SICK });
-    const { id, healthyMs } = await threat();
-    const sickStarted = Date.now() - healthyMs;
-    // One scan (1 s) and one post: on time whatever the sick channel does.
-    expect(healthyMs).toBeLessThan(4_000);
-    if (failure === 'hang') await until(() => app.lines.some((l) => l.reason === 'timed out'), 10_000, () => app.lines);
-    world.slack.clearFailures();
-    await until(() => alertsFor(SICK, id).length > 0, 30_000, () => app.lines);
-    console.log(`chaos: Slack ${name} in ${SICK}: ${HEALTHY} alerted ${healthyMs} ms after the visit, ${SICK} ${Date.now() - sickStarted} ms after`);
-    await new Promise((r) => setTimeout(r, 1_000));
-    expect(alertsFor(SICK, id)).toHaveLength(1);
-    expect(alertsFor(HEALTHY, id)).toHaveLength(1);
-    expect(app.alive()).toBe(true);
-  });
+  it.each(FAULTS)(
+    'when Slack %s there, the healthy channel is alerted on time and the sick one gets the alert',
+    async (name, failure, times) => {
+      world.slack.failNext('chat.postMessage', failure, times, { channel: SICK });
+      const { id, healthyMs } = await threat();
+      const sickStarted = Date.now() - healthyMs;
+      // One scan (1 s) and one post: on time whatever the sick channel does.
+      expect(healthyMs).toBeLessThan(4_000);
+      if (failure === 'hang')
+        await until(
+          () => app.lines.some((l) => l.reason === 'timed out'),
+          10_000,
+          () => app.lines,
+        );
+      world.slack.clearFailures();
+      await until(
+        () => alertsFor(SICK, id).length > 0,
+        30_000,
+        () => app.lines,
+      );
+      console.log(
+        `chaos: Slack ${name} in ${SICK}: ${HEALTHY} alerted ${healthyMs} ms after the visit, ${SICK} ${Date.now() - sickStarted} ms after`,
+      );
+      await new Promise((r) => setTimeout(r, 1_000));
+      expect(alertsFor(SICK, id)).toHaveLength(1);
+      expect(alertsFor(HEALTHY, id)).toHaveLength(1);
+      expect(app.alive()).toBe(true);
+    },
+  );
 
   it('when Slack refuses the channel always, the alert fails with the reason, the owner is told once, and status says so', async () => {
     world.slack.failNext('chat.postMessage', 'not_in_channel', Infinity, { channel: SICK });
     const { id: first, healthyMs } = await threat();
     const { id: second } = await threat();
     expect(healthyMs).toBeLessThan(4_000);
-    await until(() => app.lines.filter((l) => l.msg === 'delivery failed for good' && l.reason === 'not_in_channel').length >= 2, 15_000, () => app.lines);
+    await until(
+      () => app.lines.filter((l) => l.msg === 'delivery failed for good' && l.reason === 'not_in_channel').length >= 2,
+      15_000,
+      () => app.lines,
+    );
     expect(alertsFor(SICK, first)).toHaveLength(0);
     expect(alertsFor(SICK, second)).toHaveLength(0);
-    const notices = world.slack.messages('D_U_ALICE').filter((m) => m.text.includes(`<#${SICK}> (Slack said not_in_channel)`));
+    const notices = world.slack
+      .messages('D_U_ALICE')
+      .filter((m) => m.text.includes(`<#${SICK}> (Slack said not_in_channel)`));
     expect(notices).toHaveLength(1);
     await world.slack.slash(SICK, 'U_BOB', 'alerts status');
-    const status = await world.slack.waitForMessage(SICK, (m) => m.ephemeralTo === 'U_BOB' && text(m).includes('Deliveries'), 10_000);
+    const status = await world.slack.waitForMessage(
+      SICK,
+      (m) => m.ephemeralTo === 'U_BOB' && text(m).includes('Deliveries'),
+      10_000,
+    );
     const shown = textsOf(status).join(' ');
     expect(shown).toMatch(/Needs attention/);
     expect(shown.match(/alert failed \(not_in_channel\)/g)).toHaveLength(2);

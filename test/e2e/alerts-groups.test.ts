@@ -29,22 +29,32 @@ let made = 0;
 /** A new visitor of the demo API: an attacker (a threat, high) or an abuser (suspicious, medium). */
 function visitor(kind: 'threat' | 'suspicious'): string {
   const id = `v_group_${kind}_${++made}`;
-  demo.dataset.addVisitor({ id, security: (kind === 'threat' ? { is_attacker: 'True' } : { is_abuser: 'True' }) as never });
+  demo.dataset.addVisitor({
+    id,
+    security: (kind === 'threat' ? { is_attacker: 'True' } : { is_abuser: 'True' }) as never,
+  });
   return id;
 }
 
 /** A visit by `visitorId`, a second after the last one. */
 function visit(visitorId: string): void {
   clock += 1000;
-  demo.dataset.addVisit({ visitor_id: visitorId, date: new Date(clock).toISOString(), url: 'https://www.example-shop.com/login' });
+  demo.dataset.addVisit({
+    visitor_id: visitorId,
+    date: new Date(clock).toISOString(),
+    url: 'https://www.example-shop.com/login',
+  });
 }
 
-const topLevel = (channel = SECURITY) => slack.messages(channel).filter((m) => !m.ephemeralTo && (!m.thread_ts || m.thread_ts === m.ts));
+const topLevel = (channel = SECURITY) =>
+  slack.messages(channel).filter((m) => !m.ephemeralTo && (!m.thread_ts || m.thread_ts === m.ts));
 const replies = (ts: string, channel = SECURITY) => slack.thread(channel, ts).slice(1);
 const message = (ts: string, channel = SECURITY) => slack.thread(channel, ts)[0]!;
 /** The alert cards among a thread's replies, by the visitor they name. */
-const cardsIn = (ts: string, channel = SECURITY) => replies(ts, channel).filter((m) => /severity: visitor /.test(headerOf(m) ?? ''));
-const named = (id: string) => (m: { blocks?: readonly unknown[]; attachments?: readonly unknown[] }) => (headerOf(m) ?? '').endsWith(`visitor ${id}`);
+const cardsIn = (ts: string, channel = SECURITY) =>
+  replies(ts, channel).filter((m) => /severity: visitor /.test(headerOf(m) ?? ''));
+const named = (id: string) => (m: { blocks?: readonly unknown[]; attachments?: readonly unknown[] }) =>
+  (headerOf(m) ?? '').endsWith(`visitor ${id}`);
 
 beforeAll(async () => {
   world = await startThreatWorld(now);
@@ -66,7 +76,10 @@ describe('threat alerts grouped by default', () => {
   async function command(text: string, expected: RegExp): Promise<string> {
     const before = new Set(slack.messages(SECURITY, { user: 'U_ALICE' }).map((m) => m.ts));
     await slack.slash(SECURITY, 'U_ALICE', text);
-    const reply = await slack.waitForMessage(SECURITY, (m) => m.ephemeralTo === 'U_ALICE' && !before.has(m.ts) && expected.test(textsOf(m).join(' ')));
+    const reply = await slack.waitForMessage(
+      SECURITY,
+      (m) => m.ephemeralTo === 'U_ALICE' && !before.has(m.ts) && expected.test(textsOf(m).join(' ')),
+    );
     return textsOf(reply).join(' ');
   }
 
@@ -74,7 +87,9 @@ describe('threat alerts grouped by default', () => {
     app = await startLookout(options({ memory: true }, 'solo'));
     slack.setAppUrl(app.requestUrl!);
     const on = await command('alerts on', /Threat alerts are on/);
-    expect(on).toContain("New flagged visitors within 5 minutes of each other's first share one message, with an alert each in its thread");
+    expect(on).toContain(
+      "New flagged visitors within 5 minutes of each other's first share one message, with an alert each in its thread",
+    );
     await app.store.scanState.saveProgress('visits', { watermark: now(), seenIds: [], counts: {}, at: now() });
   });
   afterAll(async () => {
@@ -99,16 +114,30 @@ describe('threat alerts grouped by default', () => {
     const group = message(groupTs);
     expect(group.updates).toBeGreaterThanOrEqual(1);
     expect(headerOf(group)).toMatch(/^:rotating_light: 2 flagged visitors since /);
-    expect(mrkdwnOf(group)[0]).toMatch(/^\*2 flagged visitors\* in <#C_SECURITY> since .* \(UTC\): 1 threat, 1 suspicious visitor$/);
-    expect(mrkdwnOf(group)[1]).toMatch(/^1 high · 1 medium · one alert each in the thread, with its buttons · flagged visitors until .* join this message; later ones start a new one$/);
+    expect(mrkdwnOf(group)[0]).toMatch(
+      /^\*2 flagged visitors\* in <#C_SECURITY> since .* \(UTC\): 1 threat, 1 suspicious visitor$/,
+    );
+    expect(mrkdwnOf(group)[1]).toMatch(
+      /^1 high · 1 medium · one alert each in the thread, with its buttons · flagged visitors until .* join this message; later ones start a new one$/,
+    );
     expect(colourOf(group)).toBe('error');
     expect(hasAction(group, 'alert.ack')).toBe(false);
-    expect(tableOf(group).slice(1).map((r) => r[0])).toEqual(first);
+    expect(
+      tableOf(group)
+        .slice(1)
+        .map((r) => r[0]),
+    ).toEqual(first);
     // One reply each, with its buttons; each alert now lives in its reply.
     const cards = cardsIn(groupTs);
     for (const id of first) expect(cards.filter(named(id))).toHaveLength(1);
-    for (const card of cards) expect(hasAction(card, 'alert.ack') && hasAction(card, 'alert.mute.24h') && hasAction(card, 'alert.details')).toBe(true);
-    expect(await app.store.alerts.get(SECURITY, first[0]!)).toMatchObject({ messageTs: cards.find(named(first[0]!))!.ts, threadTs: groupTs });
+    for (const card of cards)
+      expect(
+        hasAction(card, 'alert.ack') && hasAction(card, 'alert.mute.24h') && hasAction(card, 'alert.details'),
+      ).toBe(true);
+    expect(await app.store.alerts.get(SECURITY, first[0]!)).toMatchObject({
+      messageTs: cards.find(named(first[0]!))!.ts,
+      threadTs: groupTs,
+    });
   });
 
   it('grows: later scans within the window add replies and edit the summary, never a new message', async () => {
@@ -124,7 +153,9 @@ describe('threat alerts grouped by default', () => {
 
     expect(topLevel().map((m) => m.ts)).toEqual([groupTs]);
     const group = message(groupTs);
-    expect(mrkdwnOf(group)[0]).toMatch(/^\*5 flagged visitors\* in <#C_SECURITY> since .*: 3 threats, 2 suspicious visitors$/);
+    expect(mrkdwnOf(group)[0]).toMatch(
+      /^\*5 flagged visitors\* in <#C_SECURITY> since .*: 3 threats, 2 suspicious visitors$/,
+    );
     expect(mrkdwnOf(group)[1]).toMatch(/^3 high · 2 medium · /);
     expect(tableOf(group)).toHaveLength(6);
     const cards = cardsIn(groupTs);
@@ -135,7 +166,9 @@ describe('threat alerts grouped by default', () => {
   it('Acknowledge on a reply: that reply turns grey and says who; the group and the other replies stay as they were', async () => {
     const target = cardsIn(groupTs).find(named(first[1]!))!;
     const groupBefore = JSON.stringify(message(groupTs));
-    const othersBefore = cardsIn(groupTs).filter((m) => m.ts !== target.ts).map((m) => JSON.stringify(m));
+    const othersBefore = cardsIn(groupTs)
+      .filter((m) => m.ts !== target.ts)
+      .map((m) => JSON.stringify(m));
     expect(colourOf(target)).toBe('warning');
     await slack.click(target, 'alert.ack', undefined, { user: 'U_CAROL' });
     const acked = await slack.waitFor(() => {
@@ -147,7 +180,11 @@ describe('threat alerts grouped by default', () => {
     expect(acked.thread_ts).toBe(groupTs);
     expect((await app.store.alerts.get(SECURITY, first[1]!))?.acknowledgedBy).toBe('U_CAROL');
     expect(JSON.stringify(message(groupTs))).toBe(groupBefore);
-    expect(cardsIn(groupTs).filter((m) => m.ts !== target.ts).map((m) => JSON.stringify(m))).toEqual(othersBefore);
+    expect(
+      cardsIn(groupTs)
+        .filter((m) => m.ts !== target.ts)
+        .map((m) => JSON.stringify(m)),
+    ).toEqual(othersBefore);
 
     // Mute works on a reply too, and says until when.
     const other = cardsIn(groupTs).find(named(first[2]!))!;
@@ -155,13 +192,15 @@ describe('threat alerts grouped by default', () => {
     await slack.waitFor(() => mrkdwnOf(message(other.ts)).join(' ').includes('Muted until'));
   });
 
-  it('a grouped visitor seen again: a reply in the group\'s thread naming it, and its own reply counts the visits', async () => {
+  it("a grouped visitor seen again: a reply in the group's thread naming it, and its own reply counts the visits", async () => {
     const id = first[0]!;
     visit(id);
     visit(id);
     await scan({ alerts: 0, sightings: 1 });
     expect(topLevel().map((m) => m.ts)).toEqual([groupTs]);
-    expect(replies(groupTs).map((m) => m.text)).toContainEqual(expect.stringMatching(new RegExp(`^Seen again: visitor ${id}, 2 more visits, last on /login`)));
+    expect(replies(groupTs).map((m) => m.text)).toContainEqual(
+      expect.stringMatching(new RegExp(`^Seen again: visitor ${id}, 2 more visits, last on /login`)),
+    );
     const card = message((await app.store.alerts.get(SECURITY, id))!.messageTs!);
     expect(card.thread_ts).toBe(groupTs);
     expect(mrkdwnOf(card).join(' ')).toMatch(/\*Seen\*\n3 visits/);
@@ -182,10 +221,15 @@ describe('threat alerts grouped by default', () => {
     await scan({ alerts: 1 });
     expect(topLevel().map((m) => m.ts)).toEqual([groupTs, fresh[0]!.ts]);
     const second = message(fresh[0]!.ts);
-    expect(mrkdwnOf(second)[0]).toMatch(/^\*2 flagged visitors\* in <#C_SECURITY> since .*: 1 threat, 1 suspicious visitor$/);
+    expect(mrkdwnOf(second)[0]).toMatch(
+      /^\*2 flagged visitors\* in <#C_SECURITY> since .*: 1 threat, 1 suspicious visitor$/,
+    );
     // Coloured by the worst severity, whoever came first.
     expect(colourOf(second)).toBe('error');
-    expect(cardsIn(second.ts).map((m) => headerOf(m))).toEqual([`Suspicious · medium severity: visitor ${a}`, `Threat · high severity: visitor ${b}`]);
+    expect(cardsIn(second.ts).map((m) => headerOf(m))).toEqual([
+      `Suspicious · medium severity: visitor ${a}`,
+      `Threat · high severity: visitor ${b}`,
+    ]);
     expect(JSON.stringify(message(groupTs))).toBe(before);
   });
 
@@ -197,16 +241,28 @@ describe('threat alerts grouped by default', () => {
     await scan({ alerts: 3 });
     const [group] = topLevel().slice(count);
     expect(topLevel()).toHaveLength(count + 1);
-    expect(mrkdwnOf(group!)[0]).toMatch(/^\*3 flagged visitors\* in <#C_SECURITY> since .*: 2 threats, 1 suspicious visitor$/);
+    expect(mrkdwnOf(group!)[0]).toMatch(
+      /^\*3 flagged visitors\* in <#C_SECURITY> since .*: 2 threats, 1 suspicious visitor$/,
+    );
     // The most severe first, in the table and in the thread.
-    expect(tableOf(group!).slice(1).map((r) => r[0])).toEqual([ids[1], ids[2], ids[0]]);
-    expect(cardsIn(group!.ts).map((m) => headerOf(m))).toEqual([ids[1], ids[2], ids[0]].map((id) => expect.stringMatching(new RegExp(`visitor ${id}$`))));
+    expect(
+      tableOf(group!)
+        .slice(1)
+        .map((r) => r[0]),
+    ).toEqual([ids[1], ids[2], ids[0]]);
+    expect(cardsIn(group!.ts).map((m) => headerOf(m))).toEqual(
+      [ids[1], ids[2], ids[0]].map((id) => expect.stringMatching(new RegExp(`visitor ${id}$`))),
+    );
   });
 
   it('`/traffic alerts on each`: one message per visitor, and the status says so; `grouped` groups again', async () => {
     const on = await command('alerts on each', /Threat alerts are on/);
-    expect(on).toContain('Each flagged visitor gets a message of its own (`/traffic alerts on grouped` to group them).');
-    expect(await command('alerts status', /Watching/)).toMatch(/Watching:\* medium severity or more · checks bot, scraping, vpn, extensions · one message per visitor/);
+    expect(on).toContain(
+      'Each flagged visitor gets a message of its own (`/traffic alerts on grouped` to group them).',
+    );
+    expect(await command('alerts status', /Watching/)).toMatch(
+      /Watching:\* medium severity or more · checks bot, scraping, vpn, extensions · one message per visitor/,
+    );
     clock += GROUP_WINDOW_MS;
     const ids = [visitor('threat'), visitor('threat'), visitor('suspicious')];
     const count = topLevel().length;
@@ -214,7 +270,11 @@ describe('threat alerts grouped by default', () => {
       visit(id);
       await scan({ alerts: 1 });
     }
-    expect(topLevel().slice(count).map((m) => headerOf(m))).toEqual([
+    expect(
+      topLevel()
+        .slice(count)
+        .map((m) => headerOf(m)),
+    ).toEqual([
       `Threat · high severity: visitor ${ids[0]}`,
       `Threat · high severity: visitor ${ids[1]}`,
       `Suspicious · medium severity: visitor ${ids[2]}`,
@@ -228,11 +288,15 @@ describe('threat alerts grouped by default', () => {
     await scan({ alerts: 1 });
     visit(d);
     await scan({ alerts: 1 });
-    expect(topLevel().slice(count + 3).map((m) => headerOf(m))).toEqual([expect.stringMatching(/^:rotating_light: 2 flagged visitors since /)]);
+    expect(
+      topLevel()
+        .slice(count + 3)
+        .map((m) => headerOf(m)),
+    ).toEqual([expect.stringMatching(/^:rotating_light: 2 flagged visitors since /)]);
   });
 });
 
-describe('one flagged visitor a minute for 50 minutes (the issue\'s measurement)', () => {
+describe("one flagged visitor a minute for 50 minutes (the issue's measurement)", () => {
   it('grouped: 10 top-level messages of 5 visitors each, every visitor once in a thread; each: 50 top-level alerts', async () => {
     const app = await startLookout(options({ memory: true }, 'rate'));
     try {
@@ -240,7 +304,14 @@ describe('one flagged visitor a minute for 50 minutes (the issue\'s measurement)
       const channels = { grouped: 'C_MARKETING', each: 'C_GENERAL' } as const;
       const marks = { grouped: topLevel(channels.grouped).length, each: topLevel(channels.each).length };
       for (const [grouping, channelId] of Object.entries(channels)) {
-        await app.store.subscriptions.upsert({ channelId, teamId: 'T', minSeverity: 'medium', checks: ['bot'], createdBy: 'U_ALICE', grouping: grouping as 'grouped' | 'each' });
+        await app.store.subscriptions.upsert({
+          channelId,
+          teamId: 'T',
+          minSeverity: 'medium',
+          checks: ['bot'],
+          createdBy: 'U_ALICE',
+          grouping: grouping as 'grouped' | 'each',
+        });
       }
       clock += GROUP_WINDOW_MS;
       await app.store.scanState.saveProgress('visits', { watermark: now(), seenIds: [], counts: {}, at: now() });
@@ -255,19 +326,25 @@ describe('one flagged visitor a minute for 50 minutes (the issue\'s measurement)
       }
       const grouped = topLevel(channels.grouped).slice(marks.grouped);
       const each = topLevel(channels.each).slice(marks.each);
-      console.log(`[alerts-groups] 50 flagged visitors, one a minute: ${grouped.length} top-level messages grouped, ${each.length} with one message each`);
+      console.log(
+        `[alerts-groups] 50 flagged visitors, one a minute: ${grouped.length} top-level messages grouped, ${each.length} with one message each`,
+      );
       expect(grouped).toHaveLength(10);
-      expect(grouped.map((m) => mrkdwnOf(m)[0])).toEqual(grouped.map(() => expect.stringMatching(/^\*5 flagged visitors\* in <#C_MARKETING> since /)));
+      expect(grouped.map((m) => mrkdwnOf(m)[0])).toEqual(
+        grouped.map(() => expect.stringMatching(/^\*5 flagged visitors\* in <#C_MARKETING> since /)),
+      );
       const cards = grouped.flatMap((m) => cardsIn(m.ts, channels.grouped));
       for (const id of ids) expect(cards.filter(named(id))).toHaveLength(1);
-      expect(each.map((m) => headerOf(m))).toEqual(ids.map((id) => expect.stringMatching(new RegExp(`visitor ${id}$`))));
+      expect(each.map((m) => headerOf(m))).toEqual(
+        ids.map((id) => expect.stringMatching(new RegExp(`visitor ${id}$`))),
+      );
     } finally {
       await app.stop();
     }
   }, 120_000);
 });
 
-describe('a restart between a group\'s message and its replies', () => {
+describe("a restart between a group's message and its replies", () => {
   it('posts each reply once, repeats nothing, and the restarted app goes on with the same group', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'lookout-groups-'));
     const channel = 'C_GENERAL';
@@ -276,7 +353,13 @@ describe('a restart between a group\'s message and its replies', () => {
     try {
       let app = await startLookout(options({ dataDir: dir }, 'first'));
       slack.setAppUrl(app.requestUrl!);
-      await app.store.subscriptions.upsert({ channelId: channel, teamId: 'T', minSeverity: 'medium', checks: ['bot'], createdBy: 'U_ALICE' });
+      await app.store.subscriptions.upsert({
+        channelId: channel,
+        teamId: 'T',
+        minSeverity: 'medium',
+        checks: ['bot'],
+        createdBy: 'U_ALICE',
+      });
       clock += GROUP_WINDOW_MS; // the other tests' groups are over
       await app.store.scanState.saveProgress('visits', { watermark: now(), seenIds: [], counts: {}, at: now() });
       const [a, b, c] = [visitor('threat'), visitor('threat'), visitor('suspicious')];
@@ -291,8 +374,17 @@ describe('a restart between a group\'s message and its replies', () => {
       visit(b);
       visit(c);
       expect(await app.threatScan.scan()).toMatchObject({ alerts: 2 });
-      await until(() => mrkdwnOf(message(top!.ts, channel))[0]?.startsWith('*3 flagged visitors*'), 'the group message to be edited');
-      await until(async () => (await app.store.deliveries.unfinished({ channels: [channel], failedWithinMs: 0, limit: 10 })).some((d) => d.attempts > 0), 'a reply to be tried');
+      await until(
+        () => mrkdwnOf(message(top!.ts, channel))[0]?.startsWith('*3 flagged visitors*'),
+        'the group message to be edited',
+      );
+      await until(
+        async () =>
+          (await app.store.deliveries.unfinished({ channels: [channel], failedWithinMs: 0, limit: 10 })).some(
+            (d) => d.attempts > 0,
+          ),
+        'a reply to be tried',
+      );
       expect(replies(top!.ts, channel)).toHaveLength(0);
       await app.stop();
       slack.clearFailures();
@@ -316,7 +408,9 @@ describe('a restart between a group\'s message and its replies', () => {
       await app.deliveries.drained();
       await app.stop();
       expect(fresh().map((m) => m.ts)).toEqual([top!.ts]);
-      expect(mrkdwnOf(message(top!.ts, channel))[0]).toMatch(/^\*4 flagged visitors\* .*: 3 threats, 1 suspicious visitor$/);
+      expect(mrkdwnOf(message(top!.ts, channel))[0]).toMatch(
+        /^\*4 flagged visitors\* .*: 3 threats, 1 suspicious visitor$/,
+      );
       expect(cardsIn(top!.ts, channel).filter(named(d))).toHaveLength(1);
     } finally {
       rmSync(dir, { recursive: true, force: true });

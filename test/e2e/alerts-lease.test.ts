@@ -41,8 +41,19 @@ describe("the threat scan's lease during a long scan", () => {
         }),
       );
     }
-    await repos.subscriptions.upsert({ channelId: 'C_SECURITY', teamId: 'T', minSeverity: 'high', checks: ['bot'], createdBy: 'U' });
-    await repos.scanState.saveProgress('visits', { watermark: new Date(Date.now() - 1000), seenIds: [], counts: {}, at: new Date() });
+    await repos.subscriptions.upsert({
+      channelId: 'C_SECURITY',
+      teamId: 'T',
+      minSeverity: 'high',
+      checks: ['bot'],
+      createdBy: 'U',
+    });
+    await repos.scanState.saveProgress('visits', {
+      watermark: new Date(Date.now() - 1000),
+      seenIds: [],
+      counts: {},
+      at: new Date(),
+    });
   });
 
   afterAll(async () => {
@@ -54,12 +65,19 @@ describe("the threat scan's lease during a long scan", () => {
   });
 
   it('the other replica is not the leader while the scan runs past the lease, and scans once it is over', async () => {
-    demo.dataset.addVisit({ visitor_id: DEMO_VISITORS.attacker, date: new Date().toISOString(), url: 'https://www.example-shop.com/login' });
+    demo.dataset.addVisit({
+      visitor_id: DEMO_VISITORS.attacker,
+      date: new Date().toISOString(),
+      url: 'https://www.example-shop.com/login',
+    });
     demo.setFaults({ latencyMs: 700 }); // each API answer: the scan takes well over the 600 ms lease
     const [a, b] = scans as [ThreatScan, ThreatScan];
     const first = a.tick();
     // Once A holds the lease, past its 600 ms: only a renewal keeps B out.
-    await until(async () => (await repos.leases.holders(['threat-watch']))[0]?.owner === 'replica-a', 'A to hold the lease');
+    await until(
+      async () => (await repos.leases.holders(['threat-watch']))[0]?.owner === 'replica-a',
+      'A to hold the lease',
+    );
     await new Promise((r) => setTimeout(r, 1_000));
     expect(await b.tick()).toMatchObject({ status: 'not-leader' });
     expect(await first).toMatchObject({ status: 'scanned', visits: 1, alerts: 1 });

@@ -13,7 +13,8 @@ let box: Sandbox & { logs: string[] };
 
 const top = () => box.slack.messages(SECURITY).filter((m) => !m.ephemeralTo && (!m.thread_ts || m.thread_ts === m.ts));
 const alertsFor = (id: string) => top().filter((m) => (headerOf(m) ?? '').endsWith(`visitor ${id}`));
-const repliesTo = (user: string, text: RegExp) => box.slack.waitForMessage(SECURITY, (m) => m.ephemeralTo === user && text.test(textsOf(m).join(' ')));
+const repliesTo = (user: string, text: RegExp) =>
+  box.slack.waitForMessage(SECURITY, (m) => m.ephemeralTo === user && text.test(textsOf(m).join(' ')));
 
 /** A visitor of the demo API with these security answers (the rest human). */
 function visitor(id: string, security: Record<string, unknown>): string {
@@ -52,7 +53,9 @@ afterAll(() => box?.stop());
 describe('the admin gate on threat alerts', () => {
   it('a person who is not an admin cannot turn alerts on, off, or mute; nothing changes', async () => {
     for (const text of ['alerts on', 'alerts off', 'alerts mute v_x for 24h', 'alerts unmute v_x']) {
-      expect(await command(PERSON, text, /Only Lookout admins/)).toMatch(/Only Lookout admins can change threat alerts/);
+      expect(await command(PERSON, text, /Only Lookout admins/)).toMatch(
+        /Only Lookout admins can change threat alerts/,
+      );
     }
     expect(await box.lookout.store.subscriptions.list()).toEqual([]);
     expect(await box.lookout.store.mutes.listActive(SECURITY, now())).toEqual([]);
@@ -61,8 +64,14 @@ describe('the admin gate on threat alerts', () => {
   it('anyone may read the status; an admin turns alerts on', async () => {
     // `alert` (singular) is the dispatcher's other word for the sub-command.
     expect(await command(PERSON, 'alert status', /Watching/)).toMatch(/nothing in this channel/);
-    expect(await command(ADMIN, 'alerts on min low checks vpn', /Threat alerts are on/)).toMatch(/low severity or more \(checks: vpn\)/);
-    expect(await box.lookout.store.subscriptions.get(SECURITY)).toMatchObject({ minSeverity: 'low', checks: ['vpn'], createdBy: ADMIN });
+    expect(await command(ADMIN, 'alerts on min low checks vpn', /Threat alerts are on/)).toMatch(
+      /low severity or more \(checks: vpn\)/,
+    );
+    expect(await box.lookout.store.subscriptions.get(SECURITY)).toMatchObject({
+      minSeverity: 'low',
+      checks: ['vpn'],
+      createdBy: ADMIN,
+    });
   });
 
   it("a person's Mute on an alert is refused and changes nothing; their Acknowledge works", async () => {
@@ -77,7 +86,11 @@ describe('the admin gate on threat alerts', () => {
     expect(mrkdwnOf(box.slack.messages(SECURITY).find((m) => m.ts === alert.ts)!).join(' ')).not.toMatch(/Muted/);
 
     await box.slack.click(alert, 'alert.ack', undefined, { user: PERSON });
-    await box.slack.waitFor(() => mrkdwnOf(box.slack.messages(SECURITY).find((m) => m.ts === alert.ts)!).join(' ').includes(`Acknowledged by <@${PERSON}>`));
+    await box.slack.waitFor(() =>
+      mrkdwnOf(box.slack.messages(SECURITY).find((m) => m.ts === alert.ts)!)
+        .join(' ')
+        .includes(`Acknowledged by <@${PERSON}>`),
+    );
     expect((await box.lookout.store.alerts.get(SECURITY, id))?.acknowledgedBy).toBe(PERSON);
   });
 });
@@ -92,7 +105,11 @@ describe('an alert whose visitor looks worse later', () => {
     const first = await box.slack.waitFor(() => alertsFor(id)[0]);
     expect(headerOf(first)).toBe(`Suspicious · low severity: visitor ${id}`);
     await box.slack.click(first, 'alert.ack', undefined, { user: PERSON });
-    await box.slack.waitFor(() => mrkdwnOf(box.slack.messages(SECURITY).find((m) => m.ts === first.ts)!).join(' ').includes('Acknowledged'));
+    await box.slack.waitFor(() =>
+      mrkdwnOf(box.slack.messages(SECURITY).find((m) => m.ts === first.ts)!)
+        .join(' ')
+        .includes('Acknowledged'),
+    );
 
     // The channel now watches the bot checks too: the same visitor is an attacker.
     await command(ADMIN, 'alerts on min low checks bot,vpn', /Threat alerts are on/);
@@ -103,7 +120,11 @@ describe('an alert whose visitor looks worse later', () => {
     expect(headerOf(again)).toBe(`Severity rose: Threat · high severity: visitor ${id}`);
     expect(mrkdwnOf(again).join(' ')).toContain('flagged as attacker');
     expect(hasAction(again, 'alert.ack')).toBe(true);
-    expect(await box.lookout.store.alerts.get(SECURITY, id)).toMatchObject({ severity: 'high', messageTs: again.ts, acknowledgedBy: undefined });
+    expect(await box.lookout.store.alerts.get(SECURITY, id)).toMatchObject({
+      severity: 'high',
+      messageTs: again.ts,
+      acknowledgedBy: undefined,
+    });
 
     // Seen again at the same severity: a thread reply under the new message, no third alert.
     visit(id);
@@ -120,9 +141,16 @@ describe('an alert whose visitor looks worse later', () => {
     await box.lookout.deliveries.drained();
     const group = box.slack.messages(SECURITY).find((m) => m.ts === first.ts)!;
     expect(mrkdwnOf(group)[0]).toMatch(/^\*2 flagged visitors\* in <#C_SECURITY> since .*: 2 threats$/);
-    expect(box.slack.thread(SECURITY, first.ts).slice(1).map((m) => headerOf(m))).toEqual([`Threat · high severity: visitor ${other}`]);
+    expect(
+      box.slack
+        .thread(SECURITY, first.ts)
+        .slice(1)
+        .map((m) => headerOf(m)),
+    ).toEqual([`Threat · high severity: visitor ${other}`]);
     expect(await box.lookout.store.alerts.get(SECURITY, id)).toMatchObject({ messageTs: again.ts });
-    expect(headerOf(box.slack.messages(SECURITY).find((m) => m.ts === again.ts)!)).toBe(`Threat · high severity: visitor ${id}`);
+    expect(headerOf(box.slack.messages(SECURITY).find((m) => m.ts === again.ts)!)).toBe(
+      `Threat · high severity: visitor ${id}`,
+    );
   });
 });
 
@@ -187,13 +215,20 @@ describe('a group message that Slack refuses', () => {
     expect(await box.lookout.threatScan.scan()).toMatchObject({ status: 'scanned', alerts: 3 });
     await box.lookout.deliveries.drained();
     const posted = top().slice(before);
-    expect(posted.map((m) => headerOf(m)).sort()).toEqual(ids.map((id) => `Threat · high severity: visitor ${id}`).sort());
-    for (const id of ids) expect(await box.lookout.store.alerts.get(SECURITY, id)).toMatchObject({ messageTs: expect.any(String) });
-    const failed = box.logs.find((line) => line.includes('delivery failed for good') && line.includes('channel_not_found'));
+    expect(posted.map((m) => headerOf(m)).sort()).toEqual(
+      ids.map((id) => `Threat · high severity: visitor ${id}`).sort(),
+    );
+    for (const id of ids)
+      expect(await box.lookout.store.alerts.get(SECURITY, id)).toMatchObject({ messageTs: expect.any(String) });
+    const failed = box.logs.find(
+      (line) => line.includes('delivery failed for good') && line.includes('channel_not_found'),
+    );
     expect(failed).toMatch(/"delivery":\d+/);
     const subscription = await box.lookout.store.subscriptions.get(SECURITY);
     const dm = box.slack.messages(`D_${subscription!.createdBy}`);
-    expect(dm.map((m) => m.text).join(' ')).toMatch(/could not post threat alerts in <#C_SECURITY> \(Slack said channel_not_found\)/);
+    expect(dm.map((m) => m.text).join(' ')).toMatch(
+      /could not post threat alerts in <#C_SECURITY> \(Slack said channel_not_found\)/,
+    );
     // The channel took the details since, so it no longer needs attention.
     expect(subscription?.attention).toBeUndefined();
   });
@@ -203,7 +238,10 @@ describe('a group message that Slack refuses', () => {
 async function status(user: string): Promise<string> {
   const before = new Set(box.slack.messages(SECURITY, { user }).map((m) => m.ts));
   await box.slack.slash(SECURITY, user, 'alerts status');
-  const reply = await box.slack.waitForMessage(SECURITY, (m) => m.ephemeralTo === user && !before.has(m.ts) && /Deliveries/.test(textsOf(m).join(' ')));
+  const reply = await box.slack.waitForMessage(
+    SECURITY,
+    (m) => m.ephemeralTo === user && !before.has(m.ts) && /Deliveries/.test(textsOf(m).join(' ')),
+  );
   return textsOf(reply).join(' ');
 }
 

@@ -25,7 +25,10 @@ const options = (store: LookoutOptions['store'], replica: string) => world.optio
 function attackers(count: number): string[] {
   return demo.dataset.visitors
     .map((v) => v.id)
-    .filter((id) => demo.dataset.securityOf(id)?.is_attacker === 'True' && !Object.values(DEMO_VISITORS).includes(id as never))
+    .filter(
+      (id) =>
+        demo.dataset.securityOf(id)?.is_attacker === 'True' && !Object.values(DEMO_VISITORS).includes(id as never),
+    )
     .slice(0, count);
 }
 
@@ -43,7 +46,8 @@ function nextWindow(): void {
 const alertsIn = (channel = SECURITY) => slack.messages(channel).filter((m) => !m.thread_ts || m.thread_ts === m.ts);
 /** Every message of the channel as it stands: top level, each followed by its thread's replies. */
 const shownIn = (channel: string) => alertsIn(channel).flatMap((m) => [m, ...slack.thread(channel, m.ts).slice(1)]);
-const alertFor = (id: string, channel = SECURITY) => alertsIn(channel).find((m) => (headerOf(m) ?? '').endsWith(`visitor ${id}`));
+const alertFor = (id: string, channel = SECURITY) =>
+  alertsIn(channel).find((m) => (headerOf(m) ?? '').endsWith(`visitor ${id}`));
 
 beforeAll(async () => {
   world = await startThreatWorld(now);
@@ -59,7 +63,9 @@ describe('threat alerts in one app', () => {
     slack.setAppUrl(app.requestUrl!);
     const delivery = await slack.slash(SECURITY, 'U_ALICE', 'alerts on min medium');
     expect(delivery.status).toBe(200);
-    await slack.waitFor(() => slack.messages(SECURITY, { user: 'U_ALICE' }).some((m) => textsOf(m).join(' ').includes('Threat alerts are on')));
+    await slack.waitFor(() =>
+      slack.messages(SECURITY, { user: 'U_ALICE' }).some((m) => textsOf(m).join(' ').includes('Threat alerts are on')),
+    );
     // Start watching from now.
     await app.store.scanState.saveProgress('visits', { watermark: now(), seenIds: [], counts: {}, at: now() });
   });
@@ -81,7 +87,8 @@ describe('threat alerts in one app', () => {
     expect(text).toContain('/checkout');
     expect(text).toMatch(/185\.220\.101\.x|2a02:418:6a04:…/); // masked
     expect(JSON.stringify(alert)).not.toContain('185.220.101.47');
-    for (const action of ['alert.ack', 'alert.mute.24h', 'alert.mute.7d', 'alert.details']) expect(hasAction(alert, action)).toBe(true);
+    for (const action of ['alert.ack', 'alert.mute.24h', 'alert.mute.7d', 'alert.details'])
+      expect(hasAction(alert, action)).toBe(true);
     expect(alertFor(DEMO_VISITORS.human)).toBeUndefined();
   });
 
@@ -96,7 +103,9 @@ describe('threat alerts in one app', () => {
     expect(alertsIn()).toHaveLength(before);
     const parent = alertFor(DEMO_VISITORS.attacker)!;
     const replies = slack.thread(SECURITY, parent.ts).slice(1);
-    expect(replies.map((r) => r.text).join('\n')).toContain(`Seen again: visitor ${DEMO_VISITORS.attacker}, 3 more visits, last on /account`);
+    expect(replies.map((r) => r.text).join('\n')).toContain(
+      `Seen again: visitor ${DEMO_VISITORS.attacker}, 3 more visits, last on /account`,
+    );
     expect(mrkdwnOf(parent).join(' ')).toMatch(/\*Seen\*\n4 visits/);
   });
 
@@ -119,7 +128,12 @@ describe('threat alerts in one app', () => {
     const top = alertsIn().slice(before);
     expect(top).toHaveLength(1);
     expect(headerOf(top[0]!)).toMatch(/^:rotating_light: 20 flagged visitors since /);
-    expect(tableOf(top[0]!).slice(1).map((row) => row[0]).sort()).toEqual([...ids].sort());
+    expect(
+      tableOf(top[0]!)
+        .slice(1)
+        .map((row) => row[0])
+        .sort(),
+    ).toEqual([...ids].sort());
     const thread = slack.thread(SECURITY, top[0]!.ts).slice(1);
     expect(thread.filter((m) => (headerOf(m) ?? '').startsWith('Threat'))).toHaveLength(20);
   });
@@ -143,7 +157,9 @@ describe('threat alerts in one app', () => {
     visit(id!);
     await app.threatScan.scan();
     await app.deliveries.drained();
-    const alert = await slack.waitFor(() => slack.messages(SECURITY).find((m) => (headerOf(m) ?? '').endsWith(`visitor ${id}`)));
+    const alert = await slack.waitFor(() =>
+      slack.messages(SECURITY).find((m) => (headerOf(m) ?? '').endsWith(`visitor ${id}`)),
+    );
     await slack.click(alert, 'alert.mute.24h');
     await slack.waitFor(() => {
       const m = slack.messages(SECURITY).find((x) => x.ts === alert.ts);
@@ -191,15 +207,24 @@ describe('threat alerts in one app', () => {
   it('Details opens the visitor card for the clicker alone', async () => {
     const alert = alertFor(DEMO_VISITORS.attacker)!;
     await slack.click(alert, 'alert.details', undefined, { user: 'U_BOB' });
-    const card = await slack.waitForMessage(SECURITY, (m) => m.ephemeralTo === 'U_BOB' && (headerOf(m) ?? '').startsWith('Threat'));
+    const card = await slack.waitForMessage(
+      SECURITY,
+      (m) => m.ephemeralTo === 'U_BOB' && (headerOf(m) ?? '').startsWith('Threat'),
+    );
     expect(tableOf(card)[0]).toContain('IP');
   });
 
   it('/traffic alerts status says what is watched, the last scan and who is muted', async () => {
     await slack.slash(SECURITY, 'U_ALICE', 'alerts mute v_status_check for 7d');
-    await slack.waitForMessage(SECURITY, (m) => m.ephemeralTo === 'U_ALICE' && textsOf(m).join(' ').includes('v_status_check is muted'));
+    await slack.waitForMessage(
+      SECURITY,
+      (m) => m.ephemeralTo === 'U_ALICE' && textsOf(m).join(' ').includes('v_status_check is muted'),
+    );
     await slack.slash(SECURITY, 'U_ALICE', 'alerts status');
-    const status = await slack.waitForMessage(SECURITY, (m) => m.ephemeralTo === 'U_ALICE' && textsOf(m).join(' ').includes('Last scan'));
+    const status = await slack.waitForMessage(
+      SECURITY,
+      (m) => m.ephemeralTo === 'U_ALICE' && textsOf(m).join(' ').includes('Last scan'),
+    );
     const text = mrkdwnOf(status).join('\n');
     expect(text).toMatch(/medium severity or more/);
     expect(text).toMatch(/Muted here:\* .*`v_status_check` \(until /);
@@ -214,12 +239,20 @@ describe('threat alerts in one app', () => {
     const res = await fetch(`${app.ops.url}/metrics`);
     expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
     const body = await res.text();
-    const value = (line: string) => Number(body.split('\n').find((l) => l.startsWith(`${line} `))?.slice(line.length + 1));
+    const value = (line: string) =>
+      Number(
+        body
+          .split('\n')
+          .find((l) => l.startsWith(`${line} `))
+          ?.slice(line.length + 1),
+      );
     expect(value('lookout_deliveries_total{kind="alert",outcome="posted"}')).toBeGreaterThanOrEqual(1);
     expect(value('lookout_deliveries_total{kind="alert",outcome="retried"}')).toBeGreaterThanOrEqual(1); // the 429 above
     expect(value('lookout_delivery_latency_seconds_count{kind="alert"}')).toBeGreaterThanOrEqual(1);
     expect(value('lookout_deliveries{kind="alert",status="posted"}')).toBeGreaterThanOrEqual(1);
-    expect(value('lookout_api_request_duration_seconds_count{operation="/visits",outcome="ok"}')).toBeGreaterThanOrEqual(1);
+    expect(
+      value('lookout_api_request_duration_seconds_count{operation="/visits",outcome="ok"}'),
+    ).toBeGreaterThanOrEqual(1);
     expect(value('lookout_requests_total{type="command",name="/traffic",outcome="ok"}')).toBeGreaterThanOrEqual(2);
     expect(value('lookout_store_up')).toBe(1);
     expect(value('lookout_lease_holder{lease="threat-watch",owner="solo"}')).toBe(1);
@@ -237,7 +270,13 @@ describe('restarts', () => {
     try {
       let app = await startLookout(options({ dataDir: dir }, 'first'));
       slack.setAppUrl(app.requestUrl!);
-      await app.store.subscriptions.upsert({ channelId: channel, teamId: 'T', minSeverity: 'high', checks: ['bot'], createdBy: 'U_ALICE' });
+      await app.store.subscriptions.upsert({
+        channelId: channel,
+        teamId: 'T',
+        minSeverity: 'high',
+        checks: ['bot'],
+        createdBy: 'U_ALICE',
+      });
       clock += 1000; // earlier tests' visits are behind the watermark
       await app.store.scanState.saveProgress('visits', { watermark: now(), seenIds: [], counts: {}, at: now() });
       const [a, b, c] = attackers(26).slice(23);
@@ -254,7 +293,9 @@ describe('restarts', () => {
       await app.deliveries.drained();
       await app.stop();
       // b and c came within a's window: a's message became their group's, with the three alerts in its thread.
-      expect(alertsIn(channel).map((m) => headerOf(m))).toEqual([expect.stringMatching(/^:rotating_light: 3 flagged visitors since /)]);
+      expect(alertsIn(channel).map((m) => headerOf(m))).toEqual([
+        expect.stringMatching(/^:rotating_light: 3 flagged visitors since /),
+      ]);
       const headers = shownIn(channel).map((m) => headerOf(m) ?? '');
       for (const id of [a, b, c]) expect(headers.filter((h) => h.endsWith(`visitor ${id}`))).toHaveLength(1);
     } finally {
@@ -269,7 +310,13 @@ describe('restarts', () => {
       const apps = [await startLookout(options(store, 'one')), await startLookout(options(store, 'two'))];
       try {
         slack.setAppUrl(apps[0]!.requestUrl!);
-        await apps[0]!.store.subscriptions.upsert({ channelId: 'C_MARKETING', teamId: 'T', minSeverity: 'high', checks: ['bot'], createdBy: 'U_ALICE' });
+        await apps[0]!.store.subscriptions.upsert({
+          channelId: 'C_MARKETING',
+          teamId: 'T',
+          minSeverity: 'high',
+          checks: ['bot'],
+          createdBy: 'U_ALICE',
+        });
         clock += 1000;
         await apps[0]!.store.scanState.saveProgress('visits', { watermark: now(), seenIds: [], counts: {}, at: now() });
         const ids = attackers(32).slice(26);
@@ -284,7 +331,9 @@ describe('restarts', () => {
         await apps[1]!.threatScan.scan();
         await apps[1]!.deliveries.drained();
         // All six within one window: one group message, an alert each in its thread.
-        expect(alertsIn('C_MARKETING').map((m) => headerOf(m))).toEqual([expect.stringMatching(/^:rotating_light: 6 flagged visitors since /)]);
+        expect(alertsIn('C_MARKETING').map((m) => headerOf(m))).toEqual([
+          expect.stringMatching(/^:rotating_light: 6 flagged visitors since /),
+        ]);
         const headers = shownIn('C_MARKETING').map((m) => headerOf(m) ?? '');
         for (const id of ids) expect(headers.filter((h) => h.endsWith(`visitor ${id}`))).toHaveLength(1);
       } finally {
@@ -297,4 +346,3 @@ describe('restarts', () => {
     }, 60_000);
   });
 });
-

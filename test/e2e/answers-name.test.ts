@@ -24,7 +24,9 @@ async function command(channel: string, text: string, user = 'U_ALICE'): Promise
 describe('answers name what they acted on', () => {
   it('a filtered watch is told apart from the unfiltered one on its confirmation, in the list and in the Home; its channel is a link', async () => {
     const filtered = await command('C_GENERAL', 'watch pages page~/checkout spike');
-    expect(filtered).toMatch(/Watch #\d+ added: Pages: visits spike: .*, where page~\/checkout, evaluated every hour .* posting in <#C_GENERAL>\./);
+    expect(filtered).toMatch(
+      /Watch #\d+ added: Pages: visits spike: .*, where page~\/checkout, evaluated every hour .* posting in <#C_GENERAL>\./,
+    );
     const plain = await command('C_GENERAL', 'watch pages spike');
     expect(plain).not.toContain('page~/checkout');
     const list = await command('C_GENERAL', 'watch list');

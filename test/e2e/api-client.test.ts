@@ -65,7 +65,18 @@ beforeEach(() => {
 describe('only ANALYTICS_API_URL is ever called', () => {
   it('a path that could leave the base path or name another resource is refused before any request', async () => {
     const anything = { parse: (v: unknown) => v } as never;
-    for (const path of ['/../admin', '/visitors/..', '/a/./b', '//evil.example/x', '/a?b=1', '/a#b', 'relative', '/a%2F..', '/a b', '']) {
+    for (const path of [
+      '/../admin',
+      '/visitors/..',
+      '/a/./b',
+      '//evil.example/x',
+      '/a?b=1',
+      '/a#b',
+      'relative',
+      '/a%2F..',
+      '/a b',
+      '',
+    ]) {
       const error = await failureOf(api.http.get(path, {}, anything));
       expect(error.kind, path).toBe('bad_request');
     }
@@ -82,7 +93,13 @@ describe('every operation', () => {
   });
 
   it('sends the dates as query parameters and the rest as the JSON body', async () => {
-    await api.report('countries', { startDate: '2026-01-01', endDate: '2026-02-01', page: 2, limit: 3, sort: { key: 'name', value: 1 } });
+    await api.report('countries', {
+      startDate: '2026-01-01',
+      endDate: '2026-02-01',
+      page: 2,
+      limit: 3,
+      sort: { key: 'name', value: 1 },
+    });
     const request = demo.requests.at(-1)!;
     expect(request.method).toBe('POST');
     expect(request.path).toBe('/countries');
@@ -120,7 +137,13 @@ describe('every operation', () => {
   });
 
   it('passes visit_id where the spec accepts it, and not to scraping status', async () => {
-    const [visit] = await api.visits({ ...RANGE, filterGroups: [{ filters: [{ object: 'visitor', field: 'id', operator: 'is_any_of', value: [DEMO_VISITORS.scraper] }] }], limit: 1 });
+    const [visit] = await api.visits({
+      ...RANGE,
+      filterGroups: [
+        { filters: [{ object: 'visitor', field: 'id', operator: 'is_any_of', value: [DEMO_VISITORS.scraper] }] },
+      ],
+      limit: 1,
+    });
     expect(visit?.id).toBeTruthy();
     await api.security.check('bot', DEMO_VISITORS.scraper, visit!.id);
     await api.security.check('scraping', DEMO_VISITORS.scraper);
@@ -146,7 +169,9 @@ describe('filters', () => {
     const total = countries.reduce((sum, r) => sum + (r.total_visits ?? 0), 0);
     expect(total).toBeGreaterThan(10_000);
     expect(total).toBe((await allVisits([])).length);
-    expect(demo.requests.every((r) => JSON.stringify((r.body as { filter_groups: unknown }).filter_groups) === '[]')).toBe(true);
+    expect(
+      demo.requests.every((r) => JSON.stringify((r.body as { filter_groups: unknown }).filter_groups) === '[]'),
+    ).toBe(true);
   });
 
   it('is_any_of matches any of the values; contains is a case-insensitive substring', async () => {
@@ -154,7 +179,9 @@ describe('filters', () => {
     expect(some.length).toBeGreaterThan(0);
     expect(new Set(some.map((v) => loc(v)?.country))).toEqual(new Set(['Germany', 'France']));
 
-    const blog = await allVisits([{ filters: [{ object: 'page', field: 'url', operator: 'contains', value: '/BLOG/' }] }]);
+    const blog = await allVisits([
+      { filters: [{ object: 'page', field: 'url', operator: 'contains', value: '/BLOG/' }] },
+    ]);
     expect(blog.length).toBeGreaterThan(0);
     expect(blog.every((v) => v.url!.toLowerCase().includes('/blog/'))).toBe(true);
   });
@@ -173,7 +200,11 @@ describe('filters', () => {
 
   it('aggregates agree with the visits they are made of', async () => {
     const visits = await allVisits([{ filters: [country(['Germany'])] }]);
-    const cities = (await api.report('cities', { ...RANGE, limit: 1000, filterGroups: [{ filters: [country(['Germany'])] }] })) as AggregateRow[];
+    const cities = (await api.report('cities', {
+      ...RANGE,
+      limit: 1000,
+      filterGroups: [{ filters: [country(['Germany'])] }],
+    })) as AggregateRow[];
     expect(cities.reduce((sum, r) => sum + (r.total_visits ?? 0), 0)).toBe(visits.length);
   });
 });
@@ -183,7 +214,10 @@ describe('sorting and paging', () => {
     return values.every((v, i) => {
       if (i === 0) return true;
       const prev = values[i - 1]!;
-      const cmp = typeof v === 'number' ? (v as number) - (prev as number) : String(v).localeCompare(String(prev), 'en', { sensitivity: 'base' });
+      const cmp =
+        typeof v === 'number'
+          ? (v as number) - (prev as number)
+          : String(v).localeCompare(String(prev), 'en', { sensitivity: 'base' });
       return dir === 1 ? cmp >= 0 : cmp <= 0;
     });
   }
@@ -199,14 +233,27 @@ describe('sorting and paging', () => {
     ['visitors', 'last_seen', -1],
     ['visits', 'date', 1],
   ] as const)('%s by %s (%i)', async (id, key, value) => {
-    const rows = (await api.report(id, { ...RANGE, limit: 200, sort: { key, value } })) as unknown as Record<string, string | number>[];
+    const rows = (await api.report(id, { ...RANGE, limit: 200, sort: { key, value } })) as unknown as Record<
+      string,
+      string | number
+    >[];
     expect(rows.length).toBeGreaterThan(3);
-    expect(isSorted(rows.map((r) => r[key]!), value)).toBe(true);
+    expect(
+      isSorted(
+        rows.map((r) => r[key]!),
+        value,
+      ),
+    ).toBe(true);
   });
 
   it('sorts visits by created (newest first by default)', async () => {
     const rows = (await api.visits({ ...RANGE, limit: 100 })) as VisitRecord[];
-    expect(isSorted(rows.map((r) => Date.parse(r.date!)), -1)).toBe(true);
+    expect(
+      isSorted(
+        rows.map((r) => Date.parse(r.date!)),
+        -1,
+      ),
+    ).toBe(true);
   });
 
   it('paging through a whole report gives every row exactly once', async () => {
@@ -253,7 +300,12 @@ describe('failures end in the right ApiError kind', () => {
   });
 
   it('400 → bad_request with the API’s reason, and no retry', async () => {
-    const error = await failureOf(api.report('countries', { ...RANGE, filterGroups: [{ filters: [{ object: 'planet', field: 'name', operator: 'contains', value: 'x' }] }] }));
+    const error = await failureOf(
+      api.report('countries', {
+        ...RANGE,
+        filterGroups: [{ filters: [{ object: 'planet', field: 'name', operator: 'contains', value: 'x' }] }],
+      }),
+    );
     expect(error.kind).toBe('bad_request');
     expect(error.message).toMatch(/planet/);
     expect(demo.requests).toHaveLength(1);
@@ -285,7 +337,10 @@ describe('failures end in the right ApiError kind', () => {
   });
 
   it('a connection refused → unavailable', async () => {
-    const nowhere = client({ baseUrl: 'http://127.0.0.1:9', retry: { retries: 1, minDelayMs: 1, maxDelayMs: 1, maxTotalMs: 100 } });
+    const nowhere = client({
+      baseUrl: 'http://127.0.0.1:9',
+      retry: { retries: 1, minDelayMs: 1, maxDelayMs: 1, maxTotalMs: 100 },
+    });
     const error = await failureOf(nowhere.report('countries', RANGE));
     await nowhere.close();
     expect(error.kind).toBe('unavailable');
@@ -385,6 +440,11 @@ describe('single-flight and concurrency', () => {
 describe('page rows', () => {
   it('has the four required fields', async () => {
     const [row] = (await api.report('pages', { ...RANGE, limit: 1 })) as PageRow[];
-    expect(row).toMatchObject({ full_url: expect.any(String), total: expect.any(Number), visitors: expect.any(Number), avg_duration: expect.any(Number) });
+    expect(row).toMatchObject({
+      full_url: expect.any(String),
+      total: expect.any(Number),
+      visitors: expect.any(Number),
+      avg_duration: expect.any(Number),
+    });
   });
 });

@@ -19,7 +19,10 @@ describe.each([
   const headers = token ? { authorization: `Bearer ${token}` } : undefined;
   const readyz = async () => {
     const res = await fetch(`${box.lookout.ops.url}/readyz`, { headers });
-    return { status: res.status, body: (await res.json()) as { ok: boolean; checks: Record<string, string>; details?: Record<string, string> } };
+    return {
+      status: res.status,
+      body: (await res.json()) as { ok: boolean; checks: Record<string, string>; details?: Record<string, string> },
+    };
   };
   const refused = async () => {
     const text = await (await fetch(`${box.lookout.ops.url}/metrics`, { headers })).text();
@@ -28,7 +31,11 @@ describe.each([
   };
 
   beforeAll(async () => {
-    box = await sandbox({ scheduler: false, requestClock: () => Date.now() + offset, ...(token ? { ops: { token } } : {}) });
+    box = await sandbox({
+      scheduler: false,
+      requestClock: () => Date.now() + offset,
+      ...(token ? { ops: { token } } : {}),
+    });
   }, 30_000);
   afterAll(() => box?.stop());
 
@@ -38,16 +45,24 @@ describe.each([
       expect(delivery.status).toBe(401);
     }
     expect(await refused()).toBe(3);
-    const skewed = await until(async () => {
-      const r = await readyz();
-      return r.body.checks.clock === 'skewed' ? r : undefined;
-    }, '/readyz to report the clock', 30_000);
+    const skewed = await until(
+      async () => {
+        const r = await readyz();
+        return r.body.checks.clock === 'skewed' ? r : undefined;
+      },
+      '/readyz to report the clock',
+      30_000,
+    );
     expect(skewed.status).toBe(503);
     expect(skewed.body.checks).toEqual({ store: 'ok', api: 'ok', clock: 'skewed' });
     const seconds = Math.round(offsetMs / 1000);
     if (token) {
       // Slack's timestamps are whole seconds: the skew measured is within a second of the offset.
-      expect(skewed.body.details?.clock).toMatch(new RegExp(`clock is (${Math.abs(seconds) - 1}|${Math.abs(seconds)}|${Math.abs(seconds) + 1}) s ${seconds > 0 ? 'ahead of' : 'behind'} Slack's`));
+      expect(skewed.body.details?.clock).toMatch(
+        new RegExp(
+          `clock is (${Math.abs(seconds) - 1}|${Math.abs(seconds)}|${Math.abs(seconds) + 1}) s ${seconds > 0 ? 'ahead of' : 'behind'} Slack's`,
+        ),
+      );
     } else {
       expect(skewed.body).toEqual({ ok: false, checks: { store: 'ok', api: 'ok', clock: 'skewed' } });
       expect(JSON.stringify(skewed.body)).not.toMatch(/\d{3}/);
@@ -60,10 +75,14 @@ describe.each([
     offset = 0;
     const delivery = await box.slack.slash('C_GENERAL', 'U_ALICE', 'help');
     expect(delivery.status).toBe(200);
-    const ready = await until(async () => {
-      const r = await readyz();
-      return r.status === 200 ? r : undefined;
-    }, '/readyz to recover', 30_000);
+    const ready = await until(
+      async () => {
+        const r = await readyz();
+        return r.status === 200 ? r : undefined;
+      },
+      '/readyz to recover',
+      30_000,
+    );
     expect(ready.body.checks).toEqual({ store: 'ok', api: 'ok', clock: 'ok' });
     expect(await refused()).toBe(3);
   });

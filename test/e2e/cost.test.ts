@@ -21,9 +21,16 @@ it("one person's burst of long, varied trends causes at most their budget of API
   for (const [i, country] of countries.entries()) {
     for (const report of ['sources', 'pages']) {
       const before = new Set(box.slack.messages(CHANNEL, { user: USER }).map((m) => m.ts));
-      await box.slack.slash(CHANNEL, USER, `trend ${report} last30d country:${country}${i % 2 ? ' device:mobile' : ''}`);
+      await box.slack.slash(
+        CHANNEL,
+        USER,
+        `trend ${report} last30d country:${country}${i % 2 ? ' device:mobile' : ''}`,
+      );
       const answer = await box.slack.waitFor(
-        () => box.slack.messages(CHANNEL, { user: USER }).find((m) => !before.has(m.ts) && !/^Fetching \d+ periods/.test(m.text) && m.ephemeralTo === USER),
+        () =>
+          box.slack
+            .messages(CHANNEL, { user: USER })
+            .find((m) => !before.has(m.ts) && !/^Fetching \d+ periods/.test(m.text) && m.ephemeralTo === USER),
         30_000,
       );
       if (/one person may make/.test(mrkdwnOf(answer).join(' '))) refused++;

@@ -6,7 +6,17 @@
 import { DIGEST_INPUT } from '../support/db.js';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -35,7 +45,6 @@ function snapshot(dir: string): Record<string, string> {
   walk(dir);
   return out;
 }
-
 
 /** A data directory Lookout made, holding three digests. */
 async function dataDirWithDigests(): Promise<string> {
@@ -93,7 +102,11 @@ describe('DATA_DIR', () => {
 
     const error = await refusal(dir);
     expect(error).toBeInstanceOf(DataDirError);
-    expect(error.message).toMatch(new RegExp(`^DATA_DIR ${dir} is not empty and not a PostgreSQL data directory \\(it holds 2 entries: "notes.txt", "photos"\\); Lookout initialises only an empty or absent directory\\. Nothing was changed`));
+    expect(error.message).toMatch(
+      new RegExp(
+        `^DATA_DIR ${dir} is not empty and not a PostgreSQL data directory \\(it holds 2 entries: "notes.txt", "photos"\\); Lookout initialises only an empty or absent directory\\. Nothing was changed`,
+      ),
+    );
     expect(snapshot(dir)).toEqual(before);
   });
 
@@ -105,7 +118,11 @@ describe('DATA_DIR', () => {
 
     const error = await refusal(dir);
     expect(error).toBeInstanceOf(DataDirError);
-    expect(error.message).toMatch(new RegExp(`^DATA_DIR ${dir} could not be opened \\(PGlite: .+\\): its files are damaged or were made by another PostgreSQL version \\(PG_VERSION "\\d+"\\)\\. Nothing was changed`));
+    expect(error.message).toMatch(
+      new RegExp(
+        `^DATA_DIR ${dir} could not be opened \\(PGlite: .+\\): its files are damaged or were made by another PostgreSQL version \\(PG_VERSION "\\d+"\\)\\. Nothing was changed`,
+      ),
+    );
     expect(error.message).not.toContain('\n');
     expect(snapshot(dir)).toEqual(before);
   });
@@ -119,7 +136,9 @@ describe('DATA_DIR', () => {
 
     const error = await refusal(dir);
     expect(error).toBeInstanceOf(DataDirError);
-    expect(error.message).toMatch(new RegExp(`^DATA_DIR ${dir} could not be opened \\(PGlite: could not read .+\\): its files are damaged`));
+    expect(error.message).toMatch(
+      new RegExp(`^DATA_DIR ${dir} could not be opened \\(PGlite: could not read .+\\): its files are damaged`),
+    );
   });
 
   it('an empty directory is initialised', async () => {
@@ -136,7 +155,8 @@ describe('DATA_DIR', () => {
     const dir = newDir();
     mkdirSync(dir);
     writeFileSync(join(dir, '.lookout-initialising'), '');
-    if (template) cpSync(template, dir, { recursive: true, filter: (source) => !source.startsWith(join(template, 'base')) });
+    if (template)
+      cpSync(template, dir, { recursive: true, filter: (source) => !source.startsWith(join(template, 'base')) });
     writeFileSync(join(dir, 'half-written'), 'x');
 
     expect(await digestsIn(dir)).toEqual([]);
@@ -150,7 +170,10 @@ describe('DATA_DIR', () => {
 /** Runs src/main.ts to its exit; its stdout, stderr and exit code. */
 function runMain(env: Record<string, string>): Promise<{ stdout: string; stderr: string; code: number | null }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: { PATH: process.env.PATH, LOG_LEVEL: 'info', PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      env: { PATH: process.env.PATH, LOG_LEVEL: 'info', PORT: '0', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += String(chunk)));
@@ -177,7 +200,9 @@ describe('node src/main.ts on a damaged DATA_DIR', () => {
       ANALYTICS_API_KEY: 'k',
     });
     expect(code).toBe(1);
-    expect(stderr).toBe(`DATA_DIR ${dir} is a PostgreSQL data directory without its PG_VERSION file (damaged); Lookout initialises only an empty or absent directory. Nothing was changed: restore it from a backup, or set DATA_DIR to an empty or absent directory.\n`);
+    expect(stderr).toBe(
+      `DATA_DIR ${dir} is a PostgreSQL data directory without its PG_VERSION file (damaged); Lookout initialises only an empty or absent directory. Nothing was changed: restore it from a backup, or set DATA_DIR to an empty or absent directory.\n`,
+    );
     expect(stdout).not.toMatch(/\n\s+at |Error/);
     expect(snapshot(dir)).toEqual(before);
   }, 90_000);
@@ -188,7 +213,9 @@ describe('node src/main.ts on a damaged DATA_DIR', () => {
     writeFileSync(join(dir, 'notes.txt'), 'mine\n');
     const { stderr, code } = await runMain({ DATA_DIR: dir });
     expect(code).toBe(1);
-    expect(stderr).toBe(`DATA_DIR ${dir} is not empty and not a PostgreSQL data directory (it holds 1 entry: "notes.txt"); Lookout initialises only an empty or absent directory. Nothing was changed: restore it from a backup, or set DATA_DIR to an empty or absent directory.\n`);
+    expect(stderr).toBe(
+      `DATA_DIR ${dir} is not empty and not a PostgreSQL data directory (it holds 1 entry: "notes.txt"); Lookout initialises only an empty or absent directory. Nothing was changed: restore it from a backup, or set DATA_DIR to an empty or absent directory.\n`,
+    );
     expect(readFileSync(join(dir, 'notes.txt'), 'utf8')).toBe('mine\n');
     expect(readdirSync(dir)).toEqual(['notes.txt']);
   }, 90_000);

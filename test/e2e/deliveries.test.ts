@@ -21,7 +21,8 @@ const workers: DeliveryWorker[] = [];
 
 beforeAll(async () => {
   slack = await startOfflineSlack({ signingSecret: randomBytes(16).toString('hex'), botToken, rateLimit: false });
-  for (const name of ['one', 'two', 'three', 'four', 'sick']) slack.workspace.addChannel({ name, id: `C_${name.toUpperCase()}` });
+  for (const name of ['one', 'two', 'three', 'four', 'sick'])
+    slack.workspace.addChannel({ name, id: `C_${name.toUpperCase()}` });
 });
 afterAll(async () => {
   await slack?.close();
@@ -48,15 +49,38 @@ const PROBE = defineSubject({
 const subjects = new Subjects([PROBE]);
 
 /** A worker posting through a Web API client that gives up after `slackTimeoutMs` (800 ms unless a test needs a call to hang on). */
-function worker(db: Db, owner = 'w1', extra: Partial<ConstructorParameters<typeof DeliveryWorker>[0]> = {}, slackTimeoutMs = 800): { worker: DeliveryWorker; logs: string[] } {
+function worker(
+  db: Db,
+  owner = 'w1',
+  extra: Partial<ConstructorParameters<typeof DeliveryWorker>[0]> = {},
+  slackTimeoutMs = 800,
+): { worker: DeliveryWorker; logs: string[] } {
   const { logger, lines } = captureLogs('info');
-  const client = new WebClient(botToken, { slackApiUrl: slack.apiUrl, timeout: slackTimeoutMs, retryConfig: { retries: 0 }, rejectRateLimitedCalls: true });
-  const w = new DeliveryWorker({ db, poster: webPoster(client), owner, log: logger, subjects, heartbeatMs: 200, pollMs: 50, paceMs: 0, ...extra });
+  const client = new WebClient(botToken, {
+    slackApiUrl: slack.apiUrl,
+    timeout: slackTimeoutMs,
+    retryConfig: { retries: 0 },
+    rejectRateLimitedCalls: true,
+  });
+  const w = new DeliveryWorker({
+    db,
+    poster: webPoster(client),
+    owner,
+    log: logger,
+    subjects,
+    heartbeatMs: 200,
+    pollMs: 50,
+    paceMs: 0,
+    ...extra,
+  });
   workers.push(w);
   return { worker: w, logs: lines };
 }
 
-const message = (text: string) => ({ text, blocks: [{ type: 'section' as const, text: { type: 'mrkdwn' as const, text } }] });
+const message = (text: string) => ({
+  text,
+  blocks: [{ type: 'section' as const, text: { type: 'mrkdwn' as const, text } }],
+});
 
 function input(channelId: string, text: string, extra: Partial<DeliveryInput> = {}): DeliveryInput {
   return { subject: PROBE, channelId, message: message(text), expiresInMs: 60_000, ...extra };
@@ -100,7 +124,10 @@ describeEachDb('deliveries', (t) => {
     // The sick channel's call hangs until the failure is cleared (its client would wait two minutes).
     const { worker: w } = worker(t.db, 'w1', {}, 120_000);
     w.start();
-    await eventually(async () => (await Promise.all(healthy.map((id) => repo.get(id)))).every((d) => d?.status === 'posted'), 30_000);
+    await eventually(
+      async () => (await Promise.all(healthy.map((id) => repo.get(id)))).every((d) => d?.status === 'posted'),
+      30_000,
+    );
     expect(texts('C_THREE').slice(-2)).toEqual(['three 0', 'three 1']);
     expect(await repo.get(sick)).toMatchObject({ status: 'sending', attempts: 1 }); // still hanging: it held up no other channel
     slack.clearFailures(); // the hanging call is answered with a 503, and tried again
@@ -140,7 +167,12 @@ describeEachDb('deliveries', (t) => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(2_000);
     expect(await repo.get(limited)).toMatchObject({ status: 'posted', attempts: 2 });
     expect(await repo.get(broken)).toMatchObject({ status: 'posted', attempts: 3 });
-    expect(logs.filter((l) => l.includes('delivery failed; retrying')).map((l) => JSON.parse(l).reason).sort()).toEqual(['HTTP 500', 'HTTP 500', 'ratelimited']);
+    expect(
+      logs
+        .filter((l) => l.includes('delivery failed; retrying'))
+        .map((l) => JSON.parse(l).reason)
+        .sort(),
+    ).toEqual(['HTTP 500', 'HTTP 500', 'ratelimited']);
   });
 
   it("a 429 moves the channel's next post to Retry-After and ends its bursts: one 429 a channel against a Slack that takes one a second", async () => {
@@ -150,12 +182,21 @@ describeEachDb('deliveries', (t) => {
       for (let i = 0; i < 4; i++) await repo.enqueue(input('C_THREE', `three ${i}`));
       for (let i = 0; i < 4; i++) await repo.enqueue(input('C_FOUR', `four ${i}`));
       const limited: string[] = [];
-      const client = new WebClient(botToken, { slackApiUrl: slack.apiUrl, timeout: 800, retryConfig: { retries: 0 }, rejectRateLimitedCalls: true });
+      const client = new WebClient(botToken, {
+        slackApiUrl: slack.apiUrl,
+        timeout: 800,
+        retryConfig: { retries: 0 },
+        rejectRateLimitedCalls: true,
+      });
       const poster = webPoster(client);
-      const counting = { ...poster, post: (channel: string, ...rest: [Parameters<typeof poster.post>[1], Parameters<typeof poster.post>[2]?]) => poster.post(channel, ...rest).catch((error: { code?: string }) => {
-        if (error.code === 'slack_webapi_rate_limited_error') limited.push(channel);
-        throw error;
-      }) };
+      const counting = {
+        ...poster,
+        post: (channel: string, ...rest: [Parameters<typeof poster.post>[1], Parameters<typeof poster.post>[2]?]) =>
+          poster.post(channel, ...rest).catch((error: { code?: string }) => {
+            if (error.code === 'slack_webapi_rate_limited_error') limited.push(channel);
+            throw error;
+          }),
+      };
       const { worker: w } = worker(t.db, 'w1', { poster: counting, paceMs: 1_000, burst: 3 });
       w.start();
       await w.drained(30_000);
@@ -167,7 +208,7 @@ describeEachDb('deliveries', (t) => {
     }
   });
 
-  it('an edit of another delivery\'s message waits for its post and edits it in place; an edit of one never posted fails without a call, and a reply goes to the top level', async () => {
+  it("an edit of another delivery's message waits for its post and edits it in place; an edit of one never posted fails without a call, and a reply goes to the top level", async () => {
     const repo = new DeliveryRepo(t.db);
     const parent = await repo.enqueue(input('C_THREE', 'first version'));
     const edit = await repo.enqueue(input('C_THREE', 'second version', { updateOf: parent }));
@@ -192,7 +233,11 @@ describeEachDb('deliveries', (t) => {
 
   it('pruning keeps a posted message while an edit or a reply of it is still to go', async () => {
     const repo = new DeliveryRepo(t.db);
-    const [edited, threaded, done] = [await repo.enqueue(input('C_ONE', 'a')), await repo.enqueue(input('C_ONE', 'b')), await repo.enqueue(input('C_ONE', 'c'))];
+    const [edited, threaded, done] = [
+      await repo.enqueue(input('C_ONE', 'a')),
+      await repo.enqueue(input('C_ONE', 'b')),
+      await repo.enqueue(input('C_ONE', 'c')),
+    ];
     for (const id of [edited, threaded, done]) await repo.markPosted(id, `${id}.0`);
     await repo.enqueue(input('C_ONE', 'a, edited', { updateOf: edited }));
     await repo.enqueue(input('C_ONE', 'on b', { threadOf: threaded }));
@@ -249,12 +294,18 @@ describeEachDb('deliveries', (t) => {
     const repo = new DeliveryRepo(t.db);
     const id = await repo.enqueue(input('C_THREE', 'orphan'));
     expect(await repo.claim('dead', { staleMs: 1_000, busy: [], limit: 10 })).toHaveLength(1);
-    const { rows: claimed } = await t.db.query<{ at: Date }>('SELECT heartbeat_at AS at FROM deliveries WHERE id = $1', [id]);
+    const { rows: claimed } = await t.db.query<{ at: Date }>(
+      'SELECT heartbeat_at AS at FROM deliveries WHERE id = $1',
+      [id],
+    );
     const { worker: w, logs } = worker(t.db, 'alive');
     w.start();
     await w.drained();
     // 'dead' counted as alive for 3 heartbeats (600 ms): the post came no sooner (by the database's clock; load only makes it later).
-    const { rows } = await t.db.query<{ ms: number }>('SELECT extract(epoch FROM posted_at - $2::timestamptz) * 1000 AS ms FROM deliveries WHERE id = $1', [id, claimed[0]!.at]);
+    const { rows } = await t.db.query<{ ms: number }>(
+      'SELECT extract(epoch FROM posted_at - $2::timestamptz) * 1000 AS ms FROM deliveries WHERE id = $1',
+      [id, claimed[0]!.at],
+    );
     expect(Number(rows[0]!.ms)).toBeGreaterThanOrEqual(3 * 200 - 50);
     const d = (await repo.get(id))!;
     expect(d).toMatchObject({ status: 'posted', owner: 'alive', maybePosted: true, attempts: 2 });
@@ -264,7 +315,7 @@ describeEachDb('deliveries', (t) => {
     expect(logs.some((l) => l.includes('marked as a possible repeat'))).toBe(true);
   });
 
-  it("paces each channel on its own: a burst, then one post per interval, while other channels go on", async () => {
+  it('paces each channel on its own: a burst, then one post per interval, while other channels go on', async () => {
     const repo = new DeliveryRepo(t.db);
     for (let i = 0; i < 6; i++) await repo.enqueue(input('C_ONE', `paced ${i}`));
     await repo.enqueue(input('C_TWO', 'other'));
@@ -301,4 +352,3 @@ describeEachDb('deliveries', (t) => {
     expect(owners.rows.length).toBeGreaterThan(0);
   });
 });
-

@@ -45,10 +45,22 @@ beforeEach(() => {
 });
 
 function spec(overrides: Partial<DigestSpec> = {}): DigestSpec {
-  return { id: 1, reports: ['sources', 'pages', 'countries'], filters: [], topN: 5, period: 'week', timeZone: 'Europe/Berlin', ...overrides };
+  return {
+    id: 1,
+    reports: ['sources', 'pages', 'countries'],
+    filters: [],
+    topN: 5,
+    period: 'week',
+    timeZone: 'Europe/Berlin',
+    ...overrides,
+  };
 }
 
-const at = (range: DateRange, filterGroups: FilterGroup[] = []): MarketingRequest => ({ startDate: range.startDate, endDate: range.endDate, filterGroups });
+const at = (range: DateRange, filterGroups: FilterGroup[] = []): MarketingRequest => ({
+  startDate: range.startDate,
+  endDate: range.endDate,
+  filterGroups,
+});
 
 async function visitCount(range: DateRange, filterGroups: FilterGroup[] = []): Promise<number> {
   const { rows, complete } = await allRows(api, 'visits', at(range, filterGroups), 1000);
@@ -81,22 +93,87 @@ const requestKeys = () => demo.requests.map((r) => JSON.stringify([r.method, r.p
 
 describe('digestRange', () => {
   it.each<[string, string, DigestSpec['period'], Omit<DateRange, 'label'> & { label: string }]>([
-    ['2026-11-20T08:00:00Z', 'Europe/Berlin', 'day', { startDate: '2026-11-19', endDate: '2026-11-19', label: 'Yesterday (Nov 19, 2026)' }],
-    ['2026-11-20T08:00:00Z', 'Europe/Berlin', 'week', { startDate: '2026-11-13', endDate: '2026-11-19', label: 'The 7 days before today (Nov 13 – Nov 19, 2026)' }],
-    ['2026-11-20T08:00:00Z', 'Europe/Berlin', 'month', { startDate: '2026-10-01', endDate: '2026-10-31', label: 'Last month (Oct 1 – Oct 31, 2026)' }],
+    [
+      '2026-11-20T08:00:00Z',
+      'Europe/Berlin',
+      'day',
+      { startDate: '2026-11-19', endDate: '2026-11-19', label: 'Yesterday (Nov 19, 2026)' },
+    ],
+    [
+      '2026-11-20T08:00:00Z',
+      'Europe/Berlin',
+      'week',
+      { startDate: '2026-11-13', endDate: '2026-11-19', label: 'The 7 days before today (Nov 13 – Nov 19, 2026)' },
+    ],
+    [
+      '2026-11-20T08:00:00Z',
+      'Europe/Berlin',
+      'month',
+      { startDate: '2026-10-01', endDate: '2026-10-31', label: 'Last month (Oct 1 – Oct 31, 2026)' },
+    ],
     // The zone decides what "yesterday" is: 23:30 UTC is already tomorrow in Berlin, still today in New York.
-    ['2026-11-20T23:30:00Z', 'Europe/Berlin', 'day', { startDate: '2026-11-20', endDate: '2026-11-20', label: 'Yesterday (Nov 20, 2026)' }],
-    ['2026-11-20T23:30:00Z', 'America/New_York', 'day', { startDate: '2026-11-19', endDate: '2026-11-19', label: 'Yesterday (Nov 19, 2026)' }],
-    ['2026-11-20T12:00:00Z', 'Pacific/Kiritimati', 'day', { startDate: '2026-11-20', endDate: '2026-11-20', label: 'Yesterday (Nov 20, 2026)' }],
+    [
+      '2026-11-20T23:30:00Z',
+      'Europe/Berlin',
+      'day',
+      { startDate: '2026-11-20', endDate: '2026-11-20', label: 'Yesterday (Nov 20, 2026)' },
+    ],
+    [
+      '2026-11-20T23:30:00Z',
+      'America/New_York',
+      'day',
+      { startDate: '2026-11-19', endDate: '2026-11-19', label: 'Yesterday (Nov 19, 2026)' },
+    ],
+    [
+      '2026-11-20T12:00:00Z',
+      'Pacific/Kiritimati',
+      'day',
+      { startDate: '2026-11-20', endDate: '2026-11-20', label: 'Yesterday (Nov 20, 2026)' },
+    ],
     // Across a year, and at the end of February, per zone.
-    ['2026-01-01T08:00:00Z', 'Europe/Berlin', 'month', { startDate: '2025-12-01', endDate: '2025-12-31', label: 'Last month (Dec 1 – Dec 31, 2025)' }],
-    ['2026-01-02T08:00:00Z', 'Europe/Berlin', 'week', { startDate: '2025-12-26', endDate: '2026-01-01', label: 'The 7 days before today (Dec 26, 2025 – Jan 1, 2026)' }],
-    ['2026-03-01T00:30:00Z', 'Europe/Berlin', 'month', { startDate: '2026-02-01', endDate: '2026-02-28', label: 'Last month (Feb 1 – Feb 28, 2026)' }],
-    ['2026-03-01T00:30:00Z', 'America/New_York', 'month', { startDate: '2026-01-01', endDate: '2026-01-31', label: 'Last month (Jan 1 – Jan 31, 2026)' }],
-    ['2024-03-01T12:00:00Z', 'UTC', 'month', { startDate: '2024-02-01', endDate: '2024-02-29', label: 'Last month (Feb 1 – Feb 29, 2024)' }],
+    [
+      '2026-01-01T08:00:00Z',
+      'Europe/Berlin',
+      'month',
+      { startDate: '2025-12-01', endDate: '2025-12-31', label: 'Last month (Dec 1 – Dec 31, 2025)' },
+    ],
+    [
+      '2026-01-02T08:00:00Z',
+      'Europe/Berlin',
+      'week',
+      { startDate: '2025-12-26', endDate: '2026-01-01', label: 'The 7 days before today (Dec 26, 2025 – Jan 1, 2026)' },
+    ],
+    [
+      '2026-03-01T00:30:00Z',
+      'Europe/Berlin',
+      'month',
+      { startDate: '2026-02-01', endDate: '2026-02-28', label: 'Last month (Feb 1 – Feb 28, 2026)' },
+    ],
+    [
+      '2026-03-01T00:30:00Z',
+      'America/New_York',
+      'month',
+      { startDate: '2026-01-01', endDate: '2026-01-31', label: 'Last month (Jan 1 – Jan 31, 2026)' },
+    ],
+    [
+      '2024-03-01T12:00:00Z',
+      'UTC',
+      'month',
+      { startDate: '2024-02-01', endDate: '2024-02-29', label: 'Last month (Feb 1 – Feb 29, 2024)' },
+    ],
     // The morning after the clocks change is an ordinary day.
-    ['2026-03-29T07:00:00Z', 'Europe/Berlin', 'day', { startDate: '2026-03-28', endDate: '2026-03-28', label: 'Yesterday (Mar 28, 2026)' }],
-    ['2026-11-02T14:00:00Z', 'America/New_York', 'week', { startDate: '2026-10-26', endDate: '2026-11-01', label: 'The 7 days before today (Oct 26 – Nov 1, 2026)' }],
+    [
+      '2026-03-29T07:00:00Z',
+      'Europe/Berlin',
+      'day',
+      { startDate: '2026-03-28', endDate: '2026-03-28', label: 'Yesterday (Mar 28, 2026)' },
+    ],
+    [
+      '2026-11-02T14:00:00Z',
+      'America/New_York',
+      'week',
+      { startDate: '2026-10-26', endDate: '2026-11-01', label: 'The 7 days before today (Oct 26 – Nov 1, 2026)' },
+    ],
   ])('at %s in %s, period %s', (now, zone, period, expected) => {
     const range = digestRange(period, zone, new Date(now));
     expect(range).toEqual(expected);
@@ -129,7 +206,9 @@ describe('gatherDigest against the demo API', () => {
   it('totals follow the digest’s filters', async () => {
     const [top] = await api.report('countries', { ...at(digestRange('week', 'Europe/Berlin', AT)), limit: 1 });
     const country = String(field(top!, 'name'));
-    const filters: FilterGroup[] = [{ filters: [{ object: 'country', field: 'name', operator: 'is_any_of', value: [country] }] }];
+    const filters: FilterGroup[] = [
+      { filters: [{ object: 'country', field: 'name', operator: 'is_any_of', value: [country] }] },
+    ];
     const view = await gatherDigest(new SharedFetcher(api), spec({ filters }), AT, OPTIONS);
     const all = await visitCount(view.period);
     const filtered = await visitCount(view.period, filters);
@@ -151,7 +230,8 @@ describe('gatherDigest against the demo API', () => {
       expect(section.error).toBeUndefined();
       expect(section.lines).toHaveLength(7);
       // Names as the report shows them: a page by its path.
-      const shown = (r: ReportRow) => (def.kind === 'pages' ? shortUrl(String(field(r, nameField))) : field(r, nameField));
+      const shown = (r: ReportRow) =>
+        def.kind === 'pages' ? shortUrl(String(field(r, nameField))) : field(r, nameField);
       expect(section.lines!.map((l) => [l.name, l.value])).toEqual(rows.map((r) => [shown(r), field(r, countField)]));
       // Their values before, from the whole previous period. A row found among the previous top 100 has
       // its value; one absent from a complete list was not there ("new"); past the top 100 it is unknown.
@@ -178,8 +258,15 @@ describe('gatherDigest against the demo API', () => {
   });
 
   it('two cities with one name are told apart: each compared with itself in the previous period', async () => {
-    const filters: FilterGroup[] = [{ filters: [{ object: 'city', field: 'name', operator: 'is_any_of', value: ['Paris', 'Springfield'] }] }];
-    const view = await gatherDigest(new SharedFetcher(api), spec({ reports: ['cities'], filters, topN: 10, period: 'month' }), AT, OPTIONS);
+    const filters: FilterGroup[] = [
+      { filters: [{ object: 'city', field: 'name', operator: 'is_any_of', value: ['Paris', 'Springfield'] }] },
+    ];
+    const view = await gatherDigest(
+      new SharedFetcher(api),
+      spec({ reports: ['cities'], filters, topN: 10, period: 'month' }),
+      AT,
+      OPTIONS,
+    );
     const now = await api.report('cities', { ...at(view.period, filters), limit: 10, page: 1 });
     const before = await api.report('cities', { ...at(view.previous, filters), limit: 100, page: 1 });
     const labels = now.map((r) => String(field(r, 'label')));
@@ -191,7 +278,12 @@ describe('gatherDigest against the demo API', () => {
   });
 
   it('a report without counts (visitors) lists its rows without claiming they are new', async () => {
-    const view = await gatherDigest(new SharedFetcher(api), spec({ reports: ['visitors'], topN: 3, period: 'day' }), AT, OPTIONS);
+    const view = await gatherDigest(
+      new SharedFetcher(api),
+      spec({ reports: ['visitors'], topN: 3, period: 'day' }),
+      AT,
+      OPTIONS,
+    );
     const rows = await api.report('visitors', { ...at(view.period), limit: 3, page: 1 });
     const [section] = view.sections;
     expect(section?.lines?.map((l) => l.name)).toEqual(rows.map((r) => field(r, 'id')));
@@ -205,7 +297,12 @@ describe('gatherDigest against the demo API', () => {
   });
 
   it('sections read as the reports do: pages by path, visits as times in the digest zone, "1 visit", no count for visits', async () => {
-    const view = await gatherDigest(new SharedFetcher(api), spec({ reports: ['pages', 'visits'], topN: 5, period: 'week' }), AT, OPTIONS);
+    const view = await gatherDigest(
+      new SharedFetcher(api),
+      spec({ reports: ['pages', 'visits'], topN: 5, period: 'week' }),
+      AT,
+      OPTIONS,
+    );
     const text = mrkdwnOf(digestMessage(view)).join('\n');
     const pages = text.split('*Pages*')[1]!.split('*Visits*')[0]!;
     const visits = text.split('*Visits*').at(-1)!; // the section, not the totals field of the same name
@@ -291,7 +388,11 @@ describe('identical queries across digests due in the same minute are fetched on
   it('many digests at once: the same requests still go out once', async () => {
     const fetcher = new SharedFetcher(api);
     const specs = Array.from({ length: 20 }, (_, i) =>
-      spec({ id: i + 1, reports: i % 2 === 0 ? ['sources', 'pages'] : ['pages', 'sources', 'countries'], timeZone: i % 4 === 0 ? 'Europe/Berlin' : 'Europe/Paris' }),
+      spec({
+        id: i + 1,
+        reports: i % 2 === 0 ? ['sources', 'pages'] : ['pages', 'sources', 'countries'],
+        timeZone: i % 4 === 0 ? 'Europe/Berlin' : 'Europe/Paris',
+      }),
     );
     const views = await Promise.all(specs.map((s) => gatherDigest(fetcher, s, AT, OPTIONS)));
     const keys = requestKeys();
@@ -306,7 +407,12 @@ describe('identical queries across digests due in the same minute are fetched on
     const fetcher = new SharedFetcher(api);
     const noon = new Date('2026-11-20T12:00:00Z');
     const berlin = await gatherDigest(fetcher, spec({ period: 'day', reports: ['sources'] }), noon, OPTIONS);
-    const kiritimati = await gatherDigest(fetcher, spec({ period: 'day', reports: ['sources'], timeZone: 'Pacific/Kiritimati' }), noon, OPTIONS);
+    const kiritimati = await gatherDigest(
+      fetcher,
+      spec({ period: 'day', reports: ['sources'], timeZone: 'Pacific/Kiritimati' }),
+      noon,
+      OPTIONS,
+    );
     expect(berlin.period.startDate).toBe('2026-11-19');
     expect(kiritimati.period.startDate).toBe('2026-11-20');
     // Kiritimati's "before" (Nov 19) is Berlin's "now": those totals are shared; nothing else is.

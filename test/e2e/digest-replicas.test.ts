@@ -66,13 +66,21 @@ describe.skipIf(!TEST_DATABASE_URL)('three replicas on one PostgreSQL', () => {
       timeZone: 'UTC',
     });
     // Every replica picks it up on its reload interval (500 ms here).
-    await until(() => replicas.every((r) => r.scheduler.nextRun(digest.id)?.toISOString() === due.toISOString()), 'every replica to schedule it');
+    await until(
+      () => replicas.every((r) => r.scheduler.nextRun(digest.id)?.toISOString() === due.toISOString()),
+      'every replica to schedule it',
+    );
 
-    const posted = await slack.waitForMessage('C_GENERAL', (m) => textsOf(m).join(' ').includes(`digest #${digest.id}`));
+    const posted = await slack.waitForMessage('C_GENERAL', (m) =>
+      textsOf(m).join(' ').includes(`digest #${digest.id}`),
+    );
     await new Promise((r) => setTimeout(r, 1500)); // room for a duplicate to show up, if there were one
     const posts = slack.messages('C_GENERAL').filter((m) => textsOf(m).join(' ').includes(`digest #${digest.id}`));
     expect(posts).toHaveLength(1);
-    const { rows } = await admin.query<{ status: string; message_ts: string; claimed_by: string }>('select status, message_ts, claimed_by from digest_runs where digest_id = $1', [digest.id]);
+    const { rows } = await admin.query<{ status: string; message_ts: string; claimed_by: string }>(
+      'select status, message_ts, claimed_by from digest_runs where digest_id = $1',
+      [digest.id],
+    );
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ status: 'posted', message_ts: posted.ts });
     expect(rows[0]!.claimed_by).toMatch(/^replica-[012]$/);
@@ -80,14 +88,23 @@ describe.skipIf(!TEST_DATABASE_URL)('three replicas on one PostgreSQL', () => {
 
   it('a signed request accepted by one replica is refused as a replay by the others', async () => {
     const body = new URLSearchParams({
-      team_id: 'T_LOOKOUT', channel_id: 'C_GENERAL', user_id: 'U_BOB', command: '/traffic', text: 'help',
-      response_url: `${slack.url}/response/replay`, trigger_id: 't.replay',
+      team_id: 'T_LOOKOUT',
+      channel_id: 'C_GENERAL',
+      user_id: 'U_BOB',
+      command: '/traffic',
+      text: 'help',
+      response_url: `${slack.url}/response/replay`,
+      trigger_id: 't.replay',
     }).toString();
     const timestamp = Math.floor(Date.now() / 1000);
     const send = (r: Lookout) =>
       fetch(r.requestUrl!, {
         method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-slack-request-timestamp': String(timestamp), 'x-slack-signature': computeSignature(signingSecret, body, timestamp) },
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          'x-slack-request-timestamp': String(timestamp),
+          'x-slack-signature': computeSignature(signingSecret, body, timestamp),
+        },
         body,
       }).then((res) => res.status);
     expect([await send(replicas[0]!), await send(replicas[1]!), await send(replicas[2]!)]).toEqual([200, 401, 401]);
@@ -99,7 +116,12 @@ describe.skipIf(!TEST_DATABASE_URL)('three replicas on one PostgreSQL', () => {
       slack.setAppUrl(replicas[i % 3]!.requestUrl!);
       const before = slack.messages('C_MARKETING', { user: 'U_CAROL' }).length;
       await slack.slash('C_MARKETING', 'U_CAROL', 'sources last7d');
-      const m = await slack.waitFor(() => slack.messages('C_MARKETING', { user: 'U_CAROL' }).slice(before).find((x) => x.user !== 'U_CAROL'));
+      const m = await slack.waitFor(() =>
+        slack
+          .messages('C_MARKETING', { user: 'U_CAROL' })
+          .slice(before)
+          .find((x) => x.user !== 'U_CAROL'),
+      );
       answers.push(textsOf(m).join(' '));
     }
     expect(answers.slice(0, 4).every((a) => !a.includes('Try again in'))).toBe(true);

@@ -25,7 +25,10 @@ async function command(text: string, user = USER, channel = CHANNEL): Promise<Me
   const before = new Set(box.slack.messages(channel, { user }).map((m) => m.ts));
   const delivery = await box.slack.slash(channel, user, text);
   expect(delivery.status).toBe(200);
-  return box.slack.waitForMessage(channel, (m) => !before.has(m.ts) && m.user !== user && m.via !== 'notice' && (!m.ephemeralTo || m.ephemeralTo === user));
+  return box.slack.waitForMessage(
+    channel,
+    (m) => !before.has(m.ts) && m.user !== user && m.via !== 'notice' && (!m.ephemeralTo || m.ephemeralTo === user),
+  );
 }
 
 async function addDigest(extra: Partial<Digest> = {}): Promise<Digest> {
@@ -48,7 +51,9 @@ const text = (m: Message) => mrkdwnOf(m).join('\n');
 
 describe('/traffic digest add (one line)', () => {
   it('adds a digest with everything typed, and lists it', async () => {
-    const reply = await command('digest add #general weekdays 08:30 America/New_York sources countries top 3 country:Germany');
+    const reply = await command(
+      'digest add #general weekdays 08:30 America/New_York sources countries top 3 country:Germany',
+    );
     const [digest] = await box.lookout.store.digests.listAll();
     expect(digest).toMatchObject({
       channelId: 'C_GENERAL',
@@ -75,7 +80,9 @@ describe('/traffic digest add (one line)', () => {
     const reply = await command('digest add daily sources');
     expect(text(reply)).toMatch(/At what time/);
     expect(await box.lookout.store.digests.listAll()).toHaveLength(0);
-    expect(text(await command('digest add #nowhere daily 09:00 sources'))).toMatch(/can't find a channel called #nowhere/);
+    expect(text(await command('digest add #nowhere daily 09:00 sources'))).toMatch(
+      /can't find a channel called #nowhere/,
+    );
   });
 });
 
@@ -83,23 +90,54 @@ describe('the digest form', () => {
   it('opens prefilled, refuses bad fields beside them, and creates the digest', async () => {
     await box.slack.slash(CHANNEL, USER, 'digest add');
     const view = await box.slack.waitFor(() => box.slack.openViews(USER).at(-1));
-    const bad = await box.slack.submit(view, { channel: CHANNEL, reports: ['sources'], frequency: 'daily', time: '25:00', timezone: 'Mars/Olympus', top: '5' });
-    expect(bad.json).toMatchObject({ response_action: 'errors', errors: { time: expect.stringMatching(/hours go from 00 to 23/), timezone: expect.stringMatching(/IANA/) } });
+    const bad = await box.slack.submit(view, {
+      channel: CHANNEL,
+      reports: ['sources'],
+      frequency: 'daily',
+      time: '25:00',
+      timezone: 'Mars/Olympus',
+      top: '5',
+    });
+    expect(bad.json).toMatchObject({
+      response_action: 'errors',
+      errors: { time: expect.stringMatching(/hours go from 00 to 23/), timezone: expect.stringMatching(/IANA/) },
+    });
     expect(await box.lookout.store.digests.listAll()).toHaveLength(0);
 
-    const good = await box.slack.submit(view, { channel: 'C_GENERAL', reports: ['sources', 'cities'], frequency: 'monthly', monthday: '3', time: '10:15', timezone: 'Europe/Berlin', top: '4', filters: 'page~/blog' });
+    const good = await box.slack.submit(view, {
+      channel: 'C_GENERAL',
+      reports: ['sources', 'cities'],
+      frequency: 'monthly',
+      monthday: '3',
+      time: '10:15',
+      timezone: 'Europe/Berlin',
+      top: '4',
+      filters: 'page~/blog',
+    });
     expect(good.status).toBe(200);
     // Saved after the ack.
     const [digest] = await until(async () => {
       const all = await box.lookout.store.digests.listAll();
       return all.length > 0 ? all : undefined;
     }, 'the digest saved');
-    expect(digest).toMatchObject({ channelId: 'C_GENERAL', reports: ['sources', 'cities'], cron: '15 10 3 * *', topN: 4, period: 'month' });
+    expect(digest).toMatchObject({
+      channelId: 'C_GENERAL',
+      reports: ['sources', 'cities'],
+      cron: '15 10 3 * *',
+      topN: 4,
+      period: 'month',
+    });
     expect(digest!.filters[0]!.filters[0]).toMatchObject({ object: 'page', operator: 'contains', value: '/blog' });
     // Opened in one channel for another: the person hears where they are, with a link to where it posts.
-    const here = await box.slack.waitForMessage(CHANNEL, (m) => m.ephemeralTo === USER && text(m).includes(`Digest #${digest!.id} created`));
+    const here = await box.slack.waitForMessage(
+      CHANNEL,
+      (m) => m.ephemeralTo === USER && text(m).includes(`Digest #${digest!.id} created`),
+    );
     expect(text(here)).toContain(`Digest #${digest!.id} created: it posts in <#C_GENERAL> on its schedule.`);
-    const there = await box.slack.waitForMessage('C_GENERAL', (m) => m.ephemeralTo === USER && (m.text ?? '').includes(`Digest #${digest!.id} created`));
+    const there = await box.slack.waitForMessage(
+      'C_GENERAL',
+      (m) => m.ephemeralTo === USER && (m.text ?? '').includes(`Digest #${digest!.id} created`),
+    );
     expect(there.text).toContain('it posts in this channel on its schedule');
   });
 });
@@ -113,33 +151,56 @@ describe('/traffic digest list and its buttons', () => {
     expect(hasAction(list, 'digest.pause')).toBe(true);
 
     await box.slack.click(list, 'digest.pause');
-    const paused = await box.slack.waitForMessage(CHANNEL, (m) => m.ephemeralTo === USER && text(m).includes(':double_vertical_bar: paused'));
+    const paused = await box.slack.waitForMessage(
+      CHANNEL,
+      (m) => m.ephemeralTo === USER && text(m).includes(':double_vertical_bar: paused'),
+    );
     expect((await box.lookout.store.digests.get(digest.id))!.paused).toBe(true);
     expect(hasAction(paused, 'digest.resume')).toBe(true);
 
     const resumedBefore = box.slack.messages(CHANNEL, { user: USER }).length;
     await box.slack.click(paused, 'digest.resume');
-    const resumed = await box.slack.waitForMessage(CHANNEL, (m) => m.ephemeralTo === USER && hasAction(m, 'digest.pause') && box.slack.messages(CHANNEL, { user: USER }).length > resumedBefore);
+    const resumed = await box.slack.waitForMessage(
+      CHANNEL,
+      (m) =>
+        m.ephemeralTo === USER &&
+        hasAction(m, 'digest.pause') &&
+        box.slack.messages(CHANNEL, { user: USER }).length > resumedBefore,
+    );
     expect(text(resumed)).toMatch(/next /);
     expect((await box.lookout.store.digests.get(digest.id))!.paused).toBe(false);
 
     list = await command('digest list');
     await box.slack.click(list, 'digest.preview');
-    const preview = await box.slack.waitForMessage(CHANNEL, (m) => m.ephemeralTo === USER && (headerOf(m) ?? '').startsWith('Digest:'));
+    const preview = await box.slack.waitForMessage(
+      CHANNEL,
+      (m) => m.ephemeralTo === USER && (headerOf(m) ?? '').startsWith('Digest:'),
+    );
     expect(text(preview)).toMatch(/preview: only you see this/);
 
     await box.slack.click(list, 'digest.remove');
-    await box.slack.waitForMessage(CHANNEL, (m) => m.ephemeralTo === USER && text(m).includes(`Digest #${digest.id} is removed`));
+    await box.slack.waitForMessage(
+      CHANNEL,
+      (m) => m.ephemeralTo === USER && text(m).includes(`Digest #${digest.id} is removed`),
+    );
     expect(await box.lookout.store.digests.get(digest.id)).toBeUndefined();
   });
 
   it('a digest of days before the threat scan began says they were not checked, and claims no count', async () => {
     const digest = await addDigest({ period: 'week' });
-    await box.lookout.store.subscriptions.upsert({ channelId: 'C_SECURITY', teamId: 'T_LOOKOUT', createdBy: 'U_BOB', minSeverity: 'medium', checks: ['bot'] });
+    await box.lookout.store.subscriptions.upsert({
+      channelId: 'C_SECURITY',
+      teamId: 'T_LOOKOUT',
+      createdBy: 'U_BOB',
+      minSeverity: 'medium',
+      checks: ['bot'],
+    });
     try {
       const preview = await command(`digest preview ${digest.id}`);
       // The week ended before the watch began: nothing of it was checked, so no count is claimed.
-      expect(text(preview)).toMatch(/The threat scan began .* \(Europe\/Berlin\), after this period: its visitors were not checked\./);
+      expect(text(preview)).toMatch(
+        /The threat scan began .* \(Europe\/Berlin\), after this period: its visitors were not checked\./,
+      );
       expect(text(preview)).not.toMatch(/no flagged visitors|\d+ flagged visitors?/i);
     } finally {
       await box.lookout.store.db.query('delete from alert_subscriptions');
@@ -149,11 +210,29 @@ describe('/traffic digest list and its buttons', () => {
   it('a digest of a week the threat scan began in counts its flagged visitors from then, and says the days before were not checked', async () => {
     const digest = await addDigest({ period: 'week' });
     const began = new Date(Date.now() - 3 * 86_400_000);
-    await box.lookout.store.subscriptions.upsert({ channelId: 'C_SECURITY', teamId: 'T_LOOKOUT', createdBy: 'U_BOB', minSeverity: 'medium', checks: ['bot'] });
+    await box.lookout.store.subscriptions.upsert({
+      channelId: 'C_SECURITY',
+      teamId: 'T_LOOKOUT',
+      createdBy: 'U_BOB',
+      minSeverity: 'medium',
+      checks: ['bot'],
+    });
     await box.lookout.store.db.query('update alert_subscriptions set created_at = $1', [began]);
-    await box.lookout.store.db.query('insert into watch_state (key, watermark) values ($1, $2) on conflict (key) do update set watermark = excluded.watermark', ['visits', new Date()]);
+    await box.lookout.store.db.query(
+      'insert into watch_state (key, watermark) values ($1, $2) on conflict (key) do update set watermark = excluded.watermark',
+      ['visits', new Date()],
+    );
     const flagged = (visitorId: string, channelId: string, daysAgo: number) =>
-      box.lookout.store.alerts.claim({ channelId, visitorId, severity: 'high', verdict: 'Threat', reasons: ['Attacker'], visit: {}, firstSeen: new Date(Date.now() - daysAgo * 86_400_000), lastSeen: new Date(Date.now() - daysAgo * 86_400_000) });
+      box.lookout.store.alerts.claim({
+        channelId,
+        visitorId,
+        severity: 'high',
+        verdict: 'Threat',
+        reasons: ['Attacker'],
+        visit: {},
+        firstSeen: new Date(Date.now() - daysAgo * 86_400_000),
+        lastSeen: new Date(Date.now() - daysAgo * 86_400_000),
+      });
     // Two visitors within the week (one alerted in two channels), one from today (after the week).
     await flagged('v_a', 'C_SECURITY', 2);
     await flagged('v_a', CHANNEL, 2);
@@ -161,7 +240,9 @@ describe('/traffic digest list and its buttons', () => {
     await flagged('v_c', 'C_SECURITY', 0);
     try {
       const preview = await command(`digest preview ${digest.id}`);
-      expect(text(preview)).toMatch(/The threat scan began .* \(Europe\/Berlin\), during this period: 2 flagged visitors since then; visits before it were not checked\./);
+      expect(text(preview)).toMatch(
+        /The threat scan began .* \(Europe\/Berlin\), during this period: 2 flagged visitors since then; visits before it were not checked\./,
+      );
     } finally {
       await box.lookout.store.db.query('delete from alert_subscriptions');
       await box.lookout.store.db.query('delete from alerts');
@@ -187,7 +268,10 @@ describe('posting a slot', () => {
     const digest = await addDigest({ reports: ['sources', 'countries'] });
     expect(await box.lookout.scheduler.runSlot(digest, slot)).toBe(true);
     await box.lookout.deliveries.drained();
-    const posted = await box.slack.waitForMessage(CHANNEL, (m) => !m.ephemeralTo && (headerOf(m) ?? '') === 'Digest: Sources, Countries');
+    const posted = await box.slack.waitForMessage(
+      CHANNEL,
+      (m) => !m.ephemeralTo && (headerOf(m) ?? '') === 'Digest: Sources, Countries',
+    );
     const body = text(posted);
     expect(body).toMatch(/\*Visits\*\n[\d,]+ {2}(▲|▼|–|new)/);
     expect(body).toMatch(/\*Sources\*\n1\. /);
@@ -204,7 +288,10 @@ describe('posting a slot', () => {
     const digest = await addDigest({ reports: ['sources', 'pages'] });
     await box.lookout.scheduler.runSlot(digest, slot);
     await box.lookout.deliveries.drained();
-    const posted = await box.slack.waitForMessage(CHANNEL, (m) => !m.ephemeralTo && textsOf(m).join(' ').includes(`digest #${digest.id}`));
+    const posted = await box.slack.waitForMessage(
+      CHANNEL,
+      (m) => !m.ephemeralTo && textsOf(m).join(' ').includes(`digest #${digest.id}`),
+    );
     expect(text(posted)).toMatch(/\*Pages\*\n:warning: Could not load: The analytics API is unavailable/);
     expect(text(posted)).toMatch(/\*Sources\*\n1\. /);
   });
@@ -214,10 +301,15 @@ describe('posting a slot', () => {
     const fine = await addDigest({ channelId: 'C_GENERAL' });
     await Promise.all([box.lookout.scheduler.runSlot(archived, slot), box.lookout.scheduler.runSlot(fine, slot)]);
     await box.lookout.deliveries.drained();
-    expect(await box.lookout.store.runs.get(archived.id, slot)).toMatchObject({ status: 'failed', error: 'is_archived' });
+    expect(await box.lookout.store.runs.get(archived.id, slot)).toMatchObject({
+      status: 'failed',
+      error: 'is_archived',
+    });
     expect(await box.lookout.store.runs.get(fine.id, slot)).toMatchObject({ status: 'posted' });
     // Its owner is told, and the list says what to do.
-    expect(box.slack.messages(`D_${archived.ownerId}`).map((m) => m.text)).toContainEqual(expect.stringContaining(`digest #${archived.id} in <#C_ARCHIVED> (Slack said is_archived)`));
+    expect(box.slack.messages(`D_${archived.ownerId}`).map((m) => m.text)).toContainEqual(
+      expect.stringContaining(`digest #${archived.id} in <#C_ARCHIVED> (Slack said is_archived)`),
+    );
     const list = textsOf(await command('digest list all')).join(' ');
     expect(list).toContain(`failed ${formatDateTime(slot.toISOString(), archived.timeZone, new Date())} (is_archived)`);
     expect(list).toMatch(/Needs attention: Slack refuses its channel \(`is_archived`\)/);
@@ -257,36 +349,59 @@ describe('restarts', () => {
   it('a slot whose replica died mid-fetch is taken over once its heartbeat is stale, and posted exactly once', async () => {
     const digest = await addDigest({ channelId: 'C_GENERAL' });
     const slot = new Date(Math.floor((Date.now() - 10 * 60_000) / 60_000) * 60_000);
-    await box.lookout.store.digests.update(digest.id, { cron: `${slot.getUTCMinutes()} ${slot.getUTCHours()} * * *`, timeZone: 'UTC' });
+    await box.lookout.store.digests.update(digest.id, {
+      cron: `${slot.getUTCMinutes()} ${slot.getUTCHours()} * * *`,
+      timeZone: 'UTC',
+    });
     await box.lookout.store.db.query(`update digests set created_at = now() - interval '1 day'`);
     // The crashed replica claimed the slot and died while fetching: its heartbeat stopped a while ago.
     expect(await box.lookout.store.runs.claim(digest.id, slot, 'replica-that-died')).toBe(true);
     await box.lookout.scheduler.catchUp(); // the slot has a run: catch-up leaves it to the heartbeat
-    expect(await box.lookout.store.runs.get(digest.id, slot)).toMatchObject({ status: 'claimed', claimedBy: 'replica-that-died' });
-    await box.lookout.store.db.query(`update digest_runs set heartbeat_at = now() - interval '1 hour' where digest_id = $1`, [digest.id]);
+    expect(await box.lookout.store.runs.get(digest.id, slot)).toMatchObject({
+      status: 'claimed',
+      claimedBy: 'replica-that-died',
+    });
+    await box.lookout.store.db.query(
+      `update digest_runs set heartbeat_at = now() - interval '1 hour' where digest_id = $1`,
+      [digest.id],
+    );
     await box.lookout.scheduler.heartbeat();
     await box.lookout.scheduler.heartbeat(); // a second look takes nothing more
-    const posted = () => box.slack.messages('C_GENERAL').filter((m) => textsOf(m).join(' ').includes(`digest #${digest.id}`));
+    const posted = () =>
+      box.slack.messages('C_GENERAL').filter((m) => textsOf(m).join(' ').includes(`digest #${digest.id}`));
     await box.slack.waitFor(() => posted().length > 0 || undefined);
     await box.lookout.deliveries.drained();
     expect(posted()).toHaveLength(1);
-    expect(await box.lookout.store.runs.get(digest.id, slot)).toMatchObject({ status: 'posted', claimedBy: expect.not.stringMatching('replica-that-died') });
+    expect(await box.lookout.store.runs.get(digest.id, slot)).toMatchObject({
+      status: 'posted',
+      claimedBy: expect.not.stringMatching('replica-that-died'),
+    });
   });
 
   it('a slot whose replica died is abandoned, with why, once it is past the catch-up window', async () => {
     const digest = await addDigest({ channelId: 'C_GENERAL' });
     const slot = new Date(Math.floor((Date.now() - 3 * 3_600_000) / 60_000) * 60_000);
     expect(await box.lookout.store.runs.claim(digest.id, slot, 'replica-that-died')).toBe(true);
-    await box.lookout.store.db.query(`update digest_runs set heartbeat_at = now() - interval '1 hour' where digest_id = $1`, [digest.id]);
+    await box.lookout.store.db.query(
+      `update digest_runs set heartbeat_at = now() - interval '1 hour' where digest_id = $1`,
+      [digest.id],
+    );
     await box.lookout.scheduler.heartbeat();
-    expect(await box.lookout.store.runs.get(digest.id, slot)).toMatchObject({ status: 'abandoned', error: expect.stringContaining('catch-up window') });
-    expect(box.slack.messages('C_GENERAL').filter((m) => textsOf(m).join(' ').includes(`digest #${digest.id}`))).toHaveLength(0);
+    expect(await box.lookout.store.runs.get(digest.id, slot)).toMatchObject({
+      status: 'abandoned',
+      error: expect.stringContaining('catch-up window'),
+    });
+    expect(
+      box.slack.messages('C_GENERAL').filter((m) => textsOf(m).join(' ').includes(`digest #${digest.id}`)),
+    ).toHaveLength(0);
   });
 });
 
 describe('names and zones from Slack', () => {
   it('finds a channel typed as #name on a later page of conversations.list', async () => {
-    const target = Array.from({ length: 450 }, (_, i) => box.slack.workspace.addChannel({ name: `team-${String(i).padStart(3, '0')}` })).at(-1)!;
+    const target = Array.from({ length: 450 }, (_, i) =>
+      box.slack.workspace.addChannel({ name: `team-${String(i).padStart(3, '0')}` }),
+    ).at(-1)!;
     const listed = () => box.slack.webApi.calls.filter((c) => c.method === 'conversations.list');
     const before = listed().length;
     const reply = await command(`digest add #${target.name} daily 09:00 Europe/Berlin sources`);
@@ -299,7 +414,9 @@ describe('names and zones from Slack', () => {
   });
 
   it('says so when no page has the channel', async () => {
-    expect(text(await command('digest add #no-such-channel daily 09:00 sources'))).toMatch(/can't find a channel called #no-such-channel/);
+    expect(text(await command('digest add #no-such-channel daily 09:00 sources'))).toMatch(
+      /can't find a channel called #no-such-channel/,
+    );
     expect(await box.lookout.store.digests.listAll()).toHaveLength(0);
   });
 

@@ -17,7 +17,8 @@ import { TEST_DATABASE_URL } from '../support/db.js';
 import { captureLogs } from '../support/log-capture.js';
 import { until } from '../support/until.js';
 
-if (!TEST_DATABASE_URL) console.warn('an event retried on another replica, on PostgreSQL: skipped: TEST_DATABASE_URL is not set');
+if (!TEST_DATABASE_URL)
+  console.warn('an event retried on another replica, on PostgreSQL: skipped: TEST_DATABASE_URL is not set');
 
 const signingSecret = randomBytes(16).toString('hex');
 const botToken = `xoxb-${randomBytes(8).toString('hex')}`;
@@ -76,7 +77,11 @@ async function behind(slack: OfflineSlack, route: (n: number) => string | Promis
 
 /** Waits until the replica that got the retry has dealt with it: dropped it (and said so), or published the Home again. */
 async function retryDealtWith(w: World, logs: string[]): Promise<void> {
-  await until(() => w.publishes() >= 2 || logs.some((l) => l.includes('was handled already')), 'the retry to be handled or dropped', 30_000);
+  await until(
+    () => w.publishes() >= 2 || logs.some((l) => l.includes('was handled already')),
+    'the retry to be handled or dropped',
+    30_000,
+  );
 }
 
 describe.skipIf(!TEST_DATABASE_URL)('an event retried on another replica [postgres]', () => {

@@ -29,18 +29,39 @@ async function command(text: string, channel = CHANNEL, user = USER, slash = '/t
   const before = new Set(box.slack.messages(channel, { user }).map((m) => m.ts));
   const d = await box.slack.slash(channel, user, text, slash);
   expect(d.status).toBe(200);
-  return box.slack.waitForMessage(channel, (m) => !before.has(m.ts) && m.user !== user && m.via !== 'notice' && (m.ephemeralTo === user || m.ephemeralTo === undefined));
+  return box.slack.waitForMessage(
+    channel,
+    (m) =>
+      !before.has(m.ts) &&
+      m.user !== user &&
+      m.via !== 'notice' &&
+      (m.ephemeralTo === user || m.ephemeralTo === undefined),
+  );
 }
 
 const refused = () => box.slack.webApi.calls.filter((c) => !c.ok && /^invalid_/.test(c.error ?? ''));
 
 it('answers, cards, trends, lists, help and problems', async () => {
-  for (const text of ['sources last7d', 'pages last30d top 20', 'visits today', 'countries last7d by visits asc', 'trend sources last30d', 'trend visits last7d', 'trend pages source:google last30d', 'help', 'help examples', 'no-such-report', 'sources last99999d']) {
+  for (const text of [
+    'sources last7d',
+    'pages last30d top 20',
+    'visits today',
+    'countries last7d by visits asc',
+    'trend sources last30d',
+    'trend visits last7d',
+    'trend pages source:google last30d',
+    'help',
+    'help examples',
+    'no-such-report',
+    'sources last99999d',
+  ]) {
     await command(text);
   }
   // Visitor lookups work in the security channels.
   for (const id of Object.values(DEMO_VISITORS)) await command(id, 'C_SECURITY', 'U_CAROL', '/visitor');
-  const cards = box.slack.messages('C_SECURITY', { user: 'U_CAROL' }).filter((m) => (headerOf(m) ?? '').includes('visitor v_demo_'));
+  const cards = box.slack
+    .messages('C_SECURITY', { user: 'U_CAROL' })
+    .filter((m) => (headerOf(m) ?? '').includes('visitor v_demo_'));
   expect(cards.map((m) => colourOf(m)).sort()).toEqual(['error', 'info', 'success', 'warning', 'warning']);
 });
 
@@ -58,7 +79,11 @@ it('threat alerts, coloured by severity', async () => {
   // Flagged visitors come back after the threat scan began.
   const at = Date.now();
   for (const [i, id] of [DEMO_VISITORS.attacker, DEMO_VISITORS.scraper].entries()) {
-    box.demo!.dataset.addVisit({ visitor_id: id, date: new Date(at + i * 1000).toISOString(), url: 'https://www.example-shop.com/checkout' });
+    box.demo!.dataset.addVisit({
+      visitor_id: id,
+      date: new Date(at + i * 1000).toISOString(),
+      url: 'https://www.example-shop.com/checkout',
+    });
   }
   await box.lookout.threatScan.scan();
   box.lookout.deliveries.wake();
@@ -78,7 +103,10 @@ it('watch alerts, with their chart beside the coloured bar', async () => {
   expect(mrkdwnOf(confirmation).join(' ')).toMatch(/Watch #\d+ added/);
   await box.lookout.watches.tick();
   box.lookout.deliveries.wake();
-  const alert = await until(() => box.slack.messages(CHANNEL, { user: USER }).find((m) => (headerOf(m) ?? '').startsWith('Watch:')), 'the watch alert');
+  const alert = await until(
+    () => box.slack.messages(CHANNEL, { user: USER }).find((m) => (headerOf(m) ?? '').startsWith('Watch:')),
+    'the watch alert',
+  );
   expect(colourOf(alert)).toBe('warning');
   await command('watch list');
 });
@@ -86,7 +114,10 @@ it('watch alerts, with their chart beside the coloured bar', async () => {
 it('the Home tab and the modals', async () => {
   const before = box.slack.workspace.home('U_CAROL')?.publishes ?? 0;
   await box.slack.event('app_home_opened', 'U_CAROL', { tab: 'home', channel: 'D_U_CAROL' });
-  await until(() => ((box.slack.workspace.home('U_CAROL')?.publishes ?? 0) > before ? true : undefined), "Carol's Home");
+  await until(
+    () => ((box.slack.workspace.home('U_CAROL')?.publishes ?? 0) > before ? true : undefined),
+    "Carol's Home",
+  );
   const opened = () => box.slack.webApi.calls.filter((c) => c.method === 'views.open' && c.ok).length;
   await box.slack.slash(CHANNEL, USER, 'digest add');
   await until(() => (opened() >= 1 ? true : undefined), 'the digest form');
@@ -97,8 +128,13 @@ it('the Home tab and the modals', async () => {
 
 it('nothing was refused by Slack, nothing failed on the way, and no message holds an alert block', () => {
   expect(refused()).toEqual([]);
-  expect(box.logs.filter((l) => l.includes('listener failed') || l.includes("broke Slack's rules") || l.includes('fitted to Slack'))).toEqual([]);
+  expect(
+    box.logs.filter(
+      (l) => l.includes('listener failed') || l.includes("broke Slack's rules") || l.includes('fitted to Slack'),
+    ),
+  ).toEqual([]);
   for (const channel of [CHANNEL, 'C_SECURITY']) {
-    for (const m of box.slack.messages(channel, { user: channel === CHANNEL ? USER : 'U_CAROL' })) expect(JSON.stringify(m.blocks ?? []) + JSON.stringify(m.attachments ?? [])).not.toContain('"type":"alert"');
+    for (const m of box.slack.messages(channel, { user: channel === CHANNEL ? USER : 'U_CAROL' }))
+      expect(JSON.stringify(m.blocks ?? []) + JSON.stringify(m.attachments ?? [])).not.toContain('"type":"alert"');
   }
 });

@@ -23,7 +23,10 @@ describe('a feature plugs in with one entry in the list', () => {
   async function answer(text: string): Promise<string[]> {
     const before = new Set(box.slack.messages(CHANNEL, { user: USER }).map((m) => m.ts));
     expect((await box.slack.slash(CHANNEL, USER, text, '/traffic')).status).toBe(200);
-    const reply = await box.slack.waitForMessage(CHANNEL, (m) => !before.has(m.ts) && m.user !== USER && m.ephemeralTo === USER);
+    const reply = await box.slack.waitForMessage(
+      CHANNEL,
+      (m) => !before.has(m.ts) && m.user !== USER && m.ephemeralTo === USER,
+    );
     return textsOf(reply);
   }
 
@@ -58,17 +61,25 @@ describe('delivery subjects are checked at start', () => {
       subjects: [defineSubject({ kind: 'digest', payload: z.object({}) })],
       plug: () => ({ gives: undefined }),
     };
-    await expect(startLookout(options({ features: [...FEATURES, twice] }))).rejects.toThrow("delivery subject 'digest' is defined twice");
+    await expect(startLookout(options({ features: [...FEATURES, twice] }))).rejects.toThrow(
+      "delivery subject 'digest' is defined twice",
+    );
   });
 
   it('a delivery waiting in the outbox about a subject no feature defines stops the app, naming it', async () => {
     const store = await openRepos({ dataDir: dir });
-    await store.db.query("INSERT INTO deliveries (kind, channel_id, message, next_at, deadline, created_at) VALUES ('gone', 'C1', '{\"text\":\"x\",\"blocks\":[]}'::jsonb, now(), now() + interval '1 hour', now())");
+    await store.db.query(
+      "INSERT INTO deliveries (kind, channel_id, message, next_at, deadline, created_at) VALUES ('gone', 'C1', '{\"text\":\"x\",\"blocks\":[]}'::jsonb, now(), now() + interval '1 hour', now())",
+    );
     await store.close();
-    await expect(startLookout(options({ store: { dataDir: dir } }))).rejects.toThrow(/the outbox holds deliveries about 'gone', which no feature defines/);
+    await expect(startLookout(options({ store: { dataDir: dir } }))).rejects.toThrow(
+      /the outbox holds deliveries about 'gone', which no feature defines/,
+    );
     // The refusal closed the store: it opens again, the delivery still waiting (nothing was changed).
     const again = await openRepos({ dataDir: dir });
-    expect((await again.db.query<{ status: string }>("SELECT status FROM deliveries WHERE kind = 'gone'")).rows).toEqual([{ status: 'pending' }]);
+    expect(
+      (await again.db.query<{ status: string }>("SELECT status FROM deliveries WHERE kind = 'gone'")).rows,
+    ).toEqual([{ status: 'pending' }]);
     await again.close();
   });
 });

@@ -13,7 +13,15 @@ import { mrkdwnOf, sandbox, type Sandbox } from '../support/sandbox.js';
  */
 type Box = Sandbox & { logs: string[] };
 
-const STATE_TABLES = ['digests', 'digest_runs', 'alert_subscriptions', 'alert_mutes', 'alerts', 'deliveries', 'watch_state'];
+const STATE_TABLES = [
+  'digests',
+  'digest_runs',
+  'alert_subscriptions',
+  'alert_mutes',
+  'alerts',
+  'deliveries',
+  'watch_state',
+];
 
 async function snapshot(box: Box): Promise<string> {
   const parts = await Promise.all(STATE_TABLES.map((t) => box.lookout.store.db.query(`SELECT * FROM ${t} ORDER BY 1`)));
@@ -33,7 +41,10 @@ async function answerTo(box: Box, channel: string, user: string, send: () => Pro
   const before = new Set(box.slack.messages(channel, { user }).map((m) => `${m.ts}:${JSON.stringify(m.blocks)}`));
   await send();
   return box.slack.waitFor(
-    () => box.slack.messages(channel, { user }).find((m) => m.user !== user && !before.has(`${m.ts}:${JSON.stringify(m.blocks)}`)),
+    () =>
+      box.slack
+        .messages(channel, { user })
+        .find((m) => m.user !== user && !before.has(`${m.ts}:${JSON.stringify(m.blocks)}`)),
     10_000,
   );
 }
@@ -71,11 +82,23 @@ describe('forged values behind a valid signature', () => {
       ['top', state('top', { type: 'static_select', selected_option: { value: '100000' } })],
       ['top', state('top', { type: 'static_select', selected_option: { value: '-5' } })],
       ['top', state('top', { type: 'static_select', selected_option: { value: 'abc' } })],
-      ['reports', state('reports', { type: 'multi_static_select', selected_options: Array.from({ length: 60 }, () => ({ value: 'sources' })) })],
+      [
+        'reports',
+        state('reports', {
+          type: 'multi_static_select',
+          selected_options: Array.from({ length: 60 }, () => ({ value: 'sources' })),
+        }),
+      ],
       ['reports', state('reports', { type: 'multi_static_select', selected_options: [{ value: 'password' }] })],
       ['channel', state('channel', { type: 'channels_select', selected_channel: 'C1> <!channel' })],
       ['frequency', state('frequency', { type: 'static_select', selected_option: { value: 'hourly' } })],
-      ['weekday', { ...state('frequency', { type: 'static_select', selected_option: { value: 'weekly' } }), ...state('weekday', { type: 'static_select', selected_option: { value: 'x' } }) }],
+      [
+        'weekday',
+        {
+          ...state('frequency', { type: 'static_select', selected_option: { value: 'weekly' } }),
+          ...state('weekday', { type: 'static_select', selected_option: { value: 'x' } }),
+        },
+      ],
     ];
     const before = await snapshot(box);
     const apiBefore = box.demo!.requests.length;
@@ -96,12 +119,20 @@ describe('forged values behind a valid signature', () => {
   it('a sort-menu value that is not one of the report’s sorts, and a range that is not a range: the same answer a bad command gets', async () => {
     /** A fresh report whose menu `actionId` offers one more, forged, option; the answer to picking it. */
     const pickForged = async (actionId: string, value: string) => {
-      const report = await answerTo(box, 'C_MARKETING', 'U_ALICE', () => box.slack.slash('C_MARKETING', 'U_ALICE', 'sources last7d'));
-      const elements = (report.blocks as { elements?: { action_id?: string; options?: unknown[] }[] }[]).flatMap((b) => b.elements ?? []);
-      elements.find((e) => e.action_id === actionId)!.options!.push({ text: { type: 'plain_text', text: 'forged' }, value });
+      const report = await answerTo(box, 'C_MARKETING', 'U_ALICE', () =>
+        box.slack.slash('C_MARKETING', 'U_ALICE', 'sources last7d'),
+      );
+      const elements = (report.blocks as { elements?: { action_id?: string; options?: unknown[] }[] }[]).flatMap(
+        (b) => b.elements ?? [],
+      );
+      elements
+        .find((e) => e.action_id === actionId)!
+        .options!.push({ text: { type: 'plain_text', text: 'forged' }, value });
       const before = await snapshot(box);
       const apiBefore = box.demo!.requests.length;
-      const answer = await answerTo(box, 'C_MARKETING', 'U_ALICE', () => box.slack.select({ channel: 'C_MARKETING', ts: report.ts }, actionId, value));
+      const answer = await answerTo(box, 'C_MARKETING', 'U_ALICE', () =>
+        box.slack.select({ channel: 'C_MARKETING', ts: report.ts }, actionId, value),
+      );
       expect(box.demo!.requests.length).toBe(apiBefore);
       expect(await snapshot(box)).toBe(before);
       return interpreted(answer);
@@ -114,31 +145,53 @@ describe('forged values behind a valid signature', () => {
   });
 
   it('a filter modal whose private_metadata names another URL: refused beside the field, nothing is sent there or to the API', async () => {
-    const report = await answerTo(box, 'C_MARKETING', 'U_ALICE', () => box.slack.slash('C_MARKETING', 'U_ALICE', 'countries last7d'));
+    const report = await answerTo(box, 'C_MARKETING', 'U_ALICE', () =>
+      box.slack.slash('C_MARKETING', 'U_ALICE', 'countries last7d'),
+    );
     await box.slack.click({ channel: 'C_MARKETING', ts: report.ts }, 'report.filter');
-    const view = await box.slack.waitFor(() => box.slack.openViews('U_ALICE').find((v) => v.callback_id === 'filter.modal'));
+    const view = await box.slack.waitFor(() =>
+      box.slack.openViews('U_ALICE').find((v) => v.callback_id === 'filter.modal'),
+    );
     const metadata = JSON.parse(view.private_metadata) as Record<string, unknown>;
     const apiBefore = box.demo!.requests.length;
 
-    for (const forged of [{ ...metadata, u: evilUrl }, { ...metadata, u: evilUrl, t: undefined }, { q: metadata.q, u: evilUrl, e: true }]) {
+    for (const forged of [
+      { ...metadata, u: evilUrl },
+      { ...metadata, u: evilUrl, t: undefined },
+      { q: metadata.q, u: evilUrl, e: true },
+    ]) {
       view.private_metadata = JSON.stringify(forged);
-      const answer = await box.slack.submit(view, { target: 'country.name', operator: 'is_any_of', values: 'Germany', group: 'all' });
-      expect(answer.json).toMatchObject({ response_action: 'errors', errors: { f_target: expect.stringMatching(/too old/) } });
+      const answer = await box.slack.submit(view, {
+        target: 'country.name',
+        operator: 'is_any_of',
+        values: 'Germany',
+        group: 'all',
+      });
+      expect(answer.json).toMatchObject({
+        response_action: 'errors',
+        errors: { f_target: expect.stringMatching(/too old/) },
+      });
     }
     await new Promise((r) => setTimeout(r, 300));
     expect(evilHits).toEqual([]);
     expect(box.demo!.requests.length).toBe(apiBefore);
 
     view.private_metadata = JSON.stringify(metadata);
-    const honest = await answerTo(box, 'C_MARKETING', 'U_ALICE', () => box.slack.submit(view, { target: 'country.name', operator: 'is_any_of', values: 'Germany', group: 'all' }));
+    const honest = await answerTo(box, 'C_MARKETING', 'U_ALICE', () =>
+      box.slack.submit(view, { target: 'country.name', operator: 'is_any_of', values: 'Germany', group: 'all' }),
+    );
     expect(interpreted(honest)).toContain('Germany');
     await stillAnswers(box);
   });
 
   it('`/visitor <!channel>` and `/traffic <!here>`: the input is shown, never acted on, in the blocks and the top-level text', async () => {
     const apiBefore = box.demo!.requests.length;
-    const visitor = await answerTo(box, 'C_SECURITY', 'U_ALICE', () => box.slack.slash('C_SECURITY', 'U_ALICE', '<!channel>', '/visitor'));
-    const traffic = await answerTo(box, 'C_MARKETING', 'U_ALICE', () => box.slack.slash('C_MARKETING', 'U_ALICE', '<!here> <https://evil.example|click>'));
+    const visitor = await answerTo(box, 'C_SECURITY', 'U_ALICE', () =>
+      box.slack.slash('C_SECURITY', 'U_ALICE', '<!channel>', '/visitor'),
+    );
+    const traffic = await answerTo(box, 'C_MARKETING', 'U_ALICE', () =>
+      box.slack.slash('C_MARKETING', 'U_ALICE', '<!here> <https://evil.example|click>'),
+    );
     for (const m of [visitor, traffic]) {
       expect(interpreted(m)).not.toMatch(/<!|<https?:/);
       expect(interpreted(m)).toMatch(/&lt;!(channel|here)&gt;/);
@@ -155,10 +208,15 @@ describe('text from the API reaches Slack through one escaping path', () => {
   beforeAll(async () => {
     api = createServer((req, res) => {
       req.resume();
-      res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: HOSTILE, message: HOSTILE }));
+      res
+        .writeHead(400, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: HOSTILE, message: HOSTILE }));
     });
     await new Promise<void>((r) => api.listen(0, '127.0.0.1', r));
-    box = await sandbox({ scheduler: false, api: { baseUrl: `http://127.0.0.1:${(api.address() as AddressInfo).port}`, apiKey: 'test-api-key-1234' } });
+    box = await sandbox({
+      scheduler: false,
+      api: { baseUrl: `http://127.0.0.1:${(api.address() as AddressInfo).port}`, apiKey: 'test-api-key-1234' },
+    });
   });
   afterAll(async () => {
     await box?.stop();
@@ -166,7 +224,9 @@ describe('text from the API reaches Slack through one escaping path', () => {
   });
 
   it('an API error body with a mention, a link and bidi and zero-width characters is shown inert, top-level text included', async () => {
-    const answer = await answerTo(box, 'C_MARKETING', 'U_ALICE', () => box.slack.slash('C_MARKETING', 'U_ALICE', 'sources'));
+    const answer = await answerTo(box, 'C_MARKETING', 'U_ALICE', () =>
+      box.slack.slash('C_MARKETING', 'U_ALICE', 'sources'),
+    );
     const text = interpreted(answer);
     expect(text).toContain('refused the request');
     expect(text).toContain('&lt;!channel&gt; &lt;https://evil.example|click here&gt;');
@@ -183,7 +243,13 @@ describe('limits on abuse', () => {
     box = await sandbox({
       scheduler: false,
       admins: ['U_BOB'],
-      limits: { digestMinIntervalMs: 3_600_000, digestsPerChannel: 2, digestsPerUser: 3, userRequests: 3, userWindowMs: 60_000 },
+      limits: {
+        digestMinIntervalMs: 3_600_000,
+        digestsPerChannel: 2,
+        digestsPerUser: 3,
+        userRequests: 3,
+        userWindowMs: 60_000,
+      },
     });
   });
   afterAll(() => box?.stop());
@@ -191,17 +257,32 @@ describe('limits on abuse', () => {
   const digestCount = async () => (await box.lookout.store.digests.listAll()).length;
 
   it('an every-minute cron digest is refused with the minimum interval, typed or in the form', async () => {
-    const typed = await answerTo(box, 'C_GENERAL', 'U_CAROL', () => box.slack.slash('C_GENERAL', 'U_CAROL', 'digest add cron "* * * * *" UTC sources'));
+    const typed = await answerTo(box, 'C_GENERAL', 'U_CAROL', () =>
+      box.slack.slash('C_GENERAL', 'U_CAROL', 'digest add cron "* * * * *" UTC sources'),
+    );
     expect(interpreted(typed)).toContain('That schedule runs every 1 minute; a digest may run at most every 1 hour.');
     await box.slack.slash('C_GENERAL', 'U_CAROL', 'digest add');
     const view = await box.slack.waitFor(() => box.slack.openViews('U_CAROL').at(-1));
-    const answer = await box.slack.submit(view, { channel: 'C_GENERAL', reports: ['sources'], frequency: 'cron', cron: '*/30 * * * *', timezone: 'UTC', top: '5' });
-    expect(answer.json).toMatchObject({ response_action: 'errors', errors: { cron: expect.stringContaining('runs every 30 minutes') } });
+    const answer = await box.slack.submit(view, {
+      channel: 'C_GENERAL',
+      reports: ['sources'],
+      frequency: 'cron',
+      cron: '*/30 * * * *',
+      timezone: 'UTC',
+      top: '5',
+    });
+    expect(answer.json).toMatchObject({
+      response_action: 'errors',
+      errors: { cron: expect.stringContaining('runs every 30 minutes') },
+    });
     expect(await digestCount()).toBe(0);
   });
 
   it('a channel holds at most 2 digests and a person at most 3; each refusal says why and what to do', async () => {
-    const add = (channel: string) => answerTo(box, channel, 'U_CAROL', () => box.slack.slash(channel, 'U_CAROL', 'digest add daily 09:00 UTC sources'));
+    const add = (channel: string) =>
+      answerTo(box, channel, 'U_CAROL', () =>
+        box.slack.slash(channel, 'U_CAROL', 'digest add daily 09:00 UTC sources'),
+      );
     await add('C_GENERAL');
     await add('C_GENERAL');
     const third = await add('C_GENERAL');
@@ -213,11 +294,14 @@ describe('limits on abuse', () => {
   });
 
   it('each person may ask for data 3 times a minute; the 4th is told when to try again and reaches no API; others are unaffected', async () => {
-    const ask = (user: string) => answerTo(box, 'C_MARKETING', user, () => box.slack.slash('C_MARKETING', user, 'sources last7d'));
+    const ask = (user: string) =>
+      answerTo(box, 'C_MARKETING', user, () => box.slack.slash('C_MARKETING', user, 'sources last7d'));
     for (let i = 0; i < 3; i++) expect(interpreted(await ask('U_ALICE'))).not.toContain('Try again in');
     const apiBefore = box.demo!.requests.length;
     const refused = await ask('U_ALICE');
-    expect(interpreted(refused)).toMatch(/You have used the 3 analytics API requests one person may make within 1 minute .* Try again in \d+ (seconds?|minute)\./);
+    expect(interpreted(refused)).toMatch(
+      /You have used the 3 analytics API requests one person may make within 1 minute .* Try again in \d+ (seconds?|minute)\./,
+    );
     expect(box.demo!.requests.length).toBe(apiBefore);
     expect(interpreted(await ask('U_BOB'))).not.toContain('Try again in');
     const help = await answerTo(box, 'C_MARKETING', 'U_ALICE', () => box.slack.slash('C_MARKETING', 'U_ALICE', 'help'));

@@ -28,10 +28,14 @@ describe('health routes', () => {
     box.demo!.setFaults({ status500Until: 1_000_000 });
     try {
       // Readiness is cached for a few seconds: the fault shows once the cached answer is stale.
-      const down = await until(async () => {
-        const res = await fetch(`${box.lookout.ops.url}/readyz`);
-        return res.status === 503 ? await res.text() : undefined;
-      }, '/readyz to answer 503', 30_000);
+      const down = await until(
+        async () => {
+          const res = await fetch(`${box.lookout.ops.url}/readyz`);
+          return res.status === 503 ? await res.text() : undefined;
+        },
+        '/readyz to answer 503',
+        30_000,
+      );
       expect(JSON.parse(down)).toEqual({ ok: false, checks: { api: 'down', store: 'ok', clock: 'ok' } });
       expect(down).not.toContain(box.secrets.apiKey);
     } finally {

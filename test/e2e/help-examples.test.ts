@@ -28,14 +28,20 @@ describe('the examples in /traffic help', () => {
   it.each(examples)('/traffic %s returns rows from the demo API', async (text) => {
     const before = new Set(box.slack.messages('C_MARKETING').map((m) => m.ts));
     await box.slack.slash('C_MARKETING', 'U_ALICE', text);
-    const answer = await box.slack.waitFor(() => box.slack.messages('C_MARKETING', { user: 'U_ALICE' }).find((m) => !before.has(m.ts) && m.user !== 'U_ALICE'));
+    const answer = await box.slack.waitFor(() =>
+      box.slack.messages('C_MARKETING', { user: 'U_ALICE' }).find((m) => !before.has(m.ts) && m.user !== 'U_ALICE'),
+    );
     expect(textsOf(answer).join(' ')).not.toMatch(/No data|No rows/);
     expect(tableOf(answer).length, textsOf(answer).join(' ')).toBeGreaterThan(1);
   });
 
   it('an empty answer under codes given as names says which field takes codes', async () => {
     await box.slack.slash('C_GENERAL', 'U_ALICE', 'pages country:US,CA');
-    const answer = await box.slack.waitFor(() => box.slack.messages('C_GENERAL', { user: 'U_ALICE' }).find((m) => m.user !== 'U_ALICE'));
-    expect(textsOf(answer).join(' ')).toContain('`country:US,CA` matches country names; for codes, say `country.code:US,CA`.');
+    const answer = await box.slack.waitFor(() =>
+      box.slack.messages('C_GENERAL', { user: 'U_ALICE' }).find((m) => m.user !== 'U_ALICE'),
+    );
+    expect(textsOf(answer).join(' ')).toContain(
+      '`country:US,CA` matches country names; for codes, say `country.code:US,CA`.',
+    );
   });
 });

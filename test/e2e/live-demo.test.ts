@@ -30,15 +30,30 @@ describe('LiveTraffic: new demo visits in real time', () => {
 
   it('a new flagged visitor arrives in each of the first five minutes, attacker, scraper and VPN abuser in turn, each worth an alert, never more than 80 s apart', () => {
     const data = small();
-    const added = new LiveTraffic(data, START, { flaggedShare: 0, waveChance: 0 }).advance(new Date(START.getTime() + 30 * MINUTE));
+    const added = new LiveTraffic(data, START, { flaggedShare: 0, waveChance: 0 }).advance(
+      new Date(START.getTime() + 30 * MINUTE),
+    );
     const opening = added.filter((v) => v.visitor_id.startsWith('v_live_'));
     expect(opening).toHaveLength(5);
     const times = [START.getTime(), ...opening.map((v) => Date.parse(v.date))];
     for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeLessThanOrEqual(80_000);
     expect(times.at(-1)! - START.getTime()).toBeLessThan(5 * MINUTE);
-    const kinds = opening.map((v) => data.securityOf(v.visitor_id)!).map((p) => (p.is_attacker === 'True' ? 'attacker' : p.visitor_type === 'SCRAPER' ? 'scraper' : p.vpn === 'True' ? 'vpn' : 'clean'));
+    const kinds = opening
+      .map((v) => data.securityOf(v.visitor_id)!)
+      .map((p) =>
+        p.is_attacker === 'True'
+          ? 'attacker'
+          : p.visitor_type === 'SCRAPER'
+            ? 'scraper'
+            : p.vpn === 'True'
+              ? 'vpn'
+              : 'clean',
+      );
     expect(kinds).toEqual(['attacker', 'scraper', 'vpn', 'attacker', 'scraper']);
-    for (const v of opening) expect(data.securityOf(v.visitor_id)!.is_attacker === 'True' || data.securityOf(v.visitor_id)!.is_abuser === 'True').toBe(true);
+    for (const v of opening)
+      expect(
+        data.securityOf(v.visitor_id)!.is_attacker === 'True' || data.securityOf(v.visitor_id)!.is_abuser === 'True',
+      ).toBe(true);
     for (const v of opening) expect(data.visitsOf(v.visitor_id)).toHaveLength(1);
     for (const v of added) expect(Date.parse(v.date)).toBeGreaterThan(START.getTime());
   });
@@ -50,14 +65,17 @@ describe('LiveTraffic: new demo visits in real time', () => {
     const curve = (() => {
       const sums = new Map<string, number>();
       const days = new Map<number, number>();
-      for (let day = Math.floor(Date.parse(data.visits[0]!.date) / DAY) * DAY; day < today; day += DAY) days.set(new Date(day).getUTCDay(), (days.get(new Date(day).getUTCDay()) ?? 0) + 1);
+      for (let day = Math.floor(Date.parse(data.visits[0]!.date) / DAY) * DAY; day < today; day += DAY)
+        days.set(new Date(day).getUTCDay(), (days.get(new Date(day).getUTCDay()) ?? 0) + 1);
       for (const v of data.visits) {
         const at = new Date(v.date);
         if (at.getTime() >= today) continue;
         const key = `${at.getUTCDay()} ${at.getUTCHours()}`;
         sums.set(key, (sums.get(key) ?? 0) + 1);
       }
-      return (at: number) => (sums.get(`${new Date(at).getUTCDay()} ${new Date(at).getUTCHours()}`) ?? 0) / days.get(new Date(at).getUTCDay())!;
+      return (at: number) =>
+        (sums.get(`${new Date(at).getUTCDay()} ${new Date(at).getUTCHours()}`) ?? 0) /
+        days.get(new Date(at).getUTCDay())!;
     })();
     const history = data.visits.length;
     const live = new LiveTraffic(data, START);
@@ -72,7 +90,11 @@ describe('LiveTraffic: new demo visits in real time', () => {
     it('each hour brings what the history has in that weekday and hour: within 25%, or a visit where it has fewer than 4', () => {
       expect(data.visits.length).toBe(history + added.length);
       const off = hours
-        .map((h) => ({ hour: new Date(h).toISOString(), seen: site.filter((v) => hourOf(v) === h).length, usual: curve(h) }))
+        .map((h) => ({
+          hour: new Date(h).toISOString(),
+          seen: site.filter((v) => hourOf(v) === h).length,
+          usual: curve(h),
+        }))
         .filter(({ seen, usual }) => Math.abs(seen - usual) > Math.max(0.25 * usual, 1));
       expect(off).toEqual([]);
       const perDay = site.length / 7;
@@ -81,7 +103,8 @@ describe('LiveTraffic: new demo visits in real time', () => {
     });
 
     it('the day it starts on is no busier than the busiest of the four weeks before, nor quieter than the quietest', () => {
-      const dayTotal = (day: number) => data.visits.filter((v) => Date.parse(v.date) >= day && Date.parse(v.date) < day + DAY).length;
+      const dayTotal = (day: number) =>
+        data.visits.filter((v) => Date.parse(v.date) >= day && Date.parse(v.date) < day + DAY).length;
       const before = Array.from({ length: 28 }, (_, i) => dayTotal(today - (i + 1) * DAY));
       expect(dayTotal(today)).toBeLessThanOrEqual(Math.max(...before));
       expect(dayTotal(today)).toBeGreaterThanOrEqual(Math.min(...before));
@@ -92,13 +115,19 @@ describe('LiveTraffic: new demo visits in real time', () => {
       const perDay = flagged.length / 7;
       expect(perDay).toBeGreaterThan(10);
       expect(perDay).toBeLessThan(50);
-      const afternoons = flagged.filter((v) => new Date(v.date).getUTCHours() >= 12 && new Date(v.date).getUTCHours() < 18).length;
+      const afternoons = flagged.filter(
+        (v) => new Date(v.date).getUTCHours() >= 12 && new Date(v.date).getUTCHours() < 18,
+      ).length;
       const nights = flagged.filter((v) => new Date(v.date).getUTCHours() < 6).length;
       expect(afternoons).toBeGreaterThan(3 * nights);
-      for (const v of [...flagged, ...waves]) expect(data.securityOf(v.visitor_id)!.is_attacker === 'True' || data.securityOf(v.visitor_id)!.is_abuser === 'True').toBe(true);
+      for (const v of [...flagged, ...waves])
+        expect(
+          data.securityOf(v.visitor_id)!.is_attacker === 'True' || data.securityOf(v.visitor_id)!.is_abuser === 'True',
+        ).toBe(true);
 
       const byWave = new Map<string, Visit[]>();
-      for (const v of waves) byWave.set(v.visitor_id.replace(/_\d+$/, ''), [...(byWave.get(v.visitor_id.replace(/_\d+$/, '')) ?? []), v]);
+      for (const v of waves)
+        byWave.set(v.visitor_id.replace(/_\d+$/, ''), [...(byWave.get(v.visitor_id.replace(/_\d+$/, '')) ?? []), v]);
       expect(byWave.size).toBeGreaterThanOrEqual(7);
       expect(byWave.size).toBeLessThanOrEqual(40);
       for (const wave of byWave.values()) {
@@ -148,7 +177,12 @@ function livingWorld() {
   const answer = async (channel: string, text: string) => {
     const before = world.slack.messages(channel, { user: 'U_ALICE' }).length;
     await world.slack.slash(channel, 'U_ALICE', text);
-    return world.slack.waitFor(() => world.slack.messages(channel, { user: 'U_ALICE' }).slice(before).find((m) => m.user !== 'U_ALICE'));
+    return world.slack.waitFor(() =>
+      world.slack
+        .messages(channel, { user: 'U_ALICE' })
+        .slice(before)
+        .find((m) => m.user !== 'U_ALICE'),
+    );
   };
   return Object.assign(world, { answer });
 }
@@ -158,7 +192,12 @@ describe('the living sandbox', () => {
   const { answer } = world;
 
   it('`/traffic alerts on` shows a real alert a minute later, and `today` grows', async () => {
-    const visitsToday = async () => Number(tableOf(await answer('C_MARKETING', 'countries today top 100')).slice(1).reduce((n, row) => n + Number(row[1]!.replace(/,/g, '')), 0));
+    const visitsToday = async () =>
+      Number(
+        tableOf(await answer('C_MARKETING', 'countries today top 100'))
+          .slice(1)
+          .reduce((n, row) => n + Number(row[1]!.replace(/,/g, '')), 0),
+      );
     const before = await visitsToday();
     await answer('C_SECURITY', 'alerts on min low');
     world.clock += MINUTE;
@@ -169,7 +208,9 @@ describe('the living sandbox', () => {
     const scan = await world.app.threatScan.scan();
     await world.app.deliveries.drained();
     expect(scan).toMatchObject({ status: 'scanned', alerts: 1 });
-    const alert = await world.slack.waitFor(() => world.slack.messages('C_SECURITY').find((m) => /visitor v_live_/.test(headerOf(m) ?? '')));
+    const alert = await world.slack.waitFor(() =>
+      world.slack.messages('C_SECURITY').find((m) => /visitor v_live_/.test(headerOf(m) ?? '')),
+    );
     expect(headerOf(alert)).toMatch(/^(Threat|Suspicious)/);
     expect(textsOf(alert).join(' ')).toMatch(/flagged|VPN|scraping/);
   });
@@ -178,7 +219,8 @@ describe('the living sandbox', () => {
 describe('spike watches on the living demo', () => {
   const world = livingWorld();
 
-  const watch = async (rule: string) => Number(/Watch #(\d+)/.exec(mrkdwnOf(await world.answer('C_MARKETING', `watch ${rule}`)).join(' '))?.[1]);
+  const watch = async (rule: string) =>
+    Number(/Watch #(\d+)/.exec(mrkdwnOf(await world.answer('C_MARKETING', `watch ${rule}`)).join(' '))?.[1]);
   /** The clock moves on; the demo adds what arrived meanwhile; the evaluator ticks, as its timer would. */
   const at = async (t: number) => {
     world.clock = t;
@@ -189,7 +231,12 @@ describe('spike watches on the living demo', () => {
   const alerts = () => world.slack.messages('C_MARKETING').filter((m) => /^Watch: /.test(headerOf(m) ?? ''));
 
   it('a day and a half of live traffic, through the night, breaches none: every period judged ok; a spike the demo is asked for breaches', async () => {
-    const ids = [await watch('visits spike'), await watch('visits spike every day'), await watch('pages page~/checkout spike'), await watch('sources source:google spike')];
+    const ids = [
+      await watch('visits spike'),
+      await watch('visits spike every day'),
+      await watch('pages page~/checkout spike'),
+      await watch('sources source:google spike'),
+    ];
     expect(ids.every((id) => id > 0)).toBe(true);
     // Just after each hour ends (and its settling minute), from the start to the second midnight (UTC): every
     // period judged is recorded with its outcome and what it said. The watches count in their owner's zone (Berlin).
@@ -219,12 +266,19 @@ describe('spike watches on the living demo', () => {
     expect(day23).toMatch(/^[\d,]+ visits on Nov 23: not a spike against the usual Monday \([\d,]+\)/);
 
     // Asked for: 150 more visits to the checkout in the next hour.
-    world.demo.produce({ kind: 'spike', hours: [new Date(end)], visits: 150, url: 'https://www.example-shop.com/checkout' });
+    world.demo.produce({
+      kind: 'spike',
+      hours: [new Date(end)],
+      visits: 150,
+      url: 'https://www.example-shop.com/checkout',
+    });
     await at(end + HOUR + 2 * MINUTE);
     const after = await Promise.all(ids.map((id) => world.app.store.watches.get(id)));
     // The spike's visits copy generated ones, so google has its share of them; 150 more is not 3× a whole day.
     expect(after.map((w) => w!.lastOutcome)).toEqual(['breach', 'ok', 'breach', 'breach']);
     expect(alerts()).toHaveLength(3);
-    expect(mrkdwnOf({ attachments: alerts()[0]!.attachments }).join(' ')).toMatch(/visits 01:00–02:00 on Nov 25: [\d.]+× the usual Wednesday 01:00/);
+    expect(mrkdwnOf({ attachments: alerts()[0]!.attachments }).join(' ')).toMatch(
+      /visits 01:00–02:00 on Nov 25: [\d.]+× the usual Wednesday 01:00/,
+    );
   }, 120_000);
 });

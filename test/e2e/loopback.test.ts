@@ -42,10 +42,17 @@ function socketInodes(pid: number): Set<string> {
 /** An address of /proc/net/tcp{,6}: IPv4 as one little-endian word, IPv6 as four. */
 function address(hex: string): string {
   const words = hex.match(/.{8}/g)!.map((w) => w.match(/../g)!.reverse().join(''));
-  if (words.length === 1) return words[0]!.match(/../g)!.map((b) => parseInt(b, 16)).join('.');
+  if (words.length === 1)
+    return words[0]!
+      .match(/../g)!
+      .map((b) => parseInt(b, 16))
+      .join('.');
   const bytes = words.join('');
   if (bytes.startsWith('00000000000000000000ffff')) return `::ffff:${address(hex.slice(24))}`;
-  return bytes.match(/.{4}/g)!.map((g) => g.replace(/^0+(?=.)/, '')).join(':');
+  return bytes
+    .match(/.{4}/g)!
+    .map((g) => g.replace(/^0+(?=.)/, ''))
+    .join(':');
 }
 
 /** Every listening TCP socket of these processes, as address and port. */
@@ -80,7 +87,14 @@ describe.skipIf(!existsSync('/proc/net/tcp'))('npm start, without Slack credenti
 
   it('binds every listener to loopback: the demo API, the offline Slack, the app and its ops listener', async () => {
     child = spawn('npm', ['start'], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dataDir, PORT: '0', OPS_PORT: '0', LOG_LEVEL: 'info' },
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        DATA_DIR: dataDir,
+        PORT: '0',
+        OPS_PORT: '0',
+        LOG_LEVEL: 'info',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     });

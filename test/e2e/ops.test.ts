@@ -40,19 +40,35 @@ describe('the ops listener, without a token', () => {
   });
 
   it('answers any number of concurrent /readyz hits with one analytics API request, even while the API is slow', async () => {
-    await until(async () => (await fetch(`${box.lookout.ops.url}/readyz`)).status === 200 || undefined, 'ready', 30_000);
+    await until(
+      async () => (await fetch(`${box.lookout.ops.url}/readyz`)).status === 200 || undefined,
+      'ready',
+      30_000,
+    );
     // Past the cache window of the hit above: wait until a hit reaches the API again.
     box.demo!.setFaults({ latencyMs: 500 });
     try {
-      await until(async () => {
-        box.demo!.resetRequests();
-        await Promise.all(Array.from({ length: 5 }, () => fetch(`${box.lookout.ops.url}/readyz`).then((r) => r.arrayBuffer())));
-        return probes(box) > 0 || undefined;
-      }, 'a /readyz hit past the cache window', 30_000);
+      await until(
+        async () => {
+          box.demo!.resetRequests();
+          await Promise.all(
+            Array.from({ length: 5 }, () => fetch(`${box.lookout.ops.url}/readyz`).then((r) => r.arrayBuffer())),
+          );
+          return probes(box) > 0 || undefined;
+        },
+        'a /readyz hit past the cache window',
+        30_000,
+      );
       expect(probes(box)).toBe(1);
       // Now within the window: 60 concurrent hits, and another 60.
-      const answers = await Promise.all(Array.from({ length: 60 }, () => fetch(`${box.lookout.ops.url}/readyz`).then(async (r) => ({ status: r.status, body: await r.json() }))));
-      await Promise.all(Array.from({ length: 60 }, () => fetch(`${box.lookout.ops.url}/readyz`).then((r) => r.arrayBuffer())));
+      const answers = await Promise.all(
+        Array.from({ length: 60 }, () =>
+          fetch(`${box.lookout.ops.url}/readyz`).then(async (r) => ({ status: r.status, body: await r.json() })),
+        ),
+      );
+      await Promise.all(
+        Array.from({ length: 60 }, () => fetch(`${box.lookout.ops.url}/readyz`).then((r) => r.arrayBuffer())),
+      );
       expect(probes(box)).toBe(1);
       expect(new Set(answers.map((a) => a.status))).toEqual(new Set([200]));
     } finally {
@@ -60,13 +76,17 @@ describe('the ops listener, without a token', () => {
     }
   }, 60_000);
 
-  it("names the failed check and nothing else while the API is down: no error text, address or id", async () => {
+  it('names the failed check and nothing else while the API is down: no error text, address or id', async () => {
     box.demo!.setFaults({ status500Until: 1_000_000 });
     try {
-      const down = await until(async () => {
-        const res = await fetch(`${box.lookout.ops.url}/readyz`);
-        return res.status === 503 ? await res.text() : undefined;
-      }, '/readyz to say the API is down', 30_000);
+      const down = await until(
+        async () => {
+          const res = await fetch(`${box.lookout.ops.url}/readyz`);
+          return res.status === 503 ? await res.text() : undefined;
+        },
+        '/readyz to say the API is down',
+        30_000,
+      );
       expect(JSON.parse(down)).toEqual({ ok: false, checks: { store: 'ok', api: 'down', clock: 'ok' } });
       expect(box.logs.some((l) => l.includes('not ready') && l.includes('HTTP 500'))).toBe(true);
     } finally {
@@ -110,13 +130,24 @@ describe('the ops listener with OPS_TOKEN', () => {
   let box: Sandbox & { logs: string[] };
   beforeAll(async () => {
     const apiPort = await closedPort();
-    box = await sandbox({ scheduler: false, ops: { token: TOKEN }, api: { baseUrl: `http://127.0.0.1:${apiPort}`, apiKey: 'k' } });
+    box = await sandbox({
+      scheduler: false,
+      ops: { token: TOKEN },
+      api: { baseUrl: `http://127.0.0.1:${apiPort}`, apiKey: 'k' },
+    });
   }, 30_000);
   afterAll(() => box?.stop());
 
   it('answers 401 without the token or with a wrong one, on both routes, and 200 with it', async () => {
     for (const path of ['/metrics', '/readyz']) {
-      for (const authorization of [undefined, 'Bearer wrong', `Bearer ${TOKEN}x`, `Bearer ${TOKEN.slice(0, -1)}`, `Basic ${TOKEN}`, TOKEN]) {
+      for (const authorization of [
+        undefined,
+        'Bearer wrong',
+        `Bearer ${TOKEN}x`,
+        `Bearer ${TOKEN.slice(0, -1)}`,
+        `Basic ${TOKEN}`,
+        TOKEN,
+      ]) {
         const res = await fetch(`${box.lookout.ops.url}${path}`, { headers: authorization ? { authorization } : {} });
         const body = await res.text();
         expect(res.status, `${path} with ${authorization ?? 'no authorization'}`).toBe(401);

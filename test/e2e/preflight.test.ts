@@ -23,7 +23,12 @@ const { logger, lines } = captureLogs('info');
 
 beforeAll(async () => {
   slack = await startOfflineSlack({ signingSecret: randomBytes(16).toString('hex'), botToken, rateLimit: false });
-  client = new WebClient(botToken, { slackApiUrl: slack.apiUrl, logLevel: LogLevel.ERROR, retryConfig: { retries: 0 }, fetch: preflightFetch(logger) });
+  client = new WebClient(botToken, {
+    slackApiUrl: slack.apiUrl,
+    logLevel: LogLevel.ERROR,
+    retryConfig: { retries: 0 },
+    fetch: preflightFetch(logger),
+  });
   allowResponseOrigin(slack.url);
 });
 afterAll(() => slack.close());
@@ -31,14 +36,25 @@ afterAll(() => slack.close());
 const chart = (title: string): Json => ({
   type: 'data_visualization',
   title,
-  chart: { type: 'pie', segments: [{ label: 'google', value: 1200 }, { label: 'direct', value: 300 }] },
+  chart: {
+    type: 'pie',
+    segments: [
+      { label: 'google', value: 1200 },
+      { label: 'direct', value: 300 },
+    ],
+  },
 });
 const section = (text: string): Json => ({ type: 'section', text: { type: 'mrkdwn', text } });
 const refusals = () => slack.webApi.calls.filter((c) => !c.ok && /invalid_(blocks|arguments)/.test(c.error ?? ''));
 
 it('a third chart leaves as its figures in text, an alert block in a message as a section: Slack takes it, and the change is said', async () => {
   const before = refusals().length;
-  const blocks = [chart('One'), chart('Two'), chart('Three'), { type: 'alert', level: 'error', text: { type: 'mrkdwn', text: '*Threat*' } }];
+  const blocks = [
+    chart('One'),
+    chart('Two'),
+    chart('Three'),
+    { type: 'alert', level: 'error', text: { type: 'mrkdwn', text: '*Threat*' } },
+  ];
   const { ts } = await client.chat.postMessage({ channel: 'C_GENERAL', text: 'charts', blocks: blocks as never });
   const posted = slack.workspace.message('C_GENERAL', ts!)!;
   expect(posted.blocks!.map((b) => b.type)).toEqual(['data_visualization', 'data_visualization', 'section', 'section']);
@@ -48,7 +64,7 @@ it('a third chart leaves as its figures in text, an alert block in a message as 
   expect(reports).toHaveLength(1);
   expect(reports[0]!.method).toBe('chat.postMessage');
   expect(reports[0]!.changes).toEqual([
-    "blocks[2]: chart 3 of a message (Slack takes 2); sent as its figures in text",
+    'blocks[2]: chart 3 of a message (Slack takes 2); sent as its figures in text',
     'blocks[3]: the alert block may not go in a message; sent as text',
   ]);
   expect(lines.some((l) => l.includes("a payload was fitted to Slack's rules"))).toBe(true);
@@ -66,12 +82,28 @@ it('a Home view with a table in it publishes with the table as text; 120 blocks 
 
 it('a modal that still breaks a rule is not sent: the client hears invalid_arguments, as from Slack, and the offline Slack hears nothing', async () => {
   const calls = slack.webApi.calls.length;
-  const view = { type: 'modal', title: { type: 'plain_text', text: 'x'.repeat(LIMITS.viewTitle + 1) }, blocks: [section('hi')] };
-  await expect(client.views.open({ trigger_id: slack.workspace.issueTrigger('U_ALICE'), view: view as never })).rejects.toMatchObject({
-    data: { error: 'invalid_arguments', response_metadata: { messages: [expect.stringContaining("view.title.text: must be at most 24 characters (Lookout's preflight: not sent)")] } },
+  const view = {
+    type: 'modal',
+    title: { type: 'plain_text', text: 'x'.repeat(LIMITS.viewTitle + 1) },
+    blocks: [section('hi')],
+  };
+  await expect(
+    client.views.open({ trigger_id: slack.workspace.issueTrigger('U_ALICE'), view: view as never }),
+  ).rejects.toMatchObject({
+    data: {
+      error: 'invalid_arguments',
+      response_metadata: {
+        messages: [
+          expect.stringContaining("view.title.text: must be at most 24 characters (Lookout's preflight: not sent)"),
+        ],
+      },
+    },
   });
   expect(slack.webApi.calls.length).toBe(calls);
-  expect(takePreflightReports()[0]).toMatchObject({ method: 'views.open', reasons: ['view.title.text: must be at most 24 characters'] });
+  expect(takePreflightReports()[0]).toMatchObject({
+    method: 'views.open',
+    reasons: ['view.title.text: must be at most 24 characters'],
+  });
 });
 
 it('a message that still breaks a rule leaves as its text alone', async () => {
@@ -79,22 +111,32 @@ it('a message that still breaks a rule leaves as its text alone', async () => {
   const { ts } = await client.chat.postMessage({ channel: 'C_GENERAL', text: 'the words', blocks: blocks as never });
   expect(slack.workspace.message('C_GENERAL', ts!)).toMatchObject({ text: 'the words' });
   expect(slack.workspace.message('C_GENERAL', ts!)?.blocks ?? []).toEqual([]);
-  expect(takePreflightReports()[0]!.reasons).toEqual([`blocks[0].text.text: must be at most ${LIMITS.sectionText} characters`]);
+  expect(takePreflightReports()[0]!.reasons).toEqual([
+    `blocks[0].text.text: must be at most ${LIMITS.sectionText} characters`,
+  ]);
 });
 
 it('a response_url answer is fitted too', async () => {
   const url = slack.responseUrls.create({ kind: 'command', channel: 'C_GENERAL', user: 'U_ALICE' }).url;
-  await postToResponseUrl(url, { text: 'answer', response_type: 'in_channel', blocks: [chart('a'), chart('b'), chart('c')] });
+  await postToResponseUrl(url, {
+    text: 'answer',
+    response_type: 'in_channel',
+    blocks: [chart('a'), chart('b'), chart('c')],
+  });
   const answer = slack.messages('C_GENERAL').at(-1)!;
   expect(answer.blocks!.map((b) => b.type)).toEqual(['data_visualization', 'data_visualization', 'section']);
   expect(takePreflightReports().map((r) => r.method)).toEqual(['response_url']);
 });
 
-it("the pure fit: attachments hold no header or chart, a table past its rows is cut and says so, and what fits is left as it was", () => {
+it('the pure fit: attachments hold no header or chart, a table past its rows is cut and says so, and what fits is left as it was', () => {
   const ok = { text: 't', blocks: [section('a')], attachments: [{ color: '#E01E5A', blocks: [section('b')] }] };
   expect(fitMessage(ok)).toEqual({ value: ok, changes: [], reasons: [] });
   const rows = Array.from({ length: 120 }, (_, i) => [{ type: 'raw_text', text: `r${i}` }]);
-  const fitted = fitMessage({ text: 't', blocks: [{ type: 'table', rows }], attachments: [{ color: '#E01E5A', blocks: [{ type: 'header', text: { type: 'plain_text', text: 'h' } }] }] });
+  const fitted = fitMessage({
+    text: 't',
+    blocks: [{ type: 'table', rows }],
+    attachments: [{ color: '#E01E5A', blocks: [{ type: 'header', text: { type: 'plain_text', text: 'h' } }] }],
+  });
   expect(fitted.reasons).toEqual([]);
   const [table, note] = fitted.value.blocks as Json[];
   expect((table!.rows as unknown[]).length).toBe(LIMITS.tableRows);

@@ -24,7 +24,11 @@ async function run(text: string): Promise<Message> {
   const delivery = await box.slack.slash(CHANNEL, USER, text);
   expect(delivery.status).toBe(200);
   const answered = (m: Message) =>
-    !before.has(m.ts) && m.user !== USER && m.via !== 'notice' && (!m.ephemeralTo || m.ephemeralTo === USER) && !/^Fetching \d+ periods/.test(m.text);
+    !before.has(m.ts) &&
+    m.user !== USER &&
+    m.via !== 'notice' &&
+    (!m.ephemeralTo || m.ephemeralTo === USER) &&
+    !/^Fetching \d+ periods/.test(m.text);
   return box.slack.waitFor(() => box.slack.messages(CHANNEL, { user: USER }).find(answered), 30_000);
 }
 
@@ -56,7 +60,9 @@ describe('ranges in words, in every command that takes one', () => {
   it('a near miss is refused with the range meant, and a number out of bounds with the bounds', async () => {
     expect(said(await run('sources lst7d'))).toMatch(/Don't understand `lst7d`\. Did you mean `last7d`\?/);
     expect(said(await run('trend lastweak'))).toMatch(/Unknown range `lastweak`\. Did you mean `lastweek`\?/);
-    expect(said(await run('sources last 400 days'))).toMatch(/The last N days go from 2 to 365 days; `last 400 days` is 400 days/);
+    expect(said(await run('sources last 400 days'))).toMatch(
+      /The last N days go from 2 to 365 days; `last 400 days` is 400 days/,
+    );
   });
 });
 
@@ -65,14 +71,22 @@ describe('a digest time as people say it', () => {
     await box.lookout.store.db.query('delete from digests');
     const reply = await run('digest add daily 9am sources');
     const [digest] = await box.lookout.store.digests.listAll();
-    expect(digest).toMatchObject({ schedule: { kind: 'daily', time: '09:00' }, cron: '0 9 * * *', reports: ['sources'] });
+    expect(digest).toMatchObject({
+      schedule: { kind: 'daily', time: '09:00' },
+      cron: '0 9 * * *',
+      reports: ['sources'],
+    });
     expect(said(reply)).toContain('every day at 09:00 (Europe/Berlin)');
   });
 
   it('a near miss of a time is refused with the time meant, and adds nothing', async () => {
     await box.lookout.store.db.query('delete from digests');
-    expect(said(await run('digest add daily 9amm sources'))).toMatch(/`9amm` is not a time of day\. Did you mean `9am`\?/);
-    expect(said(await run('digest add daily 25:00 sources'))).toMatch(/`25:00` is not a time of day: hours go from 00 to 23/);
+    expect(said(await run('digest add daily 9amm sources'))).toMatch(
+      /`9amm` is not a time of day\. Did you mean `9am`\?/,
+    );
+    expect(said(await run('digest add daily 25:00 sources'))).toMatch(
+      /`25:00` is not a time of day: hours go from 00 to 23/,
+    );
     expect(await box.lookout.store.digests.listAll()).toHaveLength(0);
   });
 });

@@ -15,7 +15,10 @@ beforeAll(async () => {
 });
 afterAll(() => box?.stop());
 
-async function send(body: string, options: { type?: string; timestamp?: number; headers?: Record<string, string> } = {}): Promise<number> {
+async function send(
+  body: string,
+  options: { type?: string; timestamp?: number; headers?: Record<string, string> } = {},
+): Promise<number> {
   const timestamp = options.timestamp ?? Math.floor(Date.now() / 1000);
   const res = await fetch(box.lookout.requestUrl!, {
     method: 'POST',
@@ -33,8 +36,16 @@ async function send(body: string, options: { type?: string; timestamp?: number; 
 
 function slash(text: string): string {
   return new URLSearchParams({
-    token: 'x', team_id: 'T_LOOKOUT', channel_id: 'C_GENERAL', channel_name: 'general', user_id: 'U_ALICE', user_name: 'alice',
-    command: '/traffic', text, response_url: `${box.slack.url}/response/none`, trigger_id: `t.${Math.random()}`,
+    token: 'x',
+    team_id: 'T_LOOKOUT',
+    channel_id: 'C_GENERAL',
+    channel_name: 'general',
+    user_id: 'U_ALICE',
+    user_name: 'alice',
+    command: '/traffic',
+    text,
+    response_url: `${box.slack.url}/response/none`,
+    trigger_id: `t.${Math.random()}`,
   }).toString();
 }
 
@@ -60,10 +71,20 @@ describe('the request guard', () => {
   });
 
   it("lets Slack's own retries through: they are signed afresh", async () => {
-    const body = JSON.stringify({ type: 'event_callback', team_id: 'T_LOOKOUT', event: { type: 'app_mention', user: 'U_ALICE', text: 'hi', ts: '1.2' } });
+    const body = JSON.stringify({
+      type: 'event_callback',
+      team_id: 'T_LOOKOUT',
+      event: { type: 'app_mention', user: 'U_ALICE', text: 'hi', ts: '1.2' },
+    });
     const now = Math.floor(Date.now() / 1000);
     expect(await send(body, { type: 'application/json', timestamp: now - 2 })).not.toBe(401);
-    expect(await send(body, { type: 'application/json', timestamp: now, headers: { 'x-slack-retry-num': '1', 'x-slack-retry-reason': 'http_timeout' } })).not.toBe(401);
+    expect(
+      await send(body, {
+        type: 'application/json',
+        timestamp: now,
+        headers: { 'x-slack-retry-num': '1', 'x-slack-retry-reason': 'http_timeout' },
+      }),
+    ).not.toBe(401);
   });
 
   it('refuses timestamps an hour and a year in the future, and changes nothing', async () => {
@@ -77,7 +98,14 @@ describe('the request guard', () => {
   });
 
   it('answers a signed payload=null, and other bodies that are not Slack payloads, with 400, and keeps running', async () => {
-    for (const body of ['payload=null', 'payload=%5B%5D', 'payload=%7B%7D', 'payload=not-json', 'payload=1&payload=2', 'hello=world']) {
+    for (const body of [
+      'payload=null',
+      'payload=%5B%5D',
+      'payload=%7B%7D',
+      'payload=not-json',
+      'payload=1&payload=2',
+      'hello=world',
+    ]) {
       expect(await send(body), body).toBe(400);
     }
     for (const body of ['null', '[]', '"x"', '{"no":"type"}', '{']) {
@@ -89,7 +117,11 @@ describe('the request guard', () => {
   it("answers Slack's unsigned SSL check with 200 and runs nothing smuggled in with it", async () => {
     const before = await digests();
     const smuggled = `ssl_check=1&${slash('digest add #general daily 11:00 UTC pages')}`;
-    const res = await fetch(box.lookout.requestUrl!, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: smuggled });
+    const res = await fetch(box.lookout.requestUrl!, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: smuggled,
+    });
     await res.arrayBuffer();
     expect(res.status).toBe(200);
     await box.slack.waitFor(() => undefined, 300).catch(() => undefined);
@@ -100,21 +132,65 @@ describe('the request guard', () => {
     const before = await digests();
     const doubled = `${slash('digest add #general daily 12:00 UTC pages')}&user_id=U_BOB`;
     expect(await send(doubled)).toBe(400);
-    expect(await send(slash('digest add #general daily 12:00 UTC pages').replace('command=%2Ftraffic', 'command=traffic'))).toBe(400);
+    expect(
+      await send(slash('digest add #general daily 12:00 UTC pages').replace('command=%2Ftraffic', 'command=traffic')),
+    ).toBe(400);
     expect(await digests()).toBe(before);
   });
 
   it('never answers a correctly signed body with a 5xx, whatever it holds (fast-check)', async () => {
     const bodies = fc.oneof(
       fc.jsonValue().map((v) => ({ body: JSON.stringify(v), type: 'application/json' })),
-      fc.record({ type: fc.constantFrom('block_actions', 'view_submission', 'shortcut', 'event_callback', 'block_suggestion', 'x') }, { requiredKeys: ['type'] })
-        .chain((base) => fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 }).map((extra) => ({ ...extra, ...base })))
-        .map((payload) => ({ body: new URLSearchParams({ payload: JSON.stringify(payload) }).toString(), type: 'application/x-www-form-urlencoded' })),
-      fc.dictionary(fc.constantFrom('command', 'text', 'user_id', 'channel_id', 'payload', 'ssl_check', 'response_url', 'x'), fc.string({ maxLength: 20 }), { maxKeys: 5 })
+      fc
+        .record(
+          {
+            type: fc.constantFrom(
+              'block_actions',
+              'view_submission',
+              'shortcut',
+              'event_callback',
+              'block_suggestion',
+              'x',
+            ),
+          },
+          { requiredKeys: ['type'] },
+        )
+        .chain((base) =>
+          fc
+            .dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 })
+            .map((extra) => ({ ...extra, ...base })),
+        )
+        .map((payload) => ({
+          body: new URLSearchParams({ payload: JSON.stringify(payload) }).toString(),
+          type: 'application/x-www-form-urlencoded',
+        })),
+      fc
+        .dictionary(
+          fc.constantFrom('command', 'text', 'user_id', 'channel_id', 'payload', 'ssl_check', 'response_url', 'x'),
+          fc.string({ maxLength: 20 }),
+          { maxKeys: 5 },
+        )
         .map((form) => ({ body: new URLSearchParams(form).toString(), type: 'application/x-www-form-urlencoded' })),
     );
     // Button clicks that pass the guard, with every value tampered: the app answers them, never with a 5xx.
-    const ACTION_IDS = ['report.drill', 'report.filter', 'report.inspect', 'report.next', 'report.prev', 'report.range', 'report.share', 'report.sort', 'alert.ack', 'alert.mute.24h', 'alert.unmute', 'alert.details', 'digest.preview', 'digest.pause', 'digest.remove', 'digest.edit'];
+    const ACTION_IDS = [
+      'report.drill',
+      'report.filter',
+      'report.inspect',
+      'report.next',
+      'report.prev',
+      'report.range',
+      'report.share',
+      'report.sort',
+      'alert.ack',
+      'alert.mute.24h',
+      'alert.unmute',
+      'alert.details',
+      'digest.preview',
+      'digest.pause',
+      'digest.remove',
+      'digest.edit',
+    ];
     const clicks = fc
       .record({
         action_id: fc.constantFrom(...ACTION_IDS),
@@ -122,11 +198,20 @@ describe('the request guard', () => {
         block_id: fc.string({ maxLength: 10 }),
       })
       .map((action) => ({
-        type: 'block_actions', user: { id: 'U_ALICE' }, team: { id: 'T_LOOKOUT' }, channel: { id: 'C_GENERAL' }, trigger_id: 't.1',
-        response_url: `${box.slack.url}/response/none`, container: { type: 'message', message_ts: '1.2' }, message: { ts: '1.2', blocks: [] },
+        type: 'block_actions',
+        user: { id: 'U_ALICE' },
+        team: { id: 'T_LOOKOUT' },
+        channel: { id: 'C_GENERAL' },
+        trigger_id: 't.1',
+        response_url: `${box.slack.url}/response/none`,
+        container: { type: 'message', message_ts: '1.2' },
+        message: { ts: '1.2', blocks: [] },
         actions: [{ ...action, type: 'button', action_ts: '1.2' }],
       }))
-      .map((payload) => ({ body: new URLSearchParams({ payload: JSON.stringify(payload) }).toString(), type: 'application/x-www-form-urlencoded' }));
+      .map((payload) => ({
+        body: new URLSearchParams({ payload: JSON.stringify(payload) }).toString(),
+        type: 'application/x-www-form-urlencoded',
+      }));
     await fc.assert(
       fc.asyncProperty(fc.oneof(bodies, clicks), async ({ body, type }) => {
         const status = await send(body, { type });

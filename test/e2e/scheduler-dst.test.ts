@@ -15,8 +15,15 @@ describe('digest slots across DST changes (Europe/Berlin, 02:30 local)', () => {
   beforeAll(async () => {
     store = await openRepos({ memory: true });
     digest = await store.digests.create({
-      teamId: 'T', channelId: 'C', ownerId: 'U', reports: ['sources'], topN: 3, period: 'day',
-      schedule: { kind: 'daily', time: '02:30' }, cron: '30 2 * * *', timeZone: 'Europe/Berlin',
+      teamId: 'T',
+      channelId: 'C',
+      ownerId: 'U',
+      reports: ['sources'],
+      topN: 3,
+      period: 'day',
+      schedule: { kind: 'daily', time: '02:30' },
+      cron: '30 2 * * *',
+      timeZone: 'Europe/Berlin',
     });
     await store.db.query(`update digests set created_at = '2026-01-01T00:00:00Z'`);
     scheduler = new DigestScheduler({

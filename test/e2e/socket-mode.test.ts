@@ -32,7 +32,9 @@ describe.each(['http', 'socket'] as const)('%s mode', (mode) => {
     const message = await run(box, 'sources last7d');
     await box.slack.click(message, 'report.filter');
     const view = await until(() => box.slack.openViews(USER).at(-1), 'the filter modal');
-    const refined = await changed(box, message, () => box.slack.submit(view, { target: 'country.name', operator: 'is_any_of', values: 'Germany', group: 'all' }));
+    const refined = await changed(box, message, () =>
+      box.slack.submit(view, { target: 'country.name', operator: 'is_any_of', values: 'Germany', group: 'all' }),
+    );
     expect(mrkdwnOf(refined)[0]).toMatch(/country is `Germany`/);
   });
 

@@ -14,7 +14,12 @@ const claim = (over: Partial<AlertClaim> = {}): AlertClaim => ({
   severity: 'medium',
   verdict: 'Likely bot',
   reasons: ['Headless browser', 'Datacenter IP "AS16509" \\ Amazon'],
-  visit: { id: 'visit-1', page: '/pricing?a=1&b=<2>', country: 'Côte d’Ivoire', nested: { n: 1, ok: true, none: null } },
+  visit: {
+    id: 'visit-1',
+    page: '/pricing?a=1&b=<2>',
+    country: 'Côte d’Ivoire',
+    nested: { n: 1, ok: true, none: null },
+  },
   firstSeen: at(-5),
   lastSeen: at(0),
   ...over,
@@ -23,7 +28,13 @@ const claim = (over: Partial<AlertClaim> = {}): AlertClaim => ({
 describeEachDb('store alerts', (t) => {
   describe('AlertSubscriptionRepo', () => {
     it('two refusals of a channel at once: exactly one finds it unmarked (so its owner is told once)', async () => {
-      await t.store.subscriptions.upsert({ channelId: 'C_RACE', teamId: 'T1', minSeverity: 'medium', checks: ['bot'], createdBy: 'U1' });
+      await t.store.subscriptions.upsert({
+        channelId: 'C_RACE',
+        teamId: 'T1',
+        minSeverity: 'medium',
+        checks: ['bot'],
+        createdBy: 'U1',
+      });
       let release!: () => void;
       const held = new Promise<void>((r) => (release = r));
       // The first holds its transaction open while the second's statement starts (on PostgreSQL it waits for the row lock).
@@ -33,7 +44,9 @@ describeEachDb('store alerts', (t) => {
         return before;
       });
       await new Promise((r) => setTimeout(r, 50));
-      const second = t.store.db.transaction((tx) => new AlertSubscriptionRepo(tx).markAttention('C_RACE', 'not_in_channel'));
+      const second = t.store.db.transaction((tx) =>
+        new AlertSubscriptionRepo(tx).markAttention('C_RACE', 'not_in_channel'),
+      );
       await new Promise((r) => setTimeout(r, 100));
       release();
       const befores = await Promise.all([first, second]);
@@ -79,22 +92,37 @@ describeEachDb('store alerts', (t) => {
         checks: ['scraping', 'bot'],
         createdBy: 'U2',
       });
-      expect(changed).toEqual({ ...first, minSeverity: 'low', checks: ['scraping', 'bot'], updatedAt: expect.any(Date) });
+      expect(changed).toEqual({
+        ...first,
+        minSeverity: 'low',
+        checks: ['scraping', 'bot'],
+        updatedAt: expect.any(Date),
+      });
       expect(changed.updatedAt.getTime()).toBeGreaterThan(first.updatedAt.getTime());
       expect(await t.store.subscriptions.list()).toEqual([changed]);
     });
 
     it('keeps how alerts go out: grouped unless told one each, and as told on each change', async () => {
       const input = { channelId: 'C1', teamId: 'T1', minSeverity: 'high', checks: ['bot'], createdBy: 'U1' } as const;
-      expect((await t.store.subscriptions.upsert({ ...input, checks: ['bot'], grouping: 'each' })).grouping).toBe('each');
+      expect((await t.store.subscriptions.upsert({ ...input, checks: ['bot'], grouping: 'each' })).grouping).toBe(
+        'each',
+      );
       expect((await t.store.subscriptions.get('C1'))?.grouping).toBe('each');
       expect((await t.store.subscriptions.upsert({ ...input, checks: ['bot'] })).grouping).toBe('grouped');
-      await expect(t.store.subscriptions.upsert({ ...input, checks: ['bot'], grouping: 'some' as never })).rejects.toThrow();
+      await expect(
+        t.store.subscriptions.upsert({ ...input, checks: ['bot'], grouping: 'some' as never }),
+      ).rejects.toThrow();
     });
 
     it('lists subscriptions oldest first and removes one', async () => {
       for (const channelId of ['C2', 'C1', 'C3']) {
-        await t.store.subscriptions.upsert({ channelId, teamId: 'T1', minSeverity: 'high', checks: [], createdBy: 'U1' });
+        await t.store.subscriptions.upsert({
+          channelId,
+          teamId: 'T1',
+          minSeverity: 'high',
+          checks: [],
+          createdBy: 'U1',
+        });
         await sleep(2);
       }
       expect((await t.store.subscriptions.list()).map((s) => s.channelId)).toEqual(['C2', 'C1', 'C3']);
@@ -125,7 +153,13 @@ describeEachDb('store alerts', (t) => {
       await sleep(2);
       const forever = await t.store.mutes.mute('C1', 'V-forever', null, 'U2');
       await t.store.mutes.mute('C2', 'V-other', null, 'U1');
-      expect(past).toEqual({ channelId: 'C1', visitorId: 'V-past', until: at(-1), mutedBy: 'U1', createdAt: expect.any(Date) });
+      expect(past).toEqual({
+        channelId: 'C1',
+        visitorId: 'V-past',
+        until: at(-1),
+        mutedBy: 'U1',
+        createdAt: expect.any(Date),
+      });
       expect(forever.until).toBeUndefined();
 
       const active = await t.store.mutes.activeFor('C1', ['V-past', 'V-future', 'V-forever', 'V-none', 'V-other'], now);
@@ -196,7 +230,9 @@ describeEachDb('store alerts', (t) => {
     it.runIf(t.kind === 'postgres')('lets exactly one win across two separate pools', async () => {
       const other = new AlertRepo(await t.openSibling());
       const wins = await Promise.all(
-        Array.from({ length: 20 }, (_, i) => (i % 2 ? other : t.store.alerts).claim(claim({ verdict: `verdict-${i}` }))),
+        Array.from({ length: 20 }, (_, i) =>
+          (i % 2 ? other : t.store.alerts).claim(claim({ verdict: `verdict-${i}` })),
+        ),
       );
       expect(wins.filter(Boolean)).toHaveLength(1);
       expect((await other.get('C1', 'V1'))?.verdict).toBe(`verdict-${wins.indexOf(true)}`);
@@ -232,17 +268,27 @@ describeEachDb('store alerts', (t) => {
       await t.store.alerts.claim(claim());
       expect(await t.store.alerts.announce('C1', 'V1', 7, { groupId: 3 })).toBe(true);
       expect(await t.store.alerts.setPosted('C1', 'V1', '10.1', '10.1', 7)).toBe(true);
-      expect(await t.store.alerts.get('C1', 'V1')).toMatchObject({ messageTs: '10.1', threadTs: '10.1', deliveryId: 7, groupId: 3 });
+      expect(await t.store.alerts.get('C1', 'V1')).toMatchObject({
+        messageTs: '10.1',
+        threadTs: '10.1',
+        deliveryId: 7,
+        groupId: 3,
+      });
       // Moved into its group's thread: no message until the new delivery is posted; the old one's late post records nothing.
       expect(await t.store.alerts.announce('C1', 'V1', 9, { moved: true })).toBe(true);
-      expect(await t.store.alerts.get('C1', 'V1')).toMatchObject({ messageTs: undefined, threadTs: undefined, deliveryId: 9, groupId: 3 });
+      expect(await t.store.alerts.get('C1', 'V1')).toMatchObject({
+        messageTs: undefined,
+        threadTs: undefined,
+        deliveryId: 9,
+        groupId: 3,
+      });
       expect(await t.store.alerts.setPosted('C1', 'V1', '10.1', '10.1', 7)).toBe(false);
       expect(await t.store.alerts.setPosted('C1', 'V1', '12.1', '10.1', 9)).toBe(true);
       expect(await t.store.alerts.get('C1', 'V1')).toMatchObject({ messageTs: '12.1', threadTs: '10.1' });
       expect(await t.store.alerts.announce('C1', 'V9', 1)).toBe(false);
     });
 
-    it('lists a group\'s alerts in the order their visitors showed up', async () => {
+    it("lists a group's alerts in the order their visitors showed up", async () => {
       await t.store.alerts.claim(claim({ visitorId: 'V2', firstSeen: at(1) }));
       await t.store.alerts.claim(claim({ visitorId: 'V1', firstSeen: at(2) }));
       await t.store.alerts.claim(claim({ visitorId: 'V3', firstSeen: undefined, lastSeen: at(3) }));
@@ -255,10 +301,18 @@ describeEachDb('store alerts', (t) => {
 
     it('adds sightings, keeps the latest last_seen and replaces the visit', async () => {
       await t.store.alerts.claim(claim());
-      const newer = await t.store.alerts.recordSighting('C1', 'V1', { count: 3, lastSeen: at(10), visit: { id: 'visit-2' } });
+      const newer = await t.store.alerts.recordSighting('C1', 'V1', {
+        count: 3,
+        lastSeen: at(10),
+        visit: { id: 'visit-2' },
+      });
       expect(newer).toMatchObject({ sightings: 4, lastSeen: at(10), visit: { id: 'visit-2' }, firstSeen: at(-5) });
 
-      const older = await t.store.alerts.recordSighting('C1', 'V1', { count: 2, lastSeen: at(5), visit: { id: 'visit-3' } });
+      const older = await t.store.alerts.recordSighting('C1', 'V1', {
+        count: 2,
+        lastSeen: at(5),
+        visit: { id: 'visit-3' },
+      });
       expect(older).toMatchObject({ sightings: 6, lastSeen: at(10), visit: { id: 'visit-3' } });
       expect(await t.store.alerts.get('C1', 'V1')).toEqual(older);
 
@@ -317,7 +371,13 @@ describeEachDb('store alerts', (t) => {
       }
       expect(await t.store.alerts.get('C1', 'V1')).toEqual(acked);
       expect(
-        await t.store.alerts.raise('C1', 'V9', { severity: 'high', verdict: 'x', reasons: [], visit: {}, lastSeen: at(30) }),
+        await t.store.alerts.raise('C1', 'V9', {
+          severity: 'high',
+          verdict: 'x',
+          reasons: [],
+          visit: {},
+          lastSeen: at(30),
+        }),
       ).toBeUndefined();
     });
 
@@ -369,19 +429,38 @@ describeEachDb('store alerts', (t) => {
   describe('AlertGroupRepo', () => {
     it('a group is open until its window ends; the latest open one of the channel is given', async () => {
       const groups = new AlertGroupRepo(t.db);
-      const first = await groups.create({ channelId: 'C1', startedAt: at(0), endsAt: at(5), deliveryId: 11, summarised: false });
-      expect(first).toMatchObject({ id: expect.any(Number), channelId: 'C1', startedAt: at(0), endsAt: at(5), deliveryId: 11, summarised: false });
+      const first = await groups.create({
+        channelId: 'C1',
+        startedAt: at(0),
+        endsAt: at(5),
+        deliveryId: 11,
+        summarised: false,
+      });
+      expect(first).toMatchObject({
+        id: expect.any(Number),
+        channelId: 'C1',
+        startedAt: at(0),
+        endsAt: at(5),
+        deliveryId: 11,
+        summarised: false,
+      });
       await groups.create({ channelId: 'C2', startedAt: at(1), endsAt: at(6), deliveryId: 12, summarised: true });
       expect(await groups.latestOpen('C1', at(4))).toEqual(first);
       expect(await groups.latestOpen('C1', at(5))).toBeUndefined();
-      const second = await groups.create({ channelId: 'C1', startedAt: at(5), endsAt: at(10), deliveryId: 13, summarised: true });
+      const second = await groups.create({
+        channelId: 'C1',
+        startedAt: at(5),
+        endsAt: at(10),
+        deliveryId: 13,
+        summarised: true,
+      });
       expect((await groups.latestOpen('C1', at(5)))?.id).toBe(second.id);
       await groups.summarise(first.id);
       expect(await groups.latestOpen('C1', at(1))).toMatchObject({ id: second.id });
       expect(await groups.latestOpen('C3', at(1))).toBeUndefined();
     });
 
-    it('one transaction at a time decides a channel\'s groups', async () => {
+    it("one transaction at a time decides a channel's groups", async () => {
       if (t.kind === 'pglite') return; // one connection: nothing runs beside it
       const sibling = await t.openSibling();
       const order: string[] = [];
@@ -426,7 +505,8 @@ describeEachDb('store alerts', (t) => {
       expect(fresh.size).toBe(1_000);
       for (const entry of entries) {
         const got = fresh.get(entry.visitorId);
-        if (Number(entry.visitorId.slice(1)) % 2 === 0) expect(got).toEqual({ facts: entry.facts, checkedAt: entry.checkedAt });
+        if (Number(entry.visitorId.slice(1)) % 2 === 0)
+          expect(got).toEqual({ facts: entry.facts, checkedAt: entry.checkedAt });
         else expect(got).toBeUndefined();
       }
       expect((await t.store.visitorChecks.getFresh(ids, at(-2))).size).toBe(2_000);
@@ -436,7 +516,10 @@ describeEachDb('store alerts', (t) => {
     it('replaces an answer only with a newer one; duplicates in one save keep the latest', async () => {
       await t.store.visitorChecks.save([{ visitorId: 'V1', facts: { v: 1 }, checkedAt: at(10) }]);
       await t.store.visitorChecks.save([{ visitorId: 'V1', facts: { v: 0 }, checkedAt: at(5) }]);
-      expect((await t.store.visitorChecks.getFresh(['V1'], at(0))).get('V1')).toEqual({ facts: { v: 1 }, checkedAt: at(10) });
+      expect((await t.store.visitorChecks.getFresh(['V1'], at(0))).get('V1')).toEqual({
+        facts: { v: 1 },
+        checkedAt: at(10),
+      });
       await t.store.visitorChecks.save([
         { visitorId: 'V1', facts: { v: 3 }, checkedAt: at(20) },
         { visitorId: 'V1', facts: { v: 2 }, checkedAt: at(15) },
@@ -483,7 +566,12 @@ describeEachDb('store alerts', (t) => {
       expect(await t.store.scanState.get('visits')).toEqual(progress);
 
       const failed = await t.store.scanState.saveError('visits', 'HTTP 503 from the API', at(2));
-      expect(failed).toEqual({ ...progress, lastError: 'HTTP 503 from the API', lastErrorAt: at(2), updatedAt: expect.any(Date) });
+      expect(failed).toEqual({
+        ...progress,
+        lastError: 'HTTP 503 from the API',
+        lastErrorAt: at(2),
+        updatedAt: expect.any(Date),
+      });
       expect(await t.store.scanState.get('visits')).toEqual(failed);
 
       const next = await t.store.scanState.saveProgress('visits', {
@@ -511,7 +599,11 @@ describeEachDb('store alerts', (t) => {
       });
       await t.store.scanState.saveProgress('other', { watermark: null, seenIds: [], counts: {}, at: at(1) });
       expect(await t.store.scanState.get('visits')).toEqual(failed);
-      expect(await t.store.scanState.get('other')).toMatchObject({ watermark: undefined, lastScanAt: at(1), lastCounts: {} });
+      expect(await t.store.scanState.get('other')).toMatchObject({
+        watermark: undefined,
+        lastScanAt: at(1),
+        lastCounts: {},
+      });
     });
   });
 });

@@ -22,7 +22,9 @@ describeEachDb('store db', (t) => {
     });
 
     it('runs several statements without parameters and returns the rows of the last', async () => {
-      const { rows } = await t.db.query("INSERT INTO query_stash (id, encoded) VALUES ('a', 'x'); SELECT id FROM query_stash");
+      const { rows } = await t.db.query(
+        "INSERT INTO query_stash (id, encoded) VALUES ('a', 'x'); SELECT id FROM query_stash",
+      );
       expect(rows).toEqual([{ id: 'a' }]);
     });
 
@@ -150,7 +152,9 @@ describeEachDb('store db', (t) => {
     it.runIf(t.kind === 'postgres')('keeps each schema apart', async () => {
       await t.db.query("INSERT INTO query_stash (id, encoded) VALUES ('mine', 'x')");
       const other = await t.openEmpty();
-      const { rows } = await other.query<{ present: boolean }>("SELECT to_regclass('query_stash') IS NOT NULL AS present");
+      const { rows } = await other.query<{ present: boolean }>(
+        "SELECT to_regclass('query_stash') IS NOT NULL AS present",
+      );
       expect(rows[0]?.present).toBe(false);
     });
   });

@@ -38,7 +38,10 @@ describeEachDb('store digests', (t) => {
     });
 
     it('defaults filters to none and keeps a cron schedule as given', async () => {
-      const { filters: _, ...noFilters } = input({ schedule: { kind: 'cron', cron: '30 8 1-7 * 1' }, cron: '30 8 1-7 * 1' });
+      const { filters: _, ...noFilters } = input({
+        schedule: { kind: 'cron', cron: '30 8 1-7 * 1' },
+        cron: '30 8 1-7 * 1',
+      });
       const created = await t.store.digests.create(noFilters);
       expect(created.filters).toEqual([]);
       expect(created.schedule).toEqual({ kind: 'cron', cron: '30 8 1-7 * 1' });
@@ -87,10 +90,9 @@ describeEachDb('store digests', (t) => {
       const b = await t.store.digests.create(input({ channelId: 'C2' }));
       const c = await t.store.digests.create(input({ channelId: 'C1' }));
       expect((await t.store.digests.listByChannel('C1')).map((d) => d.id)).toEqual([a.id, c.id]);
-      expect((await t.store.digests.listByChannel('C9'))).toEqual([]);
+      expect(await t.store.digests.listByChannel('C9')).toEqual([]);
       expect((await t.store.digests.listAll()).map((d) => d.id)).toEqual([a.id, b.id, c.id]);
     });
-
 
     it('removes a digest with its runs', async () => {
       const d = await t.store.digests.create(input());
@@ -104,10 +106,17 @@ describeEachDb('store digests', (t) => {
   describe('DigestRunRepo', () => {
     it('lets exactly one of 20 concurrent claims of a slot win', async () => {
       const d = await t.store.digests.create(input());
-      const wins = await Promise.all(Array.from({ length: 20 }, (_, i) => t.store.runs.claim(d.id, SLOT, `replica-${i}`)));
+      const wins = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => t.store.runs.claim(d.id, SLOT, `replica-${i}`)),
+      );
       expect(wins.filter(Boolean)).toHaveLength(1);
       const run = await t.store.runs.get(d.id, SLOT);
-      expect(run).toMatchObject({ digestId: d.id, slot: SLOT, status: 'claimed', claimedBy: `replica-${wins.indexOf(true)}` });
+      expect(run).toMatchObject({
+        digestId: d.id,
+        slot: SLOT,
+        status: 'claimed',
+        claimedBy: `replica-${wins.indexOf(true)}`,
+      });
       expect(run?.startedAt).toBeInstanceOf(Date);
       expect(run?.finishedAt).toBeUndefined();
     });
@@ -156,7 +165,11 @@ describeEachDb('store digests', (t) => {
       const d = await t.store.digests.create(input());
       await t.store.runs.claim(d.id, SLOT, 'r1');
       expect(await t.store.runs.markFailed(d.id, SLOT, 'channel_not_found')).toBe(true);
-      expect(await t.store.runs.get(d.id, SLOT)).toMatchObject({ status: 'failed', error: 'channel_not_found', finishedAt: expect.any(Date) });
+      expect(await t.store.runs.get(d.id, SLOT)).toMatchObject({
+        status: 'failed',
+        error: 'channel_not_found',
+        finishedAt: expect.any(Date),
+      });
       expect(await t.store.runs.markFailed(d.id, new Date(0), 'no such run')).toBe(false);
     });
 
@@ -192,10 +205,15 @@ describeEachDb('store digests', (t) => {
       const slots = [0, 1, 2].map((i) => new Date(SLOT.getTime() + i * 60_000));
       for (const slot of slots) await t.store.runs.claim(d.id, slot, 'r1');
       await t.store.runs.markPosted(d.id, slots[0]!, '1.2', 'C1');
-      await t.store.db.query(`UPDATE digest_runs SET heartbeat_at = now() - interval '1 minute' WHERE slot = ANY($1::timestamptz[])`, [[slots[0], slots[1]]]);
+      await t.store.db.query(
+        `UPDATE digest_runs SET heartbeat_at = now() - interval '1 minute' WHERE slot = ANY($1::timestamptz[])`,
+        [[slots[0], slots[1]]],
+      );
       await sleep(5);
       expect(await t.store.runs.heartbeat('r1')).toBe(2); // slots 1 and 2 are r1's claims
-      await t.store.db.query(`UPDATE digest_runs SET heartbeat_at = now() - interval '1 minute' WHERE slot = $1`, [slots[1]]);
+      await t.store.db.query(`UPDATE digest_runs SET heartbeat_at = now() - interval '1 minute' WHERE slot = $1`, [
+        slots[1],
+      ]);
 
       const taken = await t.store.runs.takeOverStale('r2', 30_000);
       expect(taken.map((r) => r.slot.getTime())).toEqual([slots[1]!.getTime()]);
@@ -205,7 +223,11 @@ describeEachDb('store digests', (t) => {
 
       expect(await t.store.runs.abandon(d.id, slots[1]!, 'r1', 'too late')).toBe(false);
       expect(await t.store.runs.abandon(d.id, slots[1]!, 'r2', 'too late')).toBe(true);
-      expect(await t.store.runs.get(d.id, slots[1]!)).toMatchObject({ status: 'abandoned', error: 'too late', finishedAt: expect.any(Date) });
+      expect(await t.store.runs.get(d.id, slots[1]!)).toMatchObject({
+        status: 'abandoned',
+        error: 'too late',
+        finishedAt: expect.any(Date),
+      });
     });
 
     it('queues a slot only for the replica holding its claim', async () => {

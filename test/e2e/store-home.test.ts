@@ -10,7 +10,10 @@ describeEachDb('store: App Home', (t) => {
     const views = t.store.homeViews;
     await views.opened('U1', 'h1');
     await views.opened('U2', 'h2');
-    expect(await views.audience(undefined, 60_000)).toEqual([{ user: 'U1', hash: 'h1' }, { user: 'U2', hash: 'h2' }]);
+    expect(await views.audience(undefined, 60_000)).toEqual([
+      { user: 'U1', hash: 'h1' },
+      { user: 'U2', hash: 'h2' },
+    ]);
     expect(await views.audience(['U2', 'U3'], 60_000)).toEqual([{ user: 'U2', hash: 'h2' }]);
     await views.published('U1', null);
     await views.published('U3', 'never opened');
@@ -21,7 +24,13 @@ describeEachDb('store: App Home', (t) => {
 
   it('a Home publish still pending is replaced by the newer one; one already sending is not', async () => {
     const { deliveries } = t.store;
-    const home = (text: string) => ({ subject: HOME, payload: { user: 'U1' }, channelId: 'U1', message: { text, blocks: [] }, expiresInMs: 60_000 });
+    const home = (text: string) => ({
+      subject: HOME,
+      payload: { user: 'U1' },
+      channelId: 'U1',
+      message: { text, blocks: [] },
+      expiresInMs: 60_000,
+    });
     const first = await deliveries.enqueueLatest(home('one'));
     expect(await deliveries.enqueueLatest(home('two'))).toBe(first);
     expect((await deliveries.get(first))?.message.text).toBe('two');
@@ -47,9 +56,19 @@ describeEachDb('App Home refresh', (t) => {
     const refresh = new HomeRefresh({
       repo: homeViews,
       // U1's Home is as it was shown; the others' changed.
-      render: async (user) => ({ view: { type: 'home', blocks: [{ type: 'section', text: { type: 'mrkdwn', text: user } }] }, hash: user === 'U1' ? 'shown-U1' : `new-${user}` }),
+      render: async (user) => ({
+        view: { type: 'home', blocks: [{ type: 'section', text: { type: 'mrkdwn', text: user } }] },
+        hash: user === 'U1' ? 'shown-U1' : `new-${user}`,
+      }),
       ownersIn: async () => [],
-      enqueue: async (user, view) => void (await deliveries.enqueueLatest({ subject: HOME, payload: { user }, channelId: user, message: { text: 'Lookout Home', blocks: view.blocks as never[] }, expiresInMs: 60_000 })),
+      enqueue: async (user, view) =>
+        void (await deliveries.enqueueLatest({
+          subject: HOME,
+          payload: { user },
+          channelId: user,
+          message: { text: 'Lookout Home', blocks: view.blocks as never[] },
+          expiresInMs: 60_000,
+        })),
       log: silentLogger,
       observe: (outcome) => outcomes.push(outcome),
       debounceMs: 10,
@@ -63,6 +82,11 @@ describeEachDb('App Home refresh', (t) => {
     expect(outcomes.sort()).toEqual(['queued', 'queued', 'unchanged']);
     const open = await deliveries.unfinished({ failedWithinMs: 60_000, limit: 10 });
     expect(open.map((d) => d.channelId).sort()).toEqual(['U2', 'U3']);
-    expect(await homeViews.audience(undefined, 60_000)).toEqual([{ user: 'U1', hash: 'shown-U1' }, { user: 'U2', hash: 'new-U2' }, { user: 'U3', hash: 'new-U3' }, { user: 'U4', hash: 'shown-U4' }]);
+    expect(await homeViews.audience(undefined, 60_000)).toEqual([
+      { user: 'U1', hash: 'shown-U1' },
+      { user: 'U2', hash: 'new-U2' },
+      { user: 'U3', hash: 'new-U3' },
+      { user: 'U4', hash: 'shown-U4' },
+    ]);
   });
 });

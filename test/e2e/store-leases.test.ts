@@ -12,7 +12,10 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Who holds a key now, read straight from job_claims (judged by the database clock, as the repository does). */
 async function holder(db: Queryable, key: string): Promise<{ owner: string; expiresAt: Date } | undefined> {
-  const { rows } = await db.query<{ owner: string; expires_at: Date }>('SELECT owner, expires_at FROM job_claims WHERE key = $1 AND expires_at > now()', [key]);
+  const { rows } = await db.query<{ owner: string; expires_at: Date }>(
+    'SELECT owner, expires_at FROM job_claims WHERE key = $1 AND expires_at > now()',
+    [key],
+  );
   return rows[0] && { owner: rows[0].owner, expiresAt: new Date(rows[0].expires_at) };
 }
 
@@ -48,7 +51,9 @@ describeEachDb('store leases and stash', (t) => {
     });
 
     it('lets exactly one of 20 concurrent owners take a key', async () => {
-      const wins = await Promise.all(Array.from({ length: 20 }, (_, i) => t.store.leases.acquire('slot:2024-11-04T08:00:00.000Z', `r${i}`, 60_000)));
+      const wins = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => t.store.leases.acquire('slot:2024-11-04T08:00:00.000Z', `r${i}`, 60_000)),
+      );
       expect(wins.filter(Boolean)).toHaveLength(1);
     });
 
@@ -95,7 +100,6 @@ describeEachDb('store leases and stash', (t) => {
   });
 });
 
-
 describe('openStore', () => {
   it('keeps PGlite data in a directory it creates, across reopening', async () => {
     const root = await mkdtemp(join(tmpdir(), 'lookout-store-'));
@@ -126,7 +130,9 @@ describe('openStore', () => {
       expect(store.db.kind).toBe('postgres');
       const digest = await store.digests.create(DIGEST_INPUT);
       expect(await store.runs.claim(digest.id, new Date(), 'r1')).toBe(true);
-      const { rows } = await store.db.query<{ name: string }>('SELECT current_setting($1) AS name', ['application_name']);
+      const { rows } = await store.db.query<{ name: string }>('SELECT current_setting($1) AS name', [
+        'application_name',
+      ]);
       expect(rows[0]?.name).toBe('lookout');
     } finally {
       await store.db.query(`DROP SCHEMA ${schema} CASCADE`);

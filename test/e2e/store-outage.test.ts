@@ -48,7 +48,15 @@ describe.skipIf(!TEST_DATABASE_URL)('a database that stops answering', () => {
     proxy.refuse();
     await expect(repos.db.query('SELECT 1')).rejects.toThrow();
     proxy.restore();
-    const rows = await until(() => repos.db.query('SELECT 1 AS n').then((r) => r.rows, () => undefined), 'a query to work again', 30_000);
+    const rows = await until(
+      () =>
+        repos.db.query('SELECT 1 AS n').then(
+          (r) => r.rows,
+          () => undefined,
+        ),
+      'a query to work again',
+      30_000,
+    );
     expect(rows).toEqual([{ n: 1 }]);
   });
 
@@ -78,7 +86,11 @@ describe.skipIf(!TEST_DATABASE_URL)('a database that stops answering', () => {
       await until(() => lines.some((l) => l.includes('threat scan tick failed')), 'a failed tick in the log', 30_000);
       proxy.restore();
       const held = await until(
-        () => repos.db.query("SELECT 1 FROM job_claims WHERE key = 'threat-watch' AND owner = 'outage-test'").then((r) => r.rows.length === 1, () => false),
+        () =>
+          repos.db.query("SELECT 1 FROM job_claims WHERE key = 'threat-watch' AND owner = 'outage-test'").then(
+            (r) => r.rows.length === 1,
+            () => false,
+          ),
         'the threat scan to hold its lease again',
         30_000,
       );
@@ -124,10 +136,14 @@ describe.skipIf(!TEST_DATABASE_URL)('a database that stops answering', () => {
       expect(await readyz()).toMatchObject({ status: 200, body: { checks: { store: 'ok', api: 'ok' } } });
       proxy.hang();
       // Each check gives up after 3 s, and an answer is reused for 5 s.
-      const down = await until(async () => {
-        const r = await readyz();
-        return r.status === 503 ? r : undefined;
-      }, '/readyz to answer 503', 30_000);
+      const down = await until(
+        async () => {
+          const r = await readyz();
+          return r.status === 503 ? r : undefined;
+        },
+        '/readyz to answer 503',
+        30_000,
+      );
       expect(down.body.checks).toEqual({ store: 'down', api: 'ok', clock: 'ok' });
       proxy.restore();
       await until(async () => (await readyz()).status === 200, '/readyz to answer 200 again', 30_000);

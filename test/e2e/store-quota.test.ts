@@ -18,14 +18,21 @@ describeEachDb('the per-person quota (rate-limiter-flexible on the store)', (t) 
       expect(wait).toBeGreaterThan(50_000);
       expect(wait).toBeLessThanOrEqual(60_000);
       expect(await a.take('U_BOB')).toBe(0);
-      const { rows } = await t.db.query<{ key: string; points: number }>('SELECT key, points FROM rate_limits ORDER BY key');
-      expect(rows).toEqual([{ key: 'user:U_ALICE', points: 4 }, { key: 'user:U_BOB', points: 1 }]);
+      const { rows } = await t.db.query<{ key: string; points: number }>(
+        'SELECT key, points FROM rate_limits ORDER BY key',
+      );
+      expect(rows).toEqual([
+        { key: 'user:U_ALICE', points: 4 },
+        { key: 'user:U_BOB', points: 1 },
+      ]);
     });
 
     it('says when to try again, and why', () => {
       const { logger } = captureLogs('debug');
       const text = userQuota(t.db, settings, logger).refusal(41_200);
-      expect(text).toBe("You have used the 3 analytics API requests one person may make within 1 minute (it protects the analytics API's quota). Try again in 42 seconds.");
+      expect(text).toBe(
+        "You have used the 3 analytics API requests one person may make within 1 minute (it protects the analytics API's quota). Try again in 42 seconds.",
+      );
     });
 
     it('counts in memory while the store is down, so an outage neither blocks people nor lifts the limit', async () => {
@@ -33,13 +40,18 @@ describeEachDb('the per-person quota (rate-limiter-flexible on the store)', (t) 
       const sibling = t.kind === 'postgres' ? await t.openSibling() : await t.openEmpty();
       const quota = userQuota(sibling, settings, logger);
       await sibling.close();
-      expect([await quota.take('U_CAROL'), await quota.take('U_CAROL'), await quota.take('U_CAROL')]).toEqual([0, 0, 0]);
+      expect([await quota.take('U_CAROL'), await quota.take('U_CAROL'), await quota.take('U_CAROL')]).toEqual([
+        0, 0, 0,
+      ]);
       expect(await quota.take('U_CAROL')).toBeGreaterThan(0);
       expect(lines.filter((l) => l.includes('each replica counts in memory'))).toHaveLength(1);
     });
 
     it('housekeeping drops windows that ended over an hour ago', async () => {
-      await t.db.query(`INSERT INTO rate_limits (key, points, expire) VALUES ('user:old', 3, $1), ('user:new', 1, $2)`, [Date.now() - 2 * 3_600_000, Date.now() + 60_000]);
+      await t.db.query(
+        `INSERT INTO rate_limits (key, points, expire) VALUES ('user:old', 3, $1), ('user:new', 1, $2)`,
+        [Date.now() - 2 * 3_600_000, Date.now() + 60_000],
+      );
       expect(await pruneQuota(t.db, new Date(Date.now() - 3_600_000))).toBe(1);
       const { rows } = await t.db.query<{ key: string }>('SELECT key FROM rate_limits');
       expect(rows.map((r) => r.key)).toEqual(['user:new']);
@@ -54,7 +66,11 @@ describe.skipIf(!TEST_DATABASE_URL)('the per-person quota when PostgreSQL hangs'
     const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
     const viaProxy = new URL(TEST_DATABASE_URL!);
     viaProxy.port = String(proxy.port);
-    const db = await openDb({ databaseUrl: viaProxy.toString(), poolSize: 1, timeouts: { connectMs: 120_000, queryMs: 120_000 } });
+    const db = await openDb({
+      databaseUrl: viaProxy.toString(),
+      poolSize: 1,
+      timeouts: { connectMs: 120_000, queryMs: 120_000 },
+    });
     try {
       const quota = userQuota(db, { points: 2, windowMs: 60_000 }, captureLogs('debug').logger);
       proxy.hang();

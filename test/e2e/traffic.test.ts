@@ -36,7 +36,10 @@ async function run(text: string, command = '/traffic'): Promise<Message> {
   const before = new Set(box.slack.messages(CHANNEL, { user: USER }).map((m) => m.ts));
   const delivery = await box.slack.slash(CHANNEL, USER, text, command);
   expect(delivery.status).toBe(200);
-  return box.slack.waitForMessage(CHANNEL, (m) => !before.has(m.ts) && m.user !== USER && m.via !== 'notice' && (!m.ephemeralTo || m.ephemeralTo === USER));
+  return box.slack.waitForMessage(
+    CHANNEL,
+    (m) => !before.has(m.ts) && m.user !== USER && m.via !== 'notice' && (!m.ephemeralTo || m.ephemeralTo === USER),
+  );
 }
 
 /** Clicks (or selects) on a message and waits for it to be replaced in place. */
@@ -58,7 +61,10 @@ async function openDrill(message: Message) {
   });
 }
 
-const names = (message: Message) => tableOf(message).slice(1).map((row) => row[0]);
+const names = (message: Message) =>
+  tableOf(message)
+    .slice(1)
+    .map((row) => row[0]);
 
 describe('/traffic answers every report', () => {
   it.each(REPORT_IDS)('%s', async (id) => {
@@ -98,7 +104,10 @@ describe('/traffic answers every report', () => {
     // Page 2's first row is smaller than page 1's top: its bar is shorter, in proportion.
     expect(countOf(page2)).toBeLessThan(countOf(page1));
     const expected = (countOf(page2) / countOf(page1)) * 10;
-    const drawn = [...page2[1]!.at(-1)!].reduce((n, ch) => n + (ch === '█' ? 1 : Math.max(0, ' ▏▎▍▌▋▊▉'.indexOf(ch)) / 8), 0);
+    const drawn = [...page2[1]!.at(-1)!].reduce(
+      (n, ch) => n + (ch === '█' ? 1 : Math.max(0, ' ▏▎▍▌▋▊▉'.indexOf(ch)) / 8),
+      0,
+    );
     expect(Math.abs(drawn - expected)).toBeLessThanOrEqual(0.2);
     const byName = await run('sources last30d by name asc top 3');
     expect(tableOf(byName)[1]!.at(-1)).not.toMatch(/^█{10}$/);
@@ -134,7 +143,10 @@ describe('/traffic answers every report', () => {
     const message = await run('devices all top 3');
     const before = box.slack.messages(CHANNEL).length;
     await box.slack.click(message, 'report.share');
-    const shared = await box.slack.waitForMessage(CHANNEL, (m) => !m.ephemeralTo && headerOf(m) === 'Devices · All time' && m.ts !== message.ts);
+    const shared = await box.slack.waitForMessage(
+      CHANNEL,
+      (m) => !m.ephemeralTo && headerOf(m) === 'Devices · All time' && m.ts !== message.ts,
+    );
     expect(tableOf(shared)).toEqual(tableOf(message));
     expect(mrkdwnOf(shared).join(' ')).toContain(`shared by <@${USER}>`);
     expect(mrkdwnOf(message).join(' ')).not.toContain('shared by');
@@ -176,7 +188,11 @@ describe('refining', () => {
     const next = await change(message, () => box.slack.select(message, 'report.range', 'r:yesterday'));
     expect(headerOf(next)).toMatch(/^Sources · Yesterday/);
     const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
-    const rows = (await api.report('sources', { startDate: yesterday, endDate: yesterday, limit: 5 })) as AggregateRow[];
+    const rows = (await api.report('sources', {
+      startDate: yesterday,
+      endDate: yesterday,
+      limit: 5,
+    })) as AggregateRow[];
     expect(names(next)).toEqual(rows.map((r) => r.name));
   });
 
@@ -193,7 +209,12 @@ describe('refining', () => {
     await box.slack.click(message, 'report.filter');
     const view = await box.slack.waitFor(() => box.slack.openViews(USER).at(-1));
     const next = await change(message, () =>
-      box.slack.submit(view, { target: 'country.name', operator: 'is_any_of', values: 'Germany, France', group: 'all' }),
+      box.slack.submit(view, {
+        target: 'country.name',
+        operator: 'is_any_of',
+        values: 'Germany, France',
+        group: 'all',
+      }),
     );
     expect((names(next) as string[]).sort()).toEqual(['France', 'Germany']);
     expect(mrkdwnOf(next)[0]).toMatch(/country is `Germany` or `France`/);
@@ -221,7 +242,10 @@ describe('refining', () => {
     await box.slack.click(message, 'report.filter');
     const view = await box.slack.waitFor(() => box.slack.openViews(USER).at(-1));
     const delivery = await box.slack.submit(view, { target: 'city.name', operator: 'is_any_of', group: 'all' });
-    expect(delivery.json).toMatchObject({ response_action: 'errors', errors: { f_values: expect.stringMatching(/value/) } });
+    expect(delivery.json).toMatchObject({
+      response_action: 'errors',
+      errors: { f_values: expect.stringMatching(/value/) },
+    });
     expect(find(message.ts).updates).toBe(updatesBefore);
   });
 
@@ -246,7 +270,9 @@ describe('refining', () => {
     const view = await openDrill(message);
     const next = await change(message, () => box.slack.submit(view, { row: '0', report: 'cities' }));
     expect(mrkdwnOf(next)[0]).toMatch(/sorted by Visits ↓/);
-    const visits = tableOf(next).slice(1).map((r) => Number(r[1]!.replace(/,/g, '')));
+    const visits = tableOf(next)
+      .slice(1)
+      .map((r) => Number(r[1]!.replace(/,/g, '')));
     expect(visits).toEqual([...visits].sort((a, b) => b - a));
   });
 
@@ -254,7 +280,10 @@ describe('refining', () => {
     const message = await run('countries all top 3');
     // As if the message came from an older version, or its value was altered.
     const stored = box.slack.workspace.message(CHANNEL, message.ts)!;
-    const next = JSON.stringify(stored.blocks).replace(/("action_id":"report\.next"[^}]*?"value":")[^"]*"/, '$1q1.bm90LWEtcXVlcnk"');
+    const next = JSON.stringify(stored.blocks).replace(
+      /("action_id":"report\.next"[^}]*?"value":")[^"]*"/,
+      '$1q1.bm90LWEtcXVlcnk"',
+    );
     stored.blocks = JSON.parse(next);
     expect(JSON.stringify(stored.blocks)).toContain('q1.bm90LWEtcXVlcnk');
     const reply = await change(message, () => box.slack.click(message, 'report.next'));
@@ -286,7 +315,10 @@ describe('Slack request signing', () => {
     const before = box.slack.messages(CHANNEL, { user: USER }).length;
     const requests = box.demo!.requests.length;
     const ts = Math.floor(Date.now() / 1000);
-    const response = await post(body, { 'x-slack-request-timestamp': String(ts), 'x-slack-signature': sign('not-the-secret', ts) });
+    const response = await post(body, {
+      'x-slack-request-timestamp': String(ts),
+      'x-slack-signature': sign('not-the-secret', ts),
+    });
     expect(response.status).toBe(401);
     await new Promise((r) => setTimeout(r, 200));
     expect(box.slack.messages(CHANNEL, { user: USER })).toHaveLength(before);
@@ -295,13 +327,19 @@ describe('Slack request signing', () => {
 
   it('refuses a correctly signed request older than five minutes', async () => {
     const ts = Math.floor(Date.now() / 1000) - 6 * 60;
-    const response = await post(body, { 'x-slack-request-timestamp': String(ts), 'x-slack-signature': sign(box.secrets.signingSecret, ts) });
+    const response = await post(body, {
+      'x-slack-request-timestamp': String(ts),
+      'x-slack-signature': sign(box.secrets.signingSecret, ts),
+    });
     expect(response.status).toBe(401);
   });
 
   it('accepts the same request signed now', async () => {
     const ts = Math.floor(Date.now() / 1000);
-    const response = await post(body, { 'x-slack-request-timestamp': String(ts), 'x-slack-signature': sign(box.secrets.signingSecret, ts) });
+    const response = await post(body, {
+      'x-slack-request-timestamp': String(ts),
+      'x-slack-signature': sign(box.secrets.signingSecret, ts),
+    });
     expect(response.status).toBe(200);
   });
 });
@@ -328,10 +366,17 @@ describe('when the API misbehaves, the person is told', () => {
   it('logs the failure, and no secret reaches a log line or a message', async () => {
     const secrets = Object.values(box.secrets);
     for (const line of box.logs) for (const secret of secrets) expect(line).not.toContain(secret);
-    const failed = box.logs.map((l) => JSON.parse(l) as { msg: string; requestId?: string }).filter((l) => l.msg === 'report failed');
+    const failed = box.logs
+      .map((l) => JSON.parse(l) as { msg: string; requestId?: string })
+      .filter((l) => l.msg === 'report failed');
     expect(failed.length).toBeGreaterThan(0);
     // The failure is logged with the id of the Slack request it answered.
-    const requests = new Set(box.logs.map((l) => JSON.parse(l) as { msg: string; requestId?: string }).filter((l) => l.msg === 'slack request').map((l) => l.requestId));
+    const requests = new Set(
+      box.logs
+        .map((l) => JSON.parse(l) as { msg: string; requestId?: string })
+        .filter((l) => l.msg === 'slack request')
+        .map((l) => l.requestId),
+    );
     for (const line of failed) expect(requests.has(line.requestId)).toBe(true);
     for (const m of box.slack.messages(CHANNEL, { user: USER })) {
       for (const secret of secrets) expect(JSON.stringify(m)).not.toContain(secret);
@@ -374,7 +419,10 @@ describe('hostile and oversized strings', () => {
 
 describe('a query too long to travel in the message', () => {
   // 30 filters of 60 characters: the query encodes to more than a button value (2,000) holds.
-  const longFilters = Array.from({ length: 30 }, (_, i) => `page~/a/${'x'.repeat(50)}-${String(i).padStart(2, '0')}`).join(' or ');
+  const longFilters = Array.from(
+    { length: 30 },
+    (_, i) => `page~/a/${'x'.repeat(50)}-${String(i).padStart(2, '0')}`,
+  ).join(' or ');
   const stashed = async () => {
     const message = await run(`pages all ${longFilters} or page~/ top 3`);
     const values = JSON.stringify(message.blocks).match(/"value":"(@[^"]+)"/g) ?? [];
@@ -403,7 +451,10 @@ describe('a query too long to travel in the message', () => {
   ])('a forged value (%s) gets "too old", and nothing else happens', async (_what, forged) => {
     const message = await stashed();
     const live = find(message.ts);
-    const next = JSON.stringify(live.blocks).replace(/"action_id":"report\.next","value":"@[^"]+"/, `"action_id":"report.next","value":"${forged}"`);
+    const next = JSON.stringify(live.blocks).replace(
+      /"action_id":"report\.next","value":"@[^"]+"/,
+      `"action_id":"report.next","value":"${forged}"`,
+    );
     live.blocks = JSON.parse(next) as typeof live.blocks;
     const calls = box.demo!.requests.length;
     const reply = await change(live, () => box.slack.click(live, 'report.next'));
@@ -416,7 +467,9 @@ describe('a click no listener knows', () => {
   it('is acked (Slack shows no error), answered with nothing, and logged', async () => {
     const message = await run('sources all top 3');
     const live = find(message.ts);
-    live.blocks = JSON.parse(JSON.stringify(live.blocks).replace('"action_id":"report.share"', '"action_id":"report.retired"')) as typeof live.blocks;
+    live.blocks = JSON.parse(
+      JSON.stringify(live.blocks).replace('"action_id":"report.share"', '"action_id":"report.retired"'),
+    ) as typeof live.blocks;
     const before = box.slack.messages(CHANNEL, { user: USER }).length;
     const delivery = await box.slack.click(live, 'report.retired');
     expect(delivery.status).toBe(200);

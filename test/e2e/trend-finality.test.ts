@@ -119,7 +119,9 @@ describeEachDb('a trend keeps a figure for good only once it is final', (t) => {
     const zone = 'Pacific/Kiritimati';
     // 02:00 on Nov 21 in Kiritimati: Nov 20 is over there, at noon of the API's Nov 20.
     expect(await dayFigure(repo, '2026-11-20', zone)).toBe(721);
-    const { rows } = await t.db.query<{ n: number }>("SELECT count(*)::int AS n FROM trend_points WHERE bucket = '2026-11-20'");
+    const { rows } = await t.db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM trend_points WHERE bucket = '2026-11-20'",
+    );
     expect(rows[0]!.n).toBe(0);
     clock = NOON + 6 * HOUR;
     expect(await dayFigure(repo, '2026-11-20', zone)).toBe(1_081); // still counting

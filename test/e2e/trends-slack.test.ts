@@ -5,7 +5,16 @@ import { CHANNEL, USER, hasAction, headerOf, mrkdwnOf, sandbox, tableOf, type Sa
 import { DEMO_VISITORS } from '@lookout/sandbox/demo-api';
 
 type Json = Record<string, unknown>;
-type Chart = { type: string; title: string; chart: { type: string; series?: { name: string; data: { label: string; value: number }[] }[]; segments?: { label: string; value: number }[]; axis_config?: { categories: string[] } } };
+type Chart = {
+  type: string;
+  title: string;
+  chart: {
+    type: string;
+    series?: { name: string; data: { label: string; value: number }[] }[];
+    segments?: { label: string; value: number }[];
+    axis_config?: { categories: string[] };
+  };
+};
 
 let box: Sandbox & { logs: string[] };
 
@@ -21,14 +30,25 @@ async function run(text: string, command = '/traffic'): Promise<Message> {
   const delivery = await box.slack.slash(CHANNEL, USER, text, command);
   expect(delivery.status).toBe(200);
   // A trend with many periods not kept yet says first how its fetch goes, then the answer takes that note's place.
-  const answered = (m: Message) => !before.has(m.ts) && m.user !== USER && m.via !== 'notice' && (!m.ephemeralTo || m.ephemeralTo === USER) && !/^Fetching \d+ periods/.test(m.text);
+  const answered = (m: Message) =>
+    !before.has(m.ts) &&
+    m.user !== USER &&
+    m.via !== 'notice' &&
+    (!m.ephemeralTo || m.ephemeralTo === USER) &&
+    !/^Fetching \d+ periods/.test(m.text);
   return box.slack.waitFor(() => box.slack.messages(CHANNEL, { user: USER }).find(answered), 30_000);
 }
 
 it('a trend with more periods to fetch than a page says how many first, and how it goes; the answer then takes its place', async () => {
   const before = new Set(box.slack.messages(CHANNEL, { user: USER }).map((m) => m.ts));
   await box.slack.slash(CHANNEL, USER, 'trend countries last90d');
-  const answer = await box.slack.waitFor(() => box.slack.messages(CHANNEL, { user: USER }).find((m) => !before.has(m.ts) && (headerOf(m) ?? '').startsWith('Trend:')), 30_000);
+  const answer = await box.slack.waitFor(
+    () =>
+      box.slack
+        .messages(CHANNEL, { user: USER })
+        .find((m) => !before.has(m.ts) && (headerOf(m) ?? '').startsWith('Trend:')),
+    30_000,
+  );
   // One message: the note was replaced in place (twice: the halfway word, then the answer).
   expect(box.slack.messages(CHANNEL, { user: USER }).filter((m) => !before.has(m.ts))).toHaveLength(1);
   expect(answer.updates).toBe(2);
@@ -39,8 +59,13 @@ it('a trend past TREND_MAX_FETCH is refused, naming the cap, and reaches no API'
   try {
     const requests = small.demo!.requests.length;
     await small.slack.slash(CHANNEL, USER, 'trend countries last30d');
-    const answer = await small.slack.waitFor(() => small.slack.messages(CHANNEL, { user: USER }).find((m) => m.ephemeralTo === USER), 30_000);
-    expect(mrkdwnOf(answer).join(' ')).toMatch(/needs 60 periods Lookout has not kept yet; one trend fetches at most 50 \(TREND_MAX_FETCH\)/);
+    const answer = await small.slack.waitFor(
+      () => small.slack.messages(CHANNEL, { user: USER }).find((m) => m.ephemeralTo === USER),
+      30_000,
+    );
+    expect(mrkdwnOf(answer).join(' ')).toMatch(
+      /needs 60 periods Lookout has not kept yet; one trend fetches at most 50 \(TREND_MAX_FETCH\)/,
+    );
     expect(small.demo!.requests.length).toBe(requests);
   } finally {
     await small.stop();
@@ -56,7 +81,8 @@ async function change(message: Message, act: () => Promise<unknown>): Promise<Me
   });
 }
 
-const charts = (m: Message) => (m.blocks ?? []).filter((b) => (b as Json).type === 'data_visualization') as unknown as Chart[];
+const charts = (m: Message) =>
+  (m.blocks ?? []).filter((b) => (b as Json).type === 'data_visualization') as unknown as Chart[];
 const sum = (values: number[]) => values.reduce((n, v) => n + v, 0);
 const count = (text: string) => Number(text.replace(/,/g, ''));
 
@@ -99,10 +125,14 @@ describe('/traffic trend in Slack', () => {
   });
 
   it('answers a bad trend with what to type instead', async () => {
-    expect(mrkdwnOf(await run('trend by clicks')).join(' ')).toMatch(/A trend is `by visits` or `by unique`, not `clicks`/);
+    expect(mrkdwnOf(await run('trend by clicks')).join(' ')).toMatch(
+      /A trend is `by visits` or `by unique`, not `clicks`/,
+    );
     expect(mrkdwnOf(await run('trend sources top 5')).join(' ')).toMatch(/`top` does not apply/);
     expect(mrkdwnOf(await run('trend sorces')).join(' ')).toMatch(/Unknown report `sorces`.*sources/);
-    expect(mrkdwnOf(await run('trend sources last 3 months')).join(' ')).toMatch(/ranges are whole days.*Usage: `\/traffic trend/);
+    expect(mrkdwnOf(await run('trend sources last 3 months')).join(' ')).toMatch(
+      /ranges are whole days.*Usage: `\/traffic trend/,
+    );
   });
 
   it('Trend on a report answer shows its trend in place; Show table brings the report back; a tampered value is refused', async () => {
@@ -113,11 +143,18 @@ describe('/traffic trend in Slack', () => {
     expect(charts(trend)[0]!.chart.axis_config!.categories).toHaveLength(7);
     const back = await change(trend, () => box.slack.click(trend, 'trend.table'));
     expect(headerOf(back)).toMatch(/^Countries · Last 7 days/);
-    expect(tableOf(back).slice(1).map((r) => r[0]).sort()).toEqual(['France', 'Germany']);
+    expect(
+      tableOf(back)
+        .slice(1)
+        .map((r) => r[0])
+        .sort(),
+    ).toEqual(['France', 'Germany']);
 
     // A person who edits the button's value (the client never would) gets "too old", and nothing is fetched.
     const live = box.slack.messages(CHANNEL, { user: USER }).find((m) => m.ts === back.ts)!;
-    const button = (live.blocks as unknown as { elements?: Json[] }[]).flatMap((b) => b.elements ?? []).find((e) => e.action_id === 'trend.open')!;
+    const button = (live.blocks as unknown as { elements?: Json[] }[])
+      .flatMap((b) => b.elements ?? [])
+      .find((e) => e.action_id === 'trend.open')!;
     button.value = 't|v|q1.bm90LWEtcXVlcnk';
     const requests = box.demo!.requests.length;
     const stale = await change(back, () => box.slack.click(back, 'trend.open'));
@@ -135,7 +172,10 @@ describe('/traffic trend in Slack', () => {
   it('Post to channel shares the trend with everyone and says who shared it', async () => {
     const mine = await run('trend channels last7d');
     await box.slack.click(mine, 'trend.share');
-    const shared = await box.slack.waitForMessage(CHANNEL, (m) => !m.ephemeralTo && (headerOf(m) ?? '').startsWith('Trend: Channels'));
+    const shared = await box.slack.waitForMessage(
+      CHANNEL,
+      (m) => !m.ephemeralTo && (headerOf(m) ?? '').startsWith('Trend: Channels'),
+    );
     expect(mrkdwnOf(shared).join(' ')).toContain(`shared by <@${USER}>`);
     expect(hasAction(shared, 'trend.share')).toBe(false);
   });

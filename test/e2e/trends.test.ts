@@ -40,7 +40,12 @@ function client(): AnalyticsApi {
 }
 
 /** A trend service as compose.ts builds it, over `repo`, with its own fetcher (a fresh process). */
-function service(api: AnalyticsApi, repo: TrendRepo, now: () => Date = () => DATA_NOW, concurrency?: number): TrendService {
+function service(
+  api: AnalyticsApi,
+  repo: TrendRepo,
+  now: () => Date = () => DATA_NOW,
+  concurrency?: number,
+): TrendService {
   return new TrendService({
     api,
     fetcher: new SharedFetcher(api),
@@ -63,7 +68,14 @@ function spec(report: ReportId, range: string, extra: Partial<TrendSpec> = {}, n
 }
 
 /** The report's own total over the same dates, summed from every row, straight from the demo API. */
-async function reportTotal(api: AnalyticsApi, report: ReportId, startDate: string, endDate: string, filters: FilterGroup[], metric: TrendMetric): Promise<number> {
+async function reportTotal(
+  api: AnalyticsApi,
+  report: ReportId,
+  startDate: string,
+  endDate: string,
+  filters: FilterGroup[],
+  metric: TrendMetric,
+): Promise<number> {
   const def = REPORTS[trendSource(report)];
   const { rows, complete } = await allRows(api, def.id, { startDate, endDate, filterGroups: filters });
   expect(complete).toBe(true);
@@ -75,7 +87,10 @@ const calls = () => demo.requests.length;
 
 /** Visits whose time falls on `day` in ZONE, from every visit of the API's days around it. */
 async function visitsOnLocalDay(api: AnalyticsApi, day: string): Promise<number> {
-  const { rows, complete } = await allRows(api, 'visits', { startDate: shiftDate(day, -1), endDate: shiftDate(day, 1) });
+  const { rows, complete } = await allRows(api, 'visits', {
+    startDate: shiftDate(day, -1),
+    endDate: shiftDate(day, 1),
+  });
   expect(complete).toBe(true);
   return rows.filter((v) => localDate(new Date(String(fieldOf(v, 'date'))), ZONE) === day).length;
 }
@@ -92,36 +107,65 @@ describe('a trend adds up to the report it charts', () => {
     await repos?.close();
   });
 
-  const RANGES = ['today', 'yesterday', 'last7d', 'last30d', 'last90d', 'mtd', 'lastmonth', 'ytd', 'all', '2026-09-01..2026-10-15', '2026-11-02'];
+  const RANGES = [
+    'today',
+    'yesterday',
+    'last7d',
+    'last30d',
+    'last90d',
+    'mtd',
+    'lastmonth',
+    'ytd',
+    'all',
+    '2026-09-01..2026-10-15',
+    '2026-11-02',
+  ];
 
   // Every report, each with a different kind of range; and every range for all visits.
-  const cases: [ReportId, string][] = [...REPORT_IDS.map((id, i): [ReportId, string] => [id, RANGES[i % RANGES.length]!]), ...RANGES.map((r): [ReportId, string] => ['visits', r])];
+  const cases: [ReportId, string][] = [
+    ...REPORT_IDS.map((id, i): [ReportId, string] => [id, RANGES[i % RANGES.length]!]),
+    ...RANGES.map((r): [ReportId, string] => ['visits', r]),
+  ];
 
   it.each(cases)('%s over %s', async (report, range) => {
     const trend = await service(api, repos.trends).series(spec(report, range));
     const { plan } = trend;
-    const expectedGrain = range === 'today' || range === 'yesterday' || range === '2026-11-02' ? 'hour' : ['ytd', 'all'].includes(range) ? 'week' : 'day';
+    const expectedGrain =
+      range === 'today' || range === 'yesterday' || range === '2026-11-02'
+        ? 'hour'
+        : ['ytd', 'all'].includes(range)
+          ? 'week'
+          : 'day';
     expect(plan.grain).toBe(expectedGrain);
     expect(trend.current.values).toHaveLength(plan.buckets.length);
     expect(trend.previous.values).toHaveLength(plan.previous.length);
     expect(plan.previous).toHaveLength(plan.buckets.length);
     // Hours are the zone's: they add up to the visits made on that day in the zone, counted here from /visits.
-    const total = (day: string, to: string) => (plan.grain === 'hour' ? visitsOnLocalDay(api, day) : reportTotal(api, report, day, to, [], 'visits'));
+    const total = (day: string, to: string) =>
+      plan.grain === 'hour' ? visitsOnLocalDay(api, day) : reportTotal(api, report, day, to, [], 'visits');
     expect(trend.current.total).toBe(await total(plan.range.startDate, plan.range.endDate));
     expect(trend.current.total).toBeGreaterThan(range === 'today' || range === 'all' ? -1 : 0);
     expect(trend.previous.total).toBe(await total(plan.previous[0]!.startDate, plan.previous.at(-1)!.endDate));
   });
 
   it('with row filters, by unique visitors: each day is the report for that day', async () => {
-    const filters: FilterGroup[] = [{ filters: [{ object: 'source', field: 'name', operator: 'is_any_of', value: ['google', 'direct'] }] }];
+    const filters: FilterGroup[] = [
+      { filters: [{ object: 'source', field: 'name', operator: 'is_any_of', value: ['google', 'direct'] }] },
+    ];
     const trend = await service(api, repos.trends).series(spec('sources', 'last7d', { filters, metric: 'unique' }));
     expect(trend.current.values.some((v) => v > 0)).toBe(true);
     for (const [i, bucket] of trend.plan.buckets.entries()) {
-      expect(trend.current.values[i]).toBe(await reportTotal(api, 'sources', bucket.startDate, bucket.endDate, filters, 'unique'));
+      expect(trend.current.values[i]).toBe(
+        await reportTotal(api, 'sources', bucket.startDate, bucket.endDate, filters, 'unique'),
+      );
     }
     const visits = await service(api, repos.trends).series(spec('sources', 'last7d', { filters }));
-    expect(visits.current.total).toBe(await reportTotal(api, 'sources', visits.plan.range.startDate, visits.plan.range.endDate, filters, 'visits'));
-    expect(visits.current.total).toBeLessThan(await reportTotal(api, 'sources', visits.plan.range.startDate, visits.plan.range.endDate, [], 'visits'));
+    expect(visits.current.total).toBe(
+      await reportTotal(api, 'sources', visits.plan.range.startDate, visits.plan.range.endDate, filters, 'visits'),
+    );
+    expect(visits.current.total).toBeLessThan(
+      await reportTotal(api, 'sources', visits.plan.range.startDate, visits.plan.range.endDate, [], 'visits'),
+    );
   });
 
   it('a store that cannot be read or written costs requests, not the answer: every period is fetched, and the failure is counted', async () => {
@@ -185,7 +229,9 @@ describeEachDb('periods over at the API are fetched once (a young one once more)
     const next = await service(api, repo, () => tomorrow).series(spec('visits', 'last30d', {}, tomorrow));
     expect(calls()).toBe(5);
     // Nov 17 was kept 2 days after it ended: 3 days after, it is asked once more.
-    expect(new Set(demo.requests.map((r) => r.query['start_date']))).toEqual(new Set(['2026-11-17', '2026-11-20', '2026-11-21']));
+    expect(new Set(demo.requests.map((r) => r.query['start_date']))).toEqual(
+      new Set(['2026-11-17', '2026-11-20', '2026-11-21']),
+    );
     // The days shift by one; the day that was live yesterday is now over and kept.
     expect(next.current.values.slice(0, 28)).toEqual(first.current.values.slice(1, 29));
   });
@@ -193,7 +239,15 @@ describeEachDb('periods over at the API are fetched once (a young one once more)
   it('what the cache keys on: the same days in another zone, with other filters, or for another report are fetched anew', async () => {
     const repo = new TrendRepo(t.db);
     await service(api, repo).series(spec('countries', 'last7d'));
-    for (const changed of [{ timeZone: 'America/New_York' }, { filters: [{ filters: [{ object: 'country', field: 'name', operator: 'is_any_of' as const, value: ['Germany'] }] }] }, { report: 'sources' as const }]) {
+    for (const changed of [
+      { timeZone: 'America/New_York' },
+      {
+        filters: [
+          { filters: [{ object: 'country', field: 'name', operator: 'is_any_of' as const, value: ['Germany'] }] },
+        ],
+      },
+      { report: 'sources' as const },
+    ]) {
       demo.resetRequests();
       await service(api, repo).series({ ...spec('countries', 'last7d'), ...changed });
       expect(calls(), JSON.stringify(changed)).toBe(2 * 13 + 1);
@@ -221,7 +275,10 @@ describeEachDb('periods over at the API are fetched once (a young one once more)
     const dying = client();
     const outcome = service(dying, repo, () => DATA_NOW, 2)
       .series(spec('browsers', 'last90d'))
-      .then(() => 'finished', (error: Error) => error.message);
+      .then(
+        () => 'finished',
+        (error: Error) => error.message,
+      );
     while (calls() < 120) await new Promise((r) => setTimeout(r, 5));
     await dying.close();
     expect(await outcome).toMatch(/analytics API is unavailable/);
@@ -248,4 +305,3 @@ describeEachDb('periods over at the API are fetched once (a young one once more)
     expect(Date.now() - started).toBeGreaterThanOrEqual(5 * 40 - 10);
   });
 });
-

@@ -9,7 +9,10 @@ let box: Sandbox & { logs: string[] };
 
 beforeAll(async () => {
   // Security details: alice and carol, in #security only.
-  box = await sandbox({ apiTimeoutMs: 1_200, security: { channels: [SECURITY], users: ['U_ALICE', 'U_CAROL'], scrapingScoreThreshold: 0.8 } });
+  box = await sandbox({
+    apiTimeoutMs: 1_200,
+    security: { channels: [SECURITY], users: ['U_ALICE', 'U_CAROL'], scrapingScoreThreshold: 0.8 },
+  });
 });
 afterAll(async () => {
   await box?.stop();
@@ -22,7 +25,10 @@ async function visitor(text: string, channel = SECURITY, user = USER): Promise<M
   const before = new Set(box.slack.messages(channel, { user }).map((m) => m.ts));
   const delivery = await box.slack.slash(channel, user, text, '/visitor');
   expect(delivery.status).toBe(200);
-  return box.slack.waitForMessage(channel, (m) => !before.has(m.ts) && m.user !== user && m.via !== 'notice' && (!m.ephemeralTo || m.ephemeralTo === user));
+  return box.slack.waitForMessage(
+    channel,
+    (m) => !before.has(m.ts) && m.user !== user && m.via !== 'notice' && (!m.ephemeralTo || m.ephemeralTo === user),
+  );
 }
 
 const all = (m: Message) => textsOf(m).join('\n');
@@ -30,7 +36,12 @@ const all = (m: Message) => textsOf(m).join('\n');
 describe('/visitor verdicts', () => {
   it.each([
     ['attacker', DEMO_VISITORS.attacker, 'Threat', ['flagged as attacker', 'flagged as a threat', 'proxy', 'VPN']],
-    ['scraper', DEMO_VISITORS.scraper, 'Suspicious', ['scraping score 0.97, type SCRAPER', '2 scraper extensions: Web Scraper, Data Miner', 'flagged as abuser']],
+    [
+      'scraper',
+      DEMO_VISITORS.scraper,
+      'Suspicious',
+      ['scraping score 0.97, type SCRAPER', '2 scraper extensions: Web Scraper, Data Miner', 'flagged as abuser'],
+    ],
     ['VPN user', DEMO_VISITORS.vpn, 'Suspicious', ['VPN']],
     ['clean human', DEMO_VISITORS.human, 'Human', []],
     ['all-Unknown visitor', DEMO_VISITORS.unknown, 'Unknown', ['bot status unknown']],
@@ -46,13 +57,25 @@ describe('/visitor verdicts', () => {
     expect(text).toMatch(/\*Attacker\*\n(True|False|Unknown)/);
     expect(text).toMatch(/\*First seen\*/);
     const visits = tableOf(card);
-    expect(visits[0]).toEqual([expect.stringMatching(/^Date \(.+\)$/), 'Page', 'Referrer', 'Where', 'Browser', 'Device', 'IP']);
+    expect(visits[0]).toEqual([
+      expect.stringMatching(/^Date \(.+\)$/),
+      'Page',
+      'Referrer',
+      'Where',
+      'Browser',
+      'Device',
+      'IP',
+    ]);
     expect(visits.length).toBeGreaterThan(1);
   });
 
   it('shows the full IP address in the ephemeral card', async () => {
     const card = await visitor(DEMO_VISITORS.human);
-    expect(tableOf(card).slice(1).map((row) => row[6])).toContain('81.2.69.160');
+    expect(
+      tableOf(card)
+        .slice(1)
+        .map((row) => row[6]),
+    ).toContain('81.2.69.160');
   });
 
   it('passes visit_id to the lookups that take it', async () => {
@@ -68,7 +91,7 @@ describe('/visitor verdicts', () => {
     }
   });
 
-  it('a visit id the API does not know is said to be unknown, and the visitor\'s own verdict stands', async () => {
+  it("a visit id the API does not know is said to be unknown, and the visitor's own verdict stands", async () => {
     const card = await visitor(`${DEMO_VISITORS.attacker} visit nope`);
     expect(headerOf(card)).toMatch(/^Threat · high severity: visitor v_demo_attacker$/);
     const text = mrkdwnOf(card).join('\n');
@@ -96,10 +119,11 @@ describe('/visitor verdicts', () => {
 describe('a way back to the card', () => {
   const replaced = (message: Message) => {
     const updates = message.updates;
-    return () => box.slack.waitFor(() => {
-      const m = box.slack.messages(SECURITY, { user: USER }).find((x) => x.ts === message.ts);
-      return m && m.updates > updates ? m : undefined;
-    });
+    return () =>
+      box.slack.waitFor(() => {
+        const m = box.slack.messages(SECURITY, { user: USER }).find((x) => x.ts === message.ts);
+        return m && m.updates > updates ? m : undefined;
+      });
   };
 
   it('Trend on a card, then Show table, each offer "Back to card", which brings the card back in place', async () => {
@@ -132,16 +156,25 @@ describe('a way back to the card', () => {
     const trend = await next();
     // A person who edits the button's value (the client never would).
     const live = box.slack.messages(SECURITY, { user: USER }).find((m) => m.ts === trend.ts)!;
-    const button = (live.blocks as unknown as { elements?: { action_id?: string; value?: string }[] }[]).flatMap((b) => b.elements ?? []).find((e) => e.action_id === 'visitor.back')!;
+    const button = (live.blocks as unknown as { elements?: { action_id?: string; value?: string }[] }[])
+      .flatMap((b) => b.elements ?? [])
+      .find((e) => e.action_id === 'visitor.back')!;
     button.value = 'v1|<!channel>|1|';
     const requests = box.demo!.requests.length;
     const updates = live.updates;
     const seen = new Set(box.slack.messages(SECURITY, { user: USER }).map((m) => `${m.ts}:${m.updates}`));
     await box.slack.click(live, 'visitor.back');
-    const answer = await box.slack.waitFor(() => box.slack.messages(SECURITY, { user: USER }).find((m) => !seen.has(`${m.ts}:${m.updates}`) && all(m).includes('too old to change (or it was tampered with)')));
+    const answer = await box.slack.waitFor(() =>
+      box.slack
+        .messages(SECURITY, { user: USER })
+        .find(
+          (m) => !seen.has(`${m.ts}:${m.updates}`) && all(m).includes('too old to change (or it was tampered with)'),
+        ),
+    );
     expect(all(answer)).toContain('Run the command again');
     expect(box.demo!.requests.length).toBe(requests);
-    if (answer.ts !== live.ts) expect(box.slack.messages(SECURITY, { user: USER }).find((m) => m.ts === live.ts)!.updates).toBe(updates);
+    if (answer.ts !== live.ts)
+      expect(box.slack.messages(SECURITY, { user: USER }).find((m) => m.ts === live.ts)!.updates).toBe(updates);
   });
 });
 
@@ -177,9 +210,13 @@ describe('bad input', () => {
     const card = await visitor('v_nobody_x');
     expect(mrkdwnOf(card).join(' ')).toMatch(/No visitor `v_nobody_x` found/);
     // One line, with the request's id; the five 404s behind it are not errors.
-    const lines = box.logs.slice(logged).map((l) => JSON.parse(l) as { level: number; msg: string; requestId?: string });
+    const lines = box.logs
+      .slice(logged)
+      .map((l) => JSON.parse(l) as { level: number; msg: string; requestId?: string });
     expect(lines.filter((l) => l.level >= 50)).toEqual([]);
-    expect(lines.filter((l) => l.msg === 'no such visitor')).toEqual([expect.objectContaining({ requestId: expect.any(String) })]);
+    expect(lines.filter((l) => l.msg === 'no such visitor')).toEqual([
+      expect.objectContaining({ requestId: expect.any(String) }),
+    ]);
   });
 
   it.each([
@@ -217,11 +254,18 @@ describe('access control', () => {
   it('posting to the channel masks IP addresses; the ephemeral card has them in full', async () => {
     const card = await visitor(DEMO_VISITORS.attacker);
     expect(hasAction(card, 'visitor.share')).toBe(true);
-    const ips = tableOf(card).slice(1).map((row) => row[6]);
+    const ips = tableOf(card)
+      .slice(1)
+      .map((row) => row[6]);
     expect(ips).toContain('185.220.101.47');
     await box.slack.click(card, 'visitor.share');
-    const shared = await box.slack.waitForMessage(SECURITY, (m) => !m.ephemeralTo && (headerOf(m) ?? '').startsWith('Threat'));
-    const posted = tableOf(shared).slice(1).map((row) => row[6]);
+    const shared = await box.slack.waitForMessage(
+      SECURITY,
+      (m) => !m.ephemeralTo && (headerOf(m) ?? '').startsWith('Threat'),
+    );
+    const posted = tableOf(shared)
+      .slice(1)
+      .map((row) => row[6]);
     expect(posted.length).toBeGreaterThan(0);
     expect(posted).toContain('185.220.101.x');
     expect(JSON.stringify(shared)).not.toContain('185.220.101.47');
@@ -234,9 +278,14 @@ describe('from a report', () => {
   it('"Inspect visitor" on a visits report opens the card', async () => {
     const before = new Set(box.slack.messages(SECURITY, { user: USER }).map((m) => m.ts));
     await box.slack.slash(SECURITY, USER, `visits all visitor:${DEMO_VISITORS.scraper} top 5`);
-    const report = await box.slack.waitForMessage(SECURITY, (m) => !before.has(m.ts) && headerOf(m)?.startsWith('Visits') === true);
+    const report = await box.slack.waitForMessage(
+      SECURITY,
+      (m) => !before.has(m.ts) && headerOf(m)?.startsWith('Visits') === true,
+    );
     await box.slack.select(report, 'report.inspect', DEMO_VISITORS.scraper);
-    const card = await box.slack.waitForMessage(SECURITY, (m) => (headerOf(m) ?? '').endsWith(`visitor ${DEMO_VISITORS.scraper}`));
+    const card = await box.slack.waitForMessage(SECURITY, (m) =>
+      (headerOf(m) ?? '').endsWith(`visitor ${DEMO_VISITORS.scraper}`),
+    );
     expect(headerOf(card)).toMatch(/^Suspicious/);
   });
 });

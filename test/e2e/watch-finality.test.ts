@@ -17,16 +17,32 @@ let slack: OfflineSlack;
 let app: Lookout;
 
 beforeAll(async () => {
-  world = await startSteadyWorld({ at: '2026-11-20T12:00:00Z', from: '2026-09-01T00:00:00Z', limits: { userRequests: 1_000 } });
+  world = await startSteadyWorld({
+    at: '2026-11-20T12:00:00Z',
+    from: '2026-09-01T00:00:00Z',
+    limits: { userRequests: 1_000 },
+  });
   ({ api, slack, app } = world);
 });
 afterAll(() => world?.close());
 
-const drops30: WatchRule = { metric: 'visits', report: 'visits', filters: [], condition: { kind: 'change', direction: 'drops', pct: 30, against: 'previous' }, every: 'day' };
+const drops30: WatchRule = {
+  metric: 'visits',
+  report: 'visits',
+  filters: [],
+  condition: { kind: 'change', direction: 'drops', pct: 30, against: 'previous' },
+  every: 'day',
+};
 
 describe('a daily watch owned in Asia/Tokyo', () => {
   it('at 00:50 JST does not judge the day the API (UTC) is still counting (950 of its 1,440 visits), so no "−34%"; it judges it whole once the API has finished it', async () => {
-    const watch = await app.store.watches.create({ teamId: 'T1', channelId: 'C_GENERAL', ownerId: 'U_ALICE', rule: drops30, timeZone: 'Asia/Tokyo' });
+    const watch = await app.store.watches.create({
+      teamId: 'T1',
+      channelId: 'C_GENERAL',
+      ownerId: 'U_ALICE',
+      rule: drops30,
+      timeZone: 'Asia/Tokyo',
+    });
     // 00:50 on Nov 21 in Tokyo is 15:50 on Nov 20 in UTC.
     world.at = new Date('2026-11-20T15:50:00Z').getTime();
     await app.watches.tick();
@@ -53,7 +69,11 @@ describe('/metrics', () => {
     const ask = async () => {
       const before = slack.messages('C_GENERAL', { user: 'U_BOB' }).length;
       await slack.slash('C_GENERAL', 'U_BOB', 'trend last7d');
-      return slack.waitForMessage('C_GENERAL', (m) => m.ephemeralTo === 'U_BOB' && slack.messages('C_GENERAL', { user: 'U_BOB' }).indexOf(m) >= before, 15_000);
+      return slack.waitForMessage(
+        'C_GENERAL',
+        (m) => m.ephemeralTo === 'U_BOB' && slack.messages('C_GENERAL', { user: 'U_BOB' }).indexOf(m) >= before,
+        15_000,
+      );
     };
     await ask();
     world.at += 20 * MINUTE;
@@ -64,29 +84,62 @@ describe('/metrics', () => {
 });
 
 describe('a watch waits for figures that are not settled', () => {
-  const below100: WatchRule = { metric: 'visits', report: 'visits', filters: [], condition: { kind: 'below', value: 100 }, every: 'day' };
+  const below100: WatchRule = {
+    metric: 'visits',
+    report: 'visits',
+    filters: [],
+    condition: { kind: 'below', value: 100 },
+    every: 'day',
+  };
 
   it('an empty answer for its day is asked again after the settling margin before it is judged: a glitch is no alert', async () => {
-    const watch = await app.store.watches.create({ teamId: 'T1', channelId: 'C_GENERAL', ownerId: 'U_CAROL', rule: below100, timeZone: 'UTC' });
+    const watch = await app.store.watches.create({
+      teamId: 'T1',
+      channelId: 'C_GENERAL',
+      ownerId: 'U_CAROL',
+      rule: below100,
+      timeZone: 'UTC',
+    });
     world.at = new Date('2026-11-23T00:15:00Z').getTime();
-    api.glitches.push({ path: '/countries', startDate: '2026-11-22', keep: 0, until: new Date('2026-11-23T00:20:00Z') });
+    api.glitches.push({
+      path: '/countries',
+      startDate: '2026-11-22',
+      keep: 0,
+      until: new Date('2026-11-23T00:20:00Z'),
+    });
     await app.watches.tick();
     expect((await app.store.watches.get(watch.id))!.lastPeriod).toBeUndefined(); // waiting, nothing recorded
     world.at = new Date('2026-11-23T00:30:00Z').getTime();
     await app.watches.tick();
-    expect(await app.store.watches.get(watch.id)).toMatchObject({ lastPeriod: '2026-11-22', lastValue: 1_440, lastOutcome: 'ok', state: 'ok' });
+    expect(await app.store.watches.get(watch.id)).toMatchObject({
+      lastPeriod: '2026-11-22',
+      lastValue: 1_440,
+      lastOutcome: 'ok',
+      state: 'ok',
+    });
     await app.store.watches.remove(watch.id);
   });
 
   it('an empty answer that is the answer again is judged: a day with no visits at all alerts, a margin later', async () => {
-    const watch = await app.store.watches.create({ teamId: 'T1', channelId: 'C_GENERAL', ownerId: 'U_CAROL', rule: below100, timeZone: 'UTC' });
+    const watch = await app.store.watches.create({
+      teamId: 'T1',
+      channelId: 'C_GENERAL',
+      ownerId: 'U_CAROL',
+      rule: below100,
+      timeZone: 'UTC',
+    });
     world.at = new Date('2026-11-24T00:15:00Z').getTime();
     api.glitches.push({ path: '/countries', startDate: '2026-11-23', keep: 0 });
     await app.watches.tick();
     expect((await app.store.watches.get(watch.id))!.lastPeriod).toBeUndefined();
     world.at = new Date('2026-11-24T00:30:00Z').getTime();
     await app.watches.tick();
-    expect(await app.store.watches.get(watch.id)).toMatchObject({ lastPeriod: '2026-11-23', lastValue: 0, lastOutcome: 'breach', state: 'breaching' });
+    expect(await app.store.watches.get(watch.id)).toMatchObject({
+      lastPeriod: '2026-11-23',
+      lastValue: 0,
+      lastOutcome: 'breach',
+      state: 'breaching',
+    });
     api.glitches.length = 0;
   });
 });

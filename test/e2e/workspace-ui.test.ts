@@ -45,7 +45,8 @@ async function get(path: string): Promise<{ status: number; json: Json }> {
 }
 
 function tableRows(m: UiMessage): string[][] {
-  const table = (m.blocks ?? []).find((b) => b.type === 'table' || b.type === 'data_table') as { rows: { text: string }[][] } | undefined;
+  const table = (m.blocks ?? []).find((b) => b.type === 'table' || b.type === 'data_table') as
+    { rows: { text: string }[][] } | undefined;
   return table ? table.rows.map((r) => r.map((c) => c.text)) : [];
 }
 
@@ -55,7 +56,12 @@ function contextOf(m: UiMessage): string {
 }
 
 /** Reads server-sent events from /ui/events until `until` says stop (or the time runs out). */
-async function collectEvents(user: string, until: (events: Array<{ event: string; data: Json }>) => boolean, act: () => Promise<unknown>, timeoutMs = 10_000) {
+async function collectEvents(
+  user: string,
+  until: (events: Array<{ event: string; data: Json }>) => boolean,
+  act: () => Promise<unknown>,
+  timeoutMs = 10_000,
+) {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), timeoutMs);
   const events: Array<{ event: string; data: Json }> = [];
@@ -135,16 +141,23 @@ describe('the page', () => {
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
   });
 
-  it('GET /ui/emoji.json has Slack\'s shortcodes (emojibase-data), every one Lookout sends among them', async () => {
+  it("GET /ui/emoji.json has Slack's shortcodes (emojibase-data), every one Lookout sends among them", async () => {
     const { status, json } = await get('/ui/emoji.json');
     expect(status).toBe(200);
     expect(Object.keys(json).length).toBeGreaterThan(1500);
     expect(json.rotating_light).toBe('🚨');
-    for (const [code, char] of [['white_check_mark', '✅'], ['thumbsup', '👍'], ['+1', '👍'], ['shield', '🛡']]) expect(String(json[code!]).startsWith(char!), code).toBe(true);
+    for (const [code, char] of [
+      ['white_check_mark', '✅'],
+      ['thumbsup', '👍'],
+      ['+1', '👍'],
+      ['shield', '🛡'],
+    ])
+      expect(String(json[code!]).startsWith(char!), code).toBe(true);
     const sent = new Set<string>();
     for (const file of readdirSync('src', { recursive: true, withFileTypes: true })) {
       if (file.isFile() && file.name.endsWith('.ts') && !join(file.parentPath, file.name).includes('sandbox')) {
-        for (const m of readFileSync(join(file.parentPath, file.name), 'utf8').matchAll(/:([a-z][a-z0-9_]+):/g)) sent.add(m[1]!);
+        for (const m of readFileSync(join(file.parentPath, file.name), 'utf8').matchAll(/:([a-z][a-z0-9_]+):/g))
+          sent.add(m[1]!);
       }
     }
     for (const notEmoji of ['00', 'db8', 'ffff']) sent.delete(notEmoji); // a clock time and IPv6 addresses
@@ -170,15 +183,24 @@ describe('driving the app', () => {
     let answer: Json | undefined;
     const events = await collectEvents(
       'U_ALICE',
-      (list) => list.some((e) => e.event === 'message' && (e.data.message as UiMessage).blocks?.some((b) => b.type === 'data_table')),
+      (list) =>
+        list.some(
+          (e) => e.event === 'message' && (e.data.message as UiMessage).blocks?.some((b) => b.type === 'data_table'),
+        ),
       async () => {
-        const { status, json } = await post('/ui/command', { channel: 'C_MARKETING', user: 'U_ALICE', text: '/traffic sources last7d' });
+        const { status, json } = await post('/ui/command', {
+          channel: 'C_MARKETING',
+          user: 'U_ALICE',
+          text: '/traffic sources last7d',
+        });
         answer = json;
         expect(status).toBe(200);
       },
     );
     expect(answer).toMatchObject({ ok: true, delivery: { kind: 'slash_command', status: 200 } });
-    const message = events.map((e) => e.data.message as UiMessage).find((m) => m?.blocks?.some((b) => b.type === 'data_table'))!;
+    const message = events
+      .map((e) => e.data.message as UiMessage)
+      .find((m) => m?.blocks?.some((b) => b.type === 'data_table'))!;
     expect(message.channel).toBe('C_MARKETING');
     expect(message.ephemeral).toBe(true);
     const rows = tableRows(message);
@@ -207,7 +229,12 @@ describe('driving the app', () => {
       'U_ALICE',
       (list) => list.some((e) => e.event === 'update' && (e.data.message as UiMessage).ts === report.ts),
       async () => {
-        const { status, json } = await post('/ui/action', { user: 'U_ALICE', channel: 'C_MARKETING', ts: report.ts, action_id: 'report.next' });
+        const { status, json } = await post('/ui/action', {
+          user: 'U_ALICE',
+          channel: 'C_MARKETING',
+          ts: report.ts,
+          action_id: 'report.next',
+        });
         expect(status).toBe(200);
         expect(json).toMatchObject({ ok: true, delivery: { kind: 'block_actions', status: 200 } });
       },
@@ -223,7 +250,12 @@ describe('driving the app', () => {
       'U_ALICE',
       (list) => list.some((e) => e.event === 'views' && (e.data.stack as Json[]).length === 1),
       async () => {
-        const { status } = await post('/ui/action', { user: 'U_ALICE', channel: 'C_MARKETING', ts: report.ts, action_id: 'report.filter' });
+        const { status } = await post('/ui/action', {
+          user: 'U_ALICE',
+          channel: 'C_MARKETING',
+          ts: report.ts,
+          action_id: 'report.filter',
+        });
         expect(status).toBe(200);
       },
     );
@@ -237,7 +269,11 @@ describe('driving the app', () => {
     const open = (state.json.views as Json[])[0]!;
     expect(open.errors).toMatchObject({ f_values: expect.stringMatching(/value/i) });
 
-    const applied = await post('/ui/submit', { user: 'U_ALICE', view_id: view.id, values: { target: 'country.name', values: 'Germany' } });
+    const applied = await post('/ui/submit', {
+      user: 'U_ALICE',
+      view_id: view.id,
+      values: { target: 'country.name', values: 'Germany' },
+    });
     expect(applied.status).toBe(200);
     const narrowed = await box.slack.waitFor(() => {
       const m = box.slack.workspace.message('C_MARKETING', report.ts);
@@ -262,7 +298,12 @@ describe('driving the app', () => {
     const parent = first.json.message as UiMessage & { user: string };
     expect(parent.user).toBe('U_BOB');
     expect(parent.text).toBe('hello <@U_ALICE> & co');
-    const reply = await post('/ui/command', { channel: 'C_GENERAL', user: 'U_ALICE', text: 'hi!', thread_ts: parent.ts });
+    const reply = await post('/ui/command', {
+      channel: 'C_GENERAL',
+      user: 'U_ALICE',
+      text: 'hi!',
+      thread_ts: parent.ts,
+    });
     expect(reply.status).toBe(200);
     const thread = await get(`/ui/thread?channel=C_GENERAL&ts=${parent.ts}&user=U_ALICE`);
     expect((thread.json.messages as UiMessage[]).map((m) => m.text)).toEqual(['hello <@U_ALICE> & co', 'hi!']);
@@ -270,7 +311,7 @@ describe('driving the app', () => {
     expect((state.json.messages as Json[]).find((m) => m.ts === parent.ts)).toMatchObject({ reply_count: 1 });
   });
 
-  it('the event stream carries nobody else\'s ephemerals', async () => {
+  it("the event stream carries nobody else's ephemerals", async () => {
     const events = await collectEvents(
       'U_BOB',
       (list) => list.some((e) => e.event === 'message' && (e.data.message as UiMessage).text === 'marker'),
@@ -280,7 +321,9 @@ describe('driving the app', () => {
         await post('/ui/command', { channel: 'C_SECURITY', user: 'U_ALICE', text: 'marker' });
       },
     );
-    expect(events.filter((e) => e.event === 'message').map((e) => (e.data.message as UiMessage).text)).toEqual(['marker']);
+    expect(events.filter((e) => e.event === 'message').map((e) => (e.data.message as UiMessage).text)).toEqual([
+      'marker',
+    ]);
   });
 });
 
@@ -295,7 +338,11 @@ describe('bad requests get 400 JSON', () => {
     ['/ui/command', { channel: 'C_MARKETING', user: 'U_ALICE', text: '/deploy prod' }, 'unknown_command'],
     ['/ui/command', { channel: 'C_MARKETING', user: 'U_ALICE', text: 'hi', thread_ts: '1.000001' }, 'thread_not_found'],
     ['/ui/action', { user: 'U_ALICE', action_id: 'report.next' }, 'invalid_arguments'],
-    ['/ui/action', { user: 'U_ALICE', channel: 'C_MARKETING', ts: '1.000001', action_id: 'report.next' }, 'message_not_found'],
+    [
+      '/ui/action',
+      { user: 'U_ALICE', channel: 'C_MARKETING', ts: '1.000001', action_id: 'report.next' },
+      'message_not_found',
+    ],
     ['/ui/action', { user: 'U_ALICE', view_id: 'VNOPE', action_id: 'x' }, 'view_not_found'],
     ['/ui/submit', { user: 'U_ALICE', view_id: 'VNOPE', values: {} }, 'view_not_found'],
     ['/ui/submit', { user: 'U_ALICE', values: {} }, 'invalid_arguments'],
@@ -307,52 +354,134 @@ describe('bad requests get 400 JSON', () => {
   });
 
   it('not JSON, or not sent as JSON', async () => {
-    expect(await post('/ui/command', '{nope', 'application/json')).toMatchObject({ status: 400, json: { ok: false, error: 'invalid_json' } });
+    expect(await post('/ui/command', '{nope', 'application/json')).toMatchObject({
+      status: 400,
+      json: { ok: false, error: 'invalid_json' },
+    });
     expect(await post('/ui/command', 'channel=C_MARKETING', 'application/x-www-form-urlencoded')).toMatchObject({
-      status: 400, json: { ok: false, error: 'invalid_content_type' },
+      status: 400,
+      json: { ok: false, error: 'invalid_content_type' },
     });
   });
 
   it('a click carries the touched element: Pause and Preview under the third of three digests act on the third', async () => {
     const ids: number[] = [];
     for (const report of ['sources', 'pages', 'countries']) {
-      ids.push((await box.lookout.store.digests.create({ teamId: 'T_LOOKOUT', channelId: 'C_GENERAL', ownerId: 'U_ALICE', reports: [report as 'sources'], topN: 3, period: 'week', schedule: { kind: 'daily', time: '09:00' }, cron: '0 9 * * *', timeZone: 'UTC' })).id);
+      ids.push(
+        (
+          await box.lookout.store.digests.create({
+            teamId: 'T_LOOKOUT',
+            channelId: 'C_GENERAL',
+            ownerId: 'U_ALICE',
+            reports: [report as 'sources'],
+            topN: 3,
+            period: 'week',
+            schedule: { kind: 'daily', time: '09:00' },
+            cron: '0 9 * * *',
+            timeZone: 'UTC',
+          })
+        ).id,
+      );
     }
     await post('/ui/command', { channel: 'C_GENERAL', user: 'U_ALICE', text: '/traffic digest list' });
-    const list = await box.slack.waitFor(() => box.slack.messages('C_GENERAL', { user: 'U_ALICE' }).find((m) => JSON.stringify(m.blocks ?? []).includes('digest.pause')));
+    const list = await box.slack.waitFor(() =>
+      box.slack
+        .messages('C_GENERAL', { user: 'U_ALICE' })
+        .find((m) => JSON.stringify(m.blocks ?? []).includes('digest.pause')),
+    );
     /** The block holding the Pause button whose value is digest `id`: as the page renders it, each button under its own block. */
     const blockOf = (id: number) =>
-      (list.blocks as { block_id: string; elements?: { action_id?: string; value?: string }[] }[]).find((b) => b.elements?.some((e) => e.action_id === 'digest.pause' && e.value === String(id)))!.block_id;
+      (list.blocks as { block_id: string; elements?: { action_id?: string; value?: string }[] }[]).find((b) =>
+        b.elements?.some((e) => e.action_id === 'digest.pause' && e.value === String(id)),
+      )!.block_id;
     const third = ids[2]!;
 
-    const ambiguous = await post('/ui/action', { user: 'U_ALICE', channel: 'C_GENERAL', ts: list.ts, action_id: 'digest.pause' });
+    const ambiguous = await post('/ui/action', {
+      user: 'U_ALICE',
+      channel: 'C_GENERAL',
+      ts: list.ts,
+      action_id: 'digest.pause',
+    });
     expect(ambiguous).toMatchObject({ status: 400, json: { detail: expect.stringMatching(/in 3 blocks/) } });
-    const paused = await post('/ui/action', { user: 'U_ALICE', channel: 'C_GENERAL', ts: list.ts, block_id: blockOf(third), action_id: 'digest.pause' });
+    const paused = await post('/ui/action', {
+      user: 'U_ALICE',
+      channel: 'C_GENERAL',
+      ts: list.ts,
+      block_id: blockOf(third),
+      action_id: 'digest.pause',
+    });
     expect(paused.status).toBe(200);
     const all = await box.lookout.store.digests.listAll();
-    expect(all.filter((d) => ids.includes(d.id)).map((d) => [d.id, d.paused])).toEqual([[ids[0], false], [ids[1], false], [third, true]]);
+    expect(all.filter((d) => ids.includes(d.id)).map((d) => [d.id, d.paused])).toEqual([
+      [ids[0], false],
+      [ids[1], false],
+      [third, true],
+    ]);
 
-    const fresh = await box.slack.waitFor(() => box.slack.messages('C_GENERAL', { user: 'U_ALICE' }).filter((m) => JSON.stringify(m.blocks ?? []).includes('digest.preview')).at(-1));
-    const previewBlock = (fresh.blocks as { block_id: string; elements?: { action_id?: string; value?: string }[] }[]).find((b) => b.elements?.some((e) => e.action_id === 'digest.preview' && e.value === String(third)))!.block_id;
+    const fresh = await box.slack.waitFor(() =>
+      box.slack
+        .messages('C_GENERAL', { user: 'U_ALICE' })
+        .filter((m) => JSON.stringify(m.blocks ?? []).includes('digest.preview'))
+        .at(-1),
+    );
+    const previewBlock = (
+      fresh.blocks as { block_id: string; elements?: { action_id?: string; value?: string }[] }[]
+    ).find((b) => b.elements?.some((e) => e.action_id === 'digest.preview' && e.value === String(third)))!.block_id;
     const before = box.slack.messages('C_GENERAL', { user: 'U_ALICE' }).length;
-    await post('/ui/action', { user: 'U_ALICE', channel: 'C_GENERAL', ts: fresh.ts, block_id: previewBlock, action_id: 'digest.preview' });
-    const preview = await box.slack.waitFor(() => box.slack.messages('C_GENERAL', { user: 'U_ALICE' }).slice(before).find((m) => JSON.stringify(m.blocks ?? []).includes(`#${third}`)));
+    await post('/ui/action', {
+      user: 'U_ALICE',
+      channel: 'C_GENERAL',
+      ts: fresh.ts,
+      block_id: previewBlock,
+      action_id: 'digest.preview',
+    });
+    const preview = await box.slack.waitFor(() =>
+      box.slack
+        .messages('C_GENERAL', { user: 'U_ALICE' })
+        .slice(before)
+        .find((m) => JSON.stringify(m.blocks ?? []).includes(`#${third}`)),
+    );
     expect(JSON.stringify(preview.blocks)).toContain('Countries');
     for (const id of ids) await box.lookout.store.digests.remove(id);
   });
 
-  it('an element the message does not have, and someone else\'s ephemeral', async () => {
+  it("an element the message does not have, and someone else's ephemeral", async () => {
     const own = box.slack.messages('C_MARKETING', { user: 'U_ALICE' }).find((m) => m.ephemeralTo === 'U_ALICE')!;
-    const missing = await post('/ui/action', { user: 'U_ALICE', channel: 'C_MARKETING', ts: own.ts, action_id: 'no.such.button' });
-    expect(missing).toMatchObject({ status: 400, json: { ok: false, error: 'refused', detail: expect.stringMatching(/no element/) } });
-    const other = await post('/ui/action', { user: 'U_BOB', channel: 'C_MARKETING', ts: own.ts, action_id: 'report.next' });
+    const missing = await post('/ui/action', {
+      user: 'U_ALICE',
+      channel: 'C_MARKETING',
+      ts: own.ts,
+      action_id: 'no.such.button',
+    });
+    expect(missing).toMatchObject({
+      status: 400,
+      json: { ok: false, error: 'refused', detail: expect.stringMatching(/no element/) },
+    });
+    const other = await post('/ui/action', {
+      user: 'U_BOB',
+      channel: 'C_MARKETING',
+      ts: own.ts,
+      action_id: 'report.next',
+    });
     expect(other).toMatchObject({ status: 400, json: { ok: false, error: 'message_not_found' } });
   });
 
   it('GET endpoints check their parameters', async () => {
-    expect(await get('/ui/state?user=U_ALICE')).toMatchObject({ status: 400, json: { ok: false, error: 'invalid_arguments' } });
-    expect(await get('/ui/state?channel=C_MARKETING&user=nobody')).toMatchObject({ status: 400, json: { ok: false, error: 'unknown_user' } });
-    expect(await get('/ui/thread?channel=C_MARKETING&ts=1.1&user=U_ALICE')).toMatchObject({ status: 400, json: { ok: false, error: 'thread_not_found' } });
-    expect(await get('/ui/events?user=nobody')).toMatchObject({ status: 400, json: { ok: false, error: 'unknown_user' } });
+    expect(await get('/ui/state?user=U_ALICE')).toMatchObject({
+      status: 400,
+      json: { ok: false, error: 'invalid_arguments' },
+    });
+    expect(await get('/ui/state?channel=C_MARKETING&user=nobody')).toMatchObject({
+      status: 400,
+      json: { ok: false, error: 'unknown_user' },
+    });
+    expect(await get('/ui/thread?channel=C_MARKETING&ts=1.1&user=U_ALICE')).toMatchObject({
+      status: 400,
+      json: { ok: false, error: 'thread_not_found' },
+    });
+    expect(await get('/ui/events?user=nobody')).toMatchObject({
+      status: 400,
+      json: { ok: false, error: 'unknown_user' },
+    });
   });
 });

@@ -39,9 +39,15 @@ afterAll(async () => {
 });
 
 /** Runs src/main.ts until `done` says so of its output (or it exits); returns its output and exit code. */
-function run(env: Record<string, string>, done: (out: string) => boolean): Promise<{ out: string; code: number | null }> {
+function run(
+  env: Record<string, string>,
+  done: (out: string) => boolean,
+): Promise<{ out: string; code: number | null }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: { PATH: process.env.PATH, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      env: { PATH: process.env.PATH, LOG_LEVEL: 'info', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     const collect = (chunk: Buffer) => {
       out += String(chunk);
@@ -55,8 +61,8 @@ function run(env: Record<string, string>, done: (out: string) => boolean): Promi
 
 it('without Slack credentials: the sandbox takes free ports, says which, and prints its URLs', async () => {
   const { out } = await run({ DATA_DIR: dataDir }, (o) => o.includes('Metrics and readiness: http://'));
-  expect(out).toContain('port 3000 is taken: the sandbox\'s app listens on a free port instead');
-  expect(out).toContain('OPS_PORT 3001 is taken: the sandbox\'s ops listener listens on a free port instead');
+  expect(out).toContain("port 3000 is taken: the sandbox's app listens on a free port instead");
+  expect(out).toContain("OPS_PORT 3001 is taken: the sandbox's ops listener listens on a free port instead");
   expect(out).toMatch(/Lookout sandbox: open http:\/\/127\.0\.0\.1:\d+\//);
   const app = /"app":"http:\/\/[^:]+:(\d+)\/slack\/events"/.exec(out);
   expect(Number(app?.[1])).not.toBe(3000);
@@ -100,7 +106,9 @@ it('with Slack credentials: a taken OPS_PORT stops it with one line naming OPS_P
   try {
     const { out, code } = await run({ ...credentials(), OPS_PORT: String(port) }, () => false);
     expect(code).toBe(1);
-    expect(out).toContain(`OPS_PORT ${port} is already in use by another process: stop it, or set OPS_PORT to a free port.`);
+    expect(out).toContain(
+      `OPS_PORT ${port} is already in use by another process: stop it, or set OPS_PORT to a free port.`,
+    );
     expect(out).not.toMatch(/\n\s+at |Error:/);
   } finally {
     await new Promise((r) => taken!.close(r));

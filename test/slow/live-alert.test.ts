@@ -20,7 +20,13 @@ describe('the living sandbox, in real time', () => {
   });
 
   it('`/traffic alerts on` in #security right after the start shows a real threat alert within two minutes', async () => {
-    const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn' };
+    const env: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      DATA_DIR: dataDir,
+      PORT: '0',
+      LOG_LEVEL: 'warn',
+    };
     child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
@@ -33,24 +39,38 @@ describe('the living sandbox, in real time', () => {
     }
     expect(base, output).toBeDefined();
 
-    const on = await fetch(`${base}/ui/command`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ channel: 'C_SECURITY', user: 'U_ALICE', text: '/traffic alerts on' }) });
+    const on = await fetch(`${base}/ui/command`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ channel: 'C_SECURITY', user: 'U_ALICE', text: '/traffic alerts on' }),
+    });
     expect(on.status).toBe(200);
     const subscribedAt = Date.now();
 
     type Shown = { ts: string; blocks?: { type: string; text?: { text: string } }[] };
-    const headers = (messages: Shown[]) => messages.flatMap((m) => m.blocks ?? []).filter((b) => b.type === 'header').map((b) => b.text?.text ?? '');
+    const headers = (messages: Shown[]) =>
+      messages
+        .flatMap((m) => m.blocks ?? [])
+        .filter((b) => b.type === 'header')
+        .map((b) => b.text?.text ?? '');
     let header: string | undefined;
     while (!header && Date.now() - subscribedAt < 120_000) {
-      const state = (await (await fetch(`${base}/ui/state?channel=C_SECURITY&user=U_ALICE`)).json()) as { messages: Shown[] };
+      const state = (await (await fetch(`${base}/ui/state?channel=C_SECURITY&user=U_ALICE`)).json()) as {
+        messages: Shown[];
+      };
       header = headers(state.messages).find((h) => /visitor v_live_/.test(h));
       // Several flagged visitors within minutes share a group's message: their alerts are in its thread.
       for (const group of state.messages.filter((m) => headers([m]).some((h) => /flagged visitors? since/.test(h)))) {
-        const thread = (await (await fetch(`${base}/ui/thread?channel=C_SECURITY&ts=${group.ts}&user=U_ALICE`)).json()) as { messages: Shown[] };
+        const thread = (await (
+          await fetch(`${base}/ui/thread?channel=C_SECURITY&ts=${group.ts}&user=U_ALICE`)
+        ).json()) as { messages: Shown[] };
         header ??= headers(thread.messages).find((h) => /visitor v_live_/.test(h));
       }
       if (!header) await new Promise((r) => setTimeout(r, 2000));
     }
     expect(header, output.slice(-2000)).toMatch(/^(Threat|Suspicious) · \w+ severity: visitor v_live_/);
-    console.log(`[live-alert] first alert ${((Date.now() - subscribedAt) / 1000).toFixed(0)} s after /traffic alerts on: ${header}`);
+    console.log(
+      `[live-alert] first alert ${((Date.now() - subscribedAt) / 1000).toFixed(0)} s after /traffic alerts on: ${header}`,
+    );
   }, 260_000);
 });

@@ -35,7 +35,8 @@ describe('Dockerfile', () => {
     const built = join(work, 'build');
     cpSync(join(root, 'src'), join(built, 'src'), { recursive: true });
     cpSync(join(root, 'packages'), join(built, 'packages'), { recursive: true });
-    for (const f of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json']) cpSync(join(root, f), join(built, f));
+    for (const f of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json'])
+      cpSync(join(root, f), join(built, f));
     // The build stage: `npm run build` (with this checkout's dev dependencies, as `npm ci` would install).
     symlinkSync(join(root, 'node_modules'), join(built, 'node_modules'));
     execFileSync('npm', ['run', 'build'], { cwd: built, stdio: 'pipe' });
@@ -43,14 +44,22 @@ describe('Dockerfile', () => {
     const runtime = join(work, 'runtime');
     for (const f of ['package.json', 'package-lock.json']) cpSync(join(root, f), join(runtime, f));
     cpSync(join(built, 'dist'), join(runtime, 'dist'), { recursive: true });
-    execFileSync('npm', ['ci', '--omit=dev', '--workspaces=false', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: runtime, stdio: 'pipe' });
+    execFileSync('npm', ['ci', '--omit=dev', '--workspaces=false', '--ignore-scripts', '--no-audit', '--no-fund'], {
+      cwd: runtime,
+      stdio: 'pipe',
+    });
 
     // No dev dependency made it in, nor the sandbox: not its code, not its dependencies.
     expect(() => execFileSync('node', ['-e', "import('typescript')"], { cwd: runtime, stdio: 'pipe' })).toThrow();
     const files = readdirSync(join(runtime, 'dist'), { recursive: true, encoding: 'utf8' });
     expect(files.filter((f) => /sandbox|demo-api|offline/i.test(f))).toEqual([]);
-    for (const name of ['@lookout/sandbox', 'ws', 'chart.js', 'emojibase-data']) expect(existsSync(join(runtime, 'node_modules', name)), name).toBe(false);
-    const ok = spawnSync('node', ['dist/main.js', '--check-config'], { cwd: runtime, env: { PATH: process.env.PATH }, encoding: 'utf8' });
+    for (const name of ['@lookout/sandbox', 'ws', 'chart.js', 'emojibase-data'])
+      expect(existsSync(join(runtime, 'node_modules', name)), name).toBe(false);
+    const ok = spawnSync('node', ['dist/main.js', '--check-config'], {
+      cwd: runtime,
+      env: { PATH: process.env.PATH },
+      encoding: 'utf8',
+    });
     expect(ok.stderr).toBe('');
     expect(ok.stdout.trim()).toBe('configuration ok');
     expect(ok.status).toBe(0);
@@ -66,9 +75,15 @@ describe('Dockerfile', () => {
     expect(bad.stderr).not.toContain('xoxp-not-a-bot-token-secret');
 
     // Without Slack credentials, a production install says it has no sandbox, and starts nothing.
-    const bare = spawnSync('node', ['dist/main.js'], { cwd: runtime, env: { PATH: process.env.PATH, DATA_DIR: join(work, 'data') }, encoding: 'utf8' });
+    const bare = spawnSync('node', ['dist/main.js'], {
+      cwd: runtime,
+      env: { PATH: process.env.PATH, DATA_DIR: join(work, 'data') },
+      encoding: 'utf8',
+    });
     expect(bare.status).toBe(1);
-    expect(bare.stderr).toMatch(/^No Slack credentials, and this installation has no sandbox .* Set SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET/);
+    expect(bare.stderr).toMatch(
+      /^No Slack credentials, and this installation has no sandbox .* Set SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET/,
+    );
     expect(existsSync(join(work, 'data'))).toBe(false);
   }, 180_000);
 });

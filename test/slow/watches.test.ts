@@ -38,7 +38,12 @@ function hours(n: number): Date[] {
 
 let demo: DemoApi;
 let slack: OfflineSlack;
-const channels: Record<'sales' | 'random' | 'replicas' | 'buttons', string> = { sales: '', random: '', replicas: '', buttons: '' };
+const channels: Record<'sales' | 'random' | 'replicas' | 'buttons', string> = {
+  sales: '',
+  random: '',
+  replicas: '',
+  buttons: '',
+};
 
 function options(store: LookoutOptions['store'], replica: string): LookoutOptions {
   return {
@@ -63,7 +68,8 @@ function options(store: LookoutOptions['store'], replica: string): LookoutOption
 beforeAll(async () => {
   demo = await startDemoApi({ apiKey: 'k', now });
   slack = await startOfflineSlack({ signingSecret, botToken, rateLimit: { burst: 50, perSecond: 20 } });
-  for (const name of ['sales', 'random', 'replicas', 'buttons'] as const) channels[name] = slack.workspace.addChannel({ name }).id;
+  for (const name of ['sales', 'random', 'replicas', 'buttons'] as const)
+    channels[name] = slack.workspace.addChannel({ name }).id;
 });
 afterAll(async () => {
   await slack?.close();
@@ -74,7 +80,10 @@ async function command(app: Lookout, channel: string, text: string, user = 'U_AL
   const before = new Set(slack.messages(channel, { user }).map((m) => m.ts));
   slack.setAppUrl(app.requestUrl!);
   await slack.slash(channel, user, text);
-  return until(() => slack.messages(channel, { user }).find((m) => !before.has(m.ts) && m.ephemeralTo === user), `an answer to ${text}`);
+  return until(
+    () => slack.messages(channel, { user }).find((m) => !before.has(m.ts) && m.ephemeralTo === user),
+    `an answer to ${text}`,
+  );
 }
 
 const idOf = (m: Message) => Number(/Watch #(\d+)/.exec(mrkdwnOf(m).join(' '))?.[1]);
@@ -93,9 +102,18 @@ async function evaluateAfter(app: Lookout, hour: Date): Promise<number> {
   return evaluated;
 }
 
-const alertsIn = (channel: string) => slack.messages(channel).filter((m) => !m.thread_ts || m.thread_ts === m.ts).filter((m) => /^(Watch|Back to normal): /.test(headerOf(m) ?? ''));
-const alertsFor = (channel: string, id: number) => alertsIn(channel).filter((m) => mrkdwnOf(m).join(' ').includes(`watch #${id}`));
-const repliesTo = (channel: string, parent: Message) => slack.thread(channel, parent.ts).slice(1).map((m) => m.text);
+const alertsIn = (channel: string) =>
+  slack
+    .messages(channel)
+    .filter((m) => !m.thread_ts || m.thread_ts === m.ts)
+    .filter((m) => /^(Watch|Back to normal): /.test(headerOf(m) ?? ''));
+const alertsFor = (channel: string, id: number) =>
+  alertsIn(channel).filter((m) => mrkdwnOf(m).join(' ').includes(`watch #${id}`));
+const repliesTo = (channel: string, parent: Message) =>
+  slack
+    .thread(channel, parent.ts)
+    .slice(1)
+    .map((m) => m.text);
 
 interface Kind {
   name: string;
@@ -156,7 +174,9 @@ describe('watches in one app', () => {
     slack.setAppUrl(app.requestUrl!);
     // The threat scan is on (in #security), from just before the first scenario hour.
     clock = FIRST - 60_000;
-    expect(mrkdwnOf(await command(app, 'C_SECURITY', 'alerts on min medium', 'U_CAROL')).join(' ')).toMatch(/alerts are on/i);
+    expect(mrkdwnOf(await command(app, 'C_SECURITY', 'alerts on min medium', 'U_CAROL')).join(' ')).toMatch(
+      /alerts are on/i,
+    );
     await app.store.scanState.saveProgress('visits', { watermark: now(), seenIds: [], counts: {}, at: now() });
   });
   afterAll(() => app?.stop());
@@ -178,13 +198,19 @@ describe('watches in one app', () => {
       expect(colourOf(alert!)).toBe('warning');
       expect(mrkdwnOf({ attachments: alert!.attachments }).join('\n')).toMatch(kind.says);
 
-      const charted = (m: Message) => (m.blocks ?? []).some((b) => (b as { type: string }).type === 'data_visualization');
+      const charted = (m: Message) =>
+        (m.blocks ?? []).some((b) => (b as { type: string }).type === 'data_visualization');
       expect(charted(alert!)).toBe(kind.rule.startsWith('bots') ? false : true);
       await evaluateAfter(app, evaluated[1]!);
-      expect(repliesTo('C_MARKETING', alert!), JSON.stringify(await app.store.watches.get(id))).toEqual([expect.stringMatching(/^Still on: /)]);
+      expect(repliesTo('C_MARKETING', alert!), JSON.stringify(await app.store.watches.get(id))).toEqual([
+        expect.stringMatching(/^Still on: /),
+      ]);
       expect(charted(slack.messages('C_MARKETING').find((m) => m.ts === alert!.ts)!)).toBe(charted(alert!)); // edited in place, chart kept
       await evaluateAfter(app, evaluated[2]!);
-      expect(repliesTo('C_MARKETING', alert!)).toEqual([expect.stringMatching(/^Still on: /), expect.stringMatching(/^:white_check_mark: Back to normal: /)]);
+      expect(repliesTo('C_MARKETING', alert!)).toEqual([
+        expect.stringMatching(/^Still on: /),
+        expect.stringMatching(/^:white_check_mark: Back to normal: /),
+      ]);
       const edited = slack.messages('C_MARKETING').find((m) => m.ts === alert!.ts)!;
       expect(headerOf(edited)).toMatch(/^Back to normal: /);
       expect(alertsFor('C_MARKETING', id)).toHaveLength(1);
@@ -232,7 +258,9 @@ describe('watches in one app', () => {
       const list = mrkdwnOf(await command(app, channels.sales, 'watch list')).join(' ');
       expect(list).toMatch(/:grey_question: unknown: The analytics API is unavailable right now/);
       const metrics = await (await fetch(`${app.ops.url}/metrics`)).text();
-      expect(Number(/lookout_watch_evaluations_total\{outcome="unknown"\} (\d+)/.exec(metrics)?.[1])).toBeGreaterThanOrEqual(1);
+      expect(
+        Number(/lookout_watch_evaluations_total\{outcome="unknown"\} (\d+)/.exec(metrics)?.[1]),
+      ).toBeGreaterThanOrEqual(1);
       // The API is back: the next hour is judged again (a breach held through it is reported then).
       await evaluateAfter(app, evaluated[1]!);
       expect((await app.store.watches.get(id))?.lastOutcome).not.toBe('unknown');
@@ -253,22 +281,46 @@ describe('the buttons and the rules', () => {
     const h = hours(3);
     clock = h[0]!.getTime() - HOUR;
     const id = idOf(await command(app, channels.buttons, 'watch pages page~/checkout spike every hour'));
-    demo.produce({ kind: 'spike', hours: [h[0]!, h[1]!, h[2]!], visits: 150, url: 'https://www.example-shop.com/checkout' });
+    demo.produce({
+      kind: 'spike',
+      hours: [h[0]!, h[1]!, h[2]!],
+      visits: 150,
+      url: 'https://www.example-shop.com/checkout',
+    });
     await evaluateAfter(app, h[0]!);
     const [alert] = alertsFor(channels.buttons, id);
 
     await slack.click(alert!, 'watch.ack', undefined, { user: 'U_BOB' });
-    const acked = await until(() => slack.messages(channels.buttons).find((m) => m.ts === alert!.ts && mrkdwnOf(m).join(' ').includes('Acknowledged by <@U_BOB>')), 'the acknowledgement');
+    const acked = await until(
+      () =>
+        slack
+          .messages(channels.buttons)
+          .find((m) => m.ts === alert!.ts && mrkdwnOf(m).join(' ').includes('Acknowledged by <@U_BOB>')),
+      'the acknowledgement',
+    );
     expect((acked.blocks ?? []).some((b) => JSON.stringify(b).includes('watch.ack'))).toBe(false);
 
     await slack.click(acked, 'watch.mute.24h', undefined, { user: 'U_BOB' });
-    const muted = await until(() => slack.messages(channels.buttons).find((m) => m.ts === alert!.ts && mrkdwnOf(m).join(' ').includes(':mute: Muted until')), 'the mute');
+    const muted = await until(
+      () =>
+        slack
+          .messages(channels.buttons)
+          .find((m) => m.ts === alert!.ts && mrkdwnOf(m).join(' ').includes(':mute: Muted until')),
+      'the mute',
+    );
     await evaluateAfter(app, h[1]!);
     expect(repliesTo(channels.buttons, alert!)).toEqual([]); // still breaching, but muted: no reply
 
     const before = slack.messages(channels.buttons, { user: 'U_BOB' }).length;
     await slack.click(muted, 'watch.details', undefined, { user: 'U_BOB' });
-    const details = await until(() => slack.messages(channels.buttons, { user: 'U_BOB' }).slice(before).find((m) => m.ephemeralTo === 'U_BOB'), 'the report');
+    const details = await until(
+      () =>
+        slack
+          .messages(channels.buttons, { user: 'U_BOB' })
+          .slice(before)
+          .find((m) => m.ephemeralTo === 'U_BOB'),
+      'the report',
+    );
     expect(headerOf(details)).toMatch(/^Pages · Today/);
     expect(mrkdwnOf(details).join(' ')).toMatch(/page contains `\/checkout`/);
     await command(app, channels.buttons, `watch remove ${id}`);
@@ -279,17 +331,32 @@ describe('the buttons and the rules', () => {
     const bob = async (text: string) => {
       const before = slack.messages('C_GENERAL', { user: 'U_BOB' }).length;
       await slack.slash('C_GENERAL', 'U_BOB', text);
-      return until(() => slack.messages('C_GENERAL', { user: 'U_BOB' }).slice(before).find((m) => m.ephemeralTo === 'U_BOB'), text);
+      return until(
+        () =>
+          slack
+            .messages('C_GENERAL', { user: 'U_BOB' })
+            .slice(before)
+            .find((m) => m.ephemeralTo === 'U_BOB'),
+        text,
+      );
     };
     expect(mrkdwnOf(await bob(`watch remove ${id}`)).join(' ')).toMatch(/belongs to someone else/);
     expect(mrkdwnOf(await bob(`watch edit ${id} visits above 1`)).join(' ')).toMatch(/belongs to someone else/);
     expect(await app.store.watches.get(id)).toMatchObject({ rule: { condition: { kind: 'below', value: 5 } } });
 
-    expect(mrkdwnOf(await command(app, 'C_GENERAL', `watch edit ${id} visits above 1000 every day`)).join(' ')).toMatch(new RegExp(`Watch #${id} changed: visits above 1,000 a day`));
+    expect(mrkdwnOf(await command(app, 'C_GENERAL', `watch edit ${id} visits above 1000 every day`)).join(' ')).toMatch(
+      new RegExp(`Watch #${id} changed: visits above 1,000 a day`),
+    );
     const list = await command(app, 'C_GENERAL', 'watch list');
     await slack.click(list, 'watch.pause', undefined, { blockId: `watch-actions-${id}` });
     await until(async () => (await app.store.watches.get(id))?.paused === true, 'the pause');
-    const paused = await until(() => slack.messages('C_GENERAL', { user: 'U_ALICE' }).find((m) => m.ts === list.ts && mrkdwnOf(m).join(' ').includes(':double_vertical_bar: paused')), 'the list again');
+    const paused = await until(
+      () =>
+        slack
+          .messages('C_GENERAL', { user: 'U_ALICE' })
+          .find((m) => m.ts === list.ts && mrkdwnOf(m).join(' ').includes(':double_vertical_bar: paused')),
+      'the list again',
+    );
     await slack.click(paused, 'watch.resume', undefined, { blockId: `watch-actions-${id}` });
     await until(async () => (await app.store.watches.get(id))?.paused === false, 'the resume');
     expect(mrkdwnOf(await command(app, 'C_GENERAL', `watch remove ${id}`)).join(' ')).toMatch(/is removed/);
@@ -324,7 +391,10 @@ describe('a restart mid-breach neither repeats nor loses the alert', () => {
       await evaluateAfter(app, h[2]!);
       const [alert, ...more] = alertsIn(channels.random);
       expect(more).toEqual([]);
-      expect(repliesTo(channels.random, alert!)).toEqual([expect.stringMatching(/^Still on: /), expect.stringMatching(/Back to normal/)]);
+      expect(repliesTo(channels.random, alert!)).toEqual([
+        expect.stringMatching(/^Still on: /),
+        expect.stringMatching(/Back to normal/),
+      ]);
     } finally {
       await app.stop();
     }
@@ -338,11 +408,17 @@ describe.skipIf(!TEST_DATABASE_URL)('three replicas on one PostgreSQL', () => {
     const admin = new Pool({ connectionString: TEST_DATABASE_URL });
     const apps: Lookout[] = [];
     try {
-      for (const name of ['r1', 'r2', 'r3']) apps.push(await startLookout(options({ databaseUrl: TEST_DATABASE_URL!, schema }, name)));
+      for (const name of ['r1', 'r2', 'r3'])
+        apps.push(await startLookout(options({ databaseUrl: TEST_DATABASE_URL!, schema }, name)));
       const h = hours(3);
       clock = h[0]!.getTime() - HOUR;
       const ids: number[] = [];
-      for (const rule of ['visits above 1 every hour', 'visits below 100000 every hour', 'pages page~/checkout spike every hour']) ids.push(idOf(await command(apps[0]!, channels.replicas, `watch ${rule}`)));
+      for (const rule of [
+        'visits above 1 every hour',
+        'visits below 100000 every hour',
+        'pages page~/checkout spike every hour',
+      ])
+        ids.push(idOf(await command(apps[0]!, channels.replicas, `watch ${rule}`)));
       demo.produce({ kind: 'spike', hours: [h[0]!], visits: 60, url: 'https://www.example-shop.com/checkout' });
       for (const hour of h) {
         // Two rounds of ticks, as the timers would make over the first minutes (an hour with no visits is asked again first).
@@ -353,7 +429,9 @@ describe.skipIf(!TEST_DATABASE_URL)('three replicas on one PostgreSQL', () => {
         }
         expect(evaluated).toBe(ids.length);
       }
-      const { rows } = await admin.query(`SELECT count(*)::int AS n FROM ${schema}.watches WHERE last_period IS NOT NULL`);
+      const { rows } = await admin.query(
+        `SELECT count(*)::int AS n FROM ${schema}.watches WHERE last_period IS NOT NULL`,
+      );
       expect(rows[0].n).toBe(ids.length);
     } finally {
       for (const a of apps) await a.stop();

@@ -8,7 +8,10 @@ export async function run(box: Sandbox, text: string): Promise<Message> {
   const before = new Set(box.slack.messages(CHANNEL, { user: USER }).map((m) => m.ts));
   const delivery = await box.slack.slash(CHANNEL, USER, text);
   expect(delivery.status).toBe(200);
-  return box.slack.waitForMessage(CHANNEL, (m) => !before.has(m.ts) && m.user !== USER && m.via !== 'notice' && m.ephemeralTo === USER);
+  return box.slack.waitForMessage(
+    CHANNEL,
+    (m) => !before.has(m.ts) && m.user !== USER && m.via !== 'notice' && m.ephemeralTo === USER,
+  );
 }
 
 /** Does `act` and waits until `message` is replaced in place. */

@@ -26,9 +26,18 @@ export async function startBalancer(route: (n: number) => string | Promise<strin
     void (async () => {
       const body = await bodyOf(req);
       const origin = await route(n);
-      const headers = Object.fromEntries(Object.entries(req.headers).filter(([name]) => name !== 'host' && name !== 'connection' && name !== 'content-length'));
+      const headers = Object.fromEntries(
+        Object.entries(req.headers).filter(
+          ([name]) => name !== 'host' && name !== 'connection' && name !== 'content-length',
+        ),
+      );
       const answer = await request(`${origin}${req.url ?? '/'}`, { method: req.method as 'POST', headers, body });
-      res.writeHead(answer.statusCode, Object.fromEntries(Object.entries(answer.headers).filter(([name]) => name !== 'connection' && name !== 'transfer-encoding')));
+      res.writeHead(
+        answer.statusCode,
+        Object.fromEntries(
+          Object.entries(answer.headers).filter(([name]) => name !== 'connection' && name !== 'transfer-encoding'),
+        ),
+      );
       res.end(Buffer.from(await answer.body.arrayBuffer()));
     })().catch((error: unknown) => {
       if (!res.headersSent) res.writeHead(502);

@@ -23,7 +23,16 @@ export function startTestSandbox(options: TestSandboxOptions): Promise<Sandbox> 
     demoFaults,
     slack,
     ...(socketMode ? { socketMode } : {}),
-    startApp: (wiring) => startLookout({ port: 0, store: { memory: true }, ...app, limits: { userRequests: 100_000, ...app.limits }, ...wiring, api: { ...wiring.api, timeoutMs: apiTimeoutMs }, log }),
+    startApp: (wiring) =>
+      startLookout({
+        port: 0,
+        store: { memory: true },
+        ...app,
+        limits: { userRequests: 100_000, ...app.limits },
+        ...wiring,
+        api: { ...wiring.api, timeoutMs: apiTimeoutMs },
+        log,
+      }),
   });
 }
 
@@ -43,7 +52,9 @@ type Json = Record<string, unknown>;
 export type Shown = { blocks?: readonly unknown[]; attachments?: readonly unknown[] };
 
 export function allBlocks(message: Shown): unknown[] {
-  const inAttachments = (message.attachments ?? []).flatMap((a) => ((a as Json)?.blocks as unknown[] | undefined) ?? []);
+  const inAttachments = (message.attachments ?? []).flatMap(
+    (a) => ((a as Json)?.blocks as unknown[] | undefined) ?? [],
+  );
   return [...(message.blocks ?? []), ...inAttachments];
 }
 
@@ -60,7 +71,8 @@ export function textsOf(message: Shown): string[] {
     if (Array.isArray(node)) return node.forEach(walk);
     if (!node || typeof node !== 'object') return;
     const obj = node as Json;
-    if ((obj.type === 'mrkdwn' || obj.type === 'plain_text' || obj.type === 'raw_text') && typeof obj.text === 'string') out.push(obj.text);
+    if ((obj.type === 'mrkdwn' || obj.type === 'plain_text' || obj.type === 'raw_text') && typeof obj.text === 'string')
+      out.push(obj.text);
     for (const value of Object.values(obj)) walk(value);
   };
   walk(allBlocks(message));
@@ -83,12 +95,14 @@ export function mrkdwnOf(message: Shown): string[] {
 
 /** The table block's rows as text, header first; [] when there is no table. */
 export function tableOf(message: Shown): string[][] {
-  const table = allBlocks(message).find((b) => ['table', 'data_table'].includes((b as Json).type as string)) as { rows: { text: string }[][] } | undefined;
+  const table = allBlocks(message).find((b) => ['table', 'data_table'].includes((b as Json).type as string)) as
+    { rows: { text: string }[][] } | undefined;
   return table ? table.rows.map((row) => row.map((cell) => cell.text)) : [];
 }
 
 export function headerOf(message: Shown): string | undefined {
-  const header = allBlocks(message).find((b) => (b as Json).type === 'header') as { text: { text: string } } | undefined;
+  const header = allBlocks(message).find((b) => (b as Json).type === 'header') as
+    { text: { text: string } } | undefined;
   return header?.text.text;
 }
 

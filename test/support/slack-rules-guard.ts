@@ -16,5 +16,5 @@ export function takePreflightReports(): PreflightReport[] {
 
 afterEach(() => {
   const left = takePreflightReports();
-  expect(left, 'payloads that broke a rule of Slack\'s before they left').toEqual([]);
+  expect(left, "payloads that broke a rule of Slack's before they left").toEqual([]);
 });

@@ -70,7 +70,11 @@ const starts = new Map<string, number>();
 /** The calendar date (YYYY-MM-DD) of an instant in a zone. */
 export function dateIn(ms: number, timeZone: string): string {
   let format = formats.get(timeZone);
-  if (!format) formats.set(timeZone, (format = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' })));
+  if (!format)
+    formats.set(
+      timeZone,
+      (format = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' })),
+    );
   return format.format(new Date(ms));
 }
 
@@ -112,20 +116,33 @@ export async function startSteadyApi(options: SteadyApiOptions): Promise<SteadyA
   function answer(path: string, startDate: string, endDate: string, page: number, limit: number): unknown[] {
     if (path === '/countries') {
       const n = count(startDate, endDate);
-      return page === 1 && n > 0 ? [{ name: 'Germany', label: 'Germany', total_visits: n, unique_visitors: n, average_duration: 60 }] : [];
+      return page === 1 && n > 0
+        ? [{ name: 'Germany', label: 'Germany', total_visits: n, unique_visitors: n, average_duration: 60 }]
+        : [];
     }
     const [lo, hi] = span(startDate, endDate);
     const rows: unknown[] = [];
     // Newest first.
     for (let k = hi - (page - 1) * limit; k >= lo && rows.length < limit; k--) {
-      rows.push({ id: `v${k}`, visitor_id: `u${k}`, date: new Date(first + k * step).toISOString(), url: 'https://www.example.com/' });
+      rows.push({
+        id: `v${k}`,
+        visitor_id: `u${k}`,
+        date: new Date(first + k * step).toISOString(),
+        url: 'https://www.example.com/',
+      });
     }
     return rows;
   }
 
   function spoil(path: string, startDate: string, page: number, rows: unknown[]): unknown[] {
     const now = options.now().getTime();
-    const i = glitches.findIndex((g) => g.path === path && (g.startDate === undefined || g.startDate === startDate) && (g.page === undefined || g.page === page) && (g.until === undefined || now < g.until.getTime()));
+    const i = glitches.findIndex(
+      (g) =>
+        g.path === path &&
+        (g.startDate === undefined || g.startDate === startDate) &&
+        (g.page === undefined || g.page === page) &&
+        (g.until === undefined || now < g.until.getTime()),
+    );
     if (i < 0) return rows;
     const glitch = glitches[i]!;
     if (glitch.times !== undefined && --glitch.times <= 0) glitches.splice(i, 1);
@@ -133,7 +150,13 @@ export async function startSteadyApi(options: SteadyApiOptions): Promise<SteadyA
     if (!glitch.missing) return kept;
     return kept.map((row) => {
       const r = row as { total_visits?: number; unique_visitors?: number };
-      return r.total_visits === undefined ? row : { ...r, total_visits: r.total_visits - glitch.missing!, unique_visitors: (r.unique_visitors ?? 0) - glitch.missing! };
+      return r.total_visits === undefined
+        ? row
+        : {
+            ...r,
+            total_visits: r.total_visits - glitch.missing!,
+            unique_visitors: (r.unique_visitors ?? 0) - glitch.missing!,
+          };
     });
   }
 
@@ -154,7 +177,8 @@ export async function startSteadyApi(options: SteadyApiOptions): Promise<SteadyA
         res.end(JSON.stringify(json));
       };
       if (req.headers['x-api-key'] !== apiKey) return reply(401, { error: 'unauthorized' });
-      if (req.method !== 'POST' || (url.pathname !== '/countries' && url.pathname !== '/visits')) return reply(404, { error: 'not found' });
+      if (req.method !== 'POST' || (url.pathname !== '/countries' && url.pathname !== '/visits'))
+        return reply(404, { error: 'not found' });
       const parsed = (body ? JSON.parse(body) : {}) as { pagination?: { current_page?: number; limit?: number } };
       const page = parsed.pagination?.current_page ?? 1;
       const limit = parsed.pagination?.limit ?? 100;
@@ -193,7 +217,11 @@ export interface SteadyWorld {
   close(): Promise<void>;
 }
 
-export async function startSteadyWorld(options: { at: string; from: string; limits?: Partial<Limits> }): Promise<SteadyWorld> {
+export async function startSteadyWorld(options: {
+  at: string;
+  from: string;
+  limits?: Partial<Limits>;
+}): Promise<SteadyWorld> {
   const signingSecret = randomBytes(16).toString('hex');
   const botToken = `xoxb-${randomBytes(8).toString('hex')}`;
   const world = { at: new Date(options.at).getTime() } as SteadyWorld;

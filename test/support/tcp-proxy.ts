@@ -21,9 +21,10 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     const upstream = connect(target.port, target.host);
     const pair: [Socket, Socket] = [client, upstream];
     pairs.add(pair);
-    const forward = (from: Socket, to: Socket) => from.on('data', (chunk: Buffer) => {
-      if (mode === 'forward') to.write(chunk);
-    });
+    const forward = (from: Socket, to: Socket) =>
+      from.on('data', (chunk: Buffer) => {
+        if (mode === 'forward') to.write(chunk);
+      });
     forward(client, upstream);
     forward(upstream, client);
     const end = () => {

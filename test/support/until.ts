@@ -3,7 +3,11 @@
  * `ms` naming `what`. The default is sized for a loaded machine: it only costs time when a
  * test is failing anyway.
  */
-export async function until<T>(check: () => T | undefined | false | Promise<T | undefined | false>, what: string, ms = 30_000): Promise<T> {
+export async function until<T>(
+  check: () => T | undefined | false | Promise<T | undefined | false>,
+  what: string,
+  ms = 30_000,
+): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
     const value = await check();

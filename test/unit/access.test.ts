@@ -4,9 +4,12 @@ import { Access, type AccessRules } from '../../src/platform/slack/access.js';
 
 type SecurityAccess = AccessRules['security'];
 const rules = (security: SecurityAccess) => new Access({ admins: [], security }, async () => true);
-const maySeeSecurity = (security: SecurityAccess, user: string, channel: string | undefined) => rules(security).maySeeSecurity(user, channel);
-const mayPostSecurity = (security: SecurityAccess, channel: string | undefined) => rules(security).mayPostSecurity(channel);
-const refusal = (security: SecurityAccess, user: string, channel: string | undefined) => rules(security).securityRefusal(user, channel);
+const maySeeSecurity = (security: SecurityAccess, user: string, channel: string | undefined) =>
+  rules(security).maySeeSecurity(user, channel);
+const mayPostSecurity = (security: SecurityAccess, channel: string | undefined) =>
+  rules(security).mayPostSecurity(channel);
+const refusal = (security: SecurityAccess, user: string, channel: string | undefined) =>
+  rules(security).securityRefusal(user, channel);
 import { mrkdwnOf } from '../support/sandbox.js';
 
 const OPEN: SecurityAccess = { users: [], channels: [] };
@@ -120,7 +123,11 @@ describe('refusal', () => {
 
   it('is a valid message whoever asks, even when nothing is restricted', () => {
     for (const access of [OPEN, USERS_ONLY, CHANNELS_ONLY, BOTH]) {
-      for (const [user, channel] of [['U_ALICE', 'C_MARKETING'], ['U_SEC1', 'C_SECURITY'], ['U_ALICE', undefined]] as const) {
+      for (const [user, channel] of [
+        ['U_ALICE', 'C_MARKETING'],
+        ['U_SEC1', 'C_SECURITY'],
+        ['U_ALICE', undefined],
+      ] as const) {
         expect(validateMessage(refusal(access, user, channel))).toEqual({ ok: true });
       }
     }
@@ -148,8 +155,12 @@ describe('isAdmin and mayManage', () => {
 
 describe('the rights table: who may do what with a watch, and from where (docs/security.md, "Who may do what")', () => {
   // #growth: Alice (the owner) and Dana are in it; Bob is not; Carol is a named admin and not in it either.
-  const members: Record<string, readonly string[]> = { C_GROWTH: ['U_ALICE', 'U_DANA'], C_GENERAL: ['U_ALICE', 'U_BOB', 'U_DANA', 'U_CAROL'] };
-  const membership = async (user: string, channel: string) => (channel in members ? members[channel]!.includes(user) : undefined);
+  const members: Record<string, readonly string[]> = {
+    C_GROWTH: ['U_ALICE', 'U_DANA'],
+    C_GENERAL: ['U_ALICE', 'U_BOB', 'U_DANA', 'U_CAROL'],
+  };
+  const membership = async (user: string, channel: string) =>
+    channel in members ? members[channel]!.includes(user) : undefined;
   const access = new Access({ admins: ['U_CAROL'], security: { users: [], channels: [] } }, membership);
   const noAdmins = new Access({ admins: [], security: { users: [], channels: [] } }, membership);
   const watch = { name: 'Watch #1', ownerId: 'U_ALICE', channelId: 'C_GROWTH' };
@@ -165,7 +176,9 @@ describe('the rights table: who may do what with a watch, and from where (docs/s
   });
 
   it('post in a channel Slack will not describe (a private one without Lookout): refused, saying to invite Lookout', async () => {
-    expect((await access.mayPostIn('U_ALICE', 'G_SECRET'))?.text).toMatch(/can't tell who is in that channel.*Invite Lookout/);
+    expect((await access.mayPostIn('U_ALICE', 'G_SECRET'))?.text).toMatch(
+      /can't tell who is in that channel.*Invite Lookout/,
+    );
   });
 
   it('with no ADMINS set, nobody is exempt: a non-member may not post there', async () => {
@@ -186,16 +199,19 @@ describe('the rights table: who may do what with a watch, and from where (docs/s
     ['U_CAROL', 'a named admin', 'the Home', true, true],
     ['U_CAROL', 'a named admin', 'another channel', false, false],
   ] as const;
-  const fromOf = (where: string) => (where === 'the Home' ? ('home' as const) : { channelId: where === 'its channel' ? 'C_GROWTH' : 'C_GENERAL' });
+  const fromOf = (where: string) =>
+    where === 'the Home' ? ('home' as const) : { channelId: where === 'its channel' ? 'C_GROWTH' : 'C_GENERAL' };
 
   it.each(cells)('%s (%s) from %s: change %s, mute or acknowledge %s', async (user, _who, where, change, respond) => {
     expect(allowed(await access.mayChange(user, watch, fromOf(where)))).toBe(change);
     expect(allowed(await access.mayRespond(user, watch, fromOf(where)))).toBe(respond);
   });
 
-  it('from another channel the answer names the watch\'s channel as a link, and says where to go instead', async () => {
+  it("from another channel the answer names the watch's channel as a link, and says where to go instead", async () => {
     const refusal = await access.mayRespond('U_ALICE', watch, { channelId: 'C_GENERAL' });
-    expect(refusal?.text).toBe('Watch #1 posts in <#C_GROWTH>. Do that there, or from your App Home (Lookout, Home tab).');
+    expect(refusal?.text).toBe(
+      'Watch #1 posts in <#C_GROWTH>. Do that there, or from your App Home (Lookout, Home tab).',
+    );
   });
 
   it('with no ADMINS set, a member of its channel may also change it; a non-member may not', async () => {

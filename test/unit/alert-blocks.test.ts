@@ -63,7 +63,9 @@ describe('alertMessage', () => {
     expect(section).toContain(':rotating_light: *Threat* (high severity)');
     expect(section).toContain(`\`${ID}\``);
 
-    const suspicious = alertMessage(view({ verdict: 'Suspicious', severity: 'medium', reasons: ['flagged as abuser'] }));
+    const suspicious = alertMessage(
+      view({ verdict: 'Suspicious', severity: 'medium', reasons: ['flagged as abuser'] }),
+    );
     expectValid(suspicious);
     expect(headerOf(suspicious)).toBe(`Suspicious · medium severity: visitor ${ID}`);
     expect(suspicious.text).toContain('Suspicious · medium severity');
@@ -79,7 +81,9 @@ describe('alertMessage', () => {
   });
 
   it('lists each reason on its own line', () => {
-    const message = alertMessage(view({ reasons: ['flagged as attacker', 'scraping score 0.97, type SCRAPER', 'VPN'] }));
+    const message = alertMessage(
+      view({ reasons: ['flagged as attacker', 'scraping score 0.97, type SCRAPER', 'VPN'] }),
+    );
     expect(mrkdwnOf(message)[0]).toContain('\n• flagged as attacker\n• scraping score 0.97, type SCRAPER\n• VPN');
   });
 
@@ -105,8 +109,11 @@ describe('alertMessage', () => {
     );
     expectValid(message);
     const text = interpreted(message);
-    for (const raw of ['<!channel>', '<!here>', '<!everyone>', '<https://evil.example|click>']) expect(text).not.toContain(raw);
-    expect(mrkdwnOf(message)[0]).toContain('• 1 scraper extension: &lt;!channel&gt; &amp; &lt;https://evil.example|click&gt;');
+    for (const raw of ['<!channel>', '<!here>', '<!everyone>', '<https://evil.example|click>'])
+      expect(text).not.toContain(raw);
+    expect(mrkdwnOf(message)[0]).toContain(
+      '• 1 scraper extension: &lt;!channel&gt; &amp; &lt;https://evil.example|click&gt;',
+    );
     const visitField = mrkdwnOf(message).find((t) => t.startsWith('*Visit*'))!;
     expect(visitField).toContain('/landing/&lt;!channel&gt;');
     expect(visitField).toContain('from &lt;!here&gt;');
@@ -117,7 +124,9 @@ describe('alertMessage', () => {
   it('shows the visit: time, path, referrer, place, browser, device, and the IP masked', () => {
     const message = alertMessage(view());
     const visitField = mrkdwnOf(message).find((t) => t.startsWith('*Visit*'))!;
-    expect(visitField).toBe('*Visit*\nNov 21, 11:58 (UTC) · /checkout?step=2 · from https://www.google.com/ · Amsterdam, Netherlands · Firefox · desktop · 185.220.101.x');
+    expect(visitField).toBe(
+      '*Visit*\nNov 21, 11:58 (UTC) · /checkout?step=2 · from https://www.google.com/ · Amsterdam, Netherlands · Firefox · desktop · 185.220.101.x',
+    );
     expect(JSON.stringify(message)).not.toContain('185.220.101.47');
 
     const v6 = alertMessage(view({ visit: { ...VISIT, ip: '2a02:418:6a04:178:209:50:192:100' } }));
@@ -134,7 +143,9 @@ describe('alertMessage', () => {
   it('counts the sightings with first and last seen', () => {
     const one = mrkdwnOf(alertMessage(view())).find((t) => t.startsWith('*Seen*'))!;
     expect(one).toBe('*Seen*\n1 visit · first Nov 21, 11:58 (UTC) · last Nov 21, 11:58 (UTC)');
-    const many = mrkdwnOf(alertMessage(view({ sightings: 1234, lastSeen: new Date('2026-11-21T11:59:30Z') }))).find((t) => t.startsWith('*Seen*'))!;
+    const many = mrkdwnOf(alertMessage(view({ sightings: 1234, lastSeen: new Date('2026-11-21T11:59:30Z') }))).find(
+      (t) => t.startsWith('*Seen*'),
+    )!;
     expect(many).toMatch(/^\*Seen\*\n1,234 visits · first Nov 21, 11:58 \(UTC\) · last Nov 21, 11:59 \(UTC\)$/);
   });
 
@@ -147,7 +158,9 @@ describe('alertMessage', () => {
     expectValid(acked);
     expect(hasAction(acked, ALERT_ACTIONS.ack)).toBe(false);
     expect(hasAction(acked, ALERT_ACTIONS.details)).toBe(true);
-    expect(mrkdwnOf(acked).join('\n')).toContain(':white_check_mark: Acknowledged by <@U_CAROL> at Nov 21, 11:59 (UTC)');
+    expect(mrkdwnOf(acked).join('\n')).toContain(
+      ':white_check_mark: Acknowledged by <@U_CAROL> at Nov 21, 11:59 (UTC)',
+    );
   });
 
   it('Mute 24h and Mute 7d while not muted; Unmute and "Muted until …" while muted', () => {
@@ -173,21 +186,38 @@ describe('alertMessage', () => {
   });
 
   it('acknowledged and muted: both said on one line, and only Unmute and Details remain', () => {
-    const message = alertMessage(view({ acknowledged: { by: 'U_BOB', at: new Date('2026-11-21T11:59:00Z') }, mutedUntil: null }));
+    const message = alertMessage(
+      view({ acknowledged: { by: 'U_BOB', at: new Date('2026-11-21T11:59:00Z') }, mutedUntil: null }),
+    );
     expectValid(message);
-    const status = (allBlocks(message).find((b) => (b as { type: string }).type === 'context') as { elements: { text: string }[] }).elements[0]!.text;
+    const status = (
+      allBlocks(message).find((b) => (b as { type: string }).type === 'context') as { elements: { text: string }[] }
+    ).elements[0]!.text;
     expect(status).toBe(':white_check_mark: Acknowledged by <@U_BOB> at Nov 21, 11:59 (UTC) · :mute: Muted for good');
-    const actions = allBlocks(message).find((b) => (b as { type: string }).type === 'actions') as { elements: { action_id: string; value: string }[] };
+    const actions = allBlocks(message).find((b) => (b as { type: string }).type === 'actions') as {
+      elements: { action_id: string; value: string }[];
+    };
     expect(actions.elements.map((e) => e.action_id)).toEqual([ALERT_ACTIONS.unmute, ALERT_ACTIONS.details]);
     for (const button of actions.elements) expect(button.value).toBe(ID);
   });
 
   it('alertViewOf carries an acknowledgement only when both who and when are known', () => {
-    const record = { visitorId: ID, verdict: 'Threat', severity: 'high' as const, reasons: ['x'], visit: VISIT, lastSeen: NOW, sightings: 2 };
+    const record = {
+      visitorId: ID,
+      verdict: 'Threat',
+      severity: 'high' as const,
+      reasons: ['x'],
+      visit: VISIT,
+      lastSeen: NOW,
+      sightings: 2,
+    };
     expect(alertViewOf(record, { timeZone: TZ, now: NOW }).acknowledged).toBeUndefined();
     expect(alertViewOf({ ...record, acknowledgedBy: 'U_A' }, { timeZone: TZ, now: NOW }).acknowledged).toBeUndefined();
     const at = new Date('2026-11-21T11:00:00Z');
-    const acked = alertViewOf({ ...record, acknowledgedBy: 'U_A', acknowledgedAt: at }, { timeZone: TZ, now: NOW, mutedUntil: null });
+    const acked = alertViewOf(
+      { ...record, acknowledgedBy: 'U_A', acknowledgedAt: at },
+      { timeZone: TZ, now: NOW, mutedUntil: null },
+    );
     expect(acked).toMatchObject({ acknowledged: { by: 'U_A', at }, mutedUntil: null, sightings: 2, verdict: 'Threat' });
   });
 
@@ -209,7 +239,12 @@ describe('alertMessage', () => {
 
 describe('sightingsReply', () => {
   it('"Seen again: visitor v_x, 3 more visits, last on /checkout", with the visit line', () => {
-    const reply = sightingsReply(ID, 3, { ...VISIT, url: 'https://www.example-shop.com/checkout' }, { timeZone: TZ, now: NOW });
+    const reply = sightingsReply(
+      ID,
+      3,
+      { ...VISIT, url: 'https://www.example-shop.com/checkout' },
+      { timeZone: TZ, now: NOW },
+    );
     expectValid(reply);
     expect(reply.text).toBe(`Seen again: visitor ${ID}, 3 more visits, last on /checkout`);
     const text = mrkdwnOf(reply)[0]!;
@@ -219,8 +254,15 @@ describe('sightingsReply', () => {
   });
 
   it('one visit is singular; no URL path is "/"; a hostile path is escaped', () => {
-    expect(sightingsReply(ID, 1, { ...VISIT, url: 'https://www.example-shop.com' }, { timeZone: TZ, now: NOW }).text).toBe(`Seen again: visitor ${ID}, 1 more visit, last on /`);
-    const hostile = sightingsReply(ID, 2, { ...VISIT, url: 'https://x.example/<!channel>' }, { timeZone: TZ, now: NOW });
+    expect(
+      sightingsReply(ID, 1, { ...VISIT, url: 'https://www.example-shop.com' }, { timeZone: TZ, now: NOW }).text,
+    ).toBe(`Seen again: visitor ${ID}, 1 more visit, last on /`);
+    const hostile = sightingsReply(
+      ID,
+      2,
+      { ...VISIT, url: 'https://x.example/<!channel>' },
+      { timeZone: TZ, now: NOW },
+    );
     expectValid(hostile);
     expect(interpreted(hostile)).not.toContain('<!channel>');
     expect(hostile.text).toBe(`Seen again: visitor ${ID}, 2 more visits, last on /&lt;!channel&gt;`);
@@ -243,8 +285,12 @@ describe('groupMessage', () => {
     const three = group([rows(3)[1]!, rows(3)[0]!, { ...rows(3)[0]!, visitorId: 'v_other' }]);
     expectValid(three);
     expect(headerOf(three)).toBe(':rotating_light: 3 flagged visitors since Nov 21, 11:58');
-    expect(three.text).toBe('3 flagged visitors in <#C_SECURITY> since Nov 21, 11:58 (UTC): 2 threats, 1 suspicious visitor');
-    expect(mrkdwnOf(three)[0]).toBe('*3 flagged visitors* in <#C_SECURITY> since Nov 21, 11:58 (UTC): 2 threats, 1 suspicious visitor');
+    expect(three.text).toBe(
+      '3 flagged visitors in <#C_SECURITY> since Nov 21, 11:58 (UTC): 2 threats, 1 suspicious visitor',
+    );
+    expect(mrkdwnOf(three)[0]).toBe(
+      '*3 flagged visitors* in <#C_SECURITY> since Nov 21, 11:58 (UTC): 2 threats, 1 suspicious visitor',
+    );
     expect(mrkdwnOf(three)[1]).toBe(
       '2 high · 1 medium · one alert each in the thread, with its buttons · flagged visitors until Nov 21, 12:03 (UTC) join this message; later ones start a new one',
     );
@@ -276,7 +322,9 @@ describe('groupMessage', () => {
     expect(table).toHaveLength(100);
     expect(table[1]).toEqual(['v_group_000', 'Threat · high', 'flagged as attacker; VPN']);
     expect(mrkdwnOf(summary).join('\n')).toContain('…and 51 more in the thread.');
-    expect(summary.text).toBe('150 flagged visitors in <#C_SECURITY> since Nov 21, 11:58 (UTC): 50 threats, 100 suspicious visitors');
+    expect(summary.text).toBe(
+      '150 flagged visitors in <#C_SECURITY> since Nov 21, 11:58 (UTC): 50 threats, 100 suspicious visitors',
+    );
   });
 
   it('exactly 99 rows fit; 100 leave one for the thread', () => {
@@ -296,7 +344,9 @@ describe('groupMessage', () => {
       ...rows(3).slice(1),
     ]);
     expectValid(summary);
-    const cells = (summary.blocks.find((b) => (b as { type: string }).type === 'table') as { rows: { type: string }[][] }).rows.flat();
+    const cells = (
+      summary.blocks.find((b) => (b as { type: string }).type === 'table') as { rows: { type: string }[][] }
+    ).rows.flat();
     expect(cells.every((c) => c.type === 'raw_text')).toBe(true);
     expect(tableOf(summary)[4]![2]).not.toBe('');
     expect(interpreted(summary)).not.toContain('<!channel>');
@@ -323,7 +373,9 @@ describe('every alert message passes Slack validation', () => {
 describe('a scan in words', () => {
   it('each count agrees with its noun', async () => {
     const { scanCounts } = await import('../../src/features/alerts/service.js');
-    expect(scanCounts({ visits: 1, visitors: 1, lookups: 0, alerts: 2, sightings: 1 })).toBe('1 visit, 1 visitor, 0 lookups, 2 alerts, 1 sighting');
+    expect(scanCounts({ visits: 1, visitors: 1, lookups: 0, alerts: 2, sightings: 1 })).toBe(
+      '1 visit, 1 visitor, 0 lookups, 2 alerts, 1 sighting',
+    );
     expect(scanCounts({ visits: 1200 })).toBe('1,200 visits');
   });
 });

@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { REPORTS } from '../../src/kernel/catalog.js';
 import { ALERT_CHECKS } from '../../src/kernel/verdict.js';
-import { ALERTS_USAGE, parseAlertsCommand, parseMuteDuration as parseDuration, type AlertsCommand } from '../../src/features/alerts/parse.js';
+import {
+  ALERTS_USAGE,
+  parseAlertsCommand,
+  parseMuteDuration as parseDuration,
+  type AlertsCommand,
+} from '../../src/features/alerts/parse.js';
 import { parseTrafficCommand } from '../../src/features/reports/parse.js';
 import { usageMessage } from '../../src/platform/slack/kit/messages.js';
 
@@ -22,8 +27,14 @@ const OK: Array<[string, AlertsCommand]> = [
   ['ON', { kind: 'on', channel: undefined, min: 'medium', checks: ALL, grouping: 'grouped' }],
   ['on #security', { kind: 'on', channel: { name: 'security' }, min: 'medium', checks: ALL, grouping: 'grouped' }],
   ['on #sec-ops.eu', { kind: 'on', channel: { name: 'sec-ops.eu' }, min: 'medium', checks: ALL, grouping: 'grouped' }],
-  ['on <#C123|security>', { kind: 'on', channel: { id: 'C123', name: 'security' }, min: 'medium', checks: ALL, grouping: 'grouped' }],
-  ['on <#C123ABC>', { kind: 'on', channel: { id: 'C123ABC', name: undefined }, min: 'medium', checks: ALL, grouping: 'grouped' }],
+  [
+    'on <#C123|security>',
+    { kind: 'on', channel: { id: 'C123', name: 'security' }, min: 'medium', checks: ALL, grouping: 'grouped' },
+  ],
+  [
+    'on <#C123ABC>',
+    { kind: 'on', channel: { id: 'C123ABC', name: undefined }, min: 'medium', checks: ALL, grouping: 'grouped' },
+  ],
   ['on min high', { kind: 'on', channel: undefined, min: 'high', checks: ALL, grouping: 'grouped' }],
   ['on min LOW', { kind: 'on', channel: undefined, min: 'low', checks: ALL, grouping: 'grouped' }],
   ['on severity medium', { kind: 'on', channel: undefined, min: 'medium', checks: ALL, grouping: 'grouped' }],
@@ -31,16 +42,34 @@ const OK: Array<[string, AlertsCommand]> = [
   ['on high', { kind: 'on', channel: undefined, min: 'high', checks: ALL, grouping: 'grouped' }],
   ['on checks bot,vpn', { kind: 'on', channel: undefined, min: 'medium', checks: ['bot', 'vpn'], grouping: 'grouped' }],
   ['on check scraping', { kind: 'on', channel: undefined, min: 'medium', checks: ['scraping'], grouping: 'grouped' }],
-  ['on checks bot,bot,vpn', { kind: 'on', channel: undefined, min: 'medium', checks: ['bot', 'vpn'], grouping: 'grouped' }],
-  ['on checks BOT,Extensions', { kind: 'on', channel: undefined, min: 'medium', checks: ['bot', 'extensions'], grouping: 'grouped' }],
+  [
+    'on checks bot,bot,vpn',
+    { kind: 'on', channel: undefined, min: 'medium', checks: ['bot', 'vpn'], grouping: 'grouped' },
+  ],
+  [
+    'on checks BOT,Extensions',
+    { kind: 'on', channel: undefined, min: 'medium', checks: ['bot', 'extensions'], grouping: 'grouped' },
+  ],
   [
     'on <#C0SEC|security> min high checks bot,scraping',
-    { kind: 'on', channel: { id: 'C0SEC', name: 'security' }, min: 'high', checks: ['bot', 'scraping'], grouping: 'grouped' },
+    {
+      kind: 'on',
+      channel: { id: 'C0SEC', name: 'security' },
+      min: 'high',
+      checks: ['bot', 'scraping'],
+      grouping: 'grouped',
+    },
   ],
-  ['on checks vpn low #growth', { kind: 'on', channel: { name: 'growth' }, min: 'low', checks: ['vpn'], grouping: 'grouped' }],
+  [
+    'on checks vpn low #growth',
+    { kind: 'on', channel: { name: 'growth' }, min: 'low', checks: ['vpn'], grouping: 'grouped' },
+  ],
   ['on grouped', { kind: 'on', channel: undefined, min: 'medium', checks: ALL, grouping: 'grouped' }],
   ['on each', { kind: 'on', channel: undefined, min: 'medium', checks: ALL, grouping: 'each' }],
-  ['on #security min high EACH', { kind: 'on', channel: { name: 'security' }, min: 'high', checks: ALL, grouping: 'each' }],
+  [
+    'on #security min high EACH',
+    { kind: 'on', channel: { name: 'security' }, min: 'high', checks: ALL, grouping: 'each' },
+  ],
   ['on each grouped', { kind: 'on', channel: undefined, min: 'medium', checks: ALL, grouping: 'grouped' }],
   // off
   ['off', { kind: 'off', channel: undefined }],
@@ -127,7 +156,18 @@ describe('/traffic alerts …', () => {
   });
 
   it('the usage names every verb, every check and both groupings', () => {
-    for (const word of ['on', 'off', 'status', 'mute', 'unmute', 'min', 'for 24h|7d|forever', 'grouped|each', ...ALERT_CHECKS]) expect(ALERTS_USAGE).toContain(word);
+    for (const word of [
+      'on',
+      'off',
+      'status',
+      'mute',
+      'unmute',
+      'min',
+      'for 24h|7d|forever',
+      'grouped|each',
+      ...ALERT_CHECKS,
+    ])
+      expect(ALERTS_USAGE).toContain(word);
   });
 });
 

@@ -38,7 +38,13 @@ describe('normaliseFlag', () => {
 
 describe('row schemas', () => {
   it('accepts numeric strings, keeps unknown fields, allows a missing label', () => {
-    const row = aggregateRow.parse({ name: 'Germany', total_visits: '12', unique_visitors: 3, average_duration: '4.5', extra: { a: 1 } });
+    const row = aggregateRow.parse({
+      name: 'Germany',
+      total_visits: '12',
+      unique_visitors: 3,
+      average_duration: '4.5',
+      extra: { a: 1 },
+    });
     expect(row.total_visits).toBe(12);
     expect(row.average_duration).toBe(4.5);
     expect(row.label).toBeUndefined();
@@ -46,7 +52,10 @@ describe('row schemas', () => {
   });
 
   it('refuses a number of the wrong type and names the path', () => {
-    const result = z.array(aggregateRow).safeParse([{ name: 'a', total_visits: 1 }, { name: 'b', total_visits: { value: 3 } }]);
+    const result = z.array(aggregateRow).safeParse([
+      { name: 'a', total_visits: 1 },
+      { name: 'b', total_visits: { value: 3 } },
+    ]);
     expect(result.success).toBe(false);
     if (!result.success) expect(firstIssuePath(result.error)).toMatch(/^\[1\]\.total_visits/);
   });

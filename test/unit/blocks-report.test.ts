@@ -36,11 +36,20 @@ function view(overrides: Partial<ReportView> & { rows: ReportView['rows'] }): Re
   };
 }
 
-const row = (name: string, visits: number): AggregateRow => ({ name, label: undefined, id: undefined, total_visits: visits, unique_visitors: Math.ceil(visits / 2), average_duration: 92 });
+const row = (name: string, visits: number): AggregateRow => ({
+  name,
+  label: undefined,
+  id: undefined,
+  total_visits: visits,
+  unique_visitors: Math.ceil(visits / 2),
+  average_duration: 92,
+});
 
 describe('escapeMrkdwn', () => {
   it('escapes exactly &, < and >', () => {
-    expect(escapeMrkdwn('<!channel> & <https://x|y> *b* _i_')).toBe('&lt;!channel&gt; &amp; &lt;https://x|y&gt; *b* _i_');
+    expect(escapeMrkdwn('<!channel> & <https://x|y> *b* _i_')).toBe(
+      '&lt;!channel&gt; &amp; &lt;https://x|y&gt; *b* _i_',
+    );
   });
 });
 
@@ -68,10 +77,20 @@ describe('reportMessage', () => {
   it('answers in a data_table that Slack sorts by value: numbers are raw_number with the formatted text, one client page per Lookout page', () => {
     const rows = Array.from({ length: 25 }, (_, i) => row(`campaign ${i}`, 12_000 - i * 400));
     const message = reportMessage(view({ query: { ...newQuery('campaigns'), top: 25 }, rows }));
-    const table = message.blocks.find((b) => b.type === 'data_table') as { page_size: number; caption: string; rows: { type: string; value?: number; text: string }[][] };
+    const table = message.blocks.find((b) => b.type === 'data_table') as {
+      page_size: number;
+      caption: string;
+      rows: { type: string; value?: number; text: string }[][];
+    };
     expect(table.page_size).toBe(25);
     expect(table.caption).toBe('Campaigns: Name, Visits, Unique, Avg time');
-    expect(table.rows[1]!.map((c) => c.type)).toEqual(['raw_text', 'raw_number', 'raw_number', 'raw_number', 'raw_text']);
+    expect(table.rows[1]!.map((c) => c.type)).toEqual([
+      'raw_text',
+      'raw_number',
+      'raw_number',
+      'raw_number',
+      'raw_text',
+    ]);
     expect(table.rows[1]![1]).toEqual({ type: 'raw_number', value: 12_000, text: '12,000' });
     expect(table.rows[1]![3]).toEqual({ type: 'raw_number', value: 92, text: '1m 32s' });
     expect(validateMessage(message)).toEqual({ ok: true });
@@ -88,7 +107,10 @@ describe('reportMessage', () => {
 
   it('shows API strings in raw_text cells as they are, and escapes them wherever mrkdwn is used', () => {
     const hostile = '<!channel> launch';
-    const query = { ...newQuery('campaigns'), filters: [{ filters: [{ object: 'campaign', field: 'name', operator: 'is_any_of' as const, value: [hostile] }] }] };
+    const query = {
+      ...newQuery('campaigns'),
+      filters: [{ filters: [{ object: 'campaign', field: 'name', operator: 'is_any_of' as const, value: [hostile] }] }],
+    };
     const message = reportMessage(view({ query, rows: [row(hostile, 3), row('<https://evil.example|click>', 1)] }));
     expect(tableOf(message).flat()).toContain(hostile);
     for (const text of mrkdwnOf(message)) expect(text).not.toMatch(/<!channel>|<https:/);
@@ -99,8 +121,14 @@ describe('reportMessage', () => {
   it('stays within Slack limits with 100 rows of 3,000-character names and emoji', () => {
     const long = '🚀'.repeat(10) + 'x'.repeat(3000);
     const rows = Array.from({ length: 100 }, (_, i) => row(`${long}${i}`, 1000 - i));
-    const query = { ...newQuery('campaigns'), top: 100, filters: [{ filters: [{ object: 'campaign', field: 'name', operator: 'contains' as const, value: long }] }] };
-    const message = reportMessage(view({ query, rows, refs: { current: 'x'.repeat(2000), block: 'y'.repeat(250), next: 'z'.repeat(2000) } }));
+    const query = {
+      ...newQuery('campaigns'),
+      top: 100,
+      filters: [{ filters: [{ object: 'campaign', field: 'name', operator: 'contains' as const, value: long }] }],
+    };
+    const message = reportMessage(
+      view({ query, rows, refs: { current: 'x'.repeat(2000), block: 'y'.repeat(250), next: 'z'.repeat(2000) } }),
+    );
     const verdict = validateMessage(message);
     expect(verdict).toEqual({ ok: true });
     // All 100 rows are kept: the header row gives way, and the context line names the columns.
@@ -116,7 +144,9 @@ describe('reportMessage', () => {
     expect(json).not.toContain('report.next');
     expect(json).not.toContain('report.prev');
     expect(json).not.toContain('report.share');
-    const later = reportMessage(view({ rows: [row('a', 1)], refs: { current: 'c', block: 'c', prev: 'p', next: 'n' } }));
+    const later = reportMessage(
+      view({ rows: [row('a', 1)], refs: { current: 'c', block: 'c', prev: 'p', next: 'n' } }),
+    );
     expect(JSON.stringify(later.blocks)).toMatch(/report\.prev.*report\.next.*report\.share/);
   });
 
@@ -128,9 +158,21 @@ describe('reportMessage', () => {
   });
 
   it('renders pages by path and visits by their own columns', () => {
-    const pages = reportMessage(view({ query: newQuery('pages'), rows: [{ full_url: 'https://shop.example/blog/a?x=1', total: 5, visitors: 4, avg_duration: 30 } as PageRow] }));
+    const pages = reportMessage(
+      view({
+        query: newQuery('pages'),
+        rows: [{ full_url: 'https://shop.example/blog/a?x=1', total: 5, visitors: 4, avg_duration: 30 } as PageRow],
+      }),
+    );
     expect(tableOf(pages)[1]).toEqual(['/blog/a?x=1', '5', '4', '30s', '██████████']);
-    const visit: VisitRecord = { id: 'vs_1', visitor_id: 'v_1', date: '2026-11-20T08:05:00Z', url: 'https://shop.example/', location: { country: 'Germany' }, browser: { name: 'Firefox' } };
+    const visit: VisitRecord = {
+      id: 'vs_1',
+      visitor_id: 'v_1',
+      date: '2026-11-20T08:05:00Z',
+      url: 'https://shop.example/',
+      location: { country: 'Germany' },
+      browser: { name: 'Firefox' },
+    };
     const visits = reportMessage(view({ query: newQuery('visits'), rows: [visit] }));
     expect(tableOf(visits)).toEqual([
       ['Date', 'Visitor', 'Page', 'Country', 'Browser'],
@@ -164,7 +206,12 @@ describe('describeFilters', () => {
   it('describes AND inside groups and OR across them', () => {
     expect(
       describeFilters([
-        { filters: [{ object: 'country', field: 'name', operator: 'is_any_of', value: ['DE', 'FR'] }, { object: 'page', field: 'url', operator: 'contains', value: '/blog' }] },
+        {
+          filters: [
+            { object: 'country', field: 'name', operator: 'is_any_of', value: ['DE', 'FR'] },
+            { object: 'page', field: 'url', operator: 'contains', value: '/blog' },
+          ],
+        },
         { filters: [{ object: 'browser', field: 'name', operator: 'is_any_of', value: ['Firefox'] }] },
       ]),
     ).toBe('country is `DE` or `FR` and page url contains `/blog` *or* browser is `Firefox`');
@@ -179,7 +226,10 @@ describe('modals and messages', () => {
   it('the filter modal lists each filter with its own Remove and is a valid modal', () => {
     const query: ReportQuery = {
       ...newQuery('countries'),
-      filters: [{ filters: [{ object: 'country', field: 'name', operator: 'is_any_of', value: ['<b>'] }] }, { filters: [{ object: 'os', field: 'name', operator: 'is_any_of', value: ['iOS'] }] }],
+      filters: [
+        { filters: [{ object: 'country', field: 'name', operator: 'is_any_of', value: ['<b>'] }] },
+        { filters: [{ object: 'os', field: 'name', operator: 'is_any_of', value: ['iOS'] }] },
+      ],
     };
     const modal = filterModal(REPORTS.countries, query, context);
     const json = JSON.stringify(modal.blocks);
@@ -191,7 +241,9 @@ describe('modals and messages', () => {
   });
 
   it('a modal context whose response_url or tag was changed, or sealed with another key, is refused', () => {
-    const metadata = JSON.parse(filterModal(REPORTS.countries, newQuery('countries'), context).private_metadata!) as Record<string, unknown>;
+    const metadata = JSON.parse(
+      filterModal(REPORTS.countries, newQuery('countries'), context).private_metadata!,
+    ) as Record<string, unknown>;
     expect(decodeContext(JSON.stringify({ ...metadata, u: 'https://evil.example/collect' }), sealer)).toBeNull();
     expect(decodeContext(JSON.stringify({ ...metadata, e: false }), sealer)).toBeNull();
     expect(decodeContext(JSON.stringify({ ...metadata, t: 'A'.repeat(22) }), sealer)).toBeNull();

@@ -18,17 +18,29 @@ interface Violation {
 /** Runs the project's rules over `src/` and `packages/` in `cwd`; the violations found. */
 async function cruise(cwd: string): Promise<Violation[]> {
   const run = promisify(execFile);
-  const { stdout } = await run(DEPCRUISE, ['src', 'packages', '--config', CONFIG, '--output-type', 'json'], { cwd, maxBuffer: 64 * 1024 * 1024 }).catch(
-    (error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }),
-  );
+  const { stdout } = await run(DEPCRUISE, ['src', 'packages', '--config', CONFIG, '--output-type', 'json'], {
+    cwd,
+    maxBuffer: 64 * 1024 * 1024,
+  }).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }));
   return (JSON.parse(stdout) as { summary: { violations: Violation[] } }).summary.violations;
 }
 
 /** A small tree shaped like Lookout's, with one violation of each rule planted in it. */
 const PLANTED: Record<string, string> = {
-  'tsconfig.json': JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', strict: true }, include: ['src', 'packages'] }),
-  'package.json': JSON.stringify({ type: 'module', workspaces: ['packages/*'], devDependencies: { '@lookout/sandbox': '*', devtool: '1' } }),
-  'packages/sandbox/package.json': JSON.stringify({ name: '@lookout/sandbox', type: 'module', exports: { '.': './src/start.ts' } }),
+  'tsconfig.json': JSON.stringify({
+    compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', strict: true },
+    include: ['src', 'packages'],
+  }),
+  'package.json': JSON.stringify({
+    type: 'module',
+    workspaces: ['packages/*'],
+    devDependencies: { '@lookout/sandbox': '*', devtool: '1' },
+  }),
+  'packages/sandbox/package.json': JSON.stringify({
+    name: '@lookout/sandbox',
+    type: 'module',
+    exports: { '.': './src/start.ts' },
+  }),
   'node_modules/devtool/package.json': JSON.stringify({ name: 'devtool', version: '1.0.0', main: 'index.js' }),
   'node_modules/devtool/index.js': 'export const tool = 1;',
   'node_modules/stray/package.json': JSON.stringify({ name: 'stray', version: '1.0.0', main: 'index.js' }),
@@ -43,16 +55,19 @@ const PLANTED: Record<string, string> = {
   'src/features/bar/service.ts': 'export const bs = 1;',
   'src/features/bar/index.ts': "export { bs } from './service.js';",
   'src/features/index.ts': 'export const all = 1;',
-  'src/features/foo/index.ts': "import { bs } from '../bar/index.js';\nexport const bi = bs;\nexport { all } from '../index.js';",
+  'src/features/foo/index.ts':
+    "import { bs } from '../bar/index.js';\nexport const bi = bs;\nexport { all } from '../index.js';",
   'src/context.ts': 'export const ctx = 1;',
   'src/platform/feature.ts': "import { ctx } from '../context.js';\nexport const f = ctx;",
   'src/features/foo/service.ts': "import { r } from '../bar/repo.js';\nexport const s = r;",
   'src/features/foo/parse.ts': "import { s } from './service.js';\nexport const p = s;",
   'src/features/foo/blocks.ts': "import { c } from '../../compose.js';\nexport const b = c;",
-  'src/features/foo/listeners.ts': "import { db } from '../../platform/store/db.js';\nimport { bs } from '../bar/service.js';\nimport { bi } from '../bar/index.js';\nexport const l = [db, bs, bi];",
+  'src/features/foo/listeners.ts':
+    "import { db } from '../../platform/store/db.js';\nimport { bs } from '../bar/service.js';\nimport { bi } from '../bar/index.js';\nexport const l = [db, bs, bi];",
   'src/compose.ts': "import { box } from '@lookout/sandbox';\nexport const c = box;",
   'src/main.ts': "import { box } from '@lookout/sandbox';\nexport const m = box;",
-  'packages/sandbox/src/start.ts': "import { config } from '../../../src/config.js';\nimport { ui } from './ui.js';\nexport const box = [config, ui];",
+  'packages/sandbox/src/start.ts':
+    "import { config } from '../../../src/config.js';\nimport { ui } from './ui.js';\nexport const box = [config, ui];",
   'packages/sandbox/src/ui.ts': "import { stray } from 'stray';\nexport const ui = stray;",
   'src/features/bar/a.ts': "import { b } from './b.js';\nexport const a = () => b;",
   'src/features/bar/b.ts': "import { a } from './a.js';\nexport const b = () => a;",

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ChannelPace } from '../../src/platform/deliveries/pace.js';
 
-describe('ChannelPace: a channel posts at Slack\'s pace', () => {
+describe("ChannelPace: a channel posts at Slack's pace", () => {
   it('bursts when idle, then one post an interval', () => {
     const pace = new ChannelPace(3, 1000, 0);
     for (let i = 0; i < 3; i++) {

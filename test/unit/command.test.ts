@@ -61,7 +61,10 @@ const OK: Array<[string, ReportQuery]> = [
     'sources country.code:DE,AT or country.code:CH channel:Organic',
     q({
       report: 'sources',
-      filters: [group(any('country', ['DE', 'AT'], 'code')), group(any('country', ['CH'], 'code'), any('channel', ['Organic']))],
+      filters: [
+        group(any('country', ['DE', 'AT'], 'code')),
+        group(any('country', ['CH'], 'code'), any('channel', ['Organic'])),
+      ],
     }),
   ],
   ['sources campaign:"a, b",c', q({ report: 'sources', filters: [group(any('campaign', ['a, b', 'c']))] })],
@@ -133,7 +136,10 @@ const ERRORS: Array<[string, RegExp]> = [
   ['sources country:US or or city:X', /^`or` goes between two filters/],
   ['sources city:"New York', /^A quote is not closed: `"New York`/],
   ['sources city:“New York', /^A quote is not closed/],
-  ['pages by unique_visitors', /^Can't sort pages by `unique_visitors`\..* Sort keys: visits, unique, visitors, duration, name, url/],
+  [
+    'pages by unique_visitors',
+    /^Can't sort pages by `unique_visitors`\..* Sort keys: visits, unique, visitors, duration, name, url/,
+  ],
   ['sources by', /^`by` needs a sort key: visits, unique, visitors, duration, name/],
   ['sources by top 5', /^`by` needs a sort key/],
   ['sources by durration', /Did you mean `duration`\?/],
@@ -161,11 +167,23 @@ describe('parseTrafficCommand: queries', () => {
 
 describe('ranges and reports as people say them', () => {
   it('`last 7 days` (and 30, 90) is last7d; `src` is sources; a near miss suggests the canonical word', () => {
-    expect(parse('sources last 7 days')).toMatchObject({ kind: 'report', query: { report: 'sources', range: 'last7d' } });
-    expect(parse('pages last 30 days top 5')).toMatchObject({ kind: 'report', query: { report: 'pages', range: 'last30d', top: 5 } });
+    expect(parse('sources last 7 days')).toMatchObject({
+      kind: 'report',
+      query: { report: 'sources', range: 'last7d' },
+    });
+    expect(parse('pages last 30 days top 5')).toMatchObject({
+      kind: 'report',
+      query: { report: 'pages', range: 'last30d', top: 5 },
+    });
     expect(parse('src last 90 day')).toMatchObject({ kind: 'report', query: { report: 'sources', range: 'last90d' } });
-    expect(parse('sources last7x')).toMatchObject({ kind: 'error', message: expect.stringContaining('Did you mean `last7d`?') });
-    expect(parse('sources last 400 days')).toMatchObject({ kind: 'error', message: expect.stringContaining('from 2 to 365 days') });
+    expect(parse('sources last7x')).toMatchObject({
+      kind: 'error',
+      message: expect.stringContaining('Did you mean `last7d`?'),
+    });
+    expect(parse('sources last 400 days')).toMatchObject({
+      kind: 'error',
+      message: expect.stringContaining('from 2 to 365 days'),
+    });
   });
 });
 
@@ -203,7 +221,10 @@ describe('parseTrafficCommand: sub-commands and options', () => {
     ['help', { kind: 'help' }],
     ['HELP filters', { kind: 'help', topic: 'filters' }],
     ['? ranges', { kind: 'help', topic: 'ranges' }],
-    ['digest add sources "Monday 09:00" #growth', { kind: 'sub', name: 'digest', args: ['add', 'sources', 'Monday 09:00', '#growth'] }],
+    [
+      'digest add sources "Monday 09:00" #growth',
+      { kind: 'sub', name: 'digest', args: ['add', 'sources', 'Monday 09:00', '#growth'] },
+    ],
     ['digests', { kind: 'sub', name: 'digests', args: [] }],
     ['alerts on', { kind: 'sub', name: 'alerts', args: ['on'] }],
     ['alert mute  “abc”', { kind: 'sub', name: 'alert', args: ['mute', 'abc'] }],

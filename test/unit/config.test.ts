@@ -24,19 +24,32 @@ describe('loadConfig', () => {
     // Defaults go through the same parsing as set values (lists are lists, durations milliseconds).
     expect(config.security).toEqual({ channels: [], users: [], scrapingScoreThreshold: 0.8 });
     expect(config.admins).toEqual([]);
-    expect(config.alerts).toEqual({ scanIntervalMs: 60_000, recheckMs: 6 * 3_600_000, burst: 5, deliveryDeadlineMs: 6 * 3_600_000 });
+    expect(config.alerts).toEqual({
+      scanIntervalMs: 60_000,
+      recheckMs: 6 * 3_600_000,
+      burst: 5,
+      deliveryDeadlineMs: 6 * 3_600_000,
+    });
     expect(config.deliveries).toEqual({ slackTimeoutMs: 10_000, heartbeatMs: 10_000 });
     expect(config.ops).toEqual({ port: 3001, host: '127.0.0.1', token: undefined });
   });
 
   it('reads the ops listener: its port apart from PORT, an address to bind, a token of 16 characters or more', () => {
-    expect(loadConfig({ OPS_PORT: '9464', OPS_HOST: '0.0.0.0', OPS_TOKEN: 'a'.repeat(32) }).ops).toEqual({ port: 9464, host: '0.0.0.0', token: 'a'.repeat(32) });
+    expect(loadConfig({ OPS_PORT: '9464', OPS_HOST: '0.0.0.0', OPS_TOKEN: 'a'.repeat(32) }).ops).toEqual({
+      port: 9464,
+      host: '0.0.0.0',
+      token: 'a'.repeat(32),
+    });
     expect(loadConfig({ OPS_HOST: '::' }).ops.host).toBe('::');
     expect(loadConfig({ PORT: '0', OPS_PORT: '0' }).ops.port).toBe(0);
-    expect(problemsOf({ PORT: '3001' })).toEqual(['OPS_PORT: must differ from PORT (PORT serves Slack and /healthz; /metrics and /readyz have their own port)']);
+    expect(problemsOf({ PORT: '3001' })).toEqual([
+      'OPS_PORT: must differ from PORT (PORT serves Slack and /healthz; /metrics and /readyz have their own port)',
+    ]);
     expect(problemsOf({ OPS_PORT: '8080', PORT: '8080' })).toHaveLength(1);
     expect(problemsOf({ OPS_PORT: '70000' })).toEqual(['OPS_PORT: expected a whole number from 0 to 65535']);
-    expect(problemsOf({ OPS_HOST: 'not a host' })).toEqual(['OPS_HOST: expected an address to listen on, like 127.0.0.1, 0.0.0.0 or ::']);
+    expect(problemsOf({ OPS_HOST: 'not a host' })).toEqual([
+      'OPS_HOST: expected an address to listen on, like 127.0.0.1, 0.0.0.0 or ::',
+    ]);
     const short = problemsOf({ OPS_TOKEN: 'short-secret' });
     expect(short).toEqual([expect.stringMatching(/^OPS_TOKEN: expected at least 16 printable characters/)]);
     expect(short.join()).not.toContain('short-secret');
@@ -44,22 +57,34 @@ describe('loadConfig', () => {
   });
 
   it('reads durations and id lists', () => {
-    const config = loadConfig({ ALERT_SCAN_INTERVAL: '2m', ALERT_RECHECK_AFTER: '90', ADMIN_USERS: 'U1,U2', SECURITY_CHANNELS: ' C1 , C2 ' });
+    const config = loadConfig({
+      ALERT_SCAN_INTERVAL: '2m',
+      ALERT_RECHECK_AFTER: '90',
+      ADMIN_USERS: 'U1,U2',
+      SECURITY_CHANNELS: ' C1 , C2 ',
+    });
     expect(config.alerts.scanIntervalMs).toBe(120_000);
     expect(config.alerts.recheckMs).toBe(90_000);
     expect(config.admins).toEqual(['U1', 'U2']);
     expect(config.security.channels).toEqual(['C1', 'C2']);
-    expect(() => loadConfig({ ALERT_SCAN_INTERVAL: 'soon' })).toThrow(/ALERT_SCAN_INTERVAL: expected a duration like 60s/);
+    expect(() => loadConfig({ ALERT_SCAN_INTERVAL: 'soon' })).toThrow(
+      /ALERT_SCAN_INTERVAL: expected a duration like 60s/,
+    );
   });
 
   it("reads the API's time zone and settling margin, and refuses a zone that is not one or a margin out of range, with the range", () => {
-    expect(loadConfig({ ANALYTICS_API_TIMEZONE: 'America/New_York', ANALYTICS_SETTLE_MARGIN: '30m' }).apiDays).toEqual({ timeZone: 'America/New_York', settleMs: 1_800_000 });
+    expect(loadConfig({ ANALYTICS_API_TIMEZONE: 'America/New_York', ANALYTICS_SETTLE_MARGIN: '30m' }).apiDays).toEqual({
+      timeZone: 'America/New_York',
+      settleMs: 1_800_000,
+    });
     const problems = problemsOf({ ANALYTICS_API_TIMEZONE: 'Mars/Olympus', ANALYTICS_SETTLE_MARGIN: '10s' });
     expect(problems).toEqual([
       'ANALYTICS_API_TIMEZONE: expected the IANA time zone the API counts its dates in, like UTC or America/New_York',
       'ANALYTICS_SETTLE_MARGIN: expected a duration like 10m, from 1m to 1d (s, m, h or d)',
     ]);
-    expect(problemsOf({ ANALYTICS_SETTLE_MARGIN: '2d' })).toEqual(['ANALYTICS_SETTLE_MARGIN: expected a duration like 10m, from 1m to 1d (s, m, h or d)']);
+    expect(problemsOf({ ANALYTICS_SETTLE_MARGIN: '2d' })).toEqual([
+      'ANALYTICS_SETTLE_MARGIN: expected a duration like 10m, from 1m to 1d (s, m, h or d)',
+    ]);
   });
 
   it('reads a full production environment', () => {
@@ -75,8 +100,18 @@ describe('loadConfig', () => {
       PORT: '8080',
       DATABASE_URL: 'postgres://u@db:5432/lookout',
     });
-    expect(config.analytics).toEqual({ url: 'https://api.example.com/v1', apiKey: 'k', timeoutMs: 2500, maxConcurrency: 4 });
-    expect(config.slack).toEqual({ signingSecret: 'abcdef0123456789', botToken: 'xoxb-1-2-3', appToken: 'xapp-1-2', apiUrl: undefined });
+    expect(config.analytics).toEqual({
+      url: 'https://api.example.com/v1',
+      apiKey: 'k',
+      timeoutMs: 2500,
+      maxConcurrency: 4,
+    });
+    expect(config.slack).toEqual({
+      signingSecret: 'abcdef0123456789',
+      botToken: 'xoxb-1-2-3',
+      appToken: 'xapp-1-2',
+      apiUrl: undefined,
+    });
     expect(config.port).toBe(8080);
     expect(config.store.databaseUrl).toBe('postgres://u@db:5432/lookout');
   });
@@ -85,7 +120,9 @@ describe('loadConfig', () => {
     expect(loadConfig({}).weekStart).toBe(1);
     expect(loadConfig({ LOCALE: 'en-US' }).weekStart).toBe(7);
     expect(loadConfig({ LOCALE: 'de-DE' }).weekStart).toBe(1);
-    expect(problemsOf({ LOCALE: 'not a locale!' })).toEqual(['LOCALE: expected a BCP 47 locale, like en-GB, de-DE or en-US']);
+    expect(problemsOf({ LOCALE: 'not a locale!' })).toEqual([
+      'LOCALE: expected a BCP 47 locale, like en-GB, de-DE or en-US',
+    ]);
   });
 
   it('treats blank variables as unset', () => {
@@ -120,7 +157,11 @@ describe('loadConfig', () => {
     const secret = 'xoxp-very-secret-value';
     const error = (() => {
       try {
-        loadConfig({ SLACK_BOT_TOKEN: secret, SLACK_SIGNING_SECRET: 's3cr3t-signing', DATABASE_URL: 'mysql://u:pw-secret@h/db' });
+        loadConfig({
+          SLACK_BOT_TOKEN: secret,
+          SLACK_SIGNING_SECRET: 's3cr3t-signing',
+          DATABASE_URL: 'mysql://u:pw-secret@h/db',
+        });
       } catch (e) {
         return e as Error;
       }

@@ -147,9 +147,7 @@ describe('explicit dates', () => {
       endDate: '2024-02-29',
       label: 'Feb 29, 2024',
     });
-    expect(resolved('2024-12-30..2025-01-02', 'UTC', '2026-01-01T00:00:00Z').label).toBe(
-      'Dec 30, 2024 – Jan 2, 2025',
-    );
+    expect(resolved('2024-12-30..2025-01-02', 'UTC', '2026-01-01T00:00:00Z').label).toBe('Dec 30, 2024 – Jan 2, 2025');
   });
 
   it('does not depend on the time zone or the clock', () => {
@@ -209,7 +207,10 @@ describe('previousPeriod', () => {
 
 describe("a zone's days and hours in real time", () => {
   const at = (iso: string) => Date.parse(iso);
-  const minutes = (date: string, zone: string) => hourSpans(date, zone)!.map((h) => [h.hour, h.minutes]).filter(([, m]) => m !== 60);
+  const minutes = (date: string, zone: string) =>
+    hourSpans(date, zone)!
+      .map((h) => [h.hour, h.minutes])
+      .filter(([, m]) => m !== 60);
 
   it('a date begins at its local midnight, or where there is none, at the first instant on it', () => {
     expect(dayStart('2026-11-20', 'UTC')).toBe(at('2026-11-20T00:00:00Z'));
@@ -225,9 +226,16 @@ describe("a zone's days and hours in real time", () => {
     expect(hourSpans('2026-11-20', 'Europe/Berlin')).toHaveLength(24);
     expect(minutes('2026-11-20', 'Europe/Berlin')).toEqual([]);
     // Berlin: 02:00 is skipped on Mar 29 and repeated on Oct 25.
-    expect(hourSpans('2026-03-29', 'Europe/Berlin')!.map((h) => h.hour)).toEqual([0, 1, ...Array.from({ length: 21 }, (_, i) => i + 3)]);
+    expect(hourSpans('2026-03-29', 'Europe/Berlin')!.map((h) => h.hour)).toEqual([
+      0,
+      1,
+      ...Array.from({ length: 21 }, (_, i) => i + 3),
+    ]);
     expect(minutes('2026-10-25', 'Europe/Berlin')).toEqual([[2, 120]]);
-    expect(hourSpans('2026-10-25', 'Europe/Berlin')!.find((h) => h.hour === 2)).toMatchObject({ start: at('2026-10-25T00:00:00Z'), end: at('2026-10-25T02:00:00Z') });
+    expect(hourSpans('2026-10-25', 'Europe/Berlin')!.find((h) => h.hour === 2)).toMatchObject({
+      start: at('2026-10-25T00:00:00Z'),
+      end: at('2026-10-25T02:00:00Z'),
+    });
     // Lord Howe moves by half an hour: 02:00 lasts 30 minutes on Oct 4, 2026, and 01:00 lasts 90 on Apr 5.
     expect(minutes('2026-10-04', 'Australia/Lord_Howe')).toEqual([[2, 30]]);
     expect(minutes('2026-04-05', 'Australia/Lord_Howe')).toEqual([[1, 90]]);

@@ -9,19 +9,30 @@ describe('remedyOf', () => {
     expect(remedyOf(new WebAPIRateLimitedError(7))).toEqual({ kind: 'retry', reason: 'ratelimited', afterMs: 7_000 });
     expect(remedyOf({ code: ErrorCode.HTTPError, statusCode: 502 })).toEqual({ kind: 'retry', reason: 'HTTP 502' });
     expect(remedyOf(platform('internal_error'))).toEqual({ kind: 'retry', reason: 'internal_error' });
-    expect(remedyOf({ code: ErrorCode.RequestError, original: new Error('The operation was aborted due to timeout') })).toEqual({ kind: 'retry', reason: 'timed out' });
-    expect(remedyOf({ code: ErrorCode.RequestError, original: new Error('ECONNREFUSED') })).toEqual({ kind: 'retry', reason: 'could not reach Slack' });
+    expect(
+      remedyOf({ code: ErrorCode.RequestError, original: new Error('The operation was aborted due to timeout') }),
+    ).toEqual({ kind: 'retry', reason: 'timed out' });
+    expect(remedyOf({ code: ErrorCode.RequestError, original: new Error('ECONNREFUSED') })).toEqual({
+      kind: 'retry',
+      reason: 'could not reach Slack',
+    });
     expect(remedyOf(new Error('socket hang up'))).toEqual({ kind: 'retry', reason: 'socket hang up' });
   });
 
   it('posts refused blocks once more as plain text', () => {
-    for (const reason of ['invalid_blocks', 'msg_too_long', 'invalid_blocks_format']) expect(remedyOf(platform(reason))).toEqual({ kind: 'plain', reason });
+    for (const reason of ['invalid_blocks', 'msg_too_long', 'invalid_blocks_format'])
+      expect(remedyOf(platform(reason))).toEqual({ kind: 'plain', reason });
   });
 
   it('gives up on refusals, saying when the channel itself is the problem', () => {
-    for (const reason of ['channel_not_found', 'not_in_channel', 'is_archived']) expect(remedyOf(platform(reason))).toEqual({ kind: 'refused', reason, channel: true });
+    for (const reason of ['channel_not_found', 'not_in_channel', 'is_archived'])
+      expect(remedyOf(platform(reason))).toEqual({ kind: 'refused', reason, channel: true });
     expect(remedyOf(platform('invalid_auth'))).toEqual({ kind: 'refused', reason: 'invalid_auth', channel: false });
-    expect(remedyOf({ code: ErrorCode.HTTPError, statusCode: 404 })).toEqual({ kind: 'refused', reason: 'HTTP 404', channel: false });
+    expect(remedyOf({ code: ErrorCode.HTTPError, statusCode: 404 })).toEqual({
+      kind: 'refused',
+      reason: 'HTTP 404',
+      channel: false,
+    });
   });
 });
 

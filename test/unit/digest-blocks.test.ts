@@ -4,13 +4,25 @@ import type { FilterGroup } from '../../src/kernel/filters.js';
 import { previousPeriod, type DateRange } from '../../src/kernel/dates.js';
 import { validateBlocks, validateMessage, validateMessageText, validateView } from '../../src/slack-rules/validate.js';
 import { DIGEST_INPUTS, DIGEST_MODAL, digestModal, type DigestFormValues } from '../../src/features/digests/modal.js';
-import { DIGEST_ACTIONS, digestList, digestMessage, type DigestLine, type DigestListItem, type DigestSection, type DigestView } from '../../src/features/digests/blocks.js';
+import {
+  DIGEST_ACTIONS,
+  digestList,
+  digestMessage,
+  type DigestLine,
+  type DigestListItem,
+  type DigestSection,
+  type DigestView,
+} from '../../src/features/digests/blocks.js';
 import { securityLine } from '../../src/features/digests/content.js';
 import { colourOf, headerOf, mrkdwnOf, textsOf } from '../support/sandbox.js';
 
 type Json = Record<string, unknown>;
 
-const PERIOD: DateRange = { startDate: '2026-11-13', endDate: '2026-11-19', label: 'The 7 days before today (Nov 13 – Nov 19, 2026)' };
+const PERIOD: DateRange = {
+  startDate: '2026-11-13',
+  endDate: '2026-11-19',
+  label: 'The 7 days before today (Nov 13 – Nov 19, 2026)',
+};
 const PREVIOUS = previousPeriod(PERIOD);
 
 const HOSTILE = [
@@ -60,7 +72,9 @@ function expectValid(message: { text: string; blocks: unknown[] }): void {
 
 /** Each section block's own text (not its fields). */
 function sectionTexts(message: { blocks: unknown[] }): string[] {
-  return (message.blocks as Json[]).flatMap((b) => ((b.type === 'section' || b.type === 'alert') && b.text ? [(b.text as { text: string }).text] : []));
+  return (message.blocks as Json[]).flatMap((b) =>
+    (b.type === 'section' || b.type === 'alert') && b.text ? [(b.text as { text: string }).text] : [],
+  );
 }
 
 /** The mrkdwn of the section whose first line is the report's title. */
@@ -76,7 +90,12 @@ describe('digestMessage', () => {
   it('13 reports × 10 hostile, 3,000-character and emoji names, long filters: within Slack limits, every line shown', () => {
     const long = '🚀'.repeat(10) + 'x'.repeat(3000);
     const filters: FilterGroup[] = Array.from({ length: 5 }, () => ({
-      filters: Array.from({ length: 10 }, () => ({ object: 'campaign', field: 'name', operator: 'is_any_of' as const, value: [long, '<!here>'] })),
+      filters: Array.from({ length: 10 }, () => ({
+        object: 'campaign',
+        field: 'name',
+        operator: 'is_any_of' as const,
+        value: [long, '<!here>'],
+      })),
     }));
     const message = digestMessage(
       view({
@@ -138,7 +157,10 @@ describe('digestMessage', () => {
               { name: 'tiny', value: 1001, previous: 1000 },
             ],
           },
-          { def: REPORTS.pages, lines: [{ name: 'https://example.com/pricing', value: 1234, previous: 1000, duration: 45 }] },
+          {
+            def: REPORTS.pages,
+            lines: [{ name: 'https://example.com/pricing', value: 1234, previous: 1000, duration: 45 }],
+          },
         ],
       }),
     );
@@ -153,7 +175,9 @@ describe('digestMessage', () => {
       '6. halved · *1,500* visits ▼ 50%',
       '7. tiny · *1,001* visits ▲ <1%',
     ]);
-    expect(sectionOf(message, REPORTS.pages)).toBe('*Pages*\n1. https://example.com/pricing · *1,234* visits ▲ 23% · 45s');
+    expect(sectionOf(message, REPORTS.pages)).toBe(
+      '*Pages*\n1. https://example.com/pricing · *1,234* visits ▲ 23% · 45s',
+    );
   });
 
   it('headline totals with their change, the period in words, the digest number', () => {
@@ -163,13 +187,19 @@ describe('digestMessage', () => {
     const texts = mrkdwnOf(message);
     expect(texts).toContain('*Visits*\n1,120  ▲ 12%');
     expect(texts).toContain('*Unique visitors*\n380  ▼ 5%');
-    expect(texts[0]).toBe('The 7 days before today (Nov 13 – Nov 19, 2026) · change against Nov 6 – Nov 12, 2026 · days in Europe/Berlin · digest #7');
+    expect(texts[0]).toBe(
+      'The 7 days before today (Nov 13 – Nov 19, 2026) · change against Nov 6 – Nov 12, 2026 · days in Europe/Berlin · digest #7',
+    );
     expect(sectionOf(message, REPORTS.sources)).toBe('*Sources*\n_No data in this period._');
-    expect(message.text).toBe('Digest: Sources, Pages: 1,120 visits ▲ 12% (The 7 days before today (Nov 13 – Nov 19, 2026))');
+    expect(message.text).toBe(
+      'Digest: Sources, Pages: 1,120 visits ▲ 12% (The 7 days before today (Nov 13 – Nov 19, 2026))',
+    );
   });
 
   it('totals that were zero before show "new"; demo and preview are marked', () => {
-    const message = digestMessage(view({ totals: { visits: 10, unique: 0, previousVisits: 0, previousUnique: 0 }, demo: true, preview: true }));
+    const message = digestMessage(
+      view({ totals: { visits: 10, unique: 0, previousVisits: 0, previousUnique: 0 }, demo: true, preview: true }),
+    );
     const texts = mrkdwnOf(message);
     expect(texts).toContain('*Visits*\n10  new');
     expect(texts).toContain('*Unique visitors*\n0  –');
@@ -185,21 +215,36 @@ describe('digestMessage', () => {
     ];
     const message = digestMessage(view({ sections }));
     expectValid(message);
-    expect(sectionOf(message, REPORTS.pages)).toBe('*Pages*\n:warning: Could not load: The analytics API failed (HTTP 500) &lt;boom&gt;');
+    expect(sectionOf(message, REPORTS.pages)).toBe(
+      '*Pages*\n:warning: Could not load: The analytics API failed (HTTP 500) &lt;boom&gt;',
+    );
     expect(sectionOf(message, REPORTS.cities)).toBe('*Cities*\n:warning: Could not load: unknown error');
     // What failed is said again beside a warning-coloured bar; no alert block in a message.
     expect(JSON.stringify(message)).not.toContain('"type":"alert"');
     expect(colourOf(message)).toBe('warning');
-    expect(mrkdwnOf({ attachments: message.attachments })).toEqual([':warning: *Incomplete:* Pages, Cities could not be loaded; the rest of this digest is complete.']);
+    expect(mrkdwnOf({ attachments: message.attachments })).toEqual([
+      ':warning: *Incomplete:* Pages, Cities could not be loaded; the rest of this digest is complete.',
+    ]);
     expect(colourOf(digestMessage(view()))).toBeUndefined();
     expect(sectionOf(message, REPORTS.sources)).toBe('*Sources*\n1. google · *10* visits ▲ 100%');
     expect(sectionOf(message, REPORTS.countries)).toBe('*Countries*\n1. Germany · *4* visits –');
     // In the order given.
-    expect(sectionTexts(message).map((t) => t.split('\n')[0])).toEqual(['*Sources*', '*Pages*', '*Countries*', '*Cities*']);
+    expect(sectionTexts(message).map((t) => t.split('\n')[0])).toEqual([
+      '*Sources*',
+      '*Pages*',
+      '*Countries*',
+      '*Cities*',
+    ]);
   });
 
   it('totals that failed say so, and the sections still render', () => {
-    const message = digestMessage(view({ totals: undefined, totalsError: 'timed out <after 10 s>', sections: [{ def: REPORTS.sources, lines: lines(3) }] }));
+    const message = digestMessage(
+      view({
+        totals: undefined,
+        totalsError: 'timed out <after 10 s>',
+        sections: [{ def: REPORTS.sources, lines: lines(3) }],
+      }),
+    );
     expectValid(message);
     expect(mrkdwnOf(message)).toContain(':warning: Totals could not be loaded: timed out &lt;after 10 s&gt;');
     expect(sectionOf(message, REPORTS.sources).split('\n')).toHaveLength(4);
@@ -225,7 +270,8 @@ describe('digestList', () => {
   }
 
   const actionsOf = (message: { blocks: unknown[] }, id: number) =>
-    ((message.blocks as Json[]).find((b) => b.type === 'actions' && b.block_id === `digest_${id}`)?.elements ?? []) as Json[];
+    ((message.blocks as Json[]).find((b) => b.type === 'actions' && b.block_id === `digest_${id}`)?.elements ??
+      []) as Json[];
 
   it('30 digests with 3,000-character texts stay within limits: 23 shown, the rest counted', () => {
     const hostile = (i: number) =>
@@ -234,7 +280,10 @@ describe('digestList', () => {
         schedule: `Mondays at 09:00 (Europe/Berlin) <!channel> ${'🚀'.repeat(500)}`,
         lastRun: i % 2 === 0 ? `failed Nov 16, 09:00 (channel_not_found <&>) ${'y'.repeat(3000)}` : undefined,
       });
-    const message = digestList(Array.from({ length: 30 }, (_, i) => hostile(i + 1)), 'in this workspace');
+    const message = digestList(
+      Array.from({ length: 30 }, (_, i) => hostile(i + 1)),
+      'in this workspace',
+    );
     expectValid(message);
     expect(message.blocks.length).toBeLessThanOrEqual(50);
     expect(headerOf(message)).toBe('Digests in this workspace');
@@ -246,12 +295,25 @@ describe('digestList', () => {
   });
 
   it('a manager gets Pause (running) or Resume (paused), Edit and Remove with a confirm dialog', () => {
-    const message = digestList([item(1, { paused: false, canManage: true }), item(2, { paused: true, canManage: true })], 'in #growth');
+    const message = digestList(
+      [item(1, { paused: false, canManage: true }), item(2, { paused: true, canManage: true })],
+      'in #growth',
+    );
     expectValid(message);
     const running = actionsOf(message, 1);
-    expect(running.map((e) => e.action_id)).toEqual([DIGEST_ACTIONS.preview, DIGEST_ACTIONS.pause, DIGEST_ACTIONS.edit, DIGEST_ACTIONS.remove]);
+    expect(running.map((e) => e.action_id)).toEqual([
+      DIGEST_ACTIONS.preview,
+      DIGEST_ACTIONS.pause,
+      DIGEST_ACTIONS.edit,
+      DIGEST_ACTIONS.remove,
+    ]);
     const paused = actionsOf(message, 2);
-    expect(paused.map((e) => e.action_id)).toEqual([DIGEST_ACTIONS.preview, DIGEST_ACTIONS.resume, DIGEST_ACTIONS.edit, DIGEST_ACTIONS.remove]);
+    expect(paused.map((e) => e.action_id)).toEqual([
+      DIGEST_ACTIONS.preview,
+      DIGEST_ACTIONS.resume,
+      DIGEST_ACTIONS.edit,
+      DIGEST_ACTIONS.remove,
+    ]);
     expect(paused[1]).toMatchObject({ style: 'primary', value: '2', text: { text: 'Resume' } });
     const remove = running[3]!;
     expect(remove).toMatchObject({ style: 'danger', value: '1' });
@@ -267,15 +329,23 @@ describe('digestList', () => {
   });
 
   it('someone who may not manage it gets Preview only: no Pause, Resume, Edit or Remove', () => {
-    const message = digestList([item(1, { canManage: false }), item(2, { canManage: false, paused: true })], 'in #growth');
+    const message = digestList(
+      [item(1, { canManage: false }), item(2, { canManage: false, paused: true })],
+      'in #growth',
+    );
     expect(actionsOf(message, 1).map((e) => e.action_id)).toEqual([DIGEST_ACTIONS.preview]);
     expect(actionsOf(message, 2).map((e) => e.action_id)).toEqual([DIGEST_ACTIONS.preview]);
     expect(JSON.stringify(message.blocks)).not.toContain('"confirm"');
   });
 
   it('shows the channel, owner, schedule, next and last run', () => {
-    const message = digestList([item(5, { reports: ['sources'], schedule: 'every day at 09:00 (UTC)', lastRun: 'posted Nov 21, 09:00' })], 'in #growth');
-    expect(mrkdwnOf(message)[0]).toBe('*#5* in <#C000005> · sources\nevery day at 09:00 (UTC) · next Nov 23, 09:00 · last: posted Nov 21, 09:00 · owner <@U_ALICE>');
+    const message = digestList(
+      [item(5, { reports: ['sources'], schedule: 'every day at 09:00 (UTC)', lastRun: 'posted Nov 21, 09:00' })],
+      'in #growth',
+    );
+    expect(mrkdwnOf(message)[0]).toBe(
+      '*#5* in <#C000005> · sources\nevery day at 09:00 (UTC) · next Nov 23, 09:00 · last: posted Nov 21, 09:00 · owner <@U_ALICE>',
+    );
     const never = digestList([item(6, { lastRun: undefined, nextRun: undefined, paused: false })], 'x');
     expect(mrkdwnOf(never)[0]).toContain('next unknown · last: never run');
   });
@@ -298,7 +368,8 @@ describe('digestModal', () => {
     filters: 'country:"United States" or page~/blog',
   };
 
-  const element = (view: { blocks: unknown[] }, id: string) => ((view.blocks as unknown as Json[]).find((b) => b.block_id === id)?.element ?? {}) as Json;
+  const element = (view: { blocks: unknown[] }, id: string) =>
+    ((view.blocks as unknown as Json[]).find((b) => b.block_id === id)?.element ?? {}) as Json;
 
   function expectValidView(view: ReturnType<typeof digestModal>): void {
     const blocks = validateBlocks(view.blocks, 'modal');
@@ -309,13 +380,21 @@ describe('digestModal', () => {
     for (const block of view.blocks as unknown as Json[]) {
       const el = block.element as Json | undefined;
       if (el?.type === 'plain_text_input' && typeof el.initial_value === 'string') {
-        expect(Array.from(el.initial_value).length, String(block.block_id)).toBeLessThanOrEqual(el.max_length as number);
+        expect(Array.from(el.initial_value).length, String(block.block_id)).toBeLessThanOrEqual(
+          el.max_length as number,
+        );
       }
     }
   }
 
   it('a new digest: valid, every input present with matching block and action ids', () => {
-    const view = digestModal(defs, { reports: [], schedule: { kind: 'daily', time: '09:00' }, timeZone: 'UTC', top: 5, filters: '' });
+    const view = digestModal(defs, {
+      reports: [],
+      schedule: { kind: 'daily', time: '09:00' },
+      timeZone: 'UTC',
+      top: 5,
+      filters: '',
+    });
     expectValidView(view);
     expect(view.callback_id).toBe(DIGEST_MODAL);
     expect((view as unknown as Json).title).toMatchObject({ text: 'New digest' });
@@ -335,7 +414,11 @@ describe('digestModal', () => {
     expect((view as unknown as Json).submit).toMatchObject({ text: 'Save' });
     expect(JSON.parse(view.private_metadata ?? '')).toEqual({ id: 12 });
     expect(element(view, 'channel').initial_channel).toBe('C_GROWTH');
-    expect((element(view, 'reports').initial_options as Json[]).map((o) => o.value)).toEqual(['sources', 'pages', 'countries']);
+    expect((element(view, 'reports').initial_options as Json[]).map((o) => o.value)).toEqual([
+      'sources',
+      'pages',
+      'countries',
+    ]);
     expect((element(view, 'frequency').initial_option as Json).value).toBe('weekly');
     expect((element(view, 'weekday').initial_option as Json).value).toBe('1');
     expect(element(view, 'time').initial_value).toBe('09:00');
@@ -357,8 +440,13 @@ describe('digestModal', () => {
         expect((element(view, 'top').initial_option as Json).value).toBe(String(Math.min(10, Math.max(1, top))));
       }
     }
-    expect(element(digestModal(defs, { ...values, schedule: { kind: 'cron', cron: '0 9 * * 1' } }), 'cron').initial_value).toBe('0 9 * * 1');
-    expect(element(digestModal(defs, { ...values, schedule: { kind: 'monthly', monthday: 15, time: '09:00' } }), 'monthday').initial_value).toBe('15');
+    expect(
+      element(digestModal(defs, { ...values, schedule: { kind: 'cron', cron: '0 9 * * 1' } }), 'cron').initial_value,
+    ).toBe('0 9 * * 1');
+    expect(
+      element(digestModal(defs, { ...values, schedule: { kind: 'monthly', monthday: 15, time: '09:00' } }), 'monthday')
+        .initial_value,
+    ).toBe('15');
   });
 
   it('long filters (50 of them, as the command allows) still fit their box', () => {
@@ -369,10 +457,15 @@ describe('digestModal', () => {
 });
 
 describe("a digest's security line says what the threat scan knows of the period, and no more", () => {
-  const day = (d: number, h = 0) => Date.parse(`2026-11-${String(d).padStart(2, '0')}T${String(h).padStart(2, '0')}:00:00Z`);
+  const day = (d: number, h = 0) =>
+    Date.parse(`2026-11-${String(d).padStart(2, '0')}T${String(h).padStart(2, '0')}:00:00Z`);
   // Nov 17–23 in UTC, written on Nov 24 at 09:00.
   const span = { from: day(17), to: day(24), timeZone: 'UTC', now: new Date(day(24, 9)) };
-  const seen = (since: number, count: number, upTo?: number) => ({ count, watchingSince: new Date(since), ...(upTo !== undefined ? { checkedUpTo: new Date(upTo) } : {}) });
+  const seen = (since: number, count: number, upTo?: number) => ({
+    count,
+    watchingSince: new Date(since),
+    ...(upTo !== undefined ? { checkedUpTo: new Date(upTo) } : {}),
+  });
 
   it('a watch begun after the period: not checked, and no count claimed', () => {
     const line = securityLine(span, seen(day(24, 8), 0, day(24, 9)));
@@ -381,17 +474,27 @@ describe("a digest's security line says what the threat scan knows of the period
   });
 
   it('a watch begun during the period counts from then, and says the rest was not checked', () => {
-    expect(securityLine(span, seen(day(20, 12), 3, day(24, 9)))).toBe('The threat scan began Nov 20, 12:00 (UTC), during this period: 3 flagged visitors since then; visits before it were not checked.');
+    expect(securityLine(span, seen(day(20, 12), 3, day(24, 9)))).toBe(
+      'The threat scan began Nov 20, 12:00 (UTC), during this period: 3 flagged visitors since then; visits before it were not checked.',
+    );
     expect(securityLine(span, seen(day(20, 12), 1, day(24, 9)))).toMatch(/: 1 flagged visitor since then;/);
   });
 
   it('a watch over the whole period: its count, or none', () => {
-    expect(securityLine(span, seen(day(1), 0, day(24, 9)))).toBe('The threat scan checked this whole period: no flagged visitors.');
-    expect(securityLine(span, seen(day(1), 2, day(24, 9)))).toBe('The threat scan checked this whole period: 2 flagged visitors (see the threat alerts).');
+    expect(securityLine(span, seen(day(1), 0, day(24, 9)))).toBe(
+      'The threat scan checked this whole period: no flagged visitors.',
+    );
+    expect(securityLine(span, seen(day(1), 2, day(24, 9)))).toBe(
+      'The threat scan checked this whole period: 2 flagged visitors (see the threat alerts).',
+    );
   });
 
   it('scans behind the period’s end say how far they got', () => {
-    expect(securityLine(span, seen(day(1), 2, day(22, 6)))).toBe('The threat scan: 2 flagged visitors in this period; it has checked visits up to Nov 22, 06:00 (UTC), not the rest yet.');
-    expect(securityLine(span, seen(day(20), 0, day(20)))).toBe('The threat scan began Nov 20, 00:00 (UTC), during this period: no flagged visitors since then; visits before it were not checked; it has not checked any visits yet.');
+    expect(securityLine(span, seen(day(1), 2, day(22, 6)))).toBe(
+      'The threat scan: 2 flagged visitors in this period; it has checked visits up to Nov 22, 06:00 (UTC), not the rest yet.',
+    );
+    expect(securityLine(span, seen(day(20), 0, day(20)))).toBe(
+      'The threat scan began Nov 20, 00:00 (UTC), during this period: no flagged visitors since then; visits before it were not checked; it has not checked any visits yet.',
+    );
   });
 });

@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { REPORTS } from '../../src/kernel/catalog.js';
 import type { FilterGroup } from '../../src/kernel/filters.js';
 import { parseTrafficCommand } from '../../src/features/reports/parse.js';
-import { DIGEST_USAGE, parseDigestCommand, parseFilterText, type DigestCommand } from '../../src/features/digests/parse.js';
+import {
+  DIGEST_USAGE,
+  parseDigestCommand,
+  parseFilterText,
+  type DigestCommand,
+} from '../../src/features/digests/parse.js';
 import { filtersToText } from '../../src/kernel/filters.js';
 
 /** `/traffic digest <text>` as the listener gets it: through the /traffic tokenizer first. */
@@ -13,31 +18,75 @@ function digest(text: string): DigestCommand {
 }
 
 const is = (object: string, ...value: string[]) => ({ object, field: 'name', operator: 'is_any_of' as const, value });
-const contains = (object: string, field: string, value: string) => ({ object, field, operator: 'contains' as const, value });
+const contains = (object: string, field: string, value: string) => ({
+  object,
+  field,
+  operator: 'contains' as const,
+  value,
+});
 
 describe('digest add, one line', () => {
   it.each<[string, Partial<Extract<DigestCommand, { kind: 'add' }>>]>([
     [
       'add #growth daily 09:00 sources',
-      { channel: { name: 'growth' }, schedule: { kind: 'daily', time: '09:00' }, cron: '0 9 * * *', reports: ['sources'], filters: [], top: 5, timeZone: undefined },
+      {
+        channel: { name: 'growth' },
+        schedule: { kind: 'daily', time: '09:00' },
+        cron: '0 9 * * *',
+        reports: ['sources'],
+        filters: [],
+        top: 5,
+        timeZone: undefined,
+      },
     ],
     [
       'add <#C123|growth> weekdays 9:30 Europe/Berlin sources pages geo',
-      { channel: { id: 'C123', name: 'growth' }, schedule: { kind: 'weekdays', time: '09:30' }, cron: '30 9 * * 1-5', timeZone: 'Europe/Berlin', reports: ['sources', 'pages', 'countries'] },
+      {
+        channel: { id: 'C123', name: 'growth' },
+        schedule: { kind: 'weekdays', time: '09:30' },
+        cron: '30 9 * * 1-5',
+        timeZone: 'Europe/Berlin',
+        reports: ['sources', 'pages', 'countries'],
+      },
     ],
-    ['add <#C0ABC> mondays 08:00 sources', { channel: { id: 'C0ABC', name: undefined }, schedule: { kind: 'weekly', weekday: 1, time: '08:00' }, cron: '0 8 * * 1' }],
+    [
+      'add <#C0ABC> mondays 08:00 sources',
+      {
+        channel: { id: 'C0ABC', name: undefined },
+        schedule: { kind: 'weekly', weekday: 1, time: '08:00' },
+        cron: '0 8 * * 1',
+      },
+    ],
     ['add monday 09:00 sources', { schedule: { kind: 'weekly', weekday: 1, time: '09:00' }, cron: '0 9 * * 1' }],
     ['add Friday 17:00 sources', { schedule: { kind: 'weekly', weekday: 5, time: '17:00' }, cron: '0 17 * * 5' }],
     ['add sun 10:00 sources', { schedule: { kind: 'weekly', weekday: 0, time: '10:00' }, cron: '0 10 * * 0' }],
-    ['add tue 07:00 UTC os', { schedule: { kind: 'weekly', weekday: 2, time: '07:00' }, timeZone: 'UTC', reports: ['os'] }],
+    [
+      'add tue 07:00 UTC os',
+      { schedule: { kind: 'weekly', weekday: 2, time: '07:00' }, timeZone: 'UTC', reports: ['os'] },
+    ],
     ['add weekly monday 09:00 sources', { schedule: { kind: 'weekly', weekday: 1, time: '09:00' }, cron: '0 9 * * 1' }],
     ['add weekly sat 09:00 sources', { schedule: { kind: 'weekly', weekday: 6, time: '09:00' }, cron: '0 9 * * 6' }],
-    ['add monthly 1 09:00 countries', { schedule: { kind: 'monthly', monthday: 1, time: '09:00' }, cron: '0 9 1 * *', reports: ['countries'] }],
-    ['add monthly 28 23:59 countries', { schedule: { kind: 'monthly', monthday: 28, time: '23:59' }, cron: '59 23 28 * *' }],
-    ['add cron "0 9 * * 1" America/New_York sources', { schedule: { kind: 'cron', cron: '0 9 * * 1' }, cron: '0 9 * * 1', timeZone: 'America/New_York' }],
-    ['add cron “*/15 9-17 * * 1-5” utm', { schedule: { kind: 'cron', cron: '*/15 9-17 * * 1-5' }, cron: '*/15 9-17 * * 1-5', reports: ['campaigns'] }],
+    [
+      'add monthly 1 09:00 countries',
+      { schedule: { kind: 'monthly', monthday: 1, time: '09:00' }, cron: '0 9 1 * *', reports: ['countries'] },
+    ],
+    [
+      'add monthly 28 23:59 countries',
+      { schedule: { kind: 'monthly', monthday: 28, time: '23:59' }, cron: '59 23 28 * *' },
+    ],
+    [
+      'add cron "0 9 * * 1" America/New_York sources',
+      { schedule: { kind: 'cron', cron: '0 9 * * 1' }, cron: '0 9 * * 1', timeZone: 'America/New_York' },
+    ],
+    [
+      'add cron “*/15 9-17 * * 1-5” utm',
+      { schedule: { kind: 'cron', cron: '*/15 9-17 * * 1-5' }, cron: '*/15 9-17 * * 1-5', reports: ['campaigns'] },
+    ],
     // Order does not matter, and reports may be aliases or prefixes; repeats count once.
-    ['add sources pages #growth 09:00 daily', { channel: { name: 'growth' }, cron: '0 9 * * *', reports: ['sources', 'pages'] }],
+    [
+      'add sources pages #growth 09:00 daily',
+      { channel: { name: 'growth' }, cron: '0 9 * * *', reports: ['sources', 'pages'] },
+    ],
     ['add daily 09:00 referrers urls geo sou source', { reports: ['sources', 'pages', 'countries'] }],
     ['add daily 09:00 sources top 3', { top: 3 }],
     ['add daily 09:00 sources top 10', { top: 10 }],
@@ -72,9 +121,18 @@ describe('digest add, one line', () => {
     ['page.url~/pricing', [{ filters: [contains('page', 'url', '/pricing')] }]],
     [
       'country:"United States" page~/blog or device:Mobile',
-      [{ filters: [is('country', 'United States'), contains('page', 'name', '/blog')] }, { filters: [is('device', 'Mobile')] }],
+      [
+        { filters: [is('country', 'United States'), contains('page', 'name', '/blog')] },
+        { filters: [is('device', 'Mobile')] },
+      ],
     ],
-    ['country.code:DE,AT or country.code:CH', [{ filters: [{ object: 'country', field: 'code', operator: 'is_any_of', value: ['DE', 'AT'] }] }, { filters: [{ object: 'country', field: 'code', operator: 'is_any_of', value: ['CH'] }] }]],
+    [
+      'country.code:DE,AT or country.code:CH',
+      [
+        { filters: [{ object: 'country', field: 'code', operator: 'is_any_of', value: ['DE', 'AT'] }] },
+        { filters: [{ object: 'country', field: 'code', operator: 'is_any_of', value: ['CH'] }] },
+      ],
+    ],
   ])('filters: %s', (filters, expected) => {
     const result = digest(`add daily 09:00 sources ${filters} top 3`);
     expect(result).toMatchObject({ kind: 'add', reports: ['sources'], top: 3, filters: expected });
@@ -98,7 +156,11 @@ describe('digest add, what is missing or wrong', () => {
     ['top 0', 'add daily 09:00 sources top 0', /`top` takes a number from 1 to 10/],
     ['top a word', 'add daily 09:00 sources top x', /`top` takes a number from 1 to 10/],
     ['top with nothing', 'add daily 09:00 sources top', /`top` takes a number from 1 to 10/],
-    ['an unknown word', 'add daily 09:00 sources fortnightly', /`fortnightly` is not a report, a schedule, a time or a time zone/],
+    [
+      'an unknown word',
+      'add daily 09:00 sources fortnightly',
+      /`fortnightly` is not a report, a schedule, a time or a time zone/,
+    ],
     ['an ambiguous prefix', 'add daily 09:00 s', /`s` is not a report/],
     ['weekly without a day', 'add weekly 09:00 sources', /Weekly on which day\?.*weekly monday/],
     ['monthly 29', 'add monthly 29 09:00 sources', /1 to 28.*monthly 1/],
@@ -118,7 +180,10 @@ describe('digest add, what is missing or wrong', () => {
   });
 
   it('an unclosed quote is answered by the tokenizer before the digest parser', () => {
-    expect(parseTrafficCommand('digest add daily 09:00 sources country:"United', REPORTS)).toMatchObject({ kind: 'error', message: expect.stringMatching(/quote is not closed/) });
+    expect(parseTrafficCommand('digest add daily 09:00 sources country:"United', REPORTS)).toMatchObject({
+      kind: 'error',
+      message: expect.stringMatching(/quote is not closed/),
+    });
   });
 });
 
@@ -142,13 +207,16 @@ describe('digest list, preview, pause, resume, edit, remove', () => {
     expect(digest(text)).toEqual(expected);
   });
 
-  it.each(['preview', 'pause', 'resume', 'edit', 'remove', 'delete'])('%s without an id asks which digest, with an example', (verb) => {
-    for (const text of [verb, `${verb} x`, `${verb} 0`, `${verb} -2`, `${verb} 1.5`]) {
-      const result = digest(text);
-      expect(result).toMatchObject({ kind: 'error', usage: DIGEST_USAGE });
-      if (result.kind === 'error') expect(result.message).toContain(`\`/traffic digest ${verb} 3\``);
-    }
-  });
+  it.each(['preview', 'pause', 'resume', 'edit', 'remove', 'delete'])(
+    '%s without an id asks which digest, with an example',
+    (verb) => {
+      for (const text of [verb, `${verb} x`, `${verb} 0`, `${verb} -2`, `${verb} 1.5`]) {
+        const result = digest(text);
+        expect(result).toMatchObject({ kind: 'error', usage: DIGEST_USAGE });
+        if (result.kind === 'error') expect(result.message).toContain(`\`/traffic digest ${verb} 3\``);
+      }
+    },
+  );
 
   it('nothing after digest, or an unknown verb, says so', () => {
     expect(digest('')).toMatchObject({ kind: 'error', message: expect.stringMatching(/what to do/) });
@@ -163,11 +231,18 @@ describe('filtersToText and parseFilterText', () => {
     ['a value with a space', [{ filters: [is('city', 'New York')] }]],
     ['a value with a comma', [{ filters: [is('city', 'Washington, D.C.')] }]],
     ['several values', [{ filters: [is('country', 'United States', 'Germany', 'New Zealand')] }]],
-    ['a field other than name', [{ filters: [{ object: 'country', field: 'code', operator: 'is_any_of', value: ['DE', 'AT'] }] }]],
+    [
+      'a field other than name',
+      [{ filters: [{ object: 'country', field: 'code', operator: 'is_any_of', value: ['DE', 'AT'] }] }],
+    ],
     ['contains', [{ filters: [contains('page', 'url', '/blog post'), is('device', 'Mobile')] }]],
     [
       'groups joined by or',
-      [{ filters: [is('country', 'United States'), contains('page', 'name', '/pricing')] }, { filters: [is('source', 'Google')] }, { filters: [is('browser', 'Chrome', 'Firefox')] }],
+      [
+        { filters: [is('country', 'United States'), contains('page', 'name', '/pricing')] },
+        { filters: [is('source', 'Google')] },
+        { filters: [is('browser', 'Chrome', 'Firefox')] },
+      ],
     ],
   ];
 
@@ -177,23 +252,36 @@ describe('filtersToText and parseFilterText', () => {
   });
 
   it('writes the /traffic filter language', () => {
-    expect(filtersToText([{ filters: [is('country', 'United States', 'Germany'), contains('page', 'url', '/blog')] }, { filters: [is('city', 'Washington, D.C.')] }])).toBe(
-      'country:"United States",Germany page.url~/blog or city:"Washington, D.C."',
-    );
+    expect(
+      filtersToText([
+        { filters: [is('country', 'United States', 'Germany'), contains('page', 'url', '/blog')] },
+        { filters: [is('city', 'Washington, D.C.')] },
+      ]),
+    ).toBe('country:"United States",Germany page.url~/blog or city:"Washington, D.C."');
   });
 
   it('leaves out empty groups', () => {
-    expect(filtersToText([{ filters: [] }, { filters: [is('country', 'Germany')] }, { filters: [] }])).toBe('country:Germany');
+    expect(filtersToText([{ filters: [] }, { filters: [is('country', 'Germany')] }, { filters: [] }])).toBe(
+      'country:Germany',
+    );
   });
 
   it('empty text is no filters; a bad filter is an error with the /traffic message', () => {
     expect(parseFilterText('   ', REPORTS)).toEqual({ ok: true, filters: [] });
-    expect(parseFilterText('bogus:1', REPORTS)).toMatchObject({ ok: false, error: expect.stringMatching(/Unknown filter `bogus`/) });
-    expect(parseFilterText('country:', REPORTS)).toMatchObject({ ok: false, error: expect.stringMatching(/empty value/) });
+    expect(parseFilterText('bogus:1', REPORTS)).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/Unknown filter `bogus`/),
+    });
+    expect(parseFilterText('country:', REPORTS)).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/empty value/),
+    });
   });
 
   it('what a digest was added with comes back the same through the edit form', () => {
-    const added = digest('add daily 09:00 sources country:"United States",Germany page~"/blog post" or city:"Washington, D.C."');
+    const added = digest(
+      'add daily 09:00 sources country:"United States",Germany page~"/blog post" or city:"Washington, D.C."',
+    );
     if (added.kind !== 'add') throw new Error(JSON.stringify(added));
     expect(parseFilterText(filtersToText(added.filters), REPORTS)).toEqual({ ok: true, filters: added.filters });
   });

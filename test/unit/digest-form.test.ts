@@ -21,7 +21,16 @@ function state(values: Values) {
   return out as Parameters<typeof readDigestForm>[0];
 }
 
-const GOOD: Values = { channel: 'C_GROWTH', reports: ['sources', 'pages'], frequency: 'weekly', weekday: '1', time: '09:00', timezone: 'Europe/Berlin', top: '5', filters: 'country:Germany' };
+const GOOD: Values = {
+  channel: 'C_GROWTH',
+  reports: ['sources', 'pages'],
+  frequency: 'weekly',
+  weekday: '1',
+  time: '09:00',
+  timezone: 'Europe/Berlin',
+  top: '5',
+  filters: 'country:Germany',
+};
 
 describe('readDigestForm', () => {
   it('reads a good form into the digest settings', () => {
@@ -65,8 +74,26 @@ describe('readDigestForm', () => {
   });
 
   it('every field wrong at once: each error beside its own field', () => {
-    const read = readDigestForm(state({ channel: '', reports: [], frequency: 'daily', time: 'teatime', timezone: 'Nowhere', top: '0', filters: 'country:' }), REPORTS);
-    expect(Object.keys('errors' in read ? read.errors : {}).sort()).toEqual(['channel', 'filters', 'reports', 'time', 'timezone', 'top']);
+    const read = readDigestForm(
+      state({
+        channel: '',
+        reports: [],
+        frequency: 'daily',
+        time: 'teatime',
+        timezone: 'Nowhere',
+        top: '0',
+        filters: 'country:',
+      }),
+      REPORTS,
+    );
+    expect(Object.keys('errors' in read ? read.errors : {}).sort()).toEqual([
+      'channel',
+      'filters',
+      'reports',
+      'time',
+      'timezone',
+      'top',
+    ]);
   });
 });
 
@@ -77,7 +104,14 @@ describe('the form id in private_metadata', () => {
     expect(decodeFormId(encodeFormId({ id: 42, from: 'C_GENERAL' }))).toEqual({ id: 42, from: 'C_GENERAL' });
   });
 
-  it.each(['not json', '{"id":"7"}', '{"id":-1}', '{"id":1.5}', '{"id":null,"from":"#general"}', '{"id":null,"from":"<#C1>"}'])('refuses %s', (metadata) => {
+  it.each([
+    'not json',
+    '{"id":"7"}',
+    '{"id":-1}',
+    '{"id":1.5}',
+    '{"id":null,"from":"#general"}',
+    '{"id":null,"from":"<#C1>"}',
+  ])('refuses %s', (metadata) => {
     expect(decodeFormId(metadata)).toBeNull();
   });
 });

@@ -26,14 +26,16 @@ function withoutFences(md: string): string[] {
       return '';
     }
     if (fence !== undefined) {
-      if (line.trim().startsWith(fence[0]!.repeat(fence.length)) && line.trim().replace(/[`~]/g, '') === '') fence = undefined;
+      if (line.trim().startsWith(fence[0]!.repeat(fence.length)) && line.trim().replace(/[`~]/g, '') === '')
+        fence = undefined;
       return '';
     }
     return line;
   });
 }
 
-const withoutCodeSpans = (line: string): string => line.replace(/(`+)(.+?)\1/g, (_, ticks: string) => ' '.repeat(ticks.length));
+const withoutCodeSpans = (line: string): string =>
+  line.replace(/(`+)(.+?)\1/g, (_, ticks: string) => ' '.repeat(ticks.length));
 
 /** A heading's anchor as GitHub makes it: its text, lowercased, punctuation dropped, spaces as hyphens. */
 export function slug(heading: string): string {
@@ -69,7 +71,8 @@ export function linkTargets(md: string): { line: number; target: string }[] {
   const out: { line: number; target: string }[] = [];
   withoutFences(md).forEach((raw, i) => {
     const line = withoutCodeSpans(raw);
-    for (const m of line.matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)) out.push({ line: i + 1, target: m[1]! });
+    for (const m of line.matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g))
+      out.push({ line: i + 1, target: m[1]! });
     const ref = /^\s{0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s+"[^"]*")?\s*$/.exec(line);
     if (ref) out.push({ line: i + 1, target: ref[1]! });
   });
@@ -174,8 +177,10 @@ describe('links in the README and docs/', () => {
     ]);
   });
 
-  it("makes anchors as GitHub does: punctuation dropped, code and emphasis kept as text", () => {
-    expect(slug('`/traffic trend`: charts against the previous period')).toBe('traffic-trend-charts-against-the-previous-period');
+  it('makes anchors as GitHub does: punctuation dropped, code and emphasis kept as text', () => {
+    expect(slug('`/traffic trend`: charts against the previous period')).toBe(
+      'traffic-trend-charts-against-the-previous-period',
+    );
     expect(slug('Each surface: who may do what, and the test that proves it')).toBe(
       'each-surface-who-may-do-what-and-the-test-that-proves-it',
     );

@@ -25,11 +25,19 @@ describe('neutralize', () => {
 
   it('for any text: nothing disguising is left, and it is idempotent', () => {
     fc.assert(
-      fc.property(fc.string({ unit: fc.oneof(fc.constantFrom('\u202E', '\u200B', '\u2066', '\u200D', '\uFEFF', '<', '&', 'a', '👩'), fc.string({ minLength: 1, maxLength: 1 })) }), (text) => {
-        const once = neutralize(text);
-        expect(once).not.toMatch(DISGUISE);
-        expect(neutralize(once)).toBe(once);
-      }),
+      fc.property(
+        fc.string({
+          unit: fc.oneof(
+            fc.constantFrom('\u202E', '\u200B', '\u2066', '\u200D', '\uFEFF', '<', '&', 'a', '👩'),
+            fc.string({ minLength: 1, maxLength: 1 }),
+          ),
+        }),
+        (text) => {
+          const once = neutralize(text);
+          expect(once).not.toMatch(DISGUISE);
+          expect(neutralize(once)).toBe(once);
+        },
+      ),
     );
   });
 });
@@ -49,7 +57,12 @@ describe('one escaping path', () => {
   });
 
   it('every kit message escapes its top-level text as its blocks', () => {
-    for (const m of [problemMessage(hostile, hostile), infoMessage(hostile), usageMessage(hostile, hostile), helpMessage([hostile])]) {
+    for (const m of [
+      problemMessage(hostile, hostile),
+      infoMessage(hostile),
+      usageMessage(hostile, hostile),
+      helpMessage([hostile]),
+    ]) {
       expect(m.text).not.toMatch(/<!|<https?:/);
       expect(m.text).not.toMatch(DISGUISE);
       expect(m.text).toContain('&lt;!channel&gt;');
@@ -59,18 +72,39 @@ describe('one escaping path', () => {
 
 describe('decodeMenuChoice', () => {
   it('takes the report’s own sorts and the ranges the command language knows', () => {
-    expect(decodeMenuChoice('s:total_visits:desc', REPORTS.sources)).toEqual({ ok: true, choice: { sort: { key: 'total_visits', dir: 'desc' } } });
+    expect(decodeMenuChoice('s:total_visits:desc', REPORTS.sources)).toEqual({
+      ok: true,
+      choice: { sort: { key: 'total_visits', dir: 'desc' } },
+    });
     expect(decodeMenuChoice('r:last7d', REPORTS.sources)).toEqual({ ok: true, choice: { range: 'last7d' } });
-    expect(decodeMenuChoice('r:2026-01-01..2026-01-31', REPORTS.sources)).toEqual({ ok: true, choice: { range: '2026-01-01..2026-01-31' } });
+    expect(decodeMenuChoice('r:2026-01-01..2026-01-31', REPORTS.sources)).toEqual({
+      ok: true,
+      choice: { range: '2026-01-01..2026-01-31' },
+    });
   });
 
   it('refuses anything else with a message that says what is wrong', () => {
-    for (const value of ['s:password; DROP TABLE x:asc', 's:password:asc', 's:total_visits:sideways', 'r:forever', 'r:2026-02-30', '', 'x', 42, null, undefined, 'r:'.padEnd(200, 'x')]) {
+    for (const value of [
+      's:password; DROP TABLE x:asc',
+      's:password:asc',
+      's:total_visits:sideways',
+      'r:forever',
+      'r:2026-02-30',
+      '',
+      'x',
+      42,
+      null,
+      undefined,
+      'r:'.padEnd(200, 'x'),
+    ]) {
       const decoded = decodeMenuChoice(value, REPORTS.sources);
       expect(decoded.ok, String(value)).toBe(false);
       if (!decoded.ok) expect(decoded.error.length).toBeGreaterThan(5);
     }
-    expect(decodeMenuChoice('s:password:asc', REPORTS.sources)).toEqual({ ok: false, error: '`password` is not a way to sort Sources; pick one from the menu.' });
+    expect(decodeMenuChoice('s:password:asc', REPORTS.sources)).toEqual({
+      ok: false,
+      error: '`password` is not a way to sort Sources; pick one from the menu.',
+    });
   });
 });
 
@@ -86,6 +120,14 @@ describe('shortestGap and durationInWords', () => {
   });
 
   it('says a span in words', () => {
-    expect([60_000, 120_000, 3_600_000, 86_400_000, 90_000, 1000, 5400_000].map(durationInWords)).toEqual(['1 minute', '2 minutes', '1 hour', '1 day', '90 seconds', '1 second', '90 minutes']);
+    expect([60_000, 120_000, 3_600_000, 86_400_000, 90_000, 1000, 5400_000].map(durationInWords)).toEqual([
+      '1 minute',
+      '2 minutes',
+      '1 hour',
+      '1 day',
+      '90 seconds',
+      '1 second',
+      '90 minutes',
+    ]);
   });
 });

@@ -1,13 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  bar,
-  formatCount,
-  formatDateTime,
-  formatDelta,
-  formatDuration,
-  partsInZone,
-} from '../../src/kernel/format.js';
+import { bar, formatCount, formatDateTime, formatDelta, formatDuration, partsInZone } from '../../src/kernel/format.js';
 import { clip, quoteInput } from '../../src/kernel/text.js';
 
 describe('formatCount', () => {
@@ -24,7 +17,6 @@ describe('formatCount', () => {
   ])('formatCount(%s) = %s', (n, text) => {
     expect(formatCount(n)).toBe(text);
   });
-
 });
 
 describe('formatDuration', () => {
@@ -159,20 +151,42 @@ describe('clip and quoteInput', () => {
 });
 
 describe('partsInZone (cached offsets) agrees with Intl for any instant', () => {
-  const ZONES = ['UTC', 'Europe/Berlin', 'America/New_York', 'Australia/Lord_Howe', 'Asia/Kathmandu', 'America/St_Johns', 'Pacific/Chatham', 'Africa/Casablanca'];
+  const ZONES = [
+    'UTC',
+    'Europe/Berlin',
+    'America/New_York',
+    'Australia/Lord_Howe',
+    'Asia/Kathmandu',
+    'America/St_Johns',
+    'Pacific/Chatham',
+    'Africa/Casablanca',
+  ];
   const direct = (ms: number, zone: string) => {
-    const parts = new Intl.DateTimeFormat('en-US', { timeZone: zone, year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', hourCycle: 'h23' }).formatToParts(new Date(ms));
+    const parts = new Intl.DateTimeFormat('en-US', {
+      timeZone: zone,
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      hourCycle: 'h23',
+    }).formatToParts(new Date(ms));
     return Object.fromEntries(parts.filter((p) => p.type !== 'literal').map((p) => [p.type, Number(p.value)]));
   };
-  it('is right in a quarter hour with a change inside it: St John\'s went to summer time at 00:01 local in 1992 (found by the property below)', () => {
-    for (const ms of [702444600000, 702444660000, 702445440000, 702445500000]) expect(partsInZone(new Date(ms), 'America/St_Johns', true)).toEqual(direct(ms, 'America/St_Johns'));
+  it("is right in a quarter hour with a change inside it: St John's went to summer time at 00:01 local in 1992 (found by the property below)", () => {
+    for (const ms of [702444600000, 702444660000, 702445440000, 702445500000])
+      expect(partsInZone(new Date(ms), 'America/St_Johns', true)).toEqual(direct(ms, 'America/St_Johns'));
   });
 
   it('matches formatToParts across DST changes in zones with odd offsets', () => {
     fc.assert(
-      fc.property(fc.integer({ min: Date.UTC(1990, 0, 1), max: Date.UTC(2040, 0, 1) }), fc.constantFrom(...ZONES), (ms, zone) => {
-        expect(partsInZone(new Date(ms), zone, true)).toEqual(direct(ms, zone));
-      }),
+      fc.property(
+        fc.integer({ min: Date.UTC(1990, 0, 1), max: Date.UTC(2040, 0, 1) }),
+        fc.constantFrom(...ZONES),
+        (ms, zone) => {
+          expect(partsInZone(new Date(ms), zone, true)).toEqual(direct(ms, zone));
+        },
+      ),
       { numRuns: 3000 },
     );
   });

@@ -5,15 +5,52 @@ import { validateHomeView } from '../../src/slack-rules/validate.js';
 const many = <T>(n: number, make: (i: number) => T): T[] => Array.from({ length: n }, (_, i) => make(i + 1));
 
 const full: HomeView = {
-  digests: many(40, (id) => ({ id, channelId: 'C_GENERAL', reports: ['sources'], schedule: 'every day at 07:00', nextRun: 'Nov 24, 07:00', paused: id % 2 === 0, attention: 'Slack refuses this channel (not_in_channel)' })),
-  watches: many(40, (id) => ({ id, title: 'visits above 1,000', channelId: 'C_GENERAL', state: 'ok: 12 visits', paused: false, muted: id % 3 === 0 })),
+  digests: many(40, (id) => ({
+    id,
+    channelId: 'C_GENERAL',
+    reports: ['sources'],
+    schedule: 'every day at 07:00',
+    nextRun: 'Nov 24, 07:00',
+    paused: id % 2 === 0,
+    attention: 'Slack refuses this channel (not_in_channel)',
+  })),
+  watches: many(40, (id) => ({
+    id,
+    title: 'visits above 1,000',
+    channelId: 'C_GENERAL',
+    state: 'ok: 12 visits',
+    paused: false,
+    muted: id % 3 === 0,
+  })),
   alerts: {
     subscriptions: many(40, (i) => ({ channelId: `C_S${i}`, text: 'medium severity or more' })),
-    recent: many(40, (i) => ({ channelId: 'C_SECURITY', visitorId: `v_${i}`, text: `Threat · high: visitor v_${i}`, acknowledgedBy: 'U_CAROL', muted: i % 2 === 0 })),
+    recent: many(40, (i) => ({
+      channelId: 'C_SECURITY',
+      visitorId: `v_${i}`,
+      text: `Threat · high: visitor v_${i}`,
+      acknowledgedBy: 'U_CAROL',
+      muted: i % 2 === 0,
+    })),
     manage: true,
   },
-  deliveries: many(40, (id) => ({ id, channelId: 'C_GENERAL', label: 'digest', state: 'failed (not_in_channel)', failed: true })),
-  settings: { admins: ['U_CAROL'], securityUsers: [], securityChannels: ['C_SECURITY'], scrapingScoreThreshold: 0.8, digestsPerChannel: 10, digestsPerUser: 20, digestMinIntervalMs: 3_600_000, userRequests: 30, userWindowMs: 60_000 },
+  deliveries: many(40, (id) => ({
+    id,
+    channelId: 'C_GENERAL',
+    label: 'digest',
+    state: 'failed (not_in_channel)',
+    failed: true,
+  })),
+  settings: {
+    admins: ['U_CAROL'],
+    securityUsers: [],
+    securityChannels: ['C_SECURITY'],
+    scrapingScoreThreshold: 0.8,
+    digestsPerChannel: 10,
+    digestsPerUser: 20,
+    digestMinIntervalMs: 3_600_000,
+    userRequests: 30,
+    userWindowMs: 60_000,
+  },
   demo: true,
   notice: { ok: false, text: 'Digest #3 belongs to someone else; only its owner or an admin can change it.' },
 };
@@ -31,13 +68,17 @@ describe('the Home tab', () => {
 
   it('gives no controls over threat alerts to those who may not change them, and no settings or latest alerts unless given', () => {
     const { settings: _s, ...rest } = full;
-    const view = JSON.stringify(homeView({ ...rest, alerts: { subscriptions: full.alerts.subscriptions.slice(0, 2), manage: false } }));
+    const view = JSON.stringify(
+      homeView({ ...rest, alerts: { subscriptions: full.alerts.subscriptions.slice(0, 2), manage: false } }),
+    );
     expect(view).not.toMatch(/home\.alerts\.(on|off)|home\.alert\.(mute|unmute)|Latest alerts|Settings/);
     expect(view).toContain('<#C_S1>: medium severity or more\\n<#C_S2>: medium severity or more');
   });
 
   it('escapes what comes from outside', () => {
-    const view = JSON.stringify(homeView({ ...full, digests: [{ ...full.digests[0]!, reports: ['<!channel>'], attention: '<@U_X> *bold*' }] }));
+    const view = JSON.stringify(
+      homeView({ ...full, digests: [{ ...full.digests[0]!, reports: ['<!channel>'], attention: '<@U_X> *bold*' }] }),
+    );
     expect(view).not.toContain('<!channel>');
     expect(view).not.toContain('<@U_X>');
   });

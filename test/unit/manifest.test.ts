@@ -35,16 +35,25 @@ describe('manifest.json', () => {
     expect(bad((m) => ((m.settings!.interactivity as Record<string, unknown>).enabled = true))).toBe(false);
     expect(bad((m) => (m.display_information.name = 'x'.repeat(36)))).toBe(false);
     expect(bad((m) => (m.features!.slash_commands![0]!.command = 'traffic'))).toBe(false);
-    expect(bad((m) => (m.settings!.event_subscriptions!.bot_events = ['app_home_opened', 'app_home_opened']))).toBe(false);
+    expect(bad((m) => (m.settings!.event_subscriptions!.bot_events = ['app_home_opened', 'app_home_opened']))).toBe(
+      false,
+    );
   });
 
   it("every Web API method Lookout calls is in Slack's rules table, and every scope they need is asked for", () => {
     expect(called.length).toBeGreaterThan(5);
-    for (const method of called) expect(Object.keys(METHOD_RULES), `${method} has no row in slack-rules/rules.ts`).toContain(method);
-    const needed = new Set([...called.flatMap((m) => METHOD_RULES[m as MethodName].scopes), ...listened.flatMap((e) => EVENT_SCOPES[e] ?? [])]);
+    for (const method of called)
+      expect(Object.keys(METHOD_RULES), `${method} has no row in slack-rules/rules.ts`).toContain(method);
+    const needed = new Set([
+      ...called.flatMap((m) => METHOD_RULES[m as MethodName].scopes),
+      ...listened.flatMap((e) => EVENT_SCOPES[e] ?? []),
+    ]);
     const asked = new Set(manifest.oauth_config?.scopes?.bot ?? []);
     for (const scope of needed) expect([...asked], `${scope} is needed and not asked for`).toContain(scope);
-    for (const scope of asked) expect(needed.has(scope) || scope in SCOPES_WITHOUT_A_METHOD, `${scope} is asked for and nothing needs it`).toBe(true);
+    for (const scope of asked)
+      expect(needed.has(scope) || scope in SCOPES_WITHOUT_A_METHOD, `${scope} is asked for and nothing needs it`).toBe(
+        true,
+      );
     expect(asked.has('commands')).toBe((manifest.features?.slash_commands?.length ?? 0) > 0);
   });
 
@@ -57,7 +66,9 @@ describe('manifest.json', () => {
   });
 
   it('has the commands Lookout registers', () => {
-    const commands = [...new Set([...product.matchAll(/(?:\.command|\.handleCommand)\('(\/\w+)'/g)].map((m) => m[1]!))].sort();
+    const commands = [
+      ...new Set([...product.matchAll(/(?:\.command|\.handleCommand)\('(\/\w+)'/g)].map((m) => m[1]!)),
+    ].sort();
     expect(commands.length).toBeGreaterThan(0);
     expect((manifest.features?.slash_commands ?? []).map((c) => c.command).sort()).toEqual(commands);
   });

@@ -13,9 +13,12 @@ const watch = (text: string) => {
 const digits400 = '9'.repeat(400);
 
 describe('boundedNumber', () => {
-  it.each(['1e400', '-1e400', '1e3', 'Infinity', 'NaN', '-5', '0x10', '', ' 5', '1.', '.5', digits400])('refuses %j', (text) => {
-    expect(boundedNumber(text, { min: 0, max: MAX_COUNT })).toBeUndefined();
-  });
+  it.each(['1e400', '-1e400', '1e3', 'Infinity', 'NaN', '-5', '0x10', '', ' 5', '1.', '.5', digits400])(
+    'refuses %j',
+    (text) => {
+      expect(boundedNumber(text, { min: 0, max: MAX_COUNT })).toBeUndefined();
+    },
+  );
   it('takes plain numbers within the bounds, and whole ones when asked', () => {
     expect(boundedNumber('0', { min: 0, max: 10 })).toBe(0);
     expect(boundedNumber('10', { min: 0, max: 10 })).toBe(10);
@@ -25,11 +28,14 @@ describe('boundedNumber', () => {
 });
 
 describe('watch thresholds and changes', () => {
-  it.each(['above 1e400', 'below -1e400', `above ${digits400}`, `above ${MAX_COUNT + 1}`])('visits %s is refused, naming the range', (rule) => {
-    const parsed = watch(`visits ${rule}`);
-    expect(parsed.kind).toBe('error');
-    expect('message' in parsed && parsed.message).toMatch(/a number from 0 to 1,000,000,000/);
-  });
+  it.each(['above 1e400', 'below -1e400', `above ${digits400}`, `above ${MAX_COUNT + 1}`])(
+    'visits %s is refused, naming the range',
+    (rule) => {
+      const parsed = watch(`visits ${rule}`);
+      expect(parsed.kind).toBe('error');
+      expect('message' in parsed && parsed.message).toMatch(/a number from 0 to 1,000,000,000/);
+    },
+  );
   it('a share is 0–100%, a change above 0% and at most 1,000%', () => {
     expect(watch('bots above 101%').kind).toBe('error');
     expect(watch('bots above 100%').kind).toBe('add');

@@ -5,7 +5,9 @@ import { previousRun, scheduleInWords, toCron, type DigestSchedule } from '../..
 
 /** The next runs as cron-parser's next() gives them: the definition previousRun is built on. */
 function nextRuns(cron: string, timeZone: string, from: Date, count = 1): Date[] {
-  return CronExpressionParser.parse(cron, { currentDate: from, tz: timeZone }).take(count).map((d) => d.toDate());
+  return CronExpressionParser.parse(cron, { currentDate: from, tz: timeZone })
+    .take(count)
+    .map((d) => d.toDate());
 }
 
 const HOUR = 3_600_000;
@@ -32,7 +34,12 @@ function local(at: Date, timeZone: string): { date: string; time: string; weekda
   }
   const p: Record<string, string> = {};
   for (const part of f.formatToParts(at)) p[part.type] = part.value;
-  return { date: `${p.year}-${p.month}-${p.day}`, time: `${p.hour}:${p.minute}`, weekday: p.weekday ?? '', zone: p.timeZoneName ?? '' };
+  return {
+    date: `${p.year}-${p.month}-${p.day}`,
+    time: `${p.hour}:${p.minute}`,
+    weekday: p.weekday ?? '',
+    zone: p.timeZoneName ?? '',
+  };
 }
 
 const gaps = (runs: Date[]) => runs.slice(1).map((r, i) => (r.getTime() - runs[i]!.getTime()) / HOUR);
@@ -134,28 +141,59 @@ describe('defaultPeriod', () => {
 
 describe('nextRuns across daylight-saving changes', () => {
   const cases = [
-    { zone: 'Europe/Berlin', change: 'spring forward', from: '2026-03-25T12:00:00Z', firstDay: '2026-03-26', changeDay: '2026-03-29', gap: 23 },
-    { zone: 'Europe/Berlin', change: 'fall back', from: '2026-10-21T12:00:00Z', firstDay: '2026-10-22', changeDay: '2026-10-25', gap: 25 },
-    { zone: 'America/New_York', change: 'spring forward', from: '2026-03-04T18:00:00Z', firstDay: '2026-03-05', changeDay: '2026-03-08', gap: 23 },
-    { zone: 'America/New_York', change: 'fall back', from: '2026-10-28T18:00:00Z', firstDay: '2026-10-29', changeDay: '2026-11-01', gap: 25 },
+    {
+      zone: 'Europe/Berlin',
+      change: 'spring forward',
+      from: '2026-03-25T12:00:00Z',
+      firstDay: '2026-03-26',
+      changeDay: '2026-03-29',
+      gap: 23,
+    },
+    {
+      zone: 'Europe/Berlin',
+      change: 'fall back',
+      from: '2026-10-21T12:00:00Z',
+      firstDay: '2026-10-22',
+      changeDay: '2026-10-25',
+      gap: 25,
+    },
+    {
+      zone: 'America/New_York',
+      change: 'spring forward',
+      from: '2026-03-04T18:00:00Z',
+      firstDay: '2026-03-05',
+      changeDay: '2026-03-08',
+      gap: 23,
+    },
+    {
+      zone: 'America/New_York',
+      change: 'fall back',
+      from: '2026-10-28T18:00:00Z',
+      firstDay: '2026-10-29',
+      changeDay: '2026-11-01',
+      gap: 25,
+    },
   ];
 
-  it.each(cases)('0 9 * * * in $zone across the $change on $changeDay: 09:00 local every day, none missing, none twice', ({ zone, from, firstDay, changeDay, gap }) => {
-    const runs = nextRuns('0 9 * * *', zone, new Date(from), 8);
-    expect(runs).toHaveLength(8);
-    const seen = runs.map((r) => local(r, zone));
-    expect(seen.map((s) => s.time)).toEqual(Array(8).fill('09:00'));
-    // One run on each calendar day in a row: nothing skipped, nothing doubled.
-    expect(seen.map((s) => s.date)).toEqual(days(firstDay, 8));
-    // 24 hours apart, except the night of the change: 23 h in spring, 25 h in autumn.
-    const changeIndex = seen.findIndex((s) => s.date === changeDay);
-    expect(changeIndex).toBe(3);
-    const expected = Array(7).fill(24);
-    expected[changeIndex - 1] = gap;
-    expect(gaps(runs)).toEqual(expected);
-    // The zone's offset really did change between the first and the last run.
-    expect(seen[0]!.zone).not.toBe(seen[7]!.zone);
-  });
+  it.each(cases)(
+    '0 9 * * * in $zone across the $change on $changeDay: 09:00 local every day, none missing, none twice',
+    ({ zone, from, firstDay, changeDay, gap }) => {
+      const runs = nextRuns('0 9 * * *', zone, new Date(from), 8);
+      expect(runs).toHaveLength(8);
+      const seen = runs.map((r) => local(r, zone));
+      expect(seen.map((s) => s.time)).toEqual(Array(8).fill('09:00'));
+      // One run on each calendar day in a row: nothing skipped, nothing doubled.
+      expect(seen.map((s) => s.date)).toEqual(days(firstDay, 8));
+      // 24 hours apart, except the night of the change: 23 h in spring, 25 h in autumn.
+      const changeIndex = seen.findIndex((s) => s.date === changeDay);
+      expect(changeIndex).toBe(3);
+      const expected = Array(7).fill(24);
+      expected[changeIndex - 1] = gap;
+      expect(gaps(runs)).toEqual(expected);
+      // The zone's offset really did change between the first and the last run.
+      expect(seen[0]!.zone).not.toBe(seen[7]!.zone);
+    },
+  );
 
   it('Berlin 02:30 does not exist on 2026-03-29 (02:00 → 03:00): that day runs once, at 03:30 CEST, an hour later on the wall clock', () => {
     const runs = nextRuns('30 2 * * *', 'Europe/Berlin', new Date('2026-03-27T00:00:00Z'), 4);
@@ -171,7 +209,11 @@ describe('nextRuns across daylight-saving changes', () => {
 
   it('Berlin 02:30 happens twice on 2026-10-25 (03:00 → 02:00): that day runs once, at the first 02:30 (CEST, 00:30 UTC)', () => {
     const runs = nextRuns('30 2 * * *', 'Europe/Berlin', new Date('2026-10-24T00:00:00Z'), 3);
-    expect(runs.map((r) => r.toISOString())).toEqual(['2026-10-24T00:30:00.000Z', '2026-10-25T00:30:00.000Z', '2026-10-26T01:30:00.000Z']);
+    expect(runs.map((r) => r.toISOString())).toEqual([
+      '2026-10-24T00:30:00.000Z',
+      '2026-10-25T00:30:00.000Z',
+      '2026-10-26T01:30:00.000Z',
+    ]);
     expect(runs.map((r) => local(r, 'Europe/Berlin').time)).toEqual(['02:30', '02:30', '02:30']);
     expect(runs.map((r) => local(r, 'Europe/Berlin').date)).toEqual(days('2026-10-24', 3));
     // Not again at the second 02:30 (CET, 01:30 UTC).
@@ -187,20 +229,31 @@ describe('nextRuns across daylight-saving changes', () => {
 
   it('New York 01:30 happens twice on 2026-11-01: that day runs once, at the first 01:30 (EDT, 05:30 UTC)', () => {
     const runs = nextRuns('30 1 * * *', 'America/New_York', new Date('2026-10-31T00:00:00Z'), 3);
-    expect(runs.map((r) => r.toISOString())).toEqual(['2026-10-31T05:30:00.000Z', '2026-11-01T05:30:00.000Z', '2026-11-02T06:30:00.000Z']);
+    expect(runs.map((r) => r.toISOString())).toEqual([
+      '2026-10-31T05:30:00.000Z',
+      '2026-11-01T05:30:00.000Z',
+      '2026-11-02T06:30:00.000Z',
+    ]);
     expect(runs.map((r) => local(r, 'America/New_York').time)).toEqual(['01:30', '01:30', '01:30']);
   });
 
   it('starts strictly after `from`: a run exactly at `from` is not repeated', () => {
     const run = new Date('2026-03-29T07:00:00Z');
     expect(nextRuns('0 9 * * *', 'Europe/Berlin', run, 1)[0]!.toISOString()).toBe('2026-03-30T07:00:00.000Z');
-    expect(nextRuns('0 9 * * *', 'Europe/Berlin', new Date(run.getTime() - 1), 1)[0]!.toISOString()).toBe(run.toISOString());
+    expect(nextRuns('0 9 * * *', 'Europe/Berlin', new Date(run.getTime() - 1), 1)[0]!.toISOString()).toBe(
+      run.toISOString(),
+    );
   });
 });
 
 describe('nextRuns of the other schedule kinds', () => {
   it('weekly on Monday at 09:00 Berlin: every Monday 09:00 local, 7 days apart less the hour lost on 2026-03-29', () => {
-    const runs = nextRuns(cronOf({ kind: 'weekly', weekday: 1, time: '09:00' }), 'Europe/Berlin', new Date('2026-03-14T00:00:00Z'), 4);
+    const runs = nextRuns(
+      cronOf({ kind: 'weekly', weekday: 1, time: '09:00' }),
+      'Europe/Berlin',
+      new Date('2026-03-14T00:00:00Z'),
+      4,
+    );
     const seen = runs.map((r) => local(r, 'Europe/Berlin'));
     expect(seen.map((s) => `${s.weekday} ${s.date} ${s.time}`)).toEqual([
       'Monday 2026-03-16 09:00',
@@ -212,7 +265,12 @@ describe('nextRuns of the other schedule kinds', () => {
   });
 
   it('monthly on the 1st at 09:00 New York: the 1st of each month, 09:00 local before and after the change', () => {
-    const runs = nextRuns(cronOf({ kind: 'monthly', monthday: 1, time: '09:00' }), 'America/New_York', new Date('2026-01-15T00:00:00Z'), 4);
+    const runs = nextRuns(
+      cronOf({ kind: 'monthly', monthday: 1, time: '09:00' }),
+      'America/New_York',
+      new Date('2026-01-15T00:00:00Z'),
+      4,
+    );
     expect(runs.map((r) => `${local(r, 'America/New_York').date} ${local(r, 'America/New_York').time}`)).toEqual([
       '2026-02-01 09:00',
       '2026-03-01 09:00',
@@ -228,13 +286,28 @@ describe('nextRuns of the other schedule kinds', () => {
   });
 
   it('monthly on the 28th runs in February too', () => {
-    const runs = nextRuns(cronOf({ kind: 'monthly', monthday: 28, time: '09:00' }), 'UTC', new Date('2026-01-29T00:00:00Z'), 2);
+    const runs = nextRuns(
+      cronOf({ kind: 'monthly', monthday: 28, time: '09:00' }),
+      'UTC',
+      new Date('2026-01-29T00:00:00Z'),
+      2,
+    );
     expect(runs.map((r) => r.toISOString())).toEqual(['2026-02-28T09:00:00.000Z', '2026-03-28T09:00:00.000Z']);
   });
 
   it('weekdays at 09:00 Berlin from a Friday: Friday, then Monday to Friday, no weekend', () => {
-    const runs = nextRuns(cronOf({ kind: 'weekdays', time: '09:00' }), 'Europe/Berlin', new Date('2026-03-27T00:00:00Z'), 7);
-    expect(runs.map((r) => `${local(r, 'Europe/Berlin').weekday} ${local(r, 'Europe/Berlin').date} ${local(r, 'Europe/Berlin').time}`)).toEqual([
+    const runs = nextRuns(
+      cronOf({ kind: 'weekdays', time: '09:00' }),
+      'Europe/Berlin',
+      new Date('2026-03-27T00:00:00Z'),
+      7,
+    );
+    expect(
+      runs.map(
+        (r) =>
+          `${local(r, 'Europe/Berlin').weekday} ${local(r, 'Europe/Berlin').date} ${local(r, 'Europe/Berlin').time}`,
+      ),
+    ).toEqual([
       'Friday 2026-03-27 09:00',
       'Monday 2026-03-30 09:00',
       'Tuesday 2026-03-31 09:00',
@@ -282,14 +355,18 @@ describe('previousRun', () => {
 
   it('undefined when the last run is more than a year ago (Feb 29 seen from mid-2026)', () => {
     expect(previousRun('0 9 29 2 *', 'UTC', new Date('2026-06-01T00:00:00Z'))).toBeUndefined();
-    expect(previousRun('0 9 29 2 *', 'UTC', new Date('2024-06-01T00:00:00Z'))?.toISOString()).toBe('2024-02-29T09:00:00.000Z');
+    expect(previousRun('0 9 29 2 *', 'UTC', new Date('2024-06-01T00:00:00Z'))?.toISOString()).toBe(
+      '2024-02-29T09:00:00.000Z',
+    );
   });
 
   it('agrees with nextRuns: the previous run of the instant before a next run is the one before it', () => {
     const from = new Date('2026-10-20T00:00:00Z');
     const runs = nextRuns('0 9 * * 1-5', 'America/New_York', from, 12);
     for (let i = 1; i < runs.length; i++) {
-      expect(previousRun('0 9 * * 1-5', 'America/New_York', new Date(runs[i]!.getTime() - 1))?.toISOString()).toBe(runs[i - 1]!.toISOString());
+      expect(previousRun('0 9 * * 1-5', 'America/New_York', new Date(runs[i]!.getTime() - 1))?.toISOString()).toBe(
+        runs[i - 1]!.toISOString(),
+      );
       expect(previousRun('0 9 * * 1-5', 'America/New_York', runs[i]!)?.toISOString()).toBe(runs[i]!.toISOString());
     }
   });

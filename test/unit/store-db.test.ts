@@ -67,7 +67,12 @@ describe('loadMigrations', () => {
   });
 
   it('orders by version number, not by name, and ignores other files', async () => {
-    const url = await folder({ '10_ten.sql': 'SELECT 10', '2_two.sql': 'SELECT 2', '001_one.sql': 'SELECT 1', 'README.md': '#' });
+    const url = await folder({
+      '10_ten.sql': 'SELECT 10',
+      '2_two.sql': 'SELECT 2',
+      '001_one.sql': 'SELECT 1',
+      'README.md': '#',
+    });
     expect((await loadMigrations(url)).map((m) => [m.version, m.name])).toEqual([
       [1, 'one'],
       [2, 'two'],

@@ -5,7 +5,11 @@ import { advance } from '../../src/features/alerts/scan.js';
 
 const T0 = Date.parse('2026-11-21T12:00:00.000Z');
 const at = (seconds: number) => new Date(T0 + seconds * 1000);
-const visit = (id: string, seconds: number): VisitRecord => ({ id, visitor_id: `v_${id}`, date: at(seconds).toISOString() });
+const visit = (id: string, seconds: number): VisitRecord => ({
+  id,
+  visitor_id: `v_${id}`,
+  date: at(seconds).toISOString(),
+});
 
 describe('advance', () => {
   it('moves the watermark to the newest visit, and keeps exactly the ids at that instant', () => {
@@ -62,7 +66,10 @@ describe('advance', () => {
       fc.property(
         fc.integer({ min: 0, max: 20 }),
         fc.uniqueArray(fc.string({ minLength: 1, maxLength: 4 }), { maxLength: 5 }),
-        fc.uniqueArray(fc.record({ id: fc.string({ minLength: 1, maxLength: 4 }), s: fc.integer({ min: 0, max: 20 }) }), { selector: (v) => v.id, maxLength: 30 }),
+        fc.uniqueArray(
+          fc.record({ id: fc.string({ minLength: 1, maxLength: 4 }), s: fc.integer({ min: 0, max: 20 }) }),
+          { selector: (v) => v.id, maxLength: 30 },
+        ),
         (w, seen, raw) => {
           // As the threat scan calls it: only visits at or after the watermark.
           const fresh = raw.filter((v) => v.s >= w).map((v) => visit(v.id, v.s));

@@ -3,7 +3,15 @@ import { ApiError } from '../../src/platform/api/errors.js';
 import { normaliseFlag } from '../../src/platform/api/schemas.js';
 import type { SecurityCheck } from '../../src/kernel/records.js';
 import type { VisitorProfile } from '../../src/features/visitor/card.js';
-import { atLeast, DEFAULT_VERDICT_OPTIONS, judge, securityFacts, type SecurityFacts, type Severity, type VerdictName } from '../../src/kernel/verdict.js';
+import {
+  atLeast,
+  DEFAULT_VERDICT_OPTIONS,
+  judge,
+  securityFacts,
+  type SecurityFacts,
+  type Severity,
+  type VerdictName,
+} from '../../src/kernel/verdict.js';
 
 /** The answers as the API sends them (flags as raw strings); each goes through normaliseFlag like the schemas do. */
 interface RawAnswers {
@@ -79,9 +87,27 @@ interface Case {
 
 const CASES: Case[] = [
   // One rule at a time.
-  { name: 'attacker', raw: { is_attacker: 'True' }, verdict: 'Threat', severity: 'high', reasons: ['flagged as attacker'] },
-  { name: 'threat flag', raw: { is_threat: 'True' }, verdict: 'Threat', severity: 'high', reasons: ['flagged as a threat'] },
-  { name: 'abuser', raw: { is_abuser: 'True' }, verdict: 'Suspicious', severity: 'medium', reasons: ['flagged as abuser'] },
+  {
+    name: 'attacker',
+    raw: { is_attacker: 'True' },
+    verdict: 'Threat',
+    severity: 'high',
+    reasons: ['flagged as attacker'],
+  },
+  {
+    name: 'threat flag',
+    raw: { is_threat: 'True' },
+    verdict: 'Threat',
+    severity: 'high',
+    reasons: ['flagged as a threat'],
+  },
+  {
+    name: 'abuser',
+    raw: { is_abuser: 'True' },
+    verdict: 'Suspicious',
+    severity: 'medium',
+    reasons: ['flagged as abuser'],
+  },
   {
     name: 'scraping score above the threshold, with its type (said once, not again as a type)',
     raw: { score: 0.93, visitor_type: 'BOT' },
@@ -96,8 +122,19 @@ const CASES: Case[] = [
     severity: 'medium',
     reasons: ['scraping score 0.80, type SCRAPER'],
   },
-  { name: 'scraping score without a type', raw: { score: 0.9, visitor_type: undefined }, verdict: 'Suspicious', severity: 'medium', reasons: ['scraping score 0.90'] },
-  { name: 'score just below the threshold, human type: no reason', raw: { score: 0.79, visitor_type: 'HUMAN' }, verdict: 'Human', reasons: [] },
+  {
+    name: 'scraping score without a type',
+    raw: { score: 0.9, visitor_type: undefined },
+    verdict: 'Suspicious',
+    severity: 'medium',
+    reasons: ['scraping score 0.90'],
+  },
+  {
+    name: 'score just below the threshold, human type: no reason',
+    raw: { score: 0.79, visitor_type: 'HUMAN' },
+    verdict: 'Human',
+    reasons: [],
+  },
   {
     name: 'score just below the threshold, bot type: only the type, low',
     raw: { score: 0.79, visitor_type: 'BOT' },
@@ -121,8 +158,19 @@ const CASES: Case[] = [
     severity: 'low',
     reasons: ['visitor type BOT'],
   },
-  { name: 'crawler with a low score', raw: { score: 0.2, visitor_type: 'CRAWLER' }, verdict: 'Suspicious', severity: 'low', reasons: ['visitor type CRAWLER'] },
-  { name: 'human type in any case and spacing', raw: { score: 0.05, visitor_type: ' Human ' }, verdict: 'Human', reasons: [] },
+  {
+    name: 'crawler with a low score',
+    raw: { score: 0.2, visitor_type: 'CRAWLER' },
+    verdict: 'Suspicious',
+    severity: 'low',
+    reasons: ['visitor type CRAWLER'],
+  },
+  {
+    name: 'human type in any case and spacing',
+    raw: { score: 0.05, visitor_type: ' Human ' },
+    verdict: 'Human',
+    reasons: [],
+  },
   {
     name: 'one scraper extension',
     raw: { scraper_extension_list: ['Web Scraper'] },
@@ -151,17 +199,43 @@ const CASES: Case[] = [
   // Combinations: the highest severity wins, every reason is listed in rule order.
   {
     name: 'the demo attacker: everything at once',
-    raw: { is_attacker: 'True', is_threat: 'True', is_abuser: 'True', is_proxy: 'True', vpn: 'True', score: 0.86, visitor_type: 'BOT' },
+    raw: {
+      is_attacker: 'True',
+      is_threat: 'True',
+      is_abuser: 'True',
+      is_proxy: 'True',
+      vpn: 'True',
+      score: 0.86,
+      visitor_type: 'BOT',
+    },
     verdict: 'Threat',
     severity: 'high',
-    reasons: ['flagged as attacker', 'flagged as a threat', 'flagged as abuser', 'scraping score 0.86, type BOT', 'proxy', 'VPN'],
+    reasons: [
+      'flagged as attacker',
+      'flagged as a threat',
+      'flagged as abuser',
+      'scraping score 0.86, type BOT',
+      'proxy',
+      'VPN',
+    ],
   },
   {
     name: 'the demo scraper: medium beats low',
-    raw: { is_abuser: 'True', is_proxy: 'True', score: 0.97, visitor_type: 'SCRAPER', scraper_extension_list: ['Web Scraper', 'Data Miner'] },
+    raw: {
+      is_abuser: 'True',
+      is_proxy: 'True',
+      score: 0.97,
+      visitor_type: 'SCRAPER',
+      scraper_extension_list: ['Web Scraper', 'Data Miner'],
+    },
     verdict: 'Suspicious',
     severity: 'medium',
-    reasons: ['flagged as abuser', 'scraping score 0.97, type SCRAPER', '2 scraper extensions: Web Scraper, Data Miner', 'proxy'],
+    reasons: [
+      'flagged as abuser',
+      'scraping score 0.97, type SCRAPER',
+      '2 scraper extensions: Web Scraper, Data Miner',
+      'proxy',
+    ],
   },
   {
     name: 'listed in rule order, not in the order found: VPN, proxy and a crawler type',
@@ -316,7 +390,10 @@ describe('judge: the rules case by case', () => {
   });
 
   it('names a failed lookup by the words the profile gives (error kind with spaces)', () => {
-    const failed = { ok: false as const, error: new ApiError('bad_response', 'unreadable', { path: '/security/scraping-status/…' }) };
+    const failed = {
+      ok: false as const,
+      error: new ApiError('bad_response', 'unreadable', { path: '/security/scraping-status/…' }),
+    };
     const clean = facts();
     const profile: Pick<VisitorProfile, 'security'> = {
       security: {
@@ -334,21 +411,27 @@ describe('judge: the rules case by case', () => {
 });
 
 describe('judge: raw flags in any spelling', () => {
-  it.each([['True'], ['TRUE'], ['true'], [true], ['yes'], ['Yes'], ['1'], [1], [' True ']])('attacker %j counts as yes', (raw) => {
-    const verdict = judge(facts({ is_attacker: raw }));
-    expect(verdict.name).toBe('Threat');
-    expect(verdict.reasons.map((r) => r.text)).toEqual(['flagged as attacker']);
-  });
+  it.each([['True'], ['TRUE'], ['true'], [true], ['yes'], ['Yes'], ['1'], [1], [' True ']])(
+    'attacker %j counts as yes',
+    (raw) => {
+      const verdict = judge(facts({ is_attacker: raw }));
+      expect(verdict.name).toBe('Threat');
+      expect(verdict.reasons.map((r) => r.text)).toEqual(['flagged as attacker']);
+    },
+  );
 
   it.each([['False'], ['FALSE'], [false], ['no'], ['0'], [0]])('attacker %j counts as no', (raw) => {
     expect(judge(facts({ is_attacker: raw })).name).toBe('Human');
   });
 
-  it.each([['Unknown'], ['UNKNOWN'], [''], [null], [undefined], ['maybe']])('VPN %j counts as unknown: no reason, a gap', (raw) => {
-    const verdict = judge(facts({ vpn: raw }));
-    expect(verdict.reasons).toEqual([]);
-    expect(verdict.gaps).toEqual(['VPN status unknown']);
-  });
+  it.each([['Unknown'], ['UNKNOWN'], [''], [null], [undefined], ['maybe']])(
+    'VPN %j counts as unknown: no reason, a gap',
+    (raw) => {
+      const verdict = judge(facts({ vpn: raw }));
+      expect(verdict.reasons).toEqual([]);
+      expect(verdict.gaps).toEqual(['VPN status unknown']);
+    },
+  );
 
   it.each([['True'], ['TRUE'], [true], ['yes'], ['1']])('VPN and proxy %j are reasons', (raw) => {
     const verdict = judge(facts({ vpn: raw, is_proxy: raw }));
@@ -365,7 +448,13 @@ describe('judge: what holds for every combination', () => {
     { score: undefined, visitor_type: 'Unknown' },
     { score: undefined, visitor_type: 'HUMAN' },
   ];
-  const FAILURES: Failed[] = [{}, { bot: 'timeout' }, { scraping: 'timeout' }, { vpn: 'timeout' }, { bot: 'timeout', scraping: 'timeout' }];
+  const FAILURES: Failed[] = [
+    {},
+    { bot: 'timeout' },
+    { scraping: 'timeout' },
+    { vpn: 'timeout' },
+    { bot: 'timeout', scraping: 'timeout' },
+  ];
   const all: { raw: Partial<RawAnswers>; failed: Failed }[] = [];
   for (const is_attacker of FLAGS)
     for (const is_threat of FLAGS)
@@ -373,7 +462,8 @@ describe('judge: what holds for every combination', () => {
         for (const is_proxy of FLAGS)
           for (const vpn of FLAGS)
             for (const scraping of SCRAPING)
-              for (const failed of FAILURES) all.push({ raw: { is_attacker, is_threat, is_abuser, is_proxy, vpn, ...scraping }, failed });
+              for (const failed of FAILURES)
+                all.push({ raw: { is_attacker, is_threat, is_abuser, is_proxy, vpn, ...scraping }, failed });
 
   it(`an Unknown always says what is unknown, and a Human is never called on missing bot or scraping answers (${all.length} combinations)`, () => {
     for (const { raw, failed } of all) {

@@ -50,7 +50,10 @@ const CLEAN = {
   adblock: { adblock: 'No', adblock_extension: '' },
 } satisfies Partial<RawProfile>;
 
-const failure = (kind: ApiErrorKind) => ({ ok: false as const, error: new ApiError(kind, `failed: ${kind}`, { path: '/somewhere' }) });
+const failure = (kind: ApiErrorKind) => ({
+  ok: false as const,
+  error: new ApiError(kind, `failed: ${kind}`, { path: '/somewhere' }),
+});
 
 function profile(raw: RawProfile = {}): VisitorProfile {
   const failed = raw.failed ?? {};
@@ -62,14 +65,18 @@ function profile(raw: RawProfile = {}): VisitorProfile {
     bot: part('bot', () => botStatus.parse({ visitor_id: ID, ...CLEAN.bot, ...raw.bot })),
     scraping: part('scraping', () => scrapingStatus.parse({ visitor_id: ID, ...CLEAN.scraping, ...raw.scraping })),
     vpn: part('vpn', () => vpnStatus.parse({ visitor_id: ID, ...CLEAN.vpn, ...raw.vpn })),
-    extensions: part('extensions', () => scrapingExtensionsStatus.parse({ visitor_id: ID, ...CLEAN.extensions, ...raw.extensions })),
+    extensions: part('extensions', () =>
+      scrapingExtensionsStatus.parse({ visitor_id: ID, ...CLEAN.extensions, ...raw.extensions }),
+    ),
     adblock: part('adblock', () => adblockStatus.parse({ visitor_id: ID, ...CLEAN.adblock, ...raw.adblock })),
   };
   const defaultRecord = { id: ID, first_seen: '2026-09-01T10:00:00.000Z', last_seen: '2026-11-21T11:00:00.000Z' };
   const record: Part<VisitorRecord | undefined> = part('record', () =>
     'record' in raw && raw.record === undefined ? undefined : visitorRecord.parse(raw.record ?? defaultRecord),
   );
-  const visits: Part<readonly VisitRecord[]> = part('visits', () => (raw.visits ?? []).map((v) => visitRecord.parse(v)));
+  const visits: Part<readonly VisitRecord[]> = part('visits', () =>
+    (raw.visits ?? []).map((v) => visitRecord.parse(v)),
+  );
   return { visitorId: ID, security, record, visits, notFound: false, allFailed: false };
 }
 
@@ -111,7 +118,9 @@ const blocksOf = (message: { blocks: unknown[]; attachments?: unknown[] }) => al
 
 /** The flags section: label → value, from `*Label*\nvalue` fields. */
 function fieldsOf(message: { blocks: unknown[] }): Record<string, string> {
-  const section = blocksOf(message).find((b) => b.type === 'section' && Array.isArray(b.fields) && JSON.stringify(b.fields).includes('*Attacker*'));
+  const section = blocksOf(message).find(
+    (b) => b.type === 'section' && Array.isArray(b.fields) && JSON.stringify(b.fields).includes('*Attacker*'),
+  );
   if (!section) throw new Error('no flags section');
   const out: Record<string, string> = {};
   for (const f of section.fields as { text: string }[]) {
@@ -126,7 +135,8 @@ function fieldsOf(message: { blocks: unknown[] }): Record<string, string> {
 function buttonsOf(message: { blocks: unknown[] }): Record<string, { text: string; value?: string }> {
   const out: Record<string, { text: string; value?: string }> = {};
   for (const b of blocksOf(message).filter((b) => b.type === 'actions')) {
-    for (const e of b.elements as { action_id: string; text: { text: string }; value?: string }[]) out[e.action_id] = { text: e.text.text, value: e.value };
+    for (const e of b.elements as { action_id: string; text: { text: string }; value?: string }[])
+      out[e.action_id] = { text: e.text.text, value: e.value };
   }
   return out;
 }
@@ -140,24 +150,49 @@ const column = (message: { blocks: unknown[] }, name: string): string[] => {
 
 describe('visitorCard: the verdict in words and colour', () => {
   it.each([
-    { role: 'an attacker', raw: { bot: { is_attacker: 'True' } }, header: `Threat · high severity: visitor ${ID}`, context: 'Verdict: *Threat* · high severity' },
-    { role: 'a scraper', raw: { scraping: { score: 0.93, visitor_type: 'BOT' } }, header: `Suspicious · medium severity: visitor ${ID}`, context: 'Verdict: *Suspicious* · medium severity' },
-    { role: 'a VPN user', raw: { vpn: { vpn: 'True' } }, header: `Suspicious · low severity: visitor ${ID}`, context: 'Verdict: *Suspicious* · low severity' },
+    {
+      role: 'an attacker',
+      raw: { bot: { is_attacker: 'True' } },
+      header: `Threat · high severity: visitor ${ID}`,
+      context: 'Verdict: *Threat* · high severity',
+    },
+    {
+      role: 'a scraper',
+      raw: { scraping: { score: 0.93, visitor_type: 'BOT' } },
+      header: `Suspicious · medium severity: visitor ${ID}`,
+      context: 'Verdict: *Suspicious* · medium severity',
+    },
+    {
+      role: 'a VPN user',
+      raw: { vpn: { vpn: 'True' } },
+      header: `Suspicious · low severity: visitor ${ID}`,
+      context: 'Verdict: *Suspicious* · low severity',
+    },
     { role: 'a human', raw: {}, header: `Human: visitor ${ID}`, context: 'Verdict: *Human* ·' },
-    { role: 'nobody knows', raw: { bot: { is_attacker: 'Unknown', is_threat: 'Unknown', is_abuser: 'Unknown' } }, header: `Unknown: visitor ${ID}`, context: 'Verdict: *Unknown* ·' },
-  ] as { role: string; raw: RawProfile; header: string; context: string }[])('$role: header and a verdict line name it, the colour bar shows it', ({ raw, header, context }) => {
-    const message = card(raw);
-    expect(headerOf(message)).toBe(header);
-    // No alert block in a message (Slack takes them in modals only): the colour is the attachment's bar.
-    expect(JSON.stringify(message)).not.toContain('"type":"alert"');
-    const level = { Threat: 'error', Suspicious: 'warning', Human: 'success', Unknown: 'info' }[header.split(/[ :]/)[0]!];
-    expect(colourOf(message)).toBe(level);
-    const verdict = blocksOf(message).find((b) => b.type === 'section' && JSON.stringify(b).includes('Verdict:'))!;
-    const text = (verdict.text as { text: string }).text;
-    expect(text).toContain(context);
-    expect(text).toContain(`visitor \`${ID}\``);
-    expect(message.text.startsWith(header.replace(`: visitor ${ID}`, ''))).toBe(true);
-  });
+    {
+      role: 'nobody knows',
+      raw: { bot: { is_attacker: 'Unknown', is_threat: 'Unknown', is_abuser: 'Unknown' } },
+      header: `Unknown: visitor ${ID}`,
+      context: 'Verdict: *Unknown* ·',
+    },
+  ] as { role: string; raw: RawProfile; header: string; context: string }[])(
+    '$role: header and a verdict line name it, the colour bar shows it',
+    ({ raw, header, context }) => {
+      const message = card(raw);
+      expect(headerOf(message)).toBe(header);
+      // No alert block in a message (Slack takes them in modals only): the colour is the attachment's bar.
+      expect(JSON.stringify(message)).not.toContain('"type":"alert"');
+      const level = { Threat: 'error', Suspicious: 'warning', Human: 'success', Unknown: 'info' }[
+        header.split(/[ :]/)[0]!
+      ];
+      expect(colourOf(message)).toBe(level);
+      const verdict = blocksOf(message).find((b) => b.type === 'section' && JSON.stringify(b).includes('Verdict:'))!;
+      const text = (verdict.text as { text: string }).text;
+      expect(text).toContain(context);
+      expect(text).toContain(`visitor \`${ID}\``);
+      expect(message.text.startsWith(header.replace(`: visitor ${ID}`, ''))).toBe(true);
+    },
+  );
 
   it('the fallback text and the Why section carry the reasons; a human says nothing was flagged', () => {
     const threat = card({ bot: { is_attacker: 'True', is_proxy: 'True' } });
@@ -186,7 +221,9 @@ describe('visitorCard: the flags', () => {
       bot: { is_attacker: 'TRUE', is_threat: 'false', is_abuser: 'Unknown', is_proxy: '1' },
       vpn: { vpn: 'yes' },
       scraping: { score: 0.4, visitor_type: 'CRAWLER' },
-      extensions: { scraper_extension_list: [{ id: 'abcdefghijklmnopabcdefghijklmnop', name: 'Web Scraper' }, 'Data Miner'] },
+      extensions: {
+        scraper_extension_list: [{ id: 'abcdefghijklmnopabcdefghijklmnop', name: 'Web Scraper' }, 'Data Miner'],
+      },
       adblock: { adblock: 'Yes', adblock_extension: 'uBlock Origin' },
     });
     expect(fieldsOf(message)).toEqual({
@@ -220,7 +257,15 @@ describe('visitorCard: the flags', () => {
   });
 
   it('marks each failed part as unavailable, with why', () => {
-    const message = card({ failed: { bot: 'timeout', scraping: 'timeout', vpn: 'rate_limited', extensions: 'bad_response', adblock: 'unavailable' } });
+    const message = card({
+      failed: {
+        bot: 'timeout',
+        scraping: 'timeout',
+        vpn: 'rate_limited',
+        extensions: 'bad_response',
+        adblock: 'unavailable',
+      },
+    });
     expect(fieldsOf(message)).toEqual({
       Attacker: '_unavailable (timeout)_',
       Threat: '_unavailable (timeout)_',
@@ -245,9 +290,23 @@ describe('visitorCard: the flags', () => {
   });
 
   it('shows the record: first and last seen in the time zone, the company, or a dash without one', () => {
-    const withCompany = card({ record: { id: ID, first_seen: '2026-09-01T10:00:00.000Z', last_seen: '2026-11-21T11:00:00.000Z', company: { name: 'Initech' } } }, { timeZone: 'Europe/Berlin' });
+    const withCompany = card(
+      {
+        record: {
+          id: ID,
+          first_seen: '2026-09-01T10:00:00.000Z',
+          last_seen: '2026-11-21T11:00:00.000Z',
+          company: { name: 'Initech' },
+        },
+      },
+      { timeZone: 'Europe/Berlin' },
+    );
     const record = blocksOf(withCompany).find((b) => JSON.stringify(b).includes('*First seen*'))!;
-    expect((record.fields as { text: string }[]).map((f) => f.text)).toEqual(['*First seen*\nSep 1, 12:00 (Europe/Berlin)', '*Last seen*\nNov 21, 12:00 (Europe/Berlin)', '*Company*\nInitech']);
+    expect((record.fields as { text: string }[]).map((f) => f.text)).toEqual([
+      '*First seen*\nSep 1, 12:00 (Europe/Berlin)',
+      '*Last seen*\nNov 21, 12:00 (Europe/Berlin)',
+      '*Company*\nInitech',
+    ]);
     const without = card();
     expect(mrkdwnOf(without)).toContain(`*Company*\n${MISSING}`);
   });
@@ -257,13 +316,23 @@ describe('visitorCard: API strings are never acted on', () => {
   const HOSTILE_PAGE = 'https://shop.example/landing/<https://evil.example|click>';
   const message = card(
     {
-      record: { id: ID, first_seen: '2026-09-01T10:00:00.000Z', last_seen: '2026-11-21T11:00:00.000Z', company: { name: '<!channel> & Sons' } },
+      record: {
+        id: ID,
+        first_seen: '2026-09-01T10:00:00.000Z',
+        last_seen: '2026-11-21T11:00:00.000Z',
+        company: { name: '<!channel> & Sons' },
+      },
       scraping: { score: 0.95, visitor_type: '<!here>' },
       extensions: { scraper_extension_list: [{ name: '<https://evil.example|click>' }, 'Tom & Jerry <b>'] },
       adblock: { adblock: 'Yes', adblock_extension: '<!everyone>' },
       bot: { is_attacker: '<@U_ALICE>' },
       visits: [
-        visit(0, { url: HOSTILE_PAGE, referrer: '<!channel>', location: { city: '<!subteam^S1>', country: 'A & B' }, browser: { name: '<#C_GENERAL>' } }),
+        visit(0, {
+          url: HOSTILE_PAGE,
+          referrer: '<!channel>',
+          location: { city: '<!subteam^S1>', country: 'A & B' },
+          browser: { name: '<#C_GENERAL>' },
+        }),
         visit(1, { url: 'not a url <!channel>', referrer: '' }),
       ],
     },
@@ -332,7 +401,12 @@ describe('maskIp', () => {
   });
 
   it('never shows the last IPv4 octet or the IPv6 host part', () => {
-    for (const ip of ['198.51.100.77', '2001:db8:aaaa:bbbb:cccc:dddd:eeee:ffff', '2001:db8::dead:beef', '1.2.3.4:5678']) {
+    for (const ip of [
+      '198.51.100.77',
+      '2001:db8:aaaa:bbbb:cccc:dddd:eeee:ffff',
+      '2001:db8::dead:beef',
+      '1.2.3.4:5678',
+    ]) {
       const masked = maskIp(ip);
       const last = ip.split(/[.:]/).pop()!;
       expect(masked.split(/[.:]/)).not.toContain(last);
@@ -355,7 +429,14 @@ describe('visitorCard: IP addresses', () => {
 
   it('shows full IP addresses when showIp is true', () => {
     const message = card({ visits }, { showIp: true });
-    expect(column(message, 'IP')).toEqual(['203.0.113.45', '2001:db8:1:2::5', '2001::5', '1.2.3.4:8080', MISSING, MISSING]);
+    expect(column(message, 'IP')).toEqual([
+      '203.0.113.45',
+      '2001:db8:1:2::5',
+      '2001::5',
+      '1.2.3.4:8080',
+      MISSING,
+      MISSING,
+    ]);
     expect(mrkdwnOf(message).join('\n')).not.toContain('masked');
   });
 });
@@ -365,8 +446,24 @@ describe('visitorCard: recent visits and buttons', () => {
     const message = card({ visits: [visit(0, { referrer: '' }), visit(1)] }, { visitsPage: 3 });
     expect(tableOf(message)).toEqual([
       ['Date (UTC)', 'Page', 'Referrer', 'Where', 'Browser', 'Device', 'IP'],
-      ['Nov 21, 12:00', '/products/item-0?ref=x', 'direct', 'Amsterdam, Netherlands', 'Firefox', 'desktop, Linux', '203.0.113.45'],
-      ['Nov 21, 11:00', '/products/item-1?ref=x', 'https://www.google.com/', 'Amsterdam, Netherlands', 'Firefox', 'desktop, Linux', '203.0.113.45'],
+      [
+        'Nov 21, 12:00',
+        '/products/item-0?ref=x',
+        'direct',
+        'Amsterdam, Netherlands',
+        'Firefox',
+        'desktop, Linux',
+        '203.0.113.45',
+      ],
+      [
+        'Nov 21, 11:00',
+        '/products/item-1?ref=x',
+        'https://www.google.com/',
+        'Amsterdam, Netherlands',
+        'Firefox',
+        'desktop, Linux',
+        '203.0.113.45',
+      ],
     ]);
     expect(mrkdwnOf(message)).toContain('*Recent visits* 21–22, newest first');
   });
@@ -377,7 +474,9 @@ describe('visitorCard: recent visits and buttons', () => {
     expect(more?.text).toBe('Recent visits ▶');
     expect(decodeCardRef(more?.value)).toEqual({ visitorId: ID, page: 3, visitId: 'vs_7' });
 
-    expect(hasAction(card({ visits: Array.from({ length: 9 }, (_, i) => visit(i)) }), VISITOR_ACTIONS.more)).toBe(false);
+    expect(hasAction(card({ visits: Array.from({ length: 9 }, (_, i) => visit(i)) }), VISITOR_ACTIONS.more)).toBe(
+      false,
+    );
     const none = card({ visits: [] });
     expect(hasAction(none, VISITOR_ACTIONS.more)).toBe(false);
     expect(mrkdwnOf(none)).toContain('*Recent visits:* none recorded.');
@@ -459,20 +558,28 @@ describe('visitorCard: within Slack limits at the extremes', () => {
       vpn: { vpn: 'x'.repeat(3000) },
       extensions: { scraper_extension_list: extensions },
       adblock: { adblock: 'Yes'.repeat(100), adblock_extension: '🛡️'.repeat(2000) },
-      record: { id: visitorId, first_seen: 'not a date '.repeat(300), last_seen: '2026-11-21T11:00:00.000Z', company: { name: '🏢 <&> '.repeat(1000) } },
+      record: {
+        id: visitorId,
+        first_seen: 'not a date '.repeat(300),
+        last_seen: '2026-11-21T11:00:00.000Z',
+        company: { name: '🏢 <&> '.repeat(1000) },
+      },
       visits,
     });
     for (const showIp of [true, false]) {
-      const message = card({}, {
-        profile: { ...p, visitorId },
-        visitsLimit: 100,
-        visitsPage: 9999,
-        visitId: 'vs_' + 'q'.repeat(125),
-        canShare: true,
-        demo: true,
-        timeZone: 'Asia/Kathmandu',
-        showIp,
-      });
+      const message = card(
+        {},
+        {
+          profile: { ...p, visitorId },
+          visitsLimit: 100,
+          visitsPage: 9999,
+          visitId: 'vs_' + 'q'.repeat(125),
+          canShare: true,
+          demo: true,
+          timeZone: 'Asia/Kathmandu',
+          showIp,
+        },
+      );
       expect(validateMessage(message)).toEqual({ ok: true });
       expect(message.blocks.length).toBeLessThanOrEqual(50);
       const tables = blocksOf(message).filter((b) => b.type === 'table');
@@ -483,7 +590,11 @@ describe('visitorCard: within Slack limits at the extremes', () => {
       for (const row of rows) expect(row).toHaveLength(7);
       // Both buttons survive and still decode.
       const buttons = buttonsOf(message);
-      expect(decodeCardRef(buttons[VISITOR_ACTIONS.more]?.value)).toEqual({ visitorId, page: 10_000, visitId: 'vs_' + 'q'.repeat(125) });
+      expect(decodeCardRef(buttons[VISITOR_ACTIONS.more]?.value)).toEqual({
+        visitorId,
+        page: 10_000,
+        visitId: 'vs_' + 'q'.repeat(125),
+      });
       expect(decodeCardRef(buttons[VISITOR_ACTIONS.share]?.value)?.page).toBe(1);
       expect(headerOf(message)).toMatch(/^Threat · high severity: visitor v_z+/);
       expect(Array.from(message.text).length).toBeLessThanOrEqual(3000);

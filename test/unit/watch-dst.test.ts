@@ -14,7 +14,16 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { hourAt, shiftDate } from '../../src/kernel/dates.js';
 import type { ApiDays } from '../../src/kernel/trend.js';
-import { comparedWith, decide, lastPeriod, observationOf, periodMinutes, type Condition, type WatchEvery, type WatchRule } from '../../src/features/watches/plan.js';
+import {
+  comparedWith,
+  decide,
+  lastPeriod,
+  observationOf,
+  periodMinutes,
+  type Condition,
+  type WatchEvery,
+  type WatchRule,
+} from '../../src/features/watches/plan.js';
 import { startOfDate } from '../support/steady-api.js';
 
 const MINUTE = 60_000;
@@ -39,7 +48,8 @@ const offsetFormats = new Map<string, Intl.DateTimeFormat>();
 /** The zone's offset from UTC at an instant, in minutes (Intl's longOffset: "GMT+05:45"). */
 function offsetAt(ms: number, zone: string): number {
   let f = offsetFormats.get(zone);
-  if (!f) offsetFormats.set(zone, (f = new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'longOffset' })));
+  if (!f)
+    offsetFormats.set(zone, (f = new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'longOffset' })));
   const name = f.formatToParts(new Date(ms)).find((p) => p.type === 'timeZoneName')!.value;
   const m = /GMT([+-])(\d\d):(\d\d)/.exec(name);
   return m ? (m[1] === '-' ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3])) : 0;
@@ -75,13 +85,24 @@ function hourFigure(date: string, hour: number, zone: string, rate: number): num
 }
 
 /** Visits on the API's date, `rate` a minute. */
-const dayFigure = (date: string, apiZone: string, rate: number) => ((startOfDate(shiftDate(date, 1), apiZone) - startOfDate(date, apiZone)) / MINUTE) * rate;
+const dayFigure = (date: string, apiZone: string, rate: number) =>
+  ((startOfDate(shiftDate(date, 1), apiZone) - startOfDate(date, apiZone)) / MINUTE) * rate;
 
 function condition(perPeriod: number): fc.Arbitrary<Condition> {
   return fc.oneof(
-    fc.double({ min: 0, max: 2, noNaN: true }).map((x): Condition => ({ kind: 'above', value: Math.ceil(perPeriod * (1 + x)) })),
-    fc.double({ min: 0.01, max: 1, noNaN: true }).map((x): Condition => ({ kind: 'below', value: Math.max(1, Math.floor(perPeriod * x)) })),
-    fc.record({ direction: fc.constantFrom('drops' as const, 'rises' as const), pct: fc.integer({ min: 1, max: 100 }), against: fc.constantFrom('previous' as const, 'last_week' as const) }).map((c): Condition => ({ kind: 'change', ...c })),
+    fc
+      .double({ min: 0, max: 2, noNaN: true })
+      .map((x): Condition => ({ kind: 'above', value: Math.ceil(perPeriod * (1 + x)) })),
+    fc
+      .double({ min: 0.01, max: 1, noNaN: true })
+      .map((x): Condition => ({ kind: 'below', value: Math.max(1, Math.floor(perPeriod * x)) })),
+    fc
+      .record({
+        direction: fc.constantFrom('drops' as const, 'rises' as const),
+        pct: fc.integer({ min: 1, max: 100 }),
+        against: fc.constantFrom('previous' as const, 'last_week' as const),
+      })
+      .map((c): Condition => ({ kind: 'change', ...c })),
     fc.constant<Condition>({ kind: 'spike' }),
   );
 }
@@ -114,16 +135,27 @@ describe('hours are local hours: the clock alone raises no alert', () => {
         const { zone } = c.change;
         const api: ApiDays = { timeZone: c.apiInZone && c.every === 'day' ? zone : 'UTC', settleMs: c.settleMs };
         const now = new Date(c.change.at + c.weeksAfter * 7 * DAY + c.hoursAround * HOUR + c.minute * MINUTE);
-        const rule: WatchRule = { metric: 'visits', report: 'visits', filters: [], condition: c.condition, every: c.every };
+        const rule: WatchRule = {
+          metric: 'visits',
+          report: 'visits',
+          filters: [],
+          condition: c.condition,
+          every: c.every,
+        };
         const period = lastPeriod(c.every, zone, now, api);
         expect(period).toBeDefined();
         // A period is a real one: never the hour the clocks skipped.
         expect(periodMinutes(period!, zone, api)).toBeGreaterThan(0);
         const periods = [period!, ...comparedWith(rule, period!, zone)];
-        const figures = periods.map((p) => (p.hour === undefined ? dayFigure(p.date, api.timeZone, c.rate) : hourFigure(p.date, p.hour, zone, c.rate)));
+        const figures = periods.map((p) =>
+          p.hour === undefined ? dayFigure(p.date, api.timeZone, c.rate) : hourFigure(p.date, p.hour, zone, c.rate),
+        );
         const observation = observationOf(rule, period!, zone, api, figures);
         const decision = decide(rule.condition, 'ok', observation);
-        expect(decision, `${zone} ${now.toISOString()} ${period!.key} ${JSON.stringify(c.condition)} ${JSON.stringify(figures)} ${JSON.stringify(observation)}`).not.toBe('breach');
+        expect(
+          decision,
+          `${zone} ${now.toISOString()} ${period!.key} ${JSON.stringify(c.condition)} ${JSON.stringify(figures)} ${JSON.stringify(observation)}`,
+        ).not.toBe('breach');
         if (observation.ok) expect(observation.value).toBe(c.rate * (c.every === 'hour' ? 60 : 1_440));
       }),
       { numRuns: 2_000 },

@@ -153,7 +153,8 @@ describe('readRange takes the tokens of one range and no more', () => {
   });
 
   it('is undefined for what does not start a range', () => {
-    for (const text of ['country:DE', 'sources', 'by visits', '"last7d"', 'public']) expect(readRange(tokens(text), 0)).toBeUndefined();
+    for (const text of ['country:DE', 'sources', 'by visits', '"last7d"', 'public'])
+      expect(readRange(tokens(text), 0)).toBeUndefined();
   });
 });
 
@@ -218,17 +219,35 @@ describe('every command reads ranges and times with the one grammar', () => {
     ]) {
       expect(report(text!)).toMatchObject({ kind: 'report', query: { range: canonical } });
     }
-    expect(report('sources lst7d')).toMatchObject({ kind: 'error', message: expect.stringContaining('Did you mean `last7d`?') });
-    expect(report('sources yesterdy')).toMatchObject({ kind: 'error', message: expect.stringContaining('Did you mean `yesterday`?') });
-    expect(report('sources last 7 days today')).toMatchObject({ kind: 'error', message: expect.stringContaining('Two ranges: `last 7 days` and `today`') });
-    expect(report('last week')).toMatchObject({ kind: 'error', message: expect.stringContaining('`/traffic sources last week`') });
+    expect(report('sources lst7d')).toMatchObject({
+      kind: 'error',
+      message: expect.stringContaining('Did you mean `last7d`?'),
+    });
+    expect(report('sources yesterdy')).toMatchObject({
+      kind: 'error',
+      message: expect.stringContaining('Did you mean `yesterday`?'),
+    });
+    expect(report('sources last 7 days today')).toMatchObject({
+      kind: 'error',
+      message: expect.stringContaining('Two ranges: `last 7 days` and `today`'),
+    });
+    expect(report('last week')).toMatchObject({
+      kind: 'error',
+      message: expect.stringContaining('`/traffic sources last week`'),
+    });
   });
 
   it('trends: a range or a near miss of one first means all visits', () => {
     const trend = (text: string) => parseTrendWords(tokens(text), REPORTS);
-    expect(trend('this month')).toMatchObject({ kind: 'trend', report: [{ text: 'visits' }, { text: 'this' }, { text: 'month' }] });
+    expect(trend('this month')).toMatchObject({
+      kind: 'trend',
+      report: [{ text: 'visits' }, { text: 'this' }, { text: 'month' }],
+    });
     expect(trend('lastweak')).toMatchObject({ kind: 'trend', report: [{ text: 'visits' }, { text: 'lastweak' }] });
-    expect(trend('sources last 7 days')).toMatchObject({ kind: 'trend', report: [{ text: 'sources' }, { text: 'last' }, { text: '7' }, { text: 'days' }] });
+    expect(trend('sources last 7 days')).toMatchObject({
+      kind: 'trend',
+      report: [{ text: 'sources' }, { text: 'last' }, { text: '7' }, { text: 'days' }],
+    });
   });
 
   it('watches: `vs last week` and `vs lastweek` compare with the week before; a range is refused, saying why', () => {
@@ -236,7 +255,10 @@ describe('every command reads ranges and times with the one grammar', () => {
     for (const text of ['visits drops 40% vs last week', 'visits drops 40% vs lastweek every day']) {
       expect(watch(text)).toMatchObject({ kind: 'add', rule: { condition: { kind: 'change', against: 'last_week' } } });
     }
-    expect(watch('visits drops 40% last 7 days')).toMatchObject({ kind: 'error', message: expect.stringMatching(/takes no range: leave out `last 7 days`/) });
+    expect(watch('visits drops 40% last 7 days')).toMatchObject({
+      kind: 'error',
+      message: expect.stringMatching(/takes no range: leave out `last 7 days`/),
+    });
   });
 
   it('digests: a time in any form, near misses with a suggestion, and no range', () => {
@@ -250,10 +272,22 @@ describe('every command reads ranges and times with the one grammar', () => {
     ]) {
       expect(digest(text!)).toMatchObject({ kind: 'add', schedule: { time: hhmm } });
     }
-    expect(digest('add daily 9amm sources')).toMatchObject({ kind: 'error', message: expect.stringContaining('Did you mean `9am`?') });
-    expect(digest('add daily 25:00 sources')).toMatchObject({ kind: 'error', message: expect.stringContaining('hours go from 00 to 23') });
-    expect(digest('add daily nooon sources')).toMatchObject({ kind: 'error', message: expect.stringContaining('Did you mean `noon`?') });
-    expect(digest('add daily 09:00 sources last7d')).toMatchObject({ kind: 'error', message: expect.stringMatching(/period its schedule sets.*leave out `last7d`/) });
+    expect(digest('add daily 9amm sources')).toMatchObject({
+      kind: 'error',
+      message: expect.stringContaining('Did you mean `9am`?'),
+    });
+    expect(digest('add daily 25:00 sources')).toMatchObject({
+      kind: 'error',
+      message: expect.stringContaining('hours go from 00 to 23'),
+    });
+    expect(digest('add daily nooon sources')).toMatchObject({
+      kind: 'error',
+      message: expect.stringContaining('Did you mean `noon`?'),
+    });
+    expect(digest('add daily 09:00 sources last7d')).toMatchObject({
+      kind: 'error',
+      message: expect.stringMatching(/period its schedule sets.*leave out `last7d`/),
+    });
   });
 });
 
@@ -290,7 +324,8 @@ describe('round trips', () => {
         if (!r.ok) return;
         const dates = /\(([^)]+)\)$/.exec(r.range.label)?.[1] ?? r.range.label;
         if (dates === 'All time') return;
-        const same = r.range.startDate === r.range.endDate ? r.range.startDate : `${r.range.startDate}..${r.range.endDate}`;
+        const same =
+          r.range.startDate === r.range.endDate ? r.range.startDate : `${r.range.startDate}..${r.range.endDate}`;
         expect(normalizeRange(dates)).toEqual({ ok: true, range: same });
       }),
       { numRuns: 300 },
@@ -303,7 +338,11 @@ describe('round trips', () => {
         const hhmm = `${String(hour).padStart(2, '0')}:${String(minute).padStart(2, '0')}`;
         for (const word of timeWords({ hour, minute })) {
           const toks = tokens(word);
-          expect(readTime(toks, 0), word).toMatchObject({ ok: true, time: { hour, minute, text: hhmm }, consumed: toks.length });
+          expect(readTime(toks, 0), word).toMatchObject({
+            ok: true,
+            time: { hour, minute, text: hhmm },
+            consumed: toks.length,
+          });
         }
       }),
       { numRuns: 1440 },

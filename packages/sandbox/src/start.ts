@@ -54,12 +54,32 @@ export async function startSandbox<A extends SandboxApp>(options: SandboxOptions
   const demoKey = `demo-${randomBytes(8).toString('hex')}`;
   const appToken = options.socketMode ? `xapp-sandbox-${randomBytes(12).toString('hex')}` : undefined;
 
-  const demo = options.api ? undefined : await startDemoApi({ port: 0, host: LOOPBACK, apiKey: demoKey, faults: options.demoFaults, ...(options.live ? { live: options.live } : {}) });
+  const demo = options.api
+    ? undefined
+    : await startDemoApi({
+        port: 0,
+        host: LOOPBACK,
+        apiKey: demoKey,
+        faults: options.demoFaults,
+        ...(options.live ? { live: options.live } : {}),
+      });
   const api = options.api ?? { baseUrl: demo!.url, apiKey: demoKey };
-  const slack = await startOfflineSlack({ signingSecret, botToken, host: LOOPBACK, port: options.slackPort ?? 0, ...options.slack, ...(appToken ? { appToken } : {}) });
+  const slack = await startOfflineSlack({
+    signingSecret,
+    botToken,
+    host: LOOPBACK,
+    port: options.slackPort ?? 0,
+    ...options.slack,
+    ...(appToken ? { appToken } : {}),
+  });
   let lookout: A;
   try {
-    lookout = await options.startApp({ api, slack: { signingSecret, botToken, apiUrl: slack.apiUrl, ...(appToken ? { appToken } : {}) }, demo: demo !== undefined, host: LOOPBACK });
+    lookout = await options.startApp({
+      api,
+      slack: { signingSecret, botToken, apiUrl: slack.apiUrl, ...(appToken ? { appToken } : {}) },
+      demo: demo !== undefined,
+      host: LOOPBACK,
+    });
   } catch (error) {
     await slack.close();
     await demo?.close();

@@ -1,5 +1,13 @@
 import type { Button, KnownBlock, TableBlock } from '@slack/types';
-import { formatCount, formatDateTime, formatDateTimeIn, maskIp, MISSING, shortUrl, counted } from '../../kernel/format.js';
+import {
+  formatCount,
+  formatDateTime,
+  formatDateTimeIn,
+  maskIp,
+  MISSING,
+  shortUrl,
+  counted,
+} from '../../kernel/format.js';
 import { fieldOf } from '../../kernel/records.js';
 import type { Severity, VerdictName } from '../../kernel/verdict.js';
 import { escapeMrkdwn, fallbackText, mrkdwnCode } from '../../platform/slack/kit/escape.js';
@@ -53,12 +61,17 @@ export function alertViewOf(
     firstSeen: alert.firstSeen,
     lastSeen: alert.lastSeen,
     sightings: alert.sightings,
-    acknowledged: alert.acknowledgedBy && alert.acknowledgedAt ? { by: alert.acknowledgedBy, at: alert.acknowledgedAt } : undefined,
+    acknowledged:
+      alert.acknowledgedBy && alert.acknowledgedAt ? { by: alert.acknowledgedBy, at: alert.acknowledgedAt } : undefined,
     ...context,
   };
 }
 
-const SEVERITY_EMOJI: Record<Severity, string> = { high: ':rotating_light:', medium: ':warning:', low: ':large_yellow_circle:' };
+const SEVERITY_EMOJI: Record<Severity, string> = {
+  high: ':rotating_light:',
+  medium: ':warning:',
+  low: ':large_yellow_circle:',
+};
 /** The most severe first. */
 const SEVERITY_ORDER: readonly Severity[] = ['high', 'medium', 'low'];
 
@@ -73,7 +86,10 @@ function str(v: unknown): string | undefined {
 /** "Visit: Nov 21, 14:05 · /checkout · from google.com · Berlin, Germany · Firefox · desktop · 203.0.113.x" */
 export function visitLine(visit: Record<string, unknown>, view: Pick<AlertView, 'timeZone' | 'now'>): string {
   const date = str(visit.date);
-  const where = [fieldOf(visit, 'location.city'), fieldOf(visit, 'location.country')].map(str).filter(Boolean).join(', ');
+  const where = [fieldOf(visit, 'location.city'), fieldOf(visit, 'location.country')]
+    .map(str)
+    .filter(Boolean)
+    .join(', ');
   const parts = [
     date ? formatDateTimeIn(date, view.timeZone, view.now) : undefined,
     clip(shortUrl(str(visit.url)), 100),
@@ -90,20 +106,35 @@ export function visitLine(visit: Record<string, unknown>, view: Pick<AlertView, 
 export function alertMessage(view: AlertView): SlackMessage {
   const headline = `${view.verdict} · ${view.severity} severity: visitor ${view.visitorId}`;
   const status: string[] = [];
-  if (view.acknowledged) status.push(`:white_check_mark: Acknowledged by <@${view.acknowledged.by}> at ${escapeMrkdwn(when(view.acknowledged.at, view))}`);
+  if (view.acknowledged)
+    status.push(
+      `:white_check_mark: Acknowledged by <@${view.acknowledged.by}> at ${escapeMrkdwn(when(view.acknowledged.at, view))}`,
+    );
   if (view.mutedUntil !== undefined) {
-    status.push(view.mutedUntil === null ? ':mute: Muted for good' : `:mute: Muted until ${escapeMrkdwn(when(view.mutedUntil, view))}`);
+    status.push(
+      view.mutedUntil === null
+        ? ':mute: Muted for good'
+        : `:mute: Muted until ${escapeMrkdwn(when(view.mutedUntil, view))}`,
+    );
   }
   const reasons = view.reasons.map((r) => `• ${escapeMrkdwn(clip(r, 200))}`).join('\n') || '• (no reason recorded)';
 
   const blocks: KnownBlock[] = [
     { type: 'header', text: plainText(`${view.raised ? 'Severity rose: ' : ''}${headline}`, LIMITS.headerText) },
-    { type: 'section', text: mrkdwn(`${SEVERITY_EMOJI[view.severity]} *${view.verdict}* (${view.severity} severity) · visitor ${mrkdwnCode(view.visitorId)}\n${reasons}`) },
+    {
+      type: 'section',
+      text: mrkdwn(
+        `${SEVERITY_EMOJI[view.severity]} *${view.verdict}* (${view.severity} severity) · visitor ${mrkdwnCode(view.visitorId)}\n${reasons}`,
+      ),
+    },
     {
       type: 'section',
       fields: [
         mrkdwn(`*Visit*\n${visitLine(view.visit, view)}`, LIMITS.sectionFieldText),
-        mrkdwn(`*Seen*\n${counted(view.sightings, 'visit')} · first ${escapeMrkdwn(when(view.firstSeen, view))} · last ${escapeMrkdwn(when(view.lastSeen, view))}`, LIMITS.sectionFieldText),
+        mrkdwn(
+          `*Seen*\n${counted(view.sightings, 'visit')} · first ${escapeMrkdwn(when(view.firstSeen, view))} · last ${escapeMrkdwn(when(view.lastSeen, view))}`,
+          LIMITS.sectionFieldText,
+        ),
       ],
     },
   ];
@@ -111,22 +142,57 @@ export function alertMessage(view: AlertView): SlackMessage {
 
   const value = clip(view.visitorId, LIMITS.buttonValue);
   const buttons: Button[] = [];
-  if (!view.acknowledged) buttons.push({ type: 'button', action_id: ALERT_ACTIONS.ack, text: plainText('Acknowledge', LIMITS.buttonText), style: 'primary', value });
+  if (!view.acknowledged)
+    buttons.push({
+      type: 'button',
+      action_id: ALERT_ACTIONS.ack,
+      text: plainText('Acknowledge', LIMITS.buttonText),
+      style: 'primary',
+      value,
+    });
   if (view.mutedUntil === undefined) {
-    buttons.push({ type: 'button', action_id: ALERT_ACTIONS.mute24h, text: plainText('Mute 24h', LIMITS.buttonText), value });
-    buttons.push({ type: 'button', action_id: ALERT_ACTIONS.mute7d, text: plainText('Mute 7d', LIMITS.buttonText), value });
+    buttons.push({
+      type: 'button',
+      action_id: ALERT_ACTIONS.mute24h,
+      text: plainText('Mute 24h', LIMITS.buttonText),
+      value,
+    });
+    buttons.push({
+      type: 'button',
+      action_id: ALERT_ACTIONS.mute7d,
+      text: plainText('Mute 7d', LIMITS.buttonText),
+      value,
+    });
   } else {
-    buttons.push({ type: 'button', action_id: ALERT_ACTIONS.unmute, text: plainText('Unmute', LIMITS.buttonText), value });
+    buttons.push({
+      type: 'button',
+      action_id: ALERT_ACTIONS.unmute,
+      text: plainText('Unmute', LIMITS.buttonText),
+      value,
+    });
   }
-  buttons.push({ type: 'button', action_id: ALERT_ACTIONS.details, text: plainText('Details', LIMITS.buttonText), value });
+  buttons.push({
+    type: 'button',
+    action_id: ALERT_ACTIONS.details,
+    text: plainText('Details', LIMITS.buttonText),
+    value,
+  });
   blocks.push({ type: 'actions', block_id: 'alert', elements: buttons });
 
   // Acknowledged: grey, as it needs no one's attention any more.
-  return inColour({ text: fallbackText(`${headline}: ${view.reasons.join('; ')}`), blocks: capBlocks(blocks) }, view.acknowledged ? 'neutral' : severityLevel(view.severity));
+  return inColour(
+    { text: fallbackText(`${headline}: ${view.reasons.join('; ')}`), blocks: capBlocks(blocks) },
+    view.acknowledged ? 'neutral' : severityLevel(view.severity),
+  );
 }
 
 /** The thread reply for later visits by an alerted visitor (named: a group's thread holds several). */
-export function sightingsReply(visitorId: string, count: number, lastVisit: Record<string, unknown>, view: Pick<AlertView, 'timeZone' | 'now'>): { text: string; blocks: KnownBlock[] } {
+export function sightingsReply(
+  visitorId: string,
+  count: number,
+  lastVisit: Record<string, unknown>,
+  view: Pick<AlertView, 'timeZone' | 'now'>,
+): { text: string; blocks: KnownBlock[] } {
   const page = clip(shortUrl(str(lastVisit.url)), 100);
   const text = `Seen again: visitor ${visitorId}, ${counted(count, 'more visit')}, last on ${page}`;
   return {
@@ -157,7 +223,12 @@ export interface GroupView {
 const GROUP_SENTENCE = 'group-summary';
 
 /** What a group's visitors are called, by verdict: "2 threats, 1 suspicious visitor". */
-const VERDICT_NOUNS: Record<VerdictName, string> = { Threat: 'threat', Suspicious: 'suspicious visitor', Human: 'human', Unknown: 'unknown visitor' };
+const VERDICT_NOUNS: Record<VerdictName, string> = {
+  Threat: 'threat',
+  Suspicious: 'suspicious visitor',
+  Human: 'human',
+  Unknown: 'unknown visitor',
+};
 
 /**
  * A group's message: "3 flagged visitors in #security since Nov 24, 14:02 (UTC): 2 threats,
@@ -165,7 +236,9 @@ const VERDICT_NOUNS: Record<VerdictName, string> = { Threat: 'threat', Suspiciou
  * and where their alerts are (a reply each in its thread). Its bar is the worst severity's colour.
  */
 export function groupMessage(view: GroupView): SlackMessage {
-  const rows = [...view.members].sort((a, b) => SEVERITY_ORDER.indexOf(a.severity) - SEVERITY_ORDER.indexOf(b.severity));
+  const rows = [...view.members].sort(
+    (a, b) => SEVERITY_ORDER.indexOf(a.severity) - SEVERITY_ORDER.indexOf(b.severity),
+  );
   const worst = rows[0]?.severity ?? 'low';
   const shown = rows.slice(0, LIMITS.tableRows - 1);
   const table: TableBlock = {
@@ -173,10 +246,15 @@ export function groupMessage(view: GroupView): SlackMessage {
     column_settings: [{ is_wrapped: false }, { is_wrapped: false }, { is_wrapped: true }],
     rows: fitTableText([
       ['Visitor', 'Severity', 'Reasons'],
-      ...shown.map((r) => [clip(r.visitorId, 80), `${r.verdict} · ${r.severity}`, clip(r.reasons.join('; ') || MISSING, 300)]),
+      ...shown.map((r) => [
+        clip(r.visitorId, 80),
+        `${r.verdict} · ${r.severity}`,
+        clip(r.reasons.join('; ') || MISSING, 300),
+      ]),
     ]).map((r) => r.map((t) => cell(t))),
   };
-  const tally = <K extends string>(key: (r: SummaryRow) => K, order: readonly K[]) => order.map((k) => [k, rows.filter((r) => key(r) === k).length] as const).filter(([, n]) => n > 0);
+  const tally = <K extends string>(key: (r: SummaryRow) => K, order: readonly K[]) =>
+    order.map((k) => [k, rows.filter((r) => key(r) === k).length] as const).filter(([, n]) => n > 0);
   const verdicts = tally((r) => r.verdict, ['Threat', 'Suspicious', 'Unknown', 'Human'] as const)
     .map(([v, n]) => counted(n, VERDICT_NOUNS[v]))
     .join(', ');
@@ -189,12 +267,28 @@ export function groupMessage(view: GroupView): SlackMessage {
     ? `one alert each in the thread, with its buttons · flagged visitors until ${formatDateTimeIn(view.openUntil.toISOString(), view.timeZone, view.now)} join this message; later ones start a new one`
     : 'one alert each in the thread, with its buttons';
   const blocks: KnownBlock[] = [
-    { type: 'header', text: plainText(`${SEVERITY_EMOJI[worst]} ${count} since ${formatDateTime(view.since.toISOString(), view.timeZone, view.now)}`, LIMITS.headerText) },
-    { type: 'section', block_id: GROUP_SENTENCE, text: mrkdwn(`*${escapeMrkdwn(count)}* in <#${view.channelId}> since ${escapeMrkdwn(since)}: ${escapeMrkdwn(verdicts)}`) },
+    {
+      type: 'header',
+      text: plainText(
+        `${SEVERITY_EMOJI[worst]} ${count} since ${formatDateTime(view.since.toISOString(), view.timeZone, view.now)}`,
+        LIMITS.headerText,
+      ),
+    },
+    {
+      type: 'section',
+      block_id: GROUP_SENTENCE,
+      text: mrkdwn(
+        `*${escapeMrkdwn(count)}* in <#${view.channelId}> since ${escapeMrkdwn(since)}: ${escapeMrkdwn(verdicts)}`,
+      ),
+    },
     { type: 'context', elements: [mrkdwn(`${escapeMrkdwn(severities)} · ${escapeMrkdwn(where)}`)] },
     table,
   ];
-  if (rows.length > shown.length) blocks.push({ type: 'context', elements: [mrkdwn(`…and ${formatCount(rows.length - shown.length)} more in the thread.`)] });
+  if (rows.length > shown.length)
+    blocks.push({
+      type: 'context',
+      elements: [mrkdwn(`…and ${formatCount(rows.length - shown.length)} more in the thread.`)],
+    });
   const text = `${fallbackText(`${count} in`)} <#${view.channelId}> ${fallbackText(`since ${since}: ${verdicts}`)}`;
   // The sentence stays above the table (which an attachment may not hold); the severities go in the bar.
   return inColour({ text, blocks }, severityLevel(worst), [GROUP_SENTENCE]);

@@ -24,7 +24,12 @@ const subscriptionHooks = {
     await new DeliveryRepo(tx).enqueue({
       subject: NOTICE,
       channelId: before.createdBy,
-      message: channelRefusedNotice('threat alerts', channelId, failure.reason, 'turn alerts off there with /traffic alerts off. Until then its alerts show as failed in /traffic alerts status.'),
+      message: channelRefusedNotice(
+        'threat alerts',
+        channelId,
+        failure.reason,
+        'turn alerts off there with /traffic alerts off. Until then its alerts show as failed in /traffic alerts status.',
+      ),
       expiresInMs: NOTICE_DEADLINE_MS,
     });
   },
@@ -38,7 +43,8 @@ export const ALERT = defineSubject({
   hooks: {
     async posted(tx, delivery, messageTs, threadTs) {
       const { visitorId } = delivery.payload;
-      if (visitorId) await new AlertRepo(tx).setPosted(delivery.channelId, visitorId, messageTs, threadTs ?? messageTs, delivery.id);
+      if (visitorId)
+        await new AlertRepo(tx).setPosted(delivery.channelId, visitorId, messageTs, threadTs ?? messageTs, delivery.id);
       await subscriptionHooks.posted(tx, delivery);
     },
     failed: subscriptionHooks.failed,
@@ -46,12 +52,29 @@ export const ALERT = defineSubject({
 });
 
 /** A group's message: the flagged visitors of a burst, summed up (each alert replies in its thread). */
-export const ALERT_GROUP = defineSubject({ kind: 'burst', label: 'alert group', payload: z.object({}), sensitive: true, hooks: subscriptionHooks });
+export const ALERT_GROUP = defineSubject({
+  kind: 'burst',
+  label: 'alert group',
+  payload: z.object({}),
+  sensitive: true,
+  hooks: subscriptionHooks,
+});
 
 /** A reply in an alert's thread: the visitor was seen again. */
-export const SIGHTING = defineSubject({ kind: 'sighting', payload: z.object({}), sensitive: true, hooks: subscriptionHooks });
+export const SIGHTING = defineSubject({
+  kind: 'sighting',
+  payload: z.object({}),
+  sensitive: true,
+  hooks: subscriptionHooks,
+});
 
 /** An alert or a group's message edited in place. */
-export const ALERT_EDIT = defineSubject({ kind: 'update', label: 'alert update', payload: z.object({}), sensitive: true, hooks: subscriptionHooks });
+export const ALERT_EDIT = defineSubject({
+  kind: 'update',
+  label: 'alert update',
+  payload: z.object({}),
+  sensitive: true,
+  hooks: subscriptionHooks,
+});
 
 export const ALERT_SUBJECTS = [ALERT, ALERT_GROUP, SIGHTING, ALERT_EDIT];

@@ -48,7 +48,16 @@ export const alerts: LookoutFeature<'alerts', 'visitor', AlertFeatureRepos> = {
     const { platform, settings } = ctx;
     const repos = { ...own, deliveries: platform.repos.deliveries };
     const { now } = settings;
-    const service = new AlertService({ repos, access: platform.access, directory: platform.directory, now, timeZone: settings.timeZone, verdict: settings.verdict, changed: platform.changes.changed, log: logOf(ctx, 'alerts') });
+    const service = new AlertService({
+      repos,
+      access: platform.access,
+      directory: platform.directory,
+      now,
+      timeZone: settings.timeZone,
+      verdict: settings.verdict,
+      changed: platform.changes.changed,
+      log: logOf(ctx, 'alerts'),
+    });
     const scan = new ThreatScan({
       api: platform.api,
       repos,

@@ -74,9 +74,16 @@ function parseOn(tokens: readonly string[]): AlertsCommand {
     } else if (isSeverity(word)) {
       min = word;
     } else if (word === 'checks' || word === 'check') {
-      const list = (tokens[++i] ?? '').toLowerCase().split(',').map((c) => c.trim()).filter(Boolean);
+      const list = (tokens[++i] ?? '')
+        .toLowerCase()
+        .split(',')
+        .map((c) => c.trim())
+        .filter(Boolean);
       const unknown = list.filter((c) => !(ALERT_CHECKS as readonly string[]).includes(c));
-      if (list.length === 0 || unknown.length > 0) return fail(`Checks are ${ALERT_CHECKS.join(', ')}${unknown.length ? `; not ${code(unknown.join(','))}` : ''}.`);
+      if (list.length === 0 || unknown.length > 0)
+        return fail(
+          `Checks are ${ALERT_CHECKS.join(', ')}${unknown.length ? `; not ${code(unknown.join(','))}` : ''}.`,
+        );
       checks = [...new Set(list)] as AlertCheck[];
     } else if ((GROUPINGS as readonly string[]).includes(word)) {
       grouping = word as Grouping;

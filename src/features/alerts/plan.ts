@@ -5,7 +5,17 @@
  * one each. The threat scan carries the decisions out.
  */
 import type { VisitRecord } from '../../kernel/records.js';
-import { atLeast, judge, onlyChecks, severityRank, type AlertCheck, type SecurityFacts, type Severity, type VerdictName, type VerdictOptions } from '../../kernel/verdict.js';
+import {
+  atLeast,
+  judge,
+  onlyChecks,
+  severityRank,
+  type AlertCheck,
+  type SecurityFacts,
+  type Severity,
+  type VerdictName,
+  type VerdictOptions,
+} from '../../kernel/verdict.js';
 
 /** What the channel already has for a visitor. */
 export interface Existing {
@@ -73,7 +83,14 @@ export function planChannel(scan: ChannelScan): Decision[] {
       if (verdict.severity && severityRank(verdict.severity) > severityRank(before.severity)) {
         decisions.push({ kind: 'raise', ...judged, severity: verdict.severity });
       } else {
-        decisions.push({ kind: 'sighting', visitorId, visits: visits.length, last, messageTs: before.messageTs, threadTs: before.threadTs ?? before.messageTs });
+        decisions.push({
+          kind: 'sighting',
+          visitorId,
+          visits: visits.length,
+          last,
+          messageTs: before.messageTs,
+          threadTs: before.threadTs ?? before.messageTs,
+        });
       }
     } else if (verdict.severity && atLeast(verdict.severity, scan.subscription.minSeverity)) {
       decisions.push({ kind: 'new', ...judged, severity: verdict.severity, first, visits: visits.length });
@@ -114,9 +131,20 @@ const timeOf = (visit: VisitRecord): number => (visit.date ? Date.parse(visit.da
  * channel's open group, or a new one. Each: a message each, or, when there are more than
  * `burst` in one scan, a group of their own (flood control).
  */
-export function planDelivery(claimed: readonly NewAlert[], channel: { grouping: Grouping; burst: number; open?: OpenGroup }): DeliveryPlan {
-  const alerts = [...claimed].sort((a, b) => severityRank(b.severity) - severityRank(a.severity) || timeOf(a.first) - timeOf(b.first) || (a.visitorId < b.visitorId ? -1 : 1));
-  if (channel.grouping === 'each') return alerts.length > channel.burst ? { kind: 'start', alerts, summary: true, closed: true } : { kind: 'each', alerts };
+export function planDelivery(
+  claimed: readonly NewAlert[],
+  channel: { grouping: Grouping; burst: number; open?: OpenGroup },
+): DeliveryPlan {
+  const alerts = [...claimed].sort(
+    (a, b) =>
+      severityRank(b.severity) - severityRank(a.severity) ||
+      timeOf(a.first) - timeOf(b.first) ||
+      (a.visitorId < b.visitorId ? -1 : 1),
+  );
+  if (channel.grouping === 'each')
+    return alerts.length > channel.burst
+      ? { kind: 'start', alerts, summary: true, closed: true }
+      : { kind: 'each', alerts };
   if (alerts.length === 0) return { kind: 'each', alerts };
   if (channel.open) return { kind: 'join', alerts, convert: !channel.open.summarised };
   return { kind: 'start', alerts, summary: alerts.length > 1, closed: false };

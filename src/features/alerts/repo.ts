@@ -48,7 +48,14 @@ export class AlertSubscriptionRepo {
          team_id = EXCLUDED.team_id, min_severity = EXCLUDED.min_severity, checks = EXCLUDED.checks, grouping = EXCLUDED.grouping,
          attention = NULL, updated_at = now()
        RETURNING *`,
-      [input.channelId, input.teamId, input.minSeverity, JSON.stringify(input.checks), input.createdBy, input.grouping ?? 'grouped'],
+      [
+        input.channelId,
+        input.teamId,
+        input.minSeverity,
+        JSON.stringify(input.checks),
+        input.createdBy,
+        input.grouping ?? 'grouped',
+      ],
     );
     return toSubscription(rows[0]!);
   }
@@ -62,9 +69,7 @@ export class AlertSubscriptionRepo {
   }
 
   async get(channelId: string): Promise<AlertSubscription | undefined> {
-    const { rows } = await this.db.query('SELECT * FROM alert_subscriptions WHERE channel_id = $1', [
-      channelId,
-    ]);
+    const { rows } = await this.db.query('SELECT * FROM alert_subscriptions WHERE channel_id = $1', [channelId]);
     return rows[0] && toSubscription(rows[0]);
   }
 
@@ -74,22 +79,29 @@ export class AlertSubscriptionRepo {
    * lock orders them, and the second re-reads `attention`), the other marked.
    */
   async markAttention(channelId: string, reason: string): Promise<AlertSubscription | undefined> {
-    const first = await this.db.query('UPDATE alert_subscriptions SET attention = $2 WHERE channel_id = $1 AND attention IS NULL RETURNING *', [channelId, reason]);
+    const first = await this.db.query(
+      'UPDATE alert_subscriptions SET attention = $2 WHERE channel_id = $1 AND attention IS NULL RETURNING *',
+      [channelId, reason],
+    );
     if (first.rows[0]) return { ...toSubscription(first.rows[0]), attention: undefined };
-    const { rows } = await this.db.query('UPDATE alert_subscriptions SET attention = $2 WHERE channel_id = $1 RETURNING *', [channelId, reason]);
+    const { rows } = await this.db.query(
+      'UPDATE alert_subscriptions SET attention = $2 WHERE channel_id = $1 RETURNING *',
+      [channelId, reason],
+    );
     return rows[0] && toSubscription(rows[0]);
   }
 
   /** A post reached the channel: whatever needed attention is fixed. */
   async clearAttention(channelId: string): Promise<void> {
-    await this.db.query('UPDATE alert_subscriptions SET attention = NULL WHERE channel_id = $1 AND attention IS NOT NULL', [channelId]);
+    await this.db.query(
+      'UPDATE alert_subscriptions SET attention = NULL WHERE channel_id = $1 AND attention IS NOT NULL',
+      [channelId],
+    );
   }
 
   /** Every subscription, oldest first. */
   async list(): Promise<AlertSubscription[]> {
-    const { rows } = await this.db.query(
-      'SELECT * FROM alert_subscriptions ORDER BY created_at, channel_id',
-    );
+    const { rows } = await this.db.query('SELECT * FROM alert_subscriptions ORDER BY created_at, channel_id');
     return rows.map(toSubscription);
   }
 }
@@ -254,7 +266,13 @@ export class AlertRepo {
    * Records the posted message and where its details go, when `deliveryId` is the delivery
    * that announces the alert now (or none is recorded); false otherwise, or when there is no such alert.
    */
-  async setPosted(channelId: string, visitorId: string, messageTs: string, threadTs: string, deliveryId?: number): Promise<boolean> {
+  async setPosted(
+    channelId: string,
+    visitorId: string,
+    messageTs: string,
+    threadTs: string,
+    deliveryId?: number,
+  ): Promise<boolean> {
     const { rows } = await this.db.query(
       `UPDATE alerts SET message_ts = $3, thread_ts = $4, updated_at = now()
        WHERE channel_id = $1 AND visitor_id = $2 AND (delivery_id IS NULL OR delivery_id = $5) RETURNING visitor_id`,
@@ -268,7 +286,12 @@ export class AlertRepo {
    * announced again elsewhere (into its group's thread), so it has no message until that
    * delivery is posted. False when there is no such alert.
    */
-  async announce(channelId: string, visitorId: string, deliveryId: number, options: { groupId?: number; moved?: boolean } = {}): Promise<boolean> {
+  async announce(
+    channelId: string,
+    visitorId: string,
+    deliveryId: number,
+    options: { groupId?: number; moved?: boolean } = {},
+  ): Promise<boolean> {
     const { rows } = await this.db.query(
       `UPDATE alerts SET delivery_id = $3, group_id = coalesce($4, group_id),
          message_ts = CASE WHEN $5 THEN NULL ELSE message_ts END, thread_ts = CASE WHEN $5 THEN NULL ELSE thread_ts END,
@@ -281,13 +304,19 @@ export class AlertRepo {
 
   /** The alerts of a group, in the order their visitors showed up. */
   async inGroup(groupId: number): Promise<Alert[]> {
-    const { rows } = await this.db.query('SELECT * FROM alerts WHERE group_id = $1 ORDER BY coalesce(first_seen, last_seen), visitor_id', [groupId]);
+    const { rows } = await this.db.query(
+      'SELECT * FROM alerts WHERE group_id = $1 ORDER BY coalesce(first_seen, last_seen), visitor_id',
+      [groupId],
+    );
     return rows.map(toAlert);
   }
 
   /** The latest alerts, by when their visitor was last seen. */
   async recent(limit: number): Promise<Alert[]> {
-    const { rows } = await this.db.query('SELECT * FROM alerts ORDER BY last_seen DESC, channel_id, visitor_id LIMIT $1', [limit]);
+    const { rows } = await this.db.query(
+      'SELECT * FROM alerts ORDER BY last_seen DESC, channel_id, visitor_id LIMIT $1',
+      [limit],
+    );
     return rows.map(toAlert);
   }
 
@@ -405,12 +434,18 @@ export interface AlertGroup {
 /** The advisory locks of alert groups, apart from any other ("Grp" in ASCII). */
 const GROUP_LOCK = 0x477270;
 
-const toGroup = (row: Record<string, unknown>): AlertGroup => ({ ...fromRow<AlertGroup>(row), id: Number(row.id), deliveryId: Number(row.delivery_id) });
+const toGroup = (row: Record<string, unknown>): AlertGroup => ({
+  ...fromRow<AlertGroup>(row),
+  id: Number(row.id),
+  deliveryId: Number(row.delivery_id),
+});
 
 export class AlertGroupRepo {
   constructor(private readonly db: Queryable) {}
 
-  async create(input: Pick<AlertGroup, 'channelId' | 'startedAt' | 'endsAt' | 'deliveryId' | 'summarised'>): Promise<AlertGroup> {
+  async create(
+    input: Pick<AlertGroup, 'channelId' | 'startedAt' | 'endsAt' | 'deliveryId' | 'summarised'>,
+  ): Promise<AlertGroup> {
     const { rows } = await this.db.query(
       'INSERT INTO alert_groups (channel_id, started_at, ends_at, delivery_id, summarised) VALUES ($1, $2, $3, $4, $5) RETURNING *',
       [input.channelId, input.startedAt, input.endsAt, input.deliveryId, input.summarised],
@@ -420,7 +455,10 @@ export class AlertGroupRepo {
 
   /** The channel's latest group whose window is not over at `now`. */
   async latestOpen(channelId: string, now: Date): Promise<AlertGroup | undefined> {
-    const { rows } = await this.db.query('SELECT * FROM alert_groups WHERE channel_id = $1 AND ends_at > $2 ORDER BY id DESC LIMIT 1', [channelId, now]);
+    const { rows } = await this.db.query(
+      'SELECT * FROM alert_groups WHERE channel_id = $1 AND ends_at > $2 ORDER BY id DESC LIMIT 1',
+      [channelId, now],
+    );
     return rows[0] && toGroup(rows[0]);
   }
 

@@ -1,6 +1,12 @@
 import pLimit from 'p-limit';
 import type { Part, SecurityAnswers, SecurityCheck, VisitRecord } from '../../kernel/records.js';
-import { securityFacts, type AlertCheck, type SecurityFacts, type VerdictName, type VerdictOptions } from '../../kernel/verdict.js';
+import {
+  securityFacts,
+  type AlertCheck,
+  type SecurityFacts,
+  type VerdictName,
+  type VerdictOptions,
+} from '../../kernel/verdict.js';
 import type { AnalyticsApi } from '../../platform/api/analytics.js';
 import { ApiError } from '../../platform/api/errors.js';
 import type { Logger } from '../../platform/log.js';
@@ -10,7 +16,17 @@ import type { LeaseRepo } from '../../platform/store/leases.js';
 import { ALERT, ALERT_EDIT, ALERT_GROUP, SIGHTING } from './deliveries.js';
 import { alertMessage, alertViewOf, groupMessage, sightingsReply, type AlertRecord, type AlertView } from './blocks.js';
 import { GROUP_WINDOW_MS, planChannel, planDelivery, type Decision, type NewAlert } from './plan.js';
-import { AlertGroupRepo, AlertMuteRepo, AlertRepo, ScanStateRepo, type Alert, type AlertGroup, type AlertSubscription, type AlertSubscriptionRepo, type VisitorCheckRepo } from './repo.js';
+import {
+  AlertGroupRepo,
+  AlertMuteRepo,
+  AlertRepo,
+  ScanStateRepo,
+  type Alert,
+  type AlertGroup,
+  type AlertSubscription,
+  type AlertSubscriptionRepo,
+  type VisitorCheckRepo,
+} from './repo.js';
 
 export interface AlertRepos {
   subscriptions: AlertSubscriptionRepo;
@@ -93,7 +109,9 @@ export class ThreatScan {
 
   start(): void {
     this.timer = setInterval(() => {
-      this.tick().catch((error: unknown) => this.options.log.error({ err: String(error) }, 'threat scan tick failed; the next tick retries'));
+      this.tick().catch((error: unknown) =>
+        this.options.log.error({ err: String(error) }, 'threat scan tick failed; the next tick retries'),
+      );
     }, this.options.intervalMs);
     this.timer.unref();
   }
@@ -111,7 +129,15 @@ export class ThreatScan {
       const { leases, owner, intervalMs, log } = this.options;
       const ttl = intervalMs * 3;
       const leased = await leases.acquire(SCAN_LEASE_KEY, owner, ttl);
-      if (!leased) return { status: 'not-leader', visits: 0, visitors: 0, lookups: 0, alerts: 0, sightings: 0 } satisfies ScanResult;
+      if (!leased)
+        return {
+          status: 'not-leader',
+          visits: 0,
+          visitors: 0,
+          lookups: 0,
+          alerts: 0,
+          sightings: 0,
+        } satisfies ScanResult;
       // Renewed while the scan runs, however long it takes, so no other replica scans the same visits.
       const renewal = setInterval(() => {
         leases.acquire(SCAN_LEASE_KEY, owner, ttl).then(
@@ -179,7 +205,13 @@ export class ThreatScan {
         await new ScanStateRepo(tx).saveProgress(SCAN_STATE_KEY, {
           watermark: next,
           seenIds,
-          counts: { visits: result.visits, visitors: result.visitors, lookups: result.lookups, alerts: result.alerts, sightings: result.sightings },
+          counts: {
+            visits: result.visits,
+            visitors: result.visitors,
+            lookups: result.lookups,
+            alerts: result.alerts,
+            sightings: result.sightings,
+          },
           at: now,
         });
       });
@@ -190,7 +222,10 @@ export class ThreatScan {
       return result;
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      log.error({ err: message, watermark: watermark.toISOString() }, 'threat scan failed; the next one retries from the same watermark');
+      log.error(
+        { err: message, watermark: watermark.toISOString() },
+        'threat scan failed; the next one retries from the same watermark',
+      );
       await repos.scanState.saveError(SCAN_STATE_KEY, message, now);
       return { ...result, alerts: 0, sightings: 0, status: 'failed', error: message };
     }
@@ -202,7 +237,13 @@ export class ThreatScan {
     const endDate = dayOf(new Date(now.getTime() + 86_400_000));
     const fresh = new Map<string, VisitRecord>();
     for (let page = 1; ; page++) {
-      const rows = await this.options.api.visits({ startDate, endDate, page, limit: this.pageSize, sort: { key: 'created', value: -1 } });
+      const rows = await this.options.api.visits({
+        startDate,
+        endDate,
+        page,
+        limit: this.pageSize,
+        sort: { key: 'created', value: -1 },
+      });
       let reachedOld = false;
       for (const visit of rows) {
         const t = timeOf(visit);
@@ -220,7 +261,11 @@ export class ThreatScan {
   }
 
   /** Each visitor's facts for the checks asked: cached ones, else looked up. A failed lookup fails the scan (after caching the rest). */
-  private async factsFor(visitorIds: string[], checks: AlertCheck[], now: Date): Promise<{ facts: Map<string, SecurityFacts>; lookups: number }> {
+  private async factsFor(
+    visitorIds: string[],
+    checks: AlertCheck[],
+    now: Date,
+  ): Promise<{ facts: Map<string, SecurityFacts>; lookups: number }> {
     const { repos, api } = this.options;
     const cached = await repos.visitorChecks.getFresh(visitorIds, new Date(now.getTime() - this.options.recheckMs));
     const facts = new Map<string, SecurityFacts>();
@@ -243,7 +288,10 @@ export class ThreatScan {
             checks.map(async (check) => {
               lookups++;
               try {
-                (parts as Record<string, Part<unknown>>)[check] = { ok: true, value: await api.security.check(check, visitorId) };
+                (parts as Record<string, Part<unknown>>)[check] = {
+                  ok: true,
+                  value: await api.security.check(check, visitorId),
+                };
               } catch (error) {
                 if (!(error instanceof ApiError)) throw error;
                 // An unknown visitor is an answer (nothing known); anything else means try again later.
@@ -260,7 +308,10 @@ export class ThreatScan {
         }),
       ),
     );
-    if (fetched.length > 0) await repos.visitorChecks.save(fetched.map((f) => ({ visitorId: f.visitorId, facts: f.facts, checkedAt: f.checkedAt })));
+    if (fetched.length > 0)
+      await repos.visitorChecks.save(
+        fetched.map((f) => ({ visitorId: f.visitorId, facts: f.facts, checkedAt: f.checkedAt })),
+      );
     if (failure) throw failure;
     return { facts, lookups };
   }
@@ -273,7 +324,12 @@ export class ThreatScan {
    * One channel's plan, written to the store: alert rows and the deliveries that announce
    * them, in the scan's transaction. Nothing here waits on Slack.
    */
-  private async writeChannel(tx: Queryable, subscription: AlertSubscription, decisions: readonly Decision[], now: Date): Promise<{ alerts: number; sightings: number }> {
+  private async writeChannel(
+    tx: Queryable,
+    subscription: AlertSubscription,
+    decisions: readonly Decision[],
+    now: Date,
+  ): Promise<{ alerts: number; sightings: number }> {
     const alerts = new AlertRepo(tx);
     const outbox = new DeliveryRepo(tx);
     const channel = subscription.channelId;
@@ -285,23 +341,61 @@ export class ThreatScan {
         fresh.push(decision);
       } else if (decision.kind === 'raise') {
         const { visitorId, severity, verdict, reasons, last } = decision;
-        const raised = await alerts.raise(channel, visitorId, { severity, verdict, reasons, visit: last, lastSeen: new Date(timeOf(last)) });
+        const raised = await alerts.raise(channel, visitorId, {
+          severity,
+          verdict,
+          reasons,
+          visit: last,
+          lastSeen: new Date(timeOf(last)),
+        });
         if (!raised) continue;
-        const id = await outbox.enqueue({ subject: ALERT, payload: { visitorId }, channelId: channel, message: alertMessage(this.view(raised, now, { raised: true })), expiresInMs });
+        const id = await outbox.enqueue({
+          subject: ALERT,
+          payload: { visitorId },
+          channelId: channel,
+          message: alertMessage(this.view(raised, now, { raised: true })),
+          expiresInMs,
+        });
         await alerts.announce(channel, visitorId, id);
         counts.alerts++;
       } else {
         const { visitorId, visits, last } = decision;
-        const updated = await alerts.recordSighting(channel, visitorId, { count: visits, lastSeen: new Date(timeOf(last)), visit: last });
+        const updated = await alerts.recordSighting(channel, visitorId, {
+          count: visits,
+          lastSeen: new Date(timeOf(last)),
+          visit: last,
+        });
         if (!updated) continue;
-        await outbox.enqueue({ subject: SIGHTING, channelId: channel, message: sightingsReply(visitorId, visits, last, { timeZone: this.options.timeZone, now }), threadTs: decision.threadTs, expiresInMs });
-        await outbox.enqueue({ subject: ALERT_EDIT, channelId: channel, message: alertMessage(this.view(updated, now)), updateTs: decision.messageTs, expiresInMs });
+        await outbox.enqueue({
+          subject: SIGHTING,
+          channelId: channel,
+          message: sightingsReply(visitorId, visits, last, { timeZone: this.options.timeZone, now }),
+          threadTs: decision.threadTs,
+          expiresInMs,
+        });
+        await outbox.enqueue({
+          subject: ALERT_EDIT,
+          channelId: channel,
+          message: alertMessage(this.view(updated, now)),
+          updateTs: decision.messageTs,
+          expiresInMs,
+        });
         counts.sightings++;
       }
     }
     const claimed: NewAlert[] = [];
     for (const f of fresh) {
-      const won = await alerts.claim({ channelId: channel, visitorId: f.visitorId, severity: f.severity, verdict: f.verdict, reasons: f.reasons, visit: f.last, firstSeen: new Date(timeOf(f.first)), lastSeen: new Date(timeOf(f.last)), sightings: f.visits });
+      const won = await alerts.claim({
+        channelId: channel,
+        visitorId: f.visitorId,
+        severity: f.severity,
+        verdict: f.verdict,
+        reasons: f.reasons,
+        visit: f.last,
+        firstSeen: new Date(timeOf(f.first)),
+        lastSeen: new Date(timeOf(f.last)),
+        sightings: f.visits,
+      });
       if (won) claimed.push(f);
     }
     counts.alerts += await this.announceNew(tx, subscription, claimed, now);
@@ -313,7 +407,12 @@ export class ThreatScan {
    * group's message (posted, or edited to its new summary) with a reply each in its thread.
    * Each alert records the delivery that announces it; how many were announced.
    */
-  private async announceNew(tx: Queryable, subscription: AlertSubscription, claimed: readonly NewAlert[], now: Date): Promise<number> {
+  private async announceNew(
+    tx: Queryable,
+    subscription: AlertSubscription,
+    claimed: readonly NewAlert[],
+    now: Date,
+  ): Promise<number> {
     if (claimed.length === 0) return 0;
     const alerts = new AlertRepo(tx);
     const groups = new AlertGroupRepo(tx);
@@ -323,13 +422,34 @@ export class ThreatScan {
     // A channel's groups are decided by one scan at a time (replicas handing the lease over).
     await groups.lock(channel);
     const open = subscription.grouping === 'grouped' ? await this.openGroup(groups, outbox, channel, now) : undefined;
-    const plan = planDelivery(claimed, { grouping: subscription.grouping, burst: this.options.burst, ...(open ? { open } : {}) });
-    const rows = await alerts.getMany(channel, plan.alerts.map((a) => a.visitorId));
+    const plan = planDelivery(claimed, {
+      grouping: subscription.grouping,
+      burst: this.options.burst,
+      ...(open ? { open } : {}),
+    });
+    const rows = await alerts.getMany(
+      channel,
+      plan.alerts.map((a) => a.visitorId),
+    );
     const fresh = plan.alerts.map((a) => rows.get(a.visitorId)).filter((a): a is Alert => a !== undefined);
     const post = (alert: Alert, where: { threadOf?: number }, mutedUntil?: Date | null) =>
-      outbox.enqueue({ subject: ALERT, payload: { visitorId: alert.visitorId }, channelId: channel, message: alertMessage(this.view(alert, now, mutedUntil === undefined ? {} : { mutedUntil })), expiresInMs, ...where });
+      outbox.enqueue({
+        subject: ALERT,
+        payload: { visitorId: alert.visitorId },
+        channelId: channel,
+        message: alertMessage(this.view(alert, now, mutedUntil === undefined ? {} : { mutedUntil })),
+        expiresInMs,
+        ...where,
+      });
     const summary = (members: readonly Alert[], since: Date, openUntil?: Date) =>
-      groupMessage({ channelId: channel, since, ...(openUntil ? { openUntil } : {}), members: members.map((a) => ({ ...a, verdict: a.verdict as VerdictName })), timeZone: this.options.timeZone, now });
+      groupMessage({
+        channelId: channel,
+        since,
+        ...(openUntil ? { openUntil } : {}),
+        members: members.map((a) => ({ ...a, verdict: a.verdict as VerdictName })),
+        timeZone: this.options.timeZone,
+        now,
+      });
 
     if (plan.kind === 'each') {
       for (const alert of fresh) await alerts.announce(channel, alert.visitorId, await post(alert, {}));
@@ -338,18 +458,42 @@ export class ThreatScan {
       const [alert] = fresh;
       if (!alert) return 0;
       const id = await post(alert, {});
-      const group = await groups.create({ channelId: channel, startedAt: now, endsAt: new Date(now.getTime() + GROUP_WINDOW_MS), deliveryId: id, summarised: false });
+      const group = await groups.create({
+        channelId: channel,
+        startedAt: now,
+        endsAt: new Date(now.getTime() + GROUP_WINDOW_MS),
+        deliveryId: id,
+        summarised: false,
+      });
       await alerts.announce(channel, alert.visitorId, id, { groupId: group.id });
     } else if (plan.kind === 'start') {
       const endsAt = plan.closed ? now : new Date(now.getTime() + GROUP_WINDOW_MS);
-      const top = await outbox.enqueue({ subject: ALERT_GROUP, channelId: channel, message: summary(fresh, now, plan.closed ? undefined : endsAt), expiresInMs });
-      const group = await groups.create({ channelId: channel, startedAt: now, endsAt, deliveryId: top, summarised: true });
-      for (const alert of fresh) await alerts.announce(channel, alert.visitorId, await post(alert, { threadOf: top }), { groupId: group.id });
+      const top = await outbox.enqueue({
+        subject: ALERT_GROUP,
+        channelId: channel,
+        message: summary(fresh, now, plan.closed ? undefined : endsAt),
+        expiresInMs,
+      });
+      const group = await groups.create({
+        channelId: channel,
+        startedAt: now,
+        endsAt,
+        deliveryId: top,
+        summarised: true,
+      });
+      for (const alert of fresh)
+        await alerts.announce(channel, alert.visitorId, await post(alert, { threadOf: top }), { groupId: group.id });
     } else {
       const group = open!;
       const before = await alerts.inGroup(group.id);
       const others = before.filter((a) => !rows.has(a.visitorId));
-      await outbox.enqueue({ subject: ALERT_EDIT, channelId: channel, message: summary([...others, ...fresh], group.startedAt, group.endsAt), updateOf: group.deliveryId, expiresInMs });
+      await outbox.enqueue({
+        subject: ALERT_EDIT,
+        channelId: channel,
+        message: summary([...others, ...fresh], group.startedAt, group.endsAt),
+        updateOf: group.deliveryId,
+        expiresInMs,
+      });
       if (plan.convert) {
         // The group's message was its first alert: that alert moves into the thread, as it stands now
         // (unless it was announced elsewhere since, its severity having risen).
@@ -357,16 +501,29 @@ export class ThreatScan {
         const mutes = new AlertMuteRepo(tx);
         for (const alert of others.filter((a) => a.deliveryId === group.deliveryId)) {
           const mute = await mutes.isMuted(channel, alert.visitorId, now);
-          await alerts.announce(channel, alert.visitorId, await post(alert, { threadOf: group.deliveryId }, mute ? (mute.until ?? null) : undefined), { moved: true });
+          await alerts.announce(
+            channel,
+            alert.visitorId,
+            await post(alert, { threadOf: group.deliveryId }, mute ? (mute.until ?? null) : undefined),
+            { moved: true },
+          );
         }
       }
-      for (const alert of fresh) await alerts.announce(channel, alert.visitorId, await post(alert, { threadOf: group.deliveryId }), { groupId: group.id });
+      for (const alert of fresh)
+        await alerts.announce(channel, alert.visitorId, await post(alert, { threadOf: group.deliveryId }), {
+          groupId: group.id,
+        });
     }
     return fresh.length;
   }
 
   /** The channel's group still taking alerts: its window not over and its message not given up. */
-  private async openGroup(groups: AlertGroupRepo, outbox: DeliveryRepo, channel: string, now: Date): Promise<AlertGroup | undefined> {
+  private async openGroup(
+    groups: AlertGroupRepo,
+    outbox: DeliveryRepo,
+    channel: string,
+    now: Date,
+  ): Promise<AlertGroup | undefined> {
     const group = await groups.latestOpen(channel, now);
     if (!group) return undefined;
     const top = await outbox.get(group.deliveryId);
@@ -375,7 +532,11 @@ export class ThreatScan {
 }
 
 /** The new watermark: the newest visit's time, with every id at that instant (so the next scan skips exactly those). */
-export function advance(watermark: Date, seenIds: readonly string[], fresh: readonly VisitRecord[]): { watermark: Date; seenIds: string[] } {
+export function advance(
+  watermark: Date,
+  seenIds: readonly string[],
+  fresh: readonly VisitRecord[],
+): { watermark: Date; seenIds: string[] } {
   let max = watermark.getTime();
   for (const v of fresh) max = Math.max(max, timeOf(v));
   const atMax = fresh.filter((v) => timeOf(v) === max).map((v) => v.id!);

@@ -1,6 +1,13 @@
 import { counted, durationInWords, formatCount, formatDateTimeIn } from '../../kernel/format.js';
 import type { ChannelRef } from '../../kernel/text.js';
-import { atLeast, judge, type AlertCheck, type SecurityFacts, type Severity, type VerdictOptions } from '../../kernel/verdict.js';
+import {
+  atLeast,
+  judge,
+  type AlertCheck,
+  type SecurityFacts,
+  type Severity,
+  type VerdictOptions,
+} from '../../kernel/verdict.js';
 import type { Changed } from '../../platform/changes.js';
 import type { Logger } from '../../platform/log.js';
 import type { Access } from '../../platform/slack/access.js';
@@ -72,28 +79,56 @@ export class AlertService implements FlaggedVisitors {
 
   private adminOnly(user: string): Result<never> | undefined {
     if (this.deps.access.isAdmin(user)) return undefined;
-    return { ok: false, message: problemMessage('Only Lookout admins can change threat alerts.', 'Acknowledge it instead, or ask one of the ADMIN_USERS.') };
+    return {
+      ok: false,
+      message: problemMessage(
+        'Only Lookout admins can change threat alerts.',
+        'Acknowledge it instead, or ask one of the ADMIN_USERS.',
+      ),
+    };
   }
 
   private when(date: Date | undefined | null, now: Date): string {
     return date ? formatDateTimeIn(date.toISOString(), this.deps.timeZone, now) : 'never';
   }
 
-  async subscribe(user: string, teamId: string, here: string, request: { channel?: ChannelRef; min: Severity; checks: AlertCheck[]; grouping: Grouping }): Promise<Result<SlackMessage>> {
+  async subscribe(
+    user: string,
+    teamId: string,
+    here: string,
+    request: { channel?: ChannelRef; min: Severity; checks: AlertCheck[]; grouping: Grouping },
+  ): Promise<Result<SlackMessage>> {
     const refused = this.adminOnly(user);
     if (refused) return refused;
     const channelId = request.channel ? await this.deps.directory.channelId(request.channel) : here;
-    if (!channelId) return { ok: false, message: problemMessage(`I can't find a channel called #${request.channel?.name ?? '?'}.`) };
+    if (!channelId)
+      return { ok: false, message: problemMessage(`I can't find a channel called #${request.channel?.name ?? '?'}.`) };
     // Alerts carry security details and visits: only where SECURITY_CHANNELS allows them.
     if (!this.deps.access.mayPostSecurity(channelId)) {
       const allowed = this.deps.access.rules.security.channels.join(', ');
-      return { ok: false, message: problemMessage('Threat alerts can only go to the security channels.', `SECURITY_CHANNELS allows ${allowed}; turn alerts on in one of those.`) };
+      return {
+        ok: false,
+        message: problemMessage(
+          'Threat alerts can only go to the security channels.',
+          `SECURITY_CHANNELS allows ${allowed}; turn alerts on in one of those.`,
+        ),
+      };
     }
-    await this.deps.repos.subscriptions.upsert({ channelId, teamId, minSeverity: request.min, checks: request.checks, createdBy: user, grouping: request.grouping });
+    await this.deps.repos.subscriptions.upsert({
+      channelId,
+      teamId,
+      minSeverity: request.min,
+      checks: request.checks,
+      createdBy: user,
+      grouping: request.grouping,
+    });
     // Visits from now on are watched, even if the first scan is cut short.
     await this.deps.repos.scanState.startAt(SCAN_STATE_KEY, this.deps.now());
     this.deps.changed?.('everyone');
-    this.deps.log.info({ channel: channelId, user, min: request.min, checks: request.checks, grouping: request.grouping }, 'threat alerts on');
+    this.deps.log.info(
+      { channel: channelId, user, min: request.min, checks: request.checks, grouping: request.grouping },
+      'threat alerts on',
+    );
     return {
       ok: true,
       value: infoMessage([
@@ -108,11 +143,14 @@ export class AlertService implements FlaggedVisitors {
     const refused = this.adminOnly(user);
     if (refused) return refused;
     const channelId = channel ? await this.deps.directory.channelId(channel) : here;
-    if (!channelId) return { ok: false, message: problemMessage(`I can't find a channel called #${channel?.name ?? '?'}.`) };
+    if (!channelId)
+      return { ok: false, message: problemMessage(`I can't find a channel called #${channel?.name ?? '?'}.`) };
     const removed = await this.deps.repos.subscriptions.remove(channelId);
     if (removed) this.deps.changed?.('everyone');
     this.deps.log.info({ channel: channelId, user, removed }, 'threat alerts off');
-    return removed ? { ok: true, value: infoMessage('Threat alerts are off for that channel.') } : { ok: false, message: infoMessage('That channel had no threat alerts.') };
+    return removed
+      ? { ok: true, value: infoMessage('Threat alerts are off for that channel.') }
+      : { ok: false, message: infoMessage('That channel had no threat alerts.') };
   }
 
   /** Mutes a visitor in a channel for `forMs` (null: for good). */
@@ -124,8 +162,15 @@ export class AlertService implements FlaggedVisitors {
     await this.deps.repos.mutes.mute(channelId, visitorId, until, user);
     this.deps.changed?.('everyone');
     const known = (await this.deps.repos.alerts.get(channelId, visitorId)) !== undefined;
-    const note = known ? '' : ` No alert about ${visitorId} has been raised here yet: check the id (from an alert or a visitors report); the mute applies if it shows up.`;
-    return { ok: true, value: infoMessage(`Visitor ${visitorId} is muted here ${until ? `until ${this.when(until, now)}` : 'for good'}.${note}`) };
+    const note = known
+      ? ''
+      : ` No alert about ${visitorId} has been raised here yet: check the id (from an alert or a visitors report); the mute applies if it shows up.`;
+    return {
+      ok: true,
+      value: infoMessage(
+        `Visitor ${visitorId} is muted here ${until ? `until ${this.when(until, now)}` : 'for good'}.${note}`,
+      ),
+    };
   }
 
   async unmute(user: string, channelId: string, visitorId: string): Promise<Result<SlackMessage>> {
@@ -133,7 +178,9 @@ export class AlertService implements FlaggedVisitors {
     if (refused) return refused;
     const removed = await this.deps.repos.mutes.unmute(channelId, visitorId);
     if (removed) this.deps.changed?.('everyone');
-    return removed ? { ok: true, value: infoMessage(`Visitor ${visitorId} is no longer muted here.`) } : { ok: false, message: infoMessage(`Visitor ${visitorId} was not muted here.`) };
+    return removed
+      ? { ok: true, value: infoMessage(`Visitor ${visitorId} is no longer muted here.`) }
+      : { ok: false, message: infoMessage(`Visitor ${visitorId} was not muted here.`) };
   }
 
   /** A button on an alert: acknowledge (anyone), mute or unmute (admins). The alert's message as it is now, to replace it in place. */
@@ -150,7 +197,12 @@ export class AlertService implements FlaggedVisitors {
     const mute = await mutes.isMuted(channelId, visitorId, now);
     this.deps.changed?.('everyone');
     this.deps.log.info({ channel: channelId, visitorId, user, action }, 'alert changed');
-    return { ok: true, value: alertMessage(alertViewOf(alert, { timeZone: this.deps.timeZone, now, mutedUntil: mute ? (mute.until ?? null) : undefined })) };
+    return {
+      ok: true,
+      value: alertMessage(
+        alertViewOf(alert, { timeZone: this.deps.timeZone, now, mutedUntil: mute ? (mute.until ?? null) : undefined }),
+      ),
+    };
   }
 
   /** `/traffic alerts status`: what this channel watches, the last scan, the last error, who is muted. */
@@ -160,7 +212,11 @@ export class AlertService implements FlaggedVisitors {
     const subscription = await subscriptions.get(channelId);
     const state = await scanState.get(SCAN_STATE_KEY);
     const muted = await mutes.listActive(channelId, now);
-    const unfinished = await this.deps.repos.deliveries.unfinished({ channels: [channelId], failedWithinMs: 7 * 86_400_000, limit: 6 });
+    const unfinished = await this.deps.repos.deliveries.unfinished({
+      channels: [channelId],
+      failedWithinMs: 7 * 86_400_000,
+      limit: 6,
+    });
     const lines = [
       subscription
         ? `*Watching:* ${escapeMrkdwn(subscription.minSeverity)} severity or more · checks ${escapeMrkdwn(subscription.checks.join(', '))} · ${GROUPING_STATUS[subscription.grouping]}`
@@ -168,7 +224,9 @@ export class AlertService implements FlaggedVisitors {
       `*Last scan:* ${escapeMrkdwn(this.when(state?.lastScanAt, now))}${state?.lastCounts ? ` · ${escapeMrkdwn(scanCounts(state.lastCounts))}` : ''}`,
       state?.lastError ? `*Last error:* ${escapeMrkdwn(state.lastError)}` : '*Last error:* none',
       ...(subscription?.attention
-        ? [`:warning: *Needs attention:* Slack refuses this channel (${mrkdwnCode(subscription.attention)}). Invite Lookout here, or turn alerts off.`]
+        ? [
+            `:warning: *Needs attention:* Slack refuses this channel (${mrkdwnCode(subscription.attention)}). Invite Lookout here, or turn alerts off.`,
+          ]
         : []),
       `*Deliveries:* ${
         unfinished.length === 0
@@ -180,14 +238,23 @@ export class AlertService implements FlaggedVisitors {
       }`,
       `*Muted here:* ${muted.length === 0 ? 'nobody' : muted.map((m) => `${mrkdwnCode(m.visitorId)} (${m.until ? `until ${escapeMrkdwn(this.when(m.until, now))}` : 'for good'})`).join(', ')}`,
     ];
-    return { text: lines.join('\n').replace(/[*`]/g, ''), blocks: [{ type: 'section', text: { type: 'mrkdwn', text: lines.join('\n').slice(0, 3000) } }] };
+    return {
+      text: lines.join('\n').replace(/[*`]/g, ''),
+      blocks: [{ type: 'section', text: { type: 'mrkdwn', text: lines.join('\n').slice(0, 3000) } }],
+    };
   }
 
   /**
    * For App Home: each channel's subscription in words, and, for those allowed security
    * details, the latest alerts with their acknowledge and mute state.
    */
-  async overview(user: string, limit = 10): Promise<{ subscriptions: { channelId: string; text: string }[]; alerts?: { channelId: string; visitorId: string; text: string; acknowledgedBy?: string; muted: boolean }[] }> {
+  async overview(
+    user: string,
+    limit = 10,
+  ): Promise<{
+    subscriptions: { channelId: string; text: string }[];
+    alerts?: { channelId: string; visitorId: string; text: string; acknowledgedBy?: string; muted: boolean }[];
+  }> {
     const now = this.deps.now();
     const subscriptions = (await this.deps.repos.subscriptions.list()).map((s) => ({
       channelId: s.channelId,
@@ -199,7 +266,13 @@ export class AlertService implements FlaggedVisitors {
       recent.map(async (a) => {
         const mute = await this.deps.repos.mutes.isMuted(a.channelId, a.visitorId, now);
         const muted = mute ? ` · ${mute.until ? `muted until ${this.when(mute.until, now)}` : 'muted for good'}` : '';
-        return { channelId: a.channelId, visitorId: a.visitorId, muted: mute !== undefined, text: `${a.verdict} · ${a.severity}: visitor ${a.visitorId} · last seen ${this.when(a.lastSeen, now)}${muted}`, ...(a.acknowledgedBy ? { acknowledgedBy: a.acknowledgedBy } : {}) };
+        return {
+          channelId: a.channelId,
+          visitorId: a.visitorId,
+          muted: mute !== undefined,
+          text: `${a.verdict} · ${a.severity}: visitor ${a.visitorId} · last seen ${this.when(a.lastSeen, now)}${muted}`,
+          ...(a.acknowledgedBy ? { acknowledgedBy: a.acknowledgedBy } : {}),
+        };
       }),
     );
     return { subscriptions, alerts };
@@ -229,7 +302,13 @@ export class AlertService implements FlaggedVisitors {
   }
 }
 
-const SCAN_NOUNS: Readonly<Record<string, string>> = { visits: 'visit', visitors: 'visitor', lookups: 'lookup', alerts: 'alert', sightings: 'sighting' };
+const SCAN_NOUNS: Readonly<Record<string, string>> = {
+  visits: 'visit',
+  visitors: 'visitor',
+  lookups: 'lookup',
+  alerts: 'alert',
+  sightings: 'sighting',
+};
 
 /** A scan's counts in words, each noun agreeing with its number: "1 visit, 1 visitor, 0 alerts". */
 export function scanCounts(counts: Readonly<Record<string, number>>): string {

@@ -66,26 +66,45 @@ function line(l: DigestLine, i: number): string {
 }
 
 function section(s: DigestSection): KnownBlock {
-  if (!s.lines) return { type: 'section', text: mrkdwn(`*${s.def.title}*\n:warning: Could not load: ${escapeMrkdwn(s.error ?? 'unknown error')}`) };
+  if (!s.lines)
+    return {
+      type: 'section',
+      text: mrkdwn(`*${s.def.title}*\n:warning: Could not load: ${escapeMrkdwn(s.error ?? 'unknown error')}`),
+    };
   const body = s.lines.length === 0 ? '_No data in this period._' : s.lines.map((l, i) => line(l, i)).join('\n');
   return { type: 'section', text: mrkdwn(`*${s.def.title}*\n${body}`) };
 }
 
 function totalsSection(view: DigestView): KnownBlock {
-  if (!view.totals) return { type: 'section', text: mrkdwn(`:warning: Totals could not be loaded: ${escapeMrkdwn(view.totalsError ?? 'unknown error')}`) };
+  if (!view.totals)
+    return {
+      type: 'section',
+      text: mrkdwn(`:warning: Totals could not be loaded: ${escapeMrkdwn(view.totalsError ?? 'unknown error')}`),
+    };
   const t = view.totals;
   return {
     type: 'section',
     fields: [
       mrkdwn(`*Visits*\n${formatCount(t.visits)}  ${formatDelta(t.visits, t.previousVisits)}`, LIMITS.sectionFieldText),
-      mrkdwn(`*Unique visitors*\n${formatCount(t.unique)}  ${formatDelta(t.unique, t.previousUnique)}`, LIMITS.sectionFieldText),
+      mrkdwn(
+        `*Unique visitors*\n${formatCount(t.unique)}  ${formatDelta(t.unique, t.previousUnique)}`,
+        LIMITS.sectionFieldText,
+      ),
     ],
   };
 }
 
 /** One chart (Slack allows two a message), with its figures in words beneath. */
 function trendBlocks(trend: Trend): MessageBlock[] {
-  const chart: ChartBlock = trendChart(`Visits per ${trend.plan.grain}`, 'visits', trend.plan.buckets, trend.current, trend.previous, trend.plan.grain, trend.begun);
+  const chart: ChartBlock = trendChart(
+    `Visits per ${trend.plan.grain}`,
+    'visits',
+    trend.plan.buckets,
+    trend.current,
+    trend.previous,
+    trend.plan.grain,
+    trend.begun,
+  );
   return [chart, { type: 'context', elements: [mrkdwn(trendFigures('visits', trend))] }];
 }
 
@@ -116,7 +135,9 @@ export function digestMessage(view: DigestView): SlackMessage {
     ...view.sections.map(section),
   ];
   if (view.security) blocks.push({ type: 'context', elements: [mrkdwn(`:shield: ${escapeMrkdwn(view.security)}`)] });
-  const total = view.totals ? `${formatCount(view.totals.visits)} visits ${formatDelta(view.totals.visits, view.totals.previousVisits)}` : 'totals unavailable';
+  const total = view.totals
+    ? `${formatCount(view.totals.visits)} visits ${formatDelta(view.totals.visits, view.totals.previousVisits)}`
+    : 'totals unavailable';
   const attachments = failures(view);
   return {
     text: fallbackText(`${view.title}: ${total} (${view.period.label})`),
@@ -151,7 +172,13 @@ export interface DigestListItem {
 }
 
 function button(text: string, actionId: string, value: string, style?: 'primary' | 'danger'): Button {
-  return { type: 'button', text: plainText(text, LIMITS.buttonText), action_id: actionId, value, ...(style ? { style } : {}) };
+  return {
+    type: 'button',
+    text: plainText(text, LIMITS.buttonText),
+    action_id: actionId,
+    value,
+    ...(style ? { style } : {}),
+  };
 }
 
 /** Each digest with its schedule in words, next run, last result, and buttons (Remove asks first). */
@@ -159,7 +186,9 @@ export function digestList(items: DigestListItem[], scope: string): { text: stri
   if (items.length === 0) {
     return {
       text: fallbackText(`No digests ${scope}.`),
-      blocks: [{ type: 'section', text: mrkdwn(`No digests ${escapeMrkdwn(scope)}. Add one with \`/traffic digest add\`.`) }],
+      blocks: [
+        { type: 'section', text: mrkdwn(`No digests ${escapeMrkdwn(scope)}. Add one with \`/traffic digest add\`.`) },
+      ],
     };
   }
   const blocks: KnownBlock[] = [{ type: 'header', text: plainText(`Digests ${scope}`, LIMITS.headerText) }];
@@ -172,13 +201,19 @@ export function digestList(items: DigestListItem[], scope: string): { text: stri
       text: mrkdwn(
         `*#${d.id}* in <#${d.channelId}> · ${escapeMrkdwn(d.reports.join(', '))}\n` +
           `${escapeMrkdwn(d.schedule)} · ${state} · last: ${escapeMrkdwn(d.lastRun ?? 'never run')} · owner <@${d.ownerId}>` +
-          (d.attention ? `\n:warning: Needs attention: Slack refuses its channel (${mrkdwnCode(d.attention)}). Invite Lookout there, or move it with Edit.` : ''),
+          (d.attention
+            ? `\n:warning: Needs attention: Slack refuses its channel (${mrkdwnCode(d.attention)}). Invite Lookout there, or move it with Edit.`
+            : ''),
       ),
     });
     const value = String(d.id);
     const buttons: Button[] = [button('Preview now', DIGEST_ACTIONS.preview, value)];
     if (d.canManage) {
-      buttons.push(d.paused ? button('Resume', DIGEST_ACTIONS.resume, value, 'primary') : button('Pause', DIGEST_ACTIONS.pause, value));
+      buttons.push(
+        d.paused
+          ? button('Resume', DIGEST_ACTIONS.resume, value, 'primary')
+          : button('Pause', DIGEST_ACTIONS.pause, value),
+      );
       buttons.push(button('Edit', DIGEST_ACTIONS.edit, value));
       buttons.push({
         ...button('Remove', DIGEST_ACTIONS.remove, value, 'danger'),
@@ -194,7 +229,12 @@ export function digestList(items: DigestListItem[], scope: string): { text: stri
     blocks.push({ type: 'actions', block_id: `digest_${d.id}`, elements: buttons });
   }
   if (items.length > shown.length) {
-    blocks.push({ type: 'context', elements: [mrkdwn(`…and ${items.length - shown.length} more. \`/traffic digest list\` in a channel shows that channel's.`)] });
+    blocks.push({
+      type: 'context',
+      elements: [
+        mrkdwn(`…and ${items.length - shown.length} more. \`/traffic digest list\` in a channel shows that channel's.`),
+      ],
+    });
   }
   return { text: fallbackText(`${counted(items.length, 'digest')} ${scope}`), blocks: capBlocks(blocks) };
 }

@@ -56,7 +56,10 @@ export async function gatherDigest(
 
   const totalsPromise = (async (): Promise<DigestTotals> => {
     // The API has no totals operation: every visit has one country, so the countries report sums to the total.
-    const [now_, before] = await Promise.all([fetcher.all('countries', at(period)), fetcher.all('countries', at(previous))]);
+    const [now_, before] = await Promise.all([
+      fetcher.all('countries', at(period)),
+      fetcher.all('countries', at(previous)),
+    ]);
     const sum = (rows: ReportRow[], field: string) => rows.reduce((n, r) => n + (num(r, field) ?? 0), 0);
     return {
       visits: sum(now_, 'total_visits'),
@@ -89,7 +92,13 @@ export async function gatherDigest(
           value,
           // A row absent from the previous top rows shows as "new" only when the previous list was complete;
           // a report without counts (visitors, visits) was not compared at all.
-          previous: !def.countField ? undefined : old ? num(old, def.countField) : earlier.length < PREVIOUS_DEPTH ? 0 : undefined,
+          previous: !def.countField
+            ? undefined
+            : old
+              ? num(old, def.countField)
+              : earlier.length < PREVIOUS_DEPTH
+                ? 0
+                : undefined,
           duration: num(row, durationField),
         };
       });
@@ -123,14 +132,32 @@ export async function gatherDigest(
 
 /** A stored digest's message at a moment: its reports, totals and the security line. */
 export class DigestContent {
-  constructor(private readonly deps: { fetcher: SharedFetcher; trends?: TrendService; flagged: Pick<FlaggedVisitors, 'seen'>; demo: boolean; log?: Logger }) {}
+  constructor(
+    private readonly deps: {
+      fetcher: SharedFetcher;
+      trends?: TrendService;
+      flagged: Pick<FlaggedVisitors, 'seen'>;
+      demo: boolean;
+      log?: Logger;
+    },
+  ) {}
 
   async render(digest: Digest, at: Date, preview: boolean): Promise<SlackMessage> {
     const reports = digest.reports.filter((id): id is ReportId => Object.hasOwn(REPORTS, id));
     const title = `Digest: ${reports.map((id) => REPORTS[id].title).join(', ')}`;
-    const spec = { id: digest.id, reports, filters: digest.filters, topN: digest.topN, period: periodOf(digest.period), timeZone: digest.timeZone };
+    const spec = {
+      id: digest.id,
+      reports,
+      filters: digest.filters,
+      topN: digest.topN,
+      period: periodOf(digest.period),
+      timeZone: digest.timeZone,
+    };
     const view = await gatherDigest(this.deps.fetcher, spec, at, { title, demo: this.deps.demo, preview });
-    const [security, trend] = await Promise.all([this.securityLine(view.period, digest.timeZone, at), this.trend(view, digest.filters)]);
+    const [security, trend] = await Promise.all([
+      this.securityLine(view.period, digest.timeZone, at),
+      this.trend(view, digest.filters),
+    ]);
     return digestMessage({ ...view, security, ...(trend ? { trend } : {}) });
   }
 
@@ -138,7 +165,13 @@ export class DigestContent {
   private async trend(view: DigestView, filters: Digest['filters']): Promise<Trend | undefined> {
     if (!this.deps.trends) return undefined;
     try {
-      return await this.deps.trends.series({ report: 'visits', filters, metric: 'visits', range: view.period, timeZone: view.timeZone });
+      return await this.deps.trends.series({
+        report: 'visits',
+        filters,
+        metric: 'visits',
+        range: view.period,
+        timeZone: view.timeZone,
+      });
     } catch (error) {
       this.deps.log?.warn({ digest: view.id, err: errorText(error) }, 'digest trend chart left out');
       return undefined;
@@ -160,14 +193,26 @@ export class DigestContent {
  * that the span was not checked; when it began inside it, from when it counts; when its
  * scans have not reached the span's end yet, up to when.
  */
-export function securityLine(span: { from: number; to: number; timeZone: string; now: Date }, seen: FlaggedSeen): string {
-  const at = (ms: number) => `${formatDateTime(new Date(ms).toISOString(), span.timeZone, span.now)} (${span.timeZone})`;
+export function securityLine(
+  span: { from: number; to: number; timeZone: string; now: Date },
+  seen: FlaggedSeen,
+): string {
+  const at = (ms: number) =>
+    `${formatDateTime(new Date(ms).toISOString(), span.timeZone, span.now)} (${span.timeZone})`;
   const since = seen.watchingSince.getTime();
   if (since >= span.to) return `The threat scan began ${at(since)}, after this period: its visitors were not checked.`;
   const visitors = seen.count === 0 ? 'no flagged visitors' : counted(seen.count, 'flagged visitor');
   const reached = seen.checkedUpTo?.getTime() ?? since;
-  const upTo = reached >= span.to ? '' : reached <= since ? '; it has not checked any visits yet' : `; it has checked visits up to ${at(reached)}, not the rest yet`;
-  if (since > span.from) return `The threat scan began ${at(since)}, during this period: ${visitors} since then; visits before it were not checked${upTo}.`;
+  const upTo =
+    reached >= span.to
+      ? ''
+      : reached <= since
+        ? '; it has not checked any visits yet'
+        : `; it has checked visits up to ${at(reached)}, not the rest yet`;
+  if (since > span.from)
+    return `The threat scan began ${at(since)}, during this period: ${visitors} since then; visits before it were not checked${upTo}.`;
   if (upTo) return `The threat scan: ${visitors} in this period${upTo}.`;
-  return seen.count === 0 ? 'The threat scan checked this whole period: no flagged visitors.' : `The threat scan checked this whole period: ${visitors} (see the threat alerts).`;
+  return seen.count === 0
+    ? 'The threat scan checked this whole period: no flagged visitors.'
+    : `The threat scan checked this whole period: ${visitors} (see the threat alerts).`;
 }

@@ -29,7 +29,12 @@ export const DIGEST = defineSubject({
       await new DeliveryRepo(tx).enqueue({
         subject: NOTICE,
         channelId: before.ownerId,
-        message: channelRefusedNotice(`digest #${digestId}`, delivery.channelId, failure.reason, `move it with /traffic digest edit ${digestId}.`),
+        message: channelRefusedNotice(
+          `digest #${digestId}`,
+          delivery.channelId,
+          failure.reason,
+          `move it with /traffic digest edit ${digestId}.`,
+        ),
         expiresInMs: NOTICE_DEADLINE_MS,
       });
     },

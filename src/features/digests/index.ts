@@ -29,7 +29,13 @@ export const digests: LookoutFeature<'digests', 'trends' | 'alerts', { digests: 
     const { platform, settings } = ctx;
     const { now, owner, limits } = settings;
     const log = logOf(ctx, 'digests');
-    const content = new DigestContent({ fetcher: platform.fetcher, trends, flagged: alerts.service, demo: settings.demo, log });
+    const content = new DigestContent({
+      fetcher: platform.fetcher,
+      trends,
+      flagged: alerts.service,
+      demo: settings.demo,
+      log,
+    });
     const scheduler = new DigestScheduler({
       runs: repos.runs,
       loadActive: () => repos.digests.listActive(),
@@ -51,7 +57,11 @@ export const digests: LookoutFeature<'digests', 'trends' | 'alerts', { digests: 
       directory: platform.directory,
       now,
       defaultTimezone: settings.timeZone,
-      limits: { minIntervalMs: limits.digestMinIntervalMs, perChannel: limits.digestsPerChannel, perUser: limits.digestsPerUser },
+      limits: {
+        minIntervalMs: limits.digestMinIntervalMs,
+        perChannel: limits.digestsPerChannel,
+        perUser: limits.digestsPerUser,
+      },
       quota: platform.quota,
       changed: platform.changes.changed,
       log,

@@ -1,4 +1,10 @@
-import { buttonValue, type ActionArgs, type Handling, type Routes, type ViewArgs } from '../../platform/slack/routes.js';
+import {
+  buttonValue,
+  type ActionArgs,
+  type Handling,
+  type Routes,
+  type ViewArgs,
+} from '../../platform/slack/routes.js';
 import { REPORTS } from '../../kernel/catalog.js';
 import { RowId } from '../../kernel/text.js';
 import { infoMessage, usageMessage, type Result, type SlackMessage } from '../../platform/slack/kit/messages.js';
@@ -13,7 +19,12 @@ import type { Digest } from './repo.js';
 const CATALOG = Object.values(REPORTS);
 
 /** The answer to a change: the digest as listed now, or why not. */
-async function listed(digests: DigestService, user: string, outcome: Result<{ id: number } & object>, heading: string): Promise<SlackMessage> {
+async function listed(
+  digests: DigestService,
+  user: string,
+  outcome: Result<{ id: number } & object>,
+  heading: string,
+): Promise<SlackMessage> {
   if (!outcome.ok) return outcome.message;
   const fresh = await digests.manageable(user, outcome.value.id);
   return digests.describe(fresh.ok ? [fresh.value] : [], user, heading);
@@ -28,13 +39,31 @@ export function digestCommand(digests: DigestService): Subcommand {
       case 'error':
         return reply(usageMessage(parsed.message, parsed.usage));
       case 'open-form':
-        return client.views.open({ trigger_id: command.trigger_id, view: digestModal(CATALOG, await digests.formValues(user, command.channel_id), undefined, command.channel_id) });
+        return client.views.open({
+          trigger_id: command.trigger_id,
+          view: digestModal(CATALOG, await digests.formValues(user, command.channel_id), undefined, command.channel_id),
+        });
       case 'add':
-        return reply(await listed(digests, user, await digests.add(user, command.team_id, command.channel_id, parsed), 'just added'));
+        return reply(
+          await listed(
+            digests,
+            user,
+            await digests.add(user, command.team_id, command.channel_id, parsed),
+            'just added',
+          ),
+        );
       case 'list':
         return reply(await digests.list(user, parsed.all ? 'all' : { channelId: command.channel_id }));
       default:
-        return verb(digests, parsed.kind, parsed.id, { user, from: command.channel_id }, reply, (view) => client.views.open({ trigger_id: command.trigger_id, view }), false);
+        return verb(
+          digests,
+          parsed.kind,
+          parsed.id,
+          { user, from: command.channel_id },
+          reply,
+          (view) => client.views.open({ trigger_id: command.trigger_id, view }),
+          false,
+        );
     }
   };
 }
@@ -61,7 +90,9 @@ async function verb(
     case 'edit': {
       const digest = await digests.manageable(user, id);
       if (!digest.ok) return reply(digest.message);
-      return openView(digestModal(CATALOG, await digests.formValues(user, digest.value.channelId, digest.value), id, from));
+      return openView(
+        digestModal(CATALOG, await digests.formValues(user, digest.value.channelId, digest.value), id, from),
+      );
     }
     case 'pause':
     case 'resume': {
@@ -77,7 +108,15 @@ function digestButton(digests: DigestService, kind: DigestVerb) {
   return async (args: ActionArgs, { tell }: Handling) => {
     const id = RowId.safeParse(buttonValue(args));
     if (!id.success) return tell(usageMessage('That button is not one of ours.', '/traffic digest list'));
-    return verb(digests, kind, id.data, { user: args.body.user.id, from: args.body.channel?.id }, tell, (view) => args.client.views.open({ trigger_id: args.body.trigger_id, view }), true);
+    return verb(
+      digests,
+      kind,
+      id.data,
+      { user: args.body.user.id, from: args.body.channel?.id },
+      tell,
+      (view) => args.client.views.open({ trigger_id: args.body.trigger_id, view }),
+      true,
+    );
   };
 }
 
@@ -89,7 +128,8 @@ function submitDigest(digests: DigestService) {
     if ('errors' in form) return ack({ response_action: 'errors', errors: form.errors });
     const opened = decodeFormId(view.private_metadata);
     const user = body.user.id;
-    if (opened === null) return ack({ response_action: 'errors', errors: { channel: 'This form is too old. Close it and start again.' } });
+    if (opened === null)
+      return ack({ response_action: 'errors', errors: { channel: 'This form is too old. Close it and start again.' } });
     const editing = opened.id;
     let current: Digest | undefined;
     if (editing !== undefined) {
@@ -104,20 +144,36 @@ function submitDigest(digests: DigestService) {
     }
     await ack();
     await guarded(log, 'save digest', undefined, async () => {
-      const saved = editing !== undefined ? await digests.update(user, editing, form.input) : await digests.create(user, body.team?.id ?? body.user.team_id ?? '', form.input);
+      const saved =
+        editing !== undefined
+          ? await digests.update(user, editing, form.input)
+          : await digests.create(user, body.team?.id ?? body.user.team_id ?? '', form.input);
       // The person hears where they are: the channel the form was opened in, else the digest's.
       const here = opened.from ?? form.input.channelId;
       if (!saved.ok) return client.chat.postEphemeral({ channel: here, user, ...saved.message });
       const done = `Digest #${saved.value.id} ${editing !== undefined ? 'saved' : 'created'}`;
-      await client.chat.postEphemeral({ channel: saved.value.channelId, user, text: `${done}: it posts in this channel on its schedule. /traffic digest list shows it.` });
+      await client.chat.postEphemeral({
+        channel: saved.value.channelId,
+        user,
+        text: `${done}: it posts in this channel on its schedule. /traffic digest list shows it.`,
+      });
       if (here !== saved.value.channelId) {
-        await client.chat.postEphemeral({ channel: here, user, ...infoMessage([`${done}: it posts in `, { channel: saved.value.channelId }, ' on its schedule. /traffic digest list all shows it.']) });
+        await client.chat.postEphemeral({
+          channel: here,
+          user,
+          ...infoMessage([
+            `${done}: it posts in `,
+            { channel: saved.value.channelId },
+            ' on its schedule. /traffic digest list all shows it.',
+          ]),
+        });
       }
     });
   };
 }
 
 export function registerDigests(app: Routes, digests: DigestService): void {
-  for (const kind of ['preview', 'pause', 'resume', 'edit', 'remove'] as const) app.handle(DIGEST_ACTIONS[kind], digestButton(digests, kind));
+  for (const kind of ['preview', 'pause', 'resume', 'edit', 'remove'] as const)
+    app.handle(DIGEST_ACTIONS[kind], digestButton(digests, kind));
   app.view(DIGEST_MODAL, submitDigest(digests));
 }

@@ -12,7 +12,18 @@ import { toCron, WEEKDAYS, type DigestSchedule, type ScheduleKind } from './sche
 export const DIGEST_MODAL = 'digest.modal';
 
 /** Block and action ids of the digest form; each input's block_id and action_id are the same word. */
-export const DIGEST_INPUTS = ['channel', 'reports', 'frequency', 'weekday', 'monthday', 'cron', 'time', 'timezone', 'top', 'filters'] as const;
+export const DIGEST_INPUTS = [
+  'channel',
+  'reports',
+  'frequency',
+  'weekday',
+  'monthday',
+  'cron',
+  'time',
+  'timezone',
+  'top',
+  'filters',
+] as const;
 export type DigestInput = (typeof DIGEST_INPUTS)[number];
 
 export interface DigestFormValues {
@@ -28,7 +39,12 @@ function option(text: string, value: string): PlainTextOption {
   return { text: plainText(text, LIMITS.optionText), value };
 }
 
-function input(id: DigestInput, label: string, element: Record<string, unknown>, extra: { optional?: boolean; hint?: string } = {}): KnownBlock {
+function input(
+  id: DigestInput,
+  label: string,
+  element: Record<string, unknown>,
+  extra: { optional?: boolean; hint?: string } = {},
+): KnownBlock {
   return {
     type: 'input',
     block_id: id,
@@ -52,7 +68,12 @@ const FREQUENCIES: [DigestSchedule['kind'], string][] = [
  * The digest form; `from` is the channel it was opened in (absent: the Home), where the
  * person hears what became of it.
  */
-export function digestModal(reports: readonly ReportDef[], values: DigestFormValues, digestId?: number, from?: string): View {
+export function digestModal(
+  reports: readonly ReportDef[],
+  values: DigestFormValues,
+  digestId?: number,
+  from?: string,
+): View {
   const reportOptions = reports.map((d) => option(d.title, d.id));
   const frequencyOptions = FREQUENCIES.map(([kind, text]) => option(text, kind));
   const weekdayOptions = WEEKDAYS.map((d, i) => option(d, String(i)));
@@ -61,7 +82,10 @@ export function digestModal(reports: readonly ReportDef[], values: DigestFormVal
   const s = values.schedule;
 
   const blocks: KnownBlock[] = [
-    input('channel', 'Post in', { type: 'channels_select', ...(values.channelId ? { initial_channel: values.channelId } : {}) }),
+    input('channel', 'Post in', {
+      type: 'channels_select',
+      ...(values.channelId ? { initial_channel: values.channelId } : {}),
+    }),
     input('reports', 'Reports', {
       type: 'multi_static_select',
       options: reportOptions,
@@ -72,17 +96,61 @@ export function digestModal(reports: readonly ReportDef[], values: DigestFormVal
       options: frequencyOptions,
       initial_option: frequencyOptions.find((o) => o.value === s.kind) ?? frequencyOptions[0],
     }),
-    input('weekday', 'Day of the week (weekly)', {
+    input(
+      'weekday',
+      'Day of the week (weekly)',
+      {
+        type: 'static_select',
+        options: weekdayOptions,
+        initial_option: weekdayOptions[s.weekday ?? 1],
+      },
+      { optional: true },
+    ),
+    input(
+      'monthday',
+      'Day of the month, 1–28 (monthly)',
+      { type: 'plain_text_input', max_length: 2, initial_value: String(s.monthday ?? 1) },
+      { optional: true },
+    ),
+    input(
+      'cron',
+      'Cron expression (cron)',
+      {
+        type: 'plain_text_input',
+        max_length: 100,
+        ...(s.cron ? { initial_value: s.cron } : {}),
+        placeholder: plainText('0 9 * * 1', LIMITS.placeholder),
+      },
+      { optional: true, hint: 'minute hour day-of-month month day-of-week, in the time zone below' },
+    ),
+    input(
+      'time',
+      'Time of day',
+      { type: 'plain_text_input', max_length: 12, initial_value: s.time ?? '09:00' },
+      { hint: '09:00, 21:30, 9am or 9:30pm, in the time zone below' },
+    ),
+    input(
+      'timezone',
+      'Time zone',
+      { type: 'plain_text_input', max_length: 64, initial_value: values.timeZone },
+      { hint: 'An IANA name, like Europe/Berlin or America/New_York' },
+    ),
+    input('top', 'Rows per report', {
       type: 'static_select',
-      options: weekdayOptions,
-      initial_option: weekdayOptions[s.weekday ?? 1],
-    }, { optional: true }),
-    input('monthday', 'Day of the month, 1–28 (monthly)', { type: 'plain_text_input', max_length: 2, initial_value: String(s.monthday ?? 1) }, { optional: true }),
-    input('cron', 'Cron expression (cron)', { type: 'plain_text_input', max_length: 100, ...(s.cron ? { initial_value: s.cron } : {}), placeholder: plainText('0 9 * * 1', LIMITS.placeholder) }, { optional: true, hint: 'minute hour day-of-month month day-of-week, in the time zone below' }),
-    input('time', 'Time of day', { type: 'plain_text_input', max_length: 12, initial_value: s.time ?? '09:00' }, { hint: '09:00, 21:30, 9am or 9:30pm, in the time zone below' }),
-    input('timezone', 'Time zone', { type: 'plain_text_input', max_length: 64, initial_value: values.timeZone }, { hint: 'An IANA name, like Europe/Berlin or America/New_York' }),
-    input('top', 'Rows per report', { type: 'static_select', options: topOptions, initial_option: topOptions[Math.min(DIGEST_TOP.max - 1, Math.max(0, values.top - 1))] }),
-    input('filters', 'Filters (as in /traffic)', { type: 'plain_text_input', max_length: 3000, ...(values.filters ? { initial_value: values.filters } : {}), placeholder: plainText('country:Germany page~/blog', LIMITS.placeholder) }, { optional: true }),
+      options: topOptions,
+      initial_option: topOptions[Math.min(DIGEST_TOP.max - 1, Math.max(0, values.top - 1))],
+    }),
+    input(
+      'filters',
+      'Filters (as in /traffic)',
+      {
+        type: 'plain_text_input',
+        max_length: 3000,
+        ...(values.filters ? { initial_value: values.filters } : {}),
+        placeholder: plainText('country:Germany page~/blog', LIMITS.placeholder),
+      },
+      { optional: true },
+    ),
   ];
   return {
     type: 'modal',
@@ -110,13 +178,19 @@ export function decodeFormId(metadata: string | undefined): FormId | null {
   try {
     const parsed = formId.safeParse(JSON.parse(metadata || '{}'));
     if (!parsed.success) return null;
-    return { ...(parsed.data.id ? { id: parsed.data.id } : {}), ...(parsed.data.from ? { from: parsed.data.from } : {}) };
+    return {
+      ...(parsed.data.id ? { id: parsed.data.id } : {}),
+      ...(parsed.data.from ? { from: parsed.data.from } : {}),
+    };
   } catch {
     return null;
   }
 }
 
-const formId = z.strictObject({ id: z.number().int().min(1).max(2_147_483_647).nullable().optional(), from: ChannelId.optional() });
+const formId = z.strictObject({
+  id: z.number().int().min(1).max(2_147_483_647).nullable().optional(),
+  from: ChannelId.optional(),
+});
 
 /** What the form asks for, checked: a digest's settings but its owner and workspace. */
 export interface DigestFormInput {
@@ -139,10 +213,20 @@ interface StateValue {
 const KINDS = ['daily', 'weekdays', 'weekly', 'monthly', 'cron'] as const satisfies readonly ScheduleKind[];
 
 /** Each field as Slack sends it back, with the command language's limits. A value that fails is an error beside its field. */
-const digits = (min: number, max: number) => z.string().trim().regex(/^\d{1,3}$/).transform(Number).pipe(z.number().min(min).max(max));
+const digits = (min: number, max: number) =>
+  z
+    .string()
+    .trim()
+    .regex(/^\d{1,3}$/)
+    .transform(Number)
+    .pipe(z.number().min(min).max(max));
 const FIELDS = {
   channel: ChannelId,
-  reports: z.array(z.enum(REPORT_IDS)).min(1).max(REPORT_IDS.length).refine((ids) => new Set(ids).size === ids.length),
+  reports: z
+    .array(z.enum(REPORT_IDS))
+    .min(1)
+    .max(REPORT_IDS.length)
+    .refine((ids) => new Set(ids).size === ids.length),
   frequency: z.enum(KINDS),
   weekday: digits(0, 6),
   monthday: digits(1, 28),
@@ -156,35 +240,60 @@ export function readDigestForm(
 ): { input: DigestFormInput } | { errors: Partial<Record<DigestInput, string>> } {
   const get = (id: DigestInput): StateValue => values[id]?.[id] ?? {};
   const errors: Partial<Record<DigestInput, string>> = {};
-  const field = <T,>(id: DigestInput, schema: z.ZodType<T>, value: unknown, error: string): T | undefined => {
+  const field = <T>(id: DigestInput, schema: z.ZodType<T>, value: unknown, error: string): T | undefined => {
     const parsed = schema.safeParse(value);
     if (!parsed.success) errors[id] = error;
     return parsed.success ? parsed.data : undefined;
   };
 
   const channelId = field('channel', FIELDS.channel, get('channel').selected_channel, 'Pick a channel.') ?? '';
-  const picked = field('reports', FIELDS.reports, (get('reports').selected_options ?? []).map((o) => o.value), 'Pick at least one report, each once.') ?? [];
+  const picked =
+    field(
+      'reports',
+      FIELDS.reports,
+      (get('reports').selected_options ?? []).map((o) => o.value),
+      'Pick at least one report, each once.',
+    ) ?? [];
   const reports = picked.filter((id) => Object.hasOwn(catalog, id));
   if (reports.length !== picked.length) errors.reports = 'Pick at least one report, each once.';
-  const kind = field('frequency', FIELDS.frequency, get('frequency').selected_option?.value ?? 'daily', 'Pick how often.') ?? 'daily';
+  const kind =
+    field('frequency', FIELDS.frequency, get('frequency').selected_option?.value ?? 'daily', 'Pick how often.') ??
+    'daily';
   const schedule: DigestSchedule = { kind };
   if (schedule.kind !== 'cron') {
     const typed = (get('time').value ?? '').trim();
     const time = parseTimeOfDay(typed);
     schedule.time = time.ok ? time.time.text : typed;
   }
-  if (schedule.kind === 'weekly') schedule.weekday = field('weekday', FIELDS.weekday, get('weekday').selected_option?.value ?? '1', 'Pick a day of the week.') ?? 1;
-  if (schedule.kind === 'monthly') schedule.monthday = field('monthday', FIELDS.monthday, get('monthday').value ?? '', 'Pick a day of the month from 1 to 28.') ?? 1;
+  if (schedule.kind === 'weekly')
+    schedule.weekday =
+      field('weekday', FIELDS.weekday, get('weekday').selected_option?.value ?? '1', 'Pick a day of the week.') ?? 1;
+  if (schedule.kind === 'monthly')
+    schedule.monthday =
+      field('monthday', FIELDS.monthday, get('monthday').value ?? '', 'Pick a day of the month from 1 to 28.') ?? 1;
   if (schedule.kind === 'cron') schedule.cron = (get('cron').value ?? '').trim();
   const cron = toCron(schedule);
   if (!cron.ok) {
     const where: DigestInput =
-      schedule.kind === 'cron' ? 'cron' : schedule.kind === 'monthly' && /month/i.test(cron.error) ? 'monthday' : schedule.kind === 'weekly' && /week/i.test(cron.error) ? 'weekday' : 'time';
+      schedule.kind === 'cron'
+        ? 'cron'
+        : schedule.kind === 'monthly' && /month/i.test(cron.error)
+          ? 'monthday'
+          : schedule.kind === 'weekly' && /week/i.test(cron.error)
+            ? 'weekday'
+            : 'time';
     errors[where] = cron.error.replace(/`/g, '');
   }
   const timeZone = (get('timezone').value ?? '').trim();
-  if (!isValidTimeZone(timeZone)) errors.timezone = 'Not an IANA time zone; try Europe/Berlin, America/New_York or UTC.';
-  const topN = field('top', FIELDS.top, get('top').selected_option?.value ?? String(DIGEST_TOP.default), `Pick ${DIGEST_TOP.min} to ${DIGEST_TOP.max} rows.`) ?? DIGEST_TOP.default;
+  if (!isValidTimeZone(timeZone))
+    errors.timezone = 'Not an IANA time zone; try Europe/Berlin, America/New_York or UTC.';
+  const topN =
+    field(
+      'top',
+      FIELDS.top,
+      get('top').selected_option?.value ?? String(DIGEST_TOP.default),
+      `Pick ${DIGEST_TOP.min} to ${DIGEST_TOP.max} rows.`,
+    ) ?? DIGEST_TOP.default;
   const filters = parseFilterText(get('filters').value ?? '', catalog);
   if (!filters.ok) errors.filters = filters.error.replace(/`/g, '').slice(0, 150);
 

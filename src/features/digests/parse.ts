@@ -5,7 +5,16 @@
 import { matchReport, reportNames, type ReportCatalog, type ReportId } from '../../kernel/catalog.js';
 import { isValidTimeZone } from '../../kernel/dates.js';
 import { findOperator, parseFilters, type FilterGroup } from '../../kernel/filters.js';
-import { channelRef, closest, code, didYouMean, tokenize, type ChannelRef, type Token, type UsageError } from '../../kernel/text.js';
+import {
+  channelRef,
+  closest,
+  code,
+  didYouMean,
+  tokenize,
+  type ChannelRef,
+  type Token,
+  type UsageError,
+} from '../../kernel/text.js';
 import { readRange, readTime, TIME_WORDS } from '../../kernel/when.js';
 import { toCron, WEEKDAYS, type DigestSchedule } from './schedule.js';
 
@@ -35,11 +44,7 @@ export interface DigestAdd {
 }
 
 export type DigestCommand =
-  | { kind: 'open-form' }
-  | DigestAdd
-  | { kind: 'list'; all: boolean }
-  | { kind: DigestVerb; id: number }
-  | UsageError;
+  { kind: 'open-form' } | DigestAdd | { kind: 'list'; all: boolean } | { kind: DigestVerb; id: number } | UsageError;
 
 const fail = (message: string): UsageError => ({ kind: 'error', message, usage: DIGEST_USAGE });
 
@@ -53,7 +58,9 @@ const VERBS: Readonly<Record<string, DigestVerb>> = {
 };
 
 function weekdayOf(word: string): number | undefined {
-  const i = WEEKDAYS.findIndex((d) => d.toLowerCase() === word || d.toLowerCase().slice(0, 3) === word || `${d.toLowerCase()}s` === word);
+  const i = WEEKDAYS.findIndex(
+    (d) => d.toLowerCase() === word || d.toLowerCase().slice(0, 3) === word || `${d.toLowerCase()}s` === word,
+  );
   return i >= 0 ? i : undefined;
 }
 
@@ -66,7 +73,8 @@ export function parseDigestCommand(args: readonly Token[], catalog: ReportCatalo
   const known = Object.hasOwn(VERBS, verb) ? VERBS[verb] : undefined;
   if (known === undefined) return fail(`Unknown digest command ${code(first?.text ?? '')}.`);
   const id = Number((rest[0]?.text ?? '').replace(/^#/, ''));
-  if (!Number.isSafeInteger(id) || id <= 0) return fail(`Which digest? Give its number, like \`/traffic digest ${verb} 3\` (see \`/traffic digest list\`).`);
+  if (!Number.isSafeInteger(id) || id <= 0)
+    return fail(`Which digest? Give its number, like \`/traffic digest ${verb} 3\` (see \`/traffic digest list\`).`);
   return { kind: known, id };
 }
 
@@ -114,7 +122,8 @@ function parseAdd(tokens: readonly Token[], catalog: ReportCatalog): DigestComma
       schedule = { kind: 'weekly', weekday: weekdayOf(word) };
     } else if (word === 'monthly') {
       const date = Number(next);
-      if (!Number.isInteger(date) || date < 1 || date > 28) return fail('Monthly on which day? A number from 1 to 28, like `monthly 1`.');
+      if (!Number.isInteger(date) || date < 1 || date > 28)
+        return fail('Monthly on which day? A number from 1 to 28, like `monthly 1`.');
       schedule = { kind: 'monthly', monthday: date };
       i++;
     } else if (word === 'cron') {
@@ -122,7 +131,8 @@ function parseAdd(tokens: readonly Token[], catalog: ReportCatalog): DigestComma
       i++;
     } else if (word === 'top') {
       top = Number(next);
-      if (!Number.isInteger(top) || top < DIGEST_TOP.min || top > DIGEST_TOP.max) return fail(`\`top\` takes a number from ${DIGEST_TOP.min} to ${DIGEST_TOP.max} in a digest.`);
+      if (!Number.isInteger(top) || top < DIGEST_TOP.min || top > DIGEST_TOP.max)
+        return fail(`\`top\` takes a number from ${DIGEST_TOP.min} to ${DIGEST_TOP.max} in a digest.`);
       i++;
     } else if (/^(utc|gmt)$/i.test(text) || (text.includes('/') && !findOperator(token))) {
       if (!isValidTimeZone(text)) return fail(`Unknown time zone ${code(text)}; use an IANA name like Europe/Berlin.`);
@@ -130,10 +140,15 @@ function parseAdd(tokens: readonly Token[], catalog: ReportCatalog): DigestComma
     } else if (findOperator(token) || token.word === 'or') {
       filterTokens.push(token);
     } else if (range?.ok) {
-      return fail(`A digest reports on the period its schedule sets (daily: the day before; weekly: the 7 days before; monthly: the month before), so it takes no range: leave out ${code(range.text)}.`);
+      return fail(
+        `A digest reports on the period its schedule sets (daily: the day before; weekly: the 7 days before; monthly: the month before), so it takes no range: leave out ${code(range.text)}.`,
+      );
     } else {
       const match = matchReport(text, catalog);
-      if (!match.ok) return fail(`${code(text)} is not a report, a schedule, a time or a time zone.${didYouMean(closest(text, digestWords(catalog)))}`);
+      if (!match.ok)
+        return fail(
+          `${code(text)} is not a report, a schedule, a time or a time zone.${didYouMean(closest(text, digestWords(catalog)))}`,
+        );
       if (!reports.includes(match.id)) reports.push(match.id);
     }
   }
@@ -152,7 +167,10 @@ function parseAdd(tokens: readonly Token[], catalog: ReportCatalog): DigestComma
 }
 
 /** Filters typed in the digest form, in the /traffic filter language. */
-export function parseFilterText(text: string, catalog: ReportCatalog): { ok: true; filters: FilterGroup[] } | { ok: false; error: string } {
+export function parseFilterText(
+  text: string,
+  catalog: ReportCatalog,
+): { ok: true; filters: FilterGroup[] } | { ok: false; error: string } {
   const tokens = tokenize(text);
   if (!Array.isArray(tokens)) return { ok: false, error: tokens.error };
   const parsed = parseFilters(tokens, catalog);

@@ -25,7 +25,14 @@ export function digestDeadline(digest: Pick<Digest, 'cron' | 'timeZone'>, slot: 
  * 'queued' are written in one transaction, and only while this replica still holds the
  * claim. The delivery worker posts it. Content that cannot be fetched fails this run only.
  */
-export function digestPublisher(deps: { content: DigestContent; db: Db; log: Logger; owner: string; now?: () => Date; queued?: () => void }): PostSlot {
+export function digestPublisher(deps: {
+  content: DigestContent;
+  db: Db;
+  log: Logger;
+  owner: string;
+  now?: () => Date;
+  queued?: () => void;
+}): PostSlot {
   const { content, db, log, owner } = deps;
   const now = deps.now ?? (() => new Date());
   const runs = new DigestRunRepo(db);
@@ -45,20 +52,22 @@ export function digestPublisher(deps: { content: DigestContent; db: Db; log: Log
       log.info(where, 'shutting down: digest slot handed back, not posted');
       return;
     }
-    const queued = await db.transaction(async (tx) => {
-      const delivery = await new DeliveryRepo(tx).enqueue({
-        subject: DIGEST,
-        payload: { digestId: digest.id, slot },
-        channelId: digest.channelId,
-        message,
-        expiresInMs: Math.max(60_000, digestDeadline(digest, slot).getTime() - now().getTime()),
+    const queued = await db
+      .transaction(async (tx) => {
+        const delivery = await new DeliveryRepo(tx).enqueue({
+          subject: DIGEST,
+          payload: { digestId: digest.id, slot },
+          channelId: digest.channelId,
+          message,
+          expiresInMs: Math.max(60_000, digestDeadline(digest, slot).getTime() - now().getTime()),
+        });
+        if (await new DigestRunRepo(tx).markQueued(digest.id, slot, owner, delivery)) return true;
+        throw new LostClaim();
+      })
+      .catch((error: unknown) => {
+        if (error instanceof LostClaim) return false;
+        throw error;
       });
-      if (await new DigestRunRepo(tx).markQueued(digest.id, slot, owner, delivery)) return true;
-      throw new LostClaim();
-    }).catch((error: unknown) => {
-      if (error instanceof LostClaim) return false;
-      throw error;
-    });
     if (!queued) {
       log.warn(where, 'another replica took this digest slot over; not queued here');
       return;

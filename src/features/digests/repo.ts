@@ -92,10 +92,7 @@ export class DigestRepo {
       params.push(spec.json ? JSON.stringify(value) : value);
       sets.push(`${spec.column} = $${params.length}${spec.json ? '::jsonb' : ''}`);
     }
-    const { rows } = await this.db.query(
-      `UPDATE digests SET ${sets.join(', ')} WHERE id = $1 RETURNING *`,
-      params,
-    );
+    const { rows } = await this.db.query(`UPDATE digests SET ${sets.join(', ')} WHERE id = $1 RETURNING *`, params);
     return rows[0] && toDigest(rows[0]);
   }
 
@@ -105,7 +102,10 @@ export class DigestRepo {
    * re-reads `attention`).
    */
   async markAttention(id: number, reason: string): Promise<Digest | undefined> {
-    const first = await this.db.query('UPDATE digests SET attention = $2 WHERE id = $1 AND attention IS NULL RETURNING *', [id, reason]);
+    const first = await this.db.query(
+      'UPDATE digests SET attention = $2 WHERE id = $1 AND attention IS NULL RETURNING *',
+      [id, reason],
+    );
     if (first.rows[0]) return { ...toDigest(first.rows[0]), attention: undefined };
     const { rows } = await this.db.query('UPDATE digests SET attention = $2 WHERE id = $1 RETURNING *', [id, reason]);
     return rows[0] && toDigest(rows[0]);
@@ -142,7 +142,10 @@ export class DigestRepo {
 
   /** Who owns the digests that post in these channels. */
   async ownersIn(channels: readonly string[]): Promise<string[]> {
-    const { rows } = await this.db.query<{ owner_id: string }>('SELECT DISTINCT owner_id FROM digests WHERE channel_id = ANY($1::text[])', [channels]);
+    const { rows } = await this.db.query<{ owner_id: string }>(
+      'SELECT DISTINCT owner_id FROM digests WHERE channel_id = ANY($1::text[])',
+      [channels],
+    );
     return rows.map((r) => r.owner_id);
   }
 

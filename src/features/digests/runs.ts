@@ -136,19 +136,18 @@ export class DigestRunRepo {
   }
 
   async get(digestId: number, slot: Date): Promise<DigestRun | undefined> {
-    const { rows } = await this.db.query(
-      'SELECT * FROM digest_runs WHERE digest_id = $1 AND slot = $2',
-      [digestId, slot],
-    );
+    const { rows } = await this.db.query('SELECT * FROM digest_runs WHERE digest_id = $1 AND slot = $2', [
+      digestId,
+      slot,
+    ]);
     return rows[0] && toRun(rows[0]);
   }
 
   /** The run of the latest slot, whatever its status. */
   async lastRun(digestId: number): Promise<DigestRun | undefined> {
-    const { rows } = await this.db.query(
-      'SELECT * FROM digest_runs WHERE digest_id = $1 ORDER BY slot DESC LIMIT 1',
-      [digestId],
-    );
+    const { rows } = await this.db.query('SELECT * FROM digest_runs WHERE digest_id = $1 ORDER BY slot DESC LIMIT 1', [
+      digestId,
+    ]);
     return rows[0] && toRun(rows[0]);
   }
 

@@ -30,11 +30,18 @@ export type ScheduleResult = { ok: true; cron: string } | { ok: false; error: st
 export function toCron(schedule: DigestSchedule): ScheduleResult {
   if (schedule.kind === 'cron') {
     const expr = (schedule.cron ?? '').trim().replace(/\s+/g, ' ');
-    if (expr.split(' ').length !== 5) return { ok: false, error: 'A cron expression has five fields: minute hour day-of-month month day-of-week, like `0 9 * * 1`.' };
+    if (expr.split(' ').length !== 5)
+      return {
+        ok: false,
+        error: 'A cron expression has five fields: minute hour day-of-month month day-of-week, like `0 9 * * 1`.',
+      };
     try {
       CronExpressionParser.parse(expr, { strict: false });
     } catch (error) {
-      return { ok: false, error: `That cron expression does not parse: ${error instanceof Error ? error.message : String(error)}` };
+      return {
+        ok: false,
+        error: `That cron expression does not parse: ${error instanceof Error ? error.message : String(error)}`,
+      };
     }
     return { ok: true, cron: expr };
   }
@@ -48,19 +55,22 @@ export function toCron(schedule: DigestSchedule): ScheduleResult {
       return { ok: true, cron: `${minute} ${hour} * * 1-5` };
     case 'weekly': {
       const day = schedule.weekday;
-      if (day === undefined || !Number.isInteger(day) || day < 0 || day > 6) return { ok: false, error: 'Pick a day of the week.' };
+      if (day === undefined || !Number.isInteger(day) || day < 0 || day > 6)
+        return { ok: false, error: 'Pick a day of the week.' };
       return { ok: true, cron: `${minute} ${hour} * * ${day}` };
     }
     case 'monthly': {
       const date = schedule.monthday;
-      if (date === undefined || !Number.isInteger(date) || date < 1 || date > 28) return { ok: false, error: 'Pick a day of the month from 1 to 28.' };
+      if (date === undefined || !Number.isInteger(date) || date < 1 || date > 28)
+        return { ok: false, error: 'Pick a day of the month from 1 to 28.' };
       return { ok: true, cron: `${minute} ${hour} ${date} * *` };
     }
   }
 }
 
 function ordinal(n: number): string {
-  const suffix = n % 10 === 1 && n !== 11 ? 'st' : n % 10 === 2 && n !== 12 ? 'nd' : n % 10 === 3 && n !== 13 ? 'rd' : 'th';
+  const suffix =
+    n % 10 === 1 && n !== 11 ? 'st' : n % 10 === 2 && n !== 12 ? 'nd' : n % 10 === 3 && n !== 13 ? 'rd' : 'th';
   return `${n}${suffix}`;
 }
 

@@ -63,7 +63,10 @@ export class DigestScheduler implements Schedule {
       const slot = new Date(match[2]!);
       const digest = this.tasks.get(id)?.digest;
       if (digest && previousRun(digest.cron, digest.timeZone, slot)?.getTime() !== slot.getTime()) {
-        this.options.log.debug({ digest: id, slot: slot.toISOString() }, 'not a slot of this schedule (a repeated local time); skipped');
+        this.options.log.debug(
+          { digest: id, slot: slot.toISOString() },
+          'not a slot of this schedule (a repeated local time); skipped',
+        );
         return false;
       }
       return this.options.runs.claim(id, slot, this.options.owner);
@@ -74,7 +77,9 @@ export class DigestScheduler implements Schedule {
     const { log } = this.options;
     await this.reload();
     // Catching up runs in the background, so a slow API does not hold up the start (stop() waits for it).
-    this.catchingUp = this.catchUp().catch((error: unknown) => log.error({ err: String(error) }, 'catching up on missed digests failed'));
+    this.catchingUp = this.catchUp().catch((error: unknown) =>
+      log.error({ err: String(error) }, 'catching up on missed digests failed'),
+    );
     // Every replica re-reads the digests, and catches up on any slot no task fired (a local time a DST change skipped).
     this.reloadTimer = setInterval(() => {
       this.reload()
@@ -83,7 +88,9 @@ export class DigestScheduler implements Schedule {
     }, this.options.reloadMs ?? 30_000);
     this.reloadTimer.unref();
     this.heartbeatTimer = setInterval(() => {
-      this.heartbeat().catch((error: unknown) => log.error({ err: String(error) }, 'digest heartbeat failed; trying again'));
+      this.heartbeat().catch((error: unknown) =>
+        log.error({ err: String(error) }, 'digest heartbeat failed; trying again'),
+      );
     }, this.options.heartbeatMs ?? 10_000);
     this.heartbeatTimer.unref();
   }
@@ -100,12 +107,19 @@ export class DigestScheduler implements Schedule {
       if (this.stopped) return;
       const where = { digest: run.digestId, slot: run.slot.toISOString() };
       if (this.now().getTime() - run.slot.getTime() > window) {
-        await runs.abandon(run.digestId, run.slot, owner, 'its replica stopped while fetching it, and the slot is past the catch-up window');
+        await runs.abandon(
+          run.digestId,
+          run.slot,
+          owner,
+          'its replica stopped while fetching it, and the slot is past the catch-up window',
+        );
         log.warn(where, 'a digest slot whose replica stopped is too old to post; recorded as abandoned');
         continue;
       }
       log.warn(where, 'taking over a digest slot whose replica stopped while fetching it');
-      void this.runClaimed(run.digestId, run.slot).catch((error: unknown) => log.error({ ...where, err: String(error) }, 'a taken-over digest slot failed'));
+      void this.runClaimed(run.digestId, run.slot).catch((error: unknown) =>
+        log.error({ ...where, err: String(error) }, 'a taken-over digest slot failed'),
+      );
     }
   }
 
@@ -194,10 +208,16 @@ export class DigestScheduler implements Schedule {
         continue;
       }
       if (now.getTime() - slot.getTime() <= window) {
-        this.options.log.info({ digest: digest.id, slot: slot.toISOString() }, 'posting a digest slot missed while no replica was running');
+        this.options.log.info(
+          { digest: digest.id, slot: slot.toISOString() },
+          'posting a digest slot missed while no replica was running',
+        );
         await this.runSlot(digest, slot);
       } else if (await this.options.runs.recordMissed(digest.id, slot)) {
-        this.options.log.warn({ digest: digest.id, slot: slot.toISOString() }, 'a digest slot was missed while no replica was running');
+        this.options.log.warn(
+          { digest: digest.id, slot: slot.toISOString() },
+          'a digest slot was missed while no replica was running',
+        );
       }
     }
   }

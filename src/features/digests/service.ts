@@ -51,7 +51,10 @@ export interface DigestLimits {
 }
 
 /** A change refused: the message says why. */
-const refuse = (text: string, hint?: string): { ok: false; message: SlackMessage } => ({ ok: false, message: problemMessage(text, hint) });
+const refuse = (text: string, hint?: string): { ok: false; message: SlackMessage } => ({
+  ok: false,
+  message: problemMessage(text, hint),
+});
 
 /**
  * The rules of digests, in one place: anyone may add one, only its owner or an admin
@@ -69,7 +72,10 @@ export class DigestService {
   async add(user: string, teamId: string, here: string, command: DigestAdd): Promise<Result<Digest>> {
     const channelId = command.channel ? await this.channelId(command.channel) : here;
     if (!channelId) {
-      return refuse(`I can't find a channel called #${command.channel?.name ?? '?'}.`, 'Check the name, or pick it in the form: /traffic digest add');
+      return refuse(
+        `I can't find a channel called #${command.channel?.name ?? '?'}.`,
+        'Check the name, or pick it in the form: /traffic digest add',
+      );
     }
     const timeZone = command.timeZone ?? (await this.deps.directory.userTimeZone(user, this.deps.defaultTimezone));
     const { schedule, cron, reports, filters, top } = command;
@@ -81,7 +87,12 @@ export class DigestService {
     if (notThere) return { ok: false, message: notThere };
     const over = await this.overLimit(user, input);
     if (over) return refuse(over.problem, over.hint);
-    const digest = await this.deps.repo.create({ ...input, teamId, ownerId: user, period: defaultPeriod(input.schedule.kind) });
+    const digest = await this.deps.repo.create({
+      ...input,
+      teamId,
+      ownerId: user,
+      period: defaultPeriod(input.schedule.kind),
+    });
     await this.changed(digest.ownerId);
     this.deps.log.info({ digest: digest.id, user, channel: digest.channelId }, 'digest added');
     return { ok: true, value: digest };
@@ -122,7 +133,11 @@ export class DigestService {
   }
 
   /** Which limit these settings break, if any: runs too close together, or too many digests in the channel or for the owner. */
-  async overLimit(ownerId: string, input: DigestFormInput, editing?: Digest): Promise<{ field: 'schedule' | 'channel'; problem: string; hint: string } | undefined> {
+  async overLimit(
+    ownerId: string,
+    input: DigestFormInput,
+    editing?: Digest,
+  ): Promise<{ field: 'schedule' | 'channel'; problem: string; hint: string } | undefined> {
     const { minIntervalMs, perChannel, perUser } = this.deps.limits;
     const gap = shortestGap(input.cron, input.timeZone, this.deps.now(), minIntervalMs);
     if (gap < minIntervalMs) {
@@ -134,10 +149,18 @@ export class DigestService {
     }
     const counts = await this.deps.repo.counts(input.channelId, ownerId, editing?.id);
     if (counts.channel >= perChannel && editing?.channelId !== input.channelId) {
-      return { field: 'channel', problem: `That channel already has ${counts.channel} digests, the most a channel may have.`, hint: 'Remove one there first (/traffic digest list), or pick another channel.' };
+      return {
+        field: 'channel',
+        problem: `That channel already has ${counts.channel} digests, the most a channel may have.`,
+        hint: 'Remove one there first (/traffic digest list), or pick another channel.',
+      };
     }
     if (counts.owner >= perUser && !editing) {
-      return { field: 'channel', problem: `You already have ${counts.owner} digests, the most one person may have.`, hint: 'Remove one first: /traffic digest list all' };
+      return {
+        field: 'channel',
+        problem: `You already have ${counts.owner} digests, the most one person may have.`,
+        hint: 'Remove one first: /traffic digest list all',
+      };
     }
     return undefined;
   }
@@ -147,7 +170,9 @@ export class DigestService {
     const digest = await this.deps.repo.get(id);
     if (!digest) return refuse(`There is no digest #${id}.`, 'See /traffic digest list.');
     // Its totals (this period and the one before), each report's top rows (both periods) and its chart's cold days; more is charged after.
-    const rendered = await withinQuota(this.deps.quota, user, 2 + digest.reports.length * 2 + 2, () => this.deps.content.render(digest, this.deps.now(), true));
+    const rendered = await withinQuota(this.deps.quota, user, 2 + digest.reports.length * 2 + 2, () =>
+      this.deps.content.render(digest, this.deps.now(), true),
+    );
     return rendered.ok ? { ok: true, value: rendered.value } : refuse(rendered.problem);
   }
 
@@ -164,7 +189,14 @@ export class DigestService {
   /** What the form shows: a digest's settings, or sensible ones for a new digest in this channel. */
   async formValues(user: string, channelId: string | undefined, digest?: Digest): Promise<DigestFormValues> {
     if (digest) {
-      return { channelId: digest.channelId, reports: digest.reports, schedule: digest.schedule, timeZone: digest.timeZone, top: digest.topN, filters: filtersToText(digest.filters) };
+      return {
+        channelId: digest.channelId,
+        reports: digest.reports,
+        schedule: digest.schedule,
+        timeZone: digest.timeZone,
+        top: digest.topN,
+        filters: filtersToText(digest.filters),
+      };
     }
     return {
       ...(channelId ? { channelId } : {}),
@@ -178,7 +210,8 @@ export class DigestService {
 
   /** `/traffic digest list [all]`: each digest with its schedule, next run, last result and the buttons this person may use. */
   async list(user: string, scope: { channelId: string } | 'all', heading?: string): Promise<SlackMessage> {
-    const digests = scope === 'all' ? await this.deps.repo.listAll() : await this.deps.repo.listByChannel(scope.channelId);
+    const digests =
+      scope === 'all' ? await this.deps.repo.listAll() : await this.deps.repo.listByChannel(scope.channelId);
     return this.describe(digests, user, heading ?? (scope === 'all' ? 'in this workspace' : 'in this channel'));
   }
 
@@ -188,7 +221,10 @@ export class DigestService {
 
   /** The person's own digests, as the list shows them (for App Home). */
   async ownedBy(user: string): Promise<DigestListItem[]> {
-    return this.items((await this.deps.repo.listAll()).filter((d) => d.ownerId === user), user);
+    return this.items(
+      (await this.deps.repo.listAll()).filter((d) => d.ownerId === user),
+      user,
+    );
   }
 
   private async items(digests: Digest[], user: string): Promise<DigestListItem[]> {
@@ -197,7 +233,8 @@ export class DigestService {
     const zone = this.deps.defaultTimezone;
     const queued = new Map<number, string>();
     for (const run of last.values()) {
-      const delivery = run.status === 'queued' && run.deliveryId ? await this.deps.deliveries.get(run.deliveryId) : undefined;
+      const delivery =
+        run.status === 'queued' && run.deliveryId ? await this.deps.deliveries.get(run.deliveryId) : undefined;
       if (delivery) queued.set(run.digestId, deliveryState(delivery, zone, now));
     }
     const items = digests.map((d) => {
@@ -211,7 +248,9 @@ export class DigestService {
         reports: d.reports.map((id) => (Object.hasOwn(REPORTS, id) ? id : '?')),
         schedule: scheduleInWords(d.schedule, d.timeZone),
         nextRun: next ? formatDateTime(next.toISOString(), d.timeZone, now) : undefined,
-        lastRun: run ? `${run.status} ${formatDateTime(run.slot.toISOString(), d.timeZone, now)}${how ? ` (${how})` : ''}` : undefined,
+        lastRun: run
+          ? `${run.status} ${formatDateTime(run.slot.toISOString(), d.timeZone, now)}${how ? ` (${how})` : ''}`
+          : undefined,
         attention: d.attention,
         paused: d.paused,
         canManage: this.deps.access.mayManage(user, d.ownerId),

@@ -35,7 +35,16 @@ export const NOTICE_BLOCK = 'notice';
 export const HOME_SHOWN = 10;
 
 export interface HomeView {
-  digests: { id: number; channelId: string; reports: string[]; schedule: string; nextRun?: string; lastRun?: string; paused: boolean; attention?: string }[];
+  digests: {
+    id: number;
+    channelId: string;
+    reports: string[];
+    schedule: string;
+    nextRun?: string;
+    lastRun?: string;
+    paused: boolean;
+    attention?: string;
+  }[];
   watches: { id: number; title: string; channelId: string; state: string; paused: boolean; muted: boolean }[];
   /** Channels subscribed to threat alerts, in words; the latest alerts only for those allowed security details; `manage`: the person may turn alerts on and off and mute. */
   alerts: {
@@ -65,7 +74,13 @@ export interface HomeSettings {
 }
 
 function button(text: string, actionId: string, value: string | number, style?: 'primary' | 'danger'): Button {
-  return { type: 'button', text: plainText(text, LIMITS.buttonText), action_id: actionId, value: String(value), ...(style ? { style } : {}) };
+  return {
+    type: 'button',
+    text: plainText(text, LIMITS.buttonText),
+    action_id: actionId,
+    value: String(value),
+    ...(style ? { style } : {}),
+  };
 }
 
 function actions(blockId: string, elements: ActionsBlock['elements']): ActionsBlock {
@@ -83,13 +98,20 @@ function digestBlocks(view: HomeView): KnownBlock[] {
     { type: 'header', text: plainText(`Your digests (${view.digests.length})`, LIMITS.headerText) },
     actions('digests', [button('New digest', HOME_START.newDigest, 'new', 'primary')]),
   ];
-  if (view.digests.length === 0) blocks.push({ type: 'section', text: mrkdwn('None yet: *New digest*, or `/traffic digest add` in a channel.') });
+  if (view.digests.length === 0)
+    blocks.push({ type: 'section', text: mrkdwn('None yet: *New digest*, or `/traffic digest add` in a channel.') });
   for (const d of view.digests.slice(0, HOME_SHOWN)) {
     const state = d.paused ? ':double_vertical_bar: paused' : d.nextRun ? `next ${escapeMrkdwn(d.nextRun)}` : '';
     const last = d.lastRun ? ` · last ${escapeMrkdwn(d.lastRun)}` : '';
     const attention = d.attention ? `\n:warning: ${escapeMrkdwn(d.attention)}` : '';
     blocks.push(
-      { type: 'section', block_id: `digest-${d.id}-about`, text: mrkdwn(`*#${d.id}* ${escapeMrkdwn(d.reports.join(', '))} in <#${d.channelId}> · ${escapeMrkdwn(d.schedule)}\n${state}${last}${attention}`) },
+      {
+        type: 'section',
+        block_id: `digest-${d.id}-about`,
+        text: mrkdwn(
+          `*#${d.id}* ${escapeMrkdwn(d.reports.join(', '))} in <#${d.channelId}> · ${escapeMrkdwn(d.schedule)}\n${state}${last}${attention}`,
+        ),
+      },
       actions(`digest-${d.id}`, [
         button('Preview', HOME_ACTIONS.previewDigest, d.id),
         d.paused ? button('Resume', HOME_ACTIONS.resumeDigest, d.id) : button('Pause', HOME_ACTIONS.pauseDigest, d.id),
@@ -100,11 +122,23 @@ function digestBlocks(view: HomeView): KnownBlock[] {
 }
 
 function watchBlocks(view: HomeView): KnownBlock[] {
-  const blocks: KnownBlock[] = [{ type: 'header', text: plainText(`Your watches (${view.watches.length})`, LIMITS.headerText) }];
-  if (view.watches.length === 0) blocks.push({ type: 'section', text: mrkdwn('None yet. Add one, e.g. `/traffic watch visits drops 40% vs last week`.') });
+  const blocks: KnownBlock[] = [
+    { type: 'header', text: plainText(`Your watches (${view.watches.length})`, LIMITS.headerText) },
+  ];
+  if (view.watches.length === 0)
+    blocks.push({
+      type: 'section',
+      text: mrkdwn('None yet. Add one, e.g. `/traffic watch visits drops 40% vs last week`.'),
+    });
   for (const w of view.watches.slice(0, HOME_SHOWN)) {
     blocks.push(
-      { type: 'section', block_id: `watch-${w.id}-about`, text: mrkdwn(`*#${w.id}* ${escapeMrkdwn(w.title)} in <#${w.channelId}>${w.muted ? ' · :no_bell: muted' : ''}\n${escapeMrkdwn(w.state)}`) },
+      {
+        type: 'section',
+        block_id: `watch-${w.id}-about`,
+        text: mrkdwn(
+          `*#${w.id}* ${escapeMrkdwn(w.title)} in <#${w.channelId}>${w.muted ? ' · :no_bell: muted' : ''}\n${escapeMrkdwn(w.state)}`,
+        ),
+      },
       actions(`watch-${w.id}`, [
         w.paused ? button('Resume', HOME_ACTIONS.resumeWatch, w.id) : button('Pause', HOME_ACTIONS.pauseWatch, w.id),
         w.muted ? button('Unmute', HOME_ACTIONS.unmuteWatch, w.id) : button('Mute 24h', HOME_ACTIONS.muteWatch, w.id),
@@ -120,11 +154,27 @@ function alertBlocks({ alerts }: HomeView): KnownBlock[] {
   if (subs.length === 0) blocks.push({ type: 'section', text: mrkdwn('No channel is watching for threats.') });
   if (alerts.manage) {
     for (const s of subs) {
-      blocks.push({ type: 'section', block_id: `alerts-${s.channelId}`, text: mrkdwn(`<#${s.channelId}>: ${escapeMrkdwn(s.text)}`), accessory: button('Turn off', HOME_START.alertsOff, s.channelId, 'danger') });
+      blocks.push({
+        type: 'section',
+        block_id: `alerts-${s.channelId}`,
+        text: mrkdwn(`<#${s.channelId}>: ${escapeMrkdwn(s.text)}`),
+        accessory: button('Turn off', HOME_START.alertsOff, s.channelId, 'danger'),
+      });
     }
-    blocks.push(actions('alerts-on', [{ type: 'channels_select', action_id: HOME_START.alertsOn, placeholder: plainText('Turn alerts on in…', LIMITS.placeholder) }]));
+    blocks.push(
+      actions('alerts-on', [
+        {
+          type: 'channels_select',
+          action_id: HOME_START.alertsOn,
+          placeholder: plainText('Turn alerts on in…', LIMITS.placeholder),
+        },
+      ]),
+    );
   } else if (subs.length > 0) {
-    blocks.push({ type: 'section', text: mrkdwn(subs.map((s) => `<#${s.channelId}>: ${escapeMrkdwn(s.text)}`).join('\n')) });
+    blocks.push({
+      type: 'section',
+      text: mrkdwn(subs.map((s) => `<#${s.channelId}>: ${escapeMrkdwn(s.text)}`).join('\n')),
+    });
   }
   blocks.push(...more(alerts.subscriptions.length, '/traffic alerts status'));
   if (!alerts.recent) return blocks;
@@ -132,7 +182,13 @@ function alertBlocks({ alerts }: HomeView): KnownBlock[] {
   alerts.recent.slice(0, HOME_SHOWN).forEach((a, i) => {
     const text = `<#${a.channelId}> ${escapeMrkdwn(a.text)} · ${a.acknowledgedBy ? `acknowledged by ${mention(a.acknowledgedBy)}` : 'not acknowledged'}`;
     const ref = `${a.channelId} ${a.visitorId}`;
-    const accessory = alerts.manage ? { accessory: a.muted ? button('Unmute', HOME_START.unmuteAlert, ref) : button('Mute 24h', HOME_START.muteAlert, ref) } : {};
+    const accessory = alerts.manage
+      ? {
+          accessory: a.muted
+            ? button('Unmute', HOME_START.unmuteAlert, ref)
+            : button('Mute 24h', HOME_START.muteAlert, ref),
+        }
+      : {};
     blocks.push({ type: 'section', block_id: `alert-${i}`, text: mrkdwn(text), ...accessory });
   });
   return blocks;
@@ -142,7 +198,12 @@ function deliveryBlocks(view: HomeView): KnownBlock[] {
   const blocks: KnownBlock[] = [{ type: 'header', text: plainText('Deliveries that need a look', LIMITS.headerText) }];
   if (view.deliveries.length === 0) blocks.push({ type: 'section', text: mrkdwn('Nothing pending or failed.') });
   for (const d of view.deliveries.slice(0, HOME_SHOWN)) {
-    blocks.push({ type: 'section', block_id: `delivery-${d.id}`, text: mrkdwn(`${escapeMrkdwn(d.label)} in <#${d.channelId}>: ${escapeMrkdwn(d.state)}`), ...(d.failed ? { accessory: button('Retry', HOME_ACTIONS.retry, d.id) } : {}) });
+    blocks.push({
+      type: 'section',
+      block_id: `delivery-${d.id}`,
+      text: mrkdwn(`${escapeMrkdwn(d.label)} in <#${d.channelId}>: ${escapeMrkdwn(d.state)}`),
+      ...(d.failed ? { accessory: button('Retry', HOME_ACTIONS.retry, d.id) } : {}),
+    });
   }
   return [...blocks, ...more(view.deliveries.length, '/traffic alerts status')];
 }
@@ -161,7 +222,14 @@ function settingsBlocks(s: HomeSettings | undefined): KnownBlock[] {
   return [
     { type: 'header', text: plainText('Settings (admins, read-only)', LIMITS.headerText) },
     { type: 'section', block_id: 'settings', text: mrkdwn(lines.join('\n')) },
-    { type: 'context', elements: [mrkdwn('Set in Lookout\'s environment (`ADMIN_USERS`, `SECURITY_*`, `DIGESTS_PER_*`, `USER_RATE_*`…); they change on restart.')] },
+    {
+      type: 'context',
+      elements: [
+        mrkdwn(
+          "Set in Lookout's environment (`ADMIN_USERS`, `SECURITY_*`, `DIGESTS_PER_*`, `USER_RATE_*`…); they change on restart.",
+        ),
+      ],
+    },
   ];
 }
 
@@ -171,10 +239,25 @@ function settingsBlocks(s: HomeSettings | undefined): KnownBlock[] {
  * settings in force for admins. At most 10 of each: well within 100 blocks.
  */
 export function homeView(view: HomeView): { type: 'home'; blocks: KnownBlock[] } {
-  const notice: KnownBlock[] = view.notice ? [{ type: 'section', block_id: NOTICE_BLOCK, text: mrkdwn(`${view.notice.ok ? ':white_check_mark:' : ':warning:'} ${escapeMrkdwn(view.notice.text)}`) }] : [];
+  const notice: KnownBlock[] = view.notice
+    ? [
+        {
+          type: 'section',
+          block_id: NOTICE_BLOCK,
+          text: mrkdwn(`${view.notice.ok ? ':white_check_mark:' : ':warning:'} ${escapeMrkdwn(view.notice.text)}`),
+        },
+      ]
+    : [];
   const blocks: KnownBlock[] = [
     { type: 'header', text: plainText('Lookout', LIMITS.headerText) },
-    { type: 'context', elements: [mrkdwn(`Visitor analytics and threat alerts for this workspace${view.demo ? ' · _demo data_' : ''}. Type \`/traffic help\` in any channel.`)] },
+    {
+      type: 'context',
+      elements: [
+        mrkdwn(
+          `Visitor analytics and threat alerts for this workspace${view.demo ? ' · _demo data_' : ''}. Type \`/traffic help\` in any channel.`,
+        ),
+      ],
+    },
     ...notice,
     { type: 'divider' },
     ...digestBlocks(view),

@@ -49,7 +49,13 @@ export const home: LookoutFeature<'home', 'digests' | 'watches' | 'alerts', { ho
       ownersIn: (channels) => service.ownersIn(channels),
       enqueue: async (user, view) => {
         const message = { text: 'Lookout Home', blocks: view.blocks as SlackMessage['blocks'] };
-        await deliveries.enqueueLatest({ subject: HOME, payload: { user }, channelId: user, message, expiresInMs: HOME_PUBLISH_DEADLINE_MS });
+        await deliveries.enqueueLatest({
+          subject: HOME,
+          payload: { user },
+          channelId: user,
+          message,
+          expiresInMs: HOME_PUBLISH_DEADLINE_MS,
+        });
         platform.queued();
       },
       log,

@@ -22,7 +22,10 @@ function homeOpened(home: HomeService) {
     try {
       await publish(home, args.client, event.user);
     } catch (error) {
-      requestLog(args.context, home.log).error({ user: event.user, err: (error as Error).message }, 'App Home not published');
+      requestLog(args.context, home.log).error(
+        { user: event.user, err: (error as Error).message },
+        'App Home not published',
+      );
     }
   };
 }
@@ -35,10 +38,15 @@ function homeButton(home: HomeService, run: (args: ActionArgs, user: string) => 
     let notice = acted.notice;
     if (acted.preview) {
       const { channelId, message } = acted.preview;
-      notice = await args.client.chat.postEphemeral({ channel: channelId, user, text: message.text, blocks: message.blocks }).then(
-        () => notice,
-        (error: unknown) => ({ ok: false, text: `Slack would not show the preview in that channel (${slackReason(error)}). Invite Lookout there, or use /traffic digest preview in it.` }),
-      );
+      notice = await args.client.chat
+        .postEphemeral({ channel: channelId, user, text: message.text, blocks: message.blocks })
+        .then(
+          () => notice,
+          (error: unknown) => ({
+            ok: false,
+            text: `Slack would not show the preview in that channel (${slackReason(error)}). Invite Lookout there, or use /traffic digest preview in it.`,
+          }),
+        );
     }
     await publish(home, args.client, user, notice);
   };
@@ -48,7 +56,8 @@ const TOO_OLD: Acted = { notice: { ok: false, text: 'That button is too old; ope
 
 /** "New digest": the digest form, as `/traffic digest add` with nothing after it opens. */
 function newDigest(home: HomeService) {
-  return async (args: ActionArgs) => args.client.views.open({ trigger_id: args.body.trigger_id, view: await home.newDigestForm(args.body.user.id) });
+  return async (args: ActionArgs) =>
+    args.client.views.open({ trigger_id: args.body.trigger_id, view: await home.newDigestForm(args.body.user.id) });
 }
 
 export function registerHome(app: Routes, home: HomeService): void {
@@ -65,9 +74,26 @@ export function registerHome(app: Routes, home: HomeService): void {
   }
   app.handle(HOME_START.newDigest, newDigest(home), 'none');
   const team = (args: ActionArgs) => args.body.team?.id ?? args.body.user.team_id ?? '';
-  const selected = (args: ActionArgs) => (args.action.type === 'channels_select' ? args.action.selected_channel : undefined);
-  app.handle(HOME_START.alertsOn, homeButton(home, (args, user) => home.alertsIn(user, team(args), selected(args), true)), 'none');
-  app.handle(HOME_START.alertsOff, homeButton(home, (args, user) => home.alertsIn(user, team(args), buttonValue(args), false)), 'none');
-  app.handle(HOME_START.muteAlert, homeButton(home, (args, user) => home.muteAlert(user, buttonValue(args), true)), 'none');
-  app.handle(HOME_START.unmuteAlert, homeButton(home, (args, user) => home.muteAlert(user, buttonValue(args), false)), 'none');
+  const selected = (args: ActionArgs) =>
+    args.action.type === 'channels_select' ? args.action.selected_channel : undefined;
+  app.handle(
+    HOME_START.alertsOn,
+    homeButton(home, (args, user) => home.alertsIn(user, team(args), selected(args), true)),
+    'none',
+  );
+  app.handle(
+    HOME_START.alertsOff,
+    homeButton(home, (args, user) => home.alertsIn(user, team(args), buttonValue(args), false)),
+    'none',
+  );
+  app.handle(
+    HOME_START.muteAlert,
+    homeButton(home, (args, user) => home.muteAlert(user, buttonValue(args), true)),
+    'none',
+  );
+  app.handle(
+    HOME_START.unmuteAlert,
+    homeButton(home, (args, user) => home.muteAlert(user, buttonValue(args), false)),
+    'none',
+  );
 }

@@ -42,7 +42,11 @@ export class HomeRefresh {
   private readonly bucket: TokenBucket;
 
   constructor(private readonly deps: HomeRefreshDeps) {
-    this.bucket = new TokenBucket({ bucketSize: deps.burst ?? 20, tokensPerInterval: deps.perMinute ?? 90, interval: 'minute' });
+    this.bucket = new TokenBucket({
+      bucketSize: deps.burst ?? 20,
+      tokensPerInterval: deps.perMinute ?? 90,
+      interval: 'minute',
+    });
     this.bucket.content = this.bucket.bucketSize;
   }
 
@@ -72,7 +76,9 @@ export class HomeRefresh {
       this.timer = undefined;
       if (this.running) return this.schedule(delayMs);
       this.running = this.flush()
-        .catch((error: unknown) => this.deps.log.error({ err: errorText(error) }, 'App Home refresh failed; trying again'))
+        .catch((error: unknown) =>
+          this.deps.log.error({ err: errorText(error) }, 'App Home refresh failed; trying again'),
+        )
         .finally(() => {
           this.running = undefined;
         });
@@ -89,11 +95,17 @@ export class HomeRefresh {
     this.everyone = false;
     let audience: { user: string; hash?: string }[];
     try {
-      const named = everyone ? undefined : [...new Set([...users, ...(channels.length > 0 ? await this.deps.ownersIn(channels) : [])])];
-      audience = named?.length === 0 ? [] : await this.deps.repo.audience(named, this.deps.openedWithinMs ?? 30 * 86_400_000);
+      const named = everyone
+        ? undefined
+        : [...new Set([...users, ...(channels.length > 0 ? await this.deps.ownersIn(channels) : [])])];
+      audience =
+        named?.length === 0 ? [] : await this.deps.repo.audience(named, this.deps.openedWithinMs ?? 30 * 86_400_000);
     } catch (error) {
       this.deps.observe?.('failed');
-      this.deps.log.warn({ err: errorText(error), retryInMs: RETRY_MS }, 'could not work out whose App Home changed; trying again');
+      this.deps.log.warn(
+        { err: errorText(error), retryInMs: RETRY_MS },
+        'could not work out whose App Home changed; trying again',
+      );
       this.requeue(users, channels, everyone);
       return;
     }
@@ -113,7 +125,10 @@ export class HomeRefresh {
       } catch (error) {
         failed.push(user);
         this.deps.observe?.('failed');
-        this.deps.log.warn({ user, err: errorText(error), retryInMs: RETRY_MS }, 'App Home not published again; trying again');
+        this.deps.log.warn(
+          { user, err: errorText(error), retryInMs: RETRY_MS },
+          'App Home not published again; trying again',
+        );
       }
     }
     if (failed.length > 0) this.requeue(failed, [], false);

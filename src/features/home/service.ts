@@ -43,7 +43,11 @@ export interface Acted {
 const DAY = 86_400_000;
 
 const said = (outcome: { ok: boolean; message?: { text: string } }, done?: string): Acted =>
-  outcome.ok ? (done ? { notice: { ok: true, text: done } } : {}) : { notice: { ok: false, text: outcome.message?.text ?? 'That could not be done.' } };
+  outcome.ok
+    ? done
+      ? { notice: { ok: true, text: done } }
+      : {}
+    : { notice: { ok: false, text: outcome.message?.text ?? 'That could not be done.' } };
 
 /** App Home: what a person has set up, and what needs a look; its buttons do what the commands do, with their rules. */
 export class HomeService {
@@ -71,19 +75,29 @@ export class HomeService {
         if (!digest.ok) return said(digest);
         const preview = await this.deps.digests.preview(id, user);
         if (!preview.ok) return said(preview);
-        return { notice: { ok: true, text: `Preview of digest #${id} sent to you in its channel (only you see it).` }, preview: { channelId: digest.value.channelId, message: preview.value } };
+        return {
+          notice: { ok: true, text: `Preview of digest #${id} sent to you in its channel (only you see it).` },
+          preview: { channelId: digest.value.channelId, message: preview.value },
+        };
       }
       case 'pauseWatch':
       case 'resumeWatch':
         return said(await this.deps.watches.setPaused(user, id, action === 'pauseWatch', 'home'));
       case 'muteWatch':
       case 'unmuteWatch':
-        return said(await this.deps.watches.mute(user, id, action === 'muteWatch' ? DAY : 0, 'home'), action === 'muteWatch' ? `Watch #${id} is muted for 24 hours: it keeps evaluating and posts nothing.` : `Watch #${id} is unmuted.`);
+        return said(
+          await this.deps.watches.mute(user, id, action === 'muteWatch' ? DAY : 0, 'home'),
+          action === 'muteWatch'
+            ? `Watch #${id} is muted for 24 hours: it keeps evaluating and posts nothing.`
+            : `Watch #${id} is unmuted.`,
+        );
       case 'retry': {
         const delivery = await this.deps.deliveries.get(id);
         const { channels } = await this.channels(user);
-        if (!delivery || !channels.includes(delivery.channelId)) return { notice: { ok: false, text: 'That delivery is not one of yours.' } };
-        if (!(await this.deps.deliveries.retry(id, 6 * 3_600_000))) return { notice: { ok: false, text: 'That delivery is no longer failed.' } };
+        if (!delivery || !channels.includes(delivery.channelId))
+          return { notice: { ok: false, text: 'That delivery is not one of yours.' } };
+        if (!(await this.deps.deliveries.retry(id, 6 * 3_600_000)))
+          return { notice: { ok: false, text: 'That delivery is no longer failed.' } };
         this.deps.queued();
         this.deps.log.info({ delivery: id, user }, 'failed delivery retried from App Home');
         return {};
@@ -96,7 +110,14 @@ export class HomeService {
     const id = ChannelId.safeParse(channel);
     if (!id.success) return { notice: { ok: false, text: 'That is not a channel; pick one from the list.' } };
     if (!on) return said(await this.deps.alerts.unsubscribe(user, id.data, undefined));
-    return said(await this.deps.alerts.subscribe(user, teamId, id.data, { min: 'medium', checks: [...ALERT_CHECKS], grouping: 'grouped' }), `Threat alerts are on in that channel: medium severity or more, every check.`);
+    return said(
+      await this.deps.alerts.subscribe(user, teamId, id.data, {
+        min: 'medium',
+        checks: [...ALERT_CHECKS],
+        grouping: 'grouped',
+      }),
+      `Threat alerts are on in that channel: medium severity or more, every check.`,
+    );
   }
 
   /** Mute a flagged visitor in a channel for 24 hours, or unmute (admins only); `ref` is `<channel id> <visitor id>`. */
@@ -104,8 +125,11 @@ export class HomeService {
     const [channel, visitor] = (ref ?? '').split(' ');
     const channelId = ChannelId.safeParse(channel);
     const visitorId = SafeId.safeParse(visitor);
-    if (!channelId.success || !visitorId.success) return { notice: { ok: false, text: 'That button is too old; open the Home tab again.' } };
-    const outcome = mute ? await this.deps.alerts.mute(user, channelId.data, visitorId.data, DAY) : await this.deps.alerts.unmute(user, channelId.data, visitorId.data);
+    if (!channelId.success || !visitorId.success)
+      return { notice: { ok: false, text: 'That button is too old; open the Home tab again.' } };
+    const outcome = mute
+      ? await this.deps.alerts.mute(user, channelId.data, visitorId.data, DAY)
+      : await this.deps.alerts.unmute(user, channelId.data, visitorId.data);
     return said(outcome, messageOf(outcome).text);
   }
 
@@ -117,20 +141,46 @@ export class HomeService {
   /** The person's Home as it stands, with `notice` at its top, and the hash of what it shows (the notice left out). */
   async render(user: string, notice?: Notice): Promise<{ view: ReturnType<typeof homeView>; hash: string }> {
     const { digests, watches, channels } = await this.channels(user);
-    const open = channels.length > 0 ? await this.deps.deliveries.unfinished({ channels, failedWithinMs: 7 * DAY, limit: 30 }) : [];
+    const open =
+      channels.length > 0
+        ? await this.deps.deliveries.unfinished({ channels, failedWithinMs: 7 * DAY, limit: 30 })
+        : [];
     const security = this.deps.access.maySeeSecurityPrivately(user);
     const admin = this.deps.access.isAdmin(user);
     const now = this.deps.now();
     const deliveries = open
       .filter((d) => security || !this.deps.subjects.sensitive(d.kind))
-      .map((d) => ({ id: d.id, channelId: d.channelId, label: this.deps.subjects.get(d.kind)?.label ?? d.kind, state: deliveryState(d, this.deps.timeZone, now), failed: d.status === 'failed' }));
+      .map((d) => ({
+        id: d.id,
+        channelId: d.channelId,
+        label: this.deps.subjects.get(d.kind)?.label ?? d.kind,
+        state: deliveryState(d, this.deps.timeZone, now),
+        failed: d.status === 'failed',
+      }));
     const overview = await this.deps.alerts.overview(user);
-    const alerts = { subscriptions: overview.subscriptions, manage: admin, ...(overview.alerts ? { recent: overview.alerts } : {}) };
+    const alerts = {
+      subscriptions: overview.subscriptions,
+      manage: admin,
+      ...(overview.alerts ? { recent: overview.alerts } : {}),
+    };
     const { rules } = this.deps.access;
     const settings: HomeSettings | undefined = admin
-      ? { admins: rules.admins, securityUsers: rules.security.users, securityChannels: rules.security.channels, ...this.deps.settings }
+      ? {
+          admins: rules.admins,
+          securityUsers: rules.security.users,
+          securityChannels: rules.security.channels,
+          ...this.deps.settings,
+        }
       : undefined;
-    const view = homeView({ digests, watches, alerts, deliveries, demo: this.deps.demo, ...(settings ? { settings } : {}), ...(notice ? { notice } : {}) });
+    const view = homeView({
+      digests,
+      watches,
+      alerts,
+      deliveries,
+      demo: this.deps.demo,
+      ...(settings ? { settings } : {}),
+      ...(notice ? { notice } : {}),
+    });
     const shown = view.blocks.filter((b) => b.block_id !== NOTICE_BLOCK);
     return { view, hash: createHash('sha256').update(JSON.stringify(shown)).digest('base64url') };
   }

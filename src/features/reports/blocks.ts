@@ -1,4 +1,12 @@
-import type { ActionsBlock, Button, DataTableBlock, KnownBlock, PlainTextOption, StaticSelect, TableBlock } from '@slack/types';
+import type {
+  ActionsBlock,
+  Button,
+  DataTableBlock,
+  KnownBlock,
+  PlainTextOption,
+  StaticSelect,
+  TableBlock,
+} from '@slack/types';
 import { sortFields, type Column, type ReportDef, type ReportRow } from '../../kernel/catalog.js';
 import { likelyFilterFix } from '../../kernel/filters.js';
 import { z } from 'zod';
@@ -11,7 +19,15 @@ import { BACK_TO_CARD_ACTION, TREND_ACTION } from '../../kernel/trend.js';
 import { fieldOf } from '../../kernel/records.js';
 import { escapeMrkdwn, fallbackText } from '../../platform/slack/kit/escape.js';
 import { describeFilters } from '../../platform/slack/kit/filters.js';
-import { capBlocks, cell, fitTableText, LIMITS, mrkdwn, numberCell, plainText } from '../../platform/slack/kit/limits.js';
+import {
+  capBlocks,
+  cell,
+  fitTableText,
+  LIMITS,
+  mrkdwn,
+  numberCell,
+  plainText,
+} from '../../platform/slack/kit/limits.js';
 
 /** Where a message's interactive elements find their query again (see refs.ts). */
 export interface ReportRefs {
@@ -93,7 +109,9 @@ function contextLine(view: ReportView, headless: boolean): string {
   ];
   const filters = describeFilters(query.filters);
   if (filters) parts.push(`filters: ${filters}`);
-  parts.push(`${def.columns.some((c) => c.format === 'datetime') ? 'days and times' : 'days'} in ${escapeMrkdwn(view.timeZone)}`);
+  parts.push(
+    `${def.columns.some((c) => c.format === 'datetime') ? 'days and times' : 'days'} in ${escapeMrkdwn(view.timeZone)}`,
+  );
   if (view.demo) parts.push('_demo data_');
   if (view.sharedBy && USER_ID.test(view.sharedBy)) parts.push(`shared by <@${view.sharedBy}>`);
   if (headless) parts.push(`columns: ${def.columns.map((c) => c.label).join(', ')}`);
@@ -123,7 +141,13 @@ function numericValue(row: ReportRow, column: Column): number | undefined {
  * The page as a data_table (Slack sorts and pages it in the client; numbers are raw_number),
  * or, past its character budget, as the plain table.
  */
-function reportTable(def: ReportDef, rows: readonly ReportRow[], timeZone: string, now: Date, barMax?: number): DataTableBlock | TableBlock {
+function reportTable(
+  def: ReportDef,
+  rows: readonly ReportRow[],
+  timeZone: string,
+  now: Date,
+  barMax?: number,
+): DataTableBlock | TableBlock {
   const counts = def.countField ? rows.map((r) => Number(fieldOf(r, def.countField!)) || 0) : [];
   const max = Math.max(0, barMax ?? 0, ...counts);
   const withBar = def.countField !== undefined && max > 0;
@@ -141,12 +165,22 @@ function reportTable(def: ReportDef, rows: readonly ReportRow[], timeZone: strin
   ]);
   const chars = [header, ...tableRows].flat().reduce((n, c) => n + Array.from(c.text).length, 0);
   if (chars <= LIMITS.dataTableChars) {
-    return { type: 'data_table', caption: `${def.title}: ${def.columns.map((c) => c.label).join(', ')}`, page_size: Math.min(page.length, LIMITS.dataTablePageSize), rows: [header, ...tableRows] };
+    return {
+      type: 'data_table',
+      caption: `${def.title}: ${def.columns.map((c) => c.label).join(', ')}`,
+      page_size: Math.min(page.length, LIMITS.dataTablePageSize),
+      rows: [header, ...tableRows],
+    };
   }
   return plainTable(def, header, texts, withBar ? bars : undefined);
 }
 
-function plainTable(def: ReportDef, header: ReturnType<typeof cell>[], texts: string[][], bars: string[] | undefined): TableBlock {
+function plainTable(
+  def: ReportDef,
+  header: ReturnType<typeof cell>[],
+  texts: string[][],
+  bars: string[] | undefined,
+): TableBlock {
   const numeric = (c: Column) => c.format === 'count' || c.format === 'duration';
   const body = texts.slice(0, LIMITS.tableRows).map((row, i) => [...row, ...(bars ? [bars[i]!] : [])]);
   // A full page of 100 rows leaves no room for the header row: the columns are then named in the context line.
@@ -182,7 +216,9 @@ function actionBlocks(view: ReportView): ActionsBlock[] {
   const rangeOptions = RANGE_MENU.map((w) => option(rangeLabel(w), encodeMenuChoice({ range: w })));
   const currentRange = rangeOptions.find((o) => o.value === encodeMenuChoice({ range: query.range }));
   const sortOptions = sortChoices(def);
-  const current = encodeMenuChoice({ sort: { key: query.sort?.key ?? def.defaultSort, dir: query.sort?.dir ?? 'desc' } });
+  const current = encodeMenuChoice({
+    sort: { key: query.sort?.key ?? def.defaultSort, dir: query.sort?.dir ?? 'desc' },
+  });
   const currentSort = sortOptions.find((o) => o.value === current);
 
   const menus: ActionsBlock = {
@@ -230,7 +266,9 @@ function actionBlocks(view: ReportView): ActionsBlock[] {
 function inspectableVisitors(def: ReportDef, rows: readonly ReportRow[]): string[] {
   const field = def.visitorField;
   if (!field) return [];
-  const ids = rows.map((r) => fieldOf(r, field)).filter((id): id is string => typeof id === 'string' && id.length > 0 && id.length <= LIMITS.optionValue);
+  const ids = rows
+    .map((r) => fieldOf(r, field))
+    .filter((id): id is string => typeof id === 'string' && id.length > 0 && id.length <= LIMITS.optionValue);
   return [...new Set(ids)].slice(0, LIMITS.selectOptions);
 }
 
@@ -238,12 +276,14 @@ function inspectableVisitors(def: ReportDef, rows: readonly ReportRow[]): string
 function sortChoices(def: ReportDef): PlainTextOption[] {
   const fields = sortFields(def);
   // A visit's date is when it was created: "Newest first" already says it.
-  return fields.filter((key) => !(key === 'date' && fields.includes('created'))).flatMap((key) => {
-    const choice = (dir: SortDir) => encodeMenuChoice({ sort: { key, dir } });
-    if (key === 'created') return [option('Newest first', choice('desc')), option('Oldest first', choice('asc'))];
-    const label = def.columns.find((c) => c.field === key)?.label ?? key;
-    return [option(`${label} ↓`, choice('desc')), option(`${label} ↑`, choice('asc'))];
-  });
+  return fields
+    .filter((key) => !(key === 'date' && fields.includes('created')))
+    .flatMap((key) => {
+      const choice = (dir: SortDir) => encodeMenuChoice({ sort: { key, dir } });
+      if (key === 'created') return [option('Newest first', choice('desc')), option('Oldest first', choice('asc'))];
+      const label = def.columns.find((c) => c.field === key)?.label ?? key;
+      return [option(`${label} ↓`, choice('desc')), option(`${label} ↑`, choice('asc'))];
+    });
 }
 
 /** What a range or sort menu option changes. */
@@ -258,9 +298,14 @@ export function encodeMenuChoice(choice: MenuChoice): string {
  * The change a menu option asks for, checked against the report as a typed command is:
  * a range the command language knows, a sort key from the report's catalog.
  */
-export function decodeMenuChoice(value: unknown, def: ReportDef): { ok: true; choice: MenuChoice } | { ok: false; error: string } {
+export function decodeMenuChoice(
+  value: unknown,
+  def: ReportDef,
+): { ok: true; choice: MenuChoice } | { ok: false; error: string } {
   const parsed = menuChoice(def).safeParse(value);
-  return parsed.success ? { ok: true, choice: parsed.data } : { ok: false, error: parsed.error.issues[0]?.message ?? 'That menu option is not one of ours.' };
+  return parsed.success
+    ? { ok: true, choice: parsed.data }
+    : { ok: false, error: parsed.error.issues[0]?.message ?? 'That menu option is not one of ours.' };
 }
 
 const menuChoice = (def: ReportDef) =>
@@ -276,7 +321,10 @@ const menuChoice = (def: ReportDef) =>
       }
       const sort = /^s:([^:]{1,64}):(asc|desc)$/.exec(value);
       if (sort && sortFields(def).includes(sort[1]!)) return { sort: { key: sort[1]!, dir: sort[2] as SortDir } };
-      ctx.addIssue({ code: 'custom', message: `${code(sort?.[1] ?? value)} is not a way to sort ${def.title}; pick one from the menu.` });
+      ctx.addIssue({
+        code: 'custom',
+        message: `${code(sort?.[1] ?? value)} is not a way to sort ${def.title}; pick one from the menu.`,
+      });
       return z.NEVER;
     });
 

@@ -111,7 +111,9 @@ export function helpText(topic: string | undefined, catalog: ReportCatalog, more
     return lines;
   }
   return [
-    `No help on "${quoteInput(t)}". Topics: reports, ranges, filters, sort, examples${Object.keys(more).map((k) => `, ${k}`).join('')}, or a report name.`,
+    `No help on "${quoteInput(t)}". Topics: reports, ranges, filters, sort, examples${Object.keys(more)
+      .map((k) => `, ${k}`)
+      .join('')}, or a report name.`,
     ...general(catalog),
   ];
 }

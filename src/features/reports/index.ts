@@ -17,7 +17,12 @@ export const reports: LookoutFeature<'reports', 'visitor'> = {
   name: 'reports',
   needs: ['visitor'],
   plug(ctx, { visitor }) {
-    const service = new ReportService({ ...answering(ctx), stash: ctx.platform.repos.stash, catalog: REPORTS, seal: ctx.platform.seal });
+    const service = new ReportService({
+      ...answering(ctx),
+      stash: ctx.platform.repos.stash,
+      catalog: REPORTS,
+      seal: ctx.platform.seal,
+    });
     return {
       gives: service,
       register(routes, commands) {

@@ -38,9 +38,16 @@ export function sealedPart(context: Omit<ModalContext, 'tag'>): string {
 
 /** Short keys on the wire. A context that would not fit private_metadata is a bug here, so it throws. */
 export function encodeContext(context: ModalContext): string {
-  const wire: z.infer<typeof modalContext> = { q: context.ref, u: context.responseUrl, e: context.replaceOriginal, c: context.channelId, t: context.tag };
+  const wire: z.infer<typeof modalContext> = {
+    q: context.ref,
+    u: context.responseUrl,
+    e: context.replaceOriginal,
+    c: context.channelId,
+    t: context.tag,
+  };
   const json = JSON.stringify(wire);
-  if (json.length > LIMITS.privateMetadata) throw new Error(`modal context of ${json.length} characters does not fit private_metadata`);
+  if (json.length > LIMITS.privateMetadata)
+    throw new Error(`modal context of ${json.length} characters does not fit private_metadata`);
   return json;
 }
 
@@ -193,7 +200,9 @@ export function drillModal(
   if (!rows) return { ...base, blocks: [{ type: 'section', text: mrkdwn('Loading the rows…') }] };
 
   const rowField = def.rowFilter?.rowField ?? 'name';
-  const rowOptions = rows.slice(0, LIMITS.selectOptions).map((row, i) => option(String(fieldOf(row, rowField) ?? '—'), String(i)));
+  const rowOptions = rows
+    .slice(0, LIMITS.selectOptions)
+    .map((row, i) => option(String(fieldOf(row, rowField) ?? '—'), String(i)));
   const reports = (Object.values(catalog) as ReportDef[]).filter((d) => d.id !== def.id && d.breaksDown);
   const reportOptions = reports.map((d) => option(d.title, d.id));
   const preferred = reportOptions.find((o) => o.value === def.drillTo);
@@ -225,13 +234,19 @@ export function drillModal(
 
 // --- Submissions ------------------------------------------------------------------
 
-type StateValues = Record<string, Record<string, { value?: string | null; selected_option?: { value?: string } | null }>>;
+type StateValues = Record<
+  string,
+  Record<string, { value?: string | null; selected_option?: { value?: string } | null }>
+>;
 
 const MAX_VALUES = 20;
 const MAX_VALUE_LENGTH = 200;
 
 /** The filter form's values → the query with one more filter, or errors by block id. */
-export function readFilterForm(state: StateValues, query: ReportQuery): { query: ReportQuery } | { errors: Record<string, string> } {
+export function readFilterForm(
+  state: StateValues,
+  query: ReportQuery,
+): { query: ReportQuery } | { errors: Record<string, string> } {
   const value = (input: { block: string; action: string }) => state[input.block]?.[input.action];
   const target = value(FILTER_INPUTS.target)?.selected_option?.value;
   const operator = value(FILTER_INPUTS.operator)?.selected_option?.value === 'contains' ? 'contains' : 'is_any_of';
@@ -239,14 +254,26 @@ export function readFilterForm(state: StateValues, query: ReportQuery): { query:
   const group = value(FILTER_INPUTS.group)?.selected_option?.value ?? 'all';
   if (!target && !raw) return { query };
   const [object = '', field = 'name'] = (target ?? '').split('.');
-  if (!target || !isFilterField(object, field)) return { errors: { [FILTER_INPUTS.target.block]: 'Pick what to filter on.' } };
-  const values = operator === 'contains' ? [raw] : raw.split(',').map((v) => v.trim()).filter(Boolean);
+  if (!target || !isFilterField(object, field))
+    return { errors: { [FILTER_INPUTS.target.block]: 'Pick what to filter on.' } };
+  const values =
+    operator === 'contains'
+      ? [raw]
+      : raw
+          .split(',')
+          .map((v) => v.trim())
+          .filter(Boolean);
   if (values.length === 0) return { errors: { [FILTER_INPUTS.values.block]: 'Type at least one value.' } };
   if (values.length > MAX_VALUES || values.some((v) => v.length > MAX_VALUE_LENGTH)) {
-    return { errors: { [FILTER_INPUTS.values.block]: `At most ${MAX_VALUES} values of ${MAX_VALUE_LENGTH} characters each.` } };
+    return {
+      errors: { [FILTER_INPUTS.values.block]: `At most ${MAX_VALUES} values of ${MAX_VALUE_LENGTH} characters each.` },
+    };
   }
   const groupIndex = group === 'all' ? undefined : group === 'new' ? query.filters.length : Number(group);
-  if (groupIndex !== undefined && !(Number.isInteger(groupIndex) && groupIndex >= 0 && groupIndex <= query.filters.length)) {
+  if (
+    groupIndex !== undefined &&
+    !(Number.isInteger(groupIndex) && groupIndex >= 0 && groupIndex <= query.filters.length)
+  ) {
     return { errors: { [FILTER_INPUTS.group.block]: 'Pick where to add it.' } };
   }
   const condition: FilterCondition = { object, field, operator, value: operator === 'contains' ? values[0]! : values };
@@ -254,10 +281,13 @@ export function readFilterForm(state: StateValues, query: ReportQuery): { query:
 }
 
 /** The drill form's values → the row index and the report to break it down by, or errors by block id. */
-export function readDrillForm(state: StateValues): { row: number; report: ReportId } | { errors: Record<string, string> } {
+export function readDrillForm(
+  state: StateValues,
+): { row: number; report: ReportId } | { errors: Record<string, string> } {
   const row = Number(state[DRILL_INPUTS.row.block]?.[DRILL_INPUTS.row.action]?.selected_option?.value);
   const report = state[DRILL_INPUTS.report.block]?.[DRILL_INPUTS.report.action]?.selected_option?.value;
-  if (!Number.isInteger(row) || row < 0 || row >= LIMITS.selectOptions) return { errors: { [DRILL_INPUTS.row.block]: 'Pick a row.' } };
+  if (!Number.isInteger(row) || row < 0 || row >= LIMITS.selectOptions)
+    return { errors: { [DRILL_INPUTS.row.block]: 'Pick a row.' } };
   if (!isReportId(report)) return { errors: { [DRILL_INPUTS.report.block]: 'Pick a report.' } };
   return { row, report };
 }

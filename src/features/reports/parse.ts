@@ -2,10 +2,33 @@
  * `/traffic` text → a report query, a sub-command with its words, help, or a one-line
  * usage error. Never throws: every input a person can type gets an answer.
  */
-import { matchReport, reportNames, sortFields, type ReportCatalog, type ReportDef, type ReportId } from '../../kernel/catalog.js';
-import { FILTER_FIELDS, MAX_FILTERS, OR_ERROR, findOperator, objectAliases, parseFilterAt, type FilterGroup } from '../../kernel/filters.js';
+import {
+  matchReport,
+  reportNames,
+  sortFields,
+  type ReportCatalog,
+  type ReportDef,
+  type ReportId,
+} from '../../kernel/catalog.js';
+import {
+  FILTER_FIELDS,
+  MAX_FILTERS,
+  OR_ERROR,
+  findOperator,
+  objectAliases,
+  parseFilterAt,
+  type FilterGroup,
+} from '../../kernel/filters.js';
 import { DEFAULT_TOP, MAX_TOP, type ReportQuery, type SortDir } from '../../kernel/query.js';
-import { closest, code, commandTokens, didYouMean, quoteInput, type Token, type UsageError } from '../../kernel/text.js';
+import {
+  closest,
+  code,
+  commandTokens,
+  didYouMean,
+  quoteInput,
+  type Token,
+  type UsageError,
+} from '../../kernel/text.js';
 import { DEFAULT_RANGE, RANGE_HINT, normalizeRange, readRange, suggestRange } from '../../kernel/when.js';
 
 export const TRAFFIC_USAGE = '/traffic <report> [range] [filters…] [by <key> [asc|desc]] [top <n>] [public]';
@@ -35,7 +58,12 @@ export function reportList(catalog: ReportCatalog): string {
   return Object.keys(catalog).join(', ');
 }
 
-function reportError(tokens: Token[], catalog: ReportCatalog, matches: ReportId[], subcommands: readonly string[]): UsageError {
+function reportError(
+  tokens: Token[],
+  catalog: ReportCatalog,
+  matches: ReportId[],
+  subcommands: readonly string[],
+): UsageError {
   const token = tokens[0] as Token;
   if (matches.length > 1) {
     return fail(`${code(token.text)} could be ${matches.join(', ')}; type more of the name.`);
@@ -109,7 +137,8 @@ export function parseTrafficCommand(text: string, catalog: ReportCatalog, opts: 
     const topic = rest.map((t) => t.text).join(' ');
     return topic ? { kind: 'help', topic } : { kind: 'help' };
   }
-  if (first.word !== undefined && opts.subcommands?.includes(first.word)) return { kind: 'sub', name: first.word, args: rest };
+  if (first.word !== undefined && opts.subcommands?.includes(first.word))
+    return { kind: 'sub', name: first.word, args: rest };
   return parseReportTokens(tokens, catalog, opts);
 }
 
@@ -131,7 +160,7 @@ export function parseReportTokens(tokens: Token[], catalog: ReportCatalog, opts:
   const groups: FilterGroup[] = [{ filters: [] }];
   const orError = fail(OR_ERROR.problem);
 
-  for (let i = 1; i < tokens.length; ) {
+  for (let i = 1; i < tokens.length;) {
     const token = tokens[i] as Token;
     const word = token.word;
     const next = tokens[i + 1];
@@ -148,7 +177,9 @@ export function parseReportTokens(tokens: Token[], catalog: ReportCatalog, opts:
       const key = resolveSortKey(def, next.text.toLowerCase());
       if (key === undefined) {
         const candidates = [...Object.keys(def.sortKeys), ...sortFields(def)].map((k): [string, string] => [k, k]);
-        return fail(`Can't sort ${def.id} by ${code(next.text)}.${didYouMean(closest(next.text, candidates))} Sort keys: ${keys}.`);
+        return fail(
+          `Can't sort ${def.id} by ${code(next.text)}.${didYouMean(closest(next.text, candidates))} Sort keys: ${keys}.`,
+        );
       }
       const dirWord = tokens[i + 2]?.word;
       const explicit = dirWord === 'asc' || dirWord === 'desc' ? dirWord : undefined;
@@ -168,7 +199,9 @@ export function parseReportTokens(tokens: Token[], catalog: ReportCatalog, opts:
     } else if (read) {
       if (!read.ok) return fail(`${read.error} Ranges: ${RANGE_HINT}.`);
       if (range) {
-        return fail(`Two ranges: ${code(range.word)} and ${code(read.text)}; give one, e.g. \`2024-11-01..2024-11-28\`.`);
+        return fail(
+          `Two ranges: ${code(range.word)} and ${code(read.text)}; give one, e.g. \`2024-11-01..2024-11-28\`.`,
+        );
       }
       range = { word: read.text, range: read.range };
       i += read.consumed;
@@ -205,9 +238,12 @@ function unknownWord(token: Token, catalog: ReportCatalog): UsageError {
     return fail(`\`${w}\` needs a value, e.g. \`${w}:value\` (is one of) or \`${w}~text\` (contains).`);
   }
   if (Object.hasOwn(catalog, w)) return fail(`One report at a time: ${code(w)} is a report too.`);
-  const suggestion = closest(w, [...KEYWORDS].map((k): [string, string] => [k, k])) ?? suggestRange(w);
+  const suggestion =
+    closest(
+      w,
+      [...KEYWORDS].map((k): [string, string] => [k, k]),
+    ) ?? suggestRange(w);
   return fail(
     `Don't understand ${code(token.text)}.${didYouMean(suggestion)} Expected a range, a filter like \`country:US\`, \`by <key>\`, \`top <n>\` or \`public\`.`,
   );
 }
-

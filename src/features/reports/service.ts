@@ -3,7 +3,14 @@ import { sortFields, type ReportCatalog, type ReportId, type ReportRow } from '.
 import { fieldOf } from '../../kernel/records.js';
 import type { DateRange } from '../../kernel/dates.js';
 import { resolveRange } from '../../kernel/when.js';
-import { toMarketingRequest, withFilter, withPage, withReport, withSort, type ReportQuery } from '../../kernel/query.js';
+import {
+  toMarketingRequest,
+  withFilter,
+  withPage,
+  withReport,
+  withSort,
+  type ReportQuery,
+} from '../../kernel/query.js';
 import type { Answering } from '../../platform/answering.js';
 import { defaultMetric, encodeTrendRef, type TrendMetric } from '../../kernel/trend.js';
 import { ApiError } from '../../platform/api/errors.js';
@@ -46,7 +53,9 @@ function trendMetricOf(def: ReportCatalog[ReportId], query: ReportQuery): TrendM
 }
 
 export type Answer = { ok: true; message: SlackMessage } | { ok: false; message: SlackMessage };
-export type Rows = { ok: true; rows: readonly ReportRow[]; range: DateRange; timeZone: string; barMax?: number } | { ok: false; problem: string; hint?: string };
+export type Rows =
+  | { ok: true; rows: readonly ReportRow[]; range: DateRange; timeZone: string; barMax?: number }
+  | { ok: false; problem: string; hint?: string };
 
 /**
  * Report answers: resolve the range in the channel's zone, fetch one page, render.
@@ -74,7 +83,12 @@ export class ReportService {
   }
 
   /** The page of rows a query asks for. */
-  async rows(query: ReportQuery, channelId: string | undefined, log: Logger = this.deps.log, user?: string): Promise<Rows> {
+  async rows(
+    query: ReportQuery,
+    channelId: string | undefined,
+    log: Logger = this.deps.log,
+    user?: string,
+  ): Promise<Rows> {
     const timeZone = await this.deps.timeZoneFor(channelId);
     const resolved = resolveRange(query.range, timeZone, this.deps.now(), this.deps.weekStart);
     if (!resolved.ok) return { ok: false, problem: resolved.error, hint: 'Pick another range.' };
@@ -83,11 +97,16 @@ export class ReportService {
       const def = this.catalog[query.report];
       const count = def.countField;
       // A page other than the first by count needs the top row's count, so its bars keep their length.
-      const topNeeded = count !== undefined && sortFields(def).includes(count) && (query.page > 1 || request.sort?.key !== count || request.sort.value !== -1);
+      const topNeeded =
+        count !== undefined &&
+        sortFields(def).includes(count) &&
+        (query.page > 1 || request.sort?.key !== count || request.sort.value !== -1);
       const fetched = await withinQuota(this.deps.quota, user, topNeeded ? 2 : 1, () =>
         Promise.all([
           this.deps.api.report(query.report, request),
-          topNeeded ? this.deps.api.report(query.report, { ...request, page: 1, limit: 1, sort: { key: count, value: -1 } }) : Promise.resolve(undefined),
+          topNeeded
+            ? this.deps.api.report(query.report, { ...request, page: 1, limit: 1, sort: { key: count, value: -1 } })
+            : Promise.resolve(undefined),
         ]),
       );
       if (!fetched.ok) {
@@ -128,22 +147,38 @@ export class ReportService {
         current: await refs.ref(query, LIMITS.buttonValue),
         block: await refs.ref(query, LIMITS.blockId - MENU_BLOCK_PREFIX.length),
         prev: query.page > 1 ? await refs.ref(withPage(query, query.page - 1), LIMITS.buttonValue) : undefined,
-        next: rows.length >= query.top ? await refs.ref(withPage(query, query.page + 1), LIMITS.buttonValue) : undefined,
-        trend: encodeTrendRef(trendMetricOf(this.catalog[query.report], query), await refs.ref(query, LIMITS.buttonValue - 4 - (back ? back.length + 1 : 0)), back),
+        next:
+          rows.length >= query.top ? await refs.ref(withPage(query, query.page + 1), LIMITS.buttonValue) : undefined,
+        trend: encodeTrendRef(
+          trendMetricOf(this.catalog[query.report], query),
+          await refs.ref(query, LIMITS.buttonValue - 4 - (back ? back.length + 1 : 0)),
+          back,
+        ),
       },
     });
     return { ok: true, message };
   }
 
   /** Drill down: the chosen row of the page becomes a filter, and `report` breaks it down. */
-  async drill(query: ReportQuery, rowIndex: number, report: ReportId, channelId: string | undefined, user?: string): Promise<{ ok: true; query: ReportQuery } | { ok: false; problem: string }> {
+  async drill(
+    query: ReportQuery,
+    rowIndex: number,
+    report: ReportId,
+    channelId: string | undefined,
+    user?: string,
+  ): Promise<{ ok: true; query: ReportQuery } | { ok: false; problem: string }> {
     const def = this.catalog[query.report];
     if (!def.rowFilter || !def.drillTo) return { ok: false, problem: `${def.title} rows cannot be drilled into.` };
     const fetched = await this.rows(query, channelId, this.deps.log, user);
     if (!fetched.ok) return fetched;
     const value = drillValue(def, fetched.rows[rowIndex]);
     if (value === undefined) return { ok: false, problem: 'That row is no longer there. Run the report again.' };
-    const filtered = withFilter(query, { object: def.rowFilter.object, field: def.rowFilter.field, operator: 'is_any_of', value: [value] });
+    const filtered = withFilter(query, {
+      object: def.rowFilter.object,
+      field: def.rowFilter.field,
+      operator: 'is_any_of',
+      value: [value],
+    });
     // A breakdown reads best by most visits, whatever order the rows were picked from.
     return { ok: true, query: withSort(withReport(filtered, report, this.catalog), undefined) };
   }

@@ -48,22 +48,35 @@ function pie(share: Share): ChartBlock {
   const labels = distinctLabels(share.top.map((s) => shownName(s.name)));
   const segments = share.top.map((s, i) => ({ label: labels[i]!, value: s.value }));
   if (share.rest > 0) segments.push({ label: 'Other', value: share.rest });
-  return { type: 'data_visualization', title: clip(`Share of visits by ${share.def.title.toLowerCase()}`, LIMITS.chartTitle), chart: { type: 'pie', segments: segments.slice(0, LIMITS.chartSeries) } };
+  return {
+    type: 'data_visualization',
+    title: clip(`Share of visits by ${share.def.title.toLowerCase()}`, LIMITS.chartTitle),
+    chart: { type: 'pie', segments: segments.slice(0, LIMITS.chartSeries) },
+  };
 }
 
 function shareFigures(share: Share): string {
   const pct = (n: number) => `${Math.round((n / share.total) * 100)}%`;
-  const items = share.top.map((s) => `${escapeMrkdwn(shownName(s.name) || '(none)')} ${pct(s.value)} (${formatCount(s.value)})`);
+  const items = share.top.map(
+    (s) => `${escapeMrkdwn(shownName(s.name) || '(none)')} ${pct(s.value)} (${formatCount(s.value)})`,
+  );
   if (share.rest > 0) items.push(`other ${pct(share.rest)} (${formatCount(share.rest)})`);
   return `Share of visits: ${items.join(', ')}.`;
 }
 
 function button(text: string, actionId: string, value: string, style?: 'primary'): Button {
-  return { type: 'button', text: plainText(text, LIMITS.buttonText), action_id: actionId, value: value.slice(0, LIMITS.buttonValue), ...(style ? { style } : {}) };
+  return {
+    type: 'button',
+    text: plainText(text, LIMITS.buttonText),
+    action_id: actionId,
+    value: value.slice(0, LIMITS.buttonValue),
+    ...(style ? { style } : {}),
+  };
 }
 
 export function trendTitle(spec: TrendSpec): string {
-  const what = spec.report === 'visits' ? 'Visits' : spec.report === 'visitors' ? 'Visitors' : REPORTS[spec.report].title;
+  const what =
+    spec.report === 'visits' ? 'Visits' : spec.report === 'visitors' ? 'Visitors' : REPORTS[spec.report].title;
   return `Trend: ${what}`;
 }
 
@@ -79,7 +92,13 @@ export function trendMessage(view: TrendView): SlackMessage {
 
   const figures = trendFigures(spec.metric, trend);
   const blocks: MessageBlock[] = [
-    { type: 'header', text: plainText(`${trendTitle(spec)} · ${trend.plan.clipped ? `last ${trend.plan.buckets.length} weeks of ${trend.plan.range.label}` : trend.plan.range.label}`, LIMITS.headerText) },
+    {
+      type: 'header',
+      text: plainText(
+        `${trendTitle(spec)} · ${trend.plan.clipped ? `last ${trend.plan.buckets.length} weeks of ${trend.plan.range.label}` : trend.plan.range.label}`,
+        LIMITS.headerText,
+      ),
+    },
     { type: 'context', elements: [mrkdwn(context.join(' · '))] },
     { type: 'section', text: mrkdwn(figures) },
     trendChart(per, spec.metric, trend.plan.buckets, trend.current, trend.previous, trend.plan.grain, trend.begun),
@@ -88,7 +107,10 @@ export function trendMessage(view: TrendView): SlackMessage {
   if (view.share && view.share.top.length + (view.share.rest > 0 ? 1 : 0) >= 2) {
     blocks.push(pie(view.share), { type: 'context', elements: [mrkdwn(shareFigures(view.share))] });
   }
-  const actions: ActionsBlock = { type: 'actions', elements: [button('Show table', TREND_ACTIONS.table, view.tableRef)] };
+  const actions: ActionsBlock = {
+    type: 'actions',
+    elements: [button('Show table', TREND_ACTIONS.table, view.tableRef)],
+  };
   if (view.back) actions.elements.unshift(button('◀ Back to card', BACK_TO_CARD_ACTION, view.back));
   if (view.ephemeral) actions.elements.push(button('Post to channel', TREND_ACTIONS.share, view.ref, 'primary'));
   blocks.push(actions);

@@ -22,12 +22,27 @@ export function trendCommand(trends: TrendService, reports: ReportService): Subc
     // A long first fill says how it goes; the answer then takes the progress note's place (an ephemeral one only: Slack cannot turn it public).
     let progressed = false;
     const progress = async (text: string) => {
-      await postToResponseUrl(command.response_url, { ...infoMessage(text), response_type: 'ephemeral', replace_original: progressed });
+      await postToResponseUrl(command.response_url, {
+        ...infoMessage(text),
+        response_type: 'ephemeral',
+        replace_original: progressed,
+      });
       progressed = true;
     };
-    const answer = await trends.answer(query, metric, { channelId: command.channel_id, ephemeral: !shared, user: command.user_id, ...(shared ? { sharedBy: command.user_id } : {}), log, progress });
+    const answer = await trends.answer(query, metric, {
+      channelId: command.channel_id,
+      ephemeral: !shared,
+      user: command.user_id,
+      ...(shared ? { sharedBy: command.user_id } : {}),
+      log,
+      progress,
+    });
     const inChannel = shared && answer.ok;
-    await postToResponseUrl(command.response_url, { ...answer.message, response_type: inChannel ? 'in_channel' : 'ephemeral', replace_original: progressed && !inChannel });
+    await postToResponseUrl(command.response_url, {
+      ...answer.message,
+      response_type: inChannel ? 'in_channel' : 'ephemeral',
+      replace_original: progressed && !inChannel,
+    });
   };
 }
 
@@ -37,7 +52,13 @@ function openTrend(trends: TrendService) {
     const wanted = decodeTrendRef(buttonValue(args));
     const query = wanted ? await trends.resolve(wanted.ref) : null;
     if (!wanted || !query) return tell(staleMessage());
-    const answer = await trends.answer(query, wanted.metric, { channelId: args.body.channel?.id, ephemeral: true, user: args.body.user.id, log, ...(wanted.back ? { back: wanted.back } : {}) });
+    const answer = await trends.answer(query, wanted.metric, {
+      channelId: args.body.channel?.id,
+      ephemeral: true,
+      user: args.body.user.id,
+      log,
+      ...(wanted.back ? { back: wanted.back } : {}),
+    });
     return tell(answer.message);
   };
 }
@@ -48,9 +69,19 @@ function shareTrend(trends: TrendService) {
     const wanted = decodeTrendRef(buttonValue(args));
     const query = wanted ? await trends.resolve(wanted.ref) : null;
     if (!wanted || !query) return tell(staleMessage());
-    const answer = await trends.answer(query, wanted.metric, { channelId: args.body.channel?.id, ephemeral: false, user: args.body.user.id, sharedBy: args.body.user.id, log });
+    const answer = await trends.answer(query, wanted.metric, {
+      channelId: args.body.channel?.id,
+      ephemeral: false,
+      user: args.body.user.id,
+      sharedBy: args.body.user.id,
+      log,
+    });
     if (!answer.ok) return tell(answer.message);
-    await postToResponseUrl(args.body.response_url, { ...answer.message, response_type: 'in_channel', replace_original: false });
+    await postToResponseUrl(args.body.response_url, {
+      ...answer.message,
+      response_type: 'in_channel',
+      replace_original: false,
+    });
     return postToResponseUrl(args.body.response_url, { delete_original: true });
   };
 }
@@ -61,7 +92,13 @@ function showTable(trends: TrendService, reports: ReportService) {
     const wanted = splitBack(buttonValue(args));
     const query = wanted ? await trends.resolve(wanted.value) : null;
     if (!wanted || !query) return tell(staleMessage());
-    const answer = await reports.answer(query, { channelId: args.body.channel?.id, ephemeral: true, user: args.body.user.id, log, ...(wanted.back ? { back: wanted.back } : {}) });
+    const answer = await reports.answer(query, {
+      channelId: args.body.channel?.id,
+      ephemeral: true,
+      user: args.body.user.id,
+      log,
+      ...(wanted.back ? { back: wanted.back } : {}),
+    });
     return tell(answer.message);
   };
 }
@@ -71,4 +108,3 @@ export function registerTrends(app: Routes, trends: TrendService, reports: Repor
   app.handle(TREND_ACTIONS.share, shareTrend(trends), 'replace');
   app.handle(TREND_ACTIONS.table, showTable(trends, reports), 'in place if ephemeral');
 }
-

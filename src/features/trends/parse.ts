@@ -31,7 +31,8 @@ export function parseTrendWords(args: readonly Token[], catalog: ReportCatalog):
     if (token.word === 'by') {
       const next = args[i + 1]?.word;
       if (metric) return fail('`by` is given twice; a trend is by visits or by unique.');
-      if (next !== 'visits' && next !== 'unique') return fail(`A trend is \`by visits\` or \`by unique\`${next ? `, not ${code(next)}` : ''}.`);
+      if (next !== 'visits' && next !== 'unique')
+        return fail(`A trend is \`by visits\` or \`by unique\`${next ? `, not ${code(next)}` : ''}.`);
       metric = next;
       i++;
     } else if (token.word === 'top' || (token.word !== undefined && /^top\d+$/.test(token.word))) {
@@ -40,7 +41,10 @@ export function parseTrendWords(args: readonly Token[], catalog: ReportCatalog):
   }
   const first = rest[0];
   // A range first (or a near miss of one that names no report) means all visits: `trend this month`, `trend lastweak`.
-  const rangeFirst = first !== undefined && !matchReport(first.text, catalog).ok && (readRange(rest, 0) !== undefined || suggestRange(first.text) !== undefined);
+  const rangeFirst =
+    first !== undefined &&
+    !matchReport(first.text, catalog).ok &&
+    (readRange(rest, 0) !== undefined || suggestRange(first.text) !== undefined);
   const named = first !== undefined && !rangeFirst && !findOperator(first) && first.word !== 'public';
   return { kind: 'trend', report: named ? rest : [word('visits'), ...rest], ...(metric ? { metric } : {}) };
 }

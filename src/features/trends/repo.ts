@@ -31,14 +31,26 @@ export class TrendRepo {
   /** The kept figures of these buckets, by `bucket|metric`. */
   async get(key: TrendSeriesKey, buckets: readonly string[]): Promise<Map<string, KeptPoint>> {
     if (buckets.length === 0) return new Map();
-    const { rows } = await this.db.query<{ bucket: string; metric: string; value: number; final: boolean; suspect: boolean; recheck_at: Date | string | null }>(
+    const { rows } = await this.db.query<{
+      bucket: string;
+      metric: string;
+      value: number;
+      final: boolean;
+      suspect: boolean;
+      recheck_at: Date | string | null;
+    }>(
       'SELECT bucket, metric, value, final, suspect, recheck_at FROM trend_points WHERE report = $1 AND filters_key = $2 AND time_zone = $3 AND bucket = ANY($4::text[])',
       [key.report, filtersKey(key.filters), key.timeZone, buckets],
     );
     return new Map(
       rows.map((r) => [
         `${r.bucket}|${r.metric}`,
-        { value: Number(r.value), final: r.final, suspect: r.suspect, ...(r.recheck_at === null ? {} : { recheckAt: new Date(r.recheck_at).getTime() }) },
+        {
+          value: Number(r.value),
+          final: r.final,
+          suspect: r.suspect,
+          ...(r.recheck_at === null ? {} : { recheckAt: new Date(r.recheck_at).getTime() }),
+        },
       ]),
     );
   }

@@ -6,7 +6,23 @@ import { resolveRange } from '../../kernel/when.js';
 import type { FilterGroup } from '../../kernel/filters.js';
 import type { MarketingRequest, ReportQuery } from '../../kernel/query.js';
 import { fieldOf, type VisitRecord } from '../../kernel/records.js';
-import { begunCount, encodeTrendRef, finalAt, hoursOf, keeping, planTrend, summarize, trendSource, TREND_METRICS, type ApiDays, type Bucket, type Trend, type TrendMetric, type TrendSpec, withBack } from '../../kernel/trend.js';
+import {
+  begunCount,
+  encodeTrendRef,
+  finalAt,
+  hoursOf,
+  keeping,
+  planTrend,
+  summarize,
+  trendSource,
+  TREND_METRICS,
+  type ApiDays,
+  type Bucket,
+  type Trend,
+  type TrendMetric,
+  type TrendSpec,
+  withBack,
+} from '../../kernel/trend.js';
 import type { Answering } from '../../platform/answering.js';
 import { ApiError } from '../../platform/api/errors.js';
 import type { SharedFetcher } from '../../platform/api/shared-fetcher.js';
@@ -124,7 +140,12 @@ export class TrendService {
   async series(spec: TrendSpec, log: Logger = this.deps.log, onUnit?: () => void): Promise<Trend> {
     const plan = planTrend(spec.range, this.deps.weekStart);
     const source = trendSource(spec.report);
-    const { figures } = await this.figures({ report: source, filters: spec.filters, timeZone: spec.timeZone }, [...plan.buckets, ...plan.previous], log, onUnit);
+    const { figures } = await this.figures(
+      { report: source, filters: spec.filters, timeZone: spec.timeZone },
+      [...plan.buckets, ...plan.previous],
+      log,
+      onUnit,
+    );
     const values = (buckets: Bucket[]) => buckets.map((b) => figures.get(at(b.key, spec.metric)) ?? 0);
     const last = finalAt(plan.buckets[plan.buckets.length - 1]!, spec.timeZone, this.deps.apiDays);
     return {
@@ -141,9 +162,20 @@ export class TrendService {
    * The figures of any buckets (hours, days, weeks) of a report's rows: kept ones from the
    * store, the rest fetched; and which of them are not to be judged by yet.
    */
-  async values(spec: Omit<TrendSpec, 'range'>, buckets: readonly Bucket[], log: Logger = this.deps.log): Promise<{ values: number[]; unsettled: string[] }> {
-    const { figures, unsettled } = await this.figures({ report: trendSource(spec.report), filters: spec.filters, timeZone: spec.timeZone }, buckets, log);
-    return { values: buckets.map((b) => figures.get(at(b.key, spec.metric)) ?? 0), unsettled: buckets.filter((b) => unsettled.has(b.key)).map((b) => b.key) };
+  async values(
+    spec: Omit<TrendSpec, 'range'>,
+    buckets: readonly Bucket[],
+    log: Logger = this.deps.log,
+  ): Promise<{ values: number[]; unsettled: string[] }> {
+    const { figures, unsettled } = await this.figures(
+      { report: trendSource(spec.report), filters: spec.filters, timeZone: spec.timeZone },
+      buckets,
+      log,
+    );
+    return {
+      values: buckets.map((b) => figures.get(at(b.key, spec.metric)) ?? 0),
+      unsettled: buckets.filter((b) => unsettled.has(b.key)).map((b) => b.key),
+    };
   }
 
   /** What of these buckets is kept and usable, and which units must be asked of the API. */
@@ -168,23 +200,35 @@ export class TrendService {
     return { now, units, kept, wanted, needed };
   }
 
-  private async figures(key: TrendSeriesKey, buckets: readonly Bucket[], log: Logger, onUnit?: () => void): Promise<Known> {
+  private async figures(
+    key: TrendSeriesKey,
+    buckets: readonly Bucket[],
+    log: Logger,
+    onUnit?: () => void,
+  ): Promise<Known> {
     const { now, units, kept, wanted, needed } = await this.needs(key, buckets, log);
     const figures: Figures = new Map();
     const unsettled = new Set<string>();
     for (const [k, point] of kept) figures.set(k, point.value);
-    for (const u of units) for (const b of u.buckets) if (!needed.includes(u) && kept.get(at(b.key, 'visits'))?.suspect) unsettled.add(b.key);
+    for (const u of units)
+      for (const b of u.buckets)
+        if (!needed.includes(u) && kept.get(at(b.key, 'visits'))?.suspect) unsettled.add(b.key);
     const fetched = needed.flatMap((u) => u.buckets).filter((b) => wanted.has(b.key)).length;
     this.deps.observe?.('store', buckets.length - fetched);
     this.deps.observe?.('api', fetched);
 
-    const answers = await Promise.all(needed.map((unit) => this.once(key, unit, kept, now, log).finally(() => onUnit?.())));
+    const answers = await Promise.all(
+      needed.map((unit) => this.once(key, unit, kept, now, log).finally(() => onUnit?.())),
+    );
     answers.forEach((answer, i) => {
       for (const [k, v] of answer.figures) figures.set(k, v);
       if (!answer.complete) for (const b of needed[i]!.buckets) unsettled.add(b.key);
     });
     // An empty answer is kept once the periods beside it are known: empty too, it is confirmed.
-    const emptyBeside = (u: Unit) => units.some((o) => o !== u && (shiftDate(o.to, 1) === u.from || shiftDate(u.to, 1) === o.from) && sumOf(o, figures) === 0);
+    const emptyBeside = (u: Unit) =>
+      units.some(
+        (o) => o !== u && (shiftDate(o.to, 1) === u.from || shiftDate(u.to, 1) === o.from) && sumOf(o, figures) === 0,
+      );
     for (const [i, unit] of needed.entries()) {
       const answer = answers[i]!;
       if (!answer.complete || !answer.empty) continue;
@@ -196,7 +240,13 @@ export class TrendService {
   }
 
   /** A unit being fetched is shared by every trend asking for it meanwhile. */
-  private once(key: TrendSeriesKey, unit: Unit, kept: ReadonlyMap<string, KeptPoint>, now: number, log: Logger): Promise<Answer> {
+  private once(
+    key: TrendSeriesKey,
+    unit: Unit,
+    kept: ReadonlyMap<string, KeptPoint>,
+    now: number,
+    log: Logger,
+  ): Promise<Answer> {
     const id = JSON.stringify([key.report, key.filters, key.timeZone, unit.key]);
     let pending = this.inFlight.get(id);
     if (!pending) {
@@ -206,7 +256,13 @@ export class TrendService {
     return pending;
   }
 
-  private async fetchUnit(key: TrendSeriesKey, unit: Unit, kept: ReadonlyMap<string, KeptPoint>, now: number, log: Logger): Promise<Answer> {
+  private async fetchUnit(
+    key: TrendSeriesKey,
+    unit: Unit,
+    kept: ReadonlyMap<string, KeptPoint>,
+    now: number,
+    log: Logger,
+  ): Promise<Answer> {
     const request = { ...unit.ask, filterGroups: key.filters as FilterGroup[] };
     const keepable = unit.buckets.filter((b) => (unit.finalAt.get(b.key) ?? Infinity) <= now);
     // Only what may be kept is confirmed whole; an answer that is not is asked for once more at once (the fetcher forgot it).
@@ -214,7 +270,11 @@ export class TrendService {
     let answer = await this.ask(key, unit, request, confirm);
     if (!answer.complete) answer = await this.ask(key, unit, request, confirm);
     if (!answer.complete) {
-      if (keepable.length > 0) log.warn({ report: key.report, from: unit.from, to: unit.to }, 'trend period answered in part twice: shown, not kept');
+      if (keepable.length > 0)
+        log.warn(
+          { report: key.report, from: unit.from, to: unit.to },
+          'trend period answered in part twice: shown, not kept',
+        );
       return { figures: answer.figures, complete: false, empty: false, confirmsEmpty: false };
     }
     const visits = keepable.map((b) => answer.figures.get(at(b.key, 'visits')) ?? 0);
@@ -229,11 +289,20 @@ export class TrendService {
   }
 
   /** One unit's figures from the API: its days' report rows summed, or its day's visits counted by the hour; `confirm`: and whether every row arrived. */
-  private async ask(key: TrendSeriesKey, unit: Unit, request: MarketingRequest, confirm: boolean): Promise<{ figures: Figures; complete: boolean }> {
+  private async ask(
+    key: TrendSeriesKey,
+    unit: Unit,
+    request: MarketingRequest,
+    confirm: boolean,
+  ): Promise<{ figures: Figures; complete: boolean }> {
     const figures: Figures = new Map();
-    const rowsOf = async (id: ReportId, asked: MarketingRequest) => (confirm ? this.deps.fetcher.whole(id, asked) : { rows: await this.deps.fetcher.all(id, asked), complete: true });
+    const rowsOf = async (id: ReportId, asked: MarketingRequest) =>
+      confirm ? this.deps.fetcher.whole(id, asked) : { rows: await this.deps.fetcher.all(id, asked), complete: true };
     if (unit.hourly) {
-      const { rows, complete } = await rowsOf('visits', { ...request, sort: { key: REPORTS.visits.defaultSort, value: -1 } });
+      const { rows, complete } = await rowsOf('visits', {
+        ...request,
+        sort: { key: REPORTS.visits.defaultSort, value: -1 },
+      });
       const counts = new Map(unit.buckets.map((b) => [b.hour!, { visits: 0, visitors: new Set<string>() }]));
       for (const visit of rows as VisitRecord[]) {
         // Counted by the hour of the zone's day the visit falls in: both passes of an hour the clocks repeat count in it.
@@ -267,7 +336,12 @@ export class TrendService {
       if (final === undefined || final > now) return [];
       const empty = (figures.get(at(b.key, 'visits')) ?? 0) === 0 && sumOf(unit, figures) === 0;
       const how = keeping({ empty, confirmed: confirmedEmpty, now, finalAt: final, settleMs });
-      return TREND_METRICS.map((metric) => ({ bucket: b.key, metric, value: figures.get(at(b.key, metric)) ?? 0, ...how }));
+      return TREND_METRICS.map((metric) => ({
+        bucket: b.key,
+        metric,
+        value: figures.get(at(b.key, metric)) ?? 0,
+        ...how,
+      }));
     });
   }
 
@@ -316,7 +390,11 @@ export class TrendService {
   /** The periods a trend must fetch before it can answer (an hourly day counts once). */
   async coldPeriods(spec: TrendSpec): Promise<number> {
     const plan = planTrend(spec.range, this.deps.weekStart);
-    const { needed } = await this.needs({ report: trendSource(spec.report), filters: spec.filters, timeZone: spec.timeZone }, [...plan.buckets, ...plan.previous], this.deps.log);
+    const { needed } = await this.needs(
+      { report: trendSource(spec.report), filters: spec.filters, timeZone: spec.timeZone },
+      [...plan.buckets, ...plan.previous],
+      this.deps.log,
+    );
     return needed.length;
   }
 
@@ -345,15 +423,29 @@ export class TrendService {
       done++;
       if (!told && cold > TREND_QUIET_FETCH && done >= cold / 2) {
         told = true;
-        void where.progress?.(`Fetching ${formatCount(cold)} periods Lookout has not kept yet: ${formatCount(done)} done…`).catch(() => undefined);
+        void where
+          .progress?.(`Fetching ${formatCount(cold)} periods Lookout has not kept yet: ${formatCount(done)} done…`)
+          .catch(() => undefined);
       }
     };
-    if (cold > TREND_QUIET_FETCH) await where.progress?.(`Fetching ${formatCount(cold)} periods Lookout has not kept yet (they are kept after, so this is a one-time wait)…`).catch(() => undefined);
-    const fetched = await withinQuota(this.deps.quota, where.user, cold * REQUESTS_A_PERIOD + (withShare ? 1 : 0), async () => {
-      const trend = await this.series(spec, log, onUnit);
-      const share = withShare ? await this.share({ ...spec, range: trend.plan.range }, trend.current.total) : undefined;
-      return { trend, share };
-    }).catch((error: unknown) => {
+    if (cold > TREND_QUIET_FETCH)
+      await where
+        .progress?.(
+          `Fetching ${formatCount(cold)} periods Lookout has not kept yet (they are kept after, so this is a one-time wait)…`,
+        )
+        .catch(() => undefined);
+    const fetched = await withinQuota(
+      this.deps.quota,
+      where.user,
+      cold * REQUESTS_A_PERIOD + (withShare ? 1 : 0),
+      async () => {
+        const trend = await this.series(spec, log, onUnit);
+        const share = withShare
+          ? await this.share({ ...spec, range: trend.plan.range }, trend.current.total)
+          : undefined;
+        return { trend, share };
+      },
+    ).catch((error: unknown) => {
       if (!(error instanceof ApiError)) throw error;
       log.warn({ report: query.report, kind: error.kind, status: error.info.status }, 'trend failed');
       return { ok: false as const, problem: error.message };
@@ -378,7 +470,6 @@ export class TrendService {
       }),
     };
   }
-
 }
 
 /** The visits of buckets that have a figure; undefined when one has none. */
@@ -402,8 +493,18 @@ function unitsOf(buckets: readonly Bucket[], timeZone: string, api: ApiDays): Un
     if (!unit) {
       // An hourly unit is the whole day: its hours come from one request for the API's dates it spans.
       const day = bucket.startDate;
-      const ask = hourly ? apiDatesOf(day, timeZone, api.timeZone) : { startDate: bucket.startDate, endDate: bucket.endDate };
-      unit = { key, ask, from: bucket.startDate, to: bucket.endDate, hourly, buckets: hourly ? hoursOf(day) : [bucket], finalAt: new Map() };
+      const ask = hourly
+        ? apiDatesOf(day, timeZone, api.timeZone)
+        : { startDate: bucket.startDate, endDate: bucket.endDate };
+      unit = {
+        key,
+        ask,
+        from: bucket.startDate,
+        to: bucket.endDate,
+        hourly,
+        buckets: hourly ? hoursOf(day) : [bucket],
+        finalAt: new Map(),
+      };
       for (const b of unit.buckets) {
         const final = finalAt(b, timeZone, api);
         if (final !== undefined) unit.finalAt.set(b.key, final);
@@ -420,5 +521,7 @@ function apiDatesOf(day: string, timeZone: string, apiZone: string): { startDate
   const end = dayStart(shiftDate(day, 1), timeZone);
   const first = start === undefined ? undefined : localDate(new Date(start), apiZone);
   const last = end === undefined ? undefined : localDate(new Date(end - 1), apiZone);
-  return first && last ? { startDate: first, endDate: last } : { startDate: shiftDate(day, -1), endDate: shiftDate(day, 1) };
+  return first && last
+    ? { startDate: first, endDate: last }
+    : { startDate: shiftDate(day, -1), endDate: shiftDate(day, 1) };
 }

@@ -1,6 +1,14 @@
 import type { Button, KnownBlock, SectionBlock, TableBlock } from '@slack/types';
 import { formatDateTime, formatDateTimeIn, maskIp, MISSING, shortUrl } from '../../kernel/format.js';
-import { fieldOf, type Flag, type Part, type SecurityAnswers, type SecurityCheck, type VisitorRecord, type VisitRecord } from '../../kernel/records.js';
+import {
+  fieldOf,
+  type Flag,
+  type Part,
+  type SecurityAnswers,
+  type SecurityCheck,
+  type VisitorRecord,
+  type VisitRecord,
+} from '../../kernel/records.js';
 import { z } from 'zod';
 import { SafeId, USER_ID } from '../../kernel/text.js';
 import type { Verdict } from '../../kernel/verdict.js';
@@ -75,7 +83,18 @@ const cardRef = z
   .string()
   .max(LIMITS.buttonValue)
   .transform((v) => v.split('|'))
-  .pipe(z.tuple([z.literal('v1'), SafeId, z.string().regex(/^\d{1,5}$/).transform(Number).pipe(z.number().min(1).max(10_000)), z.union([z.literal(''), SafeId])]));
+  .pipe(
+    z.tuple([
+      z.literal('v1'),
+      SafeId,
+      z
+        .string()
+        .regex(/^\d{1,5}$/)
+        .transform(Number)
+        .pipe(z.number().min(1).max(10_000)),
+      z.union([z.literal(''), SafeId]),
+    ]),
+  );
 
 function flagText(part: Part<unknown>, flag: (value: never) => Flag | undefined): string {
   if (!part.ok) return `_unavailable (${escapeMrkdwn(part.error.kind.replace(/_/g, ' '))})_`;
@@ -89,8 +108,13 @@ function field(label: string, value: string) {
 
 function flagsSection(profile: VisitorProfile): SectionBlock {
   const { bot, scraping, vpn, extensions, adblock } = profile.security;
-  const unavailable = (p: Part<unknown>) => (p.ok ? undefined : `_unavailable (${escapeMrkdwn(p.error.kind.replace(/_/g, ' '))})_`);
-  const score = scraping.ok ? (scraping.value.score === undefined ? MISSING : scraping.value.score.toFixed(2)) : undefined;
+  const unavailable = (p: Part<unknown>) =>
+    p.ok ? undefined : `_unavailable (${escapeMrkdwn(p.error.kind.replace(/_/g, ' '))})_`;
+  const score = scraping.ok
+    ? scraping.value.score === undefined
+      ? MISSING
+      : scraping.value.score.toFixed(2)
+    : undefined;
   const type = scraping.ok ? escapeMrkdwn(clip(scraping.value.visitor_type ?? MISSING, 60)) : undefined;
   const extensionsText = extensions.ok
     ? extensions.value.scraper_extension_list.length === 0
@@ -103,11 +127,26 @@ function flagsSection(profile: VisitorProfile): SectionBlock {
   return {
     type: 'section',
     fields: [
-      field('Attacker', flagText(bot, (v: { is_attacker: Flag }) => v.is_attacker)),
-      field('Threat', flagText(bot, (v: { is_threat: Flag }) => v.is_threat)),
-      field('Abuser', flagText(bot, (v: { is_abuser: Flag }) => v.is_abuser)),
-      field('Proxy', flagText(bot, (v: { is_proxy: Flag }) => v.is_proxy)),
-      field('VPN', flagText(vpn, (v: { vpn: Flag }) => v.vpn)),
+      field(
+        'Attacker',
+        flagText(bot, (v: { is_attacker: Flag }) => v.is_attacker),
+      ),
+      field(
+        'Threat',
+        flagText(bot, (v: { is_threat: Flag }) => v.is_threat),
+      ),
+      field(
+        'Abuser',
+        flagText(bot, (v: { is_abuser: Flag }) => v.is_abuser),
+      ),
+      field(
+        'Proxy',
+        flagText(bot, (v: { is_proxy: Flag }) => v.is_proxy),
+      ),
+      field(
+        'VPN',
+        flagText(vpn, (v: { vpn: Flag }) => v.vpn),
+      ),
       field('Scraping score', score ?? unavailable(scraping)!),
       field('Visitor type', type ?? unavailable(scraping)!),
       field('Scraper extensions', extensionsText ?? unavailable(extensions)!),
@@ -118,7 +157,10 @@ function flagsSection(profile: VisitorProfile): SectionBlock {
 
 function reasonsSection(verdict: Verdict): SectionBlock {
   const lines = verdict.reasons.map((r) => `• ${escapeMrkdwn(r.text)} _(${r.severity})_`);
-  if (lines.length === 0) lines.push(verdict.name === 'Human' ? '• nothing flagged' : '• nothing flagged, but not enough answers to say more');
+  if (lines.length === 0)
+    lines.push(
+      verdict.name === 'Human' ? '• nothing flagged' : '• nothing flagged, but not enough answers to say more',
+    );
   for (const gap of verdict.gaps) lines.push(`• _${escapeMrkdwn(gap)}_`);
   return { type: 'section', text: mrkdwn(`*Why*\n${lines.join('\n')}`) };
 }
@@ -126,14 +168,22 @@ function reasonsSection(verdict: Verdict): SectionBlock {
 function recordSection(view: VisitorCardView): SectionBlock {
   const { record } = view.profile;
   if (!record.ok) {
-    return { type: 'section', text: mrkdwn(`*Visitor record:* _unavailable (${escapeMrkdwn(record.error.kind.replace(/_/g, ' '))})_`) };
+    return {
+      type: 'section',
+      text: mrkdwn(`*Visitor record:* _unavailable (${escapeMrkdwn(record.error.kind.replace(/_/g, ' '))})_`),
+    };
   }
   const r = record.value;
-  const when = (iso: string | undefined) => (iso ? escapeMrkdwn(formatDateTimeIn(iso, view.timeZone, view.now)) : MISSING);
+  const when = (iso: string | undefined) =>
+    iso ? escapeMrkdwn(formatDateTimeIn(iso, view.timeZone, view.now)) : MISSING;
   const company = r?.company?.name ? escapeMrkdwn(clip(r.company.name, 100)) : MISSING;
   return {
     type: 'section',
-    fields: [field('First seen', when(r?.first_seen)), field('Last seen', when(r?.last_seen)), field('Company', company)],
+    fields: [
+      field('First seen', when(r?.first_seen)),
+      field('Last seen', when(r?.last_seen)),
+      field('Company', company),
+    ],
   };
 }
 
@@ -144,8 +194,12 @@ function text(value: unknown): string {
 function visitsTable(view: VisitorCardView, visits: readonly VisitRecord[]): TableBlock {
   const header = [`Date (${view.timeZone})`, 'Page', 'Referrer', 'Where', 'Browser', 'Device', 'IP'];
   const rows = visits.slice(0, LIMITS.tableRows - 1).map((v) => {
-    const where = [fieldOf(v, 'location.city'), fieldOf(v, 'location.country')].filter((x) => typeof x === 'string' && x).join(', ');
-    const device = [fieldOf(v, 'device.type'), fieldOf(v, 'device.os.name') ?? fieldOf(v, 'device.os')].filter((x) => typeof x === 'string' && x).join(', ');
+    const where = [fieldOf(v, 'location.city'), fieldOf(v, 'location.country')]
+      .filter((x) => typeof x === 'string' && x)
+      .join(', ');
+    const device = [fieldOf(v, 'device.type'), fieldOf(v, 'device.os.name') ?? fieldOf(v, 'device.os')]
+      .filter((x) => typeof x === 'string' && x)
+      .join(', ');
     const cells = [
       v.date ? formatDateTime(v.date, view.timeZone, view.now) : MISSING,
       clip(shortUrl(v.url), CELL_MAX),
@@ -157,7 +211,11 @@ function visitsTable(view: VisitorCardView, visits: readonly VisitRecord[]): Tab
     ];
     return cells.map((t) => t || MISSING);
   });
-  return { type: 'table', column_settings: [{ is_wrapped: false }, { is_wrapped: true }, { is_wrapped: true }], rows: fitTableText([header, ...rows]).map((r) => r.map((t) => cell(t))) };
+  return {
+    type: 'table',
+    column_settings: [{ is_wrapped: false }, { is_wrapped: true }, { is_wrapped: true }],
+    rows: fitTableText([header, ...rows]).map((r) => r.map((t) => cell(t))),
+  };
 }
 
 /** The security card: verdict, every flag with its raw value, reasons, the record, recent visits. */
@@ -167,9 +225,18 @@ export function visitorCard(view: VisitorCardView): SlackMessage {
   const severity = verdict.severity ? ` · ${verdict.severity} severity` : '';
   const blocks: KnownBlock[] = [
     { type: 'header', text: plainText(`${verdict.name}${severity}: visitor ${id}`, LIMITS.headerText) },
-    section(`${EMOJI[verdict.name]} Verdict: *${verdict.name}*${severity} · visitor ${mrkdwnCode(id)}${view.visitId && !view.profile.unknownVisit ? ` · visit ${mrkdwnCode(view.visitId)}` : ''}`),
+    section(
+      `${EMOJI[verdict.name]} Verdict: *${verdict.name}*${severity} · visitor ${mrkdwnCode(id)}${view.visitId && !view.profile.unknownVisit ? ` · visit ${mrkdwnCode(view.visitId)}` : ''}`,
+    ),
     ...(profile.unknownVisit
-      ? [{ type: 'section' as const, text: mrkdwn(`:warning: Visit ${mrkdwnCode(profile.unknownVisit)} is unknown for this visitor; what follows is about the visitor as a whole. Check the visit id (from a visits report).`) }]
+      ? [
+          {
+            type: 'section' as const,
+            text: mrkdwn(
+              `:warning: Visit ${mrkdwnCode(profile.unknownVisit)} is unknown for this visitor; what follows is about the visitor as a whole. Check the visit id (from a visits report).`,
+            ),
+          },
+        ]
       : []),
     flagsSection(profile),
     reasonsSection(verdict),
@@ -180,12 +247,24 @@ export function visitorCard(view: VisitorCardView): SlackMessage {
   const { visits } = profile;
   let more = false;
   if (!visits.ok) {
-    blocks.push({ type: 'section', text: mrkdwn(`*Recent visits:* _unavailable (${escapeMrkdwn(visits.error.kind.replace(/_/g, ' '))})_`) });
+    blocks.push({
+      type: 'section',
+      text: mrkdwn(`*Recent visits:* _unavailable (${escapeMrkdwn(visits.error.kind.replace(/_/g, ' '))})_`),
+    });
   } else if (visits.value.length === 0) {
-    blocks.push({ type: 'section', text: mrkdwn(view.visitsPage > 1 ? '*Recent visits:* no more.' : '*Recent visits:* none recorded.') });
+    blocks.push({
+      type: 'section',
+      text: mrkdwn(view.visitsPage > 1 ? '*Recent visits:* no more.' : '*Recent visits:* none recorded.'),
+    });
   } else {
     const first = (view.visitsPage - 1) * view.visitsLimit + 1;
-    blocks.push({ type: 'section', block_id: VISITS_CAPTION, text: mrkdwn(`*Recent visits* ${first}–${first + Math.min(visits.value.length, LIMITS.tableRows - 1) - 1}, newest first${view.showIp ? '' : ' (IP addresses masked)'}`) });
+    blocks.push({
+      type: 'section',
+      block_id: VISITS_CAPTION,
+      text: mrkdwn(
+        `*Recent visits* ${first}–${first + Math.min(visits.value.length, LIMITS.tableRows - 1) - 1}, newest first${view.showIp ? '' : ' (IP addresses masked)'}`,
+      ),
+    });
     blocks.push(visitsTable(view, visits.value));
     more = visits.value.length >= view.visitsLimit;
   }
@@ -202,22 +281,50 @@ export function visitorCard(view: VisitorCardView): SlackMessage {
 
   const buttons: Button[] = [];
   if (view.visitsPage > 1) {
-    buttons.push({ type: 'button', action_id: VISITOR_ACTIONS.newer, text: plainText('◀ Newer visits', LIMITS.buttonText), value: clip(encodeCardRef(id, view.visitsPage - 1, view.visitId), LIMITS.buttonValue) });
+    buttons.push({
+      type: 'button',
+      action_id: VISITOR_ACTIONS.newer,
+      text: plainText('◀ Newer visits', LIMITS.buttonText),
+      value: clip(encodeCardRef(id, view.visitsPage - 1, view.visitId), LIMITS.buttonValue),
+    });
   }
   if (more) {
-    buttons.push({ type: 'button', action_id: VISITOR_ACTIONS.more, text: plainText('Recent visits ▶', LIMITS.buttonText), value: clip(encodeCardRef(id, view.visitsPage + 1, view.visitId), LIMITS.buttonValue) });
+    buttons.push({
+      type: 'button',
+      action_id: VISITOR_ACTIONS.more,
+      text: plainText('Recent visits ▶', LIMITS.buttonText),
+      value: clip(encodeCardRef(id, view.visitsPage + 1, view.visitId), LIMITS.buttonValue),
+    });
   }
   if (visits.ok && visits.value.length > 0) {
     const query = { ...newQuery('visits', 'last30d'), filters: visitorFilter(id) };
-    buttons.push({ type: 'button', action_id: TREND_ACTION, text: plainText('Trend', LIMITS.buttonText), value: encodeTrendRef('visits', encodeQuery(query), encodeCardRef(id, view.visitsPage, view.visitId)) });
+    buttons.push({
+      type: 'button',
+      action_id: TREND_ACTION,
+      text: plainText('Trend', LIMITS.buttonText),
+      value: encodeTrendRef('visits', encodeQuery(query), encodeCardRef(id, view.visitsPage, view.visitId)),
+    });
   }
   if (view.canShare) {
-    buttons.push({ type: 'button', action_id: VISITOR_ACTIONS.share, style: 'primary', text: plainText('Post to channel', LIMITS.buttonText), value: clip(encodeCardRef(id, 1, view.visitId), LIMITS.buttonValue) });
+    buttons.push({
+      type: 'button',
+      action_id: VISITOR_ACTIONS.share,
+      style: 'primary',
+      text: plainText('Post to channel', LIMITS.buttonText),
+      value: clip(encodeCardRef(id, 1, view.visitId), LIMITS.buttonValue),
+    });
   }
   if (buttons.length > 0) blocks.push({ type: 'actions', elements: buttons });
 
   const reasons = verdict.reasons.map((r) => r.text).join('; ');
-  return inColour({ text: fallbackText(`${verdict.name}${severity}: visitor ${id}${reasons ? ` (${reasons})` : ''}`), blocks: capBlocks(blocks) }, verdictLevel(verdict.name), [VISITS_CAPTION]);
+  return inColour(
+    {
+      text: fallbackText(`${verdict.name}${severity}: visitor ${id}${reasons ? ` (${reasons})` : ''}`),
+      blocks: capBlocks(blocks),
+    },
+    verdictLevel(verdict.name),
+    [VISITS_CAPTION],
+  );
 }
 
 const VISITS_CAPTION = 'visits-caption';

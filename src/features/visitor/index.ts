@@ -15,7 +15,12 @@ declare module '../../platform/feature.js' {
 export const visitor: LookoutFeature<'visitor', never> = {
   name: 'visitor',
   plug(ctx) {
-    const service = new VisitorService({ ...answering(ctx), log: logOf(ctx, 'visitor'), access: ctx.platform.access, verdict: ctx.settings.verdict });
+    const service = new VisitorService({
+      ...answering(ctx),
+      log: logOf(ctx, 'visitor'),
+      access: ctx.platform.access,
+      verdict: ctx.settings.verdict,
+    });
     return { gives: service, help: { visitor: VISITOR_HELP }, register: (routes) => registerVisitor(routes, service) };
   },
 };

@@ -16,7 +16,13 @@ export function registerVisitor(app: Routes, visitors: VisitorService): void {
   app.handleCommand('/visitor', async ({ command }, { log, tell }) => {
     const parsed = parseVisitorCommand(command.text ?? '');
     if (parsed.kind === 'error') return tell(usageMessage(parsed.message, parsed.usage));
-    const card = await visitors.card({ visitorId: parsed.visitorId, visitId: parsed.visitId, channelId: command.channel_id, user: command.user_id, log });
+    const card = await visitors.card({
+      visitorId: parsed.visitorId,
+      visitId: parsed.visitId,
+      channelId: command.channel_id,
+      user: command.user_id,
+      log,
+    });
     return tell(card.message);
   });
   const page = (id: string) =>
@@ -30,8 +36,19 @@ export function registerVisitor(app: Routes, visitors: VisitorService): void {
   app.handle(VISITOR_ACTIONS.share, async (args, { log, tell }) => {
     const wanted = decodeCardRef(buttonValue(args));
     if (!wanted) return tell(staleMessage());
-    const card = await visitors.card({ ...wanted, channelId: args.body.channel?.id, user: args.body.user.id, share: true, log });
-    if (card.ok) return postToResponseUrl(args.body.response_url, { ...card.message, response_type: 'in_channel', replace_original: false });
+    const card = await visitors.card({
+      ...wanted,
+      channelId: args.body.channel?.id,
+      user: args.body.user.id,
+      share: true,
+      log,
+    });
+    if (card.ok)
+      return postToResponseUrl(args.body.response_url, {
+        ...card.message,
+        response_type: 'in_channel',
+        replace_original: false,
+      });
     return tell(card.message);
   });
 }

@@ -16,7 +16,8 @@ function stripWrapping(word: string): string {
 export function parseVisitorCommand(text: string): VisitorCommand {
   const words = (typeof text === 'string' ? text : '').trim().split(/\s+/u).filter(Boolean).map(stripWrapping);
   const [visitorId, keyword, visitId, ...extra] = words;
-  const bad = (what: string, id: string) => fail(`${code(id)} is not a valid ${what} id (up to 128 letters, digits and _ . : -).`);
+  const bad = (what: string, id: string) =>
+    fail(`${code(id)} is not a valid ${what} id (up to 128 letters, digits and _ . : -).`);
   if (visitorId === undefined) return fail('Give a visitor id.');
   if (!isSafeId(visitorId)) return bad('visitor', visitorId);
   if (keyword === undefined) return { kind: 'visitor', visitorId };
@@ -28,4 +29,3 @@ export function parseVisitorCommand(text: string): VisitorCommand {
   if (extra.length > 0) return fail(`Don't understand ${code(extra.join(' '))} at the end.`);
   return { kind: 'visitor', visitorId, visitId };
 }
-

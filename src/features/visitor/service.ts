@@ -1,6 +1,13 @@
 import { localDate } from '../../kernel/dates.js';
 import { visitorFilter } from '../../kernel/filters.js';
-import { SECURITY_CHECKS, type Part, type SecurityAnswers, type SecurityCheck, type VisitorRecord, type VisitRecord } from '../../kernel/records.js';
+import {
+  SECURITY_CHECKS,
+  type Part,
+  type SecurityAnswers,
+  type SecurityCheck,
+  type VisitorRecord,
+  type VisitRecord,
+} from '../../kernel/records.js';
 import { clip } from '../../kernel/text.js';
 import { judge, securityFacts, type VerdictOptions } from '../../kernel/verdict.js';
 import type { AnalyticsApi } from '../../platform/api/analytics.js';
@@ -60,11 +67,24 @@ export async function fetchVisitorProfile(
 ): Promise<VisitorProfile> {
   const range = { startDate: '1970-01-01', endDate: options.endDate };
   const filterGroups = visitorFilter(visitorId);
-  const lookups = (visitId: string | undefined) => Promise.all(SECURITY_CHECKS.map((check) => part(api.security.check(check, visitorId, visitId))));
+  const lookups = (visitId: string | undefined) =>
+    Promise.all(SECURITY_CHECKS.map((check) => part(api.security.check(check, visitorId, visitId))));
   const [askedChecks, record, visits] = await Promise.all([
     lookups(options.visitId),
-    part<VisitorRecord | undefined>(api.visitors({ ...range, filterGroups, limit: 1 }).then((rows) => rows.find((r) => r.id === visitorId) ?? rows[0])),
-    part<readonly VisitRecord[]>(api.visits({ ...range, filterGroups, page: options.visitsPage, limit: options.visitsLimit, sort: { key: 'created', value: -1 } })),
+    part<VisitorRecord | undefined>(
+      api
+        .visitors({ ...range, filterGroups, limit: 1 })
+        .then((rows) => rows.find((r) => r.id === visitorId) ?? rows[0]),
+    ),
+    part<readonly VisitRecord[]>(
+      api.visits({
+        ...range,
+        filterGroups,
+        page: options.visitsPage,
+        limit: options.visitsLimit,
+        sort: { key: 'created', value: -1 },
+      }),
+    ),
   ]);
   // A visit the API does not know: ask about the visitor alone, so a mistyped visit id cannot hide a verdict.
   let unknownVisit: string | undefined;
@@ -76,7 +96,9 @@ export async function fetchVisitorProfile(
       checks = plain;
     }
   }
-  const security = Object.fromEntries(SECURITY_CHECKS.map((check, i) => [check, checks[i]])) as { [K in SecurityCheck]: Part<SecurityAnswers[K]> };
+  const security = Object.fromEntries(SECURITY_CHECKS.map((check, i) => [check, checks[i]])) as {
+    [K in SecurityCheck]: Part<SecurityAnswers[K]>;
+  };
   const securityParts = Object.values(security) as Part<unknown>[];
   const said404 = securityParts.filter((p) => !p.ok && p.error.kind === 'not_found').length;
   const answered = securityParts.filter((p) => p.ok).length;
@@ -108,7 +130,8 @@ export class VisitorService implements VisitorCards {
       log.info({ user: request.user, channel }, 'visitor card refused');
       return { ok: false, message: access.securityRefusal(request.user, channel) };
     }
-    if (request.share && !access.mayPostSecurity(channel)) return { ok: false, message: access.securityRefusal(request.user, undefined) };
+    if (request.share && !access.mayPostSecurity(channel))
+      return { ok: false, message: access.securityRefusal(request.user, undefined) };
     const timeZone = await this.deps.timeZoneFor(channel);
     const now = this.deps.now();
     const page = request.page ?? 1;
@@ -132,17 +155,35 @@ export class VisitorService implements VisitorCards {
         ok: false,
         message: {
           text: fallbackText(`No visitor ${shown} found.`),
-          blocks: [{ type: 'section', text: { type: 'mrkdwn', text: `:mag: No visitor ${mrkdwnCode(shown)} found. Check the id (from a visitors or visits report).` } }],
+          blocks: [
+            {
+              type: 'section',
+              text: {
+                type: 'mrkdwn',
+                text: `:mag: No visitor ${mrkdwnCode(shown)} found. Check the id (from a visitors or visits report).`,
+              },
+            },
+          ],
         },
       };
     }
     if (profile.allFailed) {
       const first = Object.values(profile.security).find((p) => !p.ok);
-      log.warn({ visitorId: request.visitorId, kind: first && !first.ok ? first.error.kind : undefined }, 'visitor lookup failed');
-      return { ok: false, message: problemMessage(first && !first.ok ? first.error.message : 'The analytics API did not answer.') };
+      log.warn(
+        { visitorId: request.visitorId, kind: first && !first.ok ? first.error.kind : undefined },
+        'visitor lookup failed',
+      );
+      return {
+        ok: false,
+        message: problemMessage(first && !first.ok ? first.error.message : 'The analytics API did not answer.'),
+      };
     }
     for (const [check, answer] of Object.entries(profile.security)) {
-      if (!answer.ok) log.warn({ visitorId: request.visitorId, check, kind: answer.error.kind }, 'security lookup failed; the card marks it');
+      if (!answer.ok)
+        log.warn(
+          { visitorId: request.visitorId, check, kind: answer.error.kind },
+          'security lookup failed; the card marks it',
+        );
     }
     const message = visitorCard({
       profile,

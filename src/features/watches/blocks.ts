@@ -57,31 +57,86 @@ export function watchAlertMessage(view: WatchAlertView): SlackMessage {
   const title = watchTitle(view.rule);
   const filters = describeFilters(view.rule.filters);
   const status: string[] = [];
-  if (view.acknowledgedBy && USER_ID.test(view.acknowledgedBy) && view.acknowledgedAt) status.push(`:white_check_mark: Acknowledged by <@${view.acknowledgedBy}> at ${escapeMrkdwn(when(view.acknowledgedAt, view))}`);
-  if (view.mutedUntil && view.mutedUntil > view.now) status.push(view.mutedUntil.getUTCFullYear() >= 9999 ? ':mute: Muted for good' : `:mute: Muted until ${escapeMrkdwn(when(view.mutedUntil, view))}`);
-  const context = [`watch #${view.id}`, ...(filters ? [`filters: ${filters}`] : []), `times in ${escapeMrkdwn(view.timeZone)}`];
+  if (view.acknowledgedBy && USER_ID.test(view.acknowledgedBy) && view.acknowledgedAt)
+    status.push(
+      `:white_check_mark: Acknowledged by <@${view.acknowledgedBy}> at ${escapeMrkdwn(when(view.acknowledgedAt, view))}`,
+    );
+  if (view.mutedUntil && view.mutedUntil > view.now)
+    status.push(
+      view.mutedUntil.getUTCFullYear() >= 9999
+        ? ':mute: Muted for good'
+        : `:mute: Muted until ${escapeMrkdwn(when(view.mutedUntil, view))}`,
+    );
+  const context = [
+    `watch #${view.id}`,
+    ...(filters ? [`filters: ${filters}`] : []),
+    `times in ${escapeMrkdwn(view.timeZone)}`,
+  ];
   if (view.breachSince) context.push(`since ${escapeMrkdwn(when(view.breachSince, view))}`);
   if (view.demo) context.push('_demo data_');
 
   const blocks: MessageBlock[] = [
     { type: 'header', text: plainText(`${breaching ? 'Watch' : 'Back to normal'}: ${title}`, LIMITS.headerText) },
-    { type: 'section', text: mrkdwn(`${breaching ? ':rotating_light:' : ':white_check_mark:'} ${escapeMrkdwn(view.text)}`) },
+    {
+      type: 'section',
+      text: mrkdwn(`${breaching ? ':rotating_light:' : ':white_check_mark:'} ${escapeMrkdwn(view.text)}`),
+    },
     { type: 'context', elements: [mrkdwn(context.join(' · '))] },
   ];
   if (view.trend) {
     const t = view.trend;
-    blocks.push(trendChart(`Recent ${t.plan.grain === 'hour' ? 'hours' : 'days'}`, view.rule.metric === 'unique' ? 'unique' : 'visits', t.plan.buckets, t.current, t.previous, t.plan.grain, t.begun));
+    blocks.push(
+      trendChart(
+        `Recent ${t.plan.grain === 'hour' ? 'hours' : 'days'}`,
+        view.rule.metric === 'unique' ? 'unique' : 'visits',
+        t.plan.buckets,
+        t.current,
+        t.previous,
+        t.plan.grain,
+        t.begun,
+      ),
+    );
   }
   if (status.length > 0) blocks.push({ type: 'context', elements: [mrkdwn(status.join(' · '))] });
   const value = String(view.id);
   const buttons: Button[] = [];
-  if (breaching && !view.acknowledgedBy) buttons.push({ type: 'button', action_id: WATCH_ACTIONS.ack, text: plainText('Acknowledge', LIMITS.buttonText), style: 'primary', value });
-  if (view.mutedUntil && view.mutedUntil > view.now) buttons.push({ type: 'button', action_id: WATCH_ACTIONS.unmute, text: plainText('Unmute', LIMITS.buttonText), value });
-  else buttons.push({ type: 'button', action_id: WATCH_ACTIONS.mute24h, text: plainText('Mute 24h', LIMITS.buttonText), value });
-  buttons.push({ type: 'button', action_id: WATCH_ACTIONS.details, text: plainText('Details', LIMITS.buttonText), value });
+  if (breaching && !view.acknowledgedBy)
+    buttons.push({
+      type: 'button',
+      action_id: WATCH_ACTIONS.ack,
+      text: plainText('Acknowledge', LIMITS.buttonText),
+      style: 'primary',
+      value,
+    });
+  if (view.mutedUntil && view.mutedUntil > view.now)
+    buttons.push({
+      type: 'button',
+      action_id: WATCH_ACTIONS.unmute,
+      text: plainText('Unmute', LIMITS.buttonText),
+      value,
+    });
+  else
+    buttons.push({
+      type: 'button',
+      action_id: WATCH_ACTIONS.mute24h,
+      text: plainText('Mute 24h', LIMITS.buttonText),
+      value,
+    });
+  buttons.push({
+    type: 'button',
+    action_id: WATCH_ACTIONS.details,
+    text: plainText('Details', LIMITS.buttonText),
+    value,
+  });
   blocks.push({ type: 'actions', elements: buttons });
   const level = !breaching ? 'success' : view.acknowledgedBy ? 'neutral' : 'warning';
-  return inColour({ text: fallbackText(`${breaching ? 'Watch' : 'Back to normal'}: ${title}: ${view.text}`), blocks: capBlocks(blocks) }, level);
+  return inColour(
+    {
+      text: fallbackText(`${breaching ? 'Watch' : 'Back to normal'}: ${title}: ${view.text}`),
+      blocks: capBlocks(blocks),
+    },
+    level,
+  );
 }
 
 /** A reply in the alert's thread: still breaching, or back to normal. */
@@ -106,9 +161,20 @@ export interface WatchListItem {
 }
 
 /** The list: each watch's rule, where it posts, its state and last result in words, and its buttons. */
-export function watchListMessage(items: readonly WatchListItem[], view: { timeZone: string; now: Date; heading: string }): SlackMessage {
+export function watchListMessage(
+  items: readonly WatchListItem[],
+  view: { timeZone: string; now: Date; heading: string },
+): SlackMessage {
   if (items.length === 0) {
-    return { text: 'No watches here.', blocks: [{ type: 'section', text: mrkdwn('No watches here. Add one, e.g. `/traffic watch visits drops 40% vs last week`.') }] };
+    return {
+      text: 'No watches here.',
+      blocks: [
+        {
+          type: 'section',
+          text: mrkdwn('No watches here. Add one, e.g. `/traffic watch visits drops 40% vs last week`.'),
+        },
+      ],
+    };
   }
   const blocks: KnownBlock[] = [{ type: 'header', text: plainText(`Watches (${view.heading})`, LIMITS.headerText) }];
   for (const w of items.slice(0, 15)) {
@@ -121,7 +187,9 @@ export function watchListMessage(items: readonly WatchListItem[], view: { timeZo
           : w.lastText
             ? `:white_check_mark: ok: ${escapeMrkdwn(w.lastText)}`
             : ':hourglass: not evaluated yet';
-    const checked = w.lastEvaluatedAt ? ` · checked ${escapeMrkdwn(formatDateTimeIn(w.lastEvaluatedAt.toISOString(), view.timeZone, view.now))}` : '';
+    const checked = w.lastEvaluatedAt
+      ? ` · checked ${escapeMrkdwn(formatDateTimeIn(w.lastEvaluatedAt.toISOString(), view.timeZone, view.now))}`
+      : '';
     const muted = w.mutedUntil && w.mutedUntil > view.now ? ' · :mute: muted' : '';
     const text = `*#${w.id}* ${escapeMrkdwn(watchTitle(w.rule))} · every ${w.rule.every} · <#${w.channelId}> · owner <@${w.ownerId}>\n${state}${checked}${muted}`;
     blocks.push({ type: 'section', block_id: `watch-${w.id}`, text: mrkdwn(text) });
@@ -140,7 +208,12 @@ export function watchListMessage(items: readonly WatchListItem[], view: { timeZo
             style: 'danger',
             text: plainText('Remove', LIMITS.buttonText),
             value,
-            confirm: { title: plainText('Remove this watch?', LIMITS.confirmTitle), text: plainText(watchTitle(w.rule), LIMITS.confirmText), confirm: plainText('Remove', LIMITS.confirmButton), deny: plainText('Keep', LIMITS.confirmButton) },
+            confirm: {
+              title: plainText('Remove this watch?', LIMITS.confirmTitle),
+              text: plainText(watchTitle(w.rule), LIMITS.confirmText),
+              confirm: plainText('Remove', LIMITS.confirmButton),
+              deny: plainText('Keep', LIMITS.confirmButton),
+            },
           },
         ],
       });

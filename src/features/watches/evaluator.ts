@@ -15,7 +15,15 @@ import type { TrendService } from '../trends/index.js';
 import { watchAlertMessage, watchReply } from './blocks.js';
 import type { WatchObserver } from './observe.js';
 import type { Changed } from '../../platform/changes.js';
-import { decide, describeObservation, lastPeriod, SETTLE_WAIT_MS, spreadOffset, type DecisionKind, type WatchPeriod } from './plan.js';
+import {
+  decide,
+  describeObservation,
+  lastPeriod,
+  SETTLE_WAIT_MS,
+  spreadOffset,
+  type DecisionKind,
+  type WatchPeriod,
+} from './plan.js';
 import { WatchRepo, type Watch } from './repo.js';
 import { WATCH_ALERT, WATCH_EDIT, WATCH_REPLY } from './deliveries.js';
 
@@ -50,7 +58,13 @@ export interface WatchEvaluatorOptions {
   changed?: Changed;
 }
 
-const DEFAULTS = { tickMs: 30_000, spreadMs: { hour: 20 * 60_000, day: 60 * 60_000 }, staleMs: 120_000, concurrency: 4, deliveryDeadlineMs: 6 * 3_600_000 };
+const DEFAULTS = {
+  tickMs: 30_000,
+  spreadMs: { hour: 20 * 60_000, day: 60 * 60_000 },
+  staleMs: 120_000,
+  concurrency: 4,
+  deliveryDeadlineMs: 6 * 3_600_000,
+};
 
 export class WatchEvaluator {
   private timer: NodeJS.Timeout | undefined;
@@ -102,10 +116,19 @@ export class WatchEvaluator {
       due.push({ watch, period });
     }
     const limit = pLimit(this.options.concurrency ?? DEFAULTS.concurrency);
-    const done = await Promise.all(due.map(({ watch, period }) => limit(() => this.evaluate(watch, period).catch((error: unknown) => {
-      this.options.log.error({ watch: watch.id, period: period.key, err: (error as Error).message }, 'watch evaluation failed');
-      return false;
-    }))));
+    const done = await Promise.all(
+      due.map(({ watch, period }) =>
+        limit(() =>
+          this.evaluate(watch, period).catch((error: unknown) => {
+            this.options.log.error(
+              { watch: watch.id, period: period.key, err: (error as Error).message },
+              'watch evaluation failed',
+            );
+            return false;
+          }),
+        ),
+      ),
+    );
     return done.filter(Boolean).length;
   }
 
@@ -128,8 +151,10 @@ export class WatchEvaluator {
     const text = observation.ok ? describeObservation(claimed.rule, observation, kind) : observation.error;
     const muted = claimed.mutedUntil !== undefined && claimed.mutedUntil > now;
     const state = kind === 'breach' || kind === 'update' ? 'breaching' : kind === 'recover' ? 'ok' : claimed.state;
-    const trend = !muted && (kind === 'breach' || kind === 'update' || kind === 'recover') ? await this.chart(claimed) : undefined;
-    if (kind === 'unknown') log.warn({ watch: watch.id, period: period.key, error: text }, 'watch evaluated to unknown: nothing decided');
+    const trend =
+      !muted && (kind === 'breach' || kind === 'update' || kind === 'recover') ? await this.chart(claimed) : undefined;
+    if (kind === 'unknown')
+      log.warn({ watch: watch.id, period: period.key, error: text }, 'watch evaluated to unknown: nothing decided');
 
     let posted = false;
     const recorded = await this.options.db.transaction(async (tx) => {
@@ -155,21 +180,44 @@ export class WatchEvaluator {
   }
 
   /** The deliveries a decision makes, in the decision's transaction. */
-  private async deliver(tx: Queryable, watch: Watch, kind: DecisionKind, text: string, now: Date, trend: Trend | undefined): Promise<boolean> {
+  private async deliver(
+    tx: Queryable,
+    watch: Watch,
+    kind: DecisionKind,
+    text: string,
+    now: Date,
+    trend: Trend | undefined,
+  ): Promise<boolean> {
     if (kind !== 'breach' && kind !== 'update' && kind !== 'recover') return false;
     const outbox = new DeliveryRepo(tx);
     const expiresInMs = this.options.deliveryDeadlineMs ?? DEFAULTS.deliveryDeadlineMs;
-    const alert = watchAlertMessage({ ...watch, text, timeZone: watch.timeZone, now, demo: this.options.demo, ...(trend ? { trend } : {}) });
+    const alert = watchAlertMessage({
+      ...watch,
+      text,
+      timeZone: watch.timeZone,
+      now,
+      demo: this.options.demo,
+      ...(trend ? { trend } : {}),
+    });
     const base = { channelId: watch.channelId, expiresInMs };
     // A breach that began while muted has no alert yet: its first update (once unmuted) posts it; its recovery posts nothing.
     if (kind === 'recover' && watch.alertDelivery === undefined) return false;
     if (kind === 'breach' || (kind === 'update' && watch.alertDelivery === undefined)) {
-      const id = await outbox.enqueue({ ...base, subject: WATCH_ALERT, payload: { watchId: watch.id, episode: watch.episode }, message: alert });
+      const id = await outbox.enqueue({
+        ...base,
+        subject: WATCH_ALERT,
+        payload: { watchId: watch.id, episode: watch.episode },
+        message: alert,
+      });
       await new WatchRepo(tx).setAlertDelivery(watch.id, watch.episode, id);
       return true;
     }
     // Replies go into the alert's thread (or after it, should it have failed); the parent is edited once it has a ts.
-    const thread = watch.alertTs ? { threadTs: watch.alertTs } : watch.alertDelivery ? { threadOf: watch.alertDelivery } : {};
+    const thread = watch.alertTs
+      ? { threadTs: watch.alertTs }
+      : watch.alertDelivery
+        ? { threadOf: watch.alertDelivery }
+        : {};
     await outbox.enqueue({ ...base, subject: WATCH_REPLY, message: watchReply(kind, text), ...thread });
     if (watch.alertTs) await outbox.enqueue({ ...base, subject: WATCH_EDIT, message: alert, updateTs: watch.alertTs });
     return true;
@@ -181,7 +229,13 @@ export class WatchEvaluator {
     const range = resolveRange(watch.rule.every === 'hour' ? 'today' : 'last7d', watch.timeZone, this.options.now());
     if (!range.ok) return undefined;
     try {
-      return await this.options.trends.series({ report: watch.rule.report, filters: watch.rule.filters, metric: watch.rule.metric, range: range.range, timeZone: watch.timeZone });
+      return await this.options.trends.series({
+        report: watch.rule.report,
+        filters: watch.rule.filters,
+        metric: watch.rule.metric,
+        range: range.range,
+        timeZone: watch.timeZone,
+      });
     } catch (error) {
       this.options.log.warn({ watch: watch.id, err: (error as Error).message }, 'watch chart left out');
       return undefined;

@@ -28,7 +28,17 @@ export const watches: LookoutFeature<'watches', 'reports' | 'trends' | 'alerts',
     const { now, apiDays, demo, limits } = settings;
     const log = logOf(ctx, 'watches');
     const changed = platform.changes.changed;
-    const service = new WatchService({ repo: repos.watches, access: platform.access, directory: platform.directory, now, defaultTimezone: settings.timeZone, limits: { perChannel: limits.digestsPerChannel, perUser: limits.digestsPerUser }, demo, changed, log });
+    const service = new WatchService({
+      repo: repos.watches,
+      access: platform.access,
+      directory: platform.directory,
+      now,
+      defaultTimezone: settings.timeZone,
+      limits: { perChannel: limits.digestsPerChannel, perUser: limits.digestsPerUser },
+      demo,
+      changed,
+      log,
+    });
     const evaluator = new WatchEvaluator({
       db: platform.repos.db,
       observer: new WatchObserver({ trends, fetcher: platform.fetcher, flagged: alerts.service, apiDays, log }),

@@ -10,7 +10,8 @@ import { WATCH_ACTIONS } from './blocks.js';
 import { parseWatchCommand } from './parse.js';
 import type { WatchService } from './service.js';
 
-const said = <T>(outcome: Result<T>, then: (value: T) => SlackMessage): SlackMessage => (outcome.ok ? then(outcome.value) : outcome.message);
+const said = <T>(outcome: Result<T>, then: (value: T) => SlackMessage): SlackMessage =>
+  outcome.ok ? then(outcome.value) : outcome.message;
 
 /** `/traffic watch …` (after the ack). */
 export function watchCommand(watches: WatchService): Subcommand {
@@ -24,16 +25,30 @@ export function watchCommand(watches: WatchService): Subcommand {
       case 'list':
         return reply(await watches.list(user, parsed.all ? 'all' : { channelId: command.channel_id }));
       case 'add':
-        return reply(said(await watches.add(user, command.team_id, command.channel_id, parsed.rule, parsed.channel), (w) => watches.added(w, 'added')));
+        return reply(
+          said(await watches.add(user, command.team_id, command.channel_id, parsed.rule, parsed.channel), (w) =>
+            watches.added(w, 'added'),
+          ),
+        );
       case 'edit':
-        return reply(said(await watches.edit(user, parsed.id, parsed.rule, from, parsed.channel), (w) => watches.added(w, 'changed')));
+        return reply(
+          said(await watches.edit(user, parsed.id, parsed.rule, from, parsed.channel), (w) =>
+            watches.added(w, 'changed'),
+          ),
+        );
       case 'pause':
       case 'resume':
-        return reply(said(await watches.setPaused(user, parsed.id, parsed.kind === 'pause', from), (w) => watches.added(w, 'changed')));
+        return reply(
+          said(await watches.setPaused(user, parsed.id, parsed.kind === 'pause', from), (w) =>
+            watches.added(w, 'changed'),
+          ),
+        );
       case 'remove':
         return reply(said(await watches.remove(user, parsed.id, from), (m) => m));
       case 'mute':
-        return reply(said(await watches.mute(user, parsed.id, parsed.forMs, from), (w) => watches.muteNote(w, parsed.forMs)));
+        return reply(
+          said(await watches.mute(user, parsed.id, parsed.forMs, from), (w) => watches.muteNote(w, parsed.forMs)),
+        );
       case 'unmute':
         return reply(said(await watches.mute(user, parsed.id, 0, from), (w) => watches.muteNote(w, 0)));
     }
@@ -52,11 +67,19 @@ function alertButton(watches: WatchService, reports: ReportService, action: Aler
       const watch = await watches.find(id.data);
       if (!watch) return tell(problemMessage(`There is no watch #${id.data} any more.`));
       const report = watch.rule.metric === 'bots' ? 'visits' : watch.rule.report;
-      const query = { ...newQuery(report, watch.rule.every === 'hour' ? 'today' : 'last7d'), filters: watch.rule.filters };
-      return tell((await reports.answer(query, { channelId: args.body.channel?.id, ephemeral: true, user, log })).message);
+      const query = {
+        ...newQuery(report, watch.rule.every === 'hour' ? 'today' : 'last7d'),
+        filters: watch.rule.filters,
+      };
+      return tell(
+        (await reports.answer(query, { channelId: args.body.channel?.id, ephemeral: true, user, log })).message,
+      );
     }
     const from = { channelId: args.body.channel?.id };
-    const outcome = action === 'ack' ? await watches.acknowledge(user, id.data, from) : await watches.mute(user, id.data, action === 'unmute' ? 0 : 24 * 3_600_000, from);
+    const outcome =
+      action === 'ack'
+        ? await watches.acknowledge(user, id.data, from)
+        : await watches.mute(user, id.data, action === 'unmute' ? 0 : 24 * 3_600_000, from);
     if (!outcome.ok) return tell(outcome.message);
     return postToResponseUrl(args.body.response_url, { ...watches.alertOf(outcome.value), replace_original: true });
   };
@@ -69,13 +92,18 @@ function listButton(watches: WatchService, action: 'pause' | 'resume' | 'remove'
     const id = RowId.safeParse(buttonValue(args));
     if (!id.success) return tell(problemMessage('This list is too old to change; run /traffic watch list again.'));
     const from = { channelId: args.body.channel?.id };
-    const outcome = action === 'remove' ? await watches.remove(user, id.data, from) : await watches.setPaused(user, id.data, action === 'pause', from);
+    const outcome =
+      action === 'remove'
+        ? await watches.remove(user, id.data, from)
+        : await watches.setPaused(user, id.data, action === 'pause', from);
     if (!outcome.ok) return replyTo(args.body.response_url, false)(outcome.message);
     return tell(await watches.list(user, { channelId: args.body.channel?.id ?? '' }));
   };
 }
 
 export function registerWatches(app: Routes, watches: WatchService, reports: ReportService): void {
-  for (const action of ['ack', 'mute24h', 'unmute', 'details'] as const) app.handle(WATCH_ACTIONS[action], alertButton(watches, reports, action));
-  for (const action of ['pause', 'resume', 'remove'] as const) app.handle(WATCH_ACTIONS[action], listButton(watches, action), 'replace');
+  for (const action of ['ack', 'mute24h', 'unmute', 'details'] as const)
+    app.handle(WATCH_ACTIONS[action], alertButton(watches, reports, action));
+  for (const action of ['pause', 'resume', 'remove'] as const)
+    app.handle(WATCH_ACTIONS[action], listButton(watches, action), 'replace');
 }

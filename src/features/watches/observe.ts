@@ -13,7 +13,15 @@ import type { SharedFetcher } from '../../platform/api/shared-fetcher.js';
 import type { Logger } from '../../platform/log.js';
 import type { FlaggedVisitors } from '../alerts/index.js';
 import type { TrendService } from '../trends/index.js';
-import { comparedWith, observationOf, periodBucket, periodLabel, type Observation, type WatchPeriod, type WatchRule } from './plan.js';
+import {
+  comparedWith,
+  observationOf,
+  periodBucket,
+  periodLabel,
+  type Observation,
+  type WatchPeriod,
+  type WatchRule,
+} from './plan.js';
 
 export interface ObserverDeps {
   trends: TrendService;
@@ -45,7 +53,14 @@ export class WatchObserver {
       const def = REPORTS[rule.report];
       const nameField = def.rowFilter!.rowField;
       const top = async (date: string) => {
-        const rows = await this.deps.fetcher.report(def.id, { startDate: date, endDate: date, filterGroups: rule.filters, page: 1, limit: c.top, sort: { key: def.countField!, value: -1 } });
+        const rows = await this.deps.fetcher.report(def.id, {
+          startDate: date,
+          endDate: date,
+          filterGroups: rule.filters,
+          page: 1,
+          limit: c.top,
+          sort: { key: def.countField!, value: -1 },
+        });
         return rows.map((r) => String(fieldOf(r, nameField) ?? ''));
       };
       const [now, before] = await Promise.all([top(period.date), top(shiftDate(period.date, -1))]);
@@ -63,7 +78,10 @@ export class WatchObserver {
   /** The share of the hour's visits made by visitors the threat scan flagged, among the visits it has judged. */
   private async bots(period: WatchPeriod, timeZone: string, label: string): Promise<Observation> {
     // The zone's hour lies within the API's day before, the day or the day after.
-    const visits = await this.deps.fetcher.visits({ startDate: shiftDate(period.date, -1), endDate: shiftDate(period.date, 1) });
+    const visits = await this.deps.fetcher.visits({
+      startDate: shiftDate(period.date, -1),
+      endDate: shiftDate(period.date, 1),
+    });
     const inHour = visits.filter((v) => {
       const at = v.date ? hourAt(Date.parse(v.date), timeZone) : undefined;
       return at?.date === period.date && at.hour === period.hour;
@@ -71,17 +89,28 @@ export class WatchObserver {
     if (inHour.length === 0) return { ok: true, value: 0, label };
     const ids = [...new Set(inHour.map((v) => v.visitor_id).filter((id): id is string => typeof id === 'string'))];
     const judged = await this.deps.flagged.judged(ids);
-    if (!judged) return { ok: false, error: 'The threat scan is off, so no visitor has been judged: turn it on with /traffic alerts on.' };
+    if (!judged)
+      return {
+        ok: false,
+        error: 'The threat scan is off, so no visitor has been judged: turn it on with /traffic alerts on.',
+      };
     const checked = inHour.filter((v) => v.visitor_id && judged.checked.has(v.visitor_id));
-    if (checked.length === 0) return { ok: false, error: `None of the hour's ${inHour.length} visits has been judged by the threat scan yet.` };
+    if (checked.length === 0)
+      return { ok: false, error: `None of the hour's ${inHour.length} visits has been judged by the threat scan yet.` };
     const flagged = checked.filter((v) => judged.flagged.has(v.visitor_id!)).length;
-    return { ok: true, value: (flagged / checked.length) * 100, label: `${label} (${flagged} of ${checked.length} judged visits)` };
+    return {
+      ok: true,
+      value: (flagged / checked.length) * 100,
+      label: `${label} (${flagged} of ${checked.length} judged visits)`,
+    };
   }
 }
 
 /** Figures not to be judged by yet: an empty answer between periods with visits, or one that did not come whole. */
 class Unsettled extends Error {
   constructor(buckets: Bucket[]) {
-    super(`The analytics API's figures for ${buckets.map((b) => (b.hour === undefined ? dayLabel(b.startDate) : `${dayLabel(b.startDate)} ${b.label}`)).join(', ')} are not settled yet (an empty or partial answer): they are asked again shortly.`);
+    super(
+      `The analytics API's figures for ${buckets.map((b) => (b.hour === undefined ? dayLabel(b.startDate) : `${dayLabel(b.startDate)} ${b.label}`)).join(', ')} are not settled yet (an empty or partial answer): they are asked again shortly.`,
+    );
   }
 }

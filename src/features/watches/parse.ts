@@ -5,7 +5,16 @@
 import { matchReport, type ReportCatalog } from '../../kernel/catalog.js';
 import { findOperator, parseFilters } from '../../kernel/filters.js';
 import { durationInWords } from '../../kernel/format.js';
-import { boundedNumber, channelRef, code, MAX_COUNT, parseMuteDuration, type ChannelRef, type Token, type UsageError } from '../../kernel/text.js';
+import {
+  boundedNumber,
+  channelRef,
+  code,
+  MAX_COUNT,
+  parseMuteDuration,
+  type ChannelRef,
+  type Token,
+  type UsageError,
+} from '../../kernel/text.js';
 import { readRange } from '../../kernel/when.js';
 import { NEW_TOP, type Condition, type WatchEvery, type WatchMetric, type WatchRule } from './plan.js';
 
@@ -30,7 +39,14 @@ export type WatchCommand =
 
 const fail = (message: string): UsageError => ({ kind: 'error', message, usage: WATCH_USAGE });
 
-const VERBS: Readonly<Record<string, WatchVerb | 'mute'>> = { pause: 'pause', resume: 'resume', remove: 'remove', delete: 'remove', unmute: 'unmute', mute: 'mute' };
+const VERBS: Readonly<Record<string, WatchVerb | 'mute'>> = {
+  pause: 'pause',
+  resume: 'resume',
+  remove: 'remove',
+  delete: 'remove',
+  unmute: 'unmute',
+  mute: 'mute',
+};
 
 function idOf(token: Token | undefined, verb: string): number | UsageError {
   const id = boundedNumber((token?.text ?? '').replace(/^#/, ''), { min: 1, max: 2_147_483_647, integer: true });
@@ -66,7 +82,8 @@ function parseMuteFor(id: number, words: readonly Token[]): WatchCommand {
   const text = words.map((t) => t.text.toLowerCase()).filter((w) => w !== 'for');
   if (text.length === 0) return { kind: 'mute', id, forMs: 24 * 3_600_000, label: 'for 24 hours' };
   const forMs = parseMuteDuration(text.join(''));
-  if (forMs === undefined) return fail('Mute for how long? From a minute to a year, like `for 30m`, `for 24h`, `for 7d`, or `forever`.');
+  if (forMs === undefined)
+    return fail('Mute for how long? From a minute to a year, like `for 30m`, `for 24h`, `for 7d`, or `forever`.');
   return { kind: 'mute', id, forMs, label: forMs === null ? 'for good' : `for ${durationInWords(forMs)}` };
 }
 
@@ -83,7 +100,10 @@ const change = (text: string | undefined): number | undefined =>
   text?.endsWith('%') ? boundedNumber(text.slice(0, -1), { min: 0.1, max: 1000 }) : undefined;
 
 /** The rule's words, in any order: metric, report, filters, condition, how often, where. */
-export function parseRule(tokens: readonly Token[], catalog: ReportCatalog): { rule: WatchRule; channel?: ChannelRef } | UsageError {
+export function parseRule(
+  tokens: readonly Token[],
+  catalog: ReportCatalog,
+): { rule: WatchRule; channel?: ChannelRef } | UsageError {
   let metric: WatchMetric | undefined;
   let report: WatchRule['report'] | undefined;
   let condition: Condition | undefined;
@@ -111,18 +131,28 @@ export function parseRule(tokens: readonly Token[], catalog: ReportCatalog): { r
       metric = word;
     } else if (word === 'above' || word === 'below') {
       const n = threshold(next);
-      if (n === undefined) return fail(`\`${word}\` needs a number from 0 to ${MAX_COUNT.toLocaleString('en-US')}, like \`${word} 100\` (or a share from 0% to 100%, like \`${word} 20%\`, for bots).`);
+      if (n === undefined)
+        return fail(
+          `\`${word}\` needs a number from 0 to ${MAX_COUNT.toLocaleString('en-US')}, like \`${word} 100\` (or a share from 0% to 100%, like \`${word} 20%\`, for bots).`,
+        );
       problem = setCondition({ kind: word, value: n.value });
       i++;
     } else if (word === 'drops' || word === 'rises' || word === 'drop' || word === 'rise') {
       const n = change(next);
-      if (n === undefined) return fail(`\`${word}\` needs a percentage above 0% and at most 1,000%, like \`${word} 40%\`.`);
+      if (n === undefined)
+        return fail(`\`${word}\` needs a percentage above 0% and at most 1,000%, like \`${word} 40%\`.`);
       const vs = tokens[i + 2]?.text.toLowerCase() === 'vs' ? 2 : 0;
       // `vs last week` (or `vs lastweek`): the same hours or day a week before.
       const week = vs > 0 ? readRange(tokens, i + 3) : undefined;
       const lastWeek = week?.ok === true && week.range === 'lastweek';
-      if (vs > 0 && !lastWeek && tokens[i + 3]?.text.toLowerCase() !== 'previous') return fail('Compare `vs last week` or `vs previous`.');
-      problem = setCondition({ kind: 'change', direction: word.startsWith('drop') ? 'drops' : 'rises', pct: n, against: lastWeek ? 'last_week' : 'previous' });
+      if (vs > 0 && !lastWeek && tokens[i + 3]?.text.toLowerCase() !== 'previous')
+        return fail('Compare `vs last week` or `vs previous`.');
+      problem = setCondition({
+        kind: 'change',
+        direction: word.startsWith('drop') ? 'drops' : 'rises',
+        pct: n,
+        against: lastWeek ? 'last_week' : 'previous',
+      });
       i += 1 + (vs > 0 ? 1 + (lastWeek ? week.consumed : 1) : 0);
     } else if (word === 'spike' || word === 'spikes') {
       problem = setCondition({ kind: 'spike' });
@@ -134,30 +164,44 @@ export function parseRule(tokens: readonly Token[], catalog: ReportCatalog): { r
     } else if (word === 'hourly' || word === 'daily') {
       every = word === 'hourly' ? 'hour' : 'day';
     } else if (range?.ok) {
-      return fail(`A watch judges each hour or day as it ends (\`every hour\` or \`every day\`), so it takes no range: leave out ${code(range.text)}. To compare with the week before, say \`drops 40% vs last week\`.`);
+      return fail(
+        `A watch judges each hour or day as it ends (\`every hour\` or \`every day\`), so it takes no range: leave out ${code(range.text)}. To compare with the week before, say \`drops 40% vs last week\`.`,
+      );
     } else {
       const match = matchReport(token.text, catalog);
-      if (!match.ok || report !== undefined) return fail(`Don't understand ${code(token.text)}. ${match.ok ? 'One report per watch.' : 'Expected a metric (visits, unique, bots), a report, a filter, a condition (above, below, drops, rises, spike, new), `every hour|day` or a #channel.'}`);
+      if (!match.ok || report !== undefined)
+        return fail(
+          `Don't understand ${code(token.text)}. ${match.ok ? 'One report per watch.' : 'Expected a metric (visits, unique, bots), a report, a filter, a condition (above, below, drops, rises, spike, new), `every hour|day` or a #channel.'}`,
+        );
       report = match.id;
     }
     if (problem) return problem;
   }
 
-  if (!condition) return fail('When should it alert? Add a condition: `above 100`, `below 100`, `drops 40%`, `rises 50% vs last week`, `spike` or `new`.');
+  if (!condition)
+    return fail(
+      'When should it alert? Add a condition: `above 100`, `below 100`, `drops 40%`, `rises 50% vs last week`, `spike` or `new`.',
+    );
   const filters = parseFilters(filterTokens, catalog);
   if ('problem' in filters) return fail(filters.problem);
   const m = metric ?? 'visits';
   if (m === 'bots') {
-    if (condition.kind !== 'above' && condition.kind !== 'below') return fail('A bots watch is `bots above <n>%` or `bots below <n>%` (the share of visits by flagged visitors).');
+    if (condition.kind !== 'above' && condition.kind !== 'below')
+      return fail('A bots watch is `bots above <n>%` or `bots below <n>%` (the share of visits by flagged visitors).');
     if (condition.value > 100) return fail('A share is at most 100%.');
-    if (report !== undefined || filters.filters.length > 0) return fail('A bots watch looks at all visits; leave out the report and filters.');
+    if (report !== undefined || filters.filters.length > 0)
+      return fail('A bots watch looks at all visits; leave out the report and filters.');
     if (every === 'day') return fail('A bots watch looks at the last hour; leave out `every day`.');
   }
   const reportId = report ?? 'visits';
   if (condition.kind === 'new') {
     const def = catalog[reportId];
-    if (!def.countField || !def.rowFilter) return fail(`\`new\` watches a report's top rows: name one, like \`/traffic watch countries new\`.`);
+    if (!def.countField || !def.rowFilter)
+      return fail(`\`new\` watches a report's top rows: name one, like \`/traffic watch countries new\`.`);
   }
   const defaultEvery: WatchEvery = m === 'bots' || condition.kind === 'spike' ? 'hour' : 'day';
-  return { rule: { metric: m, report: reportId, filters: filters.filters, condition, every: every ?? defaultEvery }, ...(channel ? { channel } : {}) };
+  return {
+    rule: { metric: m, report: reportId, filters: filters.filters, condition, every: every ?? defaultEvery },
+    ...(channel ? { channel } : {}),
+  };
 }

@@ -112,7 +112,11 @@ export function decide(condition: Condition, state: WatchState, observation: Obs
 }
 
 export function metricNoun(metric: WatchMetric): string {
-  return metric === 'visits' ? 'visits' : metric === 'unique' ? 'unique visitors' : 'share of visits by flagged visitors';
+  return metric === 'visits'
+    ? 'visits'
+    : metric === 'unique'
+      ? 'unique visitors'
+      : 'share of visits by flagged visitors';
 }
 
 function amount(metric: WatchMetric, n: number): string {
@@ -148,7 +152,11 @@ function figure(metric: WatchMetric, n: number): string {
  * Nov 22, below 100 (back to normal at 110 or more)" for a breach, "120 visits on Nov 22,
  * not below 100" when all is well. Nothing said beside "ok" reads as a breach.
  */
-export function describeObservation(rule: WatchRule, o: Extract<Observation, { ok: true }>, kind: DecisionKind): string {
+export function describeObservation(
+  rule: WatchRule,
+  o: Extract<Observation, { ok: true }>,
+  kind: DecisionKind,
+): string {
   const c = rule.condition;
   const seen = `${figure(rule.metric, o.value)} ${o.label}`;
   const on = kind === 'breach' || kind === 'update';
@@ -158,7 +166,8 @@ export function describeObservation(rule: WatchRule, o: Extract<Observation, { o
     case 'below': {
       const edge = c.kind === 'above' ? c.value * (1 - HYSTERESIS.absolute) : c.value * (1 + HYSTERESIS.absolute);
       const limit = amount(rule.metric, c.value);
-      if (on) return `${seen}, ${c.kind} ${limit} (back to normal at ${amount(rule.metric, edge)} or ${c.kind === 'above' ? 'less' : 'more'})`;
+      if (on)
+        return `${seen}, ${c.kind} ${limit} (back to normal at ${amount(rule.metric, edge)} or ${c.kind === 'above' ? 'less' : 'more'})`;
       return `${seen}, ${kind === 'recover' ? 'no longer' : 'not'} ${c.kind} ${limit}`;
     }
     case 'change': {
@@ -169,14 +178,19 @@ export function describeObservation(rule: WatchRule, o: Extract<Observation, { o
     case 'spike': {
       const against = `the usual ${o.baselineLabel ? `${o.baselineLabel} ` : ''}(${usual})`;
       if (on) {
-        const ratio = o.baseline && o.baseline > 0 ? `${(Math.round((o.value / o.baseline) * 10) / 10).toLocaleString('en-US')}×` : `${amount(rule.metric, o.value - (o.baseline ?? 0))} more than`;
+        const ratio =
+          o.baseline && o.baseline > 0
+            ? `${(Math.round((o.value / o.baseline) * 10) / 10).toLocaleString('en-US')}×`
+            : `${amount(rule.metric, o.value - (o.baseline ?? 0))} more than`;
         return `${seen}: ${ratio} ${against}`;
       }
       if (kind === 'recover') return `${seen}: no longer a spike against ${against}`;
       return `${seen}: not a spike against ${against}, which takes ${SPIKE_RATIO}× and at least ${SPIKE_MIN} more`;
     }
     case 'new':
-      return o.entries && o.entries.length > 0 ? `New in the top ${c.top} ${o.label}: ${o.entries.join(', ')}` : `No new entries in the top ${c.top} ${o.label}`;
+      return o.entries && o.entries.length > 0
+        ? `New in the top ${c.top} ${o.label}: ${o.entries.join(', ')}`
+        : `No new entries in the top ${c.top} ${o.label}`;
   }
 }
 
@@ -217,7 +231,9 @@ export function periodBefore(period: Period, timeZone: string): Period {
   const span = hourSpans(period.date, timeZone)?.find((s) => s.hour === period.hour);
   const before = span ? hourAt(span.start - 1, timeZone) : undefined;
   if (before) return before;
-  return period.hour === 0 ? { date: shiftDate(period.date, -1), hour: 23 } : { date: period.date, hour: period.hour - 1 };
+  return period.hour === 0
+    ? { date: shiftDate(period.date, -1), hour: 23 }
+    : { date: period.date, hour: period.hour - 1 };
 }
 
 /** The minutes of a standard period: an hour's 60, a day's 1,440. */
@@ -229,7 +245,8 @@ const standardMinutes = (period: Period) => (period.hour === undefined ? 1_440 :
  * changes its clocks.
  */
 export function periodMinutes(period: Period, timeZone: string, api: ApiDays): number {
-  if (period.hour !== undefined) return hourSpans(period.date, timeZone)?.find((s) => s.hour === period.hour)?.minutes ?? 0;
+  if (period.hour !== undefined)
+    return hourSpans(period.date, timeZone)?.find((s) => s.hour === period.hour)?.minutes ?? 0;
   const start = dayStart(period.date, api.timeZone);
   const end = dayStart(shiftDate(period.date, 1), api.timeZone);
   return start === undefined || end === undefined ? 1_440 : (end - start) / 60_000;
@@ -263,7 +280,13 @@ export function periodLabel(period: Period): string {
  * compare with (the period is unknown, never a zero). `figures`: the period's, then
  * those of `comparedWith`.
  */
-export function observationOf(rule: WatchRule, period: Period, timeZone: string, api: ApiDays, figures: readonly number[]): Observation {
+export function observationOf(
+  rule: WatchRule,
+  period: Period,
+  timeZone: string,
+  api: ApiDays,
+  figures: readonly number[],
+): Observation {
   const standard = standardMinutes(period);
   const perStandard = (p: Period, figure: number) => {
     const minutes = periodMinutes(p, timeZone, api);
@@ -274,16 +297,25 @@ export function observationOf(rule: WatchRule, period: Period, timeZone: string,
   const minutes = periodMinutes(period, timeZone, api);
   const value = perStandard(period, raw) ?? raw;
   const unit = period.hour === undefined ? 'day' : 'hour';
-  const label = minutes === standard || minutes === 0 ? periodLabel(period) : `${periodLabel(period)} ${lengthNote(raw, minutes, standard)}`;
+  const label =
+    minutes === standard || minutes === 0
+      ? periodLabel(period)
+      : `${periodLabel(period)} ${lengthNote(raw, minutes, standard)}`;
   const c = rule.condition;
   if (c.kind === 'change') {
     const baseline = perStandard(compared[0]!, figures[1] ?? 0);
     const baselineLabel = c.against === 'last_week' ? `the same ${unit} last week` : `the ${unit} before`;
-    if (baseline === undefined) return { ok: false, error: `There was no ${periodLabel(compared[0]!)} (the clocks skipped it): nothing to compare ${periodLabel(period)} with.` };
+    if (baseline === undefined)
+      return {
+        ok: false,
+        error: `There was no ${periodLabel(compared[0]!)} (the clocks skipped it): nothing to compare ${periodLabel(period)} with.`,
+      };
     return { ok: true, value, baseline, label, baselineLabel };
   }
   if (c.kind === 'spike') {
-    const usual = median(compared.map((p, i) => perStandard(p, figures[i + 1] ?? 0)).filter((v): v is number => v !== undefined));
+    const usual = median(
+      compared.map((p, i) => perStandard(p, figures[i + 1] ?? 0)).filter((v): v is number => v !== undefined),
+    );
     const when = `${WEEKDAYS[new Date(`${period.date}T00:00:00Z`).getUTCDay()] ?? ''}${period.hour === undefined ? '' : ` ${String(period.hour).padStart(2, '0')}:00`}`;
     return { ok: true, value, ...(usual === undefined ? {} : { baseline: usual }), label, baselineLabel: when };
   }
@@ -311,7 +343,10 @@ export function lastPeriod(every: WatchEvery, timeZone: string, now: Date, api: 
   for (let i = 0; i < 48; i++) {
     period = periodBefore(period, timeZone);
     const final = finalAt(periodBucket(period), timeZone, api);
-    const over = period.hour === undefined ? dayStart(shiftDate(period.date, 1), timeZone) : hourEnd(period.date, period.hour, timeZone);
+    const over =
+      period.hour === undefined
+        ? dayStart(shiftDate(period.date, 1), timeZone)
+        : hourEnd(period.date, period.hour, timeZone);
     if (final === undefined || over === undefined) return undefined;
     const dueAt = Math.max(final, over);
     if (dueAt <= now.getTime()) return { ...period, key: keyOf(period), dueAt, elapsedMs: now.getTime() - dueAt };

@@ -50,7 +50,12 @@ export const FOREVER = new Date('9999-12-31T00:00:00Z');
 
 const toWatch = (row: Record<string, unknown>): Watch => {
   const w = fromRow<Watch>(row);
-  return { ...w, id: Number(row.id), ...(row.alert_delivery != null ? { alertDelivery: Number(row.alert_delivery) } : {}), ...(row.last_value != null ? { lastValue: Number(row.last_value) } : {}) };
+  return {
+    ...w,
+    id: Number(row.id),
+    ...(row.alert_delivery != null ? { alertDelivery: Number(row.alert_delivery) } : {}),
+    ...(row.last_value != null ? { lastValue: Number(row.last_value) } : {}),
+  };
 };
 
 export class WatchRepo {
@@ -81,12 +86,18 @@ export class WatchRepo {
   }
 
   async setPaused(id: number, paused: boolean): Promise<Watch | undefined> {
-    const { rows } = await this.db.query('UPDATE watches SET paused = $2, updated_at = now() WHERE id = $1 RETURNING *', [id, paused]);
+    const { rows } = await this.db.query(
+      'UPDATE watches SET paused = $2, updated_at = now() WHERE id = $1 RETURNING *',
+      [id, paused],
+    );
     return rows[0] && toWatch(rows[0]);
   }
 
   async setMuted(id: number, until: Date | null): Promise<Watch | undefined> {
-    const { rows } = await this.db.query('UPDATE watches SET muted_until = $2, updated_at = now() WHERE id = $1 RETURNING *', [id, until]);
+    const { rows } = await this.db.query(
+      'UPDATE watches SET muted_until = $2, updated_at = now() WHERE id = $1 RETURNING *',
+      [id, until],
+    );
     return rows[0] && toWatch(rows[0]);
   }
 
@@ -115,12 +126,18 @@ export class WatchRepo {
 
   /** Who owns the watches that post in these channels. */
   async ownersIn(channels: readonly string[]): Promise<string[]> {
-    const { rows } = await this.db.query<{ owner_id: string }>('SELECT DISTINCT owner_id FROM watches WHERE channel_id = ANY($1::text[])', [channels]);
+    const { rows } = await this.db.query<{ owner_id: string }>(
+      'SELECT DISTINCT owner_id FROM watches WHERE channel_id = ANY($1::text[])',
+      [channels],
+    );
     return rows.map((r) => r.owner_id);
   }
 
   async list(channelId?: string): Promise<Watch[]> {
-    const { rows } = channelId === undefined ? await this.db.query('SELECT * FROM watches ORDER BY id') : await this.db.query('SELECT * FROM watches WHERE channel_id = $1 ORDER BY id', [channelId]);
+    const { rows } =
+      channelId === undefined
+        ? await this.db.query('SELECT * FROM watches ORDER BY id')
+        : await this.db.query('SELECT * FROM watches WHERE channel_id = $1 ORDER BY id', [channelId]);
     return rows.map(toWatch);
   }
 
@@ -146,7 +163,10 @@ export class WatchRepo {
 
   /** Hands a claim back unrecorded (its figures were not settled): the period is claimed again on a later tick. */
   async release(id: number, period: string, owner: string): Promise<void> {
-    await this.db.query('UPDATE watches SET claim_period = NULL, claim_owner = NULL, claim_at = NULL WHERE id = $1 AND claim_owner = $2 AND claim_period = $3', [id, owner, period]);
+    await this.db.query(
+      'UPDATE watches SET claim_period = NULL, claim_owner = NULL, claim_at = NULL WHERE id = $1 AND claim_owner = $2 AND claim_period = $3',
+      [id, owner, period],
+    );
   }
 
   /**
@@ -172,7 +192,11 @@ export class WatchRepo {
 
   /** The delivery that carries the episode's alert. */
   async setAlertDelivery(id: number, episode: number, deliveryId: number): Promise<void> {
-    await this.db.query('UPDATE watches SET alert_delivery = $3 WHERE id = $1 AND episode = $2', [id, episode, deliveryId]);
+    await this.db.query('UPDATE watches SET alert_delivery = $3 WHERE id = $1 AND episode = $2', [
+      id,
+      episode,
+      deliveryId,
+    ]);
   }
 
   /** What went wrong with the watch, shown in its list. */

@@ -25,7 +25,10 @@ export interface WatchServiceDeps {
 
 const owned = (w: Watch): Owned => ({ name: `Watch #${w.id}`, ownerId: w.ownerId, channelId: w.channelId });
 
-const refuse = (text: string, hint?: string): { ok: false; message: SlackMessage } => ({ ok: false, message: problemMessage(text, hint) });
+const refuse = (text: string, hint?: string): { ok: false; message: SlackMessage } => ({
+  ok: false,
+  message: problemMessage(text, hint),
+});
 
 /** The rules of watches are Access's (platform/slack/access.ts): who may post in a channel, change a watch, or answer its alert, and from where. */
 export class WatchService {
@@ -37,7 +40,11 @@ export class WatchService {
 
   async add(user: string, teamId: string, here: string, rule: WatchRule, channel?: ChannelRef): Promise<Result<Watch>> {
     const channelId = channel ? await this.deps.directory.channelId(channel) : here;
-    if (!channelId) return refuse(`I can't find a channel called #${channel?.name ?? '?'}.`, 'Check the name, or run the command in that channel.');
+    if (!channelId)
+      return refuse(
+        `I can't find a channel called #${channel?.name ?? '?'}.`,
+        'Check the name, or run the command in that channel.',
+      );
     const notThere = await this.deps.access.mayPostIn(user, channelId);
     if (notThere) return { ok: false, message: notThere };
     const over = await this.overLimit(user, channelId);
@@ -114,22 +121,34 @@ export class WatchService {
     const watches = await this.deps.repo.list(where === 'all' ? undefined : where.channelId);
     return watchListMessage(
       watches.map((w) => ({ ...w, canManage: this.deps.access.mayManage(user, w.ownerId) })),
-      { timeZone: this.deps.defaultTimezone, now: this.deps.now(), heading: where === 'all' ? 'all channels' : 'this channel' },
+      {
+        timeZone: this.deps.defaultTimezone,
+        now: this.deps.now(),
+        heading: where === 'all' ? 'all channels' : 'this channel',
+      },
     );
   }
 
   /** A confirmation that says what the watch does and when it is next evaluated. */
   added(watch: Watch, verb: 'added' | 'changed'): SlackMessage {
-    return infoMessage([`Watch #${watch.id} ${verb}: ${watchTitle(watch.rule)}, evaluated every ${watch.rule.every} for the last complete ${watch.rule.every} (${watch.timeZone}), posting in `, { channel: watch.channelId }, '.']);
+    return infoMessage([
+      `Watch #${watch.id} ${verb}: ${watchTitle(watch.rule)}, evaluated every ${watch.rule.every} for the last complete ${watch.rule.every} (${watch.timeZone}), posting in `,
+      { channel: watch.channelId },
+      '.',
+    ]);
   }
 
   muteNote(watch: Watch, forMs: number | null): SlackMessage {
     if (forMs === 0) return infoMessage(`Watch #${watch.id} is unmuted.`);
-    return infoMessage(`Watch #${watch.id} is muted ${forMs === null ? 'for good' : `for ${durationInWords(forMs)}`}: it keeps evaluating and posts nothing.`);
+    return infoMessage(
+      `Watch #${watch.id} is muted ${forMs === null ? 'for good' : `for ${durationInWords(forMs)}`}: it keeps evaluating and posts nothing.`,
+    );
   }
 
   /** The person's own watches, each as its title and state in words (for App Home). */
-  async ownedBy(user: string): Promise<{ id: number; title: string; channelId: string; state: string; paused: boolean; muted: boolean }[]> {
+  async ownedBy(
+    user: string,
+  ): Promise<{ id: number; title: string; channelId: string; state: string; paused: boolean; muted: boolean }[]> {
     const watches = (await this.deps.repo.list()).filter((w) => w.ownerId === user);
     const now = this.deps.now();
     return watches.map((w) => ({
@@ -138,7 +157,15 @@ export class WatchService {
       title: watchTitle(w.rule),
       channelId: w.channelId,
       paused: w.paused,
-      state: w.paused ? 'paused' : w.lastOutcome === 'unknown' ? `unknown: ${w.lastError ?? ''}` : w.state === 'breaching' ? `breaching: ${w.lastText ?? ''}` : w.lastText ? `ok: ${w.lastText}` : 'not evaluated yet',
+      state: w.paused
+        ? 'paused'
+        : w.lastOutcome === 'unknown'
+          ? `unknown: ${w.lastError ?? ''}`
+          : w.state === 'breaching'
+            ? `breaching: ${w.lastText ?? ''}`
+            : w.lastText
+              ? `ok: ${w.lastText}`
+              : 'not evaluated yet',
     }));
   }
 
@@ -167,11 +194,23 @@ export class WatchService {
     return refused ? { ok: false, message: refused } : { ok: true, value: watch };
   }
 
-  private async overLimit(ownerId: string, channelId: string, except = 0): Promise<{ ok: false; message: SlackMessage } | undefined> {
+  private async overLimit(
+    ownerId: string,
+    channelId: string,
+    except = 0,
+  ): Promise<{ ok: false; message: SlackMessage } | undefined> {
     const { perChannel, perUser } = this.deps.limits;
     const counts = await this.deps.repo.counts(channelId, ownerId, except);
-    if (counts.channel >= perChannel) return refuse(`<#${channelId}> already has ${counts.channel} watches, the most a channel may have.`, 'Remove one first (/traffic watch list).');
-    if (counts.owner >= perUser) return refuse(`You already have ${counts.owner} watches, the most one person may have.`, 'Remove one first (/traffic watch list all).');
+    if (counts.channel >= perChannel)
+      return refuse(
+        `<#${channelId}> already has ${counts.channel} watches, the most a channel may have.`,
+        'Remove one first (/traffic watch list).',
+      );
+    if (counts.owner >= perUser)
+      return refuse(
+        `You already have ${counts.owner} watches, the most one person may have.`,
+        'Remove one first (/traffic watch list all).',
+      );
     return undefined;
   }
 }

@@ -67,7 +67,9 @@ export class ApiBudget {
       this.waiting++;
       try {
         while ((this.refill(), this.tokens < 1)) {
-          await new Promise((r) => setTimeout(r, Math.min(5_000, Math.max(50, ((1 - this.tokens) / this.perMinute) * 60_000))));
+          await new Promise((r) =>
+            setTimeout(r, Math.min(5_000, Math.max(50, ((1 - this.tokens) / this.perMinute) * 60_000))),
+          );
         }
       } finally {
         this.waiting--;

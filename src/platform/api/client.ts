@@ -136,13 +136,19 @@ export class HttpClient {
   private call<T>(call: Call, schema: Schema<T>): Promise<T> {
     // The pool is bound to ANALYTICS_API_URL's origin; a path can only name a resource there.
     if (!SAFE_PATH.test(call.path) || call.path.split('/').some((part) => part === '..' || part === '.')) {
-      return Promise.reject(new ApiError('bad_request', messageFor('bad_request', 'that resource', 'its name is not allowed'), { path: call.path }));
+      return Promise.reject(
+        new ApiError('bad_request', messageFor('bad_request', 'that resource', 'its name is not allowed'), {
+          path: call.path,
+        }),
+      );
     }
     const key = JSON.stringify([call.method, call.path, call.query, call.body]);
     const waiting = this.inFlight.get(key);
     if (waiting) {
       this.stats.shared++;
-      return new Promise<T>((resolve, reject) => waiting.push({ resolve: resolve as (value: unknown) => void, reject }));
+      return new Promise<T>((resolve, reject) =>
+        waiting.push({ resolve: resolve as (value: unknown) => void, reject }),
+      );
     }
     const sharers: Waiter[] = [];
     this.inFlight.set(key, sharers);
@@ -163,7 +169,12 @@ export class HttpClient {
   private async withRetries<T>(call: Call, schema: Schema<T>): Promise<T> {
     const started = performance.now();
     let attempts = 0;
-    const observe = (outcome: string) => this.options.observe?.({ operation: operationOf(call.path), outcome, seconds: (performance.now() - started) / 1000 });
+    const observe = (outcome: string) =>
+      this.options.observe?.({
+        operation: operationOf(call.path),
+        outcome,
+        seconds: (performance.now() - started) / 1000,
+      });
     try {
       const result = await pRetry(
         async () => {
@@ -272,7 +283,12 @@ export class HttpClient {
       });
     }
     const result = checked(schema, json);
-    if (!result.ok) throw this.fail('bad_response', call, { status: statusCode, extra: `bad field ${result.where}`, detail: result.where });
+    if (!result.ok)
+      throw this.fail('bad_response', call, {
+        status: statusCode,
+        extra: `bad field ${result.where}`,
+        detail: result.where,
+      });
     return result.value;
   }
 
@@ -292,7 +308,12 @@ export class HttpClient {
 
   private transportError(call: Call, error: unknown): ApiError {
     const err = error as { name?: string; code?: string; message?: string };
-    if (err?.name === 'TimeoutError' || err?.name === 'AbortError' || err?.code === 'UND_ERR_HEADERS_TIMEOUT' || err?.code === 'UND_ERR_BODY_TIMEOUT') {
+    if (
+      err?.name === 'TimeoutError' ||
+      err?.name === 'AbortError' ||
+      err?.code === 'UND_ERR_HEADERS_TIMEOUT' ||
+      err?.code === 'UND_ERR_BODY_TIMEOUT'
+    ) {
       return this.fail('timeout', call, { detail: `no answer within ${this.timeoutMs} ms` });
     }
     if (err?.code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') {

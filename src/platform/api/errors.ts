@@ -1,11 +1,5 @@
 export type ApiErrorKind =
-  | 'unauthorized'
-  | 'not_found'
-  | 'rate_limited'
-  | 'unavailable'
-  | 'timeout'
-  | 'bad_response'
-  | 'bad_request';
+  'unauthorized' | 'not_found' | 'rate_limited' | 'unavailable' | 'timeout' | 'bad_response' | 'bad_request';
 
 const RETRYABLE: ReadonlySet<ApiErrorKind> = new Set(['rate_limited', 'unavailable']);
 

@@ -17,7 +17,10 @@ export const numeric = z.preprocess(
   z.number().finite(),
 );
 
-const optionalNumber = numeric.optional().nullable().transform((v) => v ?? undefined);
+const optionalNumber = numeric
+  .optional()
+  .nullable()
+  .transform((v) => v ?? undefined);
 
 /** A display name; null is allowed (an unset campaign, say) and becomes undefined. */
 const optionalName = z
@@ -54,7 +57,10 @@ const FIELD_KINDS = {
   'string?': [(v: unknown) => v === undefined || typeof v === 'string', 'expected a string'],
   'string|null?': [(v: unknown) => v === undefined || v === null || typeof v === 'string', 'expected a string or null'],
   'object|null?': [(v: unknown) => v === undefined || v === null || isRecord(v), 'expected an object'],
-  'object|string|null?': [(v: unknown) => v === undefined || v === null || typeof v === 'string' || isRecord(v), 'expected an object or a string'],
+  'object|string|null?': [
+    (v: unknown) => v === undefined || v === null || typeof v === 'string' || isRecord(v),
+    'expected an object or a string',
+  ],
 } as const;
 
 type FieldChecks = readonly (readonly [field: string, ok: (v: unknown) => boolean, message: string])[];
@@ -101,7 +107,8 @@ function checkedPage<T>(checks: FieldChecks): Check<T[]> {
       if (!Array.isArray(rows)) return { ok: false, where: '(root): expected an array' };
       for (let i = 0; i < rows.length; i++) {
         const problem = recordProblem(rows[i], checks);
-        if (problem) return { ok: false, where: `[${i}]${problem.path.map((p) => `.${p}`).join('')}: ${problem.message}` };
+        if (problem)
+          return { ok: false, where: `[${i}]${problem.path.map((p) => `.${p}`).join('')}: ${problem.message}` };
       }
       return { ok: true, value: rows as T[] };
     },
@@ -109,7 +116,12 @@ function checkedPage<T>(checks: FieldChecks): Check<T[]> {
 }
 
 /** The company model is "not shown" in the spec: an open record (its name may be null). */
-const VISITOR_FIELDS = fieldChecks({ id: 'string', first_seen: 'string', last_seen: 'string', company: 'object|null?' });
+const VISITOR_FIELDS = fieldChecks({
+  id: 'string',
+  first_seen: 'string',
+  last_seen: 'string',
+  company: 'object|null?',
+});
 export const visitorRecord = checkedInPlace<VisitorRecord>(VISITOR_FIELDS);
 export const visitorPage = checkedPage<VisitorRecord>(VISITOR_FIELDS);
 
@@ -145,10 +157,7 @@ export function normaliseFlag(input: unknown): Flag {
   return { value, raw };
 }
 
-const flag = z
-  .union([z.string(), z.boolean(), z.number(), z.null()])
-  .optional()
-  .transform(normaliseFlag);
+const flag = z.union([z.string(), z.boolean(), z.number(), z.null()]).optional().transform(normaliseFlag);
 
 /**
  * The element shape of scraper_extension_list is "not shown": a string, or an
@@ -191,9 +200,7 @@ export const scrapingExtensionsStatus = z.looseObject({
     .array(extensionName)
     .nullable()
     .optional()
-    .transform((list) =>
-      (list ?? []).map((e) => (typeof e === 'string' ? e : (e.name ?? String(e.id ?? '?')))),
-    ),
+    .transform((list) => (list ?? []).map((e) => (typeof e === 'string' ? e : (e.name ?? String(e.id ?? '?'))))),
 });
 
 /** The first bad field of a failed parse, as a path like `[3].total_visits`. */

@@ -30,11 +30,14 @@ export class SecurityApi {
     }
     return this.http.get(`/security/${op.path}/${encodeURIComponent(visitorId)}`, query, op.schema);
   }
-
 }
 
 function unsafe(path: string, what: string): ApiError {
-  return new ApiError('bad_request', messageFor('bad_request', 'a security lookup', `that ${what} has characters an id cannot have`), {
-    path: path.replace(/[^/]*$/, '…'),
-  });
+  return new ApiError(
+    'bad_request',
+    messageFor('bad_request', 'a security lookup', `that ${what} has characters an id cannot have`),
+    {
+      path: path.replace(/[^/]*$/, '…'),
+    },
+  );
 }

@@ -22,7 +22,12 @@ export class SharedFetcher {
     const now = options.now;
     // ttlResolution 0: lru-cache otherwise reuses its last reading of the clock until a 1 ms timer fires, and an
     // app clock that jumps (tests) read an hour-old answer as fresh, which then counted as made after its period ended.
-    this.cache = new LRUCache({ max: 5_000, ttl: 60_000, ttlResolution: 0, ...(now ? { perf: { now: () => now().getTime() } } : {}) });
+    this.cache = new LRUCache({
+      max: 5_000,
+      ttl: 60_000,
+      ttlResolution: 0,
+      ...(now ? { perf: { now: () => now().getTime() } } : {}),
+    });
   }
 
   report(id: ReportId, request: MarketingRequest): Promise<readonly ReportRow[]> {
@@ -44,7 +49,12 @@ export class SharedFetcher {
 
   /** Every visit of a request (`/visits` rows), newest first. */
   async visits(request: MarketingRequest, pageSize = 1000, maxPages = 50): Promise<VisitRecord[]> {
-    const rows = await this.all('visits', { ...request, sort: { key: REPORTS.visits.defaultSort, value: -1 } }, pageSize, maxPages);
+    const rows = await this.all(
+      'visits',
+      { ...request, sort: { key: REPORTS.visits.defaultSort, value: -1 } },
+      pageSize,
+      maxPages,
+    );
     return rows as VisitRecord[];
   }
 
@@ -67,7 +77,12 @@ export class SharedFetcher {
     return { rows, complete };
   }
 
-  private async pages(id: ReportId, request: MarketingRequest, pageSize: number, maxPages: number): Promise<{ rows: ReportRow[]; keys: string[]; ended: boolean }> {
+  private async pages(
+    id: ReportId,
+    request: MarketingRequest,
+    pageSize: number,
+    maxPages: number,
+  ): Promise<{ rows: ReportRow[]; keys: string[]; ended: boolean }> {
     const rows: ReportRow[] = [];
     const keys: string[] = [];
     for (let page = 1; page <= maxPages; page++) {

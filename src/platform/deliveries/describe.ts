@@ -2,7 +2,11 @@ import { formatDateTime, counted } from '../../kernel/format.js';
 import type { Delivery } from './repo.js';
 
 /** Where a delivery stands, in a few plain words, for status and lists ("retrying at Nov 23, 11:52 after 2 attempts (ratelimited)"). */
-export function deliveryState(d: Pick<Delivery, 'status' | 'attempts' | 'nextAt' | 'error'>, timeZone: string, now: Date): string {
+export function deliveryState(
+  d: Pick<Delivery, 'status' | 'attempts' | 'nextAt' | 'error'>,
+  timeZone: string,
+  now: Date,
+): string {
   const why = d.error ? ` (${d.error})` : '';
   switch (d.status) {
     case 'pending':

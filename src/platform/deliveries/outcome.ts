@@ -4,16 +4,41 @@
  */
 
 /** Slack refused the blocks: one more try as plain text. */
-const BLOCKS_REFUSED = new Set(['invalid_blocks', 'invalid_blocks_format', 'msg_too_long', 'msg_blocks_too_long', 'invalid_attachments']);
+const BLOCKS_REFUSED = new Set([
+  'invalid_blocks',
+  'invalid_blocks_format',
+  'msg_too_long',
+  'msg_blocks_too_long',
+  'invalid_attachments',
+]);
 /** The channel cannot take messages from Lookout until someone acts. */
-const CHANNEL_REFUSED = new Set(['channel_not_found', 'not_in_channel', 'is_archived', 'channel_is_archived', 'restricted_action', 'cannot_dm_bot', 'user_not_found']);
+const CHANNEL_REFUSED = new Set([
+  'channel_not_found',
+  'not_in_channel',
+  'is_archived',
+  'channel_is_archived',
+  'restricted_action',
+  'cannot_dm_bot',
+  'user_not_found',
+]);
 /** Slack's own trouble, worth waiting out. */
-const SLACK_TROUBLE = new Set(['ratelimited', 'internal_error', 'fatal_error', 'service_unavailable', 'request_timeout', 'team_added_to_org']);
+const SLACK_TROUBLE = new Set([
+  'ratelimited',
+  'internal_error',
+  'fatal_error',
+  'service_unavailable',
+  'request_timeout',
+  'team_added_to_org',
+]);
 
 export type Remedy =
   | { kind: 'retry'; reason: string; /** Slack's Retry-After, when it gave one. */ afterMs?: number }
   | { kind: 'plain'; reason: string }
-  | { kind: 'refused'; reason: string; /** The channel itself is the problem (missing, archived, not a member). */ channel: boolean };
+  | {
+      kind: 'refused';
+      reason: string;
+      /** The channel itself is the problem (missing, archived, not a member). */ channel: boolean;
+    };
 
 interface SlackishError {
   code?: string;

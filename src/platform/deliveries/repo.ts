@@ -114,14 +114,24 @@ export class DeliveryRepo {
               deadline = now() + $6::float8 * interval '1 millisecond'
         WHERE id = (SELECT id FROM deliveries WHERE kind = $1 AND channel_id = $2 AND status = 'pending' ORDER BY id DESC LIMIT 1)
         RETURNING id`,
-      [input.subject.kind, input.channelId, JSON.stringify(input.message), input.plain ?? input.message.text, stored(input), input.expiresInMs],
+      [
+        input.subject.kind,
+        input.channelId,
+        JSON.stringify(input.message),
+        input.plain ?? input.message.text,
+        stored(input),
+        input.expiresInMs,
+      ],
     );
     return rows[0] ? Number(rows[0].id) : this.enqueue(input);
   }
 
   /** Deletes the deliveries of this subject still pending for the channel (something newer went out another way); how many. */
   async dropPending(subject: Pick<Subject<unknown>, 'kind'>, channelId: string): Promise<number> {
-    const { rows } = await this.db.query(`DELETE FROM deliveries WHERE kind = $1 AND channel_id = $2 AND status = 'pending' RETURNING id`, [subject.kind, channelId]);
+    const { rows } = await this.db.query(
+      `DELETE FROM deliveries WHERE kind = $1 AND channel_id = $2 AND status = 'pending' RETURNING id`,
+      [subject.kind, channelId],
+    );
     return rows.length;
   }
 
@@ -186,7 +196,13 @@ export class DeliveryRepo {
    * Puts the owner's row back in the queue, tried again in `delayMs`. `plainOnly` makes the
    * next attempt plain text; `maybePosted` says this attempt may have reached Slack (it timed out).
    */
-  async retryLater(id: number, owner: string, delayMs: number, reason: string, options: { plainOnly?: boolean; maybePosted?: boolean } = {}): Promise<boolean> {
+  async retryLater(
+    id: number,
+    owner: string,
+    delayMs: number,
+    reason: string,
+    options: { plainOnly?: boolean; maybePosted?: boolean } = {},
+  ): Promise<boolean> {
     const plainOnly = options.plainOnly ?? false;
     const { rows } = await this.db.query(
       `UPDATE deliveries SET status = 'pending', next_at = now() + $3::float8 * interval '1 millisecond', error = $4,
@@ -238,7 +254,11 @@ export class DeliveryRepo {
    * Pending, sending and failed deliveries (failed ones from the last `failedWithinMs`),
    * of some channels or all, oldest first, at most `limit`.
    */
-  async unfinished(options: { channels?: readonly string[]; failedWithinMs: number; limit: number }): Promise<Delivery[]> {
+  async unfinished(options: {
+    channels?: readonly string[];
+    failedWithinMs: number;
+    limit: number;
+  }): Promise<Delivery[]> {
     const { rows } = await this.db.query(
       `SELECT * FROM deliveries
        WHERE ($1::text[] IS NULL OR channel_id = ANY($1::text[]))
@@ -252,13 +272,17 @@ export class DeliveryRepo {
 
   /** How many deliveries are waiting or being sent. */
   async openCount(): Promise<number> {
-    const { rows } = await this.db.query<{ n: number }>("SELECT count(*)::int AS n FROM deliveries WHERE status IN ('pending', 'sending')");
+    const { rows } = await this.db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM deliveries WHERE status IN ('pending', 'sending')",
+    );
     return Number(rows[0]?.n ?? 0);
   }
 
   /** The kinds of the deliveries waiting or being sent. */
   async openKinds(): Promise<string[]> {
-    const { rows } = await this.db.query<{ kind: string }>("SELECT DISTINCT kind FROM deliveries WHERE status IN ('pending', 'sending') ORDER BY kind");
+    const { rows } = await this.db.query<{ kind: string }>(
+      "SELECT DISTINCT kind FROM deliveries WHERE status IN ('pending', 'sending') ORDER BY kind",
+    );
     return rows.map((r) => r.kind);
   }
 

@@ -34,7 +34,10 @@ export interface Subject<P = Record<string, never>> {
 }
 
 /** A subject; `label` defaults to its kind, `sensitive` to false, `via` to a message. */
-export function defineSubject<P>(definition: Pick<Subject<P>, 'kind' | 'payload'> & Partial<Omit<Subject<P>, 'kind' | 'payload' | 'hooks'>> & { hooks?: SubjectHooks<NoInfer<P>> }): Subject<P> {
+export function defineSubject<P>(
+  definition: Pick<Subject<P>, 'kind' | 'payload'> &
+    Partial<Omit<Subject<P>, 'kind' | 'payload' | 'hooks'>> & { hooks?: SubjectHooks<NoInfer<P>> },
+): Subject<P> {
   return { label: definition.kind, sensitive: false, via: 'message', hooks: {}, ...definition };
 }
 
@@ -51,7 +54,8 @@ export class Subjects {
 
   constructor(subjects: readonly AnySubject[]) {
     for (const subject of [NOTICE, ...subjects]) {
-      if (this.byKind.has(subject.kind)) throw new Error(`delivery subject '${subject.kind}' is defined twice: each subject needs its own kind`);
+      if (this.byKind.has(subject.kind))
+        throw new Error(`delivery subject '${subject.kind}' is defined twice: each subject needs its own kind`);
       this.byKind.set(subject.kind, subject);
     }
   }

@@ -48,7 +48,10 @@ const REPEAT_NOTE = 'Sent again after an interruption: if the same message is ju
 /** A message marked as possibly sent before (its first attempt's owner died mid-post). */
 export function markedRepeat(message: SlackMessage): SlackMessage {
   const note: KnownBlock = { type: 'context', elements: [{ type: 'mrkdwn', text: `:repeat: ${REPEAT_NOTE}` }] };
-  return { text: `${message.text}\n(${REPEAT_NOTE})`, blocks: message.blocks.length > 0 ? [...message.blocks.slice(0, 49), note] : [] };
+  return {
+    text: `${message.text}\n(${REPEAT_NOTE})`,
+    blocks: message.blocks.length > 0 ? [...message.blocks.slice(0, 49), note] : [],
+  };
 }
 
 /**
@@ -85,13 +88,19 @@ export class DeliveryWorker {
     const unknown = (await this.repo.openKinds()).filter((kind) => !this.options.subjects.get(kind));
     if (unknown.length > 0) {
       this.stopped = true;
-      throw new Error(`the outbox holds deliveries about ${unknown.map((k) => `'${k}'`).join(', ')}, which no feature defines (known: ${this.options.subjects.kinds().join(', ')})`);
+      throw new Error(
+        `the outbox holds deliveries about ${unknown.map((k) => `'${k}'`).join(', ')}, which no feature defines (known: ${this.options.subjects.kinds().join(', ')})`,
+      );
     }
     // Stopped while the queue was being read.
     if (this.stopped) return;
     this.heartbeatTimer = setInterval(() => {
       if (this.inFlight.size === 0) return;
-      this.repo.heartbeat(this.options.owner).catch((error: unknown) => this.options.log.warn({ err: errorText(error) }, 'could not renew delivery heartbeats; trying again'));
+      this.repo
+        .heartbeat(this.options.owner)
+        .catch((error: unknown) =>
+          this.options.log.warn({ err: errorText(error) }, 'could not renew delivery heartbeats; trying again'),
+        );
     }, this.heartbeatMs);
     this.heartbeatTimer.unref();
     this.schedule(0);
@@ -117,7 +126,8 @@ export class DeliveryWorker {
     for (const timer of this.retryTimers) clearTimeout(timer);
     this.retryTimers.clear();
     const pending = [...this.inFlight.values(), ...(this.ticking ? [this.ticking] : [])];
-    if (pending.length > 0) await Promise.race([Promise.allSettled(pending), new Promise((r) => setTimeout(r, graceMs).unref())]);
+    if (pending.length > 0)
+      await Promise.race([Promise.allSettled(pending), new Promise((r) => setTimeout(r, graceMs).unref())]);
   }
 
   /** Resolves once the queue is empty (every delivery posted or failed), or rejects after `timeoutMs` (tests and benches). */
@@ -136,7 +146,9 @@ export class DeliveryWorker {
       let paced: number | undefined;
       this.ticking = this.tick()
         .then((wait) => void (paced = wait))
-        .catch((error: unknown) => this.options.log.error({ err: errorText(error) }, 'could not read the delivery queue; trying again'))
+        .catch((error: unknown) =>
+          this.options.log.error({ err: errorText(error) }, 'could not read the delivery queue; trying again'),
+        )
         .finally(() => {
           this.ticking = undefined;
           if (this.stopped) return;
@@ -192,7 +204,12 @@ export class DeliveryWorker {
     for (const delivery of claimed) {
       this.pace(delivery.channelId)?.take(Date.now());
       const work = this.send(delivery)
-        .catch((error: unknown) => this.options.log.error({ delivery: delivery.id, err: errorText(error) }, 'delivery failed unexpectedly; it is taken over after its heartbeat stops'))
+        .catch((error: unknown) =>
+          this.options.log.error(
+            { delivery: delivery.id, err: errorText(error) },
+            'delivery failed unexpectedly; it is taken over after its heartbeat stops',
+          ),
+        )
         .finally(() => {
           this.inFlight.delete(delivery.channelId);
           const pace = this.pace(delivery.channelId);
@@ -211,25 +228,41 @@ export class DeliveryWorker {
     const { poster, log } = this.options;
     const subject = this.options.subjects.get(delivery.kind);
     // Another replica, newer than this one, queued it: this one cannot tell what it is about.
-    if (!subject) return this.persist(() => this.fail(delivery, `no feature here defines its subject '${delivery.kind}'`, false));
+    if (!subject)
+      return this.persist(() => this.fail(delivery, `no feature here defines its subject '${delivery.kind}'`, false));
     const home = subject.via === 'home';
     const edit = delivery.updateTs !== undefined || delivery.updateOf !== undefined;
     // Publishing a Home or updating a message again shows the same thing: no repeat to warn of.
     const repeat = delivery.maybePosted && !edit && !home;
     const message = repeat ? markedRepeat(delivery.message) : delivery.message;
-    const threadTs = delivery.threadOf !== undefined ? (delivery.parentStatus === 'posted' ? delivery.parentTs : undefined) : delivery.threadTs;
-    const updateTs = delivery.updateOf !== undefined ? (delivery.parentStatus === 'posted' ? delivery.parentTs : undefined) : delivery.updateTs;
+    const threadTs =
+      delivery.threadOf !== undefined
+        ? delivery.parentStatus === 'posted'
+          ? delivery.parentTs
+          : undefined
+        : delivery.threadTs;
+    const updateTs =
+      delivery.updateOf !== undefined
+        ? delivery.parentStatus === 'posted'
+          ? delivery.parentTs
+          : undefined
+        : delivery.updateTs;
     // The message to edit was never posted (it failed, or was given up): there is nothing to edit.
-    if (delivery.updateOf !== undefined && !updateTs) return this.persist(() => this.fail(delivery, 'the message it edits was not posted', false, subject));
-    if (repeat) log.warn({ delivery: delivery.id, kind: delivery.kind, channel: delivery.channelId }, 'a delivery that may have reached Slack already is sent again, marked as a possible repeat');
+    if (delivery.updateOf !== undefined && !updateTs)
+      return this.persist(() => this.fail(delivery, 'the message it edits was not posted', false, subject));
+    if (repeat)
+      log.warn(
+        { delivery: delivery.id, kind: delivery.kind, channel: delivery.channelId },
+        'a delivery that may have reached Slack already is sent again, marked as a possible repeat',
+      );
     let ts: string;
     try {
       ts = await within(
         home
           ? poster.publishHome(delivery.channelId, message)
           : updateTs
-          ? poster.update(delivery.channelId, updateTs, message).then(() => updateTs)
-          : poster.post(delivery.channelId, message, threadTs ? { threadTs } : {}),
+            ? poster.update(delivery.channelId, updateTs, message).then(() => updateTs)
+            : poster.post(delivery.channelId, message, threadTs ? { threadTs } : {}),
         this.options.timeoutMs ?? 15_000,
       );
     } catch (error) {
@@ -243,7 +276,13 @@ export class DeliveryWorker {
   private decoded(delivery: Delivery, subject: AnySubject): Delivered<unknown> | undefined {
     const payload = subject.payload.safeParse(delivery.payload);
     if (payload.success) return { ...delivery, payload: payload.data };
-    log(this.options.log, delivery, 'error', "the delivery's payload does not fit its subject: its hooks are not told", { problem: payload.error.issues[0]?.message });
+    log(
+      this.options.log,
+      delivery,
+      'error',
+      "the delivery's payload does not fit its subject: its hooks are not told",
+      { problem: payload.error.issues[0]?.message },
+    );
     return undefined;
   }
 
@@ -251,7 +290,12 @@ export class DeliveryWorker {
     for (const listener of this.listeners) listener(delivery, subject);
   }
 
-  private async record(delivery: Delivery, subject: AnySubject, ts: string, threadTs: string | undefined): Promise<void> {
+  private async record(
+    delivery: Delivery,
+    subject: AnySubject,
+    ts: string,
+    threadTs: string | undefined,
+  ): Promise<void> {
     const posted = subject.hooks.posted;
     const decoded = posted ? this.decoded(delivery, subject) : undefined;
     if (posted && decoded) {
@@ -270,27 +314,48 @@ export class DeliveryWorker {
     const remedy = remedyOf(error);
     const { owner } = this.options;
     const home = subject.via === 'home';
-    if (remedy.kind === 'plain' && delivery.plain != null && !delivery.updateTs && delivery.updateOf === undefined && !home) {
+    if (
+      remedy.kind === 'plain' &&
+      delivery.plain != null &&
+      !delivery.updateTs &&
+      delivery.updateOf === undefined &&
+      !home
+    ) {
       await this.repo.retryLater(delivery.id, owner, 0, remedy.reason, { plainOnly: true });
       this.options.events?.retried?.(delivery, remedy.reason);
       this.told(delivery, subject);
-      log(this.options.log, delivery, 'warn', 'Slack refused the blocks; posting once more as plain text', { reason: remedy.reason });
+      log(this.options.log, delivery, 'warn', 'Slack refused the blocks; posting once more as plain text', {
+        reason: remedy.reason,
+      });
       return;
     }
     if (remedy.kind === 'retry') {
       // A 429's Retry-After is exact: waiting longer only slows the channel.
-      const delayMs = remedy.reason === 'ratelimited' && remedy.afterMs !== undefined ? remedy.afterMs : retryDelayMs(delivery.attempts, remedy.afterMs);
+      const delayMs =
+        remedy.reason === 'ratelimited' && remedy.afterMs !== undefined
+          ? remedy.afterMs
+          : retryDelayMs(delivery.attempts, remedy.afterMs);
       // Slack's Retry-After is the channel's, not only this delivery's: the channel's next post waits for it.
       if (remedy.afterMs !== undefined && !home) this.pace(delivery.channelId)?.hold(Date.now(), remedy.afterMs);
       if (!(await this.repo.expiresWithin(delivery.id, delayMs))) {
-        await this.repo.retryLater(delivery.id, owner, delayMs, remedy.reason, { maybePosted: remedy.reason === 'timed out' });
+        await this.repo.retryLater(delivery.id, owner, delayMs, remedy.reason, {
+          maybePosted: remedy.reason === 'timed out',
+        });
         this.wakeIn(delayMs);
         this.options.events?.retried?.(delivery, remedy.reason);
         this.told(delivery, subject);
-        log(this.options.log, delivery, 'warn', 'delivery failed; retrying', { reason: remedy.reason, retryInMs: delayMs });
+        log(this.options.log, delivery, 'warn', 'delivery failed; retrying', {
+          reason: remedy.reason,
+          retryInMs: delayMs,
+        });
         return;
       }
-      await this.fail(delivery, `gave up after ${delivery.attempts} attempts (it was due by its deadline): ${remedy.reason}`, false, subject);
+      await this.fail(
+        delivery,
+        `gave up after ${delivery.attempts} attempts (it was due by its deadline): ${remedy.reason}`,
+        false,
+        subject,
+      );
       return;
     }
     await this.fail(delivery, remedy.reason, remedy.kind === 'refused' && remedy.channel, subject);
@@ -316,14 +381,23 @@ export class DeliveryWorker {
         return;
       } catch (error) {
         if (this.stopped) throw error;
-        this.options.log.warn({ err: errorText(error), retryInMs: wait }, 'could not record a delivery outcome; trying again');
+        this.options.log.warn(
+          { err: errorText(error), retryInMs: wait },
+          'could not record a delivery outcome; trying again',
+        );
         await new Promise((r) => setTimeout(r, wait));
       }
     }
   }
 }
 
-function log(logger: Logger, d: Delivery, level: 'info' | 'warn' | 'error', msg: string, extra: Record<string, unknown> = {}): void {
+function log(
+  logger: Logger,
+  d: Delivery,
+  level: 'info' | 'warn' | 'error',
+  msg: string,
+  extra: Record<string, unknown> = {},
+): void {
   logger[level]({ delivery: d.id, kind: d.kind, channel: d.channelId, attempt: d.attempts, ...extra }, msg);
 }
 
@@ -331,7 +405,15 @@ function log(logger: Logger, d: Delivery, level: 'info' | 'warn' | 'error', msg:
 function within<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(Object.assign(new Error(`Slack did not answer within ${ms} ms (timed out)`), { code: 'slack_webapi_request_error' })), ms);
+    timer = setTimeout(
+      () =>
+        reject(
+          Object.assign(new Error(`Slack did not answer within ${ms} ms (timed out)`), {
+            code: 'slack_webapi_request_error',
+          }),
+        ),
+      ms,
+    );
   });
   return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }

@@ -63,8 +63,15 @@ export class Access {
     if (this.named(user)) return undefined;
     const member = await this.membership(user, channel);
     if (member === true) return undefined;
-    if (member === undefined) return problemMessage(`I can't tell who is in that channel.`, 'Invite Lookout to it (/invite @Lookout), then try again.');
-    return problemMessage(`You are not in that channel, so Lookout will not post there for you.`, 'Join it first, or ask an admin.');
+    if (member === undefined)
+      return problemMessage(
+        `I can't tell who is in that channel.`,
+        'Invite Lookout to it (/invite @Lookout), then try again.',
+      );
+    return problemMessage(
+      `You are not in that channel, so Lookout will not post there for you.`,
+      'Join it first, or ask an admin.',
+    );
   }
 
   /** Change, pause or remove `item`: its owner or an admin, from its own channel or the Home. */
@@ -80,13 +87,19 @@ export class Access {
   async mayRespond(user: string, item: Owned, from: From): Promise<Refusal> {
     const where = this.fromItsChannel(item, from);
     if (where) return where;
-    if (item.ownerId === user || this.named(user) || (await this.membership(user, item.channelId)) === true) return undefined;
-    return problemMessage(`${item.name} posts in a channel you are not in.`, 'Its owner, an admin or a member of its channel can do that.');
+    if (item.ownerId === user || this.named(user) || (await this.membership(user, item.channelId)) === true)
+      return undefined;
+    return problemMessage(
+      `${item.name} posts in a channel you are not in.`,
+      'Its owner, an admin or a member of its channel can do that.',
+    );
   }
 
   /** The channels among `channels` that `user` is in (what the Home shows them). */
   async channelsOf(user: string, channels: readonly string[]): Promise<string[]> {
-    const kept = await Promise.all(channels.map(async (c) => ((await this.membership(user, c)) === true ? c : undefined)));
+    const kept = await Promise.all(
+      channels.map(async (c) => ((await this.membership(user, c)) === true ? c : undefined)),
+    );
     return kept.filter((c): c is string => c !== undefined);
   }
 
@@ -125,8 +138,15 @@ export class Access {
     const { channels, users } = this.rules.security;
     const message = problemMessage('Security details are restricted.');
     const lines: string[] = [];
-    if (users.length > 0 && !users.includes(user)) lines.push(`Only ${users.slice(0, 10).map((u) => `<@${u}>`).join(', ')} can look up visitors; ask one of them.`);
-    if (channels.length > 0 && !(channel && channels.includes(channel))) lines.push(`Visitor lookups work in ${channels.map((c) => `<#${c}>`).join(', ')}.`);
+    if (users.length > 0 && !users.includes(user))
+      lines.push(
+        `Only ${users
+          .slice(0, 10)
+          .map((u) => `<@${u}>`)
+          .join(', ')} can look up visitors; ask one of them.`,
+      );
+    if (channels.length > 0 && !(channel && channels.includes(channel)))
+      lines.push(`Visitor lookups work in ${channels.map((c) => `<#${c}>`).join(', ')}.`);
     return {
       text: `${message.text} ${lines.join(' ')}`,
       blocks: [...message.blocks, { type: 'context', elements: [{ type: 'mrkdwn', text: lines.join(' ') || ' ' }] }],

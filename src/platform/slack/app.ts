@@ -78,7 +78,12 @@ export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp
 
   // Socket Mode: apps.connections.open goes to the same Web API as everything else (slackApiUrl).
   const socketReceiver = options.appToken
-    ? new SocketModeReceiver({ appToken: options.appToken, logger, customRoutes, installerOptions: { clientOptions, port: socketModePort(options.port ?? 3000, options.host) } })
+    ? new SocketModeReceiver({
+        appToken: options.appToken,
+        logger,
+        customRoutes,
+        installerOptions: { clientOptions, port: socketModePort(options.port ?? 3000, options.host) },
+      })
     : undefined;
   const receiver = options.appToken
     ? undefined
@@ -115,8 +120,22 @@ export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp
   // Every request gets an id and a logger that writes it on every line (listeners read it with requestLog).
   app.use(async ({ body, context, next }) => {
     const requestLog = log.child({ requestId: randomUUID() });
-    const b = body as { command?: string; type?: string; actions?: { action_id?: string }[]; view?: { callback_id?: string }; user_id?: string; user?: { id?: string } };
-    requestLog.debug({ kind: b.command ?? b.type, action: b.actions?.[0]?.action_id ?? b.view?.callback_id, user: b.user_id ?? b.user?.id }, 'slack request');
+    const b = body as {
+      command?: string;
+      type?: string;
+      actions?: { action_id?: string }[];
+      view?: { callback_id?: string };
+      user_id?: string;
+      user?: { id?: string };
+    };
+    requestLog.debug(
+      {
+        kind: b.command ?? b.type,
+        action: b.actions?.[0]?.action_id ?? b.view?.callback_id,
+        user: b.user_id ?? b.user?.id,
+      },
+      'slack request',
+    );
     context.log = requestLog;
     await next();
   });

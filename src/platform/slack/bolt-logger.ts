@@ -16,9 +16,11 @@ export function boltLogger(log: Logger, secrets: readonly string[]): BoltLogger 
   };
   const child = log.child({ component: 'bolt' });
   // Bolt writes debug lines on every request: their arguments are only turned into text when they will be written.
-  const write = (level: 'debug' | 'info' | 'warn' | 'error') => (...args: unknown[]) => {
-    if (child.isLevelEnabled(level)) child[level](scrub(args));
-  };
+  const write =
+    (level: 'debug' | 'info' | 'warn' | 'error') =>
+    (...args: unknown[]) => {
+      if (child.isLevelEnabled(level)) child[level](scrub(args));
+    };
   return {
     debug: write('debug'),
     info: write('info'),

@@ -26,13 +26,17 @@ export class ClockSkew {
     this.refusals.push({ at: this.elapsed(), skewSeconds });
     this.forgetOld();
     if (this.refusals.length === SKEW_EVIDENCE) {
-      this.log.error({ skewSeconds: this.median() }, `${describeSkew(this.median())}: every request from Slack is refused until it is set right (NTP)`);
+      this.log.error(
+        { skewSeconds: this.median() },
+        `${describeSkew(this.median())}: every request from Slack is refused until it is set right (NTP)`,
+      );
     }
   }
 
   /** A request inside the window: whatever was refused before, this clock agrees with Slack's now. */
   accepted(): void {
-    if (this.refusals.length >= SKEW_EVIDENCE) this.log.info("this replica's clock agrees with Slack's again: requests are accepted");
+    if (this.refusals.length >= SKEW_EVIDENCE)
+      this.log.info("this replica's clock agrees with Slack's again: requests are accepted");
     if (this.refusals.length > 0) this.refusals = [];
   }
 
@@ -45,12 +49,17 @@ export class ClockSkew {
   /** The readiness check: fails as "skewed" with the measured skew as its detail. */
   readonly check = async (): Promise<void> => {
     const skew = this.skew();
-    if (skew !== undefined) throw new CheckFailed('skewed', `${describeSkew(skew)} (${this.refusals.length} signed requests refused for their timestamp in the last 10 minutes, none accepted since)`);
+    if (skew !== undefined)
+      throw new CheckFailed(
+        'skewed',
+        `${describeSkew(skew)} (${this.refusals.length} signed requests refused for their timestamp in the last 10 minutes, none accepted since)`,
+      );
   };
 
   private forgetOld(): void {
     const since = this.elapsed() - RECENT_MS;
-    if (this.refusals.length > 0 && this.refusals[0]!.at < since) this.refusals = this.refusals.filter((r) => r.at >= since);
+    if (this.refusals.length > 0 && this.refusals[0]!.at < since)
+      this.refusals = this.refusals.filter((r) => r.at >= since);
   }
 
   private median(): number {

@@ -38,7 +38,10 @@ export function webDirectory(client: WebClient, log: Logger): SlackDirectory {
       try {
         return (await members.fetch(channel))?.has(user);
       } catch (error) {
-        log.warn({ channel, err: String((error as { data?: { error?: string } }).data?.error ?? error) }, 'conversations.members failed: who is in that channel is unknown');
+        log.warn(
+          { channel, err: String((error as { data?: { error?: string } }).data?.error ?? error) },
+          'conversations.members failed: who is in that channel is unknown',
+        );
         return undefined;
       }
     },
@@ -47,7 +50,12 @@ export function webDirectory(client: WebClient, log: Logger): SlackDirectory {
       if (!ref.name) return undefined;
       let cursor: string | undefined;
       for (let page = 0; page < MAX_PAGES; page++) {
-        const result = await client.conversations.list({ limit: 200, cursor, exclude_archived: true, types: 'public_channel,private_channel' });
+        const result = await client.conversations.list({
+          limit: 200,
+          cursor,
+          exclude_archived: true,
+          types: 'public_channel,private_channel',
+        });
         const found = result.channels?.find((c) => c.name === ref.name);
         if (found?.id) return found.id;
         cursor = result.response_metadata?.next_cursor || undefined;

@@ -17,7 +17,15 @@ export const WINDOW_MS = 5 * 60_000;
 const BODY_LIMIT = 4 * 1024 * 1024;
 
 /** Why the guard refused a request: the label of lookout_requests_refused_total. */
-export type Refusal = 'too_large' | 'unsigned' | 'bad_signature' | 'stale_timestamp' | 'future_timestamp' | 'not_a_payload' | 'replay' | 'unreadable';
+export type Refusal =
+  | 'too_large'
+  | 'unsigned'
+  | 'bad_signature'
+  | 'stale_timestamp'
+  | 'future_timestamp'
+  | 'not_a_payload'
+  | 'replay'
+  | 'unreadable';
 
 /** Told of each request the guard judged: accepted, or refused and why (a timestamp refusal with this clock minus Slack's, in seconds). */
 export type GuardObserve = (outcome: 'accepted' | Refusal, skewSeconds?: number) => void;
@@ -53,8 +61,20 @@ const event = z.looseObject({
 
 /** The payloads Lookout and Bolt handle, each with the fields Bolt reads; anything else is not a Slack payload. */
 const PAYLOAD = z.discriminatedUnion('type', [
-  z.looseObject({ type: z.literal('block_actions'), ...common, user: id, actions: z.array(z.looseObject({ action_id: z.string(), type: z.string() })).min(1) }),
-  z.looseObject({ type: z.literal('block_suggestion'), ...common, user: id, action_id: z.string(), block_id: z.string(), value: z.string() }),
+  z.looseObject({
+    type: z.literal('block_actions'),
+    ...common,
+    user: id,
+    actions: z.array(z.looseObject({ action_id: z.string(), type: z.string() })).min(1),
+  }),
+  z.looseObject({
+    type: z.literal('block_suggestion'),
+    ...common,
+    user: id,
+    action_id: z.string(),
+    block_id: z.string(),
+    value: z.string(),
+  }),
   z.looseObject({ type: z.literal('view_submission'), ...common, user: id, view }),
   z.looseObject({ type: z.literal('view_closed'), ...common, user: id, view }),
   z.looseObject({ type: z.literal('shortcut'), ...common, user: id, callback_id: z.string() }),
@@ -81,11 +101,16 @@ const FORM = 'application/x-www-form-urlencoded';
 const isForm = (contentType: string | undefined): boolean => (contentType ?? '').split(';')[0]!.trim() === FORM;
 
 /** Why a body is not a Slack payload, in a few words; undefined when it is one. */
-export function checkShape(contentType: string | undefined, body: string, form = isForm(contentType) ? parseQuery(body) : undefined): string | undefined {
+export function checkShape(
+  contentType: string | undefined,
+  body: string,
+  form = isForm(contentType) ? parseQuery(body) : undefined,
+): string | undefined {
   let parsed: unknown;
   if (form) {
     if (form.ssl_check === '1') return undefined;
-    if (form.payload === undefined) return isCommand(form) ? undefined : 'a form that is neither a slash command nor a payload';
+    if (form.payload === undefined)
+      return isCommand(form) ? undefined : 'a form that is neither a slash command nor a payload';
     if (typeof form.payload !== 'string') return 'more than one payload';
     try {
       parsed = JSON.parse(form.payload);
@@ -160,7 +185,9 @@ export function guardRequests(next: Listener, options: GuardOptions): Listener {
       return refuse(res, 401, 'unsigned');
     }
     // The signature first: it covers the timestamp, so a timestamp refused below is Slack's word against this clock.
-    const expected = Buffer.from(`v0=${createHmac('sha256', options.signingSecret).update(`v0:${timestamp}:${body}`).digest('hex')}`);
+    const expected = Buffer.from(
+      `v0=${createHmac('sha256', options.signingSecret).update(`v0:${timestamp}:${body}`).digest('hex')}`,
+    );
     const given = Buffer.from(signature);
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
       log.warn('request refused: the signature does not verify');
@@ -168,7 +195,10 @@ export function guardRequests(next: Listener, options: GuardOptions): Listener {
     }
     const skewSeconds = Math.round(now() / 1000 - timestamp);
     if (Math.abs(now() - timestamp * 1000) > WINDOW_MS) {
-      log.warn({ skewSeconds }, `request refused: its timestamp is more than 5 minutes ${skewSeconds > 0 ? 'before' : 'after'} this replica's clock`);
+      log.warn(
+        { skewSeconds },
+        `request refused: its timestamp is more than 5 minutes ${skewSeconds > 0 ? 'before' : 'after'} this replica's clock`,
+      );
       return refuse(res, 401, skewSeconds > 0 ? 'stale_timestamp' : 'future_timestamp', skewSeconds);
     }
     const shape = checkShape(contentType, body, form);
@@ -179,7 +209,10 @@ export function guardRequests(next: Listener, options: GuardOptions): Listener {
     if (recent.has(signature) || !(await firstAcrossReplicas(signature))) {
       // Slack may retry an event within the same second, signed the same: it was accepted once, so it is acknowledged and not handled again.
       if (req.headers['x-slack-retry-num'] !== undefined) {
-        log.info({ retry: req.headers['x-slack-retry-num'] }, 'a retried event already accepted: acknowledged, not handled again');
+        log.info(
+          { retry: req.headers['x-slack-retry-num'] },
+          'a retried event already accepted: acknowledged, not handled again',
+        );
         res.writeHead(200).end();
         return false;
       }
@@ -197,7 +230,10 @@ export function guardRequests(next: Listener, options: GuardOptions): Listener {
       return await options.firstSeen(`request:${signature}`, WINDOW_MS);
     } catch (error) {
       // The store is down: this replica's memory still refuses its own replays, and commands keep working.
-      log.warn({ err: error instanceof Error ? error.message : String(error) }, 'could not check a request for replay in the store; checked on this replica only');
+      log.warn(
+        { err: error instanceof Error ? error.message : String(error) },
+        'could not check a request for replay in the store; checked on this replica only',
+      );
       return true;
     }
   };
@@ -210,7 +246,10 @@ export function guardRequests(next: Listener, options: GuardOptions): Listener {
         if (ok) next(req, res);
       },
       (error: unknown) => {
-        log.warn({ err: error instanceof Error ? error.message : String(error) }, 'request refused: it could not be read');
+        log.warn(
+          { err: error instanceof Error ? error.message : String(error) },
+          'request refused: it could not be read',
+        );
         if (!res.headersSent) refuse(res, 400, 'unreadable');
       },
     );

@@ -37,10 +37,22 @@ export function webPoster(client: WebClient): SlackPoster {
     },
     async update(channel, ts, message) {
       // chat.update keeps attachments it is not given: an empty list takes an old colour away.
-      await client.chat.update({ channel, ts, text: message.text, blocks: message.blocks, attachments: message.attachments ?? [] });
+      await client.chat.update({
+        channel,
+        ts,
+        text: message.text,
+        blocks: message.blocks,
+        attachments: message.attachments ?? [],
+      });
     },
     async postEphemeral(channel, user, message) {
-      await client.chat.postEphemeral({ channel, user, text: message.text, blocks: message.blocks, ...(message.attachments ? { attachments: message.attachments } : {}) });
+      await client.chat.postEphemeral({
+        channel,
+        user,
+        text: message.text,
+        blocks: message.blocks,
+        ...(message.attachments ? { attachments: message.attachments } : {}),
+      });
     },
     async publishHome(user, message) {
       const result = await client.views.publish({ user_id: user, view: { type: 'home', blocks: message.blocks } });

@@ -27,18 +27,30 @@ export function onPreflight(listener: (report: PreflightReport) => void): () => 
 
 export class PreflightError extends Error {
   readonly code = 'slack_preflight_refused';
-  constructor(readonly method: string, readonly reasons: string[]) {
+  constructor(
+    readonly method: string,
+    readonly reasons: string[],
+  ) {
     super(`not sent to ${method}: Slack would refuse it (${reasons.slice(0, 3).join('; ')})`);
   }
 }
 
 const MESSAGE_METHODS = new Set(['chat.postMessage', 'chat.update', 'chat.postEphemeral', 'response_url']);
-const VIEW_METHODS: Record<string, 'modal' | 'home'> = { 'views.open': 'modal', 'views.update': 'modal', 'views.push': 'modal', 'views.publish': 'home' };
+const VIEW_METHODS: Record<string, 'modal' | 'home'> = {
+  'views.open': 'modal',
+  'views.update': 'modal',
+  'views.push': 'modal',
+  'views.publish': 'home',
+};
 
 function report(log: Logger | undefined, r: PreflightReport): void {
   if (r.changes.length === 0 && r.reasons.length === 0) return;
-  if (r.reasons.length > 0) log?.error({ method: r.method, changes: r.changes, reasons: r.reasons }, 'a payload broke Slack\'s rules after fitting');
-  else log?.warn({ method: r.method, changes: r.changes }, 'a payload was fitted to Slack\'s rules');
+  if (r.reasons.length > 0)
+    log?.error(
+      { method: r.method, changes: r.changes, reasons: r.reasons },
+      "a payload broke Slack's rules after fitting",
+    );
+  else log?.warn({ method: r.method, changes: r.changes }, "a payload was fitted to Slack's rules");
   for (const listener of listeners) listener(r);
 }
 
@@ -47,7 +59,8 @@ export function preflightMessage<T extends OutgoingMessage>(method: string, payl
   const fitted = fitMessage(payload);
   report(log, { method, changes: fitted.changes, reasons: fitted.reasons });
   if (fitted.reasons.length === 0) return fitted.value as T;
-  const text = typeof payload.text === 'string' && payload.text !== '' ? payload.text : 'Lookout could not show this message.';
+  const text =
+    typeof payload.text === 'string' && payload.text !== '' ? payload.text : 'Lookout could not show this message.';
   // chat.update keeps blocks and attachments it is not given: empty ones remove them.
   return { ...payload, text, blocks: [], attachments: [] };
 }
@@ -86,11 +99,19 @@ export function preflightFetch(log: Logger, inner: typeof fetch = fetch): NonNul
       } catch (error) {
         if (!(error instanceof PreflightError)) throw error;
         // Answered as Slack would, without sending: the client reads it as a refusal and does not retry.
-        const answer = { ok: false, error: 'invalid_arguments', response_metadata: { messages: error.reasons.map((r) => `[ERROR] ${r} (Lookout's preflight: not sent)`) } };
+        const answer = {
+          ok: false,
+          error: 'invalid_arguments',
+          response_metadata: { messages: error.reasons.map((r) => `[ERROR] ${r} (Lookout's preflight: not sent)`) },
+        };
         return new Response(JSON.stringify(answer), { status: 200, headers: { 'content-type': 'application/json' } });
       }
     } else {
-      const payload: OutgoingMessage = { text: form.get('text') ?? undefined, blocks: parseJson(form.get('blocks')), attachments: parseJson(form.get('attachments')) };
+      const payload: OutgoingMessage = {
+        text: form.get('text') ?? undefined,
+        blocks: parseJson(form.get('blocks')),
+        attachments: parseJson(form.get('attachments')),
+      };
       const fitted = preflightMessage(method, payload, log);
       for (const key of ['text', 'blocks', 'attachments'] as const) {
         const value = fitted[key];

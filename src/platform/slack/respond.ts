@@ -55,23 +55,37 @@ export async function postToResponseUrl(url: string, answer: Record<string, unkn
  * clicked (which must itself be ephemeral); otherwise it arrives as a new one.
  */
 export function replyTo(responseUrl: string, replace: boolean): Reply {
-  return (message) => postToResponseUrl(responseUrl, { ...message, response_type: 'ephemeral', replace_original: replace });
+  return (message) =>
+    postToResponseUrl(responseUrl, { ...message, response_type: 'ephemeral', replace_original: replace });
 }
 
 /**
  * Runs a listener's work after its ack: anything unexpected is logged and the
  * person told, so nothing fails silently.
  */
-export async function guarded(log: Logger, what: string, tell: Reply | undefined, work: () => Promise<unknown>): Promise<void> {
+export async function guarded(
+  log: Logger,
+  what: string,
+  tell: Reply | undefined,
+  work: () => Promise<unknown>,
+): Promise<void> {
   try {
     await work();
   } catch (error) {
     log.error({ what, err: error instanceof Error ? error.message : String(error) }, 'listener failed');
     if (!tell) return;
     try {
-      await tell(problemMessage('Something went wrong on our side while answering that.', 'Try again; if it keeps happening, tell whoever runs Lookout.'));
+      await tell(
+        problemMessage(
+          'Something went wrong on our side while answering that.',
+          'Try again; if it keeps happening, tell whoever runs Lookout.',
+        ),
+      );
     } catch (inner) {
-      log.error({ what, err: inner instanceof Error ? inner.message : String(inner) }, 'could not tell the user about a failure');
+      log.error(
+        { what, err: inner instanceof Error ? inner.message : String(inner) },
+        'could not tell the user about a failure',
+      );
     }
   }
 }

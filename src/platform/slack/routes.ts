@@ -1,4 +1,13 @@
-import type { AllMiddlewareArgs, App, BlockAction, SlackActionMiddlewareArgs, SlackCommandMiddlewareArgs, SlackEventMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } from '@slack/bolt';
+import type {
+  AllMiddlewareArgs,
+  App,
+  BlockAction,
+  SlackActionMiddlewareArgs,
+  SlackCommandMiddlewareArgs,
+  SlackEventMiddlewareArgs,
+  SlackViewMiddlewareArgs,
+  ViewSubmitAction,
+} from '@slack/bolt';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from '../log.js';
 import { guarded, replyTo, requestLog, type Reply } from './respond.js';
@@ -123,7 +132,9 @@ export class Routes {
       try {
         return await firstSeen(`event:${eventId}`, EVENT_WINDOW_MS);
       } catch (error) {
-        logger.warn(`could not check event ${eventId} in the store (${error instanceof Error ? error.message : String(error)}); checked on this replica only`);
+        logger.warn(
+          `could not check event ${eventId} in the store (${error instanceof Error ? error.message : String(error)}); checked on this replica only`,
+        );
         return true;
       }
     };

@@ -5,7 +5,17 @@
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
@@ -57,7 +67,8 @@ export interface OpenDbOptions {
 
 export async function openDb(options: OpenDbOptions): Promise<Db> {
   const schema = options.schema === undefined ? undefined : checkSchemaName(options.schema);
-  if (options.databaseUrl) return openPostgres(options.databaseUrl, options.poolSize ?? 5, schema, options.onError, options.timeouts ?? {});
+  if (options.databaseUrl)
+    return openPostgres(options.databaseUrl, options.poolSize ?? 5, schema, options.onError, options.timeouts ?? {});
   if (options.throwaway) return openThrowaway(schema);
   if (options.memory) return openPglite(undefined, schema);
   if (options.dataDir) {
@@ -84,7 +95,13 @@ function checkSchemaName(schema: string): string {
  * Lookout's tables are small: 4 MB of shared buffers instead of 128 MB, and small work
  * memory, keep PGlite's WASM heap small (bench/memory.ts).
  */
-const PGLITE_CONF = ['shared_buffers=4MB', 'work_mem=1MB', 'maintenance_work_mem=4MB', 'temp_buffers=1MB', 'wal_buffers=256kB'];
+const PGLITE_CONF = [
+  'shared_buffers=4MB',
+  'work_mem=1MB',
+  'maintenance_work_mem=4MB',
+  'temp_buffers=1MB',
+  'wal_buffers=256kB',
+];
 
 const INIT_TIMEOUT_MS = 120_000;
 
@@ -127,7 +144,9 @@ function inspectDataDir(dataDir: string): 'ready' | 'new' | 'interrupted' {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return 'new';
     if (code === 'ENOTDIR') throw new DataDirError(`${where} is a file, not a directory. ${WHAT_TO_DO}`);
-    throw new DataDirError(`${where} cannot be read (${code ?? String(error)}): give Lookout's user access to it, or set DATA_DIR to an empty or absent directory.`);
+    throw new DataDirError(
+      `${where} cannot be read (${code ?? String(error)}): give Lookout's user access to it, or set DATA_DIR to an empty or absent directory.`,
+    );
   }
   if (entries.includes(INITIALISING)) return 'interrupted';
   if (entries.length === 0) return 'new';
@@ -135,7 +154,10 @@ function inspectDataDir(dataDir: string): 'ready' | 'new' | 'interrupted' {
   const what =
     entries.includes('base') && entries.includes('global')
       ? 'a PostgreSQL data directory without its PG_VERSION file (damaged)'
-      : `not empty and not a PostgreSQL data directory (it holds ${entries.length} entr${entries.length === 1 ? 'y' : 'ies'}: ${entries.slice(0, 3).map((e) => JSON.stringify(e)).join(', ')}${entries.length > 3 ? ', …' : ''})`;
+      : `not empty and not a PostgreSQL data directory (it holds ${entries.length} entr${entries.length === 1 ? 'y' : 'ies'}: ${entries
+          .slice(0, 3)
+          .map((e) => JSON.stringify(e))
+          .join(', ')}${entries.length > 3 ? ', …' : ''})`;
   throw new DataDirError(`${where} is ${what}; Lookout initialises only an empty or absent directory. ${WHAT_TO_DO}`);
 }
 
@@ -167,8 +189,13 @@ async function initDataDir(dataDir: string): Promise<void> {
   if (state === 'ready') return;
   mkdirSync(dataDir, { recursive: true });
   // Everything here is a copy Lookout started and did not finish.
-  if (state === 'interrupted') for (const entry of readdirSync(dataDir)) if (entry !== INITIALISING) rmSync(join(dataDir, entry), { recursive: true, force: true });
-  writeFileSync(join(dataDir, INITIALISING), 'Lookout is initialising this data directory. If this file is still here, that was cut short, and the next start does it again.\n');
+  if (state === 'interrupted')
+    for (const entry of readdirSync(dataDir))
+      if (entry !== INITIALISING) rmSync(join(dataDir, entry), { recursive: true, force: true });
+  writeFileSync(
+    join(dataDir, INITIALISING),
+    'Lookout is initialising this data directory. If this file is still here, that was cut short, and the next start does it again.\n',
+  );
   const template = await ensureTemplate();
   if (template) {
     cpSync(template, dataDir, { recursive: true });
@@ -204,9 +231,13 @@ async function initInChild(dataDir: string): Promise<void> {
   const here = fileURLToPath(import.meta.url);
   const script = join(here, '..', `init-pglite${here.endsWith('.ts') ? '.ts' : '.js'}`);
   const args = script.endsWith('.ts') ? ['--import', 'tsx', script, dataDir] : [script, dataDir];
-  await promisify(execFile)(process.execPath, args, { timeout: INIT_TIMEOUT_MS, env: process.env }).catch((error: { stderr?: string; message?: string }) => {
-    throw new Error(`Could not create the PGlite data directory ${dataDir}: ${(error.stderr || error.message || String(error)).trim().slice(0, 500)}`);
-  });
+  await promisify(execFile)(process.execPath, args, { timeout: INIT_TIMEOUT_MS, env: process.env }).catch(
+    (error: { stderr?: string; message?: string }) => {
+      throw new Error(
+        `Could not create the PGlite data directory ${dataDir}: ${(error.stderr || error.message || String(error)).trim().slice(0, 500)}`,
+      );
+    },
+  );
 }
 
 /** Where the template for this PGlite and these migrations lives; undefined when there is no node_modules to keep it in. */
@@ -215,7 +246,9 @@ function templateDir(): string | undefined {
     const require = createRequire(import.meta.url);
     const entry = require.resolve('@electric-sql/pglite');
     const modules = entry.slice(0, entry.lastIndexOf('node_modules') + 'node_modules'.length);
-    const hash = createHash('sha256').update(readFileSync(join(modules, '@electric-sql', 'pglite', 'package.json'))).update(PGLITE_CONF.join(','));
+    const hash = createHash('sha256')
+      .update(readFileSync(join(modules, '@electric-sql', 'pglite', 'package.json')))
+      .update(PGLITE_CONF.join(','));
     const migrations = fileURLToPath(new URL('./migrations/', import.meta.url));
     for (const file of readdirSync(migrations).sort()) hash.update(file).update(readFileSync(join(migrations, file)));
     const dir = join(modules, '.cache', 'lookout');

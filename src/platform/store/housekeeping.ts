@@ -24,7 +24,11 @@ export function startHousekeeping(prunes: readonly Prune[], log: Logger, now: ()
       (counts) => {
         if (Object.values(counts).some((n) => n > 0)) log.debug(counts, 'housekeeping');
       },
-      (error: unknown) => log.warn({ err: error instanceof Error ? error.message : String(error) }, 'housekeeping failed; it runs again next time'),
+      (error: unknown) =>
+        log.warn(
+          { err: error instanceof Error ? error.message : String(error) },
+          'housekeeping failed; it runs again next time',
+        ),
     );
   const intervals = new Set(prunes.map((p) => p.everyMs ?? everyMs));
   const timers = [...intervals].map((ms) => {

@@ -23,7 +23,10 @@ export class LeaseRepo {
 
   /** Gives the key up, if `owner` holds it. */
   async release(key: string, owner: string): Promise<boolean> {
-    const { rows } = await this.db.query('DELETE FROM job_claims WHERE key = $1 AND owner = $2 RETURNING key', [key, owner]);
+    const { rows } = await this.db.query('DELETE FROM job_claims WHERE key = $1 AND owner = $2 RETURNING key', [
+      key,
+      owner,
+    ]);
     return rows.length > 0;
   }
 

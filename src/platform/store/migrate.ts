@@ -33,7 +33,9 @@ export async function loadMigrations(dir: URL = MIGRATIONS_DIR): Promise<Migrati
     files = await readdir(path);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    throw new Error(`Cannot read the migrations folder ${path} (the build must copy src/platform/store/migrations/): ${reason}`);
+    throw new Error(
+      `Cannot read the migrations folder ${path} (the build must copy src/platform/store/migrations/): ${reason}`,
+    );
   }
   const migrations: Migration[] = [];
   for (const file of files) {
@@ -66,7 +68,10 @@ export async function migrate(db: Db, dir: URL = MIGRATIONS_DIR): Promise<number
       const done = await tx.query('SELECT 1 FROM schema_migrations WHERE version = $1', [migration.version]);
       if (done.rows.length > 0) return false;
       await tx.query(migration.sql);
-      await tx.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
+      await tx.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [
+        migration.version,
+        migration.name,
+      ]);
       return true;
     });
     if (ran) applied.push(migration.version);

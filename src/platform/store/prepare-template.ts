@@ -7,7 +7,13 @@ import { ensureTemplate } from './db.js';
 
 try {
   const template = await ensureTemplate();
-  console.log(template ? `lookout: PGlite data directory template ready (${template})` : 'lookout: no place to keep the PGlite template; the first start makes the data directory');
+  console.log(
+    template
+      ? `lookout: PGlite data directory template ready (${template})`
+      : 'lookout: no place to keep the PGlite template; the first start makes the data directory',
+  );
 } catch (error) {
-  console.warn(`lookout: could not prepare the PGlite template (${error instanceof Error ? error.message : String(error)}); the first start will`);
+  console.warn(
+    `lookout: could not prepare the PGlite template (${error instanceof Error ? error.message : String(error)}); the first start will`,
+  );
 }

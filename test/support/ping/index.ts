@@ -9,6 +9,12 @@ export const ping: LookoutFeature<'ping'> = {
   name: 'ping',
   plug: () => ({
     gives: undefined,
-    subcommands: [{ words: ['ping'], help: ['/traffic ping: answers pong (Lookout is listening).'], run: async ({ reply }) => reply(infoMessage('pong')) }],
+    subcommands: [
+      {
+        words: ['ping'],
+        help: ['/traffic ping: answers pong (Lookout is listening).'],
+        run: async ({ reply }) => reply(infoMessage('pong')),
+      },
+    ],
   }),
 };

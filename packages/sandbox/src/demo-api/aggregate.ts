@@ -59,15 +59,45 @@ const USER_AGENT_KEYS = ['name', 'total_visits', 'unique_visitors', 'average_dur
 function spec(path: string, kind: ReportKind): ReportSpec {
   switch (kind) {
     case 'location':
-      return { path, kind, defaultSort: { key: 'total_visits', value: -1 }, sortKeys: LOCATION_KEYS, tiebreak: 'label' };
+      return {
+        path,
+        kind,
+        defaultSort: { key: 'total_visits', value: -1 },
+        sortKeys: LOCATION_KEYS,
+        tiebreak: 'label',
+      };
     case 'traffic':
-      return { path, kind, defaultSort: { key: 'total_visits', value: -1 }, sortKeys: [...LOCATION_KEYS, 'id'], tiebreak: 'name' };
+      return {
+        path,
+        kind,
+        defaultSort: { key: 'total_visits', value: -1 },
+        sortKeys: [...LOCATION_KEYS, 'id'],
+        tiebreak: 'name',
+      };
     case 'user-agent':
-      return { path, kind, defaultSort: { key: 'total_visits', value: -1 }, sortKeys: USER_AGENT_KEYS, tiebreak: 'name' };
+      return {
+        path,
+        kind,
+        defaultSort: { key: 'total_visits', value: -1 },
+        sortKeys: USER_AGENT_KEYS,
+        tiebreak: 'name',
+      };
     case 'pages':
-      return { path, kind, defaultSort: { key: 'total', value: -1 }, sortKeys: ['full_url', 'total', 'visitors', 'avg_duration'], tiebreak: 'full_url' };
+      return {
+        path,
+        kind,
+        defaultSort: { key: 'total', value: -1 },
+        sortKeys: ['full_url', 'total', 'visitors', 'avg_duration'],
+        tiebreak: 'full_url',
+      };
     case 'visitors':
-      return { path, kind, defaultSort: { key: 'created', value: -1 }, sortKeys: ['created', 'id', 'first_seen', 'last_seen'], tiebreak: 'id' };
+      return {
+        path,
+        kind,
+        defaultSort: { key: 'created', value: -1 },
+        sortKeys: ['created', 'id', 'first_seen', 'last_seen'],
+        tiebreak: 'id',
+      };
     case 'visits':
       return {
         path,
@@ -137,7 +167,11 @@ const average = (g: Group): number => Math.round((g.duration / g.count) * 10) / 
 
 const stats = (g: Group) => ({ total_visits: g.count, unique_visitors: g.visitors.size, average_duration: average(g) });
 
-function locationRows(entries: readonly VisitEntry[], keyOf: (e: VisitEntry) => string, nameOf: (v: Visit) => string): LocationRow[] {
+function locationRows(
+  entries: readonly VisitEntry[],
+  keyOf: (e: VisitEntry) => string,
+  nameOf: (v: Visit) => string,
+): LocationRow[] {
   return [...group(entries, keyOf)].map(([label, g]) => ({ name: nameOf(g.first), label, ...stats(g) }));
 }
 
@@ -161,20 +195,54 @@ function userAgentRows(entries: readonly VisitEntry[], keyOf: KeyOf): UserAgentR
 }
 
 /** The unsorted rows of a report over the given (already date-ranged and filtered) visits. */
-export function buildRows(report: ReportSpec, entries: readonly VisitEntry[], visitorOf: (id: string) => Visitor | undefined): ReportRow[] {
+export function buildRows(
+  report: ReportSpec,
+  entries: readonly VisitEntry[],
+  visitorOf: (id: string) => Visitor | undefined,
+): ReportRow[] {
   switch (report.path) {
     case '/countries':
-      return locationRows(entries, (e) => e.facts.countryLabel, (v) => v.location.country);
+      return locationRows(
+        entries,
+        (e) => e.facts.countryLabel,
+        (v) => v.location.country,
+      );
     case '/states':
-      return locationRows(entries, (e) => e.facts.stateLabel, (v) => v.location.state);
+      return locationRows(
+        entries,
+        (e) => e.facts.stateLabel,
+        (v) => v.location.state,
+      );
     case '/cities':
-      return locationRows(entries, (e) => e.facts.cityLabel, (v) => v.location.city);
+      return locationRows(
+        entries,
+        (e) => e.facts.cityLabel,
+        (v) => v.location.city,
+      );
     case '/traffic/sources':
-      return trafficRows(entries, (v) => v.trafficSource.source, (v) => v.trafficSource.source_id, (n) => SOURCE_LABELS[n] ?? n, 'source');
+      return trafficRows(
+        entries,
+        (v) => v.trafficSource.source,
+        (v) => v.trafficSource.source_id,
+        (n) => SOURCE_LABELS[n] ?? n,
+        'source',
+      );
     case '/traffic/channels':
-      return trafficRows(entries, (v) => v.trafficSource.channel, (v) => v.trafficSource.channel_id, (n) => n, 'channel');
+      return trafficRows(
+        entries,
+        (v) => v.trafficSource.channel,
+        (v) => v.trafficSource.channel_id,
+        (n) => n,
+        'channel',
+      );
     case '/traffic/campaigns':
-      return trafficRows(entries, (v) => v.trafficSource.campaign, (v) => v.trafficSource.campaign_id, (n) => n, 'campaign');
+      return trafficRows(
+        entries,
+        (v) => v.trafficSource.campaign,
+        (v) => v.trafficSource.campaign_id,
+        (n) => n,
+        'campaign',
+      );
     case '/user-agent/browsers':
       return userAgentRows(entries, (e) => e.visit.browser.name);
     case '/user-agent/devices':

@@ -25,7 +25,13 @@ export interface CountrySpec {
 
 type StateRow = readonly [name: string, cities: string, timezone?: string];
 
-function country(code: string, name: string, weight: number, timezone: string, states: readonly StateRow[]): CountrySpec {
+function country(
+  code: string,
+  name: string,
+  weight: number,
+  timezone: string,
+  states: readonly StateRow[],
+): CountrySpec {
   return {
     code,
     name,
@@ -45,7 +51,11 @@ function country(code: string, name: string, weight: number, timezone: string, s
  */
 export const COUNTRIES: readonly CountrySpec[] = [
   country('US', 'United States', 24, 'America/New_York', [
-    ['California', 'Los Angeles, San Francisco, San Diego, San Jose, Sacramento, Oakland, Fresno', 'America/Los_Angeles'],
+    [
+      'California',
+      'Los Angeles, San Francisco, San Diego, San Jose, Sacramento, Oakland, Fresno',
+      'America/Los_Angeles',
+    ],
     ['New York', 'New York, Buffalo, Rochester, Albany, Syracuse'],
     ['Texas', 'Houston, Austin, Dallas, San Antonio, Fort Worth, El Paso, Paris', 'America/Chicago'],
     ['Washington', 'Seattle, Spokane, Tacoma, Bellevue, Redmond', 'America/Los_Angeles'],
@@ -72,7 +82,10 @@ export const COUNTRIES: readonly CountrySpec[] = [
     ['Lower Saxony', 'Hanover, Brunswick, Osnabrück'],
   ]),
   country('GB', 'United Kingdom', 8, 'Europe/London', [
-    ['England', 'London, Manchester, Birmingham, Leeds, Liverpool, Bristol, Sheffield, Newcastle upon Tyne, Oxford, Cambridge, Brighton'],
+    [
+      'England',
+      'London, Manchester, Birmingham, Leeds, Liverpool, Bristol, Sheffield, Newcastle upon Tyne, Oxford, Cambridge, Brighton',
+    ],
     ['Scotland', 'Edinburgh, Glasgow, Aberdeen, Dundee'],
     ['Wales', 'Cardiff, Swansea, Newport'],
     ['Northern Ireland', 'Belfast, Derry'],
@@ -300,7 +313,16 @@ export const DEVICE_TYPE_WEIGHTS: readonly (readonly [DeviceType, number])[] = [
 ];
 
 export const DEVICES: readonly DeviceSpec[] = [
-  { type: 'desktop', name: 'Desktop', weight: 95, os: [['Windows', 62], ['macOS', 31], ['Linux', 7]] },
+  {
+    type: 'desktop',
+    name: 'Desktop',
+    weight: 95,
+    os: [
+      ['Windows', 62],
+      ['macOS', 31],
+      ['Linux', 7],
+    ],
+  },
   { type: 'desktop', name: 'Chromebook', weight: 5, os: [['ChromeOS', 1]] },
   { type: 'mobile', name: 'iPhone', weight: 45, os: [['iOS', 1]] },
   { type: 'mobile', name: 'Galaxy S24', weight: 9, os: [['Android', 1]], brand: 'samsung' },
@@ -329,13 +351,39 @@ export const OS_VERSIONS: Readonly<Record<string, readonly string[]>> = {
 
 /** Browsers per operating system, with weights. */
 export const BROWSERS_BY_OS: Readonly<Record<string, readonly (readonly [string, number])[]>> = {
-  Windows: [['Chrome', 65], ['Edge', 22], ['Firefox', 8], ['Opera', 5]],
-  macOS: [['Chrome', 55], ['Safari', 35], ['Firefox', 7], ['Edge', 3]],
-  Linux: [['Chrome', 50], ['Firefox', 45], ['Opera', 5]],
+  Windows: [
+    ['Chrome', 65],
+    ['Edge', 22],
+    ['Firefox', 8],
+    ['Opera', 5],
+  ],
+  macOS: [
+    ['Chrome', 55],
+    ['Safari', 35],
+    ['Firefox', 7],
+    ['Edge', 3],
+  ],
+  Linux: [
+    ['Chrome', 50],
+    ['Firefox', 45],
+    ['Opera', 5],
+  ],
   ChromeOS: [['Chrome', 1]],
-  iOS: [['Safari', 80], ['Chrome', 18], ['Firefox', 2]],
-  iPadOS: [['Safari', 85], ['Chrome', 15]],
-  Android: [['Chrome', 75], ['Samsung Internet', 15], ['Firefox', 4], ['Opera', 6]],
+  iOS: [
+    ['Safari', 80],
+    ['Chrome', 18],
+    ['Firefox', 2],
+  ],
+  iPadOS: [
+    ['Safari', 85],
+    ['Chrome', 15],
+  ],
+  Android: [
+    ['Chrome', 75],
+    ['Samsung Internet', 15],
+    ['Firefox', 4],
+    ['Opera', 6],
+  ],
   'Fire OS': [['Silk', 1]],
 };
 
@@ -355,7 +403,13 @@ export const BROWSER_VERSIONS: Readonly<Record<string, readonly string[]>> = {
 };
 
 /** Browsers that load extensions (on desktop). */
-export const EXTENSION_BROWSERS: ReadonlySet<string> = new Set(['Chrome', 'Edge', 'Firefox', 'Opera', 'HeadlessChrome']);
+export const EXTENSION_BROWSERS: ReadonlySet<string> = new Set([
+  'Chrome',
+  'Edge',
+  'Firefox',
+  'Opera',
+  'HeadlessChrome',
+]);
 
 /** User agents of scripted clients: no screen worth the name and no extensions. */
 export const SCRIPT_CLIENTS: readonly (readonly [string, number])[] = [
@@ -366,9 +420,30 @@ export const SCRIPT_CLIENTS: readonly (readonly [string, number])[] = [
 ];
 
 export const SCREENS: Readonly<Record<DeviceType, readonly (readonly [number, number])[]>> = {
-  desktop: [[1920, 1080], [2560, 1440], [1366, 768], [1536, 864], [1440, 900], [1680, 1050], [3840, 2160], [1280, 800]],
-  mobile: [[390, 844], [393, 852], [412, 915], [360, 800], [430, 932], [384, 854]],
-  tablet: [[820, 1180], [1024, 1366], [800, 1280], [810, 1080]],
+  desktop: [
+    [1920, 1080],
+    [2560, 1440],
+    [1366, 768],
+    [1536, 864],
+    [1440, 900],
+    [1680, 1050],
+    [3840, 2160],
+    [1280, 800],
+  ],
+  mobile: [
+    [390, 844],
+    [393, 852],
+    [412, 915],
+    [360, 800],
+    [430, 932],
+    [384, 854],
+  ],
+  tablet: [
+    [820, 1180],
+    [1024, 1366],
+    [800, 1280],
+    [810, 1080],
+  ],
 };
 
 // ---------------------------------------------------------------- extensions
@@ -422,25 +497,81 @@ export const HOSTILE_PAGE_PATH = '/landing/<https://evil.example|click>';
 const PRODUCT_ADJECTIVES = ['classic', 'trail', 'urban', 'ultralight', 'merino', 'waterproof', 'everyday', 'studio'];
 const PRODUCT_NOUNS = ['running-shoes', 'backpack', 'jacket', 't-shirt', 'water-bottle', 'headphones'];
 const BLOG_SLUGS = [
-  'how-to-choose-running-shoes', 'packing-list-for-a-weekend-hike', 'merino-vs-synthetic', 'caring-for-your-rain-jacket',
-  'our-2026-sustainability-report', 'behind-the-scenes-at-the-factory', 'five-trails-near-berlin', 'gift-ideas-for-runners',
-  'how-we-test-waterproofing', 'the-perfect-carry-on', 'commuting-by-bike-in-winter', 'what-is-ultralight-backpacking',
-  'staff-picks-october', 'staff-picks-november', 'meet-the-designers', 'repair-dont-replace', 'choosing-headphones-for-travel',
-  'layering-101', 'a-guide-to-sock-materials', 'marathon-training-week-one', 'marathon-training-week-two',
-  'hydration-myths', 'black-friday-deals-explained', 'free-returns-policy-update', 'new-store-in-amsterdam',
-  'why-we-dropped-plastic-packaging', 'customer-stories-anna', 'customer-stories-raj', 'care-guide-leather', 'spring-collection-preview',
+  'how-to-choose-running-shoes',
+  'packing-list-for-a-weekend-hike',
+  'merino-vs-synthetic',
+  'caring-for-your-rain-jacket',
+  'our-2026-sustainability-report',
+  'behind-the-scenes-at-the-factory',
+  'five-trails-near-berlin',
+  'gift-ideas-for-runners',
+  'how-we-test-waterproofing',
+  'the-perfect-carry-on',
+  'commuting-by-bike-in-winter',
+  'what-is-ultralight-backpacking',
+  'staff-picks-october',
+  'staff-picks-november',
+  'meet-the-designers',
+  'repair-dont-replace',
+  'choosing-headphones-for-travel',
+  'layering-101',
+  'a-guide-to-sock-materials',
+  'marathon-training-week-one',
+  'marathon-training-week-two',
+  'hydration-myths',
+  'black-friday-deals-explained',
+  'free-returns-policy-update',
+  'new-store-in-amsterdam',
+  'why-we-dropped-plastic-packaging',
+  'customer-stories-anna',
+  'customer-stories-raj',
+  'care-guide-leather',
+  'spring-collection-preview',
 ];
 const DOC_SECTIONS = ['getting-started', 'api', 'integrations', 'webhooks', 'billing'];
 const DOC_TOPICS = ['overview', 'authentication', 'quickstart', 'faq', 'limits', 'errors'];
-const COLLECTIONS = ['men', 'women', 'kids', 'outdoor', 'running', 'travel', 'accessories', 'sale', 'new', 'bestsellers'];
+const COLLECTIONS = [
+  'men',
+  'women',
+  'kids',
+  'outdoor',
+  'running',
+  'travel',
+  'accessories',
+  'sale',
+  'new',
+  'bestsellers',
+];
 
 /** Site paths with relative weights (popular pages first). ~150 distinct paths. */
 export const PAGES: readonly (readonly [string, number])[] = (() => {
   const out: [string, number][] = [
-    ['/', 300], ['/pricing', 90], ['/products', 80], ['/blog', 45], ['/sale', 45], ['/new-arrivals', 35], ['/cart', 40],
-    ['/checkout', 25], ['/checkout/success', 10], ['/login', 30], ['/signup', 20], ['/account', 15], ['/account/orders', 10],
-    ['/search', 35], ['/about', 15], ['/contact', 12], ['/careers', 8], ['/docs', 20], ['/help', 12], ['/help/shipping', 10],
-    ['/help/returns', 9], ['/help/payments', 6], ['/gift-cards', 6], ['/stores', 7], ['/legal/privacy', 4], ['/legal/terms', 3],
+    ['/', 300],
+    ['/pricing', 90],
+    ['/products', 80],
+    ['/blog', 45],
+    ['/sale', 45],
+    ['/new-arrivals', 35],
+    ['/cart', 40],
+    ['/checkout', 25],
+    ['/checkout/success', 10],
+    ['/login', 30],
+    ['/signup', 20],
+    ['/account', 15],
+    ['/account/orders', 10],
+    ['/search', 35],
+    ['/about', 15],
+    ['/contact', 12],
+    ['/careers', 8],
+    ['/docs', 20],
+    ['/help', 12],
+    ['/help/shipping', 10],
+    ['/help/returns', 9],
+    ['/help/payments', 6],
+    ['/gift-cards', 6],
+    ['/stores', 7],
+    ['/legal/privacy', 4],
+    ['/legal/terms', 3],
   ];
   COLLECTIONS.forEach((c, i) => out.push([`/collections/${c}`, 20 / (i + 1)]));
   let rank = 0;
@@ -456,13 +587,29 @@ export const PAGES: readonly (readonly [string, number])[] = (() => {
 })();
 
 /** Query strings sometimes seen on page URLs (without a campaign). */
-export const PAGE_QUERIES: readonly string[] = ['?ref=nav', '?ref=footer', '?variant=blue', '?q=shoes', '?page=2', '?sort=price', '?color=black&size=m'];
+export const PAGE_QUERIES: readonly string[] = [
+  '?ref=nav',
+  '?ref=footer',
+  '?variant=blue',
+  '?q=shoes',
+  '?page=2',
+  '?sort=price',
+  '?color=black&size=m',
+];
 
 // ---------------------------------------------------------------- traffic
 
 export type Channel = 'Organic Search' | 'Paid Search' | 'Social' | 'Email' | 'Referral' | 'Direct' | 'Display';
 
-export const CHANNELS: readonly Channel[] = ['Organic Search', 'Paid Search', 'Social', 'Email', 'Referral', 'Direct', 'Display'];
+export const CHANNELS: readonly Channel[] = [
+  'Organic Search',
+  'Paid Search',
+  'Social',
+  'Email',
+  'Referral',
+  'Direct',
+  'Display',
+];
 
 export interface SourceSpec {
   readonly name: string;
@@ -475,9 +622,33 @@ export interface SourceSpec {
 
 export const SOURCES: readonly SourceSpec[] = [
   { name: 'direct', label: 'Direct', weight: 22, channels: [['Direct', 1]], referrer: '' },
-  { name: 'google', label: 'Google', weight: 30, channels: [['Organic Search', 78], ['Paid Search', 22]], referrer: 'https://www.google.com/' },
-  { name: 'bing', label: 'Bing', weight: 4, channels: [['Organic Search', 80], ['Paid Search', 20]], referrer: 'https://www.bing.com/' },
-  { name: 'duckduckgo', label: 'DuckDuckGo', weight: 2, channels: [['Organic Search', 1]], referrer: 'https://duckduckgo.com/' },
+  {
+    name: 'google',
+    label: 'Google',
+    weight: 30,
+    channels: [
+      ['Organic Search', 78],
+      ['Paid Search', 22],
+    ],
+    referrer: 'https://www.google.com/',
+  },
+  {
+    name: 'bing',
+    label: 'Bing',
+    weight: 4,
+    channels: [
+      ['Organic Search', 80],
+      ['Paid Search', 20],
+    ],
+    referrer: 'https://www.bing.com/',
+  },
+  {
+    name: 'duckduckgo',
+    label: 'DuckDuckGo',
+    weight: 2,
+    channels: [['Organic Search', 1]],
+    referrer: 'https://duckduckgo.com/',
+  },
   { name: 'facebook', label: 'Facebook', weight: 6, channels: [['Social', 1]], referrer: 'https://www.facebook.com/' },
   { name: 'instagram', label: 'Instagram', weight: 3, channels: [['Social', 1]], referrer: 'https://l.instagram.com/' },
   { name: 'twitter', label: 'X (Twitter)', weight: 2.5, channels: [['Social', 1]], referrer: 'https://t.co/*' },
@@ -486,11 +657,35 @@ export const SOURCES: readonly SourceSpec[] = [
   { name: 'youtube', label: 'YouTube', weight: 1.5, channels: [['Social', 1]], referrer: 'https://www.youtube.com/' },
   { name: 'newsletter', label: 'Newsletter', weight: 5, channels: [['Email', 1]], referrer: '' },
   { name: 'github', label: 'GitHub', weight: 2, channels: [['Referral', 1]], referrer: 'https://github.com/' },
-  { name: 'producthunt', label: 'Product Hunt', weight: 1, channels: [['Referral', 1]], referrer: 'https://www.producthunt.com/' },
-  { name: 'hackernews', label: 'Hacker News', weight: 1, channels: [['Referral', 1]], referrer: 'https://news.ycombinator.com/' },
+  {
+    name: 'producthunt',
+    label: 'Product Hunt',
+    weight: 1,
+    channels: [['Referral', 1]],
+    referrer: 'https://www.producthunt.com/',
+  },
+  {
+    name: 'hackernews',
+    label: 'Hacker News',
+    weight: 1,
+    channels: [['Referral', 1]],
+    referrer: 'https://news.ycombinator.com/',
+  },
   { name: 'medium', label: 'Medium', weight: 1, channels: [['Referral', 1]], referrer: 'https://medium.com/' },
-  { name: 'partner-blog', label: 'Partner blog', weight: 1, channels: [['Referral', 1]], referrer: 'https://blog.partner.example/' },
-  { name: 'doubleclick', label: 'DoubleClick', weight: 2, channels: [['Display', 1]], referrer: 'https://googleads.g.doubleclick.net/' },
+  {
+    name: 'partner-blog',
+    label: 'Partner blog',
+    weight: 1,
+    channels: [['Referral', 1]],
+    referrer: 'https://blog.partner.example/',
+  },
+  {
+    name: 'doubleclick',
+    label: 'DoubleClick',
+    weight: 2,
+    channels: [['Display', 1]],
+    referrer: 'https://googleads.g.doubleclick.net/',
+  },
   { name: 'criteo', label: 'Criteo', weight: 1, channels: [['Display', 1]], referrer: 'https://www.criteo.com/' },
 ];
 
@@ -537,7 +732,9 @@ export const HOSTILE_CAMPAIGN = '<!channel> launch';
 export const EMOJI_CAMPAIGN = '🚀 launch-week 🎉';
 
 export const CHANNEL_LABELS: Readonly<Record<string, string>> = Object.fromEntries(CHANNELS.map((c) => [c, c]));
-export const SOURCE_LABELS: Readonly<Record<string, string>> = Object.fromEntries(SOURCES.map((s) => [s.name, s.label]));
+export const SOURCE_LABELS: Readonly<Record<string, string>> = Object.fromEntries(
+  SOURCES.map((s) => [s.name, s.label]),
+);
 
 export const sourceId = (name: string): string => uuidFromName(`source:${name}`);
 export const channelId = (name: string): string => uuidFromName(`channel:${name}`);

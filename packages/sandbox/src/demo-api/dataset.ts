@@ -7,8 +7,24 @@
 
 import { channelId, sourceId } from './catalog.js';
 import { DEMO_VISITORS, fixtureVisits, specialVisits } from './fixtures.js';
-import { arrivedByNow, humanProfile, makePersona, makeVisit, timeFrame, visitTime, visitWeight, type Persona } from './generator.js';
-import { computeFacts, type Company, type SecurityProfile, type Visit, type VisitEntry, type Visitor } from './model.js';
+import {
+  arrivedByNow,
+  humanProfile,
+  makePersona,
+  makeVisit,
+  timeFrame,
+  visitTime,
+  visitWeight,
+  type Persona,
+} from './generator.js';
+import {
+  computeFacts,
+  type Company,
+  type SecurityProfile,
+  type Visit,
+  type VisitEntry,
+  type Visitor,
+} from './model.js';
 import { Random, WeightedTable } from './random.js';
 
 export { DEMO_VISITORS } from './fixtures.js';
@@ -239,7 +255,12 @@ export class Dataset {
     const id = input.id ?? this.newId('vs_', 16, (candidate) => this.visitIndex.has(candidate));
     if (this.visitIndex.has(id)) throw new Error(`visit ${id} already exists`);
     const template = own.at(-1) ?? { ...DEFAULT_VISIT, id: '', visitor_id: '', date: '' };
-    const pick = <K extends keyof Visit>(key: K): Visit[K] => clone(input[key as keyof AddVisitInput] !== undefined ? (input[key as keyof AddVisitInput] as Visit[K]) : template[key]);
+    const pick = <K extends keyof Visit>(key: K): Visit[K] =>
+      clone(
+        input[key as keyof AddVisitInput] !== undefined
+          ? (input[key as keyof AddVisitInput] as Visit[K])
+          : template[key],
+      );
     const visit: Visit = {
       id,
       visitor_id: visitor.id,
@@ -303,7 +324,8 @@ export class Dataset {
 /** Indexes of `times` (whole seconds, in ms) in ascending time order, ties by index. */
 function timeOrder(times: Float64Array): Uint32Array {
   const SLOTS = 2 ** 20;
-  if (times.length >= SLOTS || times.some((t) => t < 0)) return Uint32Array.from(times.keys()).sort((a, b) => (times[a] as number) - (times[b] as number) || a - b);
+  if (times.length >= SLOTS || times.some((t) => t < 0))
+    return Uint32Array.from(times.keys()).sort((a, b) => (times[a] as number) - (times[b] as number) || a - b);
   // One native numeric sort of seconds·2^20 + index (below 2^53) instead of a comparator sort.
   const keys = new Float64Array(times.length);
   for (let i = 0; i < times.length; i++) keys[i] = Math.floor((times[i] as number) / 1000) * SLOTS + i;
@@ -312,7 +334,8 @@ function timeOrder(times: Float64Array): Uint32Array {
 }
 
 function positiveInteger(value: number, name: string, min: number): number {
-  if (!Number.isInteger(value) || value < min) throw new RangeError(`${name} must be an integer ≥ ${min}, got ${value}`);
+  if (!Number.isInteger(value) || value < min)
+    throw new RangeError(`${name} must be an integer ≥ ${min}, got ${value}`);
   return value;
 }
 
@@ -374,7 +397,14 @@ export function generateDataset(options: GenerateOptions = {}): Dataset {
   }
 
   const specialRng = root.fork('specials');
-  visits.push(...specialVisits(specialRng, personas.filter((p) => p.kind === 'human'), frame, newVisitId(specialRng)));
+  visits.push(
+    ...specialVisits(
+      specialRng,
+      personas.filter((p) => p.kind === 'human'),
+      frame,
+      newVisitId(specialRng),
+    ),
+  );
 
   const fixtures = fixtureVisits(frame);
   personas.push(...fixtures.personas);

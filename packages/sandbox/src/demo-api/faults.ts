@@ -38,7 +38,8 @@ export interface FaultDecision {
 const NONE: FaultDecision = { latencyMs: 0, action: { kind: 'pass', transform: null } };
 
 function nonNegativeInteger(value: unknown, name: string): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw new TypeError(`faults.${name} must be a non-negative integer`);
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0)
+    throw new TypeError(`faults.${name} must be a non-negative integer`);
   return value;
 }
 
@@ -46,14 +47,17 @@ function nonNegativeInteger(value: unknown, name: string): number {
 export function validateFaults(faults: Faults): Faults {
   const out: Faults = {};
   if (faults.latencyMs !== undefined) {
-    if (typeof faults.latencyMs !== 'number' || !(faults.latencyMs >= 0) || !Number.isFinite(faults.latencyMs)) throw new TypeError('faults.latencyMs must be a number ≥ 0');
+    if (typeof faults.latencyMs !== 'number' || !(faults.latencyMs >= 0) || !Number.isFinite(faults.latencyMs))
+      throw new TypeError('faults.latencyMs must be a number ≥ 0');
     out.latencyMs = faults.latencyMs;
   }
   if (faults.failRate !== undefined) {
-    if (typeof faults.failRate !== 'number' || !(faults.failRate >= 0 && faults.failRate <= 1)) throw new TypeError('faults.failRate must be between 0 and 1');
+    if (typeof faults.failRate !== 'number' || !(faults.failRate >= 0 && faults.failRate <= 1))
+      throw new TypeError('faults.failRate must be between 0 and 1');
     out.failRate = faults.failRate;
   }
-  if (faults.status500Until !== undefined) out.status500Until = nonNegativeInteger(faults.status500Until, 'status500Until');
+  if (faults.status500Until !== undefined)
+    out.status500Until = nonNegativeInteger(faults.status500Until, 'status500Until');
   if (faults.rateLimit !== undefined) {
     out.rateLimit = {
       count: nonNegativeInteger(faults.rateLimit.count, 'rateLimit.count'),
@@ -67,7 +71,8 @@ export function validateFaults(faults: Faults): Faults {
     }
   }
   if (faults.paths !== undefined) {
-    if (!Array.isArray(faults.paths) || !faults.paths.every((p) => typeof p === 'string')) throw new TypeError('faults.paths must be an array of strings');
+    if (!Array.isArray(faults.paths) || !faults.paths.every((p) => typeof p === 'string'))
+      throw new TypeError('faults.paths must be an array of strings');
     out.paths = [...faults.paths];
   }
   return out;
@@ -109,13 +114,17 @@ export class FaultInjector {
     if (f.hang) return { latencyMs, action: { kind: 'hang' } };
     if (f.rateLimit && f.rateLimit.count > 0) {
       f.rateLimit = { ...f.rateLimit, count: f.rateLimit.count - 1 };
-      return { latencyMs, action: { kind: 'rate-limit', status: 429, retryAfterSeconds: f.rateLimit.retryAfterSeconds } };
+      return {
+        latencyMs,
+        action: { kind: 'rate-limit', status: 429, retryAfterSeconds: f.rateLimit.retryAfterSeconds },
+      };
     }
     if (f.status500Until !== undefined && f.status500Until > 0) {
       f.status500Until--;
       return { latencyMs, action: { kind: 'fail', status: 500 } };
     }
-    if (f.failRate !== undefined && f.failRate > 0 && this.rng.next() < f.failRate) return { latencyMs, action: { kind: 'fail', status: 500 } };
+    if (f.failRate !== undefined && f.failRate > 0 && this.rng.next() < f.failRate)
+      return { latencyMs, action: { kind: 'fail', status: 500 } };
     return { latencyMs, action: { kind: 'pass', transform: f.malformedJson ? 'malformed' : f.drift ? 'drift' : null } };
   }
 }
@@ -141,7 +150,10 @@ function driftRecord(record: Record<string, unknown>): Record<string, unknown> {
 
 /** The same answer with drifted field types: rows of an array, or the one object. */
 export function driftBody(body: unknown): unknown {
-  if (Array.isArray(body)) return body.map((row) => (typeof row === 'object' && row !== null ? driftRecord(row as Record<string, unknown>) : row));
+  if (Array.isArray(body))
+    return body.map((row) =>
+      typeof row === 'object' && row !== null ? driftRecord(row as Record<string, unknown>) : row,
+    );
   if (typeof body === 'object' && body !== null) return driftRecord(body as Record<string, unknown>);
   return body;
 }

@@ -41,7 +41,8 @@ export type CompiledGroups = readonly (readonly CompiledFilter[])[];
 
 const FILTER_MEMBERS = ['object', 'field', 'operator', 'value'] as const;
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function describe(value: unknown): string {
   if (value === null) return 'null';
@@ -78,7 +79,8 @@ function compile(target: Target, operator: Operator, values: readonly string[]):
 function parseFilter(input: unknown, where: string): CompiledFilter {
   if (!isRecord(input)) throw badRequest(`${where} must be an object with object, field, operator and value`);
   for (const key of Object.keys(input)) {
-    if (!(FILTER_MEMBERS as readonly string[]).includes(key)) throw badRequest(`${where} has an unknown member '${key}' (known: ${FILTER_MEMBERS.join(', ')})`);
+    if (!(FILTER_MEMBERS as readonly string[]).includes(key))
+      throw badRequest(`${where} has an unknown member '${key}' (known: ${FILTER_MEMBERS.join(', ')})`);
   }
   for (const key of FILTER_MEMBERS) if (input[key] === undefined) throw badRequest(`${where}.${key} is missing`);
 
@@ -89,27 +91,35 @@ function parseFilter(input: unknown, where: string): CompiledFilter {
   }
   const fields = FILTER_OBJECTS[object] as Readonly<Record<string, Target>>;
   if (typeof field !== 'string' || !Object.hasOwn(fields, field)) {
-    throw badRequest(`unknown field ${describe(field)} for filter object '${object}' (known: ${Object.keys(fields).join(', ')}) at ${where}`);
+    throw badRequest(
+      `unknown field ${describe(field)} for filter object '${object}' (known: ${Object.keys(fields).join(', ')}) at ${where}`,
+    );
   }
   if (typeof operator !== 'string' || !(OPERATORS as readonly string[]).includes(operator)) {
     throw badRequest(`unknown filter operator ${describe(operator)} (known: ${OPERATORS.join(', ')}) at ${where}`);
   }
   const target = fields[field] as Target;
   if (operator === 'contains') {
-    if (typeof value !== 'string') throw badRequest(`${where}.value must be a string for contains, got ${describe(value)}`);
+    if (typeof value !== 'string')
+      throw badRequest(`${where}.value must be a string for contains, got ${describe(value)}`);
     return compile(target, 'contains', [value.toLowerCase()]);
   }
   const list = typeof value === 'string' ? [value] : value;
   if (!Array.isArray(list) || !list.every((v) => typeof v === 'string')) {
     throw badRequest(`${where}.value must be a string or an array of strings for is_any_of, got ${describe(value)}`);
   }
-  return compile(target, 'is_any_of', (list as string[]).map((v) => v.toLowerCase()));
+  return compile(
+    target,
+    'is_any_of',
+    (list as string[]).map((v) => v.toLowerCase()),
+  );
 }
 
 /** Validates filter_groups (undefined or null = none) and compiles them; throws a 400 ApiFailure naming the problem. */
 export function parseFilterGroups(input: unknown): CompiledGroups {
   if (input === undefined || input === null) return [];
-  if (!Array.isArray(input)) throw badRequest(`filter_groups must be an array of filter groups, got ${describe(input)}`);
+  if (!Array.isArray(input))
+    throw badRequest(`filter_groups must be an array of filter groups, got ${describe(input)}`);
   return input.map((group, g) => {
     const where = `filter_groups[${g}]`;
     if (!isRecord(group)) throw badRequest(`${where} must be an object with a filters array`);

@@ -35,7 +35,8 @@ export type DemoVisitorRole = keyof typeof DEMO_VISITORS;
 function place(code: string, state: string, city: string): Place {
   const country = COUNTRIES.find((c) => c.code === code);
   const region = country?.states.find((s) => s.name === state);
-  if (!country || !region || !region.cities.includes(city)) throw new Error(`fixture place not in catalog: ${city}, ${state}, ${code}`);
+  if (!country || !region || !region.cities.includes(city))
+    throw new Error(`fixture place not in catalog: ${city}, ${state}, ${code}`);
   return placeOf(country, region, city);
 }
 
@@ -66,7 +67,14 @@ interface Fixture {
 
 const STANDARD_OFFSETS = [0, 95, 600, 1500, 4400, 8700, 21_700, 64_900];
 
-function persona(id: string, profile: SecurityProfile, home: Place, devices: DeviceSetup[], ips: string[], extra: Partial<Persona> = {}): Persona {
+function persona(
+  id: string,
+  profile: SecurityProfile,
+  home: Place,
+  devices: DeviceSetup[],
+  ips: string[],
+  extra: Partial<Persona> = {},
+): Persona {
   return { id, kind: 'human', profile, home, devices, ips, weight: 1, arrivalAgo: 0, spanDays: 1, ...extra };
 }
 
@@ -111,13 +119,29 @@ function fixtures(): Fixture[] {
           scraper_extension_list: scraperExtensions.map((name) => ({ id: extensionId(name), name })),
         },
         place('US', 'New York', 'Buffalo'),
-        [device('desktop', 'Desktop', ['Linux', '6.5'], ['HeadlessChrome', '130.0.6723.58'], [800, 600], scraperExtensions)],
+        [
+          device(
+            'desktop',
+            'Desktop',
+            ['Linux', '6.5'],
+            ['HeadlessChrome', '130.0.6723.58'],
+            [800, 600],
+            scraperExtensions,
+          ),
+        ],
         ['34.82.17.201'],
         { kind: 'scraper' },
       ),
       // A burst every five minutes over the last two hours, then some older runs.
       minutesAgo: [...Array.from({ length: 24 }, (_, i) => i * 5), 1500, 4400, 8700],
-      paths: ['/products/classic-backpack', '/products/trail-jacket', '/products/merino-t-shirt', '/products/urban-headphones', '/sale', '/products'],
+      paths: [
+        '/products/classic-backpack',
+        '/products/trail-jacket',
+        '/products/merino-t-shirt',
+        '/products/urban-headphones',
+        '/sale',
+        '/products',
+      ],
     },
     {
       persona: persona(
@@ -136,13 +160,29 @@ function fixtures(): Fixture[] {
         place('GB', 'England', 'Manchester'),
         [
           device('mobile', 'iPhone', ['iOS', '18.1'], ['Safari', '18.1'], [390, 844]),
-          device('desktop', 'Desktop', ['Windows', '11'], ['Chrome', '131.0.6778.86'], [1920, 1080], ['uBlock Origin', 'Grammarly']),
+          device(
+            'desktop',
+            'Desktop',
+            ['Windows', '11'],
+            ['Chrome', '131.0.6778.86'],
+            [1920, 1080],
+            ['uBlock Origin', 'Grammarly'],
+          ),
         ],
         ['81.2.69.160'],
         { company: { ...(COMPANIES.find((c) => c.name === 'Initech') ?? COMPANIES[0]!) } },
       ),
       minutesAgo: STANDARD_OFFSETS,
-      paths: ['/', '/pricing', '/products/trail-running-shoes', '/cart', '/checkout', '/checkout/success', '/blog/layering-101', '/'],
+      paths: [
+        '/',
+        '/pricing',
+        '/products/trail-running-shoes',
+        '/cart',
+        '/checkout',
+        '/checkout/success',
+        '/blog/layering-101',
+        '/',
+      ],
     },
     {
       persona: persona(
@@ -173,9 +213,19 @@ export function fixtureVisits(frame: TimeFrame): { personas: Persona[]; visits: 
       const overrides: VisitOverrides = {
         ...(paths ? { path: paths[i % paths.length] } : {}),
         device: p.devices[i % p.devices.length],
-        ...(p.kind === 'scraper' || p.id === DEMO_VISITORS.attacker ? { source: 'direct', channel: 'Direct' as const, campaign: null } : {}),
+        ...(p.kind === 'scraper' || p.id === DEMO_VISITORS.attacker
+          ? { source: 'direct', channel: 'Direct' as const, campaign: null }
+          : {}),
       };
-      visits.push(makeVisit(rng, p, Math.floor(time / 1000) * 1000, `vs_${p.id.slice(2)}_${String(i + 1).padStart(2, '0')}`, overrides));
+      visits.push(
+        makeVisit(
+          rng,
+          p,
+          Math.floor(time / 1000) * 1000,
+          `vs_${p.id.slice(2)}_${String(i + 1).padStart(2, '0')}`,
+          overrides,
+        ),
+      );
     });
   }
   return { personas, visits };

@@ -108,18 +108,33 @@ export function timeFrame(now: Date, days: number): TimeFrame {
 // ---------------------------------------------------------------- tables (built once)
 
 const COUNTRY_TABLE = new WeightedTable(COUNTRIES.map((c) => [c, c.weight] as const));
-const STATE_TABLES = new Map(COUNTRIES.map((c) => [c, new WeightedTable(c.states.map((s, i) => [s, 1 / (i + 1) ** 0.7] as const))]));
+const STATE_TABLES = new Map(
+  COUNTRIES.map((c) => [c, new WeightedTable(c.states.map((s, i) => [s, 1 / (i + 1) ** 0.7] as const))]),
+);
 const CITY_TABLES = new Map(
   COUNTRIES.flatMap((country) =>
-    country.states.map((state) => [state, new WeightedTable(state.cities.map((city, i) => [placeOf(country, state, city), 1 / (i + 1) ** 0.9] as const))] as const),
+    country.states.map(
+      (state) =>
+        [
+          state,
+          new WeightedTable(
+            state.cities.map((city, i) => [placeOf(country, state, city), 1 / (i + 1) ** 0.9] as const),
+          ),
+        ] as const,
+    ),
   ),
 );
 const DEVICE_TYPE_TABLE = new WeightedTable(DEVICE_TYPE_WEIGHTS);
 const DEVICE_TABLES = new Map<DeviceType, WeightedTable<DeviceSpec>>(
-  (['desktop', 'mobile', 'tablet'] as const).map((type) => [type, new WeightedTable(DEVICES.filter((d) => d.type === type).map((d) => [d, d.weight] as const))]),
+  (['desktop', 'mobile', 'tablet'] as const).map((type) => [
+    type,
+    new WeightedTable(DEVICES.filter((d) => d.type === type).map((d) => [d, d.weight] as const)),
+  ]),
 );
 const PAGE_TABLE = new WeightedTable(PAGES);
-const PRODUCT_PAGE_TABLE = new WeightedTable(PAGES.filter(([path]) => path.startsWith('/products/')).map(([path]) => [path, 1] as const));
+const PRODUCT_PAGE_TABLE = new WeightedTable(
+  PAGES.filter(([path]) => path.startsWith('/products/')).map(([path]) => [path, 1] as const),
+);
 const SOURCE_TABLE = new WeightedTable(SOURCES.map((s) => [s, s.weight] as const));
 const DIRECT = SOURCES.find((s) => s.name === 'direct') as SourceSpec;
 const CAMPAIGN_TABLE = new WeightedTable(CAMPAIGNS);
@@ -149,7 +164,15 @@ export function randomIp(rng: Random): string {
   }
   let first: number;
   do first = rng.int(11, 223);
-  while (first === 100 || first === 127 || first === 169 || first === 172 || first === 192 || first === 198 || first === 203);
+  while (
+    first === 100 ||
+    first === 127 ||
+    first === 169 ||
+    first === 172 ||
+    first === 192 ||
+    first === 198 ||
+    first === 203
+  );
   return `${first}.${rng.int(0, 255)}.${rng.int(0, 255)}.${rng.int(1, 254)}`;
 }
 
@@ -179,9 +202,17 @@ export function randomDevice(rng: Random, type: DeviceType = DEVICE_TYPE_TABLE.s
 }
 
 function scraperDevice(rng: Random, extensions: readonly string[]): DeviceSetup {
-  const browser = rng.weighted([['HeadlessChrome', 60], ['Chrome', 30], ['Edge', 10]] as const);
-  const osName = rng.weighted([['Linux', 65], ['Windows', 35]] as const);
-  const screen = browser === 'HeadlessChrome' && rng.chance(0.6) ? { width: 800, height: 600 } : screenFor(rng, 'desktop');
+  const browser = rng.weighted([
+    ['HeadlessChrome', 60],
+    ['Chrome', 30],
+    ['Edge', 10],
+  ] as const);
+  const osName = rng.weighted([
+    ['Linux', 65],
+    ['Windows', 35],
+  ] as const);
+  const screen =
+    browser === 'HeadlessChrome' && rng.chance(0.6) ? { width: 800, height: 600 } : screenFor(rng, 'desktop');
   return {
     type: 'desktop',
     name: 'Desktop',
@@ -272,7 +303,9 @@ export function makePersona(rng: Random, id: string, days: number): Persona {
     const extensions: string[] = [];
     if (adblock) extensions.push(ADBLOCK_TABLE.sample(rng));
     for (const [name, probability] of COMMON_EXTENSIONS) if (rng.chance(probability)) extensions.push(name);
-    devices = devices.map((d) => (d.type === 'desktop' && EXTENSION_BROWSERS.has(d.browser.name) ? withExtensions(d, extensions) : d));
+    devices = devices.map((d) =>
+      d.type === 'desktop' && EXTENSION_BROWSERS.has(d.browser.name) ? withExtensions(d, extensions) : d,
+    );
     if (adblock && devices.some((d) => d.extensions.length > 0)) adblockExtension = extensions[0] ?? '';
   }
 
@@ -287,8 +320,18 @@ export function makePersona(rng: Random, id: string, days: number): Persona {
           is_proxy: flag(proxy),
           is_threat: flag(threat),
           vpn: flag(vpn),
-          score: scraper ? round2(rng.float(0.7, 0.99)) : attacker ? round2(rng.float(0.15, 0.3)) : round2(rng.next() ** 2 * 0.3),
-          visitor_type: scraper ? rng.weighted([['BOT', 40], ['SCRAPER', 45], ['CRAWLER', 15]] as const) : 'HUMAN',
+          score: scraper
+            ? round2(rng.float(0.7, 0.99))
+            : attacker
+              ? round2(rng.float(0.15, 0.3))
+              : round2(rng.next() ** 2 * 0.3),
+          visitor_type: scraper
+            ? rng.weighted([
+                ['BOT', 40],
+                ['SCRAPER', 45],
+                ['CRAWLER', 15],
+              ] as const)
+            : 'HUMAN',
           scraper_extension_list: scraperExtensions.map((name) => ({ id: extensionId(name), name })),
         };
 
@@ -365,7 +408,8 @@ export function visitTime(rng: Random, persona: Persona, frame: TimeFrame): numb
   for (let attempt = 0; attempt < 6; attempt++) {
     let dayAgo = persona.arrivalAgo - Math.floor(rng.next() * window);
     const weekday = new Date(frame.todayStart - dayAgo * DAY_MS).getUTCDay();
-    if ((weekday === 0 || weekday === 6) && rng.chance(0.3)) dayAgo = persona.arrivalAgo - Math.floor(rng.next() * window);
+    if ((weekday === 0 || weekday === 6) && rng.chance(0.3))
+      dayAgo = persona.arrivalAgo - Math.floor(rng.next() * window);
     const t = hourTime(rng, frame.todayStart - dayAgo * DAY_MS);
     if (t <= frame.nowMs) return t;
   }
@@ -390,13 +434,28 @@ function durationFor(rng: Random, persona: Persona): number {
  * it saves most of the memory and garbage of 40,000 visits. They are frozen,
  * since records are read-only.
  */
-const deviceCache = new WeakMap<DeviceSetup, { browser: Visit['browser']; device: Visit['device']; screen: Visit['screen'] }>();
-function deviceEntry(setup: DeviceSetup): { browser: Visit['browser']; device: Visit['device']; screen: Visit['screen'] } {
+const deviceCache = new WeakMap<
+  DeviceSetup,
+  { browser: Visit['browser']; device: Visit['device']; screen: Visit['screen'] }
+>();
+function deviceEntry(setup: DeviceSetup): {
+  browser: Visit['browser'];
+  device: Visit['device'];
+  screen: Visit['screen'];
+} {
   let entry = deviceCache.get(setup);
   if (!entry) {
     entry = {
-      browser: Object.freeze({ name: setup.browser.name, version: setup.browser.version, extensions: Object.freeze([...setup.extensions]) as string[] }),
-      device: Object.freeze({ type: setup.type, name: setup.name, os: Object.freeze({ name: setup.os.name, version: setup.os.version }) }),
+      browser: Object.freeze({
+        name: setup.browser.name,
+        version: setup.browser.version,
+        extensions: Object.freeze([...setup.extensions]) as string[],
+      }),
+      device: Object.freeze({
+        type: setup.type,
+        name: setup.name,
+        os: Object.freeze({ name: setup.os.name, version: setup.os.version }),
+      }),
       screen: Object.freeze({ width: setup.screen.width, height: setup.screen.height }),
     };
     deviceCache.set(setup, entry);
@@ -436,7 +495,13 @@ export interface VisitOverrides {
   readonly device?: DeviceSetup;
 }
 
-export function makeVisit(rng: Random, persona: Persona, time: number, id: string, overrides: VisitOverrides = {}): Visit {
+export function makeVisit(
+  rng: Random,
+  persona: Persona,
+  time: number,
+  id: string,
+  overrides: VisitOverrides = {},
+): Visit {
   const scraper = persona.kind === 'scraper';
   const device =
     overrides.device ??
@@ -456,19 +521,35 @@ export function makeVisit(rng: Random, persona: Persona, time: number, id: strin
     (overrides.source !== undefined ? sourceByName(overrides.source) : undefined) ??
     (scraper && rng.chance(0.8) ? DIRECT : SOURCE_TABLE.sample(rng));
   const channel: Channel = overrides.channel ?? rng.weighted(source.channels);
-  const campaign = overrides.campaign !== undefined ? overrides.campaign : rng.chance(CAMPAIGN_CHANCE[channel]) ? CAMPAIGN_TABLE.sample(rng) : null;
+  const campaign =
+    overrides.campaign !== undefined
+      ? overrides.campaign
+      : rng.chance(CAMPAIGN_CHANCE[channel])
+        ? CAMPAIGN_TABLE.sample(rng)
+        : null;
   const path = overrides.path ?? (scraper && rng.chance(0.7) ? PRODUCT_PAGE_TABLE.sample(rng) : PAGE_TABLE.sample(rng));
 
   let params: Record<string, string> | string = {};
   let query = '';
   if (campaign !== null) {
-    const utm: Record<string, string> = { utm_source: source.name, utm_medium: UTM_MEDIUM[channel], utm_campaign: campaign };
+    const utm: Record<string, string> = {
+      utm_source: source.name,
+      utm_medium: UTM_MEDIUM[channel],
+      utm_campaign: campaign,
+    };
     if (rng.chance(0.3)) utm['utm_content'] = rng.pick(['hero', 'banner', 'cta', 'footer-link', 'video']);
-    if (channel === 'Paid Search' && rng.chance(0.5)) utm['utm_term'] = rng.pick(['running shoes', 'rain jacket', 'backpack sale', 'merino shirt']);
+    if (channel === 'Paid Search' && rng.chance(0.5))
+      utm['utm_term'] = rng.pick(['running shoes', 'rain jacket', 'backpack sale', 'merino shirt']);
     params = rng.chance(0.1) ? `${queryString(utm)}&ref=${rng.base36(6)}` : utm;
     if (rng.chance(0.7)) query = `?${queryString(utm)}`;
   } else if (rng.chance(0.1)) {
-    params = rng.pick([`ref=${source.name}`, `gclid=${rng.base36(20)}`, `fbclid=${rng.base36(24)}`, 'ref=nav&lang=en', `mc_eid=${rng.hex(10)}`]);
+    params = rng.pick([
+      `ref=${source.name}`,
+      `gclid=${rng.base36(20)}`,
+      `fbclid=${rng.base36(24)}`,
+      'ref=nav&lang=en',
+      `mc_eid=${rng.hex(10)}`,
+    ]);
   } else if (rng.chance(0.12)) {
     query = rng.pick(PAGE_QUERIES);
   }

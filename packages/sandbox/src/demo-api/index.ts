@@ -1,7 +1,14 @@
 /** The demo API: a real HTTP server with deterministic demo data, for tests, benchmarks and `npm start`. */
 
 export { startDemoApi, type DemoApi, type DemoApiOptions, type RecordedRequest } from './server.js';
-export { Dataset, DEMO_VISITORS, generateDataset, type AddVisitInput, type AddVisitorInput, type GenerateOptions } from './dataset.js';
+export {
+  Dataset,
+  DEMO_VISITORS,
+  generateDataset,
+  type AddVisitInput,
+  type AddVisitorInput,
+  type GenerateOptions,
+} from './dataset.js';
 export type { Faults } from './faults.js';
 export { LiveTraffic, type LiveOptions } from './live.js';
 export type { Company, SecurityProfile, Visit, Visitor } from './model.js';

@@ -53,7 +53,10 @@ export function weeklyCurve(dataset: Dataset, before: Date): number[] {
     counts[at.getUTCDay() * 24 + at.getUTCHours()]!++;
   }
   const allDays = days.reduce((a, b) => a + b, 0);
-  const byHour = Array.from({ length: 24 }, (_, h) => days.reduce((sum, _n, w) => sum + counts[w * 24 + h]!, 0) / allDays);
+  const byHour = Array.from(
+    { length: 24 },
+    (_, h) => days.reduce((sum, _n, w) => sum + counts[w * 24 + h]!, 0) / allDays,
+  );
   return counts.map((n, slot) => {
     const weekdays = days[Math.floor(slot / 24)]!;
     return weekdays > 0 ? n / weekdays : byHour[slot % 24]!;
@@ -94,9 +97,15 @@ export class LiveTraffic {
     const minutes = Math.max(0, Math.round(options.openingMinutes ?? 5));
     this.opening = Array.from({ length: minutes }, (_, k) => {
       const rng = new Random(hashString(`${this.seed}:opening:${start}:${k}`));
-      return { at: start + k * MINUTE + rng.int(1_000, OPENING_JITTER_MS), flagged: { id: `v_live_open_${Math.floor(start / 1000).toString(36)}_${k}`, kind: k % FLAGGED.length }, rng };
+      return {
+        at: start + k * MINUTE + rng.int(1_000, OPENING_JITTER_MS),
+        flagged: { id: `v_live_open_${Math.floor(start / 1000).toString(36)}_${k}`, kind: k % FLAGGED.length },
+        rng,
+      };
     });
-    this.openingHours = new Set(minutes > 0 ? [Math.floor(start / HOUR), Math.floor((start + minutes * MINUTE) / HOUR)] : []);
+    this.openingHours = new Set(
+      minutes > 0 ? [Math.floor(start / HOUR), Math.floor((start + minutes * MINUTE) / HOUR)] : [],
+    );
   }
 
   /** Adds every visit due after the last call and at or before `now`; those added, oldest first. */
@@ -122,7 +131,9 @@ export class LiveTraffic {
     const out: Arrival[] = [];
     for (let i = 0; i < count; i++) {
       const at = start + rng.int(0, HOUR - 1);
-      const flagged = rng.chance(this.flaggedShare) ? { id: `v_live_${hour.toString(36)}_${i}`, kind: rng.int(0, FLAGGED.length - 1) } : undefined;
+      const flagged = rng.chance(this.flaggedShare)
+        ? { id: `v_live_${hour.toString(36)}_${i}`, kind: rng.int(0, FLAGGED.length - 1) }
+        : undefined;
       out.push({ at, ...(flagged ? { flagged } : {}), rng: new Random(hashString(`${this.seed}:${hour}:${i}`)) });
     }
     const wave = rng.chance(this.waveChance);
@@ -131,7 +142,11 @@ export class LiveTraffic {
     const kind = rng.int(0, FLAGGED.length - 1);
     if (wave && !this.openingHours.has(hour)) {
       for (let j = 0; j < size; j++) {
-        out.push({ at: from + rng.int(0, WAVE_SPAN_MS), flagged: { id: `v_live_wave_${hour.toString(36)}_${j}`, kind }, rng: new Random(hashString(`${this.seed}:wave:${hour}:${j}`)) });
+        out.push({
+          at: from + rng.int(0, WAVE_SPAN_MS),
+          flagged: { id: `v_live_wave_${hour.toString(36)}_${j}`, kind },
+          rng: new Random(hashString(`${this.seed}:wave:${hour}:${j}`)),
+        });
       }
     }
     out.push(...this.opening.filter((a) => Math.floor(a.at / HOUR) === hour));
@@ -142,7 +157,8 @@ export class LiveTraffic {
   private cleanVisit(rng: Random): Visit {
     const visits = this.dataset.visits;
     let visit = visits[rng.int(0, visits.length - 1)]!;
-    for (let i = 0; i < 50 && !clean(this.dataset.securityOf(visit.visitor_id)); i++) visit = visits[rng.int(0, visits.length - 1)]!;
+    for (let i = 0; i < 50 && !clean(this.dataset.securityOf(visit.visitor_id)); i++)
+      visit = visits[rng.int(0, visits.length - 1)]!;
     return visit;
   }
 
@@ -151,7 +167,12 @@ export class LiveTraffic {
     const template = this.cleanVisit(rng);
     const date = new Date(arrival.at);
     if (flagged) {
-      const visitor = this.dataset.addVisitor({ id: flagged.id, security: FLAGGED[flagged.kind]!(rng), first_seen: date, last_seen: date });
+      const visitor = this.dataset.addVisitor({
+        id: flagged.id,
+        security: FLAGGED[flagged.kind]!(rng),
+        first_seen: date,
+        last_seen: date,
+      });
       return this.dataset.addVisit({ ...copy(template), visitor_id: visitor.id, date });
     }
     return this.dataset.addVisit({ ...copy(template), visitor_id: template.visitor_id, date });
@@ -175,11 +196,14 @@ export function produce(dataset: Dataset, scenario: Scenario, seed = 42): Visit[
   const pick = (): Visit => {
     const visits = dataset.visits;
     let visit = visits[rng.int(0, visits.length - 1)]!;
-    for (let i = 0; i < 50 && !clean(dataset.securityOf(visit.visitor_id)); i++) visit = visits[rng.int(0, visits.length - 1)]!;
+    for (let i = 0; i < 50 && !clean(dataset.securityOf(visit.visitor_id)); i++)
+      visit = visits[rng.int(0, visits.length - 1)]!;
     return visit;
   };
   const spread = (hour: Date, n: number, make: (date: Date) => Visit): Visit[] =>
-    Array.from({ length: n }, (_, i) => make(new Date(hour.getTime() + Math.floor(((i + 0.5) * 3_600_000) / Math.max(1, n)))));
+    Array.from({ length: n }, (_, i) =>
+      make(new Date(hour.getTime() + Math.floor(((i + 0.5) * 3_600_000) / Math.max(1, n)))),
+    );
   const cleanAt = (url?: string) => (date: Date) => {
     const template = pick();
     return dataset.addVisit({ ...copy(template), ...(url ? { url } : {}), visitor_id: template.visitor_id, date });
@@ -192,7 +216,12 @@ export function produce(dataset: Dataset, scenario: Scenario, seed = 42): Visit[
     case 'scraper-wave': {
       const start = scenario.hour.getTime();
       const scrapers = Array.from({ length: scenario.scrapers }, (_, i) =>
-        dataset.addVisitor({ id: `v_wave_${(start / 60_000).toString(36)}_${i}`, security: FLAGGED[1]!(rng), first_seen: scenario.hour, last_seen: scenario.hour }),
+        dataset.addVisitor({
+          id: `v_wave_${(start / 60_000).toString(36)}_${i}`,
+          security: FLAGGED[1]!(rng),
+          first_seen: scenario.hour,
+          last_seen: scenario.hour,
+        }),
       );
       const wave = spread(scenario.hour, scenario.visits, (date) => {
         const template = pick();
@@ -204,7 +233,10 @@ export function produce(dataset: Dataset, scenario: Scenario, seed = 42): Visit[
 }
 
 const clean = (p: SecurityProfile | undefined): boolean =>
-  !!p && p.visitor_type === 'HUMAN' && p.score < 0.5 && [p.is_attacker, p.is_threat, p.is_abuser, p.is_proxy, p.vpn].every((f) => f === 'False');
+  !!p &&
+  p.visitor_type === 'HUMAN' &&
+  p.score < 0.5 &&
+  [p.is_attacker, p.is_threat, p.is_abuser, p.is_proxy, p.vpn].every((f) => f === 'False');
 
 function copy(visit: Visit): Omit<Visit, 'id' | 'visitor_id' | 'date'> {
   const { id: _id, visitor_id: _visitor, date: _date, ...rest } = structuredClone(visit);

@@ -63,7 +63,10 @@ function withExtraVisits(at: Date, { count, visitors }: { count: number; visitor
     process.exit(2);
   }
   for (let i = 0; i < count; i++) {
-    dataset.addVisit({ visitor_id: pool[i % visitors]!.id, date: new Date(at.getTime() - minute + Math.floor(((i + 1) * minute) / count)) });
+    dataset.addVisit({
+      visitor_id: pool[i % visitors]!.id,
+      date: new Date(at.getTime() - minute + Math.floor(((i + 1) * minute) / count)),
+    });
   }
   return dataset;
 }

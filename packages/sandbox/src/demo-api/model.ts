@@ -215,7 +215,14 @@ function labelsOf({ country_code: code, state, city }: VisitLocation): Labels {
 
 const NO_EXTENSIONS: readonly string[] = Object.freeze([]);
 
-function lowerFields(visit: Visit, countryLabel: string, stateLabel: string, cityLabel: string, pagePath: string, pageUrl: string): Record<FilterKey, string | null> {
+function lowerFields(
+  visit: Visit,
+  countryLabel: string,
+  stateLabel: string,
+  cityLabel: string,
+  pagePath: string,
+  pageUrl: string,
+): Record<FilterKey, string | null> {
   const { location, trafficSource, browser, device } = visit;
   return {
     'country.name': lc(location.country),
@@ -256,7 +263,9 @@ class Facts implements VisitFacts {
   constructor(private readonly visit: Visit) {
     this.time = Date.parse(visit.date);
     // A canonical ISO date (what toISOString gives) already starts with its UTC day.
-    this.day = CANONICAL_DATE.test(visit.date) ? intern(visit.date.slice(0, 10)) : intern(new Date(this.time).toISOString().slice(0, 10));
+    this.day = CANONICAL_DATE.test(visit.date)
+      ? intern(visit.date.slice(0, 10))
+      : intern(new Date(this.time).toISOString().slice(0, 10));
     const labels = labelsOf(visit.location);
     this.countryLabel = labels.country;
     this.stateLabel = labels.state;
@@ -267,7 +276,14 @@ class Facts implements VisitFacts {
   }
 
   get lower(): Readonly<Record<FilterKey, string | null>> {
-    this.lowerCache ??= lowerFields(this.visit, this.countryLabel, this.stateLabel, this.cityLabel, this.pagePath, this.pageUrl);
+    this.lowerCache ??= lowerFields(
+      this.visit,
+      this.countryLabel,
+      this.stateLabel,
+      this.cityLabel,
+      this.pagePath,
+      this.pageUrl,
+    );
     return this.lowerCache;
   }
 

@@ -109,14 +109,20 @@ export class Random {
   /** `length` hex digits, 8 per draw (one draw is 32 random bits). */
   hex(length: number): string {
     let out = '';
-    while (out.length < length) out += Math.floor(this.gen() * 0x100000000).toString(16).padStart(8, '0');
+    while (out.length < length)
+      out += Math.floor(this.gen() * 0x100000000)
+        .toString(16)
+        .padStart(8, '0');
     return out.slice(0, length);
   }
 
   /** `length` base-36 digits, 6 per draw (36^6 < 2^32). */
   base36(length: number): string {
     let out = '';
-    while (out.length < length) out += Math.floor(this.gen() * 2_176_782_336).toString(36).padStart(6, '0');
+    while (out.length < length)
+      out += Math.floor(this.gen() * 2_176_782_336)
+        .toString(36)
+        .padStart(6, '0');
     return out.slice(0, length);
   }
 

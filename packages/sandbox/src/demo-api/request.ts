@@ -28,7 +28,8 @@ const BODY_MEMBERS = ['filter_groups', 'pagination', 'sort_params'];
 const PAGINATION_MEMBERS = ['current_page', 'limit'];
 const SORT_MEMBERS = ['key', 'value'];
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** A real calendar date in the form YYYY-MM-DD. */
 export function isDay(value: string): boolean {
@@ -91,7 +92,8 @@ export function parseReportQuery(report: ReportSpec, query: URLSearchParams, raw
   if (pagination !== undefined && pagination !== null) {
     if (!isRecord(pagination)) throw badRequest('pagination must be an object with current_page and limit');
     onlyMembers(pagination, PAGINATION_MEMBERS, 'pagination');
-    if (pagination['current_page'] !== undefined) page = integer(pagination['current_page'], 'pagination.current_page', 1, Number.MAX_SAFE_INTEGER);
+    if (pagination['current_page'] !== undefined)
+      page = integer(pagination['current_page'], 'pagination.current_page', 1, Number.MAX_SAFE_INTEGER);
     if (pagination['limit'] !== undefined) limit = integer(pagination['limit'], 'pagination.limit', 1, MAX_LIMIT);
   }
 
@@ -102,10 +104,13 @@ export function parseReportQuery(report: ReportSpec, query: URLSearchParams, raw
     onlyMembers(sortParams, SORT_MEMBERS, 'sort_params');
     const key = sortParams['key'] ?? report.defaultSort.key;
     if (typeof key !== 'string' || !report.sortKeys.includes(key)) {
-      throw badRequest(`unknown sort key ${JSON.stringify(key)} for ${report.path} (known: ${report.sortKeys.join(', ')})`);
+      throw badRequest(
+        `unknown sort key ${JSON.stringify(key)} for ${report.path} (known: ${report.sortKeys.join(', ')})`,
+      );
     }
     const value = sortParams['value'] ?? -1;
-    if (value !== 1 && value !== -1) throw badRequest(`sort_params.value must be -1 (descending) or 1 (ascending), got ${JSON.stringify(value)}`);
+    if (value !== 1 && value !== -1)
+      throw badRequest(`sort_params.value must be -1 (descending) or 1 (ascending), got ${JSON.stringify(value)}`);
     sort = { key, value };
   }
 

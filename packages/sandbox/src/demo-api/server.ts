@@ -85,7 +85,11 @@ interface Reply {
   headers?: Readonly<Record<string, string>>;
 }
 
-const errorReply = (failure: ApiFailure): Reply => ({ status: failure.status, json: JSON.stringify(failure.body), headers: failure.headers });
+const errorReply = (failure: ApiFailure): Reply => ({
+  status: failure.status,
+  json: JSON.stringify(failure.body),
+  headers: failure.headers,
+});
 
 /** The body text; null when over the limit; undefined when the client went away first. */
 function readBody(req: IncomingMessage): Promise<string | null | undefined> {
@@ -116,7 +120,9 @@ function recordedBody(raw: string | null): unknown {
 
 function splitTarget(target: string): { path: string; query: URLSearchParams } {
   const q = target.indexOf('?');
-  return q < 0 ? { path: target, query: new URLSearchParams() } : { path: target.slice(0, q), query: new URLSearchParams(target.slice(q + 1)) };
+  return q < 0
+    ? { path: target, query: new URLSearchParams() }
+    : { path: target.slice(0, q), query: new URLSearchParams(target.slice(q + 1)) };
 }
 
 const digest = (value: string): Buffer => createHash('sha256').update(value).digest();
@@ -134,8 +140,7 @@ export async function startDemoApi(options: DemoApiOptions = {}): Promise<DemoAp
   const maxRecorded = options.maxRecordedRequests ?? 10_000;
   const onError = options.onError ?? ((error: unknown) => console.error('[demo-api] unexpected error', error));
   const dataset =
-    options.dataset ??
-    generateDataset({ seed, ...(options.now ? { now: options.now(), clock: options.now } : {}) });
+    options.dataset ?? generateDataset({ seed, ...(options.now ? { now: options.now(), clock: options.now } : {}) });
   const engine = new ReportEngine(dataset, options.cacheSize ?? 64);
   const clock = options.now ?? (() => new Date());
   const live = options.live ? new LiveTraffic(dataset, clock(), options.live) : undefined;
@@ -167,20 +172,27 @@ export async function startDemoApi(options: DemoApiOptions = {}): Promise<DemoAp
       delays.add(pending);
     });
 
-  const authorized = (header: string | string[] | undefined): boolean => typeof header === 'string' && timingSafeEqual(digest(header), keyDigest);
+  const authorized = (header: string | string[] | undefined): boolean =>
+    typeof header === 'string' && timingSafeEqual(digest(header), keyDigest);
 
   function route(req: IncomingMessage, method: string, path: string, query: URLSearchParams, raw: string): Reply {
     const report = REPORTS.get(path);
     if (report) {
-      if (method !== 'POST') throw new ApiFailure(405, 'method_not_allowed', `${path} accepts POST only`, { allow: 'POST' });
+      if (method !== 'POST')
+        throw new ApiFailure(405, 'method_not_allowed', `${path} accepts POST only`, { allow: 'POST' });
       if (raw.trim() !== '' && !JSON_TYPE.test(req.headers['content-type'] ?? '')) {
-        throw new ApiFailure(415, 'unsupported_media_type', 'the request body must be sent with Content-Type: application/json');
+        throw new ApiFailure(
+          415,
+          'unsupported_media_type',
+          'the request body must be sent with Content-Type: application/json',
+        );
       }
       return { status: 200, json: engine.pageJson(parseReportQuery(report, query, raw)) };
     }
     const security = /^\/security\/([^/]+)\/([^/]+)$/.exec(path);
     if (security && isSecurityKind(security[1] as string)) {
-      if (method !== 'GET') throw new ApiFailure(405, 'method_not_allowed', `${path.slice(0, 200)} accepts GET only`, { allow: 'GET' });
+      if (method !== 'GET')
+        throw new ApiFailure(405, 'method_not_allowed', `${path.slice(0, 200)} accepts GET only`, { allow: 'GET' });
       let visitorId: string;
       try {
         visitorId = decodeURIComponent(security[2] as string);
@@ -188,7 +200,12 @@ export async function startDemoApi(options: DemoApiOptions = {}): Promise<DemoAp
         throw badRequest('the visitor id is not valid percent-encoding');
       }
       const visitId = query.get('visit_id') || undefined;
-      return { status: 200, json: JSON.stringify(securityRecord(dataset, security[1] as Parameters<typeof securityRecord>[1], visitorId, visitId)) };
+      return {
+        status: 200,
+        json: JSON.stringify(
+          securityRecord(dataset, security[1] as Parameters<typeof securityRecord>[1], visitorId, visitId),
+        ),
+      };
     }
     throw new ApiFailure(404, 'not_found', `no such path: ${path.slice(0, 200)}`);
   }
@@ -226,14 +243,24 @@ export async function startDemoApi(options: DemoApiOptions = {}): Promise<DemoAp
     }
     if (action.kind === 'rate-limit') {
       const seconds = action.retryAfterSeconds;
-      send(res, record, errorReply(new ApiFailure(429, 'rate_limited', `too many requests; retry after ${seconds} s`, { 'retry-after': String(seconds) })));
+      send(
+        res,
+        record,
+        errorReply(
+          new ApiFailure(429, 'rate_limited', `too many requests; retry after ${seconds} s`, {
+            'retry-after': String(seconds),
+          }),
+        ),
+      );
       return;
     }
 
     let reply: Reply;
     try {
-      if (!authorized(req.headers['x-api-key'])) throw new ApiFailure(401, 'unauthorized', 'missing or invalid x-api-key');
-      if (raw === null) throw new ApiFailure(413, 'payload_too_large', `the request body is over ${MAX_BODY_BYTES} bytes`);
+      if (!authorized(req.headers['x-api-key']))
+        throw new ApiFailure(401, 'unauthorized', 'missing or invalid x-api-key');
+      if (raw === null)
+        throw new ApiFailure(413, 'payload_too_large', `the request body is over ${MAX_BODY_BYTES} bytes`);
       reply = route(req, method, path, query, raw);
     } catch (error) {
       if (error instanceof ApiFailure) reply = errorReply(error);
@@ -243,7 +270,8 @@ export async function startDemoApi(options: DemoApiOptions = {}): Promise<DemoAp
       }
     }
     if (reply.status === 200 && action.transform === 'malformed') reply = { ...reply, json: truncateJson(reply.json) };
-    else if (reply.status === 200 && action.transform === 'drift') reply = { ...reply, json: JSON.stringify(driftBody(JSON.parse(reply.json))) };
+    else if (reply.status === 200 && action.transform === 'drift')
+      reply = { ...reply, json: JSON.stringify(driftBody(JSON.parse(reply.json))) };
     send(res, record, reply);
   }
 

@@ -69,7 +69,10 @@ export class Deliverer {
     this.ws.post({ channel, user: SLACKBOT, text, ephemeralTo: user, via: 'notice' });
   }
 
-  async slashCommand(input: { channel: Channel; user: SlackUser; command: string; text: string }, options: DeliveryOptions = {}): Promise<Delivery> {
+  async slashCommand(
+    input: { channel: Channel; user: SlackUser; command: string; text: string },
+    options: DeliveryOptions = {},
+  ): Promise<Delivery> {
     const { channel, user, command, text } = input;
     const responseUrl = this.config.responseUrls.create({ kind: 'command', channel: channel.id, user: user.id });
     const triggerId = this.ws.issueTrigger(user.id);
@@ -89,28 +92,38 @@ export class Deliverer {
       trigger_id: triggerId,
     };
     const body = new URLSearchParams(fields).toString();
-    const fail = (d: Delivery): void => this.notice(channel.id, user.id, `${command} failed with the error "${d.error ?? 'dispatch_failed'}"`);
-    return this.send('slash_command', body, fields, options, { responseUrl, triggerId }, {
-      onFailure: fail,
-      onAnswer: (d) => {
-        if (d.status < 200 || d.status >= 300) {
-          d.error = 'dispatch_failed';
-          return fail(d);
-        }
-        const ack = ackMessage(d);
-        if (!ack) return;
-        const outcome = this.config.responseUrls.respond(responseUrl, ack, { countUse: false, via: 'ack' });
-        if (!outcome.ok) {
-          d.error = outcome.error;
-          fail(d);
-        }
+    const fail = (d: Delivery): void =>
+      this.notice(channel.id, user.id, `${command} failed with the error "${d.error ?? 'dispatch_failed'}"`);
+    return this.send(
+      'slash_command',
+      body,
+      fields,
+      options,
+      { responseUrl, triggerId },
+      {
+        onFailure: fail,
+        onAnswer: (d) => {
+          if (d.status < 200 || d.status >= 300) {
+            d.error = 'dispatch_failed';
+            return fail(d);
+          }
+          const ack = ackMessage(d);
+          if (!ack) return;
+          const outcome = this.config.responseUrls.respond(responseUrl, ack, { countUse: false, via: 'ack' });
+          if (!outcome.ok) {
+            d.error = outcome.error;
+            fail(d);
+          }
+        },
       },
-    });
+    );
   }
 
   /** block_actions from a message (`message`) or from a modal (`view`). */
   async blockActions(
-    input: { user: SlackUser; actions: Json[] } & ({ message: Message; view?: undefined } | { view: View; message?: undefined }),
+    input: { user: SlackUser; actions: Json[] } & (
+      { message: Message; view?: undefined } | { view: View; message?: undefined }
+    ),
     options: DeliveryOptions = {},
   ): Promise<Delivery> {
     const { user, actions } = input;
@@ -127,7 +140,10 @@ export class Deliverer {
       const channel = this.ws.channels.get(m.channel);
       const isReply = m.thread_ts !== undefined && m.thread_ts !== m.ts;
       payload.container = {
-        type: 'message', message_ts: m.ts, channel_id: m.channel, is_ephemeral: m.ephemeralTo !== undefined,
+        type: 'message',
+        message_ts: m.ts,
+        channel_id: m.channel,
+        is_ephemeral: m.ephemeralTo !== undefined,
         ...(isReply ? { thread_ts: m.thread_ts } : {}),
       };
       payload.trigger_id = triggerId;
@@ -138,7 +154,10 @@ export class Deliverer {
       if (!m.ephemeralTo) payload.message = apiMessage(m, this.ws.team.id);
       payload.state = { values: JSON.parse(JSON.stringify(m.state)) as Json };
       responseUrl = this.config.responseUrls.create({
-        kind: 'interaction', channel: m.channel, user: user.id, originalTs: m.ts,
+        kind: 'interaction',
+        channel: m.channel,
+        user: user.id,
+        originalTs: m.ts,
         ...(m.thread_ts ? { threadTs: m.thread_ts } : {}),
       });
       payload.response_url = responseUrl.url;
@@ -153,11 +172,18 @@ export class Deliverer {
     }
     payload.actions = actions;
     const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
-    return this.send('block_actions', body, payload, options, { responseUrl, triggerId }, {
-      onAnswer: (d) => {
-        if (d.status < 200 || d.status >= 300) d.error = 'dispatch_failed';
+    return this.send(
+      'block_actions',
+      body,
+      payload,
+      options,
+      { responseUrl, triggerId },
+      {
+        onAnswer: (d) => {
+          if (d.status < 200 || d.status >= 300) d.error = 'dispatch_failed';
+        },
       },
-    });
+    );
   }
 
   async viewSubmission(input: { view: View; user: SlackUser }, options: DeliveryOptions = {}): Promise<Delivery> {
@@ -176,18 +202,28 @@ export class Deliverer {
       enterprise: null,
     };
     const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
-    return this.send('view_submission', body, payload, options, { triggerId }, {
-      onAnswer: (d) => {
-        if (d.status < 200 || d.status >= 300) {
-          d.error = 'dispatch_failed';
-          return;
-        }
-        this.applyViewResponse(d, view);
+    return this.send(
+      'view_submission',
+      body,
+      payload,
+      options,
+      { triggerId },
+      {
+        onAnswer: (d) => {
+          if (d.status < 200 || d.status >= 300) {
+            d.error = 'dispatch_failed';
+            return;
+          }
+          this.applyViewResponse(d, view);
+        },
       },
-    });
+    );
   }
 
-  async viewClosed(input: { view: View; user: SlackUser; isCleared: boolean }, options: DeliveryOptions = {}): Promise<Delivery> {
+  async viewClosed(
+    input: { view: View; user: SlackUser; isCleared: boolean },
+    options: DeliveryOptions = {},
+  ): Promise<Delivery> {
     const payload: Json = {
       type: 'view_closed',
       team: this.teamPayload,
@@ -200,11 +236,18 @@ export class Deliverer {
       enterprise: null,
     };
     const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
-    return this.send('view_closed', body, payload, options, {}, {
-      onAnswer: (d) => {
-        if (d.status < 200 || d.status >= 300) d.error = 'dispatch_failed';
+    return this.send(
+      'view_closed',
+      body,
+      payload,
+      options,
+      {},
+      {
+        onAnswer: (d) => {
+          if (d.status < 200 || d.status >= 300) d.error = 'dispatch_failed';
+        },
       },
-    });
+    );
   }
 
   /** Carries out a view_submission ack: errors, update, push, clear; anything else closes the view. */
@@ -219,7 +262,8 @@ export class Deliverer {
         const errors: Record<string, string> = {};
         const inputIds = new Set(view.blocks.filter((b) => b.type === 'input').map((b) => String(b.block_id)));
         for (const [blockId, message] of Object.entries(ack.errors)) {
-          if (!inputIds.has(blockId)) throw new SlackError('invalid_response_action', { reasons: [`errors.${blockId}: is not an input block`] });
+          if (!inputIds.has(blockId))
+            throw new SlackError('invalid_response_action', { reasons: [`errors.${blockId}: is not an input block`] });
           errors[blockId] = String(message);
         }
         this.ws.setViewErrors(view.id, errors);
@@ -262,7 +306,15 @@ export class Deliverer {
       ...signRequest(options.signingSecret ?? this.config.signingSecret, body, timestamp),
     };
     const delivery: Delivery = {
-      id: this.nextId++, kind, url, status: 0, ackMs: 0, body: '', timedOut: false, payload, startedAt: Date.now(),
+      id: this.nextId++,
+      kind,
+      url,
+      status: 0,
+      ackMs: 0,
+      body: '',
+      timedOut: false,
+      payload,
+      startedAt: Date.now(),
       ...(extra.responseUrl ? { responseUrl: extra.responseUrl.url } : {}),
       ...(extra.triggerId ? { triggerId: extra.triggerId } : {}),
     };
@@ -281,7 +333,12 @@ export class Deliverer {
     const timer = setTimeout(timeOut, this.config.ackTimeoutMs);
     try {
       const res = await request(url, {
-        method: 'POST', headers, body, dispatcher: this.agent, headersTimeout: 60_000, bodyTimeout: 60_000,
+        method: 'POST',
+        headers,
+        body,
+        dispatcher: this.agent,
+        headersTimeout: 60_000,
+        bodyTimeout: 60_000,
       });
       delivery.body = await res.body.text();
       delivery.status = res.statusCode;
@@ -325,7 +382,9 @@ export class Deliverer {
       type: 'event_callback',
       event_id: eventId,
       event_time: Math.floor(Date.now() / 1000),
-      authorizations: [{ team_id: this.ws.team.id, user_id: this.ws.bot.userId, is_bot: true, is_enterprise_install: false }],
+      authorizations: [
+        { team_id: this.ws.team.id, user_id: this.ws.bot.userId, is_bot: true, is_enterprise_install: false },
+      ],
     };
     const body = JSON.stringify(payload);
     const delays = this.config.eventRetryDelaysMs ?? [0, 60_000, 300_000];
@@ -333,8 +392,17 @@ export class Deliverer {
     let reason = '';
     for (let n = 0; n <= delays.length; n++) {
       if (n > 0) await new Promise((r) => setTimeout(r, delays[n - 1]));
-      const retry: Record<string, string> = n > 0 ? { 'x-slack-retry-num': String(n), 'x-slack-retry-reason': reason } : {};
-      const d = await this.send('event', body, payload, options, {}, {}, { contentType: 'application/json', headers: retry });
+      const retry: Record<string, string> =
+        n > 0 ? { 'x-slack-retry-num': String(n), 'x-slack-retry-reason': reason } : {};
+      const d = await this.send(
+        'event',
+        body,
+        payload,
+        options,
+        {},
+        {},
+        { contentType: 'application/json', headers: retry },
+      );
       if (n > 0) d.retryNum = n;
       attempts.push(d);
       if (!d.timedOut && d.status >= 200 && d.status < 300) break;
@@ -346,7 +414,15 @@ export class Deliverer {
   /** The check Slack makes when a request URL is set: the app must echo `challenge`. */
   async urlVerification(challenge: string, options: DeliveryOptions = {}): Promise<Delivery> {
     const payload: Json = { token: this.config.verificationToken, challenge, type: 'url_verification' };
-    return this.send('url_verification', JSON.stringify(payload), payload, options, {}, {}, { contentType: 'application/json' });
+    return this.send(
+      'url_verification',
+      JSON.stringify(payload),
+      payload,
+      options,
+      {},
+      {},
+      { contentType: 'application/json' },
+    );
   }
 
   /** The same request as an envelope on the app's socket: answered when the app acks it in time. */
@@ -357,10 +433,25 @@ export class Deliverer {
     extra: { responseUrl?: ResponseUrl | undefined; triggerId?: string },
     hooks: Hooks,
   ): Promise<Delivery> {
-    const type: EnvelopeType | undefined = kind === 'slash_command' ? 'slash_commands' : kind === 'event' ? 'events_api' : kind === 'url_verification' ? undefined : 'interactive';
+    const type: EnvelopeType | undefined =
+      kind === 'slash_command'
+        ? 'slash_commands'
+        : kind === 'event'
+          ? 'events_api'
+          : kind === 'url_verification'
+            ? undefined
+            : 'interactive';
     if (!type) throw new Error('url_verification is HTTP only: Socket Mode apps are not asked for it');
     const delivery: Delivery = {
-      id: this.nextId++, kind, url: 'socket', status: 0, ackMs: 0, body: '', timedOut: false, payload, startedAt: Date.now(),
+      id: this.nextId++,
+      kind,
+      url: 'socket',
+      status: 0,
+      ackMs: 0,
+      body: '',
+      timedOut: false,
+      payload,
+      startedAt: Date.now(),
       ...(extra.responseUrl ? { responseUrl: extra.responseUrl.url } : {}),
       ...(extra.triggerId ? { triggerId: extra.triggerId } : {}),
     };

@@ -55,7 +55,9 @@ function pickOption(element: Json, value: string): Json {
   const option = optionsOf(element).find((o) => o.value === value);
   if (!option) {
     const known = optionsOf(element).map((o) => String(o.value));
-    throw new Error(`${String(element.type)} "${String(element.action_id)}" has no option "${value}" (options: ${known.join(', ')})`);
+    throw new Error(
+      `${String(element.type)} "${String(element.action_id)}" has no option "${value}" (options: ${known.join(', ')})`,
+    );
   }
   const picked: Json = { text: option.text, value: option.value };
   if (option.description !== undefined) picked.description = option.description;
@@ -89,9 +91,10 @@ export function stateValue(element: Json, value: string | string[] | number | un
     case 'rich_text_input':
       return {
         type,
-        rich_text_value: s === undefined
-          ? (element.initial_value ?? { type: 'rich_text', elements: [] })
-          : { type: 'rich_text', elements: [{ type: 'rich_text_section', elements: [{ type: 'text', text: s }] }] },
+        rich_text_value:
+          s === undefined
+            ? (element.initial_value ?? { type: 'rich_text', elements: [] })
+            : { type: 'rich_text', elements: [{ type: 'rich_text_section', elements: [{ type: 'text', text: s }] }] },
       };
     case 'static_select':
     case 'radio_buttons':
@@ -99,7 +102,8 @@ export function stateValue(element: Json, value: string | string[] | number | un
     case 'external_select':
       return {
         type,
-        selected_option: s === undefined ? (element.initial_option ?? null) : { text: { type: 'plain_text', text: s }, value: s },
+        selected_option:
+          s === undefined ? (element.initial_option ?? null) : { text: { type: 'plain_text', text: s }, value: s },
       };
     case 'overflow':
       return { type, selected_option: s === undefined ? null : pickOption(element, s) };
@@ -107,16 +111,16 @@ export function stateValue(element: Json, value: string | string[] | number | un
     case 'checkboxes':
       return {
         type,
-        selected_options: value === undefined
-          ? (element.initial_options ?? [])
-          : list(value).map((v) => pickOption(element, v)),
+        selected_options:
+          value === undefined ? (element.initial_options ?? []) : list(value).map((v) => pickOption(element, v)),
       };
     case 'multi_external_select':
       return {
         type,
-        selected_options: value === undefined
-          ? (element.initial_options ?? [])
-          : list(value).map((v) => ({ text: { type: 'plain_text', text: v }, value: v })),
+        selected_options:
+          value === undefined
+            ? (element.initial_options ?? [])
+            : list(value).map((v) => ({ text: { type: 'plain_text', text: v }, value: v })),
       };
     case 'users_select':
       return { type, selected_user: s ?? element.initial_user ?? null };
@@ -125,7 +129,10 @@ export function stateValue(element: Json, value: string | string[] | number | un
     case 'conversations_select':
       return { type, selected_conversation: s ?? element.initial_conversation ?? null };
     case 'multi_conversations_select':
-      return { type, selected_conversations: value === undefined ? (element.initial_conversations ?? []) : list(value) };
+      return {
+        type,
+        selected_conversations: value === undefined ? (element.initial_conversations ?? []) : list(value),
+      };
     case 'channels_select':
       return { type, selected_channel: s ?? element.initial_channel ?? null };
     case 'multi_channels_select':
@@ -159,7 +166,9 @@ function isEmptyState(state: Json): boolean {
 export function findElement(blocks: Json[] | undefined, actionId: string, inBlock?: string): FoundElement | undefined {
   const found = allElements(blocks, actionId).filter((f) => inBlock === undefined || f.blockId === inBlock);
   if (found.length > 1) {
-    throw new Error(`"${actionId}" is in ${found.length} blocks (${found.map((f) => f.blockId).join(', ')}): pass the blockId of the one to touch`);
+    throw new Error(
+      `"${actionId}" is in ${found.length} blocks (${found.map((f) => f.blockId).join(', ')}): pass the blockId of the one to touch`,
+    );
   }
   return found[0];
 }
@@ -183,7 +192,9 @@ function allElements(blocks: Json[] | undefined, actionId: string): FoundElement
 
 /** A message's blocks, then its attachments' blocks (where Slack draws them, and where buttons can be). */
 export function messageBlocks(message: { blocks?: Json[] | undefined; attachments?: unknown[] | undefined }): Json[] {
-  const inAttachments = (message.attachments ?? []).flatMap((a) => (isRecord(a) && Array.isArray(a.blocks) ? (a.blocks as Json[]) : []));
+  const inAttachments = (message.attachments ?? []).flatMap((a) =>
+    isRecord(a) && Array.isArray(a.blocks) ? (a.blocks as Json[]) : [],
+  );
   return [...(message.blocks ?? []), ...inAttachments];
 }
 
@@ -214,7 +225,13 @@ export class SlackDriver {
   }
 
   /** `user` types `command text` in `channel` (an id, `#name` or name). */
-  async slash(channel: string, user: string, text: string, command = '/traffic', options: DeliveryOptions = {}): Promise<Delivery> {
+  async slash(
+    channel: string,
+    user: string,
+    text: string,
+    command = '/traffic',
+    options: DeliveryOptions = {},
+  ): Promise<Delivery> {
     const ch = this.workspace.channel(channel);
     if (!ch) throw new Error(`no such channel: ${channel}`);
     if (ch.is_archived) throw new Error(`#${ch.name} is archived: nobody can run commands there`);
@@ -228,18 +245,42 @@ export class SlackDriver {
     if (!home) throw new Error(`${user} has no Home tab published`);
     const blocks = (Array.isArray(home.view.blocks) ? home.view.blocks : []) as Json[];
     const found = findElement(blocks, actionId, options.blockId);
-    if (!found) throw new Error(`no element "${actionId}" on ${user}'s Home (action_ids: ${actionIdsOf(blocks).join(', ')})`);
+    if (!found)
+      throw new Error(`no element "${actionId}" on ${user}'s Home (action_ids: ${actionIdsOf(blocks).join(', ')})`);
     const id = String(home.view.id);
     const view = {
-      ...home.view, id, type: 'home', blocks, team_id: this.workspace.team.id, title: null, submit: null, close: null, private_metadata: '',
-      callback_id: '', external_id: '', hash: String(home.view.hash), clear_on_close: false, notify_on_close: false, state: { values: {} },
-      root_view_id: id, previous_view_id: null, app_id: this.workspace.bot.appId, bot_id: this.workspace.bot.botId, user: who.id, open: true,
+      ...home.view,
+      id,
+      type: 'home',
+      blocks,
+      team_id: this.workspace.team.id,
+      title: null,
+      submit: null,
+      close: null,
+      private_metadata: '',
+      callback_id: '',
+      external_id: '',
+      hash: String(home.view.hash),
+      clear_on_close: false,
+      notify_on_close: false,
+      state: { values: {} },
+      root_view_id: id,
+      previous_view_id: null,
+      app_id: this.workspace.bot.appId,
+      bot_id: this.workspace.bot.botId,
+      user: who.id,
+      open: true,
     } as unknown as View;
     return this.deliverer.blockActions({ user: who, actions: [this.action(found, options.value)], view }, options);
   }
 
   /** An Events API event from `user` (e.g. `app_home_opened`), with Slack's retries; every attempt. */
-  event(type: string, user: string, fields: Record<string, unknown> = {}, options: DeliveryOptions = {}): Promise<Delivery[]> {
+  event(
+    type: string,
+    user: string,
+    fields: Record<string, unknown> = {},
+    options: DeliveryOptions = {},
+  ): Promise<Delivery[]> {
     return this.deliverer.event({ type, user: this.user(user).id, ...fields }, options);
   }
 
@@ -260,12 +301,20 @@ export class SlackDriver {
    * overflow/select/radio/checkbox/date/user/channel element, picks `value` (a list for
    * multi-selects and checkboxes).
    */
-  async click(target: MessageRef | View, actionId: string, value?: string | string[], options: ClickOptions = {}): Promise<Delivery> {
+  async click(
+    target: MessageRef | View,
+    actionId: string,
+    value?: string | string[],
+    options: ClickOptions = {},
+  ): Promise<Delivery> {
     if (isView(target)) {
       const view = this.workspace.view(target.id);
       if (!view || !view.open) throw new Error(`view ${target.id} is not open`);
       const found = findElement(view.blocks, actionId, options.blockId);
-      if (!found) throw new Error(`no element "${actionId}" in view ${view.id} (action_ids: ${actionIdsOf(view.blocks).join(', ')})`);
+      if (!found)
+        throw new Error(
+          `no element "${actionId}" in view ${view.id} (action_ids: ${actionIdsOf(view.blocks).join(', ')})`,
+        );
       const action = this.action(found, value);
       const { action_ts: _ts, block_id: _b, action_id: _a, text: _t, ...state } = action;
       if (found.element.type !== 'button' && found.element.type !== 'overflow') {
@@ -281,7 +330,10 @@ export class SlackDriver {
       throw new Error(`message ${message.ts} is ephemeral to ${message.ephemeralTo}; ${user.id} cannot see it`);
     }
     const found = findElement(messageBlocks(message), actionId, options.blockId);
-    if (!found) throw new Error(`no element "${actionId}" in message ${message.ts} (action_ids: ${actionIdsOf(messageBlocks(message)).join(', ')})`);
+    if (!found)
+      throw new Error(
+        `no element "${actionId}" in message ${message.ts} (action_ids: ${actionIdsOf(messageBlocks(message)).join(', ')})`,
+      );
     const action = this.action(found, value);
     const type = found.element.type;
     if (type !== 'button' && type !== 'overflow' && type !== 'workflow_button') {
@@ -292,23 +344,37 @@ export class SlackDriver {
   }
 
   /** Picks `optionValue` in a select (or overflow, radio buttons…) with `actionId`. */
-  select(target: MessageRef | View, actionId: string, optionValue: string | string[], options: ClickOptions = {}): Promise<Delivery> {
+  select(
+    target: MessageRef | View,
+    actionId: string,
+    optionValue: string | string[],
+    options: ClickOptions = {},
+  ): Promise<Delivery> {
     return this.click(target, actionId, optionValue, options);
   }
 
   private action(found: FoundElement, value: string | string[] | undefined): Json {
     const el = found.element;
     const base: Json = {
-      action_id: el.action_id, block_id: found.blockId, type: el.type, action_ts: actionTs(this.workspace.now()),
+      action_id: el.action_id,
+      block_id: found.blockId,
+      type: el.type,
+      action_ts: actionTs(this.workspace.now()),
     };
     if (el.type === 'button' || el.type === 'workflow_button') {
       return {
-        ...base, text: el.text, ...(el.value !== undefined ? { value: el.value } : {}),
-        ...(el.style !== undefined ? { style: el.style } : {}), ...(el.url !== undefined ? { url: el.url } : {}),
+        ...base,
+        text: el.text,
+        ...(el.value !== undefined ? { value: el.value } : {}),
+        ...(el.style !== undefined ? { style: el.style } : {}),
+        ...(el.url !== undefined ? { url: el.url } : {}),
       };
     }
     if (el.type === 'feedback_buttons' || el.type === 'icon_button') {
-      return { ...base, ...(value !== undefined ? { value: single(value) } : el.value !== undefined ? { value: el.value } : {}) };
+      return {
+        ...base,
+        ...(value !== undefined ? { value: single(value) } : el.value !== undefined ? { value: el.value } : {}),
+      };
     }
     if (value === undefined && el.type !== 'overflow') {
       throw new Error(`"${String(el.action_id)}" is a ${String(el.type)}: pass the value to pick`);
@@ -328,7 +394,10 @@ export class SlackDriver {
     const stack = this.workspace.openViews(view.user);
     if (stack[stack.length - 1]?.id !== view.id) throw new Error(`view ${view.id} is not the one on top`);
     const known = new Set<string>();
-    const stateValues: Record<string, Record<string, Json>> = JSON.parse(JSON.stringify(view.state.values)) as Record<string, Record<string, Json>>;
+    const stateValues: Record<string, Record<string, Json>> = JSON.parse(JSON.stringify(view.state.values)) as Record<
+      string,
+      Record<string, Json>
+    >;
     for (const block of view.blocks) {
       if (block.type !== 'input' || !isRecord(block.element)) continue;
       const el = block.element;
@@ -343,8 +412,10 @@ export class SlackDriver {
       }
       if (el.type === 'plain_text_input' && typeof state.value === 'string') {
         const len = [...state.value].length;
-        if (typeof el.min_length === 'number' && len < el.min_length) throw new Error(`input "${actionId}" needs at least ${el.min_length} characters`);
-        if (typeof el.max_length === 'number' && len > el.max_length) throw new Error(`input "${actionId}" allows at most ${el.max_length} characters`);
+        if (typeof el.min_length === 'number' && len < el.min_length)
+          throw new Error(`input "${actionId}" needs at least ${el.min_length} characters`);
+        if (typeof el.max_length === 'number' && len > el.max_length)
+          throw new Error(`input "${actionId}" allows at most ${el.max_length} characters`);
       }
       stateValues[blockId] = { ...stateValues[blockId], [actionId]: state };
     }
@@ -362,7 +433,10 @@ export class SlackDriver {
     if (!view || !view.open) throw new Error('view is not open');
     const closed = this.workspace.closeView(view.id, { all: view.clear_on_close });
     if (!view.notify_on_close) return undefined;
-    return this.deliverer.viewClosed({ view, user: this.user(view.user), isCleared: closed.length > 1 || view.clear_on_close }, options);
+    return this.deliverer.viewClosed(
+      { view, user: this.user(view.user), isCleared: closed.length > 1 || view.clear_on_close },
+      options,
+    );
   }
 
   // ---- what people see ---------------------------------------------------------------

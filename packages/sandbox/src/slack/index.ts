@@ -1,8 +1,46 @@
 /** The offline Slack: a loopback Slack for the sandbox and the tests. */
-export { startOfflineSlack, OfflineSlack, Router, type OfflineSlackOptions, type RouteHandler, type RouteContext, type ExtraRoutes } from './server.js';
-export { SlackDriver, stateValue, findElement, type ClickOptions, type MessageRef, type SubmitValues, type DeliveryOptions } from './driver.js';
-export { Workspace, BOT, TEAM, SLACKBOT, compareTs, type Channel, type Message, type SlackUser, type Team, type View, type WorkspaceChange } from './workspace.js';
-export { validateBlocks, validateMessage, validateView, validateMessageText, toJsonPointerMessage, LIMITS, type Surface, type BlocksValidation, type ViewValidation } from '@lookout/slack-rules/validate';
+export {
+  startOfflineSlack,
+  OfflineSlack,
+  Router,
+  type OfflineSlackOptions,
+  type RouteHandler,
+  type RouteContext,
+  type ExtraRoutes,
+} from './server.js';
+export {
+  SlackDriver,
+  stateValue,
+  findElement,
+  type ClickOptions,
+  type MessageRef,
+  type SubmitValues,
+  type DeliveryOptions,
+} from './driver.js';
+export {
+  Workspace,
+  BOT,
+  TEAM,
+  SLACKBOT,
+  compareTs,
+  type Channel,
+  type Message,
+  type SlackUser,
+  type Team,
+  type View,
+  type WorkspaceChange,
+} from './workspace.js';
+export {
+  validateBlocks,
+  validateMessage,
+  validateView,
+  validateMessageText,
+  toJsonPointerMessage,
+  LIMITS,
+  type Surface,
+  type BlocksValidation,
+  type ViewValidation,
+} from '@lookout/slack-rules/validate';
 export { signRequest, computeSignature, verifySignature, type SignatureHeaders } from './signing.js';
 export { apiMessage, apiView, type InjectedFailure, type ApiCall } from './web-api.js';
 export type { ResponseUrl, ResponseLogEntry } from './response-url.js';

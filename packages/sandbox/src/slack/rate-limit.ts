@@ -79,7 +79,10 @@ export class MethodTiers {
     const rule = METHOD_RULES[method as MethodName];
     let limiter = this.buckets.get(method);
     if (!limiter) {
-      limiter = new RateLimiter({ burst: ('burst' in rule ? rule.burst : undefined) ?? rule.perMinute, perSecond: rule.perMinute / 60 }, this.now);
+      limiter = new RateLimiter(
+        { burst: ('burst' in rule ? rule.burst : undefined) ?? rule.perMinute, perSecond: rule.perMinute / 60 },
+        this.now,
+      );
       this.buckets.set(method, limiter);
     }
     return limiter.take(team);

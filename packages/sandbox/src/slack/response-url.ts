@@ -52,8 +52,7 @@ export interface ResponseMessage {
 }
 
 export type ResponseOutcome =
-  | { ok: true; message?: Message; deleted?: string }
-  | { ok: false; status: number; error: string; reasons?: string[] };
+  { ok: true; message?: Message; deleted?: string } | { ok: false; status: number; error: string; reasons?: string[] };
 
 export interface ResponseUrlOptions {
   maxUses?: number;
@@ -81,11 +80,22 @@ export class ResponseUrls {
     this.ttlMs = options.ttlMs ?? 30 * 60 * 1000;
   }
 
-  create(input: { kind: ResponseUrl['kind']; channel: string; user: string; originalTs?: string; threadTs?: string }): ResponseUrl {
+  create(input: {
+    kind: ResponseUrl['kind'];
+    channel: string;
+    user: string;
+    originalTs?: string;
+    threadTs?: string;
+  }): ResponseUrl {
     const id = randomBytes(16).toString('hex');
     const record: ResponseUrl = {
-      id, url: `${this.baseUrl()}/response/${id}`, kind: input.kind, channel: input.channel, user: input.user,
-      createdAt: this.ws.now(), uses: 0,
+      id,
+      url: `${this.baseUrl()}/response/${id}`,
+      kind: input.kind,
+      channel: input.channel,
+      user: input.user,
+      createdAt: this.ws.now(),
+      uses: 0,
       ...(input.originalTs ? { originalTs: input.originalTs } : {}),
       ...(input.threadTs ? { threadTs: input.threadTs } : {}),
     };
@@ -138,7 +148,9 @@ export class ResponseUrls {
       finish(outcome.status, body, { error: outcome.error, ...(outcome.reasons ? { reasons: outcome.reasons } : {}) });
       if (outcome.reasons) {
         return sendJson(res, outcome.status, {
-          ok: false, error: outcome.error, errors: outcome.reasons,
+          ok: false,
+          error: outcome.error,
+          errors: outcome.reasons,
           response_metadata: { messages: outcome.reasons.map(toJsonPointerMessage) },
         });
       }
@@ -153,7 +165,11 @@ export class ResponseUrls {
    * Applies one response to the workspace. Also used for a slash command's ack body
    * (`countUse: false`, no replace/delete), which Slack shows the same way.
    */
-  respond(record: ResponseUrl, body: ResponseMessage, options: { countUse: boolean; via?: Message['via'] }): ResponseOutcome {
+  respond(
+    record: ResponseUrl,
+    body: ResponseMessage,
+    options: { countUse: boolean; via?: Message['via'] },
+  ): ResponseOutcome {
     const original = record.kind === 'interaction' ? record.originalTs : record.lastTs;
     if (options.countUse && truthy(body.delete_original)) {
       record.uses += 1;
@@ -164,8 +180,10 @@ export class ResponseUrls {
       }
       return { ok: true };
     }
-    if (body.blocks !== undefined && !Array.isArray(body.blocks)) return { ok: false, status: 400, error: 'invalid_blocks_format' };
-    if (body.attachments !== undefined && !Array.isArray(body.attachments)) return { ok: false, status: 400, error: 'invalid_attachments' };
+    if (body.blocks !== undefined && !Array.isArray(body.blocks))
+      return { ok: false, status: 400, error: 'invalid_blocks_format' };
+    if (body.attachments !== undefined && !Array.isArray(body.attachments))
+      return { ok: false, status: 400, error: 'invalid_attachments' };
     const blocks = body.blocks as unknown[] | undefined;
     const attachments = body.attachments as unknown[] | undefined;
     const text = validateMessageText(body.text, blocks, attachments);
@@ -174,12 +192,15 @@ export class ResponseUrls {
     if (!checked.ok) return { ok: false, status: 400, error: checked.error, reasons: checked.reasons };
     if (options.countUse) record.uses += 1;
 
-    const target = options.countUse && truthy(body.replace_original) && original
-      ? this.ws.message(record.channel, original)
-      : undefined;
+    const target =
+      options.countUse && truthy(body.replace_original) && original
+        ? this.ws.message(record.channel, original)
+        : undefined;
     if (target) {
       const updated = this.ws.update(record.channel, target.ts, {
-        text: text.text, blocks: blocks ?? [], attachments: attachments ?? [],
+        text: text.text,
+        blocks: blocks ?? [],
+        attachments: attachments ?? [],
       });
       if (updated) {
         record.lastTs = updated.ts;
@@ -189,8 +210,13 @@ export class ResponseUrls {
     const inChannel = body.response_type === 'in_channel';
     const threadTs = typeof body.thread_ts === 'string' ? body.thread_ts : record.threadTs;
     const message = this.ws.post({
-      channel: record.channel, text: text.text, blocks, attachments, via: options.via ?? 'response_url',
-      ephemeralTo: inChannel ? undefined : record.user, invokedBy: record.user,
+      channel: record.channel,
+      text: text.text,
+      blocks,
+      attachments,
+      via: options.via ?? 'response_url',
+      ephemeralTo: inChannel ? undefined : record.user,
+      invokedBy: record.user,
       threadTs: threadTs && this.ws.message(record.channel, threadTs) ? threadTs : undefined,
     });
     record.lastTs = message.ts;

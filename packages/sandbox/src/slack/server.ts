@@ -30,7 +30,11 @@ export interface RouteContext {
 export type RouteHandler = (req: IncomingMessage, res: ServerResponse, ctx: RouteContext) => void | Promise<void>;
 
 /** A fallback for requests no route matched: return true when it answered. */
-export type ExtraRoutes = (req: IncomingMessage, res: ServerResponse, ctx: Omit<RouteContext, 'params'>) => boolean | Promise<boolean>;
+export type ExtraRoutes = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  ctx: Omit<RouteContext, 'params'>,
+) => boolean | Promise<boolean>;
 
 interface Route {
   method: string;
@@ -194,7 +198,12 @@ export async function startOfflineSlack(options: OfflineSlackOptions): Promise<O
         return;
       }
       if (error instanceof HttpError) sendText(res, error.status, error.body);
-      else sendJson(res, 500, { ok: false, error: 'internal_error', detail: error instanceof Error ? error.message : String(error) });
+      else
+        sendJson(res, 500, {
+          ok: false,
+          error: 'internal_error',
+          detail: error instanceof Error ? error.message : String(error),
+        });
     });
   });
   server.keepAliveTimeout = 5_000;
@@ -224,12 +233,22 @@ export async function startOfflineSlack(options: OfflineSlackOptions): Promise<O
   const hostForUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const baseUrl = `http://${hostForUrl}:${address.port}`;
 
-  const workspace = new Workspace({ now, ...(options.triggerTtlMs !== undefined ? { triggerTtlMs: options.triggerTtlMs } : {}) });
+  const workspace = new Workspace({
+    now,
+    ...(options.triggerTtlMs !== undefined ? { triggerTtlMs: options.triggerTtlMs } : {}),
+  });
   const rateLimiter = new RateLimiter(options.rateLimit === undefined ? DEFAULT_RATE_LIMIT : options.rateLimit, now);
   const tiers = new MethodTiers(options.methodTiers ?? options.rateLimit !== false, now);
   const socket = options.appToken ? new SocketModeHub(options.appToken, () => baseUrl) : undefined;
   if (socket) server.on('upgrade', (req, sock, head) => socket.upgrade(req, sock, head));
-  const webApi = new WebApi({ workspace, botToken: options.botToken, baseUrl: () => baseUrl, rateLimiter, tiers, ...(socket ? { socket } : {}) });
+  const webApi = new WebApi({
+    workspace,
+    botToken: options.botToken,
+    baseUrl: () => baseUrl,
+    rateLimiter,
+    tiers,
+    ...(socket ? { socket } : {}),
+  });
   const responseUrls = new ResponseUrls(workspace, () => baseUrl, options.responseUrl);
   let appUrl: () => string | undefined = () => undefined;
   const deliverer = new Deliverer({
@@ -242,7 +261,18 @@ export async function startOfflineSlack(options: OfflineSlackOptions): Promise<O
     verificationToken: options.verificationToken ?? 'sandbox-verification-token',
     ...(socket ? { socket } : {}),
   });
-  const created = new OfflineSlack(server, baseUrl, workspace, deliverer, webApi, responseUrls, rateLimiter, tiers, options.appUrl, socket);
+  const created = new OfflineSlack(
+    server,
+    baseUrl,
+    workspace,
+    deliverer,
+    webApi,
+    responseUrls,
+    rateLimiter,
+    tiers,
+    options.appUrl,
+    socket,
+  );
   appUrl = () => created.appUrl;
   created.router
     .add('POST', '/api/:method', (req, res, ctx) => webApi.handle(ctx.params.method ?? '', req, res))

@@ -22,11 +22,7 @@ export function computeSignature(signingSecret: string, body: string, timestamp:
  * The headers Slack would send with `body` (the exact raw bytes that go on the wire).
  * `timestamp` is in Unix seconds and defaults to now.
  */
-export function signRequest(
-  signingSecret: string,
-  body: string,
-  timestamp: number = unixSeconds(),
-): SignatureHeaders {
+export function signRequest(signingSecret: string, body: string, timestamp: number = unixSeconds()): SignatureHeaders {
   return {
     'x-slack-signature': computeSignature(signingSecret, body, timestamp),
     'x-slack-request-timestamp': String(timestamp),

@@ -63,7 +63,14 @@ export class SocketModeHub {
         this.sockets.delete(ws);
       });
       ws.on('error', () => this.sockets.delete(ws));
-      ws.send(JSON.stringify({ type: 'hello', num_connections: this.sockets.size, debug_info: { host: 'offline-slack', approximate_connection_time: 18060 }, connection_info: { app_id: 'A_LOOKOUT' } }));
+      ws.send(
+        JSON.stringify({
+          type: 'hello',
+          num_connections: this.sockets.size,
+          debug_info: { host: 'offline-slack', approximate_connection_time: 18060 },
+          connection_info: { app_id: 'A_LOOKOUT' },
+        }),
+      );
       for (const wake of this.connectedWaiters) wake();
       this.connectedWaiters.clear();
     });
@@ -106,21 +113,36 @@ export class SocketModeHub {
     const socket = [...this.sockets][0]!;
     const envelopeId = randomBytes(16).toString('hex');
     const answered = new Promise<Acked>((resolve) => {
-      const timer = setTimeout(() => {
-        if (this.waiting.delete(envelopeId)) resolve({ acked: false });
-      }, Math.max(0, deadlineMs - (Date.now() - started)));
+      const timer = setTimeout(
+        () => {
+          if (this.waiting.delete(envelopeId)) resolve({ acked: false });
+        },
+        Math.max(0, deadlineMs - (Date.now() - started)),
+      );
       this.waiting.set(envelopeId, (ack) => {
         clearTimeout(timer);
         resolve(ack);
       });
     });
-    socket.send(JSON.stringify({ envelope_id: envelopeId, type, payload, accepts_response_payload: type !== 'events_api', retry_attempt: retry, retry_reason: retry > 0 ? 'timeout' : '' }));
+    socket.send(
+      JSON.stringify({
+        envelope_id: envelopeId,
+        type,
+        payload,
+        accepts_response_payload: type !== 'events_api',
+        retry_attempt: retry,
+        retry_reason: retry > 0 ? 'timeout' : '',
+      }),
+    );
     return answered;
   }
 
   /** Asks every connection to reconnect, as Slack does before it closes one. */
   refresh(): void {
-    for (const ws of this.sockets) ws.send(JSON.stringify({ type: 'disconnect', reason: 'refresh_requested', debug_info: { host: 'offline-slack' } }));
+    for (const ws of this.sockets)
+      ws.send(
+        JSON.stringify({ type: 'disconnect', reason: 'refresh_requested', debug_info: { host: 'offline-slack' } }),
+      );
   }
 
   /** Drops every connection without a word, as a network failure would. */

@@ -33,7 +33,15 @@ import { createRequire } from 'node:module';
 import { contentType, HttpError, readBody, sendJson } from './http-util.js';
 import type { RouteContext, RouteHandler, Router } from './server.js';
 import type { Delivery, Json } from './types.js';
-import { SLACKBOT, type Channel, type Message, type SlackUser, type View, type Workspace, type WorkspaceChange } from './workspace.js';
+import {
+  SLACKBOT,
+  type Channel,
+  type Message,
+  type SlackUser,
+  type View,
+  type Workspace,
+  type WorkspaceChange,
+} from './workspace.js';
 
 /** The slash commands the sandbox knows (those in manifest.json). */
 export const UI_COMMANDS = ['/traffic', '/visitor'] as const;
@@ -87,8 +95,14 @@ const value = z.union([z.string().max(4000), z.array(z.string().max(4000)).max(1
 const commandBody = z.object({
   channel: id,
   user: id,
-  text: z.string().max(4000).refine((t) => t.trim() !== '', 'must not be empty'),
-  thread_ts: z.string().regex(/^\d+\.\d+$/).optional(),
+  text: z
+    .string()
+    .max(4000)
+    .refine((t) => t.trim() !== '', 'must not be empty'),
+  thread_ts: z
+    .string()
+    .regex(/^\d+\.\d+$/)
+    .optional(),
 });
 
 const actionBody = z
@@ -98,7 +112,10 @@ const actionBody = z
     block_id: z.string().min(1).max(255).optional(),
     value: value.optional(),
     channel: id.optional(),
-    ts: z.string().regex(/^\d+\.\d+$/).optional(),
+    ts: z
+      .string()
+      .regex(/^\d+\.\d+$/)
+      .optional(),
     view_id: id.optional(),
     home: z.literal(true).optional(),
   })
@@ -150,9 +167,16 @@ function uiChannel(c: Channel): Json {
 
 export function uiMessage(m: Message): Json {
   const out: Json = {
-    channel: m.channel, ts: m.ts, text: m.text, user: m.user, via: m.via,
-    bot: m.bot_id !== undefined, ephemeral: m.ephemeralTo !== undefined, edited: m.edited !== undefined,
-    updates: m.updates, state: m.state,
+    channel: m.channel,
+    ts: m.ts,
+    text: m.text,
+    user: m.user,
+    via: m.via,
+    bot: m.bot_id !== undefined,
+    ephemeral: m.ephemeralTo !== undefined,
+    edited: m.edited !== undefined,
+    updates: m.updates,
+    state: m.state,
   };
   if (m.blocks) out.blocks = m.blocks;
   if (m.attachments) out.attachments = m.attachments;
@@ -167,11 +191,21 @@ export function uiMessage(m: Message): Json {
 }
 
 export function uiView(v: View): Json {
-  return JSON.parse(JSON.stringify({
-    id: v.id, title: v.title, submit: v.submit, close: v.close, blocks: v.blocks, state: v.state,
-    errors: v.errors ?? {}, hash: v.hash, previous_view_id: v.previous_view_id, root_view_id: v.root_view_id,
-    open: v.open,
-  })) as Json;
+  return JSON.parse(
+    JSON.stringify({
+      id: v.id,
+      title: v.title,
+      submit: v.submit,
+      close: v.close,
+      blocks: v.blocks,
+      state: v.state,
+      errors: v.errors ?? {},
+      hash: v.hash,
+      previous_view_id: v.previous_view_id,
+      root_view_id: v.root_view_id,
+      open: v.open,
+    }),
+  ) as Json;
 }
 
 function deliverySummary(d: Delivery | undefined): Json | null {
@@ -193,7 +227,11 @@ function deliveryUser(d: Delivery): string | undefined {
 }
 
 /** One workspace change as the SSE event `user` should get, or undefined when it is none of theirs. */
-export function uiEvent(change: WorkspaceChange, user: string, ws: Workspace): { event: string; data: Json } | undefined {
+export function uiEvent(
+  change: WorkspaceChange,
+  user: string,
+  ws: Workspace,
+): { event: string; data: Json } | undefined {
   switch (change.type) {
     case 'message':
     case 'update':
@@ -205,7 +243,10 @@ export function uiEvent(change: WorkspaceChange, user: string, ws: Workspace): {
     case 'view_update':
     case 'view_close':
       if (change.view.user !== user) return undefined;
-      return { event: 'views', data: { change: change.type, view: uiView(change.view), stack: ws.openViews(user).map(uiView) } };
+      return {
+        event: 'views',
+        data: { change: change.type, view: uiView(change.view), stack: ws.openViews(user).map(uiView) },
+      };
     case 'channel':
       return { event: 'channel', data: { channel: uiChannel(change.channel) } };
     case 'home':
@@ -359,106 +400,153 @@ export function mountUiRoutes(router: Router, options: { dir?: string } = {}): v
     .add('GET', '/archives/*', page)
     .add('GET', '/ui/assets/:file', (_req, res, ctx) => serveFile(dir, ctx.params.file ?? '', res))
     .add('GET', '/ui/events', events)
-    .add('GET', '/ui/emoji.json', json(() => emojiTable()))
+    .add(
+      'GET',
+      '/ui/emoji.json',
+      json(() => emojiTable()),
+    )
     .add('GET', '/ui/vendor/chart.js', (_req, res) => serveChartJs(res))
-    .add('GET', '/ui/workspace', json((_req, { slack }) => {
-      const ws = slack.workspace;
-      const people = [...ws.users.values()];
-      return {
-        team: { ...ws.team },
-        bot: { ...ws.bot },
-        slackbot: SLACKBOT,
-        default_user: DEFAULT_USER,
-        users: people.map(uiUser),
-        channels: [...ws.channels.values()].map(uiChannel),
-        commands: [...UI_COMMANDS],
-      };
-    }))
-    .add('GET', '/ui/state', json((_req, { slack, url }) => {
-      const ws = slack.workspace;
-      const user = person(ws, url.searchParams.get('user'));
-      const channel = channelOf(ws, url.searchParams.get('channel'));
-      return {
-        user: user.id,
-        channel: uiChannel(channel),
-        messages: ws.visibleMessages(channel.id, user.id).map(uiMessage),
-        views: ws.openViews(user.id).map(uiView),
-      };
-    }))
-    .add('GET', '/ui/thread', json((_req, { slack, url }) => {
-      const ws = slack.workspace;
-      const user = person(ws, url.searchParams.get('user'));
-      const channel = channelOf(ws, url.searchParams.get('channel'));
-      const ts = url.searchParams.get('ts') ?? '';
-      const messages = ws.thread(channel.id, ts, user.id);
-      if (messages.length === 0) throw new UiError(400, 'thread_not_found', `no message ${ts} in #${channel.name}`);
-      return { channel: channel.id, thread_ts: ts, messages: messages.map(uiMessage) };
-    }))
-    .add('POST', '/ui/command', json(async (req, { slack }) => {
-      const body = await jsonBody(req, commandBody);
-      const ws = slack.workspace;
-      const user = person(ws, body.user);
-      const channel = channelOf(ws, body.channel);
-      if (channel.is_archived) throw new UiError(400, 'is_archived', `#${channel.name} is archived`);
-      const text = body.text.trim();
-      const command = /^(\/[a-z0-9_-]+)(?:\s+([\s\S]*))?$/i.exec(text);
-      if (body.thread_ts !== undefined && !ws.message(channel.id, body.thread_ts)) {
-        throw new UiError(400, 'thread_not_found', `no message ${body.thread_ts} in #${channel.name}`);
-      }
-      if (!command) {
-        const message = slack.say(channel.id, user.id, body.text, body.thread_ts);
-        return { message: uiMessage(message) };
-      }
-      const name = (command[1] ?? '').toLowerCase();
-      if (!(UI_COMMANDS as readonly string[]).includes(name)) {
-        throw new UiError(400, 'unknown_command', `${name} is not a valid command. Try ${UI_COMMANDS.join(' or ')}.`);
-      }
-      const delivery = await drive(() => slack.slash(channel.id, user.id, (command[2] ?? '').trim(), name));
-      return { delivery: deliverySummary(delivery) };
-    }))
-    .add('POST', '/ui/action', json(async (req, { slack }) => {
-      const body = await jsonBody(req, actionBody);
-      const ws = slack.workspace;
-      const user = person(ws, body.user);
-      if (body.home) {
-        const value = typeof body.value === 'string' ? { value: body.value } : {};
-        const delivery = await drive(() => slack.clickHome(user.id, body.action_id, { ...(body.block_id ? { blockId: body.block_id } : {}), ...value }));
+    .add(
+      'GET',
+      '/ui/workspace',
+      json((_req, { slack }) => {
+        const ws = slack.workspace;
+        const people = [...ws.users.values()];
+        return {
+          team: { ...ws.team },
+          bot: { ...ws.bot },
+          slackbot: SLACKBOT,
+          default_user: DEFAULT_USER,
+          users: people.map(uiUser),
+          channels: [...ws.channels.values()].map(uiChannel),
+          commands: [...UI_COMMANDS],
+        };
+      }),
+    )
+    .add(
+      'GET',
+      '/ui/state',
+      json((_req, { slack, url }) => {
+        const ws = slack.workspace;
+        const user = person(ws, url.searchParams.get('user'));
+        const channel = channelOf(ws, url.searchParams.get('channel'));
+        return {
+          user: user.id,
+          channel: uiChannel(channel),
+          messages: ws.visibleMessages(channel.id, user.id).map(uiMessage),
+          views: ws.openViews(user.id).map(uiView),
+        };
+      }),
+    )
+    .add(
+      'GET',
+      '/ui/thread',
+      json((_req, { slack, url }) => {
+        const ws = slack.workspace;
+        const user = person(ws, url.searchParams.get('user'));
+        const channel = channelOf(ws, url.searchParams.get('channel'));
+        const ts = url.searchParams.get('ts') ?? '';
+        const messages = ws.thread(channel.id, ts, user.id);
+        if (messages.length === 0) throw new UiError(400, 'thread_not_found', `no message ${ts} in #${channel.name}`);
+        return { channel: channel.id, thread_ts: ts, messages: messages.map(uiMessage) };
+      }),
+    )
+    .add(
+      'POST',
+      '/ui/command',
+      json(async (req, { slack }) => {
+        const body = await jsonBody(req, commandBody);
+        const ws = slack.workspace;
+        const user = person(ws, body.user);
+        const channel = channelOf(ws, body.channel);
+        if (channel.is_archived) throw new UiError(400, 'is_archived', `#${channel.name} is archived`);
+        const text = body.text.trim();
+        const command = /^(\/[a-z0-9_-]+)(?:\s+([\s\S]*))?$/i.exec(text);
+        if (body.thread_ts !== undefined && !ws.message(channel.id, body.thread_ts)) {
+          throw new UiError(400, 'thread_not_found', `no message ${body.thread_ts} in #${channel.name}`);
+        }
+        if (!command) {
+          const message = slack.say(channel.id, user.id, body.text, body.thread_ts);
+          return { message: uiMessage(message) };
+        }
+        const name = (command[1] ?? '').toLowerCase();
+        if (!(UI_COMMANDS as readonly string[]).includes(name)) {
+          throw new UiError(400, 'unknown_command', `${name} is not a valid command. Try ${UI_COMMANDS.join(' or ')}.`);
+        }
+        const delivery = await drive(() => slack.slash(channel.id, user.id, (command[2] ?? '').trim(), name));
         return { delivery: deliverySummary(delivery) };
-      }
-      if (body.view_id !== undefined) {
-        const view = openViewOf(ws, body.view_id, user);
-        const delivery = await drive(() => slack.click(view, body.action_id, body.value, { blockId: body.block_id }));
+      }),
+    )
+    .add(
+      'POST',
+      '/ui/action',
+      json(async (req, { slack }) => {
+        const body = await jsonBody(req, actionBody);
+        const ws = slack.workspace;
+        const user = person(ws, body.user);
+        if (body.home) {
+          const value = typeof body.value === 'string' ? { value: body.value } : {};
+          const delivery = await drive(() =>
+            slack.clickHome(user.id, body.action_id, {
+              ...(body.block_id ? { blockId: body.block_id } : {}),
+              ...value,
+            }),
+          );
+          return { delivery: deliverySummary(delivery) };
+        }
+        if (body.view_id !== undefined) {
+          const view = openViewOf(ws, body.view_id, user);
+          const delivery = await drive(() => slack.click(view, body.action_id, body.value, { blockId: body.block_id }));
+          return { delivery: deliverySummary(delivery) };
+        }
+        const channel = channelOf(ws, body.channel);
+        const message = ws.message(channel.id, body.ts ?? '');
+        if (!message || (message.ephemeralTo && message.ephemeralTo !== user.id)) {
+          throw new UiError(400, 'message_not_found', `no message ${body.ts ?? ''} in #${channel.name}`);
+        }
+        const delivery = await drive(() =>
+          slack.click(message, body.action_id, body.value, { user: user.id, blockId: body.block_id }),
+        );
         return { delivery: deliverySummary(delivery) };
-      }
-      const channel = channelOf(ws, body.channel);
-      const message = ws.message(channel.id, body.ts ?? '');
-      if (!message || (message.ephemeralTo && message.ephemeralTo !== user.id)) {
-        throw new UiError(400, 'message_not_found', `no message ${body.ts ?? ''} in #${channel.name}`);
-      }
-      const delivery = await drive(() => slack.click(message, body.action_id, body.value, { user: user.id, blockId: body.block_id }));
-      return { delivery: deliverySummary(delivery) };
-    }))
-    .add('GET', '/ui/home', json((_req, { slack, url }) => {
-      const user = person(slack.workspace, url.searchParams.get('user') ?? '');
-      return { view: slack.workspace.home(user.id)?.view ?? null };
-    }))
-    .add('POST', '/ui/home-open', json(async (req, { slack }) => {
-      const body = await jsonBody(req, z.object({ user: id }));
-      const user = person(slack.workspace, body.user);
-      // Slack's retries of a late answer can take minutes: the page does not wait for them; the view comes as a `home` event.
-      void slack.event('app_home_opened', user.id, { tab: 'home' }).catch(() => undefined);
-      return { opened: true };
-    }))
-    .add('POST', '/ui/submit', json(async (req, { slack }) => {
-      const body = await jsonBody(req, submitBody);
-      const view = openViewOf(slack.workspace, body.view_id, person(slack.workspace, body.user));
-      const delivery = await drive(() => slack.submit(view, body.values));
-      return { delivery: deliverySummary(delivery) };
-    }))
-    .add('POST', '/ui/close-view', json(async (req, { slack }) => {
-      const body = await jsonBody(req, closeBody);
-      const view = openViewOf(slack.workspace, body.view_id, person(slack.workspace, body.user));
-      const delivery = await drive(() => slack.closeView(view));
-      return { delivery: deliverySummary(delivery) };
-    }));
+      }),
+    )
+    .add(
+      'GET',
+      '/ui/home',
+      json((_req, { slack, url }) => {
+        const user = person(slack.workspace, url.searchParams.get('user') ?? '');
+        return { view: slack.workspace.home(user.id)?.view ?? null };
+      }),
+    )
+    .add(
+      'POST',
+      '/ui/home-open',
+      json(async (req, { slack }) => {
+        const body = await jsonBody(req, z.object({ user: id }));
+        const user = person(slack.workspace, body.user);
+        // Slack's retries of a late answer can take minutes: the page does not wait for them; the view comes as a `home` event.
+        void slack.event('app_home_opened', user.id, { tab: 'home' }).catch(() => undefined);
+        return { opened: true };
+      }),
+    )
+    .add(
+      'POST',
+      '/ui/submit',
+      json(async (req, { slack }) => {
+        const body = await jsonBody(req, submitBody);
+        const view = openViewOf(slack.workspace, body.view_id, person(slack.workspace, body.user));
+        const delivery = await drive(() => slack.submit(view, body.values));
+        return { delivery: deliverySummary(delivery) };
+      }),
+    )
+    .add(
+      'POST',
+      '/ui/close-view',
+      json(async (req, { slack }) => {
+        const body = await jsonBody(req, closeBody);
+        const view = openViewOf(slack.workspace, body.view_id, person(slack.workspace, body.user));
+        const delivery = await drive(() => slack.closeView(view));
+        return { delivery: deliverySummary(delivery) };
+      }),
+    );
 }

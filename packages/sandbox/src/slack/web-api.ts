@@ -8,7 +8,13 @@
  * `Authorization: Bearer …` or a `token` field.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { toJsonPointerMessage, validateHomeView, validateMessage, validateMessageText, validateView } from '@lookout/slack-rules/validate';
+import {
+  toJsonPointerMessage,
+  validateHomeView,
+  validateMessage,
+  validateMessageText,
+  validateView,
+} from '@lookout/slack-rules/validate';
 import { contentType, parseForm, readBody, sendJson } from './http-util.js';
 import type { MethodTiers, RateLimiter } from './rate-limit.js';
 import { isRecord, SlackError, type Json } from './types.js';
@@ -21,7 +27,8 @@ import type { SocketModeHub } from './socket-mode.js';
  * `answerAfterMs`: the call is carried out, but its answer is held that long (the caller
  * may give up, or die, after Slack accepted it).
  */
-export type InjectedFailure = string | { status: number; retryAfter?: number; error?: string } | 'hang' | { answerAfterMs: number };
+export type InjectedFailure =
+  string | { status: number; retryAfter?: number; error?: string } | 'hang' | { answerAfterMs: number };
 
 interface FailureRule {
   failure: InjectedFailure;
@@ -82,20 +89,45 @@ export function apiMessage(m: Message, teamId: string): Json {
 
 /** Slack's view object (what views.* return and interaction payloads carry). */
 export function apiView(v: View): Json {
-  return JSON.parse(JSON.stringify({
-    id: v.id, team_id: v.team_id, type: v.type, blocks: v.blocks, private_metadata: v.private_metadata,
-    callback_id: v.callback_id, state: v.state, hash: v.hash, title: v.title, clear_on_close: v.clear_on_close,
-    notify_on_close: v.notify_on_close, close: v.close, submit: v.submit, previous_view_id: v.previous_view_id,
-    root_view_id: v.root_view_id, app_id: v.app_id, external_id: v.external_id, app_installed_team_id: v.team_id,
-    bot_id: v.bot_id,
-  })) as Json;
+  return JSON.parse(
+    JSON.stringify({
+      id: v.id,
+      team_id: v.team_id,
+      type: v.type,
+      blocks: v.blocks,
+      private_metadata: v.private_metadata,
+      callback_id: v.callback_id,
+      state: v.state,
+      hash: v.hash,
+      title: v.title,
+      clear_on_close: v.clear_on_close,
+      notify_on_close: v.notify_on_close,
+      close: v.close,
+      submit: v.submit,
+      previous_view_id: v.previous_view_id,
+      root_view_id: v.root_view_id,
+      app_id: v.app_id,
+      external_id: v.external_id,
+      app_installed_team_id: v.team_id,
+      bot_id: v.bot_id,
+    }),
+  ) as Json;
 }
 
 export function apiChannel(c: Channel): Json {
   return {
-    id: c.id, name: c.name, name_normalized: c.name, is_channel: !c.is_private, is_group: c.is_private, is_im: false,
-    is_mpim: false, is_private: c.is_private, is_archived: c.is_archived, is_general: c.name === 'general',
-    is_member: c.is_member, created: c.created,
+    id: c.id,
+    name: c.name,
+    name_normalized: c.name,
+    is_channel: !c.is_private,
+    is_group: c.is_private,
+    is_im: false,
+    is_mpim: false,
+    is_private: c.is_private,
+    is_archived: c.is_archived,
+    is_general: c.name === 'general',
+    is_member: c.is_member,
+    created: c.created,
   };
 }
 
@@ -203,7 +235,8 @@ export class WebApi {
   /** Removes every injected failure and answers the hanging calls as Slack's own trouble would (HTTP 503). */
   clearFailures(): void {
     this.failures.clear();
-    for (const res of this.hanging) if (!res.writableEnded) sendJson(res, 503, { ok: false, error: 'service_unavailable' });
+    for (const res of this.hanging)
+      if (!res.writableEnded) sendJson(res, 503, { ok: false, error: 'service_unavailable' });
     this.hanging.clear();
   }
 
@@ -212,7 +245,9 @@ export class WebApi {
     if (!rules) return undefined;
     const ref = str(args, 'channel');
     const target = ref ? (this.ws.channel(ref)?.id ?? ref) : undefined;
-    const rule = rules.find((r) => r.left > 0 && (!r.channel || (this.ws.channel(r.channel)?.id ?? r.channel) === target));
+    const rule = rules.find(
+      (r) => r.left > 0 && (!r.channel || (this.ws.channel(r.channel)?.id ?? r.channel) === target),
+    );
     if (!rule) return undefined;
     rule.left--;
     return rule.failure;
@@ -224,7 +259,11 @@ export class WebApi {
     const reply = (status: number, body: Json, headers: Record<string, string> = {}): void => {
       const { token: _token, ...safeArgs } = args;
       this.calls.push({
-        method, args: safeArgs, ok: body.ok === true, status, at: this.ws.now(),
+        method,
+        args: safeArgs,
+        ok: body.ok === true,
+        status,
+        at: this.ws.now(),
         ...(typeof body.error === 'string' ? { error: body.error } : {}),
       });
       if (this.calls.length > MAX_CALLS_KEPT) this.calls.splice(0, this.calls.length - MAX_CALLS_KEPT);
@@ -266,7 +305,11 @@ export class WebApi {
       }
       if (typeof injected === 'string') return reply(200, { ok: false, error: injected });
       if (injected.status === 429) {
-        return reply(429, { ok: false, error: injected.error ?? 'ratelimited' }, { 'retry-after': String(injected.retryAfter ?? 1) });
+        return reply(
+          429,
+          { ok: false, error: injected.error ?? 'ratelimited' },
+          { 'retry-after': String(injected.retryAfter ?? 1) },
+        );
       }
       return reply(injected.status, { ok: false, error: injected.error ?? 'internal_error' });
     }
@@ -277,7 +320,8 @@ export class WebApi {
     if (method === 'api.test') return reply(200, { ok: true, ...(await handler(args)) });
     if (method === 'apps.connections.open') {
       if (!token) return reply(200, { ok: false, error: 'not_authed' });
-      if (!this.options.socket || token !== this.options.socket.appToken) return reply(200, { ok: false, error: 'invalid_auth' });
+      if (!this.options.socket || token !== this.options.socket.appToken)
+        return reply(200, { ok: false, error: 'invalid_auth' });
       return reply(200, { ok: true, url: this.options.socket.open() });
     }
     if (!token) return reply(200, { ok: false, error: 'not_authed' });
@@ -286,7 +330,8 @@ export class WebApi {
     if (method === 'chat.postMessage') {
       const ref = str(args, 'channel') ?? '';
       const limited = this.options.rateLimiter.take(`chat.postMessage:${this.ws.channel(ref)?.id ?? ref}`);
-      if (!limited.ok) return reply(429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(limited.retryAfter) });
+      if (!limited.ok)
+        return reply(429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(limited.retryAfter) });
     }
     try {
       const result = await handler(args);
@@ -295,7 +340,11 @@ export class WebApi {
       reply(200, { ok: true, ...result });
     } catch (error) {
       if (error instanceof SlackError) return reply(200, { ok: false, error: error.code, ...errorExtras(error) });
-      reply(200, { ok: false, error: 'internal_error', detail: error instanceof Error ? error.message : String(error) });
+      reply(200, {
+        ok: false,
+        error: 'internal_error',
+        detail: error instanceof Error ? error.message : String(error),
+      });
     }
   }
 
@@ -303,8 +352,13 @@ export class WebApi {
 
   private authTest(): Json {
     return {
-      url: `${this.options.baseUrl()}/`, team: this.ws.team.name, user: this.ws.bot.name, team_id: this.ws.team.id,
-      user_id: this.ws.bot.userId, bot_id: this.ws.bot.botId, is_enterprise_install: false,
+      url: `${this.options.baseUrl()}/`,
+      team: this.ws.team.name,
+      user: this.ws.bot.name,
+      team_id: this.ws.team.id,
+      user_id: this.ws.bot.userId,
+      bot_id: this.ws.bot.botId,
+      is_enterprise_install: false,
     };
   }
 
@@ -347,8 +401,14 @@ export class WebApi {
     const { text, blocks, attachments } = this.content(args);
     const metadata = jsonField(args, 'metadata', 'invalid_metadata_format');
     const message = this.ws.post({
-      channel: channel.id, text, blocks, attachments, threadTs: this.threadTs(args, channel),
-      replyBroadcast: bool(args, 'reply_broadcast'), metadata, via: 'api',
+      channel: channel.id,
+      text,
+      blocks,
+      attachments,
+      threadTs: this.threadTs(args, channel),
+      replyBroadcast: bool(args, 'reply_broadcast'),
+      metadata,
+      via: 'api',
     });
     return { channel: channel.id, ts: message.ts, message: apiMessage(message, this.ws.team.id) };
   }
@@ -360,7 +420,13 @@ export class WebApi {
     if (!user || user.is_bot) throw new SlackError('user_not_found');
     const { text, blocks, attachments } = this.content(args);
     const message = this.ws.post({
-      channel: channel.id, text, blocks, attachments, threadTs: this.threadTs(args, channel), ephemeralTo: user.id, via: 'api',
+      channel: channel.id,
+      text,
+      blocks,
+      attachments,
+      threadTs: this.threadTs(args, channel),
+      ephemeralTo: user.id,
+      via: 'api',
     });
     return { message_ts: message.ts };
   }
@@ -403,8 +469,12 @@ export class WebApi {
     const ts = str(args, 'message_ts');
     const message = ts ? this.ws.message(channel.id, ts) : undefined;
     if (!message || message.ephemeralTo) throw new SlackError('message_not_found');
-    const thread = message.thread_ts && message.thread_ts !== message.ts ? `?thread_ts=${message.thread_ts}&cid=${channel.id}` : '';
-    return { channel: channel.id, permalink: `${this.options.baseUrl()}/archives/${channel.id}/p${message.ts.replace('.', '')}${thread}` };
+    const thread =
+      message.thread_ts && message.thread_ts !== message.ts ? `?thread_ts=${message.thread_ts}&cid=${channel.id}` : '';
+    return {
+      channel: channel.id,
+      permalink: `${this.options.baseUrl()}/archives/${channel.id}/p${message.ts.replace('.', '')}${thread}`,
+    };
   }
 
   private viewInput(args: Json): Json {
@@ -427,7 +497,8 @@ export class WebApi {
   private viewsUpdate(args: Json): Json {
     const viewId = str(args, 'view_id');
     const externalId = str(args, 'external_id');
-    if (!viewId && !externalId) throw new SlackError('invalid_arguments', { reasons: ['view_id: view_id or external_id is required'] });
+    if (!viewId && !externalId)
+      throw new SlackError('invalid_arguments', { reasons: ['view_id: view_id or external_id is required'] });
     const input = this.viewInput(args);
     const existing = viewId ? this.ws.view(viewId) : this.ws.viewByExternalId(externalId ?? '');
     if (!existing || !existing.open) throw new SlackError('not_found');
@@ -466,7 +537,14 @@ export class WebApi {
       .filter((c) => !(excludeArchived && c.is_archived));
     const limit = Math.max(1, Math.min(1000, Number(str(args, 'limit') ?? 100) || 100));
     const cursor = str(args, 'cursor') ?? '';
-    const start = cursor === '' ? 0 : Number(Buffer.from(cursor, 'base64url').toString('utf8').replace(/^offset:/, ''));
+    const start =
+      cursor === ''
+        ? 0
+        : Number(
+            Buffer.from(cursor, 'base64url')
+              .toString('utf8')
+              .replace(/^offset:/, ''),
+          );
     if (!Number.isInteger(start) || start < 0 || start > all.length) throw new SlackError('invalid_cursor');
     const next = start + limit < all.length ? Buffer.from(`offset:${start + limit}`).toString('base64url') : '';
     return { channels: all.slice(start, start + limit).map(apiChannel), response_metadata: { next_cursor: next } };
@@ -478,7 +556,9 @@ export class WebApi {
     const all = this.ws.visibleMessages(channel.id).reverse();
     return {
       messages: all.slice(0, limit).map((m) => apiMessage(m, this.ws.team.id)),
-      has_more: all.length > limit, pin_count: 0, response_metadata: { next_cursor: '' },
+      has_more: all.length > limit,
+      pin_count: 0,
+      response_metadata: { next_cursor: '' },
     };
   }
 
@@ -497,7 +577,10 @@ export class WebApi {
     const start = Number(str(args, 'cursor') ?? 0) || 0;
     const all = [...this.ws.members(channel.id), ...(channel.is_member ? [this.ws.bot.userId] : [])];
     const page = all.slice(start, start + limit);
-    return { members: page, response_metadata: { next_cursor: start + limit < all.length ? String(start + limit) : '' } };
+    return {
+      members: page,
+      response_metadata: { next_cursor: start + limit < all.length ? String(start + limit) : '' },
+    };
   }
 
   private usersInfo(args: Json): Json {
@@ -507,9 +590,17 @@ export class WebApi {
     const now = this.ws.now();
     return {
       user: {
-        id: user.id, team_id: this.ws.team.id, name: user.name, real_name: user.real_name, deleted: false,
-        tz: user.tz, tz_offset: tzOffsetSeconds(user.tz, now), tz_label: tzLabel(user.tz, now), is_bot: user.is_bot,
-        is_app_user: false, profile: { real_name: user.real_name, display_name: user.name },
+        id: user.id,
+        team_id: this.ws.team.id,
+        name: user.name,
+        real_name: user.real_name,
+        deleted: false,
+        tz: user.tz,
+        tz_offset: tzOffsetSeconds(user.tz, now),
+        tz_label: tzLabel(user.tz, now),
+        is_bot: user.is_bot,
+        is_app_user: false,
+        profile: { real_name: user.real_name, display_name: user.name },
       },
     };
   }

@@ -158,12 +158,25 @@ function randomId(length: number, alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ01234567
 /** The UTC offset of `tz` at `atMs`, in seconds (what users.info calls tz_offset). */
 export function tzOffsetSeconds(tz: string, atMs: number): number {
   const dtf = new Intl.DateTimeFormat('en-US', {
-    timeZone: tz, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit',
-    hour: '2-digit', minute: '2-digit', second: '2-digit',
+    timeZone: tz,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
   });
   const parts: Record<string, number> = {};
   for (const p of dtf.formatToParts(new Date(atMs))) parts[p.type] = Number(p.value);
-  const asUtc = Date.UTC(parts.year ?? 1970, (parts.month ?? 1) - 1, parts.day ?? 1, parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0);
+  const asUtc = Date.UTC(
+    parts.year ?? 1970,
+    (parts.month ?? 1) - 1,
+    parts.day ?? 1,
+    parts.hour ?? 0,
+    parts.minute ?? 0,
+    parts.second ?? 0,
+  );
   return Math.round((asUtc - Math.floor(atMs / 1000) * 1000) / 1000);
 }
 
@@ -246,7 +259,13 @@ export class Workspace extends EventEmitter<{ change: [WorkspaceChange] }> {
 
   addUser(user: { id: string; name: string; real_name?: string; tz?: string }): SlackUser {
     if (this.users.has(user.id) || this.user(user.name)) throw new Error(`user ${user.id}/${user.name} exists`);
-    const u: SlackUser = { id: user.id, name: user.name, real_name: user.real_name ?? user.name, tz: user.tz ?? 'UTC', is_bot: false };
+    const u: SlackUser = {
+      id: user.id,
+      name: user.name,
+      real_name: user.real_name ?? user.name,
+      tz: user.tz ?? 'UTC',
+      is_bot: false,
+    };
     this.users.set(u.id, u);
     return u;
   }
@@ -261,15 +280,26 @@ export class Workspace extends EventEmitter<{ change: [WorkspaceChange] }> {
   }
 
   /** A new channel; its `members` default to every person in the workspace. */
-  addChannel(input: { name: string; id?: string; isPrivate?: boolean; archived?: boolean; botIsMember?: boolean; members?: readonly string[] }): Channel {
+  addChannel(input: {
+    name: string;
+    id?: string;
+    isPrivate?: boolean;
+    archived?: boolean;
+    botIsMember?: boolean;
+    members?: readonly string[];
+  }): Channel {
     const name = input.name.replace(/^#/, '');
     if (!/^[a-z0-9][a-z0-9_-]{0,79}$/.test(name)) throw new Error(`invalid channel name "${name}"`);
     if (this.channel(name)) throw new Error(`channel #${name} exists`);
     const id = input.id ?? `C_${name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
     if (this.channels.has(id)) throw new Error(`channel ${id} exists`);
     const channel: Channel = {
-      id, name, is_private: input.isPrivate ?? false, is_archived: input.archived ?? false,
-      is_member: input.botIsMember ?? !input.isPrivate, created: Math.floor(this.now() / 1000),
+      id,
+      name,
+      is_private: input.isPrivate ?? false,
+      is_archived: input.archived ?? false,
+      is_member: input.botIsMember ?? !input.isPrivate,
+      created: Math.floor(this.now() / 1000),
     };
     this.channels.set(id, channel);
     const people = input.members ?? [...this.users.values()].filter((u) => !u.is_bot).map((u) => u.id);
@@ -281,7 +311,15 @@ export class Workspace extends EventEmitter<{ change: [WorkspaceChange] }> {
   /** The bot's direct-message conversation with a person (what chat.postMessage to a user id posts into), made on first use. */
   directMessage(userId: string): Channel {
     const id = `D_${userId.replace(/[^A-Za-z0-9]/g, '_').toUpperCase()}`;
-    return this.channels.get(id) ?? this.addChannel({ id, name: `dm-${userId.toLowerCase().replace(/[^a-z0-9_-]/g, '-')}`, isPrivate: true, botIsMember: true });
+    return (
+      this.channels.get(id) ??
+      this.addChannel({
+        id,
+        name: `dm-${userId.toLowerCase().replace(/[^a-z0-9_-]/g, '-')}`,
+        isPrivate: true,
+        botIsMember: true,
+      })
+    );
   }
 
   archiveChannel(ref: string, archived = true): Channel {
@@ -366,7 +404,12 @@ export class Workspace extends EventEmitter<{ change: [WorkspaceChange] }> {
   }
 
   /** Replaces text/blocks/attachments. `blocks: undefined` keeps the old blocks, `[]` removes them (as chat.update). */
-  update(channelRef: string, ts: string, patch: { text?: string | undefined; blocks?: unknown[] | undefined; attachments?: unknown[] | undefined }, by?: string): Message | undefined {
+  update(
+    channelRef: string,
+    ts: string,
+    patch: { text?: string | undefined; blocks?: unknown[] | undefined; attachments?: unknown[] | undefined },
+    by?: string,
+  ): Message | undefined {
     const message = this.message(channelRef, ts);
     if (!message) return undefined;
     if (patch.text !== undefined) message.text = patch.text;
@@ -451,7 +494,8 @@ export class Workspace extends EventEmitter<{ change: [WorkspaceChange] }> {
 
   /** Uses up a trigger_id: `invalid_trigger_id`, `expired_trigger_id` or `exchanged_trigger_id` when it cannot be used. */
   consumeTrigger(id: unknown): { user: string } {
-    if (typeof id !== 'string' || id === '') throw new SlackError('invalid_arguments', { reasons: ['trigger_id: is required'] });
+    if (typeof id !== 'string' || id === '')
+      throw new SlackError('invalid_arguments', { reasons: ['trigger_id: is required'] });
     const trigger = this.triggers.get(id);
     if (!trigger) throw new SlackError('invalid_trigger_id');
     if (this.now() - trigger.issuedAt > this.triggerTtlMs) throw new SlackError('expired_trigger_id');
@@ -534,7 +578,10 @@ export class Workspace extends EventEmitter<{ change: [WorkspaceChange] }> {
     const stack = this.stacks.get(view.user) ?? [];
     const index = stack.indexOf(id);
     const from = options.all ? 0 : Math.max(index, 0);
-    const closing = stack.splice(from).map((vid) => this.views.get(vid)).filter((v): v is View => v !== undefined);
+    const closing = stack
+      .splice(from)
+      .map((vid) => this.views.get(vid))
+      .filter((v): v is View => v !== undefined);
     for (const v of closing.reverse()) this.markClosed(v);
     return closing;
   }
@@ -558,7 +605,13 @@ export class Workspace extends EventEmitter<{ change: [WorkspaceChange] }> {
     this.emit('change', { type: 'view_close', view });
   }
 
-  private buildView(user: string, input: Json, rootId: string | null, previousId: string | null, reuseId?: string): View {
+  private buildView(
+    user: string,
+    input: Json,
+    rootId: string | null,
+    previousId: string | null,
+    reuseId?: string,
+  ): View {
     const id = reuseId ?? `V${randomId(10)}`;
     const text = (v: unknown): Json | null => (isRecord(v) ? { emoji: true, ...clone(v) } : null);
     return {
@@ -609,10 +662,16 @@ export function normalizeBlocks(blocks: unknown[]): Json[] {
   const out: Json[] = [];
   for (const b of blocks) {
     if (!isRecord(b)) continue;
-    if (b.block_id === undefined) b.block_id = randomId(5, 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789');
+    if (b.block_id === undefined)
+      b.block_id = randomId(5, 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789');
     const withAction = (el: unknown): void => {
-      if (isRecord(el) && el.type !== 'image' && el.action_id === undefined && typeof el.type === 'string'
-        && !['plain_text', 'mrkdwn'].includes(el.type)) {
+      if (
+        isRecord(el) &&
+        el.type !== 'image' &&
+        el.action_id === undefined &&
+        typeof el.type === 'string' &&
+        !['plain_text', 'mrkdwn'].includes(el.type)
+      ) {
         el.action_id = randomId(5, 'abcdefghijklmnopqrstuvwxyz0123456789');
       }
     };

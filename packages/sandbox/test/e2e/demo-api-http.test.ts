@@ -15,12 +15,28 @@ interface Answer {
   json: unknown;
 }
 
-async function call(path: string, init: { method?: string; body?: unknown; key?: string | null; contentType?: string | null; signal?: AbortSignal } = {}, server = api): Promise<Answer> {
+async function call(
+  path: string,
+  init: {
+    method?: string;
+    body?: unknown;
+    key?: string | null;
+    contentType?: string | null;
+    signal?: AbortSignal;
+  } = {},
+  server = api,
+): Promise<Answer> {
   const headers: Record<string, string> = {};
   if (init.key !== null) headers['x-api-key'] = init.key ?? KEY;
-  const body = init.body === undefined ? undefined : typeof init.body === 'string' ? init.body : JSON.stringify(init.body);
+  const body =
+    init.body === undefined ? undefined : typeof init.body === 'string' ? init.body : JSON.stringify(init.body);
   if (body !== undefined && init.contentType !== null) headers['content-type'] = init.contentType ?? 'application/json';
-  const res = await fetch(`${server.url}${path}`, { method: init.method ?? (body === undefined ? 'GET' : 'POST'), headers, body, signal: init.signal ?? null });
+  const res = await fetch(`${server.url}${path}`, {
+    method: init.method ?? (body === undefined ? 'GET' : 'POST'),
+    headers,
+    body,
+    signal: init.signal ?? null,
+  });
   const text = await res.text();
   let json: unknown;
   try {
@@ -31,7 +47,8 @@ async function call(path: string, init: { method?: string; body?: unknown; key?:
   return { status: res.status, headers: res.headers, text, json };
 }
 
-const post = (path: string, body: unknown = {}, query = ALL) => call(`${path}${query ? `?${query}` : ''}`, { method: 'POST', body });
+const post = (path: string, body: unknown = {}, query = ALL) =>
+  call(`${path}${query ? `?${query}` : ''}`, { method: 'POST', body });
 const rows = async (path: string, body: unknown = {}, query = ALL) => {
   const answer = await post(path, body, query);
   expect(answer.status, answer.text).toBe(200);
@@ -65,7 +82,10 @@ describe('authentication', () => {
     ['the key with a character more', `${KEY}x`],
     ['a prefix of the key', KEY.slice(0, -1)],
   ])('refuses %s with 401 and a JSON error that does not echo the key', async (_name, key) => {
-    for (const answer of [await call(`/countries?${ALL}`, { method: 'POST', body: {}, key }), await call(`/security/vpn-status/${DEMO_VISITORS.vpn}`, { key })]) {
+    for (const answer of [
+      await call(`/countries?${ALL}`, { method: 'POST', body: {}, key }),
+      await call(`/security/vpn-status/${DEMO_VISITORS.vpn}`, { key }),
+    ]) {
       expect(answer.status).toBe(401);
       expect(answer.headers.get('content-type')).toMatch(/^application\/json/);
       expect(answer.json).toEqual({ error: 'unauthorized', message: 'missing or invalid x-api-key' });
@@ -76,7 +96,13 @@ describe('authentication', () => {
   it('records requests without their headers', async () => {
     await post('/countries', { pagination: { limit: 2 } }, 'start_date=2026-11-01&end_date=2026-11-20');
     expect(api.requests).toEqual([
-      { method: 'POST', path: '/countries', query: { start_date: '2026-11-01', end_date: '2026-11-20' }, body: { pagination: { limit: 2 } }, status: 200 },
+      {
+        method: 'POST',
+        path: '/countries',
+        query: { start_date: '2026-11-01', end_date: '2026-11-20' },
+        body: { pagination: { limit: 2 } },
+        status: 200,
+      },
     ]);
     expect(JSON.stringify(api.requests)).not.toContain(KEY);
   });
@@ -104,7 +130,8 @@ describe('every Marketing path answers with its rows', () => {
     for (const row of list) {
       expect(Object.keys(row).sort()).toEqual(keys);
       for (const [key, value] of Object.entries(row)) {
-        if (['total_visits', 'unique_visitors', 'total', 'visitors'].includes(key)) expect(Number.isInteger(value), key).toBe(true);
+        if (['total_visits', 'unique_visitors', 'total', 'visitors'].includes(key))
+          expect(Number.isInteger(value), key).toBe(true);
         else if (key === 'average_duration' || key === 'avg_duration') expect(typeof value).toBe('number');
         else expect(typeof value, key).toBe('string');
       }
@@ -119,7 +146,8 @@ describe('every Marketing path answers with its rows', () => {
     for (const v of list) {
       expect(v['id']).toMatch(/^v_[A-Za-z0-9_-]+$/);
       expect(Date.parse(String(v['first_seen']))).toBeLessThanOrEqual(Date.parse(String(v['last_seen'])));
-      if ('company' in v) expect(Object.keys(v['company'] as object).sort()).toEqual(['domain', 'industry', 'name', 'size']);
+      if ('company' in v)
+        expect(Object.keys(v['company'] as object).sort()).toEqual(['domain', 'industry', 'name', 'size']);
     }
     const created = list.map((v) => String(v['first_seen']));
     expect([...created].sort().reverse()).toEqual(created);
@@ -130,7 +158,22 @@ describe('every Marketing path answers with its rows', () => {
     expect(list).toHaveLength(50);
     for (const v of list) {
       expect(Object.keys(v).sort()).toEqual(
-        ['browser', 'date', 'device', 'duration', 'id', 'ip', 'location', 'params', 'referrer', 'screen', 'timezone', 'trafficSource', 'url', 'visitor_id'].sort(),
+        [
+          'browser',
+          'date',
+          'device',
+          'duration',
+          'id',
+          'ip',
+          'location',
+          'params',
+          'referrer',
+          'screen',
+          'timezone',
+          'trafficSource',
+          'url',
+          'visitor_id',
+        ].sort(),
       );
       expect(String(v['url'])).toMatch(/^https:\/\/www\.example-shop\.com\//);
       expect(Date.parse(String(v['date']))).toBeLessThanOrEqual(NOW.getTime());
@@ -157,7 +200,11 @@ describe('every Marketing path answers with its rows', () => {
     expect(list.length).toBe(100);
     expect(list.every((v) => v.date.startsWith('2026-11-19'))).toBe(true);
     const day = api.dataset.visits.filter((v) => v.date.startsWith('2026-11-19')).length;
-    const countries = await rows('/countries', { pagination: { limit: 1000 } }, 'start_date=2026-11-19&end_date=2026-11-19');
+    const countries = await rows(
+      '/countries',
+      { pagination: { limit: 1000 } },
+      'start_date=2026-11-19&end_date=2026-11-19',
+    );
     expect(countries.reduce((s, r) => s + (r['total_visits'] as number), 0)).toBe(day);
   });
 });
@@ -167,8 +214,22 @@ describe('refusals', () => {
     ['a bad date', '/countries', 'start_date=2026-02-31', {}, 400, /start_date/],
     ['start after end', '/countries', 'start_date=2026-02-02&end_date=2026-02-01', {}, 400, /after end_date/],
     ['malformed JSON', '/countries', ALL, '{"filter_groups": [', 400, /not valid JSON/],
-    ['an unknown filter object', '/visits', ALL, { filter_groups: [{ filters: [{ object: 'planet', field: 'name', operator: 'contains', value: 'x' }] }] }, 400, /^unknown filter object 'planet' \(known: /],
-    ['an unknown sort key', '/pages', ALL, { sort_params: { key: 'total_visits', value: -1 } }, 400, /unknown sort key/],
+    [
+      'an unknown filter object',
+      '/visits',
+      ALL,
+      { filter_groups: [{ filters: [{ object: 'planet', field: 'name', operator: 'contains', value: 'x' }] }] },
+      400,
+      /^unknown filter object 'planet' \(known: /,
+    ],
+    [
+      'an unknown sort key',
+      '/pages',
+      ALL,
+      { sort_params: { key: 'total_visits', value: -1 } },
+      400,
+      /unknown sort key/,
+    ],
     ['a page size over 1000', '/visits', ALL, { pagination: { current_page: 1, limit: 5000 } }, 400, /limit/],
     ['an unknown body member', '/visits', ALL, { pages: 1 }, 400, /unknown member 'pages'/],
   ])('%s', async (_name, path, query, body, status, message) => {
@@ -179,7 +240,11 @@ describe('refusals', () => {
   });
 
   it('refuses a body over 1 MiB with 413', async () => {
-    const huge = JSON.stringify({ filter_groups: [{ filters: [{ object: 'city', field: 'name', operator: 'contains', value: 'x'.repeat(1_100_000) }] }] });
+    const huge = JSON.stringify({
+      filter_groups: [
+        { filters: [{ object: 'city', field: 'name', operator: 'contains', value: 'x'.repeat(1_100_000) }] },
+      ],
+    });
     const answer = await post('/countries', huge);
     expect(answer.status).toBe(413);
     expect(answer.json).toMatchObject({ error: 'payload_too_large' });
@@ -198,7 +263,14 @@ describe('refusals', () => {
     const postSecurity = await call(`/security/bot-status/${DEMO_VISITORS.attacker}`, { method: 'POST', body: {} });
     expect(postSecurity.status).toBe(405);
     expect(postSecurity.headers.get('allow')).toBe('GET');
-    for (const path of ['/', '/countries/', '/user', '/security/bot-status', '/security/lie-status/v_demo_human', `/security/bot-status/${DEMO_VISITORS.human}/x`]) {
+    for (const path of [
+      '/',
+      '/countries/',
+      '/user',
+      '/security/bot-status',
+      '/security/lie-status/v_demo_human',
+      `/security/bot-status/${DEMO_VISITORS.human}/x`,
+    ]) {
       const answer = await call(path, { method: 'POST', body: {} });
       expect(answer.status, path).toBe(404);
       expect(answer.json).toMatchObject({ error: 'not_found' });
@@ -215,7 +287,13 @@ describe('security lookups', () => {
       return answer.json as Record<string, unknown>;
     };
     expect(await get('adblock-status')).toEqual({ visitor_id: id, adblock: 'No', adblock_extension: '' });
-    expect(await get('bot-status')).toEqual({ visitor_id: id, is_abuser: 'True', is_attacker: 'False', is_proxy: 'True', is_threat: 'False' });
+    expect(await get('bot-status')).toEqual({
+      visitor_id: id,
+      is_abuser: 'True',
+      is_attacker: 'False',
+      is_proxy: 'True',
+      is_threat: 'False',
+    });
     expect(await get('scraping-status')).toEqual({ visitor_id: id, score: 0.97, visitor_type: 'SCRAPER' });
     expect(await get('vpn-status')).toEqual({ visitor_id: id, vpn: 'False' });
     const extensions = await get('scraping-extensions-status');
@@ -228,13 +306,27 @@ describe('security lookups', () => {
 
   it('answers Unknown for the unknown visitor and the adblock extension for the human', async () => {
     expect((await call(`/security/bot-status/${DEMO_VISITORS.unknown}`)).json).toEqual({
-      visitor_id: DEMO_VISITORS.unknown, is_abuser: 'Unknown', is_attacker: 'Unknown', is_proxy: 'Unknown', is_threat: 'Unknown',
+      visitor_id: DEMO_VISITORS.unknown,
+      is_abuser: 'Unknown',
+      is_attacker: 'Unknown',
+      is_proxy: 'Unknown',
+      is_threat: 'Unknown',
     });
-    expect((await call(`/security/adblock-status/${DEMO_VISITORS.human}`)).json).toEqual({ visitor_id: DEMO_VISITORS.human, adblock: 'Yes', adblock_extension: 'uBlock Origin' });
+    expect((await call(`/security/adblock-status/${DEMO_VISITORS.human}`)).json).toEqual({
+      visitor_id: DEMO_VISITORS.human,
+      adblock: 'Yes',
+      adblock_extension: 'uBlock Origin',
+    });
   });
 
   it('answers 404 for an unknown visitor', async () => {
-    for (const kind of ['adblock-status', 'bot-status', 'scraping-status', 'vpn-status', 'scraping-extensions-status']) {
+    for (const kind of [
+      'adblock-status',
+      'bot-status',
+      'scraping-status',
+      'vpn-status',
+      'scraping-extensions-status',
+    ]) {
       const answer = await call(`/security/${kind}/v_nobody_here`);
       expect(answer.status).toBe(404);
       expect(answer.json).toEqual({ error: 'not_found', message: 'unknown visitor' });
@@ -267,7 +359,9 @@ describe('filters, sorting and paging over HTTP', () => {
     expect(g.length).toBeGreaterThan(100);
     expect(g.every((v) => (v['location'] as { country: string }).country === 'Germany')).toBe(true);
     const countries = await rows('/countries', { filter_groups: [germany, firefox], pagination: { limit: 1000 } });
-    const expected = api.dataset.visits.filter((v) => v.location.country === 'Germany' || v.browser.name === 'Firefox').length;
+    const expected = api.dataset.visits.filter(
+      (v) => v.location.country === 'Germany' || v.browser.name === 'Firefox',
+    ).length;
     expect(countries.reduce((s, r) => s + (r['total_visits'] as number), 0)).toBe(expected);
   });
 
@@ -300,7 +394,11 @@ describe('filters, sorting and paging over HTTP', () => {
 
   it('shows a visit added to the data set in the next answer (the cache is invalidated)', async () => {
     const query = 'start_date=2026-11-20&end_date=2026-11-20';
-    const filter = { filter_groups: [{ filters: [{ object: 'visitor', field: 'id', operator: 'is_any_of', value: [DEMO_VISITORS.vpn] }] }] };
+    const filter = {
+      filter_groups: [
+        { filters: [{ object: 'visitor', field: 'id', operator: 'is_any_of', value: [DEMO_VISITORS.vpn] }] },
+      ],
+    };
     const before = await rows('/visits', filter, query);
     const added = api.dataset.addVisit({ visitor_id: DEMO_VISITORS.vpn, date: '2026-11-20T13:45:00.000Z' });
     const after = await rows('/visits', filter, query);
@@ -310,7 +408,8 @@ describe('filters, sorting and paging over HTTP', () => {
 
   it('serves 1,000-row pages of visits, each page its own rows (how fast: npm run bench -- api-client)', async () => {
     const pages = [];
-    for (let page = 1; page <= 3; page++) pages.push(await rows('/visits', { pagination: { current_page: page, limit: 1000 } }));
+    for (let page = 1; page <= 3; page++)
+      pages.push(await rows('/visits', { pagination: { current_page: page, limit: 1000 } }));
     for (const page of pages) expect(page).toHaveLength(1000);
     expect(new Set(pages.flat().map((v) => v['id'])).size).toBe(3000);
   });
@@ -326,7 +425,11 @@ describe('faults', () => {
 
   it('status500Until answers the next N requests with 500, then recovers', async () => {
     api.setFaults({ status500Until: 2 });
-    const statuses = [(await post('/countries')).status, (await post('/countries')).status, (await post('/countries')).status];
+    const statuses = [
+      (await post('/countries')).status,
+      (await post('/countries')).status,
+      (await post('/countries')).status,
+    ];
     expect(statuses).toEqual([500, 500, 200]);
     expect(api.requests.map((r) => r.status)).toEqual([500, 500, 200]);
   });
@@ -368,7 +471,8 @@ describe('faults', () => {
     const run = async (server: DemoApi) => {
       server.setFaults({ failRate: 0.5 });
       const statuses: number[] = [];
-      for (let i = 0; i < 16; i++) statuses.push((await call(`/security/vpn-status/${DEMO_VISITORS.vpn}`, {}, server)).status);
+      for (let i = 0; i < 16; i++)
+        statuses.push((await call(`/security/vpn-status/${DEMO_VISITORS.vpn}`, {}, server)).status);
       return statuses;
     };
     const other = await startDemoApi({ apiKey: KEY, dataset: api.dataset, seed: 42 });
@@ -386,7 +490,9 @@ describe('faults', () => {
   it('hang never answers; the client times out, and close() ends without waiting for the hanging request', async () => {
     const dataset = generateDataset({ now: NOW, visitors: 20, visits: 100, days: 5 });
     const server = await startDemoApi({ apiKey: KEY, dataset, faults: { hang: true } });
-    await expect(call('/countries', { method: 'POST', body: {}, signal: AbortSignal.timeout(150) }, server)).rejects.toThrow();
+    await expect(
+      call('/countries', { method: 'POST', body: {}, signal: AbortSignal.timeout(150) }, server),
+    ).rejects.toThrow();
     const pending = call('/countries', { method: 'POST', body: {} }, server);
     const outcome = pending.then(
       () => 'answered',

@@ -41,8 +41,14 @@ function reportBlocks(title: string): types.KnownBlock[] {
       type: 'table',
       column_settings: [{ align: 'left' }, { align: 'right' }],
       rows: [
-        [{ type: 'raw_text', text: 'Source' }, { type: 'raw_text', text: 'Visits' }],
-        [{ type: 'raw_text', text: 'google' }, { type: 'raw_text', text: '1,204' }],
+        [
+          { type: 'raw_text', text: 'Source' },
+          { type: 'raw_text', text: 'Visits' },
+        ],
+        [
+          { type: 'raw_text', text: 'google' },
+          { type: 'raw_text', text: '1,204' },
+        ],
       ],
     },
     {
@@ -53,8 +59,13 @@ function reportBlocks(title: string): types.KnownBlock[] {
         { type: 'button', action_id: 'open_filter', text: plain('Filter…'), value: 'filter' },
         { type: 'button', action_id: 'share', text: plain('Post to channel'), value: 'share' },
         {
-          type: 'static_select', action_id: 'pick_range', placeholder: plain('Range'),
-          options: [{ text: plain('Last 7 days'), value: 'last7d' }, { text: plain('Last 30 days'), value: 'last30d' }],
+          type: 'static_select',
+          action_id: 'pick_range',
+          placeholder: plain('Range'),
+          options: [
+            { text: plain('Last 7 days'), value: 'last7d' },
+            { text: plain('Last 30 days'), value: 'last30d' },
+          ],
         },
       ],
     },
@@ -72,14 +83,23 @@ function filterView(channel: string): Record<string, unknown> {
     private_metadata: JSON.stringify({ channel }),
     blocks: [
       {
-        type: 'input', block_id: 'country_block', label: plain('Country'),
+        type: 'input',
+        block_id: 'country_block',
+        label: plain('Country'),
         element: { type: 'plain_text_input', action_id: 'country', placeholder: plain('e.g. DE') },
       },
       {
-        type: 'input', block_id: 'range_block', label: plain('Range'), optional: true,
+        type: 'input',
+        block_id: 'range_block',
+        label: plain('Range'),
+        optional: true,
         element: {
-          type: 'static_select', action_id: 'range',
-          options: [{ text: plain('Last 7 days'), value: 'last7d' }, { text: plain('Last 30 days'), value: 'last30d' }],
+          type: 'static_select',
+          action_id: 'range',
+          options: [
+            { text: plain('Last 7 days'), value: 'last7d' },
+            { text: plain('Last 30 days'), value: 'last30d' },
+          ],
         },
       },
     ],
@@ -96,8 +116,17 @@ function wizardView(step: string, extra: Record<string, unknown> = {}): Record<s
     private_metadata: step,
     blocks: [
       { type: 'section', block_id: 'intro', text: { type: 'mrkdwn', text: `Step *${step}*` } },
-      { type: 'actions', block_id: 'tools', elements: [{ type: 'button', action_id: 'wizard_help', text: plain('Help'), value: step }] },
-      { type: 'input', block_id: 'name_block', label: plain('Name'), element: { type: 'plain_text_input', action_id: 'name' } },
+      {
+        type: 'actions',
+        block_id: 'tools',
+        elements: [{ type: 'button', action_id: 'wizard_help', text: plain('Help'), value: step }],
+      },
+      {
+        type: 'input',
+        block_id: 'name_block',
+        label: plain('Name'),
+        element: { type: 'plain_text_input', action_id: 'name' },
+      },
     ],
     ...extra,
   };
@@ -128,13 +157,21 @@ const boltErrors: string[] = [];
 const seen = { commands: 0, actions: 0, submissions: 0 };
 const appEvents = new EventEmitter();
 
-function client(options: ConstructorParameters<typeof webApi.WebClient>[1] = {}): InstanceType<typeof webApi.WebClient> {
+function client(
+  options: ConstructorParameters<typeof webApi.WebClient>[1] = {},
+): InstanceType<typeof webApi.WebClient> {
   return new webApi.WebClient(BOT_TOKEN, { slackApiUrl: slack.apiUrl, logger: quietLogger([]), ...options });
 }
 
-async function api(method: string, body: string, headers: Record<string, string> = {}): Promise<{ status: number; json: Record<string, unknown>; headers: Headers }> {
+async function api(
+  method: string,
+  body: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; json: Record<string, unknown>; headers: Headers }> {
   const res = await fetch(`${slack.apiUrl}${method}`, {
-    method: 'POST', body, headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    method: 'POST',
+    body,
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
   });
   return { status: res.status, json: (await res.json()) as Record<string, unknown>, headers: res.headers };
 }
@@ -149,7 +186,8 @@ async function platformError(promise: Promise<unknown>): Promise<{ code: string;
 }
 
 /** Messages the app (not Slackbot notices) put into a channel. */
-const appMessages = (channel: string): Message[] => slack.workspace.allMessages(channel).filter((m) => m.user === slack.workspace.bot.userId);
+const appMessages = (channel: string): Message[] =>
+  slack.workspace.allMessages(channel).filter((m) => m.user === slack.workspace.bot.userId);
 
 beforeAll(async () => {
   slack = await startOfflineSlack({
@@ -187,7 +225,10 @@ beforeAll(async () => {
       case 'bad-blocks':
         await ack();
         try {
-          await respond({ text: 'too long', blocks: [{ type: 'header', text: { type: 'plain_text', text: 'h'.repeat(151) } }] });
+          await respond({
+            text: 'too long',
+            blocks: [{ type: 'header', text: { type: 'plain_text', text: 'h'.repeat(151) } }],
+          });
           appEvents.emit('bad-blocks', undefined);
         } catch (error) {
           appEvents.emit('bad-blocks', error);
@@ -195,7 +236,11 @@ beforeAll(async () => {
         return;
       case 'post':
         await ack();
-        await web.chat.postMessage({ channel: command.channel_id, text: 'Posted by the app', blocks: reportBlocks('Posted by the app') });
+        await web.chat.postMessage({
+          channel: command.channel_id,
+          text: 'Posted by the app',
+          blocks: reportBlocks('Posted by the app'),
+        });
         return;
       case 'modal':
         await ack();
@@ -210,7 +255,11 @@ beforeAll(async () => {
   app.action<BlockAction<ButtonAction>>('next_page', async ({ ack, respond, action }) => {
     seen.actions += 1;
     await ack();
-    await respond({ replace_original: true, text: `Page for ${action.value ?? ''}`, blocks: reportBlocks(`Page for ${action.value ?? ''}`) });
+    await respond({
+      replace_original: true,
+      text: `Page for ${action.value ?? ''}`,
+      blocks: reportBlocks(`Page for ${action.value ?? ''}`),
+    });
   });
 
   app.action<BlockAction<StaticSelectAction>>('pick_range', async ({ ack, respond, action }) => {
@@ -254,7 +303,8 @@ beforeAll(async () => {
     seen.submissions += 1;
     if (view.private_metadata === '1') await ack({ response_action: 'push', view: wizardView('2') as never });
     else if (view.private_metadata === '2') await ack({ response_action: 'update', view: wizardView('2b') as never });
-    else if (view.private_metadata === 'bad') await ack({ response_action: 'update', view: wizardView('x'.repeat(30)) as never });
+    else if (view.private_metadata === 'bad')
+      await ack({ response_action: 'update', view: wizardView('x'.repeat(30)) as never });
     else await ack({ response_action: 'clear' });
   });
 
@@ -267,8 +317,14 @@ beforeAll(async () => {
     await ack();
     const view = body.view;
     if (!view) return;
-    await web.views.update({ view_id: view.id, hash: view.hash, view: wizardView(`${view.private_metadata} (help)`) as never });
-    const stale = await web.views.update({ view_id: view.id, hash: view.hash, view: wizardView('stale') as never }).catch((e: unknown) => e);
+    await web.views.update({
+      view_id: view.id,
+      hash: view.hash,
+      view: wizardView(`${view.private_metadata} (help)`) as never,
+    });
+    const stale = await web.views
+      .update({ view_id: view.id, hash: view.hash, view: wizardView('stale') as never })
+      .catch((e: unknown) => e);
     appEvents.emit('wizard-help', stale);
   });
 
@@ -288,9 +344,16 @@ describe('slash commands and respond()', () => {
     expect(delivery.timedOut).toBe(false);
     expect(delivery.ackMs).toBeGreaterThan(0);
     expect(delivery.payload).toMatchObject({
-      command: '/traffic', text: 'sources last7d', channel_id: 'C_MARKETING', channel_name: 'marketing',
-      user_id: 'U_ALICE', user_name: 'alice', team_id: 'T_LOOKOUT', team_domain: 'lookout-sandbox',
-      api_app_id: 'A_LOOKOUT', is_enterprise_install: 'false',
+      command: '/traffic',
+      text: 'sources last7d',
+      channel_id: 'C_MARKETING',
+      channel_name: 'marketing',
+      user_id: 'U_ALICE',
+      user_name: 'alice',
+      team_id: 'T_LOOKOUT',
+      team_domain: 'lookout-sandbox',
+      api_app_id: 'A_LOOKOUT',
+      is_enterprise_install: 'false',
     });
     expect(delivery.payload.response_url).toBe(delivery.responseUrl);
     expect(delivery.payload.trigger_id).toBe(delivery.triggerId);
@@ -340,7 +403,11 @@ describe('slash commands and respond()', () => {
     expect(error).toBeInstanceOf(RespondError);
     expect((error as RespondError).statusCode).toBe(400);
     const entry = slack.responseUrls.log.at(-1);
-    expect(entry).toMatchObject({ status: 400, error: 'invalid_blocks', reasons: ['blocks[0].text.text: must be at most 150 characters'] });
+    expect(entry).toMatchObject({
+      status: 400,
+      error: 'invalid_blocks',
+      reasons: ['blocks[0].text.text: must be at most 150 characters'],
+    });
     expect(slack.workspace.allMessages('C_MARKETING')).toHaveLength(before);
   });
 
@@ -353,7 +420,11 @@ describe('slash commands and respond()', () => {
     expect(delivery.status).toBe(200);
     expect(delivery.ackMs).toBeGreaterThanOrEqual(ACK_TIMEOUT_MS);
     const notice = slack.lastMessage('#marketing', 'carol');
-    expect(notice).toMatchObject({ user: 'USLACKBOT', ephemeralTo: 'U_CAROL', text: '/traffic failed with the error "operation_timeout"' });
+    expect(notice).toMatchObject({
+      user: 'USLACKBOT',
+      ephemeralTo: 'U_CAROL',
+      text: '/traffic failed with the error "operation_timeout"',
+    });
   });
 });
 
@@ -361,7 +432,8 @@ describe('response_url', () => {
   it('works 5 times, then answers 404 used_url', async () => {
     const delivery = await slack.slash('#general', 'alice', 'quiet');
     const url = delivery.responseUrl ?? '';
-    const post = (text: string) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text }) });
+    const post = (text: string) =>
+      fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text }) });
     for (let i = 1; i <= 5; i++) {
       const res = await post(`use ${i}`);
       expect(res.status).toBe(200);
@@ -377,7 +449,11 @@ describe('response_url', () => {
   it('expires after 30 minutes with 404 expired_url', async () => {
     const delivery = await slack.slash('#general', 'alice', 'quiet');
     clockOffset += 31 * 60 * 1000;
-    const res = await fetch(delivery.responseUrl ?? '', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"text":"late"}' });
+    const res = await fetch(delivery.responseUrl ?? '', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"text":"late"}',
+    });
     expect(res.status).toBe(404);
     expect(await res.text()).toBe('expired_url');
   });
@@ -401,7 +477,9 @@ describe('interactions', () => {
       is_enterprise_install: false,
       container: { type: 'message', message_ts: reply.ts, channel_id: 'C_MARKETING', is_ephemeral: true },
       channel: { id: 'C_MARKETING', name: 'marketing' },
-      actions: [{ type: 'button', action_id: 'next_page', block_id: 'report_actions', value: 'page:2', text: plain('Next') }],
+      actions: [
+        { type: 'button', action_id: 'next_page', block_id: 'report_actions', value: 'page:2', text: plain('Next') },
+      ],
     });
     expect(delivery.payload.message).toBeUndefined();
     expect(typeof delivery.payload.response_url).toBe('string');
@@ -431,10 +509,18 @@ describe('interactions', () => {
     await expect(slack.select(reply, 'pick_range', 'nope')).rejects.toThrow(/no option "nope"/);
     const delivery = await slack.select(reply, 'pick_range', 'last30d');
     expect(delivery.payload.actions).toEqual([
-      expect.objectContaining({ type: 'static_select', action_id: 'pick_range', selected_option: { text: plain('Last 30 days'), value: 'last30d' } }),
+      expect.objectContaining({
+        type: 'static_select',
+        action_id: 'pick_range',
+        selected_option: { text: plain('Last 30 days'), value: 'last30d' },
+      }),
     ]);
     expect(delivery.payload.state).toEqual({
-      values: { report_actions: { pick_range: { type: 'static_select', selected_option: { text: plain('Last 30 days'), value: 'last30d' } } } },
+      values: {
+        report_actions: {
+          pick_range: { type: 'static_select', selected_option: { text: plain('Last 30 days'), value: 'last30d' } },
+        },
+      },
     });
     await slack.waitFor(() => reply.text === 'Range last30d');
     expect(reply.blocks).toBeUndefined();
@@ -455,13 +541,18 @@ describe('modals', () => {
     await slack.slash('#marketing', 'alice', 'browsers');
     const reply = await slack.waitForMessage('C_MARKETING', (m) => m.text === 'Traffic report: browsers');
     await slack.click(reply, 'open_filter');
-    const [view] = await slack.waitFor(() => (slack.openViews('alice').length === 1 ? slack.openViews('alice') : undefined));
+    const [view] = await slack.waitFor(() =>
+      slack.openViews('alice').length === 1 ? slack.openViews('alice') : undefined,
+    );
     if (!view) throw new Error('no view');
     expect(view).toMatchObject({ callback_id: 'filter_modal', open: true, user: 'U_ALICE' });
 
     const refused = await slack.submit(view, { country: 'germany' });
     expect(refused.status).toBe(200);
-    expect(refused.json).toEqual({ response_action: 'errors', errors: { country_block: 'Use a two-letter country code, like DE' } });
+    expect(refused.json).toEqual({
+      response_action: 'errors',
+      errors: { country_block: 'Use a two-letter country code, like DE' },
+    });
     expect(view.open).toBe(true);
     expect(view.errors).toEqual({ country_block: 'Use a two-letter country code, like DE' });
 
@@ -470,11 +561,16 @@ describe('modals', () => {
       type: 'view_submission',
       user: { id: 'U_ALICE', username: 'alice' },
       view: {
-        id: view.id, callback_id: 'filter_modal', hash: view.hash, private_metadata: JSON.stringify({ channel: 'C_MARKETING' }),
+        id: view.id,
+        callback_id: 'filter_modal',
+        hash: view.hash,
+        private_metadata: JSON.stringify({ channel: 'C_MARKETING' }),
         state: {
           values: {
             country_block: { country: { type: 'plain_text_input', value: 'DE' } },
-            range_block: { range: { type: 'static_select', selected_option: { text: plain('Last 30 days'), value: 'last30d' } } },
+            range_block: {
+              range: { type: 'static_select', selected_option: { text: plain('Last 30 days'), value: 'last30d' } },
+            },
           },
         },
       },
@@ -486,7 +582,9 @@ describe('modals', () => {
 
   it('will not submit a modal with a required input left empty', async () => {
     await slack.slash('#marketing', 'bob', 'modal');
-    const [view] = await slack.waitFor(() => (slack.openViews('bob').length === 1 ? slack.openViews('bob') : undefined));
+    const [view] = await slack.waitFor(() =>
+      slack.openViews('bob').length === 1 ? slack.openViews('bob') : undefined,
+    );
     if (!view) throw new Error('no view');
     const submissions = seen.submissions;
     await expect(slack.submit(view, { range: 'last7d' })).rejects.toThrow(/required/);
@@ -499,37 +597,50 @@ describe('modals', () => {
     const web = client();
     const fresh = await slack.slash('#general', 'carol', 'quiet');
     clockOffset += 4000;
-    const expired = await platformError(web.views.open({ trigger_id: fresh.triggerId ?? '', view: filterView('C_GENERAL') as never }));
+    const expired = await platformError(
+      web.views.open({ trigger_id: fresh.triggerId ?? '', view: filterView('C_GENERAL') as never }),
+    );
     expect(expired.data.error).toBe('expired_trigger_id');
 
     const used = await slack.slash('#general', 'carol', 'modal');
     await slack.waitFor(() => slack.openViews('carol').length === 1);
-    const reused = await platformError(web.views.open({ trigger_id: used.triggerId ?? '', view: filterView('C_GENERAL') as never }));
+    const reused = await platformError(
+      web.views.open({ trigger_id: used.triggerId ?? '', view: filterView('C_GENERAL') as never }),
+    );
     expect(reused.data.error).toBe('exchanged_trigger_id');
 
-    const unknown = await platformError(web.views.open({ trigger_id: '123.456.abc', view: filterView('C_GENERAL') as never }));
+    const unknown = await platformError(
+      web.views.open({ trigger_id: '123.456.abc', view: filterView('C_GENERAL') as never }),
+    );
     expect(unknown.data.error).toBe('invalid_trigger_id');
   });
 
   it('refuses an invalid view with invalid_arguments and Slack-style messages', async () => {
     const delivery = await slack.slash('#general', 'alice', 'quiet');
     const bad = { ...filterView('C_GENERAL'), title: plain('A title that is far too long') };
-    const error = await platformError(client().views.open({ trigger_id: delivery.triggerId ?? '', view: bad as never }));
+    const error = await platformError(
+      client().views.open({ trigger_id: delivery.triggerId ?? '', view: bad as never }),
+    );
     expect(error.data.error).toBe('invalid_arguments');
-    expect(error.data.response_metadata).toEqual({ messages: ['[ERROR] must be at most 24 characters [json-pointer:/view/title/text]'] });
+    expect(error.data.response_metadata).toEqual({
+      messages: ['[ERROR] must be at most 24 characters [json-pointer:/view/title/text]'],
+    });
   });
 });
 
 describe('modal stacks', () => {
   it('pushes, updates and clears views as the app answers, and updates a view from a button in it', async () => {
     await slack.slash('#general', 'alice', '', '/wizard');
-    const [first] = await slack.waitFor(() => (slack.openViews('alice').length === 1 ? slack.openViews('alice') : undefined));
+    const [first] = await slack.waitFor(() =>
+      slack.openViews('alice').length === 1 ? slack.openViews('alice') : undefined,
+    );
     if (!first) throw new Error('no view');
 
     const helped = once(appEvents, 'wizard-help');
     const click = await slack.click(first, 'wizard_help');
     expect(click.payload).toMatchObject({
-      type: 'block_actions', container: { type: 'view', view_id: first.id },
+      type: 'block_actions',
+      container: { type: 'view', view_id: first.id },
       view: { id: first.id, callback_id: 'wizard', private_metadata: '1' },
       actions: [{ action_id: 'wizard_help', block_id: 'tools', value: '1' }],
     });
@@ -542,7 +653,9 @@ describe('modal stacks', () => {
     // Cancel (the app hears view_closed), then start over to walk the stack.
     await slack.closeView(first);
     await slack.slash('#general', 'alice', '', '/wizard');
-    const [root] = await slack.waitFor(() => (slack.openViews('alice').length === 1 ? slack.openViews('alice') : undefined));
+    const [root] = await slack.waitFor(() =>
+      slack.openViews('alice').length === 1 ? slack.openViews('alice') : undefined,
+    );
     if (!root) throw new Error('no view');
 
     const pushed = await slack.submit(root, { name: 'Ada' });
@@ -563,7 +676,9 @@ describe('modal stacks', () => {
 
   it('keeps the modal open and records the reason when response_action update carries an invalid view', async () => {
     await slack.slash('#general', 'bob', '', '/wizard');
-    const [view] = await slack.waitFor(() => (slack.openViews('bob').length === 1 ? slack.openViews('bob') : undefined));
+    const [view] = await slack.waitFor(() =>
+      slack.openViews('bob').length === 1 ? slack.openViews('bob') : undefined,
+    );
     if (!view) throw new Error('no view');
     view.private_metadata = 'bad';
     const delivery = await slack.submit(view, { name: 'x' });
@@ -583,13 +698,18 @@ describe('request signatures', () => {
   it('a forged signature gets 401 and changes nothing', async () => {
     const commands = seen.commands;
     const before = appMessages('C_MARKETING').length;
-    const delivery = await slack.slash('#marketing', 'alice', 'sources', '/traffic', { signingSecret: 'not-the-signing-secret' });
+    const delivery = await slack.slash('#marketing', 'alice', 'sources', '/traffic', {
+      signingSecret: 'not-the-signing-secret',
+    });
     expect(delivery.status).toBe(401);
     expect(delivery.error).toBe('dispatch_failed');
     await sleep(100);
     expect(seen.commands).toBe(commands);
     expect(appMessages('C_MARKETING')).toHaveLength(before);
-    expect(slack.lastMessage('#marketing', 'alice')).toMatchObject({ user: 'USLACKBOT', text: '/traffic failed with the error "dispatch_failed"' });
+    expect(slack.lastMessage('#marketing', 'alice')).toMatchObject({
+      user: 'USLACKBOT',
+      text: '/traffic failed with the error "dispatch_failed"',
+    });
   });
 
   it('a timestamp over 5 minutes old gets 401', async () => {
@@ -618,9 +738,20 @@ describe('request signatures', () => {
 describe('Web API', () => {
   it('checks the token and the method name', async () => {
     expect((await api('auth.test', '')).json).toEqual({ ok: false, error: 'not_authed' });
-    expect((await api('auth.test', '', { authorization: 'Bearer xoxb-wrong' })).json).toEqual({ ok: false, error: 'invalid_auth' });
-    expect((await api('auth.test', `token=${BOT_TOKEN}`)).json).toMatchObject({ ok: true, team_id: 'T_LOOKOUT', user_id: 'U_LOOKOUT_BOT', bot_id: 'B_LOOKOUT' });
-    expect((await api('chat.fly', '', { authorization: `Bearer ${BOT_TOKEN}` })).json).toMatchObject({ ok: false, error: 'unknown_method' });
+    expect((await api('auth.test', '', { authorization: 'Bearer xoxb-wrong' })).json).toEqual({
+      ok: false,
+      error: 'invalid_auth',
+    });
+    expect((await api('auth.test', `token=${BOT_TOKEN}`)).json).toMatchObject({
+      ok: true,
+      team_id: 'T_LOOKOUT',
+      user_id: 'U_LOOKOUT_BOT',
+      bot_id: 'B_LOOKOUT',
+    });
+    expect((await api('chat.fly', '', { authorization: `Bearer ${BOT_TOKEN}` })).json).toMatchObject({
+      ok: false,
+      error: 'unknown_method',
+    });
   });
 
   it('accepts JSON bodies', async () => {
@@ -635,25 +766,43 @@ describe('Web API', () => {
   });
 
   it('refuses invalid blocks from chat.postMessage with invalid_blocks and the reasons', async () => {
-    const error = await platformError(client().chat.postMessage({
-      channel: 'C_GENERAL', text: 'x',
-      blocks: [{ type: 'actions', elements: [{ type: 'button', action_id: 'a', text: { type: 'plain_text', text: 'b'.repeat(76) } }] }],
-    }));
+    const error = await platformError(
+      client().chat.postMessage({
+        channel: 'C_GENERAL',
+        text: 'x',
+        blocks: [
+          {
+            type: 'actions',
+            elements: [{ type: 'button', action_id: 'a', text: { type: 'plain_text', text: 'b'.repeat(76) } }],
+          },
+        ],
+      }),
+    );
     expect(error.code).toBe(webApi.ErrorCode.PlatformError);
     expect(error.data).toMatchObject({
-      ok: false, error: 'invalid_blocks', errors: ['blocks[0].elements[0].text.text: must be at most 75 characters'],
-      response_metadata: { messages: ['[ERROR] must be at most 75 characters [json-pointer:/blocks/0/elements/0/text/text]'] },
+      ok: false,
+      error: 'invalid_blocks',
+      errors: ['blocks[0].elements[0].text.text: must be at most 75 characters'],
+      response_metadata: {
+        messages: ['[ERROR] must be at most 75 characters [json-pointer:/blocks/0/elements/0/text/text]'],
+      },
     });
   });
 
   it('refuses posting to an archived channel with is_archived', async () => {
     const web = client();
-    expect((await platformError(web.chat.postMessage({ channel: 'C_ARCHIVED', text: 'hello' }))).data.error).toBe('is_archived');
+    expect((await platformError(web.chat.postMessage({ channel: 'C_ARCHIVED', text: 'hello' }))).data.error).toBe(
+      'is_archived',
+    );
     const channel = slack.workspace.addChannel({ name: 'soon-archived' });
     await web.chat.postMessage({ channel: channel.id, text: 'before' });
     slack.workspace.archiveChannel(channel.id);
-    expect((await platformError(web.chat.postMessage({ channel: channel.id, text: 'after' }))).data.error).toBe('is_archived');
-    expect((await platformError(web.chat.postMessage({ channel: 'C_NOPE', text: 'x' }))).data.error).toBe('channel_not_found');
+    expect((await platformError(web.chat.postMessage({ channel: channel.id, text: 'after' }))).data.error).toBe(
+      'is_archived',
+    );
+    expect((await platformError(web.chat.postMessage({ channel: 'C_NOPE', text: 'x' }))).data.error).toBe(
+      'channel_not_found',
+    );
   });
 
   it('rate-limits chat.postMessage per channel with 429 and Retry-After', async () => {
@@ -661,12 +810,18 @@ describe('Web API', () => {
     const rejecting = client({ rejectRateLimitedCalls: true });
     for (let i = 0; i < 5; i++) await rejecting.chat.postMessage({ channel: channel.id, text: `burst ${i}` });
 
-    const limited = await rejecting.chat.postMessage({ channel: channel.id, text: 'one too many' }).catch((e: unknown) => e);
+    const limited = await rejecting.chat
+      .postMessage({ channel: channel.id, text: 'one too many' })
+      .catch((e: unknown) => e);
     expect(limited).toBeInstanceOf(webApi.WebAPIRateLimitedError);
-    expect((limited as InstanceType<typeof webApi.WebAPIRateLimitedError>).code).toBe(webApi.ErrorCode.RateLimitedError);
+    expect((limited as InstanceType<typeof webApi.WebAPIRateLimitedError>).code).toBe(
+      webApi.ErrorCode.RateLimitedError,
+    );
     expect((limited as InstanceType<typeof webApi.WebAPIRateLimitedError>).retryAfter).toBe(1);
 
-    const raw = await api('chat.postMessage', `channel=${channel.id}&text=raw`, { authorization: `Bearer ${BOT_TOKEN}` });
+    const raw = await api('chat.postMessage', `channel=${channel.id}&text=raw`, {
+      authorization: `Bearer ${BOT_TOKEN}`,
+    });
     expect(raw.status).toBe(429);
     expect(raw.headers.get('retry-after')).toBe('1');
     expect(raw.json).toEqual({ ok: false, error: 'ratelimited' });
@@ -676,17 +831,28 @@ describe('Web API', () => {
 
     // Without rejectRateLimitedCalls the WebClient waits Retry-After and succeeds.
     const started = Date.now();
-    const retried = await client({ retryConfig: { retries: 3, minTimeout: 10, maxTimeout: 50 } })
-      .chat.postMessage({ channel: channel.id, text: 'after waiting' });
+    const retried = await client({ retryConfig: { retries: 3, minTimeout: 10, maxTimeout: 50 } }).chat.postMessage({
+      channel: channel.id,
+      text: 'after waiting',
+    });
     expect(retried.ok).toBe(true);
     expect(Date.now() - started).toBeGreaterThanOrEqual(900);
-    expect(slack.messages(channel.id).map((m) => m.text)).toEqual(['burst 0', 'burst 1', 'burst 2', 'burst 3', 'burst 4', 'after waiting']);
+    expect(slack.messages(channel.id).map((m) => m.text)).toEqual([
+      'burst 0',
+      'burst 1',
+      'burst 2',
+      'burst 3',
+      'burst 4',
+      'after waiting',
+    ]);
   });
 
   it('injects failures with failNext', async () => {
     const web = client({ rejectRateLimitedCalls: true });
     slack.failNext('chat.postMessage', 'fatal_error');
-    expect((await platformError(web.chat.postMessage({ channel: 'C_GENERAL', text: 'x' }))).data.error).toBe('fatal_error');
+    expect((await platformError(web.chat.postMessage({ channel: 'C_GENERAL', text: 'x' }))).data.error).toBe(
+      'fatal_error',
+    );
     slack.failNext('chat.postMessage', { status: 429, retryAfter: 7 });
     const limited = await web.chat.postMessage({ channel: 'C_GENERAL', text: 'x' }).catch((e: unknown) => e);
     expect((limited as InstanceType<typeof webApi.WebAPIRateLimitedError>).retryAfter).toBe(7);
@@ -706,7 +872,9 @@ describe('Web API', () => {
 
     await web.chat.update({ channel: 'C_SECURITY', ts: parent.ts ?? '', text: 'Threat alert (2 sightings)' });
     expect(stored).toMatchObject({ text: 'Threat alert (2 sightings)', updates: 1 });
-    expect((await platformError(web.chat.update({ channel: 'C_SECURITY', ts: '1.000001', text: 'x' }))).data.error).toBe('message_not_found');
+    expect(
+      (await platformError(web.chat.update({ channel: 'C_SECURITY', ts: '1.000001', text: 'x' }))).data.error,
+    ).toBe('message_not_found');
 
     const link = await web.chat.getPermalink({ channel: 'C_SECURITY', message_ts: parent.ts ?? '' });
     expect(link.permalink).toBe(`${slack.url}/archives/C_SECURITY/p${(parent.ts ?? '').replace('.', '')}`);
@@ -716,7 +884,9 @@ describe('Web API', () => {
     expect(stored?.reply_count).toBe(0);
 
     const eph = await web.chat.postEphemeral({ channel: 'C_SECURITY', user: 'U_BOB', text: 'Only for Bob' });
-    expect(slack.messages('#security', { user: 'bob' }).find((m) => m.ts === eph.message_ts)?.text).toBe('Only for Bob');
+    expect(slack.messages('#security', { user: 'bob' }).find((m) => m.ts === eph.message_ts)?.text).toBe(
+      'Only for Bob',
+    );
     expect(slack.messages('#security', { user: 'alice' }).some((m) => m.ts === eph.message_ts)).toBe(false);
 
     const history = await web.conversations.history({ channel: 'C_SECURITY', limit: 1 });
@@ -726,7 +896,13 @@ describe('Web API', () => {
   it('answers conversations.info, conversations.join and users.info', async () => {
     const web = client();
     const info = await web.conversations.info({ channel: 'C_ARCHIVED' });
-    expect(info.channel).toMatchObject({ id: 'C_ARCHIVED', name: 'old-news', is_channel: true, is_archived: true, is_member: false });
+    expect(info.channel).toMatchObject({
+      id: 'C_ARCHIVED',
+      name: 'old-news',
+      is_channel: true,
+      is_archived: true,
+      is_member: false,
+    });
     const fresh = slack.workspace.addChannel({ name: 'growth', botIsMember: false });
     expect((await web.conversations.join({ channel: fresh.id })).channel?.is_member).toBe(true);
     const bob = await web.users.info({ user: 'U_BOB' });

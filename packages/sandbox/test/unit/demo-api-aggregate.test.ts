@@ -12,7 +12,8 @@ const report = (path: string): ReportSpec => {
   if (!spec) throw new Error(`no report ${path}`);
   return spec;
 };
-const rowsOf = (path: string, list: readonly VisitEntry[] = entries) => buildRows(report(path), list, (id) => data.getVisitor(id)) as unknown as Record<string, unknown>[];
+const rowsOf = (path: string, list: readonly VisitEntry[] = entries) =>
+  buildRows(report(path), list, (id) => data.getVisitor(id)) as unknown as Record<string, unknown>[];
 
 /** The expected aggregate, computed the slow obvious way. */
 function expected(keysOf: (v: Visit) => string[]) {
@@ -33,8 +34,19 @@ describe('REPORTS', () => {
   it('has the 13 Marketing paths with the spec’s default sorts', () => {
     expect([...REPORTS.keys()].sort()).toEqual(
       [
-        '/cities', '/countries', '/pages', '/states', '/traffic/campaigns', '/traffic/channels', '/traffic/sources',
-        '/user-agent/browsers', '/user-agent/devices', '/user-agent/extensions', '/user-agent/os', '/visitors', '/visits',
+        '/cities',
+        '/countries',
+        '/pages',
+        '/states',
+        '/traffic/campaigns',
+        '/traffic/channels',
+        '/traffic/sources',
+        '/user-agent/browsers',
+        '/user-agent/devices',
+        '/user-agent/extensions',
+        '/user-agent/os',
+        '/visitors',
+        '/visits',
       ].sort(),
     );
     for (const [path, spec] of REPORTS) {
@@ -49,11 +61,23 @@ describe('REPORTS', () => {
 describe('buildRows', () => {
   it.each([
     ['/countries', (v: Visit) => [v.location.country_code], (r: Record<string, unknown>) => r['label']],
-    ['/states', (v: Visit) => [`${v.location.state}, ${v.location.country_code}`], (r: Record<string, unknown>) => r['label']],
-    ['/cities', (v: Visit) => [`${v.location.city}, ${v.location.state}, ${v.location.country_code}`], (r: Record<string, unknown>) => r['label']],
+    [
+      '/states',
+      (v: Visit) => [`${v.location.state}, ${v.location.country_code}`],
+      (r: Record<string, unknown>) => r['label'],
+    ],
+    [
+      '/cities',
+      (v: Visit) => [`${v.location.city}, ${v.location.state}, ${v.location.country_code}`],
+      (r: Record<string, unknown>) => r['label'],
+    ],
     ['/traffic/sources', (v: Visit) => [v.trafficSource.source], (r: Record<string, unknown>) => r['name']],
     ['/traffic/channels', (v: Visit) => [v.trafficSource.channel], (r: Record<string, unknown>) => r['name']],
-    ['/traffic/campaigns', (v: Visit) => (v.trafficSource.campaign === null ? [] : [v.trafficSource.campaign]), (r: Record<string, unknown>) => r['name']],
+    [
+      '/traffic/campaigns',
+      (v: Visit) => (v.trafficSource.campaign === null ? [] : [v.trafficSource.campaign]),
+      (r: Record<string, unknown>) => r['name'],
+    ],
     ['/user-agent/browsers', (v: Visit) => [v.browser.name], (r: Record<string, unknown>) => r['name']],
     ['/user-agent/devices', (v: Visit) => [v.device.name], (r: Record<string, unknown>) => r['name']],
     ['/user-agent/os', (v: Visit) => [v.device.os.name], (r: Record<string, unknown>) => r['name']],
@@ -73,16 +97,31 @@ describe('buildRows', () => {
 
   it('gives location rows exactly name, label and the three numbers; traffic rows add a UUID id', () => {
     for (const path of ['/countries', '/states', '/cities']) {
-      for (const row of rowsOf(path)) expect(Object.keys(row).sort()).toEqual(['average_duration', 'label', 'name', 'total_visits', 'unique_visitors']);
+      for (const row of rowsOf(path))
+        expect(Object.keys(row).sort()).toEqual([
+          'average_duration',
+          'label',
+          'name',
+          'total_visits',
+          'unique_visitors',
+        ]);
     }
     for (const path of ['/traffic/sources', '/traffic/channels', '/traffic/campaigns']) {
       for (const row of rowsOf(path)) {
-        expect(Object.keys(row).sort()).toEqual(['average_duration', 'id', 'label', 'name', 'total_visits', 'unique_visitors']);
+        expect(Object.keys(row).sort()).toEqual([
+          'average_duration',
+          'id',
+          'label',
+          'name',
+          'total_visits',
+          'unique_visitors',
+        ]);
         expect(row['id']).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
       }
     }
     for (const path of ['/user-agent/browsers', '/user-agent/devices', '/user-agent/os', '/user-agent/extensions']) {
-      for (const row of rowsOf(path)) expect(Object.keys(row).sort()).toEqual(['average_duration', 'name', 'total_visits', 'unique_visitors']);
+      for (const row of rowsOf(path))
+        expect(Object.keys(row).sort()).toEqual(['average_duration', 'name', 'total_visits', 'unique_visitors']);
     }
   });
 
@@ -95,7 +134,8 @@ describe('buildRows', () => {
   });
 
   it('keeps same-named cities in different places apart', () => {
-    const paris = data.visits.find((v) => v.location.city === 'Paris' && v.location.country_code === 'FR') ?? data.visits[0]!;
+    const paris =
+      data.visits.find((v) => v.location.city === 'Paris' && v.location.country_code === 'FR') ?? data.visits[0]!;
     const clone = (v: Visit, location: Visit['location'], id: string): VisitEntry => {
       const copy: Visit = { ...v, id, location };
       return { visit: copy, facts: computeFacts(copy) };
@@ -145,14 +185,39 @@ describe('sortRows', () => {
   const countries = report('/countries');
 
   it('sorts numbers numerically in both directions, ties by the tiebreak ascending', () => {
-    expect(sortRows(countries, rows, { key: 'total_visits', value: -1 }).map((r) => r.label)).toEqual(['C', 'A', 'B', 'D']);
-    expect(sortRows(countries, rows, { key: 'total_visits', value: 1 }).map((r) => r.label)).toEqual(['D', 'A', 'B', 'C']);
-    expect(sortRows(countries, rows, { key: 'average_duration', value: 1 }).map((r) => r.label)).toEqual(['A', 'C', 'D', 'B']);
+    expect(sortRows(countries, rows, { key: 'total_visits', value: -1 }).map((r) => r.label)).toEqual([
+      'C',
+      'A',
+      'B',
+      'D',
+    ]);
+    expect(sortRows(countries, rows, { key: 'total_visits', value: 1 }).map((r) => r.label)).toEqual([
+      'D',
+      'A',
+      'B',
+      'C',
+    ]);
+    expect(sortRows(countries, rows, { key: 'average_duration', value: 1 }).map((r) => r.label)).toEqual([
+      'A',
+      'C',
+      'D',
+      'B',
+    ]);
   });
 
   it('sorts strings case-insensitively', () => {
-    expect(sortRows(countries, rows, { key: 'name', value: 1 }).map((r) => r.name.toLowerCase())).toEqual(['alpha', 'alpha', 'beta', 'gamma']);
-    expect(sortRows(countries, rows, { key: 'name', value: -1 }).map((r) => r.name.toLowerCase())).toEqual(['gamma', 'beta', 'alpha', 'alpha']);
+    expect(sortRows(countries, rows, { key: 'name', value: 1 }).map((r) => r.name.toLowerCase())).toEqual([
+      'alpha',
+      'alpha',
+      'beta',
+      'gamma',
+    ]);
+    expect(sortRows(countries, rows, { key: 'name', value: -1 }).map((r) => r.name.toLowerCase())).toEqual([
+      'gamma',
+      'beta',
+      'alpha',
+      'alpha',
+    ]);
   });
 
   it('sorts visitors and visits by created (first_seen, date)', () => {
@@ -163,21 +228,37 @@ describe('sortRows', () => {
   });
 
   it('is a permutation in the requested order, and does not touch its input (property)', () => {
-    const row = fc.record({ name: fc.string({ maxLength: 4 }), label: fc.string({ maxLength: 6 }), total_visits: fc.integer({ min: 0, max: 5 }) });
+    const row = fc.record({
+      name: fc.string({ maxLength: 4 }),
+      label: fc.string({ maxLength: 6 }),
+      total_visits: fc.integer({ min: 0, max: 5 }),
+    });
     fc.assert(
-      fc.property(fc.uniqueArray(row, { selector: (r) => r.label }), fc.constantFrom('name', 'label', 'total_visits'), fc.constantFrom(1 as const, -1 as const), (list, key, value) => {
-        const before = JSON.stringify(list);
-        const sorted = sortRows(countries, list, { key, value });
-        if (JSON.stringify(list) !== before || sorted.length !== list.length) return false;
-        if (new Set(sorted.map((r) => r.label)).size !== list.length) return false;
-        return sorted.every((r, i) => {
-          if (i === 0) return true;
-          const a = sorted[i - 1]![key];
-          const b = r[key];
-          const cmp = typeof a === 'number' ? a - (b as number) : String(a).toLowerCase() < String(b).toLowerCase() ? -1 : String(a).toLowerCase() > String(b).toLowerCase() ? 1 : 0;
-          return cmp * value <= 0;
-        });
-      }),
+      fc.property(
+        fc.uniqueArray(row, { selector: (r) => r.label }),
+        fc.constantFrom('name', 'label', 'total_visits'),
+        fc.constantFrom(1 as const, -1 as const),
+        (list, key, value) => {
+          const before = JSON.stringify(list);
+          const sorted = sortRows(countries, list, { key, value });
+          if (JSON.stringify(list) !== before || sorted.length !== list.length) return false;
+          if (new Set(sorted.map((r) => r.label)).size !== list.length) return false;
+          return sorted.every((r, i) => {
+            if (i === 0) return true;
+            const a = sorted[i - 1]![key];
+            const b = r[key];
+            const cmp =
+              typeof a === 'number'
+                ? a - (b as number)
+                : String(a).toLowerCase() < String(b).toLowerCase()
+                  ? -1
+                  : String(a).toLowerCase() > String(b).toLowerCase()
+                    ? 1
+                    : 0;
+            return cmp * value <= 0;
+          });
+        },
+      ),
     );
   });
 });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { ADBLOCK_EXTENSIONS, EMOJI_CAMPAIGN, HOSTILE_CAMPAIGN, HOSTILE_PAGE_PATH, SCRAPER_EXTENSIONS } from '../../src/demo-api/catalog.js';
+import {
+  ADBLOCK_EXTENSIONS,
+  EMOJI_CAMPAIGN,
+  HOSTILE_CAMPAIGN,
+  HOSTILE_PAGE_PATH,
+  SCRAPER_EXTENSIONS,
+} from '../../src/demo-api/catalog.js';
 import { Dataset, DEMO_VISITORS, generateDataset } from '../../src/demo-api/dataset.js';
 
 const NOW = new Date('2026-11-20T13:45:12.345Z');
@@ -67,23 +73,34 @@ describe('generateDataset: the default data set', () => {
     expect(weekend / 8).toBeLessThan(weekday / 21);
   });
 
-  it.each(['2026-11-23T10:00:30Z', '2026-11-20T20:15:00Z'])('made at %s, today holds what the same hours of the four weeks before held, new visitors too, not a whole day squeezed into them', (at) => {
-    const now = new Date(at);
-    const made = generateDataset({ now });
-    const today = Math.floor(now.getTime() / DAY) * DAY;
-    const firstSeen = new Map(made.visitors.map((v) => [v.id, Date.parse(v.first_seen)]));
-    /** Generated visits (not the fixed visitors') from `day`'s midnight until its time of day of now, and those by visitors first seen that day. */
-    const upToNow = (day: number) => {
-      const visits = made.visits.filter((v) => !v.visitor_id.startsWith('v_demo_') && Date.parse(v.date) >= day && Date.parse(v.date) <= day + (now.getTime() - today));
-      return { visits: visits.length, newcomers: visits.filter((v) => firstSeen.get(v.visitor_id)! >= day).length };
-    };
-    const before = Array.from({ length: 28 }, (_, i) => upToNow(today - (i + 1) * DAY));
-    const usual = { visits: before.reduce((n, d) => n + d.visits, 0) / 28, newcomers: before.reduce((n, d) => n + d.newcomers, 0) / 28 };
-    const seen = upToNow(today);
-    expect(seen.visits / usual.visits).toBeGreaterThan(0.7);
-    expect(seen.visits / usual.visits).toBeLessThan(1.3);
-    expect(seen.newcomers / usual.newcomers).toBeLessThan(1.6);
-  });
+  it.each(['2026-11-23T10:00:30Z', '2026-11-20T20:15:00Z'])(
+    'made at %s, today holds what the same hours of the four weeks before held, new visitors too, not a whole day squeezed into them',
+    (at) => {
+      const now = new Date(at);
+      const made = generateDataset({ now });
+      const today = Math.floor(now.getTime() / DAY) * DAY;
+      const firstSeen = new Map(made.visitors.map((v) => [v.id, Date.parse(v.first_seen)]));
+      /** Generated visits (not the fixed visitors') from `day`'s midnight until its time of day of now, and those by visitors first seen that day. */
+      const upToNow = (day: number) => {
+        const visits = made.visits.filter(
+          (v) =>
+            !v.visitor_id.startsWith('v_demo_') &&
+            Date.parse(v.date) >= day &&
+            Date.parse(v.date) <= day + (now.getTime() - today),
+        );
+        return { visits: visits.length, newcomers: visits.filter((v) => firstSeen.get(v.visitor_id)! >= day).length };
+      };
+      const before = Array.from({ length: 28 }, (_, i) => upToNow(today - (i + 1) * DAY));
+      const usual = {
+        visits: before.reduce((n, d) => n + d.visits, 0) / 28,
+        newcomers: before.reduce((n, d) => n + d.newcomers, 0) / 28,
+      };
+      const seen = upToNow(today);
+      expect(seen.visits / usual.visits).toBeGreaterThan(0.7);
+      expect(seen.visits / usual.visits).toBeLessThan(1.3);
+      expect(seen.newcomers / usual.newcomers).toBeLessThan(1.6);
+    },
+  );
 
   it('keeps its indexes consistent', () => {
     expect(data.visitById.size).toBe(data.visits.length);
@@ -141,14 +158,46 @@ describe('generateDataset: the default data set', () => {
       expect(value).toBeGreaterThanOrEqual(low);
       expect(value).toBeLessThanOrEqual(high);
     };
-    within(share((p) => p.is_attacker === 'True'), 0.015, 0.05);
-    within(share((p) => p.is_abuser === 'True'), 0.015, 0.05);
-    within(share((p) => p.is_threat === 'True'), 0.02, 0.06);
-    within(share((p) => p.is_proxy === 'True'), 0.04, 0.08);
-    within(share((p) => p.vpn === 'True'), 0.07, 0.13);
-    within(share((p) => p.visitor_type !== 'HUMAN' && p.visitor_type !== 'Unknown'), 0.035, 0.07);
-    within(share((p) => p.vpn === 'Unknown'), 0.015, 0.05);
-    within(share((p) => p.adblock === 'Yes'), 0.28, 0.4);
+    within(
+      share((p) => p.is_attacker === 'True'),
+      0.015,
+      0.05,
+    );
+    within(
+      share((p) => p.is_abuser === 'True'),
+      0.015,
+      0.05,
+    );
+    within(
+      share((p) => p.is_threat === 'True'),
+      0.02,
+      0.06,
+    );
+    within(
+      share((p) => p.is_proxy === 'True'),
+      0.04,
+      0.08,
+    );
+    within(
+      share((p) => p.vpn === 'True'),
+      0.07,
+      0.13,
+    );
+    within(
+      share((p) => p.visitor_type !== 'HUMAN' && p.visitor_type !== 'Unknown'),
+      0.035,
+      0.07,
+    );
+    within(
+      share((p) => p.vpn === 'Unknown'),
+      0.015,
+      0.05,
+    );
+    within(
+      share((p) => p.adblock === 'Yes'),
+      0.28,
+      0.4,
+    );
     const fixed = new Set<string>(Object.values(DEMO_VISITORS));
     for (const [id, p] of data.security) {
       if (fixed.has(id)) continue;
@@ -165,7 +214,9 @@ describe('generateDataset: the default data set', () => {
         expect(p.scraper_extension_list.length).toBeLessThanOrEqual(3);
         for (const ext of p.scraper_extension_list) expect(ext.id).toMatch(/^[a-p]{32}$/);
       } else {
-        expect([p.is_abuser, p.is_attacker, p.is_proxy, p.is_threat, p.vpn, p.adblock]).toEqual(Array(6).fill('Unknown'));
+        expect([p.is_abuser, p.is_attacker, p.is_proxy, p.is_threat, p.vpn, p.adblock]).toEqual(
+          Array(6).fill('Unknown'),
+        );
       }
     }
   });
@@ -177,7 +228,9 @@ describe('generateDataset: the default data set', () => {
     expect(mean([...scraperIds])).toBeGreaterThan(2 * mean(humans.map((v) => v.id)));
     const botBrowsers = new Set(['HeadlessChrome', 'python-requests', 'Scrapy', 'curl', 'Go-http-client']);
     const scraperVisits = data.visits.filter((v) => scraperIds.has(v.visitor_id));
-    expect(scraperVisits.filter((v) => botBrowsers.has(v.browser.name)).length / scraperVisits.length).toBeGreaterThan(0.5);
+    expect(scraperVisits.filter((v) => botBrowsers.has(v.browser.name)).length / scraperVisits.length).toBeGreaterThan(
+      0.5,
+    );
     expect(data.visits.filter((v) => !scraperIds.has(v.visitor_id) && botBrowsers.has(v.browser.name))).toEqual([]);
   });
 
@@ -189,7 +242,10 @@ describe('generateDataset: the default data set', () => {
         expect(p.adblock).toBe('Yes');
         expect(adblockers.has(p.adblock_extension)).toBe(true);
       }
-      const listed = p.scraper_extension_list.map((e) => e.name).sort().join('|');
+      const listed = p.scraper_extension_list
+        .map((e) => e.name)
+        .sort()
+        .join('|');
       const odd = data.visitsOf(id).filter((v) => {
         if (v.browser.extensions.some((e) => adblockers.has(e)) && p.adblock === 'No') return true;
         const scraping = v.browser.extensions.filter((e) => scraperExtensions.has(e));
@@ -210,7 +266,9 @@ describe('generateDataset: the default data set', () => {
     expect(hostilePage[0]!.url).toContain('<https://evil.example|click>');
     // Some of them fall in the last seven days, where `last7d` finds them.
     const weekAgo = NOW.getTime() - 7 * DAY;
-    expect(data.visits.some((v) => v.trafficSource.campaign === HOSTILE_CAMPAIGN && Date.parse(v.date) > weekAgo)).toBe(true);
+    expect(data.visits.some((v) => v.trafficSource.campaign === HOSTILE_CAMPAIGN && Date.parse(v.date) > weekAgo)).toBe(
+      true,
+    );
   });
 });
 
@@ -229,13 +287,31 @@ describe('fixed demo visitors', () => {
     expect(data.securityOf(DEMO_VISITORS.attacker)).toMatchObject({ is_attacker: 'True', is_threat: 'True' });
     expect(data.securityOf(DEMO_VISITORS.scraper)).toMatchObject({ visitor_type: 'SCRAPER' });
     expect(data.securityOf(DEMO_VISITORS.scraper)!.score).toBeGreaterThanOrEqual(0.9);
-    expect(data.securityOf(DEMO_VISITORS.scraper)!.scraper_extension_list.map((e) => e.name)).toEqual(['Web Scraper', 'Data Miner']);
-    expect(data.securityOf(DEMO_VISITORS.vpn)).toMatchObject({ vpn: 'True', is_attacker: 'False', visitor_type: 'HUMAN' });
+    expect(data.securityOf(DEMO_VISITORS.scraper)!.scraper_extension_list.map((e) => e.name)).toEqual([
+      'Web Scraper',
+      'Data Miner',
+    ]);
+    expect(data.securityOf(DEMO_VISITORS.vpn)).toMatchObject({
+      vpn: 'True',
+      is_attacker: 'False',
+      visitor_type: 'HUMAN',
+    });
     expect(data.securityOf(DEMO_VISITORS.human)).toMatchObject({
-      vpn: 'False', is_attacker: 'False', is_abuser: 'False', is_proxy: 'False', is_threat: 'False', visitor_type: 'HUMAN',
+      vpn: 'False',
+      is_attacker: 'False',
+      is_abuser: 'False',
+      is_proxy: 'False',
+      is_threat: 'False',
+      visitor_type: 'HUMAN',
     });
     expect(data.securityOf(DEMO_VISITORS.unknown)).toMatchObject({
-      adblock: 'Unknown', is_abuser: 'Unknown', is_attacker: 'Unknown', is_proxy: 'Unknown', is_threat: 'Unknown', vpn: 'Unknown', score: 0,
+      adblock: 'Unknown',
+      is_abuser: 'Unknown',
+      is_attacker: 'Unknown',
+      is_proxy: 'Unknown',
+      is_threat: 'Unknown',
+      vpn: 'Unknown',
+      score: 0,
     });
   });
 
@@ -255,7 +331,9 @@ describe('entriesBetween', () => {
     const inRange = data.entriesBetween('2026-11-18', '2026-11-19');
     expect(inRange.length).toBe(data.visits.filter((v) => v.date >= '2026-11-18' && v.date < '2026-11-20').length);
     expect(inRange.length).toBeGreaterThan(0);
-    expect(data.entriesBetween('2026-11-19', '2026-11-19').every((e) => e.visit.date.startsWith('2026-11-19'))).toBe(true);
+    expect(data.entriesBetween('2026-11-19', '2026-11-19').every((e) => e.visit.date.startsWith('2026-11-19'))).toBe(
+      true,
+    );
     expect(data.entriesBetween('2026-11-21', '2030-01-01')).toEqual([]);
     expect(data.entriesBetween('1970-01-01', '2999-12-31').length).toBe(data.visits.length);
   });
@@ -268,7 +346,12 @@ describe('addVisitor and addVisit', () => {
     const visitor = data.addVisitor({ id: 'v_new_threat', security: { is_threat: 'True', is_attacker: 'True' } });
     expect(data.version).toBeGreaterThan(before);
     expect(data.getVisitor('v_new_threat')).toEqual(visitor);
-    expect(data.securityOf('v_new_threat')).toMatchObject({ is_threat: 'True', is_attacker: 'True', is_abuser: 'False', vpn: 'False' });
+    expect(data.securityOf('v_new_threat')).toMatchObject({
+      is_threat: 'True',
+      is_attacker: 'True',
+      is_abuser: 'False',
+      vpn: 'False',
+    });
 
     const date = '2026-11-20T13:50:00.000Z';
     const visit = data.addVisit({ visitor_id: 'v_new_threat', date, url: 'https://www.example-shop.com/login?x=1' });

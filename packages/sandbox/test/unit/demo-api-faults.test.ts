@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { driftBody, FaultInjector, truncateJson, validateFaults } from '../../src/demo-api/faults.js';
 
-const kinds = (injector: FaultInjector, n: number, path = '/countries') => Array.from({ length: n }, () => injector.decide(path).action.kind);
+const kinds = (injector: FaultInjector, n: number, path = '/countries') =>
+  Array.from({ length: n }, () => injector.decide(path).action.kind);
 
 describe('FaultInjector', () => {
   it('passes everything without faults', () => {
@@ -38,8 +39,14 @@ describe('FaultInjector', () => {
   });
 
   it('reports hang, latency and the body transforms', () => {
-    expect(new FaultInjector(1, { hang: true, latencyMs: 20 }).decide('/x')).toEqual({ latencyMs: 20, action: { kind: 'hang' } });
-    expect(new FaultInjector(1, { malformedJson: true }).decide('/x').action).toEqual({ kind: 'pass', transform: 'malformed' });
+    expect(new FaultInjector(1, { hang: true, latencyMs: 20 }).decide('/x')).toEqual({
+      latencyMs: 20,
+      action: { kind: 'hang' },
+    });
+    expect(new FaultInjector(1, { malformedJson: true }).decide('/x').action).toEqual({
+      kind: 'pass',
+      transform: 'malformed',
+    });
     expect(new FaultInjector(1, { drift: true }).decide('/x').action).toEqual({ kind: 'pass', transform: 'drift' });
   });
 
@@ -74,22 +81,32 @@ describe('validateFaults', () => {
 describe('body transforms', () => {
   it('truncated JSON never parses (property)', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.array(fc.jsonValue(), { minLength: 0 }), fc.dictionary(fc.string(), fc.jsonValue())), (value) => {
-        const truncated = truncateJson(JSON.stringify(value));
-        try {
-          JSON.parse(truncated);
-          return false;
-        } catch {
-          return true;
-        }
-      }),
+      fc.property(
+        fc.oneof(fc.array(fc.jsonValue(), { minLength: 0 }), fc.dictionary(fc.string(), fc.jsonValue())),
+        (value) => {
+          const truncated = truncateJson(JSON.stringify(value));
+          try {
+            JSON.parse(truncated);
+            return false;
+          } catch {
+            return true;
+          }
+        },
+      ),
     );
   });
 
   it('drift turns numbers into objects, flags into booleans and timestamps into numbers', () => {
     expect(driftBody([{ name: 'DE', total_visits: 3 }])).toEqual([{ name: 'DE', total_visits: { value: 3 } }]);
-    expect(driftBody({ visitor_id: 'v', is_threat: 'True', adblock: 'No', vpn: 'Unknown' })).toEqual({ visitor_id: 'v', is_threat: true, adblock: false, vpn: 'Unknown' });
-    expect(driftBody([{ id: 'v', first_seen: '2026-01-01T00:00:00.000Z' }])).toEqual([{ id: 'v', first_seen: Date.UTC(2026, 0, 1) }]);
+    expect(driftBody({ visitor_id: 'v', is_threat: 'True', adblock: 'No', vpn: 'Unknown' })).toEqual({
+      visitor_id: 'v',
+      is_threat: true,
+      adblock: false,
+      vpn: 'Unknown',
+    });
+    expect(driftBody([{ id: 'v', first_seen: '2026-01-01T00:00:00.000Z' }])).toEqual([
+      { id: 'v', first_seen: Date.UTC(2026, 0, 1) },
+    ]);
     expect(driftBody([])).toEqual([]);
   });
 });

@@ -5,20 +5,22 @@ import { FILTER_OBJECTS, groupsKey, matchesGroups, parseFilterGroups } from '../
 import { computeFacts, type Visit } from '../../src/demo-api/model.js';
 
 let counter = 0;
-function visit(overrides: {
-  country?: [string, string];
-  state?: string;
-  city?: string;
-  url?: string;
-  browser?: string;
-  extensions?: string[];
-  campaign?: string | null;
-  source?: string;
-  visitor?: string;
-  device?: [Visit['device']['type'], string];
-  os?: string;
-  ip?: string;
-} = {}): Visit {
+function visit(
+  overrides: {
+    country?: [string, string];
+    state?: string;
+    city?: string;
+    url?: string;
+    browser?: string;
+    extensions?: string[];
+    campaign?: string | null;
+    source?: string;
+    visitor?: string;
+    device?: [Visit['device']['type'], string];
+    os?: string;
+    ip?: string;
+  } = {},
+): Visit {
   counter++;
   const [country, code] = overrides.country ?? ['Germany', 'DE'];
   return {
@@ -31,7 +33,11 @@ function visit(overrides: {
     timezone: 'Europe/Berlin',
     duration: 30,
     browser: { name: overrides.browser ?? 'Chrome', version: '131.0', extensions: overrides.extensions ?? [] },
-    device: { type: overrides.device?.[0] ?? 'desktop', name: overrides.device?.[1] ?? 'Desktop', os: { name: overrides.os ?? 'Windows', version: '11' } },
+    device: {
+      type: overrides.device?.[0] ?? 'desktop',
+      name: overrides.device?.[1] ?? 'Desktop',
+      os: { name: overrides.os ?? 'Windows', version: '11' },
+    },
     location: { country, country_code: code, state: overrides.state ?? 'Berlin', city: overrides.city ?? 'Berlin' },
     screen: { width: 1920, height: 1080 },
     trafficSource: {
@@ -72,15 +78,47 @@ describe('filter validation', () => {
     ['a group without filters', [{}], /filter_groups\[0\]\.filters must be an array/],
     ['a group with an extra member', [{ filters: [], op: 'and' }], /unknown member 'op'/],
     ['a filter that is a string', [{ filters: ['country=DE'] }], /filters\[0\] must be an object/],
-    ['a filter missing its value', [{ filters: [{ object: 'country', field: 'name', operator: 'contains' }] }], /filters\[0\]\.value is missing/],
-    ['an unknown filter member', [{ filters: [{ ...f('country', 'name', 'contains', 'x'), negate: true }] }], /unknown member 'negate'/],
-    ['an unknown object', [{ filters: [f('planet', 'name', 'contains', 'x')] }], /^unknown filter object 'planet' \(known: country, .*\) at filter_groups\[0\]\.filters\[0\]$/],
-    ['an unknown field', [{ filters: [f('city', 'zip', 'contains', 'x')] }], /unknown field 'zip' for filter object 'city' \(known: name, label\)/],
-    ['an unknown operator', [{ filters: [f('city', 'name', 'equals', 'x')] }], /unknown filter operator 'equals' \(known: contains, is_any_of\)/],
-    ['contains with an array', [{ filters: [f('city', 'name', 'contains', ['x'])] }], /value must be a string for contains/],
-    ['is_any_of with numbers', [{ filters: [f('city', 'name', 'is_any_of', [1, 2])] }], /string or an array of strings for is_any_of/],
+    [
+      'a filter missing its value',
+      [{ filters: [{ object: 'country', field: 'name', operator: 'contains' }] }],
+      /filters\[0\]\.value is missing/,
+    ],
+    [
+      'an unknown filter member',
+      [{ filters: [{ ...f('country', 'name', 'contains', 'x'), negate: true }] }],
+      /unknown member 'negate'/,
+    ],
+    [
+      'an unknown object',
+      [{ filters: [f('planet', 'name', 'contains', 'x')] }],
+      /^unknown filter object 'planet' \(known: country, .*\) at filter_groups\[0\]\.filters\[0\]$/,
+    ],
+    [
+      'an unknown field',
+      [{ filters: [f('city', 'zip', 'contains', 'x')] }],
+      /unknown field 'zip' for filter object 'city' \(known: name, label\)/,
+    ],
+    [
+      'an unknown operator',
+      [{ filters: [f('city', 'name', 'equals', 'x')] }],
+      /unknown filter operator 'equals' \(known: contains, is_any_of\)/,
+    ],
+    [
+      'contains with an array',
+      [{ filters: [f('city', 'name', 'contains', ['x'])] }],
+      /value must be a string for contains/,
+    ],
+    [
+      'is_any_of with numbers',
+      [{ filters: [f('city', 'name', 'is_any_of', [1, 2])] }],
+      /string or an array of strings for is_any_of/,
+    ],
     ['is_any_of with null', [{ filters: [f('city', 'name', 'is_any_of', null)] }], /string or an array of strings/],
-    ['a second group at fault', [{ filters: [] }, { filters: [f('x', 'name', 'contains', 'a')] }], /at filter_groups\[1\]\.filters\[0\]/],
+    [
+      'a second group at fault',
+      [{ filters: [] }, { filters: [f('x', 'name', 'contains', 'a')] }],
+      /at filter_groups\[1\]\.filters\[0\]/,
+    ],
   ])('refuses %s with a 400 that says why', (_name, input, message) => {
     const error = failure(input);
     expect(error.status).toBe(400);
@@ -89,14 +127,20 @@ describe('filter validation', () => {
   });
 
   it('does not accept inherited property names as objects or fields', () => {
-    expect(failure([{ filters: [f('constructor', 'name', 'contains', 'x')] }]).message).toMatch(/unknown filter object/);
+    expect(failure([{ filters: [f('constructor', 'name', 'contains', 'x')] }]).message).toMatch(
+      /unknown filter object/,
+    );
     expect(failure([{ filters: [f('city', 'toString', 'contains', 'x')] }]).message).toMatch(/unknown field/);
   });
 
   it('accepts every documented object and field with both operators', () => {
     for (const [object, fields] of Object.entries(FILTER_OBJECTS)) {
       for (const field of Object.keys(fields)) {
-        expect(() => parseFilterGroups([{ filters: [f(object, field, 'contains', 'a'), f(object, field, 'is_any_of', ['a', 'b'])] }])).not.toThrow();
+        expect(() =>
+          parseFilterGroups([
+            { filters: [f(object, field, 'contains', 'a'), f(object, field, 'is_any_of', ['a', 'b'])] },
+          ]),
+        ).not.toThrow();
       }
     }
   });
@@ -133,9 +177,16 @@ describe('filter matching', () => {
   it('page.name is the path and page.url the URL, both without the query string', () => {
     const v = visit({ url: 'https://www.example-shop.com/products/trail-jacket?utm_source=x&ref=nav' });
     expect(matches([{ filters: [f('page', 'name', 'is_any_of', ['/products/trail-jacket'])] }], v)).toBe(true);
-    expect(matches([{ filters: [f('page', 'url', 'is_any_of', ['https://www.example-shop.com/products/trail-jacket'])] }], v)).toBe(true);
+    expect(
+      matches(
+        [{ filters: [f('page', 'url', 'is_any_of', ['https://www.example-shop.com/products/trail-jacket'])] }],
+        v,
+      ),
+    ).toBe(true);
     expect(matches([{ filters: [f('page', 'url', 'contains', 'utm_source')] }], v)).toBe(false);
-    expect(matches([{ filters: [f('page', 'name', 'is_any_of', ['/'])] }], visit({ url: 'https://www.example-shop.com' }))).toBe(true);
+    expect(
+      matches([{ filters: [f('page', 'name', 'is_any_of', ['/'])] }], visit({ url: 'https://www.example-shop.com' })),
+    ).toBe(true);
   });
 
   it('extension matches when any of the browser extensions does', () => {
@@ -148,7 +199,9 @@ describe('filter matching', () => {
 
   it('a visit without a campaign matches no campaign filter', () => {
     expect(matches([{ filters: [f('campaign', 'name', 'contains', '')] }], visit())).toBe(false);
-    expect(matches([{ filters: [f('campaign', 'name', 'contains', '')] }], visit({ campaign: 'spring_sale' }))).toBe(true);
+    expect(matches([{ filters: [f('campaign', 'name', 'contains', '')] }], visit({ campaign: 'spring_sale' }))).toBe(
+      true,
+    );
   });
 
   it('visitor.name is an alias of visitor.id; ip.address, device and os fields work', () => {
@@ -156,7 +209,20 @@ describe('filter matching', () => {
     expect(matches([{ filters: [f('visitor', 'name', 'is_any_of', ['v_abc'])] }], v)).toBe(true);
     expect(matches([{ filters: [f('visitor', 'id', 'is_any_of', ['v_abc'])] }], v)).toBe(true);
     expect(matches([{ filters: [f('ip', 'address', 'contains', '2A02:')] }], v)).toBe(true);
-    expect(matches([{ filters: [f('device', 'type', 'is_any_of', ['mobile']), f('device', 'name', 'contains', 'pixel'), f('os', 'name', 'is_any_of', 'android')] }], v)).toBe(true);
+    expect(
+      matches(
+        [
+          {
+            filters: [
+              f('device', 'type', 'is_any_of', ['mobile']),
+              f('device', 'name', 'contains', 'pixel'),
+              f('os', 'name', 'is_any_of', 'android'),
+            ],
+          },
+        ],
+        v,
+      ),
+    ).toBe(true);
   });
 
   it('an empty group matches everything; no groups match everything', () => {
@@ -184,10 +250,19 @@ describe('filter matching', () => {
     ];
     const single = (filter: (typeof pool)[number], v: Visit) => matches([{ filters: [filter] }], v);
     fc.assert(
-      fc.property(fc.array(fc.array(fc.constantFrom(...pool), { maxLength: 3 }), { maxLength: 3 }), fc.constantFrom(...visits), (groups, v) => {
-        const expected = groups.length === 0 || groups.some((g) => g.every((filter) => single(filter, v)));
-        return matches(groups.map((filters) => ({ filters })), v) === expected;
-      }),
+      fc.property(
+        fc.array(fc.array(fc.constantFrom(...pool), { maxLength: 3 }), { maxLength: 3 }),
+        fc.constantFrom(...visits),
+        (groups, v) => {
+          const expected = groups.length === 0 || groups.some((g) => g.every((filter) => single(filter, v)));
+          return (
+            matches(
+              groups.map((filters) => ({ filters })),
+              v,
+            ) === expected
+          );
+        },
+      ),
     );
   });
 });

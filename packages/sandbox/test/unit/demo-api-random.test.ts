@@ -26,16 +26,21 @@ describe('Random', () => {
 
   it('int stays inside its inclusive bounds and reaches both ends', () => {
     fc.assert(
-      fc.property(fc.integer(), fc.integer({ min: -1000, max: 1000 }), fc.integer({ min: 0, max: 20 }), (seed, min, width) => {
-        const rng = new Random(seed);
-        const seen = new Set<number>();
-        for (let i = 0; i < 400; i++) {
-          const n = rng.int(min, min + width);
-          if (!Number.isInteger(n) || n < min || n > min + width) return false;
-          seen.add(n);
-        }
-        return width > 8 || (seen.has(min) && seen.has(min + width));
-      }),
+      fc.property(
+        fc.integer(),
+        fc.integer({ min: -1000, max: 1000 }),
+        fc.integer({ min: 0, max: 20 }),
+        (seed, min, width) => {
+          const rng = new Random(seed);
+          const seen = new Set<number>();
+          for (let i = 0; i < 400; i++) {
+            const n = rng.int(min, min + width);
+            if (!Number.isInteger(n) || n < min || n > min + width) return false;
+            seen.add(n);
+          }
+          return width > 8 || (seen.has(min) && seen.has(min + width));
+        },
+      ),
     );
   });
 
@@ -49,14 +54,24 @@ describe('Random', () => {
 
   it('weighted picks follow the weights', () => {
     const rng = new Random(3);
-    const table = new WeightedTable([['a', 1], ['b', 3], ['never', 0]] as const);
+    const table = new WeightedTable([
+      ['a', 1],
+      ['b', 3],
+      ['never', 0],
+    ] as const);
     let b = 0;
     let linearB = 0;
     for (let i = 0; i < 20_000; i++) {
       const x = table.sample(rng);
       expect(x).not.toBe('never');
       if (x === 'b') b++;
-      if (rng.weighted([['a', 1], ['b', 3]] as const) === 'b') linearB++;
+      if (
+        rng.weighted([
+          ['a', 1],
+          ['b', 3],
+        ] as const) === 'b'
+      )
+        linearB++;
     }
     expect(b / 20_000).toBeGreaterThan(0.73);
     expect(b / 20_000).toBeLessThan(0.77);
@@ -68,7 +83,11 @@ describe('Random', () => {
     fc.assert(
       fc.property(fc.integer(), fc.uniqueArray(fc.string(), { maxLength: 10 }), fc.nat(12), (seed, items, count) => {
         const picked = new Random(seed).sample(items, count);
-        return picked.length === Math.min(count, items.length) && new Set(picked).size === picked.length && picked.every((p) => items.includes(p));
+        return (
+          picked.length === Math.min(count, items.length) &&
+          new Set(picked).size === picked.length &&
+          picked.every((p) => items.includes(p))
+        );
       }),
     );
   });

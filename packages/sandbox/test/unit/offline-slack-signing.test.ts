@@ -40,6 +40,8 @@ describe('offline Slack request signing', () => {
     expect(verifySignature(SECRET, BODY, headers, TIMESTAMP + 300)).toBe(true);
     expect(verifySignature(SECRET, BODY, headers, TIMESTAMP + 301)).toBe(false);
     expect(verifySignature('wrong', BODY, headers, TIMESTAMP)).toBe(false);
-    expect(verifySignature(SECRET, BODY, { signature: undefined, timestamp: String(TIMESTAMP) }, TIMESTAMP)).toBe(false);
+    expect(verifySignature(SECRET, BODY, { signature: undefined, timestamp: String(TIMESTAMP) }, TIMESTAMP)).toBe(
+      false,
+    );
   });
 });

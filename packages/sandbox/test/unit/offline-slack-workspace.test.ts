@@ -45,7 +45,12 @@ describe('offline Slack workspace', () => {
     const nested = ws.post({ channel: 'C_GENERAL', text: 'reply to reply', threadTs: reply.ts });
     const eph = ws.post({ channel: 'C_GENERAL', text: 'just you', ephemeralTo: 'U_ALICE' });
     expect(nested.thread_ts).toBe(parent.ts);
-    expect(parent).toMatchObject({ thread_ts: parent.ts, reply_count: 2, reply_users: ['U_BOB', 'U_LOOKOUT_BOT'], latest_reply: nested.ts });
+    expect(parent).toMatchObject({
+      thread_ts: parent.ts,
+      reply_count: 2,
+      reply_users: ['U_BOB', 'U_LOOKOUT_BOT'],
+      latest_reply: nested.ts,
+    });
     expect(ws.visibleMessages('C_GENERAL').map((m) => m.text)).toEqual(['parent']);
     expect(ws.visibleMessages('C_GENERAL', 'U_ALICE').map((m) => m.text)).toEqual(['parent', 'just you']);
     expect(ws.thread('C_GENERAL', parent.ts).map((m) => m.text)).toEqual(['parent', 'reply', 'reply to reply']);
@@ -56,13 +61,31 @@ describe('offline Slack workspace', () => {
     expect(parent).toMatchObject({ text: 'edited', updates: 1 });
     ws.remove('C_GENERAL', reply.ts);
     expect(parent.reply_count).toBe(1);
-    expect(changes).toEqual(['message', 'message', 'update', 'message', 'update', 'message', 'update', 'delete', 'update']);
+    expect(changes).toEqual([
+      'message',
+      'message',
+      'update',
+      'message',
+      'update',
+      'message',
+      'update',
+      'delete',
+      'update',
+    ]);
   });
 
   it('fills in missing block_ids and action_ids as Slack does', () => {
     const [section, actions] = normalizeBlocks([
-      { type: 'section', text: { type: 'mrkdwn', text: 'a' }, accessory: { type: 'button', text: { type: 'plain_text', text: 'b' } } },
-      { type: 'actions', block_id: 'mine', elements: [{ type: 'button', action_id: 'keep', text: { type: 'plain_text', text: 'c' } }] },
+      {
+        type: 'section',
+        text: { type: 'mrkdwn', text: 'a' },
+        accessory: { type: 'button', text: { type: 'plain_text', text: 'b' } },
+      },
+      {
+        type: 'actions',
+        block_id: 'mine',
+        elements: [{ type: 'button', action_id: 'keep', text: { type: 'plain_text', text: 'c' } }],
+      },
     ]);
     expect(section?.block_id).toMatch(/^[A-Za-z0-9]{5}$/);
     expect((section?.accessory as { action_id?: string }).action_id).toMatch(/^[a-z0-9]{5}$/);

@@ -30,7 +30,12 @@ export function navigate(reports: ReportService) {
     const query = await targetOf(reports, args);
     if (query === 'stale') return tell(staleMessage());
     if ('error' in query) return tell(usageMessage(query.error, TRAFFIC_USAGE));
-    const answer = await reports.answer(query, { channelId: args.body.channel?.id, ephemeral: true, user: args.body.user.id, log });
+    const answer = await reports.answer(query, {
+      channelId: args.body.channel?.id,
+      ephemeral: true,
+      user: args.body.user.id,
+      log,
+    });
     return tell(answer.message);
   };
 }
@@ -40,9 +45,19 @@ export function share(reports: ReportService) {
   return async (args: ActionArgs, { log, tell }: Handling) => {
     const query = await reports.refs.resolve(buttonValue(args));
     if (!query) return tell(staleMessage());
-    const answer = await reports.answer(query, { channelId: args.body.channel?.id, ephemeral: false, user: args.body.user.id, sharedBy: args.body.user.id, log });
+    const answer = await reports.answer(query, {
+      channelId: args.body.channel?.id,
+      ephemeral: false,
+      user: args.body.user.id,
+      sharedBy: args.body.user.id,
+      log,
+    });
     if (!answer.ok) return tell(answer.message);
-    await postToResponseUrl(args.body.response_url, { ...answer.message, response_type: 'in_channel', replace_original: false });
+    await postToResponseUrl(args.body.response_url, {
+      ...answer.message,
+      response_type: 'in_channel',
+      replace_original: false,
+    });
     return postToResponseUrl(args.body.response_url, { delete_original: true });
   };
 }

@@ -9,7 +9,8 @@ import { openModal, removeFilter, submitModal } from './modals.js';
 /** Every button, menu and modal of a report answer (/traffic itself: traffic.ts). */
 export function registerReports(app: Routes, reports: ReportService, cards: VisitorCards): void {
   // Answers go in place of an ephemeral message; under a shared one, to the clicker alone.
-  for (const id of [ACTIONS.prev, ACTIONS.next, ACTIONS.range, ACTIONS.sort]) app.handle(id, navigate(reports), 'in place if ephemeral');
+  for (const id of [ACTIONS.prev, ACTIONS.next, ACTIONS.range, ACTIONS.sort])
+    app.handle(id, navigate(reports), 'in place if ephemeral');
   app.handle(ACTIONS.share, share(reports), 'replace');
   app.handle(ACTIONS.inspect, inspect(reports, cards));
   app.handle(ACTIONS.filter, openModal(reports, 'filter'), 'replace');

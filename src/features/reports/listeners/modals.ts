@@ -4,7 +4,13 @@ import { withoutFilter } from '../../../kernel/query.js';
 import { LIMITS } from '../../../platform/slack/kit/limits.js';
 import { problemMessage, staleMessage } from '../../../platform/slack/kit/messages.js';
 import { guarded, postToResponseUrl, requestLog } from '../../../platform/slack/respond.js';
-import { buttonValue, isEphemeral, type ActionArgs, type Handling, type ViewArgs } from '../../../platform/slack/routes.js';
+import {
+  buttonValue,
+  isEphemeral,
+  type ActionArgs,
+  type Handling,
+  type ViewArgs,
+} from '../../../platform/slack/routes.js';
 import {
   decodeContext,
   DRILL_INPUTS,
@@ -19,10 +25,18 @@ import {
 import type { ReportService } from '../service.js';
 
 /** A Remove button's value: `group:filter`, both small indexes. */
-const FILTER_INDEX = z.string().regex(/^\d{1,2}:\d{1,2}$/).transform((v) => v.split(':').map(Number) as [number, number]);
+const FILTER_INDEX = z
+  .string()
+  .regex(/^\d{1,2}:\d{1,2}$/)
+  .transform((v) => v.split(':').map(Number) as [number, number]);
 
 function contextOf(reports: ReportService, args: ActionArgs, ref: string): ModalContext {
-  const context = { ref, responseUrl: args.body.response_url, replaceOriginal: isEphemeral(args.body), channelId: args.body.channel?.id };
+  const context = {
+    ref,
+    responseUrl: args.body.response_url,
+    replaceOriginal: isEphemeral(args.body),
+    channelId: args.body.channel?.id,
+  };
   return { ...context, tag: reports.seal.tag(sealedPart(context)) };
 }
 
@@ -34,13 +48,23 @@ export function openModal(reports: ReportService, kind: 'filter' | 'drill') {
     if (!query || !ref) return tell(staleMessage());
     const def = reports.catalog[query.report];
     const context = contextOf(reports, args, ref);
-    if (kind === 'filter') return args.client.views.open({ trigger_id: args.body.trigger_id, view: filterModal(def, query, context) });
-    const opened = await args.client.views.open({ trigger_id: args.body.trigger_id, view: drillModal(reports.catalog, def, undefined, context) });
+    if (kind === 'filter')
+      return args.client.views.open({ trigger_id: args.body.trigger_id, view: filterModal(def, query, context) });
+    const opened = await args.client.views.open({
+      trigger_id: args.body.trigger_id,
+      view: drillModal(reports.catalog, def, undefined, context),
+    });
     if (!opened.view?.id) return;
     const fetched = await reports.rows(query, context.channelId, log, args.body.user.id);
     const view = !fetched.ok
       ? drillModal(reports.catalog, def, undefined, context, fetched.problem)
-      : drillModal(reports.catalog, def, fetched.rows, context, fetched.rows.length > 0 ? undefined : 'There are no rows on this page to drill into.');
+      : drillModal(
+          reports.catalog,
+          def,
+          fetched.rows,
+          context,
+          fetched.rows.length > 0 ? undefined : 'There are no rows on this page to drill into.',
+        );
     return args.client.views.update({ view_id: opened.view.id, view });
   };
 }
@@ -56,7 +80,11 @@ export function removeFilter(reports: ReportService) {
     const next = withoutFilter(query, ...which.data);
     const ref = await reports.refs.ref(next, LIMITS.buttonValue);
     const nextContext = { ...context, ref, tag: reports.seal.tag(sealedPart({ ...context, ref })) };
-    return args.client.views.update({ view_id: view.id, hash: view.hash, view: filterModal(reports.catalog[next.report], next, nextContext) });
+    return args.client.views.update({
+      view_id: view.id,
+      hash: view.hash,
+      view: filterModal(reports.catalog[next.report], next, nextContext),
+    });
   };
 }
 
@@ -68,7 +96,10 @@ export function submitModal(reports: ReportService, kind: 'filter' | 'drill') {
     const context = decodeContext(view.private_metadata, reports.seal);
     const query = context ? await reports.refs.resolve(context.ref) : null;
     if (!context || !query) {
-      await ack({ response_action: 'errors', errors: { [firstBlock]: 'This form is too old. Close it and run the command again.' } });
+      await ack({
+        response_action: 'errors',
+        errors: { [firstBlock]: 'This form is too old. Close it and run the command again.' },
+      });
       return;
     }
     const form = kind === 'filter' ? readFilterForm(view.state.values, query) : readDrillForm(view.state.values);
@@ -78,14 +109,27 @@ export function submitModal(reports: ReportService, kind: 'filter' | 'drill') {
     }
     await ack();
     const answer = async (next: ReportQuery) => {
-      const result = await reports.answer(next, { channelId: context.channelId, ephemeral: true, user: body.user.id, log });
-      await postToResponseUrl(context.responseUrl, { ...result.message, response_type: 'ephemeral', replace_original: context.replaceOriginal });
+      const result = await reports.answer(next, {
+        channelId: context.channelId,
+        ephemeral: true,
+        user: body.user.id,
+        log,
+      });
+      await postToResponseUrl(context.responseUrl, {
+        ...result.message,
+        response_type: 'ephemeral',
+        replace_original: context.replaceOriginal,
+      });
     };
     await guarded(log, `apply ${kind}`, undefined, async () => {
       if ('query' in form) return answer(form.query);
       const drilled = await reports.drill(query, form.row, form.report, context.channelId, body.user.id);
       if (drilled.ok) return answer(drilled.query);
-      await postToResponseUrl(context.responseUrl, { ...problemMessage(drilled.problem), response_type: 'ephemeral', replace_original: false });
+      await postToResponseUrl(context.responseUrl, {
+        ...problemMessage(drilled.problem),
+        response_type: 'ephemeral',
+        replace_original: false,
+      });
     });
   };
 }

@@ -25,8 +25,17 @@ export function registerTraffic(app: Routes, reports: ReportService, { subcomman
         return byWord.get(parsed.name)?.run({ command, client, args: parsed.args, reply, log });
       case 'report': {
         const shared = parsed.query.public === true;
-        const answer = await reports.answer(parsed.query, { channelId: command.channel_id, ephemeral: !shared, user: command.user_id, ...(shared ? { sharedBy: command.user_id } : {}), log });
-        return postToResponseUrl(command.response_url, { ...answer.message, response_type: shared && answer.ok ? 'in_channel' : 'ephemeral' });
+        const answer = await reports.answer(parsed.query, {
+          channelId: command.channel_id,
+          ephemeral: !shared,
+          user: command.user_id,
+          ...(shared ? { sharedBy: command.user_id } : {}),
+          log,
+        });
+        return postToResponseUrl(command.response_url, {
+          ...answer.message,
+          response_type: shared && answer.ok ? 'in_channel' : 'ephemeral',
+        });
       }
     }
   });

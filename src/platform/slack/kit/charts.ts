@@ -3,7 +3,15 @@ import type { Block } from '@slack/types';
 import { formatSpan } from '../../../kernel/dates.js';
 import { formatCount, formatDelta } from '../../../kernel/format.js';
 import { neutralize } from '../../../kernel/text.js';
-import { grainLabel, metricLabel, type Bucket, type Grain, type Series, type Trend, type TrendMetric } from '../../../kernel/trend.js';
+import {
+  grainLabel,
+  metricLabel,
+  type Bucket,
+  type Grain,
+  type Series,
+  type Trend,
+  type TrendMetric,
+} from '../../../kernel/trend.js';
 import { escapeMrkdwn } from './escape.js';
 import { clip, LIMITS } from './limits.js';
 
@@ -12,7 +20,11 @@ export interface ChartBlock extends Block {
   type: 'data_visualization';
   title: string;
   chart:
-    | { type: 'line' | 'area' | 'bar'; series: { name: string; data: { label: string; value: number }[] }[]; axis_config: { categories: string[]; x_label?: string; y_label?: string } }
+    | {
+        type: 'line' | 'area' | 'bar';
+        series: { name: string; data: { label: string; value: number }[] }[];
+        axis_config: { categories: string[]; x_label?: string; y_label?: string };
+      }
     | { type: 'pie'; segments: { label: string; value: number }[] };
 }
 
@@ -44,12 +56,22 @@ export function distinctLabels(names: readonly string[]): string[] {
     used.set(l, n);
     if (n === 1) return l;
     const suffix = ` (${n})`;
-    return `${Array.from(l).slice(0, max - suffix.length).join('')}${suffix}`;
+    return `${Array.from(l)
+      .slice(0, max - suffix.length)
+      .join('')}${suffix}`;
   });
 }
 
 /** This period against the previous one, bucket by bucket, on this period's x-axis. */
-export function trendChart(title: string, metric: TrendMetric, buckets: readonly Bucket[], current: Series, previous: Series, grain: Grain, begun = buckets.length): ChartBlock {
+export function trendChart(
+  title: string,
+  metric: TrendMetric,
+  buckets: readonly Bucket[],
+  current: Series,
+  previous: Series,
+  grain: Grain,
+  begun = buckets.length,
+): ChartBlock {
   // Hours and days that have not happened are not drawn (as zeros they would read as a fall).
   const categories = buckets.slice(0, Math.max(1, begun)).map((b) => chartLabel(b.label));
   const points = (values: readonly number[]) => categories.map((c, i) => ({ label: c, value: values[i] ?? 0 }));
@@ -73,15 +95,19 @@ export function trendFigures(metric: TrendMetric, trend: Trend): string {
   const unit = trend.plan.grain;
   const { current, previous } = trend;
   const change = formatDelta(current.total, previous.total);
-  const parts = [`*${formatCount(current.total)} ${noun}*${trend.plan.clipped ? ` in the last ${trend.plan.buckets.length} weeks` : ''}`];
+  const parts = [
+    `*${formatCount(current.total)} ${noun}*${trend.plan.clipped ? ` in the last ${trend.plan.buckets.length} weeks` : ''}`,
+  ];
   const before = trend.plan.previous;
   const period = `the previous period, ${formatSpan(before[0]!.startDate, before.at(-1)!.endDate)}`;
   const was = `${period} (${formatCount(previous.total)})`;
-  parts.push(change === '–' ? `the same as ${was}` : change === 'new' ? `up from none in ${period}` : `${change} against ${was}`);
+  parts.push(
+    change === '–' ? `the same as ${was}` : change === 'new' ? `up from none in ${period}` : `${change} against ${was}`,
+  );
   let line = parts.join(', ') + '.';
-  if (current.peak) line += ` Busiest ${unit}: ${escapeMrkdwn(current.peak.label)} with ${formatCount(current.peak.value)}.`;
+  if (current.peak)
+    line += ` Busiest ${unit}: ${escapeMrkdwn(current.peak.label)} with ${formatCount(current.peak.value)}.`;
   if (trend.partial) line += ` The last ${unit} is not over yet.`;
   if (metric === 'unique') line += ` A visitor seen in two ${unit}s counts in each.`;
   return line;
 }
-

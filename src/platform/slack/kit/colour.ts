@@ -20,7 +20,12 @@ export const LEVEL_COLOURS: Record<Level, string> = {
   neutral: '#9E9EA6',
 };
 
-const VERDICT_LEVELS: Record<string, Level> = { Threat: 'error', Suspicious: 'warning', Human: 'success', Unknown: 'info' };
+const VERDICT_LEVELS: Record<string, Level> = {
+  Threat: 'error',
+  Suspicious: 'warning',
+  Human: 'success',
+  Unknown: 'info',
+};
 const SEVERITY_LEVELS: Record<string, Level> = { high: 'error', medium: 'warning', low: 'info' };
 
 export function verdictLevel(verdict: string): Level {
@@ -48,7 +53,8 @@ export function colourBar(level: Level, blocks: KnownBlock[]): MessageAttachment
  * order, into one coloured bar.
  */
 export function inColour(message: SlackMessage, level: Level, withTop: readonly string[] = []): SlackMessage {
-  const inBar = (b: MessageBlock): b is KnownBlock => attachable(b) && !(b.block_id !== undefined && withTop.includes(b.block_id));
+  const inBar = (b: MessageBlock): b is KnownBlock =>
+    attachable(b) && !(b.block_id !== undefined && withTop.includes(b.block_id));
   const top = message.blocks.filter((b) => !inBar(b));
   const bar = message.blocks.filter(inBar);
   if (bar.length === 0) return message;

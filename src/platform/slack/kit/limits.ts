@@ -15,7 +15,9 @@ const ELLIPSIS = '…';
  */
 export function clipMrkdwn(text: string, max: number): string {
   if (Array.from(text).length <= max) return text;
-  let cut = Array.from(text).slice(0, Math.max(0, max - 1)).join('');
+  let cut = Array.from(text)
+    .slice(0, Math.max(0, max - 1))
+    .join('');
   cut = cut.replace(/&[a-z]*$/i, '');
   const open = cut.lastIndexOf('<');
   if (open > cut.lastIndexOf('>')) cut = cut.slice(0, open);

@@ -35,12 +35,19 @@ export type Said = string | readonly (string | { channel: string })[];
 
 function said(parts: Said, escape: (text: string) => string): string {
   if (typeof parts === 'string') return escape(parts);
-  return parts.map((p) => (typeof p === 'string' ? escape(p) : CHANNEL_ID.test(p.channel) ? `<#${p.channel}>` : escape(p.channel))).join('');
+  return parts
+    .map((p) =>
+      typeof p === 'string' ? escape(p) : CHANNEL_ID.test(p.channel) ? `<#${p.channel}>` : escape(p.channel),
+    )
+    .join('');
 }
 
 /** A plain confirmation: words are escaped, channels shown as links. */
 export function infoMessage(text: Said): SlackMessage {
-  return { text: said(text, (t) => fallbackText(t)), blocks: [{ type: 'section', text: mrkdwn(`:white_check_mark: ${said(text, escapeMrkdwn)}`) }] };
+  return {
+    text: said(text, (t) => fallbackText(t)),
+    blocks: [{ type: 'section', text: mrkdwn(`:white_check_mark: ${said(text, escapeMrkdwn)}`) }],
+  };
 }
 
 /** A parse error: what was wrong (a one-liner from a feature's parser) and the usage line. */
@@ -80,7 +87,10 @@ export function channelRefusedNotice(what: string, channelId: string, reason: st
     text: `${fallbackText(`Lookout could not post ${what} in`)} <#${channelId}> ${fallbackText(`(Slack said ${reason}). ${fix}`)}`,
     blocks: [
       { type: 'section', text: mrkdwn(`:warning: ${line}`) },
-      { type: 'context', elements: [mrkdwn(escapeMrkdwn(`Invite Lookout to the channel (or unarchive it), or ${fix}`))] },
+      {
+        type: 'context',
+        elements: [mrkdwn(escapeMrkdwn(`Invite Lookout to the channel (or unarchive it), or ${fix}`))],
+      },
     ],
   };
 }

@@ -34,7 +34,15 @@ function textOf(value: unknown): string {
   return '';
 }
 
-const section = (text: string): Json => ({ type: 'section', text: { type: 'mrkdwn', text: Array.from(text || ' ').slice(0, LIMITS.sectionText).join('') } });
+const section = (text: string): Json => ({
+  type: 'section',
+  text: {
+    type: 'mrkdwn',
+    text: Array.from(text || ' ')
+      .slice(0, LIMITS.sectionText)
+      .join(''),
+  },
+});
 
 /** A chart's figures in words: its title, then each series' or segment's values. */
 export function chartAsText(block: Json): string {
@@ -42,7 +50,8 @@ export function chartAsText(block: Json): string {
   const title = typeof block.title === 'string' ? `*${block.title}*` : '*Chart*';
   const lines: string[] = [];
   if (Array.isArray(chart.segments)) {
-    for (const s of chart.segments) if (isRecord(s)) lines.push(`${String(s.label)}: ${formatCount(Number(s.value) || 0)}`);
+    for (const s of chart.segments)
+      if (isRecord(s)) lines.push(`${String(s.label)}: ${formatCount(Number(s.value) || 0)}`);
   } else if (Array.isArray(chart.series)) {
     for (const s of chart.series) {
       if (!isRecord(s) || !Array.isArray(s.data)) continue;
@@ -88,7 +97,13 @@ function cutTable(block: Json, maxRows: number, maxChars: number): { block: Json
   return { block: { ...block, rows: rows.slice(0, keep) }, cut: rows.length - keep };
 }
 
-function fitBlocks(blocks: unknown[], surface: Surface, where: string, changes: string[], inAttachment = false): unknown[] {
+function fitBlocks(
+  blocks: unknown[],
+  surface: Surface,
+  where: string,
+  changes: string[],
+  inAttachment = false,
+): unknown[] {
   let charts = 0;
   let tables = 0;
   const out: unknown[] = [];
@@ -100,12 +115,16 @@ function fitBlocks(blocks: unknown[], surface: Surface, where: string, changes: 
     const rule = (BLOCK_RULES as Record<string, { surfaces: readonly Surface[]; inAttachments: boolean }>)[b.type];
     const allowed = rule !== undefined && rule.surfaces.includes(surface) && (!inAttachment || rule.inAttachments);
     if (rule && !allowed) {
-      changes.push(`${where}[${i}]: the ${b.type} block may not go ${inAttachment ? 'in an attachment' : `in a ${surface}`}; sent as text`);
+      changes.push(
+        `${where}[${i}]: the ${b.type} block may not go ${inAttachment ? 'in an attachment' : `in a ${surface}`}; sent as text`,
+      );
       out.push(replacement(b));
       continue;
     }
     if (b.type === 'data_visualization' && ++charts > LIMITS.chartsPerMessage) {
-      changes.push(`${where}[${i}]: chart ${charts} of a message (Slack takes ${LIMITS.chartsPerMessage}); sent as its figures in text`);
+      changes.push(
+        `${where}[${i}]: chart ${charts} of a message (Slack takes ${LIMITS.chartsPerMessage}); sent as its figures in text`,
+      );
       out.push(section(chartAsText(b)));
       continue;
     }
@@ -115,12 +134,17 @@ function fitBlocks(blocks: unknown[], surface: Surface, where: string, changes: 
       continue;
     }
     if (b.type === 'table' || b.type === 'data_table') {
-      const maxRows = (b.type === 'table' ? LIMITS.tableRows : LIMITS.dataTableRows + 1);
+      const maxRows = b.type === 'table' ? LIMITS.tableRows : LIMITS.dataTableRows + 1;
       const maxChars = b.type === 'table' ? LIMITS.tableChars : LIMITS.dataTableChars;
       const { block, cut } = cutTable(b, maxRows, maxChars);
       if (cut > 0) {
-        changes.push(`${where}[${i}]: a ${b.type} over Slack's limits (${maxRows} rows, ${formatCount(maxChars)} characters); ${cut} rows left out`);
-        out.push(block, { type: 'context', elements: [{ type: 'mrkdwn', text: `…${counted(cut, 'more row')} not shown here.` }] });
+        changes.push(
+          `${where}[${i}]: a ${b.type} over Slack's limits (${maxRows} rows, ${formatCount(maxChars)} characters); ${cut} rows left out`,
+        );
+        out.push(block, {
+          type: 'context',
+          elements: [{ type: 'mrkdwn', text: `…${counted(cut, 'more row')} not shown here.` }],
+        });
         continue;
       }
     }
@@ -128,7 +152,9 @@ function fitBlocks(blocks: unknown[], surface: Surface, where: string, changes: 
   }
   const max = surface === 'message' ? LIMITS.messageBlocks : LIMITS.viewBlocks;
   if (out.length > max) {
-    changes.push(`${where}: ${out.length} blocks (Slack takes ${max} in a ${surface}); the last kept, ${out.length - max} before it left out`);
+    changes.push(
+      `${where}: ${out.length} blocks (Slack takes ${max} in a ${surface}); the last kept, ${out.length - max} before it left out`,
+    );
     return [...out.slice(0, max - 1), out[out.length - 1]];
   }
   return out;
@@ -141,7 +167,9 @@ export function fitMessage(message: OutgoingMessage): Fitted<OutgoingMessage> {
   if (Array.isArray(message.blocks)) value.blocks = fitBlocks(message.blocks, 'message', 'blocks', changes);
   if (Array.isArray(message.attachments)) {
     value.attachments = message.attachments.map((a, i) =>
-      isRecord(a) && Array.isArray(a.blocks) ? { ...a, blocks: fitBlocks(a.blocks, 'message', `attachments[${i}].blocks`, changes, true) } : a,
+      isRecord(a) && Array.isArray(a.blocks)
+        ? { ...a, blocks: fitBlocks(a.blocks, 'message', `attachments[${i}].blocks`, changes, true) }
+        : a,
     );
   }
   const checked = validateMessage({ blocks: value.blocks, attachments: value.attachments });

@@ -13,14 +13,33 @@ const COMMANDS = [
   },
   { name: '/visitor', hint: '<visitor_id> [visit <visit_id>]', description: 'Is this visitor a threat, and why?' },
 ];
-const REPORTS = ['sources', 'channels', 'campaigns', 'pages', 'countries', 'states', 'cities', 'browsers', 'devices', 'os', 'extensions', 'visitors', 'visits'];
+const REPORTS = [
+  'sources',
+  'channels',
+  'campaigns',
+  'pages',
+  'countries',
+  'states',
+  'cities',
+  'browsers',
+  'devices',
+  'os',
+  'extensions',
+  'visitors',
+  'visits',
+];
 const RANGES = ['today', 'yesterday', 'last7d', 'last30d', 'last90d', 'mtd', 'lastmonth', 'ytd', 'all'];
 const SUBCOMMANDS = {
   digest: ['add', 'list', 'remove', 'pause', 'resume', 'preview'],
   alerts: ['on', 'off', 'status', 'mute', 'unmute'],
   help: ['reports', 'ranges', 'filters', 'sort', 'examples', 'digest', 'alerts'],
 };
-const TRAFFIC_WORDS = [...REPORTS.map((r) => [r, 'report']), ['digest', 'scheduled digests'], ['alerts', 'threat alerts'], ['help', 'how to use /traffic']];
+const TRAFFIC_WORDS = [
+  ...REPORTS.map((r) => [r, 'report']),
+  ['digest', 'scheduled digests'],
+  ['alerts', 'threat alerts'],
+  ['help', 'how to use /traffic'],
+];
 const EXAMPLES = [
   '/traffic sources last7d',
   '/traffic pages last30d page~/blog by duration',
@@ -54,7 +73,8 @@ const $ = (id) => document.getElementById(id);
 
 const ICONS = {
   eye: 'M1.5 10S4.7 4.5 10 4.5 18.5 10 18.5 10 15.3 15.5 10 15.5 1.5 10 1.5 10Zm8.5 3a3 3 0 1 0 0-6 3 3 0 0 0 0 6Z',
-  reply: 'M3 4.5A1.5 1.5 0 0 1 4.5 3h11A1.5 1.5 0 0 1 17 4.5v8a1.5 1.5 0 0 1-1.5 1.5H8l-4 3v-3h.5A1.5 1.5 0 0 1 3 12.5v-8Z',
+  reply:
+    'M3 4.5A1.5 1.5 0 0 1 4.5 3h11A1.5 1.5 0 0 1 17 4.5v8a1.5 1.5 0 0 1-1.5 1.5H8l-4 3v-3h.5A1.5 1.5 0 0 1 3 12.5v-8Z',
 };
 
 /** A small stroked icon (the UI's own chrome: no emoji font needed). */
@@ -223,7 +243,10 @@ function renderMe() {
 
 function remember() {
   if (location.pathname !== '/') return;
-  const params = new URLSearchParams({ channel: channelOf(state.channel)?.name ?? '', user: userOf(state.user)?.name ?? '' });
+  const params = new URLSearchParams({
+    channel: channelOf(state.channel)?.name ?? '',
+    user: userOf(state.user)?.name ?? '',
+  });
   history.replaceState(null, '', `/?${params}`);
 }
 
@@ -267,7 +290,8 @@ function renderHome(view) {
     users: state.workspace.users.filter((u) => !u.is_bot),
     channels: state.workspace.channels,
     state: {},
-    onAction: (element, blockId, value) => sendAction({ home: true, block_id: blockId, action_id: element.action_id, value }),
+    onAction: (element, blockId, value) =>
+      sendAction({ home: true, block_id: blockId, action_id: element.action_id, value }),
   };
   $('home-panel').replaceChildren(renderBlocks(view.blocks ?? [], ctx));
 }
@@ -299,7 +323,10 @@ async function loadChannel() {
   state.loading = true;
   state.pending = [];
   try {
-    const data = await api('GET', `/ui/state?channel=${encodeURIComponent(state.channel)}&user=${encodeURIComponent(state.user)}`);
+    const data = await api(
+      'GET',
+      `/ui/state?channel=${encodeURIComponent(state.channel)}&user=${encodeURIComponent(state.user)}`,
+    );
     if (token !== state.loads) return;
     state.messages = data.messages;
     setViews(data.views);
@@ -319,7 +346,10 @@ const compareTs = (a, b) => Number(a.ts) - Number(b.ts) || a.ts.localeCompare(b.
 
 /** Newer wins: more updates, or as many and more replies. */
 function newer(incoming, existing) {
-  return incoming.updates > existing.updates || (incoming.updates === existing.updates && (incoming.reply_count ?? 0) >= (existing.reply_count ?? 0));
+  return (
+    incoming.updates > existing.updates ||
+    (incoming.updates === existing.updates && (incoming.reply_count ?? 0) >= (existing.reply_count ?? 0))
+  );
 }
 
 function upsert(list, m) {
@@ -335,7 +365,11 @@ function upsert(list, m) {
 }
 
 function receive(m, fresh) {
-  if (state.thread && m.channel === state.thread.channel && (m.ts === state.thread.ts || m.thread_ts === state.thread.ts)) {
+  if (
+    state.thread &&
+    m.channel === state.thread.channel &&
+    (m.ts === state.thread.ts || m.thread_ts === state.thread.ts)
+  ) {
     if (upsert(state.thread.messages, m)) renderThread({ toBottom: fresh });
   }
   if (m.channel !== state.channel) {
@@ -375,7 +409,8 @@ function dayLabel(date) {
   return date.toLocaleDateString(undefined, { weekday: 'long', month: 'long', day: 'numeric' });
 }
 
-const timeOf = (ts) => new Date(Number(ts) * 1000).toLocaleTimeString(undefined, { hour: 'numeric', minute: '2-digit' });
+const timeOf = (ts) =>
+  new Date(Number(ts) * 1000).toLocaleTimeString(undefined, { hour: 'numeric', minute: '2-digit' });
 
 function stickToBottom(list, toBottom, render) {
   const atBottom = list.scrollHeight - list.scrollTop - list.clientHeight < 120;
@@ -417,7 +452,13 @@ function channelIntro(empty) {
   const c = channelOf(state.channel);
   const box = el('div', 'intro');
   box.append(el('h2', null, `# ${c?.name ?? ''}`));
-  box.append(el('p', null, `This is the very beginning of the #${c?.name ?? ''} channel.${empty ? ' Ask Lookout something: pick an example below, or type / to see the commands.' : ''}`));
+  box.append(
+    el(
+      'p',
+      null,
+      `This is the very beginning of the #${c?.name ?? ''} channel.${empty ? ' Ask Lookout something: pick an example below, or type / to see the commands.' : ''}`,
+    ),
+  );
   return box;
 }
 
@@ -448,7 +489,8 @@ function messageNode(m, where) {
     users: state.workspace.users.filter((u) => !u.is_bot),
     channels: state.workspace.channels,
     state: m.state,
-    onAction: (element, blockId, value) => sendAction({ channel: m.channel, ts: m.ts, block_id: blockId, action_id: element.action_id, value }),
+    onAction: (element, blockId, value) =>
+      sendAction({ channel: m.channel, ts: m.ts, block_id: blockId, action_id: element.action_id, value }),
   };
   const body = el('div', 'message-body');
   if (Array.isArray(m.blocks) && m.blocks.length > 0) body.append(renderBlocks(m.blocks, ctx));
@@ -510,7 +552,10 @@ async function sendAction(body) {
 
 async function openThread(channel, ts) {
   try {
-    const data = await api('GET', `/ui/thread?channel=${encodeURIComponent(channel)}&ts=${encodeURIComponent(ts)}&user=${encodeURIComponent(state.user)}`);
+    const data = await api(
+      'GET',
+      `/ui/thread?channel=${encodeURIComponent(channel)}&ts=${encodeURIComponent(ts)}&user=${encodeURIComponent(state.user)}`,
+    );
     state.thread = { channel, ts, messages: data.messages };
     $('thread-panel').hidden = false;
     $('thread-channel').textContent = `# ${channelOf(channel)?.name ?? channel}`;
@@ -562,7 +607,10 @@ function renderModal() {
   // Where the person was typing, to put the caret back after the view is drawn anew.
   const active = root.contains(document.activeElement) ? document.activeElement : null;
   const refocus = active?.closest('[data-block-id]')
-    ? { block: active.closest('[data-block-id]').dataset.blockId, caret: typeof active.selectionStart === 'number' ? active.selectionStart : null }
+    ? {
+        block: active.closest('[data-block-id]').dataset.blockId,
+        caret: typeof active.selectionStart === 'number' ? active.selectionStart : null,
+      }
     : null;
   const draft = state.drafts.get(view.id) ?? {};
   state.drafts.set(view.id, draft);
@@ -606,7 +654,8 @@ function renderModal() {
       const error = block?.querySelector('.input-error');
       if (error) error.hidden = true;
     },
-    onAction: (element, blockId, value) => sendAction({ view_id: view.id, block_id: blockId, action_id: element.action_id, value }),
+    onAction: (element, blockId, value) =>
+      sendAction({ view_id: view.id, block_id: blockId, action_id: element.action_id, value }),
   };
   const body = el('div', 'modal-body');
   body.append(renderBlocks(view.blocks, ctx));
@@ -637,14 +686,19 @@ function renderModal() {
   dialog.append(form);
   root.replaceChildren(dialog);
   root.hidden = false;
-  const again = refocus && dialog.querySelector(`[data-block-id="${CSS.escape(refocus.block)}"] :is(input, textarea, select)`);
+  const again =
+    refocus && dialog.querySelector(`[data-block-id="${CSS.escape(refocus.block)}"] :is(input, textarea, select)`);
   const firstError = dialog.querySelector('.has-error input, .has-error textarea, .has-error select');
   if (firstError) {
     firstError.focus();
     firstError.scrollIntoView({ block: 'center' });
   } else if (again) {
     again.focus();
-    if (refocus.caret !== null && typeof again.setSelectionRange === 'function' && /^(text|search|url|email|textarea)$/.test(again.type ?? '')) {
+    if (
+      refocus.caret !== null &&
+      typeof again.setSelectionRange === 'function' &&
+      /^(text|search|url|email|textarea)$/.test(again.type ?? '')
+    ) {
       again.setSelectionRange(refocus.caret, refocus.caret);
     }
   } else if (!root.contains(document.activeElement)) (dialog.querySelector('input, textarea, select') ?? close).focus();
@@ -702,22 +756,34 @@ async function closeView(view) {
 function suggestionsFor(text) {
   if (/^\/\S*$/.test(text)) {
     return COMMANDS.filter((c) => c.name.startsWith(text.toLowerCase())).map((c) => ({
-      label: c.name, detail: c.hint, description: c.description, insert: `${c.name} `, command: true,
+      label: c.name,
+      detail: c.hint,
+      description: c.description,
+      insert: `${c.name} `,
+      command: true,
     }));
   }
   let m = /^\/traffic\s+(\S*)$/i.exec(text);
   if (m) {
     return TRAFFIC_WORDS.filter(([w]) => w.startsWith(m[1].toLowerCase())).map(([w, what]) => ({
-      label: w, detail: what, insert: `/traffic ${w} `, word: m[1],
+      label: w,
+      detail: what,
+      insert: `/traffic ${w} `,
+      word: m[1],
     }));
   }
   m = /^\/traffic\s+(\S+)\s+(\S*)$/i.exec(text);
   if (m) {
     const first = m[1].toLowerCase();
     const words = SUBCOMMANDS[first] ?? (REPORTS.includes(first) ? RANGES : []);
-    return words.filter((w) => w.startsWith(m[2].toLowerCase())).map((w) => ({
-      label: w, detail: SUBCOMMANDS[first] ? first : 'range', insert: `/traffic ${m[1]} ${w} `, word: m[2],
-    }));
+    return words
+      .filter((w) => w.startsWith(m[2].toLowerCase()))
+      .map((w) => ({
+        label: w,
+        detail: SUBCOMMANDS[first] ? first : 'range',
+        insert: `/traffic ${m[1]} ${w} `,
+        word: m[2],
+      }));
   }
   return [];
 }
@@ -813,7 +879,10 @@ function setupComposer() {
       const item = composer.items[composer.index];
       // Enter sends once what is typed is already the suggestion (a whole command like /visitor, or a finished word).
       const typed = input.value.trim().toLowerCase();
-      const complete = item && (typed === String(item.label).trim().toLowerCase() || (!item.command && item.word.toLowerCase() === item.label.toLowerCase()));
+      const complete =
+        item &&
+        (typed === String(item.label).trim().toLowerCase() ||
+          (!item.command && item.word.toLowerCase() === item.label.toLowerCase()));
       if (open && item && !complete) accept(composer.index);
       else void sendComposer();
     }
@@ -864,13 +933,17 @@ function setupComposer() {
 // ---- start ------------------------------------------------------------------------------
 
 async function start() {
-  const [workspace, emoji] = await Promise.all([api('GET', '/ui/workspace'), api('GET', '/ui/emoji.json').catch(() => ({}))]);
+  const [workspace, emoji] = await Promise.all([
+    api('GET', '/ui/workspace'),
+    api('GET', '/ui/emoji.json').catch(() => ({})),
+  ]);
   state.workspace = workspace;
   setEmoji(emoji);
   const params = new URLSearchParams(location.search);
   const permalink = /^\/archives\/([^/]+)\/p(\d{10})(\d{6})/.exec(location.pathname);
   const wantedUser = params.get('user');
-  const person = wantedUser && state.workspace.users.find((u) => !u.is_bot && (u.id === wantedUser || u.name === wantedUser));
+  const person =
+    wantedUser && state.workspace.users.find((u) => !u.is_bot && (u.id === wantedUser || u.name === wantedUser));
   state.user = person?.id ?? state.workspace.default_user;
   const wantedChannel = permalink?.[1] ?? params.get('channel');
   const channel = (wantedChannel && channelOf(wantedChannel)) || channelOf('general') || state.workspace.channels[0];
@@ -898,7 +971,8 @@ async function start() {
     if (state.homeOpen) void openHome();
   });
   document.addEventListener('keydown', (e) => {
-    if (e.key === 'Escape' && state.views.length > 0 && !document.querySelector('.confirm-backdrop')) void closeView(state.views.at(-1));
+    if (e.key === 'Escape' && state.views.length > 0 && !document.querySelector('.confirm-backdrop'))
+      void closeView(state.views.at(-1));
   });
   connect();
 }

@@ -116,10 +116,19 @@ function optionsOf(element) {
 
 function pickerChoices(element, ctx) {
   if (/users_select$/.test(element.type)) {
-    return [{ label: null, options: (ctx.users ?? []).map((u) => ({ value: u.id, text: { text: u.real_name || u.name } })) }];
+    return [
+      { label: null, options: (ctx.users ?? []).map((u) => ({ value: u.id, text: { text: u.real_name || u.name } })) },
+    ];
   }
   if (/(conversations|channels)_select$/.test(element.type)) {
-    return [{ label: null, options: (ctx.channels ?? []).filter((c) => !c.is_archived).map((c) => ({ value: c.id, text: { text: `# ${c.name}` } })) }];
+    return [
+      {
+        label: null,
+        options: (ctx.channels ?? [])
+          .filter((c) => !c.is_archived)
+          .map((c) => ({ value: c.id, text: { text: `# ${c.name}` } })),
+      },
+    ];
   }
   return optionsOf(element);
 }
@@ -141,7 +150,11 @@ export function confirmDialog(confirm, ctx = {}) {
     const deny = el('button', 'btn', plain(confirm.deny) || 'Cancel');
     deny.type = 'button';
     deny.dataset.testid = 'confirm-cancel';
-    const ok = el('button', `btn ${confirm.style === 'danger' ? 'btn-danger' : 'btn-primary'}`, plain(confirm.confirm) || 'Yes');
+    const ok = el(
+      'button',
+      `btn ${confirm.style === 'danger' ? 'btn-danger' : 'btn-primary'}`,
+      plain(confirm.confirm) || 'Yes',
+    );
     ok.type = 'button';
     ok.dataset.testid = 'confirm-ok';
     footer.append(deny, ok);
@@ -178,7 +191,10 @@ async function act(element, blockId, value, ctx) {
 // ---- elements ---------------------------------------------------------------------------
 
 function button(element, blockId, ctx) {
-  const b = el('button', `btn${element.style === 'primary' ? ' btn-primary' : element.style === 'danger' ? ' btn-danger' : ''}`);
+  const b = el(
+    'button',
+    `btn${element.style === 'primary' ? ' btn-primary' : element.style === 'danger' ? ' btn-danger' : ''}`,
+  );
   b.type = 'button';
   b.dataset.testid = 'block-button';
   b.dataset.actionId = element.action_id ?? '';
@@ -396,7 +412,8 @@ function dateInput(element, blockId, ctx, onChange, label, id) {
     input.value = value;
   }
   input.addEventListener('change', () => {
-    const v = element.type === 'datetimepicker' ? String(Math.floor(new Date(input.value).getTime() / 1000)) : input.value;
+    const v =
+      element.type === 'datetimepicker' ? String(Math.floor(new Date(input.value).getTime() / 1000)) : input.value;
     onChange(v, true);
   });
   return input;
@@ -529,7 +546,12 @@ function richInline(parent, items, ctx) {
         break;
       case 'emoji':
         node = el('span', 'emoji');
-        appendText(node, item.unicode ? String.fromCodePoint(...item.unicode.split('-').map((h) => parseInt(h, 16))) : `:${item.name}:`);
+        appendText(
+          node,
+          item.unicode
+            ? String.fromCodePoint(...item.unicode.split('-').map((h) => parseInt(h, 16)))
+            : `:${item.name}:`,
+        );
         break;
       case 'date':
         node = el('span', 'date', item.fallback ?? new Date(item.timestamp * 1000).toLocaleString());
@@ -643,7 +665,11 @@ function dataTable(block) {
     const head = el('tr');
     header.forEach((cell, c) => {
       const th = el('th');
-      const button = el('button', 'sort', `${cell?.text ?? ''}${state.column === c ? (state.dir === 1 ? ' ▲' : ' ▼') : ''}`);
+      const button = el(
+        'button',
+        'sort',
+        `${cell?.text ?? ''}${state.column === c ? (state.dir === 1 ? ' ▲' : ' ▼') : ''}`,
+      );
       button.type = 'button';
       button.dataset.testid = `sort-${c}`;
       button.addEventListener('click', () => {
@@ -692,7 +718,11 @@ function dataTable(block) {
         });
         return b;
       };
-      pager.append(step('‹', -1, 'table-prev'), el('span', null, `${state.page + 1} / ${pages}`), step('›', 1, 'table-next'));
+      pager.append(
+        step('‹', -1, 'table-prev'),
+        el('span', null, `${state.page + 1} / ${pages}`),
+        step('›', 1, 'table-next'),
+      );
     }
   };
   draw();
@@ -707,7 +737,9 @@ function input(block, ctx) {
   const control = renderElement(block.element ?? {}, block.block_id, ctx, block);
   const labelEl = el('label', 'input-label');
   labelEl.append(renderPlain(block.label));
-  const target = control.matches?.('input, textarea, select') ? control : control.querySelector?.('input, textarea, select');
+  const target = control.matches?.('input, textarea, select')
+    ? control
+    : control.querySelector?.('input, textarea, select');
   if (target?.id) labelEl.htmlFor = target.id;
   if (block.optional) labelEl.append(el('span', 'optional', ' (optional)'));
   node.append(labelEl, control);
@@ -748,25 +780,42 @@ function chart(block) {
   frame.append(canvas);
   node.append(frame);
   const c = block.chart ?? {};
-  const figures = c.type === 'pie'
-    ? (c.segments ?? []).map((s) => `${s.label}: ${Number(s.value).toLocaleString('en-US')}`)
-    : (c.series ?? []).map((s) => `${s.name}: ${(s.data ?? []).map((d) => Number(d.value).toLocaleString('en-US')).join(', ')}`);
+  const figures =
+    c.type === 'pie'
+      ? (c.segments ?? []).map((s) => `${s.label}: ${Number(s.value).toLocaleString('en-US')}`)
+      : (c.series ?? []).map(
+          (s) => `${s.name}: ${(s.data ?? []).map((d) => Number(d.value).toLocaleString('en-US')).join(', ')}`,
+        );
   node.append(el('div', 'chart-figures', figures.join(' · ')));
   const Chart = globalThis.Chart;
   if (!Chart) return node;
   const pie = c.type === 'pie';
   const config = pie
-    ? { type: 'pie', data: { labels: (c.segments ?? []).map((s) => s.label), datasets: [{ data: (c.segments ?? []).map((s) => s.value), backgroundColor: CHART_COLOURS }] } }
+    ? {
+        type: 'pie',
+        data: {
+          labels: (c.segments ?? []).map((s) => s.label),
+          datasets: [{ data: (c.segments ?? []).map((s) => s.value), backgroundColor: CHART_COLOURS }],
+        },
+      }
     : {
         type: c.type === 'bar' ? 'bar' : 'line',
         data: {
           labels: c.axis_config?.categories ?? [],
           datasets: (c.series ?? []).map((s, i) => ({
-            label: s.name, data: (s.data ?? []).map((d) => d.value), borderColor: CHART_COLOURS[i % 6],
-            backgroundColor: c.type === 'area' ? `${CHART_COLOURS[i % 6]}33` : CHART_COLOURS[i % 6], fill: c.type === 'area',
+            label: s.name,
+            data: (s.data ?? []).map((d) => d.value),
+            borderColor: CHART_COLOURS[i % 6],
+            backgroundColor: c.type === 'area' ? `${CHART_COLOURS[i % 6]}33` : CHART_COLOURS[i % 6],
+            fill: c.type === 'area',
           })),
         },
-        options: { scales: { x: { title: { display: !!c.axis_config?.x_label, text: c.axis_config?.x_label } }, y: { title: { display: !!c.axis_config?.y_label, text: c.axis_config?.y_label } } } },
+        options: {
+          scales: {
+            x: { title: { display: !!c.axis_config?.x_label, text: c.axis_config?.x_label } },
+            y: { title: { display: !!c.axis_config?.y_label, text: c.axis_config?.y_label } },
+          },
+        },
       };
   config.options = { ...config.options, animation: false, responsive: true, maintainAspectRatio: false };
   // Drawn once the canvas is in the page (Chart.js measures its parent).
@@ -788,7 +837,9 @@ export function renderBlock(block, ctx) {
     case 'context': {
       const node = el('div', 'block context');
       for (const item of block.elements ?? []) {
-        node.append(item.type === 'image' ? image(item.image_url, item.alt_text, 'context-image') : renderText(item, ctx.text));
+        node.append(
+          item.type === 'image' ? image(item.image_url, item.alt_text, 'context-image') : renderText(item, ctx.text),
+        );
       }
       return node;
     }
@@ -829,7 +880,10 @@ export function renderBlock(block, ctx) {
     }
     case 'video': {
       const node = el('div', 'block unsupported');
-      node.append(el('span', null, '▶ '), linkTo(block.title_url ?? block.video_url ?? '', plain(block.title) || 'Video'));
+      node.append(
+        el('span', null, '▶ '),
+        linkTo(block.title_url ?? block.video_url ?? '', plain(block.title) || 'Video'),
+      );
       return node;
     }
     default:

@@ -148,7 +148,12 @@ function findCloser(text, start, mark) {
         continue;
       }
     }
-    if (ch === mark && i > start + 1 && !/\s/.test(text[i - 1]) && (i + 1 >= text.length || OUTSIDE.test(text[i + 1]))) {
+    if (
+      ch === mark &&
+      i > start + 1 &&
+      !/\s/.test(text[i - 1]) &&
+      (i + 1 >= text.length || OUTSIDE.test(text[i + 1]))
+    ) {
       return i;
     }
   }
