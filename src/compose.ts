@@ -68,6 +68,7 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
   const ctx: Context = { platform, settings };
   let ops: Ops | undefined;
   let slack: SlackApp | undefined;
+  let listening = false;
   try {
     const own = new Map(features.map((f) => [f, f.repos?.(platform.repos.db) ?? {}]));
     const store = Object.assign({}, platform.repos, ...own.values(), { close: () => platform.close() }) as Repos;
@@ -102,6 +103,7 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
       log: platform.log.child({ component: 'ops' }),
     });
     const server = await slack.start(options.port);
+    listening = true;
     let stopHousekeeping = () => {};
     if (options.scheduler !== false) {
       for (const job of jobs) await job.start();
@@ -136,7 +138,8 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
     };
   } catch (error) {
     await platform.worker.stop(0);
-    await slack?.stop();
+    // A receiver that never started cannot be stopped: the start's own error is the one to tell.
+    if (listening) await slack?.stop();
     await ops?.close();
     await platform.close();
     throw error;
