@@ -258,6 +258,37 @@ describeEachDb('periods over at the API are fetched once (a young one once more)
     expect(calls()).toBe(1);
   });
 
+  it('kept periods belong to an analytics account: another account fetches anew, the same account (however its URL is written) shares them', async () => {
+    const repo = new TrendRepo(t.db);
+    await service(api, repo).series(spec('countries', 'last7d'));
+    // The same account, its URL with a trailing slash: nothing asked again.
+    demo.resetRequests();
+    const same = new AnalyticsApi({
+      baseUrl: `${demo.url}/`,
+      apiKey: API_KEY,
+      timeoutMs: 5_000,
+      retry: { retries: 0 },
+    });
+    expect(same.account).toBe(api.account);
+    await service(same, repo).series(spec('countries', 'last7d'));
+    expect(calls()).toBe(1);
+    // Another account (its own key, at its own address) over the same store: every period fetched from it.
+    const other = await startDemoApi({ apiKey: 'another-account-key', now: () => DATA_NOW });
+    try {
+      const theirs = new AnalyticsApi({
+        baseUrl: other.url,
+        apiKey: 'another-account-key',
+        timeoutMs: 5_000,
+        retry: { retries: 0 },
+      });
+      expect(theirs.account).not.toBe(api.account);
+      await service(theirs, repo).series(spec('countries', 'last7d'));
+      expect(other.requests.length).toBe(2 * 13 + 1);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('two trends asking for the same days at once fetch each day once', async () => {
     const repo = new TrendRepo(t.db);
     const svc = service(api, repo);

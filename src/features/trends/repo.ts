@@ -6,6 +6,8 @@ import type { Queryable } from '../../platform/store/db.js';
 
 /** Where a trend's figures are kept: the report they sum, its filters and the zone its days are in. */
 export interface TrendSeriesKey {
+  /** The analytics account the figures are of (platform/api/account.ts). */
+  account: string;
   report: string;
   filters: readonly FilterGroup[];
   timeZone: string;
@@ -39,8 +41,8 @@ export class TrendRepo {
       suspect: boolean;
       recheck_at: Date | string | null;
     }>(
-      'SELECT bucket, metric, value, final, suspect, recheck_at FROM trend_points WHERE report = $1 AND filters_key = $2 AND time_zone = $3 AND bucket = ANY($4::text[])',
-      [key.report, filtersKey(key.filters), key.timeZone, buckets],
+      'SELECT bucket, metric, value, final, suspect, recheck_at FROM trend_points WHERE account = $5 AND report = $1 AND filters_key = $2 AND time_zone = $3 AND bucket = ANY($4::text[])',
+      [key.report, filtersKey(key.filters), key.timeZone, buckets, key.account],
     );
     return new Map(
       rows.map((r) => [
@@ -59,10 +61,10 @@ export class TrendRepo {
   async put(key: TrendSeriesKey, points: readonly TrendPoint[]): Promise<void> {
     if (points.length === 0) return;
     await this.db.query(
-      `INSERT INTO trend_points (report, filters_key, time_zone, bucket, metric, value, final, suspect, recheck_at, fetched_at)
-       SELECT $1, $2, $3, b, m, v, f, s, CASE WHEN r IS NULL THEN NULL ELSE to_timestamp(r / 1000.0) END, now()
+      `INSERT INTO trend_points (account, report, filters_key, time_zone, bucket, metric, value, final, suspect, recheck_at, fetched_at)
+       SELECT $10, $1, $2, $3, b, m, v, f, s, CASE WHEN r IS NULL THEN NULL ELSE to_timestamp(r / 1000.0) END, now()
          FROM unnest($4::text[], $5::text[], $6::float8[], $7::boolean[], $8::boolean[], $9::float8[]) AS p(b, m, v, f, s, r)
-       ON CONFLICT (report, filters_key, time_zone, bucket, metric) DO UPDATE
+       ON CONFLICT (account, report, filters_key, time_zone, bucket, metric) DO UPDATE
          SET value = EXCLUDED.value, final = EXCLUDED.final, suspect = EXCLUDED.suspect, recheck_at = EXCLUDED.recheck_at, fetched_at = EXCLUDED.fetched_at
          WHERE NOT trend_points.final`,
       [
@@ -75,6 +77,7 @@ export class TrendRepo {
         points.map((p) => p.final),
         points.map((p) => p.suspect),
         points.map((p) => p.recheckAt ?? null),
+        key.account,
       ],
     );
   }

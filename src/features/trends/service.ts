@@ -141,7 +141,7 @@ export class TrendService {
     const plan = planTrend(spec.range, this.deps.weekStart);
     const source = trendSource(spec.report);
     const { figures } = await this.figures(
-      { report: source, filters: spec.filters, timeZone: spec.timeZone },
+      { account: this.deps.api.account, report: source, filters: spec.filters, timeZone: spec.timeZone },
       [...plan.buckets, ...plan.previous],
       log,
       onUnit,
@@ -168,7 +168,12 @@ export class TrendService {
     log: Logger = this.deps.log,
   ): Promise<{ values: number[]; unsettled: string[] }> {
     const { figures, unsettled } = await this.figures(
-      { report: trendSource(spec.report), filters: spec.filters, timeZone: spec.timeZone },
+      {
+        account: this.deps.api.account,
+        report: trendSource(spec.report),
+        filters: spec.filters,
+        timeZone: spec.timeZone,
+      },
       buckets,
       log,
     );
@@ -391,7 +396,12 @@ export class TrendService {
   async coldPeriods(spec: TrendSpec): Promise<number> {
     const plan = planTrend(spec.range, this.deps.weekStart);
     const { needed } = await this.needs(
-      { report: trendSource(spec.report), filters: spec.filters, timeZone: spec.timeZone },
+      {
+        account: this.deps.api.account,
+        report: trendSource(spec.report),
+        filters: spec.filters,
+        timeZone: spec.timeZone,
+      },
       [...plan.buckets, ...plan.previous],
       this.deps.log,
     );

@@ -1,3 +1,4 @@
+import { accountOf } from './account.js';
 import { z } from 'zod';
 import { HttpClient, type HttpClientOptions } from './client.js';
 import { REPORTS, type ReportId, type ReportKind } from '../../kernel/catalog.js';
@@ -20,9 +21,12 @@ const reportSchemas: Record<ReportKind, z.ZodType<ReportRow[]> | Check<ReportRow
 export class AnalyticsApi {
   readonly http: HttpClient;
   readonly security: SecurityApi;
+  /** Which analytics account it asks (accountOf): what is kept of its answers is kept under it. */
+  readonly account: string;
 
   constructor(options: HttpClientOptions) {
     this.http = new HttpClient(options);
+    this.account = accountOf(options.baseUrl, options.apiKey);
     this.security = new SecurityApi(this.http);
   }
 
