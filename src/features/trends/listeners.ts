@@ -1,6 +1,6 @@
 import { decodeTrendRef, defaultMetric, splitBack, TREND_ACTION } from '../../kernel/trend.js';
 import { infoMessage, staleMessage, usageMessage } from '../../platform/slack/kit/messages.js';
-import { postToResponseUrl } from '../../platform/slack/respond.js';
+import { postToResponseUrl, shareInChannel } from '../../platform/slack/respond.js';
 import { buttonValue, type ActionArgs, type Handling, type Routes } from '../../platform/slack/routes.js';
 import type { Subcommand } from '../../platform/slack/subcommand.js';
 import type { ReportService } from '../reports/index.js';
@@ -77,12 +77,7 @@ function shareTrend(trends: TrendService) {
       log,
     });
     if (!answer.ok) return tell(answer.message);
-    await postToResponseUrl(args.body.response_url, {
-      ...answer.message,
-      response_type: 'in_channel',
-      replace_original: false,
-    });
-    return postToResponseUrl(args.body.response_url, { delete_original: true });
+    return shareInChannel(args.body.response_url, answer.message);
   };
 }
 

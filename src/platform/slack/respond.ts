@@ -24,6 +24,12 @@ export function allowResponseOrigin(url: string): void {
   responseOrigins.add(new URL(url).origin);
 }
 
+/** "Post to channel": the answer for everyone, and the ephemeral copy it was shared from goes away. */
+export async function shareInChannel(url: string, message: SlackMessage): Promise<void> {
+  await postToResponseUrl(url, { ...message, response_type: 'in_channel', replace_original: false });
+  await postToResponseUrl(url, { delete_original: true });
+}
+
 /**
  * Posts a message (or `delete_original`) to a response_url; rejects on a refusal, after
  * 10 s, or at once when the URL is not Slack's: a URL read back from a tampered message

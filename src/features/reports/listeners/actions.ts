@@ -1,7 +1,7 @@
 import { withRange, withSort, type ReportQuery } from '../../../kernel/query.js';
 import { isSafeId } from '../../../kernel/text.js';
 import { staleMessage, usageMessage } from '../../../platform/slack/kit/messages.js';
-import { postToResponseUrl } from '../../../platform/slack/respond.js';
+import { shareInChannel } from '../../../platform/slack/respond.js';
 import { buttonValue, type ActionArgs, type Handling } from '../../../platform/slack/routes.js';
 import type { VisitorCards } from '../../visitor/index.js';
 import { decodeMenuChoice, MENU_BLOCK_PREFIX } from '../blocks.js';
@@ -53,12 +53,7 @@ export function share(reports: ReportService) {
       log,
     });
     if (!answer.ok) return tell(answer.message);
-    await postToResponseUrl(args.body.response_url, {
-      ...answer.message,
-      response_type: 'in_channel',
-      replace_original: false,
-    });
-    return postToResponseUrl(args.body.response_url, { delete_original: true });
+    return shareInChannel(args.body.response_url, answer.message);
   };
 }
 
