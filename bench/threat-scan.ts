@@ -206,7 +206,7 @@ const next = await measure();
 say(`scan 2 (right after) done: ${next.result.status}`);
 
 // The same minute again: the same visitors, their answers now in the store.
-await store.scanState.saveProgress('visits', { watermark, seenIds: [], counts: {}, at: new Date() });
+await store.scanState.saveProgress(scan.stateKey, { watermark, seenIds: [], counts: {}, at: new Date() });
 const again = await measure();
 say(`scan 3 (the same minute again) done: ${again.result.status}`);
 

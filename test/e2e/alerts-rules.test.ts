@@ -46,7 +46,12 @@ beforeAll(async () => {
     slack: { rateLimit: { burst: 30, perSecond: 10 } },
     deliveries: { slackTimeoutMs: 5_000, heartbeatMs: 10_000, paceMs: 100 },
   });
-  await box.lookout.store.scanState.saveProgress('visits', { watermark: now(), seenIds: [], counts: {}, at: now() });
+  await box.lookout.store.scanState.saveProgress(box.lookout.threatScan.stateKey, {
+    watermark: now(),
+    seenIds: [],
+    counts: {},
+    at: now(),
+  });
 });
 afterAll(() => box?.stop());
 

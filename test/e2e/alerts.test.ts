@@ -67,7 +67,12 @@ describe('threat alerts in one app', () => {
       slack.messages(SECURITY, { user: 'U_ALICE' }).some((m) => textsOf(m).join(' ').includes('Threat alerts are on')),
     );
     // Start watching from now.
-    await app.store.scanState.saveProgress('visits', { watermark: now(), seenIds: [], counts: {}, at: now() });
+    await app.store.scanState.saveProgress(app.threatScan.stateKey, {
+      watermark: now(),
+      seenIds: [],
+      counts: {},
+      at: now(),
+    });
   });
   afterAll(async () => {
     await app?.stop();
@@ -184,7 +189,7 @@ describe('threat alerts in one app', () => {
     const failed = await app.threatScan.scan();
     await app.deliveries.drained();
     expect(failed.status).toBe('failed');
-    expect((await app.store.scanState.get('visits'))?.lastError).toMatch(/unavailable/);
+    expect((await app.store.scanState.get(app.threatScan.stateKey))?.lastError).toMatch(/unavailable/);
     expect(alertFor(id!)).toBeUndefined();
     demo.setFaults({});
     expect(await app.threatScan.scan()).toMatchObject({ status: 'scanned', alerts: 1 });
@@ -278,7 +283,12 @@ describe('restarts', () => {
         createdBy: 'U_ALICE',
       });
       clock += 1000; // earlier tests' visits are behind the watermark
-      await app.store.scanState.saveProgress('visits', { watermark: now(), seenIds: [], counts: {}, at: now() });
+      await app.store.scanState.saveProgress(app.threatScan.stateKey, {
+        watermark: now(),
+        seenIds: [],
+        counts: {},
+        at: now(),
+      });
       const [a, b, c] = attackers(26).slice(23);
       visit(a!);
       expect(await app.threatScan.scan()).toMatchObject({ status: 'scanned', alerts: 1 });
@@ -318,7 +328,12 @@ describe('restarts', () => {
           createdBy: 'U_ALICE',
         });
         clock += 1000;
-        await apps[0]!.store.scanState.saveProgress('visits', { watermark: now(), seenIds: [], counts: {}, at: now() });
+        await apps[0]!.store.scanState.saveProgress(apps[0]!.threatScan.stateKey, {
+          watermark: now(),
+          seenIds: [],
+          counts: {},
+          at: now(),
+        });
         const ids = attackers(32).slice(26);
         for (const id of ids.slice(0, 3)) visit(id);
         // Both tick at once: one holds the lease and scans, the other stands by.

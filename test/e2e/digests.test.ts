@@ -220,7 +220,7 @@ describe('/traffic digest list and its buttons', () => {
     await box.lookout.store.db.query('update alert_subscriptions set created_at = $1', [began]);
     await box.lookout.store.db.query(
       'insert into watch_state (key, watermark) values ($1, $2) on conflict (key) do update set watermark = excluded.watermark',
-      ['visits', new Date()],
+      [box.lookout.threatScan.stateKey, new Date()],
     );
     const flagged = (visitorId: string, channelId: string, daysAgo: number) =>
       box.lookout.store.alerts.claim({

@@ -22,7 +22,7 @@ describeEachDb('housekeeping', (t) => {
     const old = await stash.put('q1.old');
     const fresh = await stash.put('q1.fresh');
     await db.query('UPDATE query_stash SET created_at = $1 WHERE id = $2', [new Date(now.getTime() - 31 * DAY), old]);
-    await visitorChecks.save([
+    await visitorChecks.save('A1', [
       { visitorId: 'v_stale', facts: {}, checkedAt: new Date(now.getTime() - 7 * HOUR) },
       { visitorId: 'v_fresh', facts: {}, checkedAt: new Date(now.getTime() - 5 * HOUR) },
     ]);
@@ -62,7 +62,7 @@ describeEachDb('housekeeping', (t) => {
     expect(await t.store.deliveries.get(freshPosted!)).toMatchObject({ status: 'posted' });
     expect(await stash.get(old)).toBeUndefined();
     expect(await stash.get(fresh)).toBe('q1.fresh');
-    expect([...(await visitorChecks.getFresh(['v_stale', 'v_fresh'], new Date(0))).keys()]).toEqual(['v_fresh']);
+    expect([...(await visitorChecks.getFresh('A1', ['v_stale', 'v_fresh'], new Date(0))).keys()]).toEqual(['v_fresh']);
     expect((await db.query<{ key: string }>('SELECT key FROM job_claims ORDER BY key')).rows.map((r) => r.key)).toEqual(
       ['held'],
     );
@@ -107,7 +107,7 @@ describeEachDb('housekeeping', (t) => {
 
   it('keeps security answers at least an hour, whatever ALERT_RECHECK_AFTER says', async () => {
     const now = new Date();
-    await t.store.visitorChecks.save([
+    await t.store.visitorChecks.save('A1', [
       { visitorId: 'v_recent', facts: {}, checkedAt: new Date(now.getTime() - 30 * 60_000) },
     ]);
     expect((await housekeep(prunes(t.store, 0), now)).checks).toBe(0);

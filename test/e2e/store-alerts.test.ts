@@ -490,6 +490,14 @@ describeEachDb('store alerts', (t) => {
   });
 
   describe('VisitorCheckRepo', () => {
+    it("keeps each analytics account's answers apart: one account's visitor id says nothing of another's", async () => {
+      await t.store.visitorChecks.save('A1', [{ visitorId: 'V1', facts: { bot: true }, checkedAt: at(0) }]);
+      await t.store.visitorChecks.save('A2', [{ visitorId: 'V1', facts: { bot: false }, checkedAt: at(1) }]);
+      expect((await t.store.visitorChecks.getFresh('A1', ['V1'], at(-1))).get('V1')?.facts).toEqual({ bot: true });
+      expect((await t.store.visitorChecks.getFresh('A2', ['V1'], at(-1))).get('V1')?.facts).toEqual({ bot: false });
+      expect((await t.store.visitorChecks.getFresh('A3', ['V1'], at(-1))).size).toBe(0);
+    });
+
     it('saves 2,000 answers and gives back the fresh ones', async () => {
       const cutoff = at(0);
       const entries = Array.from({ length: 2_000 }, (_, i) => ({
@@ -498,10 +506,10 @@ describeEachDb('store alerts', (t) => {
         // Even ones fresh (one exactly at the cutoff), odd ones stale.
         checkedAt: i % 2 === 0 ? at(i === 0 ? 0 : 1) : at(-1),
       }));
-      await t.store.visitorChecks.save(entries);
+      await t.store.visitorChecks.save('A1', entries);
 
       const ids = [...entries.map((e) => e.visitorId), 'V-unknown'];
-      const fresh = await t.store.visitorChecks.getFresh(ids, cutoff);
+      const fresh = await t.store.visitorChecks.getFresh('A1', ids, cutoff);
       expect(fresh.size).toBe(1_000);
       for (const entry of entries) {
         const got = fresh.get(entry.visitorId);
@@ -509,42 +517,54 @@ describeEachDb('store alerts', (t) => {
           expect(got).toEqual({ facts: entry.facts, checkedAt: entry.checkedAt });
         else expect(got).toBeUndefined();
       }
-      expect((await t.store.visitorChecks.getFresh(ids, at(-2))).size).toBe(2_000);
-      expect(await t.store.visitorChecks.getFresh([], at(-2))).toEqual(new Map());
+      expect((await t.store.visitorChecks.getFresh('A1', ids, at(-2))).size).toBe(2_000);
+      expect(await t.store.visitorChecks.getFresh('A1', [], at(-2))).toEqual(new Map());
     });
 
     it('replaces an answer only with a newer one; duplicates in one save keep the latest', async () => {
-      await t.store.visitorChecks.save([{ visitorId: 'V1', facts: { v: 1 }, checkedAt: at(10) }]);
-      await t.store.visitorChecks.save([{ visitorId: 'V1', facts: { v: 0 }, checkedAt: at(5) }]);
-      expect((await t.store.visitorChecks.getFresh(['V1'], at(0))).get('V1')).toEqual({
+      await t.store.visitorChecks.save('A1', [{ visitorId: 'V1', facts: { v: 1 }, checkedAt: at(10) }]);
+      await t.store.visitorChecks.save('A1', [{ visitorId: 'V1', facts: { v: 0 }, checkedAt: at(5) }]);
+      expect((await t.store.visitorChecks.getFresh('A1', ['V1'], at(0))).get('V1')).toEqual({
         facts: { v: 1 },
         checkedAt: at(10),
       });
-      await t.store.visitorChecks.save([
+      await t.store.visitorChecks.save('A1', [
         { visitorId: 'V1', facts: { v: 3 }, checkedAt: at(20) },
         { visitorId: 'V1', facts: { v: 2 }, checkedAt: at(15) },
         { visitorId: 'V2', facts: 'plain', checkedAt: at(15) },
         { visitorId: 'V2', facts: ['again'], checkedAt: at(15) },
       ]);
-      const got = await t.store.visitorChecks.getFresh(['V1', 'V2'], at(0));
+      const got = await t.store.visitorChecks.getFresh('A1', ['V1', 'V2'], at(0));
       expect(got.get('V1')).toEqual({ facts: { v: 3 }, checkedAt: at(20) });
       expect(got.get('V2')).toEqual({ facts: ['again'], checkedAt: at(15) });
-      await t.store.visitorChecks.save([]);
+      await t.store.visitorChecks.save('A1', []);
     });
 
     it('prunes answers older than a moment', async () => {
-      await t.store.visitorChecks.save([
+      await t.store.visitorChecks.save('A1', [
         { visitorId: 'V1', facts: {}, checkedAt: at(-10) },
         { visitorId: 'V2', facts: {}, checkedAt: at(-1) },
         { visitorId: 'V3', facts: {}, checkedAt: at(0) },
       ]);
       expect(await t.store.visitorChecks.prune(at(0))).toBe(2);
       expect(await t.store.visitorChecks.prune(at(0))).toBe(0);
-      expect([...(await t.store.visitorChecks.getFresh(['V1', 'V2', 'V3'], at(-60))).keys()]).toEqual(['V3']);
+      expect([...(await t.store.visitorChecks.getFresh('A1', ['V1', 'V2', 'V3'], at(-60))).keys()]).toEqual(['V3']);
     });
   });
 
   describe('ScanStateRepo', () => {
+    it("moves the state kept before scans had an account to the account's key once, never over one it has", async () => {
+      await t.store.scanState.saveProgress('visits', { watermark: at(5), seenIds: ['visit-9'], counts: {}, at: at(6) });
+      expect(await t.store.scanState.adopt('visits', 'visits@A1')).toBe(true);
+      expect(await t.store.scanState.get('visits')).toBeUndefined();
+      expect(await t.store.scanState.get('visits@A1')).toMatchObject({ watermark: at(5), seenIds: ['visit-9'] });
+      // Again: nothing left to move; and an old row never replaces a key's own state.
+      expect(await t.store.scanState.adopt('visits', 'visits@A1')).toBe(false);
+      await t.store.scanState.saveProgress('visits', { watermark: at(1), seenIds: [], counts: {}, at: at(1) });
+      expect(await t.store.scanState.adopt('visits', 'visits@A1')).toBe(false);
+      expect((await t.store.scanState.get('visits@A1'))?.watermark).toEqual(at(5));
+    });
+
     it('records progress, and an error that keeps the watermark', async () => {
       expect(await t.store.scanState.get('visits')).toBeUndefined();
       const progress = await t.store.scanState.saveProgress('visits', {

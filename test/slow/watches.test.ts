@@ -177,7 +177,12 @@ describe('watches in one app', () => {
     expect(mrkdwnOf(await command(app, 'C_SECURITY', 'alerts on min medium', 'U_CAROL')).join(' ')).toMatch(
       /alerts are on/i,
     );
-    await app.store.scanState.saveProgress('visits', { watermark: now(), seenIds: [], counts: {}, at: now() });
+    await app.store.scanState.saveProgress(app.threatScan.stateKey, {
+      watermark: now(),
+      seenIds: [],
+      counts: {},
+      at: now(),
+    });
   });
   afterAll(() => app?.stop());
 

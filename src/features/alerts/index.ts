@@ -6,7 +6,7 @@ import { alertsCommand, registerAlerts } from './listeners.js';
 import { ALERTS_HELP } from './parse.js';
 import { AlertMuteRepo, AlertRepo, AlertSubscriptionRepo, VisitorCheckRepo, ScanStateRepo } from './repo.js';
 import { AlertService } from './service.js';
-import { SCAN_LEASE_KEY, ThreatScan, SCAN_STATE_KEY } from './scan.js';
+import { SCAN_LEASE_KEY, ThreatScan } from './scan.js';
 
 export type { AlertService, FlaggedSeen, FlaggedVisitors } from './service.js';
 export type { ThreatScan } from './scan.js';
@@ -50,6 +50,7 @@ export const alerts: LookoutFeature<'alerts', 'visitor', AlertFeatureRepos> = {
     const { now } = settings;
     const service = new AlertService({
       repos,
+      account: platform.api.account,
       access: platform.access,
       directory: platform.directory,
       now,
@@ -76,7 +77,7 @@ export const alerts: LookoutFeature<'alerts', 'visitor', AlertFeatureRepos> = {
     });
     platform.metrics.addProbes({
       scanAgeSeconds: async () => {
-        const at = (await own.scanState.get(SCAN_STATE_KEY))?.lastScanAt;
+        const at = (await own.scanState.get(scan.stateKey))?.lastScanAt;
         return at ? Math.max(0, (now().getTime() - at.getTime()) / 1000) : undefined;
       },
       leases: () => platform.repos.leases.holders([SCAN_LEASE_KEY]),

@@ -490,12 +490,12 @@ const SAVE_CHUNK = 1_000;
 export class VisitorCheckRepo {
   constructor(private readonly db: Queryable) {}
 
-  /** The answers for these visitors checked at or after `notBefore`, by visitor id. */
-  async getFresh(visitorIds: readonly string[], notBefore: Date): Promise<Map<string, VisitorCheck>> {
+  /** An analytics account's answers for these visitors checked at or after `notBefore`, by visitor id. */
+  async getFresh(account: string, visitorIds: readonly string[], notBefore: Date): Promise<Map<string, VisitorCheck>> {
     if (visitorIds.length === 0) return new Map();
     const { rows } = await this.db.query<{ visitor_id: string; facts: unknown; checked_at: Date }>(
-      'SELECT * FROM visitor_checks WHERE visitor_id = ANY($1::text[]) AND checked_at >= $2',
-      [visitorIds, notBefore],
+      'SELECT * FROM visitor_checks WHERE account = $3 AND visitor_id = ANY($1::text[]) AND checked_at >= $2',
+      [visitorIds, notBefore, account],
     );
     return new Map(rows.map((row) => [row.visitor_id, { facts: row.facts, checkedAt: row.checked_at }]));
   }
@@ -505,7 +505,7 @@ export class VisitorCheckRepo {
    * only by one checked at the same moment or later; of duplicates in `entries`, the last
    * with the latest checkedAt wins. Chunks are not one transaction (it is a cache).
    */
-  async save(entries: readonly VisitorCheckEntry[]): Promise<void> {
+  async save(account: string, entries: readonly VisitorCheckEntry[]): Promise<void> {
     // One statement cannot update a row twice: keep one entry per visitor.
     const latest = new Map<string, VisitorCheckEntry>();
     for (const entry of entries) {
@@ -520,12 +520,12 @@ export class VisitorCheckRepo {
         checked_at: e.checkedAt.toISOString(),
       }));
       await this.db.query(
-        `INSERT INTO visitor_checks (visitor_id, facts, checked_at)
-         SELECT visitor_id, coalesce(facts, 'null'::jsonb), checked_at
+        `INSERT INTO visitor_checks (account, visitor_id, facts, checked_at)
+         SELECT $2, visitor_id, coalesce(facts, 'null'::jsonb), checked_at
          FROM jsonb_to_recordset($1::jsonb) AS e(visitor_id text, facts jsonb, checked_at timestamptz)
-         ON CONFLICT (visitor_id) DO UPDATE SET facts = EXCLUDED.facts, checked_at = EXCLUDED.checked_at
+         ON CONFLICT (account, visitor_id) DO UPDATE SET facts = EXCLUDED.facts, checked_at = EXCLUDED.checked_at
          WHERE visitor_checks.checked_at <= EXCLUDED.checked_at`,
-        [JSON.stringify(chunk)],
+        [JSON.stringify(chunk), account],
       );
     }
   }
@@ -578,6 +578,18 @@ export class ScanStateRepo {
   async get(key: string): Promise<ScanState | undefined> {
     const { rows } = await this.db.query('SELECT * FROM watch_state WHERE key = $1', [key]);
     return rows[0] && toScanState(rows[0]);
+  }
+
+  /**
+   * Moves the state kept under `from` (before scans had an account) to `to`, unless `to`
+   * already has one; true when it moved. Run by the scan once, before it reads its state.
+   */
+  async adopt(from: string, to: string): Promise<boolean> {
+    const { rows } = await this.db.query(
+      'UPDATE watch_state SET key = $2 WHERE key = $1 AND NOT EXISTS (SELECT 1 FROM watch_state WHERE key = $2) RETURNING key',
+      [from, to],
+    );
+    return rows.length > 0;
   }
 
   /** Starts watching from `at` when nothing has been watched yet (a first subscription); false when already started. */

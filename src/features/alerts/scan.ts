@@ -74,7 +74,11 @@ export interface ScanResult {
   error?: string;
 }
 
-export const SCAN_STATE_KEY = 'visits';
+/** Where the scan of an analytics account keeps its watermark (`visits` before scans had an account). */
+export function scanStateKey(account: string): string {
+  return `visits@${account}`;
+}
+const LEGACY_SCAN_STATE_KEY = 'visits';
 /** The lease's key in the store keeps the name it had (replicas of an earlier version hold it under that key). */
 export const SCAN_LEASE_KEY = 'threat-watch';
 
@@ -102,9 +106,14 @@ export class ThreatScan {
   private timer?: NodeJS.Timeout;
   private running?: Promise<ScanResult>;
   private readonly pageSize: number;
+  /** Its analytics account's watermark. */
+  readonly stateKey: string;
+  /** The state kept before scans had an account has been moved to `stateKey` (once a process). */
+  private adopted = false;
 
   constructor(private readonly options: ThreatScanOptions) {
     this.pageSize = options.pageSize ?? 1000;
+    this.stateKey = scanStateKey(options.api.account);
   }
 
   start(): void {
@@ -160,7 +169,11 @@ export class ThreatScan {
     const subscriptions = await repos.subscriptions.list();
     if (subscriptions.length === 0) return { ...result, status: 'no-subscriptions' };
     const now = this.options.now();
-    const state = await repos.scanState.get(SCAN_STATE_KEY);
+    if (!this.adopted) {
+      await repos.scanState.adopt(LEGACY_SCAN_STATE_KEY, this.stateKey);
+      this.adopted = true;
+    }
+    const state = await repos.scanState.get(this.stateKey);
     const watermark = state?.watermark ?? new Date(now.getTime() - this.options.intervalMs);
     const plans: { subscription: AlertSubscription; decisions: Decision[] }[] = [];
     try {
@@ -202,7 +215,7 @@ export class ThreatScan {
           result.alerts += counts.alerts;
           result.sightings += counts.sightings;
         }
-        await new ScanStateRepo(tx).saveProgress(SCAN_STATE_KEY, {
+        await new ScanStateRepo(tx).saveProgress(this.stateKey, {
           watermark: next,
           seenIds,
           counts: {
@@ -226,7 +239,7 @@ export class ThreatScan {
         { err: message, watermark: watermark.toISOString() },
         'threat scan failed; the next one retries from the same watermark',
       );
-      await repos.scanState.saveError(SCAN_STATE_KEY, message, now);
+      await repos.scanState.saveError(this.stateKey, message, now);
       return { ...result, alerts: 0, sightings: 0, status: 'failed', error: message };
     }
   }
@@ -267,7 +280,11 @@ export class ThreatScan {
     now: Date,
   ): Promise<{ facts: Map<string, SecurityFacts>; lookups: number }> {
     const { repos, api } = this.options;
-    const cached = await repos.visitorChecks.getFresh(visitorIds, new Date(now.getTime() - this.options.recheckMs));
+    const cached = await repos.visitorChecks.getFresh(
+      api.account,
+      visitorIds,
+      new Date(now.getTime() - this.options.recheckMs),
+    );
     const facts = new Map<string, SecurityFacts>();
     const missing: string[] = [];
     for (const id of visitorIds) {
@@ -310,6 +327,7 @@ export class ThreatScan {
     );
     if (fetched.length > 0)
       await repos.visitorChecks.save(
+        api.account,
         fetched.map((f) => ({ visitorId: f.visitorId, facts: f.facts, checkedAt: f.checkedAt })),
       );
     if (failure) throw failure;

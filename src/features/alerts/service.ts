@@ -17,7 +17,7 @@ import { infoMessage, problemMessage, type Result, type SlackMessage } from '../
 import { deliveryState } from '../../platform/deliveries/describe.js';
 import { alertMessage, alertViewOf } from './blocks.js';
 import { GROUP_WINDOW_MS, type Grouping } from './plan.js';
-import { SCAN_STATE_KEY, type AlertRepos } from './scan.js';
+import { scanStateKey, type AlertRepos } from './scan.js';
 
 /** What digests may ask of alerts: how many flagged visitors were seen; undefined while no channel has alerts on. */
 export interface FlaggedVisitors {
@@ -43,6 +43,8 @@ export type AlertAction = 'ack' | 'mute24h' | 'mute7d' | 'unmute';
 
 export interface AlertServiceDeps {
   repos: AlertRepos;
+  /** The analytics account the threat scan reads (its watermark and lookups are kept under it). */
+  account: string;
   access: Access;
   directory: SlackDirectory;
   now: () => Date;
@@ -123,7 +125,7 @@ export class AlertService implements FlaggedVisitors {
       grouping: request.grouping,
     });
     // Visits from now on are watched, even if the first scan is cut short.
-    await this.deps.repos.scanState.startAt(SCAN_STATE_KEY, this.deps.now());
+    await this.deps.repos.scanState.startAt(scanStateKey(this.deps.account), this.deps.now());
     this.deps.changed?.('everyone');
     this.deps.log.info(
       { channel: channelId, user, min: request.min, checks: request.checks, grouping: request.grouping },
@@ -210,7 +212,7 @@ export class AlertService implements FlaggedVisitors {
     const now = this.deps.now();
     const { subscriptions, scanState, mutes } = this.deps.repos;
     const subscription = await subscriptions.get(channelId);
-    const state = await scanState.get(SCAN_STATE_KEY);
+    const state = await scanState.get(scanStateKey(this.deps.account));
     const muted = await mutes.listActive(channelId, now);
     const unfinished = await this.deps.repos.deliveries.unfinished({
       channels: [channelId],
@@ -280,7 +282,7 @@ export class AlertService implements FlaggedVisitors {
 
   async judged(visitorIds: readonly string[]): Promise<{ checked: Set<string>; flagged: Set<string> } | undefined> {
     if ((await this.deps.repos.subscriptions.list()).length === 0) return undefined;
-    const stored = await this.deps.repos.visitorChecks.getFresh(visitorIds, new Date(0));
+    const stored = await this.deps.repos.visitorChecks.getFresh(this.deps.account, visitorIds, new Date(0));
     const checked = new Set<string>();
     const flagged = new Set<string>();
     for (const [id, entry] of stored) {
@@ -296,7 +298,7 @@ export class AlertService implements FlaggedVisitors {
     const subscriptions = await this.deps.repos.subscriptions.list();
     if (subscriptions.length === 0) return undefined;
     const watchingSince = new Date(Math.min(...subscriptions.map((s) => s.createdAt.getTime())));
-    const state = await this.deps.repos.scanState.get(SCAN_STATE_KEY);
+    const state = await this.deps.repos.scanState.get(scanStateKey(this.deps.account));
     const count = await this.deps.repos.alerts.countSeenBetween(undefined, from, to);
     return { count, watchingSince, ...(state?.watermark ? { checkedUpTo: state.watermark } : {}) };
   }
