@@ -3,6 +3,7 @@ import { parseDuration } from './kernel/text.js';
 import { isLocale, isValidTimeZone, weekStartOf, type Weekday } from './kernel/dates.js';
 import type { ApiDays } from './kernel/trend.js';
 import { DEFAULT_VERDICT_OPTIONS } from './kernel/verdict.js';
+import { KEY_HINT, KEY_SHAPE, keyring, parseKey, type Keyring } from './platform/secrets.js';
 
 /**
  * Every setting, from the environment, through one schema. A bad or missing
@@ -108,6 +109,22 @@ const envSchema = z.object({
       .max(1, 'expected a number from 0 to 1'),
     DEFAULT_VERDICT_OPTIONS.scrapingScoreThreshold,
   ),
+  LOOKOUT_ENCRYPTION_KEY: optional(z.string().refine((v) => parseKey(v) !== undefined, KEY_HINT)),
+  LOOKOUT_ENCRYPTION_KEY_PREVIOUS: withDefault(
+    z
+      .string()
+      .transform((v) =>
+        v
+          .split(',')
+          .map((k) => k.trim())
+          .filter(Boolean),
+      )
+      .refine(
+        (keys) => keys.every((k) => parseKey(k) !== undefined),
+        `expected a comma-separated list of old keys, each ${KEY_SHAPE}`,
+      ),
+    '',
+  ),
   DATABASE_URL: optional(z.url({ protocol: /^postgres(ql)?$/, error: 'expected a postgres:// URL' })),
 });
 
@@ -124,6 +141,11 @@ function crossChecks(env: NodeJS.ProcessEnv): string[] {
   } else if (set('SLACK_APP_TOKEN') && !set('SLACK_BOT_TOKEN')) {
     problems.push(
       'SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET: required with SLACK_APP_TOKEN (Socket Mode needs them too)',
+    );
+  }
+  if (set('LOOKOUT_ENCRYPTION_KEY_PREVIOUS') && !set('LOOKOUT_ENCRYPTION_KEY')) {
+    problems.push(
+      'LOOKOUT_ENCRYPTION_KEY: required with LOOKOUT_ENCRYPTION_KEY_PREVIOUS (the key that seals from now on)',
     );
   }
   return problems;
@@ -156,6 +178,8 @@ export interface Config {
   /** The Slack Web API base URL even in the sandbox (tests point it at the offline Slack). */
   slackApiUrl?: string;
   store: { dataDir: string; databaseUrl?: string };
+  /** The keys that seal secrets at rest (LOOKOUT_ENCRYPTION_KEY) and still open old ones; absent when unset. */
+  encryption?: Keyring;
   /** Who may see security details; empty lists mean everyone, everywhere. */
   security: { channels: string[]; users: string[]; scrapingScoreThreshold: number };
   /** Who may manage any digest or alert subscription; empty means everyone. */
@@ -225,6 +249,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         : undefined,
     slackApiUrl: e.SLACK_API_URL,
     store: { dataDir: e.DATA_DIR, databaseUrl: e.DATABASE_URL },
+    encryption: e.LOOKOUT_ENCRYPTION_KEY
+      ? keyring(e.LOOKOUT_ENCRYPTION_KEY, e.LOOKOUT_ENCRYPTION_KEY_PREVIOUS)
+      : undefined,
     security: {
       channels: e.SECURITY_CHANNELS,
       users: e.SECURITY_USERS,
