@@ -126,6 +126,7 @@ async function runForReal(config: Config, log: Logger): Promise<() => Promise<vo
     deliveries: config.deliveries,
     limits: config.limits,
     store: storeOptions(config),
+    encryption: config.encryption,
   });
   log.info(
     {
@@ -180,6 +181,7 @@ async function runSandbox(config: Config, log: Logger): Promise<() => Promise<vo
     deliveries: config.deliveries,
     limits: config.limits,
     store: storeOptions(config),
+    encryption: config.encryption,
   };
   const sandbox = await startSandbox({
     live: {},
