@@ -85,6 +85,18 @@ const envSchema = z.object({
   SLACK_BOT_TOKEN: optional(z.string().startsWith('xoxb-', 'expected a bot token starting with xoxb-')),
   SLACK_APP_TOKEN: optional(z.string().startsWith('xapp-', 'expected an app-level token starting with xapp-')),
   SLACK_API_URL: optional(httpUrl),
+  SLACK_CLIENT_ID: optional(
+    z.string().regex(/^\d+\.\d+$/, "expected the app's client id, two numbers joined by a dot (Basic Information)"),
+  ),
+  SLACK_CLIENT_SECRET: optional(z.string().min(8, "expected the app's client secret (Basic Information)")),
+  SLACK_STATE_SECRET: optional(
+    z
+      .string()
+      .regex(
+        /^[\x21-\x7e]{16,}$/,
+        'expected at least 16 printable characters without spaces (e.g. the output of openssl rand -hex 32)',
+      ),
+  ),
   DATA_DIR: withDefault(z.string(), './data'),
   SECURITY_CHANNELS: withDefault(slackIds('channel', /^[CGD][A-Z0-9_]+$/), ''),
   SECURITY_USERS: withDefault(slackIds('user', /^[UW][A-Z0-9_]+$/), ''),
@@ -135,7 +147,23 @@ function crossChecks(env: NodeJS.ProcessEnv): string[] {
   if (set('ANALYTICS_API_URL') && !set('ANALYTICS_API_KEY')) {
     problems.push('ANALYTICS_API_KEY: required when ANALYTICS_API_URL is set');
   }
-  if (set('SLACK_SIGNING_SECRET') !== set('SLACK_BOT_TOKEN')) {
+  const oauth = ['SLACK_CLIENT_ID', 'SLACK_CLIENT_SECRET', 'SLACK_STATE_SECRET'];
+  if (oauth.some(set)) {
+    // A distributed app: Bolt's OAuth flow installs it in any workspace, and each one's tokens are sealed in the store.
+    for (const name of oauth.filter((n) => !set(n)))
+      problems.push(`${name}: required with the other OAuth settings (${oauth.join(', ')}) for a distributed app`);
+    if (set('SLACK_BOT_TOKEN'))
+      problems.push(
+        'SLACK_BOT_TOKEN: set it for one workspace, or SLACK_CLIENT_ID, SLACK_CLIENT_SECRET and SLACK_STATE_SECRET for a distributed app, not both',
+      );
+    if (!set('SLACK_SIGNING_SECRET')) problems.push('SLACK_SIGNING_SECRET: required for a distributed app too');
+    if (!set('LOOKOUT_ENCRYPTION_KEY'))
+      problems.push(
+        `LOOKOUT_ENCRYPTION_KEY: required for a distributed app (it seals each workspace's tokens), ${KEY_HINT}`,
+      );
+    if (set('SLACK_APP_TOKEN'))
+      problems.push('SLACK_APP_TOKEN: a distributed app takes HTTP requests (Socket Mode is for one workspace)');
+  } else if (set('SLACK_SIGNING_SECRET') !== set('SLACK_BOT_TOKEN')) {
     const missing = set('SLACK_SIGNING_SECRET') ? 'SLACK_BOT_TOKEN' : 'SLACK_SIGNING_SECRET';
     problems.push(`${missing}: required with the other Slack credential (set both, or neither for the sandbox)`);
   } else if (set('SLACK_APP_TOKEN') && !set('SLACK_BOT_TOKEN')) {
@@ -173,6 +201,14 @@ export interface Config {
     signingSecret: string;
     botToken: string;
     appToken?: string;
+    apiUrl?: string;
+  };
+  /** A distributed app (SLACK_CLIENT_ID…): installed in any workspace through Bolt's OAuth flow; absent otherwise. */
+  distributed?: {
+    clientId: string;
+    clientSecret: string;
+    stateSecret: string;
+    signingSecret: string;
     apiUrl?: string;
   };
   /** The Slack Web API base URL even in the sandbox (tests point it at the offline Slack). */
@@ -244,6 +280,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
             signingSecret: e.SLACK_SIGNING_SECRET,
             botToken: e.SLACK_BOT_TOKEN,
             appToken: e.SLACK_APP_TOKEN,
+            apiUrl: e.SLACK_API_URL,
+          }
+        : undefined,
+    distributed:
+      e.SLACK_CLIENT_ID && e.SLACK_CLIENT_SECRET && e.SLACK_STATE_SECRET && e.SLACK_SIGNING_SECRET
+        ? {
+            clientId: e.SLACK_CLIENT_ID,
+            clientSecret: e.SLACK_CLIENT_SECRET,
+            stateSecret: e.SLACK_STATE_SECRET,
+            signingSecret: e.SLACK_SIGNING_SECRET,
             apiUrl: e.SLACK_API_URL,
           }
         : undefined,

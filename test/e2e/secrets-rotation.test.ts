@@ -3,6 +3,7 @@
  * and the old one in LOOKOUT_ENCRYPTION_KEY_PREVIOUS re-seals them, and a start without the old key
  * then opens them. A start that holds no key for a stored secret stops, naming keys, never values.
  */
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -56,6 +57,17 @@ describe('rotating LOOKOUT_ENCRYPTION_KEY', () => {
     );
     for (const secret of [OLD, NEW, BOT_TOKEN]) expect(refused?.message).not.toContain(secret);
 
+    // The same from the command line: one line, exit code 1.
+    const run = runMain({
+      DATA_DIR: dir,
+      LOOKOUT_ENCRYPTION_KEY: NEW,
+      SLACK_SIGNING_SECRET: '8f742231b10e8888abcd99yyyzzz85a5',
+      SLACK_BOT_TOKEN: 'xoxb-test',
+      ANALYTICS_API_URL: 'http://127.0.0.1:9',
+      ANALYTICS_API_KEY: 'k',
+    });
+    expect(run).toEqual({ status: 1, stdout: '', stderr: `${refused?.message}\n` });
+
     // The new key, and the old one as previous: the start re-seals, and says so without a secret.
     const box = await sandbox({ store: { dataDir: dir }, encryption: keyring(NEW, [OLD]) });
     try {
@@ -77,3 +89,31 @@ describe('rotating LOOKOUT_ENCRYPTION_KEY', () => {
     });
   }, 120_000);
 });
+
+describe('node src/main.ts as a distributed app', () => {
+  it('stops with one line saying this version cannot run one yet, and what to set instead', () => {
+    const run = runMain({
+      SLACK_CLIENT_ID: '1234567890.0987654321',
+      SLACK_CLIENT_SECRET: 'client-secret-0123456789abcdef',
+      SLACK_STATE_SECRET: 'state-secret-0123456789abcdef',
+      SLACK_SIGNING_SECRET: 'signing-secret-0123',
+      LOOKOUT_ENCRYPTION_KEY: NEW,
+    });
+    expect(run).toEqual({
+      status: 1,
+      stdout: '',
+      stderr:
+        'SLACK_CLIENT_ID, SLACK_CLIENT_SECRET and SLACK_STATE_SECRET are set: a distributed app, which this version cannot run yet (its OAuth flow comes with issue 29). Set SLACK_BOT_TOKEN instead of them to run in one workspace.\n',
+    });
+  }, 60_000);
+});
+
+/** Runs src/main.ts to its exit (LOG_LEVEL silent: only what it prints itself). */
+function runMain(env: Record<string, string>) {
+  const { status, stdout, stderr } = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    env: { PATH: process.env.PATH, LOG_LEVEL: 'silent', PORT: '0', OPS_PORT: '0', ...env },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  return { status, stdout, stderr };
+}
