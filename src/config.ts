@@ -3,6 +3,7 @@ import { parseDuration } from './kernel/text.js';
 import { isLocale, isValidTimeZone, weekStartOf, type Weekday } from './kernel/dates.js';
 import type { ApiDays } from './kernel/trend.js';
 import { DEFAULT_VERDICT_OPTIONS } from './kernel/verdict.js';
+import { KEY_HINT, KEY_SHAPE, keyring, parseKey, type Keyring } from './platform/secrets.js';
 
 /**
  * Every setting, from the environment, through one schema. A bad or missing
@@ -84,6 +85,18 @@ const envSchema = z.object({
   SLACK_BOT_TOKEN: optional(z.string().startsWith('xoxb-', 'expected a bot token starting with xoxb-')),
   SLACK_APP_TOKEN: optional(z.string().startsWith('xapp-', 'expected an app-level token starting with xapp-')),
   SLACK_API_URL: optional(httpUrl),
+  SLACK_CLIENT_ID: optional(
+    z.string().regex(/^\d+\.\d+$/, "expected the app's client id, two numbers joined by a dot (Basic Information)"),
+  ),
+  SLACK_CLIENT_SECRET: optional(z.string().min(8, "expected the app's client secret (Basic Information)")),
+  SLACK_STATE_SECRET: optional(
+    z
+      .string()
+      .regex(
+        /^[\x21-\x7e]{16,}$/,
+        'expected at least 16 printable characters without spaces (e.g. the output of openssl rand -hex 32)',
+      ),
+  ),
   DATA_DIR: withDefault(z.string(), './data'),
   SECURITY_CHANNELS: withDefault(slackIds('channel', /^[CGD][A-Z0-9_]+$/), ''),
   SECURITY_USERS: withDefault(slackIds('user', /^[UW][A-Z0-9_]+$/), ''),
@@ -108,6 +121,22 @@ const envSchema = z.object({
       .max(1, 'expected a number from 0 to 1'),
     DEFAULT_VERDICT_OPTIONS.scrapingScoreThreshold,
   ),
+  LOOKOUT_ENCRYPTION_KEY: optional(z.string().refine((v) => parseKey(v) !== undefined, KEY_HINT)),
+  LOOKOUT_ENCRYPTION_KEY_PREVIOUS: withDefault(
+    z
+      .string()
+      .transform((v) =>
+        v
+          .split(',')
+          .map((k) => k.trim())
+          .filter(Boolean),
+      )
+      .refine(
+        (keys) => keys.every((k) => parseKey(k) !== undefined),
+        `expected a comma-separated list of old keys, each ${KEY_SHAPE}`,
+      ),
+    '',
+  ),
   DATABASE_URL: optional(z.url({ protocol: /^postgres(ql)?$/, error: 'expected a postgres:// URL' })),
 });
 
@@ -118,12 +147,33 @@ function crossChecks(env: NodeJS.ProcessEnv): string[] {
   if (set('ANALYTICS_API_URL') && !set('ANALYTICS_API_KEY')) {
     problems.push('ANALYTICS_API_KEY: required when ANALYTICS_API_URL is set');
   }
-  if (set('SLACK_SIGNING_SECRET') !== set('SLACK_BOT_TOKEN')) {
+  const oauth = ['SLACK_CLIENT_ID', 'SLACK_CLIENT_SECRET', 'SLACK_STATE_SECRET'];
+  if (oauth.some(set)) {
+    // A distributed app: Bolt's OAuth flow installs it in any workspace, and each one's tokens are sealed in the store.
+    for (const name of oauth.filter((n) => !set(n)))
+      problems.push(`${name}: required with the other OAuth settings (${oauth.join(', ')}) for a distributed app`);
+    if (set('SLACK_BOT_TOKEN'))
+      problems.push(
+        'SLACK_BOT_TOKEN: set it for one workspace, or SLACK_CLIENT_ID, SLACK_CLIENT_SECRET and SLACK_STATE_SECRET for a distributed app, not both',
+      );
+    if (!set('SLACK_SIGNING_SECRET')) problems.push('SLACK_SIGNING_SECRET: required for a distributed app too');
+    if (!set('LOOKOUT_ENCRYPTION_KEY'))
+      problems.push(
+        `LOOKOUT_ENCRYPTION_KEY: required for a distributed app (it seals each workspace's tokens), ${KEY_HINT}`,
+      );
+    if (set('SLACK_APP_TOKEN'))
+      problems.push('SLACK_APP_TOKEN: a distributed app takes HTTP requests (Socket Mode is for one workspace)');
+  } else if (set('SLACK_SIGNING_SECRET') !== set('SLACK_BOT_TOKEN')) {
     const missing = set('SLACK_SIGNING_SECRET') ? 'SLACK_BOT_TOKEN' : 'SLACK_SIGNING_SECRET';
     problems.push(`${missing}: required with the other Slack credential (set both, or neither for the sandbox)`);
   } else if (set('SLACK_APP_TOKEN') && !set('SLACK_BOT_TOKEN')) {
     problems.push(
       'SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET: required with SLACK_APP_TOKEN (Socket Mode needs them too)',
+    );
+  }
+  if (set('LOOKOUT_ENCRYPTION_KEY_PREVIOUS') && !set('LOOKOUT_ENCRYPTION_KEY')) {
+    problems.push(
+      'LOOKOUT_ENCRYPTION_KEY: required with LOOKOUT_ENCRYPTION_KEY_PREVIOUS (the key that seals from now on)',
     );
   }
   return problems;
@@ -153,9 +203,19 @@ export interface Config {
     appToken?: string;
     apiUrl?: string;
   };
+  /** A distributed app (SLACK_CLIENT_ID…): installed in any workspace through Bolt's OAuth flow; absent otherwise. */
+  distributed?: {
+    clientId: string;
+    clientSecret: string;
+    stateSecret: string;
+    signingSecret: string;
+    apiUrl?: string;
+  };
   /** The Slack Web API base URL even in the sandbox (tests point it at the offline Slack). */
   slackApiUrl?: string;
   store: { dataDir: string; databaseUrl?: string };
+  /** The keys that seal secrets at rest (LOOKOUT_ENCRYPTION_KEY) and still open old ones; absent when unset. */
+  encryption?: Keyring;
   /** Who may see security details; empty lists mean everyone, everywhere. */
   security: { channels: string[]; users: string[]; scrapingScoreThreshold: number };
   /** Who may manage any digest or alert subscription; empty means everyone. */
@@ -223,8 +283,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
             apiUrl: e.SLACK_API_URL,
           }
         : undefined,
+    distributed:
+      e.SLACK_CLIENT_ID && e.SLACK_CLIENT_SECRET && e.SLACK_STATE_SECRET && e.SLACK_SIGNING_SECRET
+        ? {
+            clientId: e.SLACK_CLIENT_ID,
+            clientSecret: e.SLACK_CLIENT_SECRET,
+            stateSecret: e.SLACK_STATE_SECRET,
+            signingSecret: e.SLACK_SIGNING_SECRET,
+            apiUrl: e.SLACK_API_URL,
+          }
+        : undefined,
     slackApiUrl: e.SLACK_API_URL,
     store: { dataDir: e.DATA_DIR, databaseUrl: e.DATABASE_URL },
+    encryption: e.LOOKOUT_ENCRYPTION_KEY
+      ? keyring(e.LOOKOUT_ENCRYPTION_KEY, e.LOOKOUT_ENCRYPTION_KEY_PREVIOUS)
+      : undefined,
     security: {
       channels: e.SECURITY_CHANNELS,
       users: e.SECURITY_USERS,

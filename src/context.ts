@@ -12,6 +12,7 @@ import type { Answering } from './platform/answering.js';
 import type { Feature } from './platform/feature.js';
 import type { Logger } from './platform/log.js';
 import type { Platform, PlatformOptions } from './platform/open.js';
+import type { Keyring } from './platform/secrets.js';
 import type { OpenDbOptions } from './platform/store/index.js';
 
 /** The settings a Lookout runs with; anything left out takes its configuration default. */
@@ -56,6 +57,8 @@ export interface LookoutOptions {
   watches?: { tickMs?: number; spreadMs?: { hour: number; day: number }; staleMs?: number };
   /** Open Home tabs are published again this long after a change, at most `perMinute` a minute after a burst of `burst`. */
   home?: { debounceMs?: number; perMinute?: number; burst?: number };
+  /** The keys of secrets at rest (LOOKOUT_ENCRYPTION_KEY, …_PREVIOUS); a start re-seals what a previous key sealed. */
+  encryption?: Keyring;
   /** The features, in order (default: FEATURES, src/features/index.ts). */
   features?: readonly LookoutFeature[];
 }
@@ -100,6 +103,7 @@ export function settingsOf(options: LookoutOptions): Settings {
     ...(options.digestReloadMs !== undefined ? { digestReloadMs: options.digestReloadMs } : {}),
     watches: options.watches ?? {},
     home: options.home ?? {},
+    ...(options.encryption ? { encryption: options.encryption } : {}),
   };
 }
 

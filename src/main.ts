@@ -2,6 +2,7 @@ import { createServer } from 'node:net';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { startLookout, type LookoutOptions } from './compose.js';
 import { createLogger, type Logger } from './platform/log.js';
+import { SecretError } from './platform/secrets.js';
 import { DataDirError } from './platform/store/index.js';
 
 /** Entry: config → (the sandbox when there are no Slack credentials) → the app → listen. */
@@ -19,6 +20,12 @@ async function main(): Promise<void> {
   if (process.argv.includes('--check-config')) {
     console.log('configuration ok');
     return;
+  }
+  if (config.distributed) {
+    console.error(
+      'SLACK_CLIENT_ID, SLACK_CLIENT_SECRET and SLACK_STATE_SECRET are set: a distributed app, which this version cannot run yet (its OAuth flow comes with issue 29). Set SLACK_BOT_TOKEN instead of them to run in one workspace.',
+    );
+    process.exit(1);
   }
   const log = createLogger({ level: config.logLevel });
   // Signals are handled from the first moment: one that arrives while starting stops what has started.
@@ -48,7 +55,7 @@ async function main(): Promise<void> {
   try {
     await started;
   } catch (error) {
-    if (error instanceof DataDirError) {
+    if (error instanceof DataDirError || error instanceof SecretError) {
       console.error(error.message);
     } else {
       const problem = listenProblem(error as NodeJS.ErrnoException, config);
@@ -126,6 +133,7 @@ async function runForReal(config: Config, log: Logger): Promise<() => Promise<vo
     deliveries: config.deliveries,
     limits: config.limits,
     store: storeOptions(config),
+    encryption: config.encryption,
   });
   log.info(
     {
@@ -180,6 +188,7 @@ async function runSandbox(config: Config, log: Logger): Promise<() => Promise<vo
     deliveries: config.deliveries,
     limits: config.limits,
     store: storeOptions(config),
+    encryption: config.encryption,
   };
   const sandbox = await startSandbox({
     live: {},

@@ -22,7 +22,9 @@ import { webDirectory, type SlackDirectory } from './slack/directory.js';
 import { WINDOW_MS } from './slack/guard.js';
 import { seal, type Seal } from './slack/kit/seal.js';
 import { webPoster } from './slack/poster.js';
+import { InstallationRepo } from './slack/installations.js';
 import { onPreflight, preflightFetch } from './slack/preflight.js';
+import type { Keyring } from './secrets.js';
 import type { Prune } from './store/housekeeping.js';
 import { LeaseRepo, openStore, QueryStashRepo, ReplayRepo, type Db, type OpenDbOptions } from './store/index.js';
 
@@ -37,6 +39,8 @@ export interface PlatformOptions {
   access: AccessRules;
   limits: { apiBudget: number; userRequests: number; userWindowMs: number };
   deliveries: { slackTimeoutMs: number; heartbeatMs: number; paceMs?: number };
+  /** The keys of secrets at rest (LOOKOUT_ENCRYPTION_KEY and the previous ones); without them no secret is stored. */
+  encryption?: Keyring;
 }
 
 /** The repositories of the platform's own tables. */
@@ -63,6 +67,8 @@ export interface Platform {
   now: () => Date;
   owner: string;
   repos: PlatformRepos;
+  /** Bolt's InstallationStore, when there are keys to seal its tokens. */
+  installations?: InstallationRepo;
   /** Replicas share PostgreSQL; the embedded store is one process. */
   replicated: boolean;
   api: AnalyticsApi;
@@ -102,6 +108,20 @@ export function platformPrunes(repos: PlatformRepos): Prune[] {
   ];
 }
 
+/**
+ * A key rotation completes here: every stored secret sealed under a previous key is sealed again under
+ * the current one. A secret no key opens stops the start (closing the store), naming the key it needs.
+ */
+async function resealAtStart(repo: InstallationRepo, keys: Keyring, log: Logger, close: () => Promise<void>) {
+  try {
+    const resealed = await repo.resealAll();
+    if (resealed > 0) log.info({ resealed, key: keys.current.id }, 're-sealed stored secrets under the current key');
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
 /** Opens (and migrates) the store and builds the platform; `subjects` are every feature's (a duplicate throws here). */
 export async function openPlatform(o: PlatformOptions, subjectList: readonly AnySubject[]): Promise<Platform> {
   const { log, now } = o;
@@ -111,6 +131,8 @@ export async function openPlatform(o: PlatformOptions, subjectList: readonly Any
     onError: (error) => log.error({ err: error.message }, 'database connection error'),
   });
   const repos = platformRepos(store.db);
+  const installations = o.encryption && new InstallationRepo(store.db, o.encryption);
+  if (installations) await resealAtStart(installations, o.encryption!, log, () => store.close());
   const budget = new ApiBudget(o.limits.apiBudget);
   const metrics = new Metrics(
     {
@@ -174,6 +196,7 @@ export async function openPlatform(o: PlatformOptions, subjectList: readonly Any
     now,
     owner: o.owner,
     repos,
+    ...(installations ? { installations } : {}),
     replicated,
     api,
     fetcher: new SharedFetcher(api, { now }),

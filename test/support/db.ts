@@ -46,6 +46,7 @@ const TABLES = [
   'trend_points',
   'watches',
   'replay_keys',
+  'installations',
 ];
 
 let warned = false;

@@ -174,3 +174,52 @@ describe('loadConfig', () => {
     expect(error.message).not.toContain('s3cr3t-signing');
   });
 });
+
+describe('a distributed app (SLACK_CLIENT_ID, SLACK_CLIENT_SECRET, SLACK_STATE_SECRET)', () => {
+  const KEY = 'q'.repeat(43) + '=';
+  const OAUTH = {
+    SLACK_CLIENT_ID: '1234567890.0987654321',
+    SLACK_CLIENT_SECRET: 'client-secret-0123456789abcdef',
+    SLACK_STATE_SECRET: 'state-secret-0123456789abcdef',
+    SLACK_SIGNING_SECRET: 'signing-secret-0123',
+    LOOKOUT_ENCRYPTION_KEY: KEY,
+  };
+
+  it('is read with no bot token, alongside no single-workspace Slack', () => {
+    const config = loadConfig(OAUTH);
+    expect(config.slack).toBeUndefined();
+    expect(config.distributed).toEqual({
+      clientId: '1234567890.0987654321',
+      clientSecret: 'client-secret-0123456789abcdef',
+      stateSecret: 'state-secret-0123456789abcdef',
+      signingSecret: 'signing-secret-0123',
+      apiUrl: undefined,
+    });
+    expect(config.encryption).toBeDefined();
+    expect(loadConfig({}).distributed).toBeUndefined();
+  });
+
+  it('wants all three, the signing secret and an encryption key, and no bot token or app token', () => {
+    expect(problemsOf({ SLACK_CLIENT_ID: OAUTH.SLACK_CLIENT_ID })).toEqual([
+      'SLACK_CLIENT_SECRET: required with the other OAuth settings (SLACK_CLIENT_ID, SLACK_CLIENT_SECRET, SLACK_STATE_SECRET) for a distributed app',
+      'SLACK_STATE_SECRET: required with the other OAuth settings (SLACK_CLIENT_ID, SLACK_CLIENT_SECRET, SLACK_STATE_SECRET) for a distributed app',
+      'SLACK_SIGNING_SECRET: required for a distributed app too',
+      "LOOKOUT_ENCRYPTION_KEY: required for a distributed app (it seals each workspace's tokens), expected 32 random bytes in base64 or hex (make one with: openssl rand -base64 32)",
+    ]);
+    expect(problemsOf({ ...OAUTH, SLACK_BOT_TOKEN: 'xoxb-1-2-3', SLACK_APP_TOKEN: 'xapp-1' })).toEqual([
+      'SLACK_BOT_TOKEN: set it for one workspace, or SLACK_CLIENT_ID, SLACK_CLIENT_SECRET and SLACK_STATE_SECRET for a distributed app, not both',
+      'SLACK_APP_TOKEN: a distributed app takes HTTP requests (Socket Mode is for one workspace)',
+    ]);
+  });
+
+  it('checks each value’s shape without echoing it', () => {
+    const bad = { SLACK_CLIENT_ID: 'client-id-secret', SLACK_CLIENT_SECRET: 'short', SLACK_STATE_SECRET: 'tiny state' };
+    const problems = problemsOf({ ...OAUTH, ...bad });
+    expect(problems).toEqual([
+      "SLACK_CLIENT_ID: expected the app's client id, two numbers joined by a dot (Basic Information)",
+      "SLACK_CLIENT_SECRET: expected the app's client secret (Basic Information)",
+      'SLACK_STATE_SECRET: expected at least 16 printable characters without spaces (e.g. the output of openssl rand -hex 32)',
+    ]);
+    for (const value of [...Object.values(bad), KEY]) expect(problems.join('\n')).not.toContain(value);
+  });
+});

@@ -1,0 +1,191 @@
+/**
+ * Bolt's InstallationStore on Lookout's store: one row per installation, keyed by the workspace
+ * (`team:<team_id>`) or, for an org-wide install, by the organisation (`enterprise:<enterprise_id>`).
+ * A workspace inside an organisation that installed Lookout on its own is a team install, fetched by
+ * its team. Every token is sealed (platform/secrets.ts) for its column and its row, so a sealed token
+ * copied to another workspace's row does not open there.
+ *
+ * The user token, when the install asked for user scopes, is the installer's: it is returned only to a
+ * query without a user or for that user.
+ */
+import type { Installation, InstallationQuery, InstallationStore } from '@slack/bolt';
+import type { Queryable } from '../store/db.js';
+import { isStale, open, seal, type Keyring } from '../secrets.js';
+
+type AnyInstallation = Installation<'v1' | 'v2', boolean>;
+
+const SEALED = ['bot_token', 'bot_refresh_token', 'user_token', 'user_refresh_token'] as const;
+type SealedColumn = (typeof SEALED)[number];
+
+interface Row extends Record<SealedColumn, string | null> {
+  id: string;
+  installer_user_id: string;
+  bot_token_expires_at: Date | null;
+  user_token_expires_at: Date | null;
+  installation: AnyInstallation | string;
+}
+
+/** The row id of an installation or a query; undefined when it names neither an organisation nor a workspace. */
+export function installationId(
+  q: { isEnterpriseInstall?: boolean; enterpriseId?: string; teamId?: string } | AnyInstallation,
+): string | undefined {
+  const [enterprise, team] =
+    'user' in q ? [q.isEnterpriseInstall ? q.enterprise?.id : undefined, q.team?.id] : [q.enterpriseId, q.teamId];
+  if (q.isEnterpriseInstall) return enterprise ? `enterprise:${enterprise}` : undefined;
+  return team ? `team:${team}` : undefined;
+}
+
+/** In an upsert: the stored user token stays when its own user stores the installation without one. */
+const KEEP_USER_TOKEN =
+  '(EXCLUDED.user_token IS NULL AND installations.installer_user_id = EXCLUDED.installer_user_id)';
+
+const purpose = (column: SealedColumn, id: string) => `installations.${column}/${id}`;
+
+const toDate = (seconds: number | undefined) => (seconds === undefined ? null : new Date(seconds * 1000));
+const toSeconds = (date: Date | null) => (date === null ? undefined : Math.floor(new Date(date).getTime() / 1000));
+
+export class InstallationRepo implements InstallationStore {
+  constructor(
+    private readonly db: Queryable,
+    private readonly keys: Keyring,
+  ) {}
+
+  async storeInstallation(installation: AnyInstallation): Promise<void> {
+    const id = installationId(installation);
+    if (!id)
+      throw new Error('An installation names neither its workspace nor, for an org-wide install, its organisation');
+    const { bot, user } = installation;
+    const sealOrNull = (value: string | undefined, column: SealedColumn) =>
+      value ? seal(this.keys, value, purpose(column, id)) : null;
+    const rest: AnyInstallation = {
+      ...installation,
+      bot: bot && { ...bot, token: '', refreshToken: undefined, expiresAt: undefined },
+      user: { ...user, token: undefined, refreshToken: undefined, expiresAt: undefined },
+    };
+    // A user token not given again by its own user (Bolt stores what it fetched after refreshing the bot's token) is kept.
+    await this.db.query(
+      `INSERT INTO installations (id, team_id, enterprise_id, is_enterprise_install, installer_user_id,
+         bot_token, bot_refresh_token, bot_token_expires_at, user_token, user_refresh_token, user_token_expires_at, installation)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+       ON CONFLICT (id) DO UPDATE SET
+         team_id = EXCLUDED.team_id,
+         enterprise_id = EXCLUDED.enterprise_id,
+         installer_user_id = EXCLUDED.installer_user_id,
+         bot_token = EXCLUDED.bot_token,
+         bot_refresh_token = EXCLUDED.bot_refresh_token,
+         bot_token_expires_at = EXCLUDED.bot_token_expires_at,
+         user_token = CASE WHEN ${KEEP_USER_TOKEN} THEN installations.user_token ELSE EXCLUDED.user_token END,
+         user_refresh_token = CASE WHEN ${KEEP_USER_TOKEN} THEN installations.user_refresh_token ELSE EXCLUDED.user_refresh_token END,
+         user_token_expires_at = CASE WHEN ${KEEP_USER_TOKEN} THEN installations.user_token_expires_at ELSE EXCLUDED.user_token_expires_at END,
+         installation = EXCLUDED.installation,
+         installed_at = CASE WHEN installations.uninstalled_at IS NULL THEN installations.installed_at ELSE now() END,
+         updated_at = now(),
+         uninstalled_at = NULL`,
+      [
+        id,
+        installation.team?.id ?? null,
+        installation.enterprise?.id ?? null,
+        installation.isEnterpriseInstall === true,
+        user.id,
+        sealOrNull(bot?.token, 'bot_token'),
+        sealOrNull(bot?.refreshToken, 'bot_refresh_token'),
+        toDate(bot?.expiresAt),
+        sealOrNull(user.token, 'user_token'),
+        sealOrNull(user.refreshToken, 'user_refresh_token'),
+        toDate(user.expiresAt),
+        JSON.stringify(rest),
+      ],
+    );
+  }
+
+  async fetchInstallation(query: InstallationQuery<boolean>): Promise<AnyInstallation> {
+    const id = installationId(query);
+    const { rows } = id
+      ? await this.db.query<Row>('SELECT * FROM installations WHERE id = $1 AND uninstalled_at IS NULL', [id])
+      : { rows: [] };
+    const row = rows[0];
+    if (!row) throw new Error(`Lookout is not installed in ${describe(query)}`);
+    return this.toInstallation(row, query.userId);
+  }
+
+  /** With a user: forgets that user's token only. Without: the whole installation, tokens and all. */
+  async deleteInstallation(query: InstallationQuery<boolean>): Promise<void> {
+    const id = installationId(query);
+    if (!id) throw new Error(`Cannot delete an installation of ${describe(query)}`);
+    if (query.userId === undefined) {
+      await this.db.query('DELETE FROM installations WHERE id = $1', [id]);
+      return;
+    }
+    await this.db.query(
+      `UPDATE installations SET user_token = NULL, user_refresh_token = NULL, user_token_expires_at = NULL, updated_at = now()
+       WHERE id = $1 AND installer_user_id = $2`,
+      [id, query.userId],
+    );
+  }
+
+  /**
+   * Re-seals under the current key every token sealed under a previous one; returns how many rows changed.
+   * A row written meanwhile (a refreshed token) is left as it is: what was written is sealed under the current key.
+   */
+  async resealAll(): Promise<number> {
+    const current = `v1:${this.keys.current.id}:%`;
+    const { rows } = await this.db.query<Row>(
+      `SELECT * FROM installations WHERE ${SEALED.map((c) => `${c} NOT LIKE $1`).join(' OR ')}`,
+      [current],
+    );
+    let changed = 0;
+    for (const row of rows) {
+      const next = SEALED.map((c) => {
+        const value = row[c];
+        if (value === null || !isStale(this.keys, value, purpose(c, row.id))) return value;
+        return seal(this.keys, open(this.keys, value, purpose(c, row.id)), purpose(c, row.id));
+      });
+      const result = await this.db.query(
+        `UPDATE installations SET ${SEALED.map((c, i) => `${c} = $${i + 2}`).join(', ')}
+         WHERE id = $1 AND ${SEALED.map((c, i) => `${c} IS NOT DISTINCT FROM $${i + 6}`).join(' AND ')}
+         RETURNING id`,
+        [row.id, ...next, ...SEALED.map((c) => row[c])],
+      );
+      changed += result.rows.length;
+    }
+    return changed;
+  }
+
+  private toInstallation(row: Row, userId: string | undefined): AnyInstallation {
+    const stored = (
+      typeof row.installation === 'string' ? JSON.parse(row.installation) : row.installation
+    ) as AnyInstallation;
+    const opened = (c: SealedColumn) => {
+      const value = row[c];
+      return value === null ? undefined : open(this.keys, value, purpose(c, row.id));
+    };
+    const own = userId === undefined || userId === row.installer_user_id;
+    const installation: AnyInstallation = {
+      ...stored,
+      user: {
+        ...stored.user,
+        token: own ? opened('user_token') : undefined,
+        refreshToken: own ? opened('user_refresh_token') : undefined,
+        expiresAt: own ? toSeconds(row.user_token_expires_at) : undefined,
+      },
+    };
+    const botToken = opened('bot_token');
+    if (stored.bot && botToken) {
+      installation.bot = {
+        ...stored.bot,
+        token: botToken,
+        refreshToken: opened('bot_refresh_token'),
+        expiresAt: toSeconds(row.bot_token_expires_at),
+      };
+    } else {
+      delete installation.bot;
+    }
+    return installation;
+  }
+}
+
+function describe(query: InstallationQuery<boolean>): string {
+  return query.isEnterpriseInstall
+    ? `organisation ${query.enterpriseId ?? '(none given)'} (org-wide install)`
+    : `workspace ${query.teamId ?? '(none given)'}${query.enterpriseId ? ` of organisation ${query.enterpriseId}` : ''}`;
+}
