@@ -364,3 +364,60 @@ describe('uninstall', () => {
     expect((await call(String(again.access_token), 'auth.test')).team_id).toBe('T_OTHER');
   });
 });
+
+describe('the workspace page', () => {
+  async function ui(method: 'GET' | 'POST', path: string, body?: unknown) {
+    const res = await fetch(new URL(path, slack.url), {
+      method,
+      ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  }
+
+  it('switches workspace with ?team=, workspace one staying the default', async () => {
+    const one = await ui('GET', '/ui/workspace');
+    expect(one.body).toMatchObject({ ok: true, team: { id: 'T_LOOKOUT' }, default_user: 'U_ALICE', installed: true });
+    expect(one.body.teams).toEqual([
+      { id: 'T_LOOKOUT', name: 'Lookout Sandbox', domain: 'lookout-sandbox', default: true },
+      { id: 'T_OTHER', name: 'Other Co', domain: 'other-co', default: false },
+    ]);
+    const other = await ui('GET', '/ui/workspace?team=T_OTHER');
+    expect(other.body).toMatchObject({ team: { id: 'T_OTHER', name: 'Other Co' }, default_user: 'U_DANA' });
+    expect((other.body.channels as Array<{ id: string }>).map((c) => c.id)).toEqual([
+      'C_OTHER_GENERAL',
+      'C_OTHER_GROWTH',
+    ]);
+    const state = await ui('GET', '/ui/state?team=T_OTHER&channel=growth');
+    expect(state.body).toMatchObject({ ok: true, user: 'U_DANA', channel: { id: 'C_OTHER_GROWTH' } });
+    expect(await ui('GET', '/ui/workspace?team=T_NOPE')).toMatchObject({
+      status: 400,
+      body: { ok: false, error: 'team_not_found' },
+    });
+  });
+
+  it('"Remove app" revokes the workspace’s tokens and tells the app; a second press is refused', async () => {
+    const code = await install('T_OTHER');
+    const granted = await api('oauth.v2.access', {
+      client_id: app.clientId,
+      client_secret: app.clientSecret,
+      code,
+      redirect_uri: redirectUri,
+    });
+    expect((await ui('GET', '/ui/workspace?team=T_OTHER')).body.installed).toBe(true);
+    expect((await ui('POST', '/ui/remove-app?team=T_OTHER', {})).body).toEqual({
+      ok: true,
+      removed: true,
+      team: 'T_OTHER',
+    });
+    expect(await call(String(granted.access_token), 'auth.test')).toEqual({ ok: false, error: 'token_revoked' });
+    await expect
+      .poll(() => events.map((e) => (e.body.event as { type: string }).type))
+      .toEqual(['tokens_revoked', 'app_uninstalled']);
+    expect((await ui('GET', '/ui/workspace?team=T_OTHER')).body.installed).toBe(false);
+    expect(await ui('POST', '/ui/remove-app?team=T_OTHER', {})).toMatchObject({
+      status: 400,
+      body: { ok: false, error: 'not_installed' },
+    });
+    expect((await call(botToken, 'auth.test')).ok).toBe(true);
+  });
+});
