@@ -96,6 +96,8 @@ export class OAuthServer {
   private readonly refreshTokens = new Map<string, { teamId: string; scope: string }>();
   private readonly codes = new Map<string, CodeRecord>();
   private readonly pending = new Map<string, PendingAuthorize>();
+  /** The workspaces the app is installed in: from a granted code until it is removed (a token expiring is not leaving). */
+  private readonly installedIn = new Set<string>();
 
   constructor(
     private readonly teams: ReadonlyMap<string, Workspace>,
@@ -114,6 +116,7 @@ export class OAuthServer {
   /** A bot token that never expires (the one `npm start` hands the app for workspace one). */
   addToken(token: string, teamId: string, scope = ''): void {
     this.tokens.set(token, { teamId, scope, revoked: false });
+    this.installedIn.add(teamId);
   }
 
   /** Which workspace a token acts in, or the error Slack answers with. */
@@ -125,22 +128,16 @@ export class OAuthServer {
     return { ok: true, teamId: record.teamId };
   }
 
-  /** Whether the workspace holds a live bot token. */
+  /** Whether the app is installed in the workspace. */
   installed(teamId: string): boolean {
-    for (const [token, record] of this.tokens) if (record.teamId === teamId && this.check(token).ok) return true;
-    return false;
+    return this.installedIn.has(teamId);
   }
 
-  /** Revokes every token of a workspace (refresh tokens too); returns how many access tokens were live. */
-  revokeTeam(teamId: string): number {
-    let live = 0;
-    for (const [token, record] of this.tokens) {
-      if (record.teamId !== teamId) continue;
-      if (this.check(token).ok) live++;
-      record.revoked = true;
-    }
+  /** The app leaves the workspace: every token of it (refresh tokens too) is revoked. */
+  revokeTeam(teamId: string): void {
+    for (const record of this.tokens.values()) if (record.teamId === teamId) record.revoked = true;
     for (const [token, record] of this.refreshTokens) if (record.teamId === teamId) this.refreshTokens.delete(token);
-    return live;
+    this.installedIn.delete(teamId);
   }
 
   // ---- the authorise page ----------------------------------------------------------
@@ -256,6 +253,7 @@ export class OAuthServer {
       typeof args.redirect_uri === 'string' && args.redirect_uri !== '' ? args.redirect_uri : undefined;
     if (code.redirectUri !== undefined && redirectUri !== code.redirectUri) throw new SlackError('bad_redirect_uri');
     code.used = true;
+    this.installedIn.add(code.teamId);
     return this.grant(app, code.teamId, code.scope, code.userId);
   }
 

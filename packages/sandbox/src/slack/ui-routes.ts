@@ -292,6 +292,13 @@ interface UiContext {
   offline: OfflineSlack;
 }
 
+/** Slack sends an app nothing from a workspace it is not installed in. */
+function requireInstalled(ctx: UiContext): void {
+  const team = ctx.slack.workspace.team;
+  if (!ctx.offline.oauth.installed(team.id))
+    throw new UiError(400, 'not_installed', `Lookout is not installed in ${team.name}`);
+}
+
 function person(ws: Workspace, ref: string | null | undefined): SlackUser {
   const user = ws.user(ref || defaultUser(ws));
   if (!user || user.is_bot) throw new UiError(400, 'unknown_user', `no person "${ref ?? ''}" in this workspace`);
@@ -486,7 +493,8 @@ export function mountUiRoutes(router: Router, options: { dir?: string } = {}): v
     .add(
       'POST',
       '/ui/command',
-      json(async (req, { slack }) => {
+      json(async (req, ctx) => {
+        const { slack } = ctx;
         const body = await jsonBody(req, commandBody);
         const ws = slack.workspace;
         const user = person(ws, body.user);
@@ -502,6 +510,13 @@ export function mountUiRoutes(router: Router, options: { dir?: string } = {}): v
           return { message: uiMessage(message) };
         }
         const name = (command[1] ?? '').toLowerCase();
+        if (!ctx.offline.oauth.installed(ws.team.id)) {
+          throw new UiError(
+            400,
+            'unknown_command',
+            `${name} is not a valid command: Lookout is not installed in ${ws.team.name}.`,
+          );
+        }
         if (!(UI_COMMANDS as readonly string[]).includes(name)) {
           throw new UiError(400, 'unknown_command', `${name} is not a valid command. Try ${UI_COMMANDS.join(' or ')}.`);
         }
@@ -512,7 +527,9 @@ export function mountUiRoutes(router: Router, options: { dir?: string } = {}): v
     .add(
       'POST',
       '/ui/action',
-      json(async (req, { slack }) => {
+      json(async (req, ctx) => {
+        const { slack } = ctx;
+        requireInstalled(ctx);
         const body = await jsonBody(req, actionBody);
         const ws = slack.workspace;
         const user = person(ws, body.user);
@@ -553,7 +570,9 @@ export function mountUiRoutes(router: Router, options: { dir?: string } = {}): v
     .add(
       'POST',
       '/ui/home-open',
-      json(async (req, { slack }) => {
+      json(async (req, ctx) => {
+        const { slack } = ctx;
+        requireInstalled(ctx);
         const body = await jsonBody(req, z.object({ user: id }));
         const user = person(slack.workspace, body.user);
         // Slack's retries of a late answer can take minutes: the page does not wait for them; the view comes as a `home` event.

@@ -306,6 +306,8 @@ describe('tokens', () => {
 
     clock += ACCESS_TOKEN_TTL_S * 1000;
     expect(await call(String(second.access_token), 'auth.test')).toEqual({ ok: false, error: 'token_expired' });
+    // An expired token is not an uninstall: the app is still installed, and its refresh token still works.
+    expect(slack.oauth.installed('T_OTHER')).toBe(true);
     const third = await api('oauth.v2.access', { ...creds, refresh_token: String(second.refresh_token) });
     expect(third.ok).toBe(true);
     expect((await call(String(third.access_token), 'auth.test')).team_id).toBe('T_OTHER');
@@ -417,6 +419,21 @@ describe('the workspace page', () => {
     expect(await ui('POST', '/ui/remove-app?team=T_OTHER', {})).toMatchObject({
       status: 400,
       body: { ok: false, error: 'not_installed' },
+    });
+    // Slack sends an app nothing from a workspace it is not in: the page says why.
+    expect(
+      await ui('POST', '/ui/command?team=T_OTHER', { channel: 'general', user: 'dana', text: '/traffic' }),
+    ).toEqual({
+      status: 400,
+      body: {
+        ok: false,
+        error: 'unknown_command',
+        detail: '/traffic is not a valid command: Lookout is not installed in Other Co.',
+      },
+    });
+    expect(await ui('POST', '/ui/home-open?team=T_OTHER', { user: 'dana' })).toMatchObject({
+      status: 400,
+      body: { error: 'not_installed' },
     });
     expect((await call(botToken, 'auth.test')).ok).toBe(true);
   });
