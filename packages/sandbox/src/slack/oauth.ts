@@ -174,16 +174,24 @@ export class OAuthServer {
           `<option value="${escapeHtml(w.team.id)}"${w === team ? ' selected' : ''}>${escapeHtml(w.team.name)}</option>`,
       )
       .join('');
+    // Another workspace is another request: the page never shows one workspace while answering for another.
+    const keep = ['client_id', 'scope', 'user_scope', 'state', 'redirect_uri']
+      .filter((k) => q.has(k))
+      .map((k) => `<input type="hidden" name="${k}" value="${escapeHtml(q.get(k) ?? '')}">`)
+      .join('');
     const list = scopes(scope)
       .map((s) => `<li><code>${escapeHtml(s)}</code></li>`)
       .join('');
     const name = escapeHtml(app.name ?? app.clientId);
     const body = `<main class="authorize">
 <h1><strong>${name}</strong> is requesting permission to access the <strong>${escapeHtml(team.team.name)}</strong> Slack workspace</h1>
+<form method="get" action="/oauth/v2/authorize" class="switch">${keep}
+<label>Workspace <select name="team">${options}</select></label> <button type="submit">Switch</button>
+</form>
 <form method="post" action="/oauth/v2/authorize">
 <input type="hidden" name="request" value="${id}">
+<input type="hidden" name="team" value="${escapeHtml(team.team.id)}">
 <input type="hidden" name="user" value="${escapeHtml(user?.id ?? '')}">
-<label>Workspace <select name="team">${options}</select></label>
 <p>Installing as ${escapeHtml(user?.real_name ?? 'nobody')}.</p>
 <h2>What will ${name} be able to do?</h2>
 <ul class="scopes">${list || '<li>Nothing beyond identifying the workspace</li>'}</ul>
@@ -300,6 +308,7 @@ export class OAuthServer {
 function page(res: ServerResponse, status: number, title: string, error?: string, body?: string): void {
   const html = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
+<link rel="icon" href="/ui/assets/favicon.svg" type="image/svg+xml">
 <style>body{font:15px/1.5 system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem}
 button{font:inherit;padding:.5rem 1.2rem;margin-right:.5rem}button[value=allow]{background:#007a5a;color:#fff;border:0}</style>
 </head><body>${body ?? `<main><h1>${escapeHtml(title)}</h1><p><code>${escapeHtml(error ?? '')}</code></p></main>`}</body></html>`;

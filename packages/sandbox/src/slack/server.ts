@@ -166,7 +166,9 @@ export class OfflineSlack extends SlackDriver {
   }
 
   /**
-   * The workspace removes the app: its tokens are revoked at once, then the app gets
+   * The workspace removes the app: its tokens are revoked at once and its bot user leaves
+   * every channel (as a revoked bot token does: https://docs.slack.dev/reference/methods/auth.revoke),
+   * then the app gets
    * `tokens_revoked` (the bot user's id under `bot`) and `app_uninstalled`, signed like
    * every event (https://docs.slack.dev/reference/events/tokens_revoked,
    * https://docs.slack.dev/reference/events/app_uninstalled). Returns every delivery attempt.
@@ -174,6 +176,7 @@ export class OfflineSlack extends SlackDriver {
   async uninstall(teamId: string): Promise<Delivery[]> {
     const driver = this.team(teamId);
     this.oauth.revokeTeam(teamId);
+    driver.workspace.removeBot();
     const revoked = await driver.deliverEvent({
       type: 'tokens_revoked',
       tokens: { bot: [driver.workspace.bot.userId] },

@@ -133,9 +133,10 @@ const OTHER_USERS: SlackUser[] = [
   { id: 'U_ERIK', name: 'erik', real_name: 'Erik Ek', tz: 'Europe/Stockholm', is_bot: false },
 ];
 
+/** The app is not installed in Other Co at first, so its bot is in no channel there. */
 const OTHER_CHANNELS: Array<Omit<Channel, 'created'>> = [
-  { id: 'C_OTHER_GENERAL', name: 'general', is_private: false, is_archived: false, is_member: true },
-  { id: 'C_OTHER_GROWTH', name: 'growth', is_private: false, is_archived: false, is_member: true },
+  { id: 'C_OTHER_GENERAL', name: 'general', is_private: false, is_archived: false, is_member: false },
+  { id: 'C_OTHER_GROWTH', name: 'growth', is_private: false, is_archived: false, is_member: false },
 ];
 
 /** What a workspace holds when it is made: who and where. */
@@ -378,6 +379,15 @@ export class Workspace extends EventEmitter<{ change: [WorkspaceChange] }> {
     channel.is_member = true;
     this.emit('change', { type: 'channel', channel });
     return channel;
+  }
+
+  /** The app is removed: its bot user leaves every channel. */
+  removeBot(): void {
+    for (const channel of this.channels.values()) {
+      if (!channel.is_member) continue;
+      channel.is_member = false;
+      this.emit('change', { type: 'channel', channel });
+    }
   }
 
   requireChannel(ref: string): Channel {

@@ -85,7 +85,7 @@ async function authorize(
   const form = new URLSearchParams({
     request: field('request'),
     user: field('user'),
-    team: /<option value="([^"]+)" selected>/.exec(page)?.[1] ?? '',
+    team: field('team'),
     decision,
   });
   const res = await fetch(new URL('/oauth/v2/authorize', slack.url), {

@@ -467,7 +467,7 @@ function channelIntro(empty) {
     el(
       'p',
       null,
-      `This is the very beginning of the #${c?.name ?? ''} channel.${empty ? ' Ask Lookout something: pick an example below, or type / to see the commands.' : ''}`,
+      `This is the very beginning of the #${c?.name ?? ''} channel.${!state.workspace.installed ? ` Lookout is not installed in ${state.workspace.team.name}.` : empty ? ' Ask Lookout something: pick an example below, or type / to see the commands.' : ''}`,
     ),
   );
   return box;
@@ -965,6 +965,7 @@ function renderInstalled() {
   const button = $('remove-app');
   button.disabled = !state.workspace.installed;
   button.textContent = state.workspace.installed ? 'Remove app' : 'Not installed';
+  $('examples').hidden = !state.workspace.installed;
 }
 
 /** "Remove app": the workspace uninstalls Lookout; Slack revokes its tokens and tells it with two events. */
@@ -984,6 +985,7 @@ async function removeApp() {
     await api('POST', '/ui/remove-app', {});
     state.workspace.installed = false;
     renderInstalled();
+    void loadChannel();
     toast(`Lookout was removed from ${name}.`, 'info');
   } catch (error) {
     toast(error.message);
