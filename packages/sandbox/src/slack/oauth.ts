@@ -149,7 +149,11 @@ export class OAuthServer {
     if (!app || q.get('client_id') !== app.clientId) return page(res, 400, 'Invalid client_id', 'invalid_client_id');
     const asked = q.get('redirect_uri') ?? '';
     const redirectUri = asked || app.redirectUris[0];
-    if (!redirectUri || (app.redirectUris.length > 0 && !app.redirectUris.includes(redirectUri)))
+    if (
+      !redirectUri ||
+      !URL.canParse(redirectUri) ||
+      (app.redirectUris.length > 0 && !app.redirectUris.includes(redirectUri))
+    )
       return page(res, 400, 'The redirect_uri is not one the app registered', 'bad_redirect_uri');
     const teamId = q.get('team') ?? '';
     const team = this.teams.get(teamId) ?? [...this.teams.values()][0];

@@ -179,6 +179,11 @@ describe('the OAuth v2 flow', () => {
     const res = await fetch(elsewhere);
     expect(res.status).toBe(400);
     expect(await res.text()).toContain('bad_redirect_uri');
+    slack.configureOAuth({ ...app, redirectUris: [] });
+    elsewhere.searchParams.set('redirect_uri', 'not a url');
+    const unparsable = await fetch(elsewhere);
+    expect(unparsable.status).toBe(400);
+    expect(await unparsable.text()).toContain('bad_redirect_uri');
   });
 
   it('a code is single-use: the second exchange gets invalid_code', async () => {
