@@ -390,4 +390,80 @@ describe.skipIf(!available)('the sandbox Slack in a browser', () => {
     expect(await page.getByTestId('composer-input').isVisible()).toBe(true);
     expect(problems).toEqual([]);
   });
+
+  it('installs into Other Co through the authorise screen, switches to it, and removes the app there; screenshot', async () => {
+    const app = {
+      clientId: '1.2',
+      clientSecret: 'browser-secret',
+      name: 'Lookout',
+      redirectUris: [`${box.slack.url}/`],
+    };
+    box.slack.configureOAuth(app);
+    const authorize = new URL('/oauth/v2/authorize', box.slack.url);
+    for (const [k, v] of Object.entries({
+      client_id: app.clientId,
+      scope: 'commands,chat:write',
+      state: 'st-b',
+      team: 'T_OTHER',
+    }))
+      authorize.searchParams.set(k, v);
+    await page.goto(authorize.toString());
+    expect(await page.locator('h1').textContent()).toMatch(
+      /Lookout is requesting permission to access the Other Co Slack workspace/,
+    );
+    await page.screenshot({ path: join(dirname(SCREENSHOT), 'oauth-authorize.png') });
+    const landed = page.waitForRequest((r) => new URL(r.url()).searchParams.has('code'));
+    await page.getByRole('button', { name: 'Allow' }).click();
+    const redirect = new URL((await landed).url());
+    expect(redirect.searchParams.get('state')).toBe('st-b');
+    const basic = Buffer.from(`${app.clientId}:${app.clientSecret}`).toString('base64');
+    const granted = (await (
+      await fetch(`${box.slack.apiUrl}oauth.v2.access`, {
+        method: 'POST',
+        headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ code: redirect.searchParams.get('code') ?? '' }).toString(),
+      })
+    ).json()) as { ok: boolean; access_token: string; team: { id: string } };
+    expect(granted).toMatchObject({ ok: true, team: { id: 'T_OTHER' } });
+
+    // Landed on workspace one (the default): the menu switches to Other Co, its own channels and people.
+    await expect.poll(() => page.locator('#workspace-name').textContent()).toBe('Lookout Sandbox');
+    await page.getByTestId('team-switcher').selectOption('T_OTHER');
+    await page.waitForURL(/\?team=T_OTHER/);
+    await expect.poll(() => page.locator('#workspace-name').textContent()).toBe('Other Co');
+    await expect.poll(() => page.getByTestId('connection-status').getAttribute('data-state')).toBe('live');
+    expect(
+      await page
+        .locator('[data-testid="channel-item"]')
+        .evaluateAll((els) => els.map((e) => e.getAttribute('data-channel-name'))),
+    ).toEqual(['general', 'growth']);
+    expect(await page.getByTestId('user-switcher').inputValue()).toBe('U_DANA');
+
+    const remove = page.getByTestId('remove-app');
+    expect(await remove.textContent()).toBe('Remove app');
+    await remove.click();
+    await page.getByTestId('confirm-ok').click();
+    await expect.poll(() => remove.textContent()).toBe('Not installed');
+    expect(await remove.isDisabled()).toBe(true);
+    const test = (await (
+      await fetch(`${box.slack.apiUrl}auth.test`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${granted.access_token}` },
+      })
+    ).json()) as { ok: boolean; error?: string };
+    expect(test).toEqual({ ok: false, error: 'token_revoked' });
+    await expect
+      .poll(() =>
+        box.slack.team('T_OTHER').deliveries.map((d) => [(d.payload.event as { type: string }).type, d.status]),
+      )
+      .toEqual([
+        ['tokens_revoked', 200],
+        ['app_uninstalled', 200],
+      ]);
+    // Workspace one is untouched.
+    expect(box.slack.oauth.installed('T_LOOKOUT')).toBe(true);
+    await page.mouse.move(0, 0);
+    await page.screenshot({ path: join(dirname(SCREENSHOT), 'workspace-other-co.png') });
+    expect(problems).toEqual([]);
+  });
 });

@@ -29,7 +29,9 @@ export interface SandboxOptions<A extends SandboxApp> {
   demoFaults?: Faults;
   /** New demo visits keep arriving, at the rhythm of the data set's history (see demo-api/live.ts). Default off: tests want still data. */
   live?: LiveOptions;
-  slack?: Partial<Pick<OfflineSlackOptions, 'rateLimit' | 'ackTimeoutMs' | 'extraRoutes' | 'eventRetryDelaysMs'>>;
+  slack?: Partial<
+    Pick<OfflineSlackOptions, 'rateLimit' | 'ackTimeoutMs' | 'extraRoutes' | 'eventRetryDelaysMs' | 'oauth' | 'now'>
+  >;
   /** Starts the app against the sandbox (passed in: the sandbox knows only protocols). */
   startApp: (wiring: SandboxWiring) => Promise<A>;
   /** The app connects over Socket Mode (an app-level token) instead of being sent requests at its URL. */

@@ -284,6 +284,16 @@ export class SlackDriver {
     return this.deliverer.event({ type, user: this.user(user).id, ...fields }, options);
   }
 
+  /** An Events API event as given (no user added), with Slack's retries; every attempt. */
+  deliverEvent(event: Record<string, unknown>, options: DeliveryOptions = {}): Promise<Delivery[]> {
+    return this.deliverer.event(event, options);
+  }
+
+  /** Ends the deliverer's connections (the server's close calls it). */
+  closeDeliveries(): Promise<void> {
+    return this.deliverer.close();
+  }
+
   /** The `url_verification` check of the app's request URL. */
   urlVerification(challenge: string, options: DeliveryOptions = {}): Promise<Delivery> {
     return this.deliverer.urlVerification(challenge, options);

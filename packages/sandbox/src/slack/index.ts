@@ -21,7 +21,10 @@ export {
   Workspace,
   BOT,
   TEAM,
+  OTHER_TEAM,
+  OTHER_BOT,
   SLACKBOT,
+  type BotIdentity,
   compareTs,
   type Channel,
   type Message,
@@ -43,6 +46,7 @@ export {
 } from '@lookout/slack-rules/validate';
 export { signRequest, computeSignature, verifySignature, type SignatureHeaders } from './signing.js';
 export { apiMessage, apiView, type InjectedFailure, type ApiCall } from './web-api.js';
+export { OAuthServer, CODE_TTL_MS, ACCESS_TOKEN_TTL_S, type OAuthApp } from './oauth.js';
 export type { ResponseUrl, ResponseLogEntry } from './response-url.js';
 export type { RateLimitOptions } from './rate-limit.js';
 export type { Delivery } from './types.js';

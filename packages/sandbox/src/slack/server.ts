@@ -18,8 +18,10 @@ import { DEFAULT_RATE_LIMIT, MethodTiers, RateLimiter, type RateLimitOptions } f
 import { ResponseUrls } from './response-url.js';
 import { mountUiRoutes } from './ui-routes.js';
 import { WebApi, type InjectedFailure } from './web-api.js';
-import { Workspace } from './workspace.js';
+import { LOOKOUT_SEED, OTHER_SEED, Workspace } from './workspace.js';
 import { SocketModeHub } from './socket-mode.js';
+import { OAuthServer, type OAuthApp } from './oauth.js';
+import type { Delivery } from './types.js';
 
 export interface RouteContext {
   url: URL;
@@ -85,8 +87,10 @@ export interface OfflineSlackOptions {
   host?: string;
   /** The app's signing secret: every delivery is signed with it. */
   signingSecret: string;
-  /** The only bot token the Web API accepts. */
+  /** Workspace one's bot token (the app installed there from the start; it never expires). */
   botToken: string;
+  /** The app as registered for distribution (client id and secret, redirect URLs, token rotation); settable later with configureOAuth. */
+  oauth?: OAuthApp;
   /** The app's request URL (e.g. http://127.0.0.1:3000/slack/events); settable later with setAppUrl. */
   appUrl?: string;
   /** chat.postMessage per-channel token bucket (default burst 5, 1 per second); false turns it off, and the method tiers too. */
@@ -131,12 +135,54 @@ export class OfflineSlack extends SlackDriver {
     private readonly tiers: MethodTiers,
     appUrl: string | undefined,
     /** Socket Mode's connections, when the offline Slack serves an app in Socket Mode. */
-    readonly socket?: SocketModeHub,
+    readonly socket: SocketModeHub | undefined,
+    /** The authorise page, `oauth.v2.access` and every workspace's tokens. */
+    readonly oauth: OAuthServer,
+    /** Each workspace's driver, by team id (workspace one's is this object). */
+    private readonly drivers: ReadonlyMap<string, SlackDriver> = new Map(),
   ) {
     super(workspace, deliverer);
     this.url = url;
     this.apiUrl = `${url}/api/`;
     this.appUrlValue = appUrl;
+  }
+
+  /** Every workspace's driver, workspace one (the default) first. */
+  get teams(): SlackDriver[] {
+    return [this, ...[...this.drivers.values()].filter((d) => d.workspace !== this.workspace)];
+  }
+
+  /** The driver of one workspace (`T_LOOKOUT`, `T_OTHER`): slash commands, clicks and messages there. */
+  team(teamId: string): SlackDriver {
+    if (teamId === this.workspace.team.id) return this;
+    const driver = this.drivers.get(teamId);
+    if (!driver) throw new Error(`no workspace ${teamId}`);
+    return driver;
+  }
+
+  /** Registers the app for distribution (or removes it): what the authorise page and `oauth.v2.access` accept. */
+  configureOAuth(app: OAuthApp | undefined): void {
+    this.oauth.configure(app);
+  }
+
+  /**
+   * The workspace removes the app: its tokens are revoked at once and its bot user leaves
+   * every channel (as a revoked bot token does: https://docs.slack.dev/reference/methods/auth.revoke),
+   * then the app gets
+   * `tokens_revoked` (the bot user's id under `bot`) and `app_uninstalled`, signed like
+   * every event (https://docs.slack.dev/reference/events/tokens_revoked,
+   * https://docs.slack.dev/reference/events/app_uninstalled). Returns every delivery attempt.
+   */
+  async uninstall(teamId: string): Promise<Delivery[]> {
+    const driver = this.team(teamId);
+    this.oauth.revokeTeam(teamId);
+    driver.workspace.removeBot();
+    const revoked = await driver.deliverEvent({
+      type: 'tokens_revoked',
+      tokens: { bot: [driver.workspace.bot.userId] },
+    });
+    const uninstalled = await driver.deliverEvent({ type: 'app_uninstalled' });
+    return [...revoked, ...uninstalled];
   }
 
   get appUrl(): string | undefined {
@@ -179,8 +225,8 @@ export class OfflineSlack extends SlackDriver {
     const done = new Promise<void>((resolve) => this.server.close(() => resolve()));
     this.socket?.close();
     this.server.closeAllConnections();
-    await Promise.all([done, this.deliverer.close()]);
-    this.workspace.removeAllListeners();
+    await Promise.all([done, ...this.teams.map((d) => d.closeDeliveries())]);
+    for (const d of this.teams) d.workspace.removeAllListeners();
   }
 }
 
@@ -233,34 +279,47 @@ export async function startOfflineSlack(options: OfflineSlackOptions): Promise<O
   const hostForUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const baseUrl = `http://${hostForUrl}:${address.port}`;
 
-  const workspace = new Workspace({
+  const workspaceOptions = {
     now,
     ...(options.triggerTtlMs !== undefined ? { triggerTtlMs: options.triggerTtlMs } : {}),
-  });
+  };
+  const workspace = new Workspace({ ...workspaceOptions, of: LOOKOUT_SEED });
+  const other = new Workspace({ ...workspaceOptions, of: OTHER_SEED });
+  const workspaces = new Map([workspace, other].map((w) => [w.team.id, w] as const));
+  const oauth = new OAuthServer(workspaces, now);
+  oauth.addToken(options.botToken, workspace.team.id);
+  oauth.configure(options.oauth);
   const rateLimiter = new RateLimiter(options.rateLimit === undefined ? DEFAULT_RATE_LIMIT : options.rateLimit, now);
   const tiers = new MethodTiers(options.methodTiers ?? options.rateLimit !== false, now);
   const socket = options.appToken ? new SocketModeHub(options.appToken, () => baseUrl) : undefined;
   if (socket) server.on('upgrade', (req, sock, head) => socket.upgrade(req, sock, head));
   const webApi = new WebApi({
     workspace,
-    botToken: options.botToken,
+    teams: workspaces,
+    oauth,
     baseUrl: () => baseUrl,
     rateLimiter,
     tiers,
     ...(socket ? { socket } : {}),
   });
-  const responseUrls = new ResponseUrls(workspace, () => baseUrl, options.responseUrl);
   let appUrl: () => string | undefined = () => undefined;
-  const deliverer = new Deliverer({
-    workspace,
-    responseUrls,
-    signingSecret: options.signingSecret,
-    appUrl: () => appUrl(),
-    ackTimeoutMs: options.ackTimeoutMs ?? 3000,
-    ...(options.eventRetryDelaysMs ? { eventRetryDelaysMs: options.eventRetryDelaysMs } : {}),
-    verificationToken: options.verificationToken ?? 'sandbox-verification-token',
-    ...(socket ? { socket } : {}),
-  });
+  const deliveryFor = (ws: Workspace): { responseUrls: ResponseUrls; deliverer: Deliverer } => {
+    const responseUrls = new ResponseUrls(ws, () => baseUrl, options.responseUrl);
+    const deliverer = new Deliverer({
+      workspace: ws,
+      responseUrls,
+      signingSecret: options.signingSecret,
+      appUrl: () => appUrl(),
+      ackTimeoutMs: options.ackTimeoutMs ?? 3000,
+      ...(options.eventRetryDelaysMs ? { eventRetryDelaysMs: options.eventRetryDelaysMs } : {}),
+      verificationToken: options.verificationToken ?? 'sandbox-verification-token',
+      ...(socket ? { socket } : {}),
+    });
+    return { responseUrls, deliverer };
+  };
+  const { responseUrls, deliverer } = deliveryFor(workspace);
+  const otherDelivery = deliveryFor(other);
+  const otherDriver = new SlackDriver(other, otherDelivery.deliverer);
   const created = new OfflineSlack(
     server,
     baseUrl,
@@ -272,11 +331,19 @@ export async function startOfflineSlack(options: OfflineSlackOptions): Promise<O
     tiers,
     options.appUrl,
     socket,
+    oauth,
+    new Map([[other.team.id, otherDriver]]),
   );
   appUrl = () => created.appUrl;
   created.router
     .add('POST', '/api/:method', (req, res, ctx) => webApi.handle(ctx.params.method ?? '', req, res))
-    .add('POST', '/response/:id', (req, res, ctx) => responseUrls.handle(ctx.params.id ?? '', req, res));
+    .add('POST', '/response/:id', (req, res, ctx) => {
+      const id = ctx.params.id ?? '';
+      const owner = otherDelivery.responseUrls.get(id) ? otherDelivery.responseUrls : responseUrls;
+      return owner.handle(id, req, res);
+    })
+    .add('GET', '/oauth/v2/authorize', (_req, res, ctx) => oauth.authorizePage(ctx.url, res))
+    .add('POST', '/oauth/v2/authorize', (req, res) => oauth.decide(req, res));
   mountUiRoutes(created.router);
   holder.slack = created;
   return created;

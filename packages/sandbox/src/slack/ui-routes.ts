@@ -9,7 +9,7 @@
  *   GET  /ui/assets/<file>       its static files
  *   GET  /ui/emoji.json          Slack's emoji shortcodes → emoji (from emojibase-data)
  *   GET  /ui/vendor/chart.js     Chart.js (UMD, from node_modules) to draw data_visualization blocks
- *   GET  /ui/workspace           team, people, channels
+ *   GET  /ui/workspace           team, people, channels, the workspaces to switch between, whether the app is installed
  *   GET  /ui/state?channel&user  what the user sees in a channel, and their open modals
  *   GET  /ui/thread?channel&ts&user
  *   GET  /ui/events?user         server-sent events: message, update, delete, view, channel, delivery, home
@@ -20,6 +20,9 @@
  *   POST /ui/home-open           { user }: the user opens Lookout's Home tab (the app gets app_home_opened)
  *   POST /ui/submit              { user, view_id, values }
  *   POST /ui/close-view          { user, view_id }
+ *   POST /ui/remove-app          {}: the workspace removes the app (its tokens revoked, the app told by events)
+ *
+ * Every endpoint acts in the workspace `?team=` names (default: workspace one).
  *
  * Bad requests get `400 { ok: false, error, detail }`.
  */
@@ -31,7 +34,8 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { createRequire } from 'node:module';
 import { contentType, HttpError, readBody, sendJson } from './http-util.js';
-import type { RouteContext, RouteHandler, Router } from './server.js';
+import type { OfflineSlack, RouteContext, RouteHandler, Router } from './server.js';
+import type { SlackDriver } from './driver.js';
 import type { Delivery, Json } from './types.js';
 import {
   SLACKBOT,
@@ -263,8 +267,40 @@ export function uiEvent(
 
 // ---- routes ---------------------------------------------------------------------------
 
+/** The person a page opens as: Alice in workspace one, the first person elsewhere. */
+function defaultUser(ws: Workspace): string {
+  if (ws.user(DEFAULT_USER)) return DEFAULT_USER;
+  return [...ws.users.values()].find((u) => !u.is_bot)?.id ?? DEFAULT_USER;
+}
+
+/** The driver of the workspace `?team=` names (workspace one when unset). */
+function teamOf(slack: OfflineSlack, url: URL): SlackDriver {
+  const team = url.searchParams.get('team');
+  if (!team) return slack;
+  try {
+    return slack.team(team);
+  } catch {
+    throw new UiError(400, 'team_not_found', `no workspace "${team}"`);
+  }
+}
+
+interface UiContext {
+  url: URL;
+  /** The driver of the workspace the request acts in. */
+  slack: SlackDriver;
+  /** The whole offline Slack. */
+  offline: OfflineSlack;
+}
+
+/** Slack sends an app nothing from a workspace it is not installed in. */
+function requireInstalled(ctx: UiContext): void {
+  const team = ctx.slack.workspace.team;
+  if (!ctx.offline.oauth.installed(team.id))
+    throw new UiError(400, 'not_installed', `Lookout is not installed in ${team.name}`);
+}
+
 function person(ws: Workspace, ref: string | null | undefined): SlackUser {
-  const user = ws.user(ref || DEFAULT_USER);
+  const user = ws.user(ref || defaultUser(ws));
   if (!user || user.is_bot) throw new UiError(400, 'unknown_user', `no person "${ref ?? ''}" in this workspace`);
   return user;
 }
@@ -294,10 +330,10 @@ async function drive<T>(call: () => Promise<T>): Promise<T> {
 }
 
 /** Wraps a JSON handler: UiErrors become `{ ok: false, error, detail }` with their status. */
-function json(handler: (req: IncomingMessage, ctx: RouteContext) => Json | Promise<Json>): RouteHandler {
+function json(handler: (req: IncomingMessage, ctx: UiContext) => Json | Promise<Json>): RouteHandler {
   return async (req, res, ctx) => {
     try {
-      const body = await handler(req, ctx);
+      const body = await handler(req, { url: ctx.url, slack: teamOf(ctx.slack, ctx.url), offline: ctx.slack });
       sendJson(res, 200, { ok: true, ...body }, { 'cache-control': 'no-store' });
     } catch (error) {
       if (!(error instanceof UiError)) throw error;
@@ -326,9 +362,10 @@ function serveFile(dir: string | undefined, name: string, res: ServerResponse): 
 }
 
 function events(req: IncomingMessage, res: ServerResponse, ctx: RouteContext): void {
-  const ws = ctx.slack.workspace;
+  let ws: Workspace;
   let user: SlackUser;
   try {
+    ws = teamOf(ctx.slack, ctx.url).workspace;
     user = person(ws, ctx.url.searchParams.get('user'));
   } catch (error) {
     if (!(error instanceof UiError)) throw error;
@@ -409,14 +446,16 @@ export function mountUiRoutes(router: Router, options: { dir?: string } = {}): v
     .add(
       'GET',
       '/ui/workspace',
-      json((_req, { slack }) => {
+      json((_req, { slack, offline }) => {
         const ws = slack.workspace;
         const people = [...ws.users.values()];
         return {
           team: { ...ws.team },
+          teams: offline.teams.map((d) => ({ ...d.workspace.team, default: d === offline })),
+          installed: offline.oauth.installed(ws.team.id),
           bot: { ...ws.bot },
           slackbot: SLACKBOT,
-          default_user: DEFAULT_USER,
+          default_user: defaultUser(ws),
           users: people.map(uiUser),
           channels: [...ws.channels.values()].map(uiChannel),
           commands: [...UI_COMMANDS],
@@ -454,7 +493,8 @@ export function mountUiRoutes(router: Router, options: { dir?: string } = {}): v
     .add(
       'POST',
       '/ui/command',
-      json(async (req, { slack }) => {
+      json(async (req, ctx) => {
+        const { slack } = ctx;
         const body = await jsonBody(req, commandBody);
         const ws = slack.workspace;
         const user = person(ws, body.user);
@@ -470,6 +510,13 @@ export function mountUiRoutes(router: Router, options: { dir?: string } = {}): v
           return { message: uiMessage(message) };
         }
         const name = (command[1] ?? '').toLowerCase();
+        if (!ctx.offline.oauth.installed(ws.team.id)) {
+          throw new UiError(
+            400,
+            'unknown_command',
+            `${name} is not a valid command: Lookout is not installed in ${ws.team.name}.`,
+          );
+        }
         if (!(UI_COMMANDS as readonly string[]).includes(name)) {
           throw new UiError(400, 'unknown_command', `${name} is not a valid command. Try ${UI_COMMANDS.join(' or ')}.`);
         }
@@ -480,7 +527,9 @@ export function mountUiRoutes(router: Router, options: { dir?: string } = {}): v
     .add(
       'POST',
       '/ui/action',
-      json(async (req, { slack }) => {
+      json(async (req, ctx) => {
+        const { slack } = ctx;
+        requireInstalled(ctx);
         const body = await jsonBody(req, actionBody);
         const ws = slack.workspace;
         const user = person(ws, body.user);
@@ -521,7 +570,9 @@ export function mountUiRoutes(router: Router, options: { dir?: string } = {}): v
     .add(
       'POST',
       '/ui/home-open',
-      json(async (req, { slack }) => {
+      json(async (req, ctx) => {
+        const { slack } = ctx;
+        requireInstalled(ctx);
         const body = await jsonBody(req, z.object({ user: id }));
         const user = person(slack.workspace, body.user);
         // Slack's retries of a late answer can take minutes: the page does not wait for them; the view comes as a `home` event.
@@ -547,6 +598,20 @@ export function mountUiRoutes(router: Router, options: { dir?: string } = {}): v
         const view = openViewOf(slack.workspace, body.view_id, person(slack.workspace, body.user));
         const delivery = await drive(() => slack.closeView(view));
         return { delivery: deliverySummary(delivery) };
+      }),
+    )
+    .add(
+      'POST',
+      '/ui/remove-app',
+      json(async (req, { slack, offline }) => {
+        await jsonBody(req, z.object({}).loose());
+        const team = slack.workspace.team;
+        if (!offline.oauth.installed(team.id))
+          throw new UiError(400, 'not_installed', `Lookout is not installed in ${team.name}`);
+        // The events go out in the background (their retries can take minutes); the tokens are revoked at once.
+        const done = offline.uninstall(team.id);
+        void done.catch(() => undefined);
+        return { removed: true, team: team.id };
       }),
     );
 }

@@ -20,6 +20,7 @@ import type { MethodTiers, RateLimiter } from './rate-limit.js';
 import { isRecord, SlackError, type Json } from './types.js';
 import { tzLabel, tzOffsetSeconds, type Channel, type Message, type View, type Workspace } from './workspace.js';
 import type { SocketModeHub } from './socket-mode.js';
+import type { OAuthServer } from './oauth.js';
 
 /**
  * An injected failure: an error code (HTTP 200, `ok: false`), an HTTP status (429 gets
@@ -49,8 +50,12 @@ export interface ApiCall {
 }
 
 export interface WebApiOptions {
+  /** The default workspace (the one failures by channel name and unauthenticated calls count against). */
   workspace: Workspace;
-  botToken: string;
+  /** Every workspace, by team id: a token acts in its own. */
+  teams: ReadonlyMap<string, Workspace>;
+  /** The tokens and `oauth.v2.access`. */
+  oauth: OAuthServer;
   /** The server's base URL (for auth.test's `url` and permalinks). */
   baseUrl: () => string;
   rateLimiter: RateLimiter;
@@ -60,7 +65,7 @@ export interface WebApiOptions {
   socket?: SocketModeHub;
 }
 
-type Handler = (args: Json) => Json | Promise<Json>;
+type Handler = (args: Json, m: TeamMethods) => Json | Promise<Json>;
 
 const MAX_CALLS_KEPT = 1000;
 
@@ -188,32 +193,35 @@ export class WebApi {
   private readonly hanging = new Set<ServerResponse>();
   private readonly handlers: Record<string, Handler>;
   private readonly ws: Workspace;
+  private readonly methodsByTeam = new Map<string, TeamMethods>();
 
   constructor(private readonly options: WebApiOptions) {
     this.ws = options.workspace;
+    for (const [teamId, ws] of options.teams) this.methodsByTeam.set(teamId, new TeamMethods(ws, options));
     this.handlers = {
       'api.test': (args) => {
         const { token: _token, ...rest } = args;
         return Object.keys(rest).length > 0 ? { args: rest } : {};
       },
-      'auth.test': () => this.authTest(),
-      'chat.postMessage': (args) => this.postMessage(args),
-      'chat.postEphemeral': (args) => this.postEphemeral(args),
-      'chat.update': (args) => this.update(args),
-      'chat.delete': (args) => this.delete(args),
-      'chat.getPermalink': (args) => this.getPermalink(args),
-      'views.open': (args) => this.viewsOpen(args, 'open'),
-      'views.push': (args) => this.viewsOpen(args, 'push'),
-      'views.update': (args) => this.viewsUpdate(args),
-      'views.publish': (args) => this.viewsPublish(args),
-      'conversations.info': (args) => ({ channel: apiChannel(this.visibleChannel(args)) }),
-      'conversations.join': (args) => this.join(args),
-      'conversations.list': (args) => this.list(args),
-      'conversations.history': (args) => this.history(args),
-      'conversations.replies': (args) => this.replies(args),
-      'users.info': (args) => this.usersInfo(args),
-      'conversations.members': (args) => this.members(args),
+      'auth.test': (_args, m) => m.authTest(),
+      'chat.postMessage': (args, m) => m.postMessage(args),
+      'chat.postEphemeral': (args, m) => m.postEphemeral(args),
+      'chat.update': (args, m) => m.update(args),
+      'chat.delete': (args, m) => m.delete(args),
+      'chat.getPermalink': (args, m) => m.getPermalink(args),
+      'views.open': (args, m) => m.viewsOpen(args, 'open'),
+      'views.push': (args, m) => m.viewsOpen(args, 'push'),
+      'views.update': (args, m) => m.viewsUpdate(args),
+      'views.publish': (args, m) => m.viewsPublish(args),
+      'conversations.info': (args, m) => ({ channel: apiChannel(m.visibleChannel(args)) }),
+      'conversations.join': (args, m) => m.join(args),
+      'conversations.list': (args, m) => m.list(args),
+      'conversations.history': (args, m) => m.history(args),
+      'conversations.replies': (args, m) => m.replies(args),
+      'users.info': (args, m) => m.usersInfo(args),
+      'conversations.members': (args, m) => m.members(args),
       'apps.connections.open': () => ({}),
+      'oauth.v2.access': () => ({}),
     };
   }
 
@@ -314,27 +322,38 @@ export class WebApi {
       return reply(injected.status, { ok: false, error: injected.error ?? 'internal_error' });
     }
 
-    const tier = this.options.tiers.take(method, this.ws.team.id);
+    const checked = token ? this.options.oauth.check(token) : undefined;
+    const teamId = checked?.ok ? checked.teamId : this.ws.team.id;
+    const tier = this.options.tiers.take(method, teamId);
     if (!tier.ok) return reply(429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(tier.retryAfter) });
 
-    if (method === 'api.test') return reply(200, { ok: true, ...(await handler(args)) });
+    const methods = this.methodsByTeam.get(teamId);
+    if (!methods) return reply(200, { ok: false, error: 'team_not_found' });
+    if (method === 'api.test') return reply(200, { ok: true, ...(await handler(args, methods)) });
+    if (method === 'oauth.v2.access') {
+      try {
+        return reply(200, { ok: true, ...this.options.oauth.access(args, req.headers.authorization) });
+      } catch (error) {
+        return reply(200, { ok: false, error: error instanceof SlackError ? error.code : 'internal_error' });
+      }
+    }
     if (method === 'apps.connections.open') {
       if (!token) return reply(200, { ok: false, error: 'not_authed' });
       if (!this.options.socket || token !== this.options.socket.appToken)
         return reply(200, { ok: false, error: 'invalid_auth' });
       return reply(200, { ok: true, url: this.options.socket.open() });
     }
-    if (!token) return reply(200, { ok: false, error: 'not_authed' });
-    if (token !== this.options.botToken) return reply(200, { ok: false, error: 'invalid_auth' });
+    if (!token || !checked) return reply(200, { ok: false, error: 'not_authed' });
+    if (!checked.ok) return reply(200, { ok: false, error: checked.error });
 
     if (method === 'chat.postMessage') {
       const ref = str(args, 'channel') ?? '';
-      const limited = this.options.rateLimiter.take(`chat.postMessage:${this.ws.channel(ref)?.id ?? ref}`);
+      const limited = this.options.rateLimiter.take(`chat.postMessage:${methods.ws.channel(ref)?.id ?? ref}`);
       if (!limited.ok)
         return reply(429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(limited.retryAfter) });
     }
     try {
-      const result = await handler(args);
+      const result = await handler(args, methods);
       if (holdMs > 0) await new Promise((r) => setTimeout(r, holdMs));
       if (res.destroyed) return;
       reply(200, { ok: true, ...result });
@@ -347,10 +366,16 @@ export class WebApi {
       });
     }
   }
+}
 
-  // ---- methods ----------------------------------------------------------------------
+/** The Web API methods, acting in one workspace: the one the calling token belongs to. */
+class TeamMethods {
+  constructor(
+    readonly ws: Workspace,
+    private readonly options: Pick<WebApiOptions, 'baseUrl'>,
+  ) {}
 
-  private authTest(): Json {
+  authTest(): Json {
     return {
       url: `${this.options.baseUrl()}/`,
       team: this.ws.team.name,
@@ -363,20 +388,20 @@ export class WebApi {
   }
 
   /** A channel the bot can see (private channels only when it is a member). */
-  private visibleChannel(args: Json, key = 'channel'): Channel {
+  visibleChannel(args: Json, key = 'channel'): Channel {
     const ref = str(args, key);
     const channel = ref ? this.ws.channel(ref) : undefined;
     if (!channel || (channel.is_private && !channel.is_member)) throw new SlackError('channel_not_found');
     return channel;
   }
 
-  private writableChannel(args: Json): Channel {
+  writableChannel(args: Json): Channel {
     const channel = this.visibleChannel(args);
     if (channel.is_archived) throw new SlackError('is_archived');
     return channel;
   }
 
-  private content(args: Json): { text: string; blocks: unknown[] | undefined; attachments: unknown[] | undefined } {
+  content(args: Json): { text: string; blocks: unknown[] | undefined; attachments: unknown[] | undefined } {
     const blocks = blocksField(args);
     const attachments = attachmentsField(args);
     const text = validateMessageText(args.text, blocks, attachments);
@@ -385,7 +410,7 @@ export class WebApi {
     return { text: text.text, blocks, attachments };
   }
 
-  private threadTs(args: Json, channel: Channel): string | undefined {
+  threadTs(args: Json, channel: Channel): string | undefined {
     const threadTs = str(args, 'thread_ts');
     if (!threadTs) return undefined;
     const parent = this.ws.message(channel.id, threadTs);
@@ -393,7 +418,7 @@ export class WebApi {
     return threadTs;
   }
 
-  private postMessage(args: Json): Json {
+  postMessage(args: Json): Json {
     // A user id posts into the bot's direct messages with that person, as in Slack.
     const ref = str(args, 'channel') ?? '';
     const person = this.ws.users.get(ref);
@@ -413,7 +438,7 @@ export class WebApi {
     return { channel: channel.id, ts: message.ts, message: apiMessage(message, this.ws.team.id) };
   }
 
-  private postEphemeral(args: Json): Json {
+  postEphemeral(args: Json): Json {
     const channel = this.writableChannel(args);
     const userRef = str(args, 'user');
     const user = userRef ? this.ws.users.get(userRef) : undefined;
@@ -431,7 +456,7 @@ export class WebApi {
     return { message_ts: message.ts };
   }
 
-  private ownMessage(args: Json, tsKey: string, notOwn: string): { channel: Channel; message: Message } {
+  ownMessage(args: Json, tsKey: string, notOwn: string): { channel: Channel; message: Message } {
     const channel = this.visibleChannel(args);
     const ts = str(args, tsKey);
     const message = ts ? this.ws.message(channel.id, ts) : undefined;
@@ -440,7 +465,7 @@ export class WebApi {
     return { channel, message };
   }
 
-  private update(args: Json): Json {
+  update(args: Json): Json {
     const { channel, message } = this.ownMessage(args, 'ts', 'cant_update_message');
     if (channel.is_archived) throw new SlackError('is_archived');
     const blocks = blocksField(args);
@@ -458,13 +483,13 @@ export class WebApi {
     return { channel: channel.id, ts: updated.ts, text: updated.text, message: apiMessage(updated, this.ws.team.id) };
   }
 
-  private delete(args: Json): Json {
+  delete(args: Json): Json {
     const { channel, message } = this.ownMessage(args, 'ts', 'cant_delete_message');
     this.ws.remove(channel.id, message.ts);
     return { channel: channel.id, ts: message.ts };
   }
 
-  private getPermalink(args: Json): Json {
+  getPermalink(args: Json): Json {
     const channel = this.visibleChannel(args);
     const ts = str(args, 'message_ts');
     const message = ts ? this.ws.message(channel.id, ts) : undefined;
@@ -477,14 +502,14 @@ export class WebApi {
     };
   }
 
-  private viewInput(args: Json): Json {
+  viewInput(args: Json): Json {
     const view = jsonField(args, 'view', 'invalid_arguments');
     const checked = validateView(view);
     if (!checked.ok) throw new SlackError(checked.error, { reasons: checked.reasons });
     return view as Json;
   }
 
-  private viewsOpen(args: Json, mode: 'open' | 'push'): Json {
+  viewsOpen(args: Json, mode: 'open' | 'push'): Json {
     const input = this.viewInput(args);
     if (typeof input.external_id === 'string' && this.ws.viewByExternalId(input.external_id)) {
       throw new SlackError('duplicate_external_id');
@@ -494,7 +519,7 @@ export class WebApi {
     return { view: apiView(view) };
   }
 
-  private viewsUpdate(args: Json): Json {
+  viewsUpdate(args: Json): Json {
     const viewId = str(args, 'view_id');
     const externalId = str(args, 'external_id');
     if (!viewId && !externalId)
@@ -508,7 +533,7 @@ export class WebApi {
   }
 
   /** The Home tab of `user_id`: replaced whole on each publish. */
-  private viewsPublish(args: Json): Json {
+  viewsPublish(args: Json): Json {
     const userId = str(args, 'user_id');
     const user = userId ? this.ws.user(userId) : undefined;
     if (!user || user.is_bot) throw new SlackError('user_not_found');
@@ -518,7 +543,7 @@ export class WebApi {
     return { view: this.ws.publishHome(user.id, view as Json) };
   }
 
-  private join(args: Json): Json {
+  join(args: Json): Json {
     const ref = str(args, 'channel');
     const channel = ref ? this.ws.channel(ref) : undefined;
     if (!channel) throw new SlackError('channel_not_found');
@@ -530,7 +555,7 @@ export class WebApi {
   }
 
   /** Pages as Slack does: `limit` (default 100, at most 1000) a page, an opaque `next_cursor` until the last. */
-  private list(args: Json): Json {
+  list(args: Json): Json {
     const excludeArchived = bool(args, 'exclude_archived');
     const all = [...this.ws.channels.values()]
       .filter((c) => !(c.is_private && !c.is_member))
@@ -550,7 +575,7 @@ export class WebApi {
     return { channels: all.slice(start, start + limit).map(apiChannel), response_metadata: { next_cursor: next } };
   }
 
-  private history(args: Json): Json {
+  history(args: Json): Json {
     const channel = this.visibleChannel(args);
     const limit = Math.max(1, Math.min(1000, Number(str(args, 'limit') ?? 100) || 100));
     const all = this.ws.visibleMessages(channel.id).reverse();
@@ -562,7 +587,7 @@ export class WebApi {
     };
   }
 
-  private replies(args: Json): Json {
+  replies(args: Json): Json {
     const channel = this.visibleChannel(args);
     const ts = str(args, 'ts');
     const thread = ts ? this.ws.thread(channel.id, ts) : [];
@@ -571,7 +596,7 @@ export class WebApi {
   }
 
   /** A channel's members, a page at a time (`limit`, default 100, at most 1000; `cursor` from the last page). */
-  private members(args: Json): Json {
+  members(args: Json): Json {
     const channel = this.visibleChannel(args);
     const limit = Math.max(1, Math.min(1000, Number(str(args, 'limit') ?? 100) || 100));
     const start = Number(str(args, 'cursor') ?? 0) || 0;
@@ -583,7 +608,7 @@ export class WebApi {
     };
   }
 
-  private usersInfo(args: Json): Json {
+  usersInfo(args: Json): Json {
     const ref = str(args, 'user');
     const user = ref ? this.ws.users.get(ref) : undefined;
     if (!user) throw new SlackError('user_not_found');

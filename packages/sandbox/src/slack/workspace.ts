@@ -103,6 +103,18 @@ export const TEAM: Team = { id: 'T_LOOKOUT', name: 'Lookout Sandbox', domain: 'l
 export const BOT = { userId: 'U_LOOKOUT_BOT', botId: 'B_LOOKOUT', appId: 'A_LOOKOUT', name: 'lookout' } as const;
 export const SLACKBOT = 'USLACKBOT';
 
+/** The app's bot in one workspace: the app id is the app's, the bot user and bot ids are the workspace's own. */
+export interface BotIdentity {
+  readonly userId: string;
+  readonly botId: string;
+  readonly appId: string;
+  readonly name: string;
+}
+
+/** The second workspace: its own people, channels and bot user, nothing shared with the first but the app. */
+export const OTHER_TEAM: Team = { id: 'T_OTHER', name: 'Other Co', domain: 'other-co' };
+export const OTHER_BOT: BotIdentity = { userId: 'U_OTHER_BOT', botId: 'B_OTHER', appId: BOT.appId, name: 'lookout' };
+
 const SEED_USERS: SlackUser[] = [
   { id: 'U_ALICE', name: 'alice', real_name: 'Alice Adler', tz: 'Europe/Berlin', is_bot: false },
   { id: 'U_BOB', name: 'bob', real_name: 'Bob Brown', tz: 'America/New_York', is_bot: false },
@@ -115,6 +127,33 @@ const SEED_CHANNELS: Array<Omit<Channel, 'created'>> = [
   { id: 'C_SECURITY', name: 'security', is_private: false, is_archived: false, is_member: true },
   { id: 'C_ARCHIVED', name: 'old-news', is_private: false, is_archived: true, is_member: false },
 ];
+
+const OTHER_USERS: SlackUser[] = [
+  { id: 'U_DANA', name: 'dana', real_name: 'Dana Diaz', tz: 'America/Los_Angeles', is_bot: false },
+  { id: 'U_ERIK', name: 'erik', real_name: 'Erik Ek', tz: 'Europe/Stockholm', is_bot: false },
+];
+
+/** The app is not installed in Other Co at first, so its bot is in no channel there. */
+const OTHER_CHANNELS: Array<Omit<Channel, 'created'>> = [
+  { id: 'C_OTHER_GENERAL', name: 'general', is_private: false, is_archived: false, is_member: false },
+  { id: 'C_OTHER_GROWTH', name: 'growth', is_private: false, is_archived: false, is_member: false },
+];
+
+/** What a workspace holds when it is made: who and where. */
+export interface WorkspaceSeed {
+  team: Team;
+  bot: BotIdentity;
+  users: readonly SlackUser[];
+  channels: ReadonlyArray<Omit<Channel, 'created'>>;
+}
+
+export const LOOKOUT_SEED: WorkspaceSeed = { team: TEAM, bot: BOT, users: SEED_USERS, channels: SEED_CHANNELS };
+export const OTHER_SEED: WorkspaceSeed = {
+  team: OTHER_TEAM,
+  bot: OTHER_BOT,
+  users: OTHER_USERS,
+  channels: OTHER_CHANNELS,
+};
 
 const TRIGGER_TTL_MS = 3000;
 const MAX_VIEW_STACK = 3;
@@ -146,6 +185,8 @@ export interface WorkspaceOptions {
   triggerTtlMs?: number;
   /** Seed the default users and channels (default true). */
   seed?: boolean;
+  /** Which workspace: its team, bot, people and channels (default the Lookout Sandbox one). */
+  of?: WorkspaceSeed;
 }
 
 function randomId(length: number, alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'): string {
@@ -200,8 +241,8 @@ export function clone<T>(value: T): T {
 }
 
 export class Workspace extends EventEmitter<{ change: [WorkspaceChange] }> {
-  readonly team: Team = { ...TEAM };
-  readonly bot = BOT;
+  readonly team: Team;
+  readonly bot: BotIdentity;
   readonly users = new Map<string, SlackUser>();
   readonly channels = new Map<string, Channel>();
   readonly now: () => number;
@@ -219,13 +260,17 @@ export class Workspace extends EventEmitter<{ change: [WorkspaceChange] }> {
     this.setMaxListeners(0);
     this.now = options.now ?? Date.now;
     this.triggerTtlMs = options.triggerTtlMs ?? TRIGGER_TTL_MS;
-    this.users.set(BOT.userId, { id: BOT.userId, name: BOT.name, real_name: 'Lookout', tz: 'UTC', is_bot: true });
+    const seed = options.of ?? LOOKOUT_SEED;
+    this.team = { ...seed.team };
+    this.bot = seed.bot;
+    const bot = this.bot;
+    this.users.set(bot.userId, { id: bot.userId, name: bot.name, real_name: 'Lookout', tz: 'UTC', is_bot: true });
     if (options.seed !== false) {
-      for (const u of SEED_USERS) this.users.set(u.id, { ...u });
+      for (const u of seed.users) this.users.set(u.id, { ...u });
       const created = Math.floor(this.now() / 1000);
-      for (const c of SEED_CHANNELS) {
+      for (const c of seed.channels) {
         this.channels.set(c.id, { ...c, created });
-        this.memberships.set(c.id, new Set(SEED_USERS.map((u) => u.id)));
+        this.memberships.set(c.id, new Set(seed.users.map((u) => u.id)));
       }
     }
   }
@@ -336,6 +381,15 @@ export class Workspace extends EventEmitter<{ change: [WorkspaceChange] }> {
     return channel;
   }
 
+  /** The app is removed: its bot user leaves every channel. */
+  removeBot(): void {
+    for (const channel of this.channels.values()) {
+      if (!channel.is_member) continue;
+      channel.is_member = false;
+      this.emit('change', { type: 'channel', channel });
+    }
+  }
+
   requireChannel(ref: string): Channel {
     const channel = this.channel(ref);
     if (!channel) throw new Error(`no channel ${ref}`);
@@ -359,8 +413,8 @@ export class Workspace extends EventEmitter<{ change: [WorkspaceChange] }> {
 
   post(input: NewMessage): Message {
     const channel = this.requireChannel(input.channel);
-    const user = input.user ?? BOT.userId;
-    const isBot = user === BOT.userId;
+    const user = input.user ?? this.bot.userId;
+    const isBot = user === this.bot.userId;
     const ts = this.nextTs();
     const log = this.log(channel.id);
     let threadTs: string | undefined;
@@ -381,8 +435,8 @@ export class Workspace extends EventEmitter<{ change: [WorkspaceChange] }> {
       state: {},
     };
     if (isBot) {
-      message.bot_id = BOT.botId;
-      message.app_id = BOT.appId;
+      message.bot_id = this.bot.botId;
+      message.app_id = this.bot.appId;
     }
     if (input.blocks) message.blocks = normalizeBlocks(clone(input.blocks));
     if (input.attachments) message.attachments = normalizeAttachments(clone(input.attachments));
@@ -631,8 +685,8 @@ export class Workspace extends EventEmitter<{ change: [WorkspaceChange] }> {
       state: { values: {} },
       root_view_id: rootId ?? id,
       previous_view_id: previousId,
-      app_id: BOT.appId,
-      bot_id: BOT.botId,
+      app_id: this.bot.appId,
+      bot_id: this.bot.botId,
       user,
       open: true,
     };

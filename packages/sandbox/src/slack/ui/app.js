@@ -54,6 +54,8 @@ const EXAMPLES = [
 
 const state = {
   workspace: null,
+  /** The workspace shown (`?team=`); null: workspace one. */
+  team: new URLSearchParams(location.search).get('team'),
   user: 'U_ALICE',
   channel: null,
   messages: [],
@@ -99,8 +101,16 @@ function el(tag, className, text) {
 
 // ---- server -----------------------------------------------------------------------------
 
+/** A `/ui/…` path in the workspace shown. */
+function inTeam(path) {
+  if (!state.team) return path;
+  const url = new URL(path, location.origin);
+  url.searchParams.set('team', state.team);
+  return `${url.pathname}${url.search}`;
+}
+
 async function api(method, path, body) {
-  const res = await fetch(path, {
+  const res = await fetch(inTeam(path), {
     method,
     headers: body ? { 'content-type': 'application/json' } : {},
     body: body ? JSON.stringify(body) : undefined,
@@ -124,7 +134,7 @@ function toast(text, kind = 'error') {
 function connect() {
   state.source?.close();
   setStatus('connecting');
-  const source = new EventSource(`/ui/events?user=${encodeURIComponent(state.user)}`);
+  const source = new EventSource(inTeam(`/ui/events?user=${encodeURIComponent(state.user)}`));
   state.source = source;
   const on = (name, fn) =>
     source.addEventListener(name, (e) => {
@@ -244,6 +254,7 @@ function renderMe() {
 function remember() {
   if (location.pathname !== '/') return;
   const params = new URLSearchParams({
+    ...(state.team ? { team: state.team } : {}),
     channel: channelOf(state.channel)?.name ?? '',
     user: userOf(state.user)?.name ?? '',
   });
@@ -456,7 +467,7 @@ function channelIntro(empty) {
     el(
       'p',
       null,
-      `This is the very beginning of the #${c?.name ?? ''} channel.${empty ? ' Ask Lookout something: pick an example below, or type / to see the commands.' : ''}`,
+      `This is the very beginning of the #${c?.name ?? ''} channel.${!state.workspace.installed ? ` Lookout is not installed in ${state.workspace.team.name}.` : empty ? ' Ask Lookout something: pick an example below, or type / to see the commands.' : ''}`,
     ),
   );
   return box;
@@ -930,6 +941,57 @@ function setupComposer() {
   $('thread-close').addEventListener('click', closeThread);
 }
 
+// ---- workspaces and the app's installation -------------------------------------------------
+
+/** The workspace switcher: another workspace is another page (`/?team=`), its people and channels its own. */
+function renderTeams() {
+  const select = $('team-switcher');
+  select.replaceChildren(
+    ...state.workspace.teams.map((t) => {
+      const option = el('option', '', t.name);
+      option.value = t.id;
+      option.selected = t.id === state.workspace.team.id;
+      return option;
+    }),
+  );
+  select.hidden = state.workspace.teams.length < 2;
+  select.addEventListener('change', () => {
+    const team = state.workspace.teams.find((t) => t.id === select.value);
+    location.assign(team && !team.default ? `/?team=${encodeURIComponent(team.id)}` : '/');
+  });
+}
+
+function renderInstalled() {
+  const button = $('remove-app');
+  button.disabled = !state.workspace.installed;
+  button.textContent = state.workspace.installed ? 'Remove app' : 'Not installed';
+  $('examples').hidden = !state.workspace.installed;
+}
+
+/** "Remove app": the workspace uninstalls Lookout; Slack revokes its tokens and tells it with two events. */
+async function removeApp() {
+  const name = state.workspace.team.name;
+  const yes = await confirmDialog({
+    title: { type: 'plain_text', text: 'Remove Lookout?' },
+    text: {
+      type: 'plain_text',
+      text: `Lookout will be removed from ${name}: its tokens stop working, and it gets tokens_revoked and app_uninstalled.`,
+    },
+    confirm: { type: 'plain_text', text: 'Remove app' },
+    style: 'danger',
+  });
+  if (!yes) return;
+  try {
+    await api('POST', '/ui/remove-app', {});
+    state.workspace.installed = false;
+    renderInstalled();
+    void loadChannel();
+    toast(`Lookout was removed from ${name}.`, 'info');
+  } catch (error) {
+    toast(error.message);
+  }
+}
+
 // ---- start ------------------------------------------------------------------------------
 
 async function start() {
@@ -952,6 +1014,9 @@ async function start() {
   document.title = `${state.workspace.team.name} · Slack`;
   $('workspace-name').textContent = state.workspace.team.name;
 
+  renderTeams();
+  renderInstalled();
+  $('remove-app').addEventListener('click', () => void removeApp());
   renderSidebar();
   renderMe();
   renderHeader();
