@@ -85,8 +85,7 @@ describe.skipIf(!available)('the sandbox Slack in a browser', () => {
     await page.goto(`${box.slack.url}/`);
     await expect.poll(() => page.getByTestId('connection-status').getAttribute('data-state')).toBe('live');
 
-    await page.locator('[data-testid="channel-item"][data-channel-name="marketing"]').click();
-    await expect.poll(() => page.locator('#channel-title').textContent()).toBe('# marketing');
+    await openChannel('marketing');
 
     const input = page.getByTestId('composer-input');
     await input.fill('/tr');
@@ -185,7 +184,7 @@ describe.skipIf(!available)('the sandbox Slack in a browser', () => {
       await page.mouse.move(0, 0);
       await page.screenshot({ path: join(dirname(SCREENSHOT), name) });
     };
-    await page.locator('[data-testid="channel-item"][data-channel-name="security"]').click();
+    await openChannel('security');
 
     // The visitor card of an attacker: red.
     const card = await command('/visitor v_demo_attacker', '.attachment');
@@ -209,7 +208,7 @@ describe.skipIf(!available)('the sandbox Slack in a browser', () => {
     await shot(alert, 'colour-threat-alert.png');
 
     // A watch alert: amber while breaching, its chart above the bar.
-    await page.locator('[data-testid="channel-item"][data-channel-name="marketing"]').click();
+    await openChannel('marketing');
     await command('/traffic watch visits above 0 every day', '.block');
     await box.lookout.watches.tick();
     box.lookout.deliveries.wake();
@@ -253,7 +252,7 @@ describe.skipIf(!available)('the sandbox Slack in a browser', () => {
         },
       },
     ]);
-    await page.locator('[data-testid="channel-item"][data-channel-name="general"]').click();
+    await openChannel('general');
     const line = page.locator('.block.chart[data-chart-type="line"]').last();
     await line.waitFor();
     expect(await line.locator('.chart-figures').textContent()).toBe(
@@ -287,6 +286,12 @@ describe.skipIf(!available)('the sandbox Slack in a browser', () => {
   });
 
   /** Types a command in the current channel and returns the newest message holding `testid`. */
+  /** Opens a channel, and waits until the list shows it (a command counts its messages). */
+  async function openChannel(name: string) {
+    await page.locator(`[data-testid="channel-item"][data-channel-name="${name}"]`).click();
+    await expect.poll(() => page.locator('#channel-title').textContent()).toBe(`# ${name}`);
+  }
+
   async function command(text: string, testid: string) {
     const list = page.getByTestId('message-list');
     const before = await list.getByTestId('message').count();
@@ -317,7 +322,7 @@ describe.skipIf(!available)('the sandbox Slack in a browser', () => {
     });
 
   it('/traffic trend draws this period against the previous one and a pie, with the figures in words; screenshot', async () => {
-    await page.locator('[data-testid="channel-item"][data-channel-name="marketing"]').click();
+    await openChannel('marketing');
     const trend = await command('/traffic trend sources last30d', '.block.chart[data-chart-type="line"]');
     const line = trend.locator('.block.chart[data-chart-type="line"]');
     await expect.poll(() => inked(line.locator('canvas'))).toBeGreaterThan(500);
@@ -336,7 +341,7 @@ describe.skipIf(!available)('the sandbox Slack in a browser', () => {
   });
 
   it('a report answer is a data_table the reader sorts in place: numbers by value, names A→Z; screenshot', async () => {
-    await page.locator('[data-testid="channel-item"][data-channel-name="marketing"]').click();
+    await openChannel('marketing');
     const report = await command('/traffic countries last30d top 25', '[data-testid="block-data-table"]');
     const table = report.getByTestId('block-data-table');
     const column = (i: number) =>
@@ -361,7 +366,7 @@ describe.skipIf(!available)('the sandbox Slack in a browser', () => {
   });
 
   it("opens Lookout's Home tab and uses a button: the digest is paused and the Home says so; a digest added elsewhere appears by itself; screenshot", async () => {
-    await page.locator('[data-testid="channel-item"][data-channel-name="marketing"]').click();
+    await openChannel('marketing');
     await command('/traffic digest add weekly monday 09:00 sources pages', '.block');
     const [digest] = (await box.lookout.store.digests.listAll()).filter((d) => d.channelId === 'C_MARKETING');
     await page.getByTestId('app-home').click();
@@ -385,7 +390,7 @@ describe.skipIf(!available)('the sandbox Slack in a browser', () => {
     await page.mouse.move(0, 0);
     await page.screenshot({ path: join(dirname(SCREENSHOT), 'workspace-home.png') });
     // Back to a channel: its messages and the composer return.
-    await page.locator('[data-testid="channel-item"][data-channel-name="general"]').click();
+    await openChannel('general');
     expect(await home.isHidden()).toBe(true);
     expect(await page.getByTestId('composer-input').isVisible()).toBe(true);
     expect(problems).toEqual([]);
