@@ -1,6 +1,6 @@
 import type { Logger } from '../../platform/log.js';
 import type { Digest } from './repo.js';
-import type { DigestRunRepo, ScheduledDigest } from './runs.js';
+import type { DigestRunRepo } from './runs.js';
 import type { PostSlot } from './publish.js';
 import type { Schedule } from './service.js';
 import { nextRun, previousRun } from './schedule.js';
