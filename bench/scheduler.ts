@@ -1,12 +1,12 @@
 /**
  * The digest scheduler's idle cost against the size of the schedule: with 0, 1,000 and
  * 10,000 active digests (PGlite in memory, daily crons in five zones, none due while it is
- * measured), the CPU the idle process spends (ms of CPU per second, process.cpuUsage, five
- * windows of a fifth of BENCH_IDLE_S each, after the start's catch-up has finished) and its
+ * measured), the CPU the idle process spends (ms of CPU per second, process.cpuUsage, over
+ * three windows of 30 s, each holding one wake of the 30-second timer, after the start's catch-up has finished) and its
  * RSS after a collection; then the CPU of one add as the scheduling sees it (the minimum-interval check, the
  * insert, and the scheduler taking the change), over 15 adds. Each size runs in its own
  * process. Medians, and ratios against the 0-digest floor of the same run.
- * Run: npm run bench -- scheduler   (BENCH_COUNTS=0,1000,10000, BENCH_IDLE_S=30 override)
+ * Run: npm run bench -- scheduler   (BENCH_COUNTS=0,1000,10000, BENCH_IDLE_S=30, BENCH_WINDOWS=3 override)
  */
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -16,7 +16,9 @@ import { shortestGap } from '../src/features/digests/schedule.js';
 import { createLogger } from '../src/platform/log.js';
 
 const COUNTS = (process.env.BENCH_COUNTS ?? '0,1000,10000').split(',').map(Number);
+/** One window is the 30 s both schedulers wake at most that far apart (before: the periodic catch-up). */
 const IDLE_S = Number(process.env.BENCH_IDLE_S ?? 30);
+const WINDOWS = Number(process.env.BENCH_WINDOWS ?? 3);
 const ADDS = 15;
 const ZONES = ['Europe/Berlin', 'America/New_York', 'Asia/Tokyo', 'Australia/Sydney', 'UTC'];
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -78,10 +80,10 @@ async function child(count: number): Promise<Result> {
   await new Promise((r) => setTimeout(r, 1000));
 
   const windows: number[] = [];
-  for (let w = 0; w < 5; w++) {
+  for (let w = 0; w < WINDOWS; w++) {
     const cpu = process.cpuUsage();
     const t0 = performance.now();
-    await new Promise((r) => setTimeout(r, (IDLE_S * 1000) / 5));
+    await new Promise((r) => setTimeout(r, IDLE_S * 1000));
     windows.push(cpuMs(cpu) / ((performance.now() - t0) / 1000));
   }
   globalThis.gc?.(); // what is held, not garbage not yet collected
@@ -119,7 +121,7 @@ if (process.argv[2] === '--child') {
 }
 
 const label = process.env.BENCH_LABEL ?? 'this tree';
-console.log(`digest scheduler, ${label}: idle ${IDLE_S} s per size (node ${process.version})`);
+console.log(`digest scheduler, ${label}: idle ${WINDOWS} × ${IDLE_S} s per size (node ${process.version})`);
 const results: Result[] = [];
 for (const count of COUNTS) {
   const out = spawnSync(

@@ -302,6 +302,7 @@ export class DigestScheduler implements Schedule {
     clearInterval(this.heartbeatTimer);
     const pending = [...this.inFlight.values()];
     if (this.catchingUp) pending.push(this.catchingUp);
+    if (this.passing) pending.push(this.passing);
     if (pending.length > 0) {
       await Promise.race([Promise.allSettled(pending), new Promise((r) => setTimeout(r, graceMs).unref())]);
     }
