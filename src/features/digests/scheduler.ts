@@ -52,8 +52,6 @@ export class DigestScheduler implements Schedule {
   private catchingUp?: Promise<void>;
   /** The pass under way, if any (passes never overlap). */
   private passing?: Promise<void>;
-  /** Another pass was asked for while one ran. */
-  private again = false;
   private readonly now: () => Date;
 
   constructor(private readonly options: SchedulerOptions) {
