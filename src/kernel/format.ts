@@ -129,7 +129,7 @@ function offsetAt(ms: number, f: Intl.DateTimeFormat): number {
  * quarter hour with the same offset at both ends is cached whole; one with a change
  * inside (St John's changed at 00:01 until 2011) is looked up by the minute.
  */
-function zoneOffset(ms: number, timeZone: string): number | undefined {
+export function zoneOffset(ms: number, timeZone: string): number | undefined {
   const step = Math.floor(ms / OFFSET_STEP_MS) * OFFSET_STEP_MS;
   const key = `${timeZone}|${step}`;
   const known = zoneOffsets.get(key);

@@ -4,7 +4,7 @@ import { silentLogger } from '../../src/platform/log.js';
 import { openRepos, type Repos as Store } from '../../src/compose.js';
 import type { Digest } from '../../src/features/digests/repo.js';
 
-/** Which slots exist is schedule.ts's word; node-cron only fires them. */
+/** Which slots exist is schedule.ts's word; the scheduler's timer only fires them. */
 describe('digest slots across DST changes (Europe/Berlin, 02:30 local)', () => {
   let store: Store;
   let digest: Digest;
@@ -53,7 +53,7 @@ describe('digest slots across DST changes (Europe/Berlin, 02:30 local)', () => {
     expect(posted).toEqual(['2026-03-29T01:30:00.000Z']);
   });
 
-  it('fall back: 02:30 happens twice; the first is the slot, node-cron’s second firing is refused', async () => {
+  it('fall back: 02:30 happens twice; the first is the slot, a second firing is refused', async () => {
     const id = digest.id;
     expect(await scheduler.coordinator.shouldRun(`digest:${id}:2026-10-25T01:30:00.000Z`, 60_000)).toBe(false);
     expect(await scheduler.coordinator.shouldRun(`digest:${id}:2026-10-25T00:30:00.000Z`, 60_000)).toBe(true);
@@ -72,7 +72,7 @@ describe('digest slots across DST changes (Europe/Berlin, 02:30 local)', () => {
     expect(await store.runs.get(digest.id, new Date('2026-11-20T01:30:00Z'))).toMatchObject({ status: 'missed' });
   });
 
-  it('an ordinary day: node-cron’s slot is a slot, claimed once', async () => {
+  it('an ordinary day: the timer's slot is a slot, claimed once', async () => {
     const slot = `digest:${digest.id}:2026-11-19T01:30:00.000Z`;
     expect(await scheduler.coordinator.shouldRun(slot, 60_000)).toBe(true);
     expect(await scheduler.coordinator.shouldRun(slot, 60_000)).toBe(false);

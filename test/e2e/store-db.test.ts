@@ -112,10 +112,11 @@ describeEachDb('store db', (t) => {
         { version: 9, name: 'trend_finality', applied_at: expect.any(Date) },
         { version: 10, name: 'alert_groups', applied_at: expect.any(Date) },
         { version: 11, name: 'installations', applied_at: expect.any(Date) },
+        { version: 12, name: 'digest_next_run', applied_at: expect.any(Date) },
         { version: 13, name: 'trend_account', applied_at: expect.any(Date) },
         { version: 14, name: 'scan_account', applied_at: expect.any(Date) },
       ]);
-      expect(await appliedVersions(t.db)).toEqual(new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 14]));
+      expect(await appliedVersions(t.db)).toEqual(new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14]));
     });
 
     it('applies the migrations of an empty database once when two callers race', async () => {
@@ -124,8 +125,8 @@ describeEachDb('store db', (t) => {
       const second = t.kind === 'postgres' ? await t.openSibling(first) : first;
       expect(await appliedVersions(first)).toEqual(new Set());
       const [a, b] = await Promise.all([migrate(first), migrate(second)]);
-      expect([...a, ...b].sort((x, y) => x - y)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 14]);
-      expect(await count(first, 'schema_migrations')).toBe(13);
+      expect([...a, ...b].sort((x, y) => x - y)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14]);
+      expect(await count(first, 'schema_migrations')).toBe(14);
       expect(await count(second, 'digests')).toBe(0);
     });
 

@@ -29,6 +29,8 @@ export interface Digest extends Required<DigestInput> {
   id: number;
   /** Why Slack refuses its channel (gone, archived, Lookout not a member), until a post succeeds or the digest is edited. */
   attention?: string;
+  /** Its next slot, as the scheduler computed it (undefined until it has: new, edited or resumed). */
+  nextRunAt?: Date;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -86,6 +88,9 @@ export class DigestRepo {
   async update(id: number, patch: DigestPatch): Promise<Digest | undefined> {
     const params: unknown[] = [id];
     const sets = ['updated_at = now()', 'attention = NULL'];
+    // A new schedule, zone or pause: the scheduler works out the next slot again.
+    if (patch.cron !== undefined || patch.timeZone !== undefined || patch.paused !== undefined)
+      sets.push('next_run_at = NULL');
     for (const [key, value] of Object.entries(patch)) {
       const spec = COLUMNS[key as keyof DigestPatch];
       if (!spec || value === undefined) continue;

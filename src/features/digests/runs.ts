@@ -31,6 +31,26 @@ const toRun = (row: Record<string, unknown>): DigestRun => ({
 
 const FOREIGN_KEY_VIOLATION = '23503';
 
+/** What the scheduler needs of an active digest to place its slots. */
+export interface ScheduledDigest {
+  id: number;
+  cron: string;
+  timeZone: string;
+  createdAt: Date;
+  /** Undefined until the scheduler has computed it (new, edited, resumed, or made before migration 012). */
+  nextRunAt?: Date;
+}
+
+const toScheduled = (row: Record<string, unknown>): ScheduledDigest => ({
+  id: Number(row.id),
+  cron: String(row.cron),
+  timeZone: String(row.time_zone),
+  createdAt: row.created_at as Date,
+  ...(row.next_run_at ? { nextRunAt: row.next_run_at as Date } : {}),
+});
+
+const SCHEDULED = 'SELECT id, cron, time_zone, created_at, next_run_at FROM digests';
+
 export class DigestRunRepo {
   constructor(private readonly db: Queryable) {}
 
@@ -160,6 +180,44 @@ export class DigestRunRepo {
       [digestIds],
     );
     return new Map(rows.map((row) => [Number(row.digest_id), toRun(row)]));
+  }
+
+  /** Active digests whose next slot is not computed yet (oldest first). */
+  async unscheduled(limit: number): Promise<ScheduledDigest[]> {
+    const { rows } = await this.db.query(`${SCHEDULED} WHERE NOT paused AND next_run_at IS NULL ORDER BY id LIMIT $1`, [
+      limit,
+    ]);
+    return rows.map(toScheduled);
+  }
+
+  /** Active digests whose next slot is at or before `at`, earliest first (the index on next_run_at). */
+  async due(at: Date, limit: number): Promise<ScheduledDigest[]> {
+    const { rows } = await this.db.query(
+      `${SCHEDULED} WHERE NOT paused AND next_run_at <= $1 ORDER BY next_run_at, id LIMIT $2`,
+      [at, limit],
+    );
+    return rows.map(toScheduled);
+  }
+
+  /** The earliest next slot of any active digest (undefined when none is scheduled). */
+  async earliestNextRun(): Promise<Date | undefined> {
+    const { rows } = await this.db.query<{ next: Date | null }>(
+      'SELECT min(next_run_at) AS next FROM digests WHERE NOT paused',
+    );
+    return rows[0]?.next ?? undefined;
+  }
+
+  /**
+   * Moves a digest's next slot from `was` to `next` (undefined: none). False when another
+   * replica, an edit or a pause changed it first: theirs stands.
+   */
+  async setNextRun(digestId: number, was: Date | undefined, next: Date | undefined): Promise<boolean> {
+    const { rows } = await this.db.query(
+      `UPDATE digests SET next_run_at = $3
+       WHERE id = $1 AND NOT paused AND next_run_at IS NOT DISTINCT FROM $2::timestamptz RETURNING id`,
+      [digestId, was ?? null, next ?? null],
+    );
+    return rows.length > 0;
   }
 
   /** Runs an INSERT … RETURNING; a digest removed at the same moment counts as not inserted. */

@@ -7,6 +7,7 @@
 import { CronExpressionParser } from 'cron-parser';
 import { WEEKDAYS } from '../../kernel/dates.js';
 import { parseTimeOfDay } from '../../kernel/when.js';
+import { zoneOffset } from '../../kernel/format.js';
 
 export type ScheduleKind = 'daily' | 'weekdays' | 'weekly' | 'monthly' | 'cron';
 
@@ -125,11 +126,75 @@ export function nextRun(cron: string, timeZone: string, after: Date): Date | und
   }
 }
 
+const DAY_MS = 86_400_000;
+/** How far ahead the structural check looks for the zone's offset changes (DST rules repeat yearly). */
+const HORIZON_DAYS = 731;
+
 /**
- * The shortest time between two runs of `cron`, from its first `runs` runs after `from`
- * (a cron repeats within a year, and any gap shorter than `floorMs` ends the search early).
+ * What a cron's structure says about its gaps: `naiveMs`, the shortest step between its
+ * local times of day (seconds, minutes, hours; restricting days only ever lengthens it);
+ * `shiftMs`, the most the zone's offset moves within two years of `from`; `changes`, the
+ * starts of the days (UTC) in that time within which the offset changes. Two runs at
+ * different local times are at least `naiveMs - shiftMs` apart (each is its local time less
+ * one of the zone's offsets), and exactly their local difference when no change lies
+ * between them. Undefined for a zone or expression that does not parse.
+ */
+export function gapStructure(
+  cron: string,
+  timeZone: string,
+  from: Date,
+): { naiveMs: number; shiftMs: number; changes: Date[] } | undefined {
+  let fields;
+  try {
+    fields = CronExpressionParser.parse(cron, { strict: false }).fields;
+  } catch {
+    return undefined;
+  }
+  const step = (values: readonly number[], period: number) => {
+    let shortest = period - values[values.length - 1]! + values[0]!;
+    for (let i = 1; i < values.length; i++) shortest = Math.min(shortest, values[i]! - values[i - 1]!);
+    return shortest;
+  };
+  const seconds = fields.second.values as readonly number[];
+  const minutes = fields.minute.values as readonly number[];
+  const hours = fields.hour.values as readonly number[];
+  const naiveS =
+    seconds.length > 1
+      ? step(seconds, 60)
+      : minutes.length > 1
+        ? step(minutes, 60) * 60
+        : hours.length > 1
+          ? step(hours, 24) * 3600
+          : 86_400;
+  const changes: Date[] = [];
+  let lowest = Infinity;
+  let highest = -Infinity;
+  let previous: number | undefined;
+  const start = Math.floor(from.getTime() / DAY_MS) * DAY_MS;
+  for (let day = 0; day <= HORIZON_DAYS; day++) {
+    const offset = zoneOffset(start + day * DAY_MS, timeZone);
+    if (offset === undefined) return undefined;
+    if (previous !== undefined && offset !== previous) changes.push(new Date(start + (day - 1) * DAY_MS));
+    previous = offset;
+    lowest = Math.min(lowest, offset);
+    highest = Math.max(highest, offset);
+  }
+  return { naiveMs: naiveS * 1000, shiftMs: highest - lowest, changes };
+}
+
+/**
+ * The shortest time between two runs of `cron` after `from` (a cron repeats within a year;
+ * the search ends early at a gap shorter than `floorMs`, which is then the answer).
+ *
+ * With a floor, its structure decides first (gapStructure): when no gap can be below the
+ * floor, that bound (at least `floorMs`) is the answer at once; when only a gap across an
+ * offset change (DST) can be, the runs around each change in the next two years are looked
+ * at, earliest first. Otherwise, and with no floor, its first `runs` runs are.
  */
 export function shortestGap(cron: string, timeZone: string, from: Date, floorMs = 0, runs = 600): number {
+  const structure = floorMs > 0 ? gapStructure(cron, timeZone, from) : undefined;
+  if (structure && structure.naiveMs - structure.shiftMs >= floorMs) return structure.naiveMs - structure.shiftMs;
+  if (structure && structure.naiveMs >= floorMs) return gapAcrossChanges(cron, timeZone, from, floorMs, structure);
   let shortest = Infinity;
   try {
     const it = CronExpressionParser.parse(cron, { currentDate: from, tz: timeZone });
@@ -141,6 +206,36 @@ export function shortestGap(cron: string, timeZone: string, from: Date, floorMs 
     }
   } catch {
     /* fewer runs than asked for (a date that comes once): what was seen stands */
+  }
+  return shortest;
+}
+
+/** The shortest gap between runs around the offset changes (each a day from `changes`); at least `naiveMs` elsewhere. */
+function gapAcrossChanges(
+  cron: string,
+  timeZone: string,
+  from: Date,
+  floorMs: number,
+  { naiveMs, changes }: { naiveMs: number; changes: Date[] },
+): number {
+  let shortest = naiveMs;
+  for (const day of changes) {
+    const dayEnd = day.getTime() + DAY_MS;
+    const before = previousRun(cron, timeZone, day);
+    // The old search starts after `from`; around a change, at the last run before it.
+    const start = before && before.getTime() > from.getTime() ? new Date(before.getTime() - 1) : from;
+    try {
+      const it = CronExpressionParser.parse(cron, { currentDate: start, tz: timeZone });
+      let last = it.next().toDate().getTime();
+      while (last <= dayEnd) {
+        const run = it.next().toDate().getTime();
+        if (run - last < floorMs) return run - last;
+        shortest = Math.min(shortest, run - last);
+        last = run;
+      }
+    } catch {
+      /* no run after this change: nothing more to see */
+    }
   }
   return shortest;
 }

@@ -1,14 +1,13 @@
-import cron, { type RunCoordinator, type ScheduledTask } from 'node-cron';
 import type { Logger } from '../../platform/log.js';
 import type { Digest } from './repo.js';
 import type { DigestRunRepo } from './runs.js';
 import type { PostSlot } from './publish.js';
 import type { Schedule } from './service.js';
-import { previousRun } from './schedule.js';
+import { nextRun, previousRun } from './schedule.js';
 
 export interface SchedulerOptions {
   runs: DigestRunRepo;
-  /** Every active (not paused) digest, fresh from the store. */
+  /** Every active (not paused) digest, fresh from the store (the catch-up on start). */
   loadActive: () => Promise<Digest[]>;
   /** One digest, fresh from the store (undefined when removed). */
   loadOne: (id: number) => Promise<Digest | undefined>;
@@ -17,7 +16,7 @@ export interface SchedulerOptions {
   /** This replica's name in the runs table. */
   owner: string;
   now?: () => Date;
-  /** How often every replica re-reads the digests (adds, edits, pauses take effect within this). */
+  /** The longest the timer sleeps: other replicas' adds, edits and pauses, and clock changes, are seen within this. */
   reloadMs?: number;
   /** A missed slot younger than this is posted on start; an older one is recorded as missed. */
   catchUpMs?: number;
@@ -25,35 +24,47 @@ export interface SchedulerOptions {
   heartbeatMs?: number;
 }
 
+/** How many digests one pass schedules or claims before the next pass (a pass runs again at once when full). */
+const BATCH = 500;
+
+/** Claims by key, `digest:<id>:<slot ISO time>` (tools and tests; the timer claims through runs directly). */
+export interface RunCoordinator {
+  shouldRun(key: string, ...rest: unknown[]): Promise<boolean>;
+}
+
 const KEY = /^digest:(\d+):(.+)$/;
 
 /**
- * One node-cron task per active digest, in the digest's time zone. A
- * RunCoordinator backed by the runs table lets exactly one replica run each
- * slot: the claim is an INSERT … ON CONFLICT DO NOTHING on (digest, slot).
+ * One timer for every digest. Each active digest keeps its next slot in the store
+ * (digests.next_run_at, indexed); the timer sleeps until the earliest one (at most
+ * `reloadMs`, so other replicas' changes and clock changes are seen), then claims the due
+ * slots. The claim is an INSERT … ON CONFLICT DO NOTHING on (digest, slot) in the runs
+ * table, so exactly one replica posts each slot. Which slots exist is schedule.ts's word
+ * (cron-parser's next(), DST included): nothing here costs CPU per digest while idle.
  */
 export class DigestScheduler implements Schedule {
-  private readonly tasks = new Map<number, { task: ScheduledTask; signature: string; digest: Digest }>();
   private readonly inFlight = new Map<string, Promise<void>>();
-  private reloadTimer?: NodeJS.Timeout;
+  private timer?: NodeJS.Timeout;
   private heartbeatTimer?: NodeJS.Timeout;
+  private started = false;
   private stopped = false;
   private readonly stopping = new AbortController();
   private catchingUp?: Promise<void>;
-  /** Slots known to have a run (bounded: cleared when it grows past 10,000). */
-  private readonly settled = new Set<string>();
+  /** The pass under way, if any (passes never overlap). */
+  private passing?: Promise<void>;
   private readonly now: () => Date;
 
   constructor(private readonly options: SchedulerOptions) {
     this.now = options.now ?? (() => new Date());
   }
 
+  private get window(): number {
+    return this.options.catchUpMs ?? 60 * 60_000;
+  }
+
   /**
-   * Claims for node-cron: the key is `digest:<id>:<slot ISO time>`. Which slots
-   * exist is schedule.ts's word, not node-cron's: on a DST change node-cron
-   * fires a repeated local time at its second occurrence (refused here, as the
-   * first was the slot) and skips a local time that does not exist (the periodic
-   * catch-up posts that slot, an hour later in local time).
+   * Claims a slot by key, if it is a slot of the digest's schedule: a repeated local time's
+   * second occurrence (DST fall back) is not, as the first was the slot.
    */
   readonly coordinator: RunCoordinator = {
     shouldRun: async (key) => {
@@ -61,8 +72,9 @@ export class DigestScheduler implements Schedule {
       if (!match) return false;
       const id = Number(match[1]);
       const slot = new Date(match[2]!);
-      const digest = this.tasks.get(id)?.digest;
-      if (digest && previousRun(digest.cron, digest.timeZone, slot)?.getTime() !== slot.getTime()) {
+      const digest = await this.options.loadOne(id);
+      if (!digest) return false;
+      if (previousRun(digest.cron, digest.timeZone, slot)?.getTime() !== slot.getTime()) {
         this.options.log.debug(
           { digest: id, slot: slot.toISOString() },
           'not a slot of this schedule (a repeated local time); skipped',
@@ -75,18 +87,12 @@ export class DigestScheduler implements Schedule {
 
   async start(): Promise<void> {
     const { log } = this.options;
-    await this.reload();
+    this.started = true;
     // Catching up runs in the background, so a slow API does not hold up the start (stop() waits for it).
     this.catchingUp = this.catchUp().catch((error: unknown) =>
       log.error({ err: String(error) }, 'catching up on missed digests failed'),
     );
-    // Every replica re-reads the digests, and catches up on any slot no task fired (a local time a DST change skipped).
-    this.reloadTimer = setInterval(() => {
-      this.reload()
-        .then(() => this.catchUp({ periodic: true }))
-        .catch((error: unknown) => log.error({ err: String(error) }, 'reloading digests failed'));
-    }, this.options.reloadMs ?? 30_000);
-    this.reloadTimer.unref();
+    this.arm(0);
     this.heartbeatTimer = setInterval(() => {
       this.heartbeat().catch((error: unknown) =>
         log.error({ err: String(error) }, 'digest heartbeat failed; trying again'),
@@ -123,46 +129,109 @@ export class DigestScheduler implements Schedule {
     }
   }
 
-  /** Re-reads the digests: new ones get a task, changed ones a new task, removed or paused ones none. */
+  /** Takes changes now (an add, edit, pause or resume on this replica): schedules new rows and sets the timer again. */
   async reload(): Promise<void> {
     if (this.stopped) return;
-    const active = await this.options.loadActive();
-    const seen = new Set<number>();
-    for (const digest of active) {
-      seen.add(digest.id);
-      const signature = `${digest.cron}|${digest.timeZone}`;
-      const current = this.tasks.get(digest.id);
-      if (current?.signature === signature) {
-        current.digest = digest;
-        continue;
-      }
-      if (current) await current.task.destroy();
-      this.tasks.set(digest.id, { task: this.schedule(digest), signature, digest });
-    }
-    for (const [id, { task }] of this.tasks) {
-      if (!seen.has(id)) {
-        await task.destroy();
-        this.tasks.delete(id);
-      }
-    }
+    await this.serial(() => this.schedule());
+    if (this.started) this.arm(0);
   }
 
-  private schedule(digest: Digest): ScheduledTask {
-    const task = cron.createTask(digest.cron, (context) => this.runClaimed(digest.id, context.date), {
-      name: `digest:${digest.id}`,
-      timezone: digest.timeZone,
-      distributed: true,
-      runCoordinator: this.coordinator,
-      distributedLease: 10 * 60_000,
-      noOverlap: true,
-    });
-    void task.start();
-    return task;
+  /** When a digest runs next (undefined when paused). */
+  nextRun(digest: Digest): Date | undefined {
+    if (digest.paused) return undefined;
+    const now = this.now();
+    if (digest.nextRunAt && digest.nextRunAt.getTime() > now.getTime()) return digest.nextRunAt;
+    return nextRun(digest.cron, digest.timeZone, now);
   }
 
-  /** The next time a digest runs, per its task (undefined when it has none: paused or unknown). */
-  nextRun(digestId: number): Date | undefined {
-    return this.tasks.get(digestId)?.task.getNextRun() ?? undefined;
+  /** Sets the timer: one pass after `delayMs`, then again at the earliest next slot (at most `reloadMs` away). */
+  private arm(delayMs: number): void {
+    if (this.stopped) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.wake(), delayMs);
+    this.timer.unref();
+  }
+
+  private async wake(): Promise<void> {
+    const cap = this.options.reloadMs ?? 30_000;
+    let delay = cap;
+    try {
+      const { full } = await this.serial(() => this.pass());
+      const earliest = full ? undefined : await this.options.runs.earliestNextRun();
+      if (full) delay = 0;
+      else if (earliest) delay = Math.min(cap, Math.max(0, earliest.getTime() - this.now().getTime()));
+    } catch (error) {
+      this.options.log.error({ err: String(error) }, 'scheduling digests failed; trying again');
+    }
+    this.arm(delay);
+  }
+
+  /** Runs `work` after any pass under way (passes never overlap on a replica). */
+  private serial<T>(work: () => Promise<T>): Promise<T> {
+    const run = (this.passing ?? Promise.resolve()).then(work);
+    this.passing = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
+  /**
+   * Gives digests without a next slot one (new, edited, resumed, or made before migration 012):
+   * their latest slot when it is recent, not before the digest and still unclaimed (posted by
+   * the next pass, as the catch-up did for an edit or a resume), else the slot after now.
+   * True when the batch was full.
+   */
+  private async schedule(): Promise<boolean> {
+    const { runs } = this.options;
+    const now = this.now();
+    const unscheduled = await runs.unscheduled(BATCH);
+    for (const digest of unscheduled) {
+      if (this.stopped) break;
+      const latest = previousRun(digest.cron, digest.timeZone, now);
+      const pending =
+        latest &&
+        latest.getTime() >= digest.createdAt.getTime() &&
+        now.getTime() - latest.getTime() <= this.window &&
+        !(await runs.get(digest.id, latest));
+      await runs.setNextRun(digest.id, undefined, pending ? latest : nextRun(digest.cron, digest.timeZone, now));
+    }
+    return unscheduled.length === BATCH;
+  }
+
+  /**
+   * One pass of the timer: schedules new rows, then claims every due slot and moves its
+   * digest to the slot after now. When several slots passed (the process was stopped or
+   * stalled), only the latest counts; one older than the catch-up window is left to the
+   * catch-up on start, which records it as missed. Posting runs in the background.
+   */
+  private async pass(): Promise<{ full: boolean; work: Promise<void>[] }> {
+    const { runs, owner, log } = this.options;
+    const fullSchedule = await this.schedule();
+    const now = this.now();
+    const due = await runs.due(now, BATCH);
+    const work: Promise<void>[] = [];
+    for (const digest of due) {
+      if (this.stopped) break;
+      const was = digest.nextRunAt!;
+      let slot = was;
+      let next = nextRun(digest.cron, digest.timeZone, slot);
+      if (next && next.getTime() <= now.getTime()) {
+        slot = previousRun(digest.cron, digest.timeZone, now) ?? slot;
+        next = nextRun(digest.cron, digest.timeZone, now);
+      }
+      const recent = now.getTime() - slot.getTime() <= this.window;
+      if (recent && slot.getTime() >= digest.createdAt.getTime() && (await runs.claim(digest.id, slot, owner))) {
+        const where = { digest: digest.id, slot: slot.toISOString() };
+        work.push(
+          this.runClaimed(digest.id, slot).catch((error: unknown) =>
+            log.error({ ...where, err: String(error) }, 'a digest slot failed'),
+          ),
+        );
+      }
+      await runs.setNextRun(digest.id, was, next);
+    }
+    return { full: fullSchedule || due.length === BATCH, work };
   }
 
   /** A slot whose claim this replica holds: post it (the freshest digest from the store decides what). */
@@ -191,23 +260,24 @@ export class DigestScheduler implements Schedule {
     return claimed;
   }
 
-  /** Each digest's latest slot, if no replica ran it: posted when recent, recorded as missed otherwise. */
+  /**
+   * Periodic (the timer's pass, awaited with its posts): every due slot is claimed. On start
+   * (the default): each digest's latest slot, if no replica ran it, is posted when recent and
+   * recorded as missed otherwise.
+   */
   async catchUp(options: { periodic?: boolean } = {}): Promise<void> {
+    if (options.periodic) {
+      const { work } = await this.serial(() => this.pass());
+      await Promise.all(work);
+      return;
+    }
     const now = this.now();
-    const window = this.options.catchUpMs ?? 60 * 60_000;
     for (const digest of await this.options.loadActive()) {
       if (this.stopped) return;
       const slot = previousRun(digest.cron, digest.timeZone, now);
       if (!slot || slot.getTime() < digest.createdAt.getTime()) continue;
-      // Every 30 s, only recent slots not yet seen here cost a query; old ones were settled at start.
-      const key = `${digest.id}:${slot.toISOString()}`;
-      if (options.periodic && (now.getTime() - slot.getTime() > window || this.settled.has(key))) continue;
-      if (await this.options.runs.get(digest.id, slot)) {
-        if (this.settled.size > 10_000) this.settled.clear();
-        this.settled.add(key);
-        continue;
-      }
-      if (now.getTime() - slot.getTime() <= window) {
+      if (await this.options.runs.get(digest.id, slot)) continue;
+      if (now.getTime() - slot.getTime() <= this.window) {
         this.options.log.info(
           { digest: digest.id, slot: slot.toISOString() },
           'posting a digest slot missed while no replica was running',
@@ -222,16 +292,15 @@ export class DigestScheduler implements Schedule {
     }
   }
 
-  /** Stops every task; runs under way hand back their slot unless already posting (waited for, up to `graceMs`). */
+  /** Stops the timer; runs under way hand back their slot unless already posting (waited for, up to `graceMs`). */
   async stop(graceMs = 5_000): Promise<void> {
     this.stopped = true;
     this.stopping.abort();
-    clearInterval(this.reloadTimer);
+    clearTimeout(this.timer);
     clearInterval(this.heartbeatTimer);
-    for (const { task } of this.tasks.values()) await task.destroy();
-    this.tasks.clear();
     const pending = [...this.inFlight.values()];
     if (this.catchingUp) pending.push(this.catchingUp);
+    if (this.passing) pending.push(this.passing);
     if (pending.length > 0) {
       await Promise.race([Promise.allSettled(pending), new Promise((r) => setTimeout(r, graceMs).unref())]);
     }

@@ -23,7 +23,7 @@ import { scheduleInWords, shortestGap } from './schedule.js';
 /** What the service needs of the scheduler: take changes now, and say when a digest runs next. */
 export interface Schedule {
   reload(): Promise<void>;
-  nextRun(digestId: number): Date | undefined;
+  nextRun(digest: Digest): Date | undefined;
 }
 
 export interface DigestServiceDeps {
@@ -239,7 +239,7 @@ export class DigestService {
     }
     const items = digests.map((d) => {
       const run = last.get(d.id);
-      const next = this.deps.schedule.nextRun(d.id);
+      const next = this.deps.schedule.nextRun(d);
       const how = queued.get(d.id) ?? run?.error;
       return {
         id: d.id,
