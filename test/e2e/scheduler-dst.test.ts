@@ -72,7 +72,7 @@ describe('digest slots across DST changes (Europe/Berlin, 02:30 local)', () => {
     expect(await store.runs.get(digest.id, new Date('2026-11-20T01:30:00Z'))).toMatchObject({ status: 'missed' });
   });
 
-  it('an ordinary day: the timer's slot is a slot, claimed once', async () => {
+  it('an ordinary day: the timer’s slot is a slot, claimed once', async () => {
     const slot = `digest:${digest.id}:2026-11-19T01:30:00.000Z`;
     expect(await scheduler.coordinator.shouldRun(slot, 60_000)).toBe(true);
     expect(await scheduler.coordinator.shouldRun(slot, 60_000)).toBe(false);
