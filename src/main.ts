@@ -17,15 +17,16 @@ async function main(): Promise<void> {
     }
     throw error;
   }
+  // Refused before --check-config too: a configuration this version cannot run is not ok.
+  if (config.distributed) {
+    console.error(
+      'SLACK_CLIENT_ID, SLACK_CLIENT_SECRET and SLACK_STATE_SECRET are set: a distributed app, which this version cannot run yet (its OAuth install flow is not built). Set SLACK_BOT_TOKEN instead of them to run in one workspace.',
+    );
+    process.exit(1);
+  }
   if (process.argv.includes('--check-config')) {
     console.log('configuration ok');
     return;
-  }
-  if (config.distributed) {
-    console.error(
-      'SLACK_CLIENT_ID, SLACK_CLIENT_SECRET and SLACK_STATE_SECRET are set: a distributed app, which this version cannot run yet (its OAuth flow comes with issue 29). Set SLACK_BOT_TOKEN instead of them to run in one workspace.',
-    );
-    process.exit(1);
   }
   const log = createLogger({ level: config.logLevel });
   // Signals are handled from the first moment: one that arrives while starting stops what has started.
