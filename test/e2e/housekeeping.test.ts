@@ -49,9 +49,25 @@ describeEachDb('housekeeping', (t) => {
       'user:now',
       now.getTime() + 60_000,
     ]);
+    // An alert group whose window ended two days ago, and one still open.
+    await t.store.groups.create({
+      channelId: 'C1',
+      startedAt: new Date(now.getTime() - 2 * DAY - 5 * 60_000),
+      endsAt: new Date(now.getTime() - 2 * DAY),
+      deliveryId: oldPosted!,
+      summarised: true,
+    });
+    const open = await t.store.groups.create({
+      channelId: 'C1',
+      startedAt: now,
+      endsAt: new Date(now.getTime() + 5 * 60_000),
+      deliveryId: freshPosted!,
+      summarised: false,
+    });
     expect(await housekeep(prunes(t.store, 6 * HOUR), now)).toEqual({
       stash: 1,
       checks: 1,
+      alert_groups: 1,
       leases: 1,
       replay_keys: 0,
       deliveries: 1,
@@ -69,9 +85,11 @@ describeEachDb('housekeeping', (t) => {
     expect((await db.query<{ key: string }>('SELECT key FROM rate_limits')).rows.map((r) => r.key)).toEqual([
       'user:now',
     ]);
+    expect((await t.store.groups.latestOpen('C1', now))?.id).toBe(open.id);
     expect(await housekeep(prunes(t.store, 6 * HOUR), now)).toEqual({
       stash: 0,
       checks: 0,
+      alert_groups: 0,
       leases: 0,
       replay_keys: 0,
       deliveries: 0,

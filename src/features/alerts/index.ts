@@ -4,7 +4,14 @@ import type { Prune } from '../../platform/store/housekeeping.js';
 import { ALERT_SUBJECTS } from './deliveries.js';
 import { alertsCommand, registerAlerts } from './listeners.js';
 import { ALERTS_HELP } from './parse.js';
-import { AlertMuteRepo, AlertRepo, AlertSubscriptionRepo, VisitorCheckRepo, ScanStateRepo } from './repo.js';
+import {
+  AlertGroupRepo,
+  AlertMuteRepo,
+  AlertRepo,
+  AlertSubscriptionRepo,
+  VisitorCheckRepo,
+  ScanStateRepo,
+} from './repo.js';
 import { AlertService } from './service.js';
 import { SCAN_LEASE_KEY, ThreatScan } from './scan.js';
 
@@ -23,13 +30,17 @@ export interface AlertFeatureRepos {
   alerts: AlertRepo;
   visitorChecks: VisitorCheckRepo;
   scanState: ScanStateRepo;
+  groups: AlertGroupRepo;
 }
 
 const HOUR = 3_600_000;
 
-/** Security answers past reuse (ALERT_RECHECK_AFTER, at least an hour). */
-export function alertPrunes(repos: Pick<AlertFeatureRepos, 'visitorChecks'>, recheckMs: number): Prune[] {
-  return [{ name: 'checks', olderThanMs: Math.max(recheckMs, HOUR), prune: (t) => repos.visitorChecks.prune(t) }];
+/** Security answers past reuse (ALERT_RECHECK_AFTER, at least an hour), and alert groups a day after their window. */
+export function alertPrunes(repos: Pick<AlertFeatureRepos, 'visitorChecks' | 'groups'>, recheckMs: number): Prune[] {
+  return [
+    { name: 'checks', olderThanMs: Math.max(recheckMs, HOUR), prune: (t) => repos.visitorChecks.prune(t) },
+    { name: 'alert_groups', olderThanMs: 24 * HOUR, prune: (t) => repos.groups.prune(t) },
+  ];
 }
 
 /** `/traffic alerts …`: threat alerts, from the threat scan's scans, with their buttons. */
@@ -43,6 +54,7 @@ export const alerts: LookoutFeature<'alerts', 'visitor', AlertFeatureRepos> = {
     alerts: new AlertRepo(db),
     visitorChecks: new VisitorCheckRepo(db),
     scanState: new ScanStateRepo(db),
+    groups: new AlertGroupRepo(db),
   }),
   plug(ctx, { visitor }, own) {
     const { platform, settings } = ctx;

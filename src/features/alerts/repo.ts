@@ -471,6 +471,15 @@ export class AlertGroupRepo {
   async summarise(id: number): Promise<void> {
     await this.db.query('UPDATE alert_groups SET summarised = true WHERE id = $1', [id]);
   }
+
+  /** Deletes groups whose window ended before `endedBefore` (only open ones are ever read); returns how many. */
+  async prune(endedBefore: Date): Promise<number> {
+    const { rows } = await this.db.query<{ n: number }>(
+      'WITH gone AS (DELETE FROM alert_groups WHERE ends_at < $1 RETURNING 1) SELECT count(*)::int AS n FROM gone',
+      [endedBefore],
+    );
+    return Number(rows[0]?.n ?? 0);
+  }
 }
 
 // ---------------------------------------------------------------- visitor checks
