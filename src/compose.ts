@@ -5,7 +5,7 @@ import type { DigestScheduler, DigestService } from './features/digests/index.js
 import type { HomeRefresh } from './features/home/index.js';
 import type { ThreatScan } from './features/alerts/index.js';
 import type { WatchEvaluator } from './features/watches/index.js';
-import type { AnalyticsApi } from './platform/api/analytics.js';
+import type { Tenants } from './platform/tenancy/tenants.js';
 import type { DeliveryWorker } from './platform/deliveries/worker.js';
 import { commandTable, plugAll, type Provided } from './platform/feature.js';
 import { openPlatform, platformRepos, type PlatformRepos } from './platform/open.js';
@@ -35,7 +35,8 @@ export async function openRepos(options: OpenDbOptions): Promise<Repos> {
 }
 
 export interface Lookout {
-  api: AnalyticsApi;
+  /** Each workspace's Slack and analytics account. */
+  tenants: Tenants;
   store: Repos;
   slack: SlackApp;
   digests: DigestService;
@@ -93,6 +94,10 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
       firstSeen: (key, ttlMs) => platform.repos.replays.firstSeen(key, ttlMs),
       replicated: platform.replicated,
       listeners: plugged.map((p) => (routes) => p.register?.(routes, commands)),
+      tenantOf: (team) => platform.tenants.of(team),
+      ...(platform.installer
+        ? { installer: { provider: platform.installer, links: options.slack.oauth ?? {} } }
+        : {}),
     });
     ops = await startOps({
       port: options.ops?.port ?? 0,
@@ -114,7 +119,7 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
     const { digests, alerts, watches, home } = given as Provided;
     const [opened, app] = [ops, slack];
     return {
-      api: platform.api,
+      tenants: platform.tenants,
       store,
       slack: app,
       digests: digests.service,

@@ -17,8 +17,8 @@ import type { OpenDbOptions } from './platform/store/index.js';
 
 /** The settings a Lookout runs with; anything left out takes its configuration default. */
 export interface LookoutOptions {
-  api: { baseUrl: string; apiKey: string; timeoutMs?: number; maxConcurrency?: number };
-  slack: { signingSecret: string; botToken: string; appToken?: string; apiUrl?: string };
+  api: PlatformOptions['api'];
+  slack: PlatformOptions['slack'];
   store: OpenDbOptions;
   log: Logger;
   defaultTimezone?: string;
@@ -124,7 +124,7 @@ export type LookoutFeature<
 /** What commands and their buttons need to ask the API for someone: the API, their time zone, their quota. */
 export function answering({ platform, settings }: Context): Answering {
   return {
-    api: platform.api,
+    api: platform.legacy().api,
     timeZoneFor: async () => settings.timeZone,
     now: settings.now,
     weekStart: settings.weekStart,

@@ -3,11 +3,10 @@
  * analytics API client, the Slack Web API (lookups, and the outbox's worker), who may do
  * what, the per-person quota, metrics, and the change bus App Home listens to.
  */
-import { WebClient } from '@slack/web-api';
-import { AnalyticsApi } from './api/analytics.js';
-import { ApiBudget } from './api/budget.js';
+import { InstallProvider } from '@slack/oauth';
+import type { WebClientOptions } from '@slack/web-api';
+import { LRUCache } from 'lru-cache';
 import { ApiError } from './api/errors.js';
-import { SharedFetcher } from './api/shared-fetcher.js';
 import { ChangeBus } from './changes.js';
 import { DeliveryRepo } from './deliveries/repo.js';
 import { Subjects, type AnySubject } from './deliveries/subject.js';
@@ -15,22 +14,39 @@ import { DeliveryWorker } from './deliveries/worker.js';
 import type { Logger } from './log.js';
 import { Metrics } from './metrics.js';
 import { memoryQuota, pruneQuota, userQuota, type Quota } from './quota.js';
-import { Access, type AccessRules } from './slack/access.js';
+import type { AccessRules } from './slack/access.js';
 import { boltLogger } from './slack/bolt-logger.js';
 import { ClockSkew } from './slack/clock.js';
-import { webDirectory, type SlackDirectory } from './slack/directory.js';
 import { WINDOW_MS } from './slack/guard.js';
 import { seal, type Seal } from './slack/kit/seal.js';
 import { webPoster } from './slack/poster.js';
 import { InstallationRepo } from './slack/installations.js';
 import { onPreflight, preflightFetch } from './slack/preflight.js';
 import type { Keyring } from './secrets.js';
+import { ConnectionRepo } from './tenancy/connections.js';
+import { TenantError, Tenants, type Tenant, type TokenSource } from './tenancy/tenants.js';
+import { BOT_SCOPES } from './slack/scopes.js';
+import { installPage } from './slack/install-page.js';
 import type { Prune } from './store/housekeeping.js';
 import { LeaseRepo, openStore, QueryStashRepo, ReplayRepo, type Db, type OpenDbOptions } from './store/index.js';
 
+/** A distributed app's OAuth settings (Basic Information), and where Slack's authorise page is. */
+export interface OAuthSettings {
+  clientId: string;
+  clientSecret: string;
+  stateSecret: string;
+  /** Slack's authorise page (the offline Slack's in the sandbox). */
+  authorizationUrl?: string;
+  /** Shown on the install page. */
+  privacyUrl?: string;
+  supportUrl?: string;
+}
+
 export interface PlatformOptions {
-  api: { baseUrl: string; apiKey: string; timeoutMs?: number; maxConcurrency?: number };
-  slack: { signingSecret: string; botToken: string; appToken?: string; apiUrl?: string };
+  /** One workspace's analytics account (with its key); a distributed app's default base URL for connections. */
+  api: { baseUrl: string; apiKey?: string; timeoutMs?: number; maxConcurrency?: number };
+  /** `botToken`: one workspace; `oauth`: a distributed app, installed by any workspace. */
+  slack: { signingSecret: string; botToken?: string; oauth?: OAuthSettings; appToken?: string; apiUrl?: string };
   store: OpenDbOptions;
   log: Logger;
   now: () => Date;
@@ -69,13 +85,15 @@ export interface Platform {
   repos: PlatformRepos;
   /** Bolt's InstallationStore, when there are keys to seal its tokens. */
   installations?: InstallationRepo;
+  /** A distributed app: each workspace's analytics connection, and Bolt's OAuth (install, callback, authorize). */
+  connections?: ConnectionRepo;
+  installer?: InstallProvider;
   /** Replicas share PostgreSQL; the embedded store is one process. */
   replicated: boolean;
-  api: AnalyticsApi;
-  /** Analytics answers shared by background work (digests, watches) asking the same thing at once. */
-  fetcher: SharedFetcher;
-  directory: SlackDirectory;
-  access: Access;
+  /** Each workspace's Slack and analytics account. */
+  tenants: Tenants;
+  /** @deprecated one workspace's tenant, while features move to `tenants` (throws in a distributed app). */
+  legacy: () => Tenant;
   quota: Quota;
   metrics: Metrics;
   /** Signs what a modal carries to its submission. */
@@ -112,14 +130,72 @@ export function platformPrunes(repos: PlatformRepos): Prune[] {
  * A key rotation completes here: every stored secret sealed under a previous key is sealed again under
  * the current one. A secret no key opens stops the start (closing the store), naming the key it needs.
  */
-async function resealAtStart(repo: InstallationRepo, keys: Keyring, log: Logger, close: () => Promise<void>) {
+async function resealAtStart(
+  repo: InstallationRepo,
+  connections: ConnectionRepo,
+  keys: Keyring,
+  log: Logger,
+  close: () => Promise<void>,
+) {
   try {
-    const resealed = await repo.resealAll();
+    const resealed = (await repo.resealAll()) + (await connections.resealAll());
     if (resealed > 0) log.info({ resealed, key: keys.current.id }, 're-sealed stored secrets under the current key');
   } catch (error) {
     await close();
     throw error;
   }
+}
+
+/** Bolt's OAuth for a distributed app: the install path, the callback, and `authorize` over the installations. */
+function installerOf(
+  oauth: OAuthSettings,
+  installations: InstallationRepo | undefined,
+  clientOptions: WebClientOptions,
+  log: Logger,
+): InstallProvider {
+  if (!installations) throw new Error('a distributed app needs LOOKOUT_ENCRYPTION_KEY to seal its workspaces’ tokens');
+  return new InstallProvider({
+    clientId: oauth.clientId,
+    clientSecret: oauth.clientSecret,
+    stateSecret: oauth.stateSecret,
+    installationStore: installations,
+    installUrlOptions: { scopes: [...BOT_SCOPES] },
+    directInstall: false,
+    clientOptions,
+    logger: boltLogger(log.child({ component: 'oauth' }), [oauth.clientSecret, oauth.stateSecret]),
+    ...(oauth.authorizationUrl ? { authorizationUrl: oauth.authorizationUrl } : {}),
+    renderHtmlForInstallPath: (url) => installPage.install(url, oauth),
+  });
+}
+
+/**
+ * Each workspace's bot token: the environment's for one workspace; for a distributed app, Bolt's
+ * `authorize` (the same as a request's), which refreshes a token about to expire. A token is kept a
+ * minute, far inside the two hours before expiry that `authorize` refreshes at; refreshes of one
+ * workspace are made once at a time here, and a refresh another replica won is read back from the store.
+ */
+function tokenSource(
+  botToken: string | undefined,
+  installer: InstallProvider | undefined,
+  installations: InstallationRepo | undefined,
+): TokenSource {
+  if (!installer || !installations) return async () => botToken ?? '';
+  const cache = new LRUCache<string, string>({
+    max: 10_000,
+    ttl: 60_000,
+    fetchMethod: async (team) => {
+      const query = await installations.queryFor(team);
+      if (!query) throw new TenantError('not_installed', `Lookout is not installed in workspace ${team}`);
+      try {
+        return (await installer.authorize(query)).botToken ?? '';
+      } catch {
+        return (await installer.authorize(query)).botToken ?? '';
+      }
+    },
+  });
+  const source: TokenSource = async (team) => (await cache.fetch(team)) ?? '';
+  source.forget = (team: string) => void cache.delete(team);
+  return source;
 }
 
 /** Opens (and migrates) the store and builds the platform; `subjects` are every feature's (a duplicate throws here). */
@@ -132,43 +208,46 @@ export async function openPlatform(o: PlatformOptions, subjectList: readonly Any
   });
   const repos = platformRepos(store.db);
   const installations = o.encryption && new InstallationRepo(store.db, o.encryption);
-  if (installations) await resealAtStart(installations, o.encryption!, log, () => store.close());
-  const budget = new ApiBudget(o.limits.apiBudget);
+  const connections = o.encryption && new ConnectionRepo(store.db, o.encryption);
+  if (installations) await resealAtStart(installations, connections!, o.encryption!, log, () => store.close());
+  const secrets = [o.slack.botToken ?? '', o.slack.signingSecret, o.slack.oauth?.clientSecret ?? ''];
+  const webOptions = {
+    ...(o.slack.apiUrl ? { slackApiUrl: o.slack.apiUrl } : {}),
+    fetch: preflightFetch(log.child({ component: 'preflight' })),
+    logger: boltLogger(log.child({ component: 'slack' }), secrets),
+    timeout: o.deliveries.slackTimeoutMs,
+  };
+  const installer = o.slack.oauth && installerOf(o.slack.oauth, installations, webOptions, log);
+  let tenants: Tenants | undefined;
   const metrics = new Metrics(
     {
       deliveries: () => repos.deliveries.counts(),
-      apiBudget: () => ({ waiting: budget.waiting, waited: budget.waited }),
+      apiBudget: () => tenants?.budgets() ?? { waiting: 0, waited: 0 },
     },
     log.child({ component: 'metrics' }),
   );
   const stopPreflightMetrics = onPreflight((r) =>
     metrics.preflight.inc({ method: r.method, outcome: r.reasons.length > 0 ? 'refused' : 'fitted' }),
   );
-  const api = new AnalyticsApi({
-    ...o.api,
-    budget,
-    logger: log.child({ component: 'api' }),
-    observe: ({ operation, outcome, seconds }) => metrics.api.observe({ operation, outcome }, seconds),
+  const { baseUrl: _default, apiKey, ...apiSettings } = o.api;
+  tenants = new Tenants({
+    log,
+    now,
+    api: {
+      ...apiSettings,
+      logger: log.child({ component: 'api' }),
+      observe: ({ operation, outcome, seconds }) => metrics.api.observe({ operation, outcome }, seconds),
+    },
+    apiBudget: o.limits.apiBudget,
+    web: webOptions,
+    token: tokenSource(o.slack.botToken, installer, installations),
+    access: installer ? { admins: [], security: { channels: [], users: [] } } : o.access,
+    ...(installer ? { connections: connections! } : { single: { baseUrl: o.api.baseUrl, apiKey: apiKey ?? '' } }),
   });
-  const webOptions = {
-    ...(o.slack.apiUrl ? { slackApiUrl: o.slack.apiUrl } : {}),
-    fetch: preflightFetch(log.child({ component: 'preflight' })),
-    logger: boltLogger(log.child({ component: 'slack' }), [o.slack.botToken, o.slack.signingSecret]),
-    timeout: o.deliveries.slackTimeoutMs,
-  };
-  // Lookouts's own lookups retry twice; deliveries retry through the outbox, so their client never waits.
-  const web = new WebClient(o.slack.botToken, {
-    ...webOptions,
-    retryConfig: { retries: 2, factor: 2, minTimeout: 500, maxTimeout: 2_000 },
-  });
-  const deliveryClient = new WebClient(o.slack.botToken, {
-    ...webOptions,
-    retryConfig: { retries: 0 },
-    rejectRateLimitedCalls: true,
-  });
+  const deliveryOptions = { retryConfig: { retries: 0 }, rejectRateLimitedCalls: true };
   const worker = new DeliveryWorker({
     db: store.db,
-    poster: webPoster(deliveryClient),
+    poster: async (team) => webPoster(await tenants.web(team, deliveryOptions)),
     owner: o.owner,
     log: log.child({ component: 'deliveries' }),
     subjects,
@@ -186,7 +265,6 @@ export async function openPlatform(o: PlatformOptions, subjectList: readonly Any
     paceMs: o.deliveries.paceMs,
     timeoutMs: o.deliveries.slackTimeoutMs + 5_000,
   });
-  const directory = webDirectory(web, log.child({ component: 'slack' }));
   // Replicas share PostgreSQL; the embedded store is one process, so what replicas share is kept in memory there (no write per request).
   const replicated = store.db.kind === 'postgres';
   const quotaSettings = { points: o.limits.userRequests, windowMs: o.limits.userWindowMs };
@@ -197,11 +275,10 @@ export async function openPlatform(o: PlatformOptions, subjectList: readonly Any
     owner: o.owner,
     repos,
     ...(installations ? { installations } : {}),
+    ...(installer ? { installer, connections: connections! } : {}),
     replicated,
-    api,
-    fetcher: new SharedFetcher(api, { now }),
-    directory,
-    access: new Access(o.access, (user, channel) => directory.isMember(user, channel)),
+    tenants,
+    legacy: () => tenants.legacy(),
     quota: replicated
       ? userQuota(store.db, quotaSettings, log.child({ component: 'quota' }))
       : memoryQuota(quotaSettings),
@@ -215,8 +292,8 @@ export async function openPlatform(o: PlatformOptions, subjectList: readonly Any
     prunes: platformPrunes(repos),
     checks: {
       store: () => store.db.query('select 1'),
-      api: () =>
-        api
+      api: async () =>
+        (await tenants.accountOf('')).api
           .report('countries', { startDate: '1970-01-01', endDate: '1970-01-01', limit: 1 })
           .catch((error: unknown) => {
             throw error instanceof ApiError && error.info.detail
@@ -227,7 +304,7 @@ export async function openPlatform(o: PlatformOptions, subjectList: readonly Any
     },
     async close() {
       stopPreflightMetrics();
-      await api.close();
+      await tenants.close();
       await store.db.close();
     },
   };

@@ -290,8 +290,12 @@ describe('App Home buttons, and a Home kept current', () => {
     const [digest] = await box.lookout.store.digests.listAll();
     expect(digest).toMatchObject({ ownerId: 'U_ALICE', channelId: 'C_MARKETING', reports: ['sources'] });
     expect(text(home)).toMatch(new RegExp(`\\*#${digest!.id}\\* sources in <#C_MARKETING> · every day at 08:30`, 'i'));
-    // Published through the outbox, as a delivery of its own kind.
-    const homes = (await box.lookout.store.deliveries.counts()).filter((c) => c.kind === 'home');
+    // Published through the outbox, as a delivery of its own kind. Slack shows the Home before its answer
+    // reaches the outbox, so the row turns `posted` a moment after.
+    const homes = await until(async () => {
+      const counts = (await box.lookout.store.deliveries.counts()).filter((c) => c.kind === 'home');
+      return counts.every((c) => c.status !== 'sending') ? counts : undefined;
+    }, 'the Home delivery to settle');
     expect(homes).toEqual([{ kind: 'home', status: 'posted', n: 1 }]);
   });
 

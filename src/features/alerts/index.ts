@@ -62,9 +62,9 @@ export const alerts: LookoutFeature<'alerts', 'visitor', AlertFeatureRepos> = {
     const { now } = settings;
     const service = new AlertService({
       repos,
-      account: platform.api.account,
-      access: platform.access,
-      directory: platform.directory,
+      account: platform.legacy().api.account,
+      access: platform.legacy().access,
+      directory: platform.legacy().directory,
       now,
       timeZone: settings.timeZone,
       verdict: settings.verdict,
@@ -72,7 +72,7 @@ export const alerts: LookoutFeature<'alerts', 'visitor', AlertFeatureRepos> = {
       log: logOf(ctx, 'alerts'),
     });
     const scan = new ThreatScan({
-      api: platform.api,
+      api: platform.legacy().api,
       repos,
       leases: platform.repos.leases,
       db: platform.repos.db,

@@ -30,7 +30,7 @@ export const digests: LookoutFeature<'digests', 'trends' | 'alerts', { digests: 
     const { now, owner, limits } = settings;
     const log = logOf(ctx, 'digests');
     const content = new DigestContent({
-      fetcher: platform.fetcher,
+      fetcher: platform.legacy().fetcher,
       trends,
       flagged: alerts.service,
       demo: settings.demo,
@@ -53,8 +53,8 @@ export const digests: LookoutFeature<'digests', 'trends' | 'alerts', { digests: 
       deliveries: platform.repos.deliveries,
       content,
       schedule: scheduler,
-      access: platform.access,
-      directory: platform.directory,
+      access: platform.legacy().access,
+      directory: platform.legacy().directory,
       now,
       defaultTimezone: settings.timeZone,
       limits: {

@@ -36,7 +36,7 @@ export const home: LookoutFeature<'home', 'digests' | 'watches' | 'alerts', { ho
       subjects: platform.subjects,
       views: repos.homeViews,
       queued: platform.queued,
-      access: platform.access,
+      access: platform.legacy().access,
       settings: { scrapingScoreThreshold: settings.security.scrapingScoreThreshold, ...settings.limits },
       now: settings.now,
       timeZone: settings.timeZone,

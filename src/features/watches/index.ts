@@ -30,8 +30,8 @@ export const watches: LookoutFeature<'watches', 'reports' | 'trends' | 'alerts',
     const changed = platform.changes.changed;
     const service = new WatchService({
       repo: repos.watches,
-      access: platform.access,
-      directory: platform.directory,
+      access: platform.legacy().access,
+      directory: platform.legacy().directory,
       now,
       defaultTimezone: settings.timeZone,
       limits: { perChannel: limits.digestsPerChannel, perUser: limits.digestsPerUser },
@@ -41,7 +41,7 @@ export const watches: LookoutFeature<'watches', 'reports' | 'trends' | 'alerts',
     });
     const evaluator = new WatchEvaluator({
       db: platform.repos.db,
-      observer: new WatchObserver({ trends, fetcher: platform.fetcher, flagged: alerts.service, apiDays, log }),
+      observer: new WatchObserver({ trends, fetcher: platform.legacy().fetcher, flagged: alerts.service, apiDays, log }),
       trends,
       apiDays,
       owner: settings.owner,

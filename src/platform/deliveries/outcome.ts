@@ -69,6 +69,9 @@ export function remedyOf(error: unknown): Remedy {
     case 'slack_webapi_request_error':
       return { kind: 'retry', reason: timedOut(error) ? 'timed out' : 'could not reach Slack' };
     default:
+      // The workspace removed Lookout: nothing can be posted there any more.
+      if ((error as { name?: string }).name === 'TenantError')
+        return { kind: 'refused', reason: 'app_uninstalled', channel: false };
       return { kind: 'retry', reason: e.message ?? String(error) };
   }
 }

@@ -14,6 +14,8 @@ export type DeliveryStatus = 'pending' | 'sending' | 'posted' | 'failed';
 export type About<P> = { subject: Subject<P> } & (Record<string, never> extends P ? { payload?: P } : { payload: P });
 
 interface Sending {
+  /** The workspace it posts in. */
+  team: string;
   /** A person's id when the subject publishes a Home. */
   channelId: string;
   message: SlackMessage;
@@ -72,9 +74,10 @@ export interface OpenDelivery extends Delivery {
 }
 
 const toDelivery = (row: Record<string, unknown>): Delivery => {
-  const { subject, ...d } = fromRow<Delivery & { subject?: unknown }>(row);
+  const { subject, teamId, ...d } = fromRow<Delivery & { subject?: unknown; teamId: string }>(row);
   return {
     ...d,
+    team: teamId,
     id: Number(row.id),
     payload: subject ?? {},
     ...(row.thread_of != null ? { threadOf: Number(row.thread_of) } : {}),
@@ -88,8 +91,8 @@ export class DeliveryRepo {
   /** Queues a delivery; its id. */
   async enqueue<P>(input: DeliveryInput<P>): Promise<number> {
     const { rows } = await this.db.query<{ id: string }>(
-      `INSERT INTO deliveries (kind, channel_id, message, plain, thread_ts, thread_of, update_ts, update_of, subject, next_at, deadline, created_at)
-       VALUES ($1, $2, $3::jsonb, $4, $5, $6, $7, $8, $9::jsonb, now(), now() + $10::float8 * interval '1 millisecond', now())
+      `INSERT INTO deliveries (kind, channel_id, message, plain, thread_ts, thread_of, update_ts, update_of, subject, next_at, deadline, created_at, team_id)
+       VALUES ($1, $2, $3::jsonb, $4, $5, $6, $7, $8, $9::jsonb, now(), now() + $10::float8 * interval '1 millisecond', now(), $11)
        RETURNING id`,
       [
         input.subject.kind,
@@ -102,6 +105,7 @@ export class DeliveryRepo {
         input.updateOf ?? null,
         stored(input),
         input.expiresInMs,
+        input.team ?? '',
       ],
     );
     return Number(rows[0]!.id);
@@ -112,7 +116,7 @@ export class DeliveryRepo {
     const { rows } = await this.db.query<{ id: string }>(
       `UPDATE deliveries SET message = $3::jsonb, plain = $4, subject = $5::jsonb,
               deadline = now() + $6::float8 * interval '1 millisecond'
-        WHERE id = (SELECT id FROM deliveries WHERE kind = $1 AND channel_id = $2 AND status = 'pending' ORDER BY id DESC LIMIT 1)
+        WHERE id = (SELECT id FROM deliveries WHERE kind = $1 AND channel_id = $2 AND team_id = $7 AND status = 'pending' ORDER BY id DESC LIMIT 1)
         RETURNING id`,
       [
         input.subject.kind,
@@ -121,16 +125,17 @@ export class DeliveryRepo {
         input.plain ?? input.message.text,
         stored(input),
         input.expiresInMs,
+        input.team ?? '',
       ],
     );
     return rows[0] ? Number(rows[0].id) : this.enqueue(input);
   }
 
   /** Deletes the deliveries of this subject still pending for the channel (something newer went out another way); how many. */
-  async dropPending(subject: Pick<Subject<unknown>, 'kind'>, channelId: string): Promise<number> {
+  async dropPending(subject: Pick<Subject<unknown>, 'kind'>, team: string, channelId: string): Promise<number> {
     const { rows } = await this.db.query(
-      `DELETE FROM deliveries WHERE kind = $1 AND channel_id = $2 AND status = 'pending' RETURNING id`,
-      [subject.kind, channelId],
+      `DELETE FROM deliveries WHERE kind = $1 AND team_id = $3 AND channel_id = $2 AND status = 'pending' RETURNING id`,
+      [subject.kind, channelId, team],
     );
     return rows.length;
   }
@@ -234,19 +239,26 @@ export class DeliveryRepo {
     return rows[0]?.late ?? true;
   }
 
-  /** A failed delivery tried again from now, worth posting for `expiresInMs` more; false when it is not failed. */
-  async retry(id: number, expiresInMs: number): Promise<boolean> {
+  /** A failed delivery of the workspace tried again from now, worth posting for `expiresInMs` more; false when it is not failed. */
+  async retry(team: string, id: number, expiresInMs: number): Promise<boolean> {
     const { rows } = await this.db.query(
       `UPDATE deliveries SET status = 'pending', attempts = 0, error = NULL, owner = NULL, heartbeat_at = NULL, next_at = now(),
               deadline = now() + $2::float8 * interval '1 millisecond'
-        WHERE id = $1 AND status = 'failed' RETURNING id`,
-      [id, expiresInMs],
+        WHERE id = $1 AND team_id = $3 AND status = 'failed' RETURNING id`,
+      [id, expiresInMs, team],
     );
     return rows.length > 0;
   }
 
+  /** The delivery with this id, for work that has it from the store (a request asks with `of`). */
   async get(id: number): Promise<Delivery | undefined> {
     const { rows } = await this.db.query('SELECT * FROM deliveries WHERE id = $1', [id]);
+    return rows[0] && toDelivery(rows[0]);
+  }
+
+  /** The workspace's delivery with this id: what a request (a button's id) may see. */
+  async of(team: string, id: number): Promise<Delivery | undefined> {
+    const { rows } = await this.db.query('SELECT * FROM deliveries WHERE id = $1 AND team_id = $2', [id, team]);
     return rows[0] && toDelivery(rows[0]);
   }
 
@@ -255,19 +267,30 @@ export class DeliveryRepo {
    * of some channels or all, oldest first, at most `limit`.
    */
   async unfinished(options: {
+    team: string;
     channels?: readonly string[];
     failedWithinMs: number;
     limit: number;
   }): Promise<Delivery[]> {
     const { rows } = await this.db.query(
       `SELECT * FROM deliveries
-       WHERE ($1::text[] IS NULL OR channel_id = ANY($1::text[]))
+       WHERE team_id = $4 AND ($1::text[] IS NULL OR channel_id = ANY($1::text[]))
          AND (status IN ('pending', 'sending')
            OR (status = 'failed' AND created_at > now() - $2::float8 * interval '1 millisecond'))
        ORDER BY id LIMIT $3`,
-      [options.channels ?? null, options.failedWithinMs, options.limit],
+      [options.channels ?? null, options.failedWithinMs, options.limit, options.team],
     );
     return rows.map(toDelivery);
+  }
+
+  /** The workspace removed Lookout: what it had waiting is given up, with the reason; how many. */
+  async cancelTeam(team: string, reason: string): Promise<number> {
+    const { rows } = await this.db.query(
+      `UPDATE deliveries SET status = 'failed', error = $2, owner = NULL
+        WHERE team_id = $1 AND status = 'pending' RETURNING id`,
+      [team, reason],
+    );
+    return rows.length;
   }
 
   /** How many deliveries are waiting or being sent. */

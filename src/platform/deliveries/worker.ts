@@ -21,7 +21,8 @@ export type OutcomeListener = (delivery: Delivery, subject: AnySubject) => void;
 
 export interface DeliveryWorkerOptions {
   db: Db;
-  poster: SlackPoster;
+  /** How to post in a workspace: with its own bot token. */
+  poster: (team: string) => Promise<SlackPoster>;
   owner: string;
   log: Logger;
   /** Every subject a delivery may be about; the worker refuses to start while the queue holds another. */
@@ -225,7 +226,7 @@ export class DeliveryWorker {
   }
 
   private async send(delivery: Claimed): Promise<void> {
-    const { poster, log } = this.options;
+    const { log } = this.options;
     const subject = this.options.subjects.get(delivery.kind);
     // Another replica, newer than this one, queued it: this one cannot tell what it is about.
     if (!subject)
@@ -257,6 +258,7 @@ export class DeliveryWorker {
       );
     let ts: string;
     try {
+      const poster = await within(this.options.poster(delivery.team), this.options.timeoutMs ?? 15_000);
       ts = await within(
         home
           ? poster.publishHome(delivery.channelId, message)

@@ -1,16 +1,23 @@
 import type { Server } from 'node:http';
 import { randomUUID } from 'node:crypto';
-import { App, HTTPReceiver, SocketModeReceiver, type CustomRoute } from '@slack/bolt';
+import { App, HTTPReceiver, SocketModeReceiver, type Authorize, type CustomRoute } from '@slack/bolt';
+import type { InstallProvider } from '@slack/oauth';
 import type { Logger } from '../log.js';
 import { boltLogger } from './bolt-logger.js';
 import { guardRequests, type GuardObserve } from './guard.js';
 import { preflightFetch } from './preflight.js';
 import { allowResponseOrigin, setResponseLog } from './respond.js';
-import { Routes, type FirstSeen, type Observe } from './routes.js';
+import { installPage, type InstallPageLinks } from './install-page.js';
+import { Routes, type FirstSeen, type Observe, type TenantOf } from './routes.js';
 
 export interface SlackAppOptions {
   signingSecret: string;
-  botToken: string;
+  /** One workspace's bot token; a distributed app has `installer` instead. */
+  botToken?: string;
+  /** A distributed app: Bolt's OAuth (install page, callback) and `authorize`, with the install page's links. */
+  installer?: { provider: InstallProvider; links: InstallPageLinks };
+  /** Each workspace's tenant, for handlers. */
+  tenantOf: TenantOf;
   /** Socket Mode when set. */
   appToken?: string;
   /** Socket Mode serves only /healthz over HTTP, on this port (HTTP mode takes it at start). */
@@ -53,6 +60,47 @@ const HEALTH: CustomRoute = {
 };
 
 /**
+ * A distributed app's OAuth routes (Bolt's InstallProvider): the install page with "Add to Slack" at
+ * /slack/install, and Slack's redirect back at /slack/oauth_redirect, which stores the installation.
+ */
+function oauthRoutes(installer: InstallProvider, links: InstallPageLinks, log: Logger): CustomRoute[] {
+  const failed = (what: string) => (error: unknown, res: import('node:http').ServerResponse) => {
+    log.warn({ err: error instanceof Error ? error.message : String(error) }, what);
+    if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
+    res.end('Lookout could not be installed. Start again from the install page.');
+  };
+  return [
+    {
+      path: '/slack/install',
+      method: ['GET'],
+      handler: (req, res) =>
+        void installer
+          .handleInstallPath(req, res, { beforeRedirection: async () => true }, undefined)
+          .catch((e: unknown) => failed('the install page failed')(e, res)),
+    },
+    {
+      path: '/slack/oauth_redirect',
+      method: ['GET'],
+      handler: (req, res) =>
+        void installer
+          .handleCallback(req, res, {
+            success: (installation, _options, _req, response) => {
+              log.info({ team: installation.team?.id, enterprise: installation.enterprise?.id }, 'installed');
+              response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+              response.end(installPage.done(installation.team?.name ?? 'your workspace', links));
+            },
+            failure: (error, _options, _req, response) => {
+              log.warn({ err: error.message, code: (error as { code?: string }).code }, 'an install failed');
+              response.writeHead(400, { 'content-type': 'text/html; charset=utf-8' });
+              response.end(installPage.failed(links));
+            },
+          })
+          .catch((e: unknown) => failed('the OAuth redirect failed')(e, res)),
+    },
+  ];
+}
+
+/**
  * Bolt's Socket Mode receiver hands its port alone to Node's `server.listen` (every
  * interface); Node takes `{ port, host }` in the same place, so a host goes in with it.
  */
@@ -63,8 +111,8 @@ function socketModePort(port: number, host: string | undefined): number {
 /** The Bolt app: HTTP receiver at POST /slack/events (or Socket Mode), /healthz, every listener. */
 export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp> {
   const { log } = options;
-  const logger = boltLogger(log, [options.signingSecret, options.botToken, options.appToken ?? '']);
-  const customRoutes = [HEALTH];
+  const logger = boltLogger(log, [options.signingSecret, options.botToken ?? '', options.appToken ?? '']);
+  const customRoutes = [HEALTH, ...(options.installer ? oauthRoutes(options.installer.provider, options.installer.links, log) : [])];
   // Listeners' own calls (views.open, views.publish, chat.postEphemeral) give up like every other call to Slack, after
   // one retry: the Web API client's default keeps retrying for half an hour, and a trigger_id lasts 3 s.
   const clientOptions = {
@@ -105,8 +153,10 @@ export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp
       ...(options.judged ? { observe: options.judged } : {}),
     });
   }
+  const installer = options.installer?.provider;
+  const authorize: Authorize<boolean> | undefined = installer && ((source) => installer.authorize(source));
   const app = new App({
-    token: options.botToken,
+    ...(authorize ? { authorize } : { token: options.botToken }),
     signingSecret: options.signingSecret,
     logger,
     clientOptions,
@@ -144,7 +194,7 @@ export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp
     log.error({ err: error.message, code: (error as { code?: string }).code }, 'unhandled error in a listener');
   });
 
-  const routes = new Routes(options.log);
+  const routes = new Routes(options.log, options.tenantOf);
   for (const register of options.listeners) register(routes);
   routes.mount(app, { observe: options.observe, firstSeen: options.firstSeen });
 

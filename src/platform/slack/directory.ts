@@ -17,7 +17,9 @@ const MAX_PAGES = 20;
 /** How long a channel's members are kept: someone who just joined waits at most this long. */
 const MEMBERS_TTL_MS = 60_000;
 
-export function webDirectory(client: WebClient, log: Logger): SlackDirectory {
+/** `clientOf`: the client to ask with, fetched for each call (a workspace's token may be refreshed meanwhile). */
+export function webDirectory(clientOf: WebClient | (() => Promise<WebClient>), log: Logger): SlackDirectory {
+  const client = async () => (typeof clientOf === 'function' ? clientOf() : clientOf);
   const members = new LRUCache<string, Set<string>>({
     max: 5_000,
     ttl: MEMBERS_TTL_MS,
@@ -25,7 +27,7 @@ export function webDirectory(client: WebClient, log: Logger): SlackDirectory {
       const found = new Set<string>();
       let cursor: string | undefined;
       for (let page = 0; page < MAX_PAGES; page++) {
-        const result = await client.conversations.members({ channel, limit: 1000, cursor });
+        const result = await (await client()).conversations.members({ channel, limit: 1000, cursor });
         for (const m of result.members ?? []) found.add(m);
         cursor = result.response_metadata?.next_cursor || undefined;
         if (!cursor) break;
@@ -50,7 +52,7 @@ export function webDirectory(client: WebClient, log: Logger): SlackDirectory {
       if (!ref.name) return undefined;
       let cursor: string | undefined;
       for (let page = 0; page < MAX_PAGES; page++) {
-        const result = await client.conversations.list({
+        const result = await (await client()).conversations.list({
           limit: 200,
           cursor,
           exclude_archived: true,
@@ -65,7 +67,7 @@ export function webDirectory(client: WebClient, log: Logger): SlackDirectory {
     },
     async userTimeZone(user, fallback) {
       try {
-        const info = await client.users.info({ user });
+        const info = await (await client()).users.info({ user });
         return info.user?.tz || fallback;
       } catch (error) {
         log.warn({ user, err: String(error) }, 'users.info failed; using the default time zone');

@@ -108,6 +108,48 @@ export class InstallationRepo implements InstallationStore {
     return this.toInstallation(row, query.userId);
   }
 
+  /**
+   * How to ask Bolt's `authorize` for a workspace's token: its own install, else the org-wide install of
+   * the organisation it belongs to (the enterprise id its connection recorded); undefined when neither is installed.
+   */
+  async queryFor(team: string): Promise<InstallationQuery<boolean> | undefined> {
+    const { rows } = await this.db.query<{ id: string; enterprise_id: string | null; is_enterprise_install: boolean }>(
+      `SELECT id, enterprise_id, is_enterprise_install FROM installations
+        WHERE uninstalled_at IS NULL AND (id = $1 OR id = (SELECT 'enterprise:' || enterprise_id FROM workspaces WHERE team_id = $2))
+        ORDER BY is_enterprise_install LIMIT 1`,
+      [`team:${team}`, team],
+    );
+    const row = rows[0];
+    if (!row) return undefined;
+    return row.is_enterprise_install
+      ? { teamId: team, enterpriseId: row.enterprise_id!, isEnterpriseInstall: true }
+      : { teamId: team, enterpriseId: row.enterprise_id ?? undefined, isEnterpriseInstall: false };
+  }
+
+  /**
+   * The app left the workspace (app_uninstalled, or its bot token revoked): its tokens are dropped at once,
+   * and the row stays, marked, so its settings are kept for the retention period. True when it was installed.
+   */
+  async uninstalled(team: string): Promise<boolean> {
+    const { rows } = await this.db.query(
+      `UPDATE installations SET bot_token = NULL, bot_refresh_token = NULL, bot_token_expires_at = NULL,
+              user_token = NULL, user_refresh_token = NULL, user_token_expires_at = NULL,
+              uninstalled_at = COALESCE(uninstalled_at, now()), updated_at = now()
+        WHERE id = $1 RETURNING id`,
+      [`team:${team}`],
+    );
+    return rows.length > 0;
+  }
+
+  /** Workspaces the app left before `before`: their settings are due to be purged. */
+  async leftBefore(before: Date): Promise<string[]> {
+    const { rows } = await this.db.query<{ team_id: string }>(
+      'SELECT team_id FROM installations WHERE uninstalled_at < $1 AND team_id IS NOT NULL',
+      [before],
+    );
+    return rows.map((r) => r.team_id);
+  }
+
   /** With a user: forgets that user's token only. Without: the whole installation, tokens and all. */
   async deleteInstallation(query: InstallationQuery<boolean>): Promise<void> {
     const id = installationId(query);

@@ -78,6 +78,11 @@ export async function guarded(
   try {
     await work();
   } catch (error) {
+    if (error instanceof Error && error.name === 'TenantError') {
+      log.info({ what, reason: (error as { code?: string }).code }, 'the workspace cannot be served yet');
+      await tell?.(problemMessage(error.message)).catch(() => undefined);
+      return;
+    }
     log.error({ what, err: error instanceof Error ? error.message : String(error) }, 'listener failed');
     if (!tell) return;
     try {

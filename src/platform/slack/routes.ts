@@ -10,6 +10,8 @@ import type {
 } from '@slack/bolt';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from '../log.js';
+import { teamOf } from '../tenancy/team.js';
+import type { Tenant } from '../tenancy/tenants.js';
 import { guarded, replyTo, requestLog, type Reply } from './respond.js';
 
 export type CommandArgs = SlackCommandMiddlewareArgs & AllMiddlewareArgs;
@@ -28,7 +30,14 @@ export type Answer = 'new' | 'replace' | 'in place if ephemeral' | 'none';
 export interface Handling {
   log: Logger;
   tell: Reply;
+  /** The workspace the request comes from (Slack's signed body). */
+  team: string;
+  /** Its tenant (analytics account, Slack lookups, rules); a workspace with no analytics connected is told how to connect. */
+  tenant: () => Promise<Tenant>;
 }
+
+/** A workspace's tenant, by its team id. */
+export type TenantOf = (team: string) => Promise<Tenant>;
 
 /** Was the clicked message ephemeral? */
 export function isEphemeral(body: BlockAction): boolean {
@@ -64,7 +73,15 @@ export class Routes {
   private readonly handledEvents = new LRUCache<string, true>({ max: 10_000, ttl: EVENT_WINDOW_MS });
 
   /** `log`: where a request without its own logger logs. */
-  constructor(private readonly log: Logger) {}
+  constructor(
+    private readonly log: Logger,
+    readonly tenantOf: TenantOf,
+  ) {}
+
+  private handling(body: unknown, log: Logger, tell: Reply): Handling {
+    const team = teamOf(body);
+    return { log, tell, team, tenant: () => this.tenantOf(team) };
+  }
 
   /**
    * A slash command, handled: acked at once, then `work` with the request's logger and an
@@ -75,7 +92,7 @@ export class Routes {
       await args.ack();
       const log = requestLog(args.context, this.log);
       const tell = replyTo(args.command.response_url, false);
-      await guarded(log, name, tell, () => work(args, { log, tell }));
+      await guarded(log, name, tell, () => work(args, this.handling(args.body, log, tell)));
     });
   }
 
@@ -88,7 +105,9 @@ export class Routes {
       const replace = answer === 'replace' || (answer === 'in place if ephemeral' && isEphemeral(args.body));
       const respond = replyTo(args.body.response_url, replace);
       const tell: Reply = answer === 'none' ? async () => undefined : respond;
-      await guarded(log, what, answer === 'none' ? undefined : tell, () => work(args, { log, tell }));
+      await guarded(log, what, answer === 'none' ? undefined : tell, () =>
+        work(args, this.handling(args.body, log, tell)),
+      );
     });
   }
 

@@ -1,0 +1,200 @@
+/**
+ * A workspace as Lookout serves it (a tenant): its Slack, through its own bot token, and its
+ * analytics account. One workspace (SLACK_BOT_TOKEN) takes both from the environment; a
+ * distributed app finds the token through Bolt's `authorize` (refreshed under token rotation)
+ * and the account in the workspace's connection, made from its App Home.
+ *
+ * Analytics clients are kept per account, so workspaces on one account share its answers
+ * (and its budget), and two accounts never do.
+ */
+import { WebClient, type WebClientOptions } from '@slack/web-api';
+import { LRUCache } from 'lru-cache';
+import { accountOf } from '../api/account.js';
+import { AnalyticsApi } from '../api/analytics.js';
+import { ApiBudget } from '../api/budget.js';
+import type { HttpClientOptions } from '../api/client.js';
+import { SharedFetcher } from '../api/shared-fetcher.js';
+import type { Logger } from '../log.js';
+import { Access, type AccessRules } from '../slack/access.js';
+import { webDirectory, type SlackDirectory } from '../slack/directory.js';
+import type { ConnectionRepo } from './connections.js';
+
+/** One analytics account: its client, and the answers its workspaces share. */
+export interface Account {
+  account: string;
+  api: AnalyticsApi;
+  fetcher: SharedFetcher;
+  budget: ApiBudget;
+}
+
+/** A workspace Lookout serves: who it is, its analytics account, its Slack. */
+export interface Tenant extends Account {
+  team: string;
+  directory: SlackDirectory;
+  /** Who may do what in the workspace. */
+  access: Access;
+}
+
+/** Why a workspace cannot be served: the app is not installed there, or no analytics account is connected. */
+export class TenantError extends Error {
+  override readonly name = 'TenantError';
+  constructor(
+    readonly code: 'not_installed' | 'not_connected',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A workspace's bot token: the environment's, or Bolt's `authorize` for a distributed app. */
+export type TokenSource = ((team: string) => Promise<string>) & {
+  /** Drops what is kept of the workspace's token (it was revoked, or the app uninstalled). */
+  forget?(team: string): void;
+};
+
+export interface TenantsOptions {
+  log: Logger;
+  now: () => Date;
+  /** Every analytics client's settings (not its URL or key). */
+  api: Omit<HttpClientOptions, 'baseUrl' | 'apiKey' | 'budget'>;
+  /** Background requests a minute, per account. */
+  apiBudget: number;
+  /** Options of every Web API client (its base URL, timeout, logger); retries are Lookout's lookups'. */
+  web: WebClientOptions;
+  token: TokenSource;
+  /** ADMIN_USERS and the security lists: one workspace's people (a distributed app has none: its rules default to everyone). */
+  access: AccessRules;
+  /** One workspace: its account from the environment. */
+  single?: { baseUrl: string; apiKey: string };
+  /** A distributed app: each workspace's connection. */
+  connections?: ConnectionRepo;
+}
+
+const UNCONNECTED =
+  'Lookout is not connected to an analytics account in this workspace yet. A workspace admin connects it from Lookout’s App Home: open Lookout in the sidebar, then “Connect your analytics”.';
+
+export class Tenants {
+  private readonly accounts: LRUCache<string, Account>;
+  private readonly clients = new LRUCache<string, WebClient>({ max: 2_000 });
+  private readonly directories = new LRUCache<string, SlackDirectory>({ max: 2_000 });
+  /** The environment's account (one workspace): never evicted. */
+  private readonly own?: Account;
+
+  constructor(private readonly o: TenantsOptions) {
+    this.accounts = new LRUCache<string, Account>({
+      max: 1_000,
+      dispose: (a) => void a.api.close().catch(() => undefined),
+    });
+    if (o.single) this.own = this.open(o.single.baseUrl, o.single.apiKey);
+  }
+
+  get distributed(): boolean {
+    return this.own === undefined;
+  }
+
+  /** The workspace's tenant; throws TenantError when it has no analytics account (or, in time, no installation). */
+  async of(team: string): Promise<Tenant> {
+    return { team, ...(await this.accountOf(team)), directory: this.directory(team), access: this.access(team) };
+  }
+
+  /** Who may do what in the workspace: membership asked of its own Slack. */
+  access(team: string): Access {
+    const directory = this.directory(team);
+    return new Access(this.o.access, (user, channel) => directory.isMember(user, channel));
+  }
+
+  /** @deprecated one workspace's tenant (team ''), while features move to `of(team)`. */
+  legacy(): Tenant {
+    if (!this.own) throw new TenantError('not_connected', UNCONNECTED);
+    return { team: '', ...this.own, directory: this.directory(''), access: this.access('') };
+  }
+
+  /** The workspace's analytics account. */
+  async accountOf(team: string): Promise<Account> {
+    if (this.own) return this.own;
+    const c = await this.o.connections!.get(team);
+    if (!c) throw new TenantError('not_connected', UNCONNECTED);
+    return this.cached(c.baseUrl, c.apiKey);
+  }
+
+  /**
+   * Every analytics account with its workspaces (the threat scan's work). One workspace's
+   * account serves every workspace (`teams` undefined: rows of any team are its own).
+   */
+  async all(): Promise<{ account: Account; teams?: string[] }[]> {
+    if (this.own) return [{ account: this.own }];
+    const byAccount = new Map<string, { account: Account; teams: string[] }>();
+    for (const c of await this.o.connections!.list()) {
+      const entry = byAccount.get(c.account) ?? { account: this.cached(c.baseUrl, c.apiKey), teams: [] };
+      entry.teams.push(c.team);
+      byAccount.set(c.account, entry);
+    }
+    return [...byAccount.values()];
+  }
+
+  /** A Web API client with the workspace's current bot token (a fresh one under token rotation). */
+  async web(team: string, options: WebClientOptions = {}): Promise<WebClient> {
+    const token = await this.o.token(team);
+    const key = `${JSON.stringify(options.retryConfig ?? null)}|${options.rejectRateLimitedCalls === true}|${token}`;
+    let client = this.clients.get(key);
+    if (!client) {
+      client = new WebClient(token, { ...this.o.web, ...options });
+      this.clients.set(key, client);
+    }
+    return client;
+  }
+
+  /** The workspace's lookups in Slack (channels by name, time zones, members), kept per workspace. */
+  directory(team: string): SlackDirectory {
+    let directory = this.directories.get(team);
+    if (!directory) {
+      const retryConfig = { retries: 2, factor: 2, minTimeout: 500, maxTimeout: 2_000 };
+      directory = webDirectory(() => this.web(team, { retryConfig }), this.o.log.child({ component: 'slack', team }));
+      this.directories.set(team, directory);
+    }
+    return directory;
+  }
+
+  /** Forgets the workspace's token and clients (the app left it). */
+  forget(team: string): void {
+    this.o.token.forget?.(team);
+    this.directories.delete(team);
+  }
+
+  /** Background requests waiting for an account's budget now, and that waited, over every account. */
+  budgets(): { waiting: number; waited: number } {
+    let waiting = 0;
+    let waited = 0;
+    for (const a of this.own ? [this.own] : [...this.accounts.values()]) {
+      waiting += a.budget.waiting;
+      waited += a.budget.waited;
+    }
+    return { waiting, waited };
+  }
+
+  /** An analytics client for a URL and key, not kept: to try a key before it is saved. */
+  trial(baseUrl: string, apiKey: string): AnalyticsApi {
+    return new AnalyticsApi({ ...this.o.api, baseUrl, apiKey, retry: { retries: 0 } });
+  }
+
+  async close(): Promise<void> {
+    await this.own?.api.close();
+    this.accounts.clear();
+  }
+
+  private cached(baseUrl: string, apiKey: string): Account {
+    const account = accountOf(baseUrl, apiKey);
+    let found = this.accounts.get(account);
+    if (!found) {
+      found = this.open(baseUrl, apiKey);
+      this.accounts.set(account, found);
+    }
+    return found;
+  }
+
+  private open(baseUrl: string, apiKey: string): Account {
+    const budget = new ApiBudget(this.o.apiBudget);
+    const api = new AnalyticsApi({ ...this.o.api, baseUrl, apiKey, budget });
+    return { account: api.account, api, fetcher: new SharedFetcher(api, { now: this.o.now }), budget };
+  }
+}
