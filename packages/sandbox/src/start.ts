@@ -3,12 +3,41 @@ import type { Logger } from 'pino';
 import { startDemoApi, type DemoApi } from './demo-api/server.js';
 import type { Faults } from './demo-api/faults.js';
 import type { LiveOptions } from './demo-api/live.js';
+import { SOFTWARE_SITE } from './demo-api/site.js';
+import type { OAuthApp } from './slack/oauth.js';
 import { startOfflineSlack, type OfflineSlack, type OfflineSlackOptions } from './slack/index.js';
+
+/** An analytics account the sandbox made for a workspace of the offline Slack. */
+export interface SandboxAccount {
+  /** The workspace it belongs to: T_LOOKOUT (workspace one) or T_OTHER. */
+  teamId: string;
+  /** The account's name in the demo API's request record (`demo.requests[i].account`). */
+  name: string;
+  baseUrl: string;
+  apiKey: string;
+}
+
+/** What a distributed app needs of the offline Slack's OAuth v2. */
+export interface SandboxOAuth {
+  clientId: string;
+  clientSecret: string;
+  /** For the app's own `state` parameter (Bolt's `stateSecret`); the offline Slack never sees it. */
+  stateSecret: string;
+  /** The offline Slack's authorise page (Bolt: `installerOptions.authorizationUrl`). */
+  authorizationUrl: string;
+  /** Token rotation is on: access tokens expire after 12 hours and come with a refresh token. */
+  tokenRotation: boolean;
+}
 
 /** Where the app finds the sandbox: the API to ask and the Slack to talk to, with the secrets made up for this run. */
 export interface SandboxWiring {
+  /** Workspace one's analytics account. */
   api: { baseUrl: string; apiKey: string };
+  /** Each workspace's own account, T_LOOKOUT's (the same as `api`) first; only T_LOOKOUT's with a real API. */
+  accounts: SandboxAccount[];
   slack: { signingSecret: string; botToken: string; apiUrl: string; appToken?: string };
+  /** The app as registered for distribution with the offline Slack (`oauth.v2.access` is at `slack.apiUrl`). */
+  oauth: SandboxOAuth;
   /** The demo API is behind the answers. */
   demo: boolean;
   /** The address the app listens on: loopback, like everything else in the sandbox. */
@@ -18,6 +47,8 @@ export interface SandboxWiring {
 /** The app the sandbox runs: anything that serves Slack's requests at `requestUrl`. */
 export interface SandboxApp {
   requestUrl?: string;
+  /** The app's OAuth redirect URL (its `/slack/oauth_redirect`): the sandbox registers it with the offline Slack. */
+  oauthRedirectUrl?: string;
   stop(): Promise<void>;
 }
 
@@ -43,17 +74,36 @@ export interface Sandbox<A extends SandboxApp> {
   slack: OfflineSlack;
   lookout: A;
   /** The secrets the sandbox made up for this run (tests check they never leak). */
-  secrets: { signingSecret: string; botToken: string; apiKey: string };
+  secrets: {
+    signingSecret: string;
+    botToken: string;
+    /** Workspace one's API key. */
+    apiKey: string;
+    /** Every account's API key, workspace one's first. */
+    apiKeys: string[];
+    clientSecret: string;
+    stateSecret: string;
+  };
   stop(): Promise<void>;
 }
 
 const LOOPBACK = '127.0.0.1';
+const ONE = 'T_LOOKOUT';
+const OTHER = 'T_OTHER';
 
 /** Everything on loopback: the demo API, the offline Slack, and the app wired to both. */
 export async function startSandbox<A extends SandboxApp>(options: SandboxOptions<A>): Promise<Sandbox<A>> {
   const signingSecret = randomBytes(16).toString('hex');
   const botToken = `xoxb-sandbox-${randomBytes(12).toString('hex')}`;
   const demoKey = `demo-${randomBytes(8).toString('hex')}`;
+  const otherKey = `demo-${randomBytes(8).toString('hex')}`;
+  const stateSecret = randomBytes(16).toString('hex');
+  const oauthApp: OAuthApp = options.slack?.oauth ?? {
+    clientId: `${randomBytes(6).readUIntBE(0, 6)}.${randomBytes(6).readUIntBE(0, 6)}`,
+    clientSecret: randomBytes(16).toString('hex'),
+    name: 'Lookout',
+    redirectUris: [],
+  };
   const appToken = options.socketMode ? `xapp-sandbox-${randomBytes(12).toString('hex')}` : undefined;
 
   const demo = options.api
@@ -62,23 +112,36 @@ export async function startSandbox<A extends SandboxApp>(options: SandboxOptions
         port: 0,
         host: LOOPBACK,
         apiKey: demoKey,
+        name: 'one',
+        accounts: [{ name: 'two', apiKey: otherKey, site: SOFTWARE_SITE }],
         faults: options.demoFaults,
         ...(options.live ? { live: options.live } : {}),
       });
   const api = options.api ?? { baseUrl: demo!.url, apiKey: demoKey };
+  const accounts: SandboxAccount[] = [{ teamId: ONE, name: demo ? 'one' : 'api', ...api }];
+  if (demo) accounts.push({ teamId: OTHER, name: 'two', baseUrl: demo.url, apiKey: otherKey });
   const slack = await startOfflineSlack({
     signingSecret,
     botToken,
     host: LOOPBACK,
     port: options.slackPort ?? 0,
     ...options.slack,
+    oauth: oauthApp,
     ...(appToken ? { appToken } : {}),
   });
   let lookout: A;
   try {
     lookout = await options.startApp({
       api,
+      accounts: accounts.map((a) => ({ ...a })),
       slack: { signingSecret, botToken, apiUrl: slack.apiUrl, ...(appToken ? { appToken } : {}) },
+      oauth: {
+        clientId: oauthApp.clientId,
+        clientSecret: oauthApp.clientSecret,
+        stateSecret,
+        authorizationUrl: `${slack.url}/oauth/v2/authorize`,
+        tokenRotation: oauthApp.tokenRotation ?? false,
+      },
       demo: demo !== undefined,
       host: LOOPBACK,
     });
@@ -88,11 +151,19 @@ export async function startSandbox<A extends SandboxApp>(options: SandboxOptions
     throw error;
   }
   if (lookout.requestUrl) slack.setAppUrl(lookout.requestUrl);
+  if (lookout.oauthRedirectUrl) slack.setRedirectUris([lookout.oauthRedirectUrl]);
   return {
     demo,
     slack,
     lookout,
-    secrets: { signingSecret, botToken, apiKey: api.apiKey },
+    secrets: {
+      signingSecret,
+      botToken,
+      apiKey: api.apiKey,
+      apiKeys: accounts.map((a) => a.apiKey),
+      clientSecret: oauthApp.clientSecret,
+      stateSecret,
+    },
     async stop() {
       await lookout.stop();
       await slack.close();

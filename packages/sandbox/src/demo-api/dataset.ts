@@ -26,6 +26,7 @@ import {
   type Visitor,
 } from './model.js';
 import { Random, WeightedTable } from './random.js';
+import { checkSite, moveVisit, SHOP_SITE, siteId, siteUrl, visitorPrefix, visitPrefix, type DemoSite } from './site.js';
 
 export { DEMO_VISITORS } from './fixtures.js';
 export type { DemoVisitorRole } from './fixtures.js';
@@ -43,10 +44,12 @@ export interface GenerateOptions {
   days?: number;
   /** Clock for defaults of addVisit/addVisitor; default the real time. */
   clock?: () => Date;
+  /** The site measured: its origin, pages, referrers and ids. Default the shop. */
+  site?: DemoSite;
 }
 
 export interface AddVisitorInput {
-  /** Default: a new "v_" + 12 hex id. Any non-empty string is accepted. */
+  /** Default: a new "v_" + 12 hex id (`v_<tag>_` + 12 hex at another site than the shop). Any non-empty string is accepted. */
   id?: string;
   first_seen?: string | Date;
   last_seen?: string | Date;
@@ -65,6 +68,7 @@ export interface DatasetInit {
   visits: Visit[];
   security: Map<string, SecurityProfile>;
   clock?: () => Date;
+  site?: DemoSite;
 }
 
 const byTimeThenId = (a: VisitEntry, b: VisitEntry): number =>
@@ -111,6 +115,7 @@ export class Dataset {
   readonly seed: number;
   /** The anchor the data was generated around. */
   readonly now: Date;
+  readonly site: DemoSite;
   clock: () => Date;
 
   private readonly visitorList: Visitor[] = [];
@@ -129,6 +134,7 @@ export class Dataset {
   constructor(init: DatasetInit) {
     this.seed = init.seed;
     this.now = init.now;
+    this.site = init.site ?? SHOP_SITE;
     this.clock = init.clock ?? (() => new Date());
     this.idRng = new Random(`added:${init.seed}`);
     for (const visitor of init.visitors) {
@@ -229,7 +235,8 @@ export class Dataset {
   }
 
   addVisitor(input: AddVisitorInput = {}): Visitor {
-    const id = input.id ?? this.newId('v_', 12, (candidate) => this.visitorPosition.has(candidate));
+    const id =
+      input.id ?? this.newId(visitorPrefix(this.site), true, (candidate) => this.visitorPosition.has(candidate));
     if (typeof id !== 'string' || id.length === 0) throw new TypeError('visitor id must be a non-empty string');
     if (this.visitorPosition.has(id)) throw new Error(`visitor ${id} already exists`);
     const nowIso = this.clock().toISOString();
@@ -252,9 +259,15 @@ export class Dataset {
     const visitor = this.getVisitor(input.visitor_id);
     if (!visitor) throw new Error(`unknown visitor ${input.visitor_id}: call addVisitor first`);
     const own = this.visitsOfVisitor.get(visitor.id) as Visit[];
-    const id = input.id ?? this.newId('vs_', 16, (candidate) => this.visitIndex.has(candidate));
+    const id = input.id ?? this.newId(visitPrefix(this.site), false, (candidate) => this.visitIndex.has(candidate));
     if (this.visitIndex.has(id)) throw new Error(`visit ${id} already exists`);
-    const template = own.at(-1) ?? { ...DEFAULT_VISIT, id: '', visitor_id: '', date: '' };
+    const template = own.at(-1) ?? {
+      ...DEFAULT_VISIT,
+      url: siteUrl(this.site, DEFAULT_VISIT.url),
+      id: '',
+      visitor_id: '',
+      date: '',
+    };
     const pick = <K extends keyof Visit>(key: K): Visit[K] =>
       clone(
         input[key as keyof AddVisitInput] !== undefined
@@ -313,9 +326,9 @@ export class Dataset {
     return lo;
   }
 
-  private newId(prefix: string, length: number, taken: (id: string) => boolean): string {
+  private newId(prefix: string, visitor: boolean, taken: (id: string) => boolean): string {
     for (;;) {
-      const id = prefix + (prefix === 'v_' ? this.idRng.hex(length) : this.idRng.base36(length));
+      const id = prefix + (visitor ? this.idRng.hex(12) : this.idRng.base36(16));
       if (!taken(id)) return id;
     }
   }
@@ -350,6 +363,7 @@ export function generateDataset(options: GenerateOptions = {}): Dataset {
   const visitorCount = positiveInteger(options.visitors ?? 3000, 'visitors', 1);
   const visitCount = Math.max(visitorCount, positiveInteger(options.visits ?? 40_000, 'visits', 1));
   const days = positiveInteger(options.days ?? 120, 'days', 1);
+  const site = checkSite(options.site ?? SHOP_SITE);
   if (!Number.isFinite(now.getTime())) throw new RangeError('now is not a valid date');
 
   const root = new Random(seed);
@@ -425,11 +439,20 @@ export function generateDataset(options: GenerateOptions = {}): Dataset {
   for (const persona of personas) {
     const seen = span.get(persona.id);
     if (!seen) continue; // a fixture visitor whose visits all fall outside a very short window
-    const visitor: Visitor = { id: persona.id, first_seen: seen.first, last_seen: seen.last };
+    const id = siteId(site, persona.id);
+    const visitor: Visitor = { id, first_seen: seen.first, last_seen: seen.last };
     if (persona.company) visitor.company = { ...persona.company };
     visitors.push(visitor);
-    security.set(persona.id, persona.profile);
+    security.set(id, persona.profile);
   }
 
-  return new Dataset({ seed, now, visitors, visits, security, ...(options.clock ? { clock: options.clock } : {}) });
+  return new Dataset({
+    seed,
+    now,
+    site,
+    visitors,
+    visits: site.tag === '' ? visits : visits.map((visit) => moveVisit(site, visit)),
+    security,
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
 }

@@ -1,6 +1,14 @@
 /** The demo API: a real HTTP server with deterministic demo data, for tests, benchmarks and `npm start`. */
 
-export { startDemoApi, type DemoApi, type DemoApiOptions, type RecordedRequest } from './server.js';
+export {
+  startDemoApi,
+  type DemoAccount,
+  type DemoAccountOptions,
+  type DemoApi,
+  type DemoApiOptions,
+  type RecordedRequest,
+} from './server.js';
+export { SHOP_SITE, SOFTWARE_SITE, demoVisitorsOf, siteId, type DemoSite } from './site.js';
 export {
   Dataset,
   DEMO_VISITORS,

@@ -1,6 +1,7 @@
 import type { Dataset } from './dataset.js';
 import type { SecurityProfile, Visit } from './model.js';
 import { hashString, Random } from './random.js';
+import { visitorPrefix } from './site.js';
 
 /** New visits arriving in real time, so the sandbox's `today` grows and threat alerts have something to find. */
 export interface LiveOptions {
@@ -95,11 +96,12 @@ export class LiveTraffic {
     this.seed = options.seed ?? 42;
     const start = startAt.getTime();
     const minutes = Math.max(0, Math.round(options.openingMinutes ?? 5));
+    const prefix = visitorPrefix(dataset.site);
     this.opening = Array.from({ length: minutes }, (_, k) => {
       const rng = new Random(hashString(`${this.seed}:opening:${start}:${k}`));
       return {
         at: start + k * MINUTE + rng.int(1_000, OPENING_JITTER_MS),
-        flagged: { id: `v_live_open_${Math.floor(start / 1000).toString(36)}_${k}`, kind: k % FLAGGED.length },
+        flagged: { id: `${prefix}live_open_${Math.floor(start / 1000).toString(36)}_${k}`, kind: k % FLAGGED.length },
         rng,
       };
     });
@@ -132,7 +134,10 @@ export class LiveTraffic {
     for (let i = 0; i < count; i++) {
       const at = start + rng.int(0, HOUR - 1);
       const flagged = rng.chance(this.flaggedShare)
-        ? { id: `v_live_${hour.toString(36)}_${i}`, kind: rng.int(0, FLAGGED.length - 1) }
+        ? {
+            id: `${visitorPrefix(this.dataset.site)}live_${hour.toString(36)}_${i}`,
+            kind: rng.int(0, FLAGGED.length - 1),
+          }
         : undefined;
       out.push({ at, ...(flagged ? { flagged } : {}), rng: new Random(hashString(`${this.seed}:${hour}:${i}`)) });
     }
@@ -144,7 +149,7 @@ export class LiveTraffic {
       for (let j = 0; j < size; j++) {
         out.push({
           at: from + rng.int(0, WAVE_SPAN_MS),
-          flagged: { id: `v_live_wave_${hour.toString(36)}_${j}`, kind },
+          flagged: { id: `${visitorPrefix(this.dataset.site)}live_wave_${hour.toString(36)}_${j}`, kind },
           rng: new Random(hashString(`${this.seed}:wave:${hour}:${j}`)),
         });
       }
@@ -217,7 +222,7 @@ export function produce(dataset: Dataset, scenario: Scenario, seed = 42): Visit[
       const start = scenario.hour.getTime();
       const scrapers = Array.from({ length: scenario.scrapers }, (_, i) =>
         dataset.addVisitor({
-          id: `v_wave_${(start / 60_000).toString(36)}_${i}`,
+          id: `${visitorPrefix(dataset.site)}wave_${(start / 60_000).toString(36)}_${i}`,
           security: FLAGGED[1]!(rng),
           first_seen: scenario.hour,
           last_seen: scenario.hour,

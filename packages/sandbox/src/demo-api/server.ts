@@ -16,16 +16,36 @@ import { LiveTraffic, produce, type LiveOptions, type Scenario } from './live.js
 import type { Visit } from './model.js';
 import { parseReportQuery } from './request.js';
 import { isSecurityKind, securityRecord } from './security.js';
+import { checkSite, SHOP_SITE, SOFTWARE_SITE, type DemoSite } from './site.js';
 
 export type { Faults } from './faults.js';
+
+/** A further analytics account: its own key, and its own data set, generated on its first request. */
+export interface DemoAccountOptions {
+  /** What the request record calls it (`RecordedRequest.account`). Default `account-2`, `account-3`, … by position. */
+  name?: string;
+  /** The value x-api-key must have for this account; unique among the accounts. */
+  apiKey: string;
+  /** Seed of its data set (and of its live traffic). Default 42 + its position (43 for the first of `accounts`). */
+  seed?: number;
+  /** The site it measures. Default: SOFTWARE_SITE for the first of `accounts`, `{ tag: 'a<position>', origin: 'https://www.site-<position>.example', pages: 'software' }` after. */
+  site?: DemoSite;
+  /** Generated visitors and visits, as generateDataset's options (smaller data sets for many accounts). */
+  visitors?: number;
+  visits?: number;
+}
 
 export interface DemoApiOptions {
   /** Default 0: a free port. */
   port?: number;
   /** Default 127.0.0.1. */
   host?: string;
-  /** The value the x-api-key header must have. Default "demo". */
+  /** The value the x-api-key header must have for the default account. Default "demo". */
   apiKey?: string;
+  /** The default account's name in the request record. Default "default". */
+  name?: string;
+  /** Accounts beside the default one, each behind its own key, with its own data set and live traffic. */
+  accounts?: DemoAccountOptions[];
   /** Seed of the generated data set and of the failRate draws. Default 42. */
   seed?: number;
   /** The clock the data set is generated around (and the default date of added visits). Default the real time. */
@@ -54,13 +74,33 @@ export interface RecordedRequest {
   body: unknown;
   /** The status answered; undefined while pending or for a hanging request. */
   status?: number;
+  /** The name of the account whose key the request carried; undefined without a known key (or before the key was checked). */
+  account?: string;
+}
+
+/** One analytics account of the demo API. */
+export interface DemoAccount {
+  readonly name: string;
+  readonly seed: number;
+  readonly site: DemoSite;
+  /** Whether its data set exists yet (the default account's always does; the others' from their first request or `dataset` read). */
+  readonly generated: boolean;
+  /** Its data set (generated on first read). */
+  readonly dataset: Dataset;
+  advanceLive(at?: Date): readonly Visit[];
+  produce(scenario: Scenario): readonly Visit[];
 }
 
 export interface DemoApi {
   /** e.g. http://127.0.0.1:43123 (no trailing slash). */
   readonly url: string;
   readonly port: number;
+  /** The default account's data set. */
   readonly dataset: Dataset;
+  /** Every account, the default one first. */
+  readonly accounts: readonly DemoAccount[];
+  /** The account of that name; throws for an unknown name. */
+  account(name: string): DemoAccount;
   /** Every request received, oldest first (emptied in place by resetRequests). */
   readonly requests: RecordedRequest[];
   /** The faults in force, with counters as they stand. */
@@ -68,9 +108,9 @@ export interface DemoApi {
   /** Replaces all faults ({} clears them). */
   setFaults(faults: Faults): void;
   resetRequests(): void;
-  /** Adds the live visits due by now (or by `at`); those added. Without `live`, nothing. */
+  /** Adds the live visits due by now (or by `at`) to every generated account; those added. Without `live`, nothing. */
   advanceLive(at?: Date): readonly Visit[];
-  /** Traffic that moves on request: a spike, a drop or a scraper wave (see live.ts); the visits added. */
+  /** Traffic that moves on request, in the default account: a spike, a drop or a scraper wave (see live.ts); the visits added. */
   produce(scenario: Scenario): readonly Visit[];
   /** Stops listening and ends every connection, hanging ones included. */
   close(): Promise<void>;
@@ -133,29 +173,121 @@ function urlHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
 
+class Account implements DemoAccount {
+  private data: { dataset: Dataset; engine: ReportEngine; live: LiveTraffic | undefined } | undefined;
+
+  constructor(
+    readonly name: string,
+    readonly keyDigest: Buffer,
+    readonly seed: number,
+    readonly site: DemoSite,
+    private readonly make: () => Dataset,
+    private readonly options: Pick<DemoApiOptions, 'cacheSize' | 'now'>,
+    private readonly liveOptions: LiveOptions | undefined,
+    private readonly onError: (error: unknown) => void,
+  ) {}
+
+  get generated(): boolean {
+    return this.data !== undefined;
+  }
+
+  generate(): NonNullable<Account['data']> {
+    if (this.data) return this.data;
+    const dataset = this.make();
+    const startAt = (this.options.now ?? (() => new Date()))();
+    this.data = {
+      dataset,
+      engine: new ReportEngine(dataset, this.options.cacheSize ?? 64),
+      live: this.liveOptions ? new LiveTraffic(dataset, startAt, this.liveOptions) : undefined,
+    };
+    return this.data;
+  }
+
+  get dataset(): Dataset {
+    return this.generate().dataset;
+  }
+
+  get engine(): ReportEngine {
+    return this.generate().engine;
+  }
+
+  /** Live visits due by `at`; nothing for an account not generated yet (its traffic starts when it is). */
+  advanceLive(at?: Date): readonly Visit[] {
+    const live = this.data?.live;
+    if (!live) return [];
+    try {
+      return live.advance(at ?? (this.options.now ?? (() => new Date()))());
+    } catch (error) {
+      this.onError(error);
+      return [];
+    }
+  }
+
+  produce(scenario: Scenario): readonly Visit[] {
+    return produce(this.dataset, scenario, this.seed);
+  }
+}
+
 export async function startDemoApi(options: DemoApiOptions = {}): Promise<DemoApi> {
   const host = options.host ?? '127.0.0.1';
   const apiKey = options.apiKey ?? 'demo';
   const seed = options.seed ?? 42;
   const maxRecorded = options.maxRecordedRequests ?? 10_000;
   const onError = options.onError ?? ((error: unknown) => console.error('[demo-api] unexpected error', error));
-  const dataset =
-    options.dataset ?? generateDataset({ seed, ...(options.now ? { now: options.now(), clock: options.now } : {}) });
-  const engine = new ReportEngine(dataset, options.cacheSize ?? 64);
   const clock = options.now ?? (() => new Date());
-  const live = options.live ? new LiveTraffic(dataset, clock(), options.live) : undefined;
-  const advanceLive = (at: Date = clock()): readonly Visit[] => {
-    try {
-      return live?.advance(at) ?? [];
-    } catch (error) {
-      onError(error);
-      return [];
-    }
-  };
-  const liveTimer = live ? setInterval(() => advanceLive(), options.live?.everyMs ?? 5000) : undefined;
+  const defaultAccount = new Account(
+    options.name ?? 'default',
+    digest(apiKey),
+    seed,
+    options.dataset?.site ?? SHOP_SITE,
+    () =>
+      options.dataset ?? generateDataset({ seed, ...(options.now ? { now: options.now(), clock: options.now } : {}) }),
+    options,
+    options.live,
+    onError,
+  );
+  const accounts: Account[] = [defaultAccount];
+  const keys = new Set([apiKey]);
+  (options.accounts ?? []).forEach((spec, i) => {
+    const position = i + 2;
+    const name = spec.name ?? `account-${position}`;
+    if (typeof spec.apiKey !== 'string' || spec.apiKey === '') throw new TypeError(`account ${name} has no apiKey`);
+    if (keys.has(spec.apiKey)) throw new Error(`account ${name} has the key of another account`);
+    if (accounts.some((a) => a.name === name)) throw new Error(`two accounts are called ${name}`);
+    keys.add(spec.apiKey);
+    const accountSeed = spec.seed ?? seed + position - 1;
+    const site = checkSite(
+      spec.site ??
+        (i === 0
+          ? SOFTWARE_SITE
+          : { tag: `a${position}`, origin: `https://www.site-${position}.example`, pages: 'software' }),
+    );
+    if (accounts.some((a) => a.site.tag === site.tag)) throw new Error(`account ${name} has the site tag of another`);
+    accounts.push(
+      new Account(
+        name,
+        digest(spec.apiKey),
+        accountSeed,
+        site,
+        () =>
+          generateDataset({
+            seed: accountSeed,
+            site,
+            ...(spec.visitors !== undefined ? { visitors: spec.visitors } : {}),
+            ...(spec.visits !== undefined ? { visits: spec.visits } : {}),
+            ...(options.now ? { now: options.now(), clock: options.now } : {}),
+          }),
+        options,
+        options.live ? { ...options.live, seed: options.live.seed ?? accountSeed } : undefined,
+        onError,
+      ),
+    );
+  });
+  defaultAccount.generate();
+  const advanceLive = (at: Date = clock()): readonly Visit[] => accounts.flatMap((a) => a.advanceLive(at));
+  const liveTimer = options.live ? setInterval(() => advanceLive(), options.live.everyMs ?? 5000) : undefined;
   liveTimer?.unref();
   const faults = new FaultInjector(seed, options.faults ?? {});
-  const keyDigest = digest(apiKey);
   const requests: RecordedRequest[] = [];
 
   let closing = false;
@@ -172,10 +304,24 @@ export async function startDemoApi(options: DemoApiOptions = {}): Promise<DemoAp
       delays.add(pending);
     });
 
-  const authorized = (header: string | string[] | undefined): boolean =>
-    typeof header === 'string' && timingSafeEqual(digest(header), keyDigest);
+  /** The account whose key this is: every key is compared, so the time taken does not tell which matched. */
+  const accountOf = (header: string | string[] | undefined): Account | undefined => {
+    if (typeof header !== 'string') return undefined;
+    const given = digest(header);
+    let found: Account | undefined;
+    for (const account of accounts) if (timingSafeEqual(given, account.keyDigest)) found ??= account;
+    return found;
+  };
 
-  function route(req: IncomingMessage, method: string, path: string, query: URLSearchParams, raw: string): Reply {
+  function route(
+    account: Account,
+    req: IncomingMessage,
+    method: string,
+    path: string,
+    query: URLSearchParams,
+    raw: string,
+  ): Reply {
+    const { dataset, engine } = account;
     const report = REPORTS.get(path);
     if (report) {
       if (method !== 'POST')
@@ -257,11 +403,12 @@ export async function startDemoApi(options: DemoApiOptions = {}): Promise<DemoAp
 
     let reply: Reply;
     try {
-      if (!authorized(req.headers['x-api-key']))
-        throw new ApiFailure(401, 'unauthorized', 'missing or invalid x-api-key');
+      const account = accountOf(req.headers['x-api-key']);
+      if (!account) throw new ApiFailure(401, 'unauthorized', 'missing or invalid x-api-key');
+      record.account = account.name;
       if (raw === null)
         throw new ApiFailure(413, 'payload_too_large', `the request body is over ${MAX_BODY_BYTES} bytes`);
-      reply = route(req, method, path, query, raw);
+      reply = route(account, req, method, path, query, raw);
     } catch (error) {
       if (error instanceof ApiFailure) reply = errorReply(error);
       else {
@@ -298,7 +445,13 @@ export async function startDemoApi(options: DemoApiOptions = {}): Promise<DemoAp
   return {
     url: `http://${urlHost(host)}:${port}`,
     port,
-    dataset,
+    dataset: defaultAccount.dataset,
+    accounts,
+    account(name: string) {
+      const found = accounts.find((a) => a.name === name);
+      if (!found) throw new Error(`no account ${name}`);
+      return found;
+    },
     requests,
     get faults() {
       return faults.current;
@@ -310,7 +463,7 @@ export async function startDemoApi(options: DemoApiOptions = {}): Promise<DemoAp
       requests.length = 0;
     },
     advanceLive,
-    produce: (scenario) => produce(dataset, scenario, seed),
+    produce: (scenario) => defaultAccount.produce(scenario),
     close() {
       if (liveTimer) clearInterval(liveTimer);
       closed ??= new Promise<void>((resolve, reject) => {

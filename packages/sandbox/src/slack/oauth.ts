@@ -104,6 +104,12 @@ export class OAuthServer {
     private readonly now: () => number,
   ) {}
 
+  /** The registered app's redirect URLs, replaced; throws when no app is registered. */
+  setRedirectUris(uris: string[]): void {
+    if (!this.app) throw new Error('no app is registered for distribution: configureOAuth first');
+    this.app = { ...this.app, redirectUris: [...uris] };
+  }
+
   /** Registers the app (client id and secret, redirect URLs, token rotation). */
   configure(app: OAuthApp | undefined): void {
     this.app = app ? { ...app, redirectUris: [...app.redirectUris] } : undefined;

@@ -185,6 +185,14 @@ export class OfflineSlack extends SlackDriver {
     return [...revoked, ...uninstalled];
   }
 
+  /**
+   * The redirect URLs the app registered (its `/slack/oauth_redirect`, known once it listens); an
+   * authorise request must name one of them or none (https://docs.slack.dev/authentication/installing-with-oauth).
+   */
+  setRedirectUris(uris: string[]): void {
+    this.oauth.setRedirectUris(uris);
+  }
+
   get appUrl(): string | undefined {
     return this.appUrlValue;
   }

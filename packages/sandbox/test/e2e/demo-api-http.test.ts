@@ -102,6 +102,7 @@ describe('authentication', () => {
         query: { start_date: '2026-11-01', end_date: '2026-11-20' },
         body: { pagination: { limit: 2 } },
         status: 200,
+        account: 'default',
       },
     ]);
     expect(JSON.stringify(api.requests)).not.toContain(KEY);

@@ -1,0 +1,70 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox, type Sandbox, type SandboxApp, type SandboxWiring } from '../../src/start.js';
+
+let box: Sandbox<SandboxApp>;
+let wiring: SandboxWiring;
+let app: Server;
+let redirectUrl: string;
+
+beforeAll(async () => {
+  app = createServer((_req, res) => res.end('ok'));
+  await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
+  redirectUrl = `http://127.0.0.1:${(app.address() as AddressInfo).port}/slack/oauth_redirect`;
+  box = await startSandbox({
+    log: pino({ level: 'silent' }),
+    startApp: (given) => {
+      wiring = given;
+      return Promise.resolve({ oauthRedirectUrl: redirectUrl, stop: () => Promise.resolve() });
+    },
+  });
+});
+
+afterAll(async () => {
+  await box.stop();
+  await new Promise((resolve) => app.close(resolve));
+});
+
+describe('startSandbox: an account per workspace, and OAuth for a distributed app', () => {
+  it('hands the app one account per workspace, each its own key', async () => {
+    expect(wiring.accounts.map((a) => [a.teamId, a.name])).toEqual([
+      ['T_LOOKOUT', 'one'],
+      ['T_OTHER', 'two'],
+    ]);
+    const [one, two] = wiring.accounts;
+    expect(one).toMatchObject(wiring.api);
+    expect(two!.apiKey).not.toBe(one!.apiKey);
+    expect(box.secrets.apiKeys).toEqual([one!.apiKey, two!.apiKey]);
+
+    box.demo!.resetRequests();
+    const ask = (key: string) =>
+      fetch(`${two!.baseUrl}/traffic/sources?start_date=2000-01-01&end_date=2100-01-01`, {
+        method: 'POST',
+        headers: { 'x-api-key': key },
+      }).then(async (res) => ({ status: res.status, rows: (await res.json()) as unknown }));
+    const [a, b] = [await ask(one!.apiKey), await ask(two!.apiKey)];
+    expect([a.status, b.status]).toEqual([200, 200]);
+    expect(b.rows).not.toEqual(a.rows);
+    expect(box.demo!.requests.map((r) => r.account)).toEqual(['one', 'two']);
+  });
+
+  it('registers the app for distribution, with the redirect URL the app gave', async () => {
+    const { oauth } = wiring;
+    expect(oauth.authorizationUrl).toBe(`${box.slack.url}/oauth/v2/authorize`);
+    expect(box.secrets).toMatchObject({ clientSecret: oauth.clientSecret, stateSecret: oauth.stateSecret });
+    const authorize = (redirect?: string) => {
+      const url = new URL(oauth.authorizationUrl);
+      url.searchParams.set('client_id', oauth.clientId);
+      url.searchParams.set('scope', 'commands,chat:write');
+      url.searchParams.set('state', 's1');
+      url.searchParams.set('team', 'T_OTHER');
+      if (redirect) url.searchParams.set('redirect_uri', redirect);
+      return fetch(url).then((res) => res.status);
+    };
+    expect(await authorize()).toBe(200);
+    expect(await authorize(redirectUrl)).toBe(200);
+    expect(await authorize('http://127.0.0.1:1/elsewhere')).toBe(400);
+  });
+});
