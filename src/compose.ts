@@ -5,10 +5,12 @@ import type { DigestScheduler, DigestService } from './features/digests/index.js
 import type { HomeRefresh } from './features/home/index.js';
 import type { ThreatScan } from './features/alerts/index.js';
 import type { WatchEvaluator } from './features/watches/index.js';
+import type { WorkspaceService } from './features/workspace/index.js';
 import type { Tenants } from './platform/tenancy/tenants.js';
 import type { DeliveryWorker } from './platform/deliveries/worker.js';
 import { commandTable, plugAll, type Provided } from './platform/feature.js';
-import { openPlatform, platformRepos, type PlatformRepos } from './platform/open.js';
+import { openPlatform, platformRepos, type Platform, type PlatformRepos } from './platform/open.js';
+import { adoptUnowned, anyUnowned } from './platform/tenancy/adopt.js';
 import { startOps, type Ops } from './platform/ops.js';
 import { createSlackApp, type SlackApp } from './platform/slack/app.js';
 import { startHousekeeping } from './platform/store/housekeeping.js';
@@ -34,6 +36,24 @@ export async function openRepos(options: OpenDbOptions): Promise<Repos> {
   return createRepos((await openStore(options)).db);
 }
 
+/** One workspace learns its team id from Slack (auth.test) and takes the rows from before rows named theirs. */
+async function adoptRows(platform: Platform): Promise<void> {
+  const log = platform.log.child({ component: 'store' });
+  try {
+    if (!(await anyUnowned(platform.repos.db))) return;
+    const web = await platform.tenants.web('', { retryConfig: { retries: 0 } });
+    const team = (await web.auth.test()).team_id;
+    if (!team) return;
+    const adopted = await adoptUnowned(platform.repos.db, team);
+    if (adopted > 0) log.info({ adopted, team }, 'rows from before workspaces were told apart now belong to this one');
+  } catch (error) {
+    log.warn(
+      { err: error instanceof Error ? error.message : String(error) },
+      'could not ask Slack which workspace this is; rows from before workspaces were told apart wait for the next start',
+    );
+  }
+}
+
 export interface Lookout {
   /** Each workspace's Slack and analytics account. */
   tenants: Tenants;
@@ -45,6 +65,8 @@ export interface Lookout {
   watches: WatchEvaluator;
   deliveries: DeliveryWorker;
   home: HomeRefresh;
+  /** Each workspace's analytics connection, and its leaving. */
+  workspace: WorkspaceService;
   /** The HTTP server (absent in Socket Mode). */
   server?: Server;
   /** Where Slack sends requests, e.g. http://127.0.0.1:3000/slack/events (HTTP mode). */
@@ -76,6 +98,7 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
     const { plugged, given } = plugAll(features, ctx, (f) => own.get(f) ?? {});
     const commands = commandTable(plugged);
     const jobs = plugged.flatMap((p) => p.jobs ?? []);
+    if (!platform.installer) await adoptRows(platform);
     await platform.worker.start();
     slack = await createSlackApp({
       ...options.slack,
@@ -95,9 +118,7 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
       replicated: platform.replicated,
       listeners: plugged.map((p) => (routes) => p.register?.(routes, commands)),
       tenantOf: (team) => platform.tenants.of(team),
-      ...(platform.installer
-        ? { installer: { provider: platform.installer, links: options.slack.oauth ?? {} } }
-        : {}),
+      ...(platform.installer ? { installer: { provider: platform.installer, links: options.slack.oauth ?? {} } } : {}),
     });
     ops = await startOps({
       port: options.ops?.port ?? 0,
@@ -116,7 +137,7 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
       stopHousekeeping = startHousekeeping(prunes, platform.log.child({ component: 'housekeeping' }), settings.now);
     }
     const address = server?.address();
-    const { digests, alerts, watches, home } = given as Provided;
+    const { digests, alerts, watches, home, workspace } = given as Provided;
     const [opened, app] = [ops, slack];
     return {
       tenants: platform.tenants,
@@ -128,6 +149,7 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
       watches: watches.evaluator,
       deliveries: platform.worker,
       home,
+      workspace: workspace.service,
       server,
       requestUrl: address && typeof address === 'object' ? `http://127.0.0.1:${address.port}/slack/events` : undefined,
       ops: opened,

@@ -97,6 +97,18 @@ const envSchema = z.object({
         'expected at least 16 printable characters without spaces (e.g. the output of openssl rand -hex 32)',
       ),
   ),
+  UNINSTALL_RETENTION: withDefault(duration(0, 365 * 86_400_000, '30d'), '30d'),
+  ANALYTICS_API_ALLOWED_URLS: withDefault(
+    z.string().transform((v) =>
+      v
+        .split(',')
+        .map((u) => u.trim())
+        .filter(Boolean),
+    ),
+    '',
+  ),
+  INSTALL_PRIVACY_URL: optional(httpUrl),
+  INSTALL_SUPPORT_URL: optional(httpUrl),
   DATA_DIR: withDefault(z.string(), './data'),
   SECURITY_CHANNELS: withDefault(slackIds('channel', /^[CGD][A-Z0-9_]+$/), ''),
   SECURITY_USERS: withDefault(slackIds('user', /^[UW][A-Z0-9_]+$/), ''),
@@ -224,6 +236,8 @@ export interface Config {
   /** How Lookout's own posts are delivered: the Slack call's timeout, and how often claims renew their heartbeat. */
   deliveries: { slackTimeoutMs: number; heartbeatMs: number };
   limits: Limits;
+  /** A distributed app's workspaces: the analytics URLs a connection may use beside ANALYTICS_API_URL, how long a departed one's settings are kept, the install page's links. */
+  workspaces: { allowedUrls: string[]; retentionMs: number; privacyUrl?: string; supportUrl?: string };
 }
 
 /** Limits on abuse. */
@@ -294,6 +308,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
           }
         : undefined,
     slackApiUrl: e.SLACK_API_URL,
+    workspaces: {
+      allowedUrls: e.ANALYTICS_API_ALLOWED_URLS,
+      retentionMs: e.UNINSTALL_RETENTION,
+      ...(e.INSTALL_PRIVACY_URL ? { privacyUrl: e.INSTALL_PRIVACY_URL } : {}),
+      ...(e.INSTALL_SUPPORT_URL ? { supportUrl: e.INSTALL_SUPPORT_URL } : {}),
+    },
     store: { dataDir: e.DATA_DIR, databaseUrl: e.DATABASE_URL },
     encryption: e.LOOKOUT_ENCRYPTION_KEY
       ? keyring(e.LOOKOUT_ENCRYPTION_KEY, e.LOOKOUT_ENCRYPTION_KEY_PREVIOUS)

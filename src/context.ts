@@ -59,6 +59,8 @@ export interface LookoutOptions {
   home?: { debounceMs?: number; perMinute?: number; burst?: number };
   /** The keys of secrets at rest (LOOKOUT_ENCRYPTION_KEY, …_PREVIOUS); a start re-seals what a previous key sealed. */
   encryption?: Keyring;
+  /** A distributed app's workspaces: other analytics URLs a connection may use, and how long a departed one's settings are kept. */
+  workspaces?: { allowedUrls?: string[]; retentionMs?: number };
   /** The features, in order (default: FEATURES, src/features/index.ts). */
   features?: readonly LookoutFeature[];
 }
@@ -77,6 +79,8 @@ export interface Settings extends PlatformOptions {
   digestReloadMs?: number;
   watches: NonNullable<LookoutOptions['watches']>;
   home: NonNullable<LookoutOptions['home']>;
+  /** The origins a workspace's analytics connection may use (ANALYTICS_API_URL's first), and the retention after uninstall. */
+  workspaces: { allowedOrigins: string[]; retentionMs: number };
 }
 
 const DEFAULTS = loadConfig({});
@@ -103,6 +107,12 @@ export function settingsOf(options: LookoutOptions): Settings {
     ...(options.digestReloadMs !== undefined ? { digestReloadMs: options.digestReloadMs } : {}),
     watches: options.watches ?? {},
     home: options.home ?? {},
+    workspaces: {
+      allowedOrigins: [
+        ...new Set([options.api.baseUrl, ...(options.workspaces?.allowedUrls ?? [])].map((u) => new URL(u).origin)),
+      ],
+      retentionMs: options.workspaces?.retentionMs ?? DEFAULTS.workspaces.retentionMs,
+    },
     ...(options.encryption ? { encryption: options.encryption } : {}),
   };
 }

@@ -17,20 +17,13 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  // Refused before --check-config too: a configuration this version cannot run is not ok.
-  if (config.distributed) {
-    console.error(
-      'SLACK_CLIENT_ID, SLACK_CLIENT_SECRET and SLACK_STATE_SECRET are set: a distributed app, which this version cannot run yet (its OAuth install flow is not built). Set SLACK_BOT_TOKEN instead of them to run in one workspace.',
-    );
-    process.exit(1);
-  }
   if (process.argv.includes('--check-config')) {
     console.log('configuration ok');
     return;
   }
   const log = createLogger({ level: config.logLevel });
   // Signals are handled from the first moment: one that arrives while starting stops what has started.
-  const started = config.slack ? runForReal(config, log) : runSandbox(config, log);
+  const started = config.slack || config.distributed ? runForReal(config, log) : runSandbox(config, log);
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) return;
@@ -108,7 +101,19 @@ function storeOptions(config: Config) {
 }
 
 async function runForReal(config: Config, log: Logger): Promise<() => Promise<void>> {
-  const slack = config.slack!;
+  const distributed = config.distributed;
+  const slack = distributed
+    ? {
+        signingSecret: distributed.signingSecret,
+        ...(distributed.apiUrl ? { apiUrl: distributed.apiUrl } : {}),
+        oauth: {
+          clientId: distributed.clientId,
+          clientSecret: distributed.clientSecret,
+          stateSecret: distributed.stateSecret,
+          ...config.workspaces,
+        },
+      }
+    : config.slack!;
   if (!config.analytics.url) {
     log.error('ANALYTICS_API_URL is required with Slack credentials (the demo API is for the sandbox)');
     process.exit(1);
@@ -135,11 +140,13 @@ async function runForReal(config: Config, log: Logger): Promise<() => Promise<vo
     limits: config.limits,
     store: storeOptions(config),
     encryption: config.encryption,
+    workspaces: config.workspaces,
   });
+  const socket = 'appToken' in slack && slack.appToken;
   log.info(
     {
-      mode: slack.appToken ? 'socket' : 'http',
-      port: slack.appToken ? undefined : config.port,
+      mode: distributed ? 'distributed' : socket ? 'socket' : 'http',
+      port: socket ? undefined : config.port,
       ops: lookout.ops.url,
       api: new URL(config.analytics.url).origin,
     },

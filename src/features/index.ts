@@ -6,6 +6,7 @@ import { reports } from './reports/index.js';
 import { trends } from './trends/index.js';
 import { visitor } from './visitor/index.js';
 import { watches } from './watches/index.js';
+import { workspace } from './workspace/index.js';
 
 /** Every feature, in the order they are plugged: each after those it needs. */
 export const FEATURES = [
@@ -15,5 +16,6 @@ export const FEATURES = [
   trends,
   digests,
   watches,
+  workspace,
   home,
 ] as const satisfies readonly LookoutFeature[];

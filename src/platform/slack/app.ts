@@ -112,7 +112,10 @@ function socketModePort(port: number, host: string | undefined): number {
 export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp> {
   const { log } = options;
   const logger = boltLogger(log, [options.signingSecret, options.botToken ?? '', options.appToken ?? '']);
-  const customRoutes = [HEALTH, ...(options.installer ? oauthRoutes(options.installer.provider, options.installer.links, log) : [])];
+  const customRoutes = [
+    HEALTH,
+    ...(options.installer ? oauthRoutes(options.installer.provider, options.installer.links, log) : []),
+  ];
   // Listeners' own calls (views.open, views.publish, chat.postEphemeral) give up like every other call to Slack, after
   // one retry: the Web API client's default keeps retrying for half an hour, and a trigger_id lasts 3 s.
   const clientOptions = {

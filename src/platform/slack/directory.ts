@@ -52,7 +52,9 @@ export function webDirectory(clientOf: WebClient | (() => Promise<WebClient>), l
       if (!ref.name) return undefined;
       let cursor: string | undefined;
       for (let page = 0; page < MAX_PAGES; page++) {
-        const result = await (await client()).conversations.list({
+        const result = await (
+          await client()
+        ).conversations.list({
           limit: 200,
           cursor,
           exclude_archived: true,

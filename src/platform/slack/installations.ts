@@ -141,6 +141,15 @@ export class InstallationRepo implements InstallationStore {
     return rows.length > 0;
   }
 
+  /** Who installed Lookout in the workspace (its own install), if it is installed. */
+  async installerOf(team: string): Promise<string | undefined> {
+    const { rows } = await this.db.query<{ installer_user_id: string }>(
+      'SELECT installer_user_id FROM installations WHERE id = $1 AND uninstalled_at IS NULL',
+      [`team:${team}`],
+    );
+    return rows[0]?.installer_user_id;
+  }
+
   /** Workspaces the app left before `before`: their settings are due to be purged. */
   async leftBefore(before: Date): Promise<string[]> {
     const { rows } = await this.db.query<{ team_id: string }>(

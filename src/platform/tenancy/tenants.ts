@@ -94,6 +94,8 @@ export class Tenants {
 
   /** The workspace's tenant; throws TenantError when it has no analytics account (or, in time, no installation). */
   async of(team: string): Promise<Tenant> {
+    // A distributed app serves only workspaces it is installed in (the token throws TenantError otherwise).
+    if (!this.own) await this.o.token(team);
     return { team, ...(await this.accountOf(team)), directory: this.directory(team), access: this.access(team) };
   }
 

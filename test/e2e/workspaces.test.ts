@@ -1,0 +1,150 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SlackDriver } from '@lookout/sandbox/slack';
+import { SHARED_TABLES } from '../../src/features/workspace/index.js';
+import { CANCELLED } from '../../src/features/workspace/service.js';
+import { distributedSandbox, install, type DistributedBox } from '../support/distributed.js';
+import { textsOf } from '../support/sandbox.js';
+import { until } from '../support/until.js';
+
+type Message = ReturnType<SlackDriver['messages']>[number];
+
+let box: DistributedBox;
+const other = () => box.slack.team('T_OTHER');
+const one = () => box.slack.team('T_LOOKOUT');
+
+/** Types a command in a workspace and waits for the answer its person sees. */
+async function run(slack: SlackDriver, channel: string, user: string, text: string): Promise<string> {
+  const before = new Set(slack.messages(channel, { user }).map((m) => m.ts));
+  const delivery = await slack.slash(channel, user, text);
+  expect(delivery.status).toBe(200);
+  const answer: Message = await slack.waitForMessage(
+    channel,
+    (m) => !before.has(m.ts) && m.user !== user && (!m.ephemeralTo || m.ephemeralTo === user),
+  );
+  return [answer.text ?? '', ...textsOf(answer)].join('\n');
+}
+
+async function openHome(slack: SlackDriver, user: string) {
+  const before = slack.workspace.home(user)?.publishes ?? 0;
+  await slack.event('app_home_opened', user, { tab: 'home', channel: `D_${user}` });
+  return until(() => {
+    const home = slack.workspace.home(user);
+    return home && home.publishes > before ? home : undefined;
+  }, `${user}'s Home`);
+}
+
+/** The person connects their workspace's analytics from the Home: the modal, then its answer. */
+async function connect(slack: SlackDriver, user: string, url: string, key: string) {
+  await openHome(slack, user);
+  await slack.clickHome(user, 'workspace.connect.open', { blockId: 'workspace.actions' });
+  const form = await slack.waitFor(() => slack.openViews(user).at(-1));
+  expect(form.callback_id).toBe('workspace.connect');
+  return slack.submit(form, { url, key: key });
+}
+
+beforeAll(async () => {
+  box = await distributedSandbox();
+});
+afterAll(() => box?.stop());
+
+describe('a distributed Lookout', () => {
+  it('serves an install page with Add to Slack and the privacy and support links', async () => {
+    const html = await (await fetch(`${box.lookout.base}/slack/install`)).text();
+    expect(html).toContain('id="add-to-slack"');
+    expect(html).toContain('https://lookout.example/privacy');
+    expect(html).toContain('https://lookout.example/support');
+  });
+
+  it('is installed in both workspaces through the OAuth flow, tokens sealed', async () => {
+    expect(await install(box, 'T_OTHER', 'U_DANA')).toMatchObject({
+      status: 200,
+      html: expect.stringContaining('installed in Other Co'),
+    });
+    expect((await install(box, 'T_LOOKOUT', 'U_ALICE')).html).toContain('installed in');
+    const { rows } = await box.lookout.store.db.query<{ id: string; bot_token: string }>(
+      'SELECT id, bot_token FROM installations ORDER BY id',
+    );
+    expect(rows.map((r) => r.id)).toEqual(['team:T_LOOKOUT', 'team:T_OTHER']);
+    for (const r of rows) expect(r.bot_token).toMatch(/^v1:/);
+  });
+
+  it('says how to connect, and who may, until the workspace connects its analytics', async () => {
+    const said = await run(other(), 'C_OTHER_GENERAL', 'U_DANA', 'pages last7d');
+    expect(said).toContain('not connected to an analytics account');
+    expect(said).toContain('Connect your analytics');
+  });
+
+  it('refuses a wrong key beside the field, saves nothing, and never shows the key', async () => {
+    const baseUrl = (await wiringAccount('T_OTHER')).baseUrl;
+    const answer = await connect(other(), 'U_DANA', baseUrl, 'not-the-right-key-123');
+    expect(JSON.stringify(answer.body)).toContain('refused this key');
+    const { rows } = await box.lookout.store.db.query('SELECT * FROM workspaces');
+    expect(rows).toEqual([]);
+  });
+
+  it('answers each workspace from its own account once connected; the Home shows only the last four characters', async () => {
+    const others = await wiringAccount('T_OTHER');
+    const ones = await wiringAccount('T_LOOKOUT');
+    await connect(other(), 'U_DANA', others.baseUrl, others.apiKey);
+    await connect(one(), 'U_ALICE', ones.baseUrl, ones.apiKey);
+    const home = await openHome(other(), 'U_DANA');
+    const shown = JSON.stringify(home.view);
+    expect(shown).toContain(`…${others.apiKey.slice(-4)}`);
+    expect(shown).not.toContain(others.apiKey);
+    const theirs = await run(other(), 'C_OTHER_GENERAL', 'U_DANA', 'pages last7d');
+    const ours = await run(one(), 'C_MARKETING', 'U_ALICE', 'pages last7d');
+    expect(theirs).toContain('/plans');
+    expect(ours).not.toContain('/plans');
+    expect(theirs).not.toContain(ours.split('\n').find((l) => l.includes('/product')) ?? '\u0000');
+  });
+
+  it('stops a workspace that removes it, cancels what it had waiting, and purges it after the retention: nothing of it stays in any table', async () => {
+    const ws = box.lookout.store.db;
+    // A post still waiting when the workspace removes Lookout (not due for an hour).
+    const { rows: queued } = await ws.query<{ id: string }>(
+      `INSERT INTO deliveries (kind, channel_id, message, team_id, next_at, deadline, created_at)
+       VALUES ('notice', 'C_OTHER_GENERAL', '{"text":"waiting","blocks":[]}', 'T_OTHER', now() + interval '1 hour', now() + interval '2 hours', now())
+       RETURNING id`,
+    );
+    expect(queued).toHaveLength(1);
+    await box.slack.uninstall('T_OTHER');
+    await until(async () => {
+      const { rows } = await ws.query<{ uninstalled_at: Date | null }>(
+        "SELECT uninstalled_at FROM installations WHERE id = 'team:T_OTHER'",
+      );
+      return rows[0]?.uninstalled_at ? true : undefined;
+    }, 'the uninstall to be recorded');
+    const { rows: waiting } = await ws.query<{ status: string; error: string }>(
+      'SELECT status, error FROM deliveries WHERE id = $1',
+      [queued[0]!.id],
+    );
+    expect(waiting).toEqual([{ status: 'failed', error: CANCELLED }]);
+    await expect(box.lookout.tenants.of('T_OTHER')).rejects.toMatchObject({ code: 'not_installed' });
+    // After the retention, everything of it goes; T_LOOKOUT keeps its own.
+    const workspace = box.lookout.workspace;
+    await workspace.purgeLeft(new Date(Date.now() + 60_000));
+    const { rows: tables } = await ws.query<{ table_name: string }>(
+      "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name",
+    );
+    for (const { table_name } of tables) {
+      const { rows: cols } = await ws.query<{ column_name: string }>(
+        'SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1',
+        [table_name],
+      );
+      if (!cols.some((c) => c.column_name === 'team_id')) {
+        expect(SHARED_TABLES, `${table_name} keeps rows without naming their workspace`).toContain(table_name);
+        continue;
+      }
+      const { rows } = await ws.query(`SELECT 1 FROM ${table_name} WHERE team_id = 'T_OTHER'`);
+      expect(rows, `${table_name} still holds T_OTHER's rows`).toEqual([]);
+    }
+    const { rows: kept } = await ws.query("SELECT 1 FROM workspaces WHERE team_id = 'T_LOOKOUT'");
+    expect(kept).toHaveLength(1);
+  });
+});
+
+async function wiringAccount(team: string) {
+  const account = box.lookout.accounts.find((a) => a.teamId === team);
+  if (!account) throw new Error(`no demo account for ${team}`);
+  return account;
+}
