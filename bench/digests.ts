@@ -154,7 +154,7 @@ web.on(WebClientEvent.RATE_LIMITED, () => rateLimited++);
 const content = new DigestContent({ fetcher, flagged: { seen: async () => undefined }, demo: true });
 const worker = new DeliveryWorker({
   db: store.db,
-  poster: webPoster(web),
+  poster: async () => webPoster(web),
   owner: 'bench',
   log,
   subjects: new Subjects([DIGEST]),

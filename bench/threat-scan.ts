@@ -115,7 +115,7 @@ await store.scanState.saveProgress('visits', { watermark, seenIds: [], counts: {
 
 const worker = new DeliveryWorker({
   db: store.db,
-  poster: webPoster(web),
+  poster: async () => webPoster(web),
   owner: 'bench',
   log,
   subjects: new Subjects(ALERT_SUBJECTS),

@@ -64,7 +64,7 @@ function worker(
   });
   const w = new DeliveryWorker({
     db,
-    poster: webPoster(client),
+    poster: async () => webPoster(client),
     owner,
     log: logger,
     subjects,
@@ -83,7 +83,7 @@ const message = (text: string) => ({
 });
 
 function input(channelId: string, text: string, extra: Partial<DeliveryInput> = {}): DeliveryInput {
-  return { subject: PROBE, channelId, message: message(text), expiresInMs: 60_000, ...extra };
+  return { team: 'T_LOOKOUT', subject: PROBE, channelId, message: message(text), expiresInMs: 60_000, ...extra };
 }
 
 const texts = (channel: string) => slack.messages(channel).map((m) => m.text);
@@ -197,7 +197,7 @@ describeEachDb('deliveries', (t) => {
             throw error;
           }),
       };
-      const { worker: w } = worker(t.db, 'w1', { poster: counting, paceMs: 1_000, burst: 3 });
+      const { worker: w } = worker(t.db, 'w1', { poster: async () => counting, paceMs: 1_000, burst: 3 });
       w.start();
       await w.drained(30_000);
       // The local bucket allowed a burst of 3; Slack took one: the second post was refused once, and never again.

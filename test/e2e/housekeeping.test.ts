@@ -34,7 +34,7 @@ describeEachDb('housekeeping', (t) => {
     const message = { text: 'x', blocks: [] };
     const [oldPosted, oldPending, freshPosted] = await Promise.all(
       ['C1', 'C2', 'C3'].map((channelId) =>
-        t.store.deliveries.enqueue({ subject: NOTICE, channelId, message, expiresInMs: DAY }),
+        t.store.deliveries.enqueue({ team: 'T_LOOKOUT', subject: NOTICE, channelId, message, expiresInMs: DAY }),
       ),
     );
     await db.query("UPDATE deliveries SET status = 'posted' WHERE id = ANY($1::bigint[])", [[oldPosted, freshPosted]]);

@@ -159,6 +159,7 @@ describe('App Home', () => {
     // Bob owns a watch in #growth from before he left it.
     await watchIn('C_GROWTH', 'U_BOB');
     const failed = await box.lookout.store.deliveries.enqueue({
+      team: 'T_LOOKOUT',
       subject: NOTICE,
       channelId: 'C_GROWTH',
       message: { text: 'secret growth numbers', blocks: [] },

@@ -1,7 +1,6 @@
 import type { KnownBlock, View } from '@slack/types';
 import { escapeMrkdwn } from '../../platform/slack/kit/escape.js';
 import { mrkdwn } from '../../platform/slack/kit/limits.js';
-import type { ConnectionView } from '../../platform/tenancy/connections.js';
 
 export const CONNECT_VIEW = 'workspace.connect';
 export const ACTIONS = {
@@ -12,8 +11,16 @@ export const ACTIONS = {
 
 const date = (d: Date) => d.toISOString().slice(0, 10);
 
+/** What the Home shows of a connection: never its key. */
+export interface ConnectionShown {
+  baseUrl: string;
+  last4: string;
+  connectedBy: string;
+  connectedAt: Date;
+}
+
 /** The Home's section on the workspace's analytics connection; `admin`: may change it. */
-export function connectionSection(c: ConnectionView | undefined, admin: boolean): KnownBlock[] {
+export function connectionSection(c: ConnectionShown | undefined, admin: boolean): KnownBlock[] {
   const said = c
     ? `*Analytics:* connected to ${escapeMrkdwn(new URL(c.baseUrl).host)} with the key ending …${escapeMrkdwn(c.last4)}, by <@${c.connectedBy}> on ${date(c.connectedAt)}.`
     : admin

@@ -1,5 +1,4 @@
-import type { Routes } from '../../platform/slack/routes.js';
-import { teamOf } from '../../platform/tenancy/team.js';
+import { teamOf, type Routes } from '../../platform/slack/routes.js';
 import { infoMessage, problemMessage } from '../../platform/slack/kit/messages.js';
 import { ACTIONS, connectModal, CONNECT_VIEW } from './blocks.js';
 import type { WorkspaceService } from './service.js';

@@ -11,6 +11,8 @@ import type {
 import { LRUCache } from 'lru-cache';
 import type { Logger } from '../log.js';
 import { teamOf } from '../tenancy/team.js';
+
+export { teamOf };
 import type { Tenant } from '../tenancy/tenants.js';
 import { guarded, replyTo, requestLog, type Reply } from './respond.js';
 
