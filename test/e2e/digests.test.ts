@@ -266,7 +266,11 @@ describe('another workspace', () => {
   async function commandInOther(text: string): Promise<Message> {
     const channel = 'C_OTHER_GENERAL';
     const user = 'U_DANA';
-    const before = new Set(other().messages(channel, { user }).map((m) => m.ts));
+    const before = new Set(
+      other()
+        .messages(channel, { user })
+        .map((m) => m.ts),
+    );
     const delivery = await other().slash(channel, user, text);
     expect(delivery.status).toBe(200);
     return other().waitForMessage(

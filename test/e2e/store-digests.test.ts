@@ -94,7 +94,7 @@ describeEachDb('store digests', (t) => {
       expect((await t.store.digests.listAll('T1')).map((d) => d.id)).toEqual([a.id, b.id, c.id]);
     });
 
-    it("reads and changes a digest only in its own workspace; its runs carry the workspace", async () => {
+    it('reads and changes a digest only in its own workspace; its runs carry the workspace', async () => {
       const d = await t.store.digests.create(input());
       expect(await t.store.digests.of('T2', d.id)).toBeUndefined();
       expect(await t.store.digests.update('T2', d.id, { topN: 3 })).toBeUndefined();

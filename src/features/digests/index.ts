@@ -60,6 +60,7 @@ export const digests: LookoutFeature<'digests', 'trends' | 'alerts', { digests: 
       deliveries: platform.repos.deliveries,
       content,
       schedule: scheduler,
+      tenantOf: (team) => platform.tenants.of(team),
       now,
       defaultTimezone: settings.timeZone,
       limits: {
@@ -76,7 +77,7 @@ export const digests: LookoutFeature<'digests', 'trends' | 'alerts', { digests: 
       subcommands: [
         {
           words: ['digest', 'digests'],
-          run: digestCommand(service, (team) => platform.tenants.of(team)),
+          run: digestCommand(service),
           help: DIGEST_HELP,
         },
       ],

@@ -3,11 +3,8 @@ import {
   type ActionArgs,
   type Handling,
   type Routes,
-  type TenantOf,
   type ViewArgs,
 } from '../../platform/slack/routes.js';
-import { teamOf } from '../../platform/tenancy/team.js';
-import { TenantError, type Tenant } from '../../platform/tenancy/tenants.js';
 import { REPORTS } from '../../kernel/catalog.js';
 import { RowId } from '../../kernel/text.js';
 import { infoMessage, usageMessage, type Result, type SlackMessage } from '../../platform/slack/kit/messages.js';
@@ -20,6 +17,8 @@ import type { DigestService } from './service.js';
 import type { Digest } from './repo.js';
 
 const CATALOG = Object.values(REPORTS);
+
+type Tenant = Awaited<ReturnType<Handling['tenant']>>;
 
 /** The answer to a change: the digest as listed now, or why not. */
 async function listed(
@@ -35,12 +34,12 @@ async function listed(
 }
 
 /** `/traffic digest …` (after the ack), in the workspace the command came from. */
-export function digestCommand(digests: DigestService, tenantOf: TenantOf): Subcommand {
+export function digestCommand(digests: DigestService): Subcommand {
   return async ({ command, client, args, reply }) => {
     const parsed = parseDigestCommand(args, REPORTS);
     const user = command.user_id;
     if (parsed.kind === 'error') return reply(usageMessage(parsed.message, parsed.usage));
-    const tenant = await tenantOf(teamOf(command));
+    const tenant = await digests.tenantOf(command);
     switch (parsed.kind) {
       case 'open-form':
         return client.views.open({
@@ -134,7 +133,7 @@ function digestButton(digests: DigestService, kind: DigestVerb) {
 }
 
 /** The digest form's Create/Save: every field checked, errors shown beside the field. */
-function submitDigest(digests: DigestService, tenantOf: TenantOf) {
+function submitDigest(digests: DigestService) {
   return async ({ ack, view, body, client, context }: ViewArgs) => {
     const log = requestLog(context, digests.log);
     const form = readDigestForm(view.state.values as Parameters<typeof readDigestForm>[0], REPORTS);
@@ -144,12 +143,10 @@ function submitDigest(digests: DigestService, tenantOf: TenantOf) {
     if (opened === null)
       return ack({ response_action: 'errors', errors: { channel: 'This form is too old. Close it and start again.' } });
     const editing = opened.id;
-    const tenant = await tenantOf(teamOf(body)).catch((error: unknown) => {
-      if (error instanceof TenantError) return error;
-      throw error;
-    });
-    if (tenant instanceof TenantError)
-      return ack({ response_action: 'errors', errors: { channel: tenant.message.slice(0, 300) } });
+    const workspace = await digests.workspace(body);
+    if (!workspace.ok)
+      return ack({ response_action: 'errors', errors: { channel: workspace.message.text.slice(0, 300) } });
+    const tenant = workspace.value;
     let current: Digest | undefined;
     if (editing !== undefined) {
       const allowed = await digests.manageable(tenant, user, editing);
@@ -194,5 +191,5 @@ function submitDigest(digests: DigestService, tenantOf: TenantOf) {
 export function registerDigests(app: Routes, digests: DigestService): void {
   for (const kind of ['preview', 'pause', 'resume', 'edit', 'remove'] as const)
     app.handle(DIGEST_ACTIONS[kind], digestButton(digests, kind));
-  app.view(DIGEST_MODAL, submitDigest(digests, app.tenantOf));
+  app.view(DIGEST_MODAL, submitDigest(digests));
 }

@@ -2,7 +2,7 @@ import type { Logger } from '../../platform/log.js';
 import { DeliveryRepo } from '../../platform/deliveries/repo.js';
 import { slackReason } from '../../platform/slack/poster.js';
 import type { Db } from '../../platform/store/db.js';
-import { TenantError, type Tenants } from '../../platform/tenancy/tenants.js';
+import { TenantError, type Tenant } from '../../platform/tenancy/tenants.js';
 import type { DigestContent } from './content.js';
 import type { Digest } from './repo.js';
 import { DIGEST } from './deliveries.js';
@@ -30,7 +30,8 @@ export function digestDeadline(digest: Pick<Digest, 'cron' | 'timeZone'>, slot: 
  */
 export function digestPublisher(deps: {
   content: DigestContent;
-  tenants: Pick<Tenants, 'of'>;
+  /** Each digest's workspace: its analytics account. */
+  tenants: { of(team: string): Promise<Pick<Tenant, 'fetcher'>> };
   db: Db;
   log: Logger;
   owner: string;

@@ -3,7 +3,8 @@ import { filtersToText } from '../../kernel/filters.js';
 import { formatDateTime, durationInWords } from '../../kernel/format.js';
 import type { Logger } from '../../platform/log.js';
 import { withinQuota, type Quota } from '../../platform/quota.js';
-import type { Tenant } from '../../platform/tenancy/tenants.js';
+import { teamOf } from '../../platform/tenancy/team.js';
+import { TenantError, type Tenant } from '../../platform/tenancy/tenants.js';
 import { infoMessage, problemMessage, type Result, type SlackMessage } from '../../platform/slack/kit/messages.js';
 import { digestList, type DigestListItem } from './blocks.js';
 import type { DigestContent } from './content.js';
@@ -30,6 +31,8 @@ export interface DigestServiceDeps {
   deliveries: DeliveryRepo;
   content: DigestContent;
   schedule: Schedule;
+  /** A workspace's tenant; throws TenantError when it cannot be served. */
+  tenantOf: (team: string) => Promise<Tenant>;
   now: () => Date;
   defaultTimezone: string;
   limits: DigestLimits;
@@ -63,6 +66,21 @@ export class DigestService {
 
   get log(): Logger {
     return this.deps.log;
+  }
+
+  /** The tenant of the workspace a request comes from (Slack's signed body); throws TenantError when it cannot be served. */
+  tenantOf(body: unknown): Promise<Tenant> {
+    return this.deps.tenantOf(teamOf(body));
+  }
+
+  /** The same, or why the workspace cannot be served now. */
+  async workspace(body: unknown): Promise<Result<Tenant>> {
+    try {
+      return { ok: true, value: await this.tenantOf(body) };
+    } catch (error) {
+      if (error instanceof TenantError) return refuse(error.message);
+      throw error;
+    }
   }
 
   /** `/traffic digest add …` in one line; the channel may be named, the zone defaults to the person's own. */

@@ -9,7 +9,7 @@ import pLimit from 'p-limit';
 import { DeliveryRepo } from '../../platform/deliveries/repo.js';
 import type { Logger } from '../../platform/log.js';
 import type { Db, Queryable } from '../../platform/store/db.js';
-import { TenantError, type Tenants } from '../../platform/tenancy/tenants.js';
+import { TenantError, type Tenant } from '../../platform/tenancy/tenants.js';
 import { resolveRange } from '../../kernel/when.js';
 import type { ApiDays, Trend } from '../../kernel/trend.js';
 import type { TrendService } from '../trends/index.js';
@@ -35,7 +35,7 @@ const RETRY_WAITING_MS = 2 * 60_000;
 export interface WatchEvaluatorOptions {
   db: Db;
   /** Each watch's workspace: its analytics account. */
-  tenants: Pick<Tenants, 'of'>;
+  tenants: { of(team: string): Promise<Pick<Tenant, 'fetcher'>> };
   observer: WatchObserver;
   /** For the small chart in an alert (left out when it cannot be built). */
   trends?: TrendService;

@@ -30,6 +30,7 @@ export const watches: LookoutFeature<'watches', 'reports' | 'trends' | 'alerts',
     const changed = platform.changes.changed;
     const service = new WatchService({
       repo: repos.watches,
+      tenantOf: (team) => platform.tenants.of(team),
       now,
       defaultTimezone: settings.timeZone,
       limits: { perChannel: limits.digestsPerChannel, perUser: limits.digestsPerUser },
@@ -57,7 +58,7 @@ export const watches: LookoutFeature<'watches', 'reports' | 'trends' | 'alerts',
       subcommands: [
         {
           words: ['watch', 'watches'],
-          run: watchCommand(service, (team) => platform.tenants.of(team)),
+          run: watchCommand(service),
           help: WATCH_HELP,
         },
       ],

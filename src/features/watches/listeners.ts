@@ -3,14 +3,7 @@ import { newQuery } from '../../kernel/query.js';
 import { RowId } from '../../kernel/text.js';
 import { problemMessage, usageMessage, type Result, type SlackMessage } from '../../platform/slack/kit/messages.js';
 import { postToResponseUrl, replyTo } from '../../platform/slack/respond.js';
-import {
-  buttonValue,
-  type ActionArgs,
-  type Handling,
-  type Routes,
-  type TenantOf,
-} from '../../platform/slack/routes.js';
-import { teamOf } from '../../platform/tenancy/team.js';
+import { buttonValue, type ActionArgs, type Handling, type Routes } from '../../platform/slack/routes.js';
 import type { Subcommand } from '../../platform/slack/subcommand.js';
 import type { ReportService } from '../reports/index.js';
 import { WATCH_ACTIONS } from './blocks.js';
@@ -21,13 +14,13 @@ const said = <T>(outcome: Result<T>, then: (value: T) => SlackMessage): SlackMes
   outcome.ok ? then(outcome.value) : outcome.message;
 
 /** `/traffic watch …` (after the ack), in the workspace the command came from. */
-export function watchCommand(watches: WatchService, tenantOf: TenantOf): Subcommand {
+export function watchCommand(watches: WatchService): Subcommand {
   return async ({ command, args, reply }) => {
     const parsed = parseWatchCommand(args, REPORTS);
     const user = command.user_id;
     const from = { channelId: command.channel_id };
     if (parsed.kind === 'error') return reply(usageMessage(parsed.message, parsed.usage));
-    const tenant = await tenantOf(teamOf(command));
+    const tenant = await watches.tenantOf(command);
     switch (parsed.kind) {
       case 'list':
         return reply(await watches.list(tenant, user, parsed.all ? 'all' : { channelId: command.channel_id }));

@@ -24,7 +24,7 @@ import {
 } from './plan.js';
 
 export interface ObserverDeps {
-  trends: TrendService;
+  trends: Pick<TrendService, 'values'>;
   flagged: Pick<FlaggedVisitors, 'judged'>;
   /** The API's days, for the length of a day the figures are counted per. */
   apiDays: ApiDays;

@@ -3,6 +3,7 @@ import { durationInWords } from '../../kernel/format.js';
 import type { Changed } from '../../platform/changes.js';
 import type { Logger } from '../../platform/log.js';
 import type { From, Owned } from '../../platform/slack/access.js';
+import { teamOf } from '../../platform/tenancy/team.js';
 import type { Tenant } from '../../platform/tenancy/tenants.js';
 import { infoMessage, problemMessage, type Result, type SlackMessage } from '../../platform/slack/kit/messages.js';
 import { watchAlertMessage, watchListMessage, watchTitle } from './blocks.js';
@@ -11,6 +12,8 @@ import { FOREVER, type Watch, type WatchRepo } from './repo.js';
 
 export interface WatchServiceDeps {
   repo: WatchRepo;
+  /** A workspace's tenant; throws TenantError when it cannot be served. */
+  tenantOf: (team: string) => Promise<Tenant>;
   now: () => Date;
   defaultTimezone: string;
   /** The same limits as digests: so many a channel, so many a person. */
@@ -37,6 +40,11 @@ export class WatchService {
 
   get log(): Logger {
     return this.deps.log;
+  }
+
+  /** The tenant of the workspace a request comes from (Slack's signed body); throws TenantError when it cannot be served. */
+  tenantOf(body: unknown): Promise<Tenant> {
+    return this.deps.tenantOf(teamOf(body));
   }
 
   async add(tenant: Tenant, user: string, here: string, rule: WatchRule, channel?: ChannelRef): Promise<Result<Watch>> {
