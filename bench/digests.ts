@@ -151,7 +151,7 @@ const web = new WebClient(botToken, {
 let rateLimited = 0;
 web.on(WebClientEvent.RATE_LIMITED, () => rateLimited++);
 
-const content = new DigestContent({ fetcher, flagged: { seen: async () => undefined }, demo: true });
+const content = new DigestContent({ flagged: { seen: async () => undefined }, demo: true });
 const worker = new DeliveryWorker({
   db: store.db,
   poster: async () => webPoster(web),
@@ -159,7 +159,14 @@ const worker = new DeliveryWorker({
   log,
   subjects: new Subjects([DIGEST]),
 });
-const post = digestPublisher({ content, db: store.db, log, owner: 'bench', queued: () => worker.wake() });
+const post = digestPublisher({
+  content,
+  tenants: { of: async () => ({ fetcher }) },
+  db: store.db,
+  log,
+  owner: 'bench',
+  queued: () => worker.wake(),
+});
 worker.start();
 let finished = 0;
 const scheduler = new DigestScheduler({

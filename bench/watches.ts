@@ -96,9 +96,9 @@ for (let round = 0; round < ROUNDS; round++) {
   });
   const evaluator = new WatchEvaluator({
     db: repos.db,
+    tenants: { of: async () => ({ fetcher }) },
     observer: new WatchObserver({
       trends,
-      fetcher,
       flagged: { judged: async () => undefined },
       apiDays: API_DAYS,
       log,

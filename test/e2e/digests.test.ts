@@ -54,7 +54,7 @@ describe('/traffic digest add (one line)', () => {
     const reply = await command(
       'digest add #general weekdays 08:30 America/New_York sources countries top 3 country:Germany',
     );
-    const [digest] = await box.lookout.store.digests.listAll();
+    const [digest] = await box.lookout.store.digests.listAll('T_LOOKOUT');
     expect(digest).toMatchObject({
       channelId: 'C_GENERAL',
       ownerId: USER,
@@ -71,7 +71,7 @@ describe('/traffic digest add (one line)', () => {
 
   it('defaults the time zone to the user’s Slack time zone', async () => {
     await command('digest add daily 07:00 sources');
-    const [digest] = await box.lookout.store.digests.listAll();
+    const [digest] = await box.lookout.store.digests.listAll('T_LOOKOUT');
     expect(digest!.timeZone).toBe('Europe/Berlin'); // alice's zone in the offline Slack
     expect(digest!.channelId).toBe(CHANNEL);
   });
@@ -79,7 +79,7 @@ describe('/traffic digest add (one line)', () => {
   it('answers a bad line with what is wrong and the usage', async () => {
     const reply = await command('digest add daily sources');
     expect(text(reply)).toMatch(/At what time/);
-    expect(await box.lookout.store.digests.listAll()).toHaveLength(0);
+    expect(await box.lookout.store.digests.listAll('T_LOOKOUT')).toHaveLength(0);
     expect(text(await command('digest add #nowhere daily 09:00 sources'))).toMatch(
       /can't find a channel called #nowhere/,
     );
@@ -102,7 +102,7 @@ describe('the digest form', () => {
       response_action: 'errors',
       errors: { time: expect.stringMatching(/hours go from 00 to 23/), timezone: expect.stringMatching(/IANA/) },
     });
-    expect(await box.lookout.store.digests.listAll()).toHaveLength(0);
+    expect(await box.lookout.store.digests.listAll('T_LOOKOUT')).toHaveLength(0);
 
     const good = await box.slack.submit(view, {
       channel: 'C_GENERAL',
@@ -117,7 +117,7 @@ describe('the digest form', () => {
     expect(good.status).toBe(200);
     // Saved after the ack.
     const [digest] = await until(async () => {
-      const all = await box.lookout.store.digests.listAll();
+      const all = await box.lookout.store.digests.listAll('T_LOOKOUT');
       return all.length > 0 ? all : undefined;
     }, 'the digest saved');
     expect(digest).toMatchObject({
@@ -261,6 +261,37 @@ describe('/traffic digest list and its buttons', () => {
   });
 });
 
+describe('another workspace', () => {
+  const other = () => box.slack.team('T_OTHER');
+  async function commandInOther(text: string): Promise<Message> {
+    const channel = 'C_OTHER_GENERAL';
+    const user = 'U_DANA';
+    const before = new Set(
+      other()
+        .messages(channel, { user })
+        .map((m) => m.ts),
+    );
+    const delivery = await other().slash(channel, user, text);
+    expect(delivery.status).toBe(200);
+    return other().waitForMessage(
+      channel,
+      (m) => !before.has(m.ts) && m.user !== user && (!m.ephemeralTo || m.ephemeralTo === user),
+    );
+  }
+
+  it("finds none of this workspace's digests: pause, resume, edit, preview and remove by id are not found, and its lists are empty", async () => {
+    const digest = await addDigest();
+    for (const verb of ['pause', 'resume', 'edit', 'preview', 'remove'])
+      expect(text(await commandInOther(`digest ${verb} ${digest.id}`))).toContain(`There is no digest #${digest.id}.`);
+    expect(await box.lookout.store.digests.get(digest.id)).toEqual(digest);
+    for (const list of ['digest list', 'digest list all']) {
+      const shown = text(await commandInOther(list));
+      expect(shown).not.toContain(`#${digest.id}`);
+    }
+    expect(text(await command('digest list all'))).toContain(`#${digest.id}`);
+  });
+});
+
 describe('posting a slot', () => {
   const slot = new Date('2026-11-20T08:00:00.000Z');
 
@@ -349,7 +380,7 @@ describe('restarts', () => {
   it('a slot whose replica died mid-fetch is taken over once its heartbeat is stale, and posted exactly once', async () => {
     const digest = await addDigest({ channelId: 'C_GENERAL' });
     const slot = new Date(Math.floor((Date.now() - 10 * 60_000) / 60_000) * 60_000);
-    await box.lookout.store.digests.update(digest.id, {
+    await box.lookout.store.digests.update(digest.teamId, digest.id, {
       cron: `${slot.getUTCMinutes()} ${slot.getUTCHours()} * * *`,
       timeZone: 'UTC',
     });
@@ -406,7 +437,7 @@ describe('names and zones from Slack', () => {
     const before = listed().length;
     const reply = await command(`digest add #${target.name} daily 09:00 Europe/Berlin sources`);
     expect(textsOf(reply).join(' ')).toContain('just added');
-    const [digest] = await box.lookout.store.digests.listAll();
+    const [digest] = await box.lookout.store.digests.listAll('T_LOOKOUT');
     expect(digest?.channelId).toBe(target.id);
     const pages = listed().slice(before);
     expect(pages.length).toBeGreaterThanOrEqual(3);
@@ -417,15 +448,15 @@ describe('names and zones from Slack', () => {
     expect(text(await command('digest add #no-such-channel daily 09:00 sources'))).toMatch(
       /can't find a channel called #no-such-channel/,
     );
-    expect(await box.lookout.store.digests.listAll()).toHaveLength(0);
+    expect(await box.lookout.store.digests.listAll('T_LOOKOUT')).toHaveLength(0);
   });
 
   it("uses the person's own time zone, and the default zone when users.info fails", async () => {
     await command('digest add daily 09:00 sources');
-    expect((await box.lookout.store.digests.listAll())[0]?.timeZone).toBe('Europe/Berlin'); // Alice's profile zone
+    expect((await box.lookout.store.digests.listAll('T_LOOKOUT'))[0]?.timeZone).toBe('Europe/Berlin'); // Alice's profile zone
     box.slack.failNext('users.info', 'user_not_found');
     await command('digest add daily 10:00 sources');
-    const second = (await box.lookout.store.digests.listAll())[1];
+    const second = (await box.lookout.store.digests.listAll('T_LOOKOUT'))[1];
     expect(second?.timeZone).toBe('UTC'); // DEFAULT_TIMEZONE in this sandbox
     expect(box.logs.some((line) => line.includes('users.info failed; using the default time zone'))).toBe(true);
   });

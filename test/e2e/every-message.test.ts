@@ -68,7 +68,7 @@ it('answers, cards, trends, lists, help and problems', async () => {
 it('digests: added, listed and previewed, with their chart', async () => {
   await command('digest add daily 09:00 sources pages countries');
   await command('digest list');
-  const [digest] = await box.lookout.store.digests.listAll();
+  const [digest] = await box.lookout.store.digests.listAll('T_LOOKOUT');
   const preview = await command(`digest preview ${digest!.id}`);
   expect(headerOf(preview)).toMatch(/^Digest/);
   expect(JSON.stringify(preview.blocks)).toContain('data_visualization');

@@ -74,7 +74,7 @@ describe('the next slot in the store (Europe/Berlin)', () => {
       `${digest.id}@2026-10-25T00:30:00.000Z`,
     ]);
     expect(await store.runs.get(digest.id, new Date('2026-10-24T00:30:00Z'))).toBeUndefined();
-    await store.digests.remove(digest.id);
+    await store.digests.remove(digest.teamId, digest.id);
   });
 
   it('an edit, a pause and a resume schedule the next slot again', async () => {
@@ -83,12 +83,12 @@ describe('the next slot in the store (Europe/Berlin)', () => {
     await scheduler.reload();
     expect(await next(digest.id)).toBe('2026-11-20T09:00:00.000Z');
 
-    await store.digests.update(digest.id, { cron: '0 12 * * *' });
+    await store.digests.update(digest.teamId, digest.id, { cron: '0 12 * * *' });
     expect(await next(digest.id)).toBeUndefined();
     await scheduler.reload();
     expect(await next(digest.id)).toBe('2026-11-20T11:00:00.000Z');
 
-    await store.digests.setPaused(digest.id, true);
+    await store.digests.setPaused(digest.teamId, digest.id, true);
     await scheduler.reload();
     expect(await next(digest.id)).toBeUndefined();
     clock = new Date('2026-11-20T11:00:00Z');
@@ -97,7 +97,7 @@ describe('the next slot in the store (Europe/Berlin)', () => {
 
     // Resumed 40 minutes after a slot it slept through: that slot is posted, as the catch-up did.
     clock = new Date('2026-11-20T11:40:00Z');
-    await store.digests.setPaused(digest.id, false);
+    await store.digests.setPaused(digest.teamId, digest.id, false);
     await scheduler.reload();
     expect(await next(digest.id)).toBe('2026-11-20T11:00:00.000Z');
     await scheduler.catchUp({ periodic: true });

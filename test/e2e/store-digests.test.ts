@@ -49,14 +49,14 @@ describeEachDb('store digests', (t) => {
 
     it('returns undefined for a digest that does not exist', async () => {
       expect(await t.store.digests.get(999)).toBeUndefined();
-      expect(await t.store.digests.update(999, { topN: 3 })).toBeUndefined();
-      expect(await t.store.digests.remove(999)).toBe(false);
+      expect(await t.store.digests.update('T1', 999, { topN: 3 })).toBeUndefined();
+      expect(await t.store.digests.remove('T1', 999)).toBe(false);
     });
 
     it('updates only the given fields and bumps updated_at', async () => {
       const created = await t.store.digests.create(input());
       await sleep(5);
-      const updated = await t.store.digests.update(created.id, {
+      const updated = await t.store.digests.update('T1', created.id, {
         reports: ['visitors'],
         filters: [],
         schedule: { kind: 'monthly', time: '07:30', monthday: 1 },
@@ -79,9 +79,9 @@ describeEachDb('store digests', (t) => {
     it('pauses and resumes; listActive leaves paused digests out', async () => {
       const a = await t.store.digests.create(input());
       const b = await t.store.digests.create(input({ channelId: 'C2' }));
-      expect((await t.store.digests.setPaused(a.id, true))?.paused).toBe(true);
+      expect((await t.store.digests.setPaused('T1', a.id, true))?.paused).toBe(true);
       expect((await t.store.digests.listActive()).map((d) => d.id)).toEqual([b.id]);
-      await t.store.digests.setPaused(a.id, false);
+      await t.store.digests.setPaused('T1', a.id, false);
       expect((await t.store.digests.listActive()).map((d) => d.id)).toEqual([a.id, b.id]);
     });
 
@@ -89,15 +89,32 @@ describeEachDb('store digests', (t) => {
       const a = await t.store.digests.create(input({ channelId: 'C1' }));
       const b = await t.store.digests.create(input({ channelId: 'C2' }));
       const c = await t.store.digests.create(input({ channelId: 'C1' }));
-      expect((await t.store.digests.listByChannel('C1')).map((d) => d.id)).toEqual([a.id, c.id]);
-      expect(await t.store.digests.listByChannel('C9')).toEqual([]);
-      expect((await t.store.digests.listAll()).map((d) => d.id)).toEqual([a.id, b.id, c.id]);
+      expect((await t.store.digests.listByChannel('T1', 'C1')).map((d) => d.id)).toEqual([a.id, c.id]);
+      expect(await t.store.digests.listByChannel('T1', 'C9')).toEqual([]);
+      expect((await t.store.digests.listAll('T1')).map((d) => d.id)).toEqual([a.id, b.id, c.id]);
+    });
+
+    it('reads and changes a digest only in its own workspace; its runs carry the workspace', async () => {
+      const d = await t.store.digests.create(input());
+      expect(await t.store.digests.of('T2', d.id)).toBeUndefined();
+      expect(await t.store.digests.update('T2', d.id, { topN: 3 })).toBeUndefined();
+      expect(await t.store.digests.setPaused('T2', d.id, true)).toBeUndefined();
+      expect(await t.store.digests.remove('T2', d.id)).toBe(false);
+      expect(await t.store.digests.listAll('T2')).toEqual([]);
+      expect(await t.store.digests.listByChannel('T2', 'C1')).toEqual([]);
+      expect(await t.store.digests.ownersIn('T2', ['C1'])).toEqual([]);
+      expect(await t.store.digests.counts('T2', 'C1', 'U1')).toEqual({ channel: 0, owner: 0 });
+      expect(await t.store.digests.of('T1', d.id)).toEqual(d);
+      await t.store.runs.claim(d.id, SLOT, 'replica-a');
+      await t.store.runs.recordMissed(d.id, new Date(SLOT.getTime() - 86_400_000));
+      const { rows } = await t.store.db.query('SELECT DISTINCT team_id FROM digest_runs WHERE digest_id = $1', [d.id]);
+      expect(rows).toEqual([{ team_id: 'T1' }]);
     });
 
     it('removes a digest with its runs', async () => {
       const d = await t.store.digests.create(input());
       await t.store.runs.claim(d.id, SLOT, 'replica-a');
-      expect(await t.store.digests.remove(d.id)).toBe(true);
+      expect(await t.store.digests.remove('T1', d.id)).toBe(true);
       expect(await t.store.digests.get(d.id)).toBeUndefined();
       expect(await t.store.runs.get(d.id, SLOT)).toBeUndefined();
     });

@@ -117,7 +117,7 @@ describe('a watch waits for figures that are not settled', () => {
       lastOutcome: 'ok',
       state: 'ok',
     });
-    await app.store.watches.remove(watch.id);
+    await app.store.watches.remove(watch.teamId, watch.id);
   });
 
   it('an empty answer that is the answer again is judged: a day with no visits at all alerts, a margin later', async () => {

@@ -368,6 +368,42 @@ describe('the buttons and the rules', () => {
   }, 30_000);
 });
 
+describe('another workspace', () => {
+  let app: Lookout;
+  beforeAll(async () => {
+    app = await startLookout(options({ memory: true }, 'other'));
+    slack.setAppUrl(app.requestUrl!);
+  });
+  afterAll(() => app?.stop());
+
+  async function inOther(text: string): Promise<string> {
+    const other = slack.team('T_OTHER');
+    const before = new Set(other.messages('C_OTHER_GENERAL', { user: 'U_DANA' }).map((m) => m.ts));
+    await other.slash('C_OTHER_GENERAL', 'U_DANA', text);
+    const answer = await until(
+      () =>
+        other
+          .messages('C_OTHER_GENERAL', { user: 'U_DANA' })
+          .find((m) => !before.has(m.ts) && m.ephemeralTo === 'U_DANA'),
+      `an answer to ${text}`,
+    );
+    return mrkdwnOf(answer).join(' ');
+  }
+
+  it("finds none of this workspace's watches: remove, mute, unmute, pause and edit by id are not found, and its lists are empty", async () => {
+    const id = idOf(await command(app, 'C_GENERAL', 'watch visits below 5 every hour'));
+    const before = await app.store.watches.get(id);
+    for (const verb of ['remove', 'mute', 'unmute', 'pause', 'resume', 'edit'])
+      expect(await inOther(`watch ${verb} ${id}${verb === 'edit' ? ' visits above 1' : ''}`)).toContain(
+        `There is no watch #${id}.`,
+      );
+    expect(await app.store.watches.get(id)).toEqual(before);
+    for (const list of ['watch list', 'watch list all']) expect(await inOther(list)).not.toContain(`#${id}`);
+    expect(mrkdwnOf(await command(app, 'C_GENERAL', 'watch list all')).join(' ')).toContain(`#${id}`);
+    await command(app, 'C_GENERAL', `watch remove ${id}`);
+  }, 30_000);
+});
+
 describe('a restart mid-breach neither repeats nor loses the alert', () => {
   const dir = mkdtempSync(join(tmpdir(), 'lookout-watches-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -134,7 +134,6 @@ export async function gatherDigest(
 export class DigestContent {
   constructor(
     private readonly deps: {
-      fetcher: SharedFetcher;
       trends?: TrendService;
       flagged: Pick<FlaggedVisitors, 'seen'>;
       demo: boolean;
@@ -142,7 +141,8 @@ export class DigestContent {
     },
   ) {}
 
-  async render(digest: Digest, at: Date, preview: boolean): Promise<SlackMessage> {
+  /** `fetcher`: the digest's workspace's analytics account. */
+  async render(fetcher: SharedFetcher, digest: Digest, at: Date, preview: boolean): Promise<SlackMessage> {
     const reports = digest.reports.filter((id): id is ReportId => Object.hasOwn(REPORTS, id));
     const title = `Digest: ${reports.map((id) => REPORTS[id].title).join(', ')}`;
     const spec = {
@@ -153,7 +153,7 @@ export class DigestContent {
       period: periodOf(digest.period),
       timeZone: digest.timeZone,
     };
-    const view = await gatherDigest(this.deps.fetcher, spec, at, { title, demo: this.deps.demo, preview });
+    const view = await gatherDigest(fetcher, spec, at, { title, demo: this.deps.demo, preview });
     const [security, trend] = await Promise.all([
       this.securityLine(view.period, digest.timeZone, at),
       this.trend(view, digest.filters),

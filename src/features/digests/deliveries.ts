@@ -28,6 +28,7 @@ export const DIGEST = defineSubject({
       if (!before || before.attention) return;
       await new DeliveryRepo(tx).enqueue({
         subject: NOTICE,
+        team: delivery.team,
         channelId: before.ownerId,
         message: channelRefusedNotice(
           `digest #${digestId}`,

@@ -30,7 +30,6 @@ export const digests: LookoutFeature<'digests', 'trends' | 'alerts', { digests: 
     const { now, owner, limits } = settings;
     const log = logOf(ctx, 'digests');
     const content = new DigestContent({
-      fetcher: platform.legacy().fetcher,
       trends,
       flagged: alerts.service,
       demo: settings.demo,
@@ -40,7 +39,15 @@ export const digests: LookoutFeature<'digests', 'trends' | 'alerts', { digests: 
       runs: repos.runs,
       loadActive: () => repos.digests.listActive(),
       loadOne: (id) => repos.digests.get(id),
-      post: digestPublisher({ content, db: platform.repos.db, log, owner, now, queued: platform.queued }),
+      post: digestPublisher({
+        content,
+        tenants: platform.tenants,
+        db: platform.repos.db,
+        log,
+        owner,
+        now,
+        queued: platform.queued,
+      }),
       log: logOf(ctx, 'scheduler'),
       owner,
       now,
@@ -53,8 +60,7 @@ export const digests: LookoutFeature<'digests', 'trends' | 'alerts', { digests: 
       deliveries: platform.repos.deliveries,
       content,
       schedule: scheduler,
-      access: platform.legacy().access,
-      directory: platform.legacy().directory,
+      tenantOf: (team) => platform.tenants.of(team),
       now,
       defaultTimezone: settings.timeZone,
       limits: {
@@ -68,7 +74,13 @@ export const digests: LookoutFeature<'digests', 'trends' | 'alerts', { digests: 
     });
     return {
       gives: { service, scheduler },
-      subcommands: [{ words: ['digest', 'digests'], run: digestCommand(service), help: DIGEST_HELP }],
+      subcommands: [
+        {
+          words: ['digest', 'digests'],
+          run: digestCommand(service),
+          help: DIGEST_HELP,
+        },
+      ],
       register: (routes) => registerDigests(routes, service),
       jobs: [scheduler],
     };

@@ -18,45 +18,55 @@ import type { Digest } from './repo.js';
 
 const CATALOG = Object.values(REPORTS);
 
+type Tenant = Awaited<ReturnType<Handling['tenant']>>;
+
 /** The answer to a change: the digest as listed now, or why not. */
 async function listed(
   digests: DigestService,
+  tenant: Tenant,
   user: string,
   outcome: Result<{ id: number } & object>,
   heading: string,
 ): Promise<SlackMessage> {
   if (!outcome.ok) return outcome.message;
-  const fresh = await digests.manageable(user, outcome.value.id);
-  return digests.describe(fresh.ok ? [fresh.value] : [], user, heading);
+  const fresh = await digests.manageable(tenant, user, outcome.value.id);
+  return digests.describe(tenant, fresh.ok ? [fresh.value] : [], user, heading);
 }
 
-/** `/traffic digest …` (after the ack). */
+/** `/traffic digest …` (after the ack), in the workspace the command came from. */
 export function digestCommand(digests: DigestService): Subcommand {
   return async ({ command, client, args, reply }) => {
     const parsed = parseDigestCommand(args, REPORTS);
     const user = command.user_id;
+    if (parsed.kind === 'error') return reply(usageMessage(parsed.message, parsed.usage));
+    const tenant = await digests.tenantOf(command);
     switch (parsed.kind) {
-      case 'error':
-        return reply(usageMessage(parsed.message, parsed.usage));
       case 'open-form':
         return client.views.open({
           trigger_id: command.trigger_id,
-          view: digestModal(CATALOG, await digests.formValues(user, command.channel_id), undefined, command.channel_id),
+          view: digestModal(
+            CATALOG,
+            await digests.formValues(tenant, user, command.channel_id),
+            undefined,
+            command.channel_id,
+          ),
         });
       case 'add':
         return reply(
           await listed(
             digests,
+            tenant,
             user,
-            await digests.add(user, command.team_id, command.channel_id, parsed),
+            await digests.add(tenant, user, command.channel_id, parsed),
             'just added',
           ),
         );
       case 'list':
-        return reply(await digests.list(user, parsed.all ? 'all' : { channelId: command.channel_id }));
+        return reply(await digests.list(tenant, user, parsed.all ? 'all' : { channelId: command.channel_id }));
       default:
         return verb(
           digests,
+          tenant,
           parsed.kind,
           parsed.id,
           { user, from: command.channel_id },
@@ -71,6 +81,7 @@ export function digestCommand(digests: DigestService): Subcommand {
 /** One digest by id: the same for a typed command and a button in the list. */
 async function verb(
   digests: DigestService,
+  tenant: Tenant,
   kind: DigestVerb,
   id: number,
   { user, from }: { user: string; from?: string },
@@ -80,24 +91,24 @@ async function verb(
 ): Promise<unknown> {
   switch (kind) {
     case 'preview': {
-      const preview = await digests.preview(id, user);
+      const preview = await digests.preview(tenant, id, user);
       return reply(preview.ok ? preview.value : preview.message);
     }
     case 'remove': {
-      const removed = await digests.remove(user, id);
+      const removed = await digests.remove(tenant, user, id);
       return reply(removed.ok ? removed.value : removed.message);
     }
     case 'edit': {
-      const digest = await digests.manageable(user, id);
+      const digest = await digests.manageable(tenant, user, id);
       if (!digest.ok) return reply(digest.message);
       return openView(
-        digestModal(CATALOG, await digests.formValues(user, digest.value.channelId, digest.value), id, from),
+        digestModal(CATALOG, await digests.formValues(tenant, user, digest.value.channelId, digest.value), id, from),
       );
     }
     case 'pause':
     case 'resume': {
-      const changed = await digests.setPaused(user, id, kind === 'pause');
-      if (fromList || !changed.ok) return reply(await listed(digests, user, changed, 'updated'));
+      const changed = await digests.setPaused(tenant, user, id, kind === 'pause');
+      if (fromList || !changed.ok) return reply(await listed(digests, tenant, user, changed, 'updated'));
       return reply(infoMessage(`Digest #${id} is ${kind === 'pause' ? 'paused' : 'running again'}.`));
     }
   }
@@ -105,11 +116,12 @@ async function verb(
 
 /** A button of `/traffic digest list`: it acts on the digest whose id is its value. */
 function digestButton(digests: DigestService, kind: DigestVerb) {
-  return async (args: ActionArgs, { tell }: Handling) => {
+  return async (args: ActionArgs, { tell, tenant }: Handling) => {
     const id = RowId.safeParse(buttonValue(args));
     if (!id.success) return tell(usageMessage('That button is not one of ours.', '/traffic digest list'));
     return verb(
       digests,
+      await tenant(),
       kind,
       id.data,
       { user: args.body.user.id, from: args.body.channel?.id },
@@ -131,13 +143,17 @@ function submitDigest(digests: DigestService) {
     if (opened === null)
       return ack({ response_action: 'errors', errors: { channel: 'This form is too old. Close it and start again.' } });
     const editing = opened.id;
+    const workspace = await digests.workspace(body);
+    if (!workspace.ok)
+      return ack({ response_action: 'errors', errors: { channel: workspace.message.text.slice(0, 300) } });
+    const tenant = workspace.value;
     let current: Digest | undefined;
     if (editing !== undefined) {
-      const allowed = await digests.manageable(user, editing);
+      const allowed = await digests.manageable(tenant, user, editing);
       if (!allowed.ok) return ack({ response_action: 'errors', errors: { channel: allowed.message.text } });
       current = allowed.value;
     }
-    const over = await digests.overLimit(current?.ownerId ?? user, form.input, current);
+    const over = await digests.overLimit(tenant.team, current?.ownerId ?? user, form.input, current);
     if (over) {
       const field = over.field === 'channel' ? 'channel' : form.input.schedule.kind === 'cron' ? 'cron' : 'frequency';
       return ack({ response_action: 'errors', errors: { [field]: `${over.problem} ${over.hint}`.slice(0, 300) } });
@@ -146,8 +162,8 @@ function submitDigest(digests: DigestService) {
     await guarded(log, 'save digest', undefined, async () => {
       const saved =
         editing !== undefined
-          ? await digests.update(user, editing, form.input)
-          : await digests.create(user, body.team?.id ?? body.user.team_id ?? '', form.input);
+          ? await digests.update(tenant, user, editing, form.input)
+          : await digests.create(tenant, user, form.input);
       // The person hears where they are: the channel the form was opened in, else the digest's.
       const here = opened.from ?? form.input.channelId;
       if (!saved.ok) return client.chat.postEphemeral({ channel: here, user, ...saved.message });

@@ -2,6 +2,7 @@ import type { Logger } from '../../platform/log.js';
 import { DeliveryRepo } from '../../platform/deliveries/repo.js';
 import { slackReason } from '../../platform/slack/poster.js';
 import type { Db } from '../../platform/store/db.js';
+import { TenantError, type Tenant } from '../../platform/tenancy/tenants.js';
 import type { DigestContent } from './content.js';
 import type { Digest } from './repo.js';
 import { DIGEST } from './deliveries.js';
@@ -23,10 +24,14 @@ export function digestDeadline(digest: Pick<Digest, 'cron' | 'timeZone'>, slot: 
 /**
  * Renders a claimed slot and queues its delivery: the delivery row and the run's
  * 'queued' are written in one transaction, and only while this replica still holds the
- * claim. The delivery worker posts it. Content that cannot be fetched fails this run only.
+ * claim. The delivery worker posts it, in the digest's workspace. Content that cannot be
+ * fetched, or a workspace that cannot be served now (not connected, uninstalled), fails this
+ * run only.
  */
 export function digestPublisher(deps: {
   content: DigestContent;
+  /** Each digest's workspace: its analytics account. */
+  tenants: { of(team: string): Promise<Pick<Tenant, 'fetcher'>> };
   db: Db;
   log: Logger;
   owner: string;
@@ -40,8 +45,17 @@ export function digestPublisher(deps: {
     const where = { digest: digest.id, slot: slot.toISOString(), channel: digest.channelId };
     let message;
     try {
-      message = await content.render(digest, slot, false);
+      const tenant = await deps.tenants.of(digest.teamId);
+      message = await content.render(tenant.fetcher, digest, slot, false);
     } catch (error) {
+      if (error instanceof TenantError) {
+        await runs.markFailed(digest.id, slot, error.message);
+        log.warn(
+          { ...where, team: digest.teamId, reason: error.code },
+          'digest failed: its workspace cannot be served',
+        );
+        return;
+      }
       const reason = slackReason(error);
       await runs.markFailed(digest.id, slot, reason);
       log.error({ ...where, reason }, 'digest failed: its content could not be fetched');
@@ -56,6 +70,7 @@ export function digestPublisher(deps: {
       .transaction(async (tx) => {
         const delivery = await new DeliveryRepo(tx).enqueue({
           subject: DIGEST,
+          team: digest.teamId,
           payload: { digestId: digest.id, slot },
           channelId: digest.channelId,
           message,

@@ -79,14 +79,21 @@ export class DigestRepo {
     return toDigest(rows[0]!);
   }
 
+  /** A digest by an id that came from the store (the scheduler, a delivery). */
   async get(id: number): Promise<Digest | undefined> {
     const { rows } = await this.db.query('SELECT * FROM digests WHERE id = $1', [id]);
     return rows[0] && toDigest(rows[0]);
   }
 
-  /** Changes the given fields and bumps updated_at; undefined when there is no such digest. */
-  async update(id: number, patch: DigestPatch): Promise<Digest | undefined> {
-    const params: unknown[] = [id];
+  /** The workspace's digest by an id a request carried; undefined when the workspace has none by that id. */
+  async of(team: string, id: number): Promise<Digest | undefined> {
+    const { rows } = await this.db.query('SELECT * FROM digests WHERE id = $1 AND team_id = $2', [id, team]);
+    return rows[0] && toDigest(rows[0]);
+  }
+
+  /** Changes the given fields and bumps updated_at; undefined when the workspace has no such digest. */
+  async update(team: string, id: number, patch: DigestPatch): Promise<Digest | undefined> {
+    const params: unknown[] = [id, team];
     const sets = ['updated_at = now()', 'attention = NULL'];
     // A new schedule, zone or pause: the scheduler works out the next slot again.
     if (patch.cron !== undefined || patch.timeZone !== undefined || patch.paused !== undefined)
@@ -97,7 +104,10 @@ export class DigestRepo {
       params.push(spec.json ? JSON.stringify(value) : value);
       sets.push(`${spec.column} = $${params.length}${spec.json ? '::jsonb' : ''}`);
     }
-    const { rows } = await this.db.query(`UPDATE digests SET ${sets.join(', ')} WHERE id = $1 RETURNING *`, params);
+    const { rows } = await this.db.query(
+      `UPDATE digests SET ${sets.join(', ')} WHERE id = $1 AND team_id = $2 RETURNING *`,
+      params,
+    );
     return rows[0] && toDigest(rows[0]);
   }
 
@@ -121,43 +131,50 @@ export class DigestRepo {
     await this.db.query('UPDATE digests SET attention = NULL WHERE id = $1 AND attention IS NOT NULL', [id]);
   }
 
-  setPaused(id: number, paused: boolean): Promise<Digest | undefined> {
-    return this.update(id, { paused });
+  setPaused(team: string, id: number, paused: boolean): Promise<Digest | undefined> {
+    return this.update(team, id, { paused });
   }
 
-  /** Removes the digest and its runs; false when there was none. */
-  async remove(id: number): Promise<boolean> {
-    const { rows } = await this.db.query('DELETE FROM digests WHERE id = $1 RETURNING id', [id]);
+  /** Removes the digest and its runs; false when the workspace had none by that id. */
+  async remove(team: string, id: number): Promise<boolean> {
+    const { rows } = await this.db.query('DELETE FROM digests WHERE id = $1 AND team_id = $2 RETURNING id', [id, team]);
     return rows.length > 0;
   }
 
-  /** How many digests post in `channelId`, and how many `ownerId` owns (`except` left out: the one being edited). */
-  async counts(channelId: string, ownerId: string, except = 0): Promise<{ channel: number; owner: number }> {
+  /** How many of the workspace's digests post in `channelId`, and how many `ownerId` owns (`except` left out: the one being edited). */
+  async counts(
+    team: string,
+    channelId: string,
+    ownerId: string,
+    except = 0,
+  ): Promise<{ channel: number; owner: number }> {
     const { rows } = await this.db.query<{ channel: number; owner: number }>(
       `SELECT count(*) FILTER (WHERE channel_id = $1)::int AS channel, count(*) FILTER (WHERE owner_id = $2)::int AS owner
-         FROM digests WHERE id <> $3 AND (channel_id = $1 OR owner_id = $2)`,
-      [channelId, ownerId, except],
+         FROM digests WHERE team_id = $4 AND id <> $3 AND (channel_id = $1 OR owner_id = $2)`,
+      [channelId, ownerId, except, team],
     );
     return rows[0] ?? { channel: 0, owner: 0 };
   }
 
-  async listByChannel(channelId: string): Promise<Digest[]> {
-    return this.list('WHERE channel_id = $1', [channelId]);
+  async listByChannel(team: string, channelId: string): Promise<Digest[]> {
+    return this.list('WHERE team_id = $1 AND channel_id = $2', [team, channelId]);
   }
 
-  /** Who owns the digests that post in these channels. */
-  async ownersIn(channels: readonly string[]): Promise<string[]> {
+  /** Who owns the workspace's digests that post in these channels. */
+  async ownersIn(team: string, channels: readonly string[]): Promise<string[]> {
     const { rows } = await this.db.query<{ owner_id: string }>(
-      'SELECT DISTINCT owner_id FROM digests WHERE channel_id = ANY($1::text[])',
-      [channels],
+      'SELECT DISTINCT owner_id FROM digests WHERE team_id = $1 AND channel_id = ANY($2::text[])',
+      [team, channels],
     );
     return rows.map((r) => r.owner_id);
   }
 
-  async listAll(): Promise<Digest[]> {
-    return this.list('', []);
+  /** Every digest of the workspace. */
+  async listAll(team: string): Promise<Digest[]> {
+    return this.list('WHERE team_id = $1', [team]);
   }
 
+  /** Every active digest, of every workspace (the scheduler's catch-up). */
   async listActive(): Promise<Digest[]> {
     return this.list('WHERE NOT paused', []);
   }

@@ -61,8 +61,8 @@ export class DigestRunRepo {
    */
   async claim(digestId: number, slot: Date, owner: string): Promise<boolean> {
     return this.insertIfDigest(
-      `INSERT INTO digest_runs (digest_id, slot, status, claimed_by, heartbeat_at)
-       SELECT id, $2, 'claimed', $3, now() FROM digests WHERE id = $1 AND NOT paused
+      `INSERT INTO digest_runs (digest_id, slot, status, claimed_by, heartbeat_at, team_id)
+       SELECT id, $2, 'claimed', $3, now(), team_id FROM digests WHERE id = $1 AND NOT paused
        ON CONFLICT DO NOTHING
        RETURNING digest_id`,
       [digestId, slot, owner],
@@ -72,8 +72,8 @@ export class DigestRunRepo {
   /** Records a slot that passed without a run (the app was down); false when the slot has a row already. */
   async recordMissed(digestId: number, slot: Date): Promise<boolean> {
     return this.insertIfDigest(
-      `INSERT INTO digest_runs (digest_id, slot, status, finished_at)
-       SELECT id, $2, 'missed', now() FROM digests WHERE id = $1
+      `INSERT INTO digest_runs (digest_id, slot, status, finished_at, team_id)
+       SELECT id, $2, 'missed', now(), team_id FROM digests WHERE id = $1
        ON CONFLICT DO NOTHING
        RETURNING digest_id`,
       [digestId, slot],

@@ -1,11 +1,10 @@
 import { REPORTS } from '../../kernel/catalog.js';
 import { filtersToText } from '../../kernel/filters.js';
 import { formatDateTime, durationInWords } from '../../kernel/format.js';
-import type { ChannelRef } from '../../kernel/text.js';
 import type { Logger } from '../../platform/log.js';
 import { withinQuota, type Quota } from '../../platform/quota.js';
-import type { Access } from '../../platform/slack/access.js';
-import type { SlackDirectory } from '../../platform/slack/directory.js';
+import { teamOf } from '../../platform/tenancy/team.js';
+import { TenantError, type Tenant } from '../../platform/tenancy/tenants.js';
 import { infoMessage, problemMessage, type Result, type SlackMessage } from '../../platform/slack/kit/messages.js';
 import { digestList, type DigestListItem } from './blocks.js';
 import type { DigestContent } from './content.js';
@@ -32,8 +31,8 @@ export interface DigestServiceDeps {
   deliveries: DeliveryRepo;
   content: DigestContent;
   schedule: Schedule;
-  access: Access;
-  directory: SlackDirectory;
+  /** A workspace's tenant; throws TenantError when it cannot be served. */
+  tenantOf: (team: string) => Promise<Tenant>;
   now: () => Date;
   defaultTimezone: string;
   limits: DigestLimits;
@@ -59,7 +58,8 @@ const refuse = (text: string, hint?: string): { ok: false; message: SlackMessage
 /**
  * The rules of digests, in one place: anyone may add one, only its owner or an admin
  * may change it, and every change is taken into this replica's schedule at once
- * (other replicas reload on their interval).
+ * (other replicas reload on their interval). Each call is one workspace's (its tenant):
+ * it sees and changes that workspace's digests only.
  */
 export class DigestService {
   constructor(private readonly deps: DigestServiceDeps) {}
@@ -68,28 +68,43 @@ export class DigestService {
     return this.deps.log;
   }
 
+  /** The tenant of the workspace a request comes from (Slack's signed body); throws TenantError when it cannot be served. */
+  tenantOf(body: unknown): Promise<Tenant> {
+    return this.deps.tenantOf(teamOf(body));
+  }
+
+  /** The same, or why the workspace cannot be served now. */
+  async workspace(body: unknown): Promise<Result<Tenant>> {
+    try {
+      return { ok: true, value: await this.tenantOf(body) };
+    } catch (error) {
+      if (error instanceof TenantError) return refuse(error.message);
+      throw error;
+    }
+  }
+
   /** `/traffic digest add …` in one line; the channel may be named, the zone defaults to the person's own. */
-  async add(user: string, teamId: string, here: string, command: DigestAdd): Promise<Result<Digest>> {
-    const channelId = command.channel ? await this.channelId(command.channel) : here;
+  async add(tenant: Tenant, user: string, here: string, command: DigestAdd): Promise<Result<Digest>> {
+    const channelId = command.channel ? await tenant.directory.channelId(command.channel) : here;
     if (!channelId) {
       return refuse(
         `I can't find a channel called #${command.channel?.name ?? '?'}.`,
         'Check the name, or pick it in the form: /traffic digest add',
       );
     }
-    const timeZone = command.timeZone ?? (await this.deps.directory.userTimeZone(user, this.deps.defaultTimezone));
+    const timeZone = command.timeZone ?? (await tenant.directory.userTimeZone(user, this.deps.defaultTimezone));
     const { schedule, cron, reports, filters, top } = command;
-    return this.create(user, teamId, { channelId, reports, filters, topN: top, schedule, cron, timeZone });
+    return this.create(tenant, user, { channelId, reports, filters, topN: top, schedule, cron, timeZone });
   }
 
-  async create(user: string, teamId: string, input: DigestFormInput): Promise<Result<Digest>> {
-    const notThere = await this.deps.access.mayPostIn(user, input.channelId);
+  async create(tenant: Tenant, user: string, input: DigestFormInput): Promise<Result<Digest>> {
+    const notThere = await tenant.access.mayPostIn(user, input.channelId);
     if (notThere) return { ok: false, message: notThere };
-    const over = await this.overLimit(user, input);
+    const over = await this.overLimit(tenant.team, user, input);
     if (over) return refuse(over.problem, over.hint);
     const digest = await this.deps.repo.create({
       ...input,
-      teamId,
+      teamId: tenant.team,
       ownerId: user,
       period: defaultPeriod(input.schedule.kind),
     });
@@ -98,42 +113,46 @@ export class DigestService {
     return { ok: true, value: digest };
   }
 
-  async update(user: string, id: number, input: DigestFormInput): Promise<Result<Digest>> {
-    const found = await this.manageable(user, id);
+  async update(tenant: Tenant, user: string, id: number, input: DigestFormInput): Promise<Result<Digest>> {
+    const found = await this.manageable(tenant, user, id);
     if (!found.ok) return found;
     if (input.channelId !== found.value.channelId) {
-      const notThere = await this.deps.access.mayPostIn(user, input.channelId);
+      const notThere = await tenant.access.mayPostIn(user, input.channelId);
       if (notThere) return { ok: false, message: notThere };
     }
-    const over = await this.overLimit(found.value.ownerId, input, found.value);
+    const over = await this.overLimit(tenant.team, found.value.ownerId, input, found.value);
     if (over) return refuse(over.problem, over.hint);
-    const digest = await this.deps.repo.update(id, { ...input, period: defaultPeriod(input.schedule.kind) });
+    const digest = await this.deps.repo.update(tenant.team, id, {
+      ...input,
+      period: defaultPeriod(input.schedule.kind),
+    });
     if (!digest) return refuse(`There is no digest #${id}.`, 'See /traffic digest list.');
     await this.changed(digest.ownerId);
     this.deps.log.info({ digest: id, user }, 'digest edited');
     return { ok: true, value: digest };
   }
 
-  async setPaused(user: string, id: number, paused: boolean): Promise<Result<Digest>> {
-    const found = await this.manageable(user, id);
+  async setPaused(tenant: Tenant, user: string, id: number, paused: boolean): Promise<Result<Digest>> {
+    const found = await this.manageable(tenant, user, id);
     if (!found.ok) return found;
-    const digest = (await this.deps.repo.setPaused(id, paused)) ?? found.value;
+    const digest = (await this.deps.repo.setPaused(tenant.team, id, paused)) ?? found.value;
     await this.changed(digest.ownerId);
     this.deps.log.info({ digest: id, user, paused }, 'digest paused or resumed');
     return { ok: true, value: digest };
   }
 
-  async remove(user: string, id: number): Promise<Result<SlackMessage>> {
-    const found = await this.manageable(user, id);
+  async remove(tenant: Tenant, user: string, id: number): Promise<Result<SlackMessage>> {
+    const found = await this.manageable(tenant, user, id);
     if (!found.ok) return found;
-    await this.deps.repo.remove(id);
+    await this.deps.repo.remove(tenant.team, id);
     await this.changed(found.value.ownerId);
     this.deps.log.info({ digest: id, user }, 'digest removed');
     return { ok: true, value: infoMessage(`Digest #${id} is removed.`) };
   }
 
-  /** Which limit these settings break, if any: runs too close together, or too many digests in the channel or for the owner. */
+  /** Which limit these settings break, if any: runs too close together, or too many of the workspace's digests in the channel or for the owner. */
   async overLimit(
+    team: string,
     ownerId: string,
     input: DigestFormInput,
     editing?: Digest,
@@ -147,7 +166,7 @@ export class DigestService {
         hint: 'Pick a daily, weekly or monthly schedule, or a cron expression with runs further apart.',
       };
     }
-    const counts = await this.deps.repo.counts(input.channelId, ownerId, editing?.id);
+    const counts = await this.deps.repo.counts(team, input.channelId, ownerId, editing?.id);
     if (counts.channel >= perChannel && editing?.channelId !== input.channelId) {
       return {
         field: 'channel',
@@ -166,28 +185,33 @@ export class DigestService {
   }
 
   /** The digest as it would post now, for anyone to see (a preview changes nothing). */
-  async preview(id: number, user: string): Promise<Result<SlackMessage>> {
-    const digest = await this.deps.repo.get(id);
+  async preview(tenant: Tenant, id: number, user: string): Promise<Result<SlackMessage>> {
+    const digest = await this.deps.repo.of(tenant.team, id);
     if (!digest) return refuse(`There is no digest #${id}.`, 'See /traffic digest list.');
     // Its totals (this period and the one before), each report's top rows (both periods) and its chart's cold days; more is charged after.
     const rendered = await withinQuota(this.deps.quota, user, 2 + digest.reports.length * 2 + 2, () =>
-      this.deps.content.render(digest, this.deps.now(), true),
+      this.deps.content.render(tenant.fetcher, digest, this.deps.now(), true),
     );
     return rendered.ok ? { ok: true, value: rendered.value } : refuse(rendered.problem);
   }
 
   /** A digest its owner or an admin may change. */
-  async manageable(user: string, id: number): Promise<Result<Digest>> {
-    const digest = await this.deps.repo.get(id);
+  async manageable(tenant: Tenant, user: string, id: number): Promise<Result<Digest>> {
+    const digest = await this.deps.repo.of(tenant.team, id);
     if (!digest) return refuse(`There is no digest #${id}.`, 'See /traffic digest list.');
-    if (!this.deps.access.mayManage(user, digest.ownerId)) {
+    if (!tenant.access.mayManage(user, digest.ownerId)) {
       return refuse(`Digest #${id} belongs to someone else; only its owner or an admin can change it.`);
     }
     return { ok: true, value: digest };
   }
 
   /** What the form shows: a digest's settings, or sensible ones for a new digest in this channel. */
-  async formValues(user: string, channelId: string | undefined, digest?: Digest): Promise<DigestFormValues> {
+  async formValues(
+    tenant: Tenant,
+    user: string,
+    channelId: string | undefined,
+    digest?: Digest,
+  ): Promise<DigestFormValues> {
     if (digest) {
       return {
         channelId: digest.channelId,
@@ -202,32 +226,40 @@ export class DigestService {
       ...(channelId ? { channelId } : {}),
       reports: ['sources', 'pages', 'countries'],
       schedule: { kind: 'weekly', weekday: 1, time: '09:00' },
-      timeZone: await this.deps.directory.userTimeZone(user, this.deps.defaultTimezone),
+      timeZone: await tenant.directory.userTimeZone(user, this.deps.defaultTimezone),
       top: 5,
       filters: '',
     };
   }
 
   /** `/traffic digest list [all]`: each digest with its schedule, next run, last result and the buttons this person may use. */
-  async list(user: string, scope: { channelId: string } | 'all', heading?: string): Promise<SlackMessage> {
+  async list(
+    tenant: Tenant,
+    user: string,
+    scope: { channelId: string } | 'all',
+    heading?: string,
+  ): Promise<SlackMessage> {
     const digests =
-      scope === 'all' ? await this.deps.repo.listAll() : await this.deps.repo.listByChannel(scope.channelId);
-    return this.describe(digests, user, heading ?? (scope === 'all' ? 'in this workspace' : 'in this channel'));
+      scope === 'all'
+        ? await this.deps.repo.listAll(tenant.team)
+        : await this.deps.repo.listByChannel(tenant.team, scope.channelId);
+    return this.describe(tenant, digests, user, heading ?? (scope === 'all' ? 'in this workspace' : 'in this channel'));
   }
 
-  async describe(digests: Digest[], user: string, heading: string): Promise<SlackMessage> {
-    return digestList(await this.items(digests, user), heading);
+  async describe(tenant: Tenant, digests: Digest[], user: string, heading: string): Promise<SlackMessage> {
+    return digestList(await this.items(tenant, digests, user), heading);
   }
 
-  /** The person's own digests, as the list shows them (for App Home). */
-  async ownedBy(user: string): Promise<DigestListItem[]> {
+  /** The person's own digests in the workspace, as the list shows them (for App Home). */
+  async ownedBy(tenant: Tenant, user: string): Promise<DigestListItem[]> {
     return this.items(
-      (await this.deps.repo.listAll()).filter((d) => d.ownerId === user),
+      tenant,
+      (await this.deps.repo.listAll(tenant.team)).filter((d) => d.ownerId === user),
       user,
     );
   }
 
-  private async items(digests: Digest[], user: string): Promise<DigestListItem[]> {
+  private async items(tenant: Tenant, digests: Digest[], user: string): Promise<DigestListItem[]> {
     const last = await this.deps.runs.lastRuns(digests.map((d) => d.id));
     const now = this.deps.now();
     const zone = this.deps.defaultTimezone;
@@ -253,24 +285,20 @@ export class DigestService {
           : undefined,
         attention: d.attention,
         paused: d.paused,
-        canManage: this.deps.access.mayManage(user, d.ownerId),
+        canManage: tenant.access.mayManage(user, d.ownerId),
       };
     });
     return items;
   }
 
-  private channelId(ref: ChannelRef): Promise<string | undefined> {
-    return this.deps.directory.channelId(ref);
-  }
-
-  /** Who owns the digests that post in these channels (App Home). */
-  ownersIn(channels: readonly string[]): Promise<string[]> {
-    return this.deps.repo.ownersIn(channels);
+  /** Who owns the workspace's digests that post in these channels (App Home). */
+  ownersIn(team: string, channels: readonly string[]): Promise<string[]> {
+    return this.deps.repo.ownersIn(team, channels);
   }
 
   /** The empty digest form, with no channel chosen (App Home's New digest). */
-  async newForm(user: string): Promise<View> {
-    return digestModal(Object.values(REPORTS), await this.formValues(user, undefined));
+  async newForm(tenant: Tenant, user: string): Promise<View> {
+    return digestModal(Object.values(REPORTS), await this.formValues(tenant, user, undefined));
   }
 
   private async changed(ownerId: string): Promise<void> {

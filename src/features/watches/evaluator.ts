@@ -9,6 +9,7 @@ import pLimit from 'p-limit';
 import { DeliveryRepo } from '../../platform/deliveries/repo.js';
 import type { Logger } from '../../platform/log.js';
 import type { Db, Queryable } from '../../platform/store/db.js';
+import { TenantError, type Tenant } from '../../platform/tenancy/tenants.js';
 import { resolveRange } from '../../kernel/when.js';
 import type { ApiDays, Trend } from '../../kernel/trend.js';
 import type { TrendService } from '../trends/index.js';
@@ -22,6 +23,7 @@ import {
   SETTLE_WAIT_MS,
   spreadOffset,
   type DecisionKind,
+  type Observation,
   type WatchPeriod,
 } from './plan.js';
 import { WatchRepo, type Watch } from './repo.js';
@@ -32,6 +34,8 @@ const RETRY_WAITING_MS = 2 * 60_000;
 
 export interface WatchEvaluatorOptions {
   db: Db;
+  /** Each watch's workspace: its analytics account. */
+  tenants: { of(team: string): Promise<Pick<Tenant, 'fetcher'>> };
   observer: WatchObserver;
   /** For the small chart in an alert (left out when it cannot be built). */
   trends?: TrendService;
@@ -137,7 +141,7 @@ export class WatchEvaluator {
     const { owner, log } = this.options;
     const claimed = await this.repo.claim(watch.id, period.key, owner, this.options.staleMs ?? DEFAULTS.staleMs);
     if (!claimed) return false;
-    const observation = await this.options.observer.observe(claimed.rule, period, claimed.timeZone);
+    const observation = await this.observe(claimed, period);
     const now = this.options.now();
     if (!observation.ok && observation.wait && now.getTime() - period.dueAt < SETTLE_WAIT_MS[claimed.rule.every]) {
       // Figures not settled yet (a suspect empty answer, a partial one): judged again on a later tick.
@@ -179,6 +183,25 @@ export class WatchEvaluator {
     return true;
   }
 
+  /**
+   * What the watch measures for the period, in its workspace's account; a workspace that
+   * cannot be served now (not connected, uninstalled) makes the period unknown, with why.
+   */
+  private async observe(watch: Watch, period: WatchPeriod): Promise<Observation> {
+    let tenant;
+    try {
+      tenant = await this.options.tenants.of(watch.teamId);
+    } catch (error) {
+      if (!(error instanceof TenantError)) throw error;
+      this.options.log.warn(
+        { watch: watch.id, team: watch.teamId, reason: error.code },
+        'watch not evaluated: its workspace cannot be served',
+      );
+      return { ok: false, error: error.message };
+    }
+    return this.options.observer.observe(tenant.fetcher, watch.rule, period, watch.timeZone);
+  }
+
   /** The deliveries a decision makes, in the decision's transaction. */
   private async deliver(
     tx: Queryable,
@@ -199,7 +222,7 @@ export class WatchEvaluator {
       demo: this.options.demo,
       ...(trend ? { trend } : {}),
     });
-    const base = { channelId: watch.channelId, expiresInMs };
+    const base = { team: watch.teamId, channelId: watch.channelId, expiresInMs };
     // A breach that began while muted has no alert yet: its first update (once unmuted) posts it; its recovery posts nothing.
     if (kind === 'recover' && watch.alertDelivery === undefined) return false;
     if (kind === 'breach' || (kind === 'update' && watch.alertDelivery === undefined)) {

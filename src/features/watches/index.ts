@@ -30,8 +30,7 @@ export const watches: LookoutFeature<'watches', 'reports' | 'trends' | 'alerts',
     const changed = platform.changes.changed;
     const service = new WatchService({
       repo: repos.watches,
-      access: platform.legacy().access,
-      directory: platform.legacy().directory,
+      tenantOf: (team) => platform.tenants.of(team),
       now,
       defaultTimezone: settings.timeZone,
       limits: { perChannel: limits.digestsPerChannel, perUser: limits.digestsPerUser },
@@ -41,7 +40,8 @@ export const watches: LookoutFeature<'watches', 'reports' | 'trends' | 'alerts',
     });
     const evaluator = new WatchEvaluator({
       db: platform.repos.db,
-      observer: new WatchObserver({ trends, fetcher: platform.legacy().fetcher, flagged: alerts.service, apiDays, log }),
+      tenants: platform.tenants,
+      observer: new WatchObserver({ trends, flagged: alerts.service, apiDays, log }),
       trends,
       apiDays,
       owner: settings.owner,
@@ -55,7 +55,13 @@ export const watches: LookoutFeature<'watches', 'reports' | 'trends' | 'alerts',
     });
     return {
       gives: { service, evaluator },
-      subcommands: [{ words: ['watch', 'watches'], run: watchCommand(service), help: WATCH_HELP }],
+      subcommands: [
+        {
+          words: ['watch', 'watches'],
+          run: watchCommand(service),
+          help: WATCH_HELP,
+        },
+      ],
       register: (routes) => registerWatches(routes, service, reports),
       jobs: [evaluator],
     };

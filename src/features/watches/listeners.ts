@@ -13,44 +13,46 @@ import type { WatchService } from './service.js';
 const said = <T>(outcome: Result<T>, then: (value: T) => SlackMessage): SlackMessage =>
   outcome.ok ? then(outcome.value) : outcome.message;
 
-/** `/traffic watch …` (after the ack). */
+/** `/traffic watch …` (after the ack), in the workspace the command came from. */
 export function watchCommand(watches: WatchService): Subcommand {
   return async ({ command, args, reply }) => {
     const parsed = parseWatchCommand(args, REPORTS);
     const user = command.user_id;
     const from = { channelId: command.channel_id };
+    if (parsed.kind === 'error') return reply(usageMessage(parsed.message, parsed.usage));
+    const tenant = await watches.tenantOf(command);
     switch (parsed.kind) {
-      case 'error':
-        return reply(usageMessage(parsed.message, parsed.usage));
       case 'list':
-        return reply(await watches.list(user, parsed.all ? 'all' : { channelId: command.channel_id }));
+        return reply(await watches.list(tenant, user, parsed.all ? 'all' : { channelId: command.channel_id }));
       case 'add':
         return reply(
-          said(await watches.add(user, command.team_id, command.channel_id, parsed.rule, parsed.channel), (w) =>
+          said(await watches.add(tenant, user, command.channel_id, parsed.rule, parsed.channel), (w) =>
             watches.added(w, 'added'),
           ),
         );
       case 'edit':
         return reply(
-          said(await watches.edit(user, parsed.id, parsed.rule, from, parsed.channel), (w) =>
+          said(await watches.edit(tenant, user, parsed.id, parsed.rule, from, parsed.channel), (w) =>
             watches.added(w, 'changed'),
           ),
         );
       case 'pause':
       case 'resume':
         return reply(
-          said(await watches.setPaused(user, parsed.id, parsed.kind === 'pause', from), (w) =>
+          said(await watches.setPaused(tenant, user, parsed.id, parsed.kind === 'pause', from), (w) =>
             watches.added(w, 'changed'),
           ),
         );
       case 'remove':
-        return reply(said(await watches.remove(user, parsed.id, from), (m) => m));
+        return reply(said(await watches.remove(tenant, user, parsed.id, from), (m) => m));
       case 'mute':
         return reply(
-          said(await watches.mute(user, parsed.id, parsed.forMs, from), (w) => watches.muteNote(w, parsed.forMs)),
+          said(await watches.mute(tenant, user, parsed.id, parsed.forMs, from), (w) =>
+            watches.muteNote(w, parsed.forMs),
+          ),
         );
       case 'unmute':
-        return reply(said(await watches.mute(user, parsed.id, 0, from), (w) => watches.muteNote(w, 0)));
+        return reply(said(await watches.mute(tenant, user, parsed.id, 0, from), (w) => watches.muteNote(w, 0)));
     }
   };
 }
@@ -59,12 +61,12 @@ type AlertAction = 'ack' | 'mute24h' | 'unmute' | 'details';
 
 /** The buttons on a watch alert: Acknowledge and Mute update it in place for everyone; Details shows the report behind it to the clicker. */
 function alertButton(watches: WatchService, reports: ReportService, action: AlertAction) {
-  return async (args: ActionArgs, { log, tell }: Handling) => {
+  return async (args: ActionArgs, { log, tell, team, tenant }: Handling) => {
     const user = args.body.user.id;
     const id = RowId.safeParse(buttonValue(args));
     if (!id.success) return tell(problemMessage('This alert is too old to act on.'));
     if (action === 'details') {
-      const watch = await watches.find(id.data);
+      const watch = await watches.find(team, id.data);
       if (!watch) return tell(problemMessage(`There is no watch #${id.data} any more.`));
       const report = watch.rule.metric === 'bots' ? 'visits' : watch.rule.report;
       const query = {
@@ -78,8 +80,8 @@ function alertButton(watches: WatchService, reports: ReportService, action: Aler
     const from = { channelId: args.body.channel?.id };
     const outcome =
       action === 'ack'
-        ? await watches.acknowledge(user, id.data, from)
-        : await watches.mute(user, id.data, action === 'unmute' ? 0 : 24 * 3_600_000, from);
+        ? await watches.acknowledge(await tenant(), user, id.data, from)
+        : await watches.mute(await tenant(), user, id.data, action === 'unmute' ? 0 : 24 * 3_600_000, from);
     if (!outcome.ok) return tell(outcome.message);
     return postToResponseUrl(args.body.response_url, { ...watches.alertOf(outcome.value), replace_original: true });
   };
@@ -87,17 +89,18 @@ function alertButton(watches: WatchService, reports: ReportService, action: Aler
 
 /** Pause, Resume and Remove in the list: the list is shown again as it is now (in its place). */
 function listButton(watches: WatchService, action: 'pause' | 'resume' | 'remove') {
-  return async (args: ActionArgs, { tell }: Handling) => {
+  return async (args: ActionArgs, h: Handling) => {
     const user = args.body.user.id;
     const id = RowId.safeParse(buttonValue(args));
-    if (!id.success) return tell(problemMessage('This list is too old to change; run /traffic watch list again.'));
+    if (!id.success) return h.tell(problemMessage('This list is too old to change; run /traffic watch list again.'));
     const from = { channelId: args.body.channel?.id };
+    const tenant = await h.tenant();
     const outcome =
       action === 'remove'
-        ? await watches.remove(user, id.data, from)
-        : await watches.setPaused(user, id.data, action === 'pause', from);
+        ? await watches.remove(tenant, user, id.data, from)
+        : await watches.setPaused(tenant, user, id.data, action === 'pause', from);
     if (!outcome.ok) return replyTo(args.body.response_url, false)(outcome.message);
-    return tell(await watches.list(user, { channelId: args.body.channel?.id ?? '' }));
+    return h.tell(await watches.list(tenant, user, { channelId: args.body.channel?.id ?? '' }));
   };
 }
 

@@ -24,8 +24,7 @@ import {
 } from './plan.js';
 
 export interface ObserverDeps {
-  trends: TrendService;
-  fetcher: SharedFetcher;
+  trends: Pick<TrendService, 'values'>;
   flagged: Pick<FlaggedVisitors, 'judged'>;
   /** The API's days, for the length of a day the figures are counted per. */
   apiDays: ApiDays;
@@ -35,9 +34,10 @@ export interface ObserverDeps {
 export class WatchObserver {
   constructor(private readonly deps: ObserverDeps) {}
 
-  async observe(rule: WatchRule, period: WatchPeriod, timeZone: string): Promise<Observation> {
+  /** `fetcher`: the watch's workspace's analytics account. */
+  async observe(fetcher: SharedFetcher, rule: WatchRule, period: WatchPeriod, timeZone: string): Promise<Observation> {
     try {
-      return await this.measure(rule, period, timeZone);
+      return await this.measure(fetcher, rule, period, timeZone);
     } catch (error) {
       if (error instanceof Unsettled) return { ok: false, wait: true, error: error.message };
       if (!(error instanceof ApiError)) throw error;
@@ -45,15 +45,20 @@ export class WatchObserver {
     }
   }
 
-  private async measure(rule: WatchRule, period: WatchPeriod, timeZone: string): Promise<Observation> {
+  private async measure(
+    fetcher: SharedFetcher,
+    rule: WatchRule,
+    period: WatchPeriod,
+    timeZone: string,
+  ): Promise<Observation> {
     const label = periodLabel(period);
-    if (rule.metric === 'bots') return this.bots(period, timeZone, label);
+    if (rule.metric === 'bots') return this.bots(fetcher, period, timeZone, label);
     const c = rule.condition;
     if (c.kind === 'new') {
       const def = REPORTS[rule.report];
       const nameField = def.rowFilter!.rowField;
       const top = async (date: string) => {
-        const rows = await this.deps.fetcher.report(def.id, {
+        const rows = await fetcher.report(def.id, {
           startDate: date,
           endDate: date,
           filterGroups: rule.filters,
@@ -76,9 +81,14 @@ export class WatchObserver {
   }
 
   /** The share of the hour's visits made by visitors the threat scan flagged, among the visits it has judged. */
-  private async bots(period: WatchPeriod, timeZone: string, label: string): Promise<Observation> {
+  private async bots(
+    fetcher: SharedFetcher,
+    period: WatchPeriod,
+    timeZone: string,
+    label: string,
+  ): Promise<Observation> {
     // The zone's hour lies within the API's day before, the day or the day after.
-    const visits = await this.deps.fetcher.visits({
+    const visits = await fetcher.visits({
       startDate: shiftDate(period.date, -1),
       endDate: shiftDate(period.date, 1),
     });

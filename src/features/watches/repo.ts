@@ -69,78 +69,96 @@ export class WatchRepo {
     return toWatch(rows[0]!);
   }
 
+  /** A watch by an id that came from the store (the evaluator, a delivery). */
   async get(id: number): Promise<Watch | undefined> {
     const { rows } = await this.db.query('SELECT * FROM watches WHERE id = $1', [id]);
     return rows[0] && toWatch(rows[0]);
   }
 
+  /** The workspace's watch by an id a request carried; undefined when the workspace has none by that id. */
+  async of(team: string, id: number): Promise<Watch | undefined> {
+    const { rows } = await this.db.query('SELECT * FROM watches WHERE id = $1 AND team_id = $2', [id, team]);
+    return rows[0] && toWatch(rows[0]);
+  }
+
   /** A new rule (or channel) starts afresh: no breach, no alert, evaluated from the next period. */
-  async edit(id: number, rule: WatchRule, channelId: string): Promise<Watch | undefined> {
+  async edit(team: string, id: number, rule: WatchRule, channelId: string): Promise<Watch | undefined> {
     const { rows } = await this.db.query(
       `UPDATE watches SET rule = $2::jsonb, channel_id = $3, state = 'ok', breach_since = NULL, alert_delivery = NULL, alert_ts = NULL,
               acknowledged_by = NULL, acknowledged_at = NULL, last_outcome = NULL, last_text = NULL, last_error = NULL, updated_at = now()
-        WHERE id = $1 RETURNING *`,
-      [id, JSON.stringify(rule), channelId],
+        WHERE id = $1 AND team_id = $4 RETURNING *`,
+      [id, JSON.stringify(rule), channelId, team],
     );
     return rows[0] && toWatch(rows[0]);
   }
 
-  async setPaused(id: number, paused: boolean): Promise<Watch | undefined> {
+  async setPaused(team: string, id: number, paused: boolean): Promise<Watch | undefined> {
     const { rows } = await this.db.query(
-      'UPDATE watches SET paused = $2, updated_at = now() WHERE id = $1 RETURNING *',
-      [id, paused],
+      'UPDATE watches SET paused = $2, updated_at = now() WHERE id = $1 AND team_id = $3 RETURNING *',
+      [id, paused, team],
     );
     return rows[0] && toWatch(rows[0]);
   }
 
-  async setMuted(id: number, until: Date | null): Promise<Watch | undefined> {
+  async setMuted(team: string, id: number, until: Date | null): Promise<Watch | undefined> {
     const { rows } = await this.db.query(
-      'UPDATE watches SET muted_until = $2, updated_at = now() WHERE id = $1 RETURNING *',
-      [id, until],
+      'UPDATE watches SET muted_until = $2, updated_at = now() WHERE id = $1 AND team_id = $3 RETURNING *',
+      [id, until, team],
     );
     return rows[0] && toWatch(rows[0]);
   }
 
   /** The current episode's alert is acknowledged (once: the first to press it). */
-  async acknowledge(id: number, user: string, at: Date): Promise<Watch | undefined> {
+  async acknowledge(team: string, id: number, user: string, at: Date): Promise<Watch | undefined> {
     const { rows } = await this.db.query(
-      `UPDATE watches SET acknowledged_by = coalesce(acknowledged_by, $2), acknowledged_at = coalesce(acknowledged_at, $3), updated_at = now() WHERE id = $1 RETURNING *`,
-      [id, user, at],
+      `UPDATE watches SET acknowledged_by = coalesce(acknowledged_by, $2), acknowledged_at = coalesce(acknowledged_at, $3), updated_at = now()
+        WHERE id = $1 AND team_id = $4 RETURNING *`,
+      [id, user, at, team],
     );
     return rows[0] && toWatch(rows[0]);
   }
 
-  async remove(id: number): Promise<boolean> {
-    const { rows } = await this.db.query('DELETE FROM watches WHERE id = $1 RETURNING id', [id]);
+  async remove(team: string, id: number): Promise<boolean> {
+    const { rows } = await this.db.query('DELETE FROM watches WHERE id = $1 AND team_id = $2 RETURNING id', [id, team]);
     return rows.length > 0;
   }
 
-  async counts(channelId: string, ownerId: string, except = 0): Promise<{ channel: number; owner: number }> {
+  async counts(
+    team: string,
+    channelId: string,
+    ownerId: string,
+    except = 0,
+  ): Promise<{ channel: number; owner: number }> {
     const { rows } = await this.db.query<{ channel: number; owner: number }>(
       `SELECT count(*) FILTER (WHERE channel_id = $1)::int AS channel, count(*) FILTER (WHERE owner_id = $2)::int AS owner
-         FROM watches WHERE id <> $3 AND (channel_id = $1 OR owner_id = $2)`,
-      [channelId, ownerId, except],
+         FROM watches WHERE team_id = $4 AND id <> $3 AND (channel_id = $1 OR owner_id = $2)`,
+      [channelId, ownerId, except, team],
     );
     return rows[0] ?? { channel: 0, owner: 0 };
   }
 
-  /** Who owns the watches that post in these channels. */
-  async ownersIn(channels: readonly string[]): Promise<string[]> {
+  /** Who owns the workspace's watches that post in these channels. */
+  async ownersIn(team: string, channels: readonly string[]): Promise<string[]> {
     const { rows } = await this.db.query<{ owner_id: string }>(
-      'SELECT DISTINCT owner_id FROM watches WHERE channel_id = ANY($1::text[])',
-      [channels],
+      'SELECT DISTINCT owner_id FROM watches WHERE team_id = $1 AND channel_id = ANY($2::text[])',
+      [team, channels],
     );
     return rows.map((r) => r.owner_id);
   }
 
-  async list(channelId?: string): Promise<Watch[]> {
+  /** The workspace's watches, or those in one of its channels. */
+  async list(team: string, channelId?: string): Promise<Watch[]> {
     const { rows } =
       channelId === undefined
-        ? await this.db.query('SELECT * FROM watches ORDER BY id')
-        : await this.db.query('SELECT * FROM watches WHERE channel_id = $1 ORDER BY id', [channelId]);
+        ? await this.db.query('SELECT * FROM watches WHERE team_id = $1 ORDER BY id', [team])
+        : await this.db.query('SELECT * FROM watches WHERE team_id = $1 AND channel_id = $2 ORDER BY id', [
+            team,
+            channelId,
+          ]);
     return rows.map(toWatch);
   }
 
+  /** Every active watch, of every workspace (the evaluator's). */
   async listActive(): Promise<Watch[]> {
     const { rows } = await this.db.query('SELECT * FROM watches WHERE NOT paused ORDER BY id');
     return rows.map(toWatch);

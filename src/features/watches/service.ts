@@ -2,8 +2,9 @@ import type { ChannelRef } from '../../kernel/text.js';
 import { durationInWords } from '../../kernel/format.js';
 import type { Changed } from '../../platform/changes.js';
 import type { Logger } from '../../platform/log.js';
-import type { Access, From, Owned } from '../../platform/slack/access.js';
-import type { SlackDirectory } from '../../platform/slack/directory.js';
+import type { From, Owned } from '../../platform/slack/access.js';
+import { teamOf } from '../../platform/tenancy/team.js';
+import type { Tenant } from '../../platform/tenancy/tenants.js';
 import { infoMessage, problemMessage, type Result, type SlackMessage } from '../../platform/slack/kit/messages.js';
 import { watchAlertMessage, watchListMessage, watchTitle } from './blocks.js';
 import type { WatchRule } from './plan.js';
@@ -11,8 +12,8 @@ import { FOREVER, type Watch, type WatchRepo } from './repo.js';
 
 export interface WatchServiceDeps {
   repo: WatchRepo;
-  access: Access;
-  directory: SlackDirectory;
+  /** A workspace's tenant; throws TenantError when it cannot be served. */
+  tenantOf: (team: string) => Promise<Tenant>;
   now: () => Date;
   defaultTimezone: string;
   /** The same limits as digests: so many a channel, so many a person. */
@@ -30,7 +31,10 @@ const refuse = (text: string, hint?: string): { ok: false; message: SlackMessage
   message: problemMessage(text, hint),
 });
 
-/** The rules of watches are Access's (platform/slack/access.ts): who may post in a channel, change a watch, or answer its alert, and from where. */
+/**
+ * The rules of watches are Access's (platform/slack/access.ts): who may post in a channel, change a watch, or answer its alert, and from where.
+ * Each call is one workspace's (its tenant): it sees and changes that workspace's watches only.
+ */
 export class WatchService {
   constructor(private readonly deps: WatchServiceDeps) {}
 
@@ -38,78 +42,90 @@ export class WatchService {
     return this.deps.log;
   }
 
-  async add(user: string, teamId: string, here: string, rule: WatchRule, channel?: ChannelRef): Promise<Result<Watch>> {
-    const channelId = channel ? await this.deps.directory.channelId(channel) : here;
+  /** The tenant of the workspace a request comes from (Slack's signed body); throws TenantError when it cannot be served. */
+  tenantOf(body: unknown): Promise<Tenant> {
+    return this.deps.tenantOf(teamOf(body));
+  }
+
+  async add(tenant: Tenant, user: string, here: string, rule: WatchRule, channel?: ChannelRef): Promise<Result<Watch>> {
+    const channelId = channel ? await tenant.directory.channelId(channel) : here;
     if (!channelId)
       return refuse(
         `I can't find a channel called #${channel?.name ?? '?'}.`,
         'Check the name, or run the command in that channel.',
       );
-    const notThere = await this.deps.access.mayPostIn(user, channelId);
+    const notThere = await tenant.access.mayPostIn(user, channelId);
     if (notThere) return { ok: false, message: notThere };
-    const over = await this.overLimit(user, channelId);
+    const over = await this.overLimit(tenant.team, user, channelId);
     if (over) return over;
-    const timeZone = await this.deps.directory.userTimeZone(user, this.deps.defaultTimezone);
-    const watch = await this.deps.repo.create({ teamId, channelId, ownerId: user, rule, timeZone });
+    const timeZone = await tenant.directory.userTimeZone(user, this.deps.defaultTimezone);
+    const watch = await this.deps.repo.create({ teamId: tenant.team, channelId, ownerId: user, rule, timeZone });
     this.deps.changed?.({ users: [watch.ownerId] });
     this.deps.log.info({ watch: watch.id, user, channel: channelId }, 'watch added');
     return { ok: true, value: watch };
   }
 
-  async edit(user: string, id: number, rule: WatchRule, from: From, channel?: ChannelRef): Promise<Result<Watch>> {
-    const found = await this.manageable(user, id, from);
+  async edit(
+    tenant: Tenant,
+    user: string,
+    id: number,
+    rule: WatchRule,
+    from: From,
+    channel?: ChannelRef,
+  ): Promise<Result<Watch>> {
+    const found = await this.manageable(tenant, user, id, from);
     if (!found.ok) return found;
-    const channelId = channel ? await this.deps.directory.channelId(channel) : found.value.channelId;
+    const channelId = channel ? await tenant.directory.channelId(channel) : found.value.channelId;
     if (!channelId) return refuse(`I can't find a channel called #${channel?.name ?? '?'}.`);
     if (channelId !== found.value.channelId) {
-      const notThere = await this.deps.access.mayPostIn(user, channelId);
+      const notThere = await tenant.access.mayPostIn(user, channelId);
       if (notThere) return { ok: false, message: notThere };
-      const over = await this.overLimit(found.value.ownerId, channelId, id);
+      const over = await this.overLimit(tenant.team, found.value.ownerId, channelId, id);
       if (over) return over;
     }
-    const watch = await this.deps.repo.edit(id, rule, channelId);
+    const watch = await this.deps.repo.edit(tenant.team, id, rule, channelId);
     if (!watch) return refuse(`There is no watch #${id}.`, 'See /traffic watch list.');
     this.deps.changed?.({ users: [watch.ownerId] });
     this.deps.log.info({ watch: id, user }, 'watch edited');
     return { ok: true, value: watch };
   }
 
-  async setPaused(user: string, id: number, paused: boolean, from: From): Promise<Result<Watch>> {
-    const found = await this.manageable(user, id, from);
+  async setPaused(tenant: Tenant, user: string, id: number, paused: boolean, from: From): Promise<Result<Watch>> {
+    const found = await this.manageable(tenant, user, id, from);
     if (!found.ok) return found;
-    const watch = (await this.deps.repo.setPaused(id, paused)) ?? found.value;
+    const watch = (await this.deps.repo.setPaused(tenant.team, id, paused)) ?? found.value;
     this.deps.changed?.({ users: [watch.ownerId] });
     this.deps.log.info({ watch: id, user, paused }, 'watch paused or resumed');
     return { ok: true, value: watch };
   }
 
-  async remove(user: string, id: number, from: From): Promise<Result<SlackMessage>> {
-    const found = await this.manageable(user, id, from);
+  async remove(tenant: Tenant, user: string, id: number, from: From): Promise<Result<SlackMessage>> {
+    const found = await this.manageable(tenant, user, id, from);
     if (!found.ok) return found;
-    await this.deps.repo.remove(id);
+    await this.deps.repo.remove(tenant.team, id);
     this.deps.changed?.({ users: [found.value.ownerId] });
     this.deps.log.info({ watch: id, user }, 'watch removed');
     return { ok: true, value: infoMessage(`Watch #${id} is removed.`) };
   }
 
   /** Mute (null: for good) or unmute (0). */
-  async mute(user: string, id: number, forMs: number | null, from: From): Promise<Result<Watch>> {
-    const found = await this.answerable(user, id, from);
+  async mute(tenant: Tenant, user: string, id: number, forMs: number | null, from: From): Promise<Result<Watch>> {
+    const found = await this.answerable(tenant, user, id, from);
     if (!found.ok) return found;
     const watch = found.value;
     const until = forMs === null ? FOREVER : forMs <= 0 ? null : new Date(this.deps.now().getTime() + forMs);
-    const after = (await this.deps.repo.setMuted(id, until)) ?? watch;
+    const after = (await this.deps.repo.setMuted(tenant.team, id, until)) ?? watch;
     this.deps.changed?.({ users: [watch.ownerId] });
     this.deps.log.info({ watch: id, user, until }, forMs === 0 ? 'watch unmuted' : 'watch muted');
     return { ok: true, value: after };
   }
 
-  async acknowledge(user: string, id: number, from: From): Promise<Result<Watch>> {
-    const found = await this.answerable(user, id, from);
+  async acknowledge(tenant: Tenant, user: string, id: number, from: From): Promise<Result<Watch>> {
+    const found = await this.answerable(tenant, user, id, from);
     if (!found.ok) return found;
     const watch = found.value;
     if (watch.state !== 'breaching') return refuse(`Watch #${id} is back to normal; there is nothing to acknowledge.`);
-    return { ok: true, value: (await this.deps.repo.acknowledge(id, user, this.deps.now())) ?? watch };
+    return { ok: true, value: (await this.deps.repo.acknowledge(tenant.team, id, user, this.deps.now())) ?? watch };
   }
 
   /** The alert as it stands now (for an in-place update after a button). */
@@ -117,10 +133,10 @@ export class WatchService {
     return watchAlertMessage({ ...watch, text: watch.lastText ?? '', now: this.deps.now(), demo: this.deps.demo });
   }
 
-  async list(user: string, where: { channelId: string } | 'all'): Promise<SlackMessage> {
-    const watches = await this.deps.repo.list(where === 'all' ? undefined : where.channelId);
+  async list(tenant: Tenant, user: string, where: { channelId: string } | 'all'): Promise<SlackMessage> {
+    const watches = await this.deps.repo.list(tenant.team, where === 'all' ? undefined : where.channelId);
     return watchListMessage(
-      watches.map((w) => ({ ...w, canManage: this.deps.access.mayManage(user, w.ownerId) })),
+      watches.map((w) => ({ ...w, canManage: tenant.access.mayManage(user, w.ownerId) })),
       {
         timeZone: this.deps.defaultTimezone,
         now: this.deps.now(),
@@ -145,11 +161,12 @@ export class WatchService {
     );
   }
 
-  /** The person's own watches, each as its title and state in words (for App Home). */
+  /** The person's own watches in the workspace, each as its title and state in words (for App Home). */
   async ownedBy(
+    tenant: Tenant,
     user: string,
   ): Promise<{ id: number; title: string; channelId: string; state: string; paused: boolean; muted: boolean }[]> {
-    const watches = (await this.deps.repo.list()).filter((w) => w.ownerId === user);
+    const watches = (await this.deps.repo.list(tenant.team)).filter((w) => w.ownerId === user);
     const now = this.deps.now();
     return watches.map((w) => ({
       muted: w.mutedUntil !== undefined && w.mutedUntil > now,
@@ -169,38 +186,40 @@ export class WatchService {
     }));
   }
 
-  /** Who owns the watches that post in these channels (App Home). */
-  ownersIn(channels: readonly string[]): Promise<string[]> {
-    return this.deps.repo.ownersIn(channels);
+  /** Who owns the workspace's watches that post in these channels (App Home). */
+  ownersIn(team: string, channels: readonly string[]): Promise<string[]> {
+    return this.deps.repo.ownersIn(team, channels);
   }
 
-  find(id: number): Promise<Watch | undefined> {
-    return this.deps.repo.get(id);
+  /** The workspace's watch by an id a request carried. */
+  find(team: string, id: number): Promise<Watch | undefined> {
+    return this.deps.repo.of(team, id);
   }
 
-  /** A watch `user` may change from here. */
-  async manageable(user: string, id: number, from: From): Promise<Result<Watch>> {
-    const watch = await this.deps.repo.get(id);
+  /** A watch of the workspace `user` may change from here. */
+  async manageable(tenant: Tenant, user: string, id: number, from: From): Promise<Result<Watch>> {
+    const watch = await this.deps.repo.of(tenant.team, id);
     if (!watch) return refuse(`There is no watch #${id}.`, 'See /traffic watch list.');
-    const refused = await this.deps.access.mayChange(user, owned(watch), from);
+    const refused = await tenant.access.mayChange(user, owned(watch), from);
     return refused ? { ok: false, message: refused } : { ok: true, value: watch };
   }
 
   /** A watch whose alert `user` may mute or acknowledge from here. */
-  private async answerable(user: string, id: number, from: From): Promise<Result<Watch>> {
-    const watch = await this.deps.repo.get(id);
+  private async answerable(tenant: Tenant, user: string, id: number, from: From): Promise<Result<Watch>> {
+    const watch = await this.deps.repo.of(tenant.team, id);
     if (!watch) return refuse(`There is no watch #${id}.`, 'See /traffic watch list.');
-    const refused = await this.deps.access.mayRespond(user, owned(watch), from);
+    const refused = await tenant.access.mayRespond(user, owned(watch), from);
     return refused ? { ok: false, message: refused } : { ok: true, value: watch };
   }
 
   private async overLimit(
+    team: string,
     ownerId: string,
     channelId: string,
     except = 0,
   ): Promise<{ ok: false; message: SlackMessage } | undefined> {
     const { perChannel, perUser } = this.deps.limits;
-    const counts = await this.deps.repo.counts(channelId, ownerId, except);
+    const counts = await this.deps.repo.counts(team, channelId, ownerId, except);
     if (counts.channel >= perChannel)
       return refuse(
         `<#${channelId}> already has ${counts.channel} watches, the most a channel may have.`,
