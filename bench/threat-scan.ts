@@ -123,7 +123,7 @@ const worker = new DeliveryWorker({
 });
 worker.start();
 const scan = new ThreatScan({
-  api,
+  tenants: { all: async () => [{ account: { account: api.account, api } }] },
   repos: store,
   leases: store.leases,
   db: store.db,
@@ -206,7 +206,12 @@ const next = await measure();
 say(`scan 2 (right after) done: ${next.result.status}`);
 
 // The same minute again: the same visitors, their answers now in the store.
-await store.scanState.saveProgress(scan.stateKey, { watermark, seenIds: [], counts: {}, at: new Date() });
+await store.scanState.saveProgress((await scan.stateKeys())[0]!, {
+  watermark,
+  seenIds: [],
+  counts: {},
+  at: new Date(),
+});
 const again = await measure();
 say(`scan 3 (the same minute again) done: ${again.result.status}`);
 

@@ -134,7 +134,7 @@ describe('threat alerts grouped by default', () => {
       expect(
         hasAction(card, 'alert.ack') && hasAction(card, 'alert.mute.24h') && hasAction(card, 'alert.details'),
       ).toBe(true);
-    expect(await app.store.alerts.get(SECURITY, first[0]!)).toMatchObject({
+    expect(await app.store.alerts.get('T_LOOKOUT', SECURITY, first[0]!)).toMatchObject({
       messageTs: cards.find(named(first[0]!))!.ts,
       threadTs: groupTs,
     });
@@ -178,7 +178,7 @@ describe('threat alerts grouped by default', () => {
     expect(colourOf(acked)).toBe('neutral');
     expect(hasAction(acked, 'alert.ack')).toBe(false);
     expect(acked.thread_ts).toBe(groupTs);
-    expect((await app.store.alerts.get(SECURITY, first[1]!))?.acknowledgedBy).toBe('U_CAROL');
+    expect((await app.store.alerts.get('T_LOOKOUT', SECURITY, first[1]!))?.acknowledgedBy).toBe('U_CAROL');
     expect(JSON.stringify(message(groupTs))).toBe(groupBefore);
     expect(
       cardsIn(groupTs)
@@ -201,7 +201,7 @@ describe('threat alerts grouped by default', () => {
     expect(replies(groupTs).map((m) => m.text)).toContainEqual(
       expect.stringMatching(new RegExp(`^Seen again: visitor ${id}, 2 more visits, last on /login`)),
     );
-    const card = message((await app.store.alerts.get(SECURITY, id))!.messageTs!);
+    const card = message((await app.store.alerts.get('T_LOOKOUT', SECURITY, id))!.messageTs!);
     expect(card.thread_ts).toBe(groupTs);
     expect(mrkdwnOf(card).join(' ')).toMatch(/\*Seen\*\n3 visits/);
   });
@@ -306,7 +306,7 @@ describe("one flagged visitor a minute for 50 minutes (the issue's measurement)"
       for (const [grouping, channelId] of Object.entries(channels)) {
         await app.store.subscriptions.upsert({
           channelId,
-          teamId: 'T',
+          teamId: 'T_LOOKOUT',
           minSeverity: 'medium',
           checks: ['bot'],
           createdBy: 'U_ALICE',
@@ -355,7 +355,7 @@ describe("a restart between a group's message and its replies", () => {
       slack.setAppUrl(app.requestUrl!);
       await app.store.subscriptions.upsert({
         channelId: channel,
-        teamId: 'T',
+        teamId: 'T_LOOKOUT',
         minSeverity: 'medium',
         checks: ['bot'],
         createdBy: 'U_ALICE',
@@ -380,9 +380,14 @@ describe("a restart between a group's message and its replies", () => {
       );
       await until(
         async () =>
-          (await app.store.deliveries.unfinished({ channels: [channel], failedWithinMs: 0, limit: 10 })).some(
-            (d) => d.attempts > 0,
-          ),
+          (
+            await app.store.deliveries.unfinished({
+              team: 'T_LOOKOUT',
+              channels: [channel],
+              failedWithinMs: 0,
+              limit: 10,
+            })
+          ).some((d) => d.attempts > 0),
         'a reply to be tried',
       );
       expect(replies(top!.ts, channel)).toHaveLength(0);
@@ -399,7 +404,8 @@ describe("a restart between a group's message and its replies", () => {
       expect(cards).toHaveLength(3);
       for (const id of [a, b, c]) expect(cards.filter(named(id))).toHaveLength(1);
       expect(replies(top!.ts, channel).filter((m) => /Sent again after an interruption/.test(m.text))).toHaveLength(0);
-      for (const id of [a, b, c]) expect((await app.store.alerts.get(channel, id))?.threadTs).toBe(top!.ts);
+      for (const id of [a, b, c])
+        expect((await app.store.alerts.get('T_LOOKOUT', channel, id))?.threadTs).toBe(top!.ts);
 
       // Within the window still: a fourth joins the same group.
       const d = visitor('threat');

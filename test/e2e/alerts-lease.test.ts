@@ -25,7 +25,7 @@ describe("the threat scan's lease during a long scan", () => {
     for (const owner of ['replica-a', 'replica-b']) {
       scans.push(
         new ThreatScan({
-          api,
+          tenants: { all: async () => [{ account: { account: api.account, api } }] },
           repos,
           leases: repos.leases,
           db: repos.db,

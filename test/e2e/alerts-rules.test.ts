@@ -46,7 +46,7 @@ beforeAll(async () => {
     slack: { rateLimit: { burst: 30, perSecond: 10 } },
     deliveries: { slackTimeoutMs: 5_000, heartbeatMs: 10_000, paceMs: 100 },
   });
-  await box.lookout.store.scanState.saveProgress(box.lookout.threatScan.stateKey, {
+  await box.lookout.store.scanState.saveProgress((await box.lookout.threatScan.stateKeys())[0]!, {
     watermark: now(),
     seenIds: [],
     counts: {},
@@ -62,8 +62,8 @@ describe('the admin gate on threat alerts', () => {
         /Only Lookout admins can change threat alerts/,
       );
     }
-    expect(await box.lookout.store.subscriptions.list()).toEqual([]);
-    expect(await box.lookout.store.mutes.listActive(SECURITY, now())).toEqual([]);
+    expect(await box.lookout.store.subscriptions.list(undefined)).toEqual([]);
+    expect(await box.lookout.store.mutes.listActive('T_LOOKOUT', SECURITY, now())).toEqual([]);
   });
 
   it('anyone may read the status; an admin turns alerts on', async () => {
@@ -72,7 +72,7 @@ describe('the admin gate on threat alerts', () => {
     expect(await command(ADMIN, 'alerts on min low checks vpn', /Threat alerts are on/)).toMatch(
       /low severity or more \(checks: vpn\)/,
     );
-    expect(await box.lookout.store.subscriptions.get(SECURITY)).toMatchObject({
+    expect(await box.lookout.store.subscriptions.get('T_LOOKOUT', SECURITY)).toMatchObject({
       minSeverity: 'low',
       checks: ['vpn'],
       createdBy: ADMIN,
@@ -87,7 +87,7 @@ describe('the admin gate on threat alerts', () => {
     const alert = await box.slack.waitFor(() => alertsFor(id)[0]);
     await box.slack.click(alert, 'alert.mute.24h', undefined, { user: PERSON });
     await repliesTo(PERSON, /Only Lookout admins can change threat alerts/);
-    expect(await box.lookout.store.mutes.isMuted(SECURITY, id, now())).toBeUndefined();
+    expect(await box.lookout.store.mutes.isMuted('T_LOOKOUT', SECURITY, id, now())).toBeUndefined();
     expect(mrkdwnOf(box.slack.messages(SECURITY).find((m) => m.ts === alert.ts)!).join(' ')).not.toMatch(/Muted/);
 
     await box.slack.click(alert, 'alert.ack', undefined, { user: PERSON });
@@ -96,7 +96,7 @@ describe('the admin gate on threat alerts', () => {
         .join(' ')
         .includes(`Acknowledged by <@${PERSON}>`),
     );
-    expect((await box.lookout.store.alerts.get(SECURITY, id))?.acknowledgedBy).toBe(PERSON);
+    expect((await box.lookout.store.alerts.get('T_LOOKOUT', SECURITY, id))?.acknowledgedBy).toBe(PERSON);
   });
 });
 
@@ -125,7 +125,7 @@ describe('an alert whose visitor looks worse later', () => {
     expect(headerOf(again)).toBe(`Severity rose: Threat · high severity: visitor ${id}`);
     expect(mrkdwnOf(again).join(' ')).toContain('flagged as attacker');
     expect(hasAction(again, 'alert.ack')).toBe(true);
-    expect(await box.lookout.store.alerts.get(SECURITY, id)).toMatchObject({
+    expect(await box.lookout.store.alerts.get('T_LOOKOUT', SECURITY, id)).toMatchObject({
       severity: 'high',
       messageTs: again.ts,
       acknowledgedBy: undefined,
@@ -152,7 +152,7 @@ describe('an alert whose visitor looks worse later', () => {
         .slice(1)
         .map((m) => headerOf(m)),
     ).toEqual([`Threat · high severity: visitor ${other}`]);
-    expect(await box.lookout.store.alerts.get(SECURITY, id)).toMatchObject({ messageTs: again.ts });
+    expect(await box.lookout.store.alerts.get('T_LOOKOUT', SECURITY, id)).toMatchObject({ messageTs: again.ts });
     expect(headerOf(box.slack.messages(SECURITY).find((m) => m.ts === again.ts)!)).toBe(
       `Threat · high severity: visitor ${id}`,
     );
@@ -174,7 +174,7 @@ describe('Unmute', () => {
     });
     expect(hasAction(muted, 'alert.unmute')).toBe(true);
     expect(hasAction(muted, 'alert.mute.24h')).toBe(false);
-    expect(await box.lookout.store.mutes.isMuted(SECURITY, id, now())).toBeDefined();
+    expect(await box.lookout.store.mutes.isMuted('T_LOOKOUT', SECURITY, id, now())).toBeDefined();
 
     await box.slack.click(muted, 'alert.unmute', undefined, { user: ADMIN });
     const unmuted = await box.slack.waitFor(() => {
@@ -183,7 +183,7 @@ describe('Unmute', () => {
     });
     expect(mrkdwnOf(unmuted).join(' ')).not.toMatch(/Muted/);
     expect(hasAction(unmuted, 'alert.unmute')).toBe(false);
-    expect(await box.lookout.store.mutes.isMuted(SECURITY, id, now())).toBeUndefined();
+    expect(await box.lookout.store.mutes.isMuted('T_LOOKOUT', SECURITY, id, now())).toBeUndefined();
     visit(id);
     expect(await box.lookout.threatScan.scan()).toMatchObject({ sightings: 1 });
     await box.lookout.deliveries.drained();
@@ -192,7 +192,7 @@ describe('Unmute', () => {
   it('muting an id no alert here has named says so, and mutes it anyway', async () => {
     const text = await command(ADMIN, 'alerts mute v_never_seen for 24h', /is muted here/);
     expect(text).toContain('No alert about v_never_seen has been raised here yet');
-    expect(await box.lookout.store.mutes.isMuted(SECURITY, 'v_never_seen', now())).toBeDefined();
+    expect(await box.lookout.store.mutes.isMuted('T_LOOKOUT', SECURITY, 'v_never_seen', now())).toBeDefined();
   });
 
   it("a person's Unmute is refused and the mute stays", async () => {
@@ -206,7 +206,7 @@ describe('Unmute', () => {
     });
     await box.slack.click(muted, 'alert.unmute', undefined, { user: PERSON });
     await repliesTo(PERSON, /Only Lookout admins/);
-    expect(await box.lookout.store.mutes.isMuted(SECURITY, id, now())).toBeDefined();
+    expect(await box.lookout.store.mutes.isMuted('T_LOOKOUT', SECURITY, id, now())).toBeDefined();
   });
 });
 
@@ -224,12 +224,14 @@ describe('a group message that Slack refuses', () => {
       ids.map((id) => `Threat · high severity: visitor ${id}`).sort(),
     );
     for (const id of ids)
-      expect(await box.lookout.store.alerts.get(SECURITY, id)).toMatchObject({ messageTs: expect.any(String) });
+      expect(await box.lookout.store.alerts.get('T_LOOKOUT', SECURITY, id)).toMatchObject({
+        messageTs: expect.any(String),
+      });
     const failed = box.logs.find(
       (line) => line.includes('delivery failed for good') && line.includes('channel_not_found'),
     );
     expect(failed).toMatch(/"delivery":\d+/);
-    const subscription = await box.lookout.store.subscriptions.get(SECURITY);
+    const subscription = await box.lookout.store.subscriptions.get('T_LOOKOUT', SECURITY);
     const dm = box.slack.messages(`D_${subscription!.createdBy}`);
     expect(dm.map((m) => m.text).join(' ')).toMatch(
       /could not post threat alerts in <#C_SECURITY> \(Slack said channel_not_found\)/,
@@ -254,7 +256,7 @@ describe('a channel Slack refuses for good', () => {
   it('needs attention in the status, which shows each failed delivery with its reason; the owner is told once; a later post clears it', async () => {
     const ids = ['v_refused_1', 'v_refused_2'].map((id) => visitor(id, { is_attacker: 'True' }));
     box.slack.failNext('chat.postMessage', 'not_in_channel', Infinity, { channel: SECURITY });
-    const owner = (await box.lookout.store.subscriptions.get(SECURITY))!.createdBy;
+    const owner = (await box.lookout.store.subscriptions.get('T_LOOKOUT', SECURITY))!.createdBy;
     const notices = () => box.slack.messages(`D_${owner}`).filter((m) => m.text.includes('not_in_channel')).length;
     const before = notices();
     nextWindow();
@@ -267,13 +269,64 @@ describe('a channel Slack refuses for good', () => {
     const shown = await status(PERSON);
     expect(shown).toMatch(/Needs attention:\* Slack refuses this channel \(`not_in_channel`\)/);
     expect(shown.match(/alert failed \(not_in_channel\)/g)).toHaveLength(2);
-    expect((await box.lookout.store.subscriptions.get(SECURITY))?.attention).toBe('not_in_channel');
+    expect((await box.lookout.store.subscriptions.get('T_LOOKOUT', SECURITY))?.attention).toBe('not_in_channel');
 
     box.slack.clearFailures();
     visit(visitor('v_refused_3', { is_attacker: 'True' }));
     expect(await box.lookout.threatScan.scan()).toMatchObject({ alerts: 1 });
     await box.lookout.deliveries.drained();
-    expect((await box.lookout.store.subscriptions.get(SECURITY))?.attention).toBeUndefined();
+    expect((await box.lookout.store.subscriptions.get('T_LOOKOUT', SECURITY))?.attention).toBeUndefined();
     expect(await status(PERSON)).not.toMatch(/Needs attention/);
+  });
+});
+
+describe('another workspace', () => {
+  it("Acknowledge and Mute on a copy of this workspace's alert, sent from another workspace, say not found and change nothing; its status shows none of this workspace's alerts", async () => {
+    await command(ADMIN, 'alerts on min low checks bot,vpn', /Threat alerts are on/);
+    const id = visitor('v_other_workspace', { is_attacker: 'True' });
+    nextWindow();
+    visit(id);
+    expect(await box.lookout.threatScan.scan()).toMatchObject({ alerts: 1 });
+    await box.lookout.deliveries.drained();
+    const alert = await box.slack.waitFor(() => alertsFor(id)[0]);
+    const stored = await box.lookout.store.alerts.get('T_LOOKOUT', SECURITY, id);
+    expect(stored?.messageTs).toBe(alert.ts);
+
+    // Other Co has a channel with the same id (as a Slack Connect channel has), and a copy of the alert in it.
+    const other = box.slack.team('T_OTHER');
+    other.workspace.addChannel({ name: 'security', id: SECURITY, members: ['U_DANA'] });
+    const copy = other.workspace.post({
+      channel: SECURITY,
+      text: alert.text,
+      blocks: alert.blocks,
+      attachments: alert.attachments,
+    });
+    for (const action of ['alert.ack', 'alert.mute.24h']) {
+      const before = new Set(other.messages(SECURITY).map((m) => m.ts));
+      await other.click({ channel: SECURITY, ts: copy.ts }, action, undefined, { user: 'U_DANA' });
+      const said = await other.waitForMessage(SECURITY, (m) => m.ephemeralTo === 'U_DANA' && !before.has(m.ts));
+      expect(textsOf(said).join(' ')).toMatch(/This alert is not found/);
+    }
+    expect(await box.lookout.store.alerts.get('T_LOOKOUT', SECURITY, id)).toEqual(stored);
+    expect(await box.lookout.store.alerts.get('T_OTHER', SECURITY, id)).toBeUndefined();
+    expect(await box.lookout.store.mutes.isMuted('T_OTHER', SECURITY, id, now())).toBeUndefined();
+    expect(await box.lookout.store.mutes.isMuted('T_LOOKOUT', SECURITY, id, now())).toBeUndefined();
+    expect(other.workspace.message(SECURITY, copy.ts)?.attachments).toEqual(alert.attachments);
+
+    // This workspace's #security is subscribed, mutes someone and has failed deliveries; Other Co's sees none of it.
+    await command(ADMIN, 'alerts mute v_muted_here for 7d', /is muted here/);
+    expect(await status(PERSON)).toMatch(/Watching:\* low severity or more/);
+    const before = new Set(other.messages(SECURITY).map((m) => m.ts));
+    await other.slash(SECURITY, 'U_DANA', 'alerts status');
+    const shown = textsOf(
+      await other.waitForMessage(
+        SECURITY,
+        (m) => m.ephemeralTo === 'U_DANA' && !before.has(m.ts) && /Deliveries/.test(textsOf(m).join(' ')),
+      ),
+    ).join(' ');
+    expect(shown).toMatch(/Watching:\* nothing in this channel/);
+    expect(shown).toMatch(/Deliveries:\* none waiting or failed/);
+    expect(shown).toMatch(/Muted here:\* nobody/);
+    expect(shown).not.toMatch(/Needs attention|severity or more|v_muted_here/);
   });
 });

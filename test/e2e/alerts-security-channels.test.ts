@@ -27,8 +27,8 @@ describe('alerts and SECURITY_CHANNELS', () => {
       /can only go to the security channels.*SECURITY_CHANNELS allows C_SECURITY/,
     );
     expect(await answer('C_SECURITY', 'alerts on #marketing')).toMatch(/can only go to the security channels/);
-    expect(await box.lookout.store.subscriptions.list()).toEqual([]);
+    expect(await box.lookout.store.subscriptions.list(undefined)).toEqual([]);
     expect(await answer('C_SECURITY', 'alerts on')).toMatch(/Threat alerts are on/);
-    expect((await box.lookout.store.subscriptions.list()).map((s) => s.channelId)).toEqual(['C_SECURITY']);
+    expect((await box.lookout.store.subscriptions.list(undefined)).map((s) => s.channelId)).toEqual(['C_SECURITY']);
   });
 });

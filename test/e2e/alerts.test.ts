@@ -67,7 +67,7 @@ describe('threat alerts in one app', () => {
       slack.messages(SECURITY, { user: 'U_ALICE' }).some((m) => textsOf(m).join(' ').includes('Threat alerts are on')),
     );
     // Start watching from now.
-    await app.store.scanState.saveProgress(app.threatScan.stateKey, {
+    await app.store.scanState.saveProgress((await app.threatScan.stateKeys())[0]!, {
       watermark: now(),
       seenIds: [],
       counts: {},
@@ -189,7 +189,7 @@ describe('threat alerts in one app', () => {
     const failed = await app.threatScan.scan();
     await app.deliveries.drained();
     expect(failed.status).toBe('failed');
-    expect((await app.store.scanState.get(app.threatScan.stateKey))?.lastError).toMatch(/unavailable/);
+    expect((await app.store.scanState.get((await app.threatScan.stateKeys())[0]!))?.lastError).toMatch(/unavailable/);
     expect(alertFor(id!)).toBeUndefined();
     demo.setFaults({});
     expect(await app.threatScan.scan()).toMatchObject({ status: 'scanned', alerts: 1 });
@@ -277,13 +277,13 @@ describe('restarts', () => {
       slack.setAppUrl(app.requestUrl!);
       await app.store.subscriptions.upsert({
         channelId: channel,
-        teamId: 'T',
+        teamId: 'T_LOOKOUT',
         minSeverity: 'high',
         checks: ['bot'],
         createdBy: 'U_ALICE',
       });
       clock += 1000; // earlier tests' visits are behind the watermark
-      await app.store.scanState.saveProgress(app.threatScan.stateKey, {
+      await app.store.scanState.saveProgress((await app.threatScan.stateKeys())[0]!, {
         watermark: now(),
         seenIds: [],
         counts: {},
@@ -322,13 +322,13 @@ describe('restarts', () => {
         slack.setAppUrl(apps[0]!.requestUrl!);
         await apps[0]!.store.subscriptions.upsert({
           channelId: 'C_MARKETING',
-          teamId: 'T',
+          teamId: 'T_LOOKOUT',
           minSeverity: 'high',
           checks: ['bot'],
           createdBy: 'U_ALICE',
         });
         clock += 1000;
-        await apps[0]!.store.scanState.saveProgress(apps[0]!.threatScan.stateKey, {
+        await apps[0]!.store.scanState.saveProgress((await apps[0]!.threatScan.stateKeys())[0]!, {
           watermark: now(),
           seenIds: [],
           counts: {},

@@ -51,6 +51,7 @@ describeEachDb('housekeeping', (t) => {
     ]);
     // An alert group whose window ended two days ago, and one still open.
     await t.store.groups.create({
+      teamId: 'T1',
       channelId: 'C1',
       startedAt: new Date(now.getTime() - 2 * DAY - 5 * 60_000),
       endsAt: new Date(now.getTime() - 2 * DAY),
@@ -58,6 +59,7 @@ describeEachDb('housekeeping', (t) => {
       summarised: true,
     });
     const open = await t.store.groups.create({
+      teamId: 'T1',
       channelId: 'C1',
       startedAt: now,
       endsAt: new Date(now.getTime() + 5 * 60_000),
@@ -85,7 +87,7 @@ describeEachDb('housekeeping', (t) => {
     expect((await db.query<{ key: string }>('SELECT key FROM rate_limits')).rows.map((r) => r.key)).toEqual([
       'user:now',
     ]);
-    expect((await t.store.groups.latestOpen('C1', now))?.id).toBe(open.id);
+    expect((await t.store.groups.latestOpen('T1', 'C1', now))?.id).toBe(open.id);
     expect(await housekeep(prunes(t.store, 6 * HOUR), now)).toEqual({
       stash: 0,
       checks: 0,

@@ -9,6 +9,7 @@ const at = (minutes: number) => new Date(T0.getTime() + minutes * 60_000);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const claim = (over: Partial<AlertClaim> = {}): AlertClaim => ({
+  teamId: 'T1',
   channelId: 'C1',
   visitorId: 'V1',
   severity: 'medium',
@@ -39,19 +40,19 @@ describeEachDb('store alerts', (t) => {
       const held = new Promise<void>((r) => (release = r));
       // The first holds its transaction open while the second's statement starts (on PostgreSQL it waits for the row lock).
       const first = t.store.db.transaction(async (tx) => {
-        const before = await new AlertSubscriptionRepo(tx).markAttention('C_RACE', 'not_in_channel');
+        const before = await new AlertSubscriptionRepo(tx).markAttention('T1', 'C_RACE', 'not_in_channel');
         await held;
         return before;
       });
       await new Promise((r) => setTimeout(r, 50));
       const second = t.store.db.transaction((tx) =>
-        new AlertSubscriptionRepo(tx).markAttention('C_RACE', 'not_in_channel'),
+        new AlertSubscriptionRepo(tx).markAttention('T1', 'C_RACE', 'not_in_channel'),
       );
       await new Promise((r) => setTimeout(r, 100));
       release();
       const befores = await Promise.all([first, second]);
       expect(befores.map((b) => b?.attention ?? 'unmarked').sort()).toEqual(['not_in_channel', 'unmarked']);
-      expect((await t.store.subscriptions.get('C_RACE'))?.attention).toBe('not_in_channel');
+      expect((await t.store.subscriptions.get('T1', 'C_RACE'))?.attention).toBe('not_in_channel');
     });
 
     it('subscribes a channel and reads it back, checks and all', async () => {
@@ -72,8 +73,8 @@ describeEachDb('store alerts', (t) => {
         createdAt: expect.any(Date),
         updatedAt: expect.any(Date),
       });
-      expect(await t.store.subscriptions.get('C1')).toEqual(created);
-      expect(await t.store.subscriptions.get('C2')).toBeUndefined();
+      expect(await t.store.subscriptions.get('T1', 'C1')).toEqual(created);
+      expect(await t.store.subscriptions.get('T1', 'C2')).toBeUndefined();
     });
 
     it('changes a subscription in place, keeping who created it and when', async () => {
@@ -99,7 +100,7 @@ describeEachDb('store alerts', (t) => {
         updatedAt: expect.any(Date),
       });
       expect(changed.updatedAt.getTime()).toBeGreaterThan(first.updatedAt.getTime());
-      expect(await t.store.subscriptions.list()).toEqual([changed]);
+      expect(await t.store.subscriptions.list(undefined)).toEqual([changed]);
     });
 
     it('keeps how alerts go out: grouped unless told one each, and as told on each change', async () => {
@@ -107,7 +108,7 @@ describeEachDb('store alerts', (t) => {
       expect((await t.store.subscriptions.upsert({ ...input, checks: ['bot'], grouping: 'each' })).grouping).toBe(
         'each',
       );
-      expect((await t.store.subscriptions.get('C1'))?.grouping).toBe('each');
+      expect((await t.store.subscriptions.get('T1', 'C1'))?.grouping).toBe('each');
       expect((await t.store.subscriptions.upsert({ ...input, checks: ['bot'] })).grouping).toBe('grouped');
       await expect(
         t.store.subscriptions.upsert({ ...input, checks: ['bot'], grouping: 'some' as never }),
@@ -125,11 +126,11 @@ describeEachDb('store alerts', (t) => {
         });
         await sleep(2);
       }
-      expect((await t.store.subscriptions.list()).map((s) => s.channelId)).toEqual(['C2', 'C1', 'C3']);
-      expect((await t.store.subscriptions.get('C3'))?.checks).toEqual([]);
-      expect(await t.store.subscriptions.remove('C1')).toBe(true);
-      expect(await t.store.subscriptions.remove('C1')).toBe(false);
-      expect((await t.store.subscriptions.list()).map((s) => s.channelId)).toEqual(['C2', 'C3']);
+      expect((await t.store.subscriptions.list(undefined)).map((s) => s.channelId)).toEqual(['C2', 'C1', 'C3']);
+      expect((await t.store.subscriptions.get('T1', 'C3'))?.checks).toEqual([]);
+      expect(await t.store.subscriptions.remove('T1', 'C1')).toBe(true);
+      expect(await t.store.subscriptions.remove('T1', 'C1')).toBe(false);
+      expect((await t.store.subscriptions.list(undefined)).map((s) => s.channelId)).toEqual(['C2', 'C3']);
     });
 
     it('refuses a severity that does not exist', async () => {
@@ -145,15 +146,44 @@ describeEachDb('store alerts', (t) => {
     });
   });
 
+  describe('workspaces', () => {
+    it('one channel id in two workspaces (Slack Connect): each has its own subscription, mute and alert, and reads only its own', async () => {
+      const input = { channelId: 'C_SHARED', minSeverity: 'medium', checks: ['bot'], createdBy: 'U1' } as const;
+      await t.store.subscriptions.upsert({ ...input, teamId: 'T1', checks: ['bot'] });
+      await t.store.subscriptions.upsert({ ...input, teamId: 'T2', checks: ['vpn'] });
+      expect((await t.store.subscriptions.get('T1', 'C_SHARED'))?.checks).toEqual(['bot']);
+      expect((await t.store.subscriptions.get('T2', 'C_SHARED'))?.checks).toEqual(['vpn']);
+      expect((await t.store.subscriptions.list(['T2'])).map((s) => s.teamId)).toEqual(['T2']);
+      expect(await t.store.subscriptions.list([])).toEqual([]);
+
+      expect(await t.store.alerts.claim(claim({ channelId: 'C_SHARED' }))).toBe(true);
+      expect(await t.store.alerts.claim(claim({ teamId: 'T2', channelId: 'C_SHARED' }))).toBe(true);
+      expect(await t.store.alerts.acknowledge('T2', 'C_SHARED', 'V1', 'U2', at(1))).toMatchObject({
+        acknowledgedBy: 'U2',
+      });
+      expect((await t.store.alerts.get('T1', 'C_SHARED', 'V1'))?.acknowledgedBy).toBeUndefined();
+      expect(await t.store.alerts.get('T3', 'C_SHARED', 'V1')).toBeUndefined();
+
+      await t.store.mutes.mute('T1', 'C_SHARED', 'V1', null, 'U1');
+      expect(await t.store.mutes.isMuted('T2', 'C_SHARED', 'V1', at(0))).toBeUndefined();
+      expect(await t.store.mutes.unmute('T2', 'C_SHARED', 'V1')).toBe(false);
+      expect(await t.store.mutes.isMuted('T1', 'C_SHARED', 'V1', at(0))).toBeDefined();
+
+      expect(await t.store.subscriptions.remove('T2', 'C_SHARED')).toBe(true);
+      expect(await t.store.subscriptions.get('T1', 'C_SHARED')).toBeDefined();
+    });
+  });
+
   describe('AlertMuteRepo', () => {
     it('mutes until a moment or for good; expired mutes are not active', async () => {
       const now = at(0);
-      const past = await t.store.mutes.mute('C1', 'V-past', at(-1), 'U1');
-      const future = await t.store.mutes.mute('C1', 'V-future', at(60), 'U1');
+      const past = await t.store.mutes.mute('T1', 'C1', 'V-past', at(-1), 'U1');
+      const future = await t.store.mutes.mute('T1', 'C1', 'V-future', at(60), 'U1');
       await sleep(2);
-      const forever = await t.store.mutes.mute('C1', 'V-forever', null, 'U2');
-      await t.store.mutes.mute('C2', 'V-other', null, 'U1');
+      const forever = await t.store.mutes.mute('T1', 'C1', 'V-forever', null, 'U2');
+      await t.store.mutes.mute('T1', 'C2', 'V-other', null, 'U1');
       expect(past).toEqual({
+        teamId: 'T1',
         channelId: 'C1',
         visitorId: 'V-past',
         until: at(-1),
@@ -162,42 +192,50 @@ describeEachDb('store alerts', (t) => {
       });
       expect(forever.until).toBeUndefined();
 
-      const active = await t.store.mutes.activeFor('C1', ['V-past', 'V-future', 'V-forever', 'V-none', 'V-other'], now);
+      const active = await t.store.mutes.activeFor(
+        'T1',
+        'C1',
+        ['V-past', 'V-future', 'V-forever', 'V-none', 'V-other'],
+        now,
+      );
       expect([...active.keys()].sort()).toEqual(['V-forever', 'V-future']);
       expect(active.get('V-future')).toEqual(future);
       expect(active.get('V-forever')).toEqual(forever);
-      expect(await t.store.mutes.activeFor('C1', [], now)).toEqual(new Map());
+      expect(await t.store.mutes.activeFor('T1', 'C1', [], now)).toEqual(new Map());
 
       // Exactly at `until` the mute has ended.
-      expect(await t.store.mutes.isMuted('C1', 'V-future', at(60))).toBeUndefined();
-      expect(await t.store.mutes.isMuted('C1', 'V-future', at(59))).toEqual(future);
-      expect(await t.store.mutes.isMuted('C1', 'V-past', now)).toBeUndefined();
-      expect(await t.store.mutes.isMuted('C1', 'V-forever', at(1e7))).toEqual(forever);
-      expect(await t.store.mutes.isMuted('C1', 'V-other', now)).toBeUndefined();
+      expect(await t.store.mutes.isMuted('T1', 'C1', 'V-future', at(60))).toBeUndefined();
+      expect(await t.store.mutes.isMuted('T1', 'C1', 'V-future', at(59))).toEqual(future);
+      expect(await t.store.mutes.isMuted('T1', 'C1', 'V-past', now)).toBeUndefined();
+      expect(await t.store.mutes.isMuted('T1', 'C1', 'V-forever', at(1e7))).toEqual(forever);
+      expect(await t.store.mutes.isMuted('T1', 'C1', 'V-other', now)).toBeUndefined();
 
-      expect((await t.store.mutes.listActive('C1', now)).map((m) => m.visitorId)).toEqual(['V-future', 'V-forever']);
-      expect((await t.store.mutes.listActive('C2', now)).map((m) => m.visitorId)).toEqual(['V-other']);
-      expect(await t.store.mutes.listActive('C9', now)).toEqual([]);
+      expect((await t.store.mutes.listActive('T1', 'C1', now)).map((m) => m.visitorId)).toEqual([
+        'V-future',
+        'V-forever',
+      ]);
+      expect((await t.store.mutes.listActive('T1', 'C2', now)).map((m) => m.visitorId)).toEqual(['V-other']);
+      expect(await t.store.mutes.listActive('T1', 'C9', now)).toEqual([]);
     });
 
     it('muting again replaces the mute', async () => {
-      await t.store.mutes.mute('C1', 'V1', at(-1), 'U1');
-      expect(await t.store.mutes.isMuted('C1', 'V1', at(0))).toBeUndefined();
-      const again = await t.store.mutes.mute('C1', 'V1', null, 'U2');
+      await t.store.mutes.mute('T1', 'C1', 'V1', at(-1), 'U1');
+      expect(await t.store.mutes.isMuted('T1', 'C1', 'V1', at(0))).toBeUndefined();
+      const again = await t.store.mutes.mute('T1', 'C1', 'V1', null, 'U2');
       expect(again).toMatchObject({ until: undefined, mutedBy: 'U2' });
-      expect(await t.store.mutes.isMuted('C1', 'V1', at(0))).toEqual(again);
-      const shorter = await t.store.mutes.mute('C1', 'V1', at(10), 'U3');
-      expect(await t.store.mutes.isMuted('C1', 'V1', at(11))).toBeUndefined();
-      expect(await t.store.mutes.isMuted('C1', 'V1', at(9))).toEqual(shorter);
+      expect(await t.store.mutes.isMuted('T1', 'C1', 'V1', at(0))).toEqual(again);
+      const shorter = await t.store.mutes.mute('T1', 'C1', 'V1', at(10), 'U3');
+      expect(await t.store.mutes.isMuted('T1', 'C1', 'V1', at(11))).toBeUndefined();
+      expect(await t.store.mutes.isMuted('T1', 'C1', 'V1', at(9))).toEqual(shorter);
     });
 
     it('unmutes', async () => {
-      await t.store.mutes.mute('C1', 'V1', null, 'U1');
-      await t.store.mutes.mute('C2', 'V1', null, 'U1');
-      expect(await t.store.mutes.unmute('C1', 'V1')).toBe(true);
-      expect(await t.store.mutes.unmute('C1', 'V1')).toBe(false);
-      expect(await t.store.mutes.isMuted('C1', 'V1', at(0))).toBeUndefined();
-      expect(await t.store.mutes.isMuted('C2', 'V1', at(0))).toBeDefined();
+      await t.store.mutes.mute('T1', 'C1', 'V1', null, 'U1');
+      await t.store.mutes.mute('T1', 'C2', 'V1', null, 'U1');
+      expect(await t.store.mutes.unmute('T1', 'C1', 'V1')).toBe(true);
+      expect(await t.store.mutes.unmute('T1', 'C1', 'V1')).toBe(false);
+      expect(await t.store.mutes.isMuted('T1', 'C1', 'V1', at(0))).toBeUndefined();
+      expect(await t.store.mutes.isMuted('T1', 'C2', 'V1', at(0))).toBeDefined();
     });
   });
 
@@ -207,8 +245,9 @@ describeEachDb('store alerts', (t) => {
         Array.from({ length: 20 }, (_, i) => t.store.alerts.claim(claim({ verdict: `verdict-${i}` }))),
       );
       expect(wins.filter(Boolean)).toHaveLength(1);
-      const { firstSeen, lastSeen, channelId, visitorId, severity, reasons, visit } = claim();
-      expect(await t.store.alerts.get('C1', 'V1')).toEqual({
+      const { firstSeen, lastSeen, teamId, channelId, visitorId, severity, reasons, visit } = claim();
+      expect(await t.store.alerts.get('T1', 'C1', 'V1')).toEqual({
+        teamId,
         channelId,
         visitorId,
         severity,
@@ -235,7 +274,7 @@ describeEachDb('store alerts', (t) => {
         ),
       );
       expect(wins.filter(Boolean)).toHaveLength(1);
-      expect((await other.get('C1', 'V1'))?.verdict).toBe(`verdict-${wins.indexOf(true)}`);
+      expect((await other.get('T1', 'C1', 'V1'))?.verdict).toBe(`verdict-${wins.indexOf(true)}`);
     });
 
     it('claims per channel and visitor; firstSeen is optional', async () => {
@@ -244,48 +283,48 @@ describeEachDb('store alerts', (t) => {
       expect(await t.store.alerts.claim(claim({ channelId: 'C2' }))).toBe(true);
       expect(await t.store.alerts.claim(claim({ visitorId: 'V2' }))).toBe(true);
       expect(await t.store.alerts.claim(claim())).toBe(false);
-      expect((await t.store.alerts.get('C1', 'V1'))?.firstSeen).toBeUndefined();
-      expect((await t.store.alerts.get('C2', 'V1'))?.firstSeen).toEqual(at(-5));
-      expect(await t.store.alerts.get('C9', 'V1')).toBeUndefined();
+      expect((await t.store.alerts.get('T1', 'C1', 'V1'))?.firstSeen).toBeUndefined();
+      expect((await t.store.alerts.get('T1', 'C2', 'V1'))?.firstSeen).toEqual(at(-5));
+      expect(await t.store.alerts.get('T1', 'C9', 'V1')).toBeUndefined();
 
-      const many = await t.store.alerts.getMany('C1', ['V1', 'V2', 'V3']);
+      const many = await t.store.alerts.getMany('T1', 'C1', ['V1', 'V2', 'V3']);
       expect([...many.keys()].sort()).toEqual(['V1', 'V2']);
-      expect(many.get('V2')).toEqual(await t.store.alerts.get('C1', 'V2'));
-      expect(await t.store.alerts.getMany('C1', [])).toEqual(new Map());
+      expect(many.get('V2')).toEqual(await t.store.alerts.get('T1', 'C1', 'V2'));
+      expect(await t.store.alerts.getMany('T1', 'C1', [])).toEqual(new Map());
     });
 
     it('records where the posted alert and its details are', async () => {
       await t.store.alerts.claim(claim());
-      expect(await t.store.alerts.setPosted('C1', 'V1', '1730707200.000100', '1730707100.000200')).toBe(true);
-      expect(await t.store.alerts.get('C1', 'V1')).toMatchObject({
+      expect(await t.store.alerts.setPosted('T1', 'C1', 'V1', '1730707200.000100', '1730707100.000200')).toBe(true);
+      expect(await t.store.alerts.get('T1', 'C1', 'V1')).toMatchObject({
         messageTs: '1730707200.000100',
         threadTs: '1730707100.000200',
       });
-      expect(await t.store.alerts.setPosted('C1', 'V9', '1.2', '1.2')).toBe(false);
+      expect(await t.store.alerts.setPosted('T1', 'C1', 'V9', '1.2', '1.2')).toBe(false);
     });
 
     it('records a post only from the delivery that announces the alert now; a move clears where it was', async () => {
       await t.store.alerts.claim(claim());
-      expect(await t.store.alerts.announce('C1', 'V1', 7, { groupId: 3 })).toBe(true);
-      expect(await t.store.alerts.setPosted('C1', 'V1', '10.1', '10.1', 7)).toBe(true);
-      expect(await t.store.alerts.get('C1', 'V1')).toMatchObject({
+      expect(await t.store.alerts.announce('T1', 'C1', 'V1', 7, { groupId: 3 })).toBe(true);
+      expect(await t.store.alerts.setPosted('T1', 'C1', 'V1', '10.1', '10.1', 7)).toBe(true);
+      expect(await t.store.alerts.get('T1', 'C1', 'V1')).toMatchObject({
         messageTs: '10.1',
         threadTs: '10.1',
         deliveryId: 7,
         groupId: 3,
       });
       // Moved into its group's thread: no message until the new delivery is posted; the old one's late post records nothing.
-      expect(await t.store.alerts.announce('C1', 'V1', 9, { moved: true })).toBe(true);
-      expect(await t.store.alerts.get('C1', 'V1')).toMatchObject({
+      expect(await t.store.alerts.announce('T1', 'C1', 'V1', 9, { moved: true })).toBe(true);
+      expect(await t.store.alerts.get('T1', 'C1', 'V1')).toMatchObject({
         messageTs: undefined,
         threadTs: undefined,
         deliveryId: 9,
         groupId: 3,
       });
-      expect(await t.store.alerts.setPosted('C1', 'V1', '10.1', '10.1', 7)).toBe(false);
-      expect(await t.store.alerts.setPosted('C1', 'V1', '12.1', '10.1', 9)).toBe(true);
-      expect(await t.store.alerts.get('C1', 'V1')).toMatchObject({ messageTs: '12.1', threadTs: '10.1' });
-      expect(await t.store.alerts.announce('C1', 'V9', 1)).toBe(false);
+      expect(await t.store.alerts.setPosted('T1', 'C1', 'V1', '10.1', '10.1', 7)).toBe(false);
+      expect(await t.store.alerts.setPosted('T1', 'C1', 'V1', '12.1', '10.1', 9)).toBe(true);
+      expect(await t.store.alerts.get('T1', 'C1', 'V1')).toMatchObject({ messageTs: '12.1', threadTs: '10.1' });
+      expect(await t.store.alerts.announce('T1', 'C1', 'V9', 1)).toBe(false);
     });
 
     it("lists a group's alerts in the order their visitors showed up", async () => {
@@ -293,56 +332,59 @@ describeEachDb('store alerts', (t) => {
       await t.store.alerts.claim(claim({ visitorId: 'V1', firstSeen: at(2) }));
       await t.store.alerts.claim(claim({ visitorId: 'V3', firstSeen: undefined, lastSeen: at(3) }));
       await t.store.alerts.claim(claim({ visitorId: 'V4' }));
-      for (const visitorId of ['V1', 'V2', 'V3']) await t.store.alerts.announce('C1', visitorId, 1, { groupId: 5 });
-      await t.store.alerts.announce('C1', 'V4', 1, { groupId: 6 });
-      expect((await t.store.alerts.inGroup(5)).map((a) => a.visitorId)).toEqual(['V2', 'V1', 'V3']);
-      expect(await t.store.alerts.inGroup(7)).toEqual([]);
+      for (const visitorId of ['V1', 'V2', 'V3'])
+        await t.store.alerts.announce('T1', 'C1', visitorId, 1, { groupId: 5 });
+      await t.store.alerts.announce('T1', 'C1', 'V4', 1, { groupId: 6 });
+      expect((await t.store.alerts.inGroup('T1', 5)).map((a) => a.visitorId)).toEqual(['V2', 'V1', 'V3']);
+      expect(await t.store.alerts.inGroup('T1', 7)).toEqual([]);
     });
 
     it('adds sightings, keeps the latest last_seen and replaces the visit', async () => {
       await t.store.alerts.claim(claim());
-      const newer = await t.store.alerts.recordSighting('C1', 'V1', {
+      const newer = await t.store.alerts.recordSighting('T1', 'C1', 'V1', {
         count: 3,
         lastSeen: at(10),
         visit: { id: 'visit-2' },
       });
       expect(newer).toMatchObject({ sightings: 4, lastSeen: at(10), visit: { id: 'visit-2' }, firstSeen: at(-5) });
 
-      const older = await t.store.alerts.recordSighting('C1', 'V1', {
+      const older = await t.store.alerts.recordSighting('T1', 'C1', 'V1', {
         count: 2,
         lastSeen: at(5),
         visit: { id: 'visit-3' },
       });
       expect(older).toMatchObject({ sightings: 6, lastSeen: at(10), visit: { id: 'visit-3' } });
-      expect(await t.store.alerts.get('C1', 'V1')).toEqual(older);
+      expect(await t.store.alerts.get('T1', 'C1', 'V1')).toEqual(older);
 
-      expect(await t.store.alerts.recordSighting('C1', 'V9', { count: 1, lastSeen: at(1), visit: {} })).toBeUndefined();
+      expect(
+        await t.store.alerts.recordSighting('T1', 'C1', 'V9', { count: 1, lastSeen: at(1), visit: {} }),
+      ).toBeUndefined();
     });
 
     it('counts every one of concurrent sightings', async () => {
       await t.store.alerts.claim(claim());
       await Promise.all(
         Array.from({ length: 20 }, (_, i) =>
-          t.store.alerts.recordSighting('C1', 'V1', { count: 1, lastSeen: at(i), visit: { id: `visit-${i}` } }),
+          t.store.alerts.recordSighting('T1', 'C1', 'V1', { count: 1, lastSeen: at(i), visit: { id: `visit-${i}` } }),
         ),
       );
-      expect(await t.store.alerts.get('C1', 'V1')).toMatchObject({ sightings: 21, lastSeen: at(19) });
+      expect(await t.store.alerts.get('T1', 'C1', 'V1')).toMatchObject({ sightings: 21, lastSeen: at(19) });
     });
 
     it('acknowledges once: the first acknowledgement stands', async () => {
       await t.store.alerts.claim(claim());
-      const acked = await t.store.alerts.acknowledge('C1', 'V1', 'U1', at(1));
+      const acked = await t.store.alerts.acknowledge('T1', 'C1', 'V1', 'U1', at(1));
       expect(acked).toMatchObject({ acknowledgedBy: 'U1', acknowledgedAt: at(1) });
-      const again = await t.store.alerts.acknowledge('C1', 'V1', 'U2', at(2));
+      const again = await t.store.alerts.acknowledge('T1', 'C1', 'V1', 'U2', at(2));
       expect(again).toEqual(acked);
-      expect(await t.store.alerts.acknowledge('C1', 'V9', 'U1', at(1))).toBeUndefined();
+      expect(await t.store.alerts.acknowledge('T1', 'C1', 'V9', 'U1', at(1))).toBeUndefined();
     });
 
     it('raises to a higher severity and clears the acknowledgement', async () => {
       await t.store.alerts.claim(claim({ severity: 'low' }));
-      await t.store.alerts.recordSighting('C1', 'V1', { count: 2, lastSeen: at(10), visit: { id: 'visit-2' } });
-      await t.store.alerts.acknowledge('C1', 'V1', 'U1', at(1));
-      const raised = await t.store.alerts.raise('C1', 'V1', {
+      await t.store.alerts.recordSighting('T1', 'C1', 'V1', { count: 2, lastSeen: at(10), visit: { id: 'visit-2' } });
+      await t.store.alerts.acknowledge('T1', 'C1', 'V1', 'U1', at(1));
+      const raised = await t.store.alerts.raise('T1', 'C1', 'V1', {
         severity: 'high',
         verdict: 'Bot',
         reasons: ['Scraping 400 pages a minute'],
@@ -360,18 +402,24 @@ describeEachDb('store alerts', (t) => {
         acknowledgedBy: undefined,
         acknowledgedAt: undefined,
       });
-      expect(await t.store.alerts.get('C1', 'V1')).toEqual(raised);
+      expect(await t.store.alerts.get('T1', 'C1', 'V1')).toEqual(raised);
 
       // Acknowledged again, then not higher: nothing changes.
-      const acked = await t.store.alerts.acknowledge('C1', 'V1', 'U2', at(21));
+      const acked = await t.store.alerts.acknowledge('T1', 'C1', 'V1', 'U2', at(21));
       for (const severity of ['high', 'medium', 'low'] as const) {
         expect(
-          await t.store.alerts.raise('C1', 'V1', { severity, verdict: 'x', reasons: [], visit: {}, lastSeen: at(30) }),
+          await t.store.alerts.raise('T1', 'C1', 'V1', {
+            severity,
+            verdict: 'x',
+            reasons: [],
+            visit: {},
+            lastSeen: at(30),
+          }),
         ).toBeUndefined();
       }
-      expect(await t.store.alerts.get('C1', 'V1')).toEqual(acked);
+      expect(await t.store.alerts.get('T1', 'C1', 'V1')).toEqual(acked);
       expect(
-        await t.store.alerts.raise('C1', 'V9', {
+        await t.store.alerts.raise('T1', 'C1', 'V9', {
           severity: 'high',
           verdict: 'x',
           reasons: [],
@@ -383,7 +431,7 @@ describeEachDb('store alerts', (t) => {
 
     it('raises low to medium, and never moves last_seen back', async () => {
       await t.store.alerts.claim(claim({ severity: 'low', lastSeen: at(10) }));
-      const raised = await t.store.alerts.raise('C1', 'V1', {
+      const raised = await t.store.alerts.raise('T1', 'C1', 'V1', {
         severity: 'medium',
         verdict: 'Suspicious',
         reasons: ['VPN'],
@@ -395,9 +443,9 @@ describeEachDb('store alerts', (t) => {
 
     it('forgets an alert so that it can be claimed again', async () => {
       await t.store.alerts.claim(claim());
-      expect(await t.store.alerts.forget('C1', 'V1')).toBe(true);
-      expect(await t.store.alerts.forget('C1', 'V1')).toBe(false);
-      expect(await t.store.alerts.get('C1', 'V1')).toBeUndefined();
+      expect(await t.store.alerts.forget('T1', 'C1', 'V1')).toBe(true);
+      expect(await t.store.alerts.forget('T1', 'C1', 'V1')).toBe(false);
+      expect(await t.store.alerts.get('T1', 'C1', 'V1')).toBeUndefined();
       expect(await t.store.alerts.claim(claim())).toBe(true);
     });
 
@@ -406,23 +454,23 @@ describeEachDb('store alerts', (t) => {
       await t.store.alerts.claim(claim({ visitorId: 'V2', firstSeen: at(10), lastSeen: at(30) }));
       await t.store.alerts.claim(claim({ visitorId: 'V3', firstSeen: at(60), lastSeen: at(60) }));
       await t.store.alerts.claim(claim({ channelId: 'C2', visitorId: 'V1', firstSeen: at(0), lastSeen: at(30) }));
-      expect(await t.store.alerts.countSeenBetween('C1', at(0), at(60))).toBe(2);
-      expect(await t.store.alerts.countSeenBetween('C1', at(0), at(61))).toBe(3);
-      expect(await t.store.alerts.countSeenBetween('C1', at(1), at(60))).toBe(1);
-      expect(await t.store.alerts.countSeenBetween('C1', at(20), at(25))).toBe(1); // V2 was about from 10 to 30
+      expect(await t.store.alerts.countSeenBetween('T1', 'C1', at(0), at(60))).toBe(2);
+      expect(await t.store.alerts.countSeenBetween('T1', 'C1', at(0), at(61))).toBe(3);
+      expect(await t.store.alerts.countSeenBetween('T1', 'C1', at(1), at(60))).toBe(1);
+      expect(await t.store.alerts.countSeenBetween('T1', 'C1', at(20), at(25))).toBe(1); // V2 was about from 10 to 30
       // A visitor alerted in two channels is one visitor.
-      expect(await t.store.alerts.countSeenBetween(undefined, at(0), at(60))).toBe(2);
-      expect(await t.store.alerts.countSeenBetween('C2', at(0), at(60))).toBe(1);
-      expect(await t.store.alerts.countSeenBetween('C9', at(0), at(60))).toBe(0);
+      expect(await t.store.alerts.countSeenBetween('T1', undefined, at(0), at(60))).toBe(2);
+      expect(await t.store.alerts.countSeenBetween('T1', 'C2', at(0), at(60))).toBe(1);
+      expect(await t.store.alerts.countSeenBetween('T1', 'C9', at(0), at(60))).toBe(0);
 
       // A later sighting stretches the visitor's span into later ranges.
-      await t.store.alerts.recordSighting('C1', 'V1', { count: 1, lastSeen: at(90), visit: {} });
-      expect(await t.store.alerts.countSeenBetween('C1', at(60), at(120))).toBe(2);
-      expect(await t.store.alerts.countSeenBetween('C1', at(40), at(50))).toBe(1);
+      await t.store.alerts.recordSighting('T1', 'C1', 'V1', { count: 1, lastSeen: at(90), visit: {} });
+      expect(await t.store.alerts.countSeenBetween('T1', 'C1', at(60), at(120))).toBe(2);
+      expect(await t.store.alerts.countSeenBetween('T1', 'C1', at(40), at(50))).toBe(1);
       // No first visit known: its last is its span.
       await t.store.alerts.claim(claim({ visitorId: 'V4', firstSeen: undefined, lastSeen: at(200) }));
-      expect(await t.store.alerts.countSeenBetween('C1', at(150), at(200))).toBe(0);
-      expect(await t.store.alerts.countSeenBetween('C1', at(200), at(201))).toBe(1);
+      expect(await t.store.alerts.countSeenBetween('T1', 'C1', at(150), at(200))).toBe(0);
+      expect(await t.store.alerts.countSeenBetween('T1', 'C1', at(200), at(201))).toBe(1);
     });
   });
 
@@ -430,6 +478,7 @@ describeEachDb('store alerts', (t) => {
     it('a group is open until its window ends; the latest open one of the channel is given', async () => {
       const groups = new AlertGroupRepo(t.db);
       const first = await groups.create({
+        teamId: 'T1',
         channelId: 'C1',
         startedAt: at(0),
         endsAt: at(5),
@@ -444,20 +493,28 @@ describeEachDb('store alerts', (t) => {
         deliveryId: 11,
         summarised: false,
       });
-      await groups.create({ channelId: 'C2', startedAt: at(1), endsAt: at(6), deliveryId: 12, summarised: true });
-      expect(await groups.latestOpen('C1', at(4))).toEqual(first);
-      expect(await groups.latestOpen('C1', at(5))).toBeUndefined();
+      await groups.create({
+        teamId: 'T1',
+        channelId: 'C2',
+        startedAt: at(1),
+        endsAt: at(6),
+        deliveryId: 12,
+        summarised: true,
+      });
+      expect(await groups.latestOpen('T1', 'C1', at(4))).toEqual(first);
+      expect(await groups.latestOpen('T1', 'C1', at(5))).toBeUndefined();
       const second = await groups.create({
+        teamId: 'T1',
         channelId: 'C1',
         startedAt: at(5),
         endsAt: at(10),
         deliveryId: 13,
         summarised: true,
       });
-      expect((await groups.latestOpen('C1', at(5)))?.id).toBe(second.id);
-      await groups.summarise(first.id);
-      expect(await groups.latestOpen('C1', at(1))).toMatchObject({ id: second.id });
-      expect(await groups.latestOpen('C3', at(1))).toBeUndefined();
+      expect((await groups.latestOpen('T1', 'C1', at(5)))?.id).toBe(second.id);
+      await groups.summarise('T1', first.id);
+      expect(await groups.latestOpen('T1', 'C1', at(1))).toMatchObject({ id: second.id });
+      expect(await groups.latestOpen('T1', 'C3', at(1))).toBeUndefined();
     });
 
     it("one transaction at a time decides a channel's groups", async () => {
@@ -467,18 +524,18 @@ describeEachDb('store alerts', (t) => {
       let release!: () => void;
       const held = new Promise<void>((r) => (release = r));
       const first = t.db.transaction(async (tx) => {
-        await new AlertGroupRepo(tx).lock('C1');
+        await new AlertGroupRepo(tx).lock('T1', 'C1');
         order.push('first locked');
         await held;
         order.push('first done');
       });
       await until(() => order.includes('first locked'), 'the first transaction to hold the lock');
       const second = sibling.transaction(async (tx) => {
-        await new AlertGroupRepo(tx).lock('C1');
+        await new AlertGroupRepo(tx).lock('T1', 'C1');
         order.push('second locked');
       });
       const other = sibling.transaction(async (tx) => {
-        await new AlertGroupRepo(tx).lock('C2');
+        await new AlertGroupRepo(tx).lock('T1', 'C2');
         order.push('other channel locked');
       });
       await other;

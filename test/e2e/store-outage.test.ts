@@ -62,8 +62,9 @@ describe.skipIf(!TEST_DATABASE_URL)('a database that stops answering', () => {
 
   it("the threat scan's timer survives the outage, logs each failed tick, and scans again once the database is back", async () => {
     const { logger, lines } = captureLogs('warn');
+    const api = new AnalyticsApi({ baseUrl: 'http://127.0.0.1:9', apiKey: 'k' });
     const scan = new ThreatScan({
-      api: new AnalyticsApi({ baseUrl: 'http://127.0.0.1:9', apiKey: 'k' }),
+      tenants: { all: async () => [{ account: { account: api.account, api } }] },
       repos,
       leases: repos.leases,
       db: repos.db,

@@ -184,7 +184,7 @@ describe.skipIf(!available)('three people in the sandbox, in a browser', () => {
     // The channel it reports in, as a channel link.
     const on = await lastMessage(page, page.getByText('Threat alerts are on', { exact: false }));
     expect(await on.locator('.channel-mention').first().textContent()).toBe('#security');
-    await box.lookout.store.scanState.saveProgress(box.lookout.threatScan.stateKey, {
+    await box.lookout.store.scanState.saveProgress((await box.lookout.threatScan.stateKeys())[0]!, {
       watermark: new Date(),
       seenIds: [],
       counts: {},

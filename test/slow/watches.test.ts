@@ -177,7 +177,7 @@ describe('watches in one app', () => {
     expect(mrkdwnOf(await command(app, 'C_SECURITY', 'alerts on min medium', 'U_CAROL')).join(' ')).toMatch(
       /alerts are on/i,
     );
-    await app.store.scanState.saveProgress(app.threatScan.stateKey, {
+    await app.store.scanState.saveProgress((await app.threatScan.stateKeys())[0]!, {
       watermark: now(),
       seenIds: [],
       counts: {},

@@ -14,15 +14,16 @@ const NOTICE_DEADLINE_MS = 24 * 3_600_000;
  */
 const subscriptionHooks = {
   async posted(tx: Queryable, delivery: Delivered<unknown>) {
-    await new AlertSubscriptionRepo(tx).clearAttention(delivery.channelId);
+    await new AlertSubscriptionRepo(tx).clearAttention(delivery.team, delivery.channelId);
   },
   async failed(tx: Queryable, delivery: Delivered<unknown>, failure: { reason: string; channel: boolean }) {
     if (!failure.channel) return;
     const channelId = delivery.channelId;
-    const before = await new AlertSubscriptionRepo(tx).markAttention(channelId, failure.reason);
+    const before = await new AlertSubscriptionRepo(tx).markAttention(delivery.team, channelId, failure.reason);
     if (!before || before.attention) return;
     await new DeliveryRepo(tx).enqueue({
       subject: NOTICE,
+      team: delivery.team,
       channelId: before.createdBy,
       message: channelRefusedNotice(
         'threat alerts',
@@ -44,7 +45,14 @@ export const ALERT = defineSubject({
     async posted(tx, delivery, messageTs, threadTs) {
       const { visitorId } = delivery.payload;
       if (visitorId)
-        await new AlertRepo(tx).setPosted(delivery.channelId, visitorId, messageTs, threadTs ?? messageTs, delivery.id);
+        await new AlertRepo(tx).setPosted(
+          delivery.team,
+          delivery.channelId,
+          visitorId,
+          messageTs,
+          threadTs ?? messageTs,
+          delivery.id,
+        );
       await subscriptionHooks.posted(tx, delivery);
     },
     failed: subscriptionHooks.failed,

@@ -62,9 +62,6 @@ export const alerts: LookoutFeature<'alerts', 'visitor', AlertFeatureRepos> = {
     const { now } = settings;
     const service = new AlertService({
       repos,
-      account: platform.legacy().api.account,
-      access: platform.legacy().access,
-      directory: platform.legacy().directory,
       now,
       timeZone: settings.timeZone,
       verdict: settings.verdict,
@@ -72,7 +69,7 @@ export const alerts: LookoutFeature<'alerts', 'visitor', AlertFeatureRepos> = {
       log: logOf(ctx, 'alerts'),
     });
     const scan = new ThreatScan({
-      api: platform.legacy().api,
+      tenants: platform.tenants,
       repos,
       leases: platform.repos.leases,
       db: platform.repos.db,
@@ -88,15 +85,26 @@ export const alerts: LookoutFeature<'alerts', 'visitor', AlertFeatureRepos> = {
       burst: settings.alerts.burst,
     });
     platform.metrics.addProbes({
+      // The account whose last scan is oldest.
       scanAgeSeconds: async () => {
-        const at = (await own.scanState.get(scan.stateKey))?.lastScanAt;
-        return at ? Math.max(0, (now().getTime() - at.getTime()) / 1000) : undefined;
+        const ages: number[] = [];
+        for (const key of await scan.stateKeys()) {
+          const at = (await own.scanState.get(key))?.lastScanAt;
+          if (at) ages.push(Math.max(0, (now().getTime() - at.getTime()) / 1000));
+        }
+        return ages.length > 0 ? Math.max(...ages) : undefined;
       },
       leases: () => platform.repos.leases.holders([SCAN_LEASE_KEY]),
     });
     return {
       gives: { service, scan },
-      subcommands: [{ words: ['alerts', 'alert'], run: alertsCommand(service), help: ALERTS_HELP }],
+      subcommands: [
+        {
+          words: ['alerts', 'alert'],
+          run: alertsCommand(service, (team) => platform.tenants.of(team)),
+          help: ALERTS_HELP,
+        },
+      ],
       register: (routes) => registerAlerts(routes, service, visitor),
       jobs: [scan],
       prunes: alertPrunes(own, settings.alerts.recheckMs),

@@ -1,4 +1,4 @@
-import type { Routes } from '../../platform/slack/routes.js';
+import type { Routes, TenantOf } from '../../platform/slack/routes.js';
 import { SafeId } from '../../kernel/text.js';
 import { messageOf, problemMessage, usageMessage } from '../../platform/slack/kit/messages.js';
 import { postToResponseUrl } from '../../platform/slack/respond.js';
@@ -10,24 +10,24 @@ import { parseAlertsCommand } from './parse.js';
 import type { AlertService } from './service.js';
 
 /** `/traffic alerts …` (after the ack). */
-export function alertsCommand(alerts: AlertService): Subcommand {
+export function alertsCommand(alerts: AlertService, tenantOf: TenantOf): Subcommand {
   return async ({ command, args, reply }) => {
     const parsed = parseAlertsCommand(args.map((t) => t.text));
+    if (parsed.kind === 'error') return reply(usageMessage(parsed.message, parsed.usage));
+    const tenant = await tenantOf(command.team_id);
     const user = command.user_id;
     const here = command.channel_id;
     switch (parsed.kind) {
-      case 'error':
-        return reply(usageMessage(parsed.message, parsed.usage));
       case 'status':
-        return reply(await alerts.status(here));
+        return reply(await alerts.status(tenant, here));
       case 'on':
-        return reply(messageOf(await alerts.subscribe(user, command.team_id, here, parsed)));
+        return reply(messageOf(await alerts.subscribe(tenant, user, here, parsed)));
       case 'off':
-        return reply(messageOf(await alerts.unsubscribe(user, here, parsed.channel)));
+        return reply(messageOf(await alerts.unsubscribe(tenant, user, here, parsed.channel)));
       case 'mute':
-        return reply(messageOf(await alerts.mute(user, here, parsed.visitorId, parsed.forMs)));
+        return reply(messageOf(await alerts.mute(tenant, user, here, parsed.visitorId, parsed.forMs)));
       case 'unmute':
-        return reply(messageOf(await alerts.unmute(user, here, parsed.visitorId)));
+        return reply(messageOf(await alerts.unmute(tenant, user, here, parsed.visitorId)));
     }
   };
 }
@@ -38,14 +38,14 @@ export function alertsCommand(alerts: AlertService): Subcommand {
  */
 export function registerAlerts(app: Routes, alerts: AlertService, cards: VisitorCards): void {
   for (const action of ['ack', 'mute24h', 'mute7d', 'unmute', 'details'] as const) {
-    app.handle(ALERT_ACTIONS[action], async (args, { log, tell }) => {
+    app.handle(ALERT_ACTIONS[action], async (args, { log, tell, tenant }) => {
       const user = args.body.user.id;
       const channel = args.body.channel?.id;
       const parsed = SafeId.safeParse(buttonValue(args));
       if (!channel || !parsed.success) return tell(problemMessage('This alert is too old to act on.'));
       const visitorId = parsed.data;
       if (action === 'details') return tell((await cards.card({ visitorId, channelId: channel, user, log })).message);
-      const outcome = await alerts.act(user, channel, visitorId, action);
+      const outcome = await alerts.act(await tenant(), user, channel, visitorId, action);
       if (!outcome.ok) return tell(outcome.message);
       return postToResponseUrl(args.body.response_url, { ...outcome.value, replace_original: true });
     });

@@ -44,8 +44,8 @@ export class AlertSubscriptionRepo {
     const { rows } = await this.db.query(
       `INSERT INTO alert_subscriptions (channel_id, team_id, min_severity, checks, created_by, grouping)
        VALUES ($1, $2, $3, $4::jsonb, $5, $6)
-       ON CONFLICT (channel_id) DO UPDATE SET
-         team_id = EXCLUDED.team_id, min_severity = EXCLUDED.min_severity, checks = EXCLUDED.checks, grouping = EXCLUDED.grouping,
+       ON CONFLICT (team_id, channel_id) DO UPDATE SET
+         min_severity = EXCLUDED.min_severity, checks = EXCLUDED.checks, grouping = EXCLUDED.grouping,
          attention = NULL, updated_at = now()
        RETURNING *`,
       [
@@ -61,15 +61,19 @@ export class AlertSubscriptionRepo {
   }
 
   /** Unsubscribes the channel; false when it was not subscribed. Its alerts and mutes stay. */
-  async remove(channelId: string): Promise<boolean> {
-    const { rows } = await this.db.query('DELETE FROM alert_subscriptions WHERE channel_id = $1 RETURNING channel_id', [
-      channelId,
-    ]);
+  async remove(team: string, channelId: string): Promise<boolean> {
+    const { rows } = await this.db.query(
+      'DELETE FROM alert_subscriptions WHERE team_id = $1 AND channel_id = $2 RETURNING channel_id',
+      [team, channelId],
+    );
     return rows.length > 0;
   }
 
-  async get(channelId: string): Promise<AlertSubscription | undefined> {
-    const { rows } = await this.db.query('SELECT * FROM alert_subscriptions WHERE channel_id = $1', [channelId]);
+  async get(team: string, channelId: string): Promise<AlertSubscription | undefined> {
+    const { rows } = await this.db.query('SELECT * FROM alert_subscriptions WHERE team_id = $1 AND channel_id = $2', [
+      team,
+      channelId,
+    ]);
     return rows[0] && toSubscription(rows[0]);
   }
 
@@ -78,30 +82,33 @@ export class AlertSubscriptionRepo {
    * first refusal tells its owner. Two refusals at once: one finds it unmarked (the row
    * lock orders them, and the second re-reads `attention`), the other marked.
    */
-  async markAttention(channelId: string, reason: string): Promise<AlertSubscription | undefined> {
+  async markAttention(team: string, channelId: string, reason: string): Promise<AlertSubscription | undefined> {
     const first = await this.db.query(
-      'UPDATE alert_subscriptions SET attention = $2 WHERE channel_id = $1 AND attention IS NULL RETURNING *',
-      [channelId, reason],
+      'UPDATE alert_subscriptions SET attention = $3 WHERE team_id = $1 AND channel_id = $2 AND attention IS NULL RETURNING *',
+      [team, channelId, reason],
     );
     if (first.rows[0]) return { ...toSubscription(first.rows[0]), attention: undefined };
     const { rows } = await this.db.query(
-      'UPDATE alert_subscriptions SET attention = $2 WHERE channel_id = $1 RETURNING *',
-      [channelId, reason],
+      'UPDATE alert_subscriptions SET attention = $3 WHERE team_id = $1 AND channel_id = $2 RETURNING *',
+      [team, channelId, reason],
     );
     return rows[0] && toSubscription(rows[0]);
   }
 
   /** A post reached the channel: whatever needed attention is fixed. */
-  async clearAttention(channelId: string): Promise<void> {
+  async clearAttention(team: string, channelId: string): Promise<void> {
     await this.db.query(
-      'UPDATE alert_subscriptions SET attention = NULL WHERE channel_id = $1 AND attention IS NOT NULL',
-      [channelId],
+      'UPDATE alert_subscriptions SET attention = NULL WHERE team_id = $1 AND channel_id = $2 AND attention IS NOT NULL',
+      [team, channelId],
     );
   }
 
-  /** Every subscription, oldest first. */
-  async list(): Promise<AlertSubscription[]> {
-    const { rows } = await this.db.query('SELECT * FROM alert_subscriptions ORDER BY created_at, channel_id');
+  /** The subscriptions of these workspaces (undefined: of every workspace), oldest first. */
+  async list(teams: readonly string[] | undefined): Promise<AlertSubscription[]> {
+    const { rows } = await this.db.query(
+      'SELECT * FROM alert_subscriptions WHERE $1::text[] IS NULL OR team_id = ANY($1::text[]) ORDER BY created_at, team_id, channel_id',
+      [teams ?? null],
+    );
     return rows.map(toSubscription);
   }
 }
@@ -109,6 +116,7 @@ export class AlertSubscriptionRepo {
 // ---------------------------------------------------------------- mutes
 
 export interface AlertMute {
+  teamId: string;
   channelId: string;
   visitorId: string;
   /** Muted until this moment; undefined: for good. */
@@ -126,51 +134,62 @@ export class AlertMuteRepo {
   constructor(private readonly db: Queryable) {}
 
   /** Mutes the visitor in the channel until `until` (null: for good); muting again replaces the mute. */
-  async mute(channelId: string, visitorId: string, until: Date | null, mutedBy: string): Promise<AlertMute> {
+  async mute(
+    team: string,
+    channelId: string,
+    visitorId: string,
+    until: Date | null,
+    mutedBy: string,
+  ): Promise<AlertMute> {
     const { rows } = await this.db.query(
-      `INSERT INTO alert_mutes (channel_id, visitor_id, until, muted_by)
-       VALUES ($1, $2, $3, $4)
-       ON CONFLICT (channel_id, visitor_id) DO UPDATE SET
+      `INSERT INTO alert_mutes (team_id, channel_id, visitor_id, until, muted_by)
+       VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (team_id, channel_id, visitor_id) DO UPDATE SET
          until = EXCLUDED.until, muted_by = EXCLUDED.muted_by, created_at = now()
        RETURNING *`,
-      [channelId, visitorId, until, mutedBy],
+      [team, channelId, visitorId, until, mutedBy],
     );
     return toMute(rows[0]!);
   }
 
   /** False when the visitor was not muted (an expired mute still counts as one, and is removed). */
-  async unmute(channelId: string, visitorId: string): Promise<boolean> {
+  async unmute(team: string, channelId: string, visitorId: string): Promise<boolean> {
     const { rows } = await this.db.query(
-      'DELETE FROM alert_mutes WHERE channel_id = $1 AND visitor_id = $2 RETURNING visitor_id',
-      [channelId, visitorId],
+      'DELETE FROM alert_mutes WHERE team_id = $1 AND channel_id = $2 AND visitor_id = $3 RETURNING visitor_id',
+      [team, channelId, visitorId],
     );
     return rows.length > 0;
   }
 
   /** The active mutes among these visitors, by visitor id. */
-  async activeFor(channelId: string, visitorIds: readonly string[], now: Date): Promise<Map<string, AlertMute>> {
+  async activeFor(
+    team: string,
+    channelId: string,
+    visitorIds: readonly string[],
+    now: Date,
+  ): Promise<Map<string, AlertMute>> {
     if (visitorIds.length === 0) return new Map();
     const { rows } = await this.db.query(
-      `SELECT * FROM alert_mutes WHERE channel_id = $1 AND visitor_id = ANY($2::text[]) AND ${active(3)}`,
-      [channelId, visitorIds, now],
+      `SELECT * FROM alert_mutes WHERE team_id = $4 AND channel_id = $1 AND visitor_id = ANY($2::text[]) AND ${active(3)}`,
+      [channelId, visitorIds, now, team],
     );
     return new Map(rows.map((row) => [String(row.visitor_id), toMute(row)]));
   }
 
   /** The channel's active mutes, oldest first. */
-  async listActive(channelId: string, now: Date): Promise<AlertMute[]> {
+  async listActive(team: string, channelId: string, now: Date): Promise<AlertMute[]> {
     const { rows } = await this.db.query(
-      `SELECT * FROM alert_mutes WHERE channel_id = $1 AND ${active(2)} ORDER BY created_at, visitor_id`,
-      [channelId, now],
+      `SELECT * FROM alert_mutes WHERE team_id = $3 AND channel_id = $1 AND ${active(2)} ORDER BY created_at, visitor_id`,
+      [channelId, now, team],
     );
     return rows.map(toMute);
   }
 
   /** The visitor's active mute in the channel, if any. */
-  async isMuted(channelId: string, visitorId: string, now: Date): Promise<AlertMute | undefined> {
+  async isMuted(team: string, channelId: string, visitorId: string, now: Date): Promise<AlertMute | undefined> {
     const { rows } = await this.db.query(
-      `SELECT * FROM alert_mutes WHERE channel_id = $1 AND visitor_id = $2 AND ${active(3)}`,
-      [channelId, visitorId, now],
+      `SELECT * FROM alert_mutes WHERE team_id = $4 AND channel_id = $1 AND visitor_id = $2 AND ${active(3)}`,
+      [channelId, visitorId, now, team],
     );
     return rows[0] && toMute(rows[0]);
   }
@@ -182,6 +201,7 @@ export class AlertMuteRepo {
 export type AlertVisit = Record<string, unknown>;
 
 export interface AlertClaim {
+  teamId: string;
   channelId: string;
   visitorId: string;
   severity: Severity;
@@ -243,9 +263,9 @@ export class AlertRepo {
    */
   async claim(input: AlertClaim): Promise<boolean> {
     const { rows } = await this.db.query(
-      `INSERT INTO alerts (channel_id, visitor_id, severity, verdict, reasons, visit, first_seen, last_seen, sightings)
-       VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7, $8, $9)
-       ON CONFLICT DO NOTHING
+      `INSERT INTO alerts (channel_id, visitor_id, severity, verdict, reasons, visit, first_seen, last_seen, sightings, team_id)
+       VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7, $8, $9, $10)
+       ON CONFLICT (team_id, channel_id, visitor_id) DO NOTHING
        RETURNING visitor_id`,
       [
         input.channelId,
@@ -257,6 +277,7 @@ export class AlertRepo {
         input.firstSeen ?? null,
         input.lastSeen,
         input.sightings ?? 1,
+        input.teamId,
       ],
     );
     return rows.length > 0;
@@ -267,6 +288,7 @@ export class AlertRepo {
    * that announces the alert now (or none is recorded); false otherwise, or when there is no such alert.
    */
   async setPosted(
+    team: string,
     channelId: string,
     visitorId: string,
     messageTs: string,
@@ -275,8 +297,8 @@ export class AlertRepo {
   ): Promise<boolean> {
     const { rows } = await this.db.query(
       `UPDATE alerts SET message_ts = $3, thread_ts = $4, updated_at = now()
-       WHERE channel_id = $1 AND visitor_id = $2 AND (delivery_id IS NULL OR delivery_id = $5) RETURNING visitor_id`,
-      [channelId, visitorId, messageTs, threadTs, deliveryId ?? null],
+       WHERE team_id = $6 AND channel_id = $1 AND visitor_id = $2 AND (delivery_id IS NULL OR delivery_id = $5) RETURNING visitor_id`,
+      [channelId, visitorId, messageTs, threadTs, deliveryId ?? null, team],
     );
     return rows.length > 0;
   }
@@ -287,6 +309,7 @@ export class AlertRepo {
    * delivery is posted. False when there is no such alert.
    */
   async announce(
+    team: string,
     channelId: string,
     visitorId: string,
     deliveryId: number,
@@ -296,44 +319,44 @@ export class AlertRepo {
       `UPDATE alerts SET delivery_id = $3, group_id = coalesce($4, group_id),
          message_ts = CASE WHEN $5 THEN NULL ELSE message_ts END, thread_ts = CASE WHEN $5 THEN NULL ELSE thread_ts END,
          updated_at = now()
-       WHERE channel_id = $1 AND visitor_id = $2 RETURNING visitor_id`,
-      [channelId, visitorId, deliveryId, options.groupId ?? null, options.moved ?? false],
+       WHERE team_id = $6 AND channel_id = $1 AND visitor_id = $2 RETURNING visitor_id`,
+      [channelId, visitorId, deliveryId, options.groupId ?? null, options.moved ?? false, team],
     );
     return rows.length > 0;
   }
 
   /** The alerts of a group, in the order their visitors showed up. */
-  async inGroup(groupId: number): Promise<Alert[]> {
+  async inGroup(team: string, groupId: number): Promise<Alert[]> {
     const { rows } = await this.db.query(
-      'SELECT * FROM alerts WHERE group_id = $1 ORDER BY coalesce(first_seen, last_seen), visitor_id',
-      [groupId],
+      'SELECT * FROM alerts WHERE team_id = $2 AND group_id = $1 ORDER BY coalesce(first_seen, last_seen), visitor_id',
+      [groupId, team],
     );
     return rows.map(toAlert);
   }
 
-  /** The latest alerts, by when their visitor was last seen. */
-  async recent(limit: number): Promise<Alert[]> {
+  /** The workspace's latest alerts, by when their visitor was last seen. */
+  async recent(team: string, limit: number): Promise<Alert[]> {
     const { rows } = await this.db.query(
-      'SELECT * FROM alerts ORDER BY last_seen DESC, channel_id, visitor_id LIMIT $1',
-      [limit],
+      'SELECT * FROM alerts WHERE team_id = $2 ORDER BY last_seen DESC, channel_id, visitor_id LIMIT $1',
+      [limit, team],
     );
     return rows.map(toAlert);
   }
 
-  async get(channelId: string, visitorId: string): Promise<Alert | undefined> {
-    const { rows } = await this.db.query('SELECT * FROM alerts WHERE channel_id = $1 AND visitor_id = $2', [
-      channelId,
-      visitorId,
-    ]);
+  async get(team: string, channelId: string, visitorId: string): Promise<Alert | undefined> {
+    const { rows } = await this.db.query(
+      'SELECT * FROM alerts WHERE team_id = $1 AND channel_id = $2 AND visitor_id = $3',
+      [team, channelId, visitorId],
+    );
     return rows[0] && toAlert(rows[0]);
   }
 
   /** The channel's alerts for these visitors, by visitor id. */
-  async getMany(channelId: string, visitorIds: readonly string[]): Promise<Map<string, Alert>> {
+  async getMany(team: string, channelId: string, visitorIds: readonly string[]): Promise<Map<string, Alert>> {
     if (visitorIds.length === 0) return new Map();
     const { rows } = await this.db.query(
-      'SELECT * FROM alerts WHERE channel_id = $1 AND visitor_id = ANY($2::text[])',
-      [channelId, visitorIds],
+      'SELECT * FROM alerts WHERE team_id = $3 AND channel_id = $1 AND visitor_id = ANY($2::text[])',
+      [channelId, visitorIds, team],
     );
     return new Map(rows.map((row) => [String(row.visitor_id), toAlert(row)]));
   }
@@ -342,12 +365,17 @@ export class AlertRepo {
    * Adds `count` sightings, moves last_seen forward (never back) and replaces the visit,
    * in one statement (concurrent sightings all count). The updated alert; undefined when there is none.
    */
-  async recordSighting(channelId: string, visitorId: string, sighting: AlertSighting): Promise<Alert | undefined> {
+  async recordSighting(
+    team: string,
+    channelId: string,
+    visitorId: string,
+    sighting: AlertSighting,
+  ): Promise<Alert | undefined> {
     const { rows } = await this.db.query(
       `UPDATE alerts SET sightings = sightings + $3, last_seen = greatest(last_seen, $4::timestamptz),
          visit = $5::jsonb, updated_at = now()
-       WHERE channel_id = $1 AND visitor_id = $2 RETURNING *`,
-      [channelId, visitorId, sighting.count, sighting.lastSeen, JSON.stringify(sighting.visit)],
+       WHERE team_id = $6 AND channel_id = $1 AND visitor_id = $2 RETURNING *`,
+      [channelId, visitorId, sighting.count, sighting.lastSeen, JSON.stringify(sighting.visit), team],
     );
     return rows[0] && toAlert(rows[0]);
   }
@@ -358,12 +386,12 @@ export class AlertRepo {
    * Undefined when there is no such alert or its severity is already as high: of two
    * concurrent raises to the same severity only one clears an acknowledgement.
    */
-  async raise(channelId: string, visitorId: string, raise: AlertRaise): Promise<Alert | undefined> {
+  async raise(team: string, channelId: string, visitorId: string, raise: AlertRaise): Promise<Alert | undefined> {
     const { rows } = await this.db.query(
       `UPDATE alerts SET severity = $3, verdict = $4, reasons = $5::jsonb, visit = $6::jsonb,
          last_seen = greatest(last_seen, $7::timestamptz),
          acknowledged_by = NULL, acknowledged_at = NULL, updated_at = now()
-       WHERE channel_id = $1 AND visitor_id = $2
+       WHERE team_id = $8 AND channel_id = $1 AND visitor_id = $2
          AND array_position(${SEVERITY_SQL_ORDER}, $3::text) > array_position(${SEVERITY_SQL_ORDER}, severity)
        RETURNING *`,
       [
@@ -374,6 +402,7 @@ export class AlertRepo {
         JSON.stringify(raise.reasons),
         JSON.stringify(raise.visit),
         raise.lastSeen,
+        team,
       ],
     );
     return rows[0] && toAlert(rows[0]);
@@ -383,33 +412,38 @@ export class AlertRepo {
    * Records who acknowledged the alert. The first acknowledgement stands: a second one
    * returns the alert unchanged (compare acknowledgedBy). Undefined when there is no such alert.
    */
-  async acknowledge(channelId: string, visitorId: string, userId: string, at: Date): Promise<Alert | undefined> {
+  async acknowledge(
+    team: string,
+    channelId: string,
+    visitorId: string,
+    userId: string,
+    at: Date,
+  ): Promise<Alert | undefined> {
     const { rows } = await this.db.query(
       `UPDATE alerts SET acknowledged_by = coalesce(acknowledged_by, $3),
          acknowledged_at = CASE WHEN acknowledged_by IS NULL THEN $4::timestamptz ELSE acknowledged_at END,
          updated_at = CASE WHEN acknowledged_by IS NULL THEN now() ELSE updated_at END
-       WHERE channel_id = $1 AND visitor_id = $2 RETURNING *`,
-      [channelId, visitorId, userId, at],
+       WHERE team_id = $5 AND channel_id = $1 AND visitor_id = $2 RETURNING *`,
+      [channelId, visitorId, userId, at, team],
     );
     return rows[0] && toAlert(rows[0]);
   }
 
   /** Deletes the alert (its post failed), so the next scan claims it again; false when there was none. */
-  async forget(channelId: string, visitorId: string): Promise<boolean> {
+  async forget(team: string, channelId: string, visitorId: string): Promise<boolean> {
     const { rows } = await this.db.query(
-      'DELETE FROM alerts WHERE channel_id = $1 AND visitor_id = $2 RETURNING visitor_id',
-      [channelId, visitorId],
+      'DELETE FROM alerts WHERE team_id = $3 AND channel_id = $1 AND visitor_id = $2 RETURNING visitor_id',
+      [channelId, visitorId, team],
     );
     return rows.length > 0;
   }
 
-  /** How many alerts (of one channel, or all) were last seen in [from, to). */
-  /** Distinct visitors (one alert per channel each) whose first to last visit seen overlaps [from, to). */
-  async countSeenBetween(channelId: string | undefined, from: Date, to: Date): Promise<number> {
+  /** The workspace's distinct visitors (of one channel, or all; one alert per channel each) whose first to last visit seen overlaps [from, to). */
+  async countSeenBetween(team: string, channelId: string | undefined, from: Date, to: Date): Promise<number> {
     const { rows } = await this.db.query<{ n: number }>(
       `SELECT count(DISTINCT visitor_id)::int AS n FROM alerts
-       WHERE ($1::text IS NULL OR channel_id = $1) AND last_seen >= $2 AND COALESCE(first_seen, last_seen) < $3`,
-      [channelId ?? null, from, to],
+       WHERE team_id = $4 AND ($1::text IS NULL OR channel_id = $1) AND last_seen >= $2 AND COALESCE(first_seen, last_seen) < $3`,
+      [channelId ?? null, from, to, team],
     );
     return Number(rows[0]?.n ?? 0);
   }
@@ -420,6 +454,7 @@ export class AlertRepo {
 /** New alerts of a channel within a window, announced by one message (kept by the threat scan). */
 export interface AlertGroup {
   id: number;
+  teamId: string;
   channelId: string;
   startedAt: Date;
   /** Alerts decided before this join the group. */
@@ -444,32 +479,32 @@ export class AlertGroupRepo {
   constructor(private readonly db: Queryable) {}
 
   async create(
-    input: Pick<AlertGroup, 'channelId' | 'startedAt' | 'endsAt' | 'deliveryId' | 'summarised'>,
+    input: Pick<AlertGroup, 'teamId' | 'channelId' | 'startedAt' | 'endsAt' | 'deliveryId' | 'summarised'>,
   ): Promise<AlertGroup> {
     const { rows } = await this.db.query(
-      'INSERT INTO alert_groups (channel_id, started_at, ends_at, delivery_id, summarised) VALUES ($1, $2, $3, $4, $5) RETURNING *',
-      [input.channelId, input.startedAt, input.endsAt, input.deliveryId, input.summarised],
+      'INSERT INTO alert_groups (team_id, channel_id, started_at, ends_at, delivery_id, summarised) VALUES ($1, $2, $3, $4, $5, $6) RETURNING *',
+      [input.teamId, input.channelId, input.startedAt, input.endsAt, input.deliveryId, input.summarised],
     );
     return toGroup(rows[0]!);
   }
 
   /** The channel's latest group whose window is not over at `now`. */
-  async latestOpen(channelId: string, now: Date): Promise<AlertGroup | undefined> {
+  async latestOpen(team: string, channelId: string, now: Date): Promise<AlertGroup | undefined> {
     const { rows } = await this.db.query(
-      'SELECT * FROM alert_groups WHERE channel_id = $1 AND ends_at > $2 ORDER BY id DESC LIMIT 1',
-      [channelId, now],
+      'SELECT * FROM alert_groups WHERE team_id = $3 AND channel_id = $1 AND ends_at > $2 ORDER BY id DESC LIMIT 1',
+      [channelId, now, team],
     );
     return rows[0] && toGroup(rows[0]);
   }
 
   /** Waits for (and holds until the transaction ends) the right to decide the channel's groups: one scan at a time. */
-  async lock(channelId: string): Promise<void> {
-    await this.db.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [GROUP_LOCK, channelId]);
+  async lock(team: string, channelId: string): Promise<void> {
+    await this.db.query("SELECT pg_advisory_xact_lock($1, hashtext($2 || ' ' || $3))", [GROUP_LOCK, team, channelId]);
   }
 
   /** Its message is the summary from now on. */
-  async summarise(id: number): Promise<void> {
-    await this.db.query('UPDATE alert_groups SET summarised = true WHERE id = $1', [id]);
+  async summarise(team: string, id: number): Promise<void> {
+    await this.db.query('UPDATE alert_groups SET summarised = true WHERE team_id = $2 AND id = $1', [id, team]);
   }
 
   /** Deletes groups whose window ended before `endedBefore` (only open ones are ever read); returns how many. */

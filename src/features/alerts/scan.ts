@@ -8,6 +8,7 @@ import {
   type VerdictOptions,
 } from '../../kernel/verdict.js';
 import type { AnalyticsApi } from '../../platform/api/analytics.js';
+import type { Account } from '../../platform/tenancy/tenants.js';
 import { ApiError } from '../../platform/api/errors.js';
 import type { Logger } from '../../platform/log.js';
 import { DeliveryRepo } from '../../platform/deliveries/repo.js';
@@ -38,7 +39,8 @@ export interface AlertRepos {
 }
 
 export interface ThreatScanOptions {
-  api: AnalyticsApi;
+  /** Every analytics account and its workspaces (`Tenants.all`): each is scanned on its own. */
+  tenants: { all(): Promise<{ account: ScannedAccount; teams?: string[] }[]> };
   repos: AlertRepos;
   leases: LeaseRepo;
   /** The store the scan's decisions are written to, in one transaction. */
@@ -74,6 +76,11 @@ export interface ScanResult {
   error?: string;
 }
 
+/** A scan of every account: the sums, `failed` when any account's scan failed, and each account's own result. */
+export interface ScanResults extends ScanResult {
+  accounts: (ScanResult & { account: string })[];
+}
+
 /** Where the scan of an analytics account keeps its watermark (`visits` before scans had an account). */
 export function scanStateKey(account: string): string {
   return `visits@${account}`;
@@ -81,6 +88,9 @@ export function scanStateKey(account: string): string {
 const LEGACY_SCAN_STATE_KEY = 'visits';
 /** The lease's key in the store keeps the name it had (replicas of an earlier version hold it under that key). */
 export const SCAN_LEASE_KEY = 'threat-watch';
+
+/** What the scan reads of an analytics account. */
+export type ScannedAccount = Pick<Account, 'account' | 'api'>;
 
 interface CachedFacts {
   checks: AlertCheck[];
@@ -104,16 +114,18 @@ function timeOf(visit: VisitRecord): number {
  */
 export class ThreatScan {
   private timer?: NodeJS.Timeout;
-  private running?: Promise<ScanResult>;
+  private running?: Promise<ScanResults>;
   private readonly pageSize: number;
-  /** Its analytics account's watermark. */
-  readonly stateKey: string;
-  /** The state kept before scans had an account has been moved to `stateKey` (once a process). */
+  /** The state kept before scans had an account has been moved to its account's key (once a process). */
   private adopted = false;
 
   constructor(private readonly options: ThreatScanOptions) {
     this.pageSize = options.pageSize ?? 1000;
-    this.stateKey = scanStateKey(options.api.account);
+  }
+
+  /** Where each analytics account's watermark is kept. */
+  async stateKeys(): Promise<string[]> {
+    return (await this.options.tenants.all()).map(({ account }) => scanStateKey(account.account));
   }
 
   start(): void {
@@ -132,7 +144,7 @@ export class ThreatScan {
   }
 
   /** One tick: if this replica holds the lease, scan (never two scans at once here). */
-  async tick(): Promise<ScanResult> {
+  async tick(): Promise<ScanResults> {
     if (this.running) return this.running;
     this.running = (async () => {
       const { leases, owner, intervalMs, log } = this.options;
@@ -146,7 +158,8 @@ export class ThreatScan {
           lookups: 0,
           alerts: 0,
           sightings: 0,
-        } satisfies ScanResult;
+          accounts: [],
+        } satisfies ScanResults;
       // Renewed while the scan runs, however long it takes, so no other replica scans the same visits.
       const renewal = setInterval(() => {
         leases.acquire(SCAN_LEASE_KEY, owner, ttl).then(
@@ -163,21 +176,63 @@ export class ThreatScan {
     return this.running;
   }
 
-  async scan(): Promise<ScanResult> {
-    const { repos, log } = this.options;
+  /**
+   * Scans each analytics account in turn: its visits, for the subscriptions of its workspaces
+   * (every subscription when one account serves every workspace). One account's failure is
+   * recorded under its key and the others are scanned all the same.
+   */
+  async scan(): Promise<ScanResults> {
+    const total: ScanResults = {
+      status: 'no-subscriptions',
+      visits: 0,
+      visitors: 0,
+      lookups: 0,
+      alerts: 0,
+      sightings: 0,
+      accounts: [],
+    };
+    for (const { account, teams } of await this.options.tenants.all()) {
+      let result: ScanResult;
+      try {
+        result = await this.scanAccount(account, teams);
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        this.options.log.error({ account: account.account, err: message }, 'threat scan of an account failed');
+        await this.options.repos.scanState
+          .saveError(scanStateKey(account.account), message, this.options.now())
+          .catch(() => undefined);
+        result = { status: 'failed', visits: 0, visitors: 0, lookups: 0, alerts: 0, sightings: 0, error: message };
+      }
+      total.accounts.push({ account: account.account, ...result });
+      for (const key of ['visits', 'visitors', 'lookups', 'alerts', 'sightings'] as const) total[key] += result[key];
+      if (result.status === 'failed') {
+        total.status = 'failed';
+        total.error ??= result.error;
+      } else if (result.status === 'scanned' && total.status !== 'failed') total.status = 'scanned';
+    }
+    return total;
+  }
+
+  private async scanAccount(account: ScannedAccount, teams: string[] | undefined): Promise<ScanResult> {
+    const { repos, log: parent } = this.options;
+    const { api } = account;
+    const stateKey = scanStateKey(account.account);
+    const log = parent.child({ account: account.account });
     const result: ScanResult = { status: 'scanned', visits: 0, visitors: 0, lookups: 0, alerts: 0, sightings: 0 };
-    const subscriptions = await repos.subscriptions.list();
+    if (teams?.length === 0) return { ...result, status: 'no-subscriptions' };
+    const subscriptions = await repos.subscriptions.list(teams);
     if (subscriptions.length === 0) return { ...result, status: 'no-subscriptions' };
     const now = this.options.now();
-    if (!this.adopted) {
-      await repos.scanState.adopt(LEGACY_SCAN_STATE_KEY, this.stateKey);
+    // Only one workspace's account can have kept the state from before scans had an account.
+    if (!this.adopted && teams === undefined) {
+      await repos.scanState.adopt(LEGACY_SCAN_STATE_KEY, stateKey);
       this.adopted = true;
     }
-    const state = await repos.scanState.get(this.stateKey);
+    const state = await repos.scanState.get(stateKey);
     const watermark = state?.watermark ?? new Date(now.getTime() - this.options.intervalMs);
     const plans: { subscription: AlertSubscription; decisions: Decision[] }[] = [];
     try {
-      const fresh = await this.newVisits(watermark, new Set(state?.seenIds ?? []), now);
+      const fresh = await this.newVisits(api, watermark, new Set(state?.seenIds ?? []), now);
       result.visits = fresh.length;
       if (fresh.length > 0) {
         const byVisitor = new Map<string, VisitRecord[]>();
@@ -190,7 +245,7 @@ export class ThreatScan {
         for (const list of byVisitor.values()) list.sort((a, b) => timeOf(a) - timeOf(b));
         result.visitors = byVisitor.size;
         const checks = [...new Set(subscriptions.flatMap((s) => s.checks))];
-        const { facts, lookups } = await this.factsFor([...byVisitor.keys()], checks, now);
+        const { facts, lookups } = await this.factsFor(api, [...byVisitor.keys()], checks, now);
         result.lookups = lookups;
         for (const subscription of subscriptions) {
           const ids = [...byVisitor.keys()];
@@ -200,8 +255,10 @@ export class ThreatScan {
               subscription,
               visits: byVisitor,
               facts,
-              existing: await repos.alerts.getMany(subscription.channelId, ids),
-              muted: new Set((await repos.mutes.activeFor(subscription.channelId, ids, now)).keys()),
+              existing: await repos.alerts.getMany(subscription.teamId, subscription.channelId, ids),
+              muted: new Set(
+                (await repos.mutes.activeFor(subscription.teamId, subscription.channelId, ids, now)).keys(),
+              ),
               verdict: this.options.verdict,
             }),
           });
@@ -215,7 +272,7 @@ export class ThreatScan {
           result.alerts += counts.alerts;
           result.sightings += counts.sightings;
         }
-        await new ScanStateRepo(tx).saveProgress(this.stateKey, {
+        await new ScanStateRepo(tx).saveProgress(stateKey, {
           watermark: next,
           seenIds,
           counts: {
@@ -239,18 +296,23 @@ export class ThreatScan {
         { err: message, watermark: watermark.toISOString() },
         'threat scan failed; the next one retries from the same watermark',
       );
-      await repos.scanState.saveError(this.stateKey, message, now);
+      await repos.scanState.saveError(stateKey, message, now);
       return { ...result, alerts: 0, sightings: 0, status: 'failed', error: message };
     }
   }
 
   /** Visits newer than the watermark, newest first, paging back until the watermark (ids at it de-duplicated). */
-  private async newVisits(watermark: Date, seenAtWatermark: Set<string>, now: Date): Promise<VisitRecord[]> {
+  private async newVisits(
+    api: AnalyticsApi,
+    watermark: Date,
+    seenAtWatermark: Set<string>,
+    now: Date,
+  ): Promise<VisitRecord[]> {
     const startDate = dayOf(watermark);
     const endDate = dayOf(new Date(now.getTime() + 86_400_000));
     const fresh = new Map<string, VisitRecord>();
     for (let page = 1; ; page++) {
-      const rows = await this.options.api.visits({
+      const rows = await api.visits({
         startDate,
         endDate,
         page,
@@ -275,11 +337,12 @@ export class ThreatScan {
 
   /** Each visitor's facts for the checks asked: cached ones, else looked up. A failed lookup fails the scan (after caching the rest). */
   private async factsFor(
+    api: AnalyticsApi,
     visitorIds: string[],
     checks: AlertCheck[],
     now: Date,
   ): Promise<{ facts: Map<string, SecurityFacts>; lookups: number }> {
-    const { repos, api } = this.options;
+    const { repos } = this.options;
     const cached = await repos.visitorChecks.getFresh(
       api.account,
       visitorIds,
@@ -350,7 +413,7 @@ export class ThreatScan {
   ): Promise<{ alerts: number; sightings: number }> {
     const alerts = new AlertRepo(tx);
     const outbox = new DeliveryRepo(tx);
-    const channel = subscription.channelId;
+    const { teamId: team, channelId: channel } = subscription;
     const expiresInMs = this.options.deliveryDeadlineMs;
     const counts = { alerts: 0, sightings: 0 };
     const fresh: NewAlert[] = [];
@@ -359,7 +422,7 @@ export class ThreatScan {
         fresh.push(decision);
       } else if (decision.kind === 'raise') {
         const { visitorId, severity, verdict, reasons, last } = decision;
-        const raised = await alerts.raise(channel, visitorId, {
+        const raised = await alerts.raise(team, channel, visitorId, {
           severity,
           verdict,
           reasons,
@@ -370,15 +433,16 @@ export class ThreatScan {
         const id = await outbox.enqueue({
           subject: ALERT,
           payload: { visitorId },
+          team,
           channelId: channel,
           message: alertMessage(this.view(raised, now, { raised: true })),
           expiresInMs,
         });
-        await alerts.announce(channel, visitorId, id);
+        await alerts.announce(team, channel, visitorId, id);
         counts.alerts++;
       } else {
         const { visitorId, visits, last } = decision;
-        const updated = await alerts.recordSighting(channel, visitorId, {
+        const updated = await alerts.recordSighting(team, channel, visitorId, {
           count: visits,
           lastSeen: new Date(timeOf(last)),
           visit: last,
@@ -386,6 +450,7 @@ export class ThreatScan {
         if (!updated) continue;
         await outbox.enqueue({
           subject: SIGHTING,
+          team,
           channelId: channel,
           message: sightingsReply(visitorId, visits, last, { timeZone: this.options.timeZone, now }),
           threadTs: decision.threadTs,
@@ -393,6 +458,7 @@ export class ThreatScan {
         });
         await outbox.enqueue({
           subject: ALERT_EDIT,
+          team,
           channelId: channel,
           message: alertMessage(this.view(updated, now)),
           updateTs: decision.messageTs,
@@ -404,6 +470,7 @@ export class ThreatScan {
     const claimed: NewAlert[] = [];
     for (const f of fresh) {
       const won = await alerts.claim({
+        teamId: team,
         channelId: channel,
         visitorId: f.visitorId,
         severity: f.severity,
@@ -435,17 +502,19 @@ export class ThreatScan {
     const alerts = new AlertRepo(tx);
     const groups = new AlertGroupRepo(tx);
     const outbox = new DeliveryRepo(tx);
-    const channel = subscription.channelId;
+    const { teamId: team, channelId: channel } = subscription;
     const expiresInMs = this.options.deliveryDeadlineMs;
     // A channel's groups are decided by one scan at a time (replicas handing the lease over).
-    await groups.lock(channel);
-    const open = subscription.grouping === 'grouped' ? await this.openGroup(groups, outbox, channel, now) : undefined;
+    await groups.lock(team, channel);
+    const open =
+      subscription.grouping === 'grouped' ? await this.openGroup(groups, outbox, team, channel, now) : undefined;
     const plan = planDelivery(claimed, {
       grouping: subscription.grouping,
       burst: this.options.burst,
       ...(open ? { open } : {}),
     });
     const rows = await alerts.getMany(
+      team,
       channel,
       plan.alerts.map((a) => a.visitorId),
     );
@@ -454,6 +523,7 @@ export class ThreatScan {
       outbox.enqueue({
         subject: ALERT,
         payload: { visitorId: alert.visitorId },
+        team,
         channelId: channel,
         message: alertMessage(this.view(alert, now, mutedUntil === undefined ? {} : { mutedUntil })),
         expiresInMs,
@@ -470,29 +540,32 @@ export class ThreatScan {
       });
 
     if (plan.kind === 'each') {
-      for (const alert of fresh) await alerts.announce(channel, alert.visitorId, await post(alert, {}));
+      for (const alert of fresh) await alerts.announce(team, channel, alert.visitorId, await post(alert, {}));
     } else if (plan.kind === 'start' && !plan.summary) {
       // A lone alert is posted as it is; it opens a group that a second one turns into a summary.
       const [alert] = fresh;
       if (!alert) return 0;
       const id = await post(alert, {});
       const group = await groups.create({
+        teamId: team,
         channelId: channel,
         startedAt: now,
         endsAt: new Date(now.getTime() + GROUP_WINDOW_MS),
         deliveryId: id,
         summarised: false,
       });
-      await alerts.announce(channel, alert.visitorId, id, { groupId: group.id });
+      await alerts.announce(team, channel, alert.visitorId, id, { groupId: group.id });
     } else if (plan.kind === 'start') {
       const endsAt = plan.closed ? now : new Date(now.getTime() + GROUP_WINDOW_MS);
       const top = await outbox.enqueue({
         subject: ALERT_GROUP,
+        team,
         channelId: channel,
         message: summary(fresh, now, plan.closed ? undefined : endsAt),
         expiresInMs,
       });
       const group = await groups.create({
+        teamId: team,
         channelId: channel,
         startedAt: now,
         endsAt,
@@ -500,13 +573,16 @@ export class ThreatScan {
         summarised: true,
       });
       for (const alert of fresh)
-        await alerts.announce(channel, alert.visitorId, await post(alert, { threadOf: top }), { groupId: group.id });
+        await alerts.announce(team, channel, alert.visitorId, await post(alert, { threadOf: top }), {
+          groupId: group.id,
+        });
     } else {
       const group = open!;
-      const before = await alerts.inGroup(group.id);
+      const before = await alerts.inGroup(team, group.id);
       const others = before.filter((a) => !rows.has(a.visitorId));
       await outbox.enqueue({
         subject: ALERT_EDIT,
+        team,
         channelId: channel,
         message: summary([...others, ...fresh], group.startedAt, group.endsAt),
         updateOf: group.deliveryId,
@@ -515,11 +591,12 @@ export class ThreatScan {
       if (plan.convert) {
         // The group's message was its first alert: that alert moves into the thread, as it stands now
         // (unless it was announced elsewhere since, its severity having risen).
-        await groups.summarise(group.id);
+        await groups.summarise(team, group.id);
         const mutes = new AlertMuteRepo(tx);
         for (const alert of others.filter((a) => a.deliveryId === group.deliveryId)) {
-          const mute = await mutes.isMuted(channel, alert.visitorId, now);
+          const mute = await mutes.isMuted(team, channel, alert.visitorId, now);
           await alerts.announce(
+            team,
             channel,
             alert.visitorId,
             await post(alert, { threadOf: group.deliveryId }, mute ? (mute.until ?? null) : undefined),
@@ -528,7 +605,7 @@ export class ThreatScan {
         }
       }
       for (const alert of fresh)
-        await alerts.announce(channel, alert.visitorId, await post(alert, { threadOf: group.deliveryId }), {
+        await alerts.announce(team, channel, alert.visitorId, await post(alert, { threadOf: group.deliveryId }), {
           groupId: group.id,
         });
     }
@@ -539,10 +616,11 @@ export class ThreatScan {
   private async openGroup(
     groups: AlertGroupRepo,
     outbox: DeliveryRepo,
+    team: string,
     channel: string,
     now: Date,
   ): Promise<AlertGroup | undefined> {
-    const group = await groups.latestOpen(channel, now);
+    const group = await groups.latestOpen(team, channel, now);
     if (!group) return undefined;
     const top = await outbox.get(group.deliveryId);
     return top && top.status !== 'failed' ? group : undefined;

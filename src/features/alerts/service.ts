@@ -10,8 +10,7 @@ import {
 } from '../../kernel/verdict.js';
 import type { Changed } from '../../platform/changes.js';
 import type { Logger } from '../../platform/log.js';
-import type { Access } from '../../platform/slack/access.js';
-import type { SlackDirectory } from '../../platform/slack/directory.js';
+import type { Tenant } from '../../platform/tenancy/tenants.js';
 import { escapeMrkdwn, mrkdwnCode } from '../../platform/slack/kit/escape.js';
 import { infoMessage, problemMessage, type Result, type SlackMessage } from '../../platform/slack/kit/messages.js';
 import { deliveryState } from '../../platform/deliveries/describe.js';
@@ -19,15 +18,27 @@ import { alertMessage, alertViewOf } from './blocks.js';
 import { GROUP_WINDOW_MS, type Grouping } from './plan.js';
 import { scanStateKey, type AlertRepos } from './scan.js';
 
-/** What digests may ask of alerts: how many flagged visitors were seen; undefined while no channel has alerts on. */
+/** A workspace as threat alerts see it: its team, its analytics account, its rules and its Slack lookups. */
+export type AlertTenant = Pick<Tenant, 'team' | 'account' | 'access' | 'directory'>;
+
+/** Whose flagged visitors: a workspace and the analytics account its threat scan reads. */
+export type FlaggedOf = Pick<Tenant, 'team' | 'account'>;
+
+/**
+ * What digests may ask of alerts about one workspace: how many flagged visitors were seen;
+ * undefined while no channel of the workspace has alerts on.
+ */
 export interface FlaggedVisitors {
   /** Flagged visitors seen between `from` and `to`, and since when the threat scan has been checking; undefined while it is off. */
-  seen(from: Date, to: Date): Promise<FlaggedSeen | undefined>;
+  seen(tenant: FlaggedOf, from: Date, to: Date): Promise<FlaggedSeen | undefined>;
   /**
    * Which of these visitors the threat scan has judged, and which of those it flagged
    * (a severity of medium or more), from its stored lookups; undefined while it is off.
    */
-  judged(visitorIds: readonly string[]): Promise<{ checked: Set<string>; flagged: Set<string> } | undefined>;
+  judged(
+    tenant: FlaggedOf,
+    visitorIds: readonly string[],
+  ): Promise<{ checked: Set<string>; flagged: Set<string> } | undefined>;
 }
 
 /** What the threat scan knows of a span: flagged visitors active in it, since when it watches, and up to when it has looked. */
@@ -43,10 +54,6 @@ export type AlertAction = 'ack' | 'mute24h' | 'mute7d' | 'unmute';
 
 export interface AlertServiceDeps {
   repos: AlertRepos;
-  /** The analytics account the threat scan reads (its watermark and lookups are kept under it). */
-  account: string;
-  access: Access;
-  directory: SlackDirectory;
   now: () => Date;
   /** Times in alert messages and status are shown in this zone. */
   timeZone: string;
@@ -56,6 +63,11 @@ export interface AlertServiceDeps {
   /** Told that what App Home shows of threat alerts changed. */
   changed?: Changed;
 }
+
+/** A button's alert that is not this workspace's channel's, or no longer stored. */
+const ALERT_NOT_FOUND = problemMessage(
+  "This alert is not found: it is not in this workspace's store (or no longer is).",
+);
 
 const MUTE_MS: Record<'mute24h' | 'mute7d', number> = { mute24h: 24 * 3_600_000, mute7d: 7 * 86_400_000 };
 
@@ -79,8 +91,8 @@ export class AlertService implements FlaggedVisitors {
     return this.deps.log;
   }
 
-  private adminOnly(user: string): Result<never> | undefined {
-    if (this.deps.access.isAdmin(user)) return undefined;
+  private adminOnly(tenant: AlertTenant, user: string): Result<never> | undefined {
+    if (tenant.access.isAdmin(user)) return undefined;
     return {
       ok: false,
       message: problemMessage(
@@ -95,19 +107,19 @@ export class AlertService implements FlaggedVisitors {
   }
 
   async subscribe(
+    tenant: AlertTenant,
     user: string,
-    teamId: string,
     here: string,
     request: { channel?: ChannelRef; min: Severity; checks: AlertCheck[]; grouping: Grouping },
   ): Promise<Result<SlackMessage>> {
-    const refused = this.adminOnly(user);
+    const refused = this.adminOnly(tenant, user);
     if (refused) return refused;
-    const channelId = request.channel ? await this.deps.directory.channelId(request.channel) : here;
+    const channelId = request.channel ? await tenant.directory.channelId(request.channel) : here;
     if (!channelId)
       return { ok: false, message: problemMessage(`I can't find a channel called #${request.channel?.name ?? '?'}.`) };
     // Alerts carry security details and visits: only where SECURITY_CHANNELS allows them.
-    if (!this.deps.access.mayPostSecurity(channelId)) {
-      const allowed = this.deps.access.rules.security.channels.join(', ');
+    if (!tenant.access.mayPostSecurity(channelId)) {
+      const allowed = tenant.access.rules.security.channels.join(', ');
       return {
         ok: false,
         message: problemMessage(
@@ -118,17 +130,24 @@ export class AlertService implements FlaggedVisitors {
     }
     await this.deps.repos.subscriptions.upsert({
       channelId,
-      teamId,
+      teamId: tenant.team,
       minSeverity: request.min,
       checks: request.checks,
       createdBy: user,
       grouping: request.grouping,
     });
     // Visits from now on are watched, even if the first scan is cut short.
-    await this.deps.repos.scanState.startAt(scanStateKey(this.deps.account), this.deps.now());
+    await this.deps.repos.scanState.startAt(scanStateKey(tenant.account), this.deps.now());
     this.deps.changed?.('everyone');
     this.deps.log.info(
-      { channel: channelId, user, min: request.min, checks: request.checks, grouping: request.grouping },
+      {
+        team: tenant.team,
+        channel: channelId,
+        user,
+        min: request.min,
+        checks: request.checks,
+        grouping: request.grouping,
+      },
       'threat alerts on',
     );
     return {
@@ -141,29 +160,40 @@ export class AlertService implements FlaggedVisitors {
     };
   }
 
-  async unsubscribe(user: string, here: string, channel: ChannelRef | undefined): Promise<Result<SlackMessage>> {
-    const refused = this.adminOnly(user);
+  async unsubscribe(
+    tenant: AlertTenant,
+    user: string,
+    here: string,
+    channel: ChannelRef | undefined,
+  ): Promise<Result<SlackMessage>> {
+    const refused = this.adminOnly(tenant, user);
     if (refused) return refused;
-    const channelId = channel ? await this.deps.directory.channelId(channel) : here;
+    const channelId = channel ? await tenant.directory.channelId(channel) : here;
     if (!channelId)
       return { ok: false, message: problemMessage(`I can't find a channel called #${channel?.name ?? '?'}.`) };
-    const removed = await this.deps.repos.subscriptions.remove(channelId);
+    const removed = await this.deps.repos.subscriptions.remove(tenant.team, channelId);
     if (removed) this.deps.changed?.('everyone');
-    this.deps.log.info({ channel: channelId, user, removed }, 'threat alerts off');
+    this.deps.log.info({ team: tenant.team, channel: channelId, user, removed }, 'threat alerts off');
     return removed
       ? { ok: true, value: infoMessage('Threat alerts are off for that channel.') }
       : { ok: false, message: infoMessage('That channel had no threat alerts.') };
   }
 
   /** Mutes a visitor in a channel for `forMs` (null: for good). */
-  async mute(user: string, channelId: string, visitorId: string, forMs: number | null): Promise<Result<SlackMessage>> {
-    const refused = this.adminOnly(user);
+  async mute(
+    tenant: AlertTenant,
+    user: string,
+    channelId: string,
+    visitorId: string,
+    forMs: number | null,
+  ): Promise<Result<SlackMessage>> {
+    const refused = this.adminOnly(tenant, user);
     if (refused) return refused;
     const now = this.deps.now();
     const until = forMs === null ? null : new Date(now.getTime() + forMs);
-    await this.deps.repos.mutes.mute(channelId, visitorId, until, user);
+    await this.deps.repos.mutes.mute(tenant.team, channelId, visitorId, until, user);
     this.deps.changed?.('everyone');
-    const known = (await this.deps.repos.alerts.get(channelId, visitorId)) !== undefined;
+    const known = (await this.deps.repos.alerts.get(tenant.team, channelId, visitorId)) !== undefined;
     const note = known
       ? ''
       : ` No alert about ${visitorId} has been raised here yet: check the id (from an alert or a visitors report); the mute applies if it shows up.`;
@@ -175,10 +205,10 @@ export class AlertService implements FlaggedVisitors {
     };
   }
 
-  async unmute(user: string, channelId: string, visitorId: string): Promise<Result<SlackMessage>> {
-    const refused = this.adminOnly(user);
+  async unmute(tenant: AlertTenant, user: string, channelId: string, visitorId: string): Promise<Result<SlackMessage>> {
+    const refused = this.adminOnly(tenant, user);
     if (refused) return refused;
-    const removed = await this.deps.repos.mutes.unmute(channelId, visitorId);
+    const removed = await this.deps.repos.mutes.unmute(tenant.team, channelId, visitorId);
     if (removed) this.deps.changed?.('everyone');
     return removed
       ? { ok: true, value: infoMessage(`Visitor ${visitorId} is no longer muted here.`) }
@@ -186,19 +216,28 @@ export class AlertService implements FlaggedVisitors {
   }
 
   /** A button on an alert: acknowledge (anyone), mute or unmute (admins). The alert's message as it is now, to replace it in place. */
-  async act(user: string, channelId: string, visitorId: string, action: AlertAction): Promise<Result<SlackMessage>> {
+  async act(
+    tenant: AlertTenant,
+    user: string,
+    channelId: string,
+    visitorId: string,
+    action: AlertAction,
+  ): Promise<Result<SlackMessage>> {
     const now = this.deps.now();
     const { alerts, mutes } = this.deps.repos;
-    const refused = action === 'ack' ? undefined : this.adminOnly(user);
+    const team = tenant.team;
+    // Only an alert of this workspace's channel is acted on (a button's channel and visitor are what was clicked).
+    if (!(await alerts.get(team, channelId, visitorId))) return { ok: false, message: ALERT_NOT_FOUND };
+    const refused = action === 'ack' ? undefined : this.adminOnly(tenant, user);
     if (refused) return refused;
-    if (action === 'ack') await alerts.acknowledge(channelId, visitorId, user, now);
-    else if (action === 'unmute') await mutes.unmute(channelId, visitorId);
-    else await mutes.mute(channelId, visitorId, new Date(now.getTime() + MUTE_MS[action]), user);
-    const alert = await alerts.get(channelId, visitorId);
-    if (!alert) return { ok: false, message: problemMessage('This alert is no longer in the store.') };
-    const mute = await mutes.isMuted(channelId, visitorId, now);
+    if (action === 'ack') await alerts.acknowledge(team, channelId, visitorId, user, now);
+    else if (action === 'unmute') await mutes.unmute(team, channelId, visitorId);
+    else await mutes.mute(team, channelId, visitorId, new Date(now.getTime() + MUTE_MS[action]), user);
+    const alert = await alerts.get(team, channelId, visitorId);
+    if (!alert) return { ok: false, message: ALERT_NOT_FOUND };
+    const mute = await mutes.isMuted(team, channelId, visitorId, now);
     this.deps.changed?.('everyone');
-    this.deps.log.info({ channel: channelId, visitorId, user, action }, 'alert changed');
+    this.deps.log.info({ team, channel: channelId, visitorId, user, action }, 'alert changed');
     return {
       ok: true,
       value: alertMessage(
@@ -208,13 +247,14 @@ export class AlertService implements FlaggedVisitors {
   }
 
   /** `/traffic alerts status`: what this channel watches, the last scan, the last error, who is muted. */
-  async status(channelId: string): Promise<SlackMessage> {
+  async status(tenant: AlertTenant, channelId: string): Promise<SlackMessage> {
     const now = this.deps.now();
     const { subscriptions, scanState, mutes } = this.deps.repos;
-    const subscription = await subscriptions.get(channelId);
-    const state = await scanState.get(scanStateKey(this.deps.account));
-    const muted = await mutes.listActive(channelId, now);
+    const subscription = await subscriptions.get(tenant.team, channelId);
+    const state = await scanState.get(scanStateKey(tenant.account));
+    const muted = await mutes.listActive(tenant.team, channelId, now);
     const unfinished = await this.deps.repos.deliveries.unfinished({
+      team: tenant.team,
       channels: [channelId],
       failedWithinMs: 7 * 86_400_000,
       limit: 6,
@@ -251,6 +291,7 @@ export class AlertService implements FlaggedVisitors {
    * details, the latest alerts with their acknowledge and mute state.
    */
   async overview(
+    tenant: AlertTenant,
     user: string,
     limit = 10,
   ): Promise<{
@@ -258,15 +299,15 @@ export class AlertService implements FlaggedVisitors {
     alerts?: { channelId: string; visitorId: string; text: string; acknowledgedBy?: string; muted: boolean }[];
   }> {
     const now = this.deps.now();
-    const subscriptions = (await this.deps.repos.subscriptions.list()).map((s) => ({
+    const subscriptions = (await this.deps.repos.subscriptions.list([tenant.team])).map((s) => ({
       channelId: s.channelId,
       text: `${s.minSeverity} severity or more · checks ${s.checks.join(', ')}${s.attention ? ` · Slack refuses this channel (${s.attention})` : ''}`,
     }));
-    if (!this.deps.access.maySeeSecurityPrivately(user)) return { subscriptions };
-    const recent = await this.deps.repos.alerts.recent(limit);
+    if (!tenant.access.maySeeSecurityPrivately(user)) return { subscriptions };
+    const recent = await this.deps.repos.alerts.recent(tenant.team, limit);
     const alerts = await Promise.all(
       recent.map(async (a) => {
-        const mute = await this.deps.repos.mutes.isMuted(a.channelId, a.visitorId, now);
+        const mute = await this.deps.repos.mutes.isMuted(tenant.team, a.channelId, a.visitorId, now);
         const muted = mute ? ` · ${mute.until ? `muted until ${this.when(mute.until, now)}` : 'muted for good'}` : '';
         return {
           channelId: a.channelId,
@@ -280,9 +321,12 @@ export class AlertService implements FlaggedVisitors {
     return { subscriptions, alerts };
   }
 
-  async judged(visitorIds: readonly string[]): Promise<{ checked: Set<string>; flagged: Set<string> } | undefined> {
-    if ((await this.deps.repos.subscriptions.list()).length === 0) return undefined;
-    const stored = await this.deps.repos.visitorChecks.getFresh(this.deps.account, visitorIds, new Date(0));
+  async judged(
+    tenant: FlaggedOf,
+    visitorIds: readonly string[],
+  ): Promise<{ checked: Set<string>; flagged: Set<string> } | undefined> {
+    if ((await this.deps.repos.subscriptions.list([tenant.team])).length === 0) return undefined;
+    const stored = await this.deps.repos.visitorChecks.getFresh(tenant.account, visitorIds, new Date(0));
     const checked = new Set<string>();
     const flagged = new Set<string>();
     for (const [id, entry] of stored) {
@@ -294,12 +338,12 @@ export class AlertService implements FlaggedVisitors {
     return { checked, flagged };
   }
 
-  async seen(from: Date, to: Date): Promise<FlaggedSeen | undefined> {
-    const subscriptions = await this.deps.repos.subscriptions.list();
+  async seen(tenant: FlaggedOf, from: Date, to: Date): Promise<FlaggedSeen | undefined> {
+    const subscriptions = await this.deps.repos.subscriptions.list([tenant.team]);
     if (subscriptions.length === 0) return undefined;
     const watchingSince = new Date(Math.min(...subscriptions.map((s) => s.createdAt.getTime())));
-    const state = await this.deps.repos.scanState.get(scanStateKey(this.deps.account));
-    const count = await this.deps.repos.alerts.countSeenBetween(undefined, from, to);
+    const state = await this.deps.repos.scanState.get(scanStateKey(tenant.account));
+    const count = await this.deps.repos.alerts.countSeenBetween(tenant.team, undefined, from, to);
     return { count, watchingSince, ...(state?.watermark ? { checkedUpTo: state.watermark } : {}) };
   }
 }
