@@ -51,7 +51,7 @@ async function minute(
       );
     for (let i = 0; i < 20; i++) await ask(Object.values(DEMO_VISITORS)[i % 5]!, '/visitor');
     await ask('digest add daily 09:00 sources pages countries browsers');
-    const [digest] = await box.lookout.store.digests.listAll();
+    const [digest] = await box.lookout.store.digests.listAll('T_LOOKOUT');
     for (let i = 0; i < 10; i++) await ask(`digest preview ${digest!.id}`);
     return { sent, refused, requests: box.demo!.requests.length - start, seconds: (performance.now() - t0) / 1000 };
   } finally {

@@ -154,25 +154,25 @@ for (let round = 0; round < ROUNDS; round++) {
   for (const charts of [false, true]) {
     const repos = await openRepos({ memory: true });
     const w = world(repos);
+    const tenant = { team: 'T_BENCH', account: w.api.account, fetcher: w.fetcher };
     const content = new DigestContent({
-      fetcher: w.fetcher,
       ...(charts ? { trends: w.trends } : {}),
       flagged,
       demo: true,
       log,
     });
-    const cold = await timed(() => Promise.all(digests.map((d) => content.render(d, now, false))));
+    const cold = await timed(() => Promise.all(digests.map((d) => content.render(tenant, d, now, false))));
     record(`50 weekly digests ${charts ? 'with charts' : 'without charts'}, cold`, w.api.http.stats.attempts, cold.ms);
     await w.api.close();
     const next = world(repos);
+    const nextTenant = { team: 'T_BENCH', account: next.api.account, fetcher: next.fetcher };
     const again = new DigestContent({
-      fetcher: next.fetcher,
       ...(charts ? { trends: next.trends } : {}),
       flagged,
       demo: true,
       log,
     });
-    const warm = await timed(() => Promise.all(digests.map((d) => again.render(d, now, false))));
+    const warm = await timed(() => Promise.all(digests.map((d) => again.render(nextTenant, d, now, false))));
     record(
       `50 weekly digests ${charts ? 'with charts' : 'without charts'}, store warm, new process`,
       next.api.http.stats.attempts,

@@ -368,7 +368,7 @@ describe.skipIf(!available)('the sandbox Slack in a browser', () => {
   it("opens Lookout's Home tab and uses a button: the digest is paused and the Home says so; a digest added elsewhere appears by itself; screenshot", async () => {
     await openChannel('marketing');
     await command('/traffic digest add weekly monday 09:00 sources pages', '.block');
-    const [digest] = (await box.lookout.store.digests.listAll()).filter((d) => d.channelId === 'C_MARKETING');
+    const [digest] = (await box.lookout.store.digests.listAll('T_LOOKOUT')).filter((d) => d.channelId === 'C_MARKETING');
     await page.getByTestId('app-home').click();
     const home = page.getByTestId('home');
     const about = home.locator(`[data-block-id="digest-${digest!.id}-about"]`);
@@ -381,7 +381,7 @@ describe.skipIf(!available)('the sandbox Slack in a browser', () => {
     // The same person adds a digest from another channel: the open Home shows it without being opened again.
     await box.slack.slash('C_GENERAL', 'U_ALICE', 'digest add daily 07:30 countries');
     const added = await until(
-      async () => (await box.lookout.store.digests.listAll()).find((d) => d.channelId === 'C_GENERAL'),
+      async () => (await box.lookout.store.digests.listAll('T_LOOKOUT')).find((d) => d.channelId === 'C_GENERAL'),
       'the second digest',
     );
     await expect

@@ -220,10 +220,11 @@ describe('/traffic digest list and its buttons', () => {
     await box.lookout.store.db.query('update alert_subscriptions set created_at = $1', [began]);
     await box.lookout.store.db.query(
       'insert into watch_state (key, watermark) values ($1, $2) on conflict (key) do update set watermark = excluded.watermark',
-      [box.lookout.threatScan.stateKey, new Date()],
+      [(await box.lookout.threatScan.stateKeys())[0], new Date()],
     );
     const flagged = (visitorId: string, channelId: string, daysAgo: number) =>
       box.lookout.store.alerts.claim({
+        teamId: 'T_LOOKOUT',
         channelId,
         visitorId,
         severity: 'high',

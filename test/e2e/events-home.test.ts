@@ -42,13 +42,13 @@ describe('the Events API and App Home', () => {
     await box.slack.slash('C_MARKETING', 'U_ALICE', 'watch visits drops 40% vs last week');
     await until(
       async () =>
-        ((await box.lookout.store.digests.listAll()).length > 0 &&
+        ((await box.lookout.store.digests.listAll('T_LOOKOUT')).length > 0 &&
           (await box.lookout.store.watches.list()).length > 0) ||
         undefined,
       'the digest and the watch',
     );
     box.slack.failNext('chat.postMessage', 'not_in_channel', 1, { channel: 'C_MARKETING' });
-    const [digest] = await box.lookout.store.digests.listAll();
+    const [digest] = await box.lookout.store.digests.listAll('T_LOOKOUT');
     // Something Lookout posts on its own into that channel, refused by Slack for good.
     await box.lookout.store.deliveries.enqueue({
       subject: NOTICE,
@@ -83,7 +83,7 @@ describe('the Events API and App Home', () => {
   });
 
   it("its buttons change the same state as the commands: Pause and Resume a digest and a watch, Retry a failed delivery; another person's is refused", async () => {
-    const [digest] = (await box.lookout.store.digests.listAll()).filter((d) => d.ownerId === 'U_ALICE');
+    const [digest] = (await box.lookout.store.digests.listAll('T_LOOKOUT')).filter((d) => d.ownerId === 'U_ALICE');
     const [watch] = (await box.lookout.store.watches.list()).filter((w) => w.ownerId === 'U_ALICE');
     const republished = async (user: string, click: () => Promise<unknown>) => {
       const before = (box.slack.workspace.home(user) as unknown as Home).publishes;
@@ -151,7 +151,7 @@ describe('the Events API and App Home', () => {
       await box.slack.slash('C_SECURITY', user, 'digest add daily 08:00 countries');
     await until(
       async () =>
-        (await box.lookout.store.digests.listAll()).filter((d) => d.channelId === 'C_SECURITY').length >= 2 ||
+        (await box.lookout.store.digests.listAll('T_LOOKOUT')).filter((d) => d.channelId === 'C_SECURITY').length >= 2 ||
         undefined,
       'the digests',
     );
@@ -287,7 +287,7 @@ describe('App Home buttons, and a Home kept current', () => {
         top: '5',
       }),
     );
-    const [digest] = await box.lookout.store.digests.listAll();
+    const [digest] = await box.lookout.store.digests.listAll('T_LOOKOUT');
     expect(digest).toMatchObject({ ownerId: 'U_ALICE', channelId: 'C_MARKETING', reports: ['sources'] });
     expect(text(home)).toMatch(new RegExp(`\\*#${digest!.id}\\* sources in <#C_MARKETING> · every day at 08:30`, 'i'));
     // Published through the outbox, as a delivery of its own kind. Slack shows the Home before its answer
@@ -300,7 +300,7 @@ describe('App Home buttons, and a Home kept current', () => {
   });
 
   it('Preview shows the digest to the person in its channel, only to them, and says so on the Home', async () => {
-    const [digest] = await box.lookout.store.digests.listAll();
+    const [digest] = await box.lookout.store.digests.listAll('T_LOOKOUT');
     const home = await republished('U_ALICE', () =>
       box.slack.clickHome('U_ALICE', 'home.digest.preview', { blockId: `digest-${digest!.id}` }),
     );
@@ -446,7 +446,7 @@ describe('App Home buttons, and a Home kept current', () => {
     box.slack.workspace.addUser({ id: 'U_DAVE', name: 'dave' });
     await box.slack.slash('C_GENERAL', 'U_DAVE', 'digest add daily 07:00 pages');
     // Five changes to Alice's digests within the debounce: one publish.
-    const [digest] = (await box.lookout.store.digests.listAll()).filter((d) => d.ownerId === 'U_ALICE');
+    const [digest] = (await box.lookout.store.digests.listAll('T_LOOKOUT')).filter((d) => d.ownerId === 'U_ALICE');
     for (let i = 0; i < 5; i++)
       await box.slack.slash('C_MARKETING', 'U_ALICE', `digest ${i % 2 === 0 ? 'pause' : 'resume'} ${digest!.id}`);
     await until(

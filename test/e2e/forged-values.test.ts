@@ -254,7 +254,7 @@ describe('limits on abuse', () => {
   });
   afterAll(() => box?.stop());
 
-  const digestCount = async () => (await box.lookout.store.digests.listAll()).length;
+  const digestCount = async () => (await box.lookout.store.digests.listAll('T_LOOKOUT')).length;
 
   it('an every-minute cron digest is refused with the minimum interval, typed or in the form', async () => {
     const typed = await answerTo(box, 'C_GENERAL', 'U_CAROL', () =>

@@ -70,7 +70,7 @@ describe('a digest time as people say it', () => {
   it('`/traffic digest add daily 9am sources` runs at 09:00', async () => {
     await box.lookout.store.db.query('delete from digests');
     const reply = await run('digest add daily 9am sources');
-    const [digest] = await box.lookout.store.digests.listAll();
+    const [digest] = await box.lookout.store.digests.listAll('T_LOOKOUT');
     expect(digest).toMatchObject({
       schedule: { kind: 'daily', time: '09:00' },
       cron: '0 9 * * *',
@@ -87,6 +87,6 @@ describe('a digest time as people say it', () => {
     expect(said(await run('digest add daily 25:00 sources'))).toMatch(
       /`25:00` is not a time of day: hours go from 00 to 23/,
     );
-    expect(await box.lookout.store.digests.listAll()).toHaveLength(0);
+    expect(await box.lookout.store.digests.listAll('T_LOOKOUT')).toHaveLength(0);
   });
 });

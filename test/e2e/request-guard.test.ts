@@ -49,7 +49,7 @@ function slash(text: string): string {
   }).toString();
 }
 
-const digests = async () => (await box.lookout.store.digests.listAll()).length;
+const digests = async () => (await box.lookout.store.digests.listAll('T_LOOKOUT')).length;
 
 async function stillAnswers(): Promise<void> {
   const before = box.slack.messages('C_GENERAL', { user: 'U_BOB' }).length;

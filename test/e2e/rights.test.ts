@@ -131,7 +131,7 @@ describe('watches', () => {
 
 describe('digests', () => {
   it('a digest cannot post into a channel its maker is not in, by command or by the form; a member may', async () => {
-    const before = (await box.lookout.store.digests.listAll()).length;
+    const before = (await box.lookout.store.digests.listAll('T_LOOKOUT')).length;
     expect(await command('C_GENERAL', 'U_BOB', 'digest add #growth daily 09:00 sources')).toMatch(
       /You are not in that channel/,
     );
@@ -146,11 +146,11 @@ describe('digests', () => {
       timeZone: 'UTC',
     });
     expect(refused.ok).toBe(false);
-    expect((await box.lookout.store.digests.listAll()).length).toBe(before);
+    expect((await box.lookout.store.digests.listAll('T_LOOKOUT')).length).toBe(before);
     expect(await command('C_GENERAL', 'U_DANA', 'digest add #growth daily 09:00 sources')).not.toMatch(
       /not in that channel/,
     );
-    expect((await box.lookout.store.digests.listAll()).length).toBe(before + 1);
+    expect((await box.lookout.store.digests.listAll('T_LOOKOUT')).length).toBe(before + 1);
   });
 });
 

@@ -40,7 +40,7 @@ describe.each(['http', 'socket'] as const)('%s mode', (mode) => {
 
   it('App Home opens, and its button acts', async () => {
     await run(box, 'digest add weekly monday 09:00 sources');
-    const [digest] = await box.lookout.store.digests.listAll();
+    const [digest] = await box.lookout.store.digests.listAll('T_LOOKOUT');
     await box.slack.event('app_home_opened', USER, { tab: 'home' });
     await until(() => box.slack.workspace.home(USER), 'the Home');
     const before = box.slack.workspace.home(USER)!.publishes;

@@ -411,7 +411,7 @@ describe('bad requests get 400 JSON', () => {
       action_id: 'digest.pause',
     });
     expect(paused.status).toBe(200);
-    const all = await box.lookout.store.digests.listAll();
+    const all = await box.lookout.store.digests.listAll('T_LOOKOUT');
     expect(all.filter((d) => ids.includes(d.id)).map((d) => [d.id, d.paused])).toEqual([
       [ids[0], false],
       [ids[1], false],
@@ -442,7 +442,7 @@ describe('bad requests get 400 JSON', () => {
         .find((m) => JSON.stringify(m.blocks ?? []).includes(`#${third}`)),
     );
     expect(JSON.stringify(preview.blocks)).toContain('Countries');
-    for (const id of ids) await box.lookout.store.digests.remove(id);
+    for (const id of ids) await box.lookout.store.digests.remove('T_LOOKOUT', id);
   });
 
   it("an element the message does not have, and someone else's ephemeral", async () => {

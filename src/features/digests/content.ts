@@ -1,4 +1,5 @@
 import type { SharedFetcher } from '../../platform/api/shared-fetcher.js';
+import type { Tenant } from '../../platform/tenancy/tenants.js';
 import type { Logger } from '../../platform/log.js';
 import type { Trend } from '../../kernel/trend.js';
 import type { TrendService } from '../trends/index.js';
@@ -130,6 +131,9 @@ export async function gatherDigest(
   };
 }
 
+/** A digest's workspace: its analytics account's answers, and whose flagged visitors its security line counts. */
+export type DigestTenant = Pick<Tenant, 'team' | 'account' | 'fetcher'>;
+
 /** A stored digest's message at a moment: its reports, totals and the security line. */
 export class DigestContent {
   constructor(
@@ -141,8 +145,8 @@ export class DigestContent {
     },
   ) {}
 
-  /** `fetcher`: the digest's workspace's analytics account. */
-  async render(fetcher: SharedFetcher, digest: Digest, at: Date, preview: boolean): Promise<SlackMessage> {
+  /** `tenant`: the digest's workspace, and its analytics account. */
+  async render(tenant: DigestTenant, digest: Digest, at: Date, preview: boolean): Promise<SlackMessage> {
     const reports = digest.reports.filter((id): id is ReportId => Object.hasOwn(REPORTS, id));
     const title = `Digest: ${reports.map((id) => REPORTS[id].title).join(', ')}`;
     const spec = {
@@ -153,9 +157,9 @@ export class DigestContent {
       period: periodOf(digest.period),
       timeZone: digest.timeZone,
     };
-    const view = await gatherDigest(fetcher, spec, at, { title, demo: this.deps.demo, preview });
+    const view = await gatherDigest(tenant.fetcher, spec, at, { title, demo: this.deps.demo, preview });
     const [security, trend] = await Promise.all([
-      this.securityLine(view.period, digest.timeZone, at),
+      this.securityLine(tenant, view.period, digest.timeZone, at),
       this.trend(view, digest.filters),
     ]);
     return digestMessage({ ...view, security, ...(trend ? { trend } : {}) });
@@ -179,11 +183,16 @@ export class DigestContent {
   }
 
   /** The security line of a period in its zone, once threat alerts are on anywhere. */
-  private async securityLine(period: DateRange, timeZone: string, now: Date): Promise<string | undefined> {
+  private async securityLine(
+    tenant: DigestTenant,
+    period: DateRange,
+    timeZone: string,
+    now: Date,
+  ): Promise<string | undefined> {
     const from = dayStart(period.startDate, timeZone);
     const to = dayStart(shiftDate(period.endDate, 1), timeZone);
     if (from === undefined || to === undefined) return undefined;
-    const seen = await this.deps.flagged.seen(new Date(from), new Date(Math.min(to, now.getTime())));
+    const seen = await this.deps.flagged.seen(tenant, new Date(from), new Date(Math.min(to, now.getTime())));
     return seen && securityLine({ from, to: Math.min(to, now.getTime()), timeZone, now }, seen);
   }
 }

@@ -31,7 +31,7 @@ export function digestDeadline(digest: Pick<Digest, 'cron' | 'timeZone'>, slot: 
 export function digestPublisher(deps: {
   content: DigestContent;
   /** Each digest's workspace: its analytics account. */
-  tenants: { of(team: string): Promise<Pick<Tenant, 'fetcher'>> };
+  tenants: { of(team: string): Promise<Pick<Tenant, 'team' | 'account' | 'fetcher'>> };
   db: Db;
   log: Logger;
   owner: string;
@@ -46,7 +46,7 @@ export function digestPublisher(deps: {
     let message;
     try {
       const tenant = await deps.tenants.of(digest.teamId);
-      message = await content.render(tenant.fetcher, digest, slot, false);
+      message = await content.render(tenant, digest, slot, false);
     } catch (error) {
       if (error instanceof TenantError) {
         await runs.markFailed(digest.id, slot, error.message);

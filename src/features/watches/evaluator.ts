@@ -35,7 +35,7 @@ const RETRY_WAITING_MS = 2 * 60_000;
 export interface WatchEvaluatorOptions {
   db: Db;
   /** Each watch's workspace: its analytics account. */
-  tenants: { of(team: string): Promise<Pick<Tenant, 'fetcher'>> };
+  tenants: { of(team: string): Promise<Pick<Tenant, 'team' | 'account' | 'fetcher'>> };
   observer: WatchObserver;
   /** For the small chart in an alert (left out when it cannot be built). */
   trends?: TrendService;
@@ -199,7 +199,7 @@ export class WatchEvaluator {
       );
       return { ok: false, error: error.message };
     }
-    return this.options.observer.observe(tenant.fetcher, watch.rule, period, watch.timeZone);
+    return this.options.observer.observe(tenant, watch.rule, period, watch.timeZone);
   }
 
   /** The deliveries a decision makes, in the decision's transaction. */

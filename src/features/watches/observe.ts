@@ -10,6 +10,7 @@ import { fieldOf } from '../../kernel/records.js';
 import { dayLabel, type ApiDays, type Bucket } from '../../kernel/trend.js';
 import { ApiError } from '../../platform/api/errors.js';
 import type { SharedFetcher } from '../../platform/api/shared-fetcher.js';
+import type { Tenant } from '../../platform/tenancy/tenants.js';
 import type { Logger } from '../../platform/log.js';
 import type { FlaggedVisitors } from '../alerts/index.js';
 import type { TrendService } from '../trends/index.js';
@@ -31,13 +32,17 @@ export interface ObserverDeps {
   log: Logger;
 }
 
+
+/** A watch's workspace: its analytics account's answers, and whose flagged visitors count as bots. */
+export type WatchTenant = Pick<Tenant, 'team' | 'account' | 'fetcher'>;
+
 export class WatchObserver {
   constructor(private readonly deps: ObserverDeps) {}
 
-  /** `fetcher`: the watch's workspace's analytics account. */
-  async observe(fetcher: SharedFetcher, rule: WatchRule, period: WatchPeriod, timeZone: string): Promise<Observation> {
+  /** `tenant`: the watch's workspace, and its analytics account. */
+  async observe(tenant: WatchTenant, rule: WatchRule, period: WatchPeriod, timeZone: string): Promise<Observation> {
     try {
-      return await this.measure(fetcher, rule, period, timeZone);
+      return await this.measure(tenant, rule, period, timeZone);
     } catch (error) {
       if (error instanceof Unsettled) return { ok: false, wait: true, error: error.message };
       if (!(error instanceof ApiError)) throw error;
@@ -46,13 +51,14 @@ export class WatchObserver {
   }
 
   private async measure(
-    fetcher: SharedFetcher,
+    tenant: WatchTenant,
     rule: WatchRule,
     period: WatchPeriod,
     timeZone: string,
   ): Promise<Observation> {
     const label = periodLabel(period);
-    if (rule.metric === 'bots') return this.bots(fetcher, period, timeZone, label);
+    const { fetcher } = tenant;
+    if (rule.metric === 'bots') return this.bots(tenant, period, timeZone, label);
     const c = rule.condition;
     if (c.kind === 'new') {
       const def = REPORTS[rule.report];
@@ -82,13 +88,13 @@ export class WatchObserver {
 
   /** The share of the hour's visits made by visitors the threat scan flagged, among the visits it has judged. */
   private async bots(
-    fetcher: SharedFetcher,
+    tenant: WatchTenant,
     period: WatchPeriod,
     timeZone: string,
     label: string,
   ): Promise<Observation> {
     // The zone's hour lies within the API's day before, the day or the day after.
-    const visits = await fetcher.visits({
+    const visits = await tenant.fetcher.visits({
       startDate: shiftDate(period.date, -1),
       endDate: shiftDate(period.date, 1),
     });
@@ -98,7 +104,7 @@ export class WatchObserver {
     });
     if (inHour.length === 0) return { ok: true, value: 0, label };
     const ids = [...new Set(inHour.map((v) => v.visitor_id).filter((id): id is string => typeof id === 'string'))];
-    const judged = await this.deps.flagged.judged(ids);
+    const judged = await this.deps.flagged.judged(tenant, ids);
     if (!judged)
       return {
         ok: false,
