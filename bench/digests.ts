@@ -161,7 +161,7 @@ const worker = new DeliveryWorker({
 });
 const post = digestPublisher({
   content,
-  tenants: { of: async () => ({ fetcher }) },
+  tenants: { of: async (team) => ({ team, account: 'bench', fetcher }) },
   db: store.db,
   log,
   owner: 'bench',

@@ -96,7 +96,7 @@ for (let round = 0; round < ROUNDS; round++) {
   });
   const evaluator = new WatchEvaluator({
     db: repos.db,
-    tenants: { of: async () => ({ fetcher }) },
+    tenants: { of: async (team) => ({ team, account: 'bench', fetcher }) },
     observer: new WatchObserver({
       trends,
       flagged: { judged: async () => undefined },

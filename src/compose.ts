@@ -41,8 +41,8 @@ async function adoptRows(platform: Platform): Promise<void> {
   const log = platform.log.child({ component: 'store' });
   try {
     if (!(await anyUnowned(platform.repos.db))) return;
-    const web = await platform.tenants.web('', { retryConfig: { retries: 0 } });
-    const team = (await web.auth.test()).team_id;
+    const client = await platform.tenants.web('', { retryConfig: { retries: 0 } });
+    const team = (await client.auth.test()).team_id;
     if (!team) return;
     const adopted = await adoptUnowned(platform.repos.db, team);
     if (adopted > 0) log.info({ adopted, team }, 'rows from before workspaces were told apart now belong to this one');

@@ -113,4 +113,9 @@ export const SCOPES_WITHOUT_A_METHOD: Record<string, string> = {
 /** Events and the scopes their delivery needs (app_home_opened needs none). */
 export const EVENT_SCOPES: Record<string, readonly string[]> = {
   app_home_opened: [],
+  // "This Events API-only event is sent via subscription whenever a Slack app is completely uninstalled"; no scope
+  // is listed (https://api.slack.com/events/app_uninstalled). tokens_revoked likewise lists none
+  // (https://docs.slack.dev/reference/events/tokens_revoked).
+  app_uninstalled: [],
+  tokens_revoked: [],
 };

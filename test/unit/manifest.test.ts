@@ -9,8 +9,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EVENT_SCOPES, Manifest, SCOPES_WITHOUT_A_METHOD } from '../../src/slack-rules/manifest.js';
 import { METHOD_RULES, type MethodName } from '../../src/slack-rules/rules.js';
+import { BOT_SCOPES } from '../../src/platform/slack/scopes.js';
 
 const manifest = Manifest.parse(JSON.parse(readFileSync('manifest.json', 'utf8')));
+const distributed = Manifest.parse(JSON.parse(readFileSync('manifest.distributed.json', 'utf8')));
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -58,7 +60,7 @@ describe('manifest.json', () => {
   });
 
   it('subscribes to exactly the events Lookout listens for, with the Home tab on for app_home_opened', () => {
-    expect(listened).toEqual(['app_home_opened']);
+    expect(listened).toEqual(['app_home_opened', 'app_uninstalled', 'tokens_revoked']);
     expect([...(manifest.settings?.event_subscriptions?.bot_events ?? [])].sort()).toEqual(listened);
     for (const event of listened) expect(Object.keys(EVENT_SCOPES)).toContain(event);
     expect(manifest.features?.app_home?.home_tab_enabled).toBe(true);
@@ -71,5 +73,19 @@ describe('manifest.json', () => {
     ].sort();
     expect(commands.length).toBeGreaterThan(0);
     expect((manifest.features?.slash_commands ?? []).map((c) => c.command).sort()).toEqual(commands);
+  });
+});
+
+describe('manifest.distributed.json (any workspace installs it by OAuth)', () => {
+  it('asks for what manifest.json asks for, and no more: the same scopes, events and commands', () => {
+    expect(distributed.oauth_config?.scopes).toEqual(manifest.oauth_config?.scopes);
+    expect(distributed.settings?.event_subscriptions).toEqual(manifest.settings?.event_subscriptions);
+    expect(distributed.features).toEqual(manifest.features);
+    expect([...(distributed.oauth_config?.scopes?.bot ?? [])].sort()).toEqual([...BOT_SCOPES].sort());
+  });
+
+  it('names the OAuth redirect URL Lookout serves, and turns token rotation on', () => {
+    expect(distributed.oauth_config?.redirect_urls?.map((u) => new URL(u).pathname)).toEqual(['/slack/oauth_redirect']);
+    expect(distributed.settings?.token_rotation_enabled).toBe(true);
   });
 });

@@ -19,7 +19,7 @@ const MEMBERS_TTL_MS = 60_000;
 
 /** `clientOf`: the client to ask with, fetched for each call (a workspace's token may be refreshed meanwhile). */
 export function webDirectory(clientOf: WebClient | (() => Promise<WebClient>), log: Logger): SlackDirectory {
-  const client = async () => (typeof clientOf === 'function' ? clientOf() : clientOf);
+  const clientNow = async () => (typeof clientOf === 'function' ? clientOf() : clientOf);
   const members = new LRUCache<string, Set<string>>({
     max: 5_000,
     ttl: MEMBERS_TTL_MS,
@@ -27,7 +27,8 @@ export function webDirectory(clientOf: WebClient | (() => Promise<WebClient>), l
       const found = new Set<string>();
       let cursor: string | undefined;
       for (let page = 0; page < MAX_PAGES; page++) {
-        const result = await (await client()).conversations.members({ channel, limit: 1000, cursor });
+        const client = await clientNow();
+        const result = await client.conversations.members({ channel, limit: 1000, cursor });
         for (const m of result.members ?? []) found.add(m);
         cursor = result.response_metadata?.next_cursor || undefined;
         if (!cursor) break;
@@ -52,9 +53,8 @@ export function webDirectory(clientOf: WebClient | (() => Promise<WebClient>), l
       if (!ref.name) return undefined;
       let cursor: string | undefined;
       for (let page = 0; page < MAX_PAGES; page++) {
-        const result = await (
-          await client()
-        ).conversations.list({
+        const client = await clientNow();
+        const result = await client.conversations.list({
           limit: 200,
           cursor,
           exclude_archived: true,
@@ -69,7 +69,8 @@ export function webDirectory(clientOf: WebClient | (() => Promise<WebClient>), l
     },
     async userTimeZone(user, fallback) {
       try {
-        const info = await (await client()).users.info({ user });
+        const client = await clientNow();
+        const info = await client.users.info({ user });
         return info.user?.tz || fallback;
       } catch (error) {
         log.warn({ user, err: String(error) }, 'users.info failed; using the default time zone');

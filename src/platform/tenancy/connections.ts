@@ -73,9 +73,14 @@ export class ConnectionRepo {
     return rows.length > 0;
   }
 
-  /** Every connection: the threat scan's work, by account. */
+  /** Every connection of a workspace Lookout is installed in: the threat scan's work, by account. */
   async list(): Promise<Connection[]> {
-    const { rows } = await this.db.query<Row>('SELECT * FROM workspaces ORDER BY team_id');
+    const { rows } = await this.db.query<Row>(
+      `SELECT w.* FROM workspaces w
+        WHERE EXISTS (SELECT 1 FROM installations i WHERE i.uninstalled_at IS NULL
+                        AND (i.id = 'team:' || w.team_id OR i.id = 'enterprise:' || w.enterprise_id))
+        ORDER BY w.team_id`,
+    );
     return rows.map((r) => this.toConnection(r));
   }
 
