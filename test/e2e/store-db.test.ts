@@ -116,8 +116,9 @@ describeEachDb('store db', (t) => {
         { version: 13, name: 'trend_account', applied_at: expect.any(Date) },
         { version: 14, name: 'scan_account', applied_at: expect.any(Date) },
         { version: 15, name: 'tenants', applied_at: expect.any(Date) },
+        { version: 18, name: 'home_team', applied_at: expect.any(Date) },
       ]);
-      expect(await appliedVersions(t.db)).toEqual(new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]));
+      expect(await appliedVersions(t.db)).toEqual(new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 18]));
     });
 
     it('applies the migrations of an empty database once when two callers race', async () => {

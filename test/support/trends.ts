@@ -3,10 +3,10 @@ import { REPORTS } from '../../src/kernel/catalog.js';
 
 /** Refs that always travel inline (no stash): enough for services driven without Slack. */
 export class QueryRefsStub {
-  async ref(query: ReportQuery): Promise<string> {
+  async ref(_team: string, query: ReportQuery): Promise<string> {
     return encodeQuery(query);
   }
-  async resolve(ref: string | undefined): Promise<ReportQuery | null> {
+  async resolve(_team: string, ref: string | undefined): Promise<ReportQuery | null> {
     return ref ? decodeQuery(ref, REPORTS) : null;
   }
 }

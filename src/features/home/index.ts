@@ -36,7 +36,7 @@ export const home: LookoutFeature<'home', 'digests' | 'watches' | 'alerts', { ho
       subjects: platform.subjects,
       views: repos.homeViews,
       queued: platform.queued,
-      access: platform.legacy().access,
+      access: (team) => platform.tenants.access(team),
       settings: { scrapingScoreThreshold: settings.security.scrapingScoreThreshold, ...settings.limits },
       now: settings.now,
       timeZone: settings.timeZone,
@@ -45,11 +45,12 @@ export const home: LookoutFeature<'home', 'digests' | 'watches' | 'alerts', { ho
     });
     const refresh = new HomeRefresh({
       repo: repos.homeViews,
-      render: (user) => service.render(user),
+      render: (team, user) => service.render(team, user),
       ownersIn: (channels) => service.ownersIn(channels),
-      enqueue: async (user, view) => {
+      enqueue: async (team, user, view) => {
         const message = { text: 'Lookout Home', blocks: view.blocks as SlackMessage['blocks'] };
         await deliveries.enqueueLatest({
+          team,
           subject: HOME,
           payload: { user },
           channelId: user,

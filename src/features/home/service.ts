@@ -19,13 +19,14 @@ export interface HomeServiceDeps {
   digests: Pick<DigestService, 'ownedBy' | 'setPaused' | 'preview' | 'manageable' | 'ownersIn' | 'newForm'>;
   watches: Pick<WatchService, 'ownedBy' | 'setPaused' | 'mute' | 'ownersIn'>;
   alerts: Pick<AlertService, 'overview' | 'subscribe' | 'unsubscribe' | 'mute' | 'unmute'>;
-  deliveries: Pick<DeliveryRepo, 'unfinished' | 'get' | 'retry' | 'dropPending'>;
+  deliveries: Pick<DeliveryRepo, 'unfinished' | 'of' | 'retry' | 'dropPending'>;
   /** What each delivery is about: its name in the list, and whether it carries security details. */
   subjects: Pick<Subjects, 'get' | 'sensitive'>;
   views: HomeViewRepo;
   /** Wakes the delivery worker. */
   queued: () => void;
-  access: Access;
+  /** Who may do what in a workspace. */
+  access: (team: string) => Access;
   settings: Omit<HomeSettings, 'admins' | 'securityUsers' | 'securityChannels'>;
   now: () => Date;
   timeZone: string;
@@ -58,14 +59,14 @@ export class HomeService {
   }
 
   /** The channels the person's digests and watches post in, and which of them they are in (whose deliveries they see). */
-  private async channels(user: string) {
+  private async channels(team: string, user: string) {
     const [digests, watches] = await Promise.all([this.deps.digests.ownedBy(user), this.deps.watches.ownedBy(user)]);
     const theirs = [...new Set([...digests.map((d) => d.channelId), ...watches.map((w) => w.channelId)])];
-    return { digests, watches, channels: await this.deps.access.channelsOf(user, theirs) };
+    return { digests, watches, channels: await this.deps.access(team).channelsOf(user, theirs) };
   }
 
-  /** A button on one row (its value is the row's id). */
-  async act(user: string, action: HomeRowAction, id: number): Promise<Acted> {
+  /** A button on one row of the person's Home in workspace `team` (its value is the row's id). */
+  async act(team: string, user: string, action: HomeRowAction, id: number): Promise<Acted> {
     switch (action) {
       case 'pauseDigest':
       case 'resumeDigest':
@@ -92,14 +93,14 @@ export class HomeService {
             : `Watch #${id} is unmuted.`,
         );
       case 'retry': {
-        const delivery = await this.deps.deliveries.get(id);
-        const { channels } = await this.channels(user);
+        const delivery = await this.deps.deliveries.of(team, id);
+        const { channels } = await this.channels(team, user);
         if (!delivery || !channels.includes(delivery.channelId))
           return { notice: { ok: false, text: 'That delivery is not one of yours.' } };
-        if (!(await this.deps.deliveries.retry(id, 6 * 3_600_000)))
+        if (!(await this.deps.deliveries.retry(team, id, 6 * 3_600_000)))
           return { notice: { ok: false, text: 'That delivery is no longer failed.' } };
         this.deps.queued();
-        this.deps.log.info({ delivery: id, user }, 'failed delivery retried from App Home');
+        this.deps.log.info({ delivery: id, team, user }, 'failed delivery retried from App Home');
         return {};
       }
     }
@@ -138,15 +139,20 @@ export class HomeService {
     return this.deps.digests.newForm(user);
   }
 
-  /** The person's Home as it stands, with `notice` at its top, and the hash of what it shows (the notice left out). */
-  async render(user: string, notice?: Notice): Promise<{ view: ReturnType<typeof homeView>; hash: string }> {
-    const { digests, watches, channels } = await this.channels(user);
+  /** The person's Home in workspace `team` as it stands, with `notice` at its top, and the hash of what it shows (the notice left out). */
+  async render(
+    team: string,
+    user: string,
+    notice?: Notice,
+  ): Promise<{ view: ReturnType<typeof homeView>; hash: string }> {
+    const access = this.deps.access(team);
+    const { digests, watches, channels } = await this.channels(team, user);
     const open =
       channels.length > 0
-        ? await this.deps.deliveries.unfinished({ channels, failedWithinMs: 7 * DAY, limit: 30 })
+        ? await this.deps.deliveries.unfinished({ team, channels, failedWithinMs: 7 * DAY, limit: 30 })
         : [];
-    const security = this.deps.access.maySeeSecurityPrivately(user);
-    const admin = this.deps.access.isAdmin(user);
+    const security = access.maySeeSecurityPrivately(user);
+    const admin = access.isAdmin(user);
     const now = this.deps.now();
     const deliveries = open
       .filter((d) => security || !this.deps.subjects.sensitive(d.kind))
@@ -163,7 +169,7 @@ export class HomeService {
       manage: admin,
       ...(overview.alerts ? { recent: overview.alerts } : {}),
     };
-    const { rules } = this.deps.access;
+    const { rules } = access;
     const settings: HomeSettings | undefined = admin
       ? {
           admins: rules.admins,
@@ -190,9 +196,9 @@ export class HomeService {
    * its buttons). A refresh still queued was rendered before it: sent after, it would
    * put the older Home back, so it is dropped.
    */
-  async shown(user: string, hash: string): Promise<void> {
-    await this.deps.views.opened(user, hash);
-    await this.deps.deliveries.dropPending(HOME, user);
+  async shown(team: string, user: string, hash: string): Promise<void> {
+    await this.deps.views.opened(team, user, hash);
+    await this.deps.deliveries.dropPending(HOME, team, user);
   }
 
   /** The people whose digests or watches post in these channels. */
