@@ -51,6 +51,7 @@ describe('the Events API and App Home', () => {
     const [digest] = await box.lookout.store.digests.listAll();
     // Something Lookout posts on its own into that channel, refused by Slack for good.
     await box.lookout.store.deliveries.enqueue({
+      team: 'T_LOOKOUT',
       subject: NOTICE,
       channelId: 'C_MARKETING',
       message: { text: 'hello', blocks: [] },
@@ -61,6 +62,7 @@ describe('the Events API and App Home', () => {
       async () =>
         (
           await box.lookout.store.deliveries.unfinished({
+            team: 'T_LOOKOUT',
             channels: ['C_MARKETING'],
             failedWithinMs: 3_600_000,
             limit: 5,
@@ -114,8 +116,44 @@ describe('the Events API and App Home', () => {
     expect((await box.lookout.store.watches.get(watch!.id))?.paused).toBe(false);
 
     const [failed] = (
-      await box.lookout.store.deliveries.unfinished({ channels: ['C_MARKETING'], failedWithinMs: 3_600_000, limit: 5 })
+      await box.lookout.store.deliveries.unfinished({
+        team: 'T_LOOKOUT',
+        channels: ['C_MARKETING'],
+        failedWithinMs: 3_600_000,
+        limit: 5,
+      })
     ).filter((d) => d.status === 'failed');
+    // Dana, in another workspace, has a digest in a channel of that id too (as a channel shared with Slack Connect
+    // has one id in both) and is in it; she clicks Retry carrying that delivery's id (her Home made to hold Alice's
+    // button). It is not her workspace's: nothing changes. With one workspace's bot token Slack then refuses to publish
+    // her Home (user_not_found), which ends her click.
+    const other = box.slack.team('T_OTHER');
+    const danas = await box.lookout.store.digests.create({
+      teamId: 'T_OTHER',
+      channelId: 'C_MARKETING',
+      ownerId: 'U_DANA',
+      reports: ['sources'],
+      filters: [],
+      topN: 5,
+      period: 'day',
+      schedule: { kind: 'daily', time: '07:00' },
+      cron: '0 7 * * *',
+      timeZone: 'UTC',
+    });
+    box.slack.workspace.setMember('C_MARKETING', 'U_DANA', true);
+    other.workspace.publishHome('U_DANA', box.slack.workspace.home('U_ALICE')!.view);
+    await other.clickHome('U_DANA', 'home.delivery.retry', { blockId: `delivery-${failed!.id}` });
+    await until(
+      () => box.logs.find((l) => l.includes('"what":"home.delivery.retry"') && l.includes('listener failed')),
+      "Dana's click to be handled",
+    );
+    expect(await box.lookout.store.deliveries.get(failed!.id)).toMatchObject({
+      status: 'failed',
+      attempts: failed!.attempts,
+    });
+    expect(box.logs.some((l) => l.includes('failed delivery retried from App Home'))).toBe(false);
+    box.slack.workspace.setMember('C_MARKETING', 'U_DANA', false);
+    await box.lookout.store.digests.remove(danas.id);
     await republished('U_ALICE', () =>
       box.slack.clickHome('U_ALICE', 'home.delivery.retry', { blockId: `delivery-${failed!.id}` }),
     );
@@ -157,6 +195,7 @@ describe('the Events API and App Home', () => {
     );
     box.slack.failNext('chat.postMessage', 'not_in_channel', 1, { channel: 'C_SECURITY' });
     await box.lookout.store.deliveries.enqueue({
+      team: 'T_LOOKOUT',
       subject: ALERT,
       channelId: 'C_SECURITY',
       message: { text: 'Threat · high severity: visitor v_x', blocks: [] },
@@ -167,6 +206,7 @@ describe('the Events API and App Home', () => {
       async () =>
         (
           await box.lookout.store.deliveries.unfinished({
+            team: 'T_LOOKOUT',
             channels: ['C_SECURITY'],
             failedWithinMs: 3_600_000,
             limit: 5,
@@ -317,6 +357,7 @@ describe('App Home buttons, and a Home kept current', () => {
 
   it('opening the Home drops a refresh still queued for that person: rendered before, it would put an older Home back', async () => {
     const stale = await box.lookout.store.deliveries.enqueueLatest({
+      team: 'T_LOOKOUT',
       subject: HOME,
       payload: { user: 'U_ALICE' },
       channelId: 'U_ALICE',
@@ -328,7 +369,11 @@ describe('App Home buttons, and a Home kept current', () => {
       stale,
     ]);
     await openHome(box, 'U_ALICE');
-    expect(await box.lookout.store.deliveries.get(stale)).toBeUndefined();
+    // The publish is seen before the handler records it and drops the queued one.
+    await until(
+      async () => ((await box.lookout.store.deliveries.get(stale)) === undefined ? true : undefined),
+      'the queued refresh to be dropped',
+    );
   });
 
   it('Mute 24h and Unmute a watch change it as /traffic watch mute and unmute do', async () => {
