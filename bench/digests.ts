@@ -151,7 +151,12 @@ const web = new WebClient(botToken, {
 let rateLimited = 0;
 web.on(WebClientEvent.RATE_LIMITED, () => rateLimited++);
 
-const content = new DigestContent({ fetcher, flagged: { seen: async () => undefined }, demo: true });
+const content = new DigestContent({
+  fetcher,
+  account: api.account,
+  flagged: { seen: async () => undefined },
+  demo: true,
+});
 const worker = new DeliveryWorker({
   db: store.db,
   poster: webPoster(web),

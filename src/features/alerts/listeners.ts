@@ -38,13 +38,14 @@ export function alertsCommand(alerts: AlertService): Subcommand {
  */
 export function registerAlerts(app: Routes, alerts: AlertService, cards: VisitorCards): void {
   for (const action of ['ack', 'mute24h', 'mute7d', 'unmute', 'details'] as const) {
-    app.handle(ALERT_ACTIONS[action], async (args, { log, tell }) => {
+    app.handle(ALERT_ACTIONS[action], async (args, { log, tell, tenant }) => {
       const user = args.body.user.id;
       const channel = args.body.channel?.id;
       const parsed = SafeId.safeParse(buttonValue(args));
       if (!channel || !parsed.success) return tell(problemMessage('This alert is too old to act on.'));
       const visitorId = parsed.data;
-      if (action === 'details') return tell((await cards.card({ visitorId, channelId: channel, user, log })).message);
+      if (action === 'details')
+        return tell((await cards.card(await tenant(), { visitorId, channelId: channel, user, log })).message);
       const outcome = await alerts.act(user, channel, visitorId, action);
       if (!outcome.ok) return tell(outcome.message);
       return postToResponseUrl(args.body.response_url, { ...outcome.value, replace_original: true });

@@ -135,6 +135,8 @@ export class DigestContent {
   constructor(
     private readonly deps: {
       fetcher: SharedFetcher;
+      /** The analytics account `fetcher` asks. */
+      account: string;
       trends?: TrendService;
       flagged: Pick<FlaggedVisitors, 'seen'>;
       demo: boolean;
@@ -165,7 +167,7 @@ export class DigestContent {
   private async trend(view: DigestView, filters: Digest['filters']): Promise<Trend | undefined> {
     if (!this.deps.trends) return undefined;
     try {
-      return await this.deps.trends.series({
+      return await this.deps.trends.series(this.deps, {
         report: 'visits',
         filters,
         metric: 'visits',

@@ -31,6 +31,7 @@ export const digests: LookoutFeature<'digests', 'trends' | 'alerts', { digests: 
     const log = logOf(ctx, 'digests');
     const content = new DigestContent({
       fetcher: platform.legacy().fetcher,
+      account: platform.legacy().account,
       trends,
       flagged: alerts.service,
       demo: settings.demo,

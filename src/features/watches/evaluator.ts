@@ -229,7 +229,7 @@ export class WatchEvaluator {
     const range = resolveRange(watch.rule.every === 'hour' ? 'today' : 'last7d', watch.timeZone, this.options.now());
     if (!range.ok) return undefined;
     try {
-      return await this.options.trends.series({
+      return await this.options.trends.series(this.options.observer.source, {
         report: watch.rule.report,
         filters: watch.rule.filters,
         metric: watch.rule.metric,

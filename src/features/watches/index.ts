@@ -41,7 +41,14 @@ export const watches: LookoutFeature<'watches', 'reports' | 'trends' | 'alerts',
     });
     const evaluator = new WatchEvaluator({
       db: platform.repos.db,
-      observer: new WatchObserver({ trends, fetcher: platform.legacy().fetcher, flagged: alerts.service, apiDays, log }),
+      observer: new WatchObserver({
+        trends,
+        fetcher: platform.legacy().fetcher,
+        account: platform.legacy().account,
+        flagged: alerts.service,
+        apiDays,
+        log,
+      }),
       trends,
       apiDays,
       owner: settings.owner,

@@ -59,7 +59,7 @@ type AlertAction = 'ack' | 'mute24h' | 'unmute' | 'details';
 
 /** The buttons on a watch alert: Acknowledge and Mute update it in place for everyone; Details shows the report behind it to the clicker. */
 function alertButton(watches: WatchService, reports: ReportService, action: AlertAction) {
-  return async (args: ActionArgs, { log, tell }: Handling) => {
+  return async (args: ActionArgs, { log, tell, tenant }: Handling) => {
     const user = args.body.user.id;
     const id = RowId.safeParse(buttonValue(args));
     if (!id.success) return tell(problemMessage('This alert is too old to act on.'));
@@ -72,7 +72,8 @@ function alertButton(watches: WatchService, reports: ReportService, action: Aler
         filters: watch.rule.filters,
       };
       return tell(
-        (await reports.answer(query, { channelId: args.body.channel?.id, ephemeral: true, user, log })).message,
+        (await reports.answer(await tenant(), query, { channelId: args.body.channel?.id, ephemeral: true, user, log }))
+          .message,
       );
     }
     const from = { channelId: args.body.channel?.id };

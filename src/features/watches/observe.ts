@@ -26,6 +26,8 @@ import {
 export interface ObserverDeps {
   trends: TrendService;
   fetcher: SharedFetcher;
+  /** The analytics account `fetcher` asks (its trends' kept periods are that account's). */
+  account: string;
   flagged: Pick<FlaggedVisitors, 'judged'>;
   /** The API's days, for the length of a day the figures are counted per. */
   apiDays: ApiDays;
@@ -34,6 +36,11 @@ export interface ObserverDeps {
 
 export class WatchObserver {
   constructor(private readonly deps: ObserverDeps) {}
+
+  /** The analytics account observed, and its fetcher (an alert's chart is drawn from the same). */
+  get source(): { account: string; fetcher: SharedFetcher } {
+    return { account: this.deps.account, fetcher: this.deps.fetcher };
+  }
 
   async observe(rule: WatchRule, period: WatchPeriod, timeZone: string): Promise<Observation> {
     try {
@@ -70,7 +77,7 @@ export class WatchObserver {
     // The period and what it is compared with, from the trend cache; thrown out as a wait while any is not settled at the API.
     const buckets = [period, ...comparedWith(rule, period, timeZone)].map((p) => periodBucket(p));
     const spec = { report: rule.report, filters: rule.filters, metric: rule.metric, timeZone };
-    const { values, unsettled } = await this.deps.trends.values(spec, buckets, this.deps.log);
+    const { values, unsettled } = await this.deps.trends.values(this.deps, spec, buckets, this.deps.log);
     if (unsettled.length > 0) throw new Unsettled(buckets.filter((b) => unsettled.includes(b.key)));
     return observationOf(rule, period, timeZone, this.deps.apiDays, values);
   }
