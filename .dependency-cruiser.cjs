@@ -53,6 +53,7 @@ module.exports = {
         pathNot: [
           '^src/kernel/',
           '^src/platform/(slack|log|feature)',
+          '^src/platform/tenancy/team\\.ts$',
           '^src/features/$1/',
           '^src/features/[^/]+/index\\.ts$',
         ],

@@ -151,7 +151,13 @@ async function child(mode: Mode, apiUrl: string, token: string, paceMs: number):
   await store.db.transaction(async (tx) => {
     const outbox = new DeliveryRepo(tx);
     for (const w of work)
-      await outbox.enqueue({ team: 'T_BENCH', subject: BENCH, channelId: w.channel, message: w.message, expiresInMs: 3_600_000 });
+      await outbox.enqueue({
+        team: 'T_BENCH',
+        subject: BENCH,
+        channelId: w.channel,
+        message: w.message,
+        expiresInMs: 3_600_000,
+      });
   });
   worker.start();
   await worker.drained(600_000, 250);

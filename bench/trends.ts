@@ -46,8 +46,8 @@ const range = (() => {
 })();
 
 const refs = {
-  ref: async (q: ReportQuery) => encodeQuery(q),
-  resolve: async (ref: string | undefined) => (ref ? decodeQuery(ref, REPORTS) : null),
+  ref: async (_team: string, q: ReportQuery) => encodeQuery(q),
+  resolve: async (_team: string, ref: string | undefined) => (ref ? decodeQuery(ref, REPORTS) : null),
 };
 
 /** A fresh process's view: its own API client, fetcher and service, over `repos`. */
@@ -55,8 +55,6 @@ function world(repos: Repos) {
   const api = new AnalyticsApi({ baseUrl: demo.url, apiKey: KEY, timeoutMs: 10_000 });
   const fetcher = new SharedFetcher(api);
   const trends = new TrendService({
-    api,
-    fetcher,
     repo: repos.trends,
     refs,
     timeZoneFor: async () => ZONE,
@@ -66,7 +64,7 @@ function world(repos: Repos) {
     apiDays: API_DAYS,
     log,
   });
-  return { api, fetcher, trends };
+  return { api, fetcher, trends, source: { account: api.account, fetcher } };
 }
 
 async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; value: T }> {
@@ -97,9 +95,9 @@ for (let round = 0; round < ROUNDS; round++) {
   );
   record('floor: one request for the 90 days', 1, floor.ms);
   const before = first.api.http.stats.attempts;
-  const cold = await timed(() => first.trends.series(spec));
+  const cold = await timed(() => first.trends.series(first.source, spec));
   record('90-day trend, cold', first.api.http.stats.attempts - before, cold.ms);
-  const same = await timed(() => first.trends.series(spec));
+  const same = await timed(() => first.trends.series(first.source, spec));
   record(
     '90-day trend, warm, same process',
     first.api.http.stats.attempts - before - (rows['90-day trend, cold']!.calls.at(-1) ?? 0),
@@ -107,7 +105,7 @@ for (let round = 0; round < ROUNDS; round++) {
   );
   await first.api.close();
   const second = world(repos);
-  const warm = await timed(() => second.trends.series(spec));
+  const warm = await timed(() => second.trends.series(second.source, spec));
   record('90-day trend, warm, new process', second.api.http.stats.attempts, warm.ms);
   await second.api.close();
   await repos.close();

@@ -65,8 +65,8 @@ const rules: WatchRule[] = REPORT_SET.flatMap((report) =>
 );
 
 const refs = {
-  ref: async (q: ReportQuery) => encodeQuery(q),
-  resolve: async (r: string | undefined) => (r ? decodeQuery(r, REPORTS) : null),
+  ref: async (_team: string, q: ReportQuery) => encodeQuery(q),
+  resolve: async (_team: string, r: string | undefined) => (r ? decodeQuery(r, REPORTS) : null),
 };
 const rows: Record<string, { calls: number[]; ms: number[] }> = {};
 const record = (name: string, calls: number, ms: number) => {
@@ -83,8 +83,6 @@ for (let round = 0; round < ROUNDS; round++) {
   const api = new AnalyticsApi({ baseUrl: demo.url, apiKey: KEY, timeoutMs: 10_000 });
   const fetcher = new SharedFetcher(api, { now: () => clock });
   const trends = new TrendService({
-    api,
-    fetcher,
     repo: repos.trends,
     refs,
     timeZoneFor: async () => ZONE,

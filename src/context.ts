@@ -131,10 +131,9 @@ export type LookoutFeature<
   Repos extends object = object,
 > = Feature<Context, Name, Needs, Repos>;
 
-/** What commands and their buttons need to ask the API for someone: the API, their time zone, their quota. */
+/** What commands and their buttons need to answer someone (the workspace's API comes with each request): their time zone, their quota. */
 export function answering({ platform, settings }: Context): Answering {
   return {
-    api: platform.legacy().api,
     timeZoneFor: async () => settings.timeZone,
     now: settings.now,
     weekStart: settings.weekStart,

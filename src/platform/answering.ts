@@ -1,11 +1,9 @@
 import type { Weekday } from '../kernel/dates.js';
-import type { AnalyticsApi } from './api/analytics.js';
 import type { Logger } from './log.js';
 import type { Quota } from './quota.js';
 
-/** What every service that answers from the analytics API needs. */
+/** What every service that answers from the analytics API needs (the workspace's API itself comes with each request). */
 export interface Answering {
-  api: AnalyticsApi;
   /** The zone date ranges are resolved in for a channel. */
   timeZoneFor: (channelId: string | undefined) => Promise<string>;
   now: () => Date;

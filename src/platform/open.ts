@@ -218,11 +218,10 @@ export async function openPlatform(o: PlatformOptions, subjectList: readonly Any
     timeout: o.deliveries.slackTimeoutMs,
   };
   const installer = o.slack.oauth && installerOf(o.slack.oauth, installations, webOptions, log);
-  let tenants: Tenants | undefined;
   const metrics = new Metrics(
     {
       deliveries: () => repos.deliveries.counts(),
-      apiBudget: () => tenants?.budgets() ?? { waiting: 0, waited: 0 },
+      apiBudget: () => tenants.budgets(),
     },
     log.child({ component: 'metrics' }),
   );
@@ -230,7 +229,7 @@ export async function openPlatform(o: PlatformOptions, subjectList: readonly Any
     metrics.preflight.inc({ method: r.method, outcome: r.reasons.length > 0 ? 'refused' : 'fitted' }),
   );
   const { baseUrl: _default, apiKey, ...apiSettings } = o.api;
-  tenants = new Tenants({
+  const tenants = new Tenants({
     log,
     now,
     api: {

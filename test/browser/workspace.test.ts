@@ -368,7 +368,9 @@ describe.skipIf(!available)('the sandbox Slack in a browser', () => {
   it("opens Lookout's Home tab and uses a button: the digest is paused and the Home says so; a digest added elsewhere appears by itself; screenshot", async () => {
     await openChannel('marketing');
     await command('/traffic digest add weekly monday 09:00 sources pages', '.block');
-    const [digest] = (await box.lookout.store.digests.listAll('T_LOOKOUT')).filter((d) => d.channelId === 'C_MARKETING');
+    const [digest] = (await box.lookout.store.digests.listAll('T_LOOKOUT')).filter(
+      (d) => d.channelId === 'C_MARKETING',
+    );
     await page.getByTestId('app-home').click();
     const home = page.getByTestId('home');
     const about = home.locator(`[data-block-id="digest-${digest!.id}-about"]`);

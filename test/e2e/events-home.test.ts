@@ -43,7 +43,7 @@ describe('the Events API and App Home', () => {
     await until(
       async () =>
         ((await box.lookout.store.digests.listAll('T_LOOKOUT')).length > 0 &&
-          (await box.lookout.store.watches.list()).length > 0) ||
+          (await box.lookout.store.watches.list('T_LOOKOUT')).length > 0) ||
         undefined,
       'the digest and the watch',
     );
@@ -51,6 +51,7 @@ describe('the Events API and App Home', () => {
     const [digest] = await box.lookout.store.digests.listAll('T_LOOKOUT');
     // Something Lookout posts on its own into that channel, refused by Slack for good.
     await box.lookout.store.deliveries.enqueue({
+      team: 'T_LOOKOUT',
       subject: NOTICE,
       channelId: 'C_MARKETING',
       message: { text: 'hello', blocks: [] },
@@ -61,6 +62,7 @@ describe('the Events API and App Home', () => {
       async () =>
         (
           await box.lookout.store.deliveries.unfinished({
+            team: 'T_LOOKOUT',
             channels: ['C_MARKETING'],
             failedWithinMs: 3_600_000,
             limit: 5,
@@ -84,7 +86,7 @@ describe('the Events API and App Home', () => {
 
   it("its buttons change the same state as the commands: Pause and Resume a digest and a watch, Retry a failed delivery; another person's is refused", async () => {
     const [digest] = (await box.lookout.store.digests.listAll('T_LOOKOUT')).filter((d) => d.ownerId === 'U_ALICE');
-    const [watch] = (await box.lookout.store.watches.list()).filter((w) => w.ownerId === 'U_ALICE');
+    const [watch] = (await box.lookout.store.watches.list('T_LOOKOUT')).filter((w) => w.ownerId === 'U_ALICE');
     const republished = async (user: string, click: () => Promise<unknown>) => {
       const before = (box.slack.workspace.home(user) as unknown as Home).publishes;
       await click();
@@ -114,8 +116,44 @@ describe('the Events API and App Home', () => {
     expect((await box.lookout.store.watches.get(watch!.id))?.paused).toBe(false);
 
     const [failed] = (
-      await box.lookout.store.deliveries.unfinished({ channels: ['C_MARKETING'], failedWithinMs: 3_600_000, limit: 5 })
+      await box.lookout.store.deliveries.unfinished({
+        team: 'T_LOOKOUT',
+        channels: ['C_MARKETING'],
+        failedWithinMs: 3_600_000,
+        limit: 5,
+      })
     ).filter((d) => d.status === 'failed');
+    // Dana, in another workspace, has a digest in a channel of that id too (as a channel shared with Slack Connect
+    // has one id in both) and is in it; she clicks Retry carrying that delivery's id (her Home made to hold Alice's
+    // button). It is not her workspace's: nothing changes. With one workspace's bot token Slack then refuses to publish
+    // her Home (user_not_found), which ends her click.
+    const other = box.slack.team('T_OTHER');
+    const danas = await box.lookout.store.digests.create({
+      teamId: 'T_OTHER',
+      channelId: 'C_MARKETING',
+      ownerId: 'U_DANA',
+      reports: ['sources'],
+      filters: [],
+      topN: 5,
+      period: 'day',
+      schedule: { kind: 'daily', time: '07:00' },
+      cron: '0 7 * * *',
+      timeZone: 'UTC',
+    });
+    box.slack.workspace.setMember('C_MARKETING', 'U_DANA', true);
+    other.workspace.publishHome('U_DANA', box.slack.workspace.home('U_ALICE')!.view);
+    await other.clickHome('U_DANA', 'home.delivery.retry', { blockId: `delivery-${failed!.id}` });
+    await until(
+      () => box.logs.find((l) => l.includes('"what":"home.delivery.retry"') && l.includes('listener failed')),
+      "Dana's click to be handled",
+    );
+    expect(await box.lookout.store.deliveries.get(failed!.id)).toMatchObject({
+      status: 'failed',
+      attempts: failed!.attempts,
+    });
+    expect(box.logs.some((l) => l.includes('failed delivery retried from App Home'))).toBe(false);
+    box.slack.workspace.setMember('C_MARKETING', 'U_DANA', false);
+    await box.lookout.store.digests.remove(danas.teamId, danas.id);
     await republished('U_ALICE', () =>
       box.slack.clickHome('U_ALICE', 'home.delivery.retry', { blockId: `delivery-${failed!.id}` }),
     );
@@ -151,12 +189,13 @@ describe('the Events API and App Home', () => {
       await box.slack.slash('C_SECURITY', user, 'digest add daily 08:00 countries');
     await until(
       async () =>
-        (await box.lookout.store.digests.listAll('T_LOOKOUT')).filter((d) => d.channelId === 'C_SECURITY').length >= 2 ||
-        undefined,
+        (await box.lookout.store.digests.listAll('T_LOOKOUT')).filter((d) => d.channelId === 'C_SECURITY').length >=
+          2 || undefined,
       'the digests',
     );
     box.slack.failNext('chat.postMessage', 'not_in_channel', 1, { channel: 'C_SECURITY' });
     await box.lookout.store.deliveries.enqueue({
+      team: 'T_LOOKOUT',
       subject: ALERT,
       channelId: 'C_SECURITY',
       message: { text: 'Threat · high severity: visitor v_x', blocks: [] },
@@ -167,6 +206,7 @@ describe('the Events API and App Home', () => {
       async () =>
         (
           await box.lookout.store.deliveries.unfinished({
+            team: 'T_LOOKOUT',
             channels: ['C_SECURITY'],
             failedWithinMs: 3_600_000,
             limit: 5,
@@ -176,8 +216,12 @@ describe('the Events API and App Home', () => {
     );
     // Threat alerts: which channels watch is for everyone; the latest alerts, with who acknowledged them, for those allowed security details.
     await box.slack.slash('C_SECURITY', 'U_CAROL', 'alerts on min medium');
-    await until(async () => (await box.lookout.store.subscriptions.get('C_SECURITY')) ?? undefined, 'the subscription');
+    await until(
+      async () => (await box.lookout.store.subscriptions.get('T_LOOKOUT', 'C_SECURITY')) ?? undefined,
+      'the subscription',
+    );
     await box.lookout.store.alerts.claim({
+      teamId: 'T_LOOKOUT',
       channelId: 'C_SECURITY',
       visitorId: 'v_home_attacker',
       severity: 'high',
@@ -186,7 +230,7 @@ describe('the Events API and App Home', () => {
       visit: {},
       lastSeen: new Date(),
     });
-    await box.lookout.store.alerts.acknowledge('C_SECURITY', 'v_home_attacker', 'U_CAROL', new Date());
+    await box.lookout.store.alerts.acknowledge('T_LOOKOUT', 'C_SECURITY', 'v_home_attacker', 'U_CAROL', new Date());
     const carol = text(await openHome(box, 'U_CAROL'));
     expect(carol).toMatch(/alert in <#C_SECURITY>: failed/);
     expect(carol).toMatch(/<#C_SECURITY>: medium severity or more · checks bot, scraping, vpn, extensions/);
@@ -317,6 +361,7 @@ describe('App Home buttons, and a Home kept current', () => {
 
   it('opening the Home drops a refresh still queued for that person: rendered before, it would put an older Home back', async () => {
     const stale = await box.lookout.store.deliveries.enqueueLatest({
+      team: 'T_LOOKOUT',
       subject: HOME,
       payload: { user: 'U_ALICE' },
       channelId: 'U_ALICE',
@@ -328,13 +373,17 @@ describe('App Home buttons, and a Home kept current', () => {
       stale,
     ]);
     await openHome(box, 'U_ALICE');
-    expect(await box.lookout.store.deliveries.get(stale)).toBeUndefined();
+    // The publish is seen before the handler records it and drops the queued one.
+    await until(
+      async () => ((await box.lookout.store.deliveries.get(stale)) === undefined ? true : undefined),
+      'the queued refresh to be dropped',
+    );
   });
 
   it('Mute 24h and Unmute a watch change it as /traffic watch mute and unmute do', async () => {
     await box.slack.slash('C_MARKETING', 'U_ALICE', 'watch visits above 1000 every hour');
     const watch = await until(
-      async () => (await box.lookout.store.watches.list()).find((w) => w.ownerId === 'U_ALICE'),
+      async () => (await box.lookout.store.watches.list('T_LOOKOUT')).find((w) => w.ownerId === 'U_ALICE'),
       'the watch',
     );
     await until(
@@ -364,12 +413,12 @@ describe('App Home buttons, and a Home kept current', () => {
       box.slack.clickHome('U_CAROL', 'home.alerts.on', { blockId: 'alerts-on', value: 'C_MARKETING' }),
     );
     expect(text(carol)).toMatch(/:warning: Threat alerts can only go to the security channels/);
-    expect(await box.lookout.store.subscriptions.get('C_MARKETING')).toBeUndefined();
+    expect(await box.lookout.store.subscriptions.get('T_LOOKOUT', 'C_MARKETING')).toBeUndefined();
     // Bob's Home shows the channels watching too: it is published again when Carol turns alerts on.
     const bob = await republished('U_BOB', () =>
       box.slack.clickHome('U_CAROL', 'home.alerts.on', { blockId: 'alerts-on', value: 'C_SECURITY' }),
     );
-    expect(await box.lookout.store.subscriptions.get('C_SECURITY')).toMatchObject({
+    expect(await box.lookout.store.subscriptions.get('T_LOOKOUT', 'C_SECURITY')).toMatchObject({
       minSeverity: 'medium',
       checks: ['bot', 'scraping', 'vpn', 'extensions'],
       createdBy: 'U_CAROL',
@@ -394,20 +443,21 @@ describe('App Home buttons, and a Home kept current', () => {
       box.slack.clickHome('U_BOB', 'home.alerts.off', { blockId: 'forged' }),
     );
     expect(text(refused)).toMatch(/:warning: Only Lookout admins can change threat alerts/);
-    expect(await box.lookout.store.subscriptions.get('C_SECURITY')).toBeDefined();
+    expect(await box.lookout.store.subscriptions.get('T_LOOKOUT', 'C_SECURITY')).toBeDefined();
     carol = await republished('U_CAROL', () =>
       box.slack.clickHome('U_CAROL', 'home.alerts.off', { blockId: 'alerts-C_SECURITY' }),
     );
-    expect(await box.lookout.store.subscriptions.get('C_SECURITY')).toBeUndefined();
+    expect(await box.lookout.store.subscriptions.get('T_LOOKOUT', 'C_SECURITY')).toBeUndefined();
     expect(text(carol)).toMatch(/No channel is watching for threats/);
     await republished('U_CAROL', () =>
       box.slack.clickHome('U_CAROL', 'home.alerts.on', { blockId: 'alerts-on', value: 'C_SECURITY' }),
     );
-    expect(await box.lookout.store.subscriptions.get('C_SECURITY')).toBeDefined();
+    expect(await box.lookout.store.subscriptions.get('T_LOOKOUT', 'C_SECURITY')).toBeDefined();
   });
 
   it('an admin allowed security details mutes and unmutes a flagged visitor from the latest alerts; the settings in force are shown to admins only', async () => {
     await box.lookout.store.alerts.claim({
+      teamId: 'T_LOOKOUT',
       channelId: 'C_SECURITY',
       visitorId: 'v_home:1',
       severity: 'high',
@@ -424,11 +474,11 @@ describe('App Home buttons, and a Home kept current', () => {
       const home = box.slack.workspace.home('U_CAROL') as unknown as Home;
       return /visitor v_home:1 · [^\n]* · muted until/.test(text(home)) ? home : undefined;
     }, "Carol's Home with the mute");
-    expect(await box.lookout.store.mutes.isMuted('C_SECURITY', 'v_home:1', new Date())).toMatchObject({
+    expect(await box.lookout.store.mutes.isMuted('T_LOOKOUT', 'C_SECURITY', 'v_home:1', new Date())).toMatchObject({
       mutedBy: 'U_CAROL',
     });
     await republished('U_CAROL', () => box.slack.clickHome('U_CAROL', 'home.alert.unmute', { blockId: 'alert-0' }));
-    expect(await box.lookout.store.mutes.isMuted('C_SECURITY', 'v_home:1', new Date())).toBeUndefined();
+    expect(await box.lookout.store.mutes.isMuted('T_LOOKOUT', 'C_SECURITY', 'v_home:1', new Date())).toBeUndefined();
 
     expect(text(after)).toMatch(/\*Admins\* \(`ADMIN_USERS`\): <@U_CAROL>/);
     expect(text(after)).toMatch(
@@ -464,6 +514,7 @@ describe('App Home buttons, and a Home kept current', () => {
     // A visitor muted changes what Carol sees (security details), not what Bob sees.
     const carol = published('U_CAROL');
     await box.lookout.store.alerts.claim({
+      teamId: 'T_LOOKOUT',
       channelId: 'C_SECURITY',
       visitorId: 'v_acked',
       severity: 'high',

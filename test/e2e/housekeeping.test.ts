@@ -19,8 +19,8 @@ describeEachDb('housekeeping', (t) => {
   it('trims what is past its age in each table, and keeps the rest', async () => {
     const now = new Date();
     const { db, stash, visitorChecks, leases } = t.store;
-    const old = await stash.put('q1.old');
-    const fresh = await stash.put('q1.fresh');
+    const old = await stash.put('T_LOOKOUT', 'q1.old');
+    const fresh = await stash.put('T_LOOKOUT', 'q1.fresh');
     await db.query('UPDATE query_stash SET created_at = $1 WHERE id = $2', [new Date(now.getTime() - 31 * DAY), old]);
     await visitorChecks.save('A1', [
       { visitorId: 'v_stale', facts: {}, checkedAt: new Date(now.getTime() - 7 * HOUR) },
@@ -78,8 +78,8 @@ describeEachDb('housekeeping', (t) => {
     expect(await t.store.deliveries.get(oldPosted!)).toBeUndefined();
     expect(await t.store.deliveries.get(oldPending!)).toMatchObject({ status: 'pending' }); // unfinished work is never trimmed
     expect(await t.store.deliveries.get(freshPosted!)).toMatchObject({ status: 'posted' });
-    expect(await stash.get(old)).toBeUndefined();
-    expect(await stash.get(fresh)).toBe('q1.fresh');
+    expect(await stash.get('T_LOOKOUT', old)).toBeUndefined();
+    expect(await stash.get('T_LOOKOUT', fresh)).toBe('q1.fresh');
     expect([...(await visitorChecks.getFresh('A1', ['v_stale', 'v_fresh'], new Date(0))).keys()]).toEqual(['v_fresh']);
     expect((await db.query<{ key: string }>('SELECT key FROM job_claims ORDER BY key')).rows.map((r) => r.key)).toEqual(
       ['held'],

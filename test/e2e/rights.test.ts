@@ -49,10 +49,10 @@ async function watchIn(channel: string, owner: string): Promise<number> {
 
 describe('watches', () => {
   it('a watch cannot post into a channel its maker is not in: refused, nothing made', async () => {
-    const before = (await box.lookout.store.watches.list()).length;
+    const before = (await box.lookout.store.watches.list('T_LOOKOUT')).length;
     const answer = await command('C_GENERAL', 'U_BOB', 'watch visits above 100 #growth');
     expect(answer).toMatch(/You are not in that channel, so Lookout will not post there for you/);
-    expect((await box.lookout.store.watches.list()).length).toBe(before);
+    expect((await box.lookout.store.watches.list('T_LOOKOUT')).length).toBe(before);
     // A member may; so may the named admin, who is not one.
     expect(await command('C_GENERAL', 'U_DANA', 'watch visits above 100 #growth')).toMatch(/Watch #\d+ added/);
     expect(await command('C_GENERAL', 'U_CAROL', 'watch visits above 200 #growth')).toMatch(/Watch #\d+ added/);
@@ -136,7 +136,7 @@ describe('digests', () => {
       /You are not in that channel/,
     );
     // The form's submission is the same service call: a forged channel choice is refused the same way.
-    const refused = await box.lookout.digests.create('U_BOB', 'T_LOOKOUT', {
+    const refused = await box.lookout.digests.create(await box.lookout.tenants.of('T_LOOKOUT'), 'U_BOB', {
       channelId: 'C_GROWTH',
       reports: ['sources'],
       filters: [],
@@ -208,13 +208,13 @@ describe('App Home', () => {
 
 describe('numbers a person types', () => {
   it('a 400-digit threshold, 1e400 and -1e400 are refused with the range, and no watch is stored', async () => {
-    const before = (await box.lookout.store.watches.list()).length;
+    const before = (await box.lookout.store.watches.list('T_LOOKOUT')).length;
     for (const n of ['9'.repeat(400), '1e400', '-1e400']) {
       expect(await command('C_GENERAL', 'U_ALICE', `watch visits above ${n}`)).toMatch(
         /a number from 0 to 1,000,000,000/,
       );
     }
     expect(await command('C_GENERAL', 'U_ALICE', 'watch mute 1 for 99999d')).toMatch(/From a minute to a year/);
-    expect((await box.lookout.store.watches.list()).length).toBe(before);
+    expect((await box.lookout.store.watches.list('T_LOOKOUT')).length).toBe(before);
   });
 });

@@ -8,23 +8,35 @@ import { until } from '../support/until.js';
 describeEachDb('store: App Home', (t) => {
   it('keeps who opened their Home and what it shows; the audience is those who opened it lately, of those asked', async () => {
     const views = t.store.homeViews;
-    await views.opened('U1', 'h1');
-    await views.opened('U2', 'h2');
+    await views.opened('T1', 'U1', 'h1');
+    await views.opened('T1', 'U2', 'h2');
     expect(await views.audience(undefined, 60_000)).toEqual([
-      { user: 'U1', hash: 'h1' },
-      { user: 'U2', hash: 'h2' },
+      { team: 'T1', user: 'U1', hash: 'h1' },
+      { team: 'T1', user: 'U2', hash: 'h2' },
     ]);
-    expect(await views.audience(['U2', 'U3'], 60_000)).toEqual([{ user: 'U2', hash: 'h2' }]);
-    await views.published('U1', null);
-    await views.published('U3', 'never opened');
-    expect(await views.audience(['U1', 'U3'], 60_000)).toEqual([{ user: 'U1' }]);
+    expect(await views.audience(['U2', 'U3'], 60_000)).toEqual([{ team: 'T1', user: 'U2', hash: 'h2' }]);
+    await views.published('T1', 'U1', null);
+    await views.published('T1', 'U3', 'never opened');
+    expect(await views.audience(['U1', 'U3'], 60_000)).toEqual([{ team: 'T1', user: 'U1' }]);
     await t.store.db.query("UPDATE home_views SET opened_at = now() - interval '2 days' WHERE user_id = 'U2'");
-    expect(await views.audience(undefined, 86_400_000)).toEqual([{ user: 'U1' }]);
+    expect(await views.audience(undefined, 86_400_000)).toEqual([{ team: 'T1', user: 'U1' }]);
+  });
+
+  it("one person's Home in two workspaces is two rows: each shows and is published on its own", async () => {
+    const views = t.store.homeViews;
+    await views.opened('T1', 'U1', 'in T1');
+    await views.opened('T2', 'U1', 'in T2');
+    await views.published('T2', 'U1', 'T2 again');
+    expect(await views.audience(['U1'], 60_000)).toEqual([
+      { team: 'T1', user: 'U1', hash: 'in T1' },
+      { team: 'T2', user: 'U1', hash: 'T2 again' },
+    ]);
   });
 
   it('a Home publish still pending is replaced by the newer one; one already sending is not', async () => {
     const { deliveries } = t.store;
     const home = (text: string) => ({
+      team: 'T1',
       subject: HOME,
       payload: { user: 'U1' },
       channelId: 'U1',
@@ -42,7 +54,8 @@ describeEachDb('store: App Home', (t) => {
     expect(third).not.toBe(first);
     expect((await deliveries.get(first))?.message.text).toBe('two');
     // A Home published directly drops the one still pending; the one being sent stays.
-    expect(await deliveries.dropPending(HOME, 'U1')).toBe(1);
+    expect(await deliveries.dropPending(HOME, 'T2', 'U1')).toBe(0);
+    expect(await deliveries.dropPending(HOME, 'T1', 'U1')).toBe(1);
     expect(await deliveries.get(third)).toBeUndefined();
     expect((await deliveries.get(first))?.status).toBe('sending');
   });
@@ -51,18 +64,19 @@ describeEachDb('store: App Home', (t) => {
 describeEachDb('App Home refresh', (t) => {
   it('publishes changed Homes within its rate through the outbox, skips unchanged ones, and stops without waiting out the rate', async () => {
     const { homeViews, deliveries } = t.store;
-    for (const user of ['U1', 'U2', 'U3', 'U4']) await homeViews.opened(user, `shown-${user}`);
+    for (const user of ['U1', 'U2', 'U3', 'U4']) await homeViews.opened('T1', user, `shown-${user}`);
     const outcomes: string[] = [];
     const refresh = new HomeRefresh({
       repo: homeViews,
       // U1's Home is as it was shown; the others' changed.
-      render: async (user) => ({
+      render: async (_team, user) => ({
         view: { type: 'home', blocks: [{ type: 'section', text: { type: 'mrkdwn', text: user } }] },
         hash: user === 'U1' ? 'shown-U1' : `new-${user}`,
       }),
       ownersIn: async () => [],
-      enqueue: async (user, view) =>
+      enqueue: async (team, user, view) =>
         void (await deliveries.enqueueLatest({
+          team,
           subject: HOME,
           payload: { user },
           channelId: user,
@@ -80,13 +94,13 @@ describeEachDb('App Home refresh', (t) => {
     // U4's waits for the rate (a minute, past the test's timeout); stopping does not wait for it.
     await refresh.stop();
     expect(outcomes.sort()).toEqual(['queued', 'queued', 'unchanged']);
-    const open = await deliveries.unfinished({ failedWithinMs: 60_000, limit: 10 });
+    const open = await deliveries.unfinished({ team: 'T1', failedWithinMs: 60_000, limit: 10 });
     expect(open.map((d) => d.channelId).sort()).toEqual(['U2', 'U3']);
     expect(await homeViews.audience(undefined, 60_000)).toEqual([
-      { user: 'U1', hash: 'shown-U1' },
-      { user: 'U2', hash: 'new-U2' },
-      { user: 'U3', hash: 'new-U3' },
-      { user: 'U4', hash: 'shown-U4' },
+      { team: 'T1', user: 'U1', hash: 'shown-U1' },
+      { team: 'T1', user: 'U2', hash: 'new-U2' },
+      { team: 'T1', user: 'U3', hash: 'new-U3' },
+      { team: 'T1', user: 'U4', hash: 'shown-U4' },
     ]);
   });
 });

@@ -77,25 +77,31 @@ describeEachDb('store leases and stash', (t) => {
   describe('QueryStashRepo', () => {
     it('puts an encoded query under a 12-character base64url id and gets it back', async () => {
       const encoded = `v1.${'x'.repeat(5000)}<&>"é`;
-      const id = await t.store.stash.put(encoded);
+      const id = await t.store.stash.put('T1', encoded);
       expect(id).toMatch(/^[A-Za-z0-9_-]{12}$/);
-      expect(await t.store.stash.get(id)).toBe(encoded);
-      expect(await t.store.stash.put(encoded)).not.toBe(id);
+      expect(await t.store.stash.get('T1', id)).toBe(encoded);
+      expect(await t.store.stash.put('T1', encoded)).not.toBe(id);
+    });
+
+    it("gives a query back to the workspace that stashed it only: another's id is not found there", async () => {
+      const id = await t.store.stash.put('T1', 'v1.theirs');
+      expect(await t.store.stash.get('T2', id)).toBeUndefined();
+      expect(await t.store.stash.get('T1', id)).toBe('v1.theirs');
     });
 
     it('returns undefined for an unknown id', async () => {
-      expect(await t.store.stash.get('nope')).toBeUndefined();
+      expect(await t.store.stash.get('T1', 'nope')).toBeUndefined();
     });
 
     it('prunes entries stored before a moment', async () => {
-      const old = await t.store.stash.put('old');
+      const old = await t.store.stash.put('T1', 'old');
       await sleep(10);
       const cutoff = new Date();
       await sleep(10);
-      const fresh = await t.store.stash.put('fresh');
+      const fresh = await t.store.stash.put('T1', 'fresh');
       expect(await t.store.stash.prune(cutoff)).toBe(1);
-      expect(await t.store.stash.get(old)).toBeUndefined();
-      expect(await t.store.stash.get(fresh)).toBe('fresh');
+      expect(await t.store.stash.get('T1', old)).toBeUndefined();
+      expect(await t.store.stash.get('T1', fresh)).toBe('fresh');
     });
   });
 });

@@ -463,6 +463,44 @@ describe('a query too long to travel in the message', () => {
   });
 });
 
+describe('a query stashed in one workspace', () => {
+  it('is not found from another: its id on a button clicked in T_OTHER gets "too old", and the API is not asked', async () => {
+    const long = Array.from({ length: 30 }, (_, i) => `page~/b/${'y'.repeat(50)}-${i}`).join(' or ');
+    const ours = await run(`pages all ${long} or page~/ top 3`);
+    const ref = /"action_id":"report\.next","value":"(@[^"]+)"/.exec(JSON.stringify(ours.blocks))?.[1];
+    expect(ref).toMatch(/^@[A-Za-z0-9_-]{12}$/);
+
+    const other = box.slack.team('T_OTHER');
+    const where = 'C_OTHER_GENERAL';
+    await other.slash(where, 'U_DANA', 'pages all top 3');
+    const theirs = await until(
+      () =>
+        other
+          .messages(where, { user: 'U_DANA' })
+          .find((m) => m.ephemeralTo === 'U_DANA' && hasAction(m, 'report.next')),
+      "Dana's report",
+    );
+    theirs.blocks = JSON.parse(
+      JSON.stringify(theirs.blocks).replace(
+        /"action_id":"report\.next","value":"[^"]+"/,
+        `"action_id":"report.next","value":"${ref}"`,
+      ),
+    ) as typeof theirs.blocks;
+    const updates = theirs.updates;
+    const calls = box.demo!.requests.length;
+    await other.click(theirs, 'report.next');
+    const reply = await until(
+      () => other.messages(where, { user: 'U_DANA' }).find((m) => m.ts === theirs.ts && m.updates > updates),
+      "the answer to Dana's click",
+    );
+    expect(textsOf(reply).join(' ')).toMatch(/too old to change/);
+    expect(box.demo!.requests.length).toBe(calls);
+    // The same id, clicked where it was stashed, still finds its query.
+    const next = await change(ours, () => box.slack.click(ours, 'report.next'));
+    expect(mrkdwnOf(next).join(' ')).toMatch(/Rows 4–/);
+  });
+});
+
 describe('a click no listener knows', () => {
   it('is acked (Slack shows no error), answered with nothing, and logged', async () => {
     const message = await run('sources all top 3');

@@ -13,7 +13,7 @@ import { TrendService, type TrendSpec } from '../../src/features/trends/service.
 import { TrendRepo } from '../../src/features/trends/repo.js';
 import { captureLogs } from '../support/log-capture.js';
 import { describeEachDb } from '../support/db.js';
-import { QueryRefsStub } from '../support/trends.js';
+import { ofAccount, QueryRefsStub } from '../support/trends.js';
 import { startSteadyApi, type SteadyApi } from '../support/steady-api.js';
 
 const KEY = 'steady';
@@ -45,12 +45,11 @@ afterEach(() => {
 const rechecks: { changed: boolean; periods: number }[] = [];
 
 /** A trend service as compose.ts builds it (a fresh process each time: its own fetcher), the API's days in UTC, settled after 10 minutes. */
-function service(repo: TrendRepo, zone = 'UTC'): TrendService {
+function service(repo: TrendRepo, zone = 'UTC') {
   const client = new AnalyticsApi({ baseUrl: api.url, apiKey: KEY, timeoutMs: 5_000, retry: { retries: 0 } });
   clients.push(client);
-  return new TrendService({
-    api: client,
-    fetcher: new SharedFetcher(client, { now }),
+  const fetcher = new SharedFetcher(client, { now });
+  const trends = new TrendService({
     repo,
     refs: new QueryRefsStub(),
     timeZoneFor: async () => zone,
@@ -61,6 +60,7 @@ function service(repo: TrendRepo, zone = 'UTC'): TrendService {
     apiDays: { timeZone: 'UTC', settleMs: 10 * MINUTE },
     observeRecheck: (changed: boolean, periods: number) => rechecks.push({ changed, periods }),
   });
+  return ofAccount(trends, client, fetcher);
 }
 
 function spec(range: string, zone = 'UTC'): TrendSpec {

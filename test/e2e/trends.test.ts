@@ -9,7 +9,7 @@ import { trendSource, type TrendMetric } from '../../src/kernel/trend.js';
 import { AnalyticsApi } from '../../src/platform/api/analytics.js';
 import { SharedFetcher } from '../../src/platform/api/shared-fetcher.js';
 import { memoryQuota } from '../../src/platform/quota.js';
-import { QueryRefsStub } from '../support/trends.js';
+import { ofAccount, QueryRefsStub } from '../support/trends.js';
 import { TrendService, type TrendSpec } from '../../src/features/trends/service.js';
 import { TrendRepo } from '../../src/features/trends/repo.js';
 import { startDemoApi, type DemoApi } from '@lookout/sandbox/demo-api';
@@ -40,15 +40,9 @@ function client(): AnalyticsApi {
 }
 
 /** A trend service as compose.ts builds it, over `repo`, with its own fetcher (a fresh process). */
-function service(
-  api: AnalyticsApi,
-  repo: TrendRepo,
-  now: () => Date = () => DATA_NOW,
-  concurrency?: number,
-): TrendService {
-  return new TrendService({
-    api,
-    fetcher: new SharedFetcher(api),
+function service(api: AnalyticsApi, repo: TrendRepo, now: () => Date = () => DATA_NOW, concurrency?: number) {
+  const fetcher = new SharedFetcher(api);
+  const trends = new TrendService({
     repo,
     refs: new QueryRefsStub(),
     timeZoneFor: async () => ZONE,
@@ -59,6 +53,7 @@ function service(
     apiDays: API_DAYS,
     ...(concurrency ? { concurrency } : {}),
   });
+  return ofAccount(trends, api, fetcher);
 }
 
 function spec(report: ReportId, range: string, extra: Partial<TrendSpec> = {}, now = DATA_NOW): TrendSpec {
@@ -172,9 +167,7 @@ describe('a trend adds up to the report it charts', () => {
     const broken = await openRepos({ memory: true });
     await broken.close();
     const seen: Record<string, number> = {};
-    const svc = new TrendService({
-      api,
-      fetcher: new SharedFetcher(api),
+    const trends = new TrendService({
       repo: broken.trends,
       refs: new QueryRefsStub(),
       timeZoneFor: async () => ZONE,
@@ -185,7 +178,7 @@ describe('a trend adds up to the report it charts', () => {
       apiDays: API_DAYS,
       observe: (source, n) => (seen[source] = (seen[source] ?? 0) + n),
     });
-    const trend = await svc.series(spec('visits', 'last7d'));
+    const trend = await ofAccount(trends, api, new SharedFetcher(api)).series(spec('visits', 'last7d'));
     const healthy = await service(api, repos.trends).series(spec('visits', 'last7d'));
     expect(trend.current.values).toEqual(healthy.current.values);
     expect(seen.api).toBe(14);

@@ -254,11 +254,14 @@ describe.skipIf(!available)('three people in the sandbox, in a browser', () => {
       await expect
         .poll(
           async () =>
-            (await box.lookout.store.digests.listAll('T_LOOKOUT')).filter((d) => d.reports.includes(report as 'sources')).length,
+            (await box.lookout.store.digests.listAll('T_LOOKOUT')).filter((d) =>
+              d.reports.includes(report as 'sources'),
+            ).length,
         )
         .toBe(1);
     }
-    const here = async () => (await box.lookout.store.digests.listAll('T_LOOKOUT')).filter((d) => d.channelId === 'C_GENERAL');
+    const here = async () =>
+      (await box.lookout.store.digests.listAll('T_LOOKOUT')).filter((d) => d.channelId === 'C_GENERAL');
     const ids = (await here()).map((d) => d.id);
     await type(page, '/traffic digest list');
     await expect.poll(() => page.getByTestId('message-list').getByText('Digests in this channel').count()).toBe(1);

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { startSandbox } from '@lookout/sandbox';
-import { startLookout, type Lookout, type LookoutOptions } from '../../src/compose.js';
+import { startLookout, type LookoutOptions } from '../../src/compose.js';
 import { keyring } from '../../src/platform/secrets.js';
 import { captureLogs } from './log-capture.js';
 

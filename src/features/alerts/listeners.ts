@@ -44,7 +44,8 @@ export function registerAlerts(app: Routes, alerts: AlertService, cards: Visitor
       const parsed = SafeId.safeParse(buttonValue(args));
       if (!channel || !parsed.success) return tell(problemMessage('This alert is too old to act on.'));
       const visitorId = parsed.data;
-      if (action === 'details') return tell((await cards.card({ visitorId, channelId: channel, user, log })).message);
+      if (action === 'details')
+        return tell((await cards.card(await tenant(), { visitorId, channelId: channel, user, log })).message);
       const outcome = await alerts.act(await tenant(), user, channel, visitorId, action);
       if (!outcome.ok) return tell(outcome.message);
       return postToResponseUrl(args.body.response_url, { ...outcome.value, replace_original: true });

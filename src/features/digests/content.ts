@@ -160,16 +160,16 @@ export class DigestContent {
     const view = await gatherDigest(tenant.fetcher, spec, at, { title, demo: this.deps.demo, preview });
     const [security, trend] = await Promise.all([
       this.securityLine(tenant, view.period, digest.timeZone, at),
-      this.trend(view, digest.filters),
+      this.trend(tenant, view, digest.filters),
     ]);
     return digestMessage({ ...view, security, ...(trend ? { trend } : {}) });
   }
 
   /** The period's visits against the previous period's, from the same kept days as /traffic trend. */
-  private async trend(view: DigestView, filters: Digest['filters']): Promise<Trend | undefined> {
+  private async trend(tenant: DigestTenant, view: DigestView, filters: Digest['filters']): Promise<Trend | undefined> {
     if (!this.deps.trends) return undefined;
     try {
-      return await this.deps.trends.series({
+      return await this.deps.trends.series(tenant, {
         report: 'visits',
         filters,
         metric: 'visits',

@@ -12,7 +12,7 @@ export const HOME = defineSubject({
   payload: z.object({ user: z.string() }),
   hooks: {
     async failed(tx, delivery) {
-      await new HomeViewRepo(tx).published(delivery.payload.user, null);
+      await new HomeViewRepo(tx).published(delivery.team, delivery.payload.user, null);
     },
   },
 });

@@ -19,54 +19,61 @@ declare module '../../platform/feature.js' {
  * App Home: what a person set up and what needs a look. Open Home tabs are published
  * again after a change (the change bus) or a delivery's outcome.
  */
-export const home: LookoutFeature<'home', 'digests' | 'watches' | 'alerts', { homeViews: HomeViewRepo }> = {
-  name: 'home',
-  needs: ['digests', 'watches', 'alerts'],
-  subjects: [HOME],
-  repos: (db: Queryable) => ({ homeViews: new HomeViewRepo(db) }),
-  plug(ctx, { digests, watches, alerts }, repos) {
-    const { platform, settings } = ctx;
-    const log = logOf(ctx, 'home');
-    const { deliveries } = platform.repos;
-    const service = new HomeService({
-      digests: digests.service,
-      watches: watches.service,
-      alerts: alerts.service,
-      deliveries,
-      subjects: platform.subjects,
-      views: repos.homeViews,
-      queued: platform.queued,
-      access: platform.legacy().access,
-      settings: { scrapingScoreThreshold: settings.security.scrapingScoreThreshold, ...settings.limits },
-      now: settings.now,
-      timeZone: settings.timeZone,
-      demo: settings.demo,
-      log,
-    });
-    const refresh = new HomeRefresh({
-      repo: repos.homeViews,
-      render: (user) => service.render(user),
-      ownersIn: (channels) => service.ownersIn(channels),
-      enqueue: async (user, view) => {
-        const message = { text: 'Lookout Home', blocks: view.blocks as SlackMessage['blocks'] };
-        await deliveries.enqueueLatest({
-          subject: HOME,
-          payload: { user },
-          channelId: user,
-          message,
-          expiresInMs: HOME_PUBLISH_DEADLINE_MS,
-        });
-        platform.queued();
-      },
-      log,
-      observe: (outcome) => platform.metrics.homeRefreshes.inc({ outcome }),
-      ...settings.home,
-    });
-    platform.changes.listen((scope) => refresh.changed(scope));
-    // A delivery that went out, or failed, shows on the Homes of those who see it (security details: any of them).
-    platform.worker.onOutcome((delivery, subject) => {
-      if (subject !== HOME) refresh.changed(subject.sensitive ? 'everyone' : { channels: [delivery.channelId] });
-    });
-    return { gives: refresh, register: (routes) => registerHome(routes, service), stop: () => refresh.stop() };
-  },
-};
+export const home: LookoutFeature<'home', 'digests' | 'watches' | 'alerts' | 'workspace', { homeViews: HomeViewRepo }> =
+  {
+    name: 'home',
+    needs: ['digests', 'watches', 'alerts', 'workspace'],
+    subjects: [HOME],
+    repos: (db: Queryable) => ({ homeViews: new HomeViewRepo(db) }),
+    plug(ctx, { digests, watches, alerts, workspace }, repos) {
+      const { platform, settings } = ctx;
+      const log = logOf(ctx, 'home');
+      const { deliveries } = platform.repos;
+      const service = new HomeService({
+        digests: digests.service,
+        watches: watches.service,
+        alerts: alerts.service,
+        deliveries,
+        subjects: platform.subjects,
+        views: repos.homeViews,
+        queued: platform.queued,
+        access: (team) => platform.tenants.access(team),
+        tenantOf: (team) => platform.tenants.of(team),
+        top: (team, user) => workspace.homeSection(team, user),
+        settings: { scrapingScoreThreshold: settings.security.scrapingScoreThreshold, ...settings.limits },
+        now: settings.now,
+        timeZone: settings.timeZone,
+        demo: settings.demo,
+        log,
+      });
+      const refresh = new HomeRefresh({
+        repo: repos.homeViews,
+        render: (team, user) => service.render(team, user),
+        ownersIn: async (channels) => {
+          const teams = await repos.homeViews.teams();
+          return [...new Set((await Promise.all(teams.map((t) => service.ownersIn(t, channels)))).flat())];
+        },
+        enqueue: async (team, user, view) => {
+          const message = { text: 'Lookout Home', blocks: view.blocks as SlackMessage['blocks'] };
+          await deliveries.enqueueLatest({
+            team,
+            subject: HOME,
+            payload: { user },
+            channelId: user,
+            message,
+            expiresInMs: HOME_PUBLISH_DEADLINE_MS,
+          });
+          platform.queued();
+        },
+        log,
+        observe: (outcome) => platform.metrics.homeRefreshes.inc({ outcome }),
+        ...settings.home,
+      });
+      platform.changes.listen((scope) => refresh.changed(scope));
+      // A delivery that went out, or failed, shows on the Homes of those who see it (security details: any of them).
+      platform.worker.onOutcome((delivery, subject) => {
+        if (subject !== HOME) refresh.changed(subject.sensitive ? 'everyone' : { channels: [delivery.channelId] });
+      });
+      return { gives: refresh, register: (routes) => registerHome(routes, service), stop: () => refresh.stop() };
+    },
+  };

@@ -1,16 +1,29 @@
 import type { WebClient } from '@slack/web-api';
-import { buttonValue, type ActionArgs, type EventArgs, type Routes } from '../../platform/slack/routes.js';
+import {
+  buttonValue,
+  type ActionArgs,
+  type EventArgs,
+  type Handling,
+  type Routes,
+} from '../../platform/slack/routes.js';
+import { teamOf } from '../../platform/tenancy/team.js';
 import { RowId } from '../../kernel/text.js';
 import { slackReason } from '../../platform/slack/poster.js';
 import { requestLog } from '../../platform/slack/respond.js';
 import { HOME_ACTIONS, HOME_START, type HomeRowAction } from './blocks.js';
 import type { Acted, HomeService, Notice } from './service.js';
 
-/** Publishes the person's Home as it stands (with `notice` at its top) and records what they now see. */
-async function publish(home: HomeService, client: WebClient, user: string, notice?: Notice): Promise<void> {
-  const { view, hash } = await home.render(user, notice);
+/** Publishes the person's Home in workspace `team` as it stands (with `notice` at its top) and records what they now see. */
+async function publish(
+  home: HomeService,
+  client: WebClient,
+  team: string,
+  user: string,
+  notice?: Notice,
+): Promise<void> {
+  const { view, hash } = await home.render(team, user, notice);
   await client.views.publish({ user_id: user, view });
-  await home.shown(user, hash);
+  await home.shown(team, user, hash);
 }
 
 /** `app_home_opened` on the Home tab: the person's Home is published afresh. */
@@ -20,7 +33,7 @@ function homeOpened(home: HomeService) {
     if (event.tab !== undefined && event.tab !== 'home') return;
     if (!event.user) return;
     try {
-      await publish(home, args.client, event.user);
+      await publish(home, args.client, teamOf(args.body), event.user);
     } catch (error) {
       requestLog(args.context, home.log).error(
         { user: event.user, err: (error as Error).message },
@@ -31,10 +44,10 @@ function homeOpened(home: HomeService) {
 }
 
 /** A Home button: the change (the service's rules), then the Home published again with what came of it at its top (a failure is logged). */
-function homeButton(home: HomeService, run: (args: ActionArgs, user: string) => Promise<Acted>) {
-  return async (args: ActionArgs) => {
+function homeButton(home: HomeService, run: (args: ActionArgs, user: string, team: string) => Promise<Acted>) {
+  return async (args: ActionArgs, { team }: Handling) => {
     const user = args.body.user.id;
-    const acted = await run(args, user);
+    const acted = await run(args, user, team);
     let notice = acted.notice;
     if (acted.preview) {
       const { channelId, message } = acted.preview;
@@ -48,7 +61,7 @@ function homeButton(home: HomeService, run: (args: ActionArgs, user: string) => 
           }),
         );
     }
-    await publish(home, args.client, user, notice);
+    await publish(home, args.client, team, user, notice);
   };
 }
 
@@ -57,7 +70,10 @@ const TOO_OLD: Acted = { notice: { ok: false, text: 'That button is too old; ope
 /** "New digest": the digest form, as `/traffic digest add` with nothing after it opens. */
 function newDigest(home: HomeService) {
   return async (args: ActionArgs) =>
-    args.client.views.open({ trigger_id: args.body.trigger_id, view: await home.newDigestForm(args.body.user.id) });
+    args.client.views.open({
+      trigger_id: args.body.trigger_id,
+      view: await home.newDigestForm(teamOf(args.body), args.body.user.id),
+    });
 }
 
 export function registerHome(app: Routes, home: HomeService): void {
@@ -65,35 +81,34 @@ export function registerHome(app: Routes, home: HomeService): void {
   for (const action of Object.keys(HOME_ACTIONS) as HomeRowAction[]) {
     app.handle(
       HOME_ACTIONS[action],
-      homeButton(home, (args, user) => {
+      homeButton(home, (args, user, team) => {
         const id = RowId.safeParse(buttonValue(args));
-        return id.success ? home.act(user, action, id.data) : Promise.resolve(TOO_OLD);
+        return id.success ? home.act(team, user, action, id.data) : Promise.resolve(TOO_OLD);
       }),
       'none',
     );
   }
   app.handle(HOME_START.newDigest, newDigest(home), 'none');
-  const team = (args: ActionArgs) => args.body.team?.id ?? args.body.user.team_id ?? '';
   const selected = (args: ActionArgs) =>
     args.action.type === 'channels_select' ? args.action.selected_channel : undefined;
   app.handle(
     HOME_START.alertsOn,
-    homeButton(home, (args, user) => home.alertsIn(user, team(args), selected(args), true)),
+    homeButton(home, (args, user, team) => home.alertsIn(user, team, selected(args), true)),
     'none',
   );
   app.handle(
     HOME_START.alertsOff,
-    homeButton(home, (args, user) => home.alertsIn(user, team(args), buttonValue(args), false)),
+    homeButton(home, (args, user, team) => home.alertsIn(user, team, buttonValue(args), false)),
     'none',
   );
   app.handle(
     HOME_START.muteAlert,
-    homeButton(home, (args, user) => home.muteAlert(user, buttonValue(args), true)),
+    homeButton(home, (args, user, team) => home.muteAlert(team, user, buttonValue(args), true)),
     'none',
   );
   app.handle(
     HOME_START.unmuteAlert,
-    homeButton(home, (args, user) => home.muteAlert(user, buttonValue(args), false)),
+    homeButton(home, (args, user, team) => home.muteAlert(team, user, buttonValue(args), false)),
     'none',
   );
 }

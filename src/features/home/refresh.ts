@@ -8,12 +8,12 @@ export type RefreshOutcome = 'queued' | 'unchanged' | 'failed';
 
 export interface HomeRefreshDeps {
   repo: Pick<HomeViewRepo, 'audience' | 'published'>;
-  /** The person's Home as it is now, and its hash. */
-  render(user: string): Promise<{ view: { type: 'home'; blocks: unknown[] }; hash: string }>;
+  /** The person's Home in workspace `team` as it is now, and its hash. */
+  render(team: string, user: string): Promise<{ view: { type: 'home'; blocks: unknown[] }; hash: string }>;
   /** The people whose digests or watches post in these channels. */
   ownersIn(channels: readonly string[]): Promise<string[]>;
-  /** Queues the publish on the outbox (a pending one for the same person is replaced). */
-  enqueue(user: string, view: { type: 'home'; blocks: unknown[] }): Promise<void>;
+  /** Queues the publish in workspace `team` on the outbox (a pending one for the same person there is replaced). */
+  enqueue(team: string, user: string, view: { type: 'home'; blocks: unknown[] }): Promise<void>;
   log: Logger;
   observe?: (outcome: RefreshOutcome) => void;
   /** Changes within this long are published together. */
@@ -93,7 +93,7 @@ export class HomeRefresh {
     this.pending = new Set();
     this.channels = new Set();
     this.everyone = false;
-    let audience: { user: string; hash?: string }[];
+    let audience: { team: string; user: string; hash?: string }[];
     try {
       const named = everyone
         ? undefined
@@ -110,23 +110,23 @@ export class HomeRefresh {
       return;
     }
     const failed: string[] = [];
-    for (const { user, hash } of audience) {
+    for (const { team, user, hash } of audience) {
       if (this.stopped) return;
       try {
-        const fresh = await this.deps.render(user);
+        const fresh = await this.deps.render(team, user);
         if (fresh.hash === hash) {
           this.deps.observe?.('unchanged');
           continue;
         }
         if (!(await this.token())) return;
-        await this.deps.enqueue(user, fresh.view);
-        await this.deps.repo.published(user, fresh.hash);
+        await this.deps.enqueue(team, user, fresh.view);
+        await this.deps.repo.published(team, user, fresh.hash);
         this.deps.observe?.('queued');
       } catch (error) {
         failed.push(user);
         this.deps.observe?.('failed');
         this.deps.log.warn(
-          { user, err: errorText(error), retryInMs: RETRY_MS },
+          { team, user, err: errorText(error), retryInMs: RETRY_MS },
           'App Home not published again; trying again',
         );
       }

@@ -1,31 +1,45 @@
-/** Who has opened the Home tab, and what it last showed them. */
+/** Who has opened the Home tab, in which workspace, and what it last showed them. */
 import type { Queryable } from '../../platform/store/db.js';
 
 export class HomeViewRepo {
   constructor(private readonly db: Queryable) {}
 
-  /** `user` opened their Home, or pressed one of its buttons, and now sees the view with this hash. */
-  async opened(user: string, hash: string): Promise<void> {
+  /** `user` opened their Home in workspace `team`, or pressed one of its buttons, and now sees the view with this hash. */
+  async opened(team: string, user: string, hash: string): Promise<void> {
     await this.db.query(
-      `INSERT INTO home_views (user_id, opened_at, view_hash) VALUES ($1, now(), $2)
-       ON CONFLICT (user_id) DO UPDATE SET opened_at = now(), view_hash = $2`,
-      [user, hash],
+      `INSERT INTO home_views (team_id, user_id, opened_at, view_hash) VALUES ($1, $2, now(), $3)
+       ON CONFLICT (team_id, user_id) DO UPDATE SET opened_at = now(), view_hash = $3`,
+      [team, user, hash],
     );
   }
 
   /** The view hash is recorded when it is queued; a publish that failed for good forgets it, so the next change publishes again. */
-  async published(user: string, hash: string | null): Promise<void> {
-    await this.db.query('UPDATE home_views SET view_hash = $2 WHERE user_id = $1', [user, hash]);
+  async published(team: string, user: string, hash: string | null): Promise<void> {
+    await this.db.query('UPDATE home_views SET view_hash = $3 WHERE team_id = $1 AND user_id = $2', [team, user, hash]);
   }
 
-  /** Of `users` (all when undefined), those who opened their Home within `withinMs`, with the hash of what it shows. */
-  async audience(users: readonly string[] | undefined, withinMs: number): Promise<{ user: string; hash?: string }[]> {
-    const { rows } = await this.db.query<{ user_id: string; view_hash: string | null }>(
-      `SELECT user_id, view_hash FROM home_views
+  /** The workspaces where someone has a Home (a change in a channel may concern any of them). */
+  async teams(): Promise<string[]> {
+    const { rows } = await this.db.query<{ team_id: string }>(
+      'SELECT DISTINCT team_id FROM home_views ORDER BY team_id',
+    );
+    return rows.map((r) => r.team_id);
+  }
+
+  /**
+   * Of `users` (all when undefined), those who opened their Home within `withinMs`, in each
+   * workspace they opened it in, with the hash of what it shows there.
+   */
+  async audience(
+    users: readonly string[] | undefined,
+    withinMs: number,
+  ): Promise<{ team: string; user: string; hash?: string }[]> {
+    const { rows } = await this.db.query<{ team_id: string; user_id: string; view_hash: string | null }>(
+      `SELECT team_id, user_id, view_hash FROM home_views
        WHERE ($1::text[] IS NULL OR user_id = ANY($1::text[])) AND opened_at > now() - $2::float8 * interval '1 millisecond'
-       ORDER BY user_id`,
+       ORDER BY team_id, user_id`,
       [users ?? null, withinMs],
     );
-    return rows.map((r) => ({ user: r.user_id, ...(r.view_hash ? { hash: r.view_hash } : {}) }));
+    return rows.map((r) => ({ team: r.team_id, user: r.user_id, ...(r.view_hash ? { hash: r.view_hash } : {}) }));
   }
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { View } from '@slack/types';
+import type { KnownBlock, View } from '@slack/types';
+import { TenantError, type Tenant } from '../../platform/tenancy/tenants.js';
 import { ALERT_CHECKS } from '../../kernel/verdict.js';
 import { ChannelId, SafeId } from '../../kernel/text.js';
 import type { DeliveryRepo } from '../../platform/deliveries/repo.js';
@@ -19,13 +20,18 @@ export interface HomeServiceDeps {
   digests: Pick<DigestService, 'ownedBy' | 'setPaused' | 'preview' | 'manageable' | 'ownersIn' | 'newForm'>;
   watches: Pick<WatchService, 'ownedBy' | 'setPaused' | 'mute' | 'ownersIn'>;
   alerts: Pick<AlertService, 'overview' | 'subscribe' | 'unsubscribe' | 'mute' | 'unmute'>;
-  deliveries: Pick<DeliveryRepo, 'unfinished' | 'get' | 'retry' | 'dropPending'>;
+  deliveries: Pick<DeliveryRepo, 'unfinished' | 'of' | 'retry' | 'dropPending'>;
   /** What each delivery is about: its name in the list, and whether it carries security details. */
   subjects: Pick<Subjects, 'get' | 'sensitive'>;
   views: HomeViewRepo;
   /** Wakes the delivery worker. */
   queued: () => void;
-  access: Access;
+  /** Who may do what in a workspace. */
+  access: (team: string) => Access;
+  /** The workspace's tenant (throws TenantError when it cannot be served: no analytics connected). */
+  tenantOf: (team: string) => Promise<Tenant>;
+  /** Blocks shown at the top of the Home: the workspace's analytics connection. */
+  top: (team: string, user: string) => Promise<KnownBlock[]>;
   settings: Omit<HomeSettings, 'admins' | 'securityUsers' | 'securityChannels'>;
   now: () => Date;
   timeZone: string;
@@ -58,22 +64,26 @@ export class HomeService {
   }
 
   /** The channels the person's digests and watches post in, and which of them they are in (whose deliveries they see). */
-  private async channels(user: string) {
-    const [digests, watches] = await Promise.all([this.deps.digests.ownedBy(user), this.deps.watches.ownedBy(user)]);
+  private async channels(tenant: Tenant, user: string) {
+    const [digests, watches] = await Promise.all([
+      this.deps.digests.ownedBy(tenant, user),
+      this.deps.watches.ownedBy(tenant, user),
+    ]);
     const theirs = [...new Set([...digests.map((d) => d.channelId), ...watches.map((w) => w.channelId)])];
-    return { digests, watches, channels: await this.deps.access.channelsOf(user, theirs) };
+    return { digests, watches, channels: await tenant.access.channelsOf(user, theirs) };
   }
 
-  /** A button on one row (its value is the row's id). */
-  async act(user: string, action: HomeRowAction, id: number): Promise<Acted> {
+  /** A button on one row of the person's Home in workspace `team` (its value is the row's id). */
+  async act(team: string, user: string, action: HomeRowAction, id: number): Promise<Acted> {
+    const tenant = await this.deps.tenantOf(team);
     switch (action) {
       case 'pauseDigest':
       case 'resumeDigest':
-        return said(await this.deps.digests.setPaused(user, id, action === 'pauseDigest'));
+        return said(await this.deps.digests.setPaused(tenant, user, id, action === 'pauseDigest'));
       case 'previewDigest': {
-        const digest = await this.deps.digests.manageable(user, id);
+        const digest = await this.deps.digests.manageable(tenant, user, id);
         if (!digest.ok) return said(digest);
-        const preview = await this.deps.digests.preview(id, user);
+        const preview = await this.deps.digests.preview(tenant, id, user);
         if (!preview.ok) return said(preview);
         return {
           notice: { ok: true, text: `Preview of digest #${id} sent to you in its channel (only you see it).` },
@@ -82,24 +92,24 @@ export class HomeService {
       }
       case 'pauseWatch':
       case 'resumeWatch':
-        return said(await this.deps.watches.setPaused(user, id, action === 'pauseWatch', 'home'));
+        return said(await this.deps.watches.setPaused(tenant, user, id, action === 'pauseWatch', 'home'));
       case 'muteWatch':
       case 'unmuteWatch':
         return said(
-          await this.deps.watches.mute(user, id, action === 'muteWatch' ? DAY : 0, 'home'),
+          await this.deps.watches.mute(tenant, user, id, action === 'muteWatch' ? DAY : 0, 'home'),
           action === 'muteWatch'
             ? `Watch #${id} is muted for 24 hours: it keeps evaluating and posts nothing.`
             : `Watch #${id} is unmuted.`,
         );
       case 'retry': {
-        const delivery = await this.deps.deliveries.get(id);
-        const { channels } = await this.channels(user);
+        const delivery = await this.deps.deliveries.of(team, id);
+        const { channels } = await this.channels(tenant, user);
         if (!delivery || !channels.includes(delivery.channelId))
           return { notice: { ok: false, text: 'That delivery is not one of yours.' } };
-        if (!(await this.deps.deliveries.retry(id, 6 * 3_600_000)))
+        if (!(await this.deps.deliveries.retry(team, id, 6 * 3_600_000)))
           return { notice: { ok: false, text: 'That delivery is no longer failed.' } };
         this.deps.queued();
-        this.deps.log.info({ delivery: id, user }, 'failed delivery retried from App Home');
+        this.deps.log.info({ delivery: id, team, user }, 'failed delivery retried from App Home');
         return {};
       }
     }
@@ -109,9 +119,10 @@ export class HomeService {
   async alertsIn(user: string, teamId: string, channel: string | undefined, on: boolean): Promise<Acted> {
     const id = ChannelId.safeParse(channel);
     if (!id.success) return { notice: { ok: false, text: 'That is not a channel; pick one from the list.' } };
-    if (!on) return said(await this.deps.alerts.unsubscribe(user, id.data, undefined));
+    const tenant = await this.deps.tenantOf(teamId);
+    if (!on) return said(await this.deps.alerts.unsubscribe(tenant, user, id.data, undefined));
     return said(
-      await this.deps.alerts.subscribe(user, teamId, id.data, {
+      await this.deps.alerts.subscribe(tenant, user, id.data, {
         min: 'medium',
         checks: [...ALERT_CHECKS],
         grouping: 'grouped',
@@ -121,32 +132,47 @@ export class HomeService {
   }
 
   /** Mute a flagged visitor in a channel for 24 hours, or unmute (admins only); `ref` is `<channel id> <visitor id>`. */
-  async muteAlert(user: string, ref: string | undefined, mute: boolean): Promise<Acted> {
+  async muteAlert(team: string, user: string, ref: string | undefined, mute: boolean): Promise<Acted> {
     const [channel, visitor] = (ref ?? '').split(' ');
     const channelId = ChannelId.safeParse(channel);
     const visitorId = SafeId.safeParse(visitor);
     if (!channelId.success || !visitorId.success)
       return { notice: { ok: false, text: 'That button is too old; open the Home tab again.' } };
+    const tenant = await this.deps.tenantOf(team);
     const outcome = mute
-      ? await this.deps.alerts.mute(user, channelId.data, visitorId.data, DAY)
-      : await this.deps.alerts.unmute(user, channelId.data, visitorId.data);
+      ? await this.deps.alerts.mute(tenant, user, channelId.data, visitorId.data, DAY)
+      : await this.deps.alerts.unmute(tenant, user, channelId.data, visitorId.data);
     return said(outcome, messageOf(outcome).text);
   }
 
   /** The digest form, empty, for "New digest". */
-  newDigestForm(user: string): Promise<View> {
-    return this.deps.digests.newForm(user);
+  async newDigestForm(team: string, user: string): Promise<View> {
+    return this.deps.digests.newForm(await this.deps.tenantOf(team), user);
   }
 
-  /** The person's Home as it stands, with `notice` at its top, and the hash of what it shows (the notice left out). */
-  async render(user: string, notice?: Notice): Promise<{ view: ReturnType<typeof homeView>; hash: string }> {
-    const { digests, watches, channels } = await this.channels(user);
+  /** The person's Home in workspace `team` as it stands, with `notice` at its top, and the hash of what it shows (the notice left out). */
+  async render(
+    team: string,
+    user: string,
+    notice?: Notice,
+  ): Promise<{ view: ReturnType<typeof homeView>; hash: string }> {
+    const top = await this.deps.top(team, user);
+    let tenant: Tenant;
+    try {
+      tenant = await this.deps.tenantOf(team);
+    } catch (error) {
+      // A workspace that cannot be served yet (no analytics connected) sees only how to connect.
+      if (!(error instanceof TenantError)) throw error;
+      return this.hashed({ type: 'home', blocks: top.length > 0 ? top : [] } as ReturnType<typeof homeView>);
+    }
+    const access = tenant.access;
+    const { digests, watches, channels } = await this.channels(tenant, user);
     const open =
       channels.length > 0
-        ? await this.deps.deliveries.unfinished({ channels, failedWithinMs: 7 * DAY, limit: 30 })
+        ? await this.deps.deliveries.unfinished({ team, channels, failedWithinMs: 7 * DAY, limit: 30 })
         : [];
-    const security = this.deps.access.maySeeSecurityPrivately(user);
-    const admin = this.deps.access.isAdmin(user);
+    const security = access.maySeeSecurityPrivately(user);
+    const admin = access.isAdmin(user);
     const now = this.deps.now();
     const deliveries = open
       .filter((d) => security || !this.deps.subjects.sensitive(d.kind))
@@ -157,13 +183,13 @@ export class HomeService {
         state: deliveryState(d, this.deps.timeZone, now),
         failed: d.status === 'failed',
       }));
-    const overview = await this.deps.alerts.overview(user);
+    const overview = await this.deps.alerts.overview(tenant, user);
     const alerts = {
       subscriptions: overview.subscriptions,
       manage: admin,
       ...(overview.alerts ? { recent: overview.alerts } : {}),
     };
-    const { rules } = this.deps.access;
+    const { rules } = access;
     const settings: HomeSettings | undefined = admin
       ? {
           admins: rules.admins,
@@ -181,6 +207,11 @@ export class HomeService {
       ...(settings ? { settings } : {}),
       ...(notice ? { notice } : {}),
     });
+    if (top.length > 0) view.blocks.unshift(...(top as typeof view.blocks));
+    return this.hashed(view);
+  }
+
+  private hashed(view: ReturnType<typeof homeView>): { view: ReturnType<typeof homeView>; hash: string } {
     const shown = view.blocks.filter((b) => b.block_id !== NOTICE_BLOCK);
     return { view, hash: createHash('sha256').update(JSON.stringify(shown)).digest('base64url') };
   }
@@ -190,14 +221,17 @@ export class HomeService {
    * its buttons). A refresh still queued was rendered before it: sent after, it would
    * put the older Home back, so it is dropped.
    */
-  async shown(user: string, hash: string): Promise<void> {
-    await this.deps.views.opened(user, hash);
-    await this.deps.deliveries.dropPending(HOME, user);
+  async shown(team: string, user: string, hash: string): Promise<void> {
+    await this.deps.views.opened(team, user, hash);
+    await this.deps.deliveries.dropPending(HOME, team, user);
   }
 
   /** The people whose digests or watches post in these channels. */
-  async ownersIn(channels: readonly string[]): Promise<string[]> {
-    const [d, w] = await Promise.all([this.deps.digests.ownersIn(channels), this.deps.watches.ownersIn(channels)]);
+  async ownersIn(team: string, channels: readonly string[]): Promise<string[]> {
+    const [d, w] = await Promise.all([
+      this.deps.digests.ownersIn(team, channels),
+      this.deps.watches.ownersIn(team, channels),
+    ]);
     return [...new Set([...d, ...w])];
   }
 }

@@ -7,7 +7,8 @@ const STASH_PREFIX = '@';
 /**
  * Where a message's buttons and menus find their query again. A query that fits
  * travels inside the message (button value or block_id); one that does not is
- * kept in the store's stash and the message carries `@<id>`.
+ * kept in the store's stash and the message carries `@<id>`, found again only by the
+ * workspace that stashed it.
  */
 export class QueryRefs {
   constructor(
@@ -15,20 +16,20 @@ export class QueryRefs {
     private readonly catalog: ReportCatalog,
   ) {}
 
-  /** A reference to `query` at most `max` characters long. */
-  async ref(query: ReportQuery, max: number): Promise<string> {
+  /** A reference to `query`, asked in workspace `team`, at most `max` characters long. */
+  async ref(team: string, query: ReportQuery, max: number): Promise<string> {
     const encoded = encodeQuery(query);
     if (encoded.length <= max && !encoded.startsWith(STASH_PREFIX)) return encoded;
-    return STASH_PREFIX + (await this.stash.put(encoded));
+    return STASH_PREFIX + (await this.stash.put(team, encoded));
   }
 
-  /** The query a reference stands for, or null when it is tampered with, garbled or forgotten. */
-  async resolve(ref: string | undefined): Promise<ReportQuery | null> {
+  /** The query a reference from workspace `team` stands for, or null when it is tampered with, garbled, forgotten or another workspace's. */
+  async resolve(team: string, ref: string | undefined): Promise<ReportQuery | null> {
     if (!ref) return null;
     if (ref.startsWith(STASH_PREFIX)) {
       const id = ref.slice(STASH_PREFIX.length);
       if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) return null;
-      const encoded = await this.stash.get(id);
+      const encoded = await this.stash.get(team, id);
       return encoded === undefined ? null : decodeQuery(encoded, this.catalog);
     }
     return decodeQuery(ref, this.catalog);

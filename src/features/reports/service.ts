@@ -19,6 +19,7 @@ import { withinQuota } from '../../platform/quota.js';
 import { LIMITS } from '../../platform/slack/kit/limits.js';
 import { problemMessage, type SlackMessage } from '../../platform/slack/kit/messages.js';
 import type { QueryStash } from '../../platform/store/index.js';
+import type { Tenant } from '../../platform/tenancy/tenants.js';
 import { MENU_BLOCK_PREFIX, reportMessage } from './blocks.js';
 import { drillValue } from './modals.js';
 import { QueryRefs } from './refs.js';
@@ -31,6 +32,9 @@ export interface ReportServiceDeps extends Answering {
   /** Binds what a modal carries (its response_url) to Lookout. */
   seal: Seal;
 }
+
+/** The workspace a report is asked in: its analytics account, and its team (whose stash its buttons' long queries go to). */
+export type ReportTenant = Pick<Tenant, 'team' | 'api'>;
 
 export interface Where {
   channelId?: string;
@@ -84,6 +88,7 @@ export class ReportService {
 
   /** The page of rows a query asks for. */
   async rows(
+    tenant: Pick<Tenant, 'api'>,
     query: ReportQuery,
     channelId: string | undefined,
     log: Logger = this.deps.log,
@@ -103,9 +108,9 @@ export class ReportService {
         (query.page > 1 || request.sort?.key !== count || request.sort.value !== -1);
       const fetched = await withinQuota(this.deps.quota, user, topNeeded ? 2 : 1, () =>
         Promise.all([
-          this.deps.api.report(query.report, request),
+          tenant.api.report(query.report, request),
           topNeeded
-            ? this.deps.api.report(query.report, { ...request, page: 1, limit: 1, sort: { key: count, value: -1 } })
+            ? tenant.api.report(query.report, { ...request, page: 1, limit: 1, sort: { key: count, value: -1 } })
             : Promise.resolve(undefined),
         ]),
       );
@@ -124,12 +129,12 @@ export class ReportService {
   }
 
   /** The answer to a query, with the buttons and menus that page and refine it. */
-  async answer(query: ReportQuery, where: Where): Promise<Answer> {
+  async answer(tenant: ReportTenant, query: ReportQuery, where: Where): Promise<Answer> {
     const now = this.deps.now();
-    const fetched = await this.rows(query, where.channelId, where.log, where.user);
+    const fetched = await this.rows(tenant, query, where.channelId, where.log, where.user);
     if (!fetched.ok) return { ok: false, message: problemMessage(fetched.problem, fetched.hint) };
     const { rows, range, timeZone, barMax } = fetched;
-    const { refs } = this;
+    const ref = (q: ReportQuery, max: number) => this.refs.ref(tenant.team, q, max);
     const back = where.ephemeral ? where.back : undefined;
     const message = reportMessage({
       def: this.catalog[query.report],
@@ -144,14 +149,13 @@ export class ReportService {
       ...(where.sharedBy ? { sharedBy: where.sharedBy } : {}),
       ...(back ? { back } : {}),
       refs: {
-        current: await refs.ref(query, LIMITS.buttonValue),
-        block: await refs.ref(query, LIMITS.blockId - MENU_BLOCK_PREFIX.length),
-        prev: query.page > 1 ? await refs.ref(withPage(query, query.page - 1), LIMITS.buttonValue) : undefined,
-        next:
-          rows.length >= query.top ? await refs.ref(withPage(query, query.page + 1), LIMITS.buttonValue) : undefined,
+        current: await ref(query, LIMITS.buttonValue),
+        block: await ref(query, LIMITS.blockId - MENU_BLOCK_PREFIX.length),
+        prev: query.page > 1 ? await ref(withPage(query, query.page - 1), LIMITS.buttonValue) : undefined,
+        next: rows.length >= query.top ? await ref(withPage(query, query.page + 1), LIMITS.buttonValue) : undefined,
         trend: encodeTrendRef(
           trendMetricOf(this.catalog[query.report], query),
-          await refs.ref(query, LIMITS.buttonValue - 4 - (back ? back.length + 1 : 0)),
+          await ref(query, LIMITS.buttonValue - 4 - (back ? back.length + 1 : 0)),
           back,
         ),
       },
@@ -161,6 +165,7 @@ export class ReportService {
 
   /** Drill down: the chosen row of the page becomes a filter, and `report` breaks it down. */
   async drill(
+    tenant: Pick<Tenant, 'api'>,
     query: ReportQuery,
     rowIndex: number,
     report: ReportId,
@@ -169,7 +174,7 @@ export class ReportService {
   ): Promise<{ ok: true; query: ReportQuery } | { ok: false; problem: string }> {
     const def = this.catalog[query.report];
     if (!def.rowFilter || !def.drillTo) return { ok: false, problem: `${def.title} rows cannot be drilled into.` };
-    const fetched = await this.rows(query, channelId, this.deps.log, user);
+    const fetched = await this.rows(tenant, query, channelId, this.deps.log, user);
     if (!fetched.ok) return fetched;
     const value = drillValue(def, fetched.rows[rowIndex]);
     if (value === undefined) return { ok: false, problem: 'That row is no longer there. Run the report again.' };

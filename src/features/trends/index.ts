@@ -22,7 +22,6 @@ export const trends: LookoutFeature<'trends', 'reports', { trends: TrendRepo }> 
     const { metrics } = ctx.platform;
     const service = new TrendService({
       ...answering(ctx),
-      fetcher: ctx.platform.legacy().fetcher,
       repo: repos.trends,
       refs: reports.refs,
       apiDays: ctx.settings.apiDays,

@@ -10,7 +10,7 @@ import type { TrendService } from './service.js';
 
 /** `/traffic trend …` (after the ack). */
 export function trendCommand(trends: TrendService, reports: ReportService): Subcommand {
-  return async ({ command, args, reply, log }) => {
+  return async ({ command, args, reply, log, tenant }) => {
     const words = parseTrendWords(args, reports.catalog);
     if (words.kind === 'error') return reply(usageMessage(words.message, words.usage));
     const parsed = reports.parse(words.report);
@@ -29,7 +29,7 @@ export function trendCommand(trends: TrendService, reports: ReportService): Subc
       });
       progressed = true;
     };
-    const answer = await trends.answer(query, metric, {
+    const answer = await trends.answer(await tenant(), query, metric, {
       channelId: command.channel_id,
       ephemeral: !shared,
       user: command.user_id,
@@ -48,11 +48,11 @@ export function trendCommand(trends: TrendService, reports: ReportService): Subc
 
 /** Trend (on report answers and visitor cards): the trend in place of an ephemeral message, else for the clicker. */
 function openTrend(trends: TrendService) {
-  return async (args: ActionArgs, { log, tell }: Handling) => {
+  return async (args: ActionArgs, { log, tell, team, tenant }: Handling) => {
     const wanted = decodeTrendRef(buttonValue(args));
-    const query = wanted ? await trends.resolve(wanted.ref) : null;
+    const query = wanted ? await trends.resolve(team, wanted.ref) : null;
     if (!wanted || !query) return tell(staleMessage());
-    const answer = await trends.answer(query, wanted.metric, {
+    const answer = await trends.answer(await tenant(), query, wanted.metric, {
       channelId: args.body.channel?.id,
       ephemeral: true,
       user: args.body.user.id,
@@ -65,11 +65,11 @@ function openTrend(trends: TrendService) {
 
 /** "Post to channel": the same trend, fetched afresh, for everyone; the ephemeral copy goes away. */
 function shareTrend(trends: TrendService) {
-  return async (args: ActionArgs, { log, tell }: Handling) => {
+  return async (args: ActionArgs, { log, tell, team, tenant }: Handling) => {
     const wanted = decodeTrendRef(buttonValue(args));
-    const query = wanted ? await trends.resolve(wanted.ref) : null;
+    const query = wanted ? await trends.resolve(team, wanted.ref) : null;
     if (!wanted || !query) return tell(staleMessage());
-    const answer = await trends.answer(query, wanted.metric, {
+    const answer = await trends.answer(await tenant(), query, wanted.metric, {
       channelId: args.body.channel?.id,
       ephemeral: false,
       user: args.body.user.id,
@@ -83,11 +83,11 @@ function shareTrend(trends: TrendService) {
 
 /** "Show table": the report behind the trend. */
 function showTable(trends: TrendService, reports: ReportService) {
-  return async (args: ActionArgs, { log, tell }: Handling) => {
+  return async (args: ActionArgs, { log, tell, team, tenant }: Handling) => {
     const wanted = splitBack(buttonValue(args));
-    const query = wanted ? await trends.resolve(wanted.value) : null;
+    const query = wanted ? await trends.resolve(team, wanted.value) : null;
     if (!wanted || !query) return tell(staleMessage());
-    const answer = await reports.answer(query, {
+    const answer = await reports.answer(await tenant(), query, {
       channelId: args.body.channel?.id,
       ephemeral: true,
       user: args.body.user.id,

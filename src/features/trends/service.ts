@@ -26,6 +26,7 @@ import {
 import type { Answering } from '../../platform/answering.js';
 import { ApiError } from '../../platform/api/errors.js';
 import type { SharedFetcher } from '../../platform/api/shared-fetcher.js';
+import type { Account, Tenant } from '../../platform/tenancy/tenants.js';
 import type { Logger } from '../../platform/log.js';
 import { withinQuota } from '../../platform/quota.js';
 import { formatCount } from '../../kernel/format.js';
@@ -67,14 +68,19 @@ interface Known {
   unsettled: Set<string>;
 }
 
-/** Where buttons find their query (the report service's refs). */
+/** Where buttons find their query (the report service's refs), in the workspace they were made in. */
 export interface Refs {
-  ref(query: ReportQuery, max: number): Promise<string>;
-  resolve(ref: string | undefined): Promise<ReportQuery | null>;
+  ref(team: string, query: ReportQuery, max: number): Promise<string>;
+  resolve(team: string, ref: string | undefined): Promise<ReportQuery | null>;
 }
 
+/** The analytics account a trend's periods are asked of (and kept for). */
+export type TrendSource = Pick<Account, 'account' | 'fetcher'>;
+
+/** The workspace a trend is asked in: its account, and its team (whose stash its buttons' long queries go to). */
+export type TrendTenant = TrendSource & Pick<Tenant, 'team'>;
+
 export interface TrendServiceDeps extends Answering {
-  fetcher: SharedFetcher;
   repo: TrendRepo;
   refs: Refs;
   /** The zone of the API's dates and the settling margin: when a period is final there. */
@@ -132,16 +138,17 @@ export class TrendService {
     return this.deps.log;
   }
 
-  /** The query a button carries (inline or stashed), or null when it is tampered with or forgotten. */
-  resolve(ref: string | undefined): Promise<ReportQuery | null> {
-    return this.deps.refs.resolve(ref);
+  /** The query a button from workspace `team` carries (inline or stashed), or null when it is tampered with, forgotten or another workspace's. */
+  resolve(team: string, ref: string | undefined): Promise<ReportQuery | null> {
+    return this.deps.refs.resolve(team, ref);
   }
 
-  async series(spec: TrendSpec, log: Logger = this.deps.log, onUnit?: () => void): Promise<Trend> {
+  async series(from: TrendSource, spec: TrendSpec, log: Logger = this.deps.log, onUnit?: () => void): Promise<Trend> {
     const plan = planTrend(spec.range, this.deps.weekStart);
     const source = trendSource(spec.report);
     const { figures } = await this.figures(
-      { account: this.deps.api.account, report: source, filters: spec.filters, timeZone: spec.timeZone },
+      from.fetcher,
+      { account: from.account, report: source, filters: spec.filters, timeZone: spec.timeZone },
       [...plan.buckets, ...plan.previous],
       log,
       onUnit,
@@ -163,13 +170,15 @@ export class TrendService {
    * store, the rest fetched; and which of them are not to be judged by yet.
    */
   async values(
+    from: TrendSource,
     spec: Omit<TrendSpec, 'range'>,
     buckets: readonly Bucket[],
     log: Logger = this.deps.log,
   ): Promise<{ values: number[]; unsettled: string[] }> {
     const { figures, unsettled } = await this.figures(
+      from.fetcher,
       {
-        account: this.deps.api.account,
+        account: from.account,
         report: trendSource(spec.report),
         filters: spec.filters,
         timeZone: spec.timeZone,
@@ -206,6 +215,7 @@ export class TrendService {
   }
 
   private async figures(
+    fetcher: SharedFetcher,
     key: TrendSeriesKey,
     buckets: readonly Bucket[],
     log: Logger,
@@ -223,7 +233,7 @@ export class TrendService {
     this.deps.observe?.('api', fetched);
 
     const answers = await Promise.all(
-      needed.map((unit) => this.once(key, unit, kept, now, log).finally(() => onUnit?.())),
+      needed.map((unit) => this.once(fetcher, key, unit, kept, now, log).finally(() => onUnit?.())),
     );
     answers.forEach((answer, i) => {
       for (const [k, v] of answer.figures) figures.set(k, v);
@@ -246,22 +256,26 @@ export class TrendService {
 
   /** A unit being fetched is shared by every trend asking for it meanwhile. */
   private once(
+    fetcher: SharedFetcher,
     key: TrendSeriesKey,
     unit: Unit,
     kept: ReadonlyMap<string, KeptPoint>,
     now: number,
     log: Logger,
   ): Promise<Answer> {
-    const id = JSON.stringify([key.report, key.filters, key.timeZone, unit.key]);
+    const id = JSON.stringify([key.account, key.report, key.filters, key.timeZone, unit.key]);
     let pending = this.inFlight.get(id);
     if (!pending) {
-      pending = this.limit(() => this.fetchUnit(key, unit, kept, now, log)).finally(() => this.inFlight.delete(id));
+      pending = this.limit(() => this.fetchUnit(fetcher, key, unit, kept, now, log)).finally(() =>
+        this.inFlight.delete(id),
+      );
       this.inFlight.set(id, pending);
     }
     return pending;
   }
 
   private async fetchUnit(
+    fetcher: SharedFetcher,
     key: TrendSeriesKey,
     unit: Unit,
     kept: ReadonlyMap<string, KeptPoint>,
@@ -272,8 +286,8 @@ export class TrendService {
     const keepable = unit.buckets.filter((b) => (unit.finalAt.get(b.key) ?? Infinity) <= now);
     // Only what may be kept is confirmed whole; an answer that is not is asked for once more at once (the fetcher forgot it).
     const confirm = keepable.length > 0;
-    let answer = await this.ask(key, unit, request, confirm);
-    if (!answer.complete) answer = await this.ask(key, unit, request, confirm);
+    let answer = await this.ask(fetcher, key, unit, request, confirm);
+    if (!answer.complete) answer = await this.ask(fetcher, key, unit, request, confirm);
     if (!answer.complete) {
       if (keepable.length > 0)
         log.warn(
@@ -295,6 +309,7 @@ export class TrendService {
 
   /** One unit's figures from the API: its days' report rows summed, or its day's visits counted by the hour; `confirm`: and whether every row arrived. */
   private async ask(
+    fetcher: SharedFetcher,
     key: TrendSeriesKey,
     unit: Unit,
     request: MarketingRequest,
@@ -302,7 +317,7 @@ export class TrendService {
   ): Promise<{ figures: Figures; complete: boolean }> {
     const figures: Figures = new Map();
     const rowsOf = async (id: ReportId, asked: MarketingRequest) =>
-      confirm ? this.deps.fetcher.whole(id, asked) : { rows: await this.deps.fetcher.all(id, asked), complete: true };
+      confirm ? fetcher.whole(id, asked) : { rows: await fetcher.all(id, asked), complete: true };
     if (unit.hourly) {
       const { rows, complete } = await rowsOf('visits', {
         ...request,
@@ -372,10 +387,10 @@ export class TrendService {
   }
 
   /** The top rows' share of the period's visits, for a pie: the five largest and the rest. */
-  async share(spec: TrendSpec, total: number): Promise<Share | undefined> {
+  async share(from: TrendSource, spec: TrendSpec, total: number): Promise<Share | undefined> {
     const def = REPORTS[spec.report];
     if (spec.metric !== 'visits' || !def.countField || total <= 0) return undefined;
-    const rows = await this.deps.fetcher.report(def.id, {
+    const rows = await from.fetcher.report(def.id, {
       startDate: spec.range.startDate,
       endDate: spec.range.endDate,
       filterGroups: spec.filters,
@@ -393,11 +408,11 @@ export class TrendService {
 
   /** `/traffic trend …` and the Trend buttons: the chart, its key figures in words, and what to do next. */
   /** The periods a trend must fetch before it can answer (an hourly day counts once). */
-  async coldPeriods(spec: TrendSpec): Promise<number> {
+  async coldPeriods(from: TrendSource, spec: TrendSpec): Promise<number> {
     const plan = planTrend(spec.range, this.deps.weekStart);
     const { needed } = await this.needs(
       {
-        account: this.deps.api.account,
+        account: from.account,
         report: trendSource(spec.report),
         filters: spec.filters,
         timeZone: spec.timeZone,
@@ -409,14 +424,14 @@ export class TrendService {
   }
 
   /** `/traffic trend …` and the Trend buttons: the chart, its key figures in words, and what to do next. */
-  async answer(query: ReportQuery, metric: TrendMetric, where: TrendWhere): Promise<TrendAnswer> {
+  async answer(tenant: TrendTenant, query: ReportQuery, metric: TrendMetric, where: TrendWhere): Promise<TrendAnswer> {
     const log = where.log ?? this.deps.log;
     const timeZone = await this.deps.timeZoneFor(where.channelId);
     const resolved = resolveRange(query.range, timeZone, this.deps.now(), this.deps.weekStart);
     if (!resolved.ok) return { ok: false, message: problemMessage(resolved.error, 'Pick another range.') };
     const spec: TrendSpec = { report: query.report, filters: query.filters, metric, range: resolved.range, timeZone };
     const withShare = query.report === trendSource(query.report);
-    const cold = await this.coldPeriods(spec);
+    const cold = await this.coldPeriods(tenant, spec);
     const cap = this.deps.maxFetch ?? DEFAULT_TREND_MAX_FETCH;
     if (cold > cap) {
       return {
@@ -449,9 +464,9 @@ export class TrendService {
       where.user,
       cold * REQUESTS_A_PERIOD + (withShare ? 1 : 0),
       async () => {
-        const trend = await this.series(spec, log, onUnit);
+        const trend = await this.series(tenant, spec, log, onUnit);
         const share = withShare
-          ? await this.share({ ...spec, range: trend.plan.range }, trend.current.total)
+          ? await this.share(tenant, { ...spec, range: trend.plan.range }, trend.current.total)
           : undefined;
         return { trend, share };
       },
@@ -463,7 +478,7 @@ export class TrendService {
     if (!fetched.ok) return { ok: false, message: problemMessage(fetched.problem) };
     const { trend, share } = fetched.value;
     const back = where.ephemeral ? where.back : undefined;
-    const ref = await this.deps.refs.ref(query, LIMITS.buttonValue - 4 - (back ? back.length + 1 : 0));
+    const ref = await this.deps.refs.ref(tenant.team, query, LIMITS.buttonValue - 4 - (back ? back.length + 1 : 0));
     return {
       ok: true,
       message: trendMessage({

@@ -18,7 +18,6 @@ export const visitor: LookoutFeature<'visitor', never> = {
     const service = new VisitorService({
       ...answering(ctx),
       log: logOf(ctx, 'visitor'),
-      access: ctx.platform.legacy().access,
       verdict: ctx.settings.verdict,
     });
     return { gives: service, help: { visitor: VISITOR_HELP }, register: (routes) => registerVisitor(routes, service) };

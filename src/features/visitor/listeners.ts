@@ -13,10 +13,10 @@ import type { VisitorService } from './service.js';
  * posts it for everyone, with IP addresses masked.
  */
 export function registerVisitor(app: Routes, visitors: VisitorService): void {
-  app.handleCommand('/visitor', async ({ command }, { log, tell }) => {
+  app.handleCommand('/visitor', async ({ command }, { log, tell, tenant }) => {
     const parsed = parseVisitorCommand(command.text ?? '');
     if (parsed.kind === 'error') return tell(usageMessage(parsed.message, parsed.usage));
-    const card = await visitors.card({
+    const card = await visitors.card(await tenant(), {
       visitorId: parsed.visitorId,
       visitId: parsed.visitId,
       channelId: command.channel_id,
@@ -26,17 +26,22 @@ export function registerVisitor(app: Routes, visitors: VisitorService): void {
     return tell(card.message);
   });
   const page = (id: string) =>
-    app.handle(id, async ({ body, action }, { log, tell }) => {
+    app.handle(id, async ({ body, action }, { log, tell, tenant }) => {
       const wanted = decodeCardRef(action.type === 'button' ? action.value : undefined);
       if (!wanted) return tell(staleMessage());
-      const card = await visitors.card({ ...wanted, channelId: body.channel?.id, user: body.user.id, log });
+      const card = await visitors.card(await tenant(), {
+        ...wanted,
+        channelId: body.channel?.id,
+        user: body.user.id,
+        log,
+      });
       return replyTo(body.response_url, isEphemeral(body))(card.message);
     });
   for (const id of [VISITOR_ACTIONS.more, VISITOR_ACTIONS.newer, BACK_TO_CARD_ACTION]) page(id);
-  app.handle(VISITOR_ACTIONS.share, async (args, { log, tell }) => {
+  app.handle(VISITOR_ACTIONS.share, async (args, { log, tell, tenant }) => {
     const wanted = decodeCardRef(buttonValue(args));
     if (!wanted) return tell(staleMessage());
-    const card = await visitors.card({
+    const card = await visitors.card(await tenant(), {
       ...wanted,
       channelId: args.body.channel?.id,
       user: args.body.user.id,

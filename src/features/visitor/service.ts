@@ -15,9 +15,9 @@ import type { Answering } from '../../platform/answering.js';
 import { ApiError } from '../../platform/api/errors.js';
 import type { Logger } from '../../platform/log.js';
 import { withinQuota } from '../../platform/quota.js';
-import type { Access } from '../../platform/slack/access.js';
 import { fallbackText, mrkdwnCode } from '../../platform/slack/kit/escape.js';
 import { problemMessage, type SlackMessage } from '../../platform/slack/kit/messages.js';
+import type { Tenant } from '../../platform/tenancy/tenants.js';
 import { visitorCard, type VisitorProfile } from './card.js';
 
 export const VISITS_PER_PAGE = 10;
@@ -33,13 +33,15 @@ export interface CardRequest {
   log?: Logger;
 }
 
-/** What other features may ask of this one: a visitor's card, with the access rules applied. */
+/** The workspace a card is asked in: its analytics account, and its rules of who may see security details. */
+export type CardTenant = Pick<Tenant, 'api' | 'access'>;
+
+/** What other features may ask of this one: a visitor's card, with the workspace's access rules applied. */
 export interface VisitorCards {
-  card(request: CardRequest): Promise<{ ok: boolean; message: SlackMessage }>;
+  card(tenant: CardTenant, request: CardRequest): Promise<{ ok: boolean; message: SlackMessage }>;
 }
 
 export interface VisitorServiceDeps extends Answering {
-  access: Access;
   verdict: VerdictOptions;
 }
 
@@ -122,8 +124,8 @@ export class VisitorService implements VisitorCards {
     return this.deps.log;
   }
 
-  async card(request: CardRequest): Promise<{ ok: boolean; message: SlackMessage }> {
-    const { access } = this.deps;
+  async card(tenant: CardTenant, request: CardRequest): Promise<{ ok: boolean; message: SlackMessage }> {
+    const { access } = tenant;
     const log = request.log ?? this.deps.log;
     const channel = request.channelId;
     if (!access.maySeeSecurity(request.user, channel)) {
@@ -136,7 +138,7 @@ export class VisitorService implements VisitorCards {
     const now = this.deps.now();
     const page = request.page ?? 1;
     const fetched = await withinQuota(this.deps.quota, request.user, CARD_REQUESTS, () =>
-      fetchVisitorProfile(this.deps.api, request.visitorId, {
+      fetchVisitorProfile(tenant.api, request.visitorId, {
         visitId: request.visitId,
         visitsPage: page,
         visitsLimit: VISITS_PER_PAGE,

@@ -252,7 +252,8 @@ export class WatchEvaluator {
     const range = resolveRange(watch.rule.every === 'hour' ? 'today' : 'last7d', watch.timeZone, this.options.now());
     if (!range.ok) return undefined;
     try {
-      return await this.options.trends.series({
+      const source = await this.options.tenants.of(watch.teamId);
+      return await this.options.trends.series(source, {
         report: watch.rule.report,
         filters: watch.rule.filters,
         metric: watch.rule.metric,

@@ -74,7 +74,8 @@ function alertButton(watches: WatchService, reports: ReportService, action: Aler
         filters: watch.rule.filters,
       };
       return tell(
-        (await reports.answer(query, { channelId: args.body.channel?.id, ephemeral: true, user, log })).message,
+        (await reports.answer(await tenant(), query, { channelId: args.body.channel?.id, ephemeral: true, user, log }))
+          .message,
       );
     }
     const from = { channelId: args.body.channel?.id };

@@ -9,7 +9,6 @@ import { hourAt, shiftDate } from '../../kernel/dates.js';
 import { fieldOf } from '../../kernel/records.js';
 import { dayLabel, type ApiDays, type Bucket } from '../../kernel/trend.js';
 import { ApiError } from '../../platform/api/errors.js';
-import type { SharedFetcher } from '../../platform/api/shared-fetcher.js';
 import type { Tenant } from '../../platform/tenancy/tenants.js';
 import type { Logger } from '../../platform/log.js';
 import type { FlaggedVisitors } from '../alerts/index.js';
@@ -31,7 +30,6 @@ export interface ObserverDeps {
   apiDays: ApiDays;
   log: Logger;
 }
-
 
 /** A watch's workspace: its analytics account's answers, and whose flagged visitors count as bots. */
 export type WatchTenant = Pick<Tenant, 'team' | 'account' | 'fetcher'>;
@@ -81,18 +79,13 @@ export class WatchObserver {
     // The period and what it is compared with, from the trend cache; thrown out as a wait while any is not settled at the API.
     const buckets = [period, ...comparedWith(rule, period, timeZone)].map((p) => periodBucket(p));
     const spec = { report: rule.report, filters: rule.filters, metric: rule.metric, timeZone };
-    const { values, unsettled } = await this.deps.trends.values(spec, buckets, this.deps.log);
+    const { values, unsettled } = await this.deps.trends.values(tenant, spec, buckets, this.deps.log);
     if (unsettled.length > 0) throw new Unsettled(buckets.filter((b) => unsettled.includes(b.key)));
     return observationOf(rule, period, timeZone, this.deps.apiDays, values);
   }
 
   /** The share of the hour's visits made by visitors the threat scan flagged, among the visits it has judged. */
-  private async bots(
-    tenant: WatchTenant,
-    period: WatchPeriod,
-    timeZone: string,
-    label: string,
-  ): Promise<Observation> {
+  private async bots(tenant: WatchTenant, period: WatchPeriod, timeZone: string, label: string): Promise<Observation> {
     // The zone's hour lies within the API's day before, the day or the day after.
     const visits = await tenant.fetcher.visits({
       startDate: shiftDate(period.date, -1),

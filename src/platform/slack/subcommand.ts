@@ -2,6 +2,7 @@ import type { SlashCommand } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Token } from '../../kernel/text.js';
 import type { Logger } from '../log.js';
+import type { Tenant } from '../tenancy/tenants.js';
 import type { Reply } from './respond.js';
 
 /** A `/traffic <word> …` command, after the ack: its words (tokens) and how to answer. */
@@ -11,6 +12,10 @@ export interface SubcommandInput {
   args: Token[];
   reply: Reply;
   log: Logger;
+  /** The workspace the command comes from (Slack's signed body). */
+  team: string;
+  /** Its tenant; throws TenantError when the workspace has no analytics connected (the person is told how to connect). */
+  tenant: () => Promise<Tenant>;
 }
 
 export type Subcommand = (input: SubcommandInput) => Promise<unknown>;

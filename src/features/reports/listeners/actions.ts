@@ -13,11 +13,15 @@ import type { ReportService } from '../service.js';
  * block_id, the change in the option. A query that is gone or tampered with is `stale`; a
  * menu option that is not one of the report's is answered as a bad command would be.
  */
-async function targetOf(reports: ReportService, args: ActionArgs): Promise<ReportQuery | 'stale' | { error: string }> {
+async function targetOf(
+  reports: ReportService,
+  args: ActionArgs,
+  team: string,
+): Promise<ReportQuery | 'stale' | { error: string }> {
   const { action } = args;
-  if (action.type === 'button') return (await reports.refs.resolve(action.value)) ?? 'stale';
+  if (action.type === 'button') return (await reports.refs.resolve(team, action.value)) ?? 'stale';
   if (action.type !== 'static_select' || !action.block_id?.startsWith(MENU_BLOCK_PREFIX)) return 'stale';
-  const query = await reports.refs.resolve(action.block_id.slice(MENU_BLOCK_PREFIX.length));
+  const query = await reports.refs.resolve(team, action.block_id.slice(MENU_BLOCK_PREFIX.length));
   if (!query) return 'stale';
   const choice = decodeMenuChoice(action.selected_option?.value, reports.catalog[query.report]);
   if (!choice.ok) return { error: choice.error };
@@ -26,11 +30,11 @@ async function targetOf(reports: ReportService, args: ActionArgs): Promise<Repor
 
 /** Changes one thing and shows the result in place of the message (or, under a shared one, to the clicker). */
 export function navigate(reports: ReportService) {
-  return async (args: ActionArgs, { log, tell }: Handling) => {
-    const query = await targetOf(reports, args);
+  return async (args: ActionArgs, { log, tell, team, tenant }: Handling) => {
+    const query = await targetOf(reports, args, team);
     if (query === 'stale') return tell(staleMessage());
     if ('error' in query) return tell(usageMessage(query.error, TRAFFIC_USAGE));
-    const answer = await reports.answer(query, {
+    const answer = await reports.answer(await tenant(), query, {
       channelId: args.body.channel?.id,
       ephemeral: true,
       user: args.body.user.id,
@@ -42,10 +46,10 @@ export function navigate(reports: ReportService) {
 
 /** "Post to channel": the same report, fetched afresh, posted for everyone; the ephemeral copy goes away. */
 export function share(reports: ReportService) {
-  return async (args: ActionArgs, { log, tell }: Handling) => {
-    const query = await reports.refs.resolve(buttonValue(args));
+  return async (args: ActionArgs, { log, tell, team, tenant }: Handling) => {
+    const query = await reports.refs.resolve(team, buttonValue(args));
     if (!query) return tell(staleMessage());
-    const answer = await reports.answer(query, {
+    const answer = await reports.answer(await tenant(), query, {
       channelId: args.body.channel?.id,
       ephemeral: false,
       user: args.body.user.id,
@@ -59,10 +63,15 @@ export function share(reports: ReportService) {
 
 /** "Inspect visitor…" on a visitors or visits page: the visitor's card, for the clicker. */
 export function inspect(reports: ReportService, cards: VisitorCards) {
-  return async (args: ActionArgs, { log, tell }: Handling) => {
+  return async (args: ActionArgs, { log, tell, tenant }: Handling) => {
     const visitorId = args.action.type === 'static_select' ? args.action.selected_option?.value : undefined;
     if (!isSafeId(visitorId)) return tell(staleMessage());
-    const card = await cards.card({ visitorId, channelId: args.body.channel?.id, user: args.body.user.id, log });
+    const card = await cards.card(await tenant(), {
+      visitorId,
+      channelId: args.body.channel?.id,
+      user: args.body.user.id,
+      log,
+    });
     return tell(card.message);
   };
 }

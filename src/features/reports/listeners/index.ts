@@ -16,6 +16,6 @@ export function registerReports(app: Routes, reports: ReportService, cards: Visi
   app.handle(ACTIONS.filter, openModal(reports, 'filter'), 'replace');
   app.handle(ACTIONS.drill, openModal(reports, 'drill'), 'replace');
   app.handle(FILTER_REMOVE_PATTERN, removeFilter(reports), 'none');
-  app.view(FILTER_MODAL, submitModal(reports, 'filter'));
-  app.view(DRILL_MODAL, submitModal(reports, 'drill'));
+  app.view(FILTER_MODAL, submitModal(reports, 'filter', app.tenantOf));
+  app.view(DRILL_MODAL, submitModal(reports, 'drill', app.tenantOf));
 }

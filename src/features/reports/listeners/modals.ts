@@ -3,12 +3,14 @@ import type { ReportQuery } from '../../../kernel/query.js';
 import { withoutFilter } from '../../../kernel/query.js';
 import { LIMITS } from '../../../platform/slack/kit/limits.js';
 import { problemMessage, staleMessage } from '../../../platform/slack/kit/messages.js';
-import { guarded, postToResponseUrl, requestLog } from '../../../platform/slack/respond.js';
+import { guarded, postToResponseUrl, replyTo, requestLog } from '../../../platform/slack/respond.js';
+import { teamOf } from '../../../platform/tenancy/team.js';
 import {
   buttonValue,
   isEphemeral,
   type ActionArgs,
   type Handling,
+  type TenantOf,
   type ViewArgs,
 } from '../../../platform/slack/routes.js';
 import {
@@ -42,9 +44,9 @@ function contextOf(reports: ReportService, args: ActionArgs, ref: string): Modal
 
 /** "Filter…" or "Drill down": opens its modal at once (a trigger_id lasts 3 seconds). */
 export function openModal(reports: ReportService, kind: 'filter' | 'drill') {
-  return async (args: ActionArgs, { log, tell }: Handling) => {
+  return async (args: ActionArgs, { log, tell, team, tenant }: Handling) => {
     const ref = buttonValue(args);
-    const query = await reports.refs.resolve(ref);
+    const query = await reports.refs.resolve(team, ref);
     if (!query || !ref) return tell(staleMessage());
     const def = reports.catalog[query.report];
     const context = contextOf(reports, args, ref);
@@ -55,7 +57,7 @@ export function openModal(reports: ReportService, kind: 'filter' | 'drill') {
       view: drillModal(reports.catalog, def, undefined, context),
     });
     if (!opened.view?.id) return;
-    const fetched = await reports.rows(query, context.channelId, log, args.body.user.id);
+    const fetched = await reports.rows(await tenant(), query, context.channelId, log, args.body.user.id);
     const view = !fetched.ok
       ? drillModal(reports.catalog, def, undefined, context, fetched.problem)
       : drillModal(
@@ -71,14 +73,14 @@ export function openModal(reports: ReportService, kind: 'filter' | 'drill') {
 
 /** "Remove" beside a filter inside the modal: the modal is redrawn without it. */
 export function removeFilter(reports: ReportService) {
-  return async (args: ActionArgs) => {
+  return async (args: ActionArgs, { team }: Handling) => {
     const view = args.body.view;
     const context = decodeContext(view?.private_metadata, reports.seal);
-    const query = context ? await reports.refs.resolve(context.ref) : null;
+    const query = context ? await reports.refs.resolve(team, context.ref) : null;
     const which = FILTER_INDEX.safeParse(buttonValue(args));
     if (!view || !context || !query || !which.success) return;
     const next = withoutFilter(query, ...which.data);
-    const ref = await reports.refs.ref(next, LIMITS.buttonValue);
+    const ref = await reports.refs.ref(team, next, LIMITS.buttonValue);
     const nextContext = { ...context, ref, tag: reports.seal.tag(sealedPart({ ...context, ref })) };
     return args.client.views.update({
       view_id: view.id,
@@ -89,12 +91,13 @@ export function removeFilter(reports: ReportService) {
 }
 
 /** A modal's submission: checked before the ack (errors go beside the fields), answered after it through the response_url. */
-export function submitModal(reports: ReportService, kind: 'filter' | 'drill') {
+export function submitModal(reports: ReportService, kind: 'filter' | 'drill', tenantOf: TenantOf) {
   const firstBlock = kind === 'filter' ? FILTER_INPUTS.target.block : DRILL_INPUTS.row.block;
   return async ({ ack, view, body, context: requestContext }: ViewArgs) => {
     const log = requestLog(requestContext, reports.log);
+    const team = teamOf(body);
     const context = decodeContext(view.private_metadata, reports.seal);
-    const query = context ? await reports.refs.resolve(context.ref) : null;
+    const query = context ? await reports.refs.resolve(team, context.ref) : null;
     if (!context || !query) {
       await ack({
         response_action: 'errors',
@@ -109,7 +112,7 @@ export function submitModal(reports: ReportService, kind: 'filter' | 'drill') {
     }
     await ack();
     const answer = async (next: ReportQuery) => {
-      const result = await reports.answer(next, {
+      const result = await reports.answer(await tenantOf(team), next, {
         channelId: context.channelId,
         ephemeral: true,
         user: body.user.id,
@@ -121,9 +124,16 @@ export function submitModal(reports: ReportService, kind: 'filter' | 'drill') {
         replace_original: context.replaceOriginal,
       });
     };
-    await guarded(log, `apply ${kind}`, undefined, async () => {
+    await guarded(log, `apply ${kind}`, replyTo(context.responseUrl, false), async () => {
       if ('query' in form) return answer(form.query);
-      const drilled = await reports.drill(query, form.row, form.report, context.channelId, body.user.id);
+      const drilled = await reports.drill(
+        await tenantOf(team),
+        query,
+        form.row,
+        form.report,
+        context.channelId,
+        body.user.id,
+      );
       if (drilled.ok) return answer(drilled.query);
       await postToResponseUrl(context.responseUrl, {
         ...problemMessage(drilled.problem),

@@ -13,7 +13,7 @@ import { postToResponseUrl } from '../../../platform/slack/respond.js';
 export function registerTraffic(app: Routes, reports: ReportService, { subcommands, help }: CommandTable): void {
   const byWord = new Map(subcommands.flatMap((s) => s.words.map((w) => [w, s] as const)));
   const more: MoreHelp = { ...Object.fromEntries(subcommands.map((s) => [s.words[0], s.help])), ...help };
-  app.handleCommand('/traffic', async ({ command, client }, { log, tell: reply }) => {
+  app.handleCommand('/traffic', async ({ command, client }, { log, tell: reply, team, tenant }) => {
     const parsed = parseTrafficCommand(command.text ?? '', reports.catalog, { subcommands: [...byWord.keys()] });
     switch (parsed.kind) {
       case 'help':
@@ -22,10 +22,10 @@ export function registerTraffic(app: Routes, reports: ReportService, { subcomman
         log.info({ user: command.user_id, problem: parsed.message }, '/traffic usage error');
         return reply(usageMessage(parsed.message, parsed.usage));
       case 'sub':
-        return byWord.get(parsed.name)?.run({ command, client, args: parsed.args, reply, log });
+        return byWord.get(parsed.name)?.run({ command, client, args: parsed.args, reply, log, team, tenant });
       case 'report': {
         const shared = parsed.query.public === true;
-        const answer = await reports.answer(parsed.query, {
+        const answer = await reports.answer(await tenant(), parsed.query, {
           channelId: command.channel_id,
           ephemeral: !shared,
           user: command.user_id,
