@@ -24,7 +24,7 @@ import { InstallationRepo } from './slack/installations.js';
 import { onPreflight, preflightFetch } from './slack/preflight.js';
 import type { Keyring } from './secrets.js';
 import { ConnectionRepo } from './tenancy/connections.js';
-import { TenantError, Tenants, type Tenant, type TokenSource } from './tenancy/tenants.js';
+import { TenantError, Tenants, type TokenSource } from './tenancy/tenants.js';
 import { BOT_SCOPES } from './slack/scopes.js';
 import { installPage } from './slack/install-page.js';
 import type { Prune } from './store/housekeeping.js';
@@ -92,8 +92,6 @@ export interface Platform {
   replicated: boolean;
   /** Each workspace's Slack and analytics account. */
   tenants: Tenants;
-  /** @deprecated one workspace's tenant, while features move to `tenants` (throws in a distributed app). */
-  legacy: () => Tenant;
   quota: Quota;
   metrics: Metrics;
   /** Signs what a modal carries to its submission. */
@@ -277,7 +275,6 @@ export async function openPlatform(o: PlatformOptions, subjectList: readonly Any
     ...(installer ? { installer, connections: connections! } : {}),
     replicated,
     tenants,
-    legacy: () => tenants.legacy(),
     quota: replicated
       ? userQuota(store.db, quotaSettings, log.child({ component: 'quota' }))
       : memoryQuota(quotaSettings),

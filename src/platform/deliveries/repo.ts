@@ -105,7 +105,7 @@ export class DeliveryRepo {
         input.updateOf ?? null,
         stored(input),
         input.expiresInMs,
-        input.team ?? '',
+        input.team,
       ],
     );
     return Number(rows[0]!.id);
@@ -125,7 +125,7 @@ export class DeliveryRepo {
         input.plain ?? input.message.text,
         stored(input),
         input.expiresInMs,
-        input.team ?? '',
+        input.team,
       ],
     );
     return rows[0] ? Number(rows[0].id) : this.enqueue(input);

@@ -105,12 +105,6 @@ export class Tenants {
     return new Access(this.o.access, (user, channel) => directory.isMember(user, channel));
   }
 
-  /** @deprecated one workspace's tenant (team ''), while features move to `of(team)`. */
-  legacy(): Tenant {
-    if (!this.own) throw new TenantError('not_connected', UNCONNECTED);
-    return { team: '', ...this.own, directory: this.directory(''), access: this.access('') };
-  }
-
   /** The workspace's analytics account. */
   async accountOf(team: string): Promise<Account> {
     if (this.own) return this.own;
