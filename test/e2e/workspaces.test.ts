@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SlackDriver } from '@lookout/sandbox/slack';
 import { SHARED_TABLES } from '../../src/features/workspace/index.js';
 import { CANCELLED } from '../../src/features/workspace/service.js';
+import { NOTICE } from '../../src/platform/deliveries/subject.js';
 import { distributedSandbox, install, type DistributedBox } from '../support/distributed.js';
 import { textsOf } from '../support/sandbox.js';
 import { until } from '../support/until.js';
@@ -148,3 +149,62 @@ async function wiringAccount(team: string) {
   if (!account) throw new Error(`no demo account for ${team}`);
   return account;
 }
+
+describe('a distributed Lookout under token rotation', () => {
+  let rotating: DistributedBox;
+  /** How far the offline Slack's clock is ahead of the real one. */
+  let ahead = 0;
+  beforeAll(async () => {
+    rotating = await distributedSandbox(
+      {},
+      {
+        slack: {
+          oauth: { clientId: '1234.5678', clientSecret: 'rotating-secret', redirectUris: [], tokenRotation: true },
+          now: () => Date.now() + ahead,
+        },
+      },
+    );
+  });
+  afterAll(() => rotating?.stop());
+
+  it('refreshes a token that expired while a post was waiting, and posts it: nothing lost', async () => {
+    expect((await install(rotating, 'T_OTHER', 'U_DANA')).status).toBe(200);
+    const db = rotating.lookout.store.db;
+    const tokens = async () =>
+      (
+        await db.query<{ bot_token: string; bot_refresh_token: string; bot_token_expires_at: Date }>(
+          "SELECT bot_token, bot_refresh_token, bot_token_expires_at FROM installations WHERE id = 'team:T_OTHER'",
+        )
+      ).rows[0]!;
+    const first = await tokens();
+    expect(first.bot_refresh_token).toMatch(/^v1:/);
+    expect(first.bot_token_expires_at.getTime()).toBeGreaterThan(Date.now() + 11 * 3_600_000);
+    // Thirteen hours on at Slack: the token Lookout holds has expired there; Lookout's record says it is within
+    // the two hours before expiry that Bolt's authorize refreshes at.
+    ahead = 13 * 3_600_000;
+    await db.query(
+      "UPDATE installations SET bot_token_expires_at = now() + interval '1 hour' WHERE id = 'team:T_OTHER'",
+    );
+    rotating.lookout.tenants.forget('T_OTHER');
+    const id = await rotating.lookout.store.deliveries.enqueue({
+      team: 'T_OTHER',
+      subject: NOTICE,
+      channelId: 'C_OTHER_GENERAL',
+      message: { text: 'posted after a refresh', blocks: [] },
+      expiresInMs: 3_600_000,
+    });
+    rotating.lookout.deliveries.wake();
+    const done = await until(async () => {
+      const d = await rotating.lookout.store.deliveries.get(id);
+      return d && d.status !== 'pending' && d.status !== 'sending' ? d : undefined;
+    }, 'the delivery to finish');
+    expect(done).toMatchObject({ status: 'posted', attempts: 1 });
+    expect(rotating.slack.team('T_OTHER').messages('C_OTHER_GENERAL').map((m) => m.text)).toContain(
+      'posted after a refresh',
+    );
+    const second = await tokens();
+    expect(second.bot_token).not.toBe(first.bot_token);
+    expect(second.bot_refresh_token).not.toBe(first.bot_refresh_token);
+    expect(second.bot_token_expires_at.getTime()).toBeGreaterThan(Date.now() + 11 * 3_600_000);
+  });
+});

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { startSandbox } from '@lookout/sandbox';
+import { startSandbox, type SandboxOptions } from '@lookout/sandbox';
 import { startLookout, type LookoutOptions } from '../../src/compose.js';
 import { keyring } from '../../src/platform/secrets.js';
 import { captureLogs } from './log-capture.js';
@@ -8,11 +8,15 @@ import { captureLogs } from './log-capture.js';
  * The sandbox with Lookout as a distributed app: installed by OAuth, each workspace connected
  * to its own demo account from the Home. Nothing is installed at first.
  */
-export async function distributedSandbox(options: Partial<LookoutOptions> = {}) {
+export async function distributedSandbox(
+  options: Partial<LookoutOptions> = {},
+  sandbox: Pick<SandboxOptions<never>, 'slack'> = {},
+) {
   const { logger, lines } = captureLogs('debug');
   const encryption = keyring(randomBytes(32).toString('base64'));
   const box = await startSandbox({
     log: logger,
+    ...sandbox,
     startApp: async (wiring) => {
       const lookout = await startLookout({
         port: 0,
