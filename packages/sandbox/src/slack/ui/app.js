@@ -731,7 +731,8 @@ async function submitView(view, ctx, form, problem) {
       }
     }
     const drafted = ctx.draft[block.block_id]?.[actionId];
-    if (drafted !== undefined) values[actionId] = drafted;
+    // By block: inputs in different blocks may share an action_id.
+    if (drafted !== undefined) values[block.block_id] = drafted;
   }
   if (missing) return;
   submit?.classList.add('busy');
