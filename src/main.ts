@@ -1,9 +1,10 @@
 import { createServer } from 'node:net';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { startLookout, type LookoutOptions } from './compose.js';
+import { startLookout } from './compose.js';
 import { createLogger, type Logger } from './platform/log.js';
 import { SecretError } from './platform/secrets.js';
 import { DataDirError } from './platform/store/index.js';
+import { installWorkspaceOne, startSandboxed, type SandboxedOptions } from './sandboxed.js';
 
 /** Entry: config → (the sandbox when there are no Slack credentials) → the app → listen. */
 async function main(): Promise<void> {
@@ -182,7 +183,7 @@ async function runSandbox(config: Config, log: Logger): Promise<() => Promise<vo
     host: '127.0.0.1',
     port: await freeOrAny('OPS_PORT', config.ops.port, log, '127.0.0.1'),
   };
-  const app: Omit<LookoutOptions, 'api' | 'slack' | 'demo'> = {
+  const app: SandboxedOptions = {
     log,
     defaultTimezone: config.defaultTimezone,
     apiDays: config.apiDays,
@@ -196,15 +197,23 @@ async function runSandbox(config: Config, log: Logger): Promise<() => Promise<vo
     deliveries: config.deliveries,
     limits: config.limits,
     store: storeOptions(config),
-    encryption: config.encryption,
+    // Unset, a key is made up for the run and kept in memory only.
+    ...(config.encryption ? { encryption: config.encryption } : {}),
+    workspaces: config.workspaces,
   };
   const sandbox = await startSandbox({
     live: {},
     log,
     api: config.analytics.url ? { baseUrl: config.analytics.url, apiKey: config.analytics.apiKey ?? '' } : undefined,
     slackPort: Number(process.env.SANDBOX_SLACK_PORT ?? 0),
-    startApp: (wiring) => startLookout({ ...app, ...wiring }),
+    startApp: (wiring) => startSandboxed(app, wiring),
   });
+  try {
+    await installWorkspaceOne(sandbox);
+  } catch (error) {
+    await sandbox.stop();
+    throw error;
+  }
   log.info(
     {
       api: sandbox.demo ? 'demo' : new URL(config.analytics.url!).origin,

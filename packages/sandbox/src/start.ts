@@ -49,6 +49,8 @@ export interface SandboxApp {
   requestUrl?: string;
   /** The app's OAuth redirect URL (its `/slack/oauth_redirect`): the sandbox registers it with the offline Slack. */
   oauthRedirectUrl?: string;
+  /** The app's install page (its `/slack/install`): the page's Add to Slack link, where the app is not installed, leads there. */
+  installUrl?: string;
   stop(): Promise<void>;
 }
 
@@ -152,6 +154,7 @@ export async function startSandbox<A extends SandboxApp>(options: SandboxOptions
   }
   if (lookout.requestUrl) slack.setAppUrl(lookout.requestUrl);
   if (lookout.oauthRedirectUrl) slack.setRedirectUris([lookout.oauthRedirectUrl]);
+  if (lookout.installUrl) slack.setInstallUrl(lookout.installUrl);
   return {
     demo,
     slack,

@@ -414,7 +414,9 @@ export class SlackDriver {
       const actionId = String(el.action_id);
       const blockId = String(block.block_id);
       known.add(actionId);
-      const given = values[actionId];
+      known.add(blockId);
+      // Slack's state is keyed by block, then action: inputs in different blocks may share an action_id.
+      const given = Object.hasOwn(values, blockId) ? values[blockId] : values[actionId];
       const previous = stateValues[blockId]?.[actionId];
       const state = given === undefined && previous ? previous : stateValue(el, given);
       if (block.optional !== true && isEmptyState(state)) {

@@ -6,6 +6,10 @@
  * Slack's pages behind each rule:
  * - https://docs.slack.dev/authentication/installing-with-oauth — the authorise URL, the
  *   redirect with `code` and `state` (or `error=access_denied`), the code "expires after ten minutes".
+ * - https://api.slack.com/docs/oauth — `team`: "Slack team ID of a workspace to attempt to restrict
+ *   to". Without it Slack's screen opens on a workspace the person is signed in to, with a menu
+ *   to pick another. *Decision:* the workspace the browser last came from (the page's Add to
+ *   Slack link sets a cookie for it), else workspace one.
  * - https://docs.slack.dev/reference/methods/oauth.v2.access — the answer's fields, client
  *   credentials by HTTP Basic auth or in the body, and the errors `invalid_client_id`,
  *   `bad_client_secret`, `invalid_code`, `bad_redirect_uri`, `invalid_grant_type`, `invalid_refresh_token`.
@@ -67,6 +71,24 @@ interface PendingAuthorize {
   redirectUri: string;
   /** Whether the request named its redirect_uri (then the exchange must send the same). */
   named: boolean;
+}
+
+/**
+ * The cookie that stands for the workspace the browser is signed in to: the page's Add to Slack
+ * link sets it, and the authorise screen opens on that workspace when the request names none.
+ */
+export const SIGNED_IN_COOKIE = 'offline_slack_team';
+
+function cookieOf(req: IncomingMessage | undefined): string {
+  return req?.headers.cookie ?? '';
+}
+
+function signedInTeam(cookie: string): string {
+  for (const part of cookie.split(';')) {
+    const [name, ...value] = part.trim().split('=');
+    if (name === SIGNED_IN_COOKIE) return decodeURIComponent(value.join('='));
+  }
+  return '';
 }
 
 export type TokenCheck = { ok: true; teamId: string } | { ok: false; error: string };
@@ -149,7 +171,7 @@ export class OAuthServer {
   // ---- the authorise page ----------------------------------------------------------
 
   /** GET /oauth/v2/authorize: the consent screen, or an error page when the request is not the app's. */
-  authorizePage(url: URL, res: ServerResponse): void {
+  authorizePage(url: URL, res: ServerResponse, req?: IncomingMessage): void {
     const q = url.searchParams;
     const app = this.app;
     if (!app || q.get('client_id') !== app.clientId) return page(res, 400, 'Invalid client_id', 'invalid_client_id');
@@ -161,7 +183,7 @@ export class OAuthServer {
       (app.redirectUris.length > 0 && !app.redirectUris.includes(redirectUri))
     )
       return page(res, 400, 'The redirect_uri is not one the app registered', 'bad_redirect_uri');
-    const teamId = q.get('team') ?? '';
+    const teamId = q.get('team') || signedInTeam(cookieOf(req));
     const team = this.teams.get(teamId) ?? [...this.teams.values()][0];
     if (!team) return page(res, 400, 'No workspace', 'team_not_found');
     const id = random(12);

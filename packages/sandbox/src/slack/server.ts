@@ -122,6 +122,7 @@ export class OfflineSlack extends SlackDriver {
   readonly apiUrl: string;
   readonly router = new Router();
   private appUrlValue: string | undefined;
+  private installUrlValue: string | undefined;
   private closed = false;
 
   constructor(
@@ -191,6 +192,58 @@ export class OfflineSlack extends SlackDriver {
    */
   setRedirectUris(uris: string[]): void {
     this.oauth.setRedirectUris(uris);
+  }
+
+  /** The app's install page (its `/slack/install`), where the page's Add to Slack link leads. */
+  get installUrl(): string | undefined {
+    return this.installUrlValue;
+  }
+
+  setInstallUrl(url: string): void {
+    this.installUrlValue = url;
+  }
+
+  /**
+   * A person of `teamId` installs the app as they would in a browser: its install page (and the
+   * cookies it sets), the link from it to the authorise screen, Allow, and the redirect back to
+   * the app with the cookies. Returns the page the app ends on.
+   */
+  async installApp(teamId: string, userId: string): Promise<{ status: number; html: string }> {
+    const installUrl = this.installUrlValue;
+    if (!installUrl) throw new Error('the app has no install page: setInstallUrl first');
+    const jar = new Map<string, string>();
+    const keep = (res: Response) => {
+      for (const set of res.headers.getSetCookie()) {
+        const pair = set.split(';')[0] ?? '';
+        const at = pair.indexOf('=');
+        if (at > 0) jar.set(pair.slice(0, at).trim(), pair.slice(at + 1));
+      }
+    };
+    const cookie = () => [...jar].map(([name, value]) => `${name}=${value}`).join('; ');
+    const start = await fetch(installUrl, { redirect: 'manual' });
+    keep(start);
+    const page = await start.text();
+    const authorizePage = `${this.url}/oauth/v2/authorize`;
+    const href = [...page.matchAll(/href="([^"]+)"/g)]
+      .map((m) => (m[1] ?? '').replace(/&amp;/g, '&'))
+      .find((h) => h.startsWith(`${authorizePage}?`));
+    if (!href) throw new Error(`the install page (${start.status}) has no link to the authorise screen`);
+    const authorize = new URL(href);
+    authorize.searchParams.set('team', teamId);
+    authorize.searchParams.set('user', userId);
+    const consent = await (await fetch(authorize)).text();
+    const request = /name="request" value="([^"]+)"/.exec(consent)?.[1];
+    if (!request) throw new Error('the authorise screen did not open');
+    const decided = await fetch(authorizePage, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ request, team: teamId, user: userId, decision: 'allow' }).toString(),
+    });
+    const back = decided.headers.get('location');
+    if (!back) throw new Error(`the authorise screen did not redirect (${decided.status})`);
+    const done = await fetch(back, { headers: { cookie: cookie() }, redirect: 'manual' });
+    return { status: done.status, html: await done.text() };
   }
 
   get appUrl(): string | undefined {
@@ -350,7 +403,7 @@ export async function startOfflineSlack(options: OfflineSlackOptions): Promise<O
       const owner = otherDelivery.responseUrls.get(id) ? otherDelivery.responseUrls : responseUrls;
       return owner.handle(id, req, res);
     })
-    .add('GET', '/oauth/v2/authorize', (_req, res, ctx) => oauth.authorizePage(ctx.url, res))
+    .add('GET', '/oauth/v2/authorize', (req, res, ctx) => oauth.authorizePage(ctx.url, res, req))
     .add('POST', '/oauth/v2/authorize', (req, res) => oauth.decide(req, res));
   mountUiRoutes(created.router);
   holder.slack = created;

@@ -10,6 +10,9 @@
  *   GET  /ui/emoji.json          Slack's emoji shortcodes → emoji (from emojibase-data)
  *   GET  /ui/vendor/chart.js     Chart.js (UMD, from node_modules) to draw data_visualization blocks
  *   GET  /ui/workspace           team, people, channels, the workspaces to switch between, whether the app is installed
+ *                                (and whether it has an install page to add it from)
+ *   GET  /ui/add-to-slack        the page's Add to Slack link: remembers the workspace (a cookie, as being signed
+ *                                in to it) and redirects to the app's install page
  *   GET  /ui/state?channel&user  what the user sees in a channel, and their open modals
  *   GET  /ui/thread?channel&ts&user
  *   GET  /ui/events?user         server-sent events: message, update, delete, view, channel, delivery, home
@@ -36,6 +39,7 @@ import { createRequire } from 'node:module';
 import { contentType, HttpError, readBody, sendJson } from './http-util.js';
 import type { OfflineSlack, RouteContext, RouteHandler, Router } from './server.js';
 import type { SlackDriver } from './driver.js';
+import { SIGNED_IN_COOKIE } from './oauth.js';
 import type { Delivery, Json } from './types.js';
 import {
   SLACKBOT,
@@ -453,6 +457,7 @@ export function mountUiRoutes(router: Router, options: { dir?: string } = {}): v
           team: { ...ws.team },
           teams: offline.teams.map((d) => ({ ...d.workspace.team, default: d === offline })),
           installed: offline.oauth.installed(ws.team.id),
+          installable: offline.installUrl !== undefined,
           bot: { ...ws.bot },
           slackbot: SLACKBOT,
           default_user: defaultUser(ws),
@@ -462,6 +467,23 @@ export function mountUiRoutes(router: Router, options: { dir?: string } = {}): v
         };
       }),
     )
+    .add('GET', '/ui/add-to-slack', (_req, res, ctx) => {
+      const installUrl = ctx.slack.installUrl;
+      let team: string;
+      try {
+        team = teamOf(ctx.slack, ctx.url).workspace.team.id;
+      } catch (error) {
+        if (!(error instanceof UiError)) throw error;
+        return sendJson(res, error.status, { ok: false, error: error.code, detail: error.detail });
+      }
+      if (!installUrl) return sendJson(res, 404, { ok: false, error: 'no_install_page' });
+      res.writeHead(302, {
+        location: installUrl,
+        'set-cookie': `${SIGNED_IN_COOKIE}=${encodeURIComponent(team)}; Path=/; HttpOnly; SameSite=Lax`,
+        'content-length': 0,
+      });
+      res.end();
+    })
     .add(
       'GET',
       '/ui/state',

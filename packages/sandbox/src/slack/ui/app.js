@@ -731,7 +731,8 @@ async function submitView(view, ctx, form, problem) {
       }
     }
     const drafted = ctx.draft[block.block_id]?.[actionId];
-    if (drafted !== undefined) values[actionId] = drafted;
+    // By block: inputs in different blocks may share an action_id.
+    if (drafted !== undefined) values[block.block_id] = drafted;
   }
   if (missing) return;
   submit?.classList.add('busy');
@@ -966,6 +967,10 @@ function renderInstalled() {
   button.disabled = !state.workspace.installed;
   button.textContent = state.workspace.installed ? 'Remove app' : 'Not installed';
   $('examples').hidden = !state.workspace.installed;
+  // Not installed, and the app has an install page: Add to Slack goes there, as this workspace.
+  const add = $('add-to-slack');
+  add.hidden = state.workspace.installed || !state.workspace.installable;
+  add.href = `/ui/add-to-slack?team=${encodeURIComponent(state.workspace.team.id)}`;
 }
 
 /** "Remove app": the workspace uninstalls Lookout; Slack revokes its tokens and tells it with two events. */

@@ -1,0 +1,120 @@
+/**
+ * Lookout as `npm start` runs it inside the sandbox: a distributed app with an encryption key
+ * made up for the run (kept in memory only), installed in workspace one through the OAuth flow
+ * and connected to its demo account before the workspace's URL is printed; any other workspace
+ * installs it with Add to Slack. main.ts and the browser tests start it the same way. It knows
+ * the sandbox only by the shapes it is handed: the product never imports the sandbox.
+ */
+import { randomBytes } from 'node:crypto';
+import { startLookout, type Lookout, type LookoutOptions } from './compose.js';
+import { keyring, type Keyring } from './platform/secrets.js';
+import { InstallationRepo } from './platform/slack/installations.js';
+import { openStore, type OpenDbOptions } from './platform/store/index.js';
+import { ConnectionRepo } from './platform/tenancy/connections.js';
+
+/** What the sandbox hands the app (`SandboxWiring`), as far as a distributed app needs it. */
+export interface SandboxedWiring {
+  api: { baseUrl: string };
+  accounts: { teamId: string; baseUrl: string; apiKey: string }[];
+  slack: { signingSecret: string; apiUrl: string };
+  oauth: { clientId: string; clientSecret: string; stateSecret: string; authorizationUrl: string };
+  demo: boolean;
+  host: string;
+}
+
+export type SandboxedOptions = Omit<LookoutOptions, 'api' | 'slack' | 'demo' | 'host' | 'encryption'> & {
+  api?: Omit<LookoutOptions['api'], 'baseUrl' | 'apiKey'>;
+  /** The key that seals tokens and API keys: made up for the run unless given (LOOKOUT_ENCRYPTION_KEY). */
+  encryption?: Keyring;
+};
+
+export type SandboxedLookout = Lookout & {
+  /** The app's base URL, e.g. http://127.0.0.1:3000. */
+  base: string;
+  oauthRedirectUrl: string;
+  installUrl: string;
+  /** Each workspace's demo account (only workspace one's with a real API). */
+  accounts: SandboxedWiring['accounts'];
+};
+
+/**
+ * The previous run's installations and connections, in a store kept between runs, are of an
+ * offline Slack and demo accounts that are gone, sealed with a key that is gone: each
+ * installation is marked left (its tokens dropped; its workspace's settings come back when it
+ * installs again, as after any removal) and each connection removed.
+ */
+async function forgetPreviousRun(store: OpenDbOptions, keys: Keyring): Promise<void> {
+  if (store.memory) return;
+  const { db, close } = await openStore(store);
+  try {
+    const installations = new InstallationRepo(db, keys);
+    const connections = new ConnectionRepo(db, keys);
+    const { rows } = await db.query<{ team_id: string }>(
+      'SELECT team_id FROM installations WHERE team_id IS NOT NULL UNION SELECT team_id FROM workspaces',
+    );
+    for (const { team_id } of rows) {
+      await installations.uninstalled(team_id);
+      await connections.remove(team_id);
+    }
+    await db.query('DELETE FROM installations WHERE team_id IS NULL');
+  } finally {
+    await close();
+  }
+}
+
+/** Starts Lookout as a distributed app against the sandbox's Slack and accounts (the sandbox's `startApp`). */
+export async function startSandboxed(options: SandboxedOptions, wiring: SandboxedWiring): Promise<SandboxedLookout> {
+  const encryption = options.encryption ?? keyring(randomBytes(32).toString('base64'));
+  await forgetPreviousRun(options.store, encryption);
+  const { privacyUrl, supportUrl } = (options.workspaces ?? {}) as { privacyUrl?: string; supportUrl?: string };
+  const lookout = await startLookout({
+    ...options,
+    api: { ...options.api, baseUrl: wiring.api.baseUrl },
+    slack: {
+      signingSecret: wiring.slack.signingSecret,
+      apiUrl: wiring.slack.apiUrl,
+      oauth: {
+        clientId: wiring.oauth.clientId,
+        clientSecret: wiring.oauth.clientSecret,
+        stateSecret: wiring.oauth.stateSecret,
+        authorizationUrl: wiring.oauth.authorizationUrl,
+        ...(privacyUrl ? { privacyUrl } : {}),
+        ...(supportUrl ? { supportUrl } : {}),
+      },
+    },
+    demo: wiring.demo,
+    host: wiring.host,
+    encryption,
+    workspaces: {
+      ...options.workspaces,
+      allowedUrls: [...(options.workspaces?.allowedUrls ?? []), ...wiring.accounts.map((a) => a.baseUrl)],
+    },
+  });
+  const base = lookout.requestUrl!.replace(/\/slack\/events$/, '');
+  return Object.assign(lookout, {
+    base,
+    oauthRedirectUrl: `${base}/slack/oauth_redirect`,
+    installUrl: `${base}/slack/install`,
+    accounts: wiring.accounts.map((a) => ({ ...a })),
+  });
+}
+
+/** A sandbox running the sandboxed Lookout: its offline Slack installs like a person in a browser. */
+export interface SandboxedBox {
+  slack: { installApp(teamId: string, userId: string): Promise<{ status: number; html: string }> };
+  lookout: SandboxedLookout;
+}
+
+/**
+ * Workspace one as `npm start` opens it: a person there installs Lookout (install page,
+ * authorise screen, Allow, the redirect back to Bolt's callback) and connects it to the
+ * workspace's demo account (the key tried before it is saved), as they would from the Home.
+ */
+export async function installWorkspaceOne(box: SandboxedBox, teamId = 'T_LOOKOUT', userId = 'U_ALICE') {
+  const account = box.lookout.accounts.find((a) => a.teamId === teamId);
+  if (!account) throw new Error(`the sandbox has no analytics account for ${teamId}`);
+  const installed = await box.slack.installApp(teamId, userId);
+  if (installed.status !== 200) throw new Error(`installing Lookout in ${teamId} ended with HTTP ${installed.status}`);
+  const connected = await box.lookout.workspace.connect(teamId, undefined, userId, account.baseUrl, account.apiKey);
+  if (!connected.ok) throw new Error(`connecting ${teamId} to its analytics account: ${connected.problem}`);
+}
