@@ -156,7 +156,8 @@ const envSchema = z.object({
 function crossChecks(env: NodeJS.ProcessEnv): string[] {
   const set = (name: string) => (env[name] ?? '').trim() !== '';
   const problems: string[] = [];
-  if (set('ANALYTICS_API_URL') && !set('ANALYTICS_API_KEY')) {
+  // A distributed app's workspaces bring their own keys: its ANALYTICS_API_URL is the URL they connect to.
+  if (set('ANALYTICS_API_URL') && !set('ANALYTICS_API_KEY') && !set('SLACK_CLIENT_ID')) {
     problems.push('ANALYTICS_API_KEY: required when ANALYTICS_API_URL is set');
   }
   const oauth = ['SLACK_CLIENT_ID', 'SLACK_CLIENT_SECRET', 'SLACK_STATE_SECRET'];

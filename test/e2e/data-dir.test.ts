@@ -68,7 +68,7 @@ async function refusal(dataDir: string): Promise<Error> {
 async function digestsIn(dataDir: string): Promise<string[]> {
   const repos = await openRepos({ dataDir });
   try {
-    return (await repos.digests.listAll('T_LOOKOUT')).map((d) => d.channelId).sort();
+    return (await repos.digests.listAll(DIGEST_INPUT.teamId)).map((d) => d.channelId).sort();
   } finally {
     await repos.close();
   }

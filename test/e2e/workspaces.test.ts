@@ -75,6 +75,14 @@ describe('a distributed Lookout', () => {
     expect(said).toContain('Connect your analytics');
   });
 
+  it('handles each workspace’s events apart: an event id seen in one workspace is not a retry in another', async () => {
+    // The offline Slack numbers each workspace's events from 1, as nothing in Slack's docs rules out.
+    const before = one().workspace.home('U_ALICE')?.publishes ?? 0;
+    await openHome(other(), 'U_DANA');
+    await openHome(one(), 'U_ALICE');
+    expect(one().workspace.home('U_ALICE')!.publishes).toBeGreaterThan(before);
+  });
+
   it('refuses a wrong key beside the field, saves nothing, and never shows the key', async () => {
     const baseUrl = (await wiringAccount('T_OTHER')).baseUrl;
     const answer = await connect(other(), 'U_DANA', baseUrl, 'not-the-right-key-123');
@@ -199,9 +207,12 @@ describe('a distributed Lookout under token rotation', () => {
       return d && d.status !== 'pending' && d.status !== 'sending' ? d : undefined;
     }, 'the delivery to finish');
     expect(done).toMatchObject({ status: 'posted', attempts: 1 });
-    expect(rotating.slack.team('T_OTHER').messages('C_OTHER_GENERAL').map((m) => m.text)).toContain(
-      'posted after a refresh',
-    );
+    expect(
+      rotating.slack
+        .team('T_OTHER')
+        .messages('C_OTHER_GENERAL')
+        .map((m) => m.text),
+    ).toContain('posted after a refresh');
     const second = await tokens();
     expect(second.bot_token).not.toBe(first.bot_token);
     expect(second.bot_refresh_token).not.toBe(first.bot_refresh_token);

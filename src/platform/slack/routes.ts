@@ -146,12 +146,14 @@ export class Routes {
         throw error;
       }
     };
-    const firstTime = async (eventId: string, logger: EventArgs['logger']): Promise<boolean> => {
-      if (this.handledEvents.has(eventId)) return false;
-      this.handledEvents.set(eventId, true);
+    // Keyed by workspace too: an event id is Slack's, and nothing says it is unique across workspaces.
+    const firstTime = async (team: string, eventId: string, logger: EventArgs['logger']): Promise<boolean> => {
+      const key = `${team}:${eventId}`;
+      if (this.handledEvents.has(key)) return false;
+      this.handledEvents.set(key, true);
       if (!firstSeen) return true;
       try {
-        return await firstSeen(`event:${eventId}`, EVENT_WINDOW_MS);
+        return await firstSeen(`event:${key}`, EVENT_WINDOW_MS);
       } catch (error) {
         logger.warn(
           `could not check event ${eventId} in the store (${error instanceof Error ? error.message : String(error)}); checked on this replica only`,
@@ -184,7 +186,7 @@ export class Routes {
         return;
       }
       const eventId = (args.body as { event_id?: unknown }).event_id;
-      if (typeof eventId === 'string' && !(await firstTime(eventId, args.logger))) {
+      if (typeof eventId === 'string' && !(await firstTime(teamOf(args.body), eventId, args.logger))) {
         observe('event', type, 'ok');
         args.logger.info(`event ${eventId} (${type}) was handled already: a retry, ignored`);
         return;
