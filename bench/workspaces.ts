@@ -20,8 +20,8 @@
  * questions counted first from their keys, a dry run of gatherDigest), and peak RSS of each
  * replica and of this process. The schema is made for the run and dropped after it.
  *
- * Run: npm run bench -- workspaces
- *      npx tsx bench/workspaces.ts --workspaces 100 --accounts 20 --replicas 3
+ * Run: npm run bench -- workspaces   (1,000 workspaces, 200 accounts, 3 replicas)
+ *      npx tsx bench/workspaces.ts --workspaces 100 --accounts 20 --replicas 3   (flags scale it)
  * DATABASE_URL or TEST_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test).
  */
 import { fork, type ChildProcess } from 'node:child_process';
@@ -328,7 +328,9 @@ async function main(): Promise<boolean> {
     );
     children.push(...replicas);
     await Promise.all(replicas.map((p) => next(p, 'ready')));
-    say(`${R} replicas up, each its own process on the shared schema`);
+    say(
+      `${R === 1 ? '1 replica up, in its own process' : `${R} replicas up, each its own process`} on the shared schema`,
+    );
 
     // The slot: the first whole minute at least 15 s away.
     const slot = new Date(Math.ceil((Date.now() + 15_000) / 60_000) * 60_000);
@@ -409,7 +411,9 @@ async function main(): Promise<boolean> {
     console.log(
       `workspaces / accounts / digests ${N} / ${A} / ${total} (${PER_WORKSPACE} a workspace in one channel, all due at one minute)`,
     );
-    console.log(`replicas                        ${R} processes on PostgreSQL (${schema}, dropped after)`);
+    console.log(
+      `replicas                        ${R} ${R === 1 ? 'process' : 'processes'} on PostgreSQL (${schema}, dropped after)`,
+    );
     console.log(
       `time to post all                ${posted.length === total ? s(digestLate.at(-1)!) : `not all: ${posted.length}/${total} posted`} from the slot to the last post in Slack`,
     );
