@@ -4,6 +4,7 @@ export {
   OfflineSlack,
   Router,
   type OfflineSlackOptions,
+  type ExtraWorkspace,
   type RouteHandler,
   type RouteContext,
   type ExtraRoutes,

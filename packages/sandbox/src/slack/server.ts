@@ -18,7 +18,7 @@ import { DEFAULT_RATE_LIMIT, MethodTiers, RateLimiter, type RateLimitOptions } f
 import { ResponseUrls } from './response-url.js';
 import { mountUiRoutes } from './ui-routes.js';
 import { WebApi, type InjectedFailure } from './web-api.js';
-import { LOOKOUT_SEED, OTHER_SEED, Workspace } from './workspace.js';
+import { BOT, LOOKOUT_SEED, OTHER_SEED, Workspace, type Team, type WorkspaceSeed } from './workspace.js';
 import { SocketModeHub } from './socket-mode.js';
 import { OAuthServer, type OAuthApp } from './oauth.js';
 import type { Delivery } from './types.js';
@@ -113,6 +113,27 @@ export interface OfflineSlackOptions {
   extraRoutes?: ExtraRoutes;
   /** Socket Mode: the app-level token `apps.connections.open` takes; requests then go to the app's WebSocket, not a URL. */
   appToken?: string;
+  /**
+   * Further workspaces beside the two built in (benchmarks of many workspaces): each its own team,
+   * channels (the bot a member of each), and a bot token that never expires, installed from the start.
+   */
+  workspaces?: ExtraWorkspace[];
+}
+
+/** A further workspace: the app installed there with `botToken`; its bot is `U_<id>_BOT`. */
+export interface ExtraWorkspace {
+  team: Team;
+  botToken: string;
+  channels: Array<{ id: string; name: string }>;
+}
+
+function extraSeed(w: ExtraWorkspace): WorkspaceSeed {
+  return {
+    team: w.team,
+    bot: { userId: `U_${w.team.id}_BOT`, botId: `B_${w.team.id}`, appId: BOT.appId, name: 'lookout' },
+    users: [],
+    channels: w.channels.map((c) => ({ ...c, is_private: false, is_archived: false, is_member: true })),
+  };
 }
 
 export class OfflineSlack extends SlackDriver {
@@ -294,6 +315,8 @@ export class OfflineSlack extends SlackDriver {
 export async function startOfflineSlack(options: OfflineSlackOptions): Promise<OfflineSlack> {
   if (!options.signingSecret) throw new Error('startOfflineSlack needs a signingSecret');
   if (!options.botToken) throw new Error('startOfflineSlack needs a botToken');
+  const teamIds = [LOOKOUT_SEED, OTHER_SEED, ...(options.workspaces ?? [])].map((w) => w.team.id);
+  if (new Set(teamIds).size !== teamIds.length) throw new Error('two workspaces have the same team id');
   const now = options.now ?? Date.now;
   const host = options.host ?? '127.0.0.1';
   const holder: { slack?: OfflineSlack } = {};
@@ -346,9 +369,11 @@ export async function startOfflineSlack(options: OfflineSlackOptions): Promise<O
   };
   const workspace = new Workspace({ ...workspaceOptions, of: LOOKOUT_SEED });
   const other = new Workspace({ ...workspaceOptions, of: OTHER_SEED });
-  const workspaces = new Map([workspace, other].map((w) => [w.team.id, w] as const));
+  const extras = (options.workspaces ?? []).map((w) => new Workspace({ ...workspaceOptions, of: extraSeed(w) }));
+  const workspaces = new Map([workspace, other, ...extras].map((w) => [w.team.id, w] as const));
   const oauth = new OAuthServer(workspaces, now);
   oauth.addToken(options.botToken, workspace.team.id);
+  (options.workspaces ?? []).forEach((w) => oauth.addToken(w.botToken, w.team.id));
   oauth.configure(options.oauth);
   const rateLimiter = new RateLimiter(options.rateLimit === undefined ? DEFAULT_RATE_LIMIT : options.rateLimit, now);
   const tiers = new MethodTiers(options.methodTiers ?? options.rateLimit !== false, now);
@@ -393,7 +418,10 @@ export async function startOfflineSlack(options: OfflineSlackOptions): Promise<O
     options.appUrl,
     socket,
     oauth,
-    new Map([[other.team.id, otherDriver]]),
+    new Map([
+      [other.team.id, otherDriver],
+      ...extras.map((ws) => [ws.team.id, new SlackDriver(ws, deliveryFor(ws).deliverer)] as const),
+    ]),
   );
   appUrl = () => created.appUrl;
   created.router

@@ -348,7 +348,8 @@ export class WebApi {
 
     if (method === 'chat.postMessage') {
       const ref = str(args, 'channel') ?? '';
-      const limited = this.options.rateLimiter.take(`chat.postMessage:${methods.ws.channel(ref)?.id ?? ref}`);
+      // Per channel of the calling workspace: Slack's limits are per workspace per app (https://docs.slack.dev/apis/web-api/rate-limits).
+      const limited = this.options.rateLimiter.take(`chat.postMessage:${teamId}:${methods.ws.channel(ref)?.id ?? ref}`);
       if (!limited.ok)
         return reply(429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(limited.retryAfter) });
     }
