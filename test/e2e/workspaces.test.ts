@@ -116,6 +116,7 @@ describe('a distributed Lookout', () => {
        RETURNING id`,
     );
     expect(queued).toHaveLength(1);
+    const connectedAccount = (await box.lookout.tenants.of('T_OTHER')).account;
     await box.slack.uninstall('T_OTHER');
     await until(async () => {
       const { rows } = await ws.query<{ uninstalled_at: Date | null }>(
@@ -129,6 +130,17 @@ describe('a distributed Lookout', () => {
     );
     expect(waiting).toEqual([{ status: 'failed', error: CANCELLED }]);
     await expect(box.lookout.tenants.of('T_OTHER')).rejects.toMatchObject({ code: 'not_installed' });
+    // Installed again within the retention, it has its connection back, and everything else it kept.
+    expect((await install(box, 'T_OTHER', 'U_DANA')).status).toBe(200);
+    expect((await box.lookout.tenants.of('T_OTHER')).account).toBe(connectedAccount);
+    expect(await run(other(), 'C_OTHER_GENERAL', 'U_DANA', 'pages last7d')).toContain('/plans');
+    await box.slack.uninstall('T_OTHER');
+    await until(async () => {
+      const { rows } = await ws.query<{ uninstalled_at: Date | null }>(
+        "SELECT uninstalled_at FROM installations WHERE id = 'team:T_OTHER'",
+      );
+      return rows[0]?.uninstalled_at ? true : undefined;
+    }, 'the second uninstall to be recorded');
     // After the retention, everything of it goes; T_LOOKOUT keeps its own.
     const workspace = box.lookout.workspace;
     await workspace.purgeLeft(new Date(Date.now() + 60_000));
