@@ -4,7 +4,7 @@ import { startLookout } from './compose.js';
 import { createLogger, type Logger } from './platform/log.js';
 import { SecretError } from './platform/secrets.js';
 import { DataDirError } from './platform/store/index.js';
-import { installWorkspaceOne, startSandboxed, type SandboxedOptions } from './sandboxed.js';
+import type { SandboxedOptions } from './sandboxed.js';
 
 /** Entry: config → (the sandbox when there are no Slack credentials) → the app → listen. */
 async function main(): Promise<void> {
@@ -174,6 +174,8 @@ async function loadSandbox() {
 async function runSandbox(config: Config, log: Logger): Promise<() => Promise<void>> {
   // Loaded only here: a deployment with Slack credentials never loads the sandbox.
   const { startSandbox } = await loadSandbox();
+  // Sandbox-only too: the build leaves it out of dist/.
+  const { installWorkspaceOne, startSandboxed } = await import('./sandboxed.js');
   // A laptop often has something on 3000 already: the sandbox takes a free port instead, and says so.
   // Like everything in the sandbox, the app listens on loopback (startSandbox's wiring says so).
   const port = await freeOrAny('PORT', config.port, log, '127.0.0.1');
