@@ -49,10 +49,7 @@ export const home: LookoutFeature<'home', 'digests' | 'watches' | 'alerts' | 'wo
       const refresh = new HomeRefresh({
         repo: repos.homeViews,
         render: (team, user) => service.render(team, user),
-        ownersIn: async (channels) => {
-          const teams = await repos.homeViews.teams();
-          return [...new Set((await Promise.all(teams.map((t) => service.ownersIn(t, channels)))).flat())];
-        },
+        ownersIn: (team, channels) => service.ownersIn(team, channels),
         enqueue: async (team, user, view) => {
           const message = { text: 'Lookout Home', blocks: view.blocks as SlackMessage['blocks'] };
           await deliveries.enqueueLatest({
@@ -72,7 +69,8 @@ export const home: LookoutFeature<'home', 'digests' | 'watches' | 'alerts' | 'wo
       platform.changes.listen((scope) => refresh.changed(scope));
       // A delivery that went out, or failed, shows on the Homes of those who see it (security details: any of them).
       platform.worker.onOutcome((delivery, subject) => {
-        if (subject !== HOME) refresh.changed(subject.sensitive ? 'everyone' : { channels: [delivery.channelId] });
+        if (subject !== HOME)
+          refresh.changed(subject.sensitive ? 'everyone' : { team: delivery.team, channels: [delivery.channelId] });
       });
       return { gives: refresh, register: (routes) => registerHome(routes, service), stop: () => refresh.stop() };
     },

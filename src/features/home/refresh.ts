@@ -10,8 +10,8 @@ export interface HomeRefreshDeps {
   repo: Pick<HomeViewRepo, 'audience' | 'published'>;
   /** The person's Home in workspace `team` as it is now, and its hash. */
   render(team: string, user: string): Promise<{ view: { type: 'home'; blocks: unknown[] }; hash: string }>;
-  /** The people whose digests or watches post in these channels. */
-  ownersIn(channels: readonly string[]): Promise<string[]>;
+  /** The people whose digests or watches post in these channels of workspace `team`. */
+  ownersIn(team: string, channels: readonly string[]): Promise<string[]>;
   /** Queues the publish in workspace `team` on the outbox (a pending one for the same person there is replaced). */
   enqueue(team: string, user: string, view: { type: 'home'; blocks: unknown[] }): Promise<void>;
   log: Logger;
@@ -54,7 +54,7 @@ export class HomeRefresh {
     if (this.stopped) return;
     if (scope === 'everyone') this.everyone = true;
     else if ('users' in scope) for (const user of scope.users) this.pending.add(user);
-    else for (const channel of scope.channels) this.channels.add(channel);
+    else for (const channel of scope.channels) this.channels.add(JSON.stringify([scope.team, channel]));
     this.schedule(this.deps.debounceMs ?? 1_000);
   }
 
@@ -95,9 +95,7 @@ export class HomeRefresh {
     this.everyone = false;
     let audience: { team: string; user: string; hash?: string }[];
     try {
-      const named = everyone
-        ? undefined
-        : [...new Set([...users, ...(channels.length > 0 ? await this.deps.ownersIn(channels) : [])])];
+      const named = everyone ? undefined : [...new Set([...users, ...(await this.owners(channels))])];
       audience =
         named?.length === 0 ? [] : await this.deps.repo.audience(named, this.deps.openedWithinMs ?? 30 * 86_400_000);
     } catch (error) {
@@ -141,6 +139,17 @@ export class HomeRefresh {
       await new Promise((r) => setTimeout(r, Math.min(250, Math.max(20, this.bucket.getWaitTime(1)))));
     }
     return !this.stopped;
+  }
+
+  /** The owners of what posts in the changed channels, asked once per workspace (`channels` holds `[team, channel]` keys). */
+  private async owners(channels: readonly string[]): Promise<string[]> {
+    const byTeam = new Map<string, string[]>();
+    for (const key of channels) {
+      const [team, channel] = JSON.parse(key) as [string, string];
+      byTeam.set(team, [...(byTeam.get(team) ?? []), channel]);
+    }
+    const found = await Promise.all([...byTeam].map(([team, list]) => this.deps.ownersIn(team, list)));
+    return found.flat();
   }
 
   private requeue(users: string[], channels: string[], everyone: boolean): void {

@@ -18,14 +18,6 @@ export class HomeViewRepo {
     await this.db.query('UPDATE home_views SET view_hash = $3 WHERE team_id = $1 AND user_id = $2', [team, user, hash]);
   }
 
-  /** The workspaces where someone has a Home (a change in a channel may concern any of them). */
-  async teams(): Promise<string[]> {
-    const { rows } = await this.db.query<{ team_id: string }>(
-      'SELECT DISTINCT team_id FROM home_views ORDER BY team_id',
-    );
-    return rows.map((r) => r.team_id);
-  }
-
   /**
    * Of `users` (all when undefined), those who opened their Home within `withinMs`, in each
    * workspace they opened it in, with the hash of what it shows there.
