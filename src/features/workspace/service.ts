@@ -8,6 +8,13 @@ import type { Queryable } from '../../platform/store/db.js';
 
 export const CANCELLED = 'cancelled: Lookout was removed from this workspace';
 
+/**
+ * The key is tried before the form answers, and Slack waits 3 s for that answer
+ * (Bolt: "you only have 3 seconds to respond", https://docs.slack.dev/tools/bolt-python/concepts/acknowledge);
+ * who the person is takes up to 1 s.
+ */
+export const TRIAL_TIMEOUT_MS = 1_500;
+
 /** What a connection form gives back: the field a problem belongs beside, in words. */
 export type Checked = { ok: true } | { ok: false; field: 'url' | 'key'; problem: string };
 
@@ -75,7 +82,7 @@ export class WorkspaceService {
     const apiKey = key.trim();
     if (apiKey.length < 8 || /\s/.test(apiKey))
       return { ok: false, field: 'key', problem: 'That does not look like an API key.' };
-    const trial = tenants.trial(baseUrl, apiKey);
+    const trial = tenants.trial(baseUrl, apiKey, TRIAL_TIMEOUT_MS);
     try {
       await trial.report('countries', { startDate: '1970-01-01', endDate: '1970-01-01', limit: 1 });
     } catch (error) {

@@ -128,13 +128,16 @@ export class Tenants {
     return [...byAccount.values()];
   }
 
-  /** A Web API client with the workspace's current bot token (a fresh one under token rotation). */
+  /**
+   * A Web API client with the workspace's current bot token (a fresh one under token rotation). It does not
+   * retry unless `options` say so: the Web API client's own default retries for half an hour.
+   */
   async web(team: string, options: WebClientOptions = {}): Promise<WebClient> {
     const token = await this.o.token(team);
     const key = `${JSON.stringify(options.retryConfig ?? null)}|${options.rejectRateLimitedCalls === true}|${token}`;
     let client = this.clients.get(key);
     if (!client) {
-      client = new WebClient(token, { ...this.o.web, ...options });
+      client = new WebClient(token, { retryConfig: { retries: 0 }, ...this.o.web, ...options });
       this.clients.set(key, client);
     }
     return client;
@@ -168,9 +171,9 @@ export class Tenants {
     return { waiting, waited };
   }
 
-  /** An analytics client for a URL and key, not kept: to try a key before it is saved. */
-  trial(baseUrl: string, apiKey: string): AnalyticsApi {
-    return new AnalyticsApi({ ...this.o.api, baseUrl, apiKey, retry: { retries: 0 } });
+  /** An analytics client for a URL and key, not kept: to try a key before it is saved, within `timeoutMs`, once. */
+  trial(baseUrl: string, apiKey: string, timeoutMs: number): AnalyticsApi {
+    return new AnalyticsApi({ ...this.o.api, baseUrl, apiKey, timeoutMs, retry: { retries: 0 } });
   }
 
   async close(): Promise<void> {
