@@ -7,14 +7,21 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SlackDriver } from '@lookout/sandbox/slack';
 import { HOME_ACTIONS, HOME_START } from '../../src/features/home/blocks.js';
 import { DIGEST_ACTIONS } from '../../src/features/digests/blocks.js';
 import { WATCH_ACTIONS } from '../../src/features/watches/blocks.js';
 import { NOTICE } from '../../src/platform/deliveries/subject.js';
 import { openDb, type OpenDbOptions } from '../../src/platform/store/db.js';
 import { TEST_DATABASE_URL } from '../support/db.js';
-import { distributedSandbox, install, type DistributedBox } from '../support/distributed.js';
+import {
+  answerTo,
+  connect,
+  distributedSandbox,
+  install,
+  openHome,
+  run,
+  type DistributedBox,
+} from '../support/distributed.js';
 import { textsOf } from '../support/sandbox.js';
 import { until } from '../support/until.js';
 
@@ -336,41 +343,4 @@ for (const kind of ['pglite', 'postgres'] as const) {
       return other().waitFor(() => other().openViews('U_DANA').at(views));
     }
   });
-}
-
-/** Types a command in a workspace and waits for the answer its person sees. */
-async function run(slack: SlackDriver, channel: string, user: string, text: string): Promise<string> {
-  const answer = await answerTo(slack, channel, user, async () => {
-    expect((await slack.slash(channel, user, text)).status).toBe(200);
-  });
-  return [answer.text ?? '', ...textsOf(answer)].join('\n');
-}
-
-/** The first new (or newly changed) message `user` sees in `channel` after `send`. */
-async function answerTo(slack: SlackDriver, channel: string, user: string, send: () => Promise<unknown>) {
-  const key = (m: { ts: string; blocks?: unknown }) => `${m.ts}:${JSON.stringify(m.blocks)}`;
-  const before = new Set(slack.messages(channel, { user }).map(key));
-  await send();
-  return slack.waitForMessage(
-    channel,
-    (m) => !before.has(key(m)) && m.user !== user && (!m.ephemeralTo || m.ephemeralTo === user),
-  );
-}
-
-async function openHome(slack: SlackDriver, user: string) {
-  const before = slack.workspace.home(user)?.publishes ?? 0;
-  await slack.event('app_home_opened', user, { tab: 'home', channel: `D_${user}` });
-  return until(() => {
-    const home = slack.workspace.home(user);
-    return home && home.publishes > before ? home : undefined;
-  }, `${user}'s Home`);
-}
-
-/** The person connects their workspace's analytics from the Home. */
-async function connect(slack: SlackDriver, user: string, url: string, key: string) {
-  await openHome(slack, user);
-  await slack.clickHome(user, 'workspace.connect.open', { blockId: 'workspace.actions' });
-  const form = await slack.waitFor(() => slack.openViews(user).at(-1));
-  expect(form.callback_id).toBe('workspace.connect');
-  await slack.submit(form, { url, key });
 }

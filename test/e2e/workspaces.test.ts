@@ -1,47 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SlackDriver } from '@lookout/sandbox/slack';
 import { SHARED_TABLES } from '../../src/features/workspace/index.js';
 import { CANCELLED } from '../../src/features/workspace/service.js';
 import { NOTICE } from '../../src/platform/deliveries/subject.js';
-import { distributedSandbox, install, type DistributedBox } from '../support/distributed.js';
-import { textsOf } from '../support/sandbox.js';
+import { connect, distributedSandbox, install, openHome, run, type DistributedBox } from '../support/distributed.js';
 import { until } from '../support/until.js';
-
-type Message = ReturnType<SlackDriver['messages']>[number];
 
 let box: DistributedBox;
 const other = () => box.slack.team('T_OTHER');
 const one = () => box.slack.team('T_LOOKOUT');
-
-/** Types a command in a workspace and waits for the answer its person sees. */
-async function run(slack: SlackDriver, channel: string, user: string, text: string): Promise<string> {
-  const before = new Set(slack.messages(channel, { user }).map((m) => m.ts));
-  const delivery = await slack.slash(channel, user, text);
-  expect(delivery.status).toBe(200);
-  const answer: Message = await slack.waitForMessage(
-    channel,
-    (m) => !before.has(m.ts) && m.user !== user && (!m.ephemeralTo || m.ephemeralTo === user),
-  );
-  return [answer.text ?? '', ...textsOf(answer)].join('\n');
-}
-
-async function openHome(slack: SlackDriver, user: string) {
-  const before = slack.workspace.home(user)?.publishes ?? 0;
-  await slack.event('app_home_opened', user, { tab: 'home', channel: `D_${user}` });
-  return until(() => {
-    const home = slack.workspace.home(user);
-    return home && home.publishes > before ? home : undefined;
-  }, `${user}'s Home`);
-}
-
-/** The person connects their workspace's analytics from the Home: the modal, then its answer. */
-async function connect(slack: SlackDriver, user: string, url: string, key: string) {
-  await openHome(slack, user);
-  await slack.clickHome(user, 'workspace.connect.open', { blockId: 'workspace.actions' });
-  const form = await slack.waitFor(() => slack.openViews(user).at(-1));
-  expect(form.callback_id).toBe('workspace.connect');
-  return slack.submit(form, { url, key: key });
-}
 
 beforeAll(async () => {
   box = await distributedSandbox();

@@ -145,7 +145,7 @@ describe.skipIf(!available)('the distributed sandbox in a browser', () => {
     await modal.getByTestId('input-key').locator('input').fill(two.apiKey);
     await modal.getByTestId('modal-submit').click();
     await expect.poll(() => page.getByTestId('modal').count()).toBe(0);
-    await expect.poll(() => home.textContent(), { timeout: 15_000 }).toContain(`…${two.apiKey.slice(-4)}`);
+    await expect.poll(() => home.textContent(), { timeout: 60_000 }).toContain(`…${two.apiKey.slice(-4)}`);
     expect(await home.textContent()).not.toContain(two.apiKey);
 
     await openWorkspace('T_OTHER');

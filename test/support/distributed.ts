@@ -2,7 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { startSandbox, type SandboxOptions } from '@lookout/sandbox';
 import { startLookout, type LookoutOptions } from '../../src/compose.js';
 import { keyring } from '../../src/platform/secrets.js';
+import type { SlackDriver } from '@lookout/sandbox/slack';
 import { captureLogs } from './log-capture.js';
+import { textsOf } from './sandbox.js';
+import { until } from './until.js';
 
 /**
  * The sandbox with Lookout as a distributed app: installed by OAuth, each workspace connected
@@ -81,4 +84,43 @@ export async function install(
   if (!back) throw new Error(`the authorise page did not redirect (${decided.status})`);
   const done = await fetch(back, { headers: { cookie }, redirect: 'manual' });
   return { status: done.status, html: await done.text() };
+}
+
+/** Types a command in a workspace and waits for the answer its person sees. */
+export async function run(slack: SlackDriver, channel: string, user: string, text: string): Promise<string> {
+  const answer = await answerTo(slack, channel, user, async () => {
+    const sent = await slack.slash(channel, user, text);
+    if (sent.status !== 200) throw new Error(`the command got HTTP ${sent.status}`);
+  });
+  return [answer.text ?? '', ...textsOf(answer)].join('\n');
+}
+
+/** The first new (or newly changed) message `user` sees in `channel` after `send`. */
+export async function answerTo(slack: SlackDriver, channel: string, user: string, send: () => Promise<unknown>) {
+  const key = (m: { ts: string; blocks?: unknown }) => `${m.ts}:${JSON.stringify(m.blocks)}`;
+  const before = new Set(slack.messages(channel, { user }).map(key));
+  await send();
+  return slack.waitForMessage(
+    channel,
+    (m) => !before.has(key(m)) && m.user !== user && (!m.ephemeralTo || m.ephemeralTo === user),
+  );
+}
+
+/** Opens the person's Home tab and waits for it to be published again. */
+export async function openHome(slack: SlackDriver, user: string) {
+  const before = slack.workspace.home(user)?.publishes ?? 0;
+  await slack.event('app_home_opened', user, { tab: 'home', channel: `D_${user}` });
+  return until(() => {
+    const home = slack.workspace.home(user);
+    return home && home.publishes > before ? home : undefined;
+  }, `${user}'s Home`);
+}
+
+/** The person connects their workspace's analytics from the Home. */
+export async function connect(slack: SlackDriver, user: string, url: string, key: string) {
+  await openHome(slack, user);
+  await slack.clickHome(user, 'workspace.connect.open', { blockId: 'workspace.actions' });
+  const form = await slack.waitFor(() => slack.openViews(user).at(-1));
+  if (form.callback_id !== 'workspace.connect') throw new Error(`opened ${form.callback_id}, not the connect form`);
+  return slack.submit(form, { url, key });
 }
