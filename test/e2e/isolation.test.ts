@@ -50,7 +50,8 @@ for (const kind of ['pglite', 'postgres'] as const) {
         const slack = box.slack.team(team);
         expect((await install(box, team, user)).status).toBe(200);
         const account = box.lookout.accounts.find((a) => a.teamId === team)!;
-        await connect(slack, user, account.baseUrl, account.apiKey);
+        const { outcome } = await connect(slack, user, account.baseUrl, account.apiKey);
+        if (outcome !== 'connected') throw new Error(`could not connect ${team}: ${outcome}`);
         expect(await run(slack, channel, user, 'pages last7d')).toContain('Pages');
       }
       // T_LOOKOUT's: a digest, a watch, threat alerts in #security, and a delivery that failed.

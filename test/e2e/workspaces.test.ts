@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SHARED_TABLES } from '../../src/features/workspace/index.js';
+import { ANSWER_WITHIN_MS } from '../../src/features/workspace/listeners.js';
 import { CANCELLED } from '../../src/features/workspace/service.js';
 import { NOTICE } from '../../src/platform/deliveries/subject.js';
 import { connect, distributedSandbox, install, openHome, run, type DistributedBox } from '../support/distributed.js';
@@ -51,17 +52,51 @@ describe('a distributed Lookout', () => {
 
   it('refuses a wrong key beside the field, saves nothing, and never shows the key', async () => {
     const baseUrl = (await wiringAccount('T_OTHER')).baseUrl;
-    const answer = await connect(other(), 'U_DANA', baseUrl, 'not-the-right-key-123');
-    expect(JSON.stringify(answer.body)).toContain('refused this key');
+    const { outcome } = await connect(other(), 'U_DANA', baseUrl, 'not-the-right-key-123');
+    expect(outcome).toContain('refused this key');
     const { rows } = await box.lookout.store.db.query('SELECT * FROM workspaces');
     expect(rows).toEqual([]);
+  });
+
+  it('on an API slower than Slack waits for a form: says it is checking, then shows the refusal beside the field, the key not echoed', async () => {
+    const baseUrl = (await wiringAccount('T_OTHER')).baseUrl;
+    box.demo!.setFaults({ latencyMs: ANSWER_WITHIN_MS + 500 });
+    try {
+      const { answer, outcome, shown } = await connect(other(), 'U_DANA', baseUrl, 'slow-and-wrong-key-123');
+      expect(answer.json).toMatchObject({
+        response_action: 'update',
+        view: { callback_id: 'workspace.connect.checking' },
+      });
+      expect(JSON.stringify((answer.json as { view: unknown }).view)).toContain('Trying the key');
+      expect(shown?.callback_id).toBe('workspace.connect');
+      expect(outcome).toContain('refused this key');
+      expect(JSON.stringify(shown)).not.toContain('slow-and-wrong-key-123');
+    } finally {
+      box.demo!.setFaults({});
+    }
+    const { rows } = await box.lookout.store.db.query('SELECT * FROM workspaces');
+    expect(rows).toEqual([]);
+  });
+
+  it('on a slow API connects once the key answers, and the form says so', async () => {
+    const others = await wiringAccount('T_OTHER');
+    box.demo!.setFaults({ latencyMs: ANSWER_WITHIN_MS + 500 });
+    try {
+      const { answer, outcome, shown } = await connect(other(), 'U_DANA', others.baseUrl, others.apiKey);
+      expect(answer.json).toMatchObject({ response_action: 'update' });
+      expect(outcome).toBe('connected');
+      expect(JSON.stringify(shown?.blocks)).toContain('Connected to');
+    } finally {
+      box.demo!.setFaults({});
+    }
+    await expect(box.lookout.tenants.of('T_OTHER')).resolves.toBeDefined();
   });
 
   it('answers each workspace from its own account once connected; the Home shows only the last four characters', async () => {
     const others = await wiringAccount('T_OTHER');
     const ones = await wiringAccount('T_LOOKOUT');
-    await connect(other(), 'U_DANA', others.baseUrl, others.apiKey);
-    await connect(one(), 'U_ALICE', ones.baseUrl, ones.apiKey);
+    expect((await connect(other(), 'U_DANA', others.baseUrl, others.apiKey)).outcome).toBe('connected');
+    expect((await connect(one(), 'U_ALICE', ones.baseUrl, ones.apiKey)).outcome).toBe('connected');
     const home = await openHome(other(), 'U_DANA');
     const shown = JSON.stringify(home.view);
     expect(shown).toContain(`…${others.apiKey.slice(-4)}`);

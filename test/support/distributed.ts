@@ -116,11 +116,27 @@ export async function openHome(slack: SlackDriver, user: string) {
   }, `${user}'s Home`);
 }
 
-/** The person connects their workspace's analytics from the Home. */
+/**
+ * The person connects their workspace's analytics from the Home. `outcome` is what the form
+ * ends on: `connected`, or the problem Lookout showed (beside a field at once, or in a field's
+ * hint on the form shown again after a slow check).
+ */
 export async function connect(slack: SlackDriver, user: string, url: string, key: string) {
   await openHome(slack, user);
+  const before = new Set(slack.openViews(user).map((v) => v.id));
   await slack.clickHome(user, 'workspace.connect.open', { blockId: 'workspace.actions' });
-  const form = await slack.waitFor(() => slack.openViews(user).at(-1));
+  // The form opens after the click's ack: a form left open by an earlier try is not it.
+  const form = await slack.waitFor(() => slack.openViews(user).find((v) => !before.has(v.id)));
   if (form.callback_id !== 'workspace.connect') throw new Error(`opened ${form.callback_id}, not the connect form`);
-  return slack.submit(form, { url, key });
+  const answer = await slack.submit(form, { url, key });
+  const json = answer.json as { response_action?: string; errors?: Record<string, string> } | undefined;
+  if (json?.response_action === 'errors') return { answer, outcome: Object.values(json.errors ?? {}).join(' ') };
+  if (json?.response_action !== 'update') return { answer, outcome: 'connected' };
+  const shown = await until(() => {
+    const top = slack.openViews(user).at(-1);
+    return top && top.id === form.id && top.callback_id !== 'workspace.connect.checking' ? top : undefined;
+  }, 'the outcome of a slow check on the form');
+  if (shown.callback_id === 'workspace.connect.done') return { answer, outcome: 'connected', shown };
+  const hints = shown.blocks.map((b) => (b as { hint?: { text?: string } }).hint?.text ?? '');
+  return { answer, outcome: hints.filter((h) => h.startsWith('⚠️')).join(' '), shown };
 }

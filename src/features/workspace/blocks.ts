@@ -75,12 +75,31 @@ export function connectionSection(c: ConnectionShown | undefined, admin: boolean
   return blocks;
 }
 
-/** The "Connect your analytics" modal: the API's base URL (the operator's by default) and the key. */
-export function connectModal(defaultUrl: string): View {
+/** What a refused form showed: its URL again, and the problem beside its field (never the key). */
+export interface Refused {
+  url: string;
+  field: 'url' | 'key';
+  problem: string;
+}
+
+const KEY_HINT = 'Tried once before it is saved; stored encrypted; only its last four characters are shown.';
+const TITLE = { type: 'plain_text', text: 'Connect your analytics' } as const;
+
+/**
+ * The "Connect your analytics" modal: the API's base URL (the operator's by default) and the key.
+ * A form shown again after a slow check was refused says why in its field's hint.
+ */
+export function connectModal(defaultUrl: string, refused?: Refused): View {
+  const hint = (field: Refused['field'], otherwise?: string) =>
+    refused?.field === field
+      ? { hint: { type: 'plain_text' as const, text: `⚠️ ${refused.problem}`.slice(0, 2000) } }
+      : otherwise
+        ? { hint: { type: 'plain_text' as const, text: otherwise } }
+        : {};
   return {
     type: 'modal',
     callback_id: CONNECT_VIEW,
-    title: { type: 'plain_text', text: 'Connect your analytics' },
+    title: TITLE,
     submit: { type: 'plain_text', text: 'Connect' },
     close: { type: 'plain_text', text: 'Cancel' },
     blocks: [
@@ -88,18 +107,60 @@ export function connectModal(defaultUrl: string): View {
         type: 'input',
         block_id: 'url',
         label: { type: 'plain_text', text: 'API base URL' },
-        element: { type: 'url_text_input', action_id: 'value', initial_value: defaultUrl },
+        element: {
+          type: 'url_text_input',
+          action_id: 'value',
+          initial_value: (refused?.url || defaultUrl).slice(0, 3000),
+        },
+        ...hint('url'),
       },
       {
         type: 'input',
         block_id: 'key',
         label: { type: 'plain_text', text: 'API key' },
-        hint: {
-          type: 'plain_text',
-          text: 'Tried once before it is saved; stored encrypted; only its last four characters are shown.',
-        },
+        ...hint('key', KEY_HINT),
         element: { type: 'plain_text_input', action_id: 'value', min_length: 8, max_length: 200 },
       },
     ],
   };
+}
+
+/** Shown while a slow analytics API is tried with the key. */
+export function checkingModal(): View {
+  return {
+    type: 'modal',
+    callback_id: `${CONNECT_VIEW}.checking`,
+    title: TITLE,
+    close: { type: 'plain_text', text: 'Close' },
+    blocks: [
+      {
+        type: 'section',
+        text: mrkdwn('Trying the key with the analytics API… This form shows the outcome when it answers.'),
+      },
+    ],
+  };
+}
+
+/** Shown once a slow check has connected the account. */
+export function connectedModal(url: string): View {
+  return {
+    type: 'modal',
+    callback_id: `${CONNECT_VIEW}.done`,
+    title: TITLE,
+    close: { type: 'plain_text', text: 'Done' },
+    blocks: [
+      {
+        type: 'section',
+        text: mrkdwn(`Connected to ${escapeMrkdwn(hostOf(url))}. Lookout answers from this account now.`),
+      },
+    ],
+  };
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url.trim()).host;
+  } catch {
+    return url;
+  }
 }

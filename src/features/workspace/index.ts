@@ -67,6 +67,7 @@ export const workspace: LookoutFeature<'workspace', never> = {
           mayAdminister,
           defaultUrl: settings.api.baseUrl,
           changed: (user) => platform.changes.changed({ users: [user] }),
+          log,
         }),
       prunes: [
         {

@@ -1,7 +1,16 @@
+import type { Logger } from '../../platform/log.js';
 import { teamOf, type Routes } from '../../platform/slack/routes.js';
 import { infoMessage, problemMessage } from '../../platform/slack/kit/messages.js';
-import { ACTIONS, connectModal, CONNECT_VIEW } from './blocks.js';
-import type { WorkspaceService } from './service.js';
+import { ACTIONS, checkingModal, connectedModal, connectModal, CONNECT_VIEW } from './blocks.js';
+import type { Checked, WorkspaceService } from './service.js';
+
+/**
+ * Slack waits 3 s for a form's answer (Bolt: "you only have 3 seconds to respond",
+ * https://docs.slack.dev/tools/bolt-python/concepts/acknowledge). A key tried within this
+ * time is answered beside its field; a slower API gets a "checking" form that is updated
+ * with the outcome once it is known.
+ */
+export const ANSWER_WITHIN_MS = 2_000;
 
 export interface WorkspaceListening {
   service: WorkspaceService;
@@ -10,6 +19,7 @@ export interface WorkspaceListening {
   defaultUrl: string;
   /** The person's Home shows the change. */
   changed(user: string): void;
+  log: Logger;
 }
 
 const REFUSED = problemMessage(
@@ -23,7 +33,8 @@ export function registerWorkspace(routes: Routes, w: WorkspaceListening): void {
     await args.client.views.open({ trigger_id: args.body.trigger_id, view: connectModal(w.defaultUrl) });
   });
 
-  routes.view(CONNECT_VIEW, async ({ ack, body, view }) => {
+  routes.view(CONNECT_VIEW, async ({ ack, body, view, client }) => {
+    const started = Date.now();
     const team = teamOf(body);
     const user = body.user.id;
     const values = view.state.values;
@@ -32,14 +43,26 @@ export function registerWorkspace(routes: Routes, w: WorkspaceListening): void {
     if (!(await w.mayAdminister(team, user)))
       return void (await ack({ response_action: 'errors', errors: { key: REFUSED.text.slice(0, 300) } }));
     const enterprise = (body as { enterprise?: { id?: string } | null }).enterprise?.id;
-    const checked = await w.service.connect(team, enterprise, user, url, key);
-    if (!checked.ok)
-      return void (await ack({
-        response_action: 'errors',
-        errors: { [checked.field]: checked.problem.slice(0, 300) },
-      }));
-    await ack();
-    w.changed(user);
+    const checking = w.service.connect(team, enterprise, user, url, key);
+    const early = await settledWithin(checking, ANSWER_WITHIN_MS - (Date.now() - started));
+    if (early) {
+      if (!early.ok)
+        return void (await ack({ response_action: 'errors', errors: { [early.field]: early.problem.slice(0, 300) } }));
+      await ack();
+      return w.changed(user);
+    }
+    await ack({ response_action: 'update', view: checkingModal() });
+    const checked = await checking;
+    if (checked.ok) w.changed(user);
+    const shown = checked.ok
+      ? connectedModal(url)
+      : connectModal(w.defaultUrl, { url, field: checked.field, problem: checked.problem });
+    await client.views.update({ view_id: view.id, view: shown }).catch((error: unknown) => {
+      w.log.warn(
+        { team, err: error instanceof Error ? error.message : String(error) },
+        'could not show the outcome of a connection on its form (closed?)',
+      );
+    });
   });
 
   routes.handle(ACTIONS.disconnect, async (args, { team, tell }) => {
@@ -65,4 +88,15 @@ export function registerWorkspace(routes: Routes, w: WorkspaceListening): void {
     const bots = (event as { tokens?: { bot?: string[] } }).tokens?.bot ?? [];
     if (bots.length > 0) await w.service.left(teamOf(body), 'tokens_revoked');
   });
+}
+
+/** The check's outcome if it is known within `ms`, else undefined (it goes on). */
+async function settledWithin(checking: Promise<Checked>, ms: number): Promise<Checked | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => (timer = setTimeout(resolve, Math.max(0, ms), undefined)));
+  try {
+    return await Promise.race([checking, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

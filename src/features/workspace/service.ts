@@ -8,12 +8,8 @@ import type { Queryable } from '../../platform/store/db.js';
 
 export const CANCELLED = 'cancelled: Lookout was removed from this workspace';
 
-/**
- * The key is tried before the form answers, and Slack waits 3 s for that answer
- * (Bolt: "you only have 3 seconds to respond", https://docs.slack.dev/tools/bolt-python/concepts/acknowledge);
- * who the person is takes up to 1 s.
- */
-export const TRIAL_TIMEOUT_MS = 1_500;
+/** How long a key's one trial request may take; the form shows the outcome when it comes (listeners.ts). */
+export const TRIAL_TIMEOUT_MS = 10_000;
 
 /** What a connection form gives back: the field a problem belongs beside, in words. */
 export type Checked = { ok: true } | { ok: false; field: 'url' | 'key'; problem: string };
