@@ -20,8 +20,13 @@
  * questions counted first from their keys, a dry run of gatherDigest), and peak RSS of each
  * replica and of this process. The schema is made for the run and dropped after it.
  *
+ * With `--heavy H`, workspace 0 has H digests over H/10 channels instead of 5 in one: what it
+ * costs the others is their lateness against its own (workspaces take turns in the scheduler's
+ * batches and the outbox's claims).
+ *
  * Run: npm run bench -- workspaces   (1,000 workspaces, 200 accounts, 3 replicas)
  *      npx tsx bench/workspaces.ts --workspaces 100 --accounts 20 --replicas 3   (flags scale it)
+ *      npx tsx bench/workspaces.ts --workspaces 200 --accounts 40 --heavy 500   (one busy workspace)
  * DATABASE_URL or TEST_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test).
  */
 import { fork, type ChildProcess } from 'node:child_process';
@@ -71,6 +76,9 @@ const ZONES = ['UTC', 'Europe/Berlin', 'Europe/London'];
 
 const teamOf = (w: number) => `T_WS${String(w).padStart(5, '0')}`;
 const channelOf = (w: number) => `C_WS${String(w).padStart(5, '0')}`;
+/** Workspace 0's channels when it is the heavy one: ten digests a channel. */
+const heavyChannels = (heavy: number) =>
+  Array.from({ length: Math.ceil(heavy / 10) }, (_, k) => `${channelOf(0)}_${k}`);
 const keyOf = (a: number) => `bench-account-${a}`;
 
 /** What digest j of workspace w asks for, and where it posts. */
@@ -230,6 +238,10 @@ async function main(): Promise<boolean> {
   const N = flag('workspaces', 1000);
   const A = Math.min(N, flag('accounts', 200));
   const R = flag('replicas', 3);
+  const heavy = process.argv.includes('--heavy') ? flag('heavy', 500) : 0;
+  const countOf = (w: number) => (w === 0 && heavy ? heavy : PER_WORKSPACE);
+  const channelFor = (w: number, j: number) =>
+    w === 0 && heavy ? heavyChannels(heavy)[j % heavyChannels(heavy).length]! : channelOf(w);
   const databaseUrl = process.env.DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? DEFAULT_DB;
   const schema = `bench_ws_${randomBytes(4).toString('hex')}`;
   const started = performance.now();
@@ -254,7 +266,10 @@ async function main(): Promise<boolean> {
     workspaces: tokens.map((botToken, w) => ({
       team: { id: teamOf(w), name: `Workspace ${w}`, domain: `ws-${w}` },
       botToken,
-      channels: [{ id: channelOf(w), name: 'digests' }],
+      channels:
+        w === 0 && heavy
+          ? heavyChannels(heavy).map((id, k) => ({ id, name: `digests-${k}` }))
+          : [{ id: channelOf(w), name: 'digests' }],
     })),
   });
   const posted: { w: number; at: number }[] = [];
@@ -290,12 +305,12 @@ async function main(): Promise<boolean> {
         authVersion: 'v2',
       } as Installation<'v2', false>);
       await connections.save({ team, baseUrl: demoUrl, apiKey: keyOf(accountOfWorkspace(w)), connectedBy: 'U_ADMIN' });
-      for (let j = 0; j < PER_WORKSPACE; j++) {
+      for (let j = 0; j < countOf(w); j++) {
         const d = digestOf(w, j, A);
         // A cron far from now; set to the slot's minute once every replica is up.
         const digest = await store.digests.create({
           teamId: team,
-          channelId: channelOf(w),
+          channelId: channelFor(w, j),
           ownerId: 'U_ADMIN',
           reports: d.reports,
           filters: d.filters,
@@ -405,12 +420,28 @@ async function main(): Promise<boolean> {
     const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
     const perWorkspace = new Map<number, number>();
     for (const p of posted) perWorkspace.set(p.w, (perWorkspace.get(p.w) ?? 0) + 1);
-    const complete = [...perWorkspace.values()].filter((n) => n === PER_WORKSPACE).length;
+    const complete = [...perWorkspace.entries()].filter(([w, n]) => n === countOf(w)).length;
 
     console.log('');
     console.log(
-      `workspaces / accounts / digests ${N} / ${A} / ${total} (${PER_WORKSPACE} a workspace in one channel, all due at one minute)`,
+      `workspaces / accounts / digests ${N} / ${A} / ${total} (${PER_WORKSPACE} a workspace in one channel${heavy ? `, workspace 0 ${heavy} over ${heavyChannels(heavy).length} channels` : ''}, all due at one minute)`,
     );
+    if (heavy) {
+      const others = [...byWorkspace.entries()]
+        .filter(([w]) => w !== 0)
+        .map(([, ms]) => ms)
+        .sort((a, b) => a - b);
+      const own = posted
+        .filter((p) => p.w === 0)
+        .map((p) => p.at - slot.getTime())
+        .sort((a, b) => a - b);
+      console.log(
+        `the heavy workspace             its ${heavy} digests: p50 ${s(percentile(own, 50))}, last ${s(own.at(-1) ?? NaN)} after the slot`,
+      );
+      console.log(
+        `the other workspaces            last post p50 ${s(percentile(others, 50))}, p99 ${s(percentile(others, 99))}, max ${s(others.at(-1) ?? NaN)} after the slot`,
+      );
+    }
     console.log(
       `replicas                        ${R} ${R === 1 ? 'process' : 'processes'} on PostgreSQL (${schema}, dropped after)`,
     );

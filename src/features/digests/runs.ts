@@ -190,10 +190,15 @@ export class DigestRunRepo {
     return rows.map(toScheduled);
   }
 
-  /** Active digests whose next slot is at or before `at`, earliest first (the index on next_run_at). */
+  /**
+   * Active digests whose next slot is at or before `at`, taking turns between workspaces: each
+   * workspace's earliest first, then each one's second, and so on. A workspace with 500 due
+   * digests and another with one: that one is in the first batch, not behind the 500.
+   */
   async due(at: Date, limit: number): Promise<ScheduledDigest[]> {
     const { rows } = await this.db.query(
-      `${SCHEDULED} WHERE NOT paused AND next_run_at <= $1 ORDER BY next_run_at, id LIMIT $2`,
+      `${SCHEDULED} WHERE NOT paused AND next_run_at <= $1
+       ORDER BY row_number() OVER (PARTITION BY team_id ORDER BY next_run_at, id), next_run_at, id LIMIT $2`,
       [at, limit],
     );
     return rows.map(toScheduled);

@@ -142,34 +142,47 @@ export class DeliveryRepo {
 
   /**
    * Claims for `owner` the oldest open delivery of each channel that is free: not busy
-   * here, and due (pending and past next_at) or orphaned (sending
-   * without a heartbeat for staleMs). One delivery per channel is in flight at a time across
-   * every replica: the oldest open row is the only candidate, and the UPDATE re-checks it.
+   * here, and due (pending and past next_at) or orphaned (sending without a heartbeat for
+   * staleMs). One delivery per channel is in flight at a time across every replica: the
+   * oldest open row is the only candidate, and the UPDATE re-checks it. Workspaces take
+   * turns within `limit`: each one's oldest channel head first, then each one's second, so a
+   * workspace with hundreds of channels waiting does not hold back another's one post.
    */
   async claim(owner: string, options: ClaimOptions): Promise<Claimed[]> {
+    const ready = `((o.status = 'pending' AND o.next_at <= now())
+        OR (o.status = 'sending' AND o.heartbeat_at < now() - $3::float8 * interval '1 millisecond'))`;
     const { rows } = await this.db.query(
-      // The open channels are walked through the partial index (one probe each), not by reading every open row.
+      // The open (workspace, channel) pairs are walked through the partial index (one probe each), not by reading every open row.
       `WITH RECURSIVE channels AS (
-         (SELECT channel_id FROM deliveries WHERE status IN ('pending', 'sending') ORDER BY channel_id LIMIT 1)
+         (SELECT team_id, channel_id FROM deliveries WHERE status IN ('pending', 'sending')
+          ORDER BY team_id, channel_id LIMIT 1)
          UNION ALL
-         SELECT (SELECT o.channel_id FROM deliveries o
-                 WHERE o.status IN ('pending', 'sending') AND o.channel_id > c.channel_id ORDER BY o.channel_id LIMIT 1)
-         FROM channels c WHERE c.channel_id IS NOT NULL
+         SELECT next.team_id, next.channel_id FROM channels c CROSS JOIN LATERAL (
+           SELECT o.team_id, o.channel_id FROM deliveries o
+           WHERE o.status IN ('pending', 'sending') AND (o.team_id, o.channel_id) > (c.team_id, c.channel_id)
+           ORDER BY o.team_id, o.channel_id LIMIT 1
+         ) next
        ),
        heads AS (
          SELECT (SELECT o.id FROM deliveries o
-                 WHERE o.channel_id = c.channel_id AND o.status IN ('pending', 'sending') ORDER BY o.id LIMIT 1) AS id
+                 WHERE o.team_id = c.team_id AND o.channel_id = c.channel_id AND o.status IN ('pending', 'sending')
+                 ORDER BY o.id LIMIT 1) AS id
          FROM channels c
-         WHERE c.channel_id IS NOT NULL AND NOT (c.channel_id = ANY($2::text[]))
+         WHERE NOT (c.channel_id = ANY($2::text[]))
+       ),
+       picked AS (
+         SELECT o.id FROM deliveries o JOIN heads h ON h.id = o.id
+         WHERE ${ready}
+         ORDER BY row_number() OVER (PARTITION BY o.team_id ORDER BY o.id), o.id
+         LIMIT $4
        )
        UPDATE deliveries d SET
          status = 'sending', owner = $1, heartbeat_at = now(), attempts = d.attempts + 1,
          maybe_posted = d.maybe_posted OR d.status = 'sending'
-       FROM heads h
-       WHERE d.id = h.id
+       FROM picked p
+       WHERE d.id = p.id
          AND ((d.status = 'pending' AND d.next_at <= now())
            OR (d.status = 'sending' AND d.heartbeat_at < now() - $3::float8 * interval '1 millisecond'))
-         AND d.id IN (SELECT id FROM heads ORDER BY id LIMIT $4)
        RETURNING d.*,
          (SELECT t.message_ts FROM deliveries t WHERE t.id = coalesce(d.thread_of, d.update_of)) AS parent_ts,
          (SELECT t.status FROM deliveries t WHERE t.id = coalesce(d.thread_of, d.update_of)) AS parent_status`,
