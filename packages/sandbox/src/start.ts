@@ -131,6 +131,8 @@ export async function startSandbox<A extends SandboxApp>(options: SandboxOptions
     oauth: oauthApp,
     ...(appToken ? { appToken } : {}),
   });
+  // Demo keys only: a real API's key (options.api) is never shown.
+  if (demo) for (const a of accounts) slack.setDemoAccount(a.teamId, { baseUrl: a.baseUrl, apiKey: a.apiKey });
   let lookout: A;
   try {
     lookout = await options.startApp({

@@ -120,6 +120,12 @@ export interface OfflineSlackOptions {
   workspaces?: ExtraWorkspace[];
 }
 
+/** A demo analytics account's address and key (made up for the run, never a real account's). */
+export interface DemoAccountNote {
+  baseUrl: string;
+  apiKey: string;
+}
+
 /** A further workspace: the app installed there with `botToken`; its bot is `U_<id>_BOT`. */
 export interface ExtraWorkspace {
   team: Team;
@@ -144,6 +150,7 @@ export class OfflineSlack extends SlackDriver {
   readonly router = new Router();
   private appUrlValue: string | undefined;
   private installUrlValue: string | undefined;
+  private readonly demoAccounts = new Map<string, DemoAccountNote>();
   private closed = false;
 
   constructor(
@@ -222,6 +229,16 @@ export class OfflineSlack extends SlackDriver {
 
   setInstallUrl(url: string): void {
     this.installUrlValue = url;
+  }
+
+  /** The demo analytics account a workspace's page shows, for a person to connect the app to by hand. */
+  demoAccount(teamId: string): DemoAccountNote | undefined {
+    return this.demoAccounts.get(teamId);
+  }
+
+  setDemoAccount(teamId: string, account: DemoAccountNote): void {
+    const { team } = this.team(teamId).workspace;
+    this.demoAccounts.set(team.id, { baseUrl: account.baseUrl, apiKey: account.apiKey });
   }
 
   /**
