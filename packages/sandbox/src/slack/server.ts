@@ -89,6 +89,11 @@ export interface OfflineSlackOptions {
   signingSecret: string;
   /** Workspace one's bot token (the app installed there from the start; it never expires). */
   botToken: string;
+  /**
+   * Whether the app is installed in workspace one from the start, with `botToken` (default true).
+   * False: it is installed only through OAuth, its bot in no channel until then, as in Other Co.
+   */
+  installed?: boolean;
   /** The app as registered for distribution (client id and secret, redirect URLs, token rotation); settable later with configureOAuth. */
   oauth?: OAuthApp;
   /** The app's request URL (e.g. http://127.0.0.1:3000/slack/events); settable later with setAppUrl. */
@@ -389,7 +394,8 @@ export async function startOfflineSlack(options: OfflineSlackOptions): Promise<O
   const extras = (options.workspaces ?? []).map((w) => new Workspace({ ...workspaceOptions, of: extraSeed(w) }));
   const workspaces = new Map([workspace, other, ...extras].map((w) => [w.team.id, w] as const));
   const oauth = new OAuthServer(workspaces, now);
-  oauth.addToken(options.botToken, workspace.team.id);
+  if (options.installed ?? true) oauth.addToken(options.botToken, workspace.team.id);
+  else workspace.removeBot();
   (options.workspaces ?? []).forEach((w) => oauth.addToken(w.botToken, w.team.id));
   oauth.configure(options.oauth);
   const rateLimiter = new RateLimiter(options.rateLimit === undefined ? DEFAULT_RATE_LIMIT : options.rateLimit, now);
