@@ -224,8 +224,17 @@ async function runSandbox(config: Config, log: Logger): Promise<() => Promise<vo
     },
     'no Slack credentials: running the sandbox',
   );
+  // The demo accounts' keys are made up for this run (a real API's key is never among them): a person types them into the Home.
+  const accounts = sandbox.slack.teams.flatMap(({ workspace: { team } }) => {
+    const account = sandbox.slack.demoAccount(team.id);
+    const connected = team.id === sandbox.slack.workspace.team.id ? ' (connected)' : '';
+    return account ? [`    ${team.name}${connected}: ${account.baseUrl}, key ${account.apiKey}`] : [];
+  });
+  const demoLines = accounts.length
+    ? `  Demo analytics accounts, for "Connect your analytics" in a workspace's Lookout Home (its page shows its own too):\n${accounts.join('\n')}\n`
+    : '';
   console.log(
-    `\n  Lookout sandbox: open ${sandbox.slack.url}/ in a browser\n  Metrics and readiness: ${sandbox.lookout.ops.url}/metrics and /readyz\n`,
+    `\n  Lookout sandbox: open ${sandbox.slack.url}/ in a browser\n  Metrics and readiness: ${sandbox.lookout.ops.url}/metrics and /readyz\n${demoLines}`,
   );
   return () => sandbox.stop();
 }

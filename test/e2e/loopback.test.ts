@@ -1,7 +1,8 @@
 /**
  * `npm start` without Slack credentials listens on loopback only: every listening TCP socket
  * of its processes (npm, tsx, node: the demo API, the offline Slack, the app and its ops
- * listener) is bound to 127.0.0.1 or ::1, read from /proc as `ss -ltnp` reads it.
+ * listener) is bound to 127.0.0.1 or ::1, read from /proc as `ss -ltnp` reads it. What it
+ * prints names each workspace's demo account, for a person to connect it from the Home.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
@@ -76,6 +77,7 @@ const loopback = (host: string) => /^127\./.test(host) || host === '0:0:0:0:0:0:
 describe.skipIf(!existsSync('/proc/net/tcp'))('npm start, without Slack credentials', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'lookout-loopback-'));
   let child: ChildProcess | undefined;
+  let out = '';
   afterAll(async () => {
     if (child?.exitCode === null) {
       const exited = new Promise((r) => child!.once('exit', r));
@@ -98,7 +100,6 @@ describe.skipIf(!existsSync('/proc/net/tcp'))('npm start, without Slack credenti
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     });
-    let out = '';
     child.stdout!.on('data', (d: Buffer) => (out += String(d)));
     child.stderr!.on('data', (d: Buffer) => (out += String(d)));
     await new Promise<void>((resolve, reject) => {
@@ -120,4 +121,16 @@ describe.skipIf(!existsSync('/proc/net/tcp'))('npm start, without Slack credenti
     expect(sockets.length).toBeGreaterThanOrEqual(4);
     expect(sockets.filter((s) => !loopback(s.host))).toEqual([]);
   }, 90_000);
+
+  it("prints each workspace's demo account, its own key working at the printed base URL", async () => {
+    await expect.poll(() => out).toMatch(/Other Co: .*\n/);
+    const printed = [...out.matchAll(/^ {4}(Lookout Sandbox \(connected\)|Other Co): (http:\/\/\S+), key (\S+)$/gm)];
+    expect(printed.map((m) => m[1])).toEqual(['Lookout Sandbox (connected)', 'Other Co']);
+    const keys = printed.map((m) => m[3]!);
+    expect(new Set(keys).size).toBe(2);
+    for (const [, , baseUrl, key] of printed) {
+      const res = await fetch(`${baseUrl}/traffic/sources`, { method: 'POST', headers: { 'x-api-key': key! } });
+      expect(res.status).toBe(200);
+    }
+  });
 });

@@ -63,7 +63,10 @@ export interface SandboxOptions<A extends SandboxApp> {
   /** New demo visits keep arriving, at the rhythm of the data set's history (see demo-api/live.ts). Default off: tests want still data. */
   live?: LiveOptions;
   slack?: Partial<
-    Pick<OfflineSlackOptions, 'rateLimit' | 'ackTimeoutMs' | 'extraRoutes' | 'eventRetryDelaysMs' | 'oauth' | 'now'>
+    Pick<
+      OfflineSlackOptions,
+      'rateLimit' | 'ackTimeoutMs' | 'extraRoutes' | 'eventRetryDelaysMs' | 'oauth' | 'now' | 'installed'
+    >
   >;
   /** Starts the app against the sandbox (passed in: the sandbox knows only protocols). */
   startApp: (wiring: SandboxWiring) => Promise<A>;
@@ -131,6 +134,8 @@ export async function startSandbox<A extends SandboxApp>(options: SandboxOptions
     oauth: oauthApp,
     ...(appToken ? { appToken } : {}),
   });
+  // Demo keys only: a real API's key (options.api) is never shown.
+  if (demo) for (const a of accounts) slack.setDemoAccount(a.teamId, { baseUrl: a.baseUrl, apiKey: a.apiKey });
   let lookout: A;
   try {
     lookout = await options.startApp({

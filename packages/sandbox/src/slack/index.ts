@@ -5,6 +5,7 @@ export {
   Router,
   type OfflineSlackOptions,
   type ExtraWorkspace,
+  type DemoAccountNote,
   type RouteHandler,
   type RouteContext,
   type ExtraRoutes,

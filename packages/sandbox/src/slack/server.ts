@@ -89,6 +89,11 @@ export interface OfflineSlackOptions {
   signingSecret: string;
   /** Workspace one's bot token (the app installed there from the start; it never expires). */
   botToken: string;
+  /**
+   * Whether the app is installed in workspace one from the start, with `botToken` (default true).
+   * False: it is installed only through OAuth, its bot in no channel until then, as in Other Co.
+   */
+  installed?: boolean;
   /** The app as registered for distribution (client id and secret, redirect URLs, token rotation); settable later with configureOAuth. */
   oauth?: OAuthApp;
   /** The app's request URL (e.g. http://127.0.0.1:3000/slack/events); settable later with setAppUrl. */
@@ -120,6 +125,12 @@ export interface OfflineSlackOptions {
   workspaces?: ExtraWorkspace[];
 }
 
+/** A demo analytics account's address and key (made up for the run, never a real account's). */
+export interface DemoAccountNote {
+  baseUrl: string;
+  apiKey: string;
+}
+
 /** A further workspace: the app installed there with `botToken`; its bot is `U_<id>_BOT`. */
 export interface ExtraWorkspace {
   team: Team;
@@ -144,6 +155,7 @@ export class OfflineSlack extends SlackDriver {
   readonly router = new Router();
   private appUrlValue: string | undefined;
   private installUrlValue: string | undefined;
+  private readonly demoAccounts = new Map<string, DemoAccountNote>();
   private closed = false;
 
   constructor(
@@ -222,6 +234,16 @@ export class OfflineSlack extends SlackDriver {
 
   setInstallUrl(url: string): void {
     this.installUrlValue = url;
+  }
+
+  /** The demo analytics account a workspace's page shows, for a person to connect the app to by hand. */
+  demoAccount(teamId: string): DemoAccountNote | undefined {
+    return this.demoAccounts.get(teamId);
+  }
+
+  setDemoAccount(teamId: string, account: DemoAccountNote): void {
+    const { team } = this.team(teamId).workspace;
+    this.demoAccounts.set(team.id, { baseUrl: account.baseUrl, apiKey: account.apiKey });
   }
 
   /**
@@ -372,7 +394,8 @@ export async function startOfflineSlack(options: OfflineSlackOptions): Promise<O
   const extras = (options.workspaces ?? []).map((w) => new Workspace({ ...workspaceOptions, of: extraSeed(w) }));
   const workspaces = new Map([workspace, other, ...extras].map((w) => [w.team.id, w] as const));
   const oauth = new OAuthServer(workspaces, now);
-  oauth.addToken(options.botToken, workspace.team.id);
+  if (options.installed ?? true) oauth.addToken(options.botToken, workspace.team.id);
+  else workspace.removeBot();
   (options.workspaces ?? []).forEach((w) => oauth.addToken(w.botToken, w.team.id));
   oauth.configure(options.oauth);
   const rateLimiter = new RateLimiter(options.rateLimit === undefined ? DEFAULT_RATE_LIMIT : options.rateLimit, now);

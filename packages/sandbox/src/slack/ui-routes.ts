@@ -10,7 +10,8 @@
  *   GET  /ui/emoji.json          Slack's emoji shortcodes → emoji (from emojibase-data)
  *   GET  /ui/vendor/chart.js     Chart.js (UMD, from node_modules) to draw data_visualization blocks
  *   GET  /ui/workspace           team, people, channels, the workspaces to switch between, whether the app is installed
- *                                (and whether it has an install page to add it from)
+ *                                (and whether it has an install page to add it from), and the workspace's demo
+ *                                analytics account (base URL and key) when the sandbox made one
  *   GET  /ui/add-to-slack        the page's Add to Slack link: remembers the workspace (a cookie, as being signed
  *                                in to it) and redirects to the app's install page
  *   GET  /ui/state?channel&user  what the user sees in a channel, and their open modals
@@ -453,11 +454,13 @@ export function mountUiRoutes(router: Router, options: { dir?: string } = {}): v
       json((_req, { slack, offline }) => {
         const ws = slack.workspace;
         const people = [...ws.users.values()];
+        const demo = offline.demoAccount(ws.team.id);
         return {
           team: { ...ws.team },
           teams: offline.teams.map((d) => ({ ...d.workspace.team, default: d === offline })),
           installed: offline.oauth.installed(ws.team.id),
           installable: offline.installUrl !== undefined,
+          demo_account: demo ? { base_url: demo.baseUrl, api_key: demo.apiKey } : null,
           bot: { ...ws.bot },
           slackbot: SLACKBOT,
           default_user: defaultUser(ws),

@@ -443,3 +443,22 @@ describe('the workspace page', () => {
     expect((await call(botToken, 'auth.test')).ok).toBe(true);
   });
 });
+
+describe('workspace one without the app at the start (installed: false)', () => {
+  it('has no working bot token and the bot in no channel, until the app is installed through OAuth', async () => {
+    const bare = await startOfflineSlack({ signingSecret, botToken, oauth: app, rateLimit: false, installed: false });
+    try {
+      expect(bare.oauth.installed('T_LOOKOUT')).toBe(false);
+      const auth = await fetch(`${bare.apiUrl}auth.test`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${botToken}` },
+      });
+      expect(await auth.json()).toEqual({ ok: false, error: 'invalid_auth' });
+      expect([...bare.workspace.channels.values()].filter((c) => c.is_member)).toEqual([]);
+      const page = (await (await fetch(`${bare.url}/ui/workspace`)).json()) as { installed: boolean };
+      expect(page.installed).toBe(false);
+    } finally {
+      await bare.close();
+    }
+  });
+});

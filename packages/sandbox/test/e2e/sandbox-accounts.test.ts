@@ -50,6 +50,14 @@ describe('startSandbox: an account per workspace, and OAuth for a distributed ap
     expect(box.demo!.requests.map((r) => r.account)).toEqual(['one', 'two']);
   });
 
+  it("shows each workspace's demo account on its page, for a person to connect Lookout by hand", async () => {
+    const shown = async (query: string) =>
+      ((await (await fetch(`${box.slack.url}/ui/workspace${query}`)).json()) as { demo_account: unknown }).demo_account;
+    const [one, two] = wiring.accounts;
+    expect(await shown('')).toEqual({ base_url: one!.baseUrl, api_key: one!.apiKey });
+    expect(await shown('?team=T_OTHER')).toEqual({ base_url: two!.baseUrl, api_key: two!.apiKey });
+  });
+
   it('registers the app for distribution, with the redirect URL the app gave', async () => {
     const { oauth } = wiring;
     expect(oauth.authorizationUrl).toBe(`${box.slack.url}/oauth/v2/authorize`);
@@ -66,5 +74,23 @@ describe('startSandbox: an account per workspace, and OAuth for a distributed ap
     expect(await authorize()).toBe(200);
     expect(await authorize(redirectUrl)).toBe(200);
     expect(await authorize('http://127.0.0.1:1/elsewhere')).toBe(400);
+  });
+});
+
+describe('startSandbox against a real analytics API', () => {
+  it('shows no account on the page: only demo keys are shown', async () => {
+    const real = { baseUrl: 'http://127.0.0.1:9', apiKey: 'a-real-accounts-key-1234' };
+    const withApi = await startSandbox({
+      log: pino({ level: 'silent' }),
+      api: real,
+      startApp: () => Promise.resolve({ stop: () => Promise.resolve() }),
+    });
+    try {
+      const body = await (await fetch(`${withApi.slack.url}/ui/workspace`)).text();
+      expect(JSON.parse(body)).toMatchObject({ ok: true, demo_account: null });
+      expect(body).not.toContain(real.apiKey);
+    } finally {
+      await withApi.stop();
+    }
   });
 });

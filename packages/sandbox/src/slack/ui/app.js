@@ -973,6 +973,15 @@ function renderInstalled() {
   add.href = `/ui/add-to-slack?team=${encodeURIComponent(state.workspace.team.id)}`;
 }
 
+/** The workspace's demo analytics account (made up for this run): what a person types into Lookout's "Connect your analytics". */
+function renderDemoAccount() {
+  const account = state.workspace.demo_account;
+  $('demo-account').hidden = !account;
+  if (!account) return;
+  $('demo-account-url').textContent = account.base_url;
+  $('demo-account-key').textContent = account.api_key;
+}
+
 /** "Remove app": the workspace uninstalls Lookout; Slack revokes its tokens and tells it with two events. */
 async function removeApp() {
   const name = state.workspace.team.name;
@@ -1021,6 +1030,7 @@ async function start() {
 
   renderTeams();
   renderInstalled();
+  renderDemoAccount();
   $('remove-app').addEventListener('click', () => void removeApp());
   renderSidebar();
   renderMe();
