@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import {
+  acrossReports,
   explanationText,
   flaggedShare,
   MAX_MOVERS,
@@ -188,6 +189,14 @@ describe('flaggedShare and verdict: who moved it', () => {
     );
   });
 
+  it('a baseline no visitor of which was judged: the verdict rests on the period, and says the usual share is unknown', () => {
+    const v = verdict(input(period(408, 300), period(100, 0, 0)));
+    expect(v.shares.changeShare).toBeUndefined();
+    expect(v.text).toBe(
+      "mostly automated: 74% of the period's visits are from flagged visitors (usual share unknown: no visitor of the baseline judged)",
+    );
+  });
+
   it('a missing baseline (no visits) has a baseline share of 0 and the rise is the whole period', () => {
     const s = flaggedShare(input(period(50, 10), period(0, 0)));
     expect(s).toEqual({ direction: 'rise', share: 0.2, baselineShare: 0, changeShare: 0.2 });
@@ -251,6 +260,19 @@ describe('explanationText: the two lines', () => {
     expect(text.whatMoved).toBe('*What moved:* x.com +212 (new), /pricing +140');
     expect(text.whoMoved).toBe('*Who moved it:* mostly automated: 71% of the rise is from flagged visitors (usual 6%)');
     expect(text.text).toBe(`${text.whatMoved}\n${text.whoMoved}`);
+  });
+
+  it('movers of several reports: the first of each, then the second, at most MAX_MOVERS', () => {
+    const sources = movers([e('x.com', 212), e('direct', 140)], [e('direct', 100)]);
+    const pages = movers([e('/pricing', 240), e('/', 50)], [e('/pricing', 100), e('/', 40)]);
+    const countries = movers([e('Germany', 196)], [e('Germany', 100)]);
+    expect(acrossReports([sources, pages, countries]).map((m) => [m.label, m.change])).toEqual([
+      ['x.com', 212],
+      ['/pricing', 140],
+      ['Germany', 96],
+    ]);
+    expect(acrossReports([sources, [], pages], 4).map((m) => m.label)).toEqual(['x.com', '/pricing', 'direct', '/']);
+    expect(acrossReports([])).toEqual([]);
   });
 
   it('labels go through the escaping path', () => {

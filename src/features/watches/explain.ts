@@ -125,6 +125,25 @@ export function movers(current: readonly Entry[], baseline: readonly Entry[], op
   return chosen;
 }
 
+/**
+ * Movers of several reports (sources, pages, countries) in one list of at most `max`: each
+ * report's first, then each one's second, and so on, larger changes first within a round.
+ * Each report's names stay a leading part of its own list, so none claims more than its
+ * report's change.
+ */
+export function acrossReports(lists: readonly (readonly Mover[])[], max: number = MAX_MOVERS): Mover[] {
+  const out: Mover[] = [];
+  for (let round = 0; out.length < max; round++) {
+    const picks = lists
+      .map((list) => list[round])
+      .filter((m): m is Mover => m !== undefined)
+      .sort((a, b) => Math.abs(b.change) - Math.abs(a.change) || compareLabels(a.label, b.label));
+    if (picks.length === 0) break;
+    out.push(...picks.slice(0, max - out.length));
+  }
+  return out;
+}
+
 /** One period's visits, and what the threat scan (and a sample of the rest) made of their visitors. */
 export interface PeriodJudgement {
   /** Every visit of the period: the stated total. */
@@ -223,7 +242,9 @@ export function verdict(input: FlaggedInput): FlaggedVerdict {
       shares: { direction: shares.direction },
       text: `unknown: threat checks are off, so none of the ${formatCount(visitors)} visitors was judged`,
     };
-  const basis = shares.direction === 'none' ? shares.share : shares.changeShare;
+  // Of the change where both periods were judged; else of the period alone, which is still true.
+  const ofChange = shares.direction !== 'none' && shares.changeShare !== undefined;
+  const basis = ofChange ? shares.changeShare : shares.share;
   if ((judged < visitors && judged < MIN_JUDGED_VISITORS) || basis === undefined)
     return {
       verdict: 'unknown: too few visitors judged',
@@ -232,14 +253,16 @@ export function verdict(input: FlaggedInput): FlaggedVerdict {
     };
   const name: ExplanationVerdict =
     basis >= MOSTLY_AUTOMATED_AT ? 'mostly automated' : basis < MOSTLY_PEOPLE_BELOW ? 'mostly people' : 'mixed';
-  const of = shares.direction === 'none' ? "of the period's visits" : `of the ${shares.direction}`;
-  const usual = shares.baselineShare === undefined ? undefined : `usual ${percent(shares.baselineShare)}`;
+  const of = ofChange ? `of the ${shares.direction} is` : "of the period's visits are";
+  const usual =
+    shares.baselineShare !== undefined
+      ? `usual ${percent(shares.baselineShare)}`
+      : 'usual share unknown: no visitor of the baseline judged';
   const figures = [usual, notes].filter((s): s is string => s !== undefined);
-  const tail = figures.length > 0 ? ` (${figures.join('; ')})` : '';
   return {
     verdict: name,
     shares,
-    text: `${name}: ${percent(basis)} ${of} is from flagged visitors${tail}`,
+    text: `${name}: ${percent(basis)} ${of} from flagged visitors (${figures.join('; ')})`,
   };
 }
 
