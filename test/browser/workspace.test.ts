@@ -473,4 +473,14 @@ describe.skipIf(!available)('the sandbox Slack in a browser', () => {
     await page.screenshot({ path: join(dirname(SCREENSHOT), 'workspace-other-co.png') });
     expect(problems).toEqual([]);
   });
+
+  it("produces a human spike from the sidebar's demo controls, and says what it added", async () => {
+    await page.goto(`${box.slack.url}/`);
+    await page.getByTestId('demo-human-spike').click();
+    await expect
+      .poll(() => page.locator('.toast-info').last().textContent())
+      .toMatch(/^Human spike: 150 visits from x\.com by 150 new visitors, \d\d:\d\d–\d\d:\d\d UTC; none flagged\.$/);
+    expect(box.demo!.account('one').spikes.map((s) => [s.kind, s.source.name])).toEqual([['human', 'x.com']]);
+    expect(problems).toEqual([]);
+  });
 });

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { startDemoApi, type DemoApi } from './demo-api/server.js';
+import { mountDemoControls } from './demo-controls.js';
 import type { Faults } from './demo-api/faults.js';
 import type { LiveOptions } from './demo-api/live.js';
 import { SOFTWARE_SITE } from './demo-api/site.js';
@@ -136,6 +137,7 @@ export async function startSandbox<A extends SandboxApp>(options: SandboxOptions
   });
   // Demo keys only: a real API's key (options.api) is never shown.
   if (demo) for (const a of accounts) slack.setDemoAccount(a.teamId, { baseUrl: a.baseUrl, apiKey: a.apiKey });
+  mountDemoControls(slack, demo, (team) => accounts.find((a) => a.teamId === team)?.name);
   let lookout: A;
   try {
     lookout = await options.startApp({

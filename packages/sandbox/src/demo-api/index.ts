@@ -19,6 +19,17 @@ export {
 } from './dataset.js';
 export type { Faults } from './faults.js';
 export { LiveTraffic, type LiveOptions } from './live.js';
+export {
+  FLAGGED_SCORE,
+  isFlagged,
+  NEW_SOURCES,
+  SCRAPED_PAGE,
+  SCRAPER_SOURCE,
+  type NewSource,
+  type PeriodCounts,
+  type ProducedSpike,
+  type SpikeRequest,
+} from './spikes.js';
 export type { Company, SecurityProfile, Visit, Visitor } from './model.js';
 export { REPORTS } from './aggregate.js';
 export { FILTER_OBJECTS, OPERATORS } from './filters.js';

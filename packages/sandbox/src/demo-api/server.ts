@@ -17,6 +17,7 @@ import type { Visit } from './model.js';
 import { parseReportQuery } from './request.js';
 import { isSecurityKind, securityRecord } from './security.js';
 import { checkSite, SHOP_SITE, SOFTWARE_SITE, type DemoSite } from './site.js';
+import { periodCounts, produceSpike, type PeriodCounts, type ProducedSpike, type SpikeRequest } from './spikes.js';
 
 export type { Faults } from './faults.js';
 
@@ -89,6 +90,12 @@ export interface DemoAccount {
   readonly dataset: Dataset;
   advanceLive(at?: Date): readonly Visit[];
   produce(scenario: Scenario): readonly Visit[];
+  /** Adds a human spike or a scraper wave (see spikes.ts); what it added, as the demo API counts it. */
+  spike(request: SpikeRequest): ProducedSpike;
+  /** Every spike produced in this account, oldest first. */
+  readonly spikes: readonly ProducedSpike[];
+  /** What the account's data holds for [from, to): visits, visitors, flagged ones, by source, page and country. */
+  counts(from: Date, to: Date): PeriodCounts;
 }
 
 export interface DemoApi {
@@ -112,6 +119,8 @@ export interface DemoApi {
   advanceLive(at?: Date): readonly Visit[];
   /** Traffic that moves on request, in the default account: a spike, a drop or a scraper wave (see live.ts); the visits added. */
   produce(scenario: Scenario): readonly Visit[];
+  /** A human spike or a scraper wave in the default account (see spikes.ts). */
+  spike(request: SpikeRequest): ProducedSpike;
   /** Stops listening and ends every connection, hanging ones included. */
   close(): Promise<void>;
 }
@@ -174,6 +183,7 @@ function urlHost(host: string): string {
 }
 
 class Account implements DemoAccount {
+  readonly spikes: ProducedSpike[] = [];
   private data: { dataset: Dataset; engine: ReportEngine; live: LiveTraffic | undefined } | undefined;
 
   constructor(
@@ -225,6 +235,16 @@ class Account implements DemoAccount {
 
   produce(scenario: Scenario): readonly Visit[] {
     return produce(this.dataset, scenario, this.seed);
+  }
+
+  spike(request: SpikeRequest): ProducedSpike {
+    const produced = produceSpike(this.dataset, request, this.seed);
+    this.spikes.push(produced);
+    return produced;
+  }
+
+  counts(from: Date, to: Date): PeriodCounts {
+    return periodCounts(this.dataset, from, to);
   }
 }
 
@@ -464,6 +484,7 @@ export async function startDemoApi(options: DemoApiOptions = {}): Promise<DemoAp
     },
     advanceLive,
     produce: (scenario) => defaultAccount.produce(scenario),
+    spike: (request) => defaultAccount.spike(request),
     close() {
       if (liveTimer) clearInterval(liveTimer);
       closed ??= new Promise<void>((resolve, reject) => {

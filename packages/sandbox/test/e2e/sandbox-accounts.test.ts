@@ -3,6 +3,15 @@ import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox, type SandboxApp, type SandboxWiring } from '../../src/start.js';
+import type { ProducedSpike } from '../../src/demo-api/spikes.js';
+
+interface ControlAnswer {
+  ok: boolean;
+  available: boolean;
+  spike: ProducedSpike;
+  spikes: ProducedSpike[];
+  text: string;
+}
 
 let box: Sandbox<SandboxApp>;
 let wiring: SandboxWiring;
@@ -92,5 +101,52 @@ describe('startSandbox against a real analytics API', () => {
     } finally {
       await withApi.stop();
     }
+  });
+});
+
+describe('the demo controls: a person produces a spike in the workspace’s own account', () => {
+  const control = (method: string, path: string, team: string, body?: unknown) =>
+    fetch(`${box.slack.url}${path}?team=${team}`, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    }).then(async (res) => ({ status: res.status, json: (await res.json()) as ControlAnswer }));
+
+  it('a scraper wave in Other Co lands in its account, on its pricing page, up to now', async () => {
+    expect((await control('GET', '/ui/demo', 'T_OTHER')).json).toEqual({ ok: true, available: true, spikes: [] });
+    expect((await control('GET', '/ui/demo', 'T_NOWHERE')).json).toEqual({ ok: true, available: false, spikes: [] });
+    const before = Date.now();
+    const { status, json } = await control('POST', '/ui/demo/spike', 'T_OTHER', { kind: 'scraper' });
+    expect(status).toBe(200);
+    expect(json.spike).toMatchObject({ kind: 'scraper', visits: 140, flaggedVisits: 140, page: { path: '/plans' } });
+    expect(Date.parse(json.spike.to)).toBeGreaterThanOrEqual(before);
+    expect(Date.parse(json.spike.to)).toBeLessThanOrEqual(Date.now() + 1);
+    expect(json.text).toMatch(
+      /^Scraper wave: 140 visits on \/plans by 10 new scrapers, from Direct, \d\d:\d\d–\d\d:\d\d UTC; 140 of the 140 visits by flagged visitors\.$/,
+    );
+    expect(box.demo!.account('two').spikes).toEqual([json.spike]);
+    expect(box.demo!.account('one').spikes).toEqual([]);
+    expect((await control('GET', '/ui/demo', 'T_OTHER')).json.spikes).toEqual([json.spike]);
+  });
+
+  it('a human spike in Lookout Sandbox shows in its API answers', async () => {
+    const { json } = await control('POST', '/ui/demo/spike', 'T_LOOKOUT', { kind: 'human', visits: 30 });
+    expect(json.spike).toMatchObject({ kind: 'human', visits: 30, flaggedVisits: 0, source: { name: 'x.com' } });
+    expect(json.text).toMatch(/^Human spike: 30 visits from x\.com by 30 new visitors, .* UTC; none flagged\.$/);
+    const day = json.spike.from.slice(0, 10);
+    const res = await fetch(`${wiring.api.baseUrl}/traffic/sources?start_date=${day}&end_date=${day}`, {
+      method: 'POST',
+      headers: { 'x-api-key': wiring.api.apiKey },
+    });
+    const rows = (await res.json()) as { name: string; total_visits: number }[];
+    expect(rows.find((r) => r.name === 'x.com')?.total_visits).toBe(30);
+  });
+
+  it('refuses what it cannot do, and the page offers the controls', async () => {
+    expect((await control('POST', '/ui/demo/spike', 'T_LOOKOUT', { kind: 'bots' })).status).toBe(400);
+    expect((await control('POST', '/ui/demo/spike', 'T_NOWHERE', { kind: 'human' })).status).toBe(404);
+    const page = await fetch(`${box.slack.url}/`).then((res) => res.text());
+    expect(page).toContain('data-testid="demo-human-spike"');
+    expect(page).toContain('data-testid="demo-scraper-wave"');
   });
 });

@@ -1006,6 +1006,27 @@ async function removeApp() {
   }
 }
 
+/** The demo's controls: a spike in this workspace's demo account, in the current hour up to now. */
+async function setupDemoControls() {
+  const box = $('demo-controls');
+  const { available } = await api('GET', '/ui/demo').catch(() => ({ available: false }));
+  if (!available) return; // a real analytics API, or none, behind this workspace
+  box.hidden = false;
+  for (const button of box.querySelectorAll('button[data-spike]')) {
+    button.addEventListener('click', async () => {
+      button.disabled = true;
+      try {
+        const { text } = await api('POST', '/ui/demo/spike', { kind: button.dataset.spike });
+        toast(text, 'info');
+      } catch (error) {
+        toast(error.message);
+      } finally {
+        button.disabled = false;
+      }
+    });
+  }
+}
+
 // ---- start ------------------------------------------------------------------------------
 
 async function start() {
@@ -1032,6 +1053,7 @@ async function start() {
   renderInstalled();
   renderDemoAccount();
   $('remove-app').addEventListener('click', () => void removeApp());
+  void setupDemoControls();
   renderSidebar();
   renderMe();
   renderHeader();

@@ -1,0 +1,301 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import {
+  acrossReports,
+  explanationText,
+  flaggedShare,
+  MAX_MOVERS,
+  MIN_JUDGED_VISITORS,
+  movers,
+  percent,
+  totalChange,
+  verdict,
+  type Entry,
+  type FlaggedInput,
+  type PeriodJudgement,
+} from '../../src/features/watches/explain.js';
+import { LIMITS } from '../../src/platform/slack/kit/limits.js';
+
+const e = (label: string, visits: number): Entry => ({ label, visits });
+
+/** Entries over a small set of labels, so current and baseline share some; an empty array is a missing period. */
+const entries = fc.array(
+  fc.record({
+    label: fc.constantFrom('direct', 'google', 'x.com', '/pricing', 'Germany', 'a', 'b', 'c', 'd', 'e', 'f', 'g'),
+    visits: fc.nat(500),
+  }),
+  { maxLength: 14 },
+);
+
+const judgement = fc
+  .record({
+    visits: fc.nat(10_000),
+    judged: fc.double({ min: 0, max: 1, noNaN: true }),
+    flagged: fc.double({ min: 0, max: 1, noNaN: true }),
+  })
+  .map(({ visits, judged, flagged }): PeriodJudgement => {
+    const judgedVisits = Math.round(visits * judged);
+    return { visits, judgedVisits, flaggedVisits: Math.round(judgedVisits * flagged) };
+  });
+
+const flaggedInput = fc.record({
+  current: judgement,
+  baseline: judgement,
+  scanOn: fc.boolean(),
+  visitors: fc.nat(5000),
+  judgedVisitors: fc.nat(5000),
+  sampled: fc.boolean(),
+});
+
+describe('movers: the entries that account for most of the change', () => {
+  it('names the largest rises first, marks the new ones, and stops within the change', () => {
+    const baseline = [e('direct', 100), e('google', 60), e('bing', 10)];
+    const current = [e('direct', 240), e('google', 70), e('x.com', 212), e('bing', 6)];
+    const listed = movers(current, baseline);
+    expect(listed.map((m) => [m.label, m.change, m.isNew])).toEqual([
+      ['x.com', 212, true],
+      ['direct', 140, false],
+    ]);
+    // bing fell 4, so the total rose 358: google's +10 after 352 would claim more than that.
+    expect(totalChange(current, baseline)).toBe(358);
+  });
+
+  it('a fall names the largest falls, symmetric to a rise', () => {
+    const listed = movers([e('direct', 20), e('google', 50)], [e('direct', 100), e('google', 60), e('bing', 5)]);
+    expect(listed.map((m) => [m.label, m.change])).toEqual([
+      ['direct', -80],
+      ['google', -10],
+      ['bing', -5],
+    ]);
+  });
+
+  it('never claims more than the change: a rise the other entries cancel names fewer or none', () => {
+    // x.com rose 212 but direct fell 202: the total rose 10, which x.com alone would overstate.
+    expect(movers([e('x.com', 212), e('direct', 0)], [e('direct', 202)])).toEqual([]);
+    expect(movers([e('x.com', 212), e('direct', 0), e('a', 5)], [e('direct', 202)]).map((m) => m.label)).toEqual([]);
+    expect(movers([e('a', 30), e('b', 0)], [e('b', 10)]).map((m) => m.change)).toEqual([]);
+    expect(movers([e('a', 30), e('b', 20), e('c', 0)], [e('c', 15)]).map((m) => m.change)).toEqual([30]);
+  });
+
+  it('no change in total names nothing, whatever moved inside', () => {
+    expect(movers([e('a', 10), e('b', 0)], [e('b', 10)])).toEqual([]);
+    expect(movers([], [])).toEqual([]);
+  });
+
+  it('a missing baseline (an empty period) makes every entry new; a missing current period is a fall of everything', () => {
+    expect(movers([e('a', 5), e('b', 3)], []).map((m) => [m.label, m.isNew, m.newInTop])).toEqual([
+      ['a', true, true],
+      ['b', true, true],
+    ]);
+    expect(movers([], [e('a', 5), e('b', 3)]).map((m) => [m.label, m.change, m.isNew])).toEqual([
+      ['a', -5, false],
+      ['b', -3, false],
+    ]);
+  });
+
+  it('a baseline of 0 counts as new', () => {
+    expect(movers([e('a', 5)], [e('a', 0)])[0]).toMatchObject({ label: 'a', isNew: true, change: 5 });
+  });
+
+  it('an entry new in the top 10 takes the last place when none listed is', () => {
+    const baseline = Array.from({ length: 10 }, (_, i) => e(`p${i}`, 100 - i)).concat(e('riser', 50));
+    const current = baseline.map((x) => e(x.label, x.visits + (x.label === 'riser' ? 60 : x.label < 'p3' ? 200 : 0)));
+    const listed = movers(current, baseline);
+    expect(listed.map((m) => m.label)).toEqual(['p0', 'p1', 'riser']);
+    expect(listed[2]).toMatchObject({ newInTop: true, isNew: false, change: 60 });
+  });
+
+  it('ties go by label, whatever the order given', () => {
+    const current = [e('b', 10), e('a', 10), e('c', 10)];
+    expect(movers(current, []).map((m) => m.label)).toEqual(['a', 'b', 'c']);
+    expect(movers([...current].reverse(), []).map((m) => m.label)).toEqual(['a', 'b', 'c']);
+  });
+
+  it('property: the listed changes sum to at most the total change, one way, largest first, at most MAX_MOVERS', () => {
+    fc.assert(
+      fc.property(entries, entries, (current, baseline) => {
+        const total = totalChange(current, baseline);
+        const listed = movers(current, baseline);
+        const sum = listed.reduce((n, m) => n + m.change, 0);
+        expect(listed.length).toBeLessThanOrEqual(MAX_MOVERS);
+        if (total >= 0) expect(sum).toBeLessThanOrEqual(total);
+        else expect(sum).toBeGreaterThanOrEqual(total);
+        for (const m of listed) {
+          expect(Math.sign(m.change)).toBe(Math.sign(total));
+          expect(m.change).toBe(m.current - m.baseline);
+          expect(m.isNew).toBe(m.current > 0 && m.baseline === 0);
+        }
+        const sizes = listed.filter((m) => !m.newInTop).map((m) => Math.abs(m.change));
+        expect(sizes).toEqual([...sizes].sort((a, b) => b - a));
+        expect(movers([...current].reverse(), [...baseline].reverse())).toEqual(listed);
+      }),
+    );
+  });
+});
+
+describe('flaggedShare and verdict: who moved it', () => {
+  const period = (visits: number, flaggedVisits: number, judgedVisits = visits): PeriodJudgement => ({
+    visits,
+    judgedVisits,
+    flaggedVisits,
+  });
+  const input = (
+    current: PeriodJudgement,
+    baseline: PeriodJudgement,
+    more: Partial<FlaggedInput> = {},
+  ): FlaggedInput => ({
+    current,
+    baseline,
+    scanOn: true,
+    visitors: 300,
+    judgedVisitors: 300,
+    sampled: false,
+    ...more,
+  });
+
+  it('a scraper wave is mostly automated, with the share of the rise and the usual share', () => {
+    // 100 usual visits, 6 flagged; 408 now, 225 flagged: 219 of the 308 more are flagged.
+    const v = verdict(input(period(408, 225), period(100, 6)));
+    expect(v.verdict).toBe('mostly automated');
+    expect(v.shares.changeShare).toBeCloseTo(219 / 308);
+    expect(v.text).toBe('mostly automated: 71% of the rise is from flagged visitors (usual 6%)');
+  });
+
+  it('a human spike is mostly people; in between is mixed', () => {
+    expect(verdict(input(period(408, 12), period(100, 6))).text).toBe(
+      'mostly people: 2% of the rise is from flagged visitors (usual 6%)',
+    );
+    expect(verdict(input(period(200, 36), period(100, 6))).verdict).toBe('mixed');
+  });
+
+  it('the scan off is unknown, with the figures', () => {
+    const v = verdict(input(period(408, 0, 0), period(100, 0, 0), { scanOn: false, judgedVisitors: 0 }));
+    expect(v.verdict).toBe('unknown: threat checks are off');
+    expect(v.text).toBe('unknown: threat checks are off, so none of the 300 visitors was judged');
+  });
+
+  it('too few judged is unknown; a sample says it is one', () => {
+    const few = verdict(input(period(408, 5, 20), period(100, 6), { judgedVisitors: MIN_JUDGED_VISITORS - 1 }));
+    expect(few.text).toBe(`unknown: too few visitors judged (${MIN_JUDGED_VISITORS - 1} of 300 visitors judged)`);
+    const sampled = verdict(
+      input(period(408, 100, 140), period(100, 6), { visitors: 212, judgedVisitors: 40, sampled: true }),
+    );
+    expect(sampled.text).toMatch(
+      / of the rise is from flagged visitors \(usual 6%; sampled: 40 of 212 visitors judged\)$/,
+    );
+    // A small period whose every visitor was judged is not too few.
+    expect(verdict(input(period(12, 0), period(4, 0), { visitors: 9, judgedVisitors: 9 })).verdict).toBe(
+      'mostly people',
+    );
+  });
+
+  it('a baseline no visitor of which was judged: the verdict rests on the period, and says the usual share is unknown', () => {
+    const v = verdict(input(period(408, 300), period(100, 0, 0)));
+    expect(v.shares.changeShare).toBeUndefined();
+    expect(v.text).toBe(
+      "mostly automated: 74% of the period's visits are from flagged visitors (usual share unknown: no visitor of the baseline judged)",
+    );
+  });
+
+  it('a missing baseline (no visits) has a baseline share of 0 and the rise is the whole period', () => {
+    const s = flaggedShare(input(period(50, 10), period(0, 0)));
+    expect(s).toEqual({ direction: 'rise', share: 0.2, baselineShare: 0, changeShare: 0.2 });
+  });
+
+  it('percent never rounds a share to a figure it is not', () => {
+    expect([0, 0.004, 0.005, 0.714, 0.996, 1].map(percent)).toEqual(['0%', '<1%', '1%', '71%', '>99%', '100%']);
+  });
+
+  it('property: every share stays within 0–100%, whatever the figures, missing periods and zero baselines included', () => {
+    fc.assert(
+      fc.property(flaggedInput, (i) => {
+        const s = flaggedShare(i);
+        for (const share of [s.share, s.baselineShare, s.changeShare])
+          if (share !== undefined) {
+            expect(share).toBeGreaterThanOrEqual(0);
+            expect(share).toBeLessThanOrEqual(1);
+          }
+        const v = verdict(i);
+        for (const pct of v.text.match(/\d+%/g) ?? []) expect(Number(pct.slice(0, -1))).toBeLessThanOrEqual(100);
+      }),
+    );
+  });
+
+  it('property: shares stay within 0–100% even for figures that do not add up (more flagged than judged, than visits)', () => {
+    fc.assert(
+      fc.property(
+        fc.record({
+          visits: fc.integer({ min: -5, max: 1000 }),
+          judgedVisits: fc.nat(2000),
+          flaggedVisits: fc.nat(3000),
+        }),
+        fc.record({
+          visits: fc.integer({ min: -5, max: 1000 }),
+          judgedVisits: fc.nat(2000),
+          flaggedVisits: fc.nat(3000),
+        }),
+        (current, baseline) => {
+          const s = flaggedShare({ current, baseline, scanOn: true, visitors: 10, judgedVisitors: 10, sampled: false });
+          for (const share of [s.share, s.baselineShare, s.changeShare])
+            if (share !== undefined) expect(share >= 0 && share <= 1).toBe(true);
+        },
+      ),
+    );
+  });
+});
+
+describe('explanationText: the two lines', () => {
+  const who = verdict({
+    current: { visits: 408, judgedVisits: 408, flaggedVisits: 225 },
+    baseline: { visits: 100, judgedVisits: 100, flaggedVisits: 6 },
+    scanOn: true,
+    visitors: 300,
+    judgedVisitors: 300,
+    sampled: false,
+  });
+
+  it('reads as the issue says', () => {
+    const moved = movers([e('x.com', 212), e('/pricing', 240)], [e('/pricing', 100)]);
+    const text = explanationText(moved, who, 352);
+    expect(text.whatMoved).toBe('*What moved:* x.com +212 (new), /pricing +140');
+    expect(text.whoMoved).toBe('*Who moved it:* mostly automated: 71% of the rise is from flagged visitors (usual 6%)');
+    expect(text.text).toBe(`${text.whatMoved}\n${text.whoMoved}`);
+  });
+
+  it('movers of several reports: the first of each, then the second, at most MAX_MOVERS', () => {
+    const sources = movers([e('x.com', 212), e('direct', 140)], [e('direct', 100)]);
+    const pages = movers([e('/pricing', 240), e('/', 50)], [e('/pricing', 100), e('/', 40)]);
+    const countries = movers([e('Germany', 196)], [e('Germany', 100)]);
+    expect(acrossReports([sources, pages, countries]).map((m) => [m.label, m.change])).toEqual([
+      ['x.com', 212],
+      ['/pricing', 140],
+      ['Germany', 96],
+    ]);
+    expect(acrossReports([sources, [], pages], 4).map((m) => m.label)).toEqual(['x.com', '/pricing', 'direct', '/']);
+    expect(acrossReports([])).toEqual([]);
+  });
+
+  it('labels go through the escaping path', () => {
+    const moved = movers([e('<!channel> launch & more', 9)], []);
+    expect(explanationText(moved, who, 9).whatMoved).toBe('*What moved:* &lt;!channel&gt; launch &amp; more +9 (new)');
+  });
+
+  it('an empty list says why', () => {
+    expect(explanationText([], who, 0).whatMoved).toBe('*What moved:* nothing in total');
+    expect(explanationText([], who, 10).whatMoved).toMatch(/cancel out/);
+  });
+
+  it('property: the text stays within the limit asked, and within a section', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ label: fc.string({ maxLength: 3000 }), visits: fc.nat(1000) }), { maxLength: 6 }),
+        fc.integer({ min: 40, max: LIMITS.sectionText }),
+        (current, max) => {
+          const text = explanationText(movers(current, []), who, totalChange(current, []), max).text;
+          expect(Array.from(text).length).toBeLessThanOrEqual(max);
+          expect(text).not.toMatch(/<|>/);
+        },
+      ),
+    );
+  });
+});
