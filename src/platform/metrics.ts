@@ -28,6 +28,7 @@ export class Metrics {
   readonly trendPeriods: Counter<'source'>;
   readonly trendRechecks: Counter<'changed'>;
   readonly watchEvaluations: Counter<'outcome'>;
+  readonly watchExplanations: Counter<'outcome'>;
   readonly homeRefreshes: Counter<'outcome'>;
   readonly preflight: Counter<'method' | 'outcome'>;
 
@@ -94,6 +95,12 @@ export class Metrics {
     this.watchEvaluations = new Counter({
       name: 'lookout_watch_evaluations_total',
       help: 'Watch evaluations by outcome: breach, update, recover, ok, unknown (the API failed or there was nothing to compare with), muted',
+      labelNames: ['outcome'],
+      registers,
+    });
+    this.watchExplanations = new Counter({
+      name: 'lookout_watch_explanations_total',
+      help: 'Watch alerts explained (what moved, who moved it), by outcome: explained, failed (the alert says it could not be told)',
       labelNames: ['outcome'],
       registers,
     });

@@ -118,8 +118,11 @@ describeEachDb('store db', (t) => {
         { version: 15, name: 'tenants', applied_at: expect.any(Date) },
         { version: 16, name: 'alerts_team', applied_at: expect.any(Date) },
         { version: 17, name: 'home_team', applied_at: expect.any(Date) },
+        { version: 19, name: 'watch_explanation', applied_at: expect.any(Date) },
       ]);
-      expect(await appliedVersions(t.db)).toEqual(new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17]));
+      expect(await appliedVersions(t.db)).toEqual(
+        new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 19]),
+      );
     });
 
     it('applies the migrations of an empty database once when two callers race', async () => {
@@ -128,8 +131,10 @@ describeEachDb('store db', (t) => {
       const second = t.kind === 'postgres' ? await t.openSibling(first) : first;
       expect(await appliedVersions(first)).toEqual(new Set());
       const [a, b] = await Promise.all([migrate(first), migrate(second)]);
-      expect([...a, ...b].sort((x, y) => x - y)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17]);
-      expect(await count(first, 'schema_migrations')).toBe(17);
+      expect([...a, ...b].sort((x, y) => x - y)).toEqual([
+        1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 19,
+      ]);
+      expect(await count(first, 'schema_migrations')).toBe(18);
       expect(await count(second, 'digests')).toBe(0);
     });
 

@@ -69,12 +69,28 @@ describe('movers: the entries that account for most of the change', () => {
     ]);
   });
 
-  it('never claims more than the change: a rise the other entries cancel names fewer or none', () => {
-    // x.com rose 212 but direct fell 202: the total rose 10, which x.com alone would overstate.
-    expect(movers([e('x.com', 212), e('direct', 0)], [e('direct', 202)])).toEqual([]);
-    expect(movers([e('x.com', 212), e('direct', 0), e('a', 5)], [e('direct', 202)]).map((m) => m.label)).toEqual([]);
-    expect(movers([e('a', 30), e('b', 0)], [e('b', 10)]).map((m) => m.change)).toEqual([]);
+  it('never claims more than the change: one entry that moved more than the whole is named with what the rest did', () => {
+    // x.com rose 212 but direct fell 202: the total rose 10; x.com is named with everything else −202.
+    expect(movers([e('x.com', 212), e('direct', 0)], [e('direct', 202)])).toEqual([
+      { label: 'x.com', change: 212, current: 212, baseline: 0, isNew: true, newInTop: true, rest: -202 },
+    ]);
+    expect(movers([e('a', 30), e('b', 0)], [e('b', 10)]).map((m) => [m.change, m.rest])).toEqual([[30, -10]]);
+    // Two that together pass the change: the first fits, the second is left out.
     expect(movers([e('a', 30), e('b', 20), e('c', 0)], [e('c', 15)]).map((m) => m.change)).toEqual([30]);
+    expect(
+      explanationText(
+        movers([e('x.com', 150), e('direct', 0)], [e('direct', 19)]),
+        verdict({
+          current: { visits: 150, judgedVisits: 150, flaggedVisits: 0 },
+          baseline: { visits: 19, judgedVisits: 19, flaggedVisits: 0 },
+          scanOn: true,
+          visitors: 150,
+          judgedVisitors: 150,
+          sampled: false,
+        }),
+        131,
+      ).whatMoved,
+    ).toBe('*What moved:* x.com +150 (new; everything else −19)');
   });
 
   it('no change in total names nothing, whatever moved inside', () => {
@@ -116,10 +132,12 @@ describe('movers: the entries that account for most of the change', () => {
       fc.property(entries, entries, (current, baseline) => {
         const total = totalChange(current, baseline);
         const listed = movers(current, baseline);
-        const sum = listed.reduce((n, m) => n + m.change, 0);
+        // What the list claims: its changes, and with one entry that moved more than the whole, what the rest did.
+        const sum = listed.reduce((n, m) => n + m.change + (m.rest ?? 0), 0);
         expect(listed.length).toBeLessThanOrEqual(MAX_MOVERS);
         if (total >= 0) expect(sum).toBeLessThanOrEqual(total);
         else expect(sum).toBeGreaterThanOrEqual(total);
+        for (const m of listed) if (m.rest !== undefined) expect(m.change + m.rest).toBe(total);
         for (const m of listed) {
           expect(Math.sign(m.change)).toBe(Math.sign(total));
           expect(m.change).toBe(m.current - m.baseline);
@@ -189,11 +207,40 @@ describe('flaggedShare and verdict: who moved it', () => {
     );
   });
 
-  it('a baseline no visitor of which was judged: the verdict rests on the period, and says the usual share is unknown', () => {
+  it('a baseline no visitor of which was judged: a verdict only where every usual share would give it, with the bounds', () => {
     const v = verdict(input(period(408, 300), period(100, 0, 0)));
     expect(v.shares.changeShare).toBeUndefined();
+    // 300 flagged now; before, anywhere from none to all 100: at least 200 of the 308 more.
     expect(v.text).toBe(
-      "mostly automated: 74% of the period's visits are from flagged visitors (usual share unknown: no visitor of the baseline judged)",
+      "mostly automated: at least 65% of the rise is from flagged visitors; 74% of the period's visits are from flagged visitors (usual share unknown: no visitor of the baseline judged)",
+    );
+    expect(verdict(input(period(250, 4), period(100, 0, 0))).text).toBe(
+      "mostly people: at most 3% of the rise is from flagged visitors; 2% of the period's visits are from flagged visitors (usual share unknown: no visitor of the baseline judged)",
+    );
+    expect(verdict(input(period(250, 100), period(100, 0, 0)))).toMatchObject({
+      verdict: 'unknown: usual share unknown',
+      text: expect.stringContaining('between 0% and 67% of the rise'),
+    });
+  });
+
+  it('property: with the baseline unjudged, a verdict given is the one any usual share would have given', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 2000 }),
+        fc.integer({ min: 0, max: 2000 }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (now, before, flaggedShareNow, usualShare) => {
+          fc.pre(now !== before);
+          const flaggedNow = Math.round(now * flaggedShareNow);
+          const given = verdict(input(period(now, flaggedNow), period(before, 0, 0))).verdict;
+          if (given.startsWith('unknown')) return;
+          const exact = verdict(
+            input(period(now, flaggedNow), period(before, Math.round(before * usualShare))),
+          ).verdict;
+          expect(exact).toBe(given);
+        },
+      ),
     );
   });
 

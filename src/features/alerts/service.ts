@@ -39,6 +39,8 @@ export interface FlaggedVisitors {
     tenant: FlaggedOf,
     visitorIds: readonly string[],
   ): Promise<{ checked: Set<string>; flagged: Set<string> } | undefined>;
+  /** The threat scan's verdict on each of these visitors it has judged and flagged: its name and reasons. */
+  verdicts(tenant: FlaggedOf, visitorIds: readonly string[]): Promise<Map<string, { name: string; reasons: string[] }>>;
 }
 
 /** What the threat scan knows of a span: flagged visitors active in it, since when it watches, and up to when it has looked. */
@@ -336,6 +338,21 @@ export class AlertService implements FlaggedVisitors {
       if (atLeast(judge(facts, this.deps.verdict).severity, 'medium')) flagged.add(id);
     }
     return { checked, flagged };
+  }
+
+  async verdicts(
+    tenant: FlaggedOf,
+    visitorIds: readonly string[],
+  ): Promise<Map<string, { name: string; reasons: string[] }>> {
+    const stored = await this.deps.repos.visitorChecks.getFresh(tenant.account, visitorIds, new Date(0));
+    const out = new Map<string, { name: string; reasons: string[] }>();
+    for (const [id, entry] of stored) {
+      const facts = (entry.facts as { facts?: SecurityFacts } | null)?.facts;
+      if (!facts) continue;
+      const v = judge(facts, this.deps.verdict);
+      if (atLeast(v.severity, 'medium')) out.set(id, { name: v.name, reasons: v.reasons.map((r) => r.text) });
+    }
+    return out;
   }
 
   async seen(tenant: FlaggedOf, from: Date, to: Date): Promise<FlaggedSeen | undefined> {

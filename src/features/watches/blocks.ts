@@ -1,6 +1,6 @@
 import type { Button, KnownBlock } from '@slack/types';
 import { REPORTS } from '../../kernel/catalog.js';
-import { formatDateTimeIn, counted } from '../../kernel/format.js';
+import { formatCount, formatDateTimeIn, counted } from '../../kernel/format.js';
 import type { Trend } from '../../kernel/trend.js';
 import { USER_ID } from '../../kernel/text.js';
 import { inColour } from '../../platform/slack/kit/colour.js';
@@ -10,6 +10,7 @@ import { describeFilters } from '../../platform/slack/kit/filters.js';
 import { filtersToText } from '../../kernel/filters.js';
 import { capBlocks, LIMITS, mrkdwn, plainText } from '../../platform/slack/kit/limits.js';
 import type { MessageBlock, SlackMessage } from '../../platform/slack/kit/messages.js';
+import type { Explanation } from './explainer.js';
 import { describeRule, type WatchRule, type WatchState } from './plan.js';
 
 export const WATCH_ACTIONS = {
@@ -20,6 +21,9 @@ export const WATCH_ACTIONS = {
   pause: 'watch.pause',
   resume: 'watch.resume',
   remove: 'watch.remove',
+  flagged: 'watch.flagged',
+  flaggedCard: 'watch.flagged.card',
+  ignoreAutomated: 'watch.ignore-automated',
 } as const;
 
 /** What a watch's alert shows: the store's Watch, structurally. */
@@ -38,6 +42,19 @@ export interface WatchAlertView {
   demo: boolean;
   /** A small chart of the recent periods, where it could be built. */
   trend?: Trend;
+  /** Why the figure moved (explainer.ts), once told. */
+  explanation?: Pick<Explanation, 'text' | 'flagged' | 'verdict'>;
+}
+
+/** A watch of all visits that "Ignore automated spikes" can make count visits by people only. */
+export function mayIgnoreAutomated(rule: WatchRule): boolean {
+  return (
+    rule.metric === 'visits' &&
+    rule.who === undefined &&
+    rule.report === 'visits' &&
+    rule.filters.length === 0 &&
+    rule.condition.kind !== 'new'
+  );
 }
 
 /** The watch's whole rule, its filters included: "Pages: visits spike: … , where page~/checkout". */
@@ -81,6 +98,7 @@ export function watchAlertMessage(view: WatchAlertView): SlackMessage {
       type: 'section',
       text: mrkdwn(`${breaching ? ':rotating_light:' : ':white_check_mark:'} ${escapeMrkdwn(view.text)}`),
     },
+    ...(view.explanation ? [{ type: 'section' as const, text: mrkdwn(view.explanation.text) }] : []),
     { type: 'context', elements: [mrkdwn(context.join(' · '))] },
   ];
   if (view.trend) {
@@ -128,6 +146,32 @@ export function watchAlertMessage(view: WatchAlertView): SlackMessage {
     text: plainText('Details', LIMITS.buttonText),
     value,
   });
+  if (view.explanation && view.explanation.flagged.length > 0)
+    buttons.push({
+      type: 'button',
+      action_id: WATCH_ACTIONS.flagged,
+      text: plainText('Flagged visitors', LIMITS.buttonText),
+      value,
+    });
+  if (
+    breaching &&
+    (view.explanation?.verdict === 'mostly automated' || view.explanation?.verdict === 'mixed') &&
+    mayIgnoreAutomated(view.rule)
+  )
+    buttons.push({
+      type: 'button',
+      action_id: WATCH_ACTIONS.ignoreAutomated,
+      text: plainText('Ignore automated spikes', LIMITS.buttonText),
+      value,
+      confirm: {
+        title: plainText('Count people only?', LIMITS.buttonText),
+        text: mrkdwn(
+          'This watch will count visits by people only: visits by visitors the threat scan flagged (threats, scrapers, VPN abusers) no longer count, so a wave of them alerts no more.',
+        ),
+        confirm: plainText('Count people only', LIMITS.buttonText),
+        deny: plainText('Keep all visits', LIMITS.buttonText),
+      },
+    });
   blocks.push({ type: 'actions', elements: buttons });
   const level = !breaching ? 'success' : view.acknowledgedBy ? 'neutral' : 'warning';
   return inColour(
@@ -221,4 +265,44 @@ export function watchListMessage(
   }
   if (items.length > 15) blocks.push({ type: 'context', elements: [mrkdwn(`…and ${items.length - 15} more.`)] });
   return { text: fallbackText(counted(items.length, 'watch', 'watches')), blocks: capBlocks(blocks) };
+}
+
+/**
+ * The flagged visitors behind an alert's period, with the threat scan's verdict on each and a
+ * button to open their card. `verdicts` holds those it still has a verdict on.
+ */
+export function flaggedVisitorsMessage(
+  watch: { id: number; rule: WatchRule; explanation?: Pick<Explanation, 'flagged' | 'flaggedCount'> },
+  period: string,
+  verdicts: ReadonlyMap<string, { name: string; reasons: readonly string[] }>,
+): SlackMessage {
+  const ids = watch.explanation?.flagged ?? [];
+  const all = Math.max(ids.length, watch.explanation?.flaggedCount ?? 0);
+  const shown =
+    all > ids.length
+      ? `the ${formatCount(ids.length)} with the most visits of ${counted(all, 'flagged visitor')}`
+      : counted(all, 'flagged visitor');
+  const blocks: MessageBlock[] = [
+    {
+      type: 'section',
+      text: mrkdwn(
+        `*Flagged visitors ${escapeMrkdwn(period)}* (watch #${watch.id}: ${escapeMrkdwn(watchTitle(watch.rule))}): ${shown}, most visits first.`,
+      ),
+    },
+  ];
+  for (const id of ids) {
+    const v = verdicts.get(id);
+    const said = v ? `${v.name}${v.reasons.length > 0 ? `: ${v.reasons.join('; ')}` : ''}` : 'verdict no longer kept';
+    blocks.push({
+      type: 'section',
+      text: mrkdwn(`\`${escapeMrkdwn(id)}\` · ${escapeMrkdwn(said)}`),
+      accessory: {
+        type: 'button',
+        action_id: WATCH_ACTIONS.flaggedCard,
+        text: plainText('Card', LIMITS.buttonText),
+        value: id.slice(0, 2000),
+      },
+    });
+  }
+  return { text: fallbackText(`Flagged visitors ${period}: ${ids.length}`), blocks: capBlocks(blocks) };
 }

@@ -7,6 +7,8 @@
  */
 import pLimit from 'p-limit';
 import { DeliveryRepo } from '../../platform/deliveries/repo.js';
+import { escapeMrkdwn } from '../../platform/slack/kit/escape.js';
+import { mrkdwn } from '../../platform/slack/kit/limits.js';
 import type { Logger } from '../../platform/log.js';
 import type { Db, Queryable } from '../../platform/store/db.js';
 import { TenantError, type Tenant } from '../../platform/tenancy/tenants.js';
@@ -15,6 +17,7 @@ import type { ApiDays, Trend } from '../../kernel/trend.js';
 import type { TrendService } from '../trends/index.js';
 import { watchAlertMessage, watchReply } from './blocks.js';
 import type { WatchObserver } from './observe.js';
+import type { Explanation, WatchExplainer } from './explainer.js';
 import type { Changed } from '../../platform/changes.js';
 import {
   decide,
@@ -60,6 +63,10 @@ export interface WatchEvaluatorOptions {
   deliveryDeadlineMs?: number;
   /** Told whose watch was evaluated (App Home shows its state). */
   changed?: Changed;
+  /** Explains each alert once it is out, editing it in place (left out: alerts are not explained). */
+  explainer?: Pick<WatchExplainer, 'explain'>;
+  /** Told each explanation's outcome (for /metrics). */
+  explained?: (outcome: 'explained' | 'failed') => void;
 }
 
 const DEFAULTS = {
@@ -76,6 +83,8 @@ export class WatchEvaluator {
   private readonly repo: WatchRepo;
   /** Watches waiting for settled figures, and when each is tried again (ms): not every tick, as each try may ask the API. */
   private readonly waiting = new Map<number, number>();
+  /** Explanations under way (stop waits for them). */
+  private readonly explaining = new Set<Promise<void>>();
 
   constructor(private readonly options: WatchEvaluatorOptions) {
     this.repo = new WatchRepo(options.db);
@@ -91,6 +100,7 @@ export class WatchEvaluator {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     await this.running;
+    await Promise.all(this.explaining);
   }
 
   /** One pass over the due watches; never throws (a failure is logged and the next tick tries again). */
@@ -177,7 +187,10 @@ export class WatchEvaluator {
     });
     if (!recorded) return false;
     this.options.observe?.(muted && kind !== 'ok' && kind !== 'unknown' ? 'muted' : kind);
-    if (posted) this.options.queued();
+    if (posted) {
+      this.options.queued();
+      if (kind === 'breach' || kind === 'update' || kind === 'recover') this.explainLater(recorded, period, trend);
+    }
     this.options.changed?.({ users: [claimed.ownerId] });
     log.info({ watch: watch.id, period: period.key, outcome: kind, muted }, 'watch evaluated');
     return true;
@@ -244,6 +257,67 @@ export class WatchEvaluator {
     await outbox.enqueue({ ...base, subject: WATCH_REPLY, message: watchReply(kind, text), ...thread });
     if (watch.alertTs) await outbox.enqueue({ ...base, subject: WATCH_EDIT, message: alert, updateTs: watch.alertTs });
     return true;
+  }
+
+  /**
+   * Explains the period once its alert is out: what moved and who moved it, written to the
+   * watch (for the period it explains) and the alert edited in place through the outbox. The
+   * alert never waits for it. A failure is said in the alert, logged and counted.
+   */
+  private explainLater(watch: Watch, period: WatchPeriod, trend: Trend | undefined): void {
+    const { explainer, log } = this.options;
+    if (!explainer) return;
+    const work = (async () => {
+      let explanation: Explanation;
+      try {
+        const tenant = await this.options.tenants.of(watch.teamId);
+        explanation = await explainer.explain(tenant, watch.rule, period, watch.timeZone);
+        this.options.explained?.('explained');
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        log.warn({ watch: watch.id, period: period.key, err: reason }, 'watch alert not explained');
+        this.options.explained?.('failed');
+        explanation = {
+          period: period.key,
+          text: mrkdwn(`*Why it moved:* could not be told (${escapeMrkdwn(reason)}).`).text.slice(0, 3000),
+          verdict: 'unknown: too few visitors judged',
+          flagged: [],
+          flaggedCount: 0,
+        };
+      }
+      const now = this.options.now();
+      const queued = await this.options.db.transaction(async (tx) => {
+        const fresh = await new WatchRepo(tx).setExplanation(watch.id, explanation);
+        if (!fresh || (fresh.mutedUntil !== undefined && fresh.mutedUntil > now)) return false;
+        const where = fresh.alertTs
+          ? { updateTs: fresh.alertTs }
+          : fresh.alertDelivery !== undefined
+            ? { updateOf: fresh.alertDelivery }
+            : undefined;
+        if (!where) return false;
+        const message = watchAlertMessage({
+          ...fresh,
+          text: fresh.lastText ?? '',
+          now,
+          demo: this.options.demo,
+          ...(trend ? { trend } : {}),
+        });
+        await new DeliveryRepo(tx).enqueue({
+          team: fresh.teamId,
+          channelId: fresh.channelId,
+          expiresInMs: this.options.deliveryDeadlineMs ?? DEFAULTS.deliveryDeadlineMs,
+          subject: WATCH_EDIT,
+          message,
+          ...where,
+        });
+        return true;
+      });
+      if (queued) this.options.queued();
+    })().catch((error: unknown) =>
+      log.error({ watch: watch.id, period: period.key, err: (error as Error).message }, 'watch explanation failed'),
+    );
+    this.explaining.add(work);
+    void work.finally(() => this.explaining.delete(work));
   }
 
   /** The recent periods of the watched figure, for the alert's chart. */

@@ -36,6 +36,11 @@ export interface Mover {
   isNew: boolean;
   /** In the current top MOVERS_TOP but not in the baseline's (absent entries included). */
   newInTop: boolean;
+  /**
+   * Set when this one entry moved more than the whole change: what every other entry did
+   * together (the other way), so that the two add up to the change and nothing claims more.
+   */
+  rest?: number;
 }
 
 export interface MoversOptions {
@@ -113,6 +118,8 @@ export function movers(current: readonly Entry[], baseline: readonly Entry[], op
     chosen.push(m);
     left -= Math.abs(m.change);
   }
+  // One entry moved more than everything together: it is named with what the rest did.
+  if (chosen.length === 0 && candidates.length > 0) return [{ ...candidates[0]!, rest: total - candidates[0]!.change }];
   if (sign > 0 && chosen.length > 0 && !chosen.some((m) => m.newInTop)) {
     const last = chosen[chosen.length - 1]!;
     const room = left + (chosen.length === max ? Math.abs(last.change) : 0);
@@ -182,7 +189,8 @@ export type ExplanationVerdict =
   | 'mostly people'
   | 'mixed'
   | 'unknown: threat checks are off'
-  | 'unknown: too few visitors judged';
+  | 'unknown: too few visitors judged'
+  | 'unknown: usual share unknown';
 
 const unit = (n: number): number => Math.min(1, Math.max(0, n));
 
@@ -242,36 +250,84 @@ export function verdict(input: FlaggedInput): FlaggedVerdict {
       shares: { direction: shares.direction },
       text: `unknown: threat checks are off, so none of the ${formatCount(visitors)} visitors was judged`,
     };
-  // Of the change where both periods were judged; else of the period alone, which is still true.
   const ofChange = shares.direction !== 'none' && shares.changeShare !== undefined;
-  const basis = ofChange ? shares.changeShare : shares.share;
-  if ((judged < visitors && judged < MIN_JUDGED_VISITORS) || basis === undefined)
+  if (judged < visitors && judged < MIN_JUDGED_VISITORS)
     return {
       verdict: 'unknown: too few visitors judged',
       shares,
       text: `unknown: too few visitors judged (${judging})`,
     };
-  const name: ExplanationVerdict =
-    basis >= MOSTLY_AUTOMATED_AT ? 'mostly automated' : basis < MOSTLY_PEOPLE_BELOW ? 'mostly people' : 'mixed';
-  const of = ofChange ? `of the ${shares.direction} is` : "of the period's visits are";
-  const usual =
-    shares.baselineShare !== undefined
-      ? `usual ${percent(shares.baselineShare)}`
-      : 'usual share unknown: no visitor of the baseline judged';
-  const figures = [usual, notes].filter((s): s is string => s !== undefined);
+  if (ofChange) {
+    const basis = shares.changeShare!;
+    const name = verdictAt(basis);
+    const figures = [`usual ${percent(shares.baselineShare!)}`, notes].filter((x): x is string => x !== undefined);
+    return {
+      verdict: name,
+      shares,
+      text: `${name}: ${percent(basis)} of the ${shares.direction} is from flagged visitors (${figures.join('; ')})`,
+    };
+  }
+  if (shares.share === undefined)
+    return {
+      verdict: 'unknown: too few visitors judged',
+      shares,
+      text: `unknown: too few visitors judged (${judging})`,
+    };
+  return unjudgedBaseline(input, shares, notes);
+}
+
+const verdictAt = (share: number): ExplanationVerdict =>
+  share >= MOSTLY_AUTOMATED_AT ? 'mostly automated' : share < MOSTLY_PEOPLE_BELOW ? 'mostly people' : 'mixed';
+
+/**
+ * No visitor of the baseline was judged: its flagged visits lie anywhere from none to all of
+ * them, so the flagged share of the change lies between two bounds. A verdict is given only
+ * where both bounds agree on it; the period's own share is said either way.
+ */
+function unjudgedBaseline(input: FlaggedInput, shares: FlaggedShares, notes: string | undefined): FlaggedVerdict {
+  const now = count(input.current.visits);
+  const before = count(input.baseline.visits);
+  const flaggedNow = shares.share! * now;
+  const change = now - before;
+  const own = `${percent(shares.share!)} of the period's visits are from flagged visitors`;
+  const figures = ['usual share unknown: no visitor of the baseline judged', notes].filter(
+    (x): x is string => x !== undefined,
+  );
+  if (change === 0) return { verdict: 'mixed', shares, text: `no change to explain: ${own} (${figures.join('; ')})` };
+  // The flagged part of the change is flaggedNow − flaggedBefore, with 0 ≤ flaggedBefore ≤ before.
+  const a = unit(flaggedNow / change);
+  const b = unit((flaggedNow - before) / change);
+  const [low, high] = a <= b ? [a, b] : [b, a];
+  const of = `of the ${shares.direction} is from flagged visitors`;
+  if (low >= MOSTLY_AUTOMATED_AT)
+    return {
+      verdict: 'mostly automated',
+      shares,
+      text: `mostly automated: at least ${percent(low)} ${of}; ${own} (${figures.join('; ')})`,
+    };
+  if (high < MOSTLY_PEOPLE_BELOW)
+    return {
+      verdict: 'mostly people',
+      shares,
+      text: `mostly people: at most ${percent(high)} ${of}; ${own} (${figures.join('; ')})`,
+    };
   return {
-    verdict: name,
+    verdict: 'unknown: usual share unknown',
     shares,
-    text: `${name}: ${percent(basis)} ${of} from flagged visitors (${figures.join('; ')})`,
+    text: `unknown: between ${percent(low)} and ${percent(high)} ${of}; ${own} (${figures.join('; ')})`,
   };
 }
 
 /** A signed count: "+212", "-40". */
-const signed = (n: number): string => (n > 0 ? `+${formatCount(n)}` : formatCount(n));
+const signed = (n: number): string =>
+  n > 0 ? `+${formatCount(Math.round(n))}` : n < 0 ? `−${formatCount(Math.round(-n))}` : '0';
 
 function moverText(m: Mover): string {
-  const mark = m.isNew ? ' (new)' : m.newInTop ? ` (new in the top ${MOVERS_TOP})` : '';
-  return `${escapeMrkdwn(clip(m.label, MAX_LABEL))} ${signed(m.change)}${mark}`;
+  const notes = [
+    ...(m.isNew ? ['new'] : m.newInTop ? [`new in the top ${MOVERS_TOP}`] : []),
+    ...(m.rest !== undefined ? [`everything else ${signed(m.rest)}`] : []),
+  ];
+  return `${escapeMrkdwn(clip(m.label, MAX_LABEL))} ${signed(m.change)}${notes.length > 0 ? ` (${notes.join('; ')})` : ''}`;
 }
 
 export interface ExplanationText {

@@ -3,6 +3,7 @@ import type { Queryable } from '../../platform/store/db.js';
 import { WATCH_SUBJECTS } from './deliveries.js';
 import { WatchEvaluator } from './evaluator.js';
 import { registerWatches, watchCommand } from './listeners.js';
+import { WatchExplainer } from './explainer.js';
 import { WatchObserver } from './observe.js';
 import { WATCH_HELP } from './parse.js';
 import { WatchRepo } from './repo.js';
@@ -18,12 +19,12 @@ declare module '../../platform/feature.js' {
 }
 
 /** `/traffic watch …`: metric watches, evaluated as each period is final, and their alerts. */
-export const watches: LookoutFeature<'watches', 'reports' | 'trends' | 'alerts', { watches: WatchRepo }> = {
+export const watches: LookoutFeature<'watches', 'reports' | 'trends' | 'alerts' | 'visitor', { watches: WatchRepo }> = {
   name: 'watches',
-  needs: ['reports', 'trends', 'alerts'],
+  needs: ['reports', 'trends', 'alerts', 'visitor'],
   subjects: WATCH_SUBJECTS,
   repos: (db: Queryable) => ({ watches: new WatchRepo(db) }),
-  plug(ctx, { reports, trends, alerts }, repos) {
+  plug(ctx, { reports, trends, alerts, visitor }, repos) {
     const { platform, settings } = ctx;
     const { now, apiDays, demo, limits } = settings;
     const log = logOf(ctx, 'watches');
@@ -38,10 +39,13 @@ export const watches: LookoutFeature<'watches', 'reports' | 'trends' | 'alerts',
       changed,
       log,
     });
+    const observer = new WatchObserver({ trends, flagged: alerts.service, apiDays, log });
     const evaluator = new WatchEvaluator({
       db: platform.repos.db,
       tenants: platform.tenants,
-      observer: new WatchObserver({ trends, flagged: alerts.service, apiDays, log }),
+      observer,
+      explainer: new WatchExplainer(observer),
+      explained: (outcome) => platform.metrics.watchExplanations.inc({ outcome }),
       trends,
       apiDays,
       owner: settings.owner,
@@ -62,7 +66,7 @@ export const watches: LookoutFeature<'watches', 'reports' | 'trends' | 'alerts',
           help: WATCH_HELP,
         },
       ],
-      register: (routes) => registerWatches(routes, service, reports),
+      register: (routes) => registerWatches(routes, service, reports, { flagged: alerts.service, cards: visitor }),
       jobs: [evaluator],
     };
   },

@@ -6,7 +6,10 @@ import { postToResponseUrl, replyTo } from '../../platform/slack/respond.js';
 import { buttonValue, type ActionArgs, type Handling, type Routes } from '../../platform/slack/routes.js';
 import type { Subcommand } from '../../platform/slack/subcommand.js';
 import type { ReportService } from '../reports/index.js';
-import { WATCH_ACTIONS } from './blocks.js';
+import type { FlaggedVisitors } from '../alerts/index.js';
+import type { VisitorCards } from '../visitor/index.js';
+import { flaggedVisitorsMessage, WATCH_ACTIONS } from './blocks.js';
+import { periodLabel } from './plan.js';
 import { parseWatchCommand } from './parse.js';
 import type { WatchService } from './service.js';
 
@@ -105,9 +108,58 @@ function listButton(watches: WatchService, action: 'pause' | 'resume' | 'remove'
   };
 }
 
-export function registerWatches(app: Routes, watches: WatchService, reports: ReportService): void {
+/** What the explanation's buttons need of other features: verdicts on visitors, and their cards. */
+export interface ExplainedBy {
+  flagged: Pick<FlaggedVisitors, 'verdicts'>;
+  cards: VisitorCards;
+}
+
+/** "Flagged visitors": the period's flagged visitors, with verdicts and their cards, for the clicker alone. */
+function flaggedButton(watches: WatchService, by: ExplainedBy) {
+  return async (args: ActionArgs, { tell, tenant }: Handling) => {
+    const id = RowId.safeParse(buttonValue(args));
+    if (!id.success) return tell(problemMessage('This alert is too old to act on.'));
+    const t = await tenant();
+    const found = await watches.explained(t, args.body.user.id, id.data, { channelId: args.body.channel?.id });
+    if (!found.ok) return tell(found.message);
+    const watch = found.value;
+    if (!watch.explanation)
+      return tell(problemMessage(`Watch #${id.data}'s latest alert has no explanation yet.`, 'Try again in a minute.'));
+    const [date, hour] = watch.explanation.period.split('T');
+    const label = periodLabel({ date: date!, ...(hour !== undefined ? { hour: Number(hour) } : {}) });
+    const verdicts = await by.flagged.verdicts(t, watch.explanation.flagged);
+    return tell(flaggedVisitorsMessage(watch, label, verdicts));
+  };
+}
+
+/** A flagged visitor's card, from the list above, for the clicker alone (rights checked by the card). */
+function cardButton(by: ExplainedBy) {
+  return async (args: ActionArgs, { log, tell, tenant }: Handling) => {
+    const visitorId = buttonValue(args);
+    if (!visitorId) return tell(problemMessage('This list is too old to act on.'));
+    const channelId = args.body.channel?.id;
+    return tell((await by.cards.card(await tenant(), { visitorId, channelId, user: args.body.user.id, log })).message);
+  };
+}
+
+/** "Ignore automated spikes": the watch counts people only from its next period; the clicker is told. */
+function ignoreAutomatedButton(watches: WatchService) {
+  return async (args: ActionArgs, { tell, tenant }: Handling) => {
+    const id = RowId.safeParse(buttonValue(args));
+    if (!id.success) return tell(problemMessage('This alert is too old to act on.'));
+    const outcome = await watches.ignoreAutomated(await tenant(), args.body.user.id, id.data, {
+      channelId: args.body.channel?.id,
+    });
+    return tell(said(outcome, (w) => watches.added(w, 'changed')));
+  };
+}
+
+export function registerWatches(app: Routes, watches: WatchService, reports: ReportService, by: ExplainedBy): void {
   for (const action of ['ack', 'mute24h', 'unmute', 'details'] as const)
     app.handle(WATCH_ACTIONS[action], alertButton(watches, reports, action));
+  app.handle(WATCH_ACTIONS.flagged, flaggedButton(watches, by));
+  app.handle(WATCH_ACTIONS.flaggedCard, cardButton(by));
+  app.handle(WATCH_ACTIONS.ignoreAutomated, ignoreAutomatedButton(watches));
   for (const action of ['pause', 'resume', 'remove'] as const)
     app.handle(WATCH_ACTIONS[action], listButton(watches, action), 'replace');
 }

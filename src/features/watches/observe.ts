@@ -5,8 +5,8 @@
  * same question asked by many watches in one evaluation is fetched once.
  */
 import { REPORTS } from '../../kernel/catalog.js';
-import { hourAt, shiftDate } from '../../kernel/dates.js';
-import { fieldOf } from '../../kernel/records.js';
+import { dayStart, hourAt, hourEnd, shiftDate } from '../../kernel/dates.js';
+import { fieldOf, type VisitRecord } from '../../kernel/records.js';
 import { dayLabel, type ApiDays, type Bucket } from '../../kernel/trend.js';
 import { ApiError } from '../../platform/api/errors.js';
 import type { Tenant } from '../../platform/tenancy/tenants.js';
@@ -23,6 +23,32 @@ import {
   type WatchRule,
 } from './plan.js';
 
+/**
+ * How far back the threat scan's verdicts on visitors are asked for: it keeps them for hours
+ * (its recheck interval), so periods further back than this count as not judged.
+ */
+export const VERDICTS_KEPT_MS = 24 * 3_600_000;
+
+/** A period's visits and what the threat scan made of their visitors. */
+export interface JudgedVisits {
+  visits: VisitRecord[];
+  /** Visitors the scan has a verdict on, and those it flagged (threat, scraper, VPN abuser). */
+  checked: Set<string>;
+  flagged: Set<string>;
+}
+
+/** Visits by flagged visitors, and visits whose visitor has a verdict. */
+export function judgedCounts(j: JudgedVisits): { visits: number; judgedVisits: number; flaggedVisits: number } {
+  let judgedVisits = 0;
+  let flaggedVisits = 0;
+  for (const v of j.visits) {
+    if (!v.visitor_id || !j.checked.has(v.visitor_id)) continue;
+    judgedVisits++;
+    if (j.flagged.has(v.visitor_id)) flaggedVisits++;
+  }
+  return { visits: j.visits.length, judgedVisits, flaggedVisits };
+}
+
 export interface ObserverDeps {
   trends: Pick<TrendService, 'values'>;
   flagged: Pick<FlaggedVisitors, 'judged'>;
@@ -36,6 +62,44 @@ export type WatchTenant = Pick<Tenant, 'team' | 'account' | 'fetcher'>;
 
 export class WatchObserver {
   constructor(private readonly deps: ObserverDeps) {}
+
+  /** The site's visits in each period, from the trend cache (finished periods kept once); undefined while any is unsettled. */
+  async totals(
+    tenant: WatchTenant,
+    periods: readonly Pick<WatchPeriod, 'date' | 'hour'>[],
+    timeZone: string,
+  ): Promise<number[] | undefined> {
+    const spec = { report: 'visits' as const, filters: [], metric: 'visits' as const, timeZone };
+    const buckets = periods.map((p) => periodBucket(p));
+    const { values, unsettled } = await this.deps.trends.values(tenant, spec, buckets, this.deps.log);
+    return unsettled.length > 0 ? undefined : values;
+  }
+
+  /**
+   * A period's visits (an hour in the zone, or the API's day), and the threat scan's verdicts
+   * on their visitors; undefined while the scan is off.
+   */
+  async judgedVisits(
+    tenant: WatchTenant,
+    period: Pick<WatchPeriod, 'date' | 'hour'>,
+    timeZone: string,
+  ): Promise<JudgedVisits | undefined> {
+    const hourly = period.hour !== undefined;
+    // The zone's hour lies within the API's day before, the day or the day after.
+    const all = await tenant.fetcher.visits({
+      startDate: hourly ? shiftDate(period.date, -1) : period.date,
+      endDate: hourly ? shiftDate(period.date, 1) : period.date,
+    });
+    const visits = hourly
+      ? all.filter((v) => {
+          const at = v.date ? hourAt(Date.parse(v.date), timeZone) : undefined;
+          return at?.date === period.date && at.hour === period.hour;
+        })
+      : all;
+    const ids = [...new Set(visits.map((v) => v.visitor_id).filter((id): id is string => typeof id === 'string'))];
+    const judged = await this.deps.flagged.judged(tenant, ids);
+    return judged && { visits, ...judged };
+  }
 
   /** `tenant`: the watch's workspace, and its analytics account. */
   async observe(tenant: WatchTenant, rule: WatchRule, period: WatchPeriod, timeZone: string): Promise<Observation> {
@@ -81,36 +145,74 @@ export class WatchObserver {
     const spec = { report: rule.report, filters: rule.filters, metric: rule.metric, timeZone };
     const { values, unsettled } = await this.deps.trends.values(tenant, spec, buckets, this.deps.log);
     if (unsettled.length > 0) throw new Unsettled(buckets.filter((b) => unsettled.includes(b.key)));
-    return observationOf(rule, period, timeZone, this.deps.apiDays, values);
+    if (!rule.who) return observationOf(rule, period, timeZone, this.deps.apiDays, values);
+    return this.byWhom(tenant, rule, period, timeZone, values);
+  }
+
+  /**
+   * Visits by people (visits less those by visitors the threat scan flagged) or by bots (those
+   * visits): each period's total less, or only, its flagged visitors' visits. A period older
+   * than the scan's verdicts counts no visit as flagged: for people its usual is all visits
+   * (said so), for bots a usual cannot be told (unknown).
+   */
+  private async byWhom(
+    tenant: WatchTenant,
+    rule: WatchRule,
+    period: WatchPeriod,
+    timeZone: string,
+    totals: readonly number[],
+  ): Promise<Observation> {
+    const periods = [period, ...comparedWith(rule, period, timeZone)];
+    const judgedSince = period.dueAt - VERDICTS_KEPT_MS;
+    let unjudged = 0;
+    const figures: number[] = [];
+    for (const [i, p] of periods.entries()) {
+      const total = totals[i] ?? 0;
+      const ended =
+        (p.hour === undefined ? dayStart(shiftDate(p.date, 1), timeZone) : hourEnd(p.date, p.hour, timeZone)) ?? 0;
+      if (i > 0 && ended < judgedSince) {
+        if (rule.who === 'bots')
+          return {
+            ok: false,
+            error: `The usual visits by bots are not known: the threat scan keeps its verdicts on visitors for hours, not for the weeks this watch compares with.`,
+          };
+        unjudged++;
+        figures.push(total);
+        continue;
+      }
+      const judged = await this.judgedVisits(tenant, p, timeZone);
+      if (!judged)
+        return {
+          ok: false,
+          error: `Visits by ${rule.who} need the threat scan, which is off: turn it on with /traffic alerts on.`,
+        };
+      const { flaggedVisits } = judgedCounts(judged);
+      figures.push(rule.who === 'bots' ? flaggedVisits : Math.max(0, total - flaggedVisits));
+    }
+    const o = observationOf(rule, period, timeZone, this.deps.apiDays, figures);
+    if (!o.ok || unjudged === 0 || !o.baselineLabel) return o;
+    return {
+      ...o,
+      baselineLabel: `${o.baselineLabel} (all its visits: the threat scan's verdicts are not kept that long)`,
+    };
   }
 
   /** The share of the hour's visits made by visitors the threat scan flagged, among the visits it has judged. */
   private async bots(tenant: WatchTenant, period: WatchPeriod, timeZone: string, label: string): Promise<Observation> {
-    // The zone's hour lies within the API's day before, the day or the day after.
-    const visits = await tenant.fetcher.visits({
-      startDate: shiftDate(period.date, -1),
-      endDate: shiftDate(period.date, 1),
-    });
-    const inHour = visits.filter((v) => {
-      const at = v.date ? hourAt(Date.parse(v.date), timeZone) : undefined;
-      return at?.date === period.date && at.hour === period.hour;
-    });
-    if (inHour.length === 0) return { ok: true, value: 0, label };
-    const ids = [...new Set(inHour.map((v) => v.visitor_id).filter((id): id is string => typeof id === 'string'))];
-    const judged = await this.deps.flagged.judged(tenant, ids);
+    const judged = await this.judgedVisits(tenant, period, timeZone);
+    if (judged?.visits.length === 0) return { ok: true, value: 0, label };
     if (!judged)
       return {
         ok: false,
         error: 'The threat scan is off, so no visitor has been judged: turn it on with /traffic alerts on.',
       };
-    const checked = inHour.filter((v) => v.visitor_id && judged.checked.has(v.visitor_id));
-    if (checked.length === 0)
-      return { ok: false, error: `None of the hour's ${inHour.length} visits has been judged by the threat scan yet.` };
-    const flagged = checked.filter((v) => judged.flagged.has(v.visitor_id!)).length;
+    const { visits, judgedVisits, flaggedVisits } = judgedCounts(judged);
+    if (judgedVisits === 0)
+      return { ok: false, error: `None of the hour's ${visits} visits has been judged by the threat scan yet.` };
     return {
       ok: true,
-      value: (flagged / checked.length) * 100,
-      label: `${label} (${flagged} of ${checked.length} judged visits)`,
+      value: (flaggedVisits / judgedVisits) * 100,
+      label: `${label} (${flaggedVisits} of ${judgedVisits} judged visits)`,
     };
   }
 }

@@ -16,15 +16,15 @@ import {
   type UsageError,
 } from '../../kernel/text.js';
 import { readRange } from '../../kernel/when.js';
-import { NEW_TOP, type Condition, type WatchEvery, type WatchMetric, type WatchRule } from './plan.js';
+import { NEW_TOP, type Condition, type WatchEvery, type WatchMetric, type WatchRule, type WatchWho } from './plan.js';
 
 export const WATCH_USAGE =
-  '/traffic watch [visits|unique|bots] [report] [filters…] above|below <n>[%] | drops|rises <n>% [vs last week] | spike | new [every hour|day] [#channel] · watch list [all] · watch pause|resume|remove <id> · watch edit <id> <rule> · watch mute <id> [for 24h|7d|forever] · watch unmute <id>';
+  '/traffic watch [visits [by people|bots]|unique|bots] [report] [filters…] above|below <n>[%] | drops|rises <n>% [vs last week] | spike | new [every hour|day] [#channel] · watch list [all] · watch pause|resume|remove <id> · watch edit <id> <rule> · watch mute <id> [for 24h|7d|forever] · watch unmute <id>';
 
 export const WATCH_HELP = [
   '/traffic watch <metric> [report filters…] <condition> [every hour|day] [#channel]',
   'Alerts when traffic itself moves: a threshold, a change against the period before or last week, a spike against the usual, a new top-10 entry, or the share of flagged visitors.',
-  'Examples: `/traffic watch visits drops 40% vs last week` · `/traffic watch sources source:google visits below 100 per day` · `/traffic watch pages page~/checkout spike` · `/traffic watch countries new` · `/traffic watch bots above 20%`',
+  'Examples: `/traffic watch visits drops 40% vs last week` · `/traffic watch visits by people spike` · `/traffic watch sources source:google visits below 100 per day` · `/traffic watch pages page~/checkout spike` · `/traffic watch countries new` · `/traffic watch bots above 20%`',
 ];
 
 export type WatchVerb = 'pause' | 'resume' | 'remove' | 'unmute';
@@ -105,6 +105,7 @@ export function parseRule(
   catalog: ReportCatalog,
 ): { rule: WatchRule; channel?: ChannelRef } | UsageError {
   let metric: WatchMetric | undefined;
+  let who: WatchWho | undefined;
   let report: WatchRule['report'] | undefined;
   let condition: Condition | undefined;
   let every: WatchEvery | undefined;
@@ -129,6 +130,13 @@ export function parseRule(
       filterTokens.push(token);
     } else if ((word === 'visits' || word === 'unique' || word === 'bots') && metric === undefined) {
       metric = word;
+      if (word === 'visits' && next === 'by') {
+        const whose = tokens[i + 2]?.text.toLowerCase();
+        if (whose !== 'people' && whose !== 'bots')
+          return fail('Whose visits? `visits by people` (visitors the threat scan did not flag) or `visits by bots`.');
+        who = whose;
+        i += 2;
+      }
     } else if (word === 'above' || word === 'below') {
       const n = threshold(next);
       if (n === undefined)
@@ -194,6 +202,10 @@ export function parseRule(
     if (every === 'day') return fail('A bots watch looks at the last hour; leave out `every day`.');
   }
   const reportId = report ?? 'visits';
+  if (who && (reportId !== 'visits' || filters.filters.length > 0 || condition.kind === 'new'))
+    return fail(
+      `\`visits by ${who}\` counts all the site's visits by whom the threat scan judged them to be: leave out the report and filters, and use above, below, drops, rises or spike.`,
+    );
   if (condition.kind === 'new') {
     const def = catalog[reportId];
     if (!def.countField || !def.rowFilter)
@@ -201,7 +213,14 @@ export function parseRule(
   }
   const defaultEvery: WatchEvery = m === 'bots' || condition.kind === 'spike' ? 'hour' : 'day';
   return {
-    rule: { metric: m, report: reportId, filters: filters.filters, condition, every: every ?? defaultEvery },
+    rule: {
+      metric: m,
+      ...(who ? { who } : {}),
+      report: reportId,
+      filters: filters.filters,
+      condition,
+      every: every ?? defaultEvery,
+    },
     ...(channel ? { channel } : {}),
   };
 }

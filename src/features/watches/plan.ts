@@ -11,6 +11,8 @@ import { counted, formatCount } from '../../kernel/format.js';
 import { dayLabel, finalAt, type ApiDays, type Bucket } from '../../kernel/trend.js';
 
 export type WatchMetric = 'visits' | 'unique' | 'bots';
+/** Whose visits a `visits` watch counts: by people (visitors the threat scan did not flag), or by bots (those it flagged). */
+export type WatchWho = 'people' | 'bots';
 export type WatchEvery = 'hour' | 'day';
 
 export type Condition =
@@ -21,6 +23,8 @@ export type Condition =
 
 export interface WatchRule {
   metric: WatchMetric;
+  /** With `visits` only: whose visits count (all when absent). */
+  who?: WatchWho;
   /** `visits`: all visits (no report named). */
   report: ReportId;
   filters: FilterGroup[];
@@ -111,9 +115,11 @@ export function decide(condition: Condition, state: WatchState, observation: Obs
   return hit === undefined ? 'unknown' : hit ? 'breach' : 'ok';
 }
 
-export function metricNoun(metric: WatchMetric): string {
+export function metricNoun(metric: WatchMetric, who?: WatchWho): string {
   return metric === 'visits'
-    ? 'visits'
+    ? who
+      ? `visits by ${who}`
+      : 'visits'
     : metric === 'unique'
       ? 'unique visitors'
       : 'share of visits by flagged visitors';
@@ -125,7 +131,7 @@ function amount(metric: WatchMetric, n: number): string {
 
 /** The rule in words, as the list and the alert say it: "visits below 100 a day". */
 export function describeRule(rule: WatchRule): string {
-  const noun = metricNoun(rule.metric);
+  const noun = metricNoun(rule.metric, rule.who);
   const c = rule.condition;
   const per = rule.every === 'hour' ? 'an hour' : 'a day';
   switch (c.kind) {
@@ -142,9 +148,10 @@ export function describeRule(rule: WatchRule): string {
 }
 
 /** A figure with its noun: "1 visit", "408 visits", "2 unique visitors", "12.5% of visits by flagged visitors". */
-function figure(metric: WatchMetric, n: number): string {
+function figure(metric: WatchMetric, n: number, who?: WatchWho): string {
   if (metric === 'bots') return `${amount(metric, n)} of visits by flagged visitors`;
-  return metric === 'visits' ? counted(Math.round(n), 'visit') : counted(Math.round(n), 'unique visitor');
+  if (metric === 'unique') return counted(Math.round(n), 'unique visitor');
+  return `${counted(Math.round(n), 'visit')}${who ? ` by ${who}` : ''}`;
 }
 
 /**
@@ -158,7 +165,7 @@ export function describeObservation(
   kind: DecisionKind,
 ): string {
   const c = rule.condition;
-  const seen = `${figure(rule.metric, o.value)} ${o.label}`;
+  const seen = `${figure(rule.metric, o.value, rule.who)} ${o.label}`;
   const on = kind === 'breach' || kind === 'update';
   const usual = `${amount(rule.metric, o.baseline ?? 0)}`;
   switch (c.kind) {

@@ -1,6 +1,7 @@
 /** Watches and the state of each one's current alert. */
 import type { Queryable } from '../../platform/store/db.js';
 import { fromRow } from '../../platform/store/rows.js';
+import type { Explanation } from './explainer.js';
 import type { DecisionKind, WatchRule, WatchState } from './plan.js';
 
 export interface WatchInput {
@@ -30,6 +31,8 @@ export interface Watch extends WatchInput {
   lastText?: string;
   lastError?: string;
   lastEvaluatedAt?: Date;
+  /** Why the alert's figure moved, for the period it explains. */
+  explanation?: Explanation;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -58,6 +61,8 @@ const toWatch = (row: Record<string, unknown>): Watch => {
   };
 };
 
+const ALERTING = ['breach', 'update', 'recover'];
+
 export class WatchRepo {
   constructor(private readonly db: Queryable) {}
 
@@ -84,7 +89,7 @@ export class WatchRepo {
   /** A new rule (or channel) starts afresh: no breach, no alert, evaluated from the next period. */
   async edit(team: string, id: number, rule: WatchRule, channelId: string): Promise<Watch | undefined> {
     const { rows } = await this.db.query(
-      `UPDATE watches SET rule = $2::jsonb, channel_id = $3, state = 'ok', breach_since = NULL, alert_delivery = NULL, alert_ts = NULL,
+      `UPDATE watches SET rule = $2::jsonb, channel_id = $3, state = 'ok', breach_since = NULL, alert_delivery = NULL, alert_ts = NULL, explanation = NULL,
               acknowledged_by = NULL, acknowledged_at = NULL, last_outcome = NULL, last_text = NULL, last_error = NULL, updated_at = now()
         WHERE id = $1 AND team_id = $4 RETURNING *`,
       [id, JSON.stringify(rule), channelId, team],
@@ -200,10 +205,22 @@ export class WatchRepo {
               alert_delivery = CASE WHEN $9::timestamptz IS NOT NULL THEN NULL ELSE alert_delivery END,
               alert_ts = CASE WHEN $9::timestamptz IS NOT NULL THEN NULL ELSE alert_ts END,
               acknowledged_by = CASE WHEN $9::timestamptz IS NOT NULL THEN NULL ELSE acknowledged_by END,
-              acknowledged_at = CASE WHEN $9::timestamptz IS NOT NULL THEN NULL ELSE acknowledged_at END
+              acknowledged_at = CASE WHEN $9::timestamptz IS NOT NULL THEN NULL ELSE acknowledged_at END,
+              explanation = CASE WHEN $10 THEN NULL ELSE explanation END
         WHERE id = $1 AND claim_owner = $2 AND claim_period = $3 AND last_period IS DISTINCT FROM $3
         RETURNING *`,
-      [id, owner, e.period, e.outcome, e.value ?? null, e.text, e.error ?? null, e.state, e.breach?.at ?? null],
+      [
+        id,
+        owner,
+        e.period,
+        e.outcome,
+        e.value ?? null,
+        e.text,
+        e.error ?? null,
+        e.state,
+        e.breach?.at ?? null,
+        ALERTING.includes(e.outcome),
+      ],
     );
     return rows[0] && toWatch(rows[0]);
   }
@@ -220,6 +237,15 @@ export class WatchRepo {
   /** What went wrong with the watch, shown in its list. */
   async setError(id: number, error: string): Promise<void> {
     await this.db.query('UPDATE watches SET last_error = $2 WHERE id = $1', [id, error]);
+  }
+
+  /** The explanation of the period last recorded, unless a later evaluation came first; the watch as it is now. */
+  async setExplanation(id: number, explanation: Explanation): Promise<Watch | undefined> {
+    const { rows } = await this.db.query(
+      'UPDATE watches SET explanation = $2::jsonb WHERE id = $1 AND last_period = $3 RETURNING *',
+      [id, JSON.stringify(explanation), explanation.period],
+    );
+    return rows[0] && toWatch(rows[0]);
   }
 
   /** The episode's alert was posted as `ts`: later updates edit it in place. */

@@ -6,7 +6,7 @@ import type { From, Owned } from '../../platform/slack/access.js';
 import { teamOf } from '../../platform/tenancy/team.js';
 import type { Tenant } from '../../platform/tenancy/tenants.js';
 import { infoMessage, problemMessage, type Result, type SlackMessage } from '../../platform/slack/kit/messages.js';
-import { watchAlertMessage, watchListMessage, watchTitle } from './blocks.js';
+import { mayIgnoreAutomated, watchAlertMessage, watchListMessage, watchTitle } from './blocks.js';
 import type { WatchRule } from './plan.js';
 import { FOREVER, type Watch, type WatchRepo } from './repo.js';
 
@@ -126,6 +126,20 @@ export class WatchService {
     const watch = found.value;
     if (watch.state !== 'breaching') return refuse(`Watch #${id} is back to normal; there is nothing to acknowledge.`);
     return { ok: true, value: (await this.deps.repo.acknowledge(tenant.team, id, user, this.deps.now())) ?? watch };
+  }
+
+  /** A watch whose alert `user` may see the flagged visitors of, from here. */
+  explained(tenant: Tenant, user: string, id: number, from: From): Promise<Result<Watch>> {
+    return this.answerable(tenant, user, id, from);
+  }
+
+  /** "Ignore automated spikes": the watch counts visits by people from its next period on. */
+  async ignoreAutomated(tenant: Tenant, user: string, id: number, from: From): Promise<Result<Watch>> {
+    const found = await this.manageable(tenant, user, id, from);
+    if (!found.ok) return found;
+    if (!mayIgnoreAutomated(found.value.rule))
+      return refuse(`Watch #${id} cannot count people only: it is not a watch of all visits.`);
+    return this.edit(tenant, user, id, { ...found.value.rule, who: 'people' }, from);
   }
 
   /** The alert as it stands now (for an in-place update after a button). */
