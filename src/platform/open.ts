@@ -219,7 +219,7 @@ export async function openPlatform(o: PlatformOptions, subjectList: readonly Any
   const metrics = new Metrics(
     {
       deliveries: () => repos.deliveries.counts(),
-      apiBudget: () => tenants.budgets(),
+      apiBudget: () => tenants.waitingForBudgets(),
     },
     log.child({ component: 'metrics' }),
   );
