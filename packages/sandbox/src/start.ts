@@ -63,7 +63,10 @@ export interface SandboxOptions<A extends SandboxApp> {
   /** New demo visits keep arriving, at the rhythm of the data set's history (see demo-api/live.ts). Default off: tests want still data. */
   live?: LiveOptions;
   slack?: Partial<
-    Pick<OfflineSlackOptions, 'rateLimit' | 'ackTimeoutMs' | 'extraRoutes' | 'eventRetryDelaysMs' | 'oauth' | 'now'>
+    Pick<
+      OfflineSlackOptions,
+      'rateLimit' | 'ackTimeoutMs' | 'extraRoutes' | 'eventRetryDelaysMs' | 'oauth' | 'now' | 'workspaces'
+    >
   >;
   /** Starts the app against the sandbox (passed in: the sandbox knows only protocols). */
   startApp: (wiring: SandboxWiring) => Promise<A>;
