@@ -47,8 +47,8 @@ export class TenantError extends Error {
   }
 }
 
-/** A workspace's bot token: the environment's, or Bolt's `authorize` for a distributed app. */
-export type TokenSource = ((team: string) => Promise<string>) & {
+/** A workspace's bot token (the environment's, or Bolt's `authorize` for a distributed app), and whether it is its organisation's. */
+export type TokenSource = ((team: string) => Promise<{ token: string; orgWide?: boolean }>) & {
   /** Drops what is kept of the workspace's token (it was revoked, or the app uninstalled). */
   forget?(team: string): void;
 };
@@ -156,11 +156,13 @@ export class Tenants {
    * retry unless `options` say so: the Web API client's own default retries for half an hour.
    */
   async web(team: string, options: WebClientOptions = {}): Promise<WebClient> {
-    const token = await this.o.token(team);
-    const key = `${JSON.stringify(options.retryConfig ?? null)}|${options.rejectRateLimitedCalls === true}|${token}`;
+    const { token, orgWide } = await this.o.token(team);
+    const key = `${JSON.stringify(options.retryConfig ?? null)}|${options.rejectRateLimitedCalls === true}|${team}|${token}`;
     let client = this.clients.get(key);
     if (!client) {
-      client = new WebClient(token, { retryConfig: { retries: 0 }, ...this.o.web, ...options });
+      // An org-wide token names the workspace on every call, as Bolt's own clients do for an org-wide install.
+      const where = orgWide ? { teamId: team } : {};
+      client = new WebClient(token, { retryConfig: { retries: 0 }, ...this.o.web, ...options, ...where });
       this.clients.set(key, client);
     }
     return client;
