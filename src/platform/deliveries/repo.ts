@@ -60,10 +60,16 @@ export interface Claimed extends Delivery {
   parentStatus?: DeliveryStatus;
 }
 
+/**
+ * A channel of a workspace, as the outbox keeps one post in flight and paces posts: a Slack Connect channel
+ * has one id in every workspace that shares it, and Slack's limits are each workspace's (per app per workspace).
+ */
+export const channelKey = (team: string, channel: string) => `${team}/${channel}`;
+
 export interface ClaimOptions {
   /** A row sending without a heartbeat for this long lost its owner and is taken over. */
   staleMs: number;
-  /** Channels this replica is already sending to, or holding back (its pace). */
+  /** Channels (channelKey) this replica is already sending to, or holding back (its pace). */
   busy: readonly string[];
   limit: number;
 }
@@ -141,26 +147,29 @@ export class DeliveryRepo {
   }
 
   /**
-   * Claims for `owner` the oldest open delivery of each channel that is free: not busy
+   * Claims for `owner` the oldest open delivery of each channel of a workspace that is free: not busy
    * here, and due (pending and past next_at) or orphaned (sending
-   * without a heartbeat for staleMs). One delivery per channel is in flight at a time across
+   * without a heartbeat for staleMs). One delivery per channel of a workspace is in flight at a time across
    * every replica: the oldest open row is the only candidate, and the UPDATE re-checks it.
    */
   async claim(owner: string, options: ClaimOptions): Promise<Claimed[]> {
     const { rows } = await this.db.query(
       // The open channels are walked through the partial index (one probe each), not by reading every open row.
       `WITH RECURSIVE channels AS (
-         (SELECT channel_id FROM deliveries WHERE status IN ('pending', 'sending') ORDER BY channel_id LIMIT 1)
+         (SELECT team_id, channel_id FROM deliveries WHERE status IN ('pending', 'sending')
+           ORDER BY team_id, channel_id LIMIT 1)
          UNION ALL
-         SELECT (SELECT o.channel_id FROM deliveries o
-                 WHERE o.status IN ('pending', 'sending') AND o.channel_id > c.channel_id ORDER BY o.channel_id LIMIT 1)
-         FROM channels c WHERE c.channel_id IS NOT NULL
+         SELECT n.team_id, n.channel_id FROM channels c
+           CROSS JOIN LATERAL (SELECT o.team_id, o.channel_id FROM deliveries o
+                                WHERE o.status IN ('pending', 'sending') AND (o.team_id, o.channel_id) > (c.team_id, c.channel_id)
+                                ORDER BY o.team_id, o.channel_id LIMIT 1) n
        ),
        heads AS (
          SELECT (SELECT o.id FROM deliveries o
-                 WHERE o.channel_id = c.channel_id AND o.status IN ('pending', 'sending') ORDER BY o.id LIMIT 1) AS id
+                 WHERE o.team_id = c.team_id AND o.channel_id = c.channel_id AND o.status IN ('pending', 'sending')
+                 ORDER BY o.id LIMIT 1) AS id
          FROM channels c
-         WHERE c.channel_id IS NOT NULL AND NOT (c.channel_id = ANY($2::text[]))
+         WHERE NOT (c.team_id || '/' || c.channel_id = ANY($2::text[]))
        )
        UPDATE deliveries d SET
          status = 'sending', owner = $1, heartbeat_at = now(), attempts = d.attempts + 1,
