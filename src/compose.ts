@@ -119,6 +119,9 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
       listeners: plugged.map((p) => (routes) => p.register?.(routes, commands)),
       tenantOf: (team) => platform.tenants.of(team),
       ...(platform.installer ? { installer: { provider: platform.installer, links: options.slack.oauth ?? {} } } : {}),
+      ...(platform.installer && platform.installations
+        ? { servedByOrg: (team, enterprise) => platform.installations!.servedByOrg(team, enterprise) }
+        : {}),
     });
     ops = await startOps({
       port: options.ops?.port ?? 0,

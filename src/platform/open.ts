@@ -177,21 +177,22 @@ function tokenSource(
   installer: InstallProvider | undefined,
   installations: InstallationRepo | undefined,
 ): TokenSource {
-  if (!installer || !installations) return async () => botToken ?? '';
-  const cache = new LRUCache<string, string>({
+  if (!installer || !installations) return async () => ({ token: botToken ?? '' });
+  const cache = new LRUCache<string, { token: string; orgWide: boolean }>({
     max: 10_000,
     ttl: 60_000,
     fetchMethod: async (team) => {
       const query = await installations.queryFor(team);
       if (!query) throw new TenantError('not_installed', `Lookout is not installed in workspace ${team}`);
+      const orgWide = query.isEnterpriseInstall;
       try {
-        return (await installer.authorize(query)).botToken ?? '';
+        return { token: (await installer.authorize(query)).botToken ?? '', orgWide };
       } catch {
-        return (await installer.authorize(query)).botToken ?? '';
+        return { token: (await installer.authorize(query)).botToken ?? '', orgWide };
       }
     },
   });
-  const source: TokenSource = async (team) => (await cache.fetch(team)) ?? '';
+  const source: TokenSource = async (team) => (await cache.fetch(team)) ?? { token: '' };
   source.forget = (team: string) => void cache.delete(team);
   return source;
 }
@@ -219,7 +220,7 @@ export async function openPlatform(o: PlatformOptions, subjectList: readonly Any
   const metrics = new Metrics(
     {
       deliveries: () => repos.deliveries.counts(),
-      apiBudget: () => tenants.budgets(),
+      apiBudget: () => tenants.waitingForBudgets(),
     },
     log.child({ component: 'metrics' }),
   );

@@ -16,12 +16,18 @@ export interface QuotaSettings {
   windowMs: number;
 }
 
-/** A person's quota of analytics API requests. */
+/** A person in a workspace: user ids are the workspace's own, so the same id in another workspace is someone else. */
+export interface Person {
+  team: string;
+  user: string;
+}
+
+/** A person's quota of analytics API requests, counted per workspace. */
 export interface Quota {
   /** Takes `cost` requests (the command's estimate): 0 when it may go ahead, else how long to wait (ms); Infinity when it needs more than a window holds. */
-  take(user: string, cost?: number): Promise<number>;
+  take(person: Person, cost?: number): Promise<number>;
   /** Counts requests a command made beyond its estimate (never refused: the next command waits instead). */
-  charge(user: string, requests: number): Promise<void>;
+  charge(person: Person, requests: number): Promise<void>;
   /** What a person told to wait reads: the limit, why, and when to try again. */
   refusal(waitMs: number, cost?: number): string;
 }
@@ -82,17 +88,20 @@ export function memoryQuota(settings: QuotaSettings): Quota {
   return quotaOf(limiter, settings);
 }
 
+/** The limiter's key: the workspace, then the person. */
+const keyOf = ({ team, user }: Person) => `${team}:${user}`;
+
 function quotaOf(limiter: RateLimiterAbstract, settings: QuotaSettings, log?: Logger): Quota {
   const window = durationInWords(settings.windowMs);
   return {
     refusal: (waitMs, cost = 1) =>
       waitMs === Infinity
-        ? `That needs about ${cost} requests to the analytics API; one person may make ${settings.points} within ${window} (it protects the analytics API's quota). Ask for a shorter range or fewer rows.`
-        : `You have used the ${settings.points} analytics API requests one person may make within ${window} (it protects the analytics API's quota). Try again in ${durationInWords(Math.ceil(waitMs / 1000) * 1000)}.`,
-    async take(user, cost = 1) {
+        ? `That needs about ${cost} requests to the analytics API; one person may make ${settings.points} in this workspace within ${window} (it protects the analytics API's quota). Ask for a shorter range or fewer rows.`
+        : `You have used the ${settings.points} analytics API requests one person may make in this workspace within ${window} (it protects the analytics API's quota). Try again in ${durationInWords(Math.ceil(waitMs / 1000) * 1000)}.`,
+    async take(person, cost = 1) {
       if (cost > settings.points) return Infinity;
       try {
-        await limiter.consume(user, Math.max(1, Math.ceil(cost)));
+        await limiter.consume(keyOf(person), Math.max(1, Math.ceil(cost)));
         return 0;
       } catch (refused) {
         if (refused instanceof RateLimiterRes) return Math.max(1000, refused.msBeforeNext);
@@ -103,10 +112,10 @@ function quotaOf(limiter: RateLimiterAbstract, settings: QuotaSettings, log?: Lo
         return 0;
       }
     },
-    async charge(user, requests) {
+    async charge(person, requests) {
       if (requests <= 0) return;
       try {
-        await limiter.penalty(user, Math.ceil(requests));
+        await limiter.penalty(keyOf(person), Math.ceil(requests));
       } catch (error) {
         log?.warn(
           { err: error instanceof Error ? error.message : String(error) },
@@ -118,20 +127,23 @@ function quotaOf(limiter: RateLimiterAbstract, settings: QuotaSettings, log?: Lo
 }
 
 /**
- * Runs a person's `work` within their quota: refused before it starts when the `estimate`
- * does not fit; the requests it really made beyond the estimate are charged after.
+ * Runs the `work` of a person in workspace `team` within their quota: refused before it starts when
+ * the `estimate` does not fit; the requests it really made beyond the estimate are charged after.
+ * Without a user it is Lookout's own work, not counted.
  */
 export async function withinQuota<T>(
   quota: Quota,
+  team: string,
   user: string | undefined,
   estimate: number,
   work: () => Promise<T>,
 ): Promise<{ ok: true; value: T } | { ok: false; problem: string }> {
   if (!user) return { ok: true, value: await work() };
-  const wait = await quota.take(user, estimate);
+  const person = { team, user };
+  const wait = await quota.take(person, estimate);
   if (wait > 0) return { ok: false, problem: quota.refusal(wait, estimate) };
   const { value, requests } = await forPerson(work);
-  await quota.charge(user, requests - Math.max(1, Math.ceil(estimate)));
+  await quota.charge(person, requests - Math.max(1, Math.ceil(estimate)));
   return { ok: true, value };
 }
 

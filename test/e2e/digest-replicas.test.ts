@@ -125,8 +125,12 @@ describe.skipIf(!TEST_DATABASE_URL)('three replicas on one PostgreSQL', () => {
       answers.push(textsOf(m).join(' '));
     }
     expect(answers.slice(0, 4).every((a) => !a.includes('Try again in'))).toBe(true);
-    expect(answers[4]).toContain('You have used the 4 analytics API requests one person may make within 1 minute');
-    const { rows } = await admin.query<{ points: number }>("select points from rate_limits where key = 'user:U_CAROL'");
+    expect(answers[4]).toContain(
+      'You have used the 4 analytics API requests one person may make in this workspace within 1 minute',
+    );
+    const { rows } = await admin.query<{ points: number }>(
+      "select points from rate_limits where key = 'user:T_LOOKOUT:U_CAROL'",
+    );
     expect(rows[0]?.points).toBe(5);
   });
 });

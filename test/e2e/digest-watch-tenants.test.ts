@@ -39,7 +39,7 @@ beforeAll(async () => {
     api: { timeoutMs: 5_000 },
     apiBudget: 1_000,
     web: {},
-    token: async () => 'xoxb-unused',
+    token: async () => ({ token: 'xoxb-unused' }),
     access: { admins: [], security: { channels: [], users: [] } },
     connections,
   });

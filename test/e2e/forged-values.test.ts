@@ -300,7 +300,7 @@ describe('limits on abuse', () => {
     const apiBefore = box.demo!.requests.length;
     const refused = await ask('U_ALICE');
     expect(interpreted(refused)).toMatch(
-      /You have used the 3 analytics API requests one person may make within 1 minute .* Try again in \d+ (seconds?|minute)\./,
+      /You have used the 3 analytics API requests one person may make in this workspace within 1 minute .* Try again in \d+ (seconds?|minute)\./,
     );
     expect(box.demo!.requests.length).toBe(apiBefore);
     expect(interpreted(await ask('U_BOB'))).not.toContain('Try again in');

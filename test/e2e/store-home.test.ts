@@ -48,7 +48,7 @@ describeEachDb('store: App Home', (t) => {
     expect((await deliveries.get(first))?.message.text).toBe('two');
     // Another person's Home, and a digest in a channel, are their own rows.
     expect(await deliveries.enqueueLatest({ ...home('bob'), channelId: 'U2' })).not.toBe(first);
-    const [claimed] = await deliveries.claim('r1', { staleMs: 60_000, busy: ['U2'], limit: 5 });
+    const [claimed] = await deliveries.claim('r1', { staleMs: 60_000, busy: ['T1/U2'], limit: 5 });
     expect(claimed?.id).toBe(first);
     const third = await deliveries.enqueueLatest(home('three'));
     expect(third).not.toBe(first);

@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Installation } from '@slack/bolt';
+import { InstallProvider } from '@slack/oauth';
 import { expect, it } from 'vitest';
 import { keyring, SecretError } from '../../src/platform/secrets.js';
 import { InstallationRepo } from '../../src/platform/slack/installations.js';
@@ -225,5 +226,42 @@ describeEachDb('installation store', (t) => {
         await repo().fetchInstallation({ teamId: undefined, enterpriseId: 'E0GRID', isEnterpriseInstall: true }),
       ),
     ).toEqual(asStored(ORG_INSTALL));
+  });
+
+  it('an org-wide install through Bolt’s InstallProvider: a workspace of the organisation gets the org’s token once a signed request from it named the organisation', async () => {
+    const store = repo();
+    const installer = new InstallProvider({
+      clientId: 'client',
+      clientSecret: 'secret',
+      stateSecret: 'state',
+      installationStore: store,
+    });
+    await installer.installationStore.storeInstallation(ORG_INSTALL);
+    // What Bolt asks for a request from workspace T0ELSE that Slack says came under the org-wide install.
+    const asked = { teamId: 'T0ELSE', enterpriseId: 'E0GRID', isEnterpriseInstall: true } as const;
+    expect((await installer.authorize(asked)).botToken).toBe('xoxb-bot-token-secret-org');
+    // A job, or the request's own lookups, ask by workspace alone: unknown until a request named its organisation.
+    expect(await store.queryFor('T0ELSE')).toBeUndefined();
+    await store.servedByOrg('T0ELSE', 'E0GRID');
+    const query = await store.queryFor('T0ELSE');
+    expect(query).toEqual(asked);
+    expect((await installer.authorize(query!)).botToken).toBe('xoxb-bot-token-secret-org');
+    // A workspace of the organisation installed on its own keeps its own token.
+    await store.storeInstallation(TEAM_IN_ORG);
+    await store.servedByOrg('T0GRIDTEAM', 'E0GRID');
+    const own = await store.queryFor('T0GRIDTEAM');
+    expect(own).toEqual({ teamId: 'T0GRIDTEAM', enterpriseId: 'E0GRID', isEnterpriseInstall: false });
+    expect((await installer.authorize(own!)).botToken).toBe('xoxb-bot-token-secret-2');
+    // A workspace said to be of an organisation that never installed Lookout gets nothing.
+    await store.servedByOrg('T0STRANGER', 'E0NOWHERE');
+    expect(await store.queryFor('T0STRANGER')).toBeUndefined();
+    // The organisation removes the install: none of its workspaces is served through it any more.
+    await installer.installationStore.deleteInstallation!({
+      teamId: undefined,
+      enterpriseId: 'E0GRID',
+      isEnterpriseInstall: true,
+    });
+    expect(await store.queryFor('T0ELSE')).toBeUndefined();
+    await expect(installer.authorize(asked)).rejects.toThrow();
   });
 });

@@ -5,25 +5,33 @@ import { describeEachDb, TEST_DATABASE_URL } from '../support/db.js';
 import { startTcpProxy } from '../support/tcp-proxy.js';
 import { openDb } from '../../src/platform/store/db.js';
 
+const person = (user: string, team = 'T_ONE') => ({ team, user });
+
 describeEachDb('the per-person quota (rate-limiter-flexible on the store)', (t) => {
   const settings = { points: 3, windowMs: 60_000 };
 
   describe('userQuota', () => {
-    it('is shared by replicas: two limiters over one database count together, per person', async () => {
+    it('is shared by replicas: two limiters over one database count together, per person in each workspace', async () => {
       const { logger } = captureLogs('debug');
       const a = userQuota(t.db, settings, logger);
       const b = userQuota(t.kind === 'postgres' ? await t.openSibling() : t.db, settings, logger);
-      expect([await a.take('U_ALICE'), await b.take('U_ALICE'), await a.take('U_ALICE')]).toEqual([0, 0, 0]);
-      const wait = await b.take('U_ALICE');
+      expect([
+        await a.take(person('U_ALICE')),
+        await b.take(person('U_ALICE')),
+        await a.take(person('U_ALICE')),
+      ]).toEqual([0, 0, 0]);
+      const wait = await b.take(person('U_ALICE'));
       expect(wait).toBeGreaterThan(50_000);
       expect(wait).toBeLessThanOrEqual(60_000);
-      expect(await a.take('U_BOB')).toBe(0);
+      expect(await a.take(person('U_BOB'))).toBe(0);
+      expect(await b.take(person('U_ALICE', 'T_TWO'))).toBe(0);
       const { rows } = await t.db.query<{ key: string; points: number }>(
         'SELECT key, points FROM rate_limits ORDER BY key',
       );
       expect(rows).toEqual([
-        { key: 'user:U_ALICE', points: 4 },
-        { key: 'user:U_BOB', points: 1 },
+        { key: 'user:T_ONE:U_ALICE', points: 4 },
+        { key: 'user:T_ONE:U_BOB', points: 1 },
+        { key: 'user:T_TWO:U_ALICE', points: 1 },
       ]);
     });
 
@@ -31,7 +39,7 @@ describeEachDb('the per-person quota (rate-limiter-flexible on the store)', (t) 
       const { logger } = captureLogs('debug');
       const text = userQuota(t.db, settings, logger).refusal(41_200);
       expect(text).toBe(
-        "You have used the 3 analytics API requests one person may make within 1 minute (it protects the analytics API's quota). Try again in 42 seconds.",
+        "You have used the 3 analytics API requests one person may make in this workspace within 1 minute (it protects the analytics API's quota). Try again in 42 seconds.",
       );
     });
 
@@ -40,10 +48,12 @@ describeEachDb('the per-person quota (rate-limiter-flexible on the store)', (t) 
       const sibling = t.kind === 'postgres' ? await t.openSibling() : await t.openEmpty();
       const quota = userQuota(sibling, settings, logger);
       await sibling.close();
-      expect([await quota.take('U_CAROL'), await quota.take('U_CAROL'), await quota.take('U_CAROL')]).toEqual([
-        0, 0, 0,
-      ]);
-      expect(await quota.take('U_CAROL')).toBeGreaterThan(0);
+      expect([
+        await quota.take(person('U_CAROL')),
+        await quota.take(person('U_CAROL')),
+        await quota.take(person('U_CAROL')),
+      ]).toEqual([0, 0, 0]);
+      expect(await quota.take(person('U_CAROL'))).toBeGreaterThan(0);
       expect(lines.filter((l) => l.includes('each replica counts in memory'))).toHaveLength(1);
     });
 
@@ -74,7 +84,11 @@ describe.skipIf(!TEST_DATABASE_URL)('the per-person quota when PostgreSQL hangs'
     try {
       const quota = userQuota(db, { points: 2, windowMs: 60_000 }, captureLogs('debug').logger);
       proxy.hang();
-      const waits = [await quota.take('U_HANG'), await quota.take('U_HANG'), await quota.take('U_HANG')];
+      const waits = [
+        await quota.take(person('U_HANG')),
+        await quota.take(person('U_HANG')),
+        await quota.take(person('U_HANG')),
+      ];
       expect(waits.slice(0, 2)).toEqual([0, 0]);
       expect(waits[2]).toBeGreaterThan(0);
     } finally {

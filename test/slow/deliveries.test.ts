@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { WebClient } from '@slack/web-api';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { DeliveryRepo, type DeliveryInput } from '../../src/platform/deliveries/repo.js';
+import { channelKey, DeliveryRepo, type DeliveryInput } from '../../src/platform/deliveries/repo.js';
 import { z } from 'zod';
 import { defineSubject, Subjects } from '../../src/platform/deliveries/subject.js';
 import { DeliveryWorker } from '../../src/platform/deliveries/worker.js';
@@ -288,6 +288,19 @@ describeEachDb('deliveries', (t) => {
     const d = (await repo.get(id))!;
     expect(d.status).toBe('failed');
     expect(d.error).toMatch(/^gave up after \d+ attempts .*HTTP 503$/);
+  });
+
+  it('one channel id in two workspaces (a Slack Connect channel) is two channels: one in flight, or held back, in one never holds the other', async () => {
+    const repo = new DeliveryRepo(t.db);
+    const mine = await repo.enqueue(input('C_ONE', 'mine'));
+    await repo.enqueue(input('C_ONE', 'mine, after'));
+    const theirs = await repo.enqueue(input('C_ONE', 'theirs', { team: 'T_OTHER' }));
+    const held = await repo.claim('r1', { staleMs: 60_000, busy: [channelKey('T_LOOKOUT', 'C_ONE')], limit: 10 });
+    expect(held.map((d) => d.id)).toEqual([theirs]);
+    const next = await repo.claim('r1', { staleMs: 60_000, busy: [channelKey('T_OTHER', 'C_ONE')], limit: 10 });
+    expect(next.map((d) => d.id)).toEqual([mine]);
+    // Each workspace's channel has its head in flight: nothing more is claimed until one is done.
+    expect(await repo.claim('r2', { staleMs: 60_000, busy: [], limit: 10 })).toEqual([]);
   });
 
   it('a delivery whose owner stopped heart-beating is taken over and marked as a possible repeat', async () => {

@@ -66,7 +66,7 @@ export interface SandboxOptions<A extends SandboxApp> {
   slack?: Partial<
     Pick<
       OfflineSlackOptions,
-      'rateLimit' | 'ackTimeoutMs' | 'extraRoutes' | 'eventRetryDelaysMs' | 'oauth' | 'now' | 'installed'
+      'rateLimit' | 'ackTimeoutMs' | 'extraRoutes' | 'eventRetryDelaysMs' | 'oauth' | 'now' | 'installed' | 'workspaces'
     >
   >;
   /** Starts the app against the sandbox (passed in: the sandbox knows only protocols). */

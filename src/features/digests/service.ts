@@ -189,7 +189,7 @@ export class DigestService {
     const digest = await this.deps.repo.of(tenant.team, id);
     if (!digest) return refuse(`There is no digest #${id}.`, 'See /traffic digest list.');
     // Its totals (this period and the one before), each report's top rows (both periods) and its chart's cold days; more is charged after.
-    const rendered = await withinQuota(this.deps.quota, user, 2 + digest.reports.length * 2 + 2, () =>
+    const rendered = await withinQuota(this.deps.quota, tenant.team, user, 2 + digest.reports.length * 2 + 2, () =>
       this.deps.content.render(tenant, digest, this.deps.now(), true),
     );
     return rendered.ok ? { ok: true, value: rendered.value } : refuse(rendered.problem);

@@ -88,7 +88,7 @@ export class ReportService {
 
   /** The page of rows a query asks for. */
   async rows(
-    tenant: Pick<Tenant, 'api'>,
+    tenant: Pick<Tenant, 'api' | 'team'>,
     query: ReportQuery,
     channelId: string | undefined,
     log: Logger = this.deps.log,
@@ -106,7 +106,7 @@ export class ReportService {
         count !== undefined &&
         sortFields(def).includes(count) &&
         (query.page > 1 || request.sort?.key !== count || request.sort.value !== -1);
-      const fetched = await withinQuota(this.deps.quota, user, topNeeded ? 2 : 1, () =>
+      const fetched = await withinQuota(this.deps.quota, tenant.team, user, topNeeded ? 2 : 1, () =>
         Promise.all([
           tenant.api.report(query.report, request),
           topNeeded
@@ -165,7 +165,7 @@ export class ReportService {
 
   /** Drill down: the chosen row of the page becomes a filter, and `report` breaks it down. */
   async drill(
-    tenant: Pick<Tenant, 'api'>,
+    tenant: Pick<Tenant, 'api' | 'team'>,
     query: ReportQuery,
     rowIndex: number,
     report: ReportId,

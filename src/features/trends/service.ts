@@ -461,6 +461,7 @@ export class TrendService {
         .catch(() => undefined);
     const fetched = await withinQuota(
       this.deps.quota,
+      tenant.team,
       where.user,
       cold * REQUESTS_A_PERIOD + (withShare ? 1 : 0),
       async () => {

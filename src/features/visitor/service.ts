@@ -34,7 +34,7 @@ export interface CardRequest {
 }
 
 /** The workspace a card is asked in: its analytics account, and its rules of who may see security details. */
-export type CardTenant = Pick<Tenant, 'api' | 'access'>;
+export type CardTenant = Pick<Tenant, 'api' | 'access' | 'team'>;
 
 /** What other features may ask of this one: a visitor's card, with the workspace's access rules applied. */
 export interface VisitorCards {
@@ -137,7 +137,7 @@ export class VisitorService implements VisitorCards {
     const timeZone = await this.deps.timeZoneFor(channel);
     const now = this.deps.now();
     const page = request.page ?? 1;
-    const fetched = await withinQuota(this.deps.quota, request.user, CARD_REQUESTS, () =>
+    const fetched = await withinQuota(this.deps.quota, tenant.team, request.user, CARD_REQUESTS, () =>
       fetchVisitorProfile(tenant.api, request.visitorId, {
         visitId: request.visitId,
         visitsPage: page,

@@ -10,7 +10,7 @@ import { describeFilters } from '../../platform/slack/kit/filters.js';
 import { filtersToText } from '../../kernel/filters.js';
 import { capBlocks, LIMITS, mrkdwn, plainText } from '../../platform/slack/kit/limits.js';
 import type { MessageBlock, SlackMessage } from '../../platform/slack/kit/messages.js';
-import type { Explanation } from './explainer.js';
+import type { Explanation } from './explain.js';
 import { describeRule, type WatchRule, type WatchState } from './plan.js';
 
 export const WATCH_ACTIONS = {

@@ -360,3 +360,16 @@ export function explanationText(
   const whoMoved = clipMrkdwn(`*Who moved it:* ${escapeMrkdwn(who.text)}`, max - 1 - Array.from(whatMoved).length);
   return { whatMoved, whoMoved, text: `${whatMoved}\n${whoMoved}` };
 }
+
+/** What an alert shows under its figures, and what its buttons need. */
+export interface Explanation {
+  /** The period explained (its key). */
+  period: string;
+  /** Two lines of mrkdwn, labels escaped, within a section's limit. */
+  text: string;
+  verdict: ExplanationVerdict;
+  /** The period's flagged visitors with the most visits, most first (at most FLAGGED_LISTED). */
+  flagged: string[];
+  /** How many flagged visitors the period had in all. */
+  flaggedCount: number;
+}

@@ -14,7 +14,7 @@ import {
   movers,
   verdict,
   type Entry,
-  type ExplanationVerdict,
+  type Explanation,
   type PeriodJudgement,
 } from './explain.js';
 import { judgedCounts, VERDICTS_KEPT_MS, type JudgedVisits, type WatchObserver, type WatchTenant } from './observe.js';
@@ -27,18 +27,7 @@ const ROWS = 25;
 /** Flagged visitors kept with an explanation for its "Flagged visitors" button. */
 export const FLAGGED_LISTED = 25;
 
-/** What an alert shows under its figures, and what its buttons need. */
-export interface Explanation {
-  /** The period explained (its key). */
-  period: string;
-  /** Two lines of mrkdwn, labels escaped, within a section's limit. */
-  text: string;
-  verdict: ExplanationVerdict;
-  /** The period's flagged visitors with the most visits, most first (at most FLAGGED_LISTED). */
-  flagged: string[];
-  /** How many flagged visitors the period had in all. */
-  flaggedCount: number;
-}
+export type { Explanation } from './explain.js';
 
 /** A visit's entry in a breakdown: its source, its page's path, its country. */
 function entryOf(report: ReportId, v: VisitRecord): string | undefined {

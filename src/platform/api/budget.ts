@@ -2,7 +2,8 @@
  * What the analytics API is asked, and for whom. A person's command runs inside `forPerson`,
  * so the client counts the requests it really made (charged to the person's quota) and serves
  * them first; everything else (digests, watches, the threat scan) is background work, which
- * waits when the workspace's minute is spent instead of failing.
+ * waits when the workspace's minute is spent instead of failing. What is done for a workspace
+ * runs `chargedTo` its budget; the rest (the threat scan, per account) spends the account's.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 
@@ -13,10 +14,21 @@ export interface ApiWork {
 }
 
 const work = new AsyncLocalStorage<ApiWork>();
+const charged = new AsyncLocalStorage<ApiBudget>();
 
 /** The work the current call belongs to; undefined: Lookout's own. */
 export function currentWork(): ApiWork | undefined {
   return work.getStore();
+}
+
+/** The budget the current call is charged to, when it is a workspace's. */
+export function currentBudget(): ApiBudget | undefined {
+  return charged.getStore();
+}
+
+/** Runs `fn` with its analytics API requests charged to `budget` (a workspace's). */
+export function chargedTo<T>(budget: ApiBudget, fn: () => T): T {
+  return charged.run(budget, fn);
 }
 
 /** Runs `fn` on a person's behalf; resolves to its value and the API requests it made. */
@@ -30,8 +42,9 @@ export async function forPerson<T>(fn: () => Promise<T>): Promise<{ value: T; re
  * The workspace's requests a minute, shared by people and background work: a token bucket
  * holding a minute's worth. A person's request always goes (their own quota bounds them) and
  * may overdraw the bucket by up to a minute's worth; background work waits for a whole token
- * and for no person to have overdrawn it. One per replica: with N replicas the workspace's
- * share is N times this (docs/security.md).
+ * and for no person to have overdrawn it. One per workspace (two workspaces on one account
+ * never spend each other's) and per replica: with N replicas the workspace's share is N times
+ * this (docs/security.md).
  */
 export class ApiBudget {
   private tokens: number;

@@ -3,7 +3,7 @@ import { Pool } from 'undici';
 import pLimit, { type LimitFunction } from 'p-limit';
 import pRetry from 'p-retry';
 import type { z } from 'zod';
-import { currentWork, type ApiBudget } from './budget.js';
+import { currentBudget, currentWork, type ApiBudget } from './budget.js';
 import { ApiError, messageFor, type ApiErrorKind } from './errors.js';
 import { firstIssuePath, type Check } from './schemas.js';
 import { silentLogger, type Logger } from '../log.js';
@@ -29,7 +29,7 @@ export interface HttpClientOptions {
   logger?: Logger;
   /** Told of every call once it ends (retries included): its path without ids, 'ok' or the error kind, and how long it took. */
   observe?: (call: { operation: string; outcome: string; seconds: number }) => void;
-  /** The workspace's requests a minute: people first, background work waits. */
+  /** The account's requests a minute, for calls not charged to a workspace (budget.ts): people first, background work waits. */
   budget?: ApiBudget;
 }
 
@@ -227,7 +227,7 @@ export class HttpClient {
   private async attempt<T>(call: Call, schema: Schema<T>): Promise<T> {
     this.stats.attempts++;
     const work = currentWork();
-    await this.options.budget?.acquire(work?.who ?? 'background');
+    await (currentBudget() ?? this.options.budget)?.acquire(work?.who ?? 'background');
     if (work) work.requests++;
     // One timer per attempt, cleared as soon as the body is in (AbortSignal.timeout costs more and lingers).
     const abort = new AbortController();

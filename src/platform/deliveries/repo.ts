@@ -60,10 +60,16 @@ export interface Claimed extends Delivery {
   parentStatus?: DeliveryStatus;
 }
 
+/**
+ * A channel of a workspace, as the outbox keeps one post in flight and paces posts: a Slack Connect channel
+ * has one id in every workspace that shares it, and Slack's limits are each workspace's (per app per workspace).
+ */
+export const channelKey = (team: string, channel: string) => `${team}/${channel}`;
+
 export interface ClaimOptions {
   /** A row sending without a heartbeat for this long lost its owner and is taken over. */
   staleMs: number;
-  /** Channels this replica is already sending to, or holding back (its pace). */
+  /** Channels (channelKey) this replica is already sending to, or holding back (its pace). */
   busy: readonly string[];
   limit: number;
 }
@@ -141,9 +147,9 @@ export class DeliveryRepo {
   }
 
   /**
-   * Claims for `owner` the oldest open delivery of each channel that is free: not busy
+   * Claims for `owner` the oldest open delivery of each channel of a workspace that is free: not busy
    * here, and due (pending and past next_at) or orphaned (sending without a heartbeat for
-   * staleMs). One delivery per channel is in flight at a time across every replica: the
+   * staleMs). One delivery per channel of a workspace is in flight at a time across every replica: the
    * oldest open row is the only candidate, and the UPDATE re-checks it. Workspaces take
    * turns within `limit`: each one's oldest channel head first, then each one's second, so a
    * workspace with hundreds of channels waiting does not hold back another's one post.
@@ -168,7 +174,7 @@ export class DeliveryRepo {
                  WHERE o.team_id = c.team_id AND o.channel_id = c.channel_id AND o.status IN ('pending', 'sending')
                  ORDER BY o.id LIMIT 1) AS id
          FROM channels c
-         WHERE NOT (c.channel_id = ANY($2::text[]))
+         WHERE NOT (c.team_id || '/' || c.channel_id = ANY($2::text[]))
        ),
        picked AS (
          SELECT o.id FROM deliveries o JOIN heads h ON h.id = o.id

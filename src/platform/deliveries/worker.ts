@@ -6,7 +6,7 @@ import type { SlackPoster } from '../slack/poster.js';
 import type { Db } from '../store/db.js';
 import { remedyOf, retryDelayMs } from './outcome.js';
 import { ChannelPace } from './pace.js';
-import { DeliveryRepo, type Claimed, type Delivery } from './repo.js';
+import { channelKey, DeliveryRepo, type Claimed, type Delivery } from './repo.js';
 import type { AnySubject, Delivered, Subjects } from './subject.js';
 
 /** What the worker reports as it goes (metrics). */
@@ -63,6 +63,7 @@ export function markedRepeat(message: SlackMessage): SlackMessage {
  */
 export class DeliveryWorker {
   private readonly repo: DeliveryRepo;
+  /** What is being sent, by channelKey (a channel of a workspace). */
   private readonly inFlight = new Map<string, Promise<void>>();
   private timer?: NodeJS.Timeout;
   private heartbeatTimer?: NodeJS.Timeout;
@@ -71,7 +72,7 @@ export class DeliveryWorker {
   private stopped = false;
   private readonly heartbeatMs: number;
   private readonly pollMs: number;
-  /** Each channel's pace, kept for the channels posted to lately. */
+  /** Each channel's pace (by channelKey: Slack's limits are each workspace's), kept for the channels posted to lately. */
   private readonly paces = new LRUCache<string, ChannelPace>({ max: 10_000 });
   /** Wake-ups for retries this replica scheduled. */
   private readonly retryTimers = new Set<NodeJS.Timeout>();
@@ -203,7 +204,8 @@ export class DeliveryWorker {
       limit: free,
     });
     for (const delivery of claimed) {
-      this.pace(delivery.channelId)?.take(Date.now());
+      const channel = channelKey(delivery.team, delivery.channelId);
+      this.pace(channel)?.take(Date.now());
       const work = this.send(delivery)
         .catch((error: unknown) =>
           this.options.log.error(
@@ -212,15 +214,15 @@ export class DeliveryWorker {
           ),
         )
         .finally(() => {
-          this.inFlight.delete(delivery.channelId);
-          const pace = this.pace(delivery.channelId);
+          this.inFlight.delete(channel);
+          const pace = this.pace(channel);
           pace?.settle(Date.now());
           // A channel held back by its pace is looked at again when it may post.
           const wait = pace?.waitMs(Date.now()) ?? 0;
           if (wait <= 0) this.wake();
           else this.wakeIn(wait);
         });
-      this.inFlight.set(delivery.channelId, work);
+      this.inFlight.set(channel, work);
     }
     return soonest;
   }
@@ -338,7 +340,8 @@ export class DeliveryWorker {
           ? remedy.afterMs
           : retryDelayMs(delivery.attempts, remedy.afterMs);
       // Slack's Retry-After is the channel's, not only this delivery's: the channel's next post waits for it.
-      if (remedy.afterMs !== undefined && !home) this.pace(delivery.channelId)?.hold(Date.now(), remedy.afterMs);
+      if (remedy.afterMs !== undefined && !home)
+        this.pace(channelKey(delivery.team, delivery.channelId))?.hold(Date.now(), remedy.afterMs);
       if (!(await this.repo.expiresWithin(delivery.id, delayMs))) {
         await this.repo.retryLater(delivery.id, owner, delayMs, remedy.reason, {
           maybePosted: remedy.reason === 'timed out',

@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import { LRUCache } from 'lru-cache';
 import { randomUUID } from 'node:crypto';
 import { App, HTTPReceiver, SocketModeReceiver, type Authorize, type CustomRoute } from '@slack/bolt';
 import type { InstallProvider } from '@slack/oauth';
@@ -41,6 +42,8 @@ export interface SlackAppOptions {
   judged?: GuardObserve;
   /** The clock request timestamps are judged by (ms; default Date.now). */
   now?: () => number;
+  /** Told of a workspace a request came from under an org-wide install, and its organisation (once per process). */
+  servedByOrg?: (team: string, enterprise: string) => Promise<void>;
 }
 
 export interface SlackApp {
@@ -87,7 +90,9 @@ function oauthRoutes(installer: InstallProvider, links: InstallPageLinks, log: L
             success: (installation, _options, _req, response) => {
               log.info({ team: installation.team?.id, enterprise: installation.enterprise?.id }, 'installed');
               response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-              response.end(installPage.done(installation.team?.name ?? 'your workspace', links));
+              response.end(
+                installPage.done(installation.team?.name ?? installation.enterprise?.name ?? 'your workspace', links),
+              );
             },
             failure: (error, _options, _req, response) => {
               log.warn({ err: error.message, code: (error as { code?: string }).code }, 'an install failed');
@@ -169,6 +174,7 @@ export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp
     receiver: (receiver ?? socketReceiver)!,
   });
   await app.init();
+  const seenInOrg = new LRUCache<string, string>({ max: 10_000 });
 
   // Every request gets an id and a logger that writes it on every line (listeners read it with requestLog).
   app.use(async ({ body, context, next }) => {
@@ -190,6 +196,12 @@ export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp
       'slack request',
     );
     context.log = requestLog;
+    // Bolt's authorize found the org-wide install this signed request names: the workspace's later work finds it too.
+    const { isEnterpriseInstall, teamId, enterpriseId } = context;
+    if (options.servedByOrg && isEnterpriseInstall && teamId && enterpriseId && !seenInOrg.has(teamId)) {
+      await options.servedByOrg(teamId, enterpriseId);
+      seenInOrg.set(teamId, enterpriseId);
+    }
     await next();
   });
 

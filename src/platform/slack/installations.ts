@@ -110,12 +110,15 @@ export class InstallationRepo implements InstallationStore {
 
   /**
    * How to ask Bolt's `authorize` for a workspace's token: its own install, else the org-wide install of
-   * the organisation it belongs to (the enterprise id its connection recorded); undefined when neither is installed.
+   * the organisation it belongs to (as a signed request from it said, or its connection recorded);
+   * undefined when neither is installed.
    */
   async queryFor(team: string): Promise<InstallationQuery<boolean> | undefined> {
     const { rows } = await this.db.query<{ id: string; enterprise_id: string | null; is_enterprise_install: boolean }>(
       `SELECT id, enterprise_id, is_enterprise_install FROM installations
-        WHERE uninstalled_at IS NULL AND (id = $1 OR id = (SELECT 'enterprise:' || enterprise_id FROM workspaces WHERE team_id = $2))
+        WHERE uninstalled_at IS NULL AND (id = $1
+           OR id IN (SELECT 'enterprise:' || enterprise_id FROM org_workspaces WHERE team_id = $2
+                     UNION SELECT 'enterprise:' || enterprise_id FROM workspaces WHERE team_id = $2))
         ORDER BY is_enterprise_install LIMIT 1`,
       [`team:${team}`, team],
     );
@@ -124,6 +127,19 @@ export class InstallationRepo implements InstallationStore {
     return row.is_enterprise_install
       ? { teamId: team, enterpriseId: row.enterprise_id!, isEnterpriseInstall: true }
       : { teamId: team, enterpriseId: row.enterprise_id ?? undefined, isEnterpriseInstall: false };
+  }
+
+  /**
+   * A workspace of an organisation that installed Lookout org-wide, as Bolt's `authorize` found it for a
+   * signed request: later work in the workspace (a job, a request's own lookups) finds the organisation's token.
+   */
+  async servedByOrg(team: string, enterprise: string): Promise<void> {
+    await this.db.query(
+      `INSERT INTO org_workspaces (team_id, enterprise_id) VALUES ($1, $2)
+       ON CONFLICT (team_id) DO UPDATE SET enterprise_id = EXCLUDED.enterprise_id, seen_at = now()
+       WHERE org_workspaces.enterprise_id <> EXCLUDED.enterprise_id`,
+      [team, enterprise],
+    );
   }
 
   /**
@@ -141,11 +157,16 @@ export class InstallationRepo implements InstallationStore {
     return rows.length > 0;
   }
 
-  /** Who installed Lookout in the workspace (its own install), if it is installed. */
+  /**
+   * Who installed Lookout in the workspace (its own install; else the Org Admin who installed it org-wide for the
+   * workspace's organisation: a Grid user id is the same in every workspace of it), if it is installed.
+   */
   async installerOf(team: string): Promise<string | undefined> {
     const { rows } = await this.db.query<{ installer_user_id: string }>(
-      'SELECT installer_user_id FROM installations WHERE id = $1 AND uninstalled_at IS NULL',
-      [`team:${team}`],
+      `SELECT installer_user_id FROM installations
+        WHERE uninstalled_at IS NULL AND (id = $1 OR id IN (SELECT 'enterprise:' || enterprise_id FROM org_workspaces WHERE team_id = $2))
+        ORDER BY is_enterprise_install LIMIT 1`,
+      [`team:${team}`, team],
     );
     return rows[0]?.installer_user_id;
   }

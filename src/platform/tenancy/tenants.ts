@@ -4,14 +4,15 @@
  * distributed app finds the token through Bolt's `authorize` (refreshed under token rotation)
  * and the account in the workspace's connection, made from its App Home.
  *
- * Analytics clients are kept per account, so workspaces on one account share its answers
- * (and its budget), and two accounts never do.
+ * Analytics clients are kept per account, so workspaces on one account share its answers, and
+ * two accounts never do. Its request budget is each workspace's own: a tenant's client charges
+ * the workspace (the threat scan, per account, spends the account's).
  */
 import { WebClient, type WebClientOptions } from '@slack/web-api';
 import { LRUCache } from 'lru-cache';
 import { accountOf } from '../api/account.js';
 import { AnalyticsApi } from '../api/analytics.js';
-import { ApiBudget } from '../api/budget.js';
+import { ApiBudget, chargedTo } from '../api/budget.js';
 import type { HttpClientOptions } from '../api/client.js';
 import { SharedFetcher } from '../api/shared-fetcher.js';
 import type { Logger } from '../log.js';
@@ -27,7 +28,7 @@ export interface Account {
   budget: ApiBudget;
 }
 
-/** A workspace Lookout serves: who it is, its analytics account, its Slack. */
+/** A workspace Lookout serves: who it is, its analytics account (its requests charged to the workspace's `budget`), its Slack. */
 export interface Tenant extends Account {
   team: string;
   directory: SlackDirectory;
@@ -46,8 +47,8 @@ export class TenantError extends Error {
   }
 }
 
-/** A workspace's bot token: the environment's, or Bolt's `authorize` for a distributed app. */
-export type TokenSource = ((team: string) => Promise<string>) & {
+/** A workspace's bot token (the environment's, or Bolt's `authorize` for a distributed app), and whether it is its organisation's. */
+export type TokenSource = ((team: string) => Promise<{ token: string; orgWide?: boolean }>) & {
   /** Drops what is kept of the workspace's token (it was revoked, or the app uninstalled). */
   forget?(team: string): void;
 };
@@ -57,7 +58,7 @@ export interface TenantsOptions {
   now: () => Date;
   /** Every analytics client's settings (not its URL or key). */
   api: Omit<HttpClientOptions, 'baseUrl' | 'apiKey' | 'budget'>;
-  /** Background requests a minute, per account. */
+  /** Analytics API requests a minute, per workspace (and per account for the threat scan). */
   apiBudget: number;
   /** Options of every Web API client (its base URL, timeout, logger); retries are Lookout's lookups'. */
   web: WebClientOptions;
@@ -77,6 +78,7 @@ export class Tenants {
   private readonly accounts: LRUCache<string, Account>;
   private readonly clients = new LRUCache<string, WebClient>({ max: 2_000 });
   private readonly directories = new LRUCache<string, SlackDirectory>({ max: 2_000 });
+  private readonly budgets = new LRUCache<string, ApiBudget>({ max: 10_000 });
   /** The environment's account (one workspace): never evicted. */
   private readonly own?: Account;
 
@@ -96,7 +98,28 @@ export class Tenants {
   async of(team: string): Promise<Tenant> {
     // A distributed app serves only workspaces it is installed in (the token throws TenantError otherwise).
     if (!this.own) await this.o.token(team);
-    return { team, ...(await this.accountOf(team)), directory: this.directory(team), access: this.access(team) };
+    const account = await this.accountOf(team);
+    const budget = this.budgetOf(team);
+    return {
+      team,
+      account: account.account,
+      api: charging(account.api, budget),
+      fetcher: charging(account.fetcher, budget),
+      budget,
+      directory: this.directory(team),
+      access: this.access(team),
+    };
+  }
+
+  /** The workspace's analytics API budget (one workspace: its account's, as the account is its alone). */
+  private budgetOf(team: string): ApiBudget {
+    if (this.own) return this.own.budget;
+    let budget = this.budgets.get(team);
+    if (!budget) {
+      budget = new ApiBudget(this.o.apiBudget);
+      this.budgets.set(team, budget);
+    }
+    return budget;
   }
 
   /** Who may do what in the workspace: membership asked of its own Slack. */
@@ -133,11 +156,13 @@ export class Tenants {
    * retry unless `options` say so: the Web API client's own default retries for half an hour.
    */
   async web(team: string, options: WebClientOptions = {}): Promise<WebClient> {
-    const token = await this.o.token(team);
-    const key = `${JSON.stringify(options.retryConfig ?? null)}|${options.rejectRateLimitedCalls === true}|${token}`;
+    const { token, orgWide } = await this.o.token(team);
+    const key = `${JSON.stringify(options.retryConfig ?? null)}|${options.rejectRateLimitedCalls === true}|${team}|${token}`;
     let client = this.clients.get(key);
     if (!client) {
-      client = new WebClient(token, { retryConfig: { retries: 0 }, ...this.o.web, ...options });
+      // An org-wide token names the workspace on every call, as Bolt's own clients do for an org-wide install.
+      const where = orgWide ? { teamId: team } : {};
+      client = new WebClient(token, { retryConfig: { retries: 0 }, ...this.o.web, ...options, ...where });
       this.clients.set(key, client);
     }
     return client;
@@ -160,13 +185,14 @@ export class Tenants {
     this.directories.delete(team);
   }
 
-  /** Background requests waiting for an account's budget now, and that waited, over every account. */
-  budgets(): { waiting: number; waited: number } {
+  /** Background requests waiting for a budget now, and that waited, over every workspace and account. */
+  waitingForBudgets(): { waiting: number; waited: number } {
     let waiting = 0;
     let waited = 0;
-    for (const a of this.own ? [this.own] : [...this.accounts.values()]) {
-      waiting += a.budget.waiting;
-      waited += a.budget.waited;
+    const accounts = this.own ? [this.own] : [...this.accounts.values()];
+    for (const budget of [...this.budgets.values(), ...accounts.map((a) => a.budget)]) {
+      waiting += budget.waiting;
+      waited += budget.waited;
     }
     return { waiting, waited };
   }
@@ -196,4 +222,16 @@ export class Tenants {
     const api = new AnalyticsApi({ ...this.o.api, baseUrl, apiKey, budget });
     return { account: api.account, api, fetcher: new SharedFetcher(api, { now: this.o.now }), budget };
   }
+}
+
+/** `target` (and what it holds) with every method's analytics API requests charged to `budget`. */
+function charging<T extends object>(target: T, budget: ApiBudget): T {
+  return new Proxy(target, {
+    get(t, key) {
+      const value: unknown = Reflect.get(t, key, t);
+      if (typeof value === 'function')
+        return (...args: unknown[]) => chargedTo(budget, () => (value as (...a: unknown[]) => unknown).apply(t, args));
+      return value !== null && typeof value === 'object' ? charging(value, budget) : value;
+    },
+  });
 }

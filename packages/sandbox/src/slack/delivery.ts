@@ -60,6 +60,15 @@ export class Deliverer {
     return { id: user.id, username: user.name, name: user.name, team_id: this.ws.team.id };
   }
 
+  /**
+   * An interaction's organisation, and whether the app is installed org-wide: Enterprise Grid payloads name the
+   * organisation (https://api.slack.com/enterprise/apps/reference, "is_enterprise_install" in every payload).
+   */
+  private get grid(): Json {
+    const e = this.ws.team.enterprise;
+    return { enterprise: e ? { id: e.id, name: e.name } : null, is_enterprise_install: this.ws.orgWide };
+  }
+
   private get teamPayload(): Json {
     return { id: this.ws.team.id, domain: this.ws.team.domain };
   }
@@ -87,7 +96,10 @@ export class Deliverer {
       command,
       text,
       api_app_id: this.ws.bot.appId,
-      is_enterprise_install: 'false',
+      ...(this.ws.team.enterprise
+        ? { enterprise_id: this.ws.team.enterprise.id, enterprise_name: this.ws.team.enterprise.name }
+        : {}),
+      is_enterprise_install: String(this.ws.orgWide),
       response_url: responseUrl.url,
       trigger_id: triggerId,
     };
@@ -148,8 +160,7 @@ export class Deliverer {
       };
       payload.trigger_id = triggerId;
       payload.team = this.teamPayload;
-      payload.enterprise = null;
-      payload.is_enterprise_install = false;
+      Object.assign(payload, this.grid);
       payload.channel = { id: m.channel, name: channel?.name ?? '' };
       if (!m.ephemeralTo) payload.message = apiMessage(m, this.ws.team.id);
       payload.state = { values: JSON.parse(JSON.stringify(m.state)) as Json };
@@ -166,8 +177,7 @@ export class Deliverer {
       payload.container = { type: 'view', view_id: view.id };
       payload.trigger_id = triggerId;
       payload.team = this.teamPayload;
-      payload.enterprise = null;
-      payload.is_enterprise_install = false;
+      Object.assign(payload, this.grid);
       payload.view = apiView(view);
     }
     payload.actions = actions;
@@ -198,8 +208,7 @@ export class Deliverer {
       trigger_id: triggerId,
       view: apiView(view),
       response_urls: [],
-      is_enterprise_install: false,
-      enterprise: null,
+      ...this.grid,
     };
     const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
     return this.send(
@@ -232,8 +241,7 @@ export class Deliverer {
       token: this.config.verificationToken,
       view: apiView(input.view),
       is_cleared: input.isCleared,
-      is_enterprise_install: false,
-      enterprise: null,
+      ...this.grid,
     };
     const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
     return this.send(
@@ -382,8 +390,15 @@ export class Deliverer {
       type: 'event_callback',
       event_id: eventId,
       event_time: Math.floor(Date.now() / 1000),
+      ...(this.ws.team.enterprise ? { enterprise_id: this.ws.team.enterprise.id } : {}),
       authorizations: [
-        { team_id: this.ws.team.id, user_id: this.ws.bot.userId, is_bot: true, is_enterprise_install: false },
+        {
+          enterprise_id: this.ws.team.enterprise?.id ?? null,
+          team_id: this.ws.team.id,
+          user_id: this.ws.bot.userId,
+          is_bot: true,
+          is_enterprise_install: this.ws.orgWide,
+        },
       ],
     };
     const body = JSON.stringify(payload);

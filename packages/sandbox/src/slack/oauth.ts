@@ -20,6 +20,14 @@
  *   two hours before): the old access token stays valid until it expires.
  * - https://docs.slack.dev/reference/methods/auth.test (errors table, as on every method):
  *   `invalid_auth`, `token_revoked`, `token_expired`, `not_authed`.
+ * - Org-wide installs (Enterprise Grid): https://api.slack.com/enterprise/apps/changes-install — an Org
+ *   Admin installs the app "across the entire organization" through the same OAuth flow; it "is not added
+ *   to any workspaces in the organization" then, "the Org Admin must do this later" (`addToWorkspace`).
+ *   https://api.slack.com/enterprise/apps/reference — `oauth.v2.access` answers `"team": null`, the
+ *   `enterprise` and `"is_enterprise_install": true`. https://api.slack.com/enterprise/org-wide-apps — one
+ *   token "that represents the permissions for the app on multiple workspaces". *Decision:* the authorise
+ *   page offers each organisation beside its workspaces, as Slack's picker does for an Org Admin; anyone
+ *   of the organisation's workspaces may pick it (the offline Slack has no admin roles).
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -45,7 +53,10 @@ export const CODE_TTL_MS = 10 * 60_000;
 export const ACCESS_TOKEN_TTL_S = 12 * 60 * 60;
 
 interface TokenRecord {
+  /** '' for an org-wide token. */
   teamId: string;
+  /** An org-wide token's organisation. */
+  enterpriseId?: string;
   scope: string;
   /** Epoch ms; unset for tokens that never expire. */
   expiresAt?: number;
@@ -54,6 +65,7 @@ interface TokenRecord {
 
 interface CodeRecord {
   teamId: string;
+  enterpriseId?: string;
   userId: string;
   scope: string;
   clientId: string;
@@ -91,7 +103,7 @@ function signedInTeam(cookie: string): string {
   return '';
 }
 
-export type TokenCheck = { ok: true; teamId: string } | { ok: false; error: string };
+export type TokenCheck = { ok: true; teamId: string; enterpriseId?: string } | { ok: false; error: string };
 
 function random(bytes: number): string {
   return randomBytes(bytes).toString('hex');
@@ -115,11 +127,13 @@ export class OAuthServer {
   private app: OAuthApp | undefined;
   private readonly tokens = new Map<string, TokenRecord>();
   /** Refresh token → the team and scope it renews; deleted once used. */
-  private readonly refreshTokens = new Map<string, { teamId: string; scope: string }>();
+  private readonly refreshTokens = new Map<string, { teamId: string; enterpriseId?: string; scope: string }>();
   private readonly codes = new Map<string, CodeRecord>();
   private readonly pending = new Map<string, PendingAuthorize>();
   /** The workspaces the app is installed in: from a granted code until it is removed (a token expiring is not leaving). */
   private readonly installedIn = new Set<string>();
+  /** The organisations that installed the app org-wide. */
+  private readonly installedOrgs = new Set<string>();
 
   constructor(
     private readonly teams: ReadonlyMap<string, Workspace>,
@@ -153,7 +167,52 @@ export class OAuthServer {
     if (!record) return { ok: false, error: 'invalid_auth' };
     if (record.revoked) return { ok: false, error: 'token_revoked' };
     if (record.expiresAt !== undefined && this.now() >= record.expiresAt) return { ok: false, error: 'token_expired' };
-    return { ok: true, teamId: record.teamId };
+    return { ok: true, teamId: record.teamId, ...(record.enterpriseId ? { enterpriseId: record.enterpriseId } : {}) };
+  }
+
+  /** The workspaces of an organisation. */
+  private orgTeams(enterpriseId: string): Workspace[] {
+    return [...this.teams.values()].filter((w) => w.team.enterprise?.id === enterpriseId);
+  }
+
+  /** The Org Admin adds the org-wide installed app to one of the organisation's workspaces (changes-install, above). */
+  addToWorkspace(teamId: string): void {
+    const ws = this.teams.get(teamId);
+    const org = ws?.team.enterprise?.id;
+    if (!ws || !org || !this.installedOrgs.has(org))
+      throw new Error(`the app is not installed org-wide in the organisation of ${teamId}`);
+    ws.orgWide = true;
+    this.installedIn.add(teamId);
+  }
+
+  /** auth.test of an org-wide token: the organisation, and the app's bot (that of the organisation's first workspace). */
+  orgAuthTest(enterpriseId: string, url: string): Json {
+    const ws = this.orgTeams(enterpriseId)[0];
+    return {
+      url,
+      team: ws?.team.enterprise?.name ?? enterpriseId,
+      user: ws?.bot.name,
+      user_id: ws?.bot.userId,
+      bot_id: ws?.bot.botId,
+      enterprise_id: enterpriseId,
+      is_enterprise_install: true,
+    };
+  }
+
+  /**
+   * The workspace an org-wide token acts in: the `team_id` the call names, if the app was added there
+   * (https://api.slack.com/enterprise/apps/reference, "Sample API call with team_id"). Calls that name none get
+   * `missing_argument`, and a workspace the app was not added to `team_access_not_granted` (on every method's errors table).
+   */
+  orgTeam(
+    enterpriseId: string,
+    teamId: string | undefined,
+  ): { ok: true; teamId: string } | { ok: false; error: string } {
+    if (!teamId) return { ok: false, error: 'missing_argument' };
+    const ws = this.teams.get(teamId);
+    if (!ws || ws.team.enterprise?.id !== enterpriseId || !ws.orgWide)
+      return { ok: false, error: 'team_access_not_granted' };
+    return { ok: true, teamId };
   }
 
   /** Whether the app is installed in the workspace. */
@@ -184,8 +243,10 @@ export class OAuthServer {
     )
       return page(res, 400, 'The redirect_uri is not one the app registered', 'bad_redirect_uri');
     const teamId = q.get('team') || signedInTeam(cookieOf(req));
-    const team = this.teams.get(teamId) ?? [...this.teams.values()][0];
+    const org = this.orgTeams(teamId);
+    const team = org[0] ?? this.teams.get(teamId) ?? [...this.teams.values()][0];
     if (!team) return page(res, 400, 'No workspace', 'team_not_found');
+    const installingOrg = org.length > 0 ? team.team.enterprise : undefined;
     const id = random(12);
     const scope = scopes(q.get('scope') ?? '').join(',');
     const userScope = scopes(q.get('user_scope') ?? '').join(',');
@@ -198,14 +259,23 @@ export class OAuthServer {
       named: asked !== '',
     });
     if (this.pending.size > 1000) this.pending.delete(this.pending.keys().next().value ?? '');
-    const people = [...team.users.values()].filter((u) => !u.is_bot);
+    const people = (installingOrg ? org : [team]).flatMap((w) => [...w.users.values()].filter((u) => !u.is_bot));
     const user = people.find((u) => u.id === q.get('user')) ?? people[0];
-    const options = [...this.teams.values()]
-      .map(
+    const orgs = new Map(
+      [...this.teams.values()].flatMap((w) =>
+        w.team.enterprise ? [[w.team.enterprise.id, w.team.enterprise.name]] : [],
+      ),
+    );
+    const options = [
+      ...[...this.teams.values()].map(
         (w) =>
-          `<option value="${escapeHtml(w.team.id)}"${w === team ? ' selected' : ''}>${escapeHtml(w.team.name)}</option>`,
-      )
-      .join('');
+          `<option value="${escapeHtml(w.team.id)}"${w === team && !installingOrg ? ' selected' : ''}>${escapeHtml(w.team.name)}</option>`,
+      ),
+      ...[...orgs].map(
+        ([id, name]) =>
+          `<option value="${escapeHtml(id)}"${id === installingOrg?.id ? ' selected' : ''}>${escapeHtml(name)} (the whole organisation)</option>`,
+      ),
+    ].join('');
     // Another workspace is another request: the page never shows one workspace while answering for another.
     const keep = ['client_id', 'scope', 'user_scope', 'state', 'redirect_uri']
       .filter((k) => q.has(k))
@@ -216,13 +286,13 @@ export class OAuthServer {
       .join('');
     const name = escapeHtml(app.name ?? app.clientId);
     const body = `<main class="authorize">
-<h1><strong>${name}</strong> is requesting permission to access the <strong>${escapeHtml(team.team.name)}</strong> Slack workspace</h1>
+<h1><strong>${name}</strong> is requesting permission to access the <strong>${escapeHtml(installingOrg?.name ?? team.team.name)}</strong> Slack ${installingOrg ? 'organisation' : 'workspace'}</h1>
 <form method="get" action="/oauth/v2/authorize" class="switch">${keep}
 <label>Workspace <select name="team">${options}</select></label> <button type="submit">Switch</button>
 </form>
 <form method="post" action="/oauth/v2/authorize">
 <input type="hidden" name="request" value="${id}">
-<input type="hidden" name="team" value="${escapeHtml(team.team.id)}">
+<input type="hidden" name="team" value="${escapeHtml(installingOrg?.id ?? team.team.id)}">
 <input type="hidden" name="user" value="${escapeHtml(user?.id ?? '')}">
 <p>Installing as ${escapeHtml(user?.real_name ?? 'nobody')}.</p>
 <h2>What will ${name} be able to do?</h2>
@@ -240,16 +310,19 @@ export class OAuthServer {
     const pending = this.pending.get(form.request ?? '');
     if (!pending) return page(res, 400, 'This authorisation has expired or was already answered', 'invalid_request');
     this.pending.delete(form.request ?? '');
-    const team = this.teams.get(form.team ?? '');
+    const org = this.orgTeams(form.team ?? '');
+    const team = org[0] ?? this.teams.get(form.team ?? '');
+    const enterpriseId = org.length > 0 ? form.team : undefined;
     const target = new URL(pending.redirectUri);
     if (form.decision !== 'allow' || !team) {
       target.searchParams.set('error', 'access_denied');
     } else {
-      const user = team.users.get(form.user ?? '');
-      const installer = user && !user.is_bot ? user : [...team.users.values()].find((u) => !u.is_bot);
-      const code = `${team.team.id}.${random(16)}`;
+      const people = (enterpriseId ? org : [team]).flatMap((w) => [...w.users.values()].filter((u) => !u.is_bot));
+      const installer = people.find((u) => u.id === form.user) ?? people[0];
+      const code = `${enterpriseId ?? team.team.id}.${random(16)}`;
       this.codes.set(code, {
-        teamId: team.team.id,
+        teamId: enterpriseId ? '' : team.team.id,
+        ...(enterpriseId ? { enterpriseId } : {}),
         userId: installer?.id ?? '',
         scope: pending.scope,
         clientId: pending.clientId,
@@ -293,8 +366,12 @@ export class OAuthServer {
       typeof args.redirect_uri === 'string' && args.redirect_uri !== '' ? args.redirect_uri : undefined;
     if (code.redirectUri !== undefined && redirectUri !== code.redirectUri) throw new SlackError('bad_redirect_uri');
     code.used = true;
+    if (code.enterpriseId) {
+      this.installedOrgs.add(code.enterpriseId);
+      return this.grant(app, { enterpriseId: code.enterpriseId }, code.scope, code.userId);
+    }
     this.installedIn.add(code.teamId);
-    return this.grant(app, code.teamId, code.scope, code.userId);
+    return this.grant(app, { teamId: code.teamId }, code.scope, code.userId);
   }
 
   private refresh(app: OAuthApp, args: Json): Json {
@@ -302,16 +379,25 @@ export class OAuthServer {
     const record = this.refreshTokens.get(token);
     if (!app.tokenRotation || !record) throw new SlackError('invalid_refresh_token');
     this.refreshTokens.delete(token);
-    return this.grant(app, record.teamId, record.scope, undefined);
+    const to = record.enterpriseId ? { enterpriseId: record.enterpriseId } : { teamId: record.teamId };
+    return this.grant(app, to, record.scope, undefined);
   }
 
-  private grant(app: OAuthApp, teamId: string, scope: string, userId: string | undefined): Json {
-    const team = this.teams.get(teamId);
+  private grant(
+    app: OAuthApp,
+    to: { teamId: string } | { enterpriseId: string },
+    scope: string,
+    userId: string | undefined,
+  ): Json {
+    const enterpriseId = 'enterpriseId' in to ? to.enterpriseId : undefined;
+    const teamId = 'teamId' in to ? to.teamId : '';
+    const team = enterpriseId ? this.orgTeams(enterpriseId)[0] : this.teams.get(teamId);
     if (!team) throw new SlackError('invalid_code');
     const rotating = app.tokenRotation === true;
-    const accessToken = rotating ? `xoxe.xoxb-1-${random(24)}` : `xoxb-${teamId}-${random(24)}`;
+    const accessToken = rotating ? `xoxe.xoxb-1-${random(24)}` : `xoxb-${enterpriseId ?? teamId}-${random(24)}`;
     this.tokens.set(accessToken, {
       teamId,
+      ...(enterpriseId ? { enterpriseId } : {}),
       scope,
       revoked: false,
       ...(rotating ? { expiresAt: this.now() + ACCESS_TOKEN_TTL_S * 1000 } : {}),
@@ -323,13 +409,13 @@ export class OAuthServer {
       token_type: 'bot',
       access_token: accessToken,
       bot_user_id: team.bot.userId,
-      team: { id: team.team.id, name: team.team.name },
-      enterprise: null,
-      is_enterprise_install: false,
+      team: enterpriseId ? null : { id: team.team.id, name: team.team.name },
+      enterprise: team.team.enterprise ? { ...team.team.enterprise } : null,
+      is_enterprise_install: enterpriseId !== undefined,
     };
     if (rotating) {
       const refreshToken = `xoxe-1-${random(24)}`;
-      this.refreshTokens.set(refreshToken, { teamId, scope });
+      this.refreshTokens.set(refreshToken, { teamId, ...(enterpriseId ? { enterpriseId } : {}), scope });
       answer.refresh_token = refreshToken;
       answer.expires_in = ACCESS_TOKEN_TTL_S;
     }

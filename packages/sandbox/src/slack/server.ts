@@ -131,18 +131,26 @@ export interface DemoAccountNote {
   apiKey: string;
 }
 
-/** A further workspace: the app installed there with `botToken`; its bot is `U_<id>_BOT`. */
+/** A further workspace: the app installed there with `botToken` (without one: not installed); its bot is `U_<id>_BOT`. */
 export interface ExtraWorkspace {
   team: Team;
-  botToken: string;
+  botToken?: string;
   channels: Array<{ id: string; name: string }>;
+  /** Its people (default none). */
+  users?: Array<{ id: string; name: string; tz?: string }>;
 }
 
 function extraSeed(w: ExtraWorkspace): WorkspaceSeed {
   return {
     team: w.team,
     bot: { userId: `U_${w.team.id}_BOT`, botId: `B_${w.team.id}`, appId: BOT.appId, name: 'lookout' },
-    users: [],
+    users: (w.users ?? []).map((u) => ({
+      id: u.id,
+      name: u.name,
+      real_name: u.name,
+      tz: u.tz ?? 'UTC',
+      is_bot: false,
+    })),
     channels: w.channels.map((c) => ({ ...c, is_private: false, is_archived: false, is_member: true })),
   };
 }
@@ -197,6 +205,14 @@ export class OfflineSlack extends SlackDriver {
   /** Registers the app for distribution (or removes it): what the authorise page and `oauth.v2.access` accept. */
   configureOAuth(app: OAuthApp | undefined): void {
     this.oauth.configure(app);
+  }
+
+  /**
+   * An Org Admin adds the app, installed org-wide, to a workspace of the organisation: from then on its
+   * requests say `is_enterprise_install` and the org's token acts there (https://api.slack.com/enterprise/apps/changes-install).
+   */
+  addToWorkspace(teamId: string): void {
+    this.oauth.addToWorkspace(teamId);
   }
 
   /**
@@ -396,7 +412,7 @@ export async function startOfflineSlack(options: OfflineSlackOptions): Promise<O
   const oauth = new OAuthServer(workspaces, now);
   if (options.installed ?? true) oauth.addToken(options.botToken, workspace.team.id);
   else workspace.removeBot();
-  (options.workspaces ?? []).forEach((w) => oauth.addToken(w.botToken, w.team.id));
+  (options.workspaces ?? []).forEach((w) => w.botToken && oauth.addToken(w.botToken, w.team.id));
   oauth.configure(options.oauth);
   const rateLimiter = new RateLimiter(options.rateLimit === undefined ? DEFAULT_RATE_LIMIT : options.rateLimit, now);
   const tiers = new MethodTiers(options.methodTiers ?? options.rateLimit !== false, now);
@@ -429,6 +445,7 @@ export async function startOfflineSlack(options: OfflineSlackOptions): Promise<O
   const { responseUrls, deliverer } = deliveryFor(workspace);
   const otherDelivery = deliveryFor(other);
   const otherDriver = new SlackDriver(other, otherDelivery.deliverer);
+  const extraDelivery = extras.map((ws) => [ws, deliveryFor(ws)] as const);
   const created = new OfflineSlack(
     server,
     baseUrl,
@@ -443,7 +460,7 @@ export async function startOfflineSlack(options: OfflineSlackOptions): Promise<O
     oauth,
     new Map([
       [other.team.id, otherDriver],
-      ...extras.map((ws) => [ws.team.id, new SlackDriver(ws, deliveryFor(ws).deliverer)] as const),
+      ...extraDelivery.map(([ws, d]) => [ws.team.id, new SlackDriver(ws, d.deliverer)] as const),
     ]),
   );
   appUrl = () => created.appUrl;
@@ -451,7 +468,9 @@ export async function startOfflineSlack(options: OfflineSlackOptions): Promise<O
     .add('POST', '/api/:method', (req, res, ctx) => webApi.handle(ctx.params.method ?? '', req, res))
     .add('POST', '/response/:id', (req, res, ctx) => {
       const id = ctx.params.id ?? '';
-      const owner = otherDelivery.responseUrls.get(id) ? otherDelivery.responseUrls : responseUrls;
+      const owner =
+        [otherDelivery, ...extraDelivery.map(([, d]) => d)].find((d) => d.responseUrls.get(id))?.responseUrls ??
+        responseUrls;
       return owner.handle(id, req, res);
     })
     .add('GET', '/oauth/v2/authorize', (req, res, ctx) => oauth.authorizePage(ctx.url, res, req))

@@ -322,7 +322,18 @@ export class WebApi {
       return reply(injected.status, { ok: false, error: injected.error ?? 'internal_error' });
     }
 
-    const checked = token ? this.options.oauth.check(token) : undefined;
+    let checked = token ? this.options.oauth.check(token) : undefined;
+    if (checked?.ok && checked.enterpriseId) {
+      // auth.test takes no team_id (https://docs.slack.dev/reference/methods/auth.test: no argument but the token) and
+      // says whether the token is org-wide (`is_enterprise_install`): Bolt's InstallProvider asks it at an org-wide install.
+      if (method === 'auth.test' && !str(args, 'team_id'))
+        return reply(200, {
+          ok: true,
+          ...this.options.oauth.orgAuthTest(checked.enterpriseId, `${this.options.baseUrl()}/`),
+        });
+      // Any other call of an org-wide token acts in the workspace it names (OAuthServer.orgTeam).
+      checked = this.options.oauth.orgTeam(checked.enterpriseId, str(args, 'team_id'));
+    }
     const teamId = checked?.ok ? checked.teamId : this.ws.team.id;
     const tier = this.options.tiers.take(method, teamId);
     if (!tier.ok) return reply(429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(tier.retryAfter) });

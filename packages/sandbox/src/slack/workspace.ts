@@ -12,6 +12,8 @@ export interface Team {
   id: string;
   name: string;
   domain: string;
+  /** The Enterprise Grid organisation the workspace belongs to, if any. */
+  enterprise?: { id: string; name: string };
 }
 
 export interface SlackUser {
@@ -254,6 +256,8 @@ export class Workspace extends EventEmitter<{ change: [WorkspaceChange] }> {
   /** Who is in each channel (people, and the bot when `is_member`). */
   private readonly memberships = new Map<string, Set<string>>();
   private lastMicros = 0;
+  /** The app reaches this workspace through its organisation's org-wide install (OAuthServer.addToWorkspace). */
+  orgWide = false;
 
   constructor(options: WorkspaceOptions = {}) {
     super();
