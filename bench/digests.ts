@@ -151,7 +151,10 @@ const web = new WebClient(botToken, {
 let rateLimited = 0;
 web.on(WebClientEvent.RATE_LIMITED, () => rateLimited++);
 
-const content = new DigestContent({ flagged: { seen: async () => undefined }, demo: true });
+const content = new DigestContent({
+  flagged: { seen: async () => undefined, judged: async () => undefined },
+  demo: true,
+});
 const worker = new DeliveryWorker({
   db: store.db,
   poster: async () => webPoster(web),
