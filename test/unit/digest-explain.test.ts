@@ -190,7 +190,7 @@ describe('flaggedShareLine', () => {
 
   it('says how many visitors were judged where not all were, and that a sample is one', () => {
     expect(line({ judgedVisitors: 2000 }, { judgedVisitors: 1 })).toBe(
-      'Flagged visitors made 12% of the 4,210 visits of Nov 18 – Nov 24, 2026 (days in Europe/Berlin); 2,000 of 2,500 visitors judged, +7 points against the previous period (Nov 11 – Nov 17, 2026: 5% of the 3,980 visits; 1 of 2,500 visitors judged).',
+      'Flagged visitors made 12% of the 4,210 visits of Nov 18 – Nov 24, 2026 (days in Europe/Berlin; 2,000 of 2,500 visitors judged), +7 points against the previous period (Nov 11 – Nov 17, 2026: 5% of the 3,980 visits; 1 of 2,500 visitors judged).',
     );
     expect(line({ visits: 5000, sampled: true, total: 12345, flaggedVisits: 600 }, {})).toMatch(
       /^Flagged visitors made 12% of the latest 5,000 of the 12,345 visits \(a sample\) of Nov 18/,

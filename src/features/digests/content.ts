@@ -355,7 +355,7 @@ export function flaggedShareLine(input: {
   const { current, previous } = input;
   if (current.visits === 0 || current.judgedVisitors === 0) return undefined;
   const span = (r: DateRange) => formatSpan(r.startDate, r.endDate);
-  const head = `Flagged visitors made ${shareOfVisits(current)} of ${span(input.period)} (days in ${input.timeZone})${judging(current)}`;
+  const head = `Flagged visitors made ${shareOfVisits(current)} of ${span(input.period)} (days in ${input.timeZone}${judging(current)})`;
   const before = `the previous period (${span(input.previousPeriod)}`;
   if (previous.visits === 0) return `${head}; ${before}) had no visits.`;
   if (previous.judgedVisitors === 0)
