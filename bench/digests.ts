@@ -11,6 +11,8 @@
  * 2–4 of the four, top 5, yesterday, in three zones that share a calendar date. The
  * requests they imply are counted first from their keys (a dry run of gatherDigest
  * against a stub API), then compared with what was fetched.
+ * Then one digest of all four reports alone, on a fresh cache: its API calls with threat
+ * checks off, and on (every visitor judged), where the flagged share reads /visits.
  * Run: npm run bench -- digests   (BENCH_DIGESTS, BENCH_CHANNELS override 1000, 100)
  */
 import { randomBytes } from 'node:crypto';
@@ -35,7 +37,8 @@ import { peakRssMb, spawnDemoApi } from './stats.js';
 
 const DIGESTS = Number(process.env.BENCH_DIGESTS ?? 1000);
 const CHANNELS = Number(process.env.BENCH_CHANNELS ?? 100);
-const EXPECTED_DISTINCT = 50;
+/** 5 filter sets × (2 totals + 2 for each of sources, pages, browsers; countries asks what the totals ask). */
+const EXPECTED_DISTINCT = 40;
 const KEY = 'bench-digests';
 
 const is = (object: string, value: string): FilterGroup[] => [
@@ -151,7 +154,10 @@ const web = new WebClient(botToken, {
 let rateLimited = 0;
 web.on(WebClientEvent.RATE_LIMITED, () => rateLimited++);
 
-const content = new DigestContent({ flagged: { seen: async () => undefined }, demo: true });
+const content = new DigestContent({
+  flagged: { seen: async () => undefined, judged: async () => undefined },
+  demo: true,
+});
 const worker = new DeliveryWorker({
   db: store.db,
   poster: async () => webPoster(web),
@@ -243,6 +249,31 @@ const ok =
 console.log(
   ok ? '\nOK: every distinct request made once, every digest posted once.' : '\nNOT OK: see the figures above.',
 );
+
+// ---- one digest alone ---------------------------------------------------------------------
+
+const single = digests.find((d) => d.reports.length === REPORT_SET.length && d.filters.length === 0)!;
+const costs: string[] = [];
+for (const on of [false, true]) {
+  const own = new SharedFetcher(counting);
+  const flagged = on
+    ? {
+        seen: async () => ({ count: 0, watchingSince: new Date(0) }),
+        judged: async (_tenant: unknown, ids: readonly string[]) => ({
+          checked: new Set(ids),
+          flagged: new Set<string>(),
+        }),
+      }
+    : { seen: async () => undefined, judged: async () => undefined };
+  await new DigestContent({ flagged, demo: true }).render(
+    { team: 'T_LOOKOUT', account: 'bench', fetcher: own },
+    single,
+    slot,
+    false,
+  );
+  costs.push(`${own.calls} with threat checks ${on ? 'on' : 'off'}`);
+}
+console.log(`one digest alone              ${single.reports.join(', ')}, yesterday: ${costs.join('; ')} (API calls)`);
 
 await scheduler.stop();
 await worker.stop();

@@ -146,7 +146,7 @@ const digests: Digest[] = Array.from({ length: 50 }, (_, i) => ({
   createdAt: now,
   updatedAt: now,
 }));
-const flagged = { seen: async () => undefined };
+const flagged = { seen: async () => undefined, judged: async () => undefined };
 
 for (let round = 0; round < ROUNDS; round++) {
   for (const charts of [false, true]) {

@@ -178,7 +178,11 @@ async function replicaProcess(): Promise<void> {
     loadActive: () => digests.listActive(),
     loadOne: (id) => digests.get(id),
     post: digestPublisher({
-      content: new DigestContent({ flagged: { seen: async () => undefined }, demo: false, log }),
+      content: new DigestContent({
+        flagged: { seen: async () => undefined, judged: async () => undefined },
+        demo: false,
+        log,
+      }),
       tenants: platform.tenants,
       db,
       log,

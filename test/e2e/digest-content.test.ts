@@ -233,18 +233,18 @@ describe('gatherDigest against the demo API', () => {
       const shown = (r: ReportRow) =>
         def.kind === 'pages' ? shortUrl(String(field(r, nameField))) : field(r, nameField);
       expect(section.lines!.map((l) => [l.name, l.value])).toEqual(rows.map((r) => [shown(r), field(r, countField)]));
-      // Their values before, from the whole previous period. A row found among the previous top 100 has
-      // its value; one absent from a complete list was not there ("new"); past the top 100 it is unknown.
+      // Their values before, from the whole previous period. A row found among the previous top 1,000 has
+      // its value; one absent from a complete list was not there ("new"); past the top 1,000 it is unknown.
       const key = (r: ReportRow) => `${String(field(r, nameField))}|${String(field(r, 'label') ?? '')}`;
       const { rows: before, complete } = await allRows(api, def.id, at(view.previous));
       expect(complete).toBe(true);
       const full = new Map(before.map((r) => [key(r), field(r, countField) as number]));
-      const top100 = new Set((await api.report(def.id, { ...at(view.previous), limit: 100, page: 1 })).map(key));
+      const top = new Set((await api.report(def.id, { ...at(view.previous), limit: 1000, page: 1 })).map(key));
       rows.forEach((row, i) => {
         const line = section.lines![i]!;
         const k = key(row);
-        if (top100.has(k)) expect(line.previous, `${def.id} ${k}`).toBe(full.get(k));
-        else if (top100.size < 100) {
+        if (top.has(k)) expect(line.previous, `${def.id} ${k}`).toBe(full.get(k));
+        else if (top.size < 1000) {
           expect(full.has(k), `${def.id} ${k}`).toBe(false);
           expect(line.previous, `${def.id} ${k}`).toBe(0);
         } else expect(line.previous, `${def.id} ${k}`).toBeUndefined();
@@ -268,7 +268,7 @@ describe('gatherDigest against the demo API', () => {
       OPTIONS,
     );
     const now = await api.report('cities', { ...at(view.period, filters), limit: 10, page: 1 });
-    const before = await api.report('cities', { ...at(view.previous, filters), limit: 100, page: 1 });
+    const before = await api.report('cities', { ...at(view.previous, filters), limit: 1000, page: 1 });
     const labels = now.map((r) => String(field(r, 'label')));
     expect(new Set(now.map((r) => field(r, 'name'))).size).toBeLessThan(labels.length);
     const previousOf = new Map(before.map((r) => [String(field(r, 'label')), field(r, 'total_visits')]));
@@ -373,14 +373,15 @@ describe('identical queries across digests due in the same minute are fetched on
     const b = spec({ id: 2, reports: ['sources', 'countries'] });
     await gatherDigest(fetcher, a, AT, OPTIONS);
     const afterFirst = demo.requests.length;
-    // totals (countries now and before) + sources and pages (now: top 5; before: top 100)
+    // totals (countries now and before) + sources and pages (now and before: the first 1,000 rows each)
     expect(afterFirst).toBe(6);
     await gatherDigest(fetcher, b, AT, OPTIONS);
     const keys = requestKeys();
-    // b adds only its countries section (top 5 now, top 100 before): totals and sources were shared.
-    expect(keys).toHaveLength(8);
-    expect(new Set(keys).size).toBe(8);
-    expect(fetcher.calls).toBe(8);
+    // b adds nothing: its countries section asks what the totals asked (the first 1,000 rows, now and before),
+    // and sources were shared.
+    expect(keys).toHaveLength(6);
+    expect(new Set(keys).size).toBe(6);
+    expect(fetcher.calls).toBe(6);
     expect(demo.requests.every((r) => r.status === 200)).toBe(true);
     expect(demo.requests.filter((r) => r.path === '/traffic/sources')).toHaveLength(2);
   });
@@ -397,8 +398,8 @@ describe('identical queries across digests due in the same minute are fetched on
     const views = await Promise.all(specs.map((s) => gatherDigest(fetcher, s, AT, OPTIONS)));
     const keys = requestKeys();
     expect(new Set(keys).size).toBe(keys.length);
-    expect(keys).toHaveLength(8);
-    expect(fetcher.calls).toBe(8);
+    expect(keys).toHaveLength(6);
+    expect(fetcher.calls).toBe(6);
     // Everyone got the same answer.
     for (const view of views) expect(view.totals).toEqual(views[0]!.totals);
   });
@@ -415,10 +416,10 @@ describe('identical queries across digests due in the same minute are fetched on
     );
     expect(berlin.period.startDate).toBe('2026-11-19');
     expect(kiritimati.period.startDate).toBe('2026-11-20');
-    // Kiritimati's "before" (Nov 19) is Berlin's "now": those totals are shared; nothing else is.
-    expect(requestKeys()).toHaveLength(4 + 3);
-    expect(new Set(requestKeys()).size).toBe(7);
-    expect(fetcher.calls).toBe(7);
+    // Kiritimati's "before" (Nov 19) is Berlin's "now": those totals and sources are shared; nothing else is.
+    expect(requestKeys()).toHaveLength(4 + 2);
+    expect(new Set(requestKeys()).size).toBe(6);
+    expect(fetcher.calls).toBe(6);
     expect(kiritimati.totals?.previousVisits).toBe(berlin.totals?.visits);
     expect(kiritimati.totals?.visits).toBe(await visitCount(kiritimati.period));
     expect(berlin.totals?.visits).toBe(await visitCount(berlin.period));

@@ -58,7 +58,10 @@ describe('the digest scheduler', () => {
       loadOne: (id) => store.digests.get(id),
       post: digestPublisher({
         // The threat scan is off: the security line is left out.
-        content: new DigestContent({ flagged: { seen: async () => undefined }, demo: true }),
+        content: new DigestContent({
+          flagged: { seen: async () => undefined, judged: async () => undefined },
+          demo: true,
+        }),
         tenants,
         db: store.db,
         log: silentLogger,

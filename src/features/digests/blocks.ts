@@ -10,6 +10,7 @@ import { trendChart, trendFigures, type ChartBlock } from '../../platform/slack/
 import { colourBar } from '../../platform/slack/kit/colour.js';
 import type { MessageBlock, SlackMessage } from '../../platform/slack/kit/messages.js';
 import type { Trend } from '../../kernel/trend.js';
+import { moverWords, type Entry, type Mover } from '../../kernel/explain.js';
 
 export interface DigestLine {
   /** As the report shows it (a page by its path, a time in the digest's zone). */
@@ -27,6 +28,21 @@ export interface DigestSection {
   /** Undefined when the report failed to load; `error` says why. */
   lines?: DigestLine[];
   error?: string;
+  /**
+   * For a report with counts: its entries in both periods, whole, for the top movers; 'cut'
+   * when a list reached the depth fetched and may go on (the report is not compared).
+   */
+  compared?: { current: Entry[]; previous: Entry[] } | 'cut';
+}
+
+/** The entries that changed most against the previous period, across the digest's reports. */
+export interface DigestMovers {
+  list: Mover[];
+  /** How many reports were compared whole. */
+  compared: number;
+  /** Titles of the reports too long to compare whole: a list of `depth` rows may go on. */
+  cut: string[];
+  depth: number;
 }
 
 export interface DigestTotals {
@@ -47,6 +63,7 @@ export interface DigestView {
   totals?: DigestTotals;
   totalsError?: string;
   sections: DigestSection[];
+  movers?: DigestMovers;
   /** One line on security for the period, when the alerts know something. */
   security?: string;
   /** Visits over the period against the previous one, for the chart; absent when it could not be built. */
@@ -94,6 +111,28 @@ function totalsSection(view: DigestView): KnownBlock {
   };
 }
 
+function moverText(m: Mover): string {
+  return escapeMrkdwn(moverWords({ ...m, label: m.label || MISSING }, NAME_MAX));
+}
+
+/** "Top movers against Nov 6 – Nov 12, 2026: x.com +212 (new), /pricing +140, Germany +96". */
+function moversSection(view: DigestView, moved: DigestMovers): KnownBlock {
+  const names =
+    moved.compared === 0
+      ? 'none compared'
+      : moved.list.length > 0
+        ? moved.list.map(moverText).join(', ')
+        : 'no entry to name: no report changed, or its rises and falls cancel each other out';
+  const cut =
+    moved.cut.length > 0
+      ? `\n_Not compared (${formatCount(moved.depth)} entries or more in a period): ${escapeMrkdwn(moved.cut.join(', '))}._`
+      : '';
+  return {
+    type: 'section',
+    text: mrkdwn(`*Top movers* against ${escapeMrkdwn(view.previous.label)}: ${names}${cut}`),
+  };
+}
+
 /** One chart (Slack allows two a message), with its figures in words beneath. */
 function trendBlocks(trend: Trend): MessageBlock[] {
   const chart: ChartBlock = trendChart(
@@ -131,6 +170,7 @@ export function digestMessage(view: DigestView): SlackMessage {
     { type: 'context', elements: [mrkdwn(context)] },
     totalsSection(view),
     ...(view.trend ? trendBlocks(view.trend) : []),
+    ...(view.movers ? [moversSection(view, view.movers)] : []),
     { type: 'divider' },
     ...view.sections.map(section),
   ];

@@ -5,13 +5,21 @@ import type { Trend } from '../../kernel/trend.js';
 import type { TrendService } from '../trends/index.js';
 import { ApiError } from '../../platform/api/errors.js';
 import { REPORTS, type ReportId, type ReportRow } from '../../kernel/catalog.js';
-import { dayStart, previousPeriod, shiftDate, type DateRange } from '../../kernel/dates.js';
-import { formatDateTime, formatField, counted } from '../../kernel/format.js';
+import { dayStart, formatSpan, previousPeriod, shiftDate, type DateRange } from '../../kernel/dates.js';
+import { formatDateTime, formatField, counted, formatCount } from '../../kernel/format.js';
+import { acrossReports, movers, percent, type Entry } from '../../kernel/explain.js';
 import { fieldOf } from '../../kernel/records.js';
 import type { FilterGroup } from '../../kernel/filters.js';
 import type { SlackMessage } from '../../platform/slack/kit/messages.js';
 import type { FlaggedSeen, FlaggedVisitors } from '../alerts/index.js';
-import { digestMessage, type DigestLine, type DigestSection, type DigestTotals, type DigestView } from './blocks.js';
+import {
+  digestMessage,
+  type DigestLine,
+  type DigestMovers,
+  type DigestSection,
+  type DigestTotals,
+  type DigestView,
+} from './blocks.js';
 import { digestRange, periodOf, type DigestPeriod } from './period.js';
 import type { Digest } from './repo.js';
 
@@ -25,8 +33,17 @@ export interface DigestSpec {
   timeZone: string;
 }
 
-/** How many rows of the previous period are fetched to find each top row's earlier value. */
-const PREVIOUS_DEPTH = 100;
+/**
+ * How many rows of each period are fetched for a report with counts: the previous period's
+ * to find each top row's earlier value, and both for the top movers (the top N shown are
+ * the current period's first rows). One page each: the API's largest.
+ */
+export const COMPARE_DEPTH = 1000;
+/** Entries a digest's top movers name at most, across its reports. */
+export const DIGEST_MOVERS = 5;
+/** The flagged share reads a period's visits in pages of this many, at most VISIT_PAGES of them. */
+export const VISIT_PAGE_SIZE = 1000;
+export const VISIT_PAGES = 5;
 
 function errorText(error: unknown): string {
   return error instanceof ApiError ? error.message : 'unexpected error';
@@ -75,17 +92,22 @@ export async function gatherDigest(
     try {
       const nameField = def.rowFilter?.rowField ?? def.columns[0]!.field;
       const durationField = def.columns.find((c) => c.format === 'duration')?.field;
-      const [current, earlier] = await Promise.all([
-        fetcher.report(id, { ...at(period), limit: spec.topN, page: 1 }),
-        def.countField ? fetcher.report(id, { ...at(previous), limit: PREVIOUS_DEPTH, page: 1 }) : Promise.resolve([]),
+      const depth = def.countField ? Math.max(spec.topN, COMPARE_DEPTH) : spec.topN;
+      const [rows, earlier] = await Promise.all([
+        fetcher.report(id, { ...at(period), page: 1, limit: depth }),
+        def.countField ? fetcher.report(id, { ...at(previous), page: 1, limit: depth }) : Promise.resolve([]),
       ]);
+      const current = rows.slice(0, spec.topN);
       // A row is the same row in both periods when its name and its label (where rows have one) match:
       // two cities may share a name (Paris, Île-de-France, FR and Paris, Texas, US), never a label.
       const keyOf = (row: ReportRow) => `${rowName(row, nameField)}\u0000${rowName(row, 'label')}`;
       const before = new Map(earlier.map((r) => [keyOf(r), r]));
       const nameFormat = def.columns.find((c) => c.field === nameField)?.format ?? 'text';
+      const nameOf = (row: ReportRow) => formatField(fieldOf(row, nameField), nameFormat, spec.timeZone, now, 200);
+      const entries = (list: readonly ReportRow[]): Entry[] =>
+        list.map((row) => ({ label: nameOf(row), visits: num(row, def.countField) ?? 0 }));
       const lines: DigestLine[] = current.map((row) => {
-        const name = formatField(fieldOf(row, nameField), nameFormat, spec.timeZone, now, 200);
+        const name = nameOf(row);
         const value = num(row, def.countField);
         const old = before.get(keyOf(row));
         return {
@@ -97,13 +119,16 @@ export async function gatherDigest(
             ? undefined
             : old
               ? num(old, def.countField)
-              : earlier.length < PREVIOUS_DEPTH
+              : earlier.length < depth
                 ? 0
                 : undefined,
           duration: num(row, durationField),
         };
       });
-      return { def, lines };
+      if (!def.countField) return { def, lines };
+      // A list as long as the depth may go on: its report is then not compared for the movers.
+      const whole = rows.length < depth && earlier.length < depth;
+      return { def, lines, compared: whole ? { current: entries(rows), previous: entries(earlier) } : 'cut' };
     } catch (error) {
       return { def, error: errorText(error) };
     }
@@ -116,6 +141,8 @@ export async function gatherDigest(
   } catch (error) {
     totalsError = errorText(error);
   }
+  const gathered = await Promise.all(sections);
+  const moved = digestMovers(gathered);
   return {
     id: spec.id,
     title: options.title,
@@ -125,9 +152,30 @@ export async function gatherDigest(
     filters: spec.filters,
     totals,
     totalsError,
-    sections: await Promise.all(sections),
+    sections: gathered,
+    ...(moved ? { movers: moved } : {}),
     demo: options.demo,
     preview: options.preview,
+  };
+}
+
+/**
+ * The digest's top movers: each compared report's entries that account for most of its
+ * change against the previous period (movers()), at most DIGEST_MOVERS across the reports
+ * (acrossReports()). Reports cut at COMPARE_DEPTH rows are named as not compared; none
+ * with counts loaded: undefined.
+ */
+export function digestMovers(sections: readonly DigestSection[]): DigestMovers | undefined {
+  const compared = sections.filter((s) => s.lines && s.compared !== undefined);
+  if (compared.length === 0) return undefined;
+  const lists = compared.flatMap((s) =>
+    s.compared && s.compared !== 'cut' ? [movers(s.compared.current, s.compared.previous, { max: DIGEST_MOVERS })] : [],
+  );
+  return {
+    list: acrossReports(lists, DIGEST_MOVERS),
+    compared: lists.length,
+    cut: compared.filter((s) => s.compared === 'cut').map((s) => s.def.title),
+    depth: COMPARE_DEPTH,
   };
 }
 
@@ -139,7 +187,7 @@ export class DigestContent {
   constructor(
     private readonly deps: {
       trends?: TrendService;
-      flagged: Pick<FlaggedVisitors, 'seen'>;
+      flagged: Pick<FlaggedVisitors, 'seen' | 'judged'>;
       demo: boolean;
       log?: Logger;
     },
@@ -159,7 +207,7 @@ export class DigestContent {
     };
     const view = await gatherDigest(tenant.fetcher, spec, at, { title, demo: this.deps.demo, preview });
     const [security, trend] = await Promise.all([
-      this.securityLine(tenant, view.period, digest.timeZone, at),
+      this.securityLine(tenant, view, digest.filters, at),
       this.trend(tenant, view, digest.filters),
     ]);
     return digestMessage({ ...view, security, ...(trend ? { trend } : {}) });
@@ -182,19 +230,137 @@ export class DigestContent {
     }
   }
 
-  /** The security line of a period in its zone, once threat alerts are on anywhere. */
+  /**
+   * The security line of a period in its zone, once threat alerts are on anywhere: the
+   * share of its visits from flagged visitors against the previous period's, once the threat
+   * scan has judged some of its visitors; else what the scan can say of the period.
+   */
   private async securityLine(
     tenant: DigestTenant,
-    period: DateRange,
-    timeZone: string,
+    view: DigestView,
+    filters: Digest['filters'],
     now: Date,
   ): Promise<string | undefined> {
-    const from = dayStart(period.startDate, timeZone);
-    const to = dayStart(shiftDate(period.endDate, 1), timeZone);
+    const from = dayStart(view.period.startDate, view.timeZone);
+    const to = dayStart(shiftDate(view.period.endDate, 1), view.timeZone);
     if (from === undefined || to === undefined) return undefined;
     const seen = await this.deps.flagged.seen(tenant, new Date(from), new Date(Math.min(to, now.getTime())));
-    return seen && securityLine({ from, to: Math.min(to, now.getTime()), timeZone, now }, seen);
+    if (!seen) return undefined;
+    const share = await this.flaggedShares(tenant, view, filters).catch((error: unknown) => {
+      this.deps.log?.warn({ digest: view.id, err: errorText(error) }, 'digest flagged share left out');
+      return undefined;
+    });
+    return share ?? securityLine({ from, to: Math.min(to, now.getTime()), timeZone: view.timeZone, now }, seen);
   }
+
+  /** The flagged share line, from each period's visits (at most VISIT_PAGES pages) and the scan's judgements. */
+  private async flaggedShares(
+    tenant: DigestTenant,
+    view: DigestView,
+    filters: Digest['filters'],
+  ): Promise<string | undefined> {
+    const read = (range: DateRange) =>
+      tenant.fetcher.visits(
+        { filterGroups: filters, startDate: range.startDate, endDate: range.endDate },
+        VISIT_PAGE_SIZE,
+        VISIT_PAGES,
+      );
+    const [current, previous] = await Promise.all([read(view.period), read(view.previous)]);
+    const ids = [...new Set([...current, ...previous].map((v) => v.visitor_id).filter((id): id is string => !!id))];
+    const judged = await this.deps.flagged.judged(tenant, ids);
+    if (!judged) return undefined;
+    const cap = VISIT_PAGE_SIZE * VISIT_PAGES;
+    return flaggedShareLine({
+      current: periodShare(current, judged, cap, view.totals?.visits),
+      previous: periodShare(previous, judged, cap, view.totals?.previousVisits),
+      period: view.period,
+      previousPeriod: view.previous,
+      timeZone: view.timeZone,
+    });
+  }
+}
+
+/** What a period's visits say of flagged visitors: counts of the visits read, and of their visitors. */
+export interface PeriodShare {
+  /** Visits read (all of the period's, unless `sampled`). */
+  visits: number;
+  /** The period's visits were more than those read: these are its latest. */
+  sampled: boolean;
+  /** The period's visits as its totals count them, when known (stated beside a sample). */
+  total?: number;
+  visitors: number;
+  judgedVisitors: number;
+  /** Visits by visitors the threat scan judged flagged. */
+  flaggedVisits: number;
+}
+
+/** Counts a period's visits against the threat scan's judgements; read up to `cap` visits. */
+export function periodShare(
+  visits: readonly { visitor_id?: string }[],
+  judged: { checked: ReadonlySet<string>; flagged: ReadonlySet<string> },
+  cap: number,
+  total?: number,
+): PeriodShare {
+  const visitors = new Set<string>();
+  let flaggedVisits = 0;
+  for (const v of visits) {
+    if (v.visitor_id) visitors.add(v.visitor_id);
+    if (v.visitor_id && judged.flagged.has(v.visitor_id)) flaggedVisits++;
+  }
+  const judgedVisitors = [...visitors].filter((id) => judged.checked.has(id)).length;
+  const sampled = visits.length >= cap && (total === undefined || total > visits.length);
+  return {
+    visits: visits.length,
+    sampled,
+    ...(sampled && total !== undefined ? { total } : {}),
+    visitors: visitors.size,
+    judgedVisitors,
+    flaggedVisits,
+  };
+}
+
+/** "12% of the 4,210 visits", "12% of the latest 5,000 of the 12,345 visits (a sample)". */
+function shareOfVisits(p: PeriodShare): string {
+  const pct = percent(p.visits === 0 ? 0 : p.flaggedVisits / p.visits);
+  if (!p.sampled) return `${pct} of the ${counted(p.visits, 'visit')}`;
+  const of = p.total !== undefined ? ` of the ${counted(p.total, 'visit')}` : ' visits';
+  return `${pct} of the latest ${formatCount(p.visits)}${of} (a sample)`;
+}
+
+const judging = (p: PeriodShare): string =>
+  p.judgedVisitors < p.visitors ? `; ${formatCount(p.judgedVisitors)} of ${counted(p.visitors, 'visitor')} judged` : '';
+
+/** Whole points between two shares as `percent` shows them: "+7 points", "-1 point", "no change". */
+function pointsChange(now: PeriodShare, before: PeriodShare): string {
+  const points = (p: PeriodShare) => Math.round((p.visits === 0 ? 0 : p.flaggedVisits / p.visits) * 100);
+  const d = points(now) - points(before);
+  if (d === 0) return 'no change';
+  return `${d > 0 ? '+' : '-'}${counted(Math.abs(d), 'point')}`;
+}
+
+/**
+ * The digest's flagged share in words, plain (not yet escaped): "Flagged visitors made 12%
+ * of the 4,210 visits of Nov 18 – Nov 24, 2026 (days in Europe/Berlin), +7 points against
+ * the previous period (Nov 11 – Nov 17, 2026: 5% of the 3,980 visits)." Each share is of the
+ * visits it names; where some visitors were not judged, it says how many were. Undefined
+ * when no visitor of the period was judged (the scan's own line says why).
+ */
+export function flaggedShareLine(input: {
+  current: PeriodShare;
+  previous: PeriodShare;
+  period: DateRange;
+  previousPeriod: DateRange;
+  timeZone: string;
+}): string | undefined {
+  const { current, previous } = input;
+  if (current.visits === 0 || current.judgedVisitors === 0) return undefined;
+  const span = (r: DateRange) => formatSpan(r.startDate, r.endDate);
+  const head = `Flagged visitors made ${shareOfVisits(current)} of ${span(input.period)} (days in ${input.timeZone}${judging(current)})`;
+  const before = `the previous period (${span(input.previousPeriod)}`;
+  if (previous.visits === 0) return `${head}; ${before}) had no visits.`;
+  if (previous.judgedVisitors === 0)
+    return `${head}; in ${before}) none of the ${counted(previous.visitors, 'visitor')} was judged.`;
+  return `${head}, ${pointsChange(current, previous)} against ${before}: ${shareOfVisits(previous)}${judging(previous)}).`;
 }
 
 /**
