@@ -11,6 +11,11 @@
  *   its new day;
  * - the floor: one request per distinct question, made directly, in the same run.
  *
+ * Then what explaining an alert costs (issue 30): for a spike watch on all visits, hourly and
+ * daily, the API calls of the watch's evaluation alone (empty store), of its explanation cold
+ * (a new process's fetcher and store: nothing shared) and warm (right after the evaluation,
+ * as the app runs it: the same fetcher within its minute and the same store).
+ *
  * Run: npm run bench -- watches   (BENCH_ROUNDS overrides 3)
  */
 import { AnalyticsApi } from '../src/platform/api/analytics.js';
@@ -23,6 +28,8 @@ import type { FilterGroup } from '../src/kernel/filters.js';
 import { TrendService } from '../src/features/trends/service.js';
 import { WatchObserver } from '../src/features/watches/observe.js';
 import { WatchEvaluator } from '../src/features/watches/evaluator.js';
+import { WatchExplainer } from '../src/features/watches/explainer.js';
+import { lastPeriod } from '../src/features/watches/plan.js';
 import type { Condition, WatchRule } from '../src/features/watches/plan.js';
 import { memoryQuota } from '../src/platform/quota.js';
 import { createLogger } from '../src/platform/log.js';
@@ -94,7 +101,7 @@ for (let round = 0; round < ROUNDS; round++) {
   });
   const evaluator = new WatchEvaluator({
     db: repos.db,
-    tenants: { of: async (team) => ({ team, account: 'bench', fetcher }) },
+    tenants: { of: async (team) => ({ team, account: 'bench', api, fetcher }) },
     observer: new WatchObserver({
       trends,
       flagged: { judged: async () => undefined },
@@ -153,6 +160,60 @@ for (let round = 0; round < ROUNDS; round++) {
   await api.close();
   await repos.close();
 }
+
+// What an explanation costs, against the watch alone.
+const explained: Record<string, { watch: number[]; cold: number[]; warm: number[]; ms: number[] }> = {};
+for (let round = 0; round < ROUNDS; round++) {
+  for (const every of ['hour', 'day'] as const) {
+    const rule: WatchRule = { metric: 'visits', report: 'visits', filters: [], condition: { kind: 'spike' }, every };
+    const clock = new Date(Date.now() - 2 * 86_400_000);
+    const period = lastPeriod(every, ZONE, clock, API_DAYS)!;
+    const setUp = async () => {
+      const repos = await openRepos({ memory: true });
+      const api = new AnalyticsApi({ baseUrl: demo.url, apiKey: KEY, timeoutMs: 10_000 });
+      const fetcher = new SharedFetcher(api, { now: () => clock });
+      const trends = new TrendService({
+        repo: repos.trends,
+        refs,
+        timeZoneFor: async () => ZONE,
+        now: () => clock,
+        demo: true,
+        quota: memoryQuota({ points: 1e6, windowMs: 60_000 }),
+        apiDays: API_DAYS,
+        log,
+      });
+      const observer = new WatchObserver({
+        trends,
+        // The scan is on and has judged nobody: verdicts come from the store, never from the API.
+        flagged: { judged: async () => ({ checked: new Set<string>(), flagged: new Set<string>() }) },
+        apiDays: API_DAYS,
+        log,
+      });
+      const tenant = { team: 'T', account: 'bench', api, fetcher };
+      const close = async () => {
+        await api.close();
+        await repos.close();
+      };
+      return { api, observer, explainer: new WatchExplainer(observer), tenant, close };
+    };
+    const row = (explained[every] ??= { watch: [], cold: [], warm: [], ms: [] });
+    const warm = await setUp();
+    const observation = await warm.observer.observe(warm.tenant, rule, period, ZONE);
+    if (!observation.ok) throw new Error(`the ${every} watch did not evaluate: ${observation.error}`);
+    row.watch.push(warm.api.http.stats.attempts);
+    let before = warm.api.http.stats.attempts;
+    const started = performance.now();
+    await warm.explainer.explain(warm.tenant, rule, period, ZONE);
+    row.ms.push(performance.now() - started);
+    row.warm.push(warm.api.http.stats.attempts - before);
+    await warm.close();
+    const cold = await setUp();
+    before = cold.api.http.stats.attempts;
+    await cold.explainer.explain(cold.tenant, rule, period, ZONE);
+    row.cold.push(cold.api.http.stats.attempts - before);
+    await cold.close();
+  }
+}
 demo.stop();
 
 const floor = median(rows['floor: the 20 distinct questions, once each']!.ms);
@@ -164,4 +225,13 @@ console.log('|---|---|---|---|');
 for (const [name, r] of Object.entries(rows)) {
   const t = median(r.ms);
   console.log(`| ${name} | ${median(r.calls)} | ${t.toFixed(0)} ms | ${(t / floor).toFixed(1)}× |`);
+}
+
+console.log(`\nExplaining a spike alert on all visits (what moved, who moved it); medians of ${ROUNDS} rounds`);
+console.log('| watch | the watch alone (empty store) | explanation, warm (right after it) | explanation, cold | warm ÷ the watch | warm time |');
+console.log('|---|---|---|---|---|---|');
+for (const [every, r] of Object.entries(explained)) {
+  console.log(
+    `| every ${every} | ${median(r.watch)} | ${median(r.warm)} | ${median(r.cold)} | ${(median(r.warm) / median(r.watch)).toFixed(2)}× | ${median(r.ms).toFixed(0)} ms |`,
+  );
 }

@@ -212,7 +212,12 @@ describe.skipIf(!available)('the sandbox Slack in a browser', () => {
     await command('/traffic watch visits above 0 every day', '.block');
     await box.lookout.watches.tick();
     box.lookout.deliveries.wake();
-    const watch = list.getByTestId('message').filter({ hasText: 'Watch: visits above 0' }).last();
+    // Read once its explanation is in: the alert is edited in place when it comes.
+    const watch = list
+      .getByTestId('message')
+      .filter({ hasText: 'Watch: visits above 0' })
+      .filter({ hasText: 'What moved' })
+      .last();
     await watch.locator('.attachment').waitFor();
     expect(await bar(watch)).toBe('rgb(236, 178, 46)');
     await shot(watch, 'colour-watch-alert.png');
@@ -290,6 +295,10 @@ describe.skipIf(!available)('the sandbox Slack in a browser', () => {
   async function openChannel(name: string) {
     await page.locator(`[data-testid="channel-item"][data-channel-name="${name}"]`).click();
     await expect.poll(() => page.locator('#channel-title').textContent()).toBe(`# ${name}`);
+    // The title changes first; the list still holds the channel before until it is drawn again.
+    await expect
+      .poll(() => page.getByTestId('message-list').textContent())
+      .toContain(`This is the very beginning of the #${name} channel`);
   }
 
   async function command(text: string, testid: string) {
@@ -298,6 +307,7 @@ describe.skipIf(!available)('the sandbox Slack in a browser', () => {
     await page.getByTestId('composer-input').fill(text);
     await page.getByTestId('composer-send').click();
     await expect.poll(() => list.getByTestId('message').count()).toBeGreaterThan(before);
+
     const message = list
       .getByTestId('message')
       .filter({ has: page.locator(testid) })

@@ -6,6 +6,7 @@ import { startOfflineSlack, type Message, type OfflineSlack } from '@lookout/san
 import { captureLogs } from '../support/log-capture.js';
 import { headerOf, mrkdwnOf } from '../support/sandbox.js';
 import { until } from '../support/until.js';
+import { SAMPLE_LOOKUPS } from '../../src/features/watches/explainer.js';
 
 /**
  * "Is this spike real?" end to end: the demo produces a human spike from a new source and a
@@ -136,6 +137,24 @@ describe('a watch alert explains its spike', () => {
     // The people-only watch alerts too.
     expect(alertsOf('C_GENERAL', people)).toHaveLength(1);
     for (const id of [all, people]) await command('C_MARKETING', `watch remove ${id}`);
+  }, 60_000);
+
+  it('visitors the scan has not judged yet: a bounded sample of them is looked up, and the explanation says it is a sample', async () => {
+    const h = hour();
+    clock = h.getTime() - HOUR;
+    const all = idOf(await command('C_MARKETING', 'watch visits spike every hour'));
+    const spike = demo.spike({ kind: 'human', hour: h, visits: 150 });
+    const lookupsBefore = demo.requests.filter((r) => r.path.startsWith('/security/')).length;
+    // No scan this hour: none of its visitors is judged when the watch evaluates.
+    clock = h.getTime() + HOUR + 60_000;
+    await app.watches.tick();
+    clock = h.getTime() + HOUR + 3 * 60_000;
+    await app.watches.tick();
+    const text = textOf(await explained('C_MARKETING', all));
+    expect(text).toContain(`sampled: ${SAMPLE_LOOKUPS} of ${spike.visitors} visitors judged`);
+    const lookups = demo.requests.filter((r) => r.path.startsWith('/security/')).slice(lookupsBefore);
+    expect(new Set(lookups.map((r) => r.path.split('/').at(-1))).size).toBe(SAMPLE_LOOKUPS);
+    await command('C_MARKETING', `watch remove ${all}`);
   }, 60_000);
 
   it('a scraper wave on one page: names the page with the demo’s change, says it is mostly automated, lists the flagged visitors; ignoring automated spikes silences the next wave', async () => {

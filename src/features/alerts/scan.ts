@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import pLimit from 'p-limit';
 import type { Part, SecurityAnswers, SecurityCheck, VisitRecord } from '../../kernel/records.js';
 import {
@@ -333,6 +334,37 @@ export class ThreatScan {
       if (reachedOld || rows.length < this.pageSize) break;
     }
     return [...fresh.values()];
+  }
+
+  /**
+   * Looks up at most `max` of these visitors not judged yet, with the checks the workspace's
+   * alerts ask for, and keeps their facts as a scan would (for watch explanations: a bounded
+   * sample of a period's unjudged visitors). The sample is the same for the same visitors
+   * (ordered by a hash of their id). Returns how many were looked up; none while the scan is off.
+   */
+  async judgeSample(
+    tenant: ScannedAccount & { team: string },
+    visitorIds: readonly string[],
+    max: number,
+  ): Promise<number> {
+    const subscriptions = await this.options.repos.subscriptions.list([tenant.team]);
+    if (subscriptions.length === 0 || max <= 0) return 0;
+    const checks = [...new Set(subscriptions.flatMap((s) => s.checks))];
+    const now = this.options.now();
+    const known = await this.options.repos.visitorChecks.getFresh(
+      tenant.account,
+      visitorIds,
+      new Date(now.getTime() - this.options.recheckMs),
+    );
+    const sample = visitorIds
+      .filter((id) => !known.has(id))
+      .map((id) => [createHash('sha1').update(id).digest('hex'), id] as const)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .slice(0, max)
+      .map(([, id]) => id);
+    if (sample.length === 0) return 0;
+    await this.factsFor(tenant.api, sample, checks, now);
+    return sample.length;
   }
 
   /** Each visitor's facts for the checks asked: cached ones, else looked up. A failed lookup fails the scan (after caching the rest). */

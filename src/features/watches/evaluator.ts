@@ -39,7 +39,7 @@ const RETRY_WAITING_MS = 2 * 60_000;
 export interface WatchEvaluatorOptions {
   db: Db;
   /** Each watch's workspace: its analytics account. */
-  tenants: { of(team: string): Promise<Pick<Tenant, 'team' | 'account' | 'fetcher'>> };
+  tenants: { of(team: string): Promise<Pick<Tenant, 'team' | 'account' | 'fetcher' | 'api'>> };
   observer: WatchObserver;
   /** For the small chart in an alert (left out when it cannot be built). */
   trends?: TrendService;

@@ -24,6 +24,8 @@ import { comparedWith, type WatchPeriod, type WatchRule } from './plan.js';
 const BREAKDOWNS: readonly ReportId[] = ['sources', 'pages', 'countries'];
 /** Rows asked of each report for a day's movers. */
 const ROWS = 25;
+/** Unjudged visitors of the period looked up for an explanation, at most (a sample, said so). */
+export const SAMPLE_LOOKUPS = 20;
 /** Flagged visitors kept with an explanation for its "Flagged visitors" button. */
 export const FLAGGED_LISTED = 25;
 
@@ -66,8 +68,14 @@ function average(periods: readonly Entry[][]): Entry[] {
   return [...sums].map(([label, sum]) => ({ label, visits: sum / periods.length }));
 }
 
+/** Looks up at most `max` of these unjudged visitors and keeps their verdicts; how many it looked up. */
+export type JudgeSample = (tenant: WatchTenant, visitorIds: readonly string[], max: number) => Promise<number>;
+
 export class WatchExplainer {
-  constructor(private readonly observer: Pick<WatchObserver, 'judgedVisits' | 'totals'>) {}
+  constructor(
+    private readonly observer: Pick<WatchObserver, 'judgedVisits' | 'totals'>,
+    private readonly sample?: JudgeSample,
+  ) {}
 
   /** Explains `period` against the periods the watch compares it with (the day before, when it compares with none). */
   async explain(tenant: WatchTenant, rule: WatchRule, period: WatchPeriod, timeZone: string): Promise<Explanation> {
@@ -78,7 +86,15 @@ export class WatchExplainer {
         ? [rule.report]
         : BREAKDOWNS;
     const judgedSince = period.dueAt - VERDICTS_KEPT_MS;
-    const current = await this.observer.judgedVisits(tenant, period, timeZone);
+    let current = await this.observer.judgedVisits(tenant, period, timeZone);
+    let sampled = false;
+    const unjudged = [...new Set(current?.visits.map((v) => v.visitor_id))].filter(
+      (id): id is string => typeof id === 'string' && !current!.checked.has(id),
+    );
+    if (current && unjudged.length > 0 && this.sample) {
+      sampled = (await this.sample(tenant, unjudged, SAMPLE_LOOKUPS)) > 0;
+      if (sampled) current = await this.observer.judgedVisits(tenant, period, timeZone);
+    }
     // Baseline periods' visits are asked only where an hour's breakdown needs them, or the scan may have judged them.
     const hourly = period.hour !== undefined;
     const before: (JudgedVisits | undefined)[] = await Promise.all(
@@ -116,7 +132,7 @@ export class WatchExplainer {
       scanOn: current !== undefined,
       visitors: visitors.size,
       judgedVisitors,
-      sampled: false,
+      sampled,
     });
     const change = now.visits - baseline.visits;
     return {

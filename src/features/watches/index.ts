@@ -44,7 +44,7 @@ export const watches: LookoutFeature<'watches', 'reports' | 'trends' | 'alerts' 
       db: platform.repos.db,
       tenants: platform.tenants,
       observer,
-      explainer: new WatchExplainer(observer),
+      explainer: new WatchExplainer(observer, (tenant, ids, max) => alerts.scan.judgeSample(tenant, ids, max)),
       explained: (outcome) => platform.metrics.watchExplanations.inc({ outcome }),
       trends,
       apiDays,

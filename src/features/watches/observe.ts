@@ -58,7 +58,7 @@ export interface ObserverDeps {
 }
 
 /** A watch's workspace: its analytics account's answers, and whose flagged visitors count as bots. */
-export type WatchTenant = Pick<Tenant, 'team' | 'account' | 'fetcher'>;
+export type WatchTenant = Pick<Tenant, 'team' | 'account' | 'fetcher' | 'api'>;
 
 export class WatchObserver {
   constructor(private readonly deps: ObserverDeps) {}
