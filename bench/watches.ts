@@ -228,7 +228,9 @@ for (const [name, r] of Object.entries(rows)) {
 }
 
 console.log(`\nExplaining a spike alert on all visits (what moved, who moved it); medians of ${ROUNDS} rounds`);
-console.log('| watch | the watch alone (empty store) | explanation, warm (right after it) | explanation, cold | warm ÷ the watch | warm time |');
+console.log(
+  '| watch | the watch alone (empty store) | explanation, warm (right after it) | explanation, cold | warm ÷ the watch | warm time |',
+);
 console.log('|---|---|---|---|---|---|');
 for (const [every, r] of Object.entries(explained)) {
   console.log(
