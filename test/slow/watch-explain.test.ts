@@ -100,7 +100,7 @@ function explained(channel: string, id: number): Promise<Message> {
           (m) =>
             /^Watch: /.test(headerOf(m) ?? '') &&
             textOf(m).includes(`watch #${id}`) &&
-            textOf(m).includes('What moved:'),
+            textOf(m).includes('What moved'),
         ),
     `watch #${id}'s alert, explained`,
   );

@@ -329,6 +329,9 @@ describe('explanationText: the two lines', () => {
 
   it('an empty list says why', () => {
     expect(explanationText([], who, 0).whatMoved).toBe('*What moved:* nothing in total');
+    expect(explanationText([], who, 0, undefined, 'the hour <before>').whatMoved).toBe(
+      '*What moved* (against the hour &lt;before&gt;): nothing in total',
+    );
     expect(explanationText([], who, 10).whatMoved).toMatch(/cancel out/);
   });
 

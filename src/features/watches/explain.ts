@@ -36,6 +36,7 @@ export function explanationText(
   who: FlaggedVerdict,
   change: number,
   max: number = LIMITS.sectionText,
+  against?: string,
 ): ExplanationText {
   const names =
     moved.length > 0
@@ -43,7 +44,10 @@ export function explanationText(
       : change === 0
         ? 'nothing in total'
         : 'no entry to name: rises and falls of entries cancel out most of the change';
-  const whatMoved = clipMrkdwn(`*What moved:* ${names}`, Math.floor(max / 2));
+  const whatMoved = clipMrkdwn(
+    `${against ? `*What moved* (against ${escapeMrkdwn(against)}):` : '*What moved:*'} ${names}`,
+    Math.floor(max / 2),
+  );
   const whoMoved = clipMrkdwn(`*Who moved it:* ${escapeMrkdwn(who.text)}`, max - 1 - Array.from(whatMoved).length);
   return { whatMoved, whoMoved, text: `${whatMoved}\n${whoMoved}` };
 }

@@ -18,7 +18,7 @@ import {
   type PeriodJudgement,
 } from './explain.js';
 import { judgedCounts, VERDICTS_KEPT_MS, type JudgedVisits, type WatchObserver, type WatchTenant } from './observe.js';
-import { comparedWith, type WatchPeriod, type WatchRule } from './plan.js';
+import { comparedWith, SPIKE_WEEKS, type WatchPeriod, type WatchRule } from './plan.js';
 
 /** The reports a total's change is broken down by. */
 const BREAKDOWNS: readonly ReportId[] = ['sources', 'pages', 'countries'];
@@ -137,7 +137,7 @@ export class WatchExplainer {
     const change = now.visits - baseline.visits;
     return {
       period: period.key,
-      text: explanationText(moved, who, Math.round(change)).text,
+      text: explanationText(moved, who, Math.round(change), undefined, againstWords(rule, period)).text,
       verdict: who.verdict,
       ...mostVisits(current),
     };
@@ -169,6 +169,16 @@ export class WatchExplainer {
     const [now, ...before] = await Promise.all([rows(period.date), ...baselines.map((b) => rows(b.date))]);
     return movers(now!, average(before));
   }
+}
+
+/** What the movers are measured against, in words: the watch's own baseline periods. */
+function againstWords(rule: WatchRule, period: WatchPeriod): string {
+  const unit = period.hour === undefined ? 'day' : 'hour';
+  const c = rule.condition;
+  if (c.kind === 'spike')
+    return `the average of the same ${period.hour === undefined ? 'weekday' : 'hour'} in the ${SPIKE_WEEKS} weeks before`;
+  if (c.kind === 'change' && c.against === 'last_week') return `the same ${unit} last week`;
+  return `the ${unit} before`;
 }
 
 const mean = (xs: readonly number[]): number => (xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length);
