@@ -3,7 +3,7 @@
  * that account for most of it (movers), and the share of visits from flagged visitors
  * against a baseline, with a verdict in words. Pure: the figures come in, plain words go out.
  */
-import { formatCount } from './format.js';
+import { counted, formatCount } from './format.js';
 import { clip } from './text.js';
 
 /** Entries named in "What moved" at most. */
@@ -225,6 +225,11 @@ export interface FlaggedVerdict {
   text: string;
 }
 
+/** A lower bound as a whole percent no higher than it: 0.6251 → "62%". */
+const percentDown = (share: number): string => `${Math.floor(unit(share) * 100 + 1e-9)}%`;
+/** An upper bound as a whole percent no lower than it: 0.1949 → "20%". */
+const percentUp = (share: number): string => `${Math.ceil(unit(share) * 100 - 1e-9)}%`;
+
 /** 0.714 → "71%"; a share above 0 that rounds to 0 is "<1%", one below 1 that rounds to 100 ">99%". */
 export function percent(share: number): string {
   const pct = unit(share) * 100;
@@ -238,13 +243,13 @@ export function verdict(input: FlaggedInput): FlaggedVerdict {
   const shares = flaggedShare(input);
   const visitors = count(input.visitors);
   const judged = Math.min(count(input.judgedVisitors), visitors);
-  const judging = `${formatCount(judged)} of ${formatCount(visitors)} visitors judged`;
+  const judging = `${formatCount(judged)} of ${counted(visitors, 'visitor')} judged`;
   const notes = judged < visitors ? (input.sampled ? `sampled: ${judging}` : judging) : undefined;
   if (!input.scanOn)
     return {
       verdict: 'unknown: threat checks are off',
       shares: { direction: shares.direction },
-      text: `unknown: threat checks are off, so none of the ${formatCount(visitors)} visitors was judged`,
+      text: `unknown: threat checks are off, so ${visitors === 1 ? 'the one visitor was not judged' : `none of the ${formatCount(visitors)} visitors was judged`}`,
     };
   const ofChange = shares.direction !== 'none' && shares.changeShare !== undefined;
   if (judged < visitors && judged < MIN_JUDGED_VISITORS)
@@ -289,28 +294,34 @@ function unjudgedBaseline(input: FlaggedInput, shares: FlaggedShares, notes: str
   const figures = ['usual share unknown: no visitor of the baseline judged', notes].filter(
     (x): x is string => x !== undefined,
   );
-  if (change === 0) return { verdict: 'mixed', shares, text: `no change to explain: ${own} (${figures.join('; ')})` };
+  if (change === 0)
+    return {
+      verdict: 'unknown: usual share unknown',
+      shares,
+      text: `no change to explain: ${own} (${figures.join('; ')})`,
+    };
   // The flagged part of the change is flaggedNow − flaggedBefore, with 0 ≤ flaggedBefore ≤ before.
   const a = unit(flaggedNow / change);
   const b = unit((flaggedNow - before) / change);
   const [low, high] = a <= b ? [a, b] : [b, a];
+  // Bounds are rounded outward (percentDown, percentUp), so "at least" and "at most" stay true as printed.
   const of = `of the ${shares.direction} is from flagged visitors`;
   if (low >= MOSTLY_AUTOMATED_AT)
     return {
       verdict: 'mostly automated',
       shares,
-      text: `mostly automated: at least ${percent(low)} ${of}; ${own} (${figures.join('; ')})`,
+      text: `mostly automated: ${low >= 1 ? 'all' : `at least ${percentDown(low)}`} ${of}; ${own} (${figures.join('; ')})`,
     };
   if (high < MOSTLY_PEOPLE_BELOW)
     return {
       verdict: 'mostly people',
       shares,
-      text: `mostly people: at most ${percent(high)} ${of}; ${own} (${figures.join('; ')})`,
+      text: `mostly people: ${high <= 0 ? 'none' : `at most ${percentUp(high)}`} ${of}; ${own} (${figures.join('; ')})`,
     };
   return {
     verdict: 'unknown: usual share unknown',
     shares,
-    text: `unknown: between ${percent(low)} and ${percent(high)} ${of}; ${own} (${figures.join('; ')})`,
+    text: `unknown: between ${percentDown(low)} and ${percentUp(high)} ${of}; ${own} (${figures.join('; ')})`,
   };
 }
 

@@ -100,7 +100,7 @@ export class Metrics {
     });
     this.watchExplanations = new Counter({
       name: 'lookout_watch_explanations_total',
-      help: 'Watch alerts explained (what moved, who moved it), by outcome: explained, failed (the alert says it could not be told)',
+      help: 'Watch alerts explained (what moved, who moved it), by outcome: explained, failed (the alert says it could not be told), superseded (a later period was evaluated first)',
       labelNames: ['outcome'],
       registers,
     });

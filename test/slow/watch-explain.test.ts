@@ -48,6 +48,8 @@ beforeAll(async () => {
     alerts: { scanIntervalMs: 60_000, recheckMs: 6 * HOUR, burst: 50 },
     deliveries: { slackTimeoutMs: 5_000, heartbeatMs: 10_000, paceMs: 50 },
     admins: ['U_CAROL'],
+    // Bob may not see security details: the flagged visitors are refused him.
+    security: { channels: [], users: ['U_ALICE', 'U_CAROL'], scrapingScoreThreshold: 0.8 },
     watches: { spreadMs: { hour: 0, day: 0 }, staleMs: 1_000 },
     apiDays: API_DAYS,
     limits: { userRequests: 100_000 },
@@ -175,7 +177,19 @@ describe('a watch alert explains its spike', () => {
     expect(text).toMatch(/Who moved it:\* mostly automated: (all|at least \d+%) of the rise is from flagged visitors/);
     expect(alertsOf('C_GENERAL', people)).toEqual([]);
 
-    // Flagged visitors: the wave's scrapers, each with the scan's verdict.
+    // Flagged visitors are security details: refused to Bob, shown to Alice with the scan's verdicts.
+    const bobs = slack.messages('C_MARKETING', { user: 'U_BOB' }).length;
+    await slack.click(alert, 'watch.flagged', undefined, { user: 'U_BOB' });
+    const refused = await until(
+      () =>
+        slack
+          .messages('C_MARKETING', { user: 'U_BOB' })
+          .slice(bobs)
+          .find((m) => m.ephemeralTo === 'U_BOB'),
+      'the refusal',
+    );
+    expect(mrkdwnOf(refused).join(' ')).toContain('security details');
+    expect(mrkdwnOf(refused).join(' ')).not.toContain(wave.visitorIds[0]!);
     const before = slack.messages('C_MARKETING', { user: 'U_ALICE' }).length;
     await slack.click(alert, 'watch.flagged', undefined, { user: 'U_ALICE' });
     const list = await until(

@@ -212,7 +212,7 @@ describe('flaggedShare and verdict: who moved it', () => {
     expect(v.shares.changeShare).toBeUndefined();
     // 300 flagged now; before, anywhere from none to all 100: at least 200 of the 308 more.
     expect(v.text).toBe(
-      "mostly automated: at least 65% of the rise is from flagged visitors; 74% of the period's visits are from flagged visitors (usual share unknown: no visitor of the baseline judged)",
+      "mostly automated: at least 64% of the rise is from flagged visitors; 74% of the period's visits are from flagged visitors (usual share unknown: no visitor of the baseline judged)",
     );
     expect(verdict(input(period(250, 4), period(100, 0, 0))).text).toBe(
       "mostly people: at most 3% of the rise is from flagged visitors; 2% of the period's visits are from flagged visitors (usual share unknown: no visitor of the baseline judged)",

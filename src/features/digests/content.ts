@@ -246,6 +246,9 @@ export class DigestContent {
     if (from === undefined || to === undefined) return undefined;
     const seen = await this.deps.flagged.seen(tenant, new Date(from), new Date(Math.min(to, now.getTime())));
     if (!seen) return undefined;
+    // A period that ended before the scan began is said to be unchecked, whatever was judged of its visitors since.
+    if (seen.watchingSince.getTime() >= Math.min(to, now.getTime()))
+      return securityLine({ from, to: Math.min(to, now.getTime()), timeZone: view.timeZone, now }, seen);
     const share = await this.flaggedShares(tenant, view, filters).catch((error: unknown) => {
       this.deps.log?.warn({ digest: view.id, err: errorText(error) }, 'digest flagged share left out');
       return undefined;

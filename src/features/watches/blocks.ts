@@ -53,7 +53,9 @@ export function mayIgnoreAutomated(rule: WatchRule): boolean {
     rule.who === undefined &&
     rule.report === 'visits' &&
     rule.filters.length === 0 &&
-    rule.condition.kind !== 'new'
+    (rule.condition.kind === 'spike' ||
+      rule.condition.kind === 'above' ||
+      (rule.condition.kind === 'change' && rule.condition.direction === 'rises'))
   );
 }
 

@@ -6,6 +6,7 @@
  * after its claim leaves it to be taken over; a period is recorded once.
  */
 import pLimit from 'p-limit';
+import { ApiError } from '../../platform/api/errors.js';
 import { DeliveryRepo } from '../../platform/deliveries/repo.js';
 import { escapeMrkdwn } from '../../platform/slack/kit/escape.js';
 import { mrkdwn } from '../../platform/slack/kit/limits.js';
@@ -66,8 +67,10 @@ export interface WatchEvaluatorOptions {
   changed?: Changed;
   /** Explains each alert once it is out, editing it in place (left out: alerts are not explained). */
   explainer?: Pick<WatchExplainer, 'explain'>;
-  /** Told each explanation's outcome (for /metrics). */
-  explained?: (outcome: 'explained' | 'failed') => void;
+  /** Told each explanation's outcome (for /metrics): a superseded one lost to a later period's evaluation. */
+  explained?: (outcome: 'explained' | 'failed' | 'superseded') => void;
+  /** An explanation not ready within this long says so in the alert (default 60 s). */
+  explainTimeoutMs?: number;
 }
 
 const DEFAULTS = {
@@ -76,7 +79,23 @@ const DEFAULTS = {
   staleMs: 120_000,
   concurrency: 4,
   deliveryDeadlineMs: 6 * 3_600_000,
+  explainTimeoutMs: 60_000,
 };
+
+class ExplainTimeout extends Error {}
+
+/** `work`'s outcome, or ExplainTimeout after `ms` (the work is left to finish unheard). */
+async function within<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new ExplainTimeout(`it took longer than ${ms / 1000} s`)), ms);
+  });
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 export class WatchEvaluator {
   private timer: NodeJS.Timeout | undefined;
@@ -272,11 +291,20 @@ export class WatchEvaluator {
       let explanation: Explanation;
       try {
         const tenant = await this.options.tenants.of(watch.teamId);
-        explanation = await explainer.explain(tenant, watch.rule, period, watch.timeZone);
+        explanation = await within(
+          explainer.explain(tenant, watch.rule, period, watch.timeZone),
+          this.options.explainTimeoutMs ?? DEFAULTS.explainTimeoutMs,
+        );
         this.options.explained?.('explained');
       } catch (error) {
-        const reason = error instanceof Error ? error.message : String(error);
-        log.warn({ watch: watch.id, period: period.key, err: reason }, 'watch alert not explained');
+        log.warn({ watch: watch.id, period: period.key, err: String(error) }, 'watch alert not explained');
+        // The API's own words (they name no secret); anything else is logged, not shown.
+        const reason =
+          error instanceof ApiError
+            ? error.message
+            : error instanceof ExplainTimeout
+              ? error.message
+              : 'an unexpected error, logged';
         this.options.explained?.('failed');
         explanation = {
           period: period.key,
@@ -289,6 +317,7 @@ export class WatchEvaluator {
       const now = this.options.now();
       const queued = await this.options.db.transaction(async (tx) => {
         const fresh = await new WatchRepo(tx).setExplanation(watch.id, explanation);
+        if (!fresh) this.options.explained?.('superseded');
         if (!fresh || (fresh.mutedUntil !== undefined && fresh.mutedUntil > now)) return false;
         const where = fresh.alertTs
           ? { updateTs: fresh.alertTs }

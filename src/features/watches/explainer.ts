@@ -15,6 +15,7 @@ import {
   verdict,
   type Entry,
   type Explanation,
+  type Mover,
   type PeriodJudgement,
 } from './explain.js';
 import { judgedCounts, VERDICTS_KEPT_MS, type JudgedVisits, type WatchObserver, type WatchTenant } from './observe.js';
@@ -22,8 +23,8 @@ import { comparedWith, SPIKE_WEEKS, type WatchPeriod, type WatchRule } from './p
 
 /** The reports a total's change is broken down by. */
 const BREAKDOWNS: readonly ReportId[] = ['sources', 'pages', 'countries'];
-/** Rows asked of each report for a day's movers. */
-const ROWS = 25;
+/** Rows asked of each report for a day's movers; a day with this many or more is not compared (cut lists could claim more than the change). */
+const ROWS = 1000;
 /** Unjudged visitors of the period looked up for an explanation, at most (a sample, said so). */
 export const SAMPLE_LOOKUPS = 20;
 /** Flagged visitors kept with an explanation for its "Flagged visitors" button. */
@@ -86,31 +87,32 @@ export class WatchExplainer {
         ? [rule.report]
         : BREAKDOWNS;
     const judgedSince = period.dueAt - VERDICTS_KEPT_MS;
-    let current = await this.observer.judgedVisits(tenant, period, timeZone);
+    // The watched visits: the watch's filters apply to the visits too.
+    const visitsOf = (p: Pick<WatchPeriod, 'date' | 'hour'>) =>
+      this.observer.judgedVisits(tenant, p, timeZone, rule.filters);
+    let current = await visitsOf(period);
     let sampled = false;
-    const unjudged = [...new Set(current?.visits.map((v) => v.visitor_id))].filter(
-      (id): id is string => typeof id === 'string' && !current!.checked.has(id),
+    const unjudged = [...new Set(current.visits.map((v) => v.visitor_id))].filter(
+      (id): id is string => typeof id === 'string' && !current.checked.has(id),
     );
-    if (current && unjudged.length > 0 && this.sample) {
+    if (current.scanOn && unjudged.length > 0 && this.sample) {
       sampled = (await this.sample(tenant, unjudged, SAMPLE_LOOKUPS)) > 0;
-      if (sampled) current = await this.observer.judgedVisits(tenant, period, timeZone);
+      if (sampled) current = await visitsOf(period);
     }
     // Baseline periods' visits are asked only where an hour's breakdown needs them, or the scan may have judged them.
     const hourly = period.hour !== undefined;
     const before: (JudgedVisits | undefined)[] = await Promise.all(
       baselines.map((p) =>
         hourly || Date.parse(`${p.date}T00:00:00Z`) + 2 * 86_400_000 >= judgedSince
-          ? this.observer.judgedVisits(tenant, p, timeZone)
+          ? visitsOf(p)
           : Promise.resolve(undefined),
       ),
     );
     const lists = hourly
-      ? reports.map((r) =>
-          movers(tally(r, current?.visits ?? []), average(before.map((b) => tally(r, b?.visits ?? [])))),
-        )
+      ? reports.map((r) => movers(tally(r, current.visits), average(before.map((b) => tally(r, b?.visits ?? [])))))
       : await Promise.all(reports.map((r) => this.dayMovers(tenant, rule, r, period, baselines)));
-    const moved = acrossReports(lists);
-    const now = current ? judgedCounts(current) : { visits: 0, judgedVisits: 0, flaggedVisits: 0 };
+    const moved = acrossReports(lists.filter((l): l is Mover[] => l !== undefined));
+    const now = judgedCounts(current);
     const judgedBefore = before.filter((b): b is JudgedVisits => b !== undefined).map(judgedCounts);
     const baseline: PeriodJudgement =
       judgedBefore.length === baselines.length
@@ -120,16 +122,16 @@ export class WatchExplainer {
             flaggedVisits: mean(judgedBefore.map((b) => b.flaggedVisits)),
           }
         : {
-            visits: mean((await this.observer.totals(tenant, baselines, timeZone)) ?? []),
+            visits: mean((await this.observer.totals(tenant, baselines, timeZone, rule)) ?? [now.visits]),
             judgedVisits: 0,
             flaggedVisits: 0,
           };
-    const visitors = new Set(current?.visits.map((v) => v.visitor_id).filter(Boolean));
-    const judgedVisitors = [...visitors].filter((id) => current?.checked.has(id!)).length;
+    const visitors = new Set(current.visits.map((v) => v.visitor_id).filter(Boolean));
+    const judgedVisitors = [...visitors].filter((id) => current.checked.has(id!)).length;
     const who = verdict({
       current: now,
       baseline,
-      scanOn: current !== undefined,
+      scanOn: current.scanOn,
       visitors: visitors.size,
       judgedVisitors,
       sampled,
@@ -166,7 +168,9 @@ export class WatchExplainer {
         return { label: report === 'pages' ? shortUrl(name) : name, visits: Number(fieldOf(r, def.countField!)) || 0 };
       });
     };
-    const [now, ...before] = await Promise.all([rows(period.date), ...baselines.map((b) => rows(b.date))]);
+    const answers = await Promise.all([rows(period.date), ...baselines.map((b) => rows(b.date))]);
+    if (answers.some((a) => a.length >= ROWS)) return undefined;
+    const [now, ...before] = answers;
     return movers(now!, average(before));
   }
 }
@@ -177,8 +181,8 @@ function againstWords(rule: WatchRule, period: WatchPeriod): string {
   const c = rule.condition;
   if (c.kind === 'spike')
     return `the average of the same ${period.hour === undefined ? 'weekday' : 'hour'} in the ${SPIKE_WEEKS} weeks before`;
-  if (c.kind === 'change' && c.against === 'last_week') return `the same ${unit} last week`;
-  return `the ${unit} before`;
+  if (c.kind === 'change') return c.against === 'last_week' ? `the same ${unit} last week` : `the ${unit} before`;
+  return period.hour === undefined ? 'the day before' : 'the same hour the day before';
 }
 
 const mean = (xs: readonly number[]): number => (xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length);
@@ -190,10 +194,10 @@ function shiftDay(date: string): string {
 }
 
 /** The flagged visitors of the period, most visits first (the first FLAGGED_LISTED), and how many there were. */
-function mostVisits(j: JudgedVisits | undefined): { flagged: string[]; flaggedCount: number } {
+function mostVisits(j: JudgedVisits): { flagged: string[]; flaggedCount: number } {
   const counts = new Map<string, number>();
-  for (const v of j?.visits ?? [])
-    if (v.visitor_id && j!.flagged.has(v.visitor_id)) counts.set(v.visitor_id, (counts.get(v.visitor_id) ?? 0) + 1);
+  for (const v of j.visits)
+    if (v.visitor_id && j.flagged.has(v.visitor_id)) counts.set(v.visitor_id, (counts.get(v.visitor_id) ?? 0) + 1);
   const flagged = [...counts]
     .sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1))
     .slice(0, FLAGGED_LISTED)

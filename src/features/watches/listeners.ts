@@ -123,6 +123,14 @@ function flaggedButton(watches: WatchService, by: ExplainedBy) {
     const found = await watches.explained(t, args.body.user.id, id.data, { channelId: args.body.channel?.id });
     if (!found.ok) return tell(found.message);
     const watch = found.value;
+    // Verdicts on visitors are security details: the same rule as a visitor card's.
+    if (!t.access.maySeeSecurity(args.body.user.id, args.body.channel?.id))
+      return tell(
+        problemMessage(
+          'The flagged visitors and their verdicts are security details, which you may not see here.',
+          'Ask a Lookout admin, or look in a channel where security details may be shown.',
+        ),
+      );
     if (!watch.explanation)
       return tell(problemMessage(`Watch #${id.data}'s latest alert has no explanation yet.`, 'Try again in a minute.'));
     const [date, hour] = watch.explanation.period.split('T');

@@ -6,6 +6,7 @@
  */
 import { REPORTS } from '../../kernel/catalog.js';
 import { dayStart, hourAt, hourEnd, shiftDate } from '../../kernel/dates.js';
+import type { FilterGroup } from '../../kernel/filters.js';
 import { fieldOf, type VisitRecord } from '../../kernel/records.js';
 import { dayLabel, type ApiDays, type Bucket } from '../../kernel/trend.js';
 import { ApiError } from '../../platform/api/errors.js';
@@ -32,6 +33,8 @@ export const VERDICTS_KEPT_MS = 24 * 3_600_000;
 /** A period's visits and what the threat scan made of their visitors. */
 export interface JudgedVisits {
   visits: VisitRecord[];
+  /** The threat scan is on in the workspace (when off, no visitor is judged). */
+  scanOn: boolean;
   /** Visitors the scan has a verdict on, and those it flagged (threat, scraper, VPN abuser). */
   checked: Set<string>;
   flagged: Set<string>;
@@ -63,32 +66,35 @@ export type WatchTenant = Pick<Tenant, 'team' | 'account' | 'fetcher' | 'api'>;
 export class WatchObserver {
   constructor(private readonly deps: ObserverDeps) {}
 
-  /** The site's visits in each period, from the trend cache (finished periods kept once); undefined while any is unsettled. */
+  /** The watched visits (its report and filters) in each period, from the trend cache (finished periods kept once); undefined while any is unsettled. */
   async totals(
     tenant: WatchTenant,
     periods: readonly Pick<WatchPeriod, 'date' | 'hour'>[],
     timeZone: string,
+    of: Pick<WatchRule, 'report' | 'filters'>,
   ): Promise<number[] | undefined> {
-    const spec = { report: 'visits' as const, filters: [], metric: 'visits' as const, timeZone };
+    const spec = { report: of.report, filters: of.filters, metric: 'visits' as const, timeZone };
     const buckets = periods.map((p) => periodBucket(p));
     const { values, unsettled } = await this.deps.trends.values(tenant, spec, buckets, this.deps.log);
     return unsettled.length > 0 ? undefined : values;
   }
 
   /**
-   * A period's visits (an hour in the zone, or the API's day), and the threat scan's verdicts
-   * on their visitors; undefined while the scan is off.
+   * A period's visits (an hour in the zone, or the API's day), those matching `filters`, and the
+   * threat scan's verdicts on their visitors (none while the scan is off).
    */
   async judgedVisits(
     tenant: WatchTenant,
     period: Pick<WatchPeriod, 'date' | 'hour'>,
     timeZone: string,
-  ): Promise<JudgedVisits | undefined> {
+    filters: FilterGroup[] = [],
+  ): Promise<JudgedVisits> {
     const hourly = period.hour !== undefined;
     // The zone's hour lies within the API's day before, the day or the day after.
     const all = await tenant.fetcher.visits({
       startDate: hourly ? shiftDate(period.date, -1) : period.date,
       endDate: hourly ? shiftDate(period.date, 1) : period.date,
+      ...(filters.length > 0 ? { filterGroups: filters } : {}),
     });
     const visits = hourly
       ? all.filter((v) => {
@@ -98,7 +104,9 @@ export class WatchObserver {
       : all;
     const ids = [...new Set(visits.map((v) => v.visitor_id).filter((id): id is string => typeof id === 'string'))];
     const judged = await this.deps.flagged.judged(tenant, ids);
-    return judged && { visits, ...judged };
+    return judged
+      ? { visits, scanOn: true, ...judged }
+      : { visits, scanOn: false, checked: new Set(), flagged: new Set() };
   }
 
   /** `tenant`: the watch's workspace, and its analytics account. */
@@ -171,17 +179,18 @@ export class WatchObserver {
       const ended =
         (p.hour === undefined ? dayStart(shiftDate(p.date, 1), timeZone) : hourEnd(p.date, p.hour, timeZone)) ?? 0;
       if (i > 0 && ended < judgedSince) {
-        if (rule.who === 'bots')
+        // All the baseline's visits counted as people's would make a drop of people out of bots leaving.
+        if (rule.who === 'bots' || (rule.condition.kind === 'change' && rule.condition.direction === 'drops'))
           return {
             ok: false,
-            error: `The usual visits by bots are not known: the threat scan keeps its verdicts on visitors for hours, not for the weeks this watch compares with.`,
+            error: `The usual visits by ${rule.who} are not known: the threat scan keeps its verdicts on visitors for hours, not for the days or weeks this watch compares with.`,
           };
         unjudged++;
         figures.push(total);
         continue;
       }
       const judged = await this.judgedVisits(tenant, p, timeZone);
-      if (!judged)
+      if (!judged.scanOn)
         return {
           ok: false,
           error: `Visits by ${rule.who} need the threat scan, which is off: turn it on with /traffic alerts on.`,
@@ -200,8 +209,8 @@ export class WatchObserver {
   /** The share of the hour's visits made by visitors the threat scan flagged, among the visits it has judged. */
   private async bots(tenant: WatchTenant, period: WatchPeriod, timeZone: string, label: string): Promise<Observation> {
     const judged = await this.judgedVisits(tenant, period, timeZone);
-    if (judged?.visits.length === 0) return { ok: true, value: 0, label };
-    if (!judged)
+    if (judged.visits.length === 0) return { ok: true, value: 0, label };
+    if (!judged.scanOn)
       return {
         ok: false,
         error: 'The threat scan is off, so no visitor has been judged: turn it on with /traffic alerts on.',

@@ -43,7 +43,13 @@ export function registerWorkspace(routes: Routes, w: WorkspaceListening): void {
     if (!(await w.mayAdminister(team, user)))
       return void (await ack({ response_action: 'errors', errors: { key: REFUSED.text.slice(0, 300) } }));
     const enterprise = (body as { enterprise?: { id?: string } | null }).enterprise?.id;
-    const checking = w.service.connect(team, enterprise, user, url, key);
+    const checking = w.service.connect(team, enterprise, user, url, key).catch((error: unknown): Checked => {
+      w.log.error(
+        { team, err: error instanceof Error ? error.message : String(error) },
+        'could not save an analytics connection',
+      );
+      return { ok: false, field: 'key', problem: 'Lookout could not save the connection just now. Try again.' };
+    });
     const early = await settledWithin(checking, ANSWER_WITHIN_MS - (Date.now() - started));
     if (early) {
       if (!early.ok)

@@ -199,8 +199,16 @@ export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp
     // Bolt's authorize found the org-wide install this signed request names: the workspace's later work finds it too.
     const { isEnterpriseInstall, teamId, enterpriseId } = context;
     if (options.servedByOrg && isEnterpriseInstall && teamId && enterpriseId && !seenInOrg.has(teamId)) {
-      await options.servedByOrg(teamId, enterpriseId);
-      seenInOrg.set(teamId, enterpriseId);
+      try {
+        await options.servedByOrg(teamId, enterpriseId);
+        seenInOrg.set(teamId, enterpriseId);
+      } catch (error) {
+        // Asked again with the workspace's next request; this one is answered either way.
+        requestLog.warn(
+          { team: teamId, err: error instanceof Error ? error.message : String(error) },
+          'could not record that a workspace is served by its organisation',
+        );
+      }
     }
     await next();
   });
