@@ -82,23 +82,29 @@ const record = (name: string, calls: number, ms: number) => {
   rows[name].ms.push(ms);
 };
 
-// A month ago: the demo API's data set holds every day from then to now, so each simulated day has its visits.
-const today = new Date(Date.now() - 30 * 86_400_000);
-for (let round = 0; round < ROUNDS; round++) {
+/** A store in memory, the API client, its shared fetcher and the trend service, as the app wires them, at `now`. */
+async function wired(now: () => Date) {
   const repos = await openRepos({ memory: true });
-  let clock = today;
   const api = new AnalyticsApi({ baseUrl: demo.url, apiKey: KEY, timeoutMs: 10_000 });
-  const fetcher = new SharedFetcher(api, { now: () => clock });
+  const fetcher = new SharedFetcher(api, { now });
   const trends = new TrendService({
     repo: repos.trends,
     refs,
     timeZoneFor: async () => ZONE,
-    now: () => clock,
+    now,
     demo: true,
     quota: memoryQuota({ points: 1e6, windowMs: 60_000 }),
     apiDays: API_DAYS,
     log,
   });
+  return { repos, api, fetcher, trends };
+}
+
+// A month ago: the demo API's data set holds every day from then to now, so each simulated day has its visits.
+const today = new Date(Date.now() - 30 * 86_400_000);
+for (let round = 0; round < ROUNDS; round++) {
+  let clock = today;
+  const { repos, api, fetcher, trends } = await wired(() => clock);
   const evaluator = new WatchEvaluator({
     db: repos.db,
     tenants: { of: async (team) => ({ team, account: 'bench', api, fetcher }) },
@@ -169,19 +175,7 @@ for (let round = 0; round < ROUNDS; round++) {
     const clock = new Date(Date.now() - 2 * 86_400_000);
     const period = lastPeriod(every, ZONE, clock, API_DAYS)!;
     const setUp = async () => {
-      const repos = await openRepos({ memory: true });
-      const api = new AnalyticsApi({ baseUrl: demo.url, apiKey: KEY, timeoutMs: 10_000 });
-      const fetcher = new SharedFetcher(api, { now: () => clock });
-      const trends = new TrendService({
-        repo: repos.trends,
-        refs,
-        timeZoneFor: async () => ZONE,
-        now: () => clock,
-        demo: true,
-        quota: memoryQuota({ points: 1e6, windowMs: 60_000 }),
-        apiDays: API_DAYS,
-        log,
-      });
+      const { repos, api, fetcher, trends } = await wired(() => clock);
       const observer = new WatchObserver({
         trends,
         // The scan is on and has judged nobody: verdicts come from the store, never from the API.
