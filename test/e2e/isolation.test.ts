@@ -278,12 +278,14 @@ for (const kind of ['pglite', 'postgres'] as const) {
     });
 
     it('refuses the digest form submitted in T_OTHER for T_LOOKOUT’s digest or channel', async () => {
-      // A new digest posting in T_LOOKOUT's #marketing.
+      // A new digest posting in T_LOOKOUT's #marketing: T_OTHER saves nothing either (the form acks, then refuses).
+      const othersBefore = (await box.lookout.store.digests.listAll('T_OTHER')).length;
       await attempt('digest form, channel C_MARKETING', async () => {
         const form = await openForm('digest add');
         const answer = await other().submit(form, { channel: 'C_MARKETING', reports: ['sources'] });
         return JSON.stringify(answer.body ?? '');
       });
+      expect((await box.lookout.store.digests.listAll('T_OTHER')).length).toBe(othersBefore);
       // T_OTHER's own digest's form, its private_metadata naming T_LOOKOUT's digest.
       await attempt('digest form, private_metadata of T_LOOKOUT’s digest', async () => {
         const form = await openForm(`digest edit ${ids.ownDigest}`);
