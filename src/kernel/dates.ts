@@ -242,3 +242,14 @@ export function weekStartOf(locale: string | undefined): Weekday {
 export function weekOf(date: string, weekStart: Weekday): string {
   return shiftDate(date, -(((weekdayOf(date) ?? weekStart) - weekStart + 7) % 7));
 }
+
+/** The API's dates a day of the zone lies in (the API's days need not be the zone's). */
+export function apiDatesOf(day: string, timeZone: string, apiZone: string): { startDate: string; endDate: string } {
+  const start = dayStart(day, timeZone);
+  const end = dayStart(shiftDate(day, 1), timeZone);
+  const first = start === undefined ? undefined : localDate(new Date(start), apiZone);
+  const last = end === undefined ? undefined : localDate(new Date(end - 1), apiZone);
+  return first && last
+    ? { startDate: first, endDate: last }
+    : { startDate: shiftDate(day, -1), endDate: shiftDate(day, 1) };
+}

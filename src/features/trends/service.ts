@@ -1,7 +1,7 @@
 import pLimit from 'p-limit';
 import { REPORTS, type ReportId } from '../../kernel/catalog.js';
 export type { Trend, TrendSpec };
-import { dayStart, hourAt, localDate, shiftDate } from '../../kernel/dates.js';
+import { apiDatesOf, hourAt, shiftDate } from '../../kernel/dates.js';
 import { resolveRange } from '../../kernel/when.js';
 import type { FilterGroup } from '../../kernel/filters.js';
 import type { MarketingRequest, ReportQuery } from '../../kernel/query.js';
@@ -539,15 +539,4 @@ function unitsOf(buckets: readonly Bucket[], timeZone: string, api: ApiDays): Un
     }
   }
   return [...units.values()];
-}
-
-/** The API's dates a day of the zone lies in (the API's days need not be the zone's). */
-function apiDatesOf(day: string, timeZone: string, apiZone: string): { startDate: string; endDate: string } {
-  const start = dayStart(day, timeZone);
-  const end = dayStart(shiftDate(day, 1), timeZone);
-  const first = start === undefined ? undefined : localDate(new Date(start), apiZone);
-  const last = end === undefined ? undefined : localDate(new Date(end - 1), apiZone);
-  return first && last
-    ? { startDate: first, endDate: last }
-    : { startDate: shiftDate(day, -1), endDate: shiftDate(day, 1) };
 }

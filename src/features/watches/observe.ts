@@ -5,7 +5,7 @@
  * same question asked by many watches in one evaluation is fetched once.
  */
 import { REPORTS } from '../../kernel/catalog.js';
-import { dayStart, hourAt, hourEnd, shiftDate } from '../../kernel/dates.js';
+import { apiDatesOf, dayStart, hourAt, hourEnd, shiftDate } from '../../kernel/dates.js';
 import type { FilterGroup } from '../../kernel/filters.js';
 import { fieldOf, type VisitRecord } from '../../kernel/records.js';
 import { dayLabel, type ApiDays, type Bucket } from '../../kernel/trend.js';
@@ -90,11 +90,13 @@ export class WatchObserver {
     filters: FilterGroup[] = [],
   ): Promise<JudgedVisits> {
     const hourly = period.hour !== undefined;
-    // The zone's hour lies within the API's day before, the day or the day after.
+    // An hour is read from its day's visits, asked exactly as the trend cache asks (the API's dates
+    // the zone's day lies in), so within the fetcher's minute the two share one answer.
     const all = await tenant.fetcher.visits({
-      startDate: hourly ? shiftDate(period.date, -1) : period.date,
-      endDate: hourly ? shiftDate(period.date, 1) : period.date,
-      ...(filters.length > 0 ? { filterGroups: filters } : {}),
+      ...(hourly
+        ? apiDatesOf(period.date, timeZone, this.deps.apiDays.timeZone)
+        : { startDate: period.date, endDate: period.date }),
+      filterGroups: filters,
     });
     const visits = hourly
       ? all.filter((v) => {
