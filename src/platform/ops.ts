@@ -5,6 +5,7 @@
  * and an answer to a caller without the token says which check failed, never why: the
  * why goes to the log (and to the token's bearer).
  */
+import { within } from './within.js';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -51,14 +52,6 @@ export interface Ops {
   /** e.g. http://127.0.0.1:3001 */
   url: string;
   close(): Promise<void>;
-}
-
-function within(promise: Promise<unknown>, ms: number): Promise<unknown> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`did not answer within ${ms / 1000} s`)), ms);
-  });
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
 /** Runs every check at once, each within 3 s. */

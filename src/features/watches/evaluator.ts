@@ -7,6 +7,7 @@
  */
 import pLimit from 'p-limit';
 import { ApiError } from '../../platform/api/errors.js';
+import { TimedOut, within } from '../../platform/within.js';
 import { DeliveryRepo } from '../../platform/deliveries/repo.js';
 import { escapeMrkdwn } from '../../platform/slack/kit/escape.js';
 import { mrkdwn } from '../../platform/slack/kit/limits.js';
@@ -81,21 +82,6 @@ const DEFAULTS = {
   deliveryDeadlineMs: 6 * 3_600_000,
   explainTimeoutMs: 60_000,
 };
-
-class ExplainTimeout extends Error {}
-
-/** `work`'s outcome, or ExplainTimeout after `ms` (the work is left to finish unheard). */
-async function within<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new ExplainTimeout(`it took longer than ${ms / 1000} s`)), ms);
-  });
-  try {
-    return await Promise.race([work, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 export class WatchEvaluator {
   private timer: NodeJS.Timeout | undefined;
@@ -302,7 +288,7 @@ export class WatchEvaluator {
         const reason =
           error instanceof ApiError
             ? error.message
-            : error instanceof ExplainTimeout
+            : error instanceof TimedOut
               ? error.message
               : 'an unexpected error, logged';
         this.options.explained?.('failed');

@@ -1,4 +1,5 @@
 import type { Logger } from '../../platform/log.js';
+import { within } from '../../platform/within.js';
 import { teamOf, type Routes } from '../../platform/slack/routes.js';
 import { infoMessage, problemMessage } from '../../platform/slack/kit/messages.js';
 import { ACTIONS, checkingModal, connectedModal, connectModal, CONNECT_VIEW } from './blocks.js';
@@ -50,7 +51,8 @@ export function registerWorkspace(routes: Routes, w: WorkspaceListening): void {
       );
       return { ok: false, field: 'key', problem: 'Lookout could not save the connection just now. Try again.' };
     });
-    const early = await settledWithin(checking, ANSWER_WITHIN_MS - (Date.now() - started));
+    // The check's outcome if known in time; else it goes on, and the form says so.
+    const early = await within(checking, ANSWER_WITHIN_MS - (Date.now() - started)).catch(() => undefined);
     if (early) {
       if (!early.ok)
         return void (await ack({ response_action: 'errors', errors: { [early.field]: early.problem.slice(0, 300) } }));
@@ -94,15 +96,4 @@ export function registerWorkspace(routes: Routes, w: WorkspaceListening): void {
     const bots = (event as { tokens?: { bot?: string[] } }).tokens?.bot ?? [];
     if (bots.length > 0) await w.service.left(teamOf(body), 'tokens_revoked');
   });
-}
-
-/** The check's outcome if it is known within `ms`, else undefined (it goes on). */
-async function settledWithin(checking: Promise<Checked>, ms: number): Promise<Checked | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<undefined>((resolve) => (timer = setTimeout(resolve, Math.max(0, ms), undefined)));
-  try {
-    return await Promise.race([checking, late]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

@@ -6,6 +6,7 @@ import type { SlackPoster } from '../slack/poster.js';
 import type { Db } from '../store/db.js';
 import { remedyOf, retryDelayMs } from './outcome.js';
 import { ChannelPace } from './pace.js';
+import { within } from '../within.js';
 import { channelKey, DeliveryRepo, type Claimed, type Delivery } from './repo.js';
 import type { AnySubject, Delivered, Subjects } from './subject.js';
 
@@ -260,8 +261,8 @@ export class DeliveryWorker {
       );
     let ts: string;
     try {
-      const poster = await within(this.options.poster(delivery.team), this.options.timeoutMs ?? 15_000);
-      ts = await within(
+      const poster = await withinSlack(this.options.poster(delivery.team), this.options.timeoutMs ?? 15_000);
+      ts = await withinSlack(
         home
           ? poster.publishHome(delivery.channelId, message)
           : updateTs
@@ -406,23 +407,14 @@ function log(
   logger[level]({ delivery: d.id, kind: d.kind, channel: d.channelId, attempt: d.attempts, ...extra }, msg);
 }
 
-/** The promise, or a rejection that reads as a timeout once `ms` pass. */
-function within<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () =>
-        reject(
-          Object.assign(new Error(`Slack did not answer within ${ms} ms (timed out)`), {
-            code: 'slack_webapi_request_error',
-          }),
-        ),
-      ms,
-    );
-  });
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
-}
-
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
+
+/** The promise, or a rejection that reads as Slack's own timeout once `ms` pass. */
+const withinSlack = <T>(promise: Promise<T>, ms: number): Promise<T> =>
+  within(promise, ms, () =>
+    Object.assign(new Error(`Slack did not answer within ${ms} ms (timed out)`), {
+      code: 'slack_webapi_request_error',
+    }),
+  );
