@@ -1,9 +1,8 @@
 import type { Logger } from '../../platform/log.js';
-import { within } from '../../platform/within.js';
 import { teamOf, type Routes } from '../../platform/slack/routes.js';
 import { infoMessage, problemMessage } from '../../platform/slack/kit/messages.js';
 import { ACTIONS, checkingModal, connectedModal, connectModal, CONNECT_VIEW } from './blocks.js';
-import type { Checked, WorkspaceService } from './service.js';
+import type { WorkspaceService } from './service.js';
 
 /**
  * Slack waits 3 s for a form's answer (Bolt: "you only have 3 seconds to respond",
@@ -44,15 +43,14 @@ export function registerWorkspace(routes: Routes, w: WorkspaceListening): void {
     if (!(await w.mayAdminister(team, user)))
       return void (await ack({ response_action: 'errors', errors: { key: REFUSED.text.slice(0, 300) } }));
     const enterprise = (body as { enterprise?: { id?: string } | null }).enterprise?.id;
-    const checking = w.service.connect(team, enterprise, user, url, key).catch((error: unknown): Checked => {
-      w.log.error(
-        { team, err: error instanceof Error ? error.message : String(error) },
-        'could not save an analytics connection',
-      );
-      return { ok: false, field: 'key', problem: 'Lookout could not save the connection just now. Try again.' };
-    });
-    // The check's outcome if known in time; else it goes on, and the form says so.
-    const early = await within(checking, ANSWER_WITHIN_MS - (Date.now() - started)).catch(() => undefined);
+    const { early, later } = await w.service.connectWithin(
+      ANSWER_WITHIN_MS - (Date.now() - started),
+      team,
+      enterprise,
+      user,
+      url,
+      key,
+    );
     if (early) {
       if (!early.ok)
         return void (await ack({ response_action: 'errors', errors: { [early.field]: early.problem.slice(0, 300) } }));
@@ -60,7 +58,7 @@ export function registerWorkspace(routes: Routes, w: WorkspaceListening): void {
       return w.changed(user);
     }
     await ack({ response_action: 'update', view: checkingModal() });
-    const checked = await checking;
+    const checked = await later;
     if (checked.ok) w.changed(user);
     const shown = checked.ok
       ? connectedModal(url)

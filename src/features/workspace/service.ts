@@ -1,5 +1,6 @@
 import { ApiError } from '../../platform/api/errors.js';
 import type { Logger } from '../../platform/log.js';
+import { within } from '../../platform/within.js';
 import type { DeliveryRepo } from '../../platform/deliveries/repo.js';
 import type { InstallationRepo } from '../../platform/slack/installations.js';
 import type { ConnectionRepo, ConnectionView } from '../../platform/tenancy/connections.js';
@@ -96,6 +97,24 @@ export class WorkspaceService {
     await connections.save({ team, ...(enterprise ? { enterprise } : {}), baseUrl, apiKey, connectedBy: user });
     this.deps.log.info({ team, by: user }, 'analytics connected');
     return { ok: true };
+  }
+
+  /**
+   * `connect`, with its outcome as `early` when known within `ms` (else undefined, and it goes
+   * on as `later`). Never rejects: a connection that cannot be saved is a problem to show.
+   */
+  async connectWithin(
+    ms: number,
+    ...args: Parameters<WorkspaceService['connect']>
+  ): Promise<{ early: Checked | undefined; later: Promise<Checked> }> {
+    const later = this.connect(...args).catch((error: unknown): Checked => {
+      this.deps.log.error(
+        { team: args[0], err: error instanceof Error ? error.message : String(error) },
+        'could not save an analytics connection',
+      );
+      return { ok: false, field: 'key', problem: 'Lookout could not save the connection just now. Try again.' };
+    });
+    return { early: await within(later, ms).catch(() => undefined), later };
   }
 
   async disconnect(team: string, user: string): Promise<boolean> {
