@@ -45,18 +45,19 @@ export type SpikeRequest =
   /** `visits` visits on one page by `scrapers` (default one per 15 visits) new scrapers, from a source the account knows. */
   | { kind: 'scraper'; hour: Date; visits: number; scrapers?: number; page?: string; source?: string; before?: Date };
 
-/** What a spike added, as the demo API counts it. */
-export interface ProducedSpike {
-  kind: 'human' | 'scraper';
-  /** Its visits lie in [from, to): the hour asked for, up to `before` when given. */
+/** Visits and visitors of a span [from, to), and of those the security lookups flag (see `isFlagged`). */
+interface SpanCounts {
   from: string;
   to: string;
   visits: number;
-  /** New visitors, every one of them added by the spike. */
   visitors: number;
-  /** Of those, visits and visitors the security lookups flag (see `isFlagged`). */
   flaggedVisits: number;
   flaggedVisitors: number;
+}
+
+/** What a spike added, as the demo API counts it: its span is the hour asked for, up to `before` when given; its visitors are all new. */
+export interface ProducedSpike extends SpanCounts {
+  kind: 'human' | 'scraper';
   /** The source of every visit: `name` is the traffic reports' name, `label` their label. */
   source: { name: string; label: string; referrer: string; channel: string };
   /** The one page of every visit (a scraper wave): `url` as `/pages` reports it (`full_url`), `path` its path. */
@@ -66,13 +67,7 @@ export interface ProducedSpike {
 }
 
 /** What the demo API's own data holds for a period, counted as its reports count. */
-export interface PeriodCounts {
-  from: string;
-  to: string;
-  visits: number;
-  visitors: number;
-  flaggedVisits: number;
-  flaggedVisitors: number;
+export interface PeriodCounts extends SpanCounts {
   /** Visits by source name (`/traffic/sources` name). */
   sources: Record<string, number>;
   /** Visits by page (`/pages` full_url). */
