@@ -349,3 +349,41 @@ describe('explanationText: the two lines', () => {
     );
   });
 });
+
+describe('an alert shows its explanation only beside the period it explains', () => {
+  const alertOf = async (lastPeriod: string) => {
+    const { watchAlertMessage } = await import('../../src/features/watches/blocks.js');
+    return JSON.stringify(
+      watchAlertMessage({
+        id: 1,
+        rule: { metric: 'visits', report: 'visits', filters: [], condition: { kind: 'spike' }, every: 'hour' },
+        state: 'breaching',
+        text: '408 visits 10:00–11:00 on Nov 24',
+        timeZone: 'UTC',
+        now: new Date('2026-11-24T11:30:00Z'),
+        demo: false,
+        lastPeriod,
+        explanation: {
+          period: '2026-11-24T10',
+          text: '*What moved:* x.com +300 (new)',
+          verdict: 'mostly automated',
+          flagged: ['v1'],
+        },
+      }),
+    );
+  };
+
+  it('with its period: the explanation and its buttons', async () => {
+    const shown = await alertOf('2026-11-24T10');
+    expect(shown).toContain('x.com +300');
+    expect(shown).toContain('watch.flagged');
+    expect(shown).toContain('watch.ignore-automated');
+  });
+
+  it('after a later period was judged: neither the explanation nor its buttons', async () => {
+    const shown = await alertOf('2026-11-24T11');
+    expect(shown).not.toContain('x.com +300');
+    expect(shown).not.toContain('watch.flagged');
+    expect(shown).not.toContain('watch.ignore-automated');
+  });
+});

@@ -42,8 +42,10 @@ export interface WatchAlertView {
   demo: boolean;
   /** A small chart of the recent periods, where it could be built. */
   trend?: Trend;
+  /** The period the figure (`text`) is of: an explanation is shown only beside its own period's figure. */
+  lastPeriod?: string;
   /** Why the figure moved (explainer.ts), once told. */
-  explanation?: Pick<Explanation, 'text' | 'flagged' | 'verdict'>;
+  explanation?: Pick<Explanation, 'period' | 'text' | 'flagged' | 'verdict'>;
 }
 
 /** A watch of all visits that "Ignore automated spikes" can make count visits by people only. */
@@ -71,7 +73,13 @@ function when(date: Date, view: { timeZone: string; now: Date }): string {
 }
 
 /** The alert, as first posted and as updated in place: breaching (coloured by it) or back to normal. */
-export function watchAlertMessage(view: WatchAlertView): SlackMessage {
+export function watchAlertMessage(alert: WatchAlertView): SlackMessage {
+  const { explanation, ...rest } = alert;
+  // A later period's figure (an ok or unknown evaluation since) is never shown beside an earlier one's explanation.
+  const view: WatchAlertView = {
+    ...rest,
+    ...(explanation && explanation.period === alert.lastPeriod ? { explanation } : {}),
+  };
   const breaching = view.state === 'breaching';
   const title = watchTitle(view.rule);
   const filters = describeFilters(view.rule.filters);

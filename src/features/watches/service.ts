@@ -144,15 +144,7 @@ export class WatchService {
 
   /** The alert as it stands now (for an in-place update after a button). */
   alertOf(watch: Watch): SlackMessage {
-    // An explanation is shown with the period it explains, never beside a later period's figure.
-    const { explanation, ...rest } = watch;
-    return watchAlertMessage({
-      ...rest,
-      ...(explanation && explanation.period === watch.lastPeriod ? { explanation } : {}),
-      text: watch.lastText ?? '',
-      now: this.deps.now(),
-      demo: this.deps.demo,
-    });
+    return watchAlertMessage({ ...watch, text: watch.lastText ?? '', now: this.deps.now(), demo: this.deps.demo });
   }
 
   async list(tenant: Tenant, user: string, where: { channelId: string } | 'all'): Promise<SlackMessage> {
