@@ -104,7 +104,9 @@ describe.skipIf(!existsSync('/proc/net/tcp'))('npm start, without Slack credenti
     child.stderr!.on('data', (d: Buffer) => (out += String(d)));
     await new Promise<void>((resolve, reject) => {
       const check = setInterval(() => {
-        if (out.includes('Metrics and readiness: http://')) resolve();
+        // The log line naming the app's URL is written by the logger, which may flush after the printed lines.
+        if (out.includes('Metrics and readiness: http://') && /"app":"http:\/\/[^"]+\/slack\/events"/.test(out))
+          resolve();
         else if (child!.exitCode !== null) reject(new Error(out));
         else return;
         clearInterval(check);
