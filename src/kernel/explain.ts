@@ -3,19 +3,15 @@
  * that account for most of it (movers), and the share of visits from flagged visitors
  * against a baseline, with a verdict in words. Pure: the figures come in, plain words go out.
  */
-import { counted, formatCount } from './format.js';
+import { formatCount } from './format.js';
 import { clip } from './text.js';
+
+export * from './flagged-share.js';
 
 /** Entries named in "What moved" at most. */
 export const MAX_MOVERS = 3;
 /** An entry entering this many top rows, from outside the baseline's, is new in the top. */
 export const MOVERS_TOP = 10;
-/** At or above this share of the change from flagged visitors: "mostly automated". */
-export const MOSTLY_AUTOMATED_AT = 0.5;
-/** Below this share of the change from flagged visitors: "mostly people"; between the two: "mixed". */
-export const MOSTLY_PEOPLE_BELOW = 0.2;
-/** Fewer judged visitors than this (when some were not judged) make the verdict unknown. */
-export const MIN_JUDGED_VISITORS = 20;
 
 export interface Entry {
   label: string;
@@ -104,8 +100,9 @@ export function movers(current: readonly Entry[], baseline: readonly Entry[], op
       newInTop: topNow.has(label) && !topBefore.has(label),
     };
   });
+  // An entry whose change rounds to no whole visit (baselines are averages) is not named.
   const candidates = all
-    .filter((m) => Math.sign(m.change) === sign)
+    .filter((m) => Math.sign(m.change) === sign && Math.abs(m.change) >= 0.5)
     .sort((a, b) => Math.abs(b.change) - Math.abs(a.change) || compareLabels(a.label, b.label));
   const chosen: Mover[] = [];
   let left = Math.abs(total);
@@ -147,193 +144,18 @@ export function acrossReports(lists: readonly (readonly Mover[])[], max: number 
   return out;
 }
 
-/** One period's visits, and what the threat scan (and a sample of the rest) made of their visitors. */
-export interface PeriodJudgement {
-  /** Every visit of the period: the stated total. */
-  visits: number;
-  /** Visits by visitors that have been judged, flagged or not. */
-  judgedVisits: number;
-  /** Visits by visitors judged flagged (threat, scraper, VPN abuser). */
-  flaggedVisits: number;
+/** A signed count, rounded first: "+212", "−40", "0" (never "−0"). */
+export function signedCount(n: number): string {
+  const whole = Math.round(Math.abs(n));
+  return whole === 0 ? '0' : `${n > 0 ? '+' : '−'}${formatCount(whole)}`;
 }
-
-export interface FlaggedInput {
-  current: PeriodJudgement;
-  baseline: PeriodJudgement;
-  /** The threat scan is on: without it no visitor is judged. */
-  scanOn: boolean;
-  /** Distinct visitors of the current period, and how many of them were judged. */
-  visitors: number;
-  judgedVisitors: number;
-  /** Some judgements come from a sample of the unjudged visitors, looked up for this explanation. */
-  sampled: boolean;
-}
-
-export interface FlaggedShares {
-  /** Of the current period's visits (estimated from the judged ones), the share from flagged visitors, 0–1. */
-  share?: number;
-  /** The same share in the baseline. */
-  baselineShare?: number;
-  /** Which way the visits moved against the baseline. */
-  direction: 'rise' | 'fall' | 'none';
-  /** Of the rise (or fall), the share from flagged visitors, 0–1. */
-  changeShare?: number;
-}
-
-export type ExplanationVerdict =
-  | 'mostly automated'
-  | 'mostly people'
-  | 'mixed'
-  | 'unknown: threat checks are off'
-  | 'unknown: too few visitors judged'
-  | 'unknown: usual share unknown';
-
-const unit = (n: number): number => Math.min(1, Math.max(0, n));
-
-/** Flagged visits among judged visits, or undefined when none of its visits was judged. */
-function shareOf(p: PeriodJudgement): number | undefined {
-  const judged = Math.min(count(p.judgedVisits), count(p.visits));
-  if (judged === 0) return count(p.visits) === 0 ? 0 : undefined;
-  return unit(Math.min(count(p.flaggedVisits), judged) / judged);
-}
-
-/**
- * The shares of visits from flagged visitors: in the period, in the baseline, and of the
- * change between them. A share is of the period's stated visits, estimated from the
- * judged ones where not all were judged; each lies within 0–1.
- */
-export function flaggedShare(input: FlaggedInput): FlaggedShares {
-  const share = shareOf(input.current);
-  const baselineShare = shareOf(input.baseline);
-  const now = count(input.current.visits);
-  const before = count(input.baseline.visits);
-  const direction = now > before ? 'rise' : now < before ? 'fall' : 'none';
-  const out: FlaggedShares = { direction };
-  if (share !== undefined) out.share = share;
-  if (baselineShare !== undefined) out.baselineShare = baselineShare;
-  if (direction !== 'none' && share !== undefined && baselineShare !== undefined) {
-    const flaggedChange = share * now - baselineShare * before;
-    out.changeShare = unit(flaggedChange / (now - before));
-  }
-  return out;
-}
-
-export interface FlaggedVerdict {
-  verdict: ExplanationVerdict;
-  shares: FlaggedShares;
-  /** The verdict with its figures, plain words (not yet escaped). */
-  text: string;
-}
-
-/** A lower bound as a whole percent no higher than it: 0.6251 → "62%". */
-const percentDown = (share: number): string => `${Math.floor(unit(share) * 100 + 1e-9)}%`;
-/** An upper bound as a whole percent no lower than it: 0.1949 → "20%". */
-const percentUp = (share: number): string => `${Math.ceil(unit(share) * 100 - 1e-9)}%`;
-
-/** 0.714 → "71%"; a share above 0 that rounds to 0 is "<1%", one below 1 that rounds to 100 ">99%". */
-export function percent(share: number): string {
-  const pct = unit(share) * 100;
-  if (pct > 0 && pct < 0.5) return '<1%';
-  if (pct < 100 && pct >= 99.5) return '>99%';
-  return `${Math.round(pct)}%`;
-}
-
-/** Who moved it: the verdict and the figures it rests on. */
-export function verdict(input: FlaggedInput): FlaggedVerdict {
-  const shares = flaggedShare(input);
-  const visitors = count(input.visitors);
-  const judged = Math.min(count(input.judgedVisitors), visitors);
-  const judging = `${formatCount(judged)} of ${counted(visitors, 'visitor')} judged`;
-  const notes = judged < visitors ? (input.sampled ? `sampled: ${judging}` : judging) : undefined;
-  if (!input.scanOn)
-    return {
-      verdict: 'unknown: threat checks are off',
-      shares: { direction: shares.direction },
-      text: `unknown: threat checks are off, so ${visitors === 1 ? 'the one visitor was not judged' : `none of the ${formatCount(visitors)} visitors was judged`}`,
-    };
-  const ofChange = shares.direction !== 'none' && shares.changeShare !== undefined;
-  if (judged < visitors && judged < MIN_JUDGED_VISITORS)
-    return {
-      verdict: 'unknown: too few visitors judged',
-      shares,
-      text: `unknown: too few visitors judged (${judging})`,
-    };
-  if (ofChange) {
-    const basis = shares.changeShare!;
-    const name = verdictAt(basis);
-    const figures = [`usual ${percent(shares.baselineShare!)}`, notes].filter((x): x is string => x !== undefined);
-    return {
-      verdict: name,
-      shares,
-      text: `${name}: ${percent(basis)} of the ${shares.direction} is from flagged visitors (${figures.join('; ')})`,
-    };
-  }
-  if (shares.share === undefined)
-    return {
-      verdict: 'unknown: too few visitors judged',
-      shares,
-      text: `unknown: too few visitors judged (${judging})`,
-    };
-  return unjudgedBaseline(input, shares, notes);
-}
-
-const verdictAt = (share: number): ExplanationVerdict =>
-  share >= MOSTLY_AUTOMATED_AT ? 'mostly automated' : share < MOSTLY_PEOPLE_BELOW ? 'mostly people' : 'mixed';
-
-/**
- * No visitor of the baseline was judged: its flagged visits lie anywhere from none to all of
- * them, so the flagged share of the change lies between two bounds. A verdict is given only
- * where both bounds agree on it; the period's own share is said either way.
- */
-function unjudgedBaseline(input: FlaggedInput, shares: FlaggedShares, notes: string | undefined): FlaggedVerdict {
-  const now = count(input.current.visits);
-  const before = count(input.baseline.visits);
-  const flaggedNow = shares.share! * now;
-  const change = now - before;
-  const own = `${percent(shares.share!)} of the period's visits are from flagged visitors`;
-  const figures = ['usual share unknown: no visitor of the baseline judged', notes].filter(
-    (x): x is string => x !== undefined,
-  );
-  if (change === 0)
-    return {
-      verdict: 'unknown: usual share unknown',
-      shares,
-      text: `no change to explain: ${own} (${figures.join('; ')})`,
-    };
-  // The flagged part of the change is flaggedNow − flaggedBefore, with 0 ≤ flaggedBefore ≤ before.
-  const a = unit(flaggedNow / change);
-  const b = unit((flaggedNow - before) / change);
-  const [low, high] = a <= b ? [a, b] : [b, a];
-  // Bounds are rounded outward (percentDown, percentUp), so "at least" and "at most" stay true as printed.
-  const of = `of the ${shares.direction} is from flagged visitors`;
-  if (low >= MOSTLY_AUTOMATED_AT)
-    return {
-      verdict: 'mostly automated',
-      shares,
-      text: `mostly automated: ${low >= 1 ? 'all' : `at least ${percentDown(low)}`} ${of}; ${own} (${figures.join('; ')})`,
-    };
-  if (high < MOSTLY_PEOPLE_BELOW)
-    return {
-      verdict: 'mostly people',
-      shares,
-      text: `mostly people: ${high <= 0 ? 'none' : `at most ${percentUp(high)}`} ${of}; ${own} (${figures.join('; ')})`,
-    };
-  return {
-    verdict: 'unknown: usual share unknown',
-    shares,
-    text: `unknown: between ${percentDown(low)} and ${percentUp(high)} ${of}; ${own} (${figures.join('; ')})`,
-  };
-}
-
-/** A signed count: "+212", "−40", "0". */
-export const signedCount = (n: number): string =>
-  n > 0 ? `+${formatCount(Math.round(n))}` : n < 0 ? `−${formatCount(Math.round(-n))}` : '0';
 
 /** A mover in plain words (not escaped): "x.com +212 (new)", "x.com +150 (new; everything else −19)". */
 export function moverWords(m: Mover, maxLabel: number): string {
   const notes = [
     ...(m.isNew ? ['new'] : m.newInTop ? [`new in the top ${MOVERS_TOP}`] : []),
-    ...(m.rest !== undefined ? [`everything else ${signedCount(m.rest)}`] : []),
+    // What the rest did is left out where it rounds to nothing.
+    ...(m.rest !== undefined && signedCount(m.rest) !== '0' ? [`everything else ${signedCount(m.rest)}`] : []),
   ];
   return `${clip(m.label, maxLabel)} ${signedCount(m.change)}${notes.length > 0 ? ` (${notes.join('; ')})` : ''}`;
 }

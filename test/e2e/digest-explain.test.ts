@@ -118,27 +118,31 @@ describe('a digest of a day with a human spike and a scraper wave', () => {
 
 /**
  * What the demo's own data says of [from, to) when the threat scan judged the visitors of
- * every visit from `judgedFrom` on: visits, visitors, those judged, and visits by judged
- * visitors it flags.
+ * every visit from `judgedFrom` on: visits, those by judged visitors, visits by judged
+ * visitors it flags, and the truth: visits by every visitor it flags, judged or not.
  */
 function judgedCounts(account: DemoAccount, from: number, to: number, judgedFrom: number) {
   const dataset = account.dataset;
   const judged = (id: string) => dataset.visitsOf(id).some((v) => new Date(v.date).getTime() >= judgedFrom);
   const day = (t: number) => new Date(t).toISOString().slice(0, 10);
-  const visitors = new Set<string>();
   let visits = 0;
+  let judgedVisits = 0;
   let flaggedVisits = 0;
+  let trulyFlagged = 0;
   for (const { visit, facts } of dataset.entriesBetween(day(from), day(to - 1))) {
     if (facts.time < from || facts.time >= to) continue;
     visits++;
-    visitors.add(visit.visitor_id);
-    if (judged(visit.visitor_id) && isFlagged(dataset.securityOf(visit.visitor_id))) flaggedVisits++;
+    const flagged = isFlagged(dataset.securityOf(visit.visitor_id));
+    if (flagged) trulyFlagged++;
+    if (!judged(visit.visitor_id)) continue;
+    judgedVisits++;
+    if (flagged) flaggedVisits++;
   }
-  return { visits, visitors: visitors.size, judgedVisitors: [...visitors].filter(judged).length, flaggedVisits };
+  return { visits, judgedVisits, flaggedVisits, trulyFlagged };
 }
 
 describe('a digest of a day the threat scan began in', () => {
-  it('says how many of the visitors were judged, and counts only their flagged visits, as the demo counts them', async () => {
+  it('states the flagged share as far as the judged visits tell it, says how many were judged, and the truth lies within', async () => {
     const today = Math.floor(Date.now() / DAY) * DAY;
     const yesterday = today - DAY;
     const account = box.demo!.accounts[0]!;
@@ -151,20 +155,35 @@ describe('a digest of a day the threat scan began in', () => {
     const now = judgedCounts(account, yesterday, today, noon);
     const then = judgedCounts(account, yesterday - DAY, yesterday, noon);
     expect(now.visits).toBe(account.counts(new Date(yesterday), new Date(today)).visits);
-    expect(now.judgedVisitors).toBeGreaterThan(0);
-    expect(now.judgedVisitors).toBeLessThan(now.visitors);
+    expect(now.judgedVisits).toBeGreaterThan(0);
+    expect(now.judgedVisits).toBeLessThan(now.visits);
     expect(now.flaggedVisits).toBeGreaterThanOrEqual(wave.flaggedVisits);
     const line = body.split('\n').find((l) => l.startsWith(':shield: '))!;
+    // Each share: the judged flagged visits, up to those and every visit not judged, rounded outward.
+    const stated = (c: typeof now) => {
+      if (c.judgedVisits * 2 < c.visits) return 'an unknown share';
+      const low = Math.floor((c.flaggedVisits / c.visits) * 100);
+      const high = Math.ceil(((c.flaggedVisits + c.visits - c.judgedVisits) / c.visits) * 100);
+      return `${low}–${high}%`;
+    };
     expect(line).toContain(
-      `:shield: Flagged visitors made ${percent(now.flaggedVisits / now.visits)} of the ${formatCount(now.visits)} visits of ` +
-        `${dayLabel(yesterday)} (days in UTC; ${formatCount(now.judgedVisitors)} of ${counted(now.visitors, 'visitor')} judged), `,
+      `:shield: Flagged visitors made ${stated(now)} of the ${formatCount(now.visits)} visits of ` +
+        `${dayLabel(yesterday)} (days in UTC; ${formatCount(now.judgedVisits)} of them judged), against the previous period (${dayLabel(yesterday - DAY)}`,
     );
-    expect(line).toContain(`against the previous period (${dayLabel(yesterday - DAY)}`);
     expect(line).toContain(
-      then.judgedVisitors === 0
-        ? `none of the ${counted(then.visitors, 'visitor')} was judged.`
-        : `${percent(then.flaggedVisits / then.visits)} of the ${formatCount(then.visits)} visits; ${formatCount(then.judgedVisitors)} of ${counted(then.visitors, 'visitor')} judged).`,
+      then.judgedVisits === 0
+        ? `none of the ${counted(then.visits, 'visit')} was judged.`
+        : `${stated(then)} of the ${formatCount(then.visits)} visits; ${formatCount(then.judgedVisits)} of them judged).`,
     );
+    // No share said excludes the demo's own count of flagged visits.
+    for (const c of [now, then]) {
+      const range = /^(\d+)–(\d+)%$/.exec(stated(c));
+      if (!range) continue;
+      const truth = (c.trulyFlagged / c.visits) * 100;
+      expect(truth).toBeGreaterThanOrEqual(Number(range[1]));
+      expect(truth).toBeLessThanOrEqual(Number(range[2]));
+    }
+    expect(line).not.toMatch(/points? against/);
   });
 });
 

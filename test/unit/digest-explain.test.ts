@@ -149,12 +149,13 @@ describe('periodShare', () => {
   const judged = { checked: new Set(['a', 'b', 'c']), flagged: new Set(['b']) };
   const visits = ['a', 'b', 'b', 'c', 'd', undefined].map((visitor_id) => (visitor_id ? { visitor_id } : {}));
 
-  it('counts visits, visitors, judged visitors and flagged visits', () => {
+  it('counts visits, visitors, judged visitors, judged visits and flagged visits', () => {
     expect(periodShare(visits, judged, 1000)).toEqual({
       visits: 6,
       sampled: false,
       visitors: 4,
       judgedVisitors: 3,
+      judgedVisits: 4,
       flaggedVisits: 2,
     });
   });
@@ -175,6 +176,7 @@ describe('flaggedShareLine', () => {
     judgedVisitors: 2500,
     flaggedVisits: 505,
     ...o,
+    judgedVisits: o.judgedVisits ?? o.visits ?? 4210,
   });
   const line = (current: Partial<PeriodShare>, previous: Partial<PeriodShare>) =>
     flaggedShareLine({
@@ -194,9 +196,15 @@ describe('flaggedShareLine', () => {
     expect(line({ flaggedVisits: 0 }, {})).toMatch(/made 0% of .*, -5 points against/);
   });
 
-  it('says how many visitors were judged where not all were, and that a sample is one', () => {
-    expect(line({ judgedVisitors: 2000 }, { judgedVisitors: 1 })).toBe(
-      'Flagged visitors made 12% of the 4,210 visits of Nov 18 – Nov 24, 2026 (days in Europe/Berlin; 2,000 of 2,500 visitors judged), +7 points against the previous period (Nov 11 – Nov 17, 2026: 5% of the 3,980 visits; 1 of 2,500 visitors judged).',
+  it('where not every visit was judged: the bounds and how many were, no points; under half judged: unknown', () => {
+    // 3,400 of the 4,210 visits judged, 505 of them flagged: 505 to 505 + 810 flagged, 12–32%.
+    expect(line({ judgedVisitors: 2000, judgedVisits: 3400 }, { judgedVisitors: 2400, judgedVisits: 3900 })).toBe(
+      'Flagged visitors made 11–32% of the 4,210 visits of Nov 18 – Nov 24, 2026 (days in Europe/Berlin; 3,400 of them judged), against the previous period (Nov 11 – Nov 17, 2026: 5–8% of the 3,980 visits; 3,900 of them judged).',
+    );
+    // Only one side known: still no points.
+    expect(line({}, { judgedVisits: 3000 })).toMatch(/\(days in Europe\/Berlin\), against the previous period/);
+    expect(line({ judgedVisits: 1000 }, {})).toBe(
+      'Flagged visitors made an unknown share of the 4,210 visits of Nov 18 – Nov 24, 2026 (days in Europe/Berlin; 1,000 of them judged), against the previous period (Nov 11 – Nov 17, 2026: 5% of the 3,980 visits).',
     );
     expect(line({ visits: 5000, sampled: true, total: 12345, flaggedVisits: 600 }, {})).toMatch(
       /^Flagged visitors made 12% of the latest 5,000 of the 12,345 visits \(a sample\) of Nov 18/,
@@ -207,11 +215,51 @@ describe('flaggedShareLine', () => {
     expect(line({}, { visits: 0, visitors: 0, judgedVisitors: 0, flaggedVisits: 0 })).toMatch(
       /; the previous period \(Nov 11 – Nov 17, 2026\) had no visits\.$/,
     );
-    expect(line({}, { visitors: 1, judgedVisitors: 0 })).toMatch(
-      /; in the previous period \(Nov 11 – Nov 17, 2026\) none of the 1 visitor was judged\.$/,
+    expect(line({}, { visits: 1, visitors: 1, judgedVisitors: 0, judgedVisits: 0, flaggedVisits: 0 })).toMatch(
+      /; in the previous period \(Nov 11 – Nov 17, 2026\) none of the 1 visit was judged\.$/,
     );
-    expect(line({ judgedVisitors: 0, flaggedVisits: 0 }, {})).toBeUndefined();
+    expect(line({ judgedVisitors: 0, judgedVisits: 0, flaggedVisits: 0 }, {})).toBeUndefined();
     expect(line({ visits: 0, visitors: 0, judgedVisitors: 0, flaggedVisits: 0 }, {})).toBeUndefined();
+  });
+
+  it('property: a share stated holds the true one, whatever part of the visits (flagged ones first) was judged', () => {
+    const fraction = fc.integer({ min: 0, max: 100 }).map((n) => n / 100);
+    const period = fc
+      .record({
+        visits: fc.integer({ min: 1, max: 2000 }),
+        flagged: fraction,
+        judgedPeople: fraction,
+        judgedFlagged: fraction,
+      })
+      .map(({ visits, flagged, judgedPeople, judgedFlagged }) => {
+        const truth = Math.round(visits * flagged);
+        const seen = Math.round(truth * Math.max(judgedPeople, judgedFlagged));
+        const judgedVisits = seen + Math.round((visits - truth) * judgedPeople);
+        return { truth: truth / visits, share: share({ visits, judgedVisits, flaggedVisits: seen }) };
+      });
+    fc.assert(
+      fc.property(period, period, (current, previous) => {
+        fc.pre(current.share.judgedVisits > 0 && previous.share.judgedVisits > 0);
+        const text = flaggedShareLine({
+          current: current.share,
+          previous: previous.share,
+          period: PERIOD,
+          previousPeriod: PREVIOUS,
+          timeZone: 'UTC',
+        })!;
+        const stated = [...text.matchAll(/(an unknown share|[<>]?\d+%|\d+–\d+%) of the/g)].map((m) => m[1]!);
+        expect(stated).toHaveLength(2);
+        stated.forEach((s, i) => {
+          const t = [current, previous][i]!.truth * 100;
+          const range = /^(\d+)–(\d+)%$/.exec(s);
+          if (s === 'an unknown share') return;
+          if (range) expect(Number(range[1]) <= t + 1e-9 && t <= Number(range[2]) + 1e-9).toBe(true);
+          else if (s === '<1%') expect(t > 0 && t < 0.5).toBe(true);
+          else if (s === '>99%') expect(t >= 99.5 && t < 100).toBe(true);
+          else expect(Math.abs(Number(s.slice(0, -1)) - t)).toBeLessThanOrEqual(0.5 + 1e-9);
+        });
+      }),
+    );
   });
 
   it('every share lies within 0–100% and the points are the shares’ difference (property)', () => {
@@ -222,7 +270,13 @@ describe('flaggedShareLine', () => {
         visitors: fc.integer({ min: 1, max: 100 }),
       })
       .map(({ visits, flagged, visitors }) =>
-        share({ visits, flaggedVisits: Math.min(flagged, visits), visitors, judgedVisitors: visitors }),
+        share({
+          visits,
+          flaggedVisits: Math.min(flagged, visits),
+          visitors,
+          judgedVisitors: visitors,
+          judgedVisits: visits,
+        }),
       );
     fc.assert(
       fc.property(period, period, (current, previous) => {

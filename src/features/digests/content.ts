@@ -7,7 +7,15 @@ import { ApiError } from '../../platform/api/errors.js';
 import { REPORTS, type ReportId, type ReportRow } from '../../kernel/catalog.js';
 import { dayStart, formatSpan, previousPeriod, shiftDate, type DateRange } from '../../kernel/dates.js';
 import { formatDateTime, formatField, counted, formatCount } from '../../kernel/format.js';
-import { acrossReports, movers, percent, type Entry } from '../../kernel/explain.js';
+import {
+  acrossReports,
+  movers,
+  shareBounds,
+  shareKnown,
+  shareRange,
+  type Entry,
+  type PeriodJudgement,
+} from '../../kernel/explain.js';
 import { fieldOf } from '../../kernel/records.js';
 import type { FilterGroup } from '../../kernel/filters.js';
 import type { SlackMessage } from '../../platform/slack/kit/messages.js';
@@ -293,6 +301,8 @@ export interface PeriodShare {
   total?: number;
   visitors: number;
   judgedVisitors: number;
+  /** Visits by visitors the threat scan judged, flagged or not. */
+  judgedVisits: number;
   /** Visits by visitors the threat scan judged flagged. */
   flaggedVisits: number;
 }
@@ -305,10 +315,13 @@ export function periodShare(
   total?: number,
 ): PeriodShare {
   const visitors = new Set<string>();
+  let judgedVisits = 0;
   let flaggedVisits = 0;
   for (const v of visits) {
-    if (v.visitor_id) visitors.add(v.visitor_id);
-    if (v.visitor_id && judged.flagged.has(v.visitor_id)) flaggedVisits++;
+    if (!v.visitor_id) continue;
+    visitors.add(v.visitor_id);
+    if (judged.checked.has(v.visitor_id)) judgedVisits++;
+    if (judged.flagged.has(v.visitor_id)) flaggedVisits++;
   }
   const judgedVisitors = [...visitors].filter((id) => judged.checked.has(id)).length;
   const sampled = visits.length >= cap && (total === undefined || total > visits.length);
@@ -318,22 +331,36 @@ export function periodShare(
     ...(sampled && total !== undefined ? { total } : {}),
     visitors: visitors.size,
     judgedVisitors,
+    judgedVisits,
     flaggedVisits,
   };
 }
 
-/** "12% of the 4,210 visits", "12% of the latest 5,000 of the 12,345 visits (a sample)". */
+const judgementOf = (p: PeriodShare): PeriodJudgement => ({
+  visits: p.visits,
+  judgedVisits: p.judgedVisits,
+  flaggedVisits: p.flaggedVisits,
+});
+
+/**
+ * "12% of the 4,210 visits", "12–30% of the 4,210 visits" (not all judged: the bounds),
+ * "an unknown share of the 4,210 visits" (under half judged), "12% of the latest 5,000 of
+ * the 12,345 visits (a sample)".
+ */
 function shareOfVisits(p: PeriodShare): string {
-  const pct = percent(p.visits === 0 ? 0 : p.flaggedVisits / p.visits);
-  if (!p.sampled) return `${pct} of the ${counted(p.visits, 'visit')}`;
+  const bounds = shareBounds(judgementOf(p));
+  const known = shareKnown(judgementOf(p));
+  const share = !bounds ? '0%' : known === 'unknown' ? 'an unknown share' : shareRange(bounds);
+  if (!p.sampled) return `${share} of the ${counted(p.visits, 'visit')}`;
   const of = p.total !== undefined ? ` of the ${counted(p.total, 'visit')}` : ' visits';
-  return `${pct} of the latest ${formatCount(p.visits)}${of} (a sample)`;
+  return `${share} of the latest ${formatCount(p.visits)}${of} (a sample)`;
 }
 
+/** How many of the visits named were judged, where not all were: "; 3,400 of them judged". */
 const judging = (p: PeriodShare): string =>
-  p.judgedVisitors < p.visitors ? `; ${formatCount(p.judgedVisitors)} of ${counted(p.visitors, 'visitor')} judged` : '';
+  p.judgedVisits < p.visits ? `; ${formatCount(p.judgedVisits)} of them judged` : '';
 
-/** Whole points between two shares as `percent` shows them: "+7 points", "-1 point", "no change". */
+/** Whole points between two shares known exactly, as `percent` shows them: "+7 points", "-1 point", "no change". */
 function pointsChange(now: PeriodShare, before: PeriodShare): string {
   const points = (p: PeriodShare) => Math.round((p.visits === 0 ? 0 : p.flaggedVisits / p.visits) * 100);
   const d = points(now) - points(before);
@@ -345,8 +372,10 @@ function pointsChange(now: PeriodShare, before: PeriodShare): string {
  * The digest's flagged share in words, plain (not yet escaped): "Flagged visitors made 12%
  * of the 4,210 visits of Nov 18 – Nov 24, 2026 (days in Europe/Berlin), +7 points against
  * the previous period (Nov 11 – Nov 17, 2026: 5% of the 3,980 visits)." Each share is of the
- * visits it names; where some visitors were not judged, it says how many were. Undefined
- * when no visitor of the period was judged (the scan's own line says why).
+ * visits it names, as far as the threat scan's judgements tell it (kernel/flagged-share.ts):
+ * one figure where every visit was judged, its bounds where half or more were, unknown
+ * below that, with how many were judged; the change in points only between two figures.
+ * Undefined when no visit of the period was judged (the scan's own line says why).
  */
 export function flaggedShareLine(input: {
   current: PeriodShare;
@@ -356,14 +385,15 @@ export function flaggedShareLine(input: {
   timeZone: string;
 }): string | undefined {
   const { current, previous } = input;
-  if (current.visits === 0 || current.judgedVisitors === 0) return undefined;
+  if (current.visits === 0 || current.judgedVisits === 0) return undefined;
   const span = (r: DateRange) => formatSpan(r.startDate, r.endDate);
   const head = `Flagged visitors made ${shareOfVisits(current)} of ${span(input.period)} (days in ${input.timeZone}${judging(current)})`;
   const before = `the previous period (${span(input.previousPeriod)}`;
   if (previous.visits === 0) return `${head}; ${before}) had no visits.`;
-  if (previous.judgedVisitors === 0)
-    return `${head}; in ${before}) none of the ${counted(previous.visitors, 'visitor')} was judged.`;
-  return `${head}, ${pointsChange(current, previous)} against ${before}: ${shareOfVisits(previous)}${judging(previous)}).`;
+  if (previous.judgedVisits === 0)
+    return `${head}; in ${before}) none of the ${counted(previous.visits, 'visit')} was judged.`;
+  const exact = shareKnown(judgementOf(current)) === 'exact' && shareKnown(judgementOf(previous)) === 'exact';
+  return `${head}, ${exact ? `${pointsChange(current, previous)} ` : ''}against ${before}: ${shareOfVisits(previous)}${judging(previous)}).`;
 }
 
 /**

@@ -295,7 +295,7 @@ export class WatchEvaluator {
         explanation = {
           period: period.key,
           text: mrkdwn(`*Why it moved:* could not be told (${escapeMrkdwn(reason)}).`).text.slice(0, 3000),
-          verdict: 'unknown: too few visitors judged',
+          verdict: 'unknown: could not be told',
           flagged: [],
           flaggedCount: 0,
         };

@@ -114,15 +114,18 @@ export class WatchExplainer {
     const moved = acrossReports(lists.filter((l): l is Mover[] => l !== undefined));
     const now = judgedCounts(current);
     const judgedBefore = before.filter((b): b is JudgedVisits => b !== undefined).map(judgedCounts);
+    // The baseline's sums over its periods (the usual is their average); periods not read have no visit judged.
     const baseline: PeriodJudgement =
       judgedBefore.length === baselines.length
         ? {
-            visits: mean(judgedBefore.map((b) => b.visits)),
-            judgedVisits: mean(judgedBefore.map((b) => b.judgedVisits)),
-            flaggedVisits: mean(judgedBefore.map((b) => b.flaggedVisits)),
+            visits: sum(judgedBefore.map((b) => b.visits)),
+            judgedVisits: sum(judgedBefore.map((b) => b.judgedVisits)),
+            flaggedVisits: sum(judgedBefore.map((b) => b.flaggedVisits)),
           }
         : {
-            visits: mean((await this.observer.totals(tenant, baselines, timeZone, rule)) ?? [now.visits]),
+            visits: sum(
+              (await this.observer.totals(tenant, baselines, timeZone, rule)) ?? baselines.map(() => now.visits),
+            ),
             judgedVisits: 0,
             flaggedVisits: 0,
           };
@@ -131,12 +134,14 @@ export class WatchExplainer {
     const who = verdict({
       current: now,
       baseline,
+      baselinePeriods: baselines.length,
       scanOn: current.scanOn,
       visitors: visitors.size,
       judgedVisitors,
       sampled,
+      periodName: hourly ? 'this hour' : 'this day',
     });
-    const change = now.visits - baseline.visits;
+    const change = now.visits - baseline.visits / baselines.length;
     return {
       period: period.key,
       text: explanationText(moved, who, Math.round(change), undefined, againstWords(rule, period)).text,
@@ -185,7 +190,7 @@ function againstWords(rule: WatchRule, period: WatchPeriod): string {
   return period.hour === undefined ? 'the day before' : 'the same hour the day before';
 }
 
-const mean = (xs: readonly number[]): number => (xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length);
+const sum = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0);
 
 function shiftDay(date: string): string {
   const d = new Date(`${date}T00:00:00Z`);
