@@ -6,7 +6,9 @@ import {
   flaggedShare,
   MAX_MOVERS,
   movers,
+  moverWords,
   percent,
+  signedCount,
   totalChange,
   verdict,
   type Entry,
@@ -118,6 +120,25 @@ describe('movers: the entries that account for most of the change', () => {
     const listed = movers(current, baseline);
     expect(listed.map((m) => m.label)).toEqual(['p0', 'p1', 'riser']);
     expect(listed[2]).toMatchObject({ newInTop: true, isNew: false, change: 60 });
+  });
+
+  it('a count is rounded before its sign: never "−0"; a rest that rounds to nothing is left out', () => {
+    expect([212, -40, 0, -0.3, 0.4, -0.5, 2.5, -1234.6].map(signedCount)).toEqual([
+      '+212',
+      '−40',
+      '0',
+      '0',
+      '0',
+      '−1',
+      '+3',
+      '−1,235',
+    ]);
+    // Four baseline hours averaged: /docs/ rose 2.25 while the rest fell 0.25, a change of 2.
+    const [docs] = movers([e('/docs/', 3), e('/', 5)], [e('/docs/', 0.75), e('/', 5.25)]);
+    expect(moverWords(docs!, 60)).toBe('/docs/ +2');
+    expect(moverWords({ ...docs!, rest: -19 }, 60)).toBe('/docs/ +2 (everything else −19)');
+    // An entry that moved by less than half a visit is not named.
+    expect(movers([e('a', 10), e('b', 1)], [e('a', 9.75), e('b', 0.75)]).map((m) => m.label)).toEqual([]);
   });
 
   it('ties go by label, whatever the order given', () => {
