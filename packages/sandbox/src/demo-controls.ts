@@ -26,6 +26,8 @@ const time = (iso: string): string => iso.slice(11, 16);
 export function describeSpike(s: ProducedSpike): string {
   const span = `${time(s.from)}–${time(s.to)} UTC`;
   const visits = `${s.visits} ${s.visits === 1 ? 'visit' : 'visits'}`;
+  if (s.kind === 'drop')
+    return `Drop: ${visits} from ${s.source.label} taken out, ${span}; ${s.flaggedVisits === 0 ? 'none' : s.flaggedVisits} of them by flagged visitors.`;
   if (s.kind === 'human')
     return `Human spike: ${visits} from ${s.source.label} by ${s.visitors} new ${s.visitors === 1 ? 'visitor' : 'visitors'}, ${span}; ${s.flaggedVisits === 0 ? 'none' : s.flaggedVisits} flagged.`;
   return `Scraper wave: ${visits} on ${s.page?.path ?? '?'} by ${s.visitors} new ${s.visitors === 1 ? 'scraper' : 'scrapers'}, from ${s.source.label}, ${span}; ${s.flaggedVisits} of the ${visits} by flagged visitors.`;

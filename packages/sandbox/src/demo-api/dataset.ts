@@ -315,6 +315,41 @@ export class Dataset {
     return visit;
   }
 
+  /**
+   * Removes a visit, as if it never happened: its visitor's first and last seen close in on
+   * the visits left, and a visitor with none left is removed too. False for an unknown id.
+   */
+  removeVisit(id: string): boolean {
+    const visit = this.visitIndex.get(id);
+    if (!visit) return false;
+    const at = this.entryList.findIndex((e) => e.visit === visit);
+    this.entryList.splice(at, 1);
+    this.visitList.splice(at, 1);
+    this.visitIndex.delete(id);
+    const own = this.visitsOfVisitor.get(visit.visitor_id) as Visit[];
+    own.splice(own.indexOf(visit), 1);
+    const visitor = this.visitorMap.get(visit.visitor_id) as Visitor;
+    if (own.length === 0) this.removeVisitor(visitor.id);
+    else {
+      const updated: Visitor = { ...visitor, first_seen: own[0]!.date, last_seen: own.at(-1)!.date };
+      this.visitorList[this.visitorPosition.get(visitor.id) as number] = updated;
+      this.visitorMap.set(visitor.id, updated);
+    }
+    this.changes++;
+    return true;
+  }
+
+  private removeVisitor(id: string): void {
+    const position = this.visitorPosition.get(id) as number;
+    this.visitorList.splice(position, 1);
+    for (let i = position; i < this.visitorList.length; i++) this.visitorPosition.set(this.visitorList[i]!.id, i);
+    this.visitorPosition.delete(id);
+    this.visitorMap.delete(id);
+    this.visitsOfVisitor.delete(id);
+    this.profiles.delete(id);
+    this.provisional.delete(id);
+  }
+
   private insertionPoint(list: readonly VisitEntry[], entry: VisitEntry): number {
     let lo = 0;
     let hi = list.length;

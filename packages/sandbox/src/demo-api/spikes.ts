@@ -1,10 +1,11 @@
 /**
- * Two spikes the living demo produces on request, so an explanation of a change has
- * something true to find: a human spike (new ordinary visitors from a referrer the account
- * has never seen) and a scraper wave (new scrapers on one page, from a common source).
- * Their visits are ordinary records of the data set, so every answer of the demo API (the
- * reports, /visits, /visitors, the security lookups) shows them alike; and the demo API
- * can count any period itself, for a test to compare an explanation against.
+ * Changes the living demo produces on request, so an explanation of a change has something
+ * true to find: a human spike (new ordinary visitors from a referrer the account has never
+ * seen), a scraper wave (new scrapers on one page, from a common source) and a drop (one
+ * source's visits taken out of an hour). Their visits are ordinary records of the data set,
+ * so every answer of the demo API (the reports, /visits, /visitors, the security lookups)
+ * shows them alike; and the demo API can count any period itself, for a test to compare an
+ * explanation against.
  */
 import { channelId, SITE_ORIGIN, SOURCE_LABELS, sourceId } from './catalog.js';
 import type { Dataset } from './dataset.js';
@@ -43,7 +44,9 @@ export type SpikeRequest =
   /** `visits` visits by `visitors` (default: as many) new human visitors, all from a source new to the account. */
   | { kind: 'human'; hour: Date; visits: number; visitors?: number; source?: NewSource; before?: Date }
   /** `visits` visits on one page by `scrapers` (default one per 15 visits) new scrapers, from a source the account knows. */
-  | { kind: 'scraper'; hour: Date; visits: number; scrapers?: number; page?: string; source?: string; before?: Date };
+  | { kind: 'scraper'; hour: Date; visits: number; scrapers?: number; page?: string; source?: string; before?: Date }
+  /** Every visit from `source` (default: the hour's commonest) taken out of the hour, as if it never came. */
+  | { kind: 'drop'; hour: Date; source?: string; before?: Date };
 
 /** Visits and visitors of a span [from, to), and of those the security lookups flag (see `isFlagged`). */
 interface SpanCounts {
@@ -55,9 +58,13 @@ interface SpanCounts {
   flaggedVisitors: number;
 }
 
-/** What a spike added, as the demo API counts it: its span is the hour asked for, up to `before` when given; its visitors are all new. */
+/**
+ * What a spike added (or a drop took out: its visits, visitors and flagged ones are those
+ * removed), as the demo API counts it: its span is the hour asked for, up to `before` when
+ * given; a spike's visitors are all new.
+ */
 export interface ProducedSpike extends SpanCounts {
-  kind: 'human' | 'scraper';
+  kind: 'human' | 'scraper' | 'drop';
   /** The source of every visit: `name` is the traffic reports' name, `label` their label. */
   source: { name: string; label: string; referrer: string; channel: string };
   /** The one page of every visit (a scraper wave): `url` as `/pages` reports it (`full_url`), `path` its path. */
@@ -147,6 +154,7 @@ function newIds(dataset: Dataset, kind: string, from: number, n: number): string
  * seen, a scraper wave from a source it has not, no visits).
  */
 export function produceSpike(dataset: Dataset, request: SpikeRequest, seed = 42): ProducedSpike {
+  if (request.kind === 'drop') return produceDrop(dataset, request);
   const visits = Math.floor(request.visits);
   if (!(visits >= 1)) throw new RangeError('a spike has at least one visit');
   const { from, to } = spanOf(request.hour, request.before);
@@ -254,6 +262,41 @@ export function produceSpike(dataset: Dataset, request: SpikeRequest, seed = 42)
     page: { url, path },
     visitorIds: scrapers.map((s) => s.id),
     visitIds: added.map((v) => v.id),
+  };
+}
+
+/** Takes every visit from one source out of the span; a RangeError where the span has none from it. */
+function produceDrop(dataset: Dataset, request: Extract<SpikeRequest, { kind: 'drop' }>): ProducedSpike {
+  const { from, to } = spanOf(request.hour, request.before);
+  const inSpan = periodCounts(dataset, new Date(from), new Date(to));
+  const name =
+    request.source ?? Object.entries(inSpan.sources).sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1))[0]?.[0];
+  if (name === undefined) throw new RangeError('the hour has no visits: nothing to drop');
+  const day = (t: number) => new Date(t).toISOString().slice(0, 10);
+  const taken = dataset
+    .entriesBetween(day(from), day(to - 1))
+    .filter(({ visit, facts }) => facts.time >= from && facts.time < to && visit.trafficSource.source === name)
+    .map(({ visit }) => visit);
+  if (taken.length === 0) throw new RangeError(`the hour has no visit from ${name}: nothing to drop`);
+  const flagged = taken.filter((v) => isFlagged(dataset.securityOf(v.visitor_id)));
+  const first = taken[0]!;
+  for (const v of taken) dataset.removeVisit(v.id);
+  return {
+    kind: 'drop',
+    from: new Date(from).toISOString(),
+    to: new Date(to).toISOString(),
+    visits: taken.length,
+    visitors: new Set(taken.map((v) => v.visitor_id)).size,
+    flaggedVisits: flagged.length,
+    flaggedVisitors: new Set(flagged.map((v) => v.visitor_id)).size,
+    source: {
+      name,
+      label: SOURCE_LABELS[name] ?? name,
+      referrer: first.referrer,
+      channel: first.trafficSource.channel,
+    },
+    visitorIds: [...new Set(taken.map((v) => v.visitor_id))],
+    visitIds: taken.map((v) => v.id),
   };
 }
 

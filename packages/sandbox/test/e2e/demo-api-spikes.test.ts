@@ -206,6 +206,35 @@ for (const name of ['default', 'account-2']) {
       expect(() => account.spike({ kind: 'human', hour, visits: 0 })).toThrow(RangeError);
     });
 
+    it('a drop: every visit from one source taken out of the hour, as the reports and the visits show', async () => {
+      const hour = new Date('2026-11-20T09:00:00.000Z');
+      const before = hourCounts(account, hour);
+      const [commonest, most] = Object.entries(before.sources).sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1))[0]!;
+      const drop = account.spike({ kind: 'drop', hour });
+      expect(drop).toMatchObject({
+        kind: 'drop',
+        visits: most,
+        flaggedVisits: before.flaggedSources[commonest] ?? 0,
+        source: { name: commonest },
+      });
+      const after = hourCounts(account, hour);
+      expect(after.visits).toBe(before.visits - most);
+      expect(after.sources[commonest]).toBeUndefined();
+      expect(after.flaggedVisits).toBe(before.flaggedVisits - drop.flaggedVisits);
+      for (const id of drop.visitIds) expect(account.dataset.getVisit(id)).toBeUndefined();
+      // A visitor keeps its other visits, its last seen closing in on them; one with none left is gone.
+      for (const id of drop.visitorIds) {
+        const left = account.dataset.visitsOf(id);
+        const visitor = account.dataset.getVisitor(id);
+        if (left.length === 0) expect(visitor).toBeUndefined();
+        else expect(visitor).toMatchObject({ first_seen: left[0]!.date, last_seen: left.at(-1)!.date });
+      }
+      const visits = await report(account, '/visits');
+      expect(visits.some((v) => drop.visitIds.includes(v.id as string))).toBe(false);
+      await expectReportsAgree(account);
+      expect(() => account.spike({ kind: 'drop', hour, source: commonest })).toThrow(/no visit from/);
+    });
+
     it('`before` cuts the hour: every visit before it', () => {
       const hour = new Date('2026-11-20T13:00:00.000Z');
       const spike = account.spike({ kind: 'scraper', hour, visits: 30, before: NOW });
@@ -226,7 +255,9 @@ it('a spike is a function of the data set and the request: the same on a fresh d
       two.spike(
         s.kind === 'human'
           ? { kind: 'human', hour: new Date(s.from), visits: s.visits, visitors: s.visitors, before: new Date(s.to) }
-          : { kind: 'scraper', hour: new Date(s.from), visits: s.visits, before: new Date(s.to) },
+          : s.kind === 'drop'
+            ? { kind: 'drop', hour: new Date(s.from), source: s.source.name, before: new Date(s.to) }
+            : { kind: 'scraper', hour: new Date(s.from), visits: s.visits, before: new Date(s.to) },
       ),
     );
     expect(replayed).toEqual(one.spikes);
