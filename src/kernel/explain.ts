@@ -3,6 +3,7 @@
  * that account for most of it (movers), and the share of visits from flagged visitors
  * against a baseline, with a verdict in words. Pure: the figures come in, plain words go out.
  */
+import type { ReportId } from './catalog.js';
 import { formatCount } from './format.js';
 import { clip } from './text.js';
 
@@ -12,6 +13,21 @@ export * from './flagged-share.js';
 export const MAX_MOVERS = 3;
 /** An entry entering this many top rows, from outside the baseline's, is new in the top. */
 export const MOVERS_TOP = 10;
+
+/** What an entry of a report is, in a mover's words: "source x.com +150 (new)", "page /pricing +140". */
+export const ENTRY_KIND: Partial<Record<ReportId, string>> = {
+  sources: 'source',
+  channels: 'channel',
+  campaigns: 'campaign',
+  pages: 'page',
+  countries: 'country',
+  states: 'state',
+  cities: 'city',
+  browsers: 'browser',
+  devices: 'device',
+  os: 'operating system',
+  extensions: 'browser extension',
+};
 
 export interface Entry {
   label: string;
@@ -24,6 +40,8 @@ export interface Mover {
   change: number;
   current: number;
   baseline: number;
+  /** What the entry is (ENTRY_KIND), named before it where movers of several reports meet. */
+  kind?: string;
   /** Absent from the baseline, or 0 there. */
   isNew: boolean;
   /** In the current top MOVERS_TOP but not in the baseline's (absent entries included). */
@@ -40,6 +58,8 @@ export interface MoversOptions {
   max?: number;
   /** The top whose newcomers count as new (default MOVERS_TOP). */
   top?: number;
+  /** The report the entries are of: each mover names its kind (ENTRY_KIND). */
+  report?: ReportId;
 }
 
 /** Visits as a count: anything not a finite non-negative number counts as none. */
@@ -84,6 +104,7 @@ export function movers(current: readonly Entry[], baseline: readonly Entry[], op
   const now = byLabel(current);
   const before = byLabel(baseline);
   const total = totalChange(current, baseline);
+  const kind = options.report && ENTRY_KIND[options.report];
   if (total === 0 || max === 0) return [];
   const sign = Math.sign(total);
   const topNow = topLabels(now, top);
@@ -96,6 +117,7 @@ export function movers(current: readonly Entry[], baseline: readonly Entry[], op
       change: c - b,
       current: c,
       baseline: b,
+      ...(kind ? { kind } : {}),
       isNew: c > 0 && b === 0,
       newInTop: topNow.has(label) && !topBefore.has(label),
     };
@@ -150,12 +172,13 @@ export function signedCount(n: number): string {
   return whole === 0 ? '0' : `${n > 0 ? '+' : '−'}${formatCount(whole)}`;
 }
 
-/** A mover in plain words (not escaped): "x.com +212 (new)", "x.com +150 (new; everything else −19)". */
+/** A mover in plain words (not escaped): "source x.com +212 (new)", "page /pricing +150 (everything else −19)". */
 export function moverWords(m: Mover, maxLabel: number): string {
   const notes = [
     ...(m.isNew ? ['new'] : m.newInTop ? [`new in the top ${MOVERS_TOP}`] : []),
     // What the rest did is left out where it rounds to nothing.
     ...(m.rest !== undefined && signedCount(m.rest) !== '0' ? [`everything else ${signedCount(m.rest)}`] : []),
   ];
-  return `${clip(m.label, maxLabel)} ${signedCount(m.change)}${notes.length > 0 ? ` (${notes.join('; ')})` : ''}`;
+  const kind = m.kind ? `${m.kind} ` : '';
+  return `${kind}${clip(m.label, maxLabel)} ${signedCount(m.change)}${notes.length > 0 ? ` (${notes.join('; ')})` : ''}`;
 }

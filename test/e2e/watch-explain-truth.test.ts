@@ -34,6 +34,8 @@ const HUMAN = hourOf(6);
 const WAVE = hourOf(5);
 const MIXED = hourOf(4);
 let DROP: Date;
+let newSource = '';
+let scrapedPage = '';
 const README = hourOf(1);
 
 let clock = HUMAN.getTime() - 2 * HOUR;
@@ -43,6 +45,8 @@ let demo: DemoApi;
 let slack: OfflineSlack;
 let app: Lookout;
 let dropRule = '';
+/** The "What moved" line of the alert explained last. */
+let whatMoved = '';
 
 beforeAll(async () => {
   // The demo's data set is generated around the real time and stays there; Lookout runs on the test clock.
@@ -69,8 +73,8 @@ beforeAll(async () => {
   slack.setAppUrl(app.requestUrl!);
 
   // The changes, made before the scan reads their hours (the README's come later, after it has).
-  demo.spike({ kind: 'human', hour: HUMAN, visits: 150 });
-  demo.spike({ kind: 'scraper', hour: WAVE, visits: 140 });
+  newSource = demo.spike({ kind: 'human', hour: HUMAN, visits: 150 }).source.name;
+  scrapedPage = demo.spike({ kind: 'scraper', hour: WAVE, visits: 140 }).page!.path;
   demo.spike({ kind: 'human', hour: MIXED, visits: 300 });
   demo.spike({ kind: 'scraper', hour: MIXED, visits: 130 });
   // The drop: the commonest source of an hour of the day three days back leaves, in an hour where that is a fall against last week.
@@ -155,6 +159,7 @@ async function explain(h: Date, rule: string, scan = true): Promise<string> {
     `watch #${id}'s alert, explained`,
   );
   await command('C_MARKETING', `watch remove ${id}`, 'U_CAROL');
+  whatMoved = /\*What moved\*.*$/m.exec(textOf(alert))![0];
   return /\*Who moved it:\* (.+)$/m.exec(textOf(alert))![1]!;
 }
 
@@ -165,6 +170,7 @@ describe('who moved it, as far as the judged visitors tell it', () => {
     expect(falsehoods(text, truth)).toEqual([]);
     expect(trueShares(truth).verdict).toBe('mostly people');
     expect(readWhoMoved(text).verdict).toBe('mostly people');
+    expect(whatMoved).toContain(`: source ${newSource} +150 (new`);
   });
 
   it('a scraper wave on one page: mostly automated, and no false usual', async () => {
@@ -173,6 +179,7 @@ describe('who moved it, as far as the judged visitors tell it', () => {
     expect(falsehoods(text, truth)).toEqual([]);
     expect(trueShares(truth).verdict).toBe('mostly automated');
     expect(readWhoMoved(text).verdict).toBe('mostly automated');
+    expect(whatMoved).toContain(`: page ${scrapedPage} +`);
   });
 
   it('both in one hour: mixed, or unknown with its bounds, and no false usual', async () => {

@@ -47,7 +47,7 @@ function view(overrides: Partial<DigestView> = {}): DigestView {
 const moversText = (v: DigestView) => mrkdwnOf(digestMessage(v)).find((t) => t.startsWith('*Top movers*'));
 
 describe('digestMovers', () => {
-  it('names each report’s largest movers, first of each report first, a new entry marked', () => {
+  it('names each report’s largest movers, first of each report first, each with its kind, a new entry marked', () => {
     const moved = digestMovers([
       section('sources', { current: [e('x.com', 212), e('google', 500)], previous: [e('google', 480)] }),
       section('pages', { current: [e('/pricing', 240), e('/', 300)], previous: [e('/pricing', 100), e('/', 300)] }),
@@ -63,7 +63,7 @@ describe('digestMovers', () => {
       ['google', 20, false],
     ]);
     expect(moversText(view({ movers: moved }))).toBe(
-      '*Top movers* against Nov 11 – Nov 17, 2026: x.com +212 (new), /pricing +140, Germany +96, google +20',
+      '*Top movers* against Nov 11 – Nov 17, 2026: source x.com +212 (new), page /pricing +140, country Germany +96, source google +20',
     );
   });
 
@@ -75,7 +75,7 @@ describe('digestMovers', () => {
     expect(moved.cut).toEqual(['Pages']);
     expect(moved.compared).toBe(1);
     expect(moversText(view({ movers: moved }))).toBe(
-      `*Top movers* against Nov 11 – Nov 17, 2026: a +6\n_Not compared (${COMPARE_DEPTH.toLocaleString('en-US')} entries or more in a period): Pages._`,
+      `*Top movers* against Nov 11 – Nov 17, 2026: source a +6\n_Not compared (${COMPARE_DEPTH.toLocaleString('en-US')} entries or more in a period): Pages._`,
     );
   });
 
@@ -92,7 +92,7 @@ describe('digestMovers', () => {
   it('names an entry that moved more than the whole with what the rest did; nothing when nothing changed', () => {
     const moved = digestMovers([section('sources', { current: [e('a', 100), e('b', 0)], previous: [e('b', 95)] })])!;
     expect(moved.list.map((m) => [m.label, m.change, m.rest])).toEqual([['a', 100, -95]]);
-    expect(moversText(view({ movers: moved }))).toContain('a +100 (new; everything else −95)');
+    expect(moversText(view({ movers: moved }))).toContain('source a +100 (new; everything else −95)');
     const still = digestMovers([section('sources', { current: [e('a', 5), e('b', 0)], previous: [e('b', 5)] })])!;
     expect(still.list).toEqual([]);
     expect(moversText(view({ movers: still }))).toMatch(/no entry to name: .*cancel each other out/);

@@ -385,6 +385,21 @@ describe('explanationText: the two lines', () => {
     expect(acrossReports([])).toEqual([]);
   });
 
+  it('each mover names its kind, so sources, pages and countries are told apart; at most MAX_MOVERS', () => {
+    const lists = [
+      movers([e('x.com', 150), e('direct', 100)], [e('direct', 100)], { report: 'sources' }),
+      movers([e('/pricing', 240)], [e('/pricing', 100)], { report: 'pages' }),
+      movers([e('Germany', 196)], [e('Germany', 100)], { report: 'countries' }),
+      movers([e('Chrome', 150)], [e('Chrome', 100)], { report: 'browsers' }),
+    ];
+    expect(explanationText(acrossReports(lists), who, 150).whatMoved).toBe(
+      '*What moved:* source x.com +150 (new), page /pricing +140, country Germany +96',
+    );
+    // One entry that moved more than the whole: its kind, then what the rest did.
+    const [one] = movers([e('x.com', 150), e('direct', 0)], [e('direct', 19)], { report: 'sources' });
+    expect(moverWords(one!, 60)).toBe('source x.com +150 (new; everything else −19)');
+  });
+
   it('labels go through the escaping path', () => {
     const moved = movers([e('<!channel> launch & more', 9)], []);
     expect(explanationText(moved, who, 9).whatMoved).toBe('*What moved:* &lt;!channel&gt; launch &amp; more +9 (new)');

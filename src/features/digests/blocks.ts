@@ -115,7 +115,7 @@ function moverText(m: Mover): string {
   return escapeMrkdwn(moverWords({ ...m, label: m.label || MISSING }, NAME_MAX));
 }
 
-/** "Top movers against Nov 6 – Nov 12, 2026: x.com +212 (new), /pricing +140, Germany +96". */
+/** "Top movers against Nov 6 – Nov 12, 2026: source x.com +212 (new), page /pricing +140, country Germany +96". */
 function moversSection(view: DigestView, moved: DigestMovers): KnownBlock {
   const names =
     moved.compared === 0

@@ -177,7 +177,9 @@ export function digestMovers(sections: readonly DigestSection[]): DigestMovers |
   const compared = sections.filter((s) => s.lines && s.compared !== undefined);
   if (compared.length === 0) return undefined;
   const lists = compared.flatMap((s) =>
-    s.compared && s.compared !== 'cut' ? [movers(s.compared.current, s.compared.previous, { max: DIGEST_MOVERS })] : [],
+    s.compared && s.compared !== 'cut'
+      ? [movers(s.compared.current, s.compared.previous, { max: DIGEST_MOVERS, report: s.def.id })]
+      : [],
   );
   return {
     list: acrossReports(lists, DIGEST_MOVERS),

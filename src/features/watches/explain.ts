@@ -18,9 +18,9 @@ function moverText(m: Mover): string {
 }
 
 export interface ExplanationText {
-  /** "What moved: x.com +212 (new), /pricing +140, Germany +96" (mrkdwn, labels escaped). */
+  /** "What moved: source x.com +212 (new), page /pricing +140, country Germany +96" (mrkdwn, labels escaped). */
   whatMoved: string;
-  /** "Who moved it: mostly automated: 71% of the rise is from flagged visitors (usual 6%)". */
+  /** "Who moved it: mostly automated: 71% of the rise is from flagged visitors (this hour 55%; usual 6%)". */
   whoMoved: string;
   /** Both lines, within `max`. */
   text: string;

@@ -109,7 +109,9 @@ export class WatchExplainer {
       ),
     );
     const lists = hourly
-      ? reports.map((r) => movers(tally(r, current.visits), average(before.map((b) => tally(r, b?.visits ?? [])))))
+      ? reports.map((r) =>
+          movers(tally(r, current.visits), average(before.map((b) => tally(r, b?.visits ?? []))), { report: r }),
+        )
       : await Promise.all(reports.map((r) => this.dayMovers(tenant, rule, r, period, baselines)));
     const moved = acrossReports(lists.filter((l): l is Mover[] => l !== undefined));
     const now = judgedCounts(current);
@@ -176,7 +178,7 @@ export class WatchExplainer {
     const answers = await Promise.all([rows(period.date), ...baselines.map((b) => rows(b.date))]);
     if (answers.some((a) => a.length >= ROWS)) return undefined;
     const [now, ...before] = answers;
-    return movers(now!, average(before));
+    return movers(now!, average(before), { report });
   }
 }
 
