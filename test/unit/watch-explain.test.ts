@@ -3,17 +3,13 @@ import fc from 'fast-check';
 import {
   acrossReports,
   explanationText,
-  flaggedShare,
   MAX_MOVERS,
   movers,
   moverWords,
-  percent,
   signedCount,
   totalChange,
   verdict,
   type Entry,
-  type FlaggedInput,
-  type PeriodJudgement,
 } from '../../src/features/watches/explain.js';
 import { LIMITS } from '../../src/platform/slack/kit/limits.js';
 
@@ -27,26 +23,6 @@ const entries = fc.array(
   }),
   { maxLength: 14 },
 );
-
-const judgement = fc
-  .record({
-    visits: fc.nat(10_000),
-    judged: fc.double({ min: 0, max: 1, noNaN: true }),
-    flagged: fc.double({ min: 0, max: 1, noNaN: true }),
-  })
-  .map(({ visits, judged, flagged }): PeriodJudgement => {
-    const judgedVisits = Math.round(visits * judged);
-    return { visits, judgedVisits, flaggedVisits: Math.round(judgedVisits * flagged) };
-  });
-
-const flaggedInput = fc.record({
-  current: judgement,
-  baseline: judgement,
-  scanOn: fc.boolean(),
-  visitors: fc.nat(5000),
-  judgedVisitors: fc.nat(5000),
-  sampled: fc.boolean(),
-});
 
 describe('movers: the entries that account for most of the change', () => {
   it('names the largest rises first, marks the new ones, and stops within the change', () => {
@@ -167,187 +143,6 @@ describe('movers: the entries that account for most of the change', () => {
         expect(sizes).toEqual([...sizes].sort((a, b) => b - a));
         expect(movers([...current].reverse(), [...baseline].reverse())).toEqual(listed);
       }),
-    );
-  });
-});
-
-describe('flaggedShare and verdict: who moved it', () => {
-  const period = (visits: number, flaggedVisits: number, judgedVisits = visits): PeriodJudgement => ({
-    visits,
-    judgedVisits,
-    flaggedVisits,
-  });
-  const input = (
-    current: PeriodJudgement,
-    baseline: PeriodJudgement,
-    more: Partial<FlaggedInput> = {},
-  ): FlaggedInput => ({
-    current,
-    baseline,
-    scanOn: true,
-    visitors: 300,
-    judgedVisitors: 300,
-    sampled: false,
-    periodName: 'this hour',
-    ...more,
-  });
-
-  it('a scraper wave is mostly automated, with the share of the rise, this hour’s share and the usual share', () => {
-    // 100 usual visits, 6 flagged; 408 now, 225 flagged: 219 of the 308 more are flagged.
-    const v = verdict(input(period(408, 225), period(100, 6)));
-    expect(v.verdict).toBe('mostly automated');
-    expect(v.shares.changeShare!.low).toBeCloseTo(219 / 308);
-    expect(v.shares.changeShare!.high).toBe(v.shares.changeShare!.low);
-    expect(v.text).toBe('mostly automated: 71% of the rise is from flagged visitors (this hour 55%; usual 6%)');
-  });
-
-  it('a human spike is mostly people; in between is mixed', () => {
-    expect(verdict(input(period(408, 12), period(100, 6))).text).toBe(
-      'mostly people: 2% of the rise is from flagged visitors (this hour 3%; usual 6%)',
-    );
-    expect(verdict(input(period(200, 36), period(100, 6))).verdict).toBe('mixed');
-  });
-
-  it('the scan off is unknown, with the figures', () => {
-    const v = verdict(input(period(408, 0, 0), period(100, 0, 0), { scanOn: false, judgedVisitors: 0 }));
-    expect(v.verdict).toBe('unknown: threat checks are off');
-    expect(v.text).toBe('unknown: threat checks are off, so none of the 300 visitors was judged');
-  });
-
-  it('a sample says it is one; a small period whose every visit was judged has its verdict', () => {
-    const sampled = verdict(
-      input(period(408, 300, 380), period(100, 6), { visitors: 212, judgedVisitors: 190, sampled: true }),
-    );
-    expect(sampled.text).toBe(
-      'mostly automated: at least 95% of the rise is from flagged visitors (this hour 73–81%: 380 of 408 visits judged; usual 6%; sampled: 190 of 212 visitors judged)',
-    );
-    expect(verdict(input(period(12, 0), period(4, 0), { visitors: 9, judgedVisitors: 9 })).verdict).toBe(
-      'mostly people',
-    );
-  });
-
-  it('a baseline no visitor of which was judged: a verdict only where every usual share would give it, with the bounds', () => {
-    const v = verdict(input(period(408, 300), period(100, 0, 0)));
-    // 300 flagged now; before, anywhere from none to all 100: 200 to 300 of the 308 more.
-    expect(v.text).toBe(
-      'mostly automated: between 64% and 98% of the rise is from flagged visitors (this hour 74%; usual share unknown: 0 of 100 visits judged)',
-    );
-    expect(verdict(input(period(250, 4), period(100, 0, 0))).text).toBe(
-      'mostly people: at most 3% of the rise is from flagged visitors (this hour 2%; usual share unknown: 0 of 100 visits judged)',
-    );
-    expect(verdict(input(period(250, 100), period(100, 0, 0)))).toMatchObject({
-      verdict: 'unknown: too few visits judged',
-      text: 'unknown: between 0% and 67% of the rise is from flagged visitors, depending on the visits not judged (this hour 40%; usual share unknown: 0 of 100 visits judged)',
-    });
-  });
-
-  it('a baseline partly judged (its judged visitors mostly scrapers) is no sample of it: its share is bounded, never flagged over judged', () => {
-    // Four baseline hours: 233 visits, 38 of them judged, 14 of those flagged (37% of the judged).
-    const v = verdict(input(period(210, 2), period(233, 14, 38), { baselinePeriods: 4 }));
-    expect(v.text).toBe(
-      'mostly people: none of the rise is from flagged visitors (this hour 1%; usual share unknown: 38 of 233 visits judged)',
-    );
-    expect(v.text).not.toContain('37%');
-    // Half or more judged: the bounds.
-    expect(verdict(input(period(210, 2), period(233, 14, 200), { baselinePeriods: 4 })).text).toContain(
-      'usual 6–21%: 200 of 233 visits judged',
-    );
-  });
-
-  it('a fall whose flagged visits did not fall is none of it; where the baseline is unjudged it is unknown, never mixed', () => {
-    // 62 → 35 visits, 1 flagged in each, every visit judged: people left.
-    expect(verdict(input(period(35, 1), period(62, 1))).text).toBe(
-      'mostly people: none of the fall is from flagged visitors (this hour 3%; usual 2%)',
-    );
-    // The same with 5 of the 62 judged (1 of them flagged): the 57 others may have been flagged visitors who left.
-    expect(verdict(input(period(35, 1), period(62, 1, 5))).text).toBe(
-      'unknown: between 0% and 100% of the fall is from flagged visitors, depending on the visits not judged (this hour 3%; usual share unknown: 5 of 62 visits judged)',
-    );
-    // Flagged visits rose while visits fell (a recovery after a bot wave): never "mostly automated".
-    const recovery = verdict(input(period(55, 3), period(240, 6, 40), { baselinePeriods: 4 }));
-    expect(recovery.verdict).not.toBe('mostly automated');
-    expect(recovery.shares.changeShare!.low).toBe(0);
-  });
-
-  it('no change: nothing to explain, with the shares as known', () => {
-    expect(verdict(input(period(100, 5), period(100, 5, 50)))).toMatchObject({
-      verdict: 'unknown: no change',
-      text: 'no change to explain (this hour 5%; usual 5–55%: 50 of 100 visits judged)',
-    });
-  });
-
-  it('property: with the baseline unjudged, a verdict given is the one any usual share would have given', () => {
-    fc.assert(
-      fc.property(
-        fc.integer({ min: 1, max: 2000 }),
-        fc.integer({ min: 0, max: 2000 }),
-        fc.double({ min: 0, max: 1, noNaN: true }),
-        fc.double({ min: 0, max: 1, noNaN: true }),
-        (now, before, flaggedShareNow, usualShare) => {
-          fc.pre(now !== before);
-          const flaggedNow = Math.round(now * flaggedShareNow);
-          const given = verdict(input(period(now, flaggedNow), period(before, 0, 0))).verdict;
-          if (given.startsWith('unknown')) return;
-          const exact = verdict(
-            input(period(now, flaggedNow), period(before, Math.round(before * usualShare))),
-          ).verdict;
-          expect(exact).toBe(given);
-        },
-      ),
-    );
-  });
-
-  it('a missing baseline (no visits): the rise is the whole period', () => {
-    const s = flaggedShare(input(period(50, 10), period(0, 0)));
-    expect(s).toEqual({
-      direction: 'rise',
-      share: { low: 0.2, high: 0.2 },
-      changeShare: { low: 0.2, high: 0.2 },
-    });
-    expect(verdict(input(period(50, 10), period(0, 0))).text).toBe(
-      'mixed: 20% of the rise is from flagged visitors (this hour 20%; usual: no visits)',
-    );
-  });
-
-  it('percent never rounds a share to a figure it is not', () => {
-    expect([0, 0.004, 0.005, 0.714, 0.996, 1].map(percent)).toEqual(['0%', '<1%', '1%', '71%', '>99%', '100%']);
-  });
-
-  it('property: every share stays within 0–100%, whatever the figures, missing periods and zero baselines included', () => {
-    fc.assert(
-      fc.property(flaggedInput, (i) => {
-        const s = flaggedShare(i);
-        for (const share of [s.share, s.baselineShare, s.changeShare])
-          if (share !== undefined) {
-            expect(share.low).toBeGreaterThanOrEqual(0);
-            expect(share.low).toBeLessThanOrEqual(share.high);
-            expect(share.high).toBeLessThanOrEqual(1);
-          }
-        const v = verdict(i);
-        for (const pct of v.text.match(/\d+%/g) ?? []) expect(Number(pct.slice(0, -1))).toBeLessThanOrEqual(100);
-      }),
-    );
-  });
-
-  it('property: shares stay within 0–100% even for figures that do not add up (more flagged than judged, than visits)', () => {
-    fc.assert(
-      fc.property(
-        fc.record({
-          visits: fc.integer({ min: -5, max: 1000 }),
-          judgedVisits: fc.nat(2000),
-          flaggedVisits: fc.nat(3000),
-        }),
-        fc.record({
-          visits: fc.integer({ min: -5, max: 1000 }),
-          judgedVisits: fc.nat(2000),
-          flaggedVisits: fc.nat(3000),
-        }),
-        (current, baseline) => {
-          const s = flaggedShare({ current, baseline, scanOn: true, visitors: 10, judgedVisitors: 10, sampled: false });
-          for (const share of [s.share, s.baselineShare, s.changeShare])
-            if (share !== undefined) expect(share.low >= 0 && share.low <= share.high && share.high <= 1).toBe(true);
-        },
-      ),
     );
   });
 });
