@@ -133,12 +133,20 @@ describe('the digest form', () => {
       CHANNEL,
       (m) => m.ephemeralTo === USER && text(m).includes(`Digest #${digest!.id} created`),
     );
-    expect(text(here)).toContain(`Digest #${digest!.id} created: it posts in <#C_GENERAL> on its schedule.`);
+    // Each says when it first runs, as the scheduler has it, in the digest's zone.
+    const scheduled = await box.lookout.store.digests.of('T_LOOKOUT', digest!.id);
+    const first = `${formatDateTime(scheduled!.nextRunAt!.toISOString(), 'Europe/Berlin')} (Europe/Berlin)`;
+    expect(first).toMatch(/^\w{3} 3, 10:15 \(Europe\/Berlin\)$|^\w{3} 3, \d{4}, 10:15 \(Europe\/Berlin\)$/);
+    expect(text(here)).toContain(
+      `Digest #${digest!.id} created: it posts in <#C_GENERAL> the 3rd of each month at 10:15 (Europe/Berlin), first on ${first}.`,
+    );
     const there = await box.slack.waitForMessage(
       'C_GENERAL',
       (m) => m.ephemeralTo === USER && (m.text ?? '').includes(`Digest #${digest!.id} created`),
     );
-    expect(there.text).toContain('it posts in this channel on its schedule');
+    expect(text(there)).toContain(
+      `it posts in this channel the 3rd of each month at 10:15 (Europe/Berlin), first on ${first}.`,
+    );
   });
 });
 

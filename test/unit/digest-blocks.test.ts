@@ -8,6 +8,7 @@ import {
   DIGEST_ACTIONS,
   digestList,
   digestMessage,
+  digestSavedMessage,
   type DigestLine,
   type DigestListItem,
   type DigestSection,
@@ -496,5 +497,34 @@ describe("a digest's security line says what the threat scan knows of the period
     expect(securityLine(span, seen(day(20), 0, day(20)))).toBe(
       'The threat scan began Nov 20, 00:00 (UTC), during this period: no flagged visitors since then; visits before it were not checked; it has not checked any visits yet.',
     );
+  });
+});
+
+describe('digestSavedMessage: a digest created or saved says when it runs', () => {
+  const base = { id: 3, channelId: 'C000003', schedule: 'Mondays at 09:00 (Europe/Berlin)' };
+  it('created: its first run, with the zone, where it posts', () => {
+    const message = digestSavedMessage({
+      ...base,
+      verb: 'created',
+      inChannel: true,
+      next: { at: 'Dec 7, 09:00 (Europe/Berlin)', due: false },
+    });
+    expect(validateMessage(message)).toEqual({ ok: true });
+    expect(mrkdwnOf(message)[0]).toBe(
+      ':white_check_mark: Digest #3 created: it posts in this channel Mondays at 09:00 (Europe/Berlin), first on Dec 7, 09:00 (Europe/Berlin). /traffic digest list shows it.',
+    );
+  });
+
+  it('saved elsewhere, paused, or with a slot due now', () => {
+    const next = { at: 'Dec 7, 09:00 (Europe/Berlin)', due: false };
+    expect(mrkdwnOf(digestSavedMessage({ ...base, verb: 'saved', inChannel: false, next }))[0]).toBe(
+      ':white_check_mark: Digest #3 saved: it posts in <#C000003> Mondays at 09:00 (Europe/Berlin), next on Dec 7, 09:00 (Europe/Berlin). /traffic digest list all shows it.',
+    );
+    expect(mrkdwnOf(digestSavedMessage({ ...base, verb: 'saved', inChannel: true }))[0]).toContain(
+      'Mondays at 09:00 (Europe/Berlin); it is paused: `/traffic digest resume 3` starts it again.',
+    );
+    expect(
+      mrkdwnOf(digestSavedMessage({ ...base, verb: 'saved', inChannel: true, next: { ...next, due: true } }))[0],
+    ).toContain('; its Dec 7, 09:00 (Europe/Berlin) run is due and posts now.');
   });
 });

@@ -167,23 +167,19 @@ function submitDigest(digests: DigestService) {
       // The person hears where they are: the channel the form was opened in, else the digest's.
       const here = opened.from ?? form.input.channelId;
       if (!saved.ok) return client.chat.postEphemeral({ channel: here, user, ...saved.message });
-      const done = `Digest #${saved.value.id} ${editing !== undefined ? 'saved' : 'created'}`;
+      const verb = editing !== undefined ? 'saved' : 'created';
+      const there = saved.value.channelId;
       await client.chat.postEphemeral({
-        channel: saved.value.channelId,
+        channel: there,
         user,
-        text: `${done}: it posts in this channel on its schedule. /traffic digest list shows it.`,
+        ...(await digests.saved(tenant, saved.value, verb, there)),
       });
-      if (here !== saved.value.channelId) {
+      if (here !== there)
         await client.chat.postEphemeral({
           channel: here,
           user,
-          ...infoMessage([
-            `${done}: it posts in `,
-            { channel: saved.value.channelId },
-            ' on its schedule. /traffic digest list all shows it.',
-          ]),
+          ...(await digests.saved(tenant, saved.value, verb, here)),
         });
-      }
     });
   };
 }
