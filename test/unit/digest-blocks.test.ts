@@ -3,7 +3,13 @@ import { REPORTS, REPORT_IDS, type ReportDef } from '../../src/kernel/catalog.js
 import type { FilterGroup } from '../../src/kernel/filters.js';
 import { previousPeriod, type DateRange } from '../../src/kernel/dates.js';
 import { validateBlocks, validateMessage, validateMessageText, validateView } from '../../src/slack-rules/validate.js';
-import { DIGEST_INPUTS, DIGEST_MODAL, digestModal, type DigestFormValues } from '../../src/features/digests/modal.js';
+import {
+  DIGEST_INPUTS,
+  DIGEST_MODAL,
+  digestModal,
+  redrawDigestForm,
+  type DigestFormValues,
+} from '../../src/features/digests/modal.js';
 import {
   DIGEST_ACTIONS,
   digestList,
@@ -388,7 +394,7 @@ describe('digestModal', () => {
     }
   }
 
-  it('a new digest: valid, every input present with matching block and action ids', () => {
+  it('a new digest: valid, every input of its schedule present with matching block and action ids', () => {
     const view = digestModal(defs, {
       reports: [],
       schedule: { kind: 'daily', time: '09:00' },
@@ -401,8 +407,13 @@ describe('digestModal', () => {
     expect((view as unknown as Json).title).toMatchObject({ text: 'New digest' });
     expect((view as unknown as Json).submit).toMatchObject({ text: 'Create' });
     expect(JSON.parse(view.private_metadata ?? '')).toEqual({ id: null });
-    expect((view.blocks as unknown as Json[]).map((b) => b.block_id)).toEqual([...DIGEST_INPUTS]);
-    for (const id of DIGEST_INPUTS) expect(element(view, id).action_id).toBe(id);
+    const shown = DIGEST_INPUTS.filter((id) => !['weekday', 'monthday', 'cron'].includes(id));
+    expect((view.blocks as unknown as Json[]).map((b) => b.block_id)).toEqual(shown);
+    for (const id of shown) expect(element(view, id).action_id).toBe(id);
+    // "How often" tells Lookout at once, so the form can show the fields of the schedule picked.
+    expect((view.blocks as unknown as Json[]).find((b) => b.block_id === 'frequency')).toMatchObject({
+      dispatch_action: true,
+    });
     expect(element(view, 'reports').initial_options).toBeUndefined();
     expect(element(view, 'reports').options).toHaveLength(13);
     expect(element(view, 'filters').initial_value).toBeUndefined();
@@ -448,6 +459,49 @@ describe('digestModal', () => {
       element(digestModal(defs, { ...values, schedule: { kind: 'monthly', monthday: 15, time: '09:00' } }), 'monthday')
         .initial_value,
     ).toBe('15');
+  });
+
+  it('shows only the fields of its schedule', () => {
+    const fields = (schedule: DigestFormValues['schedule']) =>
+      (digestModal(defs, { ...values, schedule }).blocks as unknown as Json[])
+        .map((b) => b.block_id)
+        .filter((id) => ['weekday', 'monthday', 'cron', 'time'].includes(String(id)));
+    expect(fields({ kind: 'daily', time: '09:00' })).toEqual(['time']);
+    expect(fields({ kind: 'weekdays', time: '09:00' })).toEqual(['time']);
+    expect(fields({ kind: 'weekly', weekday: 2, time: '09:00' })).toEqual(['weekday', 'time']);
+    expect(fields({ kind: 'monthly', monthday: 3, time: '09:00' })).toEqual(['monthday', 'time']);
+    expect(fields({ kind: 'cron', cron: '0 9 * * 1' })).toEqual(['cron']);
+  });
+
+  it('drawn again for another schedule: what was entered stays, the private metadata too; anything else is refused', () => {
+    const drawn = digestModal(defs, values, 12, 'C_HERE');
+    const state = {
+      values: {
+        time: { time: { type: 'plain_text_input', value: '7:45am' } },
+        top: { top: { type: 'static_select', selected_option: { value: '8' } } },
+        frequency: { frequency: { type: 'static_select', selected_option: { value: 'monthly' } } },
+      },
+    };
+    const form = { blocks: drawn.blocks as unknown[], private_metadata: drawn.private_metadata, state };
+    const again = redrawDigestForm(defs, form, 'monthly')!;
+    expectValidView(again);
+    expect(again.private_metadata).toBe(drawn.private_metadata);
+    expect((again as unknown as Json).title).toMatchObject({ text: 'Edit digest #12' });
+    expect((element(again, 'frequency').initial_option as Json).value).toBe('monthly');
+    expect(element(again, 'monthday').initial_value).toBe('1');
+    expect(element(again, 'time').initial_value).toBe('7:45am');
+    expect((element(again, 'top').initial_option as Json).value).toBe('8');
+    // Not typed since: as drawn before.
+    expect(element(again, 'channel').initial_channel).toBe('C_GROWTH');
+    expect(element(again, 'timezone').initial_value).toBe('Europe/Berlin');
+    expect(element(again, 'filters').initial_value).toBe(values.filters);
+    expect((element(again, 'reports').initial_options as Json[]).map((o) => o.value)).toEqual([
+      'sources',
+      'pages',
+      'countries',
+    ]);
+    expect(redrawDigestForm(defs, form, 'hourly')).toBeUndefined();
+    expect(redrawDigestForm(defs, { ...form, private_metadata: '{"id":"x"}' }, 'daily')).toBeUndefined();
   });
 
   it('long filters (50 of them, as the command allows) still fit their box', () => {
