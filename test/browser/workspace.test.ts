@@ -189,7 +189,7 @@ describe.skipIf(!available)('the sandbox Slack in a browser', () => {
     // The visitor card of an attacker: red.
     const card = await command('/visitor v_demo_attacker', '.attachment');
     expect(await bar(card)).toBe('rgb(224, 30, 90)');
-    expect(await card.textContent()).toMatch(/Verdict: Threat/);
+    expect(await card.textContent()).toMatch(/Why[\s\S]*flagged as attacker/);
     await shot(card, 'colour-visitor-card.png');
 
     // A threat alert for an attacker coming back: red, by severity.

@@ -40,6 +40,27 @@ describe('answers name what they acted on', () => {
     expect(home).toMatch(/Pages: visits spike: .*, where page~\/checkout in <#C_GENERAL>/);
   });
 
+  it("a change watch's rule reads right and whole, the same on its confirmation, in the list and in the Home", async () => {
+    const drop = 'visits drop by 40% or more against the same day last week';
+    const rise = 'unique visitors rise by 50% or more against the hour before';
+    const added = await command('C_MARKETING', 'watch visits drops 40% vs last week');
+    expect(added).toMatch(new RegExp(`Watch #\\d+ added: ${drop}, evaluated every day `));
+    expect(await command('C_MARKETING', 'watch unique rises 50% every hour')).toMatch(
+      new RegExp(`Watch #\\d+ added: ${rise}, evaluated every hour `),
+    );
+    const list = await command('C_MARKETING', 'watch list');
+    expect(list).toContain(`${drop} · every day`);
+    expect(list).toContain(`${rise} · every hour`);
+    expect(list).not.toMatch(/visits (drops|rises)/);
+    await box.slack.event('app_home_opened', 'U_ALICE', { tab: 'home', channel: 'D_U_ALICE' });
+    const home = await until(async () => {
+      const view = box.slack.workspace.home('U_ALICE') as { view: Parameters<typeof mrkdwnOf>[0] } | undefined;
+      const words = view ? mrkdwnOf(view.view).join('\n') : '';
+      return words.includes(rise) ? words : undefined;
+    }, "Alice's Home with both watches");
+    expect(home).toContain(`${drop} in <#C_MARKETING>`);
+  });
+
   it('/traffic alerts on names the channel it reports in, as a link', async () => {
     expect(await command('C_SECURITY', 'alerts on')).toMatch(/<#C_SECURITY>/);
     await command('C_SECURITY', 'alerts off');

@@ -1,11 +1,21 @@
 import { formatDateTime } from '../../src/kernel/format.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { REPORT_IDS } from '../../src/kernel/catalog.js';
-import type { Message } from '@lookout/sandbox/slack';
+import type { Message, View } from '@lookout/sandbox/slack';
 import type { Sandbox } from '../support/sandbox.js';
 import type { Digest } from '../../src/features/digests/repo.js';
 import { until } from '../support/until.js';
-import { CHANNEL, USER, hasAction, headerOf, mrkdwnOf, sandbox, textsOf } from '../support/sandbox.js';
+import {
+  CHANNEL,
+  USER,
+  hasAction,
+  headerOf,
+  inputsOf,
+  mrkdwnOf,
+  pickSchedule,
+  sandbox,
+  textsOf,
+} from '../support/sandbox.js';
 
 let box: Sandbox & { logs: string[] };
 
@@ -104,10 +114,10 @@ describe('the digest form', () => {
     });
     expect(await box.lookout.store.digests.listAll('T_LOOKOUT')).toHaveLength(0);
 
-    const good = await box.slack.submit(view, {
+    const monthly = await pickSchedule(box, view, 'monthly');
+    const good = await box.slack.submit(monthly, {
       channel: 'C_GENERAL',
       reports: ['sources', 'cities'],
-      frequency: 'monthly',
       monthday: '3',
       time: '10:15',
       timezone: 'Europe/Berlin',
@@ -133,12 +143,70 @@ describe('the digest form', () => {
       CHANNEL,
       (m) => m.ephemeralTo === USER && text(m).includes(`Digest #${digest!.id} created`),
     );
-    expect(text(here)).toContain(`Digest #${digest!.id} created: it posts in <#C_GENERAL> on its schedule.`);
+    // Each says when it first runs, as the scheduler has it, in the digest's zone.
+    const scheduled = await box.lookout.store.digests.of('T_LOOKOUT', digest!.id);
+    const first = `${formatDateTime(scheduled!.nextRunAt!.toISOString(), 'Europe/Berlin')} (Europe/Berlin)`;
+    expect(first).toMatch(/^\w{3} 3, 10:15 \(Europe\/Berlin\)$|^\w{3} 3, \d{4}, 10:15 \(Europe\/Berlin\)$/);
+    expect(text(here)).toContain(
+      `Digest #${digest!.id} created: it posts in <#C_GENERAL> the 3rd of each month at 10:15 (Europe/Berlin), first on ${first}.`,
+    );
     const there = await box.slack.waitForMessage(
       'C_GENERAL',
       (m) => m.ephemeralTo === USER && (m.text ?? '').includes(`Digest #${digest!.id} created`),
     );
-    expect(there.text).toContain('it posts in this channel on its schedule');
+    expect(text(there)).toContain(
+      `it posts in this channel the 3rd of each month at 10:15 (Europe/Berlin), first on ${first}.`,
+    );
+  });
+});
+
+describe('the digest form shows the fields of the schedule chosen', () => {
+  it('weekly by default: the day of the week and the time; picking another schedule draws its own fields, keeping what was typed', async () => {
+    await box.slack.slash(CHANNEL, USER, 'digest add');
+    const view = await box.slack.waitFor(() => box.slack.openViews(USER).at(-1));
+    const schedule = (v: View) => inputsOf(v).filter((id) => ['weekday', 'monthday', 'cron', 'time'].includes(id));
+    expect(schedule(view)).toEqual(['weekday', 'time']);
+    // What the person typed before picking travels in the action's view state, as in Slack.
+    box.slack.workspace.setViewState(view.id, 'time', 'time', { type: 'plain_text_input', value: '07:45' });
+    box.slack.workspace.setViewState(view.id, 'filters', 'filters', { type: 'plain_text_input', value: 'page~/blog' });
+
+    const monthly = await pickSchedule(box, view, 'monthly');
+    expect(monthly.id).toBe(view.id);
+    expect(schedule(monthly)).toEqual(['monthday', 'time']);
+    const initial = (v: View, id: string) =>
+      (v.blocks.find((b) => b.block_id === id) as { element: { initial_value?: string } }).element.initial_value;
+    expect(initial(monthly, 'time')).toBe('07:45');
+    expect(initial(monthly, 'filters')).toBe('page~/blog');
+    expect(textsOf({ blocks: monthly.blocks }).join('\n')).not.toMatch(/Day of the week|Cron/);
+
+    const weekly = await pickSchedule(box, monthly, 'weekly');
+    expect(schedule(weekly)).toEqual(['weekday', 'time']);
+    expect(initial(weekly, 'time')).toBe('07:45');
+    await box.slack.submit(weekly, { channel: CHANNEL, weekday: '3' });
+    const [digest] = await until(async () => {
+      const all = await box.lookout.store.digests.listAll('T_LOOKOUT');
+      return all.length > 0 ? all : undefined;
+    }, 'the digest saved');
+    expect(digest).toMatchObject({ schedule: { kind: 'weekly', weekday: 3, time: '07:45' }, cron: '45 7 * * 3' });
+    expect(digest!.filters[0]!.filters[0]).toMatchObject({ object: 'page', value: '/blog' });
+  });
+
+  it('a cron expression has its own field and no time of day; every day and weekdays need the time alone', async () => {
+    await box.slack.slash(CHANNEL, USER, 'digest add');
+    const view = await box.slack.waitFor(() => box.slack.openViews(USER).at(-1));
+    const schedule = (v: View) => inputsOf(v).filter((id) => ['weekday', 'monthday', 'cron', 'time'].includes(id));
+    const cron = await pickSchedule(box, view, 'cron');
+    expect(schedule(cron)).toEqual(['cron']);
+    expect(schedule(await pickSchedule(box, cron, 'daily'))).toEqual(['time']);
+    expect(schedule(await pickSchedule(box, cron, 'weekdays'))).toEqual(['time']);
+    await box.slack.closeView(cron);
+  });
+
+  it('editing a cron digest opens with the cron field alone', async () => {
+    const digest = await addDigest({ schedule: { kind: 'cron', cron: '0 7 * * 1-5' }, cron: '0 7 * * 1-5' });
+    await box.slack.slash(CHANNEL, USER, `digest edit ${digest.id}`);
+    const view = await box.slack.waitFor(() => box.slack.openViews(USER).at(-1));
+    expect(inputsOf(view).filter((id) => ['weekday', 'monthday', 'cron', 'time'].includes(id))).toEqual(['cron']);
   });
 });
 

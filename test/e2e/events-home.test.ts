@@ -75,7 +75,7 @@ describe('the Events API and App Home', () => {
     expect(validateHomeView({ type: 'home', blocks: home.view.blocks })).toEqual({ ok: true });
     expect(text(home)).toMatch(new RegExp(`\\*#${digest!.id}\\* sources, pages in <#C_MARKETING> · Mondays at 09:00`));
     expect(text(home)).toMatch(
-      /\*#\d+\* visits drops 40% against the same day last week in <#C_MARKETING>\nnot evaluated yet/,
+      /\*#\d+\* visits drop by 40% or more against the same day last week in <#C_MARKETING>\nnot evaluated yet/,
     );
     expect(text(home)).toMatch(/notice in <#C_MARKETING>: failed \(not_in_channel\)/);
     // Bob has set nothing up: his Home says so, and shows none of Alice's.

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Message, View } from '@lookout/sandbox/slack';
-import { mrkdwnOf, sandbox, type Sandbox } from '../support/sandbox.js';
+import { mrkdwnOf, pickSchedule, sandbox, type Sandbox } from '../support/sandbox.js';
 
 /**
  * What one ordinary user of the workspace can send behind a valid signature: values the
@@ -262,11 +262,10 @@ describe('limits on abuse', () => {
     );
     expect(interpreted(typed)).toContain('That schedule runs every 1 minute; a digest may run at most every 1 hour.');
     await box.slack.slash('C_GENERAL', 'U_CAROL', 'digest add');
-    const view = await box.slack.waitFor(() => box.slack.openViews('U_CAROL').at(-1));
+    const view = await pickSchedule(box, await box.slack.waitFor(() => box.slack.openViews('U_CAROL').at(-1)), 'cron');
     const answer = await box.slack.submit(view, {
       channel: 'C_GENERAL',
       reports: ['sources'],
-      frequency: 'cron',
       cron: '*/30 * * * *',
       timezone: 'UTC',
       top: '5',

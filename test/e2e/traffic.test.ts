@@ -2,8 +2,8 @@ import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AnalyticsApi } from '../../src/platform/api/analytics.js';
 import { REPORT_IDS, REPORTS } from '../../src/kernel/catalog.js';
-import type { AggregateRow } from '../../src/platform/api/schemas.js';
-import { EMOJI_CAMPAIGN, HOSTILE_CAMPAIGN } from '@lookout/sandbox/demo-api';
+import type { AggregateRow, PageRow } from '../../src/platform/api/schemas.js';
+import { DEMO_VISITORS, EMOJI_CAMPAIGN, HOSTILE_CAMPAIGN } from '@lookout/sandbox/demo-api';
 import type { Message } from '@lookout/sandbox/slack';
 import type { Sandbox } from '../support/sandbox.js';
 import { CHANNEL, USER, hasAction, headerOf, mrkdwnOf, sandbox, tableOf, textsOf } from '../support/sandbox.js';
@@ -111,6 +111,43 @@ describe('/traffic answers every report', () => {
     expect(Math.abs(drawn - expected)).toBeLessThanOrEqual(0.2);
     const byName = await run('sources last30d by name asc top 3');
     expect(tableOf(byName)[1]!.at(-1)).not.toMatch(/^█{10}$/);
+  });
+
+  it('ranks by time spent only the rows with visits enough, and says which under the table', async () => {
+    box.demo!.resetRequests();
+    const message = await run('pages all by duration top 10');
+    const asked = box.demo!.requests.find((r) => r.path === '/pages')!;
+    const range = { startDate: asked.query.start_date!, endDate: asked.query.end_date! };
+    const every = (await api.report('pages', { ...range, limit: 1000 })) as PageRow[];
+    expect(every.length).toBeLessThan(1000);
+    const total = every.reduce((n, r) => n + r.total, 0);
+    const min = Math.max(10, Math.ceil(total / 100));
+    const table = (message.blocks ?? []).find((b) => (b as { type: string }).type === 'data_table') as {
+      rows: { value?: number }[][];
+    };
+    const shown = table.rows.slice(1).map((row) => ({ visits: row[1]!.value!, avg: row[3]!.value! }));
+    const ranked = every.filter((r) => r.total >= min).sort((a, b) => b.avg_duration - a.avg_duration);
+    // The demo's longest averages belong to pages of a few visits: those are left out.
+    expect(every.some((r) => r.total < min && r.avg_duration > ranked[0]!.avg_duration)).toBe(true);
+    expect(shown).toHaveLength(10);
+    expect(shown.map((r) => r.avg)).toEqual(ranked.slice(0, 10).map((r) => r.avg_duration));
+    expect(shown.every((r) => r.visits >= min)).toBe(true);
+    expect(mrkdwnOf(message).join('\n')).toContain(
+      `Pages with fewer than ${min.toLocaleString('en-US')} visits (1% of the ${total.toLocaleString('en-US')} in this report, rounded up) are not ranked by time`,
+    );
+    // Shortest first ranks the same rows, the other way.
+    const shortest = await run('pages all by duration asc top 3');
+    expect(
+      tableOf(shortest)
+        .slice(1)
+        .every((row) => Number(row[1]!.replace(/,/g, '')) >= min),
+    ).toBe(true);
+  });
+
+  it('says why a ranking by time spent is empty when no row has visits enough', async () => {
+    const message = await run(`pages all visitor:${DEMO_VISITORS.human} by duration`);
+    expect(tableOf(message)).toEqual([]);
+    expect(mrkdwnOf(message).join('\n')).toMatch(/No pages had 10 visits or more, so none is ranked by time/);
   });
 
   it('answers a usage error with the nearest word and the usage line', async () => {

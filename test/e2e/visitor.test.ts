@@ -50,11 +50,14 @@ describe('/visitor verdicts', () => {
     expect(card.ephemeralTo).toBe(USER);
     expect(headerOf(card)).toMatch(new RegExp(`^${verdict}\\b.*visitor ${id}$`));
     const text = mrkdwnOf(card).join('\n');
-    expect(text).toContain(`Verdict: *${verdict}*`);
+    // The verdict is said once, in the header; why comes first, before the flags.
+    expect(text).not.toContain('Verdict');
+    expect(text.indexOf('*Why*')).toBeLessThan(text.indexOf('*Attacker*'));
     for (const reason of reasons) expect(text).toContain(reason);
     if (verdict === 'Human') expect(text).toContain('nothing flagged');
-    // Every flag with its raw value, the record and recent visits.
-    expect(text).toMatch(/\*Attacker\*\n(True|False|Unknown)/);
+    // Every flag in words (the demo API says True, False or Unknown), the record and recent visits.
+    expect(text).toMatch(/\*Attacker\*\n(yes|no|unknown)\n/);
+    expect(text).not.toMatch(/\b(True|False)\b/);
     expect(text).toMatch(/\*First seen\*/);
     const visits = tableOf(card);
     expect(visits[0]).toEqual([

@@ -1,6 +1,7 @@
 import { LEVEL_COLOURS, type Level } from '../../src/platform/slack/kit/colour.js';
 import { startLookout, type Lookout, type LookoutOptions } from '../../src/compose.js';
 import { startSandbox, type Sandbox as SandboxOf, type SandboxOptions } from '@lookout/sandbox';
+import type { View } from '@lookout/sandbox/slack';
 import { captureLogs } from './log-capture.js';
 
 export type Sandbox = SandboxOf<Lookout>;
@@ -108,4 +109,24 @@ export function headerOf(message: Shown): string | undefined {
 
 export function hasAction(message: Shown, actionId: string): boolean {
   return JSON.stringify(allBlocks(message)).includes(`"action_id":"${actionId}"`);
+}
+
+/** The block ids of a view's input blocks, in order. */
+export function inputsOf(view: { blocks: readonly unknown[] }): string[] {
+  return view.blocks.flatMap((b) => {
+    const block = b as { type?: string; block_id?: string };
+    return block.type === 'input' && block.block_id ? [block.block_id] : [];
+  });
+}
+
+/** Picks `kind` in the digest form's "How often" and waits for the form drawn again with that schedule's fields. */
+export async function pickSchedule(box: Sandbox, view: View, kind: string): Promise<View> {
+  const delivery = await box.slack.select(view, 'frequency', kind);
+  if (delivery.status !== 200) throw new Error(`picking ${kind} was answered ${delivery.status}`);
+  return box.slack.waitFor(() => {
+    const now = box.slack.openViews(view.user).find((v) => v.id === view.id);
+    const frequency = now?.blocks.find((b) => b.block_id === 'frequency') as
+      { element?: { initial_option?: { value?: string } } } | undefined;
+    return frequency?.element?.initial_option?.value === kind ? now : undefined;
+  });
 }

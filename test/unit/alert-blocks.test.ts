@@ -54,14 +54,15 @@ function expectValid(message: Message): void {
 const interpreted = (message: Message) => [...mrkdwnOf(message), message.text].join('\n');
 
 describe('alertMessage', () => {
-  it('says the verdict and severity in the header, the section and the notification text', () => {
+  it('says the verdict and severity once: in the header (and the notification text), the reasons below it', () => {
     const message = alertMessage(view());
     expectValid(message);
     expect(headerOf(message)).toBe(`Threat · high severity: visitor ${ID}`);
     expect(message.text).toBe(`Threat · high severity: visitor ${ID}: flagged as attacker; proxy`);
-    const section = mrkdwnOf(message)[0]!;
-    expect(section).toContain(':rotating_light: *Threat* (high severity)');
-    expect(section).toContain(`\`${ID}\``);
+    expect(mrkdwnOf(message)[0]).toBe('*Why*\n• flagged as attacker\n• proxy');
+    const shown = textsOf(message).join('\n');
+    expect(shown.match(/Threat/g)).toHaveLength(1);
+    expect(shown.match(/high severity/g)).toHaveLength(1);
 
     const suspicious = alertMessage(
       view({ verdict: 'Suspicious', severity: 'medium', reasons: ['flagged as abuser'] }),
@@ -69,7 +70,11 @@ describe('alertMessage', () => {
     expectValid(suspicious);
     expect(headerOf(suspicious)).toBe(`Suspicious · medium severity: visitor ${ID}`);
     expect(suspicious.text).toContain('Suspicious · medium severity');
-    expect(mrkdwnOf(suspicious)[0]).toContain(':warning: *Suspicious* (medium severity)');
+    expect(
+      textsOf(suspicious)
+        .join('\n')
+        .match(/Suspicious/g),
+    ).toHaveLength(1);
 
     // The colour bar shows the severity; no alert block in a message (Slack takes them in modals only).
     expect(JSON.stringify(message)).not.toContain('"type":"alert"');

@@ -3,11 +3,18 @@ import { REPORTS, REPORT_IDS, type ReportDef } from '../../src/kernel/catalog.js
 import type { FilterGroup } from '../../src/kernel/filters.js';
 import { previousPeriod, type DateRange } from '../../src/kernel/dates.js';
 import { validateBlocks, validateMessage, validateMessageText, validateView } from '../../src/slack-rules/validate.js';
-import { DIGEST_INPUTS, DIGEST_MODAL, digestModal, type DigestFormValues } from '../../src/features/digests/modal.js';
+import {
+  DIGEST_INPUTS,
+  DIGEST_MODAL,
+  digestModal,
+  redrawDigestForm,
+  type DigestFormValues,
+} from '../../src/features/digests/modal.js';
 import {
   DIGEST_ACTIONS,
   digestList,
   digestMessage,
+  digestSavedMessage,
   type DigestLine,
   type DigestListItem,
   type DigestSection,
@@ -387,7 +394,7 @@ describe('digestModal', () => {
     }
   }
 
-  it('a new digest: valid, every input present with matching block and action ids', () => {
+  it('a new digest: valid, every input of its schedule present with matching block and action ids', () => {
     const view = digestModal(defs, {
       reports: [],
       schedule: { kind: 'daily', time: '09:00' },
@@ -400,8 +407,13 @@ describe('digestModal', () => {
     expect((view as unknown as Json).title).toMatchObject({ text: 'New digest' });
     expect((view as unknown as Json).submit).toMatchObject({ text: 'Create' });
     expect(JSON.parse(view.private_metadata ?? '')).toEqual({ id: null });
-    expect((view.blocks as unknown as Json[]).map((b) => b.block_id)).toEqual([...DIGEST_INPUTS]);
-    for (const id of DIGEST_INPUTS) expect(element(view, id).action_id).toBe(id);
+    const shown = DIGEST_INPUTS.filter((id) => !['weekday', 'monthday', 'cron'].includes(id));
+    expect((view.blocks as unknown as Json[]).map((b) => b.block_id)).toEqual(shown);
+    for (const id of shown) expect(element(view, id).action_id).toBe(id);
+    // "How often" tells Lookout at once, so the form can show the fields of the schedule picked.
+    expect((view.blocks as unknown as Json[]).find((b) => b.block_id === 'frequency')).toMatchObject({
+      dispatch_action: true,
+    });
     expect(element(view, 'reports').initial_options).toBeUndefined();
     expect(element(view, 'reports').options).toHaveLength(13);
     expect(element(view, 'filters').initial_value).toBeUndefined();
@@ -447,6 +459,49 @@ describe('digestModal', () => {
       element(digestModal(defs, { ...values, schedule: { kind: 'monthly', monthday: 15, time: '09:00' } }), 'monthday')
         .initial_value,
     ).toBe('15');
+  });
+
+  it('shows only the fields of its schedule', () => {
+    const fields = (schedule: DigestFormValues['schedule']) =>
+      (digestModal(defs, { ...values, schedule }).blocks as unknown as Json[])
+        .map((b) => b.block_id)
+        .filter((id) => ['weekday', 'monthday', 'cron', 'time'].includes(String(id)));
+    expect(fields({ kind: 'daily', time: '09:00' })).toEqual(['time']);
+    expect(fields({ kind: 'weekdays', time: '09:00' })).toEqual(['time']);
+    expect(fields({ kind: 'weekly', weekday: 2, time: '09:00' })).toEqual(['weekday', 'time']);
+    expect(fields({ kind: 'monthly', monthday: 3, time: '09:00' })).toEqual(['monthday', 'time']);
+    expect(fields({ kind: 'cron', cron: '0 9 * * 1' })).toEqual(['cron']);
+  });
+
+  it('drawn again for another schedule: what was entered stays, the private metadata too; anything else is refused', () => {
+    const drawn = digestModal(defs, values, 12, 'C_HERE');
+    const state = {
+      values: {
+        time: { time: { type: 'plain_text_input', value: '7:45am' } },
+        top: { top: { type: 'static_select', selected_option: { value: '8' } } },
+        frequency: { frequency: { type: 'static_select', selected_option: { value: 'monthly' } } },
+      },
+    };
+    const form = { blocks: drawn.blocks as unknown[], private_metadata: drawn.private_metadata, state };
+    const again = redrawDigestForm(defs, form, 'monthly')!;
+    expectValidView(again);
+    expect(again.private_metadata).toBe(drawn.private_metadata);
+    expect((again as unknown as Json).title).toMatchObject({ text: 'Edit digest #12' });
+    expect((element(again, 'frequency').initial_option as Json).value).toBe('monthly');
+    expect(element(again, 'monthday').initial_value).toBe('1');
+    expect(element(again, 'time').initial_value).toBe('7:45am');
+    expect((element(again, 'top').initial_option as Json).value).toBe('8');
+    // Not typed since: as drawn before.
+    expect(element(again, 'channel').initial_channel).toBe('C_GROWTH');
+    expect(element(again, 'timezone').initial_value).toBe('Europe/Berlin');
+    expect(element(again, 'filters').initial_value).toBe(values.filters);
+    expect((element(again, 'reports').initial_options as Json[]).map((o) => o.value)).toEqual([
+      'sources',
+      'pages',
+      'countries',
+    ]);
+    expect(redrawDigestForm(defs, form, 'hourly')).toBeUndefined();
+    expect(redrawDigestForm(defs, { ...form, private_metadata: '{"id":"x"}' }, 'daily')).toBeUndefined();
   });
 
   it('long filters (50 of them, as the command allows) still fit their box', () => {
@@ -496,5 +551,34 @@ describe("a digest's security line says what the threat scan knows of the period
     expect(securityLine(span, seen(day(20), 0, day(20)))).toBe(
       'The threat scan began Nov 20, 00:00 (UTC), during this period: no flagged visitors since then; visits before it were not checked; it has not checked any visits yet.',
     );
+  });
+});
+
+describe('digestSavedMessage: a digest created or saved says when it runs', () => {
+  const base = { id: 3, channelId: 'C000003', schedule: 'Mondays at 09:00 (Europe/Berlin)' };
+  it('created: its first run, with the zone, where it posts', () => {
+    const message = digestSavedMessage({
+      ...base,
+      verb: 'created',
+      inChannel: true,
+      next: { at: 'Dec 7, 09:00 (Europe/Berlin)', due: false },
+    });
+    expect(validateMessage(message)).toEqual({ ok: true });
+    expect(mrkdwnOf(message)[0]).toBe(
+      ':white_check_mark: Digest #3 created: it posts in this channel Mondays at 09:00 (Europe/Berlin), first on Dec 7, 09:00 (Europe/Berlin). /traffic digest list shows it.',
+    );
+  });
+
+  it('saved elsewhere, paused, or with a slot due now', () => {
+    const next = { at: 'Dec 7, 09:00 (Europe/Berlin)', due: false };
+    expect(mrkdwnOf(digestSavedMessage({ ...base, verb: 'saved', inChannel: false, next }))[0]).toBe(
+      ':white_check_mark: Digest #3 saved: it posts in <#C000003> Mondays at 09:00 (Europe/Berlin), next on Dec 7, 09:00 (Europe/Berlin). /traffic digest list all shows it.',
+    );
+    expect(mrkdwnOf(digestSavedMessage({ ...base, verb: 'saved', inChannel: true }))[0]).toContain(
+      'Mondays at 09:00 (Europe/Berlin); it is paused: `/traffic digest resume 3` starts it again.',
+    );
+    expect(
+      mrkdwnOf(digestSavedMessage({ ...base, verb: 'saved', inChannel: true, next: { ...next, due: true } }))[0],
+    ).toContain('; its Dec 7, 09:00 (Europe/Berlin) run is due and posts now.');
   });
 });

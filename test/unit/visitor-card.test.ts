@@ -22,7 +22,7 @@ import {
   visitorCard,
   type VisitorCardView,
 } from '../../src/features/visitor/card.js';
-import { allBlocks, colourOf, hasAction, headerOf, mrkdwnOf, tableOf } from '../support/sandbox.js';
+import { allBlocks, colourOf, hasAction, headerOf, mrkdwnOf, tableOf, textsOf } from '../support/sandbox.js';
 
 const NOW = new Date('2026-11-21T12:00:00Z');
 const ID = 'v_card_test';
@@ -150,46 +150,38 @@ const column = (message: { blocks: unknown[] }, name: string): string[] => {
 
 describe('visitorCard: the verdict in words and colour', () => {
   it.each([
-    {
-      role: 'an attacker',
-      raw: { bot: { is_attacker: 'True' } },
-      header: `Threat · high severity: visitor ${ID}`,
-      context: 'Verdict: *Threat* · high severity',
-    },
+    { role: 'an attacker', raw: { bot: { is_attacker: 'True' } }, header: `Threat · high severity: visitor ${ID}` },
     {
       role: 'a scraper',
       raw: { scraping: { score: 0.93, visitor_type: 'BOT' } },
       header: `Suspicious · medium severity: visitor ${ID}`,
-      context: 'Verdict: *Suspicious* · medium severity',
     },
-    {
-      role: 'a VPN user',
-      raw: { vpn: { vpn: 'True' } },
-      header: `Suspicious · low severity: visitor ${ID}`,
-      context: 'Verdict: *Suspicious* · low severity',
-    },
-    { role: 'a human', raw: {}, header: `Human: visitor ${ID}`, context: 'Verdict: *Human* ·' },
+    { role: 'a VPN user', raw: { vpn: { vpn: 'True' } }, header: `Suspicious · low severity: visitor ${ID}` },
+    { role: 'a human', raw: {}, header: `Human: visitor ${ID}` },
     {
       role: 'nobody knows',
       raw: { bot: { is_attacker: 'Unknown', is_threat: 'Unknown', is_abuser: 'Unknown' } },
       header: `Unknown: visitor ${ID}`,
-      context: 'Verdict: *Unknown* ·',
     },
-  ] as { role: string; raw: RawProfile; header: string; context: string }[])(
-    '$role: header and a verdict line name it, the colour bar shows it',
-    ({ raw, header, context }) => {
+  ] as { role: string; raw: RawProfile; header: string }[])(
+    '$role: the header names it, once; the colour bar shows it; why comes first, above the flags',
+    ({ raw, header }) => {
       const message = card(raw);
       expect(headerOf(message)).toBe(header);
+      const name = header.split(/[ :]/)[0]!;
+      // Said once: no other text repeats the verdict (the bot status's "Threat" flag is a field of its own).
+      expect(textsOf(message).filter((t) => t.includes(name) && !t.startsWith('*Threat*\n'))).toEqual([header]);
       // No alert block in a message (Slack takes them in modals only): the colour is the attachment's bar.
       expect(JSON.stringify(message)).not.toContain('"type":"alert"');
-      const level = { Threat: 'error', Suspicious: 'warning', Human: 'success', Unknown: 'info' }[
-        header.split(/[ :]/)[0]!
-      ];
+      const level = { Threat: 'error', Suspicious: 'warning', Human: 'success', Unknown: 'info' }[name];
       expect(colourOf(message)).toBe(level);
-      const verdict = blocksOf(message).find((b) => b.type === 'section' && JSON.stringify(b).includes('Verdict:'))!;
-      const text = (verdict.text as { text: string }).text;
-      expect(text).toContain(context);
-      expect(text).toContain(`visitor \`${ID}\``);
+      const blocks = blocksOf(message);
+      const why = blocks.findIndex((b) => JSON.stringify(b).includes('"*Why*'));
+      const flags = blocks.findIndex((b) => JSON.stringify(b).includes('*Attacker*'));
+      expect(why).toBeGreaterThan(0);
+      expect(why).toBeLessThan(flags);
+      expect(blocks.slice(0, why).map((b) => b.type)).toEqual(['header']);
+      expect(mrkdwnOf(message).join('\n')).toContain(`Visitor \`${ID}\``);
       expect(message.text.startsWith(header.replace(`: visitor ${ID}`, ''))).toBe(true);
     },
   );
@@ -216,7 +208,7 @@ describe('visitorCard: the verdict in words and colour', () => {
 });
 
 describe('visitorCard: the flags', () => {
-  it('shows every flag with its raw value as the API sent it', () => {
+  it('says every flag in words, whatever spelling the API sent', () => {
     const message = card({
       bot: { is_attacker: 'TRUE', is_threat: 'false', is_abuser: 'Unknown', is_proxy: '1' },
       vpn: { vpn: 'yes' },
@@ -227,29 +219,41 @@ describe('visitorCard: the flags', () => {
       adblock: { adblock: 'Yes', adblock_extension: 'uBlock Origin' },
     });
     expect(fieldsOf(message)).toEqual({
-      Attacker: 'TRUE',
-      Threat: 'false',
-      Abuser: 'Unknown',
-      Proxy: '1',
+      Attacker: 'yes',
+      Threat: 'no',
+      Abuser: 'unknown',
+      Proxy: 'yes',
       VPN: 'yes',
       'Scraping score': '0.40',
       'Visitor type': 'CRAWLER',
       'Scraper extensions': 'Web Scraper, Data Miner',
-      'Ad blocker': 'Yes (uBlock Origin)',
+      'Ad blocker': 'yes (uBlock Origin)',
     });
+    const clean = fieldsOf(card());
+    expect([clean.Attacker, clean.Threat, clean.Abuser, clean.Proxy, clean.VPN, clean['Ad blocker']]).toEqual([
+      'no',
+      'no',
+      'no',
+      'no',
+      'no',
+      'no',
+    ]);
+    expect(JSON.stringify(card({ bot: { is_attacker: 'True' } }).blocks)).not.toMatch(/\b(True|False)\b/);
   });
 
-  it('shows drifted booleans as they came, an empty answer as "no answer", and no extensions as "none"', () => {
+  it('shows drifted booleans in words, an empty answer as "no answer", a strange one quoted, and no extensions as "none"', () => {
     const message = card({
       bot: { is_attacker: true, is_threat: false, is_abuser: '', is_proxy: null },
       scraping: { score: null, visitor_type: null },
       adblock: { adblock: '' },
+      vpn: { vpn: 'Maybe' },
     });
     const fields = fieldsOf(message);
-    expect(fields.Attacker).toBe('true');
-    expect(fields.Threat).toBe('false');
+    expect(fields.Attacker).toBe('yes');
+    expect(fields.Threat).toBe('no');
     expect(fields.Abuser).toBe('no answer');
     expect(fields.Proxy).toBe('no answer');
+    expect(fields.VPN).toBe('unknown (the API said “Maybe”)');
     expect(fields['Scraping score']).toBe(MISSING);
     expect(fields['Visitor type']).toBe(MISSING);
     expect(fields['Scraper extensions']).toBe('none');

@@ -171,8 +171,19 @@ describe('the rule and what was seen, in words', () => {
       '85 visits on Nov 22, below 100 (back to normal at 110 or more)',
     );
     expect(describeRule(rule({ kind: 'change', direction: 'drops', pct: 40, against: 'last_week' }))).toBe(
-      'visits drops 40% against the same day last week',
+      'visits drop by 40% or more against the same day last week',
     );
+    expect(
+      describeRule(
+        rule(
+          { kind: 'change', direction: 'rises', pct: 12.5, against: 'previous' },
+          { every: 'hour', metric: 'unique' },
+        ),
+      ),
+    ).toBe('unique visitors rise by 12.5% or more against the hour before');
+    expect(
+      describeRule(rule({ kind: 'change', direction: 'drops', pct: 30, against: 'previous' }, { who: 'people' })),
+    ).toBe('visits by people drop by 30% or more against the day before');
     expect(
       describeObservation(
         rule({ kind: 'change', direction: 'drops', pct: 40, against: 'last_week' }),

@@ -10,7 +10,7 @@ import {
 } from '../../kernel/format.js';
 import { fieldOf } from '../../kernel/records.js';
 import type { Severity, VerdictName } from '../../kernel/verdict.js';
-import { escapeMrkdwn, fallbackText, mrkdwnCode } from '../../platform/slack/kit/escape.js';
+import { escapeMrkdwn, fallbackText } from '../../platform/slack/kit/escape.js';
 import { capBlocks, cell, clip, fitTableText, LIMITS, mrkdwn, plainText } from '../../platform/slack/kit/limits.js';
 import { inColour, severityLevel } from '../../platform/slack/kit/colour.js';
 import type { SlackMessage } from '../../platform/slack/kit/messages.js';
@@ -102,7 +102,7 @@ export function visitLine(visit: Record<string, unknown>, view: Pick<AlertView, 
   return escapeMrkdwn(parts.join(' · '));
 }
 
-/** One alert: verdict and severity, reasons, the triggering visit, first/last seen, and buttons that act. */
+/** One alert: verdict and severity (once, in the header), reasons, the triggering visit, first/last seen, and buttons that act. */
 export function alertMessage(view: AlertView): SlackMessage {
   const headline = `${view.verdict} · ${view.severity} severity: visitor ${view.visitorId}`;
   const status: string[] = [];
@@ -121,12 +121,8 @@ export function alertMessage(view: AlertView): SlackMessage {
 
   const blocks: KnownBlock[] = [
     { type: 'header', text: plainText(`${view.raised ? 'Severity rose: ' : ''}${headline}`, LIMITS.headerText) },
-    {
-      type: 'section',
-      text: mrkdwn(
-        `${SEVERITY_EMOJI[view.severity]} *${view.verdict}* (${view.severity} severity) · visitor ${mrkdwnCode(view.visitorId)}\n${reasons}`,
-      ),
-    },
+    // The header names the verdict, the severity and the visitor; the colour bar shows the severity.
+    { type: 'section', text: mrkdwn(`*Why*\n${reasons}`) },
     {
       type: 'section',
       fields: [

@@ -8,7 +8,7 @@ import { capBlocks, clip, LIMITS, mrkdwn, plainText } from '../../platform/slack
 import { describeFilters } from '../../platform/slack/kit/filters.js';
 import { trendChart, trendFigures, type ChartBlock } from '../../platform/slack/kit/charts.js';
 import { colourBar } from '../../platform/slack/kit/colour.js';
-import type { MessageBlock, SlackMessage } from '../../platform/slack/kit/messages.js';
+import { infoMessage, type MessageBlock, type SlackMessage } from '../../platform/slack/kit/messages.js';
 import type { Trend } from '../../kernel/trend.js';
 import { moverWords, type Entry, type Mover } from '../../kernel/explain.js';
 
@@ -277,4 +277,31 @@ export function digestList(items: DigestListItem[], scope: string): { text: stri
     });
   }
   return { text: fallbackText(`${counted(items.length, 'digest')} ${scope}`), blocks: capBlocks(blocks) };
+}
+
+/** A digest just created or saved, and when it runs next (the scheduler's slot, in words with its zone). */
+export interface DigestSaved {
+  id: number;
+  verb: 'created' | 'saved';
+  channelId: string;
+  /** Said in the channel it posts in ("in this channel"), else it names the channel. */
+  inChannel: boolean;
+  /** Its schedule in words, with its zone (scheduleInWords). */
+  schedule: string;
+  /** Its next run, "Dec 2, 09:00 (Europe/Berlin)", and whether that slot is due already (an edit's catch-up); absent while paused. */
+  next?: { at: string; due: boolean };
+}
+
+/** "Digest #3 created: it posts in this channel Mondays at 09:00 (Europe/Berlin), first on Dec 2, 09:00 (Europe/Berlin)." */
+export function digestSavedMessage(d: DigestSaved): SlackMessage {
+  const when = !d.next
+    ? `; it is paused: \`/traffic digest resume ${d.id}\` starts it again`
+    : d.next.due
+      ? `; its ${d.next.at} run is due and posts now`
+      : `, ${d.verb === 'created' ? 'first' : 'next'} on ${d.next.at}`;
+  return infoMessage([
+    `Digest #${d.id} ${d.verb}: it posts in `,
+    ...(d.inChannel ? ['this channel'] : [{ channel: d.channelId }]),
+    ` ${d.schedule}${when}. /traffic digest list${d.inChannel ? '' : ' all'} shows it.`,
+  ]);
 }

@@ -8,10 +8,18 @@ import {
 import { REPORTS } from '../../kernel/catalog.js';
 import { RowId } from '../../kernel/text.js';
 import { infoMessage, usageMessage, type Result, type SlackMessage } from '../../platform/slack/kit/messages.js';
+import { slackReason } from '../../platform/slack/poster.js';
 import { guarded, requestLog } from '../../platform/slack/respond.js';
 import type { Subcommand } from '../../platform/slack/subcommand.js';
 import { DIGEST_ACTIONS } from './blocks.js';
-import { decodeFormId, DIGEST_MODAL, digestModal, readDigestForm } from './modal.js';
+import {
+  decodeFormId,
+  DIGEST_FREQUENCY_ACTION,
+  DIGEST_MODAL,
+  digestModal,
+  readDigestForm,
+  redrawDigestForm,
+} from './modal.js';
 import { parseDigestCommand, type DigestVerb } from './parse.js';
 import type { DigestService } from './service.js';
 import type { Digest } from './repo.js';
@@ -167,29 +175,44 @@ function submitDigest(digests: DigestService) {
       // The person hears where they are: the channel the form was opened in, else the digest's.
       const here = opened.from ?? form.input.channelId;
       if (!saved.ok) return client.chat.postEphemeral({ channel: here, user, ...saved.message });
-      const done = `Digest #${saved.value.id} ${editing !== undefined ? 'saved' : 'created'}`;
+      const verb = editing !== undefined ? 'saved' : 'created';
+      const there = saved.value.channelId;
       await client.chat.postEphemeral({
-        channel: saved.value.channelId,
+        channel: there,
         user,
-        text: `${done}: it posts in this channel on its schedule. /traffic digest list shows it.`,
+        ...(await digests.saved(tenant, saved.value, verb, there)),
       });
-      if (here !== saved.value.channelId) {
+      if (here !== there)
         await client.chat.postEphemeral({
           channel: here,
           user,
-          ...infoMessage([
-            `${done}: it posts in `,
-            { channel: saved.value.channelId },
-            ' on its schedule. /traffic digest list all shows it.',
-          ]),
+          ...(await digests.saved(tenant, saved.value, verb, here)),
         });
-      }
     });
   };
+}
+
+/**
+ * "How often" in the digest form: the form is drawn again with the fields of the schedule
+ * picked (views.update with the view's hash; a later pick that already redrew it wins).
+ */
+async function switchSchedule(args: ActionArgs, { log }: Handling): Promise<void> {
+  const view = args.body.view;
+  if (!view || view.callback_id !== DIGEST_MODAL) return;
+  const picked = args.action.type === 'static_select' ? args.action.selected_option?.value : undefined;
+  const redrawn = redrawDigestForm(CATALOG, view, picked);
+  if (!redrawn) return;
+  try {
+    await args.client.views.update({ view_id: view.id, hash: view.hash, view: redrawn });
+  } catch (error) {
+    if (slackReason(error) !== 'hash_conflict') throw error;
+    log.debug({ view: view.id }, 'the digest form changed again before it was redrawn');
+  }
 }
 
 export function registerDigests(app: Routes, digests: DigestService): void {
   for (const kind of ['preview', 'pause', 'resume', 'edit', 'remove'] as const)
     app.handle(DIGEST_ACTIONS[kind], digestButton(digests, kind));
+  app.handle(DIGEST_FREQUENCY_ACTION, switchSchedule, 'none');
   app.view(DIGEST_MODAL, submitDigest(digests));
 }

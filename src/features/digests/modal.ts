@@ -43,13 +43,14 @@ function input(
   id: DigestInput,
   label: string,
   element: Record<string, unknown>,
-  extra: { optional?: boolean; hint?: string } = {},
+  extra: { optional?: boolean; hint?: string; dispatch?: boolean } = {},
 ): KnownBlock {
   return {
     type: 'input',
     block_id: id,
     label: plainText(label, LIMITS.inputLabel),
     optional: extra.optional ?? false,
+    ...(extra.dispatch ? { dispatch_action: true } : {}),
     ...(extra.hint ? { hint: plainText(extra.hint, LIMITS.placeholder) } : {}),
     element: { action_id: id, ...element },
   } as KnownBlock;
@@ -58,10 +59,16 @@ function input(
 const FREQUENCIES: [DigestSchedule['kind'], string][] = [
   ['daily', 'Every day'],
   ['weekdays', 'Weekdays (Mon–Fri)'],
-  ['weekly', 'Weekly, on the day below'],
-  ['monthly', 'Monthly, on the date below'],
+  ['weekly', 'Weekly, on one day'],
+  ['monthly', 'Monthly, on one date'],
   ['cron', 'A cron expression (experts)'],
 ];
+
+/**
+ * The action of the "How often" menu: the form is drawn again with the chosen schedule's
+ * fields (its input block dispatches the choice; see redrawDigestForm).
+ */
+export const DIGEST_FREQUENCY_ACTION: DigestInput = 'frequency';
 
 /** The add/edit form. `digestId` set: editing that digest. */
 /**
@@ -91,48 +98,61 @@ export function digestModal(
       options: reportOptions,
       ...(chosen.length > 0 ? { initial_options: chosen } : {}),
     }),
-    input('frequency', 'How often', {
-      type: 'static_select',
-      options: frequencyOptions,
-      initial_option: frequencyOptions.find((o) => o.value === s.kind) ?? frequencyOptions[0],
-    }),
     input(
-      'weekday',
-      'Day of the week (weekly)',
+      'frequency',
+      'How often',
       {
         type: 'static_select',
-        options: weekdayOptions,
-        initial_option: weekdayOptions[s.weekday ?? 1],
+        options: frequencyOptions,
+        initial_option: frequencyOptions.find((o) => o.value === s.kind) ?? frequencyOptions[0],
       },
-      { optional: true },
+      { dispatch: true },
     ),
-    input(
-      'monthday',
-      'Day of the month, 1–28 (monthly)',
-      { type: 'plain_text_input', max_length: 2, initial_value: String(s.monthday ?? 1) },
-      { optional: true },
-    ),
-    input(
-      'cron',
-      'Cron expression (cron)',
-      {
-        type: 'plain_text_input',
-        max_length: 100,
-        ...(s.cron ? { initial_value: s.cron } : {}),
-        placeholder: plainText('0 9 * * 1', LIMITS.placeholder),
-      },
-      { optional: true, hint: 'minute hour day-of-month month day-of-week, in the time zone below' },
-    ),
-    input(
-      'time',
-      'Time of day',
-      { type: 'plain_text_input', max_length: 12, initial_value: s.time ?? '09:00' },
-      { hint: '09:00, 21:30, 9am or 9:30pm, in the time zone below' },
-    ),
+    // Only the chosen schedule's fields: picking another in "How often" draws the form again.
+    ...(s.kind === 'weekly'
+      ? [
+          input('weekday', 'Day of the week', {
+            type: 'static_select',
+            options: weekdayOptions,
+            initial_option: weekdayOptions[s.weekday ?? 1],
+          }),
+        ]
+      : []),
+    ...(s.kind === 'monthly'
+      ? [
+          input('monthday', 'Day of the month, 1–28', {
+            type: 'plain_text_input',
+            max_length: 2,
+            initial_value: String(s.monthday ?? 1),
+          }),
+        ]
+      : []),
+    ...(s.kind === 'cron'
+      ? [
+          input(
+            'cron',
+            'Cron expression',
+            {
+              type: 'plain_text_input',
+              max_length: 100,
+              ...(s.cron ? { initial_value: s.cron } : {}),
+              placeholder: plainText('0 9 * * 1', LIMITS.placeholder),
+            },
+            { hint: 'minute hour day-of-month month day-of-week, in the time zone below' },
+          ),
+        ]
+      : [
+          input(
+            'time',
+            'Time of day',
+            { type: 'plain_text_input', max_length: 12, initial_value: s.time ?? '09:00' },
+            { hint: '09:00, 21:30, 9am or 9:30pm, in the time zone below' },
+          ),
+        ]),
     input(
       'timezone',
       'Time zone',
-      { type: 'plain_text_input', max_length: 64, initial_value: values.timeZone },
+      { type: 'plain_text_input', max_length: 64, ...(values.timeZone ? { initial_value: values.timeZone } : {}) },
       { hint: 'An IANA name, like Europe/Berlin or America/New_York' },
     ),
     input('top', 'Rows per report', {
@@ -161,6 +181,66 @@ export function digestModal(
     close: plainText('Cancel', LIMITS.viewButton),
     blocks,
   };
+}
+
+/** A form as Slack sends it back with an action: its blocks as drawn, and what was typed or picked since. */
+export interface DrawnForm {
+  blocks: readonly unknown[];
+  private_metadata?: string;
+  state?: { values?: Record<string, Record<string, StateValue>> };
+}
+
+/** A field as it stands: as typed or picked, else as the form drew it. */
+function fieldOf(form: DrawnForm, id: DigestInput): StateValue {
+  const typed = form.state?.values?.[id]?.[id];
+  if (typed) return typed;
+  const block = form.blocks.find(
+    (b): b is { element?: Record<string, unknown> } =>
+      typeof b === 'object' && b !== null && (b as { block_id?: unknown }).block_id === id,
+  );
+  const el = block?.element ?? {};
+  return {
+    value: typeof el.initial_value === 'string' ? el.initial_value : undefined,
+    selected_option: el.initial_option as StateValue['selected_option'],
+    selected_options: el.initial_options as StateValue['selected_options'],
+    selected_channel: typeof el.initial_channel === 'string' ? el.initial_channel : undefined,
+  };
+}
+
+const within = (text: string | null | undefined, min: number, max: number): number | undefined => {
+  const n = Number(text);
+  return text && Number.isInteger(n) && n >= min && n <= max ? n : undefined;
+};
+
+/**
+ * The form drawn again for the schedule `kind` picked in "How often", keeping what was
+ * entered (Slack keeps an input's entry too where its block_id and action_id stay, as here);
+ * undefined for a form that is not ours or a kind it does not offer.
+ */
+export function redrawDigestForm(reports: readonly ReportDef[], form: DrawnForm, kind: unknown): View | undefined {
+  const opened = decodeFormId(form.private_metadata);
+  const chosen = z.enum(KINDS).safeParse(kind);
+  if (opened === null || !chosen.success) return undefined;
+  const get = (id: DigestInput) => fieldOf(form, id);
+  const schedule: DigestSchedule = { kind: chosen.data };
+  const time = get('time').value?.trim();
+  if (time) schedule.time = time;
+  const weekday = within(get('weekday').selected_option?.value, 0, 6);
+  if (weekday !== undefined) schedule.weekday = weekday;
+  const monthday = within(get('monthday').value?.trim(), 1, 28);
+  if (monthday !== undefined) schedule.monthday = monthday;
+  const cron = get('cron').value?.trim();
+  if (cron) schedule.cron = cron;
+  const values: DigestFormValues = {
+    reports: (get('reports').selected_options ?? []).flatMap((o) => (typeof o.value === 'string' ? [o.value] : [])),
+    schedule,
+    timeZone: get('timezone').value?.trim() ?? '',
+    top: within(get('top').selected_option?.value, DIGEST_TOP.min, DIGEST_TOP.max) ?? DIGEST_TOP.default,
+    filters: get('filters').value ?? '',
+  };
+  const channel = ChannelId.safeParse(get('channel').selected_channel);
+  if (channel.success) values.channelId = channel.data;
+  return digestModal(reports, values, opened.id, opened.from);
 }
 
 /** Which digest the form edits (none: a new one) and the channel it was opened in, in its private_metadata. */

@@ -1,12 +1,12 @@
 import { REPORTS } from '../../kernel/catalog.js';
 import { filtersToText } from '../../kernel/filters.js';
-import { formatDateTime, durationInWords } from '../../kernel/format.js';
+import { formatDateTime, formatDateTimeIn, durationInWords } from '../../kernel/format.js';
 import type { Logger } from '../../platform/log.js';
 import { withinQuota, type Quota } from '../../platform/quota.js';
 import { teamOf } from '../../platform/tenancy/team.js';
 import { TenantError, type Tenant } from '../../platform/tenancy/tenants.js';
 import { infoMessage, problemMessage, type Result, type SlackMessage } from '../../platform/slack/kit/messages.js';
-import { digestList, type DigestListItem } from './blocks.js';
+import { digestList, digestSavedMessage, type DigestListItem } from './blocks.js';
 import type { DigestContent } from './content.js';
 import type { View } from '@slack/types';
 import type { Changed } from '../../platform/changes.js';
@@ -111,6 +111,25 @@ export class DigestService {
     await this.changed(digest.ownerId);
     this.deps.log.info({ digest: digest.id, user, channel: digest.channelId }, 'digest added');
     return { ok: true, value: digest };
+  }
+
+  /**
+   * What a digest just created or saved does next, as the scheduler has it (a change is taken
+   * into the schedule before it is confirmed): its next slot in its zone, or that it is paused.
+   */
+  async saved(tenant: Tenant, digest: Digest, verb: 'created' | 'saved', here: string): Promise<SlackMessage> {
+    const fresh = (await this.deps.repo.of(tenant.team, digest.id)) ?? digest;
+    const now = this.deps.now();
+    const due = fresh.nextRunAt !== undefined && !fresh.paused && fresh.nextRunAt.getTime() <= now.getTime();
+    const at = due ? fresh.nextRunAt : this.deps.schedule.nextRun(fresh);
+    return digestSavedMessage({
+      id: fresh.id,
+      verb,
+      channelId: fresh.channelId,
+      inChannel: here === fresh.channelId,
+      schedule: scheduleInWords(fresh.schedule, fresh.timeZone),
+      ...(at ? { next: { at: formatDateTimeIn(at.toISOString(), fresh.timeZone, now), due } } : {}),
+    });
   }
 
   async update(tenant: Tenant, user: string, id: number, input: DigestFormInput): Promise<Result<Digest>> {

@@ -14,6 +14,7 @@ import type { DateRange } from '../../kernel/dates.js';
 import { normalizeRange, RANGE_MENU, rangeLabel } from '../../kernel/when.js';
 import { code, USER_ID } from '../../kernel/text.js';
 import { bar, formatCount, formatField } from '../../kernel/format.js';
+import { RANK_MIN_SHARE, RANK_MIN_VISITS, type RankingRule } from '../../kernel/ranking.js';
 import type { ReportQuery, SortDir } from '../../kernel/query.js';
 import { BACK_TO_CARD_ACTION, TREND_ACTION } from '../../kernel/trend.js';
 import { fieldOf } from '../../kernel/records.js';
@@ -58,6 +59,8 @@ export interface ReportView {
   back?: string;
   /** The largest count across every page (the top row), so a bar is the same length on any page; else this page's. */
   barMax?: number;
+  /** Sorted by an average: the rule that chose the rows ranked, said under the table. */
+  ranking?: RankingRule;
 }
 
 export const ACTIONS = {
@@ -89,14 +92,28 @@ export function reportMessage(view: ReportView): { text: string; blocks: KnownBl
       text: mrkdwn(
         query.page > 1
           ? 'No more rows: this is past the last page.'
-          : `No data for this range and these filters. ${escapeMrkdwn(likelyFilterFix(query.filters) ?? 'Try a longer range, or fewer filters.')}`,
+          : view.ranking
+            ? `No ${def.title.toLowerCase()} had ${formatCount(view.ranking.minVisits)} visits or more, so none is ranked by time. Sort by visits, or try a longer range.`
+            : `No data for this range and these filters. ${escapeMrkdwn(likelyFilterFix(query.filters) ?? 'Try a longer range, or fewer filters.')}`,
       ),
     });
   } else if (table) {
     blocks.push(table);
   }
+  if (view.ranking && rows.length > 0) {
+    blocks.push({ type: 'context', elements: [mrkdwn(rankingNote(def, view.ranking))] });
+  }
   blocks.push(...actionBlocks(view));
   return { text: notificationText(view), blocks: capBlocks(blocks) };
+}
+
+/** "Pages with fewer than 26 visits (1% of the 2,504 in this report, rounded up) are not ranked by time: …" */
+function rankingNote(def: ReportDef, rule: RankingRule): string {
+  const share =
+    rule.total !== undefined && rule.minVisits > RANK_MIN_VISITS
+      ? ` (${Math.round(RANK_MIN_SHARE * 100)}% of the ${formatCount(rule.total)} in this report, rounded up)`
+      : '';
+  return `${def.title} with fewer than ${formatCount(rule.minVisits)} visits${share} are not ranked by time: an average of a few visits is mostly chance.`;
 }
 
 /** `headless`: the table had no room for its header row, so the columns are named here. */

@@ -3,6 +3,7 @@ import { sortFields, type ReportCatalog, type ReportId, type ReportRow } from '.
 import { fieldOf } from '../../kernel/records.js';
 import type { DateRange } from '../../kernel/dates.js';
 import { resolveRange } from '../../kernel/when.js';
+import { averageSortOf, rankedPage, type RankingRule } from '../../kernel/ranking.js';
 import {
   toMarketingRequest,
   withFilter,
@@ -58,8 +59,22 @@ function trendMetricOf(def: ReportCatalog[ReportId], query: ReportQuery): TrendM
 
 export type Answer = { ok: true; message: SlackMessage } | { ok: false; message: SlackMessage };
 export type Rows =
-  | { ok: true; rows: readonly ReportRow[]; range: DateRange; timeZone: string; barMax?: number }
+  | {
+      ok: true;
+      rows: readonly ReportRow[];
+      range: DateRange;
+      timeZone: string;
+      barMax?: number;
+      /** Sorted by an average: the rule that chose the rows ranked (kernel/ranking.ts). */
+      ranking?: RankingRule;
+      /** Whether a page follows (absent: a full page may have one). */
+      more?: boolean;
+    }
   | { ok: false; problem: string; hint?: string };
+
+/** A report sorted by an average is read whole, by visits, in pages this long, at most this many. */
+const WHOLE_PAGE_SIZE = 1000;
+const WHOLE_MAX_PAGES = 10;
 
 /**
  * Report answers: resolve the range in the channel's zone, fetch one page, render.
@@ -101,6 +116,26 @@ export class ReportService {
       const request = toMarketingRequest(query, this.catalog, resolved.range);
       const def = this.catalog[query.report];
       const count = def.countField;
+      const average = averageSortOf(def, query);
+      if (average !== undefined && count !== undefined) {
+        // The minimum is a share of every visit: the whole report is read, by visits.
+        const whole = await withinQuota(this.deps.quota, tenant.team, user, 1, async () => {
+          const rows: ReportRow[] = [];
+          for (let page = 1; page <= WHOLE_MAX_PAGES; page++) {
+            const sort = { key: count, value: -1 as const };
+            const batch = await tenant.api.report(query.report, { ...request, page, limit: WHOLE_PAGE_SIZE, sort });
+            rows.push(...batch);
+            if (batch.length < WHOLE_PAGE_SIZE) return { rows, complete: true };
+          }
+          return { rows, complete: false };
+        });
+        if (!whole.ok) {
+          log.info({ user }, 'request refused: over the per-person limit');
+          return { ok: false, problem: whole.problem };
+        }
+        const page = rankedPage(def, query, whole.value.rows, whole.value.complete, average);
+        return { ok: true, range: resolved.range, timeZone, ...page };
+      }
       // A page other than the first by count needs the top row's count, so its bars keep their length.
       const topNeeded =
         count !== undefined &&
@@ -133,7 +168,7 @@ export class ReportService {
     const now = this.deps.now();
     const fetched = await this.rows(tenant, query, where.channelId, where.log, where.user);
     if (!fetched.ok) return { ok: false, message: problemMessage(fetched.problem, fetched.hint) };
-    const { rows, range, timeZone, barMax } = fetched;
+    const { rows, range, timeZone, barMax, ranking, more } = fetched;
     const ref = (q: ReportQuery, max: number) => this.refs.ref(tenant.team, q, max);
     const back = where.ephemeral ? where.back : undefined;
     const message = reportMessage({
@@ -146,13 +181,17 @@ export class ReportService {
       demo: this.deps.demo,
       ephemeral: where.ephemeral,
       ...(barMax ? { barMax } : {}),
+      ...(ranking ? { ranking } : {}),
       ...(where.sharedBy ? { sharedBy: where.sharedBy } : {}),
       ...(back ? { back } : {}),
       refs: {
         current: await ref(query, LIMITS.buttonValue),
         block: await ref(query, LIMITS.blockId - MENU_BLOCK_PREFIX.length),
         prev: query.page > 1 ? await ref(withPage(query, query.page - 1), LIMITS.buttonValue) : undefined,
-        next: rows.length >= query.top ? await ref(withPage(query, query.page + 1), LIMITS.buttonValue) : undefined,
+        next:
+          (more ?? rows.length >= query.top)
+            ? await ref(withPage(query, query.page + 1), LIMITS.buttonValue)
+            : undefined,
         trend: encodeTrendRef(
           trendMetricOf(this.catalog[query.report], query),
           await ref(query, LIMITS.buttonValue - 4 - (back ? back.length + 1 : 0)),

@@ -58,13 +58,6 @@ export interface VisitorCardView {
   sharedBy?: string;
 }
 
-const EMOJI: Record<Verdict['name'], string> = {
-  Threat: ':rotating_light:',
-  Suspicious: ':warning:',
-  Human: ':white_check_mark:',
-  Unknown: ':grey_question:',
-};
-
 const CELL_MAX = 80;
 
 /** The value the "Recent visits" and "Post to channel" buttons carry: `v1|visitor|page|visit`. */
@@ -96,10 +89,18 @@ const cardRef = z
     ]),
   );
 
+/** A flag in words: "yes", "no", "unknown"; an answer that is none of these is quoted as it came. */
+function flagWords(f: Flag): string {
+  const raw = f.raw.trim();
+  if (raw === '') return 'no answer';
+  if (f.value !== 'unknown' || raw.toLowerCase() === 'unknown') return f.value;
+  return `unknown (the API said “${escapeMrkdwn(clip(raw, 60))}”)`;
+}
+
 function flagText(part: Part<unknown>, flag: (value: never) => Flag | undefined): string {
   if (!part.ok) return `_unavailable (${escapeMrkdwn(part.error.kind.replace(/_/g, ' '))})_`;
   const f = flag(part.value as never);
-  return f ? escapeMrkdwn(clip(f.raw || 'no answer', 60)) : MISSING;
+  return f ? flagWords(f) : MISSING;
 }
 
 function field(label: string, value: string) {
@@ -122,7 +123,7 @@ function flagsSection(profile: VisitorProfile): SectionBlock {
       : escapeMrkdwn(clip(extensions.value.scraper_extension_list.join(', '), 300))
     : undefined;
   const adblockText = adblock.ok
-    ? `${escapeMrkdwn(clip(adblock.value.adblock.raw || 'no answer', 40))}${adblock.value.adblock_extension ? ` (${escapeMrkdwn(clip(adblock.value.adblock_extension, 60))})` : ''}`
+    ? `${flagWords(adblock.value.adblock)}${adblock.value.adblock_extension ? ` (${escapeMrkdwn(clip(adblock.value.adblock_extension, 60))})` : ''}`
     : undefined;
   return {
     type: 'section',
@@ -218,16 +219,14 @@ function visitsTable(view: VisitorCardView, visits: readonly VisitRecord[]): Tab
   };
 }
 
-/** The security card: verdict, every flag with its raw value, reasons, the record, recent visits. */
+/** The security card: the verdict, why, every flag in words, the record, recent visits. */
 export function visitorCard(view: VisitorCardView): SlackMessage {
   const { profile, verdict } = view;
   const id = profile.visitorId;
   const severity = verdict.severity ? ` · ${verdict.severity} severity` : '';
+  // The verdict once, in the header; then why (what a reader came for), then the flags it was judged from.
   const blocks: KnownBlock[] = [
     { type: 'header', text: plainText(`${verdict.name}${severity}: visitor ${id}`, LIMITS.headerText) },
-    section(
-      `${EMOJI[verdict.name]} Verdict: *${verdict.name}*${severity} · visitor ${mrkdwnCode(id)}${view.visitId && !view.profile.unknownVisit ? ` · visit ${mrkdwnCode(view.visitId)}` : ''}`,
-    ),
     ...(profile.unknownVisit
       ? [
           {
@@ -238,8 +237,8 @@ export function visitorCard(view: VisitorCardView): SlackMessage {
           },
         ]
       : []),
-    flagsSection(profile),
     reasonsSection(verdict),
+    flagsSection(profile),
     { type: 'divider' },
     recordSection(view),
   ];
@@ -274,7 +273,7 @@ export function visitorCard(view: VisitorCardView): SlackMessage {
     type: 'context',
     elements: [
       mrkdwn(
-        `Looked up ${escapeMrkdwn(stamp)} (${escapeMrkdwn(view.timeZone)})${view.demo ? ' · _demo data_' : ''}${view.sharedBy && USER_ID.test(view.sharedBy) ? ` · shared by <@${view.sharedBy}>` : ''}`,
+        `Visitor ${mrkdwnCode(id)}${view.visitId && !profile.unknownVisit ? ` · visit ${mrkdwnCode(view.visitId)}` : ''} · looked up ${escapeMrkdwn(stamp)} (${escapeMrkdwn(view.timeZone)})${view.demo ? ' · _demo data_' : ''}${view.sharedBy && USER_ID.test(view.sharedBy) ? ` · shared by <@${view.sharedBy}>` : ''}`,
       ),
     ],
   });
@@ -328,7 +327,3 @@ export function visitorCard(view: VisitorCardView): SlackMessage {
 }
 
 const VISITS_CAPTION = 'visits-caption';
-
-function section(text: string): KnownBlock {
-  return { type: 'section', text: mrkdwn(text) };
-}

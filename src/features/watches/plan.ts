@@ -129,7 +129,7 @@ function amount(metric: WatchMetric, n: number): string {
   return metric === 'bots' ? `${Math.round(n * 10) / 10}%` : formatCount(Math.round(n));
 }
 
-/** The rule in words, as the list and the alert say it: "visits below 100 a day". */
+/** The rule in words, as the confirmation, the list, the Home and the alert say it: "visits below 100 a day", "visits drop by 40% or more against the same day last week". */
 export function describeRule(rule: WatchRule): string {
   const noun = metricNoun(rule.metric, rule.who);
   const c = rule.condition;
@@ -138,8 +138,11 @@ export function describeRule(rule: WatchRule): string {
     case 'above':
     case 'below':
       return `${noun} ${c.kind} ${amount(rule.metric, c.value)}${rule.metric === 'bots' ? ' in an hour' : ` ${per}`}`;
-    case 'change':
-      return `${noun} ${c.direction} ${c.pct}% against ${c.against === 'last_week' ? `the same ${rule.every} last week` : `the ${rule.every} before`}`;
+    case 'change': {
+      // The verb agrees with the noun: "visits drop", "the share … drops" (a breach is a change of at least pct).
+      const verb = rule.metric === 'bots' ? c.direction : c.direction === 'drops' ? 'drop' : 'rise';
+      return `${noun} ${verb} by ${c.pct}% or more against ${c.against === 'last_week' ? `the same ${rule.every} last week` : `the ${rule.every} before`}`;
+    }
     case 'spike':
       return `${noun} spike: ${SPIKE_RATIO}× the usual ${rule.every === 'hour' ? 'hour' : 'weekday'} (the median of the ${SPIKE_WEEKS} weeks before)`;
     case 'new':

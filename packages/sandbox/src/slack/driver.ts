@@ -309,7 +309,8 @@ export class SlackDriver {
   /**
    * Clicks the element with `actionId` in a message or a modal: a button, or for an
    * overflow/select/radio/checkbox/date/user/channel element, picks `value` (a list for
-   * multi-selects and checkboxes).
+   * multi-selects and checkboxes). In a modal's input block it needs the block's
+   * `dispatch_action`, as in Slack; the view's state then holds the value.
    */
   async click(
     target: MessageRef | View,
@@ -324,6 +325,12 @@ export class SlackDriver {
       if (!found)
         throw new Error(
           `no element "${actionId}" in view ${view.id} (action_ids: ${actionIdsOf(view.blocks).join(', ')})`,
+        );
+      // An input block's element reaches the app only with the block's dispatch_action ("Defaults to
+      // false", https://docs.slack.dev/reference/block-kit/blocks/input-block); else its value waits for submit.
+      if (found.input && found.input.dispatch_action !== true)
+        throw new Error(
+          `"${actionId}" is in input block "${found.blockId}" without dispatch_action: Slack sends no block_actions for it; pass its value to submit`,
         );
       const action = this.action(found, value);
       const { action_ts: _ts, block_id: _b, action_id: _a, text: _t, ...state } = action;

@@ -360,4 +360,72 @@ describe('the offline Slack speaks Slack: one documented payload kind at a time'
     expect(slack.openViews('U_ALICE')).toEqual([]);
     expect(received.every((r) => r.signed)).toBe(true);
   });
+
+  it("an input block's element sends block_actions only with dispatch_action, and views.update keeps the entries whose block and action ids stay", async () => {
+    answer = () => ({});
+    await slack.click(posted, 'go', undefined, { blockId: 'second' });
+    const trigger = String(SCHEMAS.block_actions_message.parse(last().payload).trigger_id);
+    const select = (block: string, dispatch: boolean) => ({
+      type: 'input',
+      block_id: block,
+      ...(dispatch ? { dispatch_action: true } : {}),
+      label: { type: 'plain_text', text: block },
+      element: {
+        type: 'static_select',
+        action_id: block,
+        options: [
+          { text: { type: 'plain_text', text: 'One' }, value: '1' },
+          { text: { type: 'plain_text', text: 'Two' }, value: '2' },
+        ],
+      },
+    });
+    const note = {
+      type: 'input',
+      block_id: 'note',
+      label: { type: 'plain_text', text: 'Note' },
+      element: { type: 'plain_text_input', action_id: 'note' },
+    };
+    const form = (extra: unknown[]) => ({
+      type: 'modal',
+      callback_id: 'kinds',
+      title: { type: 'plain_text', text: 'Kinds' },
+      submit: { type: 'plain_text', text: 'Save' },
+      blocks: [select('kind', true), select('quiet', false), note, ...extra],
+    });
+    expect((await web('views.open', { trigger_id: trigger, view: form([]) })).ok).toBe(true);
+    const modal = slack.openViews('U_ALICE').at(-1)!;
+    const sent = received.length;
+    // Without dispatch_action Slack keeps the pick for the submission and tells the app nothing.
+    await expect(slack.select(modal, 'quiet', '2')).rejects.toThrow(/without dispatch_action/);
+    expect(received.length).toBe(sent);
+
+    slack.workspace.setViewState(modal.id, 'note', 'note', { type: 'plain_text_input', value: 'kept' });
+    await slack.select(modal, 'kind', '2');
+    const picked = SCHEMAS.block_actions_view.parse(last().payload);
+    expect(picked.actions[0]).toMatchObject({ block_id: 'kind', action_id: 'kind', selected_option: { value: '2' } });
+    expect(picked.view.state.values.note).toEqual({ note: { type: 'plain_text_input', value: 'kept' } });
+
+    const updated = await web('views.update', {
+      view_id: modal.id,
+      hash: picked.view.hash,
+      view: form([select('more', false)]),
+    });
+    expect(updated.ok).toBe(true);
+    expect((await web('views.update', { view_id: modal.id, hash: picked.view.hash, view: form([]) })).error).toBe(
+      'hash_conflict',
+    );
+    expect(
+      slack
+        .openViews('U_ALICE')
+        .at(-1)!
+        .blocks.map((b) => b.block_id),
+    ).toEqual(['kind', 'quiet', 'note', 'more']);
+    await slack.submit(modal, { quiet: '2', more: '1' });
+    expect(SCHEMAS.view_submission.parse(last().payload).view.state.values).toMatchObject({
+      kind: { kind: { selected_option: { value: '2' } } },
+      quiet: { quiet: { selected_option: { value: '2' } } },
+      note: { note: { value: 'kept' } },
+      more: { more: { selected_option: { value: '1' } } },
+    });
+  });
 });
