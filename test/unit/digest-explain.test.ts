@@ -35,6 +35,7 @@ function view(overrides: Partial<DigestView> = {}): DigestView {
     period: PERIOD,
     previous: PREVIOUS,
     timeZone: 'Europe/Berlin',
+    apiZone: 'UTC',
     filters: [],
     totals: { visits: 4210, unique: 380, previousVisits: 3980, previousUnique: 400 },
     sections: [],
@@ -182,12 +183,12 @@ describe('flaggedShareLine', () => {
       previous: share({ visits: 3980, flaggedVisits: 199, ...previous }),
       period: PERIOD,
       previousPeriod: PREVIOUS,
-      timeZone: 'Europe/Berlin',
+      apiZone: 'UTC',
     });
 
   it('gives each period’s share of its own visits, and the change in points', () => {
     expect(line({}, {})).toBe(
-      'Flagged visitors made 12% of the 4,210 visits of Nov 18 – Nov 24, 2026 (days in Europe/Berlin), +7 points against the previous period (Nov 11 – Nov 17, 2026: 5% of the 3,980 visits).',
+      'Flagged visitors made 12% of the 4,210 visits of Nov 18 – Nov 24, 2026 (days in UTC, as the analytics API counts them), +7 points against the previous period (Nov 11 – Nov 17, 2026: 5% of the 3,980 visits).',
     );
     expect(line({ flaggedVisits: 250 }, {})).toMatch(/6% of the 4,210 visits .*, \+1 point against/);
     expect(line({ flaggedVisits: 210 }, {})).toMatch(/, no change against/);
@@ -196,7 +197,7 @@ describe('flaggedShareLine', () => {
 
   it('says how many visitors were judged where not all were, and that a sample is one', () => {
     expect(line({ judgedVisitors: 2000 }, { judgedVisitors: 1 })).toBe(
-      'Flagged visitors made 12% of the 4,210 visits of Nov 18 – Nov 24, 2026 (days in Europe/Berlin; 2,000 of 2,500 visitors judged), +7 points against the previous period (Nov 11 – Nov 17, 2026: 5% of the 3,980 visits; 1 of 2,500 visitors judged).',
+      'Flagged visitors made 12% of the 4,210 visits of Nov 18 – Nov 24, 2026 (days in UTC, as the analytics API counts them; 2,000 of 2,500 visitors judged), +7 points against the previous period (Nov 11 – Nov 17, 2026: 5% of the 3,980 visits; 1 of 2,500 visitors judged).',
     );
     expect(line({ visits: 5000, sampled: true, total: 12345, flaggedVisits: 600 }, {})).toMatch(
       /^Flagged visitors made 12% of the latest 5,000 of the 12,345 visits \(a sample\) of Nov 18/,
@@ -231,7 +232,7 @@ describe('flaggedShareLine', () => {
           previous,
           period: PERIOD,
           previousPeriod: PREVIOUS,
-          timeZone: 'UTC',
+          apiZone: 'UTC',
         })!;
         const shares = [...text.matchAll(/([<>]?)(\d+)% of the/g)].map((m) => Number(m[2]));
         expect(shares).toHaveLength(2);

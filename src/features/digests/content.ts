@@ -5,7 +5,7 @@ import type { Trend } from '../../kernel/trend.js';
 import type { TrendService } from '../trends/index.js';
 import { ApiError } from '../../platform/api/errors.js';
 import { REPORTS, type ReportId, type ReportRow } from '../../kernel/catalog.js';
-import { dayStart, formatSpan, previousPeriod, shiftDate, type DateRange } from '../../kernel/dates.js';
+import { apiDaysWords, dayStart, formatSpan, previousPeriod, shiftDate, type DateRange } from '../../kernel/dates.js';
 import { formatDateTime, formatField, counted, formatCount } from '../../kernel/format.js';
 import { acrossReports, movers, percent, type Entry } from '../../kernel/explain.js';
 import { fieldOf } from '../../kernel/records.js';
@@ -14,6 +14,7 @@ import type { SlackMessage } from '../../platform/slack/kit/messages.js';
 import type { FlaggedSeen, FlaggedVisitors } from '../alerts/index.js';
 import {
   digestMessage,
+  nameColumn,
   type DigestLine,
   type DigestMovers,
   type DigestSection,
@@ -65,7 +66,7 @@ export async function gatherDigest(
   fetcher: SharedFetcher,
   spec: DigestSpec,
   now: Date,
-  options: { title: string; demo: boolean; preview: boolean },
+  options: { title: string; demo: boolean; preview: boolean; apiZone: string },
 ): Promise<DigestView> {
   const period = digestRange(spec.period, spec.timeZone, now);
   const previous = previousPeriod(period);
@@ -90,7 +91,7 @@ export async function gatherDigest(
   const sections = spec.reports.map(async (id): Promise<DigestSection> => {
     const def = REPORTS[id];
     try {
-      const nameField = def.rowFilter?.rowField ?? def.columns[0]!.field;
+      const { field: nameField, format: nameFormat } = nameColumn(def);
       const durationField = def.columns.find((c) => c.format === 'duration')?.field;
       const depth = def.countField ? Math.max(spec.topN, COMPARE_DEPTH) : spec.topN;
       const [rows, earlier] = await Promise.all([
@@ -102,7 +103,6 @@ export async function gatherDigest(
       // two cities may share a name (Paris, Île-de-France, FR and Paris, Texas, US), never a label.
       const keyOf = (row: ReportRow) => `${rowName(row, nameField)}\u0000${rowName(row, 'label')}`;
       const before = new Map(earlier.map((r) => [keyOf(r), r]));
-      const nameFormat = def.columns.find((c) => c.field === nameField)?.format ?? 'text';
       const nameOf = (row: ReportRow) => formatField(fieldOf(row, nameField), nameFormat, spec.timeZone, now, 200);
       const entries = (list: readonly ReportRow[]): Entry[] =>
         list.map((row) => ({ label: nameOf(row), visits: num(row, def.countField) ?? 0 }));
@@ -149,6 +149,7 @@ export async function gatherDigest(
     period,
     previous,
     timeZone: spec.timeZone,
+    apiZone: options.apiZone,
     filters: spec.filters,
     totals,
     totalsError,
@@ -188,6 +189,8 @@ export class DigestContent {
     private readonly deps: {
       trends?: TrendService;
       flagged: Pick<FlaggedVisitors, 'seen' | 'judged'>;
+      /** The zone the API counts its days in (ANALYTICS_API_TIMEZONE): a digest's figures are its days. */
+      apiZone: string;
       demo: boolean;
       log?: Logger;
     },
@@ -205,7 +208,12 @@ export class DigestContent {
       period: periodOf(digest.period),
       timeZone: digest.timeZone,
     };
-    const view = await gatherDigest(tenant.fetcher, spec, at, { title, demo: this.deps.demo, preview });
+    const view = await gatherDigest(tenant.fetcher, spec, at, {
+      title,
+      demo: this.deps.demo,
+      preview,
+      apiZone: this.deps.apiZone,
+    });
     const [security, trend] = await Promise.all([
       this.securityLine(tenant, view, digest.filters, at),
       this.trend(tenant, view, digest.filters),
@@ -231,9 +239,10 @@ export class DigestContent {
   }
 
   /**
-   * The security line of a period in its zone, once threat alerts are on anywhere: the
-   * share of its visits from flagged visitors against the previous period's, once the threat
-   * scan has judged some of its visitors; else what the scan can say of the period.
+   * The security line of a period, once threat alerts are on anywhere: the share of its
+   * visits from flagged visitors against the previous period's, once the threat scan has
+   * judged some of its visitors; else what the scan can say of the period. The period is the
+   * API's days, as the digest's figures are (its times are said in the reader's zone).
    */
   private async securityLine(
     tenant: DigestTenant,
@@ -241,8 +250,8 @@ export class DigestContent {
     filters: Digest['filters'],
     now: Date,
   ): Promise<string | undefined> {
-    const from = dayStart(view.period.startDate, view.timeZone);
-    const to = dayStart(shiftDate(view.period.endDate, 1), view.timeZone);
+    const from = dayStart(view.period.startDate, view.apiZone);
+    const to = dayStart(shiftDate(view.period.endDate, 1), view.apiZone);
     if (from === undefined || to === undefined) return undefined;
     const seen = await this.deps.flagged.seen(tenant, new Date(from), new Date(Math.min(to, now.getTime())));
     if (!seen) return undefined;
@@ -278,7 +287,7 @@ export class DigestContent {
       previous: periodShare(previous, judged, cap, view.totals?.previousVisits),
       period: view.period,
       previousPeriod: view.previous,
-      timeZone: view.timeZone,
+      apiZone: view.apiZone,
     });
   }
 }
@@ -343,8 +352,9 @@ function pointsChange(now: PeriodShare, before: PeriodShare): string {
 
 /**
  * The digest's flagged share in words, plain (not yet escaped): "Flagged visitors made 12%
- * of the 4,210 visits of Nov 18 – Nov 24, 2026 (days in Europe/Berlin), +7 points against
- * the previous period (Nov 11 – Nov 17, 2026: 5% of the 3,980 visits)." Each share is of the
+ * of the 4,210 visits of Nov 18 – Nov 24, 2026 (days in UTC, as the analytics API counts
+ * them), +7 points against the previous period (Nov 11 – Nov 17, 2026: 5% of the 3,980
+ * visits)." The visits are those of the API's dates, so the days are its. Each share is of the
  * visits it names; where some visitors were not judged, it says how many were. Undefined
  * when no visitor of the period was judged (the scan's own line says why).
  */
@@ -353,12 +363,13 @@ export function flaggedShareLine(input: {
   previous: PeriodShare;
   period: DateRange;
   previousPeriod: DateRange;
-  timeZone: string;
+  /** The zone the API counts its days in. */
+  apiZone: string;
 }): string | undefined {
   const { current, previous } = input;
   if (current.visits === 0 || current.judgedVisitors === 0) return undefined;
   const span = (r: DateRange) => formatSpan(r.startDate, r.endDate);
-  const head = `Flagged visitors made ${shareOfVisits(current)} of ${span(input.period)} (days in ${input.timeZone}${judging(current)})`;
+  const head = `Flagged visitors made ${shareOfVisits(current)} of ${span(input.period)} (${apiDaysWords(input.apiZone)}${judging(current)})`;
   const before = `the previous period (${span(input.previousPeriod)}`;
   if (previous.visits === 0) return `${head}; ${before}) had no visits.`;
   if (previous.judgedVisitors === 0)
