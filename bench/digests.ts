@@ -124,7 +124,7 @@ for (const d of digests) {
       timeZone: d.timeZone,
     },
     slot,
-    { title: '', demo: true, preview: false },
+    { title: '', demo: true, preview: false, apiZone: 'UTC' },
   );
 }
 say(
@@ -156,6 +156,7 @@ web.on(WebClientEvent.RATE_LIMITED, () => rateLimited++);
 
 const content = new DigestContent({
   flagged: { seen: async () => undefined, judged: async () => undefined },
+  apiZone: 'UTC',
   demo: true,
 });
 const worker = new DeliveryWorker({
@@ -265,7 +266,7 @@ for (const on of [false, true]) {
         }),
       }
     : { seen: async () => undefined, judged: async () => undefined };
-  await new DigestContent({ flagged, demo: true }).render(
+  await new DigestContent({ flagged, apiZone: 'UTC', demo: true }).render(
     { team: 'T_LOOKOUT', account: 'bench', fetcher: own },
     single,
     slot,

@@ -156,6 +156,7 @@ for (let round = 0; round < ROUNDS; round++) {
     const content = new DigestContent({
       ...(charts ? { trends: w.trends } : {}),
       flagged,
+      apiZone: API_DAYS.timeZone,
       demo: true,
       log,
     });
@@ -167,6 +168,7 @@ for (let round = 0; round < ROUNDS; round++) {
     const again = new DigestContent({
       ...(charts ? { trends: next.trends } : {}),
       flagged,
+      apiZone: API_DAYS.timeZone,
       demo: true,
       log,
     });

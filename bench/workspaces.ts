@@ -180,6 +180,7 @@ async function replicaProcess(): Promise<void> {
     post: digestPublisher({
       content: new DigestContent({
         flagged: { seen: async () => undefined, judged: async () => undefined },
+        apiZone: 'UTC',
         demo: false,
         log,
       }),
@@ -380,6 +381,7 @@ async function main(): Promise<boolean> {
       await gatherDigest(fetcher, { id, ...d, topN: 5, period: 'day' }, slot, {
         title: '',
         demo: false,
+        apiZone: 'UTC',
         preview: false,
       });
     }

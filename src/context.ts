@@ -136,6 +136,7 @@ export function answering({ platform, settings }: Context): Answering {
   return {
     timeZoneFor: async () => settings.timeZone,
     now: settings.now,
+    apiDays: settings.apiDays,
     weekStart: settings.weekStart,
     demo: settings.demo,
     quota: platform.quota,

@@ -91,6 +91,40 @@ export function formatSpan(startDate: string, endDate: string): string {
   return `${short(start)}, ${start.y} – ${short(end)}, ${end.y}`;
 }
 
+/**
+ * A span within a chart's 20 characters: "Nov 27, 2026", "Nov 21–27, 2026", "Nov 28–Dec 4, 2026";
+ * across years by months ("Dec 2025–Jan 2026"): a chart's figures in words give its dates whole.
+ */
+export function compactSpan(startDate: string, endDate: string): string {
+  const start = parseDate(startDate);
+  const end = parseDate(endDate);
+  if (!start || !end) return `${startDate}–${endDate}`;
+  if (startDate === endDate) return `${short(end)}, ${end.y}`;
+  if (start.y !== end.y) return `${MONTHS[start.m - 1] ?? ''} ${start.y}–${MONTHS[end.m - 1] ?? ''} ${end.y}`;
+  if (start.m === end.m) return `${short(start)}–${end.d}, ${end.y}`;
+  return `${short(start)}–${short(end)}, ${end.y}`;
+}
+
+/** The reader's zone (their hours, times and the ranges they ask for) and the zone the API counts its days in. */
+export interface Zones {
+  timeZone: string;
+  apiZone: string;
+}
+
+/**
+ * The API's days named as what they are, wherever a figure is one of them: the API counts
+ * its dates in its own zone (ANALYTICS_API_TIMEZONE), not the reader's. "days in UTC, as
+ * the analytics API counts them".
+ */
+export function apiDaysWords(apiZone: string): string {
+  return `days in ${apiZone}, as the analytics API counts them`;
+}
+
+/** One of the API's days, after its date: "in UTC, as the analytics API counts days". */
+export function apiDayWords(apiZone: string): string {
+  return `in ${apiZone}, as the analytics API counts days`;
+}
+
 function span(start: Ymd, end: Ymd): DateRange {
   const startDate = iso(start);
   const endDate = iso(end);

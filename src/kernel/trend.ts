@@ -6,6 +6,7 @@
 import type { ReportId } from './catalog.js';
 import { REPORTS } from './catalog.js';
 import {
+  apiDaysWords,
   dayStart,
   DEFAULT_WEEK_START,
   hourAt,
@@ -16,6 +17,7 @@ import {
   weekOf,
   type DateRange,
   type Weekday,
+  type Zones,
 } from './dates.js';
 
 import type { FilterGroup } from './filters.js';
@@ -170,6 +172,14 @@ export function keeping(answer: {
   const settled = answer.finalAt + YOUNG_MS;
   if (answer.now < settled) return { final: false, suspect: false, recheckAt: settled };
   return { final: true, suspect: false };
+}
+
+/**
+ * The zone a grain's buckets are in, in words: hours are the reader's zone's (Lookout counts
+ * them from visits by their time), days and weeks are the API's days.
+ */
+export function bucketsWords(grain: Grain, zones: Zones): string {
+  return grain === 'hour' ? `hours in ${zones.timeZone}` : apiDaysWords(zones.apiZone);
 }
 
 /** The x-axis title for a grain. */

@@ -1,4 +1,5 @@
 import type { Weekday } from '../kernel/dates.js';
+import type { ApiDays } from '../kernel/trend.js';
 import type { Logger } from './log.js';
 import type { Quota } from './quota.js';
 
@@ -7,6 +8,8 @@ export interface Answering {
   /** The zone date ranges are resolved in for a channel. */
   timeZoneFor: (channelId: string | undefined) => Promise<string>;
   now: () => Date;
+  /** The zone the API counts its dates in (a day's figures are its days), and when a period is final there. */
+  apiDays: ApiDays;
   /** The first day of a week (LOCALE; Monday when absent): `wtd`, `lastweek` and a trend's weeks. */
   weekStart?: Weekday;
   /** Answers say "demo data" when the demo API is behind them. */

@@ -337,7 +337,8 @@ describe.skipIf(!available)('the sandbox Slack in a browser', () => {
     const line = trend.locator('.block.chart[data-chart-type="line"]');
     await expect.poll(() => inked(line.locator('canvas'))).toBeGreaterThan(500);
     expect(await line.locator('.chart-figures').textContent()).toMatch(
-      /^This period: [\d, ]+ · Previous period: [\d, ]+$/,
+      // Each series by its dates ("Nov 21–27, 2026: …"), so the previous period says which it is.
+      /^[A-Z][a-z]{2} [^:·]+\d{4}: [\d, ]+ · [A-Z][a-z]{2} [^:·]+\d{4}: [\d, ]+$/,
     );
     await expect.poll(() => inked(trend.locator('.block.chart[data-chart-type="pie"] canvas'))).toBeGreaterThan(500);
     expect(await trend.locator('.block.section').first().textContent()).toMatch(

@@ -108,7 +108,7 @@ describe('a digest of a day with a human spike and a scraper wave', () => {
     expect(points).toBeGreaterThan(0);
     expect(body).toContain(
       `Flagged visitors made ${share(now)} of the ${formatCount(now.visits)} visits of ` +
-        `${dayLabel(yesterday)} (days in UTC), +${formatCount(points)} ${points === 1 ? 'point' : 'points'} against ` +
+        `${dayLabel(yesterday)} (days in UTC, as the analytics API counts them), +${formatCount(points)} ${points === 1 ? 'point' : 'points'} against ` +
         `the previous period (${dayLabel(before)}: ${share(then)} of the ${formatCount(then.visits)} visits).`,
     );
     expect(body).not.toMatch(/visitors judged/); // every visitor of both days was judged
@@ -168,7 +168,7 @@ describe('a digest of a day the threat scan began in', () => {
     };
     expect(line).toContain(
       `:shield: Flagged visitors made ${stated(now)} of the ${formatCount(now.visits)} visits of ` +
-        `${dayLabel(yesterday)} (days in UTC; ${formatCount(now.judgedVisits)} of them judged), against the previous period (${dayLabel(yesterday - DAY)}`,
+        `${dayLabel(yesterday)} (days in UTC, as the analytics API counts them; ${formatCount(now.judgedVisits)} of them judged), against the previous period (${dayLabel(yesterday - DAY)}`,
     );
     expect(line).toContain(
       then.judgedVisits === 0

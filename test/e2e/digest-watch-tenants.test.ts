@@ -60,6 +60,7 @@ describe('the digest scheduler', () => {
         // The threat scan is off: the security line is left out.
         content: new DigestContent({
           flagged: { seen: async () => undefined, judged: async () => undefined },
+          apiZone: 'UTC',
           demo: true,
         }),
         tenants,

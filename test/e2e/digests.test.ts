@@ -376,6 +376,13 @@ describe('posting a slot', () => {
     expect(body).toMatch(/\*Visits\*\n[\d,]+ {2}(▲|▼|–|new)/);
     expect(body).toMatch(/\*Sources\*\n1\. /);
     expect(body).toMatch(/The 7 days before today \(Nov 13 – Nov 19, 2026\) · change against Nov 6 – Nov 12, 2026/);
+    // A Berlin digest's figures are the API's days, named as such (the demo API counts in UTC); no visit times are listed.
+    expect(body).toContain(' · days in UTC, as the analytics API counts them · ');
+    expect(body).not.toMatch(/days in Europe\/Berlin|times in/);
+    const chart = posted.blocks?.find((b) => (b as { type: string }).type === 'data_visualization') as
+      { title: string; chart: { series: { name: string }[] } } | undefined;
+    expect(chart?.title).toBe("Visits per day (UTC, the API's days)");
+    expect(chart?.chart.series.map((s) => s.name)).toEqual(['Nov 13–19, 2026', 'Nov 6–12, 2026']);
     const run = await box.lookout.store.runs.get(digest.id, slot);
     expect(run).toMatchObject({ status: 'posted', messageTs: posted.ts, channelId: CHANNEL });
     // The same slot never posts twice.

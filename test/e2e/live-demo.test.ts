@@ -263,7 +263,9 @@ describe('spike watches on the living demo', () => {
     expect(notOk).toEqual([]);
     expect(alerts()).toEqual([]);
     const day23 = [...judged].find(([key]) => key === `#${ids[1]} 2026-11-23`)![1].text;
-    expect(day23).toMatch(/^[\d,]+ visits on Nov 23: not a spike against the usual Monday \([\d,]+\)/);
+    expect(day23).toMatch(
+      /^[\d,]+ visits on Nov 23 \(in UTC, as the analytics API counts days\): not a spike against the usual Monday \([\d,]+\)/,
+    );
 
     // Asked for: 150 more visits to the checkout in the next hour.
     world.demo.produce({
@@ -278,7 +280,7 @@ describe('spike watches on the living demo', () => {
     expect(after.map((w) => w!.lastOutcome)).toEqual(['breach', 'ok', 'breach', 'breach']);
     expect(alerts()).toHaveLength(3);
     expect(mrkdwnOf({ attachments: alerts()[0]!.attachments }).join(' ')).toMatch(
-      /visits 01:00–02:00 on Nov 25: [\d.]+× the usual Wednesday 01:00/,
+      /visits 01:00–02:00 on Nov 25 \(Europe\/Berlin\): [\d.]+× the usual Wednesday 01:00/,
     );
   }, 120_000);
 });

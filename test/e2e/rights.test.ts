@@ -81,14 +81,16 @@ describe('watches', () => {
       period: '2026-11-23',
       outcome: 'breach',
       value: 5,
-      text: '5 visits on Nov 23, above 1',
+      text: '5 visits on Nov 23 (in UTC, as the analytics API counts days), above 1',
       state: 'breaching',
+      at: new Date(),
       breach: { at: new Date() },
     } as never);
     // The alert as the app posts it, in #growth.
     const alert = watchAlertMessage({
       ...(await watches.get(id))!,
-      text: '5 visits on Nov 23, above 1',
+      text: '5 visits on Nov 23 (in UTC, as the analytics API counts days), above 1',
+      apiZone: 'UTC',
       now: new Date(),
       demo: true,
     });

@@ -150,6 +150,26 @@ describe('/traffic answers every report', () => {
     expect(mrkdwnOf(message).join('\n')).toMatch(/No pages had 10 visits or more, so none is ranked by time/);
   });
 
+  it('a bar says what it measures against: by time spent, the top row is not the one with the most visits, and its bar is not full', async () => {
+    const byVisits = tableOf(await run('sources last30d top 3'));
+    const most = Number(byVisits[1]![1]!.replace(/,/g, ''));
+    const byTime = tableOf(await run('sources last30d by duration top 10'));
+    expect(byTime[0]!.at(-1)).toBe('vs most visits');
+    expect(byVisits[0]!.at(-1)).toBe('vs most visits');
+    // Each bar is its row's visits against the most any row has (the top row by visits), whatever the sort.
+    const drawn = (bar: string) =>
+      [...bar].reduce((n, ch) => n + (ch === '█' ? 1 : Math.max(0, ' ▏▎▍▌▋▊▉'.indexOf(ch)) / 8), 0);
+    for (const row of byTime.slice(1)) {
+      const visits = Number(row[1]!.replace(/,/g, ''));
+      expect(Math.abs(drawn(row.at(-1)!) - (visits / most) * 10)).toBeLessThanOrEqual(0.2);
+    }
+    expect(Number(byTime[1]![1]!.replace(/,/g, ''))).toBeLessThan(most);
+    // The context line names the API's days (the demo API counts in UTC).
+    expect(mrkdwnOf(await run('sources last30d top 3'))[0]).toContain(
+      ' · days in UTC, as the analytics API counts them',
+    );
+  });
+
   it('answers a usage error with the nearest word and the usage line', async () => {
     const message = await run('sorces last7d');
     const text = mrkdwnOf(message).join('\n');

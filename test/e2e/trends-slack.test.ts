@@ -94,7 +94,12 @@ describe('/traffic trend in Slack', () => {
     const [line, pie] = charts(message);
     expect(line!.chart.type).toBe('line');
     expect(line!.chart.axis_config!.categories).toHaveLength(30);
-    expect(line!.chart.series!.map((s) => s.name)).toEqual(['This period', 'Previous period']);
+    // Each series is named by its dates: the previous period says which it is.
+    const [now, before] = line!.chart.series!.map((s) => s.name);
+    const span = /^[A-Z][a-z]{2} \d{1,2}–([A-Z][a-z]{2} )?\d{1,2}, \d{4}$|^[A-Z][a-z]{2} \d{4}–[A-Z][a-z]{2} \d{4}$/;
+    expect(now).toMatch(span);
+    expect(before).toMatch(span);
+    expect(before).not.toBe(now);
     const total = sum(line!.chart.series![0]!.data.map((d) => d.value));
     const words = mrkdwnOf(message).join('\n');
     expect(count(/\*([\d,]+) visits\*/.exec(words)![1]!)).toBe(total);
@@ -119,9 +124,12 @@ describe('/traffic trend in Slack', () => {
     expect(charts(today)).toHaveLength(1);
     expect(charts(today)[0]!.chart.axis_config!.categories[0]).toBe('00:00');
     expect(mrkdwnOf(today).join(' ')).toMatch(/The last hour is not over yet/);
+    // Hours are counted by Lookout from visits, in the channel's zone; weeks are made of the API's days.
+    expect(mrkdwnOf(today)[0]).toContain(' · hours in UTC · ');
     const ytd = await run('trend ytd by unique');
-    expect(charts(ytd)[0]!.title).toBe('Unique visitors per week');
+    expect(charts(ytd)[0]!.title).toBe("Unique visitors per week (UTC, the API's days)");
     expect(validateMessage(ytd)).toEqual({ ok: true });
+    expect(mrkdwnOf(ytd)[0]).toContain(' · days in UTC, as the analytics API counts them · ');
   });
 
   it('answers a bad trend with what to type instead', async () => {
@@ -186,7 +194,8 @@ describe('/traffic trend in Slack', () => {
     const id = /#(\d+)/.exec(mrkdwnOf(added).join(' '))![1];
     const preview = await run(`digest preview ${id}`);
     const [chart] = charts(preview);
-    expect(chart!.title).toBe('Visits per day');
+    // The digest is Alice's (Europe/Berlin); its days, as its totals, are the API's.
+    expect(chart!.title).toBe("Visits per day (UTC, the API's days)");
     expect(chart!.chart.axis_config!.categories).toHaveLength(7);
     expect(validateMessage(preview)).toEqual({ ok: true });
     const totals = mrkdwnOf(preview).find((t) => t.startsWith('*Visits*'))!;

@@ -100,7 +100,7 @@ describe('hourly watches in Europe/Berlin, one visit a minute', () => {
     ).toEqual([]);
     expect(judged.filter((j) => j.rule !== 'spike' || j.outcome !== 'unknown').every((j) => j.value === 60)).toBe(true);
     const after = judged.find((j) => j.rule === 'drops 50% vs the hour before' && j.period === '2026-03-29T03')!;
-    expect(after.text).toMatch(/^60 visits 03:00–04:00 on Mar 29: \+0% against 60 the hour before/);
+    expect(after.text).toMatch(/^60 visits 03:00–04:00 on Mar 29 \(Europe\/Berlin\): \+0% against 60 the hour before/);
   });
 
   it('fall back (Oct 25, 2026): the doubled 02:00 is one period of two hours, counted per hour: no "above 90", no "+100%"', async () => {
@@ -125,7 +125,7 @@ describe('hourly watches in Europe/Berlin, one visit a minute', () => {
     const doubled = judged.find((j) => j.rule === 'above 90' && j.period === '2026-10-25T02')!;
     expect(doubled.value).toBe(60);
     expect(doubled.text).toMatch(
-      /^60 visits 02:00–03:00 on Oct 25 \(120 in its 120 minutes, as the clocks went back: counted per 60\), not above 90$/,
+      /^60 visits 02:00–03:00 on Oct 25 \(Europe\/Berlin; 120 in its 120 minutes, as the clocks went back: counted per 60\), not above 90$/,
     );
     const rise = judged.find((j) => j.rule === 'rises 50% vs the hour before' && j.period === '2026-10-25T03')!;
     expect(rise.text).toMatch(/\+0% against 60 the hour before/);

@@ -160,7 +160,8 @@ describe.skipIf(!available)('three people in the sandbox, in a browser', () => {
     );
     const hourAfter = new Date().getUTCHours();
     const thisPeriod = (await today.locator('.block.chart .chart-figures').textContent())!.split(' · ')[0]!;
-    const points = thisPeriod.replace(/^This period: /, '').split(', ').length;
+    // The series is named by its date ("Nov 27, 2026: 1, 2, …").
+    const points = thisPeriod.replace(/^[A-Z][a-z]{2} \d{1,2}, \d{4}: /, '').split(', ').length;
     expect([hourBefore + 1, hourAfter + 1]).toContain(points);
     await shot(page, 'marketer-9-today-by-hour');
 

@@ -155,7 +155,7 @@ const KINDS: Kind[] = [
     name: 'a scraper wave',
     rule: 'bots above 20%',
     hours: 3,
-    says: /60% of visits by flagged visitors .* \(30 of 50 judged visits\), above 20%/,
+    says: /60% of visits by flagged visitors .* \([^;)]+; 30 of 50 judged visits\), above 20%/,
     async produce(h, app) {
       demo.produce({ kind: 'scraper-wave', hour: h[0]!, scrapers: 10, visits: 30, clean: 20 });
       await scanAfter(app, h[0]!);

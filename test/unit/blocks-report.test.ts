@@ -29,6 +29,7 @@ function view(overrides: Partial<ReportView> & { rows: ReportView['rows'] }): Re
     range,
     refs: { current: 'q1.cur', block: 'q1.cur', next: 'q1.next' },
     timeZone: 'UTC',
+    apiZone: 'UTC',
     now: NOW,
     demo: false,
     ephemeral: true,
@@ -65,10 +66,10 @@ describe('clip and clipMrkdwn', () => {
 });
 
 describe('reportMessage', () => {
-  it('renders a table: header row, formatted cells, a bar against the top row', () => {
+  it('renders a table: header row, formatted cells, a bar against the most visits', () => {
     const message = reportMessage(view({ rows: [row('spring_sale', 200), row('winter', 50)] }));
     const table = tableOf(message);
-    expect(table[0]).toEqual(['Name', 'Visits', 'Unique', 'Avg time', 'vs top row']);
+    expect(table[0]).toEqual(['Name', 'Visits', 'Unique', 'Avg time', 'vs most visits']);
     expect(table[1]).toEqual(['spring_sale', '200', '100', '1m 32s', '██████████']);
     expect(table[2]![4]).toBe('██▌');
     expect(message.text).toMatch(/^Campaigns, Last 7 days.*: spring_sale 200, winter 50$/);
@@ -148,6 +149,43 @@ describe('reportMessage', () => {
       view({ rows: [row('a', 1)], refs: { current: 'c', block: 'c', prev: 'p', next: 'n' } }),
     );
     expect(JSON.stringify(later.blocks)).toMatch(/report\.prev.*report\.next.*report\.share/);
+  });
+
+  it("sorted by time spent, the bars are still each row's visits against the most visits, and the heading says so (issue 34)", () => {
+    // The top row by time spent has the fewest visits: its bar is the thinnest, so "vs top row" would be false.
+    const rows = [
+      { ...row('slow', 20), average_duration: 600 },
+      { ...row('middle', 100), average_duration: 300 },
+      { ...row('busy', 400), average_duration: 30 },
+    ];
+    const query: ReportQuery = { ...newQuery('campaigns'), sort: { key: 'average_duration', dir: 'desc' } };
+    const table = tableOf(reportMessage(view({ query, rows, barMax: 400 })));
+    expect(table[0]!.at(-1)).toBe('vs most visits');
+    expect(table.slice(1).map((r) => [r[0], r.at(-1)])).toEqual([
+      ['slow', '▌'],
+      ['middle', '██▌'],
+      ['busy', '██████████'],
+    ]);
+    // A full page in the plain table has no header row: the context line names the bar column too.
+    const many = Array.from({ length: 100 }, (_, i) => row(`${'n'.repeat(150)}${i}`, 1000 - i));
+    const headless = reportMessage(view({ query: { ...newQuery('campaigns'), top: 100 }, rows: many }));
+    expect(mrkdwnOf(headless)[0]).toContain('columns: Name, Visits, Unique, Avg time, vs most visits');
+  });
+
+  it("names the API's days in the API's zone, and times in the reader's (issue 34)", () => {
+    const berlin = { timeZone: 'Europe/Berlin', apiZone: 'UTC' };
+    const sources = mrkdwnOf(reportMessage(view({ ...berlin, rows: [row('google', 5)] })))[0]!;
+    expect(sources).toContain(' · days in UTC, as the analytics API counts them');
+    expect(sources).not.toMatch(/Europe\/Berlin|times in/);
+    const visit: VisitRecord = {
+      id: 'vs_1',
+      visitor_id: 'v_1',
+      date: '2026-11-20T23:30:00Z',
+      url: 'https://a.example/',
+    };
+    const visits = reportMessage(view({ ...berlin, query: newQuery('visits'), rows: [visit] }));
+    expect(mrkdwnOf(visits)[0]).toContain(' · days in UTC, as the analytics API counts them · times in Europe/Berlin');
+    expect(tableOf(visits)[1]![0]).toBe('Nov 21, 00:30');
   });
 
   it('says so when there is no data, and marks demo data', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  compactSpan,
   dayStart,
   hourEnd,
   hourSpans,
@@ -243,5 +244,17 @@ describe("a zone's days and hours in real time", () => {
     expect(hourEnd('2026-03-29', 2, 'Europe/Berlin')).toBe(at('2026-03-29T01:00:00Z'));
     expect(hourEnd('2026-10-25', 2, 'Europe/Berlin')).toBe(at('2026-10-25T02:00:00Z'));
     expect(hourEnd('2026-11-20', 23, 'Europe/Berlin')).toBe(at('2026-11-20T23:00:00Z'));
+  });
+});
+
+describe('compactSpan: a span within a chart label (issue 34)', () => {
+  it.each([
+    ['2026-11-27', '2026-11-27', 'Nov 27, 2026'],
+    ['2026-11-21', '2026-11-27', 'Nov 21–27, 2026'],
+    ['2026-11-28', '2026-12-14', 'Nov 28–Dec 14, 2026'],
+    ['2025-12-29', '2026-01-04', 'Dec 2025–Jan 2026'],
+  ])('%s..%s is %s', (start, end, words) => {
+    expect(compactSpan(start, end)).toBe(words);
+    expect(Array.from(words).length).toBeLessThanOrEqual(20);
   });
 });

@@ -21,6 +21,7 @@ import {
   type DigestView,
 } from '../../src/features/digests/blocks.js';
 import { securityLine } from '../../src/features/digests/content.js';
+import { planTrend, summarize } from '../../src/kernel/trend.js';
 import { colourOf, headerOf, mrkdwnOf, textsOf } from '../support/sandbox.js';
 
 type Json = Record<string, unknown>;
@@ -61,6 +62,7 @@ function view(overrides: Partial<DigestView> = {}): DigestView {
     period: PERIOD,
     previous: PREVIOUS,
     timeZone: 'Europe/Berlin',
+    apiZone: 'UTC',
     filters: [],
     totals: { visits: 1120, unique: 380, previousVisits: 1000, previousUnique: 400 },
     sections: [],
@@ -195,12 +197,42 @@ describe('digestMessage', () => {
     expect(texts).toContain('*Visits*\n1,120  ▲ 12%');
     expect(texts).toContain('*Unique visitors*\n380  ▼ 5%');
     expect(texts[0]).toBe(
-      'The 7 days before today (Nov 13 – Nov 19, 2026) · change against Nov 6 – Nov 12, 2026 · days in Europe/Berlin · digest #7',
+      'The 7 days before today (Nov 13 – Nov 19, 2026) · change against Nov 6 – Nov 12, 2026 · days in UTC, as the analytics API counts them · digest #7',
     );
     expect(sectionOf(message, REPORTS.sources)).toBe('*Sources*\n_No data in this period._');
     expect(message.text).toBe(
       'Digest: Sources, Pages: 1,120 visits ▲ 12% (The 7 days before today (Nov 13 – Nov 19, 2026))',
     );
+  });
+
+  it("a daily digest in Berlin: its figures are the API's day, its chart's hours Berlin's, each named so (issue 34)", () => {
+    const day: DateRange = { startDate: '2026-11-24', endDate: '2026-11-24', label: 'Yesterday (Nov 24, 2026)' };
+    const plan = planTrend(day);
+    const values = Array.from({ length: 24 }, (_, h) => h);
+    const message = digestMessage(
+      view({
+        period: day,
+        previous: previousPeriod(day),
+        sections: [{ def: REPORTS.visits, lines: [{ name: 'Nov 24, 23:30' }] }],
+        trend: {
+          plan,
+          source: 'countries',
+          partial: false,
+          current: summarize(values, plan.buckets),
+          previous: summarize(values, plan.previous),
+        },
+      }),
+    );
+    expectValid(message);
+    expect(mrkdwnOf(message)[0]).toBe(
+      'Yesterday (Nov 24, 2026) · change against Nov 23, 2026 · days in UTC, as the analytics API counts them · times in Europe/Berlin · digest #7',
+    );
+    const chart = (message.blocks as unknown as Json[]).find((b) => b.type === 'data_visualization') as {
+      title: string;
+      chart: { series: { name: string }[] };
+    };
+    expect(chart.title).toBe('Visits per hour (Europe/Berlin)');
+    expect(chart.chart.series.map((s) => s.name)).toEqual(['Nov 24, 2026', 'Nov 23, 2026']);
   });
 
   it('totals that were zero before show "new"; demo and preview are marked', () => {

@@ -35,6 +35,7 @@ function view(overrides: Partial<DigestView> = {}): DigestView {
     period: PERIOD,
     previous: PREVIOUS,
     timeZone: 'Europe/Berlin',
+    apiZone: 'UTC',
     filters: [],
     totals: { visits: 4210, unique: 380, previousVisits: 3980, previousUnique: 400 },
     sections: [],
@@ -184,12 +185,12 @@ describe('flaggedShareLine', () => {
       previous: share({ visits: 3980, flaggedVisits: 199, ...previous }),
       period: PERIOD,
       previousPeriod: PREVIOUS,
-      timeZone: 'Europe/Berlin',
+      apiZone: 'UTC',
     });
 
   it('gives each period’s share of its own visits, and the change in points', () => {
     expect(line({}, {})).toBe(
-      'Flagged visitors made 12% of the 4,210 visits of Nov 18 – Nov 24, 2026 (days in Europe/Berlin), +7 points against the previous period (Nov 11 – Nov 17, 2026: 5% of the 3,980 visits).',
+      'Flagged visitors made 12% of the 4,210 visits of Nov 18 – Nov 24, 2026 (days in UTC, as the analytics API counts them), +7 points against the previous period (Nov 11 – Nov 17, 2026: 5% of the 3,980 visits).',
     );
     expect(line({ flaggedVisits: 250 }, {})).toMatch(/6% of the 4,210 visits .*, \+1 point against/);
     expect(line({ flaggedVisits: 210 }, {})).toMatch(/, no change against/);
@@ -199,12 +200,14 @@ describe('flaggedShareLine', () => {
   it('where not every visit was judged: the bounds and how many were, no points; under half judged: unknown', () => {
     // 3,400 of the 4,210 visits judged, 505 of them flagged: 505 to 505 + 810 flagged, 12–32%.
     expect(line({ judgedVisitors: 2000, judgedVisits: 3400 }, { judgedVisitors: 2400, judgedVisits: 3900 })).toBe(
-      'Flagged visitors made 11–32% of the 4,210 visits of Nov 18 – Nov 24, 2026 (days in Europe/Berlin; 3,400 of them judged), against the previous period (Nov 11 – Nov 17, 2026: 5–8% of the 3,980 visits; 3,900 of them judged).',
+      'Flagged visitors made 11–32% of the 4,210 visits of Nov 18 – Nov 24, 2026 (days in UTC, as the analytics API counts them; 3,400 of them judged), against the previous period (Nov 11 – Nov 17, 2026: 5–8% of the 3,980 visits; 3,900 of them judged).',
     );
     // Only one side known: still no points.
-    expect(line({}, { judgedVisits: 3000 })).toMatch(/\(days in Europe\/Berlin\), against the previous period/);
+    expect(line({}, { judgedVisits: 3000 })).toMatch(
+      /\(days in UTC, as the analytics API counts them\), against the previous period/,
+    );
     expect(line({ judgedVisits: 1000 }, {})).toBe(
-      'Flagged visitors made an unknown share of the 4,210 visits of Nov 18 – Nov 24, 2026 (days in Europe/Berlin; 1,000 of them judged), against the previous period (Nov 11 – Nov 17, 2026: 5% of the 3,980 visits).',
+      'Flagged visitors made an unknown share of the 4,210 visits of Nov 18 – Nov 24, 2026 (days in UTC, as the analytics API counts them; 1,000 of them judged), against the previous period (Nov 11 – Nov 17, 2026: 5% of the 3,980 visits).',
     );
     expect(line({ visits: 5000, sampled: true, total: 12345, flaggedVisits: 600 }, {})).toMatch(
       /^Flagged visitors made 12% of the latest 5,000 of the 12,345 visits \(a sample\) of Nov 18/,
@@ -245,7 +248,7 @@ describe('flaggedShareLine', () => {
           previous: previous.share,
           period: PERIOD,
           previousPeriod: PREVIOUS,
-          timeZone: 'UTC',
+          apiZone: 'UTC',
         })!;
         const stated = [...text.matchAll(/(an unknown share|[<>]?\d+%|\d+–\d+%) of the/g)].map((m) => m[1]!);
         expect(stated).toHaveLength(2);
@@ -285,7 +288,7 @@ describe('flaggedShareLine', () => {
           previous,
           period: PERIOD,
           previousPeriod: PREVIOUS,
-          timeZone: 'UTC',
+          apiZone: 'UTC',
         })!;
         const shares = [...text.matchAll(/([<>]?)(\d+)% of the/g)].map((m) => Number(m[2]));
         expect(shares).toHaveLength(2);

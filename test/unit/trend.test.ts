@@ -21,6 +21,8 @@ import { trendChart } from '../../src/platform/slack/kit/charts.js';
 import { validateBlocks, validateMessage } from '../../src/slack-rules/validate.js';
 import { mrkdwnOf } from '../support/sandbox.js';
 
+/** A reader in Berlin, an API that counts its days in UTC. */
+const ZONES = { timeZone: 'Europe/Berlin', apiZone: 'UTC' };
 const NOW = new Date('2026-11-20T15:00:00Z');
 const range = (text: string) => {
   const r = resolveRange(text, 'Europe/Berlin', NOW);
@@ -239,6 +241,7 @@ describe('trend messages stay within what Slack accepts', () => {
         trend,
         share,
         timeZone: 'Europe/Berlin',
+        apiZone: 'UTC',
         demo: false,
         ephemeral: true,
         ref: 't|v|q1.x',
@@ -259,12 +262,13 @@ describe('trend messages stay within what Slack accepts', () => {
   it('a chart with a seventh series or a 21-character category is refused by the validator', () => {
     const plan = planTrend(range('last7d'));
     const chart = trendChart(
-      'Visits per day',
       'visits',
-      plan.buckets,
-      summarize([1, 2, 3, 4, 5, 6, 7], plan.buckets),
-      summarize([1, 1, 1, 1, 1, 1, 1], plan.buckets),
-      'day',
+      {
+        plan,
+        current: summarize([1, 2, 3, 4, 5, 6, 7], plan.buckets),
+        previous: summarize([1, 1, 1, 1, 1, 1, 1], plan.previous),
+      },
+      { timeZone: 'Europe/Berlin', apiZone: 'UTC' },
     );
     expect(validateBlocks([chart] as never, 'message')).toEqual({ ok: true });
     const seven = {
@@ -314,11 +318,19 @@ describe('hours and days that have not happened are not drawn (issue 27)', () =>
     const begun = begunCount(plan.buckets, now, 'Europe/Berlin');
     expect(begun).toBe(22);
     const values = (n: number) => ({ values: Array.from({ length: 24 }, () => n), total: 24 * n });
-    const chart = trendChart('t', 'visits', plan.buckets, values(5) as never, values(4) as never, plan.grain, begun);
+    const chart = trendChart(
+      'visits',
+      { plan, current: values(5) as never, previous: values(4) as never, begun },
+      { timeZone: 'Europe/Berlin', apiZone: 'UTC' },
+    );
     const axis = chart.chart.type === 'pie' ? undefined : chart.chart.axis_config;
     expect(axis?.categories).toHaveLength(22);
     expect(axis?.categories.at(-1)).toBe('21:00');
     if (chart.chart.type !== 'pie') for (const s of chart.chart.series) expect(s.data).toHaveLength(22);
+    // Each series says which period it is, and the title the zone of its hours (issue 34).
+    expect(chart.title).toBe('Visits per hour (Europe/Berlin)');
+    if (chart.chart.type !== 'pie')
+      expect(chart.chart.series.map((s) => s.name)).toEqual(['Nov 24, 2026', 'Nov 23, 2026']);
     // A watch alert's own chart stops there too.
     const { watchAlertMessage } = await import('../../src/features/watches/blocks.js');
     const trend: Trend = {
@@ -335,6 +347,7 @@ describe('hours and days that have not happened are not drawn (issue 27)', () =>
       state: 'breaching',
       text: '9 visits',
       timeZone: 'Europe/Berlin',
+      apiZone: 'UTC',
       now,
       demo: true,
       trend,
@@ -359,13 +372,15 @@ describe('hours and days that have not happened are not drawn (issue 27)', () =>
       current: summarize([now, 0, 0, 0, 0, 0, 0], plan.buckets),
       previous: summarize([before, 0, 0, 0, 0, 0, 0], plan.previous),
     });
-    expect(trendFigures('visits', trend(92, 100))).toMatch(
+    expect(trendFigures('visits', trend(92, 100), ZONES)).toMatch(
       /^\*92 visits\*, ▼ 8% against the previous period, Nov 11 – Nov 17, 2026 \(100\)\./,
     );
-    expect(trendFigures('visits', trend(100, 100))).toMatch(
+    expect(trendFigures('visits', trend(100, 100), ZONES)).toMatch(
       /the same as the previous period, Nov 11 – Nov 17, 2026 \(100\)\./,
     );
-    expect(trendFigures('visits', trend(5, 0))).toMatch(/up from none in the previous period, Nov 11 – Nov 17, 2026\./);
+    expect(trendFigures('visits', trend(5, 0), ZONES)).toMatch(
+      /up from none in the previous period, Nov 11 – Nov 17, 2026\./,
+    );
     // By hour: the day before.
     const hourly = planTrend({ startDate: '2026-11-24', endDate: '2026-11-24', label: 'Today' });
     const day = summarize(
@@ -373,7 +388,21 @@ describe('hours and days that have not happened are not drawn (issue 27)', () =>
       hourly.buckets,
     );
     expect(
-      trendFigures('visits', { plan: hourly, source: 'countries', partial: true, current: day, previous: day }),
+      trendFigures('visits', { plan: hourly, source: 'countries', partial: true, current: day, previous: day }, ZONES),
     ).toMatch(/the same as the previous period, Nov 23, 2026 \(24\)/);
+    // Hours carry their zone: they add up to Berlin's day, not the API's (issue 34).
+    const peaked = summarize(
+      Array.from({ length: 24 }, (_, h) => (h === 10 ? 5 : 1)),
+      hourly.buckets,
+    );
+    expect(
+      trendFigures(
+        'visits',
+        { plan: hourly, source: 'countries', partial: false, current: peaked, previous: day },
+        ZONES,
+      ),
+    ).toBe(
+      '*28 visits* (Europe/Berlin), ▲ 17% against the previous period, Nov 23, 2026 (24). Busiest hour: 10:00 (Europe/Berlin) with 5.',
+    );
   });
 });

@@ -4,6 +4,7 @@ import { REPORTS } from '../../src/kernel/catalog.js';
 import { commandTokens, type Token } from '../../src/kernel/text.js';
 import { parseWatchCommand } from '../../src/features/watches/parse.js';
 import {
+  chartPeriods,
   comparedWith,
   decide,
   describeObservation,
@@ -11,8 +12,10 @@ import {
   HYSTERESIS,
   lastPeriod,
   median,
+  judgedWords,
   observationOf,
   periodBefore,
+  periodLabel,
   spreadOffset,
   SPIKE_MIN,
   SPIKE_RATIO,
@@ -281,6 +284,44 @@ describe('periods', () => {
     expect(lastPeriod('hour', 'Not/AZone', at, api)).toBeUndefined();
   });
 
+  it("names each period's zone: an hour is the watch's zone's, a day the API's (issue 34)", () => {
+    const rule = (every: 'hour' | 'day'): WatchRule => ({
+      metric: 'visits',
+      report: 'visits',
+      filters: [],
+      condition: { kind: 'above', value: 30 },
+      every,
+    });
+    const hour = observationOf(rule('hour'), { date: '2026-11-27', hour: 14 }, 'Europe/Berlin', api, [48]);
+    expect(hour).toMatchObject({ ok: true, label: '14:00–15:00 on Nov 27 (Europe/Berlin)' });
+    expect(describeObservation(rule('hour'), hour as Extract<Observation, { ok: true }>, 'breach')).toBe(
+      '48 visits 14:00–15:00 on Nov 27 (Europe/Berlin), above 30 (back to normal at 27 or less)',
+    );
+    // A daily watch in Berlin judges the API's day: its figure is that day as the API (UTC) counts it.
+    const day = observationOf(rule('day'), { date: '2026-11-27' }, 'Europe/Berlin', api, [1440]);
+    expect(day).toMatchObject({ ok: true, label: 'on Nov 27 (in UTC, as the analytics API counts days)' });
+    expect(periodLabel({ date: '2026-11-27' }, { timeZone: 'Asia/Tokyo', apiZone: 'America/New_York' })).toBe(
+      'on Nov 27 (in America/New_York, as the analytics API counts days)',
+    );
+    expect(judgedWords('hour', { timeZone: 'Europe/Berlin', apiZone: 'UTC' })).toBe(
+      'the last complete hour (Europe/Berlin)',
+    );
+    expect(judgedWords('day', { timeZone: 'Europe/Berlin', apiZone: 'UTC' })).toBe(
+      'the last complete day (in UTC, as the analytics API counts days)',
+    );
+  });
+
+  it("an alert's chart shows the periods up to the one judged, none after it (issue 34)", () => {
+    expect(chartPeriods({ date: '2026-11-27', hour: 14 })).toEqual({
+      range: { startDate: '2026-11-27', endDate: '2026-11-27', label: 'Nov 27, 2026' },
+      shown: 15,
+    });
+    expect(chartPeriods({ date: '2026-11-27' })).toEqual({
+      range: { startDate: '2026-11-21', endDate: '2026-11-27', label: 'Nov 21 – Nov 27, 2026' },
+      shown: 7,
+    });
+  });
+
   it('hours are real hours: the hour before is the one before in time across a clock change, and a skipped hour is never a period', () => {
     const berlin = 'Europe/Berlin';
     expect(periodBefore({ date: '2026-03-29', hour: 3 }, berlin)).toEqual({ date: '2026-03-29', hour: 1 });
@@ -312,7 +353,7 @@ describe('periods', () => {
     expect(above).toMatchObject({
       ok: true,
       value: 60,
-      label: '02:00–03:00 on Oct 25 (120 in its 120 minutes, as the clocks went back: counted per 60)',
+      label: '02:00–03:00 on Oct 25 (Europe/Berlin; 120 in its 120 minutes, as the clocks went back: counted per 60)',
     });
     // Lord Howe's 02:00 of Oct 4 lasts 30 minutes: 30 visits are 60 an hour.
     expect(
@@ -332,7 +373,7 @@ describe('periods', () => {
     expect(skipped).toEqual({
       ok: false,
       error:
-        'There was no 02:00–03:00 on Mar 29 (the clocks skipped it): nothing to compare 02:00–03:00 on Apr 5 with.',
+        'There was no 02:00–03:00 on Mar 29 (Europe/Berlin; the clocks skipped it): nothing to compare 02:00–03:00 on Apr 5 (Europe/Berlin) with.',
     });
     expect(decide(lastWeek.condition, 'ok', skipped)).toBe('unknown');
   });
@@ -442,5 +483,46 @@ describe('parseWatchCommand', () => {
       id: 4,
       rule: { condition: { kind: 'above', value: 9 } },
     });
+  });
+});
+
+describe('the watch list (issue 34)', () => {
+  it("says when each watch was checked in its own zone, after the hour it judged had ended, whatever the list's zone", async () => {
+    const { watchListMessage } = await import('../../src/features/watches/blocks.js');
+    const rule = (every: 'hour' | 'day'): WatchRule => ({
+      metric: 'visits',
+      report: 'visits',
+      filters: [],
+      condition: { kind: 'above', value: 30 },
+      every,
+    });
+    const item = (id: number, every: 'hour' | 'day', timeZone: string, lastText: string) => ({
+      id,
+      rule: rule(every),
+      channelId: 'C1',
+      ownerId: 'U1',
+      paused: false,
+      state: 'breaching' as const,
+      lastOutcome: 'breach',
+      lastText,
+      lastEvaluatedAt: new Date('2026-11-27T14:10:00Z'),
+      timeZone,
+      canManage: false,
+    });
+    const message = watchListMessage(
+      [
+        item(1, 'hour', 'Europe/Berlin', '48 visits 14:00–15:00 on Nov 27 (Europe/Berlin), above 30'),
+        item(2, 'day', 'Asia/Tokyo', '1,440 visits on Nov 26 (in UTC, as the analytics API counts days), above 30'),
+      ],
+      { now: new Date('2026-11-27T14:10:00Z'), heading: 'this channel' },
+    );
+    const [berlin, tokyo] = JSON.stringify(message.blocks)
+      .split('*#')
+      .slice(1)
+      .map((t) => t.split('"}')[0]!);
+    expect(berlin).toContain(
+      ':rotating_light: breaching: 48 visits 14:00–15:00 on Nov 27 (Europe/Berlin), above 30 · checked Nov 27, 15:10 (Europe/Berlin), after that hour ended',
+    );
+    expect(tokyo).toContain('· checked Nov 27, 23:10 (Asia/Tokyo), after that day ended at the API');
   });
 });

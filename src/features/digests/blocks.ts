@@ -1,7 +1,7 @@
 import type { Button, KnownBlock } from '@slack/types';
-import type { ReportDef } from '../../kernel/catalog.js';
+import type { Column, ReportDef } from '../../kernel/catalog.js';
 import type { FilterGroup } from '../../kernel/filters.js';
-import type { DateRange } from '../../kernel/dates.js';
+import { apiDaysWords, type DateRange, type Zones } from '../../kernel/dates.js';
 import { formatCount, formatDelta, formatDuration, MISSING, counted, nounFor } from '../../kernel/format.js';
 import { escapeMrkdwn, fallbackText, mrkdwnCode } from '../../platform/slack/kit/escape.js';
 import { capBlocks, clip, LIMITS, mrkdwn, plainText } from '../../platform/slack/kit/limits.js';
@@ -57,8 +57,10 @@ export interface DigestView {
   title: string;
   period: DateRange;
   previous: DateRange;
-  /** The zone the period's days are in. */
+  /** The reader's zone: the period was resolved in it, visits' times and a day's hours are shown in it. */
   timeZone: string;
+  /** The zone the API counts its days in: the totals', rows' and days' figures are its days. */
+  apiZone: string;
   filters: FilterGroup[];
   totals?: DigestTotals;
   totalsError?: string;
@@ -73,6 +75,12 @@ export interface DigestView {
 }
 
 const NAME_MAX = 60;
+
+/** The column a digest names a report's rows by: what a row filters on, else its first column. */
+export function nameColumn(def: ReportDef): Column {
+  const field = def.rowFilter?.rowField ?? def.columns[0]!.field;
+  return def.columns.find((c) => c.field === field) ?? { field, label: field, format: 'text' };
+}
 
 function line(l: DigestLine, i: number): string {
   const name = escapeMrkdwn(clip(l.name || MISSING, NAME_MAX));
@@ -134,17 +142,9 @@ function moversSection(view: DigestView, moved: DigestMovers): KnownBlock {
 }
 
 /** One chart (Slack allows two a message), with its figures in words beneath. */
-function trendBlocks(trend: Trend): MessageBlock[] {
-  const chart: ChartBlock = trendChart(
-    `Visits per ${trend.plan.grain}`,
-    'visits',
-    trend.plan.buckets,
-    trend.current,
-    trend.previous,
-    trend.plan.grain,
-    trend.begun,
-  );
-  return [chart, { type: 'context', elements: [mrkdwn(trendFigures('visits', trend))] }];
+function trendBlocks(trend: Trend, zones: Zones): MessageBlock[] {
+  const chart: ChartBlock = trendChart('visits', trend, zones);
+  return [chart, { type: 'context', elements: [mrkdwn(trendFigures('visits', trend, zones))] }];
 }
 
 /** What could not be loaded, once more beside a warning-coloured bar (each part also says so in place). */
@@ -159,7 +159,11 @@ function failures(view: DigestView): SlackMessage['attachments'] {
 export function digestMessage(view: DigestView): SlackMessage {
   const filters = describeFilters(view.filters);
   const context = [
-    `${escapeMrkdwn(view.period.label)} · change against ${escapeMrkdwn(view.previous.label)} · days in ${escapeMrkdwn(view.timeZone)}`,
+    `${escapeMrkdwn(view.period.label)} · change against ${escapeMrkdwn(view.previous.label)} · ${escapeMrkdwn(apiDaysWords(view.apiZone))}`,
+    // Visits are listed by their times, which are the reader's.
+    ...(view.sections.some((s) => nameColumn(s.def).format === 'datetime')
+      ? [`times in ${escapeMrkdwn(view.timeZone)}`]
+      : []),
     ...(filters ? [`filters: ${filters}`] : []),
     `digest #${view.id}`,
     ...(view.demo ? ['_demo data_'] : []),
@@ -169,7 +173,7 @@ export function digestMessage(view: DigestView): SlackMessage {
     { type: 'header', text: plainText(clip(view.title, LIMITS.headerText), LIMITS.headerText) },
     { type: 'context', elements: [mrkdwn(context)] },
     totalsSection(view),
-    ...(view.trend ? trendBlocks(view.trend) : []),
+    ...(view.trend ? trendBlocks(view.trend, { timeZone: view.timeZone, apiZone: view.apiZone }) : []),
     ...(view.movers ? [moversSection(view, view.movers)] : []),
     { type: 'divider' },
     ...view.sections.map(section),

@@ -5,7 +5,7 @@ import type { Trend } from '../../kernel/trend.js';
 import type { TrendService } from '../trends/index.js';
 import { ApiError } from '../../platform/api/errors.js';
 import { REPORTS, type ReportId, type ReportRow } from '../../kernel/catalog.js';
-import { dayStart, formatSpan, previousPeriod, shiftDate, type DateRange } from '../../kernel/dates.js';
+import { apiDaysWords, dayStart, formatSpan, previousPeriod, shiftDate, type DateRange } from '../../kernel/dates.js';
 import { formatDateTime, formatField, counted, formatCount } from '../../kernel/format.js';
 import {
   acrossReports,
@@ -22,6 +22,7 @@ import type { SlackMessage } from '../../platform/slack/kit/messages.js';
 import type { FlaggedSeen, FlaggedVisitors } from '../alerts/index.js';
 import {
   digestMessage,
+  nameColumn,
   type DigestLine,
   type DigestMovers,
   type DigestSection,
@@ -73,7 +74,7 @@ export async function gatherDigest(
   fetcher: SharedFetcher,
   spec: DigestSpec,
   now: Date,
-  options: { title: string; demo: boolean; preview: boolean },
+  options: { title: string; demo: boolean; preview: boolean; apiZone: string },
 ): Promise<DigestView> {
   const period = digestRange(spec.period, spec.timeZone, now);
   const previous = previousPeriod(period);
@@ -98,7 +99,7 @@ export async function gatherDigest(
   const sections = spec.reports.map(async (id): Promise<DigestSection> => {
     const def = REPORTS[id];
     try {
-      const nameField = def.rowFilter?.rowField ?? def.columns[0]!.field;
+      const { field: nameField, format: nameFormat } = nameColumn(def);
       const durationField = def.columns.find((c) => c.format === 'duration')?.field;
       const depth = def.countField ? Math.max(spec.topN, COMPARE_DEPTH) : spec.topN;
       const [rows, earlier] = await Promise.all([
@@ -110,7 +111,6 @@ export async function gatherDigest(
       // two cities may share a name (Paris, Île-de-France, FR and Paris, Texas, US), never a label.
       const keyOf = (row: ReportRow) => `${rowName(row, nameField)}\u0000${rowName(row, 'label')}`;
       const before = new Map(earlier.map((r) => [keyOf(r), r]));
-      const nameFormat = def.columns.find((c) => c.field === nameField)?.format ?? 'text';
       const nameOf = (row: ReportRow) => formatField(fieldOf(row, nameField), nameFormat, spec.timeZone, now, 200);
       const entries = (list: readonly ReportRow[]): Entry[] =>
         list.map((row) => ({ label: nameOf(row), visits: num(row, def.countField) ?? 0 }));
@@ -157,6 +157,7 @@ export async function gatherDigest(
     period,
     previous,
     timeZone: spec.timeZone,
+    apiZone: options.apiZone,
     filters: spec.filters,
     totals,
     totalsError,
@@ -198,6 +199,8 @@ export class DigestContent {
     private readonly deps: {
       trends?: TrendService;
       flagged: Pick<FlaggedVisitors, 'seen' | 'judged'>;
+      /** The zone the API counts its days in (ANALYTICS_API_TIMEZONE): a digest's figures are its days. */
+      apiZone: string;
       demo: boolean;
       log?: Logger;
     },
@@ -215,7 +218,12 @@ export class DigestContent {
       period: periodOf(digest.period),
       timeZone: digest.timeZone,
     };
-    const view = await gatherDigest(tenant.fetcher, spec, at, { title, demo: this.deps.demo, preview });
+    const view = await gatherDigest(tenant.fetcher, spec, at, {
+      title,
+      demo: this.deps.demo,
+      preview,
+      apiZone: this.deps.apiZone,
+    });
     const [security, trend] = await Promise.all([
       this.securityLine(tenant, view, digest.filters, at),
       this.trend(tenant, view, digest.filters),
@@ -241,9 +249,10 @@ export class DigestContent {
   }
 
   /**
-   * The security line of a period in its zone, once threat alerts are on anywhere: the
-   * share of its visits from flagged visitors against the previous period's, once the threat
-   * scan has judged some of its visitors; else what the scan can say of the period.
+   * The security line of a period, once threat alerts are on anywhere: the share of its
+   * visits from flagged visitors against the previous period's, once the threat scan has
+   * judged some of its visitors; else what the scan can say of the period. The period is the
+   * API's days, as the digest's figures are (its times are said in the reader's zone).
    */
   private async securityLine(
     tenant: DigestTenant,
@@ -251,8 +260,8 @@ export class DigestContent {
     filters: Digest['filters'],
     now: Date,
   ): Promise<string | undefined> {
-    const from = dayStart(view.period.startDate, view.timeZone);
-    const to = dayStart(shiftDate(view.period.endDate, 1), view.timeZone);
+    const from = dayStart(view.period.startDate, view.apiZone);
+    const to = dayStart(shiftDate(view.period.endDate, 1), view.apiZone);
     if (from === undefined || to === undefined) return undefined;
     const seen = await this.deps.flagged.seen(tenant, new Date(from), new Date(Math.min(to, now.getTime())));
     if (!seen) return undefined;
@@ -288,7 +297,7 @@ export class DigestContent {
       previous: periodShare(previous, judged, cap, view.totals?.previousVisits),
       period: view.period,
       previousPeriod: view.previous,
-      timeZone: view.timeZone,
+      apiZone: view.apiZone,
     });
   }
 }
@@ -372,7 +381,8 @@ function pointsChange(now: PeriodShare, before: PeriodShare): string {
 
 /**
  * The digest's flagged share in words, plain (not yet escaped): "Flagged visitors made 12%
- * of the 4,210 visits of Nov 18 – Nov 24, 2026 (days in Europe/Berlin), +7 points against
+ * of the 4,210 visits of Nov 18 – Nov 24, 2026 (days in UTC, as the analytics API counts
+ * them), +7 points against
  * the previous period (Nov 11 – Nov 17, 2026: 5% of the 3,980 visits)." Each share is of the
  * visits it names, as far as the threat scan's judgements tell it (kernel/flagged-share.ts):
  * one figure where every visit was judged, its bounds where half or more were, unknown
@@ -384,12 +394,13 @@ export function flaggedShareLine(input: {
   previous: PeriodShare;
   period: DateRange;
   previousPeriod: DateRange;
-  timeZone: string;
+  /** The zone the API counts its days in. */
+  apiZone: string;
 }): string | undefined {
   const { current, previous } = input;
   if (current.visits === 0 || current.judgedVisits === 0) return undefined;
   const span = (r: DateRange) => formatSpan(r.startDate, r.endDate);
-  const head = `Flagged visitors made ${shareOfVisits(current)} of ${span(input.period)} (days in ${input.timeZone}${judging(current)})`;
+  const head = `Flagged visitors made ${shareOfVisits(current)} of ${span(input.period)} (${apiDaysWords(input.apiZone)}${judging(current)})`;
   const before = `the previous period (${span(input.previousPeriod)}`;
   if (previous.visits === 0) return `${head}; ${before}) had no visits.`;
   if (previous.judgedVisits === 0)

@@ -32,6 +32,7 @@ export const digests: LookoutFeature<'digests', 'trends' | 'alerts', { digests: 
     const content = new DigestContent({
       trends,
       flagged: alerts.service,
+      apiZone: settings.apiDays.timeZone,
       demo: settings.demo,
       log,
     });

@@ -10,7 +10,7 @@ import type {
 import { sortFields, type Column, type ReportDef, type ReportRow } from '../../kernel/catalog.js';
 import { likelyFilterFix } from '../../kernel/filters.js';
 import { z } from 'zod';
-import type { DateRange } from '../../kernel/dates.js';
+import { apiDaysWords, type DateRange } from '../../kernel/dates.js';
 import { normalizeRange, RANGE_MENU, rangeLabel } from '../../kernel/when.js';
 import { code, USER_ID } from '../../kernel/text.js';
 import { bar, formatCount, formatField } from '../../kernel/format.js';
@@ -48,7 +48,10 @@ export interface ReportView {
   range: DateRange;
   rows: readonly ReportRow[];
   refs: ReportRefs;
+  /** The reader's zone: the range was resolved in it, and times are shown in it. */
   timeZone: string;
+  /** The zone the API counts its days in: the rows are of its days. */
+  apiZone: string;
   now: Date;
   demo: boolean;
   /** Ephemeral answers get "Post to channel". */
@@ -57,7 +60,7 @@ export interface ReportView {
   sharedBy?: string;
   /** The visitor card it was opened from: a way back to it. */
   back?: string;
-  /** The largest count across every page (the top row), so a bar is the same length on any page; else this page's. */
+  /** The largest count across every page (the row with the most), so a bar is the same length on any page and under any sort; else this page's. */
   barMax?: number;
   /** Sorted by an average: the rule that chose the rows ranked, said under the table. */
   ranking?: RankingRule;
@@ -126,12 +129,17 @@ function contextLine(view: ReportView, headless: boolean): string {
   ];
   const filters = describeFilters(query.filters);
   if (filters) parts.push(`filters: ${filters}`);
-  parts.push(
-    `${def.columns.some((c) => c.format === 'datetime') ? 'days and times' : 'days'} in ${escapeMrkdwn(view.timeZone)}`,
-  );
+  parts.push(escapeMrkdwn(apiDaysWords(view.apiZone)));
+  if (def.columns.some((c) => c.format === 'datetime')) parts.push(`times in ${escapeMrkdwn(view.timeZone)}`);
   if (view.demo) parts.push('_demo data_');
   if (view.sharedBy && USER_ID.test(view.sharedBy)) parts.push(`shared by <@${view.sharedBy}>`);
-  if (headless) parts.push(`columns: ${def.columns.map((c) => c.label).join(', ')}`);
+  if (headless) {
+    const columns = [
+      ...def.columns.map((c) => c.label),
+      ...(barScale(def, rows, view.barMax) > 0 ? [barHeading(def)] : []),
+    ];
+    parts.push(`columns: ${columns.join(', ')}`);
+  }
   return parts.join(' · ');
 }
 
@@ -145,6 +153,22 @@ function sortLabel(def: ReportDef, query: ReportQuery): string {
 
 function cellText(row: ReportRow, column: Column, timeZone: string, now: Date): string {
   return formatField(fieldOf(row, column.field), column.format, timeZone, now, CELL_MAX);
+}
+
+/**
+ * The bar column's heading, for a report with counts: each row's count against the most any
+ * row of the report has, whatever the sort ("vs most visits"), so it is never "the top row"
+ * when the top row is another sort's.
+ */
+function barHeading(def: ReportDef): string {
+  const count = def.columns.find((c) => c.field === def.countField);
+  return `vs most ${(count?.label ?? 'visits').toLowerCase()}`;
+}
+
+/** The count a full bar stands for (0: the report has no bars): the report's most, or this page's. */
+function barScale(def: ReportDef, rows: readonly ReportRow[], barMax: number | undefined): number {
+  if (!def.countField) return 0;
+  return Math.max(0, barMax ?? 0, ...rows.map((r) => Number(fieldOf(r, def.countField!)) || 0));
 }
 
 /** Numbers sort by value in the client; the text keeps Lookout's formatting. */
@@ -166,9 +190,9 @@ function reportTable(
   barMax?: number,
 ): DataTableBlock | TableBlock {
   const counts = def.countField ? rows.map((r) => Number(fieldOf(r, def.countField!)) || 0) : [];
-  const max = Math.max(0, barMax ?? 0, ...counts);
-  const withBar = def.countField !== undefined && max > 0;
-  const header = [...def.columns.map((c) => cell(c.label)), ...(withBar ? [cell('vs top row')] : [])];
+  const max = barScale(def, rows, barMax);
+  const withBar = max > 0;
+  const header = [...def.columns.map((c) => cell(c.label)), ...(withBar ? [cell(barHeading(def))] : [])];
   const page = rows.slice(0, LIMITS.dataTableRows);
   const texts = page.map((row) => def.columns.map((c) => cellText(row, c, timeZone, now)));
   const bars = page.map((_, i) => bar(counts[i], max, 10).trimEnd() || '▏');

@@ -177,6 +177,7 @@ export class ReportService {
       range,
       rows,
       timeZone,
+      apiZone: this.deps.apiDays.timeZone,
       now,
       demo: this.deps.demo,
       ephemeral: where.ephemeral,

@@ -2,7 +2,7 @@ import type { ActionsBlock, Button } from '@slack/types';
 import type { ReportDef } from '../../kernel/catalog.js';
 import { REPORTS } from '../../kernel/catalog.js';
 import { formatCount, shortUrl } from '../../kernel/format.js';
-import { BACK_TO_CARD_ACTION, metricLabel, type Trend, type TrendSpec } from '../../kernel/trend.js';
+import { BACK_TO_CARD_ACTION, bucketsWords, metricLabel, type Trend, type TrendSpec } from '../../kernel/trend.js';
 import { USER_ID } from '../../kernel/text.js';
 import { escapeMrkdwn, fallbackText } from '../../platform/slack/kit/escape.js';
 import { describeFilters } from '../../platform/slack/kit/filters.js';
@@ -28,6 +28,8 @@ export interface TrendView {
   trend: Trend;
   share?: Share;
   timeZone: string;
+  /** The zone the API counts its days in: a day's or week's figures are its days. */
+  apiZone: string;
   demo: boolean;
   ephemeral: boolean;
   sharedBy?: string;
@@ -86,11 +88,12 @@ export function trendMessage(view: TrendView): SlackMessage {
   const context = [per, 'against the previous period'];
   const filters = describeFilters(spec.filters);
   if (filters) context.push(`filters: ${filters}`);
-  context.push(`${trend.plan.grain === 'hour' ? 'hours' : 'days'} in ${escapeMrkdwn(view.timeZone)}`);
+  const zones = { timeZone: view.timeZone, apiZone: view.apiZone };
+  context.push(escapeMrkdwn(bucketsWords(trend.plan.grain, zones)));
   if (view.demo) context.push('_demo data_');
   if (view.sharedBy && USER_ID.test(view.sharedBy)) context.push(`shared by <@${view.sharedBy}>`);
 
-  const figures = trendFigures(spec.metric, trend);
+  const figures = trendFigures(spec.metric, trend, zones);
   const blocks: MessageBlock[] = [
     {
       type: 'header',
@@ -101,7 +104,7 @@ export function trendMessage(view: TrendView): SlackMessage {
     },
     { type: 'context', elements: [mrkdwn(context.join(' · '))] },
     { type: 'section', text: mrkdwn(figures) },
-    trendChart(per, spec.metric, trend.plan.buckets, trend.current, trend.previous, trend.plan.grain, trend.begun),
+    trendChart(spec.metric, trend, zones),
   ];
   // A pie of one slice says nothing the figures do not: it needs two at least.
   if (view.share && view.share.top.length + (view.share.rest > 0 ? 1 : 0) >= 2) {

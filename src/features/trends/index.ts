@@ -24,7 +24,6 @@ export const trends: LookoutFeature<'trends', 'reports', { trends: TrendRepo }> 
       ...answering(ctx),
       repo: repos.trends,
       refs: reports.refs,
-      apiDays: ctx.settings.apiDays,
       maxFetch: ctx.settings.limits.trendMaxFetch,
       log: logOf(ctx, 'trends'),
       observe: (source, n) => n > 0 && metrics.trendPeriods.inc({ source }, n),

@@ -83,8 +83,6 @@ export type TrendTenant = TrendSource & Pick<Tenant, 'team'>;
 export interface TrendServiceDeps extends Answering {
   repo: TrendRepo;
   refs: Refs;
-  /** The zone of the API's dates and the settling margin: when a period is final there. */
-  apiDays: ApiDays;
   /** Requests a first fill makes at once. */
   concurrency?: number;
   /** Told how many periods came from the store, from the API, or met a store error (for /metrics). */
@@ -487,6 +485,7 @@ export class TrendService {
         trend,
         ...(share ? { share } : {}),
         timeZone,
+        apiZone: this.deps.apiDays.timeZone,
         demo: this.deps.demo,
         ephemeral: where.ephemeral,
         ...(where.sharedBy ? { sharedBy: where.sharedBy } : {}),

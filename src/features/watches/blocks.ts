@@ -37,10 +37,13 @@ export interface WatchAlertView {
   acknowledgedBy?: string;
   acknowledgedAt?: Date;
   mutedUntil?: Date;
+  /** The watch's zone: its hours, and the times the alert shows. */
   timeZone: string;
+  /** The zone the API counts its days in: a day's figures are its days. */
+  apiZone: string;
   now: Date;
   demo: boolean;
-  /** A small chart of the recent periods, where it could be built. */
+  /** A small chart of the periods up to the one judged, where it could be built. */
   trend?: Trend;
   /** The period the figure (`text`) is of: an explanation is shown only beside its own period's figure. */
   lastPeriod?: string;
@@ -111,20 +114,13 @@ export function watchAlertMessage(alert: WatchAlertView): SlackMessage {
     ...(view.explanation ? [{ type: 'section' as const, text: mrkdwn(view.explanation.text) }] : []),
     { type: 'context', elements: [mrkdwn(context.join(' · '))] },
   ];
-  if (view.trend) {
-    const t = view.trend;
+  if (view.trend)
     blocks.push(
-      trendChart(
-        `Recent ${t.plan.grain === 'hour' ? 'hours' : 'days'}`,
-        view.rule.metric === 'unique' ? 'unique' : 'visits',
-        t.plan.buckets,
-        t.current,
-        t.previous,
-        t.plan.grain,
-        t.begun,
-      ),
+      trendChart(view.rule.metric === 'unique' ? 'unique' : 'visits', view.trend, {
+        timeZone: view.timeZone,
+        apiZone: view.apiZone,
+      }),
     );
-  }
   if (status.length > 0) blocks.push({ type: 'context', elements: [mrkdwn(status.join(' · '))] });
   const value = String(view.id);
   const buttons: Button[] = [];
@@ -211,14 +207,19 @@ export interface WatchListItem {
   lastText?: string;
   lastError?: string;
   lastEvaluatedAt?: Date;
+  /** The watch's zone: its hours, and when it was checked. */
+  timeZone: string;
   canManage: boolean;
 }
 
+/** When a watch was last checked, in its zone, and that what it judged was over: "Nov 27, 15:10 (Europe/Berlin), after that hour ended". */
+function checkedWords(at: Date, every: WatchRule['every'], timeZone: string, now: Date): string {
+  const ended = every === 'hour' ? 'after that hour ended' : 'after that day ended at the API';
+  return `${formatDateTimeIn(at.toISOString(), timeZone, now)}, ${ended}`;
+}
+
 /** The list: each watch's rule, where it posts, its state and last result in words, and its buttons. */
-export function watchListMessage(
-  items: readonly WatchListItem[],
-  view: { timeZone: string; now: Date; heading: string },
-): SlackMessage {
+export function watchListMessage(items: readonly WatchListItem[], view: { now: Date; heading: string }): SlackMessage {
   if (items.length === 0) {
     return {
       text: 'No watches here.',
@@ -242,7 +243,7 @@ export function watchListMessage(
             ? `:white_check_mark: ok: ${escapeMrkdwn(w.lastText)}`
             : ':hourglass: not evaluated yet';
     const checked = w.lastEvaluatedAt
-      ? ` · checked ${escapeMrkdwn(formatDateTimeIn(w.lastEvaluatedAt.toISOString(), view.timeZone, view.now))}`
+      ? ` · checked ${escapeMrkdwn(checkedWords(w.lastEvaluatedAt, w.rule.every, w.timeZone, view.now))}`
       : '';
     const muted = w.mutedUntil && w.mutedUntil > view.now ? ' · :mute: muted' : '';
     const text = `*#${w.id}* ${escapeMrkdwn(watchTitle(w.rule))} · every ${w.rule.every} · <#${w.channelId}> · owner <@${w.ownerId}>\n${state}${checked}${muted}`;

@@ -14,7 +14,6 @@ import { mrkdwn } from '../../platform/slack/kit/limits.js';
 import type { Logger } from '../../platform/log.js';
 import type { Db, Queryable } from '../../platform/store/db.js';
 import { TenantError, type Tenant } from '../../platform/tenancy/tenants.js';
-import { resolveRange } from '../../kernel/when.js';
 import type { ApiDays, Trend } from '../../kernel/trend.js';
 import type { TrendService } from '../trends/index.js';
 import { watchAlertMessage, watchReply } from './blocks.js';
@@ -23,6 +22,7 @@ import type { Explanation } from './explain.js';
 import type { WatchExplainer } from './explainer.js';
 import type { Changed } from '../../platform/changes.js';
 import {
+  chartPeriods,
   decide,
   describeObservation,
   lastPeriod,
@@ -172,7 +172,9 @@ export class WatchEvaluator {
     const muted = claimed.mutedUntil !== undefined && claimed.mutedUntil > now;
     const state = kind === 'breach' || kind === 'update' ? 'breaching' : kind === 'recover' ? 'ok' : claimed.state;
     const trend =
-      !muted && (kind === 'breach' || kind === 'update' || kind === 'recover') ? await this.chart(claimed) : undefined;
+      !muted && (kind === 'breach' || kind === 'update' || kind === 'recover')
+        ? await this.chart(claimed, period)
+        : undefined;
     if (kind === 'unknown')
       log.warn({ watch: watch.id, period: period.key, error: text }, 'watch evaluated to unknown: nothing decided');
 
@@ -185,6 +187,7 @@ export class WatchEvaluator {
         ...(observation.ok ? { value: observation.value } : { error: observation.error }),
         text,
         state,
+        at: now,
         ...(kind === 'breach' ? { breach: { at: now } } : {}),
       });
       if (!after) return undefined;
@@ -237,6 +240,7 @@ export class WatchEvaluator {
       ...watch,
       text,
       timeZone: watch.timeZone,
+      apiZone: this.options.apiDays.timeZone,
       now,
       demo: this.options.demo,
       ...(trend ? { trend } : {}),
@@ -314,6 +318,7 @@ export class WatchEvaluator {
         const message = watchAlertMessage({
           ...fresh,
           text: fresh.lastText ?? '',
+          apiZone: this.options.apiDays.timeZone,
           now,
           demo: this.options.demo,
           ...(trend ? { trend } : {}),
@@ -336,20 +341,20 @@ export class WatchEvaluator {
     void work.finally(() => this.explaining.delete(work));
   }
 
-  /** The recent periods of the watched figure, for the alert's chart. */
-  private async chart(watch: Watch): Promise<Trend | undefined> {
+  /** The watched figure up to the period judged, for the alert's chart: complete periods only. */
+  private async chart(watch: Watch, period: WatchPeriod): Promise<Trend | undefined> {
     if (!this.options.trends || watch.rule.metric === 'bots') return undefined;
-    const range = resolveRange(watch.rule.every === 'hour' ? 'today' : 'last7d', watch.timeZone, this.options.now());
-    if (!range.ok) return undefined;
+    const { range, shown } = chartPeriods(period);
     try {
       const source = await this.options.tenants.of(watch.teamId);
-      return await this.options.trends.series(source, {
+      const trend = await this.options.trends.series(source, {
         report: watch.rule.report,
         filters: watch.rule.filters,
         metric: watch.rule.metric,
-        range: range.range,
+        range,
         timeZone: watch.timeZone,
       });
+      return { ...trend, begun: Math.min(trend.begun ?? shown, shown), partial: false };
     } catch (error) {
       this.options.log.warn({ watch: watch.id, err: (error as Error).message }, 'watch chart left out');
       return undefined;

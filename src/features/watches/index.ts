@@ -34,6 +34,7 @@ export const watches: LookoutFeature<'watches', 'reports' | 'trends' | 'alerts' 
       tenantOf: (team) => platform.tenants.of(team),
       now,
       defaultTimezone: settings.timeZone,
+      apiZone: apiDays.timeZone,
       limits: { perChannel: limits.digestsPerChannel, perUser: limits.digestsPerUser },
       demo,
       changed,

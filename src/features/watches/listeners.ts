@@ -9,7 +9,6 @@ import type { ReportService } from '../reports/index.js';
 import type { FlaggedVisitors } from '../alerts/index.js';
 import type { VisitorCards } from '../visitor/index.js';
 import { flaggedVisitorsMessage, WATCH_ACTIONS } from './blocks.js';
-import { periodLabel } from './plan.js';
 import { parseWatchCommand } from './parse.js';
 import type { WatchService } from './service.js';
 
@@ -133,8 +132,7 @@ function flaggedButton(watches: WatchService, by: ExplainedBy) {
       );
     if (!watch.explanation)
       return tell(problemMessage(`Watch #${id.data}'s latest alert has no explanation yet.`, 'Try again in a minute.'));
-    const [date, hour] = watch.explanation.period.split('T');
-    const label = periodLabel({ date: date!, ...(hour !== undefined ? { hour: Number(hour) } : {}) });
+    const label = watches.periodWords(watch, watch.explanation.period);
     const verdicts = await by.flagged.verdicts(t, watch.explanation.flagged);
     return tell(flaggedVisitorsMessage(watch, label, verdicts));
   };

@@ -5,10 +5,10 @@
  * same question asked by many watches in one evaluation is fetched once.
  */
 import { REPORTS } from '../../kernel/catalog.js';
-import { apiDatesOf, dayStart, hourAt, hourEnd, shiftDate } from '../../kernel/dates.js';
+import { apiDatesOf, dayStart, hourAt, hourEnd, shiftDate, type Zones } from '../../kernel/dates.js';
 import type { FilterGroup } from '../../kernel/filters.js';
 import { fieldOf, type VisitRecord } from '../../kernel/records.js';
-import { dayLabel, type ApiDays, type Bucket } from '../../kernel/trend.js';
+import type { ApiDays } from '../../kernel/trend.js';
 import { ApiError } from '../../platform/api/errors.js';
 import type { Tenant } from '../../platform/tenancy/tenants.js';
 import type { Logger } from '../../platform/log.js';
@@ -128,9 +128,9 @@ export class WatchObserver {
     period: WatchPeriod,
     timeZone: string,
   ): Promise<Observation> {
-    const label = periodLabel(period);
+    const zones = { timeZone, apiZone: this.deps.apiDays.timeZone };
     const { fetcher } = tenant;
-    if (rule.metric === 'bots') return this.bots(tenant, period, timeZone, label);
+    if (rule.metric === 'bots') return this.bots(tenant, period, zones);
     const c = rule.condition;
     if (c.kind === 'new') {
       const def = REPORTS[rule.report];
@@ -148,13 +148,20 @@ export class WatchObserver {
       };
       const [now, before] = await Promise.all([top(period.date), top(shiftDate(period.date, -1))]);
       const entries = now.filter((name) => name && !before.includes(name));
+      // The top rows are the API's day's: an hourly watch reads its day so far.
+      const label = periodLabel({ date: period.date }, zones, period.hour === undefined ? undefined : 'the day so far');
       return { ok: true, value: entries.length, entries, label };
     }
     // The period and what it is compared with, from the trend cache; thrown out as a wait while any is not settled at the API.
     const buckets = [period, ...comparedWith(rule, period, timeZone)].map((p) => periodBucket(p));
     const spec = { report: rule.report, filters: rule.filters, metric: rule.metric, timeZone };
     const { values, unsettled } = await this.deps.trends.values(tenant, spec, buckets, this.deps.log);
-    if (unsettled.length > 0) throw new Unsettled(buckets.filter((b) => unsettled.includes(b.key)));
+    if (unsettled.length > 0)
+      throw new Unsettled(
+        buckets
+          .filter((b) => unsettled.includes(b.key))
+          .map((b) => periodLabel({ date: b.startDate, hour: b.hour }, zones)),
+      );
     if (!rule.who) return observationOf(rule, period, timeZone, this.deps.apiDays, values);
     return this.byWhom(tenant, rule, period, timeZone, values);
   }
@@ -209,9 +216,9 @@ export class WatchObserver {
   }
 
   /** The share of the hour's visits made by visitors the threat scan flagged, among the visits it has judged. */
-  private async bots(tenant: WatchTenant, period: WatchPeriod, timeZone: string, label: string): Promise<Observation> {
-    const judged = await this.judgedVisits(tenant, period, timeZone);
-    if (judged.visits.length === 0) return { ok: true, value: 0, label };
+  private async bots(tenant: WatchTenant, period: WatchPeriod, zones: Zones): Promise<Observation> {
+    const judged = await this.judgedVisits(tenant, period, zones.timeZone);
+    if (judged.visits.length === 0) return { ok: true, value: 0, label: periodLabel(period, zones) };
     if (!judged.scanOn)
       return {
         ok: false,
@@ -223,16 +230,17 @@ export class WatchObserver {
     return {
       ok: true,
       value: (flaggedVisits / judgedVisits) * 100,
-      label: `${label} (${flaggedVisits} of ${judgedVisits} judged visits)`,
+      label: periodLabel(period, zones, `${flaggedVisits} of ${judgedVisits} judged visits`),
     };
   }
 }
 
 /** Figures not to be judged by yet: an empty answer between periods with visits, or one that did not come whole. */
 class Unsettled extends Error {
-  constructor(buckets: Bucket[]) {
+  /** `periods`: each in words, with its zone ("10:00–11:00 on Nov 22 (Europe/Berlin)", "on Nov 22 (in UTC, …)"). */
+  constructor(periods: string[]) {
     super(
-      `The analytics API's figures for ${buckets.map((b) => (b.hour === undefined ? dayLabel(b.startDate) : `${dayLabel(b.startDate)} ${b.label}`)).join(', ')} are not settled yet (an empty or partial answer): they are asked again shortly.`,
+      `The analytics API's figures ${periods.join(', ')} are not settled yet (an empty or partial answer): they are asked again shortly.`,
     );
   }
 }

@@ -5,7 +5,18 @@
  * at its threshold but recovers only once the value is back past a band beyond it.
  */
 import type { ReportId } from '../../kernel/catalog.js';
-import { dayStart, hourAt, hourEnd, hourSpans, shiftDate, WEEKDAYS } from '../../kernel/dates.js';
+import {
+  apiDayWords,
+  dayStart,
+  formatSpan,
+  hourAt,
+  hourEnd,
+  hourSpans,
+  shiftDate,
+  WEEKDAYS,
+  type DateRange,
+  type Zones,
+} from '../../kernel/dates.js';
 import type { FilterGroup } from '../../kernel/filters.js';
 import { counted, formatCount } from '../../kernel/format.js';
 import { dayLabel, finalAt, type ApiDays, type Bucket } from '../../kernel/trend.js';
@@ -159,8 +170,9 @@ function figure(metric: WatchMetric, n: number, who?: WatchWho): string {
 
 /**
  * What was seen, against the rule, in words that agree with the decision: "85 visits on
- * Nov 22, below 100 (back to normal at 110 or more)" for a breach, "120 visits on Nov 22,
- * not below 100" when all is well. Nothing said beside "ok" reads as a breach.
+ * Nov 22 (in UTC, as the analytics API counts days), below 100 (back to normal at 110 or
+ * more)" for a breach, "120 visits on Nov 22 (…), not below 100" when all is well. Nothing
+ * said beside "ok" reads as a breach.
  */
 export function describeObservation(
   rule: WatchRule,
@@ -275,11 +287,33 @@ export function comparedWith(rule: WatchRule, period: Period, timeZone: string):
   return [];
 }
 
-/** "02:00–03:00 on Oct 25", "on Nov 22". */
-export function periodLabel(period: Period): string {
-  if (period.hour === undefined) return `on ${dayLabel(period.date)}`;
+/**
+ * A period with the zone it is in: "02:00–03:00 on Oct 25 (Europe/Berlin)", an hour of the
+ * watch's zone (counted from visits by their time); "on Nov 22 (in UTC, as the analytics API
+ * counts days)", a day, whose figures are the API's day. `note` joins the parenthesis.
+ */
+export function periodLabel(period: Period, zones: Zones, note?: string): string {
+  const more = note ? `; ${note}` : '';
+  if (period.hour === undefined) return `on ${dayLabel(period.date)} (${apiDayWords(zones.apiZone)}${more})`;
   const hh = (h: number) => `${String(h % 24).padStart(2, '0')}:00`;
-  return `${hh(period.hour)}–${hh(period.hour + 1)} on ${dayLabel(period.date)}`;
+  return `${hh(period.hour)}–${hh(period.hour + 1)} on ${dayLabel(period.date)} (${zones.timeZone}${more})`;
+}
+
+/**
+ * The periods an alert's chart shows: the judged hour's day up to that hour, or the 7 days up
+ * to the judged day. Only complete periods: the one still going would be drawn as a fall.
+ */
+export function chartPeriods(period: Period): { range: DateRange; shown: number } {
+  const startDate = period.hour === undefined ? shiftDate(period.date, -6) : period.date;
+  const range = { startDate, endDate: period.date, label: formatSpan(startDate, period.date) };
+  return { range, shown: period.hour === undefined ? 7 : period.hour + 1 };
+}
+
+/** What a watch judges, in words for its confirmation: "the last complete hour (Europe/Berlin)". */
+export function judgedWords(every: WatchEvery, zones: Zones): string {
+  return every === 'hour'
+    ? `the last complete hour (${zones.timeZone})`
+    : `the last complete day (${apiDayWords(zones.apiZone)})`;
 }
 
 /**
@@ -307,10 +341,11 @@ export function observationOf(
   const minutes = periodMinutes(period, timeZone, api);
   const value = perStandard(period, raw) ?? raw;
   const unit = period.hour === undefined ? 'day' : 'hour';
+  const zones = { timeZone, apiZone: api.timeZone };
   const label =
     minutes === standard || minutes === 0
-      ? periodLabel(period)
-      : `${periodLabel(period)} ${lengthNote(raw, minutes, standard)}`;
+      ? periodLabel(period, zones)
+      : periodLabel(period, zones, lengthNote(raw, minutes, standard));
   const c = rule.condition;
   if (c.kind === 'change') {
     const baseline = perStandard(compared[0]!, figures[1] ?? 0);
@@ -318,7 +353,7 @@ export function observationOf(
     if (baseline === undefined)
       return {
         ok: false,
-        error: `There was no ${periodLabel(compared[0]!)} (the clocks skipped it): nothing to compare ${periodLabel(period)} with.`,
+        error: `There was no ${periodLabel(compared[0]!, zones, 'the clocks skipped it')}: nothing to compare ${periodLabel(period, zones)} with.`,
       };
     return { ok: true, value, baseline, label, baselineLabel };
   }
@@ -332,11 +367,11 @@ export function observationOf(
   return { ok: true, value, label };
 }
 
-/** "(120 in its 120 minutes, as the clocks went back: counted per 60)". */
+/** "120 in its 120 minutes, as the clocks went back: counted per 60". */
 function lengthNote(raw: number, minutes: number, standard: number): string {
   const moved = minutes > standard ? 'back' : 'forward';
   const length = standard === 60 ? `${minutes} minutes` : `${minutes / 60} hours`;
-  return `(${formatCount(Math.round(raw))} in its ${length}, as the clocks went ${moved}: counted per ${standard === 60 ? 60 : 24})`;
+  return `${formatCount(Math.round(raw))} in its ${length}, as the clocks went ${moved}: counted per ${standard === 60 ? 60 : 24}`;
 }
 
 /**

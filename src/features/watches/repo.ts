@@ -45,6 +45,8 @@ export interface Evaluation {
   text: string;
   error?: string;
   state: WatchState;
+  /** When it was evaluated, by the app's clock (the list says "checked" at this time). */
+  at: Date;
   /** A new breach: the episode starts now; its alert is delivery `alertDelivery`. */
   breach?: { at: Date };
 }
@@ -198,7 +200,7 @@ export class WatchRepo {
    */
   async record(id: number, owner: string, e: Evaluation): Promise<Watch | undefined> {
     const { rows } = await this.db.query(
-      `UPDATE watches SET last_period = $3, last_outcome = $4, last_value = $5, last_text = $6, last_error = $7, last_evaluated_at = now(),
+      `UPDATE watches SET last_period = $3, last_outcome = $4, last_value = $5, last_text = $6, last_error = $7, last_evaluated_at = $11,
               state = $8,
               episode = CASE WHEN $9::timestamptz IS NOT NULL THEN episode + 1 ELSE episode END,
               breach_since = CASE WHEN $9::timestamptz IS NOT NULL THEN $9::timestamptz WHEN $8 = 'ok' THEN NULL ELSE breach_since END,
@@ -220,6 +222,7 @@ export class WatchRepo {
         e.state,
         e.breach?.at ?? null,
         ALERTING.includes(e.outcome),
+        e.at,
       ],
     );
     return rows[0] && toWatch(rows[0]);

@@ -7,7 +7,7 @@ import { teamOf } from '../../platform/tenancy/team.js';
 import type { Tenant } from '../../platform/tenancy/tenants.js';
 import { infoMessage, problemMessage, type Result, type SlackMessage } from '../../platform/slack/kit/messages.js';
 import { mayIgnoreAutomated, watchAlertMessage, watchListMessage, watchTitle } from './blocks.js';
-import type { WatchRule } from './plan.js';
+import { judgedWords, periodLabel, type WatchRule } from './plan.js';
 import { FOREVER, type Watch, type WatchRepo } from './repo.js';
 
 export interface WatchServiceDeps {
@@ -16,6 +16,8 @@ export interface WatchServiceDeps {
   tenantOf: (team: string) => Promise<Tenant>;
   now: () => Date;
   defaultTimezone: string;
+  /** The zone the API counts its days in: a daily watch's figures are its days. */
+  apiZone: string;
   /** The same limits as digests: so many a channel, so many a person. */
   limits: { perChannel: number; perUser: number };
   demo: boolean;
@@ -144,7 +146,20 @@ export class WatchService {
 
   /** The alert as it stands now (for an in-place update after a button). */
   alertOf(watch: Watch): SlackMessage {
-    return watchAlertMessage({ ...watch, text: watch.lastText ?? '', now: this.deps.now(), demo: this.deps.demo });
+    return watchAlertMessage({
+      ...watch,
+      text: watch.lastText ?? '',
+      apiZone: this.deps.apiZone,
+      now: this.deps.now(),
+      demo: this.deps.demo,
+    });
+  }
+
+  /** A period of a watch (its key: `2026-11-27T14`, `2026-11-22`) in words, with its zone. */
+  periodWords(watch: Watch, key: string): string {
+    const [date, hour] = key.split('T');
+    const period = { date: date!, ...(hour !== undefined ? { hour: Number(hour) } : {}) };
+    return periodLabel(period, { timeZone: watch.timeZone, apiZone: this.deps.apiZone });
   }
 
   async list(tenant: Tenant, user: string, where: { channelId: string } | 'all'): Promise<SlackMessage> {
@@ -152,7 +167,6 @@ export class WatchService {
     return watchListMessage(
       watches.map((w) => ({ ...w, canManage: tenant.access.mayManage(user, w.ownerId) })),
       {
-        timeZone: this.deps.defaultTimezone,
         now: this.deps.now(),
         heading: where === 'all' ? 'all channels' : 'this channel',
       },
@@ -162,7 +176,7 @@ export class WatchService {
   /** A confirmation that says what the watch does and when it is next evaluated. */
   added(watch: Watch, verb: 'added' | 'changed'): SlackMessage {
     return infoMessage([
-      `Watch #${watch.id} ${verb}: ${watchTitle(watch.rule)}, evaluated every ${watch.rule.every} for the last complete ${watch.rule.every} (${watch.timeZone}), posting in `,
+      `Watch #${watch.id} ${verb}: ${watchTitle(watch.rule)}, evaluated every ${watch.rule.every} for ${judgedWords(watch.rule.every, { timeZone: watch.timeZone, apiZone: this.deps.apiZone })}, posting in `,
       { channel: watch.channelId },
       '.',
     ]);

@@ -1,6 +1,6 @@
 /** Charts (Slack's data_visualization block) and the figures they show, in words. */
 import type { Block } from '@slack/types';
-import { formatSpan } from '../../../kernel/dates.js';
+import { compactSpan, formatSpan, type Zones } from '../../../kernel/dates.js';
 import { formatCount, formatDelta } from '../../../kernel/format.js';
 import { neutralize } from '../../../kernel/text.js';
 import {
@@ -8,7 +8,6 @@ import {
   metricLabel,
   type Bucket,
   type Grain,
-  type Series,
   type Trend,
   type TrendMetric,
 } from '../../../kernel/trend.js';
@@ -62,41 +61,58 @@ export function distinctLabels(names: readonly string[]): string[] {
   });
 }
 
-/** This period against the previous one, bucket by bucket, on this period's x-axis. */
+/** "Visits per hour (Europe/Berlin)": hours Lookout counts from visits, in the reader's zone; "Visits per day (UTC, the API's days)". */
+function chartTitle(metric: TrendMetric, grain: Grain, zones: Zones): string {
+  const zone = grain === 'hour' ? zones.timeZone : `${zones.apiZone}, the API's days`;
+  return clip(`${metricLabel(metric)} per ${grain} (${zone})`, LIMITS.chartTitle);
+}
+
+/** A series named by its dates ("Nov 21–27, 2026"), so the previous period says which it is. */
+function seriesName(buckets: readonly Bucket[]): string {
+  return chartLabel(compactSpan(buckets[0]!.startDate, buckets.at(-1)!.endDate));
+}
+
+/**
+ * This period against the previous one, bucket by bucket, on this period's x-axis: its
+ * title names the zone of its buckets, each series its dates. Buckets past `begun` are not
+ * drawn.
+ */
 export function trendChart(
-  title: string,
   metric: TrendMetric,
-  buckets: readonly Bucket[],
-  current: Series,
-  previous: Series,
-  grain: Grain,
-  begun = buckets.length,
+  trend: Pick<Trend, 'plan' | 'current' | 'previous' | 'begun'>,
+  zones: Zones,
 ): ChartBlock {
+  const { plan, current, previous } = trend;
+  const buckets = plan.buckets;
   // Hours and days that have not happened are not drawn (as zeros they would read as a fall).
-  const categories = buckets.slice(0, Math.max(1, begun)).map((b) => chartLabel(b.label));
+  const categories = buckets.slice(0, Math.max(1, trend.begun ?? buckets.length)).map((b) => chartLabel(b.label));
   const points = (values: readonly number[]) => categories.map((c, i) => ({ label: c, value: values[i] ?? 0 }));
   return {
     type: 'data_visualization',
-    title: clip(title, LIMITS.chartTitle),
+    title: chartTitle(metric, plan.grain, zones),
     chart: {
       type: 'line',
       series: [
-        { name: 'This period', data: points(current.values) },
-        { name: 'Previous period', data: points(previous.values) },
+        { name: seriesName(buckets), data: points(current.values) },
+        { name: seriesName(plan.previous), data: points(previous.values) },
       ],
-      axis_config: { categories, x_label: grainLabel(grain), y_label: metricLabel(metric) },
+      axis_config: { categories, x_label: grainLabel(plan.grain), y_label: metricLabel(metric) },
     },
   };
 }
 
-/** The figures a chart shows, in words: for notifications, screen readers and clients without the block. */
-export function trendFigures(metric: TrendMetric, trend: Trend): string {
+/**
+ * The figures a chart shows, in words: for notifications, screen readers and clients without
+ * the block. Hours carry their zone (the day's hours add up to the zone's day, not the API's).
+ */
+export function trendFigures(metric: TrendMetric, trend: Trend, zones: Zones): string {
   const noun = metric === 'visits' ? 'visits' : 'unique visitors';
   const unit = trend.plan.grain;
   const { current, previous } = trend;
   const change = formatDelta(current.total, previous.total);
+  const hourly = unit === 'hour' ? ` (${escapeMrkdwn(zones.timeZone)})` : '';
   const parts = [
-    `*${formatCount(current.total)} ${noun}*${trend.plan.clipped ? ` in the last ${trend.plan.buckets.length} weeks` : ''}`,
+    `*${formatCount(current.total)} ${noun}*${hourly}${trend.plan.clipped ? ` in the last ${trend.plan.buckets.length} weeks` : ''}`,
   ];
   const before = trend.plan.previous;
   const period = `the previous period, ${formatSpan(before[0]!.startDate, before.at(-1)!.endDate)}`;
@@ -106,7 +122,7 @@ export function trendFigures(metric: TrendMetric, trend: Trend): string {
   );
   let line = parts.join(', ') + '.';
   if (current.peak)
-    line += ` Busiest ${unit}: ${escapeMrkdwn(current.peak.label)} with ${formatCount(current.peak.value)}.`;
+    line += ` Busiest ${unit}: ${escapeMrkdwn(current.peak.label)}${hourly} with ${formatCount(current.peak.value)}.`;
   if (trend.partial) line += ` The last ${unit} is not over yet.`;
   if (metric === 'unique') line += ` A visitor seen in two ${unit}s counts in each.`;
   return line;
