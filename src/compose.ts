@@ -119,9 +119,7 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
       listeners: plugged.map((p) => (routes) => p.register?.(routes, commands)),
       tenantOf: (team) => platform.tenants.of(team),
       ...(platform.installer ? { installer: { provider: platform.installer, links: options.slack.oauth ?? {} } } : {}),
-      ...(platform.installer && platform.installations
-        ? { servedByOrg: (team, enterprise) => platform.installations!.servedByOrg(team, enterprise) }
-        : {}),
+      ...(platform.installer && platform.installations ? { orgs: platform.installations } : {}),
     });
     ops = await startOps({
       port: options.ops?.port ?? 0,

@@ -144,6 +144,17 @@ async function resealAtStart(
   }
 }
 
+/**
+ * What the OAuth redirect refuses of a request that is not a live install (no state, another browser's or a
+ * forged one, no code, Cancel pressed): expected, and logged at warn by the install page (slack/app.ts).
+ */
+const REFUSED_INSTALLS = new Set([
+  'slack_oauth_missing_state',
+  'slack_oauth_invalid_state',
+  'slack_oauth_missing_code',
+  'slack_oauth_installer_authorization_error',
+]);
+
 /** Bolt's OAuth for a distributed app: the install path, the callback, and `authorize` over the installations. */
 function installerOf(
   oauth: OAuthSettings,
@@ -160,7 +171,9 @@ function installerOf(
     installUrlOptions: { scopes: [...BOT_SCOPES] },
     directInstall: false,
     clientOptions,
-    logger: boltLogger(log.child({ component: 'oauth' }), [oauth.clientSecret, oauth.stateSecret]),
+    logger: boltLogger(log.child({ component: 'oauth' }), [oauth.clientSecret, oauth.stateSecret], {
+      expected: (error) => REFUSED_INSTALLS.has((error as { code?: unknown } | undefined)?.code as string),
+    }),
     ...(oauth.authorizationUrl ? { authorizationUrl: oauth.authorizationUrl } : {}),
     renderHtmlForInstallPath: (url) => installPage.install(url, oauth),
   });

@@ -9,6 +9,7 @@ import { InstallProvider } from '@slack/oauth';
 import { expect, it } from 'vitest';
 import { keyring, SecretError } from '../../src/platform/secrets.js';
 import { InstallationRepo } from '../../src/platform/slack/installations.js';
+import { ConnectionRepo } from '../../src/platform/tenancy/connections.js';
 import { describeEachDb } from '../support/db.js';
 
 const OLD_KEY = randomBytes(32).toString('base64');
@@ -252,9 +253,10 @@ describeEachDb('installation store', (t) => {
     const own = await store.queryFor('T0GRIDTEAM');
     expect(own).toEqual({ teamId: 'T0GRIDTEAM', enterpriseId: 'E0GRID', isEnterpriseInstall: false });
     expect((await installer.authorize(own!)).botToken).toBe('xoxb-bot-token-secret-2');
-    // A workspace said to be of an organisation that never installed Lookout gets nothing.
+    // A workspace said to be of an organisation that never installed Lookout gets nothing, and is not recorded.
     await store.servedByOrg('T0STRANGER', 'E0NOWHERE');
     expect(await store.queryFor('T0STRANGER')).toBeUndefined();
+    expect((await t.db.query("SELECT 1 FROM org_workspaces WHERE team_id = 'T0STRANGER'")).rows).toEqual([]);
     // The organisation removes the install: none of its workspaces is served through it any more.
     await installer.installationStore.deleteInstallation!({
       teamId: undefined,
@@ -263,5 +265,40 @@ describeEachDb('installation store', (t) => {
     });
     expect(await store.queryFor('T0ELSE')).toBeUndefined();
     await expect(installer.authorize(asked)).rejects.toThrow();
+  });
+
+  it('a workspace is believed outside an organisation its own install does not name; its uninstall ends every link to one', async () => {
+    const store = repo();
+    await store.storeInstallation(ORG_INSTALL);
+    await store.storeInstallation(TEAM_INSTALL);
+    await store.storeInstallation(TEAM_IN_ORG);
+    // Its own install names no organisation, or another: a request saying E0GRID's install serves it is not believed.
+    expect(await store.outsideOrg('T0TEAM', 'E0GRID')).toBe(true);
+    expect(await store.outsideOrg('T0GRIDTEAM', 'E0OTHER')).toBe(true);
+    // Its own install names the organisation, or Lookout knows nothing of it: nothing says otherwise.
+    expect(await store.outsideOrg('T0GRIDTEAM', 'E0GRID')).toBe(false);
+    expect(await store.outsideOrg('T0ELSE', 'E0GRID')).toBe(false);
+    // Linked to the organisation by a request, and by its connection: served with the org's token.
+    await store.servedByOrg('T0ELSE', 'E0GRID');
+    await new ConnectionRepo(t.db, keyring(KEY)).save({
+      team: 'T0ELSE',
+      enterprise: 'E0GRID',
+      baseUrl: 'https://api.example.com/v1',
+      apiKey: 'key-of-T0ELSE-123',
+      connectedBy: 'U0ORGADMIN',
+    });
+    expect(await store.queryFor('T0ELSE')).toMatchObject({ enterpriseId: 'E0GRID', isEnterpriseInstall: true });
+    expect(await store.installerOf('T0ELSE')).toBe('U0ORGADMIN');
+    // The workspace removes Lookout: neither link serves it any more; its connection stays for the retention.
+    await store.uninstalled('T0ELSE');
+    expect(await store.queryFor('T0ELSE')).toBeUndefined();
+    expect(await store.installerOf('T0ELSE')).toBeUndefined();
+    expect((await t.db.query("SELECT 1 FROM org_workspaces WHERE team_id = 'T0ELSE'")).rows).toEqual([]);
+    expect((await t.db.query("SELECT enterprise_id FROM workspaces WHERE team_id = 'T0ELSE'")).rows).toEqual([
+      { enterprise_id: null },
+    ]);
+    // A later signed request from the organisation's install records it again.
+    await store.servedByOrg('T0ELSE', 'E0GRID');
+    expect(await store.queryFor('T0ELSE')).toMatchObject({ enterpriseId: 'E0GRID', isEnterpriseInstall: true });
   });
 });

@@ -47,6 +47,8 @@ const TABLES = [
   'watches',
   'replay_keys',
   'installations',
+  'org_workspaces',
+  'workspaces',
 ];
 
 let warned = false;

@@ -259,7 +259,8 @@ describe('describeFilters', () => {
 describe('modals and messages', () => {
   const sealer = seal('test-signing-secret', 'modal-context');
   const bare = { ref: 'q1.x', responseUrl: 'http://127.0.0.1/response/1', replaceOriginal: true };
-  const context = { ...bare, tag: sealer.tag(sealedPart(bare)) };
+  const here = { team: 'T1', enterprise: 'E1' };
+  const context = { ...bare, tag: sealer.tag(sealedPart(bare), here) };
 
   it('the filter modal lists each filter with its own Remove and is a valid modal', () => {
     const query: ReportQuery = {
@@ -275,19 +276,21 @@ describe('modals and messages', () => {
     expect(json).toContain('filter.remove.1.0');
     expect(json).toContain('&lt;b&gt;');
     expect(validateBlocks(modal.blocks as never, 'modal')).toEqual({ ok: true });
-    expect(decodeContext(modal.private_metadata, sealer)).toEqual(context);
+    expect(decodeContext(modal.private_metadata, sealer, here)).toEqual(context);
   });
 
-  it('a modal context whose response_url or tag was changed, or sealed with another key, is refused', () => {
+  it('a modal context whose response_url or tag was changed, sealed with another key, or read in another workspace, is refused', () => {
     const metadata = JSON.parse(
       filterModal(REPORTS.countries, newQuery('countries'), context).private_metadata!,
     ) as Record<string, unknown>;
-    expect(decodeContext(JSON.stringify({ ...metadata, u: 'https://evil.example/collect' }), sealer)).toBeNull();
-    expect(decodeContext(JSON.stringify({ ...metadata, e: false }), sealer)).toBeNull();
-    expect(decodeContext(JSON.stringify({ ...metadata, t: 'A'.repeat(22) }), sealer)).toBeNull();
-    expect(decodeContext(JSON.stringify({ ...metadata, t: undefined }), sealer)).toBeNull();
-    expect(decodeContext(JSON.stringify(metadata), seal('another-secret', 'modal-context'))).toBeNull();
-    expect(decodeContext(JSON.stringify(metadata), sealer)).toEqual(context);
+    expect(decodeContext(JSON.stringify({ ...metadata, u: 'https://evil.example/collect' }), sealer, here)).toBeNull();
+    expect(decodeContext(JSON.stringify({ ...metadata, e: false }), sealer, here)).toBeNull();
+    expect(decodeContext(JSON.stringify({ ...metadata, t: 'A'.repeat(22) }), sealer, here)).toBeNull();
+    expect(decodeContext(JSON.stringify({ ...metadata, t: undefined }), sealer, here)).toBeNull();
+    expect(decodeContext(JSON.stringify(metadata), seal('another-secret', 'modal-context'), here)).toBeNull();
+    expect(decodeContext(JSON.stringify(metadata), sealer, { team: 'T2', enterprise: 'E1' })).toBeNull();
+    expect(decodeContext(JSON.stringify(metadata), sealer, { team: 'T1' })).toBeNull();
+    expect(decodeContext(JSON.stringify(metadata), sealer, here)).toEqual(context);
   });
 
   it('the drill-down modal offers the rows and preselects a sensible report', () => {

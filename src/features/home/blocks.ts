@@ -1,8 +1,9 @@
-import type { ActionsBlock, Button, KnownBlock } from '@slack/types';
+import type { ActionsBlock, Button, ContextBlock, KnownBlock, SectionBlock } from '@slack/types';
 import { durationInWords, formatCount } from '../../kernel/format.js';
 import { CHANNEL_ID, USER_ID } from '../../kernel/text.js';
 import { escapeMrkdwn } from '../../platform/slack/kit/escape.js';
 import { LIMITS, mrkdwn, plainText } from '../../platform/slack/kit/limits.js';
+import type { SlackMessage } from '../../platform/slack/kit/messages.js';
 
 /** Home buttons that act on one row (their value is its id), and those that start something. */
 export const HOME_ACTIONS = {
@@ -31,6 +32,31 @@ export const HOME_START = {
 /** The block whose text is a button's outcome; left out of the view's hash, so a refresh does not wipe it at once. */
 export const NOTICE_BLOCK = 'notice';
 
+/** What the last button did, or why it did nothing: the Home's own words, or the answer a click got (kit/messages.ts). */
+export type HomeNotice = { text: string; ok: boolean } | { message: SlackMessage };
+
+/** Whether a block of the Home is (part of) its notice. */
+export function isNotice(block: KnownBlock): boolean {
+  return block.block_id === NOTICE_BLOCK || (block.block_id?.startsWith(`${NOTICE_BLOCK}.`) ?? false);
+}
+
+/** A notice's blocks: the Home's words after their mark, or an answer's sections and context (its buttons and tables left out). */
+export function noticeBlocks(notice: HomeNotice | undefined): KnownBlock[] {
+  if (!notice) return [];
+  if ('text' in notice)
+    return [
+      {
+        type: 'section',
+        block_id: NOTICE_BLOCK,
+        text: mrkdwn(`${notice.ok ? ':white_check_mark:' : ':warning:'} ${escapeMrkdwn(notice.text)}`),
+      },
+    ];
+  return notice.message.blocks
+    .filter((b): b is SectionBlock | ContextBlock => b.type === 'section' || b.type === 'context')
+    .slice(0, 3)
+    .map((b, i) => ({ ...b, block_id: i === 0 ? NOTICE_BLOCK : `${NOTICE_BLOCK}.${i}` }));
+}
+
 /** How many of each kind the Home tab lists; the rest are counted, with the command that lists them all. */
 export const HOME_SHOWN = 10;
 
@@ -58,7 +84,7 @@ export interface HomeView {
   settings?: HomeSettings;
   demo: boolean;
   /** What the last button did, or why it did nothing. */
-  notice?: { text: string; ok: boolean };
+  notice?: HomeNotice;
 }
 
 export interface HomeSettings {
@@ -239,15 +265,7 @@ function settingsBlocks(s: HomeSettings | undefined): KnownBlock[] {
  * settings in force for admins. At most 10 of each: well within 100 blocks.
  */
 export function homeView(view: HomeView): { type: 'home'; blocks: KnownBlock[] } {
-  const notice: KnownBlock[] = view.notice
-    ? [
-        {
-          type: 'section',
-          block_id: NOTICE_BLOCK,
-          text: mrkdwn(`${view.notice.ok ? ':white_check_mark:' : ':warning:'} ${escapeMrkdwn(view.notice.text)}`),
-        },
-      ]
-    : [];
+  const notice = noticeBlocks(view.notice);
   const blocks: KnownBlock[] = [
     { type: 'header', text: plainText('Lookout', LIMITS.headerText) },
     {

@@ -78,6 +78,8 @@ function newDigest(home: HomeService) {
 
 export function registerHome(app: Routes, home: HomeService): void {
   app.event('app_home_opened', homeOpened(home));
+  // Every feature's button on the Home (Disconnect, a refusal) is answered on the Home, as its own buttons are.
+  app.answerOnHome((args, team, message) => publish(home, args.client, team, args.body.user.id, { message }));
   for (const action of Object.keys(HOME_ACTIONS) as HomeRowAction[]) {
     app.handle(
       HOME_ACTIONS[action],

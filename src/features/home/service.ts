@@ -12,7 +12,7 @@ import { messageOf, type SlackMessage } from '../../platform/slack/kit/messages.
 import type { DigestService } from '../digests/index.js';
 import type { WatchService } from '../watches/index.js';
 import type { AlertService } from '../alerts/index.js';
-import { homeView, NOTICE_BLOCK, type HomeRowAction, type HomeSettings, type HomeView } from './blocks.js';
+import { homeView, isNotice, noticeBlocks, type HomeRowAction, type HomeSettings, type HomeView } from './blocks.js';
 import type { HomeViewRepo } from './repo.js';
 import { HOME } from './deliveries.js';
 
@@ -163,7 +163,7 @@ export class HomeService {
     } catch (error) {
       // A workspace that cannot be served yet (no analytics connected) sees only how to connect.
       if (!(error instanceof TenantError)) throw error;
-      return this.hashed({ type: 'home', blocks: top.length > 0 ? top : [] } as ReturnType<typeof homeView>);
+      return this.hashed({ type: 'home', blocks: [...top, ...noticeBlocks(notice)] } as ReturnType<typeof homeView>);
     }
     const access = tenant.access;
     const { digests, watches, channels } = await this.channels(tenant, user);
@@ -212,7 +212,7 @@ export class HomeService {
   }
 
   private hashed(view: ReturnType<typeof homeView>): { view: ReturnType<typeof homeView>; hash: string } {
-    const shown = view.blocks.filter((b) => b.block_id !== NOTICE_BLOCK);
+    const shown = view.blocks.filter((b) => !isNotice(b));
     return { view, hash: createHash('sha256').update(JSON.stringify(shown)).digest('base64url') };
   }
 

@@ -7,7 +7,7 @@ import { fieldOf } from '../../kernel/records.js';
 import { escapeMrkdwn } from '../../platform/slack/kit/escape.js';
 import { clip, LIMITS, mrkdwn, plainText } from '../../platform/slack/kit/limits.js';
 import { describeFilters } from '../../platform/slack/kit/filters.js';
-import type { Seal } from '../../platform/slack/kit/seal.js';
+import type { Seal, SealedFor } from '../../platform/slack/kit/seal.js';
 import { CHANNEL_ID } from '../../kernel/text.js';
 
 /** What a modal carries between opening and submission, in its private_metadata. */
@@ -19,7 +19,7 @@ export interface ModalContext {
   /** Whether the answer replaces the message the modal came from (it was ephemeral). */
   replaceOriginal: boolean;
   channelId?: string;
-  /** Lookout's tag over the rest (see kit/seal.ts): without it, a forged metadata could send the answer anywhere. */
+  /** Lookout's tag over the rest and the workspace (see kit/seal.ts): without it, a forged or another workspace's metadata could send the answer anywhere. */
   tag: string;
 }
 
@@ -51,15 +51,15 @@ export function encodeContext(context: ModalContext): string {
   return json;
 }
 
-/** A modal's private_metadata, checked on the way back; null when it is not ours or its tag does not match. */
-export function decodeContext(metadata: string | undefined, seal: Seal): ModalContext | null {
+/** A modal's private_metadata, checked on the way back; null when it is not ours, or not this workspace's, or its tag does not match. */
+export function decodeContext(metadata: string | undefined, seal: Seal, where: SealedFor): ModalContext | null {
   if (!metadata) return null;
   try {
     const parsed = modalContext.safeParse(JSON.parse(metadata));
     if (!parsed.success) return null;
     const { q, u, e, c, t } = parsed.data;
     const context = { ref: q, responseUrl: u, replaceOriginal: e, ...(c ? { channelId: c } : {}), tag: t };
-    return seal.verify(sealedPart(context), t) ? context : null;
+    return seal.verify(sealedPart(context), t, where) ? context : null;
   } catch {
     return null;
   }

@@ -1,7 +1,6 @@
 import type { Server } from 'node:http';
-import { LRUCache } from 'lru-cache';
 import { randomUUID } from 'node:crypto';
-import { App, HTTPReceiver, SocketModeReceiver, type Authorize, type CustomRoute } from '@slack/bolt';
+import { App, HTTPReceiver, SocketModeReceiver, type CustomRoute } from '@slack/bolt';
 import type { InstallProvider } from '@slack/oauth';
 import type { Logger } from '../log.js';
 import { boltLogger } from './bolt-logger.js';
@@ -10,6 +9,7 @@ import { preflightFetch } from './preflight.js';
 import { allowResponseOrigin, setResponseLog } from './respond.js';
 import { installPage, type InstallPageLinks } from './install-page.js';
 import { Routes, type FirstSeen, type Observe, type TenantOf } from './routes.js';
+import { authorizeInstalled, workspaceRule, type OrgRecords } from './workspace-rule.js';
 
 export interface SlackAppOptions {
   signingSecret: string;
@@ -42,8 +42,8 @@ export interface SlackAppOptions {
   judged?: GuardObserve;
   /** The clock request timestamps are judged by (ms; default Date.now). */
   now?: () => number;
-  /** Told of a workspace a request came from under an org-wide install, and its organisation (once per process). */
-  servedByOrg?: (team: string, enterprise: string) => Promise<void>;
+  /** A distributed app: the organisations' records, read and written by the rule on every request's workspace (workspace-rule.ts). */
+  orgs?: OrgRecords;
 }
 
 export interface SlackApp {
@@ -162,7 +162,7 @@ export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp
     });
   }
   const installer = options.installer?.provider;
-  const authorize: Authorize<boolean> | undefined = installer && ((source) => installer.authorize(source));
+  const authorize = installer && authorizeInstalled(installer, log.child({ component: 'authorize' }));
   const app = new App({
     ...(authorize ? { authorize } : { token: options.botToken }),
     signingSecret: options.signingSecret,
@@ -174,7 +174,6 @@ export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp
     receiver: (receiver ?? socketReceiver)!,
   });
   await app.init();
-  const seenInOrg = new LRUCache<string, string>({ max: 10_000 });
 
   // Every request gets an id and a logger that writes it on every line (listeners read it with requestLog).
   app.use(async ({ body, context, next }) => {
@@ -196,22 +195,10 @@ export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp
       'slack request',
     );
     context.log = requestLog;
-    // Bolt's authorize found the org-wide install this signed request names: the workspace's later work finds it too.
-    const { isEnterpriseInstall, teamId, enterpriseId } = context;
-    if (options.servedByOrg && isEnterpriseInstall && teamId && enterpriseId && !seenInOrg.has(teamId)) {
-      try {
-        await options.servedByOrg(teamId, enterpriseId);
-        seenInOrg.set(teamId, enterpriseId);
-      } catch (error) {
-        // Asked again with the workspace's next request; this one is answered either way.
-        requestLog.warn(
-          { team: teamId, err: error instanceof Error ? error.message : String(error) },
-          'could not record that a workspace is served by its organisation',
-        );
-      }
-    }
     await next();
   });
+  // One workspace per request, from what Slack signs, before any listener.
+  app.use(workspaceRule({ log, ...(options.orgs ? { orgs: options.orgs } : {}) }));
 
   app.error(async (error) => {
     log.error({ err: error.message, code: (error as { code?: string }).code }, 'unhandled error in a listener');

@@ -3,9 +3,14 @@ import type { Logger } from '../log.js';
 
 /**
  * Bolt's logger interface, written to our pino logger. Bolt logs free-form
- * arguments; any secret value handed in here is cut out of them as well.
+ * arguments; any secret value handed in here is cut out of them as well. An error
+ * that is `expected` (a refusal the caller logs itself, at warn) is not written.
  */
-export function boltLogger(log: Logger, secrets: readonly string[]): BoltLogger {
+export function boltLogger(
+  log: Logger,
+  secrets: readonly string[],
+  { expected }: { expected?: (error: unknown) => boolean } = {},
+): BoltLogger {
   let level = LogLevel.INFO;
   const scrub = (args: unknown[]) => {
     let text = args
@@ -25,7 +30,9 @@ export function boltLogger(log: Logger, secrets: readonly string[]): BoltLogger 
     debug: write('debug'),
     info: write('info'),
     warn: write('warn'),
-    error: write('error'),
+    error: (...args: unknown[]) => {
+      if (!(args.length === 1 && expected?.(args[0]))) write('error')(...args);
+    },
     setLevel: (next) => {
       level = next;
     },

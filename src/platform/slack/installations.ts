@@ -35,6 +35,20 @@ export function installationId(
   return team ? `team:${team}` : undefined;
 }
 
+/** Thrown by fetchInstallation when neither the workspace nor its organisation has installed Lookout. */
+export class NotInstalledError extends Error {
+  override readonly name = 'NotInstalledError';
+}
+
+/**
+ * The condition on `installations` for those serving the workspace given as SQL (a parameter or a column):
+ * its own install, else the org-wide install of the organisation a signed request or its connection linked it to.
+ */
+export const servingTeam = (team: string) =>
+  `uninstalled_at IS NULL AND (id = 'team:' || ${team}
+     OR id IN (SELECT 'enterprise:' || o.enterprise_id FROM org_workspaces o WHERE o.team_id = ${team}
+               UNION SELECT 'enterprise:' || c.enterprise_id FROM workspaces c WHERE c.team_id = ${team} AND c.enterprise_id IS NOT NULL))`;
+
 /** In an upsert: the stored user token stays when its own user stores the installation without one. */
 const KEEP_USER_TOKEN =
   '(EXCLUDED.user_token IS NULL AND installations.installer_user_id = EXCLUDED.installer_user_id)';
@@ -104,7 +118,7 @@ export class InstallationRepo implements InstallationStore {
       ? await this.db.query<Row>('SELECT * FROM installations WHERE id = $1 AND uninstalled_at IS NULL', [id])
       : { rows: [] };
     const row = rows[0];
-    if (!row) throw new Error(`Lookout is not installed in ${describe(query)}`);
+    if (!row) throw new NotInstalledError(`Lookout is not installed in ${describe(query)}`);
     return this.toInstallation(row, query.userId);
   }
 
@@ -115,12 +129,9 @@ export class InstallationRepo implements InstallationStore {
    */
   async queryFor(team: string): Promise<InstallationQuery<boolean> | undefined> {
     const { rows } = await this.db.query<{ id: string; enterprise_id: string | null; is_enterprise_install: boolean }>(
-      `SELECT id, enterprise_id, is_enterprise_install FROM installations
-        WHERE uninstalled_at IS NULL AND (id = $1
-           OR id IN (SELECT 'enterprise:' || enterprise_id FROM org_workspaces WHERE team_id = $2
-                     UNION SELECT 'enterprise:' || enterprise_id FROM workspaces WHERE team_id = $2))
+      `SELECT id, enterprise_id, is_enterprise_install FROM installations WHERE ${servingTeam('$1')}
         ORDER BY is_enterprise_install LIMIT 1`,
-      [`team:${team}`, team],
+      [team],
     );
     const row = rows[0];
     if (!row) return undefined;
@@ -130,12 +141,14 @@ export class InstallationRepo implements InstallationStore {
   }
 
   /**
-   * A workspace of an organisation that installed Lookout org-wide, as Bolt's `authorize` found it for a
-   * signed request: later work in the workspace (a job, a request's own lookups) finds the organisation's token.
+   * A workspace of an organisation that installed Lookout org-wide, as a signed request from it said: later
+   * work in the workspace (a job, a request's own lookups) finds the organisation's token. Recorded only while
+   * that organisation's installation exists.
    */
   async servedByOrg(team: string, enterprise: string): Promise<void> {
     await this.db.query(
-      `INSERT INTO org_workspaces (team_id, enterprise_id) VALUES ($1, $2)
+      `INSERT INTO org_workspaces (team_id, enterprise_id)
+       SELECT $1, $2 WHERE EXISTS (SELECT 1 FROM installations WHERE id = 'enterprise:' || $2 AND uninstalled_at IS NULL)
        ON CONFLICT (team_id) DO UPDATE SET enterprise_id = EXCLUDED.enterprise_id, seen_at = now()
        WHERE org_workspaces.enterprise_id <> EXCLUDED.enterprise_id`,
       [team, enterprise],
@@ -143,8 +156,22 @@ export class InstallationRepo implements InstallationStore {
   }
 
   /**
+   * Whether Lookout knows the workspace outside the organisation: its own installation (present or removed)
+   * names another organisation, or none. A request saying the organisation's install serves it is not believed.
+   */
+  async outsideOrg(team: string, enterprise: string): Promise<boolean> {
+    const { rows } = await this.db.query(
+      `SELECT 1 FROM installations WHERE id = 'team:' || $1 AND enterprise_id IS DISTINCT FROM $2`,
+      [team, enterprise],
+    );
+    return rows.length > 0;
+  }
+
+  /**
    * The app left the workspace (app_uninstalled, or its bot token revoked): its tokens are dropped at once,
-   * and the row stays, marked, so its settings are kept for the retention period. True when it was installed.
+   * and the row stays, marked, so its settings are kept for the retention period. Its link to an organisation
+   * ends too, so nothing is done for it with the organisation's token; a later signed request from the
+   * organisation's install records it again. True when it was installed.
    */
   async uninstalled(team: string): Promise<boolean> {
     const { rows } = await this.db.query(
@@ -154,6 +181,8 @@ export class InstallationRepo implements InstallationStore {
         WHERE id = $1 RETURNING id`,
       [`team:${team}`],
     );
+    await this.db.query('DELETE FROM org_workspaces WHERE team_id = $1', [team]);
+    await this.db.query('UPDATE workspaces SET enterprise_id = NULL WHERE team_id = $1', [team]);
     return rows.length > 0;
   }
 
@@ -163,10 +192,8 @@ export class InstallationRepo implements InstallationStore {
    */
   async installerOf(team: string): Promise<string | undefined> {
     const { rows } = await this.db.query<{ installer_user_id: string }>(
-      `SELECT installer_user_id FROM installations
-        WHERE uninstalled_at IS NULL AND (id = $1 OR id IN (SELECT 'enterprise:' || enterprise_id FROM org_workspaces WHERE team_id = $2))
-        ORDER BY is_enterprise_install LIMIT 1`,
-      [`team:${team}`, team],
+      `SELECT installer_user_id FROM installations WHERE ${servingTeam('$1')} ORDER BY is_enterprise_install LIMIT 1`,
+      [team],
     );
     return rows[0]?.installer_user_id;
   }

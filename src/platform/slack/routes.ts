@@ -14,6 +14,7 @@ import { teamOf } from '../tenancy/team.js';
 
 export { teamOf };
 import type { Tenant } from '../tenancy/tenants.js';
+import type { SlackMessage } from './kit/messages.js';
 import { guarded, replyTo, requestLog, type Reply } from './respond.js';
 
 export type CommandArgs = SlackCommandMiddlewareArgs & AllMiddlewareArgs;
@@ -51,6 +52,9 @@ export function buttonValue(args: ActionArgs): string | undefined {
   return args.action.type === 'button' ? args.action.value : undefined;
 }
 
+/** Answers a click on the Home tab (which has no response_url): its Home published again with `message` at its top. */
+export type HomeAnswer = (args: ActionArgs, team: string, message: SlackMessage) => Promise<unknown>;
+
 /** Told of each request's outcome, by type (command, action, view) and name. */
 export type Observe = (type: string, name: string, outcome: 'ok' | 'error' | 'unknown') => void;
 
@@ -73,6 +77,7 @@ export class Routes {
   private readonly events = new Map<string, (args: EventArgs) => Promise<void>>();
   /** Events this replica handled, by event_id: a retry here is dropped without asking the store. */
   private readonly handledEvents = new LRUCache<string, true>({ max: 10_000, ttl: EVENT_WINDOW_MS });
+  private homeAnswer?: HomeAnswer;
 
   /** `log`: where a request without its own logger logs. */
   constructor(
@@ -98,19 +103,36 @@ export class Routes {
     });
   }
 
-  /** A block action, handled as a command is; `answer` says where `tell` puts its answer (default: a new ephemeral message). */
+  /**
+   * A block action, handled as a command is; `answer` says where `tell` puts its answer (default: a new ephemeral
+   * message). A click on the Home tab is answered on the Home (see answerOnHome); one in a modal, which has
+   * nowhere to answer, is only logged.
+   */
   handle(id: string | RegExp, work: (args: ActionArgs, h: Handling) => Promise<unknown>, answer: Answer = 'new'): void {
     const what = typeof id === 'string' ? id : id.source;
     this.action(id, async (args) => {
       await args.ack();
       const log = requestLog(args.context, this.log);
-      const replace = answer === 'replace' || (answer === 'in place if ephemeral' && isEphemeral(args.body));
-      const respond = replyTo(args.body.response_url, replace);
-      const tell: Reply = answer === 'none' ? async () => undefined : respond;
-      await guarded(log, what, answer === 'none' ? undefined : tell, () =>
-        work(args, this.handling(args.body, log, tell)),
-      );
+      const tell = answer === 'none' ? undefined : this.replyFor(args, answer, log, what);
+      await guarded(log, what, tell, () => work(args, this.handling(args.body, log, tell ?? (async () => undefined))));
     });
+  }
+
+  /** How a click on the Home tab is answered (the Home feature publishes the Home with the answer at its top). */
+  answerOnHome(answer: HomeAnswer): void {
+    this.homeAnswer = answer;
+  }
+
+  private replyFor(args: ActionArgs, answer: Answer, log: Logger, what: string): Reply {
+    const { body } = args;
+    const homeAnswer = this.homeAnswer;
+    if ((body.view as { type?: string } | undefined)?.type === 'home' && homeAnswer)
+      return (message) => homeAnswer(args, teamOf(body), message);
+    if (!body.response_url)
+      return async (message) =>
+        log.info({ what, said: message.text }, 'a click with nowhere to answer it (no response_url): not told');
+    const replace = answer === 'replace' || (answer === 'in place if ephemeral' && isEphemeral(body));
+    return replyTo(body.response_url, replace);
   }
 
   command(name: string, handler: (args: CommandArgs) => Promise<void>): void {

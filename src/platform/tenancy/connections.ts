@@ -5,6 +5,7 @@
  */
 import { accountOf } from '../api/account.js';
 import { isStale, open, seal, type Keyring } from '../secrets.js';
+import { servingTeam } from '../slack/installations.js';
 import type { Queryable } from '../store/db.js';
 
 export interface Connection {
@@ -77,8 +78,7 @@ export class ConnectionRepo {
   async list(): Promise<Connection[]> {
     const { rows } = await this.db.query<Row>(
       `SELECT w.* FROM workspaces w
-        WHERE EXISTS (SELECT 1 FROM installations i WHERE i.uninstalled_at IS NULL
-                        AND (i.id = 'team:' || w.team_id OR i.id = 'enterprise:' || w.enterprise_id))
+        WHERE EXISTS (SELECT 1 FROM installations WHERE ${servingTeam('w.team_id')})
         ORDER BY w.team_id`,
     );
     return rows.map((r) => this.toConnection(r));

@@ -4,7 +4,7 @@ import { withoutFilter } from '../../../kernel/query.js';
 import { LIMITS } from '../../../platform/slack/kit/limits.js';
 import { problemMessage, staleMessage } from '../../../platform/slack/kit/messages.js';
 import { guarded, postToResponseUrl, replyTo, requestLog } from '../../../platform/slack/respond.js';
-import { teamOf } from '../../../platform/tenancy/team.js';
+import { workspaceOf, type Workspace } from '../../../platform/tenancy/team.js';
 import {
   buttonValue,
   isEphemeral,
@@ -32,15 +32,18 @@ const FILTER_INDEX = z
   .regex(/^\d{1,2}:\d{1,2}$/)
   .transform((v) => v.split(':').map(Number) as [number, number]);
 
-function contextOf(reports: ReportService, args: ActionArgs, ref: string): ModalContext {
+function contextOf(reports: ReportService, args: ActionArgs, ref: string, where: Workspace): ModalContext {
   const context = {
     ref,
     responseUrl: args.body.response_url,
     replaceOriginal: isEphemeral(args.body),
     channelId: args.body.channel?.id,
   };
-  return { ...context, tag: reports.seal.tag(sealedPart(context)) };
+  return { ...context, tag: reports.seal.tag(sealedPart(context), where) };
 }
+
+/** What a form gets back when its metadata is old, tampered with, or another workspace's. */
+const FORM_TOO_OLD = 'This form is too old, or not from this workspace. Close it and run the command again.';
 
 /** "Filter…" or "Drill down": opens its modal at once (a trigger_id lasts 3 seconds). */
 export function openModal(reports: ReportService, kind: 'filter' | 'drill') {
@@ -49,7 +52,7 @@ export function openModal(reports: ReportService, kind: 'filter' | 'drill') {
     const query = await reports.refs.resolve(team, ref);
     if (!query || !ref) return tell(staleMessage());
     const def = reports.catalog[query.report];
-    const context = contextOf(reports, args, ref);
+    const context = contextOf(reports, args, ref, workspaceOf(args.body));
     if (kind === 'filter')
       return args.client.views.open({ trigger_id: args.body.trigger_id, view: filterModal(def, query, context) });
     const opened = await args.client.views.open({
@@ -75,13 +78,14 @@ export function openModal(reports: ReportService, kind: 'filter' | 'drill') {
 export function removeFilter(reports: ReportService) {
   return async (args: ActionArgs, { team }: Handling) => {
     const view = args.body.view;
-    const context = decodeContext(view?.private_metadata, reports.seal);
+    const where = workspaceOf(args.body);
+    const context = decodeContext(view?.private_metadata, reports.seal, where);
     const query = context ? await reports.refs.resolve(team, context.ref) : null;
     const which = FILTER_INDEX.safeParse(buttonValue(args));
     if (!view || !context || !query || !which.success) return;
     const next = withoutFilter(query, ...which.data);
     const ref = await reports.refs.ref(team, next, LIMITS.buttonValue);
-    const nextContext = { ...context, ref, tag: reports.seal.tag(sealedPart({ ...context, ref })) };
+    const nextContext = { ...context, ref, tag: reports.seal.tag(sealedPart({ ...context, ref }), where) };
     return args.client.views.update({
       view_id: view.id,
       hash: view.hash,
@@ -95,14 +99,12 @@ export function submitModal(reports: ReportService, kind: 'filter' | 'drill', te
   const firstBlock = kind === 'filter' ? FILTER_INPUTS.target.block : DRILL_INPUTS.row.block;
   return async ({ ack, view, body, context: requestContext }: ViewArgs) => {
     const log = requestLog(requestContext, reports.log);
-    const team = teamOf(body);
-    const context = decodeContext(view.private_metadata, reports.seal);
+    const where = workspaceOf(body);
+    const { team } = where;
+    const context = decodeContext(view.private_metadata, reports.seal, where);
     const query = context ? await reports.refs.resolve(team, context.ref) : null;
     if (!context || !query) {
-      await ack({
-        response_action: 'errors',
-        errors: { [firstBlock]: 'This form is too old. Close it and run the command again.' },
-      });
+      await ack({ response_action: 'errors', errors: { [firstBlock]: FORM_TOO_OLD } });
       return;
     }
     const form = kind === 'filter' ? readFilterForm(view.state.values, query) : readDrillForm(view.state.values);
