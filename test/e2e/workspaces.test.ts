@@ -110,6 +110,10 @@ describe('a distributed Lookout', () => {
     const shown = JSON.stringify(home.view);
     expect(shown).toContain(`…${others.apiKey.slice(-4)}`);
     expect(shown).not.toContain(others.apiKey);
+    // The workspace's admin reads the settings in force in its own words: never the operator's variables.
+    expect(shown).toContain('Settings (read-only)');
+    expect(shown).toContain('everyone may manage digests, watches and threat alerts');
+    expect(shown).not.toMatch(/ADMIN_USERS|SECURITY_|DIGESTS_PER|USER_RATE|environment/);
     const theirs = await run(other(), 'C_OTHER_GENERAL', 'U_DANA', 'pages last7d');
     const ours = await run(one(), 'C_MARKETING', 'U_ALICE', 'pages last7d');
     expect(theirs).toContain('/plans');
