@@ -184,6 +184,13 @@ function crossChecks(env: NodeJS.ProcessEnv): string[] {
       'SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET: required with SLACK_APP_TOKEN (Socket Mode needs them too)',
     );
   }
+  if (['SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', ...oauth].some(set) && !set('ANALYTICS_API_URL')) {
+    problems.push(
+      oauth.some(set)
+        ? 'ANALYTICS_API_URL: required for a distributed app (the analytics API its workspaces connect to)'
+        : 'ANALYTICS_API_URL: required with Slack credentials (the demo API is for the sandbox only)',
+    );
+  }
   if (set('LOOKOUT_ENCRYPTION_KEY_PREVIOUS') && !set('LOOKOUT_ENCRYPTION_KEY')) {
     problems.push(
       'LOOKOUT_ENCRYPTION_KEY: required with LOOKOUT_ENCRYPTION_KEY_PREVIOUS (the key that seals from now on)',

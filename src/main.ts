@@ -3,7 +3,7 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import { startLookout } from './compose.js';
 import { createLogger, type Logger } from './platform/log.js';
 import { SecretError } from './platform/secrets.js';
-import { DataDirError } from './platform/store/index.js';
+import { DataDirError, inspectDataDir } from './platform/store/index.js';
 import type { SandboxedOptions } from './sandboxed.js';
 
 /** Entry: config → (the sandbox when there are no Slack credentials) → the app → listen. */
@@ -19,7 +19,16 @@ async function main(): Promise<void> {
     throw error;
   }
   if (process.argv.includes('--check-config')) {
-    console.log('configuration ok');
+    const problem = await startProblem(config);
+    if (problem) {
+      console.error(problem);
+      process.exit(1);
+    }
+    console.log(
+      config.slack || config.distributed
+        ? 'configuration ok'
+        : 'configuration ok: no Slack credentials, so the sandbox runs',
+    );
     return;
   }
   const log = createLogger({ level: config.logLevel });
@@ -115,13 +124,10 @@ async function runForReal(config: Config, log: Logger): Promise<() => Promise<vo
         },
       }
     : config.slack!;
-  if (!config.analytics.url) {
-    log.error('ANALYTICS_API_URL is required with Slack credentials (the demo API is for the sandbox)');
-    process.exit(1);
-  }
   const lookout = await startLookout({
     api: {
-      baseUrl: config.analytics.url,
+      // loadConfig requires it with Slack credentials.
+      baseUrl: config.analytics.url!,
       apiKey: config.analytics.apiKey ?? '',
       timeoutMs: config.analytics.timeoutMs,
       maxConcurrency: config.analytics.maxConcurrency,
@@ -149,33 +155,62 @@ async function runForReal(config: Config, log: Logger): Promise<() => Promise<vo
       mode: distributed ? 'distributed' : socket ? 'socket' : 'http',
       port: socket ? undefined : config.port,
       ops: lookout.ops.url,
-      api: new URL(config.analytics.url).origin,
+      api: new URL(config.analytics.url!).origin,
     },
     'Lookout is running against Slack',
   );
   return () => lookout.stop();
 }
 
-/** The sandbox package (packages/sandbox), a development dependency: a production install has none. */
+const NO_SANDBOX =
+  'No Slack credentials, and this installation has no sandbox (it runs from a clone with the development dependencies: npm ci && npm start). To run against Slack set SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET, ANALYTICS_API_URL and ANALYTICS_API_KEY (a distributed app: see docs/operations.md).';
+
+/**
+ * The sandbox: the package (packages/sandbox, a development dependency, in TypeScript) and
+ * src/sandboxed.ts, which the build leaves out of dist/. It runs from a clone under tsx (npm
+ * start); a production install has no package, and a build has neither it nor a way to load
+ * TypeScript: for those, undefined.
+ */
 async function loadSandbox() {
-  try {
-    return await import('@lookout/sandbox');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== 'ERR_MODULE_NOT_FOUND' || !String((error as Error).message).includes("'@lookout/sandbox'"))
-      throw error;
-    console.error(
-      'No Slack credentials, and this installation has no sandbox (it comes with the development dependencies: npm ci && npm start in a clone). Set SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET to run against Slack.',
+  const missing = (error: unknown) => {
+    const { code, message } = error as NodeJS.ErrnoException;
+    return (
+      (code === 'ERR_MODULE_NOT_FOUND' && /'@lookout\/sandbox'|sandboxed\.js/.test(message)) ||
+      (code === 'ERR_UNKNOWN_FILE_EXTENSION' && message.includes('.ts'))
     );
-    process.exit(1);
+  };
+  try {
+    const { installWorkspaceOne, startSandboxed } = await import('./sandboxed.js');
+    const { startSandbox } = await import('@lookout/sandbox');
+    return { startSandbox, installWorkspaceOne, startSandboxed };
+  } catch (error) {
+    if (missing(error)) return undefined;
+    throw error;
   }
+}
+
+/** What would stop the start before anything runs, in one line: a data directory Lookout would refuse, or no sandbox to run. */
+async function startProblem(config: Config): Promise<string | undefined> {
+  if (!config.store.databaseUrl) {
+    try {
+      inspectDataDir(config.store.dataDir);
+    } catch (error) {
+      if (error instanceof DataDirError) return error.message;
+      throw error;
+    }
+  }
+  if (!config.slack && !config.distributed && !(await loadSandbox())) return NO_SANDBOX;
+  return undefined;
 }
 
 async function runSandbox(config: Config, log: Logger): Promise<() => Promise<void>> {
   // Loaded only here: a deployment with Slack credentials never loads the sandbox.
-  const { startSandbox } = await loadSandbox();
-  // Sandbox-only too: the build leaves it out of dist/.
-  const { installWorkspaceOne, startSandboxed } = await import('./sandboxed.js');
+  const sandboxCode = await loadSandbox();
+  if (!sandboxCode) {
+    console.error(NO_SANDBOX);
+    process.exit(1);
+  }
+  const { startSandbox, installWorkspaceOne, startSandboxed } = sandboxCode;
   // A laptop often has something on 3000 already: the sandbox takes a free port instead, and says so.
   // Like everything in the sandbox, the app listens on loopback (startSandbox's wiring says so).
   const port = await freeOrAny('PORT', config.port, log, '127.0.0.1');

@@ -6,13 +6,13 @@
 import { InstallProvider } from '@slack/oauth';
 import type { WebClientOptions } from '@slack/web-api';
 import { LRUCache } from 'lru-cache';
-import { ApiError } from './api/errors.js';
 import { ChangeBus } from './changes.js';
 import { DeliveryRepo } from './deliveries/repo.js';
 import { Subjects, type AnySubject } from './deliveries/subject.js';
 import { DeliveryWorker } from './deliveries/worker.js';
 import type { Logger } from './log.js';
 import { Metrics } from './metrics.js';
+import { readinessChecks } from './readiness.js';
 import { memoryQuota, pruneQuota, userQuota, type Quota } from './quota.js';
 import type { AccessRules } from './slack/access.js';
 import { boltLogger } from './slack/bolt-logger.js';
@@ -300,18 +300,12 @@ export async function openPlatform(o: PlatformOptions, subjectList: readonly Any
     queued: () => worker.wake(),
     changes: new ChangeBus(),
     prunes: platformPrunes(repos),
-    checks: {
-      store: () => store.db.query('select 1'),
-      api: async () =>
-        (await tenants.accountOf('')).api
-          .report('countries', { startDate: '1970-01-01', endDate: '1970-01-01', limit: 1 })
-          .catch((error: unknown) => {
-            throw error instanceof ApiError && error.info.detail
-              ? new Error(`${error.message} (${error.info.detail})`)
-              : error;
-          }),
+    checks: readinessChecks({
+      db: store.db,
+      tenants,
       clock: clock.check,
-    },
+      ...(installer ? { slack: { url: o.slack.apiUrl ?? 'https://slack.com/api/', options: webOptions } } : {}),
+    }),
     async close() {
       stopPreflightMetrics();
       await tenants.close();

@@ -406,6 +406,25 @@ describe.skipIf(!available)('the sandbox Slack in a browser', () => {
     await openChannel('general');
     expect(await home.isHidden()).toBe(true);
     expect(await page.getByTestId('composer-input').isVisible()).toBe(true);
+    // The Home opened from #general, then #general again: the header is the channel's, not the Home's.
+    await page.getByTestId('app-home').click();
+    await expect.poll(() => page.locator('#channel-title').textContent()).toBe('Lookout');
+    expect(await page.locator('#channel-meta').textContent()).toBe('Home');
+    await openChannel('general');
+    expect(await page.locator('#channel-meta').textContent()).toBe('Lookout is in this channel');
+    expect(await home.isHidden()).toBe(true);
+    expect(problems).toEqual([]);
+  });
+
+  it("Slack's link back from an install (app_redirect) opens the workspace's page with Lookout's Home open", async () => {
+    await page.goto(`${box.slack.url}/app_redirect?app=A_LOOKOUT&team=T_LOOKOUT`);
+    await page.waitForURL((url) => url.pathname === '/');
+    const home = page.getByTestId('home');
+    await home.waitFor();
+    expect(await page.locator('#channel-title').textContent()).toBe('Lookout');
+    await expect.poll(() => home.locator('.block.header').first().textContent()).toBe('Lookout');
+    await openChannel('general');
+    expect(await home.isHidden()).toBe(true);
     expect(problems).toEqual([]);
   });
 

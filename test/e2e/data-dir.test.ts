@@ -168,9 +168,12 @@ describe('DATA_DIR', () => {
 });
 
 /** Runs src/main.ts to its exit; its stdout, stderr and exit code. */
-function runMain(env: Record<string, string>): Promise<{ stdout: string; stderr: string; code: number | null }> {
+function runMain(
+  env: Record<string, string>,
+  args: string[] = [],
+): Promise<{ stdout: string; stderr: string; code: number | null }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
       env: { PATH: process.env.PATH, LOG_LEVEL: 'info', PORT: '0', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -218,5 +221,23 @@ describe('node src/main.ts on a damaged DATA_DIR', () => {
     );
     expect(readFileSync(join(dir, 'notes.txt'), 'utf8')).toBe('mine\n');
     expect(readdirSync(dir)).toEqual(['notes.txt']);
+  }, 90_000);
+
+  it('--check-config refuses it with the same one line, as the start would', async () => {
+    const dir = newDir();
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'notes.txt'), 'mine\n');
+    const { stdout, stderr, code } = await runMain({ DATA_DIR: dir }, ['--check-config']);
+    expect({ stdout, code }).toEqual({ stdout: '', code: 1 });
+    expect(stderr).toBe(
+      `DATA_DIR ${dir} is not empty and not a PostgreSQL data directory (it holds 1 entry: "notes.txt"); Lookout initialises only an empty or absent directory. Nothing was changed: restore it from a backup, or set DATA_DIR to an empty or absent directory.\n`,
+    );
+    expect(readdirSync(dir)).toEqual(['notes.txt']);
+    // An absent directory is one the start initialises: the sandbox runs from this clone.
+    expect(await runMain({ DATA_DIR: join(dir, 'absent') }, ['--check-config'])).toEqual({
+      stdout: 'configuration ok: no Slack credentials, so the sandbox runs\n',
+      stderr: '',
+      code: 0,
+    });
   }, 90_000);
 });

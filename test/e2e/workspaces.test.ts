@@ -36,6 +36,15 @@ describe('a distributed Lookout', () => {
     for (const r of rows) expect(r.bot_token).toMatch(/^v1:/);
   });
 
+  it('ends the install with a way back to the workspace it installed into, its Lookout open there', async () => {
+    const { html } = await install(box, 'T_OTHER', 'U_DANA');
+    const href = /id="back-to-slack" href="([^"]+)">Open Lookout in Other Co</.exec(html)?.[1]?.replace(/&amp;/g, '&');
+    expect(href).toBe(`${box.slack.url}/app_redirect?app=A_LOOKOUT&team=T_OTHER`);
+    const landed = await fetch(href!, { redirect: 'manual' });
+    expect(landed.status).toBe(302);
+    expect(landed.headers.get('location')).toBe('/?team=T_OTHER&app=A_LOOKOUT');
+  });
+
   it('says how to connect, and who may, until the workspace connects its analytics', async () => {
     const said = await run(other(), 'C_OTHER_GENERAL', 'U_DANA', 'pages last7d');
     expect(said).toContain('not connected to an analytics account');
@@ -101,6 +110,10 @@ describe('a distributed Lookout', () => {
     const shown = JSON.stringify(home.view);
     expect(shown).toContain(`…${others.apiKey.slice(-4)}`);
     expect(shown).not.toContain(others.apiKey);
+    // The workspace's admin reads the settings in force in its own words: never the operator's variables.
+    expect(shown).toContain('Settings (read-only)');
+    expect(shown).toContain('everyone may manage digests, watches and threat alerts');
+    expect(shown).not.toMatch(/ADMIN_USERS|SECURITY_|DIGESTS_PER|USER_RATE|environment/);
     const theirs = await run(other(), 'C_OTHER_GENERAL', 'U_DANA', 'pages last7d');
     const ours = await run(one(), 'C_MARKETING', 'U_ALICE', 'pages last7d');
     expect(theirs).toContain('/plans');

@@ -146,6 +146,12 @@ describe.skipIf(!available)('the distributed sandbox in a browser', () => {
       await page.waitForURL((url) => url.href.startsWith(`${box.lookout.base}/slack/oauth_redirect`));
       expect(await page.locator('h1').textContent()).toBe(`Lookout is installed in ${name}`);
       expect(box.slack.oauth.installed(team)).toBe(true);
+      // Back to the workspace it installed into, as Slack's own flow returns to the app: its Home open.
+      await page.getByRole('link', { name: `Open Lookout in ${name}` }).click();
+      await page.waitForURL((url) => url.origin === box.slack.url && url.pathname === '/');
+      await expect.poll(() => page.locator('#workspace-name').textContent()).toBe(name);
+      await page.getByTestId('home').waitFor();
+      expect(await page.locator('#channel-title').textContent()).toBe('Lookout');
 
       await openWorkspace(team);
       expect(await page.getByTestId('add-to-slack').isHidden()).toBe(true);

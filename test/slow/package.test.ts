@@ -14,6 +14,10 @@ const root = process.cwd();
 const work = mkdtempSync(join(tmpdir(), 'lookout-package-'));
 const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
 
+/** What a start without Slack credentials and without the sandbox says: one line, what to set. */
+const NO_SANDBOX =
+  /^No Slack credentials, and this installation has no sandbox .* set SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET, ANALYTICS_API_URL and ANALYTICS_API_KEY .*\n$/;
+
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe('Dockerfile', () => {
@@ -41,6 +45,20 @@ describe('Dockerfile', () => {
     symlinkSync(join(root, 'node_modules'), join(built, 'node_modules'));
     execFileSync('npm', ['run', 'build'], { cwd: built, stdio: 'pipe' });
 
+    // A built checkout, with nothing set: dist/ has no sandbox (it runs from source, npm start), so both
+    // the start and --check-config say in one line what to set, and nothing starts.
+    for (const args of [['dist/main.js'], ['dist/main.js', '--check-config']]) {
+      const run = spawnSync('node', args, {
+        cwd: built,
+        env: { PATH: process.env.PATH, DATA_DIR: join(work, 'data') },
+        encoding: 'utf8',
+      });
+      expect({ args, status: run.status, stdout: run.stdout }).toEqual({ args, status: 1, stdout: '' });
+      expect(run.stderr).toMatch(NO_SANDBOX);
+      expect(run.stderr.trimEnd().split('\n')).toHaveLength(1);
+    }
+    expect(existsSync(join(work, 'data'))).toBe(false);
+
     const runtime = join(work, 'runtime');
     for (const f of ['package.json', 'package-lock.json']) cpSync(join(root, f), join(runtime, f));
     cpSync(join(built, 'dist'), join(runtime, 'dist'), { recursive: true });
@@ -57,7 +75,13 @@ describe('Dockerfile', () => {
       expect(existsSync(join(runtime, 'node_modules', name)), name).toBe(false);
     const ok = spawnSync('node', ['dist/main.js', '--check-config'], {
       cwd: runtime,
-      env: { PATH: process.env.PATH },
+      env: {
+        PATH: process.env.PATH,
+        SLACK_BOT_TOKEN: 'xoxb-1-2-3',
+        SLACK_SIGNING_SECRET: 'signing-secret-0123',
+        ANALYTICS_API_URL: 'https://api.example.com',
+        ANALYTICS_API_KEY: 'k',
+      },
       encoding: 'utf8',
     });
     expect(ok.stderr).toBe('');
@@ -74,16 +98,16 @@ describe('Dockerfile', () => {
     expect(bad.stderr).toMatch(/PORT: expected a whole number/);
     expect(bad.stderr).not.toContain('xoxp-not-a-bot-token-secret');
 
-    // Without Slack credentials, a production install says it has no sandbox, and starts nothing.
-    const bare = spawnSync('node', ['dist/main.js'], {
-      cwd: runtime,
-      env: { PATH: process.env.PATH, DATA_DIR: join(work, 'data') },
-      encoding: 'utf8',
-    });
-    expect(bare.status).toBe(1);
-    expect(bare.stderr).toMatch(
-      /^No Slack credentials, and this installation has no sandbox .* Set SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET/,
-    );
+    // Without Slack credentials, a production install says it has no sandbox, and starts nothing; --check-config says the same.
+    for (const args of [['dist/main.js'], ['dist/main.js', '--check-config']]) {
+      const bare = spawnSync('node', args, {
+        cwd: runtime,
+        env: { PATH: process.env.PATH, DATA_DIR: join(work, 'data') },
+        encoding: 'utf8',
+      });
+      expect({ args, status: bare.status }).toEqual({ args, status: 1 });
+      expect(bare.stderr).toMatch(NO_SANDBOX);
+    }
     expect(existsSync(join(work, 'data'))).toBe(false);
   }, 180_000);
 });

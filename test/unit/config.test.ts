@@ -153,6 +153,18 @@ describe('loadConfig', () => {
     expect(problems.find((p) => p.startsWith('DEFAULT_TIMEZONE'))).toMatch(/IANA time zone/);
   });
 
+  it('wants ANALYTICS_API_URL with Slack credentials, as the start does: the demo API is for the sandbox only', () => {
+    const slack = { SLACK_BOT_TOKEN: 'xoxb-1-2-3', SLACK_SIGNING_SECRET: 'signing-secret-0123' };
+    expect(problemsOf(slack)).toEqual([
+      'ANALYTICS_API_URL: required with Slack credentials (the demo API is for the sandbox only)',
+    ]);
+    expect(problemsOf({ ...slack, SLACK_APP_TOKEN: 'xapp-1' })).toEqual([
+      'ANALYTICS_API_URL: required with Slack credentials (the demo API is for the sandbox only)',
+    ]);
+    expect(problemsOf({ ...slack, ANALYTICS_API_URL: 'https://api.example.com', ANALYTICS_API_KEY: 'k' })).toEqual([]);
+    expect(loadConfig({}).analytics.url).toBeUndefined();
+  });
+
   it('never echoes a value, secret or not', () => {
     const secret = 'xoxp-very-secret-value';
     const error = (() => {
@@ -183,6 +195,7 @@ describe('a distributed app (SLACK_CLIENT_ID, SLACK_CLIENT_SECRET, SLACK_STATE_S
     SLACK_STATE_SECRET: 'state-secret-0123456789abcdef',
     SLACK_SIGNING_SECRET: 'signing-secret-0123',
     LOOKOUT_ENCRYPTION_KEY: KEY,
+    ANALYTICS_API_URL: 'https://api.example.com',
   };
 
   it('is read with no bot token, alongside no single-workspace Slack', () => {
@@ -205,6 +218,7 @@ describe('a distributed app (SLACK_CLIENT_ID, SLACK_CLIENT_SECRET, SLACK_STATE_S
       'SLACK_STATE_SECRET: required with the other OAuth settings (SLACK_CLIENT_ID, SLACK_CLIENT_SECRET, SLACK_STATE_SECRET) for a distributed app',
       'SLACK_SIGNING_SECRET: required for a distributed app too',
       "LOOKOUT_ENCRYPTION_KEY: required for a distributed app (it seals each workspace's tokens), expected 32 random bytes in base64 or hex (make one with: openssl rand -base64 32)",
+      'ANALYTICS_API_URL: required for a distributed app (the analytics API its workspaces connect to)',
     ]);
     expect(problemsOf({ ...OAUTH, SLACK_BOT_TOKEN: 'xoxb-1-2-3', SLACK_APP_TOKEN: 'xapp-1' })).toEqual([
       'SLACK_BOT_TOKEN: set it for one workspace, or SLACK_CLIENT_ID, SLACK_CLIENT_SECRET and SLACK_STATE_SECRET for a distributed app, not both',

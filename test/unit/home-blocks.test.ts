@@ -41,6 +41,7 @@ const full: HomeView = {
     failed: true,
   })),
   settings: {
+    operator: true,
     admins: ['U_CAROL'],
     securityUsers: [],
     securityChannels: ['C_SECURITY'],
@@ -73,6 +74,31 @@ describe('the Home tab', () => {
     );
     expect(view).not.toMatch(/home\.alerts\.(on|off)|home\.alert\.(mute|unmute)|Latest alerts|Settings/);
     expect(view).toContain('<#C_S1>: medium severity or more\\n<#C_S2>: medium severity or more');
+  });
+
+  it("names the settings by their environment variables for the operator, and in a workspace's words for a distributed app's workspace", () => {
+    const settingsOf = (operator: boolean, admins: string[]) =>
+      homeView({ ...full, settings: { ...full.settings!, operator, admins } }).blocks.filter(
+        (b) => b.block_id === 'settings' || JSON.stringify(b).includes('Settings') || b.type === 'context',
+      );
+    const operator = JSON.stringify(settingsOf(true, []));
+    expect(operator).toContain(
+      '*Admins* (`ADMIN_USERS`): not set: everyone may manage digests, watches and threat alerts',
+    );
+    expect(operator).toContain("Set in Lookout's environment");
+    const section = (blocks: ReturnType<typeof settingsOf>) =>
+      (blocks.find((b) => b.block_id === 'settings') as { text: { text: string } }).text.text;
+    expect(section(settingsOf(false, [])).split('\n')).toEqual([
+      '*Admins*: everyone may manage digests, watches and threat alerts',
+      '*Security details*: everyone · in <#C_SECURITY>',
+      '*Scraping* counts as a reason from a score of 0.8',
+      '*Digests and watches*: at most 10 per channel and 20 per person; a digest runs at most every 1 hour',
+      '*Requests*: 30 per person every 1 minute',
+    ]);
+    const workspace = JSON.stringify(settingsOf(false, []));
+    expect(workspace).not.toMatch(/[A-Z]{2,}_[A-Z_]+|environment|not set/);
+    expect(workspace).toContain('Settings (read-only)');
+    expect(workspace).toContain('set by whoever runs it');
   });
 
   it('escapes what comes from outside', () => {

@@ -88,6 +88,12 @@ export interface HomeView {
 }
 
 export interface HomeSettings {
+  /**
+   * Whether the reader's team runs this Lookout (one workspace): then each setting is named by its
+   * environment variable. A distributed app's workspaces are told the same settings in their own
+   * words: the environment is the operator's, not theirs to read or change.
+   */
+  operator: boolean;
   admins: readonly string[];
   securityUsers: readonly string[];
   securityChannels: readonly string[];
@@ -238,21 +244,29 @@ function settingsBlocks(s: HomeSettings | undefined): KnownBlock[] {
   if (!s) return [];
   const people = (ids: readonly string[], none: string) => (ids.length === 0 ? none : ids.map(mention).join(', '));
   const channels = s.securityChannels.filter((c) => CHANNEL_ID.test(c)).map((c) => `<#${c}>`);
+  /** ` (`NAME`)` for the operator; nothing for a workspace of a distributed app. */
+  const set = (name: string) => (s.operator ? ` (\`${name}\`)` : '');
+  const everyone = 'everyone may manage digests, watches and threat alerts';
   const lines = [
-    `*Admins* (\`ADMIN_USERS\`): ${people(s.admins, 'not set: everyone may manage digests, watches and threat alerts')}`,
-    `*Security details* (\`SECURITY_USERS\`): ${people(s.securityUsers, 'everyone')} · in (\`SECURITY_CHANNELS\`): ${channels.length === 0 ? 'any channel' : channels.join(', ')}`,
-    `*Scraping* counts as a reason from a score of ${s.scrapingScoreThreshold} (\`SCRAPING_SCORE_THRESHOLD\`)`,
-    `*Digests and watches*: at most ${s.digestsPerChannel} per channel (\`DIGESTS_PER_CHANNEL\`) and ${s.digestsPerUser} per person (\`DIGESTS_PER_USER\`); a digest runs at most every ${durationInWords(s.digestMinIntervalMs)} (\`DIGEST_MIN_INTERVAL\`)`,
-    `*Requests*: ${formatCount(s.userRequests)} per person every ${durationInWords(s.userWindowMs)} (\`USER_RATE_LIMIT\`, \`USER_RATE_WINDOW\`)`,
+    `*Admins*${set('ADMIN_USERS')}: ${people(s.admins, s.operator ? `not set: ${everyone}` : everyone)}`,
+    `*Security details*${set('SECURITY_USERS')}: ${people(s.securityUsers, 'everyone')} · in${s.operator ? ' (`SECURITY_CHANNELS`):' : ''} ${channels.length === 0 ? 'any channel' : channels.join(', ')}`,
+    `*Scraping* counts as a reason from a score of ${s.scrapingScoreThreshold}${set('SCRAPING_SCORE_THRESHOLD')}`,
+    `*Digests and watches*: at most ${s.digestsPerChannel} per channel${set('DIGESTS_PER_CHANNEL')} and ${s.digestsPerUser} per person${set('DIGESTS_PER_USER')}; a digest runs at most every ${durationInWords(s.digestMinIntervalMs)}${set('DIGEST_MIN_INTERVAL')}`,
+    `*Requests*: ${formatCount(s.userRequests)} per person every ${durationInWords(s.userWindowMs)}${s.operator ? ' (`USER_RATE_LIMIT`, `USER_RATE_WINDOW`)' : ''}`,
   ];
   return [
-    { type: 'header', text: plainText('Settings (admins, read-only)', LIMITS.headerText) },
+    {
+      type: 'header',
+      text: plainText(s.operator ? 'Settings (admins, read-only)' : 'Settings (read-only)', LIMITS.headerText),
+    },
     { type: 'section', block_id: 'settings', text: mrkdwn(lines.join('\n')) },
     {
       type: 'context',
       elements: [
         mrkdwn(
-          "Set in Lookout's environment (`ADMIN_USERS`, `SECURITY_*`, `DIGESTS_PER_*`, `USER_RATE_*`…); they change on restart.",
+          s.operator
+            ? "Set in Lookout's environment (`ADMIN_USERS`, `SECURITY_*`, `DIGESTS_PER_*`, `USER_RATE_*`…); they change on restart."
+            : 'The same for every workspace this Lookout serves, set by whoever runs it: ask them to change one.',
         ),
       ],
     },

@@ -40,7 +40,11 @@ export const home: LookoutFeature<'home', 'digests' | 'watches' | 'alerts' | 'wo
         access: (team) => platform.tenants.access(team),
         tenantOf: (team) => platform.tenants.of(team),
         top: (team, user) => workspace.homeSection(team, user),
-        settings: { scrapingScoreThreshold: settings.security.scrapingScoreThreshold, ...settings.limits },
+        settings: {
+          operator: !platform.tenants.distributed,
+          scrapingScoreThreshold: settings.security.scrapingScoreThreshold,
+          ...settings.limits,
+        },
         now: settings.now,
         timeZone: settings.timeZone,
         demo: settings.demo,

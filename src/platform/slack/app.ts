@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { App, HTTPReceiver, SocketModeReceiver, type CustomRoute } from '@slack/bolt';
-import type { InstallProvider } from '@slack/oauth';
+import type { Installation, InstallProvider } from '@slack/oauth';
 import type { Logger } from '../log.js';
 import { boltLogger } from './bolt-logger.js';
 import { guardRequests, type GuardObserve } from './guard.js';
@@ -66,7 +66,24 @@ const HEALTH: CustomRoute = {
  * A distributed app's OAuth routes (Bolt's InstallProvider): the install page with "Add to Slack" at
  * /slack/install, and Slack's redirect back at /slack/oauth_redirect, which stores the installation.
  */
-function oauthRoutes(installer: InstallProvider, links: InstallPageLinks, log: Logger): CustomRoute[] {
+/**
+ * Slack's link back to the app in the workspace it was installed into, `app_redirect` (with `app` and
+ * `team`), which Slack offers for sending people back from an install (https://api.slack.com/docs/deep-linking),
+ * on the web origin of its Web API: https://slack.com, or the offline Slack's own in the sandbox.
+ */
+export function backToSlack(slackApiUrl: string | undefined, installation: Installation): string {
+  const url = new URL('/app_redirect', slackApiUrl ?? 'https://slack.com/api/');
+  if (installation.appId) url.searchParams.set('app', installation.appId);
+  if (installation.team?.id) url.searchParams.set('team', installation.team.id);
+  return url.toString();
+}
+
+function oauthRoutes(
+  installer: InstallProvider,
+  links: InstallPageLinks,
+  slackApiUrl: string | undefined,
+  log: Logger,
+): CustomRoute[] {
   const failed = (what: string) => (error: unknown, res: import('node:http').ServerResponse) => {
     log.warn({ err: error instanceof Error ? error.message : String(error) }, what);
     if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
@@ -91,7 +108,11 @@ function oauthRoutes(installer: InstallProvider, links: InstallPageLinks, log: L
               log.info({ team: installation.team?.id, enterprise: installation.enterprise?.id }, 'installed');
               response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
               response.end(
-                installPage.done(installation.team?.name ?? installation.enterprise?.name ?? 'your workspace', links),
+                installPage.done(
+                  installation.team?.name ?? installation.enterprise?.name ?? 'your workspace',
+                  backToSlack(slackApiUrl, installation),
+                  links,
+                ),
               );
             },
             failure: (error, _options, _req, response) => {
@@ -119,7 +140,9 @@ export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp
   const logger = boltLogger(log, [options.signingSecret, options.botToken ?? '', options.appToken ?? '']);
   const customRoutes = [
     HEALTH,
-    ...(options.installer ? oauthRoutes(options.installer.provider, options.installer.links, log) : []),
+    ...(options.installer
+      ? oauthRoutes(options.installer.provider, options.installer.links, options.slackApiUrl, log)
+      : []),
   ];
   // Listeners' own calls (views.open, views.publish, chat.postEphemeral) give up like every other call to Slack, after
   // one retry: the Web API client's default keeps retrying for half an hour, and a trigger_id lasts 3 s.

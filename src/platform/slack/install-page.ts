@@ -39,11 +39,13 @@ and threat alerts on flagged visitors.</p>
       links,
     );
   },
-  done(team: string, links: InstallPageLinks): string {
+  /** Where the install ended: `back` is Slack's link to the app in the workspace it was installed into. */
+  done(team: string, back: string, links: InstallPageLinks): string {
     return page(
       'Lookout is installed',
       `<h1>Lookout is installed in ${html(team)}</h1>
-<p>Open Lookout in Slack's sidebar. On its Home tab, an admin of the workspace chooses “Connect your analytics”.</p>`,
+<p>On Lookout's Home tab in Slack, an admin of the workspace chooses “Connect your analytics”.</p>
+<p><a class="add" id="back-to-slack" href="${html(back)}">Open Lookout in ${html(team)}</a></p>`,
       links,
     );
   },

@@ -135,7 +135,7 @@ const WHAT_TO_DO = 'Nothing was changed: restore it from a backup, or set DATA_D
  * cut short. Anything else is someone's data (a damaged data directory, or another
  * program's files) and is refused.
  */
-function inspectDataDir(dataDir: string): 'ready' | 'new' | 'interrupted' {
+export function inspectDataDir(dataDir: string): 'ready' | 'new' | 'interrupted' {
   const where = `DATA_DIR ${resolve(dataDir)}`;
   let entries: string[];
   try {

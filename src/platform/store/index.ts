@@ -7,7 +7,7 @@ import { ReplayRepo } from './replays.js';
 
 export type { Db, OpenDbOptions, Queryable } from './db.js';
 export type { QueryStash } from './query-stash.js';
-export { DataDirError, openDb, redactUrl } from './db.js';
+export { DataDirError, inspectDataDir, openDb, redactUrl } from './db.js';
 export { migrate } from './migrate.js';
 export { LeaseRepo, QueryStashRepo, ReplayRepo };
 

@@ -36,6 +36,9 @@ interface Row {
 
 const purpose = (team: string) => `workspaces.api_key/${team}`;
 
+/** A connection's workspace (`w`) has Lookout installed, by its own installation or its organisation's. */
+const INSTALLED = `EXISTS (SELECT 1 FROM installations WHERE ${servingTeam('w.team_id')})`;
+
 export const last4 = (key: string) => key.slice(-4);
 
 export class ConnectionRepo {
@@ -78,8 +81,23 @@ export class ConnectionRepo {
   async list(): Promise<Connection[]> {
     const { rows } = await this.db.query<Row>(
       `SELECT w.* FROM workspaces w
-        WHERE EXISTS (SELECT 1 FROM installations WHERE ${servingTeam('w.team_id')})
+        WHERE ${INSTALLED}
         ORDER BY w.team_id`,
+    );
+    return rows.map((r) => this.toConnection(r));
+  }
+
+  /**
+   * Up to `n` connections of installed workspaces, one per account, chosen at random: what the
+   * readiness probe asks the analytics API, so a probe costs at most `n` requests however many connect.
+   */
+  async sample(n: number): Promise<Connection[]> {
+    const { rows } = await this.db.query<Row>(
+      `SELECT * FROM (SELECT DISTINCT ON (w.account) w.* FROM workspaces w
+                       WHERE ${INSTALLED}
+                       ORDER BY w.account, w.team_id) one_per_account
+        ORDER BY random() LIMIT $1`,
+      [n],
     );
     return rows.map((r) => this.toConnection(r));
   }

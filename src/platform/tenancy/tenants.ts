@@ -79,6 +79,11 @@ export class Tenants {
   private readonly clients = new LRUCache<string, WebClient>({ max: 2_000 });
   private readonly directories = new LRUCache<string, SlackDirectory>({ max: 2_000 });
   private readonly budgets = new LRUCache<string, ApiBudget>({ max: 10_000 });
+  /** Readiness probes' clients, by account (a probe asks a few accounts at most). */
+  private readonly probes = new LRUCache<string, AnalyticsApi>({
+    max: 100,
+    dispose: (api) => void api.close().catch(() => undefined),
+  });
   /** The environment's account (one workspace): never evicted. */
   private readonly own?: Account;
 
@@ -152,6 +157,27 @@ export class Tenants {
   }
 
   /**
+   * Up to `n` analytics accounts to probe for readiness, each with its base URL and one of its
+   * workspaces: one workspace's account, or a random few of a distributed app's connected ones.
+   * Each comes with a client of its own that asks once, within `timeoutMs`: a probe learns
+   * whether the API answers now, not after the retries a person's request is given.
+   */
+  async sample(n: number, timeoutMs: number): Promise<{ api: AnalyticsApi; baseUrl: string; team?: string }[]> {
+    const chosen = this.o.single
+      ? [{ baseUrl: this.o.single.baseUrl, apiKey: this.o.single.apiKey }]
+      : await this.o.connections!.sample(n);
+    return chosen.map((c) => {
+      const account = accountOf(c.baseUrl, c.apiKey);
+      let api = this.probes.get(account);
+      if (!api) {
+        api = this.trial(c.baseUrl, c.apiKey, timeoutMs);
+        this.probes.set(account, api);
+      }
+      return { api, baseUrl: c.baseUrl, ...('team' in c ? { team: c.team } : {}) };
+    });
+  }
+
+  /**
    * A Web API client with the workspace's current bot token (a fresh one under token rotation). It does not
    * retry unless `options` say so: the Web API client's own default retries for half an hour.
    */
@@ -205,6 +231,7 @@ export class Tenants {
   async close(): Promise<void> {
     await this.own?.api.close();
     this.accounts.clear();
+    this.probes.clear();
   }
 
   private cached(baseUrl: string, apiKey: string): Account {

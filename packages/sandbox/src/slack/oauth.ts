@@ -32,6 +32,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseForm, readBody } from './http-util.js';
+import { describeScope } from './scope-descriptions.js';
 import { SlackError, type Json } from './types.js';
 import type { Workspace } from './workspace.js';
 
@@ -281,8 +282,12 @@ export class OAuthServer {
       .filter((k) => q.has(k))
       .map((k) => `<input type="hidden" name="${k}" value="${escapeHtml(q.get(k) ?? '')}">`)
       .join('');
+    const names = { bot: team.bot.name, app: app.name ?? app.clientId };
     const list = scopes(scope)
-      .map((s) => `<li><code>${escapeHtml(s)}</code></li>`)
+      .map((s) => {
+        const said = describeScope(s, names);
+        return `<li>${said ? `${escapeHtml(said)} ` : ''}<code>${escapeHtml(s)}</code>${said ? '' : ' (a scope the offline Slack has no description of)'}</li>`;
+      })
       .join('');
     const name = escapeHtml(app.name ?? app.clientId);
     const body = `<main class="authorize">

@@ -474,7 +474,17 @@ export async function startOfflineSlack(options: OfflineSlackOptions): Promise<O
       return owner.handle(id, req, res);
     })
     .add('GET', '/oauth/v2/authorize', (req, res, ctx) => oauth.authorizePage(ctx.url, res, req))
-    .add('POST', '/oauth/v2/authorize', (req, res) => oauth.decide(req, res));
+    .add('POST', '/oauth/v2/authorize', (req, res) => oauth.decide(req, res))
+    // Slack's link back from an install (`app_redirect`, https://api.slack.com/docs/deep-linking): here the
+    // workspace's page with the app open in it (an app that is not the workspace's, or no team: the page alone).
+    .add('GET', '/app_redirect', (_req, res, ctx) => {
+      const q = ctx.url.searchParams;
+      const ws = ctx.slack.teams.find((d) => d.workspace.team.id === q.get('team'))?.workspace ?? ctx.slack.workspace;
+      const page = new URLSearchParams({ team: ws.team.id });
+      if (q.get('app') === ws.bot.appId) page.set('app', ws.bot.appId);
+      res.writeHead(302, { location: `/?${page}`, 'content-length': 0 });
+      res.end();
+    });
   mountUiRoutes(created.router);
   holder.slack = created;
   return created;

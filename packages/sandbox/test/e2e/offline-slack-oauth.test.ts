@@ -159,6 +159,42 @@ describe('the OAuth v2 flow', () => {
     });
   });
 
+  it("lists each scope with Slack's own description beside its code, naming the app's bot and the app", async () => {
+    const { page } = await authorize(
+      {
+        client_id: app.clientId,
+        scope: 'commands,chat:write,chat:write.public,users:read,channels:read,groups:read,emoji:read',
+        state: 'st-scopes',
+        redirect_uri: redirectUri,
+        team: 'T_OTHER',
+      },
+      'cancel',
+    );
+    const items = [...page.matchAll(/<li>(.*?)<\/li>/g)].map((m) => m[1]);
+    expect(items).toEqual([
+      'Add shortcuts and/or slash commands that people can use <code>commands</code>',
+      'Send messages as @lookout <code>chat:write</code>',
+      'Send messages to channels @lookout isn&#39;t a member of <code>chat:write.public</code>',
+      'View people in a workspace <code>users:read</code>',
+      'View basic information about public channels in a workspace <code>channels:read</code>',
+      'View basic information about private channels that Lookout has been added to <code>groups:read</code>',
+      '<code>emoji:read</code> (a scope the offline Slack has no description of)',
+    ]);
+  });
+
+  it("Slack's link back from an install (app_redirect) opens the app in the workspace's page", async () => {
+    const back = async (query: string) => {
+      const res = await fetch(new URL(`/app_redirect?${query}`, slack.url), { redirect: 'manual' });
+      expect(res.status).toBe(302);
+      return res.headers.get('location');
+    };
+    expect(await back('app=A_LOOKOUT&team=T_OTHER')).toBe('/?team=T_OTHER&app=A_LOOKOUT');
+    expect(await back('app=A_LOOKOUT&team=T_LOOKOUT')).toBe('/?team=T_LOOKOUT&app=A_LOOKOUT');
+    // Another app, or a workspace that is not here: the page alone, of the named workspace or workspace one.
+    expect(await back('app=A_SOMEONE_ELSE&team=T_OTHER')).toBe('/?team=T_OTHER');
+    expect(await back('app=A_LOOKOUT&team=T_NOWHERE')).toBe('/?team=T_LOOKOUT&app=A_LOOKOUT');
+  });
+
   it('Cancel redirects with error=access_denied and the state, and no code', async () => {
     const { redirect } = await authorize(
       { client_id: app.clientId, scope: 'commands', state: 'st-no', redirect_uri: redirectUri },

@@ -292,6 +292,8 @@ function closeHome() {
   $('composer').hidden = false;
   $('home-panel').hidden = true;
   $('app-home').removeAttribute('aria-current');
+  // The channel's own header again, also when it is the channel the Home was opened from.
+  renderHeader();
 }
 
 function renderHome(view) {
@@ -1077,6 +1079,8 @@ async function start() {
       void closeView(state.views.at(-1));
   });
   connect();
+  // Slack's link back from an install (/app_redirect) lands here with the app to open.
+  if (params.get('app') && params.get('app') === state.workspace.bot.appId) void openHome();
 }
 
 start().catch((error) => {
