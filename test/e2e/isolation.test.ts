@@ -19,6 +19,7 @@ import {
   distributedSandbox,
   install,
   openHome,
+  quiet,
   run,
   type DistributedBox,
 } from '../support/distributed.js';
@@ -74,7 +75,7 @@ for (const kind of ['pglite', 'postgres'] as const) {
       await run(other(), 'C_OTHER_GENERAL', 'U_DANA', 'watch visits drops 40% vs last week');
       ids.ownDigest = await idOf("SELECT id FROM digests WHERE team_id = 'T_OTHER'");
       ids.ownWatch = await idOf("SELECT id FROM watches WHERE team_id = 'T_OTHER'");
-      await quiet();
+      await quiet(box);
     }, 60_000);
 
     afterAll(async () => {
@@ -84,19 +85,6 @@ for (const kind of ['pglite', 'postgres'] as const) {
       await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
       await admin.close();
     });
-
-    /** Until the Homes to refresh are published and nothing waits in the outbox: what an attempt set off has happened. */
-    async function quiet(): Promise<void> {
-      for (let round = 0; round < 2; round++) {
-        await box.lookout.home.settled();
-        await until(async () => {
-          const { rows } = await box.lookout.store.db.query(
-            "SELECT 1 FROM deliveries WHERE status IN ('pending', 'sending') LIMIT 1",
-          );
-          return rows.length === 0;
-        }, 'the outbox to empty');
-      }
-    }
 
     async function idOf(sql: string): Promise<number> {
       const { rows } = await box.lookout.store.db.query<{ id: string | number }>(sql);
@@ -148,7 +136,7 @@ for (const kind of ['pglite', 'postgres'] as const) {
       const rows = await lookoutRows();
       const seen = lookoutSlack();
       const shown = await act();
-      await quiet();
+      await quiet(box);
       if ((await lookoutRows()) !== rows) crossings.push(`${name}: changed T_LOOKOUT's rows`);
       if (lookoutSlack() !== seen) crossings.push(`${name}: reached T_LOOKOUT's Slack`);
       for (const leak of leaks(shown)) crossings.push(`${name}: showed ${leak}`);

@@ -15,7 +15,15 @@ import { ACTIONS } from '../../src/features/workspace/blocks.js';
 import { NOTICE } from '../../src/platform/deliveries/subject.js';
 import { openDb, type OpenDbOptions } from '../../src/platform/store/db.js';
 import { TEST_DATABASE_URL } from '../support/db.js';
-import { answerTo, distributedSandbox, install, openHome, run, type DistributedBox } from '../support/distributed.js';
+import {
+  answerTo,
+  distributedSandbox,
+  install,
+  openHome,
+  quiet,
+  run,
+  type DistributedBox,
+} from '../support/distributed.js';
 import { textsOf } from '../support/sandbox.js';
 import { until } from '../support/until.js';
 
@@ -76,7 +84,7 @@ for (const kind of ['pglite', 'postgres'] as const) {
       }
       expect((await install(box, GRID.id, ADMIN)).status).toBe(200);
       box.slack.addToWorkspace('T_GRID_EAST');
-      await quiet();
+      await quiet(box);
     }, 90_000);
 
     afterAll(async () => {
@@ -86,19 +94,6 @@ for (const kind of ['pglite', 'postgres'] as const) {
       await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
       await admin.close();
     });
-
-    /** Until the Homes to refresh are published and nothing waits in the outbox. */
-    async function quiet(): Promise<void> {
-      for (let round = 0; round < 2; round++) {
-        await box.lookout.home.settled();
-        await until(async () => {
-          const { rows } = await box.lookout.store.db.query(
-            "SELECT 1 FROM deliveries WHERE status IN ('pending', 'sending') LIMIT 1",
-          );
-          return rows.length === 0;
-        }, 'the outbox to empty');
-      }
-    }
 
     /** A body signed with the app's secret, sent straight to the request URL. */
     async function signed(body: string, type: 'form' | 'json'): Promise<number> {
@@ -150,7 +145,7 @@ for (const kind of ['pglite', 'postgres'] as const) {
         const ours = await modalFrom(one(), 'C_MARKETING', 'U_ALICE', button);
         const theirs = await modalFrom(other(), 'C_OTHER_GENERAL', 'U_DANA', button);
         theirs.private_metadata = ours.private_metadata;
-        await quiet();
+        await quiet(box);
         const seenInA = JSON.stringify(one().messages('C_MARKETING', { user: 'U_ALICE' }));
         const apiBefore = box.demo!.requests.length;
         const answer = await other().submit(theirs, values);
@@ -158,7 +153,7 @@ for (const kind of ['pglite', 'postgres'] as const) {
           response_action: 'errors',
           errors: { [firstBlock]: expect.stringMatching(/too old, or not from this workspace/) },
         });
-        await quiet();
+        await quiet(box);
         expect(JSON.stringify(one().messages('C_MARKETING', { user: 'U_ALICE' })), button).toBe(seenInA);
         expect(box.demo!.requests.length, button).toBe(apiBefore);
         await other().closeView(theirs);
@@ -175,7 +170,7 @@ for (const kind of ['pglite', 'postgres'] as const) {
         ['T_OTHER', 'T_LOOKOUT', 'U_ALICE'],
         ['T_LOOKOUT', 'T_OTHER', 'U_DANA'],
       ] as const) {
-        await quiet();
+        await quiet(box);
         const before = JSON.stringify(homes());
         const from = box.logs.length;
         const calls = box.slack.webApi.calls.length;
@@ -198,7 +193,7 @@ for (const kind of ['pglite', 'postgres'] as const) {
           `the event naming ${named}, authorised for ${authorised}, handled`,
         );
         expect(outcome).toBe('refused');
-        await quiet();
+        await quiet(box);
         expect(JSON.stringify(homes())).toBe(before);
         expect(box.slack.webApi.calls.slice(calls).filter((c) => c.method === 'views.publish')).toEqual([]);
         expect(refusalsSince(from)[0]).toMatchObject({
@@ -210,7 +205,7 @@ for (const kind of ['pglite', 'postgres'] as const) {
 
     it('3. refuses an org-wide command naming a workspace outside the organisation (or of one that never installed): answered, nothing served, no link recorded', async () => {
       for (const enterprise of [GRID.id, 'E_NOWHERE']) {
-        await quiet();
+        await quiet(box);
         const from = box.logs.length;
         const calls = box.slack.webApi.calls.length;
         const apiBefore = box.demo!.requests.length;
@@ -236,7 +231,7 @@ for (const kind of ['pglite', 'postgres'] as const) {
         const said = [answer.text ?? '', ...textsOf(answer)].join('\n');
         expect(said, enterprise).toMatch(/did not act on this/);
         expect(said, enterprise).not.toMatch(/Pages|\/pricing/);
-        await quiet();
+        await quiet(box);
         expect(box.demo!.requests.length, enterprise).toBe(apiBefore);
         expect(callsFor('T_LOOKOUT', calls), enterprise).toEqual([]);
         const { rows } = await box.lookout.store.db.query("SELECT * FROM org_workspaces WHERE team_id = 'T_LOOKOUT'");
@@ -259,7 +254,7 @@ for (const kind of ['pglite', 'postgres'] as const) {
         );
         return rows[0]?.uninstalled_at ? true : undefined;
       }, 'the uninstall to be recorded');
-      await quiet();
+      await quiet(box);
       const calls = box.slack.webApi.calls.length;
       const { rows } = await db.query("SELECT * FROM org_workspaces WHERE team_id = 'T_LOOKOUT'");
       expect(rows).toEqual([]);
@@ -279,7 +274,7 @@ for (const kind of ['pglite', 'postgres'] as const) {
       }, 'the post to finish');
       await one().event('app_home_opened', 'U_ALICE', { tab: 'home', channel: 'D_U_ALICE' });
       expect(await run(one(), 'C_MARKETING', 'U_ALICE', 'pages last7d')).toMatch(/not installed in this workspace/);
-      await quiet();
+      await quiet(box);
       expect(callsFor('T_LOOKOUT', calls)).toEqual([]);
       expect(
         one()
@@ -325,7 +320,7 @@ for (const kind of ['pglite', 'postgres'] as const) {
       expect(await clickOnHome('U_DANA', ACTIONS.disconnect)).toMatch(/Analytics disconnected: its key is deleted/);
       expect(await box.lookout.workspace.connection('T_OTHER')).toBeUndefined();
       expect(await clickOnHome('U_DANA', ACTIONS.purge)).toMatch(/Deleted everything Lookout kept of this workspace/);
-      await quiet();
+      await quiet(box);
       expect(errorsSince(from)).toEqual([]);
     });
 

@@ -55,6 +55,19 @@ export async function distributedSandbox(
 
 export type DistributedBox = Awaited<ReturnType<typeof distributedSandbox>>;
 
+/** Until the Homes to refresh are published and nothing waits in the outbox: what an attempt set off has happened. */
+export async function quiet(box: DistributedBox): Promise<void> {
+  for (let round = 0; round < 2; round++) {
+    await box.lookout.home.settled();
+    await until(async () => {
+      const { rows } = await box.lookout.store.db.query(
+        "SELECT 1 FROM deliveries WHERE status IN ('pending', 'sending') LIMIT 1",
+      );
+      return rows.length === 0;
+    }, 'the outbox to empty');
+  }
+}
+
 /**
  * A person installs Lookout in `team` through the whole OAuth flow: the app's install page (its
  * state cookie), Slack's authorise page, Allow, the redirect back. Returns the page it ends on.
