@@ -5,7 +5,7 @@ import { defineConfig } from 'vitest/config';
  * in child processes, killed and cut off for real), the container build made by hand, the
  * watch scenarios (hours of a living demo, replicas, restarts), the outbox's, grouped
  * alerts', the store's and the clock's fault scenarios, watch alerts explaining the demo's spikes, the three
- * personas and the distributed install in a browser: kept
+ * personas, the README's demo spikes and the distributed install in a browser: kept
  * out of `npm test` so it stays under 6 minutes on 2 cores.
  */
 export default defineConfig({

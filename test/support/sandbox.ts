@@ -24,6 +24,8 @@ export function startTestSandbox(options: TestSandboxOptions): Promise<Sandbox> 
     demoFaults,
     slack,
     ...(socketMode ? { socketMode } : {}),
+    // The page's demo controls make their spikes on the app's clock.
+    ...(app.now ? { now: app.now } : {}),
     startApp: (wiring) =>
       startLookout({
         port: 0,

@@ -73,6 +73,8 @@ export interface SandboxOptions<A extends SandboxApp> {
   startApp: (wiring: SandboxWiring) => Promise<A>;
   /** The app connects over Socket Mode (an app-level token) instead of being sent requests at its URL. */
   socketMode?: boolean;
+  /** The clock the page's demo controls make spikes by (default the real one): a test's, where the app runs on one. */
+  now?: () => Date;
 }
 
 export interface Sandbox<A extends SandboxApp> {
@@ -137,7 +139,7 @@ export async function startSandbox<A extends SandboxApp>(options: SandboxOptions
   });
   // Demo keys only: a real API's key (options.api) is never shown.
   if (demo) for (const a of accounts) slack.setDemoAccount(a.teamId, { baseUrl: a.baseUrl, apiKey: a.apiKey });
-  mountDemoControls(slack, demo, (team) => accounts.find((a) => a.teamId === team)?.name);
+  mountDemoControls(slack, demo, (team) => accounts.find((a) => a.teamId === team)?.name, options.now);
   let lookout: A;
   try {
     lookout = await options.startApp({
