@@ -163,12 +163,24 @@ export interface FlaggedVerdict {
 export const verdictAt = (share: number): ExplanationVerdict =>
   share >= MOSTLY_AUTOMATED_AT ? 'mostly automated' : share < MOSTLY_PEOPLE_BELOW ? 'mostly people' : 'mixed';
 
+const THRESHOLDS = [MOSTLY_PEOPLE_BELOW, MOSTLY_AUTOMATED_AT];
+
+/** A share as a whole percent, or to a tenth where the whole one would fall on the other side of a verdict's threshold: 0.497 → "49.7%". */
+function pointBeside(x: number): string {
+  const rounded = Math.round(x * 100) / 100;
+  if (!THRESHOLDS.some((t) => x < t !== rounded < t)) return percent(x);
+  return `${(x < rounded ? Math.floor(x * 1000) : Math.ceil(x * 1000)) / 10}%`;
+}
+
 /** The share of the change in words: "71%", "none", "at least 62%", "between 49% and 70%". */
 function changeWords(b: Bounds): string {
-  const point = (x: number) => (x <= 0 ? 'none' : x >= 1 ? 'all' : percent(x));
-  if (b.low === b.high) return point(b.low);
+  if (b.low === b.high) return b.low <= 0 ? 'none' : b.high >= 1 ? 'all' : pointBeside(b.low);
   if (b.low > 0 && b.high >= 1) return `at least ${percentDown(b.low)}`;
-  if (b.low <= 0 && b.high < 1) return `at most ${percentUp(b.high)}`;
+  if (b.low <= 0 && b.high < 1) {
+    // Just under a threshold, rounding up would print the threshold the verdict says it is under.
+    const under = THRESHOLDS.find((t) => b.high < t && percentUp(b.high) === percentUp(t));
+    return under === undefined ? `at most ${percentUp(b.high)}` : `under ${percentUp(under)}`;
+  }
   return `between ${percentDown(b.low)} and ${percentUp(b.high)}`;
 }
 
@@ -197,7 +209,7 @@ export function verdict(input: FlaggedInput): FlaggedVerdict {
     return {
       verdict: 'unknown: threat checks are off',
       shares: { direction: shares.direction },
-      text: `unknown: threat checks are off, so ${visitors === 1 ? 'the one visitor was not judged' : `none of the ${formatCount(visitors)} visitors was judged`}`,
+      text: `unknown: threat checks are off${visitors === 0 ? '' : visitors === 1 ? ', so the one visitor was not judged' : `, so none of the ${formatCount(visitors)} visitors was judged`}`,
     };
   const period = input.periodName ?? 'this period';
   const figures = [

@@ -7,7 +7,7 @@
  */
 import { WebClient, type WebClientOptions } from '@slack/web-api';
 import { LRUCache } from 'lru-cache';
-import { ApiError } from './api/errors.js';
+import { ApiError, type ApiErrorKind } from './api/errors.js';
 import type { Check } from './ops.js';
 import type { Db } from './store/index.js';
 import type { Tenants } from './tenancy/tenants.js';
@@ -25,6 +25,9 @@ export interface ReadinessOptions {
   /** A distributed app's Slack Web API settings (its base URL, timeout, fetch); absent for one workspace. */
   slack?: { url: string; options: WebClientOptions };
 }
+
+/** Failures that are the analytics API's own answer, not a failure to reach it. */
+const ANSWERED: ReadonlySet<ApiErrorKind> = new Set(['unauthorized', 'not_found', 'bad_request', 'rate_limited']);
 
 const textOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
@@ -65,6 +68,9 @@ export function readinessChecks(o: ReadinessOptions): Record<string, Check> {
       try {
         await api.report('countries', { startDate: '1970-01-01', endDate: '1970-01-01', limit: 1 });
       } catch (error) {
+        // In a distributed app an API that answers at all is reached: one customer's revoked key is theirs to
+        // fix from Lookout's Home, which an unready replica could not serve.
+        if (o.slack && error instanceof ApiError && ANSWERED.has(error.kind)) return;
         const where = team ? `workspace ${team}'s, at ${originOf(baseUrl)}` : `at ${originOf(baseUrl)}`;
         reasons.push(`${where}: ${apiReason(error)}`);
         throw error;

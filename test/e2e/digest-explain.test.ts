@@ -168,12 +168,12 @@ describe('a digest of a day the threat scan began in', () => {
     };
     expect(line).toContain(
       `:shield: Flagged visitors made ${stated(now)} of the ${formatCount(now.visits)} visits of ` +
-        `${dayLabel(yesterday)} (days in UTC, as the analytics API counts them; ${formatCount(now.judgedVisits)} of them judged), against the previous period (${dayLabel(yesterday - DAY)}`,
+        `${dayLabel(yesterday)} (days in UTC, as the analytics API counts them; ${formatCount(now.judgedVisits)} of those visits judged), against the previous period (${dayLabel(yesterday - DAY)}`,
     );
     expect(line).toContain(
       then.judgedVisits === 0
         ? `none of the ${counted(then.visits, 'visit')} was judged.`
-        : `${stated(then)} of the ${formatCount(then.visits)} visits; ${formatCount(then.judgedVisits)} of them judged).`,
+        : `${stated(then)} of the ${formatCount(then.visits)} visits; ${formatCount(then.judgedVisits)} of those visits judged).`,
     );
     // No share said excludes the demo's own count of flagged visits.
     for (const c of [now, then]) {

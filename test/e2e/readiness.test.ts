@@ -146,6 +146,22 @@ describe('/readyz of a distributed app, told in an operator’s words', () => {
     expect(why).not.toContain(account.apiKey);
   }, 60_000);
 
+  it('stays ready when a connected account’s API answers, if only to refuse (here 429): reached is ready', async () => {
+    box = await distributedSandbox({ scheduler: false });
+    const account = box.lookout.accounts.find((a) => a.teamId === 'T_LOOKOUT')!;
+    expect((await install(box, 'T_LOOKOUT', 'U_ALICE')).status).toBe(200);
+    expect((await connect(box.slack.team('T_LOOKOUT'), 'U_ALICE', account.baseUrl, account.apiKey)).outcome).toBe(
+      'connected',
+    );
+    box.demo!.resetRequests();
+    box.demo!.setFaults({ rateLimit: { count: 1_000_000, retryAfterSeconds: 60 } });
+    const ready = await readyz(box.lookout.ops.url);
+    expect(ready.status).toBe(200);
+    expect(ready.body).toEqual({ ok: true, checks: { store: 'ok', slack: 'ok', api: 'ok', clock: 'ok' } });
+    // The account was asked, and refused.
+    expect(box.demo!.requests.some((r) => r.status === 429)).toBe(true);
+  }, 60_000);
+
   it('is not ready when Slack’s Web API does not answer', async () => {
     box = await distributedSandbox({ scheduler: false });
     box.slack.failNext('api.test', { status: 503 }, Infinity);

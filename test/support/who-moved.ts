@@ -41,18 +41,20 @@ export function trueShares(t: Truth) {
 
 const EPS = 1e-9;
 
-/** A share as stated ("6%", "<1%", ">99%", "2–30%") holds the true share `t` (0–1). */
+/** A share as stated ("6%", "49.7%", "<1%", ">99%", "2–30%") holds the true share `t` (0–1). */
 export function holds(stated: string, t: number): boolean {
   const pct = t * 100;
   const range = /^(\d+)–(\d+)%$/.exec(stated);
   if (range) return Number(range[1]) - EPS <= pct && pct <= Number(range[2]) + EPS;
   if (stated === '<1%') return pct > 0 && pct < 0.5;
   if (stated === '>99%') return pct >= 99.5 && pct < 100;
+  const tenth = /^(\d+\.\d)%$/.exec(stated);
+  if (tenth) return Math.abs(Number(tenth[1]) - pct) <= 0.1 + EPS;
   const point = /^(\d+)%$/.exec(stated);
   return !!point && Math.abs(Number(point[1]) - pct) <= 0.5 + EPS;
 }
 
-/** The share of the change as stated ("none", "all", "71%", "at least 62%", "at most 3%", "between 49% and 70%") holds `t`. */
+/** The share of the change as stated ("none", "all", "71%", "49.7%", "at least 62%", "at most 3%", "under 20%", "between 49% and 70%") holds `t`. */
 export function changeHolds(stated: string, t: number): boolean {
   const pct = t * 100;
   if (stated === 'none') return t === 0;
@@ -61,6 +63,8 @@ export function changeHolds(stated: string, t: number): boolean {
   if (least) return pct >= Number(least[1]) - EPS;
   const most = /^at most (\d+)%$/.exec(stated);
   if (most) return pct <= Number(most[1]) + EPS;
+  const under = /^under (\d+)%$/.exec(stated);
+  if (under) return pct < Number(under[1]);
   const between = /^between (\d+)% and (\d+)%$/.exec(stated);
   if (between) return Number(between[1]) - EPS <= pct && pct <= Number(between[2]) + EPS;
   return holds(stated, t);

@@ -200,14 +200,14 @@ describe('flaggedShareLine', () => {
   it('where not every visit was judged: the bounds and how many were, no points; under half judged: unknown', () => {
     // 3,400 of the 4,210 visits judged, 505 of them flagged: 505 to 505 + 810 flagged, 12–32%.
     expect(line({ judgedVisitors: 2000, judgedVisits: 3400 }, { judgedVisitors: 2400, judgedVisits: 3900 })).toBe(
-      'Flagged visitors made 11–32% of the 4,210 visits of Nov 18 – Nov 24, 2026 (days in UTC, as the analytics API counts them; 3,400 of them judged), against the previous period (Nov 11 – Nov 17, 2026: 5–8% of the 3,980 visits; 3,900 of them judged).',
+      'Flagged visitors made 11–32% of the 4,210 visits of Nov 18 – Nov 24, 2026 (days in UTC, as the analytics API counts them; 3,400 of those visits judged), against the previous period (Nov 11 – Nov 17, 2026: 5–8% of the 3,980 visits; 3,900 of those visits judged).',
     );
     // Only one side known: still no points.
     expect(line({}, { judgedVisits: 3000 })).toMatch(
       /\(days in UTC, as the analytics API counts them\), against the previous period/,
     );
     expect(line({ judgedVisits: 1000 }, {})).toBe(
-      'Flagged visitors made an unknown share of the 4,210 visits of Nov 18 – Nov 24, 2026 (days in UTC, as the analytics API counts them; 1,000 of them judged), against the previous period (Nov 11 – Nov 17, 2026: 5% of the 3,980 visits).',
+      'Flagged visitors made an unknown share of the 4,210 visits of Nov 18 – Nov 24, 2026 (days in UTC, as the analytics API counts them; 1,000 of those visits judged), against the previous period (Nov 11 – Nov 17, 2026: 5% of the 3,980 visits).',
     );
     expect(line({ visits: 5000, sampled: true, total: 12345, flaggedVisits: 600 }, {})).toMatch(
       /^Flagged visitors made 12% of the latest 5,000 of the 12,345 visits \(a sample\) of Nov 18/,
@@ -219,7 +219,7 @@ describe('flaggedShareLine', () => {
       /; the previous period \(Nov 11 – Nov 17, 2026\) had no visits\.$/,
     );
     expect(line({}, { visits: 1, visitors: 1, judgedVisitors: 0, judgedVisits: 0, flaggedVisits: 0 })).toMatch(
-      /; in the previous period \(Nov 11 – Nov 17, 2026\) none of the 1 visit was judged\.$/,
+      /; in the previous period \(Nov 11 – Nov 17, 2026\) its one visit was not judged\.$/,
     );
     expect(line({ judgedVisitors: 0, judgedVisits: 0, flaggedVisits: 0 }, {})).toBeUndefined();
     expect(line({ visits: 0, visitors: 0, judgedVisitors: 0, flaggedVisits: 0 }, {})).toBeUndefined();

@@ -285,6 +285,23 @@ describe('flaggedShare and verdict: who moved it', () => {
     expect(verdict(input(period(200, 36), period(100, 6))).verdict).toBe('mixed');
   });
 
+  it('a share just under a threshold is never printed as the threshold its verdict is under', () => {
+    // 497 of 1,000 more visits flagged: 49.7%, mixed; a whole percent would read "50%".
+    expect(verdict(input(period(1000, 497), period(0, 0))).text).toMatch(/^mixed: 49\.7% of the rise/);
+    // 199.6 of 1,000: 19.96%, mostly people, not "20%".
+    expect(verdict(input(period(5000, 998), period(0, 0))).text).toMatch(/^mostly people: 19\.9% of the rise/);
+    // Bounds from none to 19.95%: "under 20%", not "at most 20%".
+    const bounded = verdict(input(period(4000, 0, 3202), period(0, 0)));
+    expect(bounded.verdict).toBe('mostly people');
+    expect(bounded.text).toMatch(/^mostly people: under 20% of the rise/);
+  });
+
+  it('the scan off with no visitor to judge says only that', () => {
+    expect(
+      verdict(input(period(0, 0, 0), period(10, 0, 0), { scanOn: false, visitors: 0, judgedVisitors: 0 })).text,
+    ).toBe('unknown: threat checks are off');
+  });
+
   it('the scan off is unknown, with the figures', () => {
     const v = verdict(input(period(408, 0, 0), period(100, 0, 0), { scanOn: false, judgedVisitors: 0 }));
     expect(v.verdict).toBe('unknown: threat checks are off');

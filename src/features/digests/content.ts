@@ -367,9 +367,9 @@ function shareOfVisits(p: PeriodShare): string {
   return `${share} of the latest ${formatCount(p.visits)}${of} (a sample)`;
 }
 
-/** How many of the visits named were judged, where not all were: "; 3,400 of them judged". */
+/** How many of the visits named were judged, where not all were: "; 3,400 of those visits judged". */
 const judging = (p: PeriodShare): string =>
-  p.judgedVisits < p.visits ? `; ${formatCount(p.judgedVisits)} of them judged` : '';
+  p.judgedVisits < p.visits ? `; ${formatCount(p.judgedVisits)} of those visits judged` : '';
 
 /** Whole points between two shares known exactly, as `percent` shows them: "+7 points", "-1 point", "no change". */
 function pointsChange(now: PeriodShare, before: PeriodShare): string {
@@ -404,7 +404,7 @@ export function flaggedShareLine(input: {
   const before = `the previous period (${span(input.previousPeriod)}`;
   if (previous.visits === 0) return `${head}; ${before}) had no visits.`;
   if (previous.judgedVisits === 0)
-    return `${head}; in ${before}) none of the ${counted(previous.visits, 'visit')} was judged.`;
+    return `${head}; in ${before}) ${previous.visits === 1 ? 'its one visit was not judged' : `none of the ${formatCount(previous.visits)} visits was judged`}.`;
   const exact = shareKnown(judgementOf(current)) === 'exact' && shareKnown(judgementOf(previous)) === 'exact';
   return `${head}, ${exact ? `${pointsChange(current, previous)} ` : ''}against ${before}: ${shareOfVisits(previous)}${judging(previous)}).`;
 }
