@@ -4,7 +4,9 @@
  * https://docs.slack.dev/reference/scopes/<scope>) opens with one line, where `@your_slack_app`
  * (docs.slack.dev: "your Slack app") stands for the app; Slack's own screen puts the app's bot
  * (`@lookout`) or its name there. Only the scopes Lookout and the tests ask for are here; for any
- * other the page shows the code alone and says the offline Slack does not know it.
+ * other the page shows the code alone and says the offline Slack does not know it. The lines of
+ * `commands`, `users:read` and `channels:read` were not read from those pages here: they are Slack's
+ * install screen as public READMEs quote it.
  */
 const DESCRIPTIONS: Readonly<Record<string, string>> = {
   // https://api.slack.com/scopes/commands
