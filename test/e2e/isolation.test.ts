@@ -11,8 +11,8 @@ import { HOME_ACTIONS, HOME_START } from '../../src/features/home/blocks.js';
 import { DIGEST_ACTIONS } from '../../src/features/digests/blocks.js';
 import { WATCH_ACTIONS } from '../../src/features/watches/blocks.js';
 import { NOTICE } from '../../src/platform/deliveries/subject.js';
-import { openDb, type OpenDbOptions } from '../../src/platform/store/db.js';
-import { TEST_DATABASE_URL } from '../support/db.js';
+import { type OpenDbOptions } from '../../src/platform/store/db.js';
+import { dropSchemas, TEST_DATABASE_URL } from '../support/db.js';
 import {
   answerTo,
   connect,
@@ -80,10 +80,7 @@ for (const kind of ['pglite', 'postgres'] as const) {
 
     afterAll(async () => {
       await box?.stop();
-      if (kind !== 'postgres') return;
-      const admin = await openDb({ databaseUrl: TEST_DATABASE_URL, schema });
-      await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      await admin.close();
+      if (kind === 'postgres') await dropSchemas(schema);
     });
 
     async function idOf(sql: string): Promise<number> {

@@ -13,8 +13,8 @@ import { computeSignature, type SlackDriver, type View } from '@lookout/sandbox/
 import { DRILL_INPUTS, FILTER_INPUTS } from '../../src/features/reports/modals.js';
 import { ACTIONS } from '../../src/features/workspace/blocks.js';
 import { NOTICE } from '../../src/platform/deliveries/subject.js';
-import { openDb, type OpenDbOptions } from '../../src/platform/store/db.js';
-import { TEST_DATABASE_URL } from '../support/db.js';
+import { type OpenDbOptions } from '../../src/platform/store/db.js';
+import { dropSchemas, TEST_DATABASE_URL } from '../support/db.js';
 import {
   answerTo,
   distributedSandbox,
@@ -89,10 +89,7 @@ for (const kind of ['pglite', 'postgres'] as const) {
 
     afterAll(async () => {
       await box?.stop();
-      if (kind !== 'postgres') return;
-      const admin = await openDb({ databaseUrl: TEST_DATABASE_URL, schema });
-      await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      await admin.close();
+      if (kind === 'postgres') await dropSchemas(schema);
     });
 
     /** A body signed with the app's secret, sent straight to the request URL. */

@@ -53,6 +53,17 @@ const TABLES = [
 
 let warned = false;
 
+/** Drops these PostgreSQL schemas at TEST_DATABASE_URL, and all they hold: a test file's clean-up. */
+export async function dropSchemas(...schemas: string[]): Promise<void> {
+  if (!TEST_DATABASE_URL || schemas.length === 0) return;
+  const admin = await openDb({ databaseUrl: TEST_DATABASE_URL });
+  try {
+    for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  } finally {
+    await admin.close();
+  }
+}
+
 export function describeEachDb(title: string, body: (t: TestDb) => void): void {
   for (const kind of ['pglite', 'postgres'] as const) {
     const skip = kind === 'postgres' && !TEST_DATABASE_URL;
