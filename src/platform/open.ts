@@ -233,6 +233,7 @@ export async function openPlatform(o: PlatformOptions, subjectList: readonly Any
   const metrics = new Metrics(
     {
       deliveries: () => repos.deliveries.counts(),
+      leases: (keys) => repos.leases.holders(keys),
       apiBudget: () => tenants.waitingForBudgets(),
     },
     log.child({ component: 'metrics' }),

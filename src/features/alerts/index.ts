@@ -84,18 +84,21 @@ export const alerts: LookoutFeature<'alerts', 'visitor', AlertFeatureRepos> = {
       recheckMs: settings.alerts.recheckMs,
       burst: settings.alerts.burst,
     });
-    platform.metrics.addProbes({
-      // The account whose last scan is oldest.
-      scanAgeSeconds: async () => {
+    platform.metrics.storeGauge(
+      {
+        name: 'lookout_scan_lag_seconds',
+        help: 'Seconds since the last successful threat scan of the analytics account scanned longest ago (absent before the first)',
+      },
+      async () => {
         const ages: number[] = [];
         for (const key of await scan.stateKeys()) {
           const at = (await own.scanState.get(key))?.lastScanAt;
           if (at) ages.push(Math.max(0, (now().getTime() - at.getTime()) / 1000));
         }
-        return ages.length > 0 ? Math.max(...ages) : undefined;
+        return ages.length > 0 ? [{ value: Math.max(...ages) }] : [];
       },
-      leases: () => platform.repos.leases.holders([SCAN_LEASE_KEY]),
-    });
+    );
+    platform.metrics.showLeases(SCAN_LEASE_KEY);
     return {
       gives: { service, scan },
       subcommands: [

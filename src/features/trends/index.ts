@@ -20,14 +20,24 @@ export const trends: LookoutFeature<'trends', 'reports', { trends: TrendRepo }> 
   repos: (db: Queryable) => ({ trends: new TrendRepo(db) }),
   plug(ctx, { reports }, repos) {
     const { metrics } = ctx.platform;
+    const periods = metrics.counter({
+      name: 'lookout_trend_periods_total',
+      help: 'Trend periods (days, hours, weeks) by where their figures came from: store (kept), api (fetched), or store_error (kept figures could not be read or written)',
+      labelNames: ['source'],
+    });
+    const rechecks = metrics.counter({
+      name: 'lookout_trend_rechecks_total',
+      help: 'Kept provisional trend periods (younger than a few days, or a suspect empty answer) asked again, by whether that changed their figure',
+      labelNames: ['changed'],
+    });
     const service = new TrendService({
       ...answering(ctx),
       repo: repos.trends,
       refs: reports.refs,
       maxFetch: ctx.settings.limits.trendMaxFetch,
       log: logOf(ctx, 'trends'),
-      observe: (source, n) => n > 0 && metrics.trendPeriods.inc({ source }, n),
-      observeRecheck: (changed, n) => metrics.trendRechecks.inc({ changed: String(changed) }, n),
+      observe: (source, n) => n > 0 && periods.inc({ source }, n),
+      observeRecheck: (changed, n) => rechecks.inc({ changed: String(changed) }, n),
     });
     return {
       gives: service,

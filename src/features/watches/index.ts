@@ -29,6 +29,16 @@ export const watches: LookoutFeature<'watches', 'reports' | 'trends' | 'alerts' 
     const { now, apiDays, demo, limits } = settings;
     const log = logOf(ctx, 'watches');
     const changed = platform.changes.changed;
+    const evaluations = platform.metrics.counter({
+      name: 'lookout_watch_evaluations_total',
+      help: 'Watch evaluations by outcome: breach, update, recover, ok, unknown (the API failed or there was nothing to compare with), muted',
+      labelNames: ['outcome'],
+    });
+    const explanations = platform.metrics.counter({
+      name: 'lookout_watch_explanations_total',
+      help: 'Watch alerts explained (what moved, who moved it), by outcome: explained, failed (the alert says it could not be told), superseded (a later period was evaluated first)',
+      labelNames: ['outcome'],
+    });
     const service = new WatchService({
       repo: repos.watches,
       tenantOf: (team) => platform.tenants.of(team),
@@ -46,7 +56,7 @@ export const watches: LookoutFeature<'watches', 'reports' | 'trends' | 'alerts' 
       tenants: platform.tenants,
       observer,
       explainer: new WatchExplainer(observer, (tenant, ids, max) => alerts.scan.judgeSample(tenant, ids, max)),
-      explained: (outcome) => platform.metrics.watchExplanations.inc({ outcome }),
+      explained: (outcome) => explanations.inc({ outcome }),
       trends,
       apiDays,
       owner: settings.owner,
@@ -56,7 +66,7 @@ export const watches: LookoutFeature<'watches', 'reports' | 'trends' | 'alerts' 
       changed,
       demo,
       ...settings.watches,
-      observe: (outcome) => platform.metrics.watchEvaluations.inc({ outcome }),
+      observe: (outcome) => evaluations.inc({ outcome }),
     });
     return {
       gives: { service, evaluator },
