@@ -185,7 +185,10 @@ export class Metrics {
         );
         for (const set of apply) set();
       } catch (error) {
-        this.log.warn({ err: error instanceof Error ? error.message : String(error) }, 'metrics: the store did not answer');
+        this.log.warn(
+          { err: error instanceof Error ? error.message : String(error) },
+          'metrics: the store did not answer',
+        );
         throw error;
       }
     })().finally(() => (this.reading = undefined));

@@ -199,7 +199,7 @@ describe.skipIf(!available)('the sandbox Slack in a browser', () => {
       date: new Date().toISOString(),
       url: 'https://www.example-shop.com/checkout',
     });
-    await box.lookout.threatScan.scan();
+    await box.lookout.features.alerts.scan.scan();
     box.lookout.deliveries.wake();
     const list = page.getByTestId('message-list');
     const alert = list.getByTestId('message').filter({ hasText: 'Acknowledge' }).last();
@@ -210,7 +210,7 @@ describe.skipIf(!available)('the sandbox Slack in a browser', () => {
     // A watch alert: amber while breaching, its chart above the bar.
     await openChannel('marketing');
     await command('/traffic watch visits above 0 every day', '.block');
-    await box.lookout.watches.tick();
+    await box.lookout.features.watches.evaluator.tick();
     box.lookout.deliveries.wake();
     // Read once its explanation is in: the alert is edited in place when it comes.
     const watch = list

@@ -22,6 +22,7 @@ import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openRepos, type Repos } from '../../src/compose.js';
 import { DataDirError, ensureTemplate } from '../../src/platform/store/db.js';
+import { MIGRATIONS } from '../../src/compose.js';
 
 const root = mkdtempSync(join(tmpdir(), 'lookout-data-dir-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -151,7 +152,7 @@ describe('DATA_DIR', () => {
 
   it('an initialisation cut short is done again', async () => {
     // What a kill mid-copy leaves: the marker written first, and part of the template (PG_VERSION included, which no longer makes it look finished).
-    const template = await ensureTemplate();
+    const template = await ensureTemplate(MIGRATIONS);
     const dir = newDir();
     mkdirSync(dir);
     writeFileSync(join(dir, '.lookout-initialising'), '');

@@ -33,14 +33,14 @@ async function scanSince(since: number): Promise<void> {
     checks: ['bot', 'scraping', 'vpn', 'extensions'],
   });
   await box.lookout.store.db.query('update alert_subscriptions set created_at = $1', [new Date(since)]);
-  const [key] = await box.lookout.threatScan.stateKeys();
+  const [key] = await box.lookout.features.alerts.scan.stateKeys();
   await box.lookout.store.scanState.saveProgress(key!, {
     watermark: new Date(since),
     seenIds: [],
     counts: {},
     at: new Date(),
   });
-  expect(await box.lookout.threatScan.scan()).toMatchObject({ status: 'scanned' });
+  expect(await box.lookout.features.alerts.scan.scan()).toMatchObject({ status: 'scanned' });
 }
 
 /** Posts yesterday's (UTC) digest of sources, pages and countries; the posted message. */
@@ -58,7 +58,7 @@ async function postDigest(today: number): Promise<Message> {
     timeZone: 'UTC',
   });
   const slot = new Date(today + 9 * HOUR);
-  expect(await box.lookout.scheduler.runSlot(digest, slot)).toBe(true);
+  expect(await box.lookout.features.digests.scheduler.runSlot(digest, slot)).toBe(true);
   await box.lookout.deliveries.drained();
   const run = await box.lookout.store.runs.get(digest.id, slot);
   expect(run?.status).toBe('posted');

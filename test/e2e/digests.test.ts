@@ -288,7 +288,7 @@ describe('/traffic digest list and its buttons', () => {
     await box.lookout.store.db.query('update alert_subscriptions set created_at = $1', [began]);
     await box.lookout.store.db.query(
       'insert into watch_state (key, watermark) values ($1, $2) on conflict (key) do update set watermark = excluded.watermark',
-      [(await box.lookout.threatScan.stateKeys())[0], new Date()],
+      [(await box.lookout.features.alerts.scan.stateKeys())[0], new Date()],
     );
     const flagged = (visitorId: string, channelId: string, daysAgo: number) =>
       box.lookout.store.alerts.claim({
@@ -366,7 +366,7 @@ describe('posting a slot', () => {
 
   it('posts the digest with totals and change, and records the run with the message ts', async () => {
     const digest = await addDigest({ reports: ['sources', 'countries'] });
-    expect(await box.lookout.scheduler.runSlot(digest, slot)).toBe(true);
+    expect(await box.lookout.features.digests.scheduler.runSlot(digest, slot)).toBe(true);
     await box.lookout.deliveries.drained();
     const posted = await box.slack.waitForMessage(
       CHANNEL,
@@ -386,14 +386,14 @@ describe('posting a slot', () => {
     const run = await box.lookout.store.runs.get(digest.id, slot);
     expect(run).toMatchObject({ status: 'posted', messageTs: posted.ts, channelId: CHANNEL });
     // The same slot never posts twice.
-    expect(await box.lookout.scheduler.runSlot(digest, slot)).toBe(false);
+    expect(await box.lookout.features.digests.scheduler.runSlot(digest, slot)).toBe(false);
     await box.lookout.deliveries.drained();
   });
 
   it('a report that fails says so; the rest still posts', async () => {
     box.demo!.setFaults({ status500Until: 10_000, paths: ['/pages'] });
     const digest = await addDigest({ reports: ['sources', 'pages'] });
-    await box.lookout.scheduler.runSlot(digest, slot);
+    await box.lookout.features.digests.scheduler.runSlot(digest, slot);
     await box.lookout.deliveries.drained();
     const posted = await box.slack.waitForMessage(
       CHANNEL,
@@ -406,7 +406,10 @@ describe('posting a slot', () => {
   it('an archived channel fails that digest only', async () => {
     const archived = await addDigest({ channelId: 'C_ARCHIVED' });
     const fine = await addDigest({ channelId: 'C_GENERAL' });
-    await Promise.all([box.lookout.scheduler.runSlot(archived, slot), box.lookout.scheduler.runSlot(fine, slot)]);
+    await Promise.all([
+      box.lookout.features.digests.scheduler.runSlot(archived, slot),
+      box.lookout.features.digests.scheduler.runSlot(fine, slot),
+    ]);
     await box.lookout.deliveries.drained();
     expect(await box.lookout.store.runs.get(archived.id, slot)).toMatchObject({
       status: 'failed',
@@ -424,7 +427,7 @@ describe('posting a slot', () => {
 
   it('13 reports at top 10 fit in one message Slack accepts', async () => {
     const digest = await addDigest({ reports: [...REPORT_IDS], topN: 10, channelId: 'C_GENERAL' });
-    await box.lookout.scheduler.runSlot(digest, slot);
+    await box.lookout.features.digests.scheduler.runSlot(digest, slot);
     await box.lookout.deliveries.drained();
     const run = await box.lookout.store.runs.get(digest.id, slot);
     expect(run?.status).toBe('posted');
@@ -444,9 +447,9 @@ describe('restarts', () => {
     const b = await addDigest({ cron: cronAt(old), timeZone: 'UTC', channelId: 'C_GENERAL' });
     await box.lookout.store.db.query(`update digests set created_at = now() - interval '1 day'`);
 
-    await box.lookout.scheduler.catchUp();
+    await box.lookout.features.digests.scheduler.catchUp();
     await box.lookout.deliveries.drained();
-    await box.lookout.scheduler.catchUp(); // a second replica starting: nothing more
+    await box.lookout.features.digests.scheduler.catchUp(); // a second replica starting: nothing more
     expect(await box.lookout.store.runs.get(a.id, recent)).toMatchObject({ status: 'posted' });
     expect(await box.lookout.store.runs.get(b.id, old)).toMatchObject({ status: 'missed' });
     const posts = box.slack.messages('C_GENERAL').filter((m) => textsOf(m).join(' ').includes(`digest #${a.id}`));
@@ -463,7 +466,7 @@ describe('restarts', () => {
     await box.lookout.store.db.query(`update digests set created_at = now() - interval '1 day'`);
     // The crashed replica claimed the slot and died while fetching: its heartbeat stopped a while ago.
     expect(await box.lookout.store.runs.claim(digest.id, slot, 'replica-that-died')).toBe(true);
-    await box.lookout.scheduler.catchUp(); // the slot has a run: catch-up leaves it to the heartbeat
+    await box.lookout.features.digests.scheduler.catchUp(); // the slot has a run: catch-up leaves it to the heartbeat
     expect(await box.lookout.store.runs.get(digest.id, slot)).toMatchObject({
       status: 'claimed',
       claimedBy: 'replica-that-died',
@@ -472,8 +475,8 @@ describe('restarts', () => {
       `update digest_runs set heartbeat_at = now() - interval '1 hour' where digest_id = $1`,
       [digest.id],
     );
-    await box.lookout.scheduler.heartbeat();
-    await box.lookout.scheduler.heartbeat(); // a second look takes nothing more
+    await box.lookout.features.digests.scheduler.heartbeat();
+    await box.lookout.features.digests.scheduler.heartbeat(); // a second look takes nothing more
     const posted = () =>
       box.slack.messages('C_GENERAL').filter((m) => textsOf(m).join(' ').includes(`digest #${digest.id}`));
     await box.slack.waitFor(() => posted().length > 0 || undefined);
@@ -493,7 +496,7 @@ describe('restarts', () => {
       `update digest_runs set heartbeat_at = now() - interval '1 hour' where digest_id = $1`,
       [digest.id],
     );
-    await box.lookout.scheduler.heartbeat();
+    await box.lookout.features.digests.scheduler.heartbeat();
     expect(await box.lookout.store.runs.get(digest.id, slot)).toMatchObject({
       status: 'abandoned',
       error: expect.stringContaining('catch-up window'),

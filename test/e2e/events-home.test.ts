@@ -514,7 +514,7 @@ describe('App Home buttons, and a Home kept current', () => {
       async () => ((await box.lookout.store.digests.get(digest!.id))?.paused ? true : undefined),
       'the last pause',
     );
-    await box.lookout.home.settled();
+    await box.lookout.features.home.settled();
     await box.lookout.deliveries.drained();
     expect(published('U_ALICE') - alice).toBeGreaterThanOrEqual(1);
     expect(published('U_ALICE') - alice).toBeLessThanOrEqual(2);
@@ -535,7 +535,7 @@ describe('App Home buttons, and a Home kept current', () => {
       lastSeen: new Date(),
     });
     await box.slack.slash('C_SECURITY', 'U_CAROL', 'alerts mute v_acked for 24h');
-    await box.lookout.home.settled();
+    await box.lookout.features.home.settled();
     await box.lookout.deliveries.drained();
     expect(published('U_CAROL')).toBeGreaterThan(carol);
     expect(published('U_BOB')).toBe(bob);

@@ -85,7 +85,7 @@ it('threat alerts, coloured by severity', async () => {
       url: 'https://www.example-shop.com/checkout',
     });
   }
-  await box.lookout.threatScan.scan();
+  await box.lookout.features.alerts.scan.scan();
   box.lookout.deliveries.wake();
   // Both in one scan: their group's message, and an alert each in its thread.
   const alerts = await until(() => {
@@ -101,7 +101,7 @@ it('threat alerts, coloured by severity', async () => {
 it('watch alerts, with their chart beside the coloured bar', async () => {
   const confirmation = await command('watch visits above 0 every day');
   expect(mrkdwnOf(confirmation).join(' ')).toMatch(/Watch #\d+ added/);
-  await box.lookout.watches.tick();
+  await box.lookout.features.watches.evaluator.tick();
   box.lookout.deliveries.wake();
   const alert = await until(
     () => box.slack.messages(CHANNEL, { user: USER }).find((m) => (headerOf(m) ?? '').startsWith('Watch:')),

@@ -8,7 +8,9 @@ import type { LookoutFeature, LookoutOptions } from '../../src/context.js';
 import { FEATURES } from '../../src/features/index.js';
 import { defineSubject } from '../../src/platform/deliveries/subject.js';
 import { silentLogger } from '../../src/platform/log.js';
-import { ping } from '../support/ping/index.js';
+import { commandCatalog } from '../../src/platform/feature.js';
+import { trafficHint } from '../../src/features/reports/help.js';
+import { ping, PingRepo } from '../support/ping/index.js';
 import { CHANNEL, sandbox, textsOf, USER, type Sandbox } from '../support/sandbox.js';
 
 describe('a feature plugs in with one entry in the list', () => {
@@ -30,9 +32,32 @@ describe('a feature plugs in with one entry in the list', () => {
     return textsOf(reply);
   }
 
-  it('/traffic ping answers pong, and its help is in /traffic help', async () => {
-    expect((await answer('ping')).join('\n')).toContain('pong');
+  it('/traffic ping answers from its own table, and its help is in /traffic help', async () => {
+    expect((await answer('ping')).join('\n')).toContain('pong (1 so far here)');
+    expect((await answer('ping')).join('\n')).toContain('pong (2 so far here)');
     expect((await answer('help ping')).join('\n')).toContain('/traffic ping: answers pong');
+    const general = (await answer('help')).join('\n');
+    expect(general).toMatch(/Also: .*\/traffic ping …/);
+    expect(general).toMatch(/More: .*\| ping \|/);
+  });
+
+  it('its table came with its migration, and its repository is on the store', async () => {
+    const { rows } = await box.lookout.store.db.query<{ version: number }>(
+      'SELECT version FROM schema_migrations WHERE version = 900',
+    );
+    expect(rows).toEqual([{ version: 900 }]);
+    expect(await new PingRepo(box.lookout.store.db).count(box.slack.workspace.team.id)).toBeGreaterThanOrEqual(2);
+  });
+
+  it('its metric is served at /metrics, and its job was started', async () => {
+    await answer('ping');
+    const metrics = await (await fetch(`${box.lookout.ops.url}/metrics`)).text();
+    expect(Number(/^lookout_pings_total (\d+)/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(1);
+    expect((box.lookout.features as { ping?: { jobRuns(): number } }).ping?.jobRuns()).toBe(1);
+  });
+
+  it("the manifest's hint for /traffic is made from the definitions, so it names ping", () => {
+    expect(trafficHint(commandCatalog([...FEATURES, ping]))).toMatch(/\| ping … \| help$/);
   });
 
   it('the features it was added to still answer', async () => {

@@ -205,7 +205,7 @@ describe('the living sandbox', () => {
     expect(added.length).toBeGreaterThan(0);
     expect(await visitsToday()).toBe(before + added.length);
 
-    const scan = await world.app.threatScan.scan();
+    const scan = await world.app.features.alerts.scan.scan();
     await world.app.deliveries.drained();
     expect(scan).toMatchObject({ status: 'scanned', alerts: 1 });
     const alert = await world.slack.waitFor(() =>
@@ -225,7 +225,7 @@ describe('spike watches on the living demo', () => {
   const at = async (t: number) => {
     world.clock = t;
     world.demo.advanceLive();
-    await world.app.watches.tick();
+    await world.app.features.watches.evaluator.tick();
     await world.app.deliveries.drained();
   };
   const alerts = () => world.slack.messages('C_MARKETING').filter((m) => /^Watch: /.test(headerOf(m) ?? ''));

@@ -138,15 +138,19 @@ describe('digests', () => {
       /You are not in that channel/,
     );
     // The form's submission is the same service call: a forged channel choice is refused the same way.
-    const refused = await box.lookout.digests.create(await box.lookout.tenants.of('T_LOOKOUT'), 'U_BOB', {
-      channelId: 'C_GROWTH',
-      reports: ['sources'],
-      filters: [],
-      topN: 5,
-      schedule: { kind: 'daily', time: '09:00' },
-      cron: '0 9 * * *',
-      timeZone: 'UTC',
-    });
+    const refused = await box.lookout.features.digests.service.create(
+      await box.lookout.tenants.of('T_LOOKOUT'),
+      'U_BOB',
+      {
+        channelId: 'C_GROWTH',
+        reports: ['sources'],
+        filters: [],
+        topN: 5,
+        schedule: { kind: 'daily', time: '09:00' },
+        cron: '0 9 * * *',
+        timeZone: 'UTC',
+      },
+    );
     expect(refused.ok).toBe(false);
     expect((await box.lookout.store.digests.listAll('T_LOOKOUT')).length).toBe(before);
     expect(await command('C_GENERAL', 'U_DANA', 'digest add #growth daily 09:00 sources')).not.toMatch(

@@ -13,6 +13,7 @@ import { keyring } from '../../src/platform/secrets.js';
 import { InstallationRepo } from '../../src/platform/slack/installations.js';
 import { openStore } from '../../src/platform/store/index.js';
 import { sandbox } from '../support/sandbox.js';
+import { MIGRATIONS } from '../../src/compose.js';
 
 const OLD = randomBytes(32).toString('base64');
 const NEW = randomBytes(32).toString('hex');
@@ -23,7 +24,7 @@ const dir = mkdtempSync(join(tmpdir(), 'lookout-secrets-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function withStore<T>(fn: (db: Awaited<ReturnType<typeof openStore>>['db']) => Promise<T>): Promise<T> {
-  const store = await openStore({ dataDir: dir });
+  const store = await openStore({ dataDir: dir, migrations: MIGRATIONS });
   try {
     return await fn(store.db);
   } finally {

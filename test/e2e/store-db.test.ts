@@ -5,6 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { appliedVersions, migrate } from '../../src/platform/store/migrate.js';
 import { describeEachDb } from '../support/db.js';
+import { MIGRATIONS } from '../../src/compose.js';
 
 const count = async (db: { query: (sql: string) => Promise<{ rows: unknown[] }> }, table: string) =>
   Number(((await db.query(`SELECT count(*) AS n FROM ${table}`)).rows[0] as { n: unknown }).n);
@@ -96,7 +97,7 @@ describeEachDb('store db', (t) => {
 
   describe('migrate', () => {
     it('has applied every migration exactly once, and running again applies nothing', async () => {
-      expect(await migrate(t.db)).toEqual([]);
+      expect(await migrate(t.db, MIGRATIONS)).toEqual([]);
       const { rows } = await t.db.query<{ version: number; name: string; applied_at: Date }>(
         'SELECT version, name, applied_at FROM schema_migrations ORDER BY version',
       );
@@ -131,7 +132,7 @@ describeEachDb('store db', (t) => {
       // PostgreSQL: two pools, as two replicas would be; PGlite: one instance, twice.
       const second = t.kind === 'postgres' ? await t.openSibling(first) : first;
       expect(await appliedVersions(first)).toEqual(new Set());
-      const [a, b] = await Promise.all([migrate(first), migrate(second)]);
+      const [a, b] = await Promise.all([migrate(first, MIGRATIONS), migrate(second, MIGRATIONS)]);
       expect([...a, ...b].sort((x, y) => x - y)).toEqual([
         1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19,
       ]);
@@ -148,12 +149,12 @@ describeEachDb('store db', (t) => {
         await writeFile(join(dir, '3_broken.sql'), 'INSERT INTO notes VALUES (3); INSERT INTO notes VALUES (1);');
         const db = await t.openEmpty();
 
-        await expect(migrate(db, url)).rejects.toMatchObject({ code: '23505' });
+        await expect(migrate(db, [url])).rejects.toMatchObject({ code: '23505' });
         expect(await appliedVersions(db)).toEqual(new Set([1, 2]));
         expect(await count(db, 'notes')).toBe(2);
 
         await writeFile(join(dir, '3_broken.sql'), 'INSERT INTO notes VALUES (3);');
-        expect(await migrate(db, url)).toEqual([3]);
+        expect(await migrate(db, [url])).toEqual([3]);
         expect(await count(db, 'notes')).toBe(3);
       } finally {
         await rm(dir, { recursive: true, force: true });

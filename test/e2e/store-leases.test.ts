@@ -7,6 +7,7 @@ import { openRepos } from '../../src/compose.js';
 import type { Queryable } from '../../src/platform/store/index.js';
 import { migrate } from '../../src/platform/store/migrate.js';
 import { describeEachDb, TEST_DATABASE_URL, DIGEST_INPUT } from '../support/db.js';
+import { MIGRATIONS } from '../../src/compose.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -120,7 +121,7 @@ describe('openStore', () => {
       console.info(`PGlite reopened an existing data directory in ${Math.round(performance.now() - started)} ms`);
       try {
         expect(await second.digests.get(digest.id)).toEqual(digest);
-        expect(await migrate(second.db)).toEqual([]);
+        expect(await migrate(second.db, MIGRATIONS)).toEqual([]);
       } finally {
         await second.close();
       }

@@ -78,7 +78,13 @@ for (const kind of ['pglite', 'postgres'] as const) {
         expect((await install(box, team, user)).status).toBe(200);
         const account = box.lookout.accounts.find((a) => a.teamId === team)!;
         // Connected as the Home's form does it (the form itself is tested in workspaces.test.ts).
-        const checked = await box.lookout.workspace.connect(team, undefined, user, account.baseUrl, account.apiKey);
+        const checked = await box.lookout.features.workspace.service.connect(
+          team,
+          undefined,
+          user,
+          account.baseUrl,
+          account.apiKey,
+        );
         if (!checked.ok) throw new Error(`could not connect ${team}: ${checked.problem}`);
         expect(await run(slack, channel, user, 'pages last7d')).toContain('Pages');
       }
@@ -312,10 +318,10 @@ for (const kind of ['pglite', 'postgres'] as const) {
         ],
       });
       expect(await clickOnHome('U_ERIK', ACTIONS.disconnect, 'forged')).toMatch(/Only an admin or owner/);
-      expect(await box.lookout.workspace.connection('T_OTHER')).toBeDefined();
+      expect(await box.lookout.features.workspace.service.connection('T_OTHER')).toBeDefined();
       await openHome(other(), 'U_DANA');
       expect(await clickOnHome('U_DANA', ACTIONS.disconnect)).toMatch(/Analytics disconnected: its key is deleted/);
-      expect(await box.lookout.workspace.connection('T_OTHER')).toBeUndefined();
+      expect(await box.lookout.features.workspace.service.connection('T_OTHER')).toBeUndefined();
       expect(await clickOnHome('U_DANA', ACTIONS.purge)).toMatch(/Deleted everything Lookout kept of this workspace/);
       await quiet(box);
       expect(errorsSince(from)).toEqual([]);

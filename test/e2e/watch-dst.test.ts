@@ -59,7 +59,7 @@ async function night(channel: string, from: string, to: string): Promise<Judged[
   const judged: Judged[] = [];
   for (let t = Date.parse(from); t <= Date.parse(to); t += HOUR) {
     world.at = t;
-    await app.watches.tick();
+    await app.features.watches.evaluator.tick();
     for (const [id, name] of ids) {
       const w = (await app.store.watches.get(id))!;
       if (w.lastPeriod && !judged.some((j) => j.rule === name && j.period === w.lastPeriod)) {

@@ -45,7 +45,7 @@ describe('a daily watch owned in Asia/Tokyo', () => {
     });
     // 00:50 on Nov 21 in Tokyo is 15:50 on Nov 20 in UTC.
     world.at = new Date('2026-11-20T15:50:00Z').getTime();
-    await app.watches.tick();
+    await app.features.watches.evaluator.tick();
     const early = (await app.store.watches.get(watch.id))!;
     expect(early.lastPeriod).not.toBe('2026-11-20');
     expect(early.lastOutcome).not.toBe('breach');
@@ -53,7 +53,7 @@ describe('a daily watch owned in Asia/Tokyo', () => {
 
     // 09:15 in Tokyo: the API's Nov 20 ended at 09:00 (midnight UTC) and has settled.
     world.at = new Date('2026-11-21T00:15:00Z').getTime();
-    await app.watches.tick();
+    await app.features.watches.evaluator.tick();
     const judged = (await app.store.watches.get(watch.id))!;
     expect(judged).toMatchObject({ lastPeriod: '2026-11-20', lastValue: 1_440, lastOutcome: 'ok', state: 'ok' });
     // Tokyo's watch judges the API's (UTC) Nov 20, and says so.
@@ -110,10 +110,10 @@ describe('a watch waits for figures that are not settled', () => {
       keep: 0,
       until: new Date('2026-11-23T00:20:00Z'),
     });
-    await app.watches.tick();
+    await app.features.watches.evaluator.tick();
     expect((await app.store.watches.get(watch.id))!.lastPeriod).toBeUndefined(); // waiting, nothing recorded
     world.at = new Date('2026-11-23T00:30:00Z').getTime();
-    await app.watches.tick();
+    await app.features.watches.evaluator.tick();
     expect(await app.store.watches.get(watch.id)).toMatchObject({
       lastPeriod: '2026-11-22',
       lastValue: 1_440,
@@ -133,10 +133,10 @@ describe('a watch waits for figures that are not settled', () => {
     });
     world.at = new Date('2026-11-24T00:15:00Z').getTime();
     api.glitches.push({ path: '/countries', startDate: '2026-11-23', keep: 0 });
-    await app.watches.tick();
+    await app.features.watches.evaluator.tick();
     expect((await app.store.watches.get(watch.id))!.lastPeriod).toBeUndefined();
     world.at = new Date('2026-11-24T00:30:00Z').getTime();
-    await app.watches.tick();
+    await app.features.watches.evaluator.tick();
     expect(await app.store.watches.get(watch.id)).toMatchObject({
       lastPeriod: '2026-11-23',
       lastValue: 0,

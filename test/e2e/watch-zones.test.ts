@@ -47,7 +47,7 @@ async function watch(rule: WatchRule): Promise<number> {
 /** Judges the watches at `at` and waits for the alert of watch `id` in the channel. */
 async function alertAt(at: string, id: number): Promise<Message> {
   world.at = Date.parse(at);
-  await world.app.watches.tick();
+  await world.app.features.watches.evaluator.tick();
   await world.app.deliveries.drained();
   return world.slack.waitForMessage(
     CHANNEL,

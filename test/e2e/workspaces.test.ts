@@ -156,7 +156,7 @@ describe('a distributed Lookout', () => {
       return rows[0]?.uninstalled_at ? true : undefined;
     }, 'the second uninstall to be recorded');
     // After the retention, everything of it goes; T_LOOKOUT keeps its own.
-    const workspace = box.lookout.workspace;
+    const workspace = box.lookout.features.workspace.service;
     await workspace.purgeLeft(new Date(Date.now() + 60_000));
     const { rows: tables } = await ws.query<{ table_name: string }>(
       "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name",

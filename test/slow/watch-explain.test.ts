@@ -57,7 +57,7 @@ beforeAll(async () => {
   slack.setAppUrl(app.requestUrl!);
   clock = nextHour - 60_000;
   await command('C_SECURITY', 'alerts on min medium', 'U_CAROL');
-  await app.store.scanState.saveProgress((await app.threatScan.stateKeys())[0]!, {
+  await app.store.scanState.saveProgress((await app.features.alerts.scan.stateKeys())[0]!, {
     watermark: now(),
     seenIds: [],
     counts: {},
@@ -85,11 +85,11 @@ const textOf = (m: Message) => mrkdwnOf({ attachments: m.attachments, blocks: m.
 /** The threat scan judges the hour, then the clock moves past it and the watches evaluate. */
 async function evaluate(h: Date): Promise<void> {
   clock = h.getTime() + HOUR - 1_000;
-  await app.threatScan.scan();
+  await app.features.alerts.scan.scan();
   clock = h.getTime() + HOUR + 60_000;
-  await app.watches.tick();
+  await app.features.watches.evaluator.tick();
   clock = h.getTime() + HOUR + 3 * 60_000;
-  await app.watches.tick();
+  await app.features.watches.evaluator.tick();
 }
 
 /** The watch's alert in `channel`, once its explanation is in it. */
@@ -151,9 +151,9 @@ describe('a watch alert explains its spike', () => {
     const lookupsBefore = demo.requests.filter((r) => r.path.startsWith('/security/')).length;
     // No scan this hour: none of its visitors is judged when the watch evaluates.
     clock = h.getTime() + HOUR + 60_000;
-    await app.watches.tick();
+    await app.features.watches.evaluator.tick();
     clock = h.getTime() + HOUR + 3 * 60_000;
-    await app.watches.tick();
+    await app.features.watches.evaluator.tick();
     const text = textOf(await explained('C_MARKETING', all));
     expect(text).toContain(`sampled: ${SAMPLE_LOOKUPS} of ${spike.visitors} visitors judged`);
     const lookups = demo.requests.filter((r) => r.path.startsWith('/security/')).slice(lookupsBefore);

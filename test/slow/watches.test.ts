@@ -95,9 +95,9 @@ const idOf = (m: Message) => Number(/Watch #(\d+)/.exec(mrkdwnOf(m).join(' '))?.
  */
 async function evaluateAfter(app: Lookout, hour: Date): Promise<number> {
   clock = hour.getTime() + HOUR + 60_000;
-  let evaluated = await app.watches.tick();
+  let evaluated = await app.features.watches.evaluator.tick();
   clock = hour.getTime() + HOUR + 3 * 60_000;
-  evaluated += await app.watches.tick();
+  evaluated += await app.features.watches.evaluator.tick();
   await until(async () => (await app.store.deliveries.openCount()) === 0, 'the outbox to drain');
   return evaluated;
 }
@@ -129,7 +129,7 @@ interface Kind {
 /** The threat scan judges the hour's visitors, as its timer would. */
 async function scanAfter(app: Lookout, hour: Date): Promise<void> {
   clock = hour.getTime() + HOUR - 1_000;
-  await app.threatScan.scan();
+  await app.features.alerts.scan.scan();
 }
 
 const KINDS: Kind[] = [
@@ -177,7 +177,7 @@ describe('watches in one app', () => {
     expect(mrkdwnOf(await command(app, 'C_SECURITY', 'alerts on min medium', 'U_CAROL')).join(' ')).toMatch(
       /alerts are on/i,
     );
-    await app.store.scanState.saveProgress((await app.threatScan.stateKeys())[0]!, {
+    await app.store.scanState.saveProgress((await app.features.alerts.scan.stateKeys())[0]!, {
       watermark: now(),
       seenIds: [],
       counts: {},
@@ -466,7 +466,7 @@ describe.skipIf(!TEST_DATABASE_URL)('three replicas on one PostgreSQL', () => {
         let evaluated = 0;
         for (const after of [60_000, 3 * 60_000]) {
           clock = hour.getTime() + HOUR + after;
-          for (const n of await Promise.all(apps.map((a) => a.watches.tick()))) evaluated += n;
+          for (const n of await Promise.all(apps.map((a) => a.features.watches.evaluator.tick()))) evaluated += n;
         }
         expect(evaluated).toBe(ids.length);
       }

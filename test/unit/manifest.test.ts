@@ -10,6 +10,9 @@ import { describe, expect, it } from 'vitest';
 import { EVENT_SCOPES, Manifest, SCOPES_WITHOUT_A_METHOD } from '../../src/slack-rules/manifest.js';
 import { METHOD_RULES, type MethodName } from '../../src/slack-rules/rules.js';
 import { BOT_SCOPES } from '../../src/platform/slack/scopes.js';
+import { FEATURES } from '../../src/features/index.js';
+import { commandCatalog } from '../../src/platform/feature.js';
+import { slashCommands } from '../../src/manifest.js';
 
 const manifest = Manifest.parse(JSON.parse(readFileSync('manifest.json', 'utf8')));
 const distributed = Manifest.parse(JSON.parse(readFileSync('manifest.distributed.json', 'utf8')));
@@ -73,6 +76,17 @@ describe('manifest.json', () => {
     ].sort();
     expect(commands.length).toBeGreaterThan(0);
     expect((manifest.features?.slash_commands ?? []).map((c) => c.command).sort()).toEqual(commands);
+  });
+
+  it("each command's description and usage hint are the features' own words (npm run manifest writes them)", () => {
+    for (const file of [manifest, distributed]) {
+      const written = (file.features?.slash_commands ?? []).map((c) => ({
+        command: c.command,
+        description: c.description,
+        usage_hint: c.usage_hint,
+      }));
+      expect(written).toEqual(slashCommands(commandCatalog(FEATURES)));
+    }
   });
 });
 

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDb, redactUrl } from '../../src/platform/store/db.js';
-import { loadMigrations, MIGRATIONS_DIR } from '../../src/platform/store/migrate.js';
+import { MIGRATIONS } from '../../src/compose.js';
+import { loadMigrations } from '../../src/platform/store/migrate.js';
 
 describe('redactUrl', () => {
   it('hides the password and keeps the rest', () => {
@@ -60,10 +61,27 @@ describe('loadMigrations', () => {
     return pathToFileURL(`${dir}/`);
   }
 
-  it('finds the shipped migrations next to the module', async () => {
-    const migrations = await loadMigrations(MIGRATIONS_DIR);
+  it("finds the shipped migrations in the platform's folder and each feature's, one global number joining their parts", async () => {
+    const migrations = await loadMigrations(MIGRATIONS);
     expect(migrations[0]).toMatchObject({ version: 1, name: 'initial' });
+    expect(migrations[0]?.sql).toContain('CREATE TABLE job_claims');
     expect(migrations[0]?.sql).toContain('CREATE TABLE digests');
+    expect(migrations.map((m) => m.version)).toEqual([...migrations.keys()].map((i) => i + 1));
+  });
+
+  it('joins the parts of one version in the order of their folders, and keeps the first part’s name', async () => {
+    const platform = await folder({ '001_initial.sql': 'SELECT 1', '002_more.sql': 'SELECT 2' });
+    const first = dir;
+    const feature = await folder({ '002_feature.sql': 'SELECT 20', '003_later.sql': 'SELECT 3' });
+    try {
+      expect(await loadMigrations([platform, feature])).toEqual([
+        { version: 1, name: 'initial', sql: 'SELECT 1' },
+        { version: 2, name: 'more', sql: 'SELECT 2\nSELECT 20' },
+        { version: 3, name: 'later', sql: 'SELECT 3' },
+      ]);
+    } finally {
+      if (first) await rm(first, { recursive: true, force: true });
+    }
   });
 
   it('orders by version number, not by name, and ignores other files', async () => {
@@ -73,7 +91,7 @@ describe('loadMigrations', () => {
       '001_one.sql': 'SELECT 1',
       'README.md': '#',
     });
-    expect((await loadMigrations(url)).map((m) => [m.version, m.name])).toEqual([
+    expect((await loadMigrations([url])).map((m) => [m.version, m.name])).toEqual([
       [1, 'one'],
       [2, 'two'],
       [10, 'ten'],
@@ -82,12 +100,12 @@ describe('loadMigrations', () => {
 
   it('refuses two files with the same version', async () => {
     const url = await folder({ '001_a.sql': 'SELECT 1', '1_b.sql': 'SELECT 1' });
-    await expect(loadMigrations(url)).rejects.toThrow('Two migration files have version 1');
+    await expect(loadMigrations([url])).rejects.toThrow('Two migration files have version 1');
   });
 
   it('says the build must copy the folder when it is missing', async () => {
-    await expect(loadMigrations(new URL('file:///nonexistent/lookout/migrations/'))).rejects.toThrow(
-      'the build must copy src/platform/store/migrations/',
+    await expect(loadMigrations([new URL('file:///nonexistent/lookout/migrations/')])).rejects.toThrow(
+      'the build must copy every migrations folder to dist/',
     );
   });
 });

@@ -46,6 +46,9 @@ export function alertPrunes(repos: Pick<AlertFeatureRepos, 'visitorChecks' | 'gr
 /** `/traffic alerts …`: threat alerts, from the threat scan's scans, with their buttons. */
 export const alerts: LookoutFeature<'alerts', 'visitor', AlertFeatureRepos> = {
   name: 'alerts',
+  traffic: { words: ['alerts', 'alert'], usage: 'on|off|status|mute|unmute …', help: ALERTS_HELP },
+  migrations: new URL('./migrations/', import.meta.url),
+  unowned: ['alerts', 'alert_mutes', 'alert_groups'],
   needs: ['visitor'],
   subjects: ALERT_SUBJECTS,
   repos: (db: Queryable) => ({
@@ -101,13 +104,7 @@ export const alerts: LookoutFeature<'alerts', 'visitor', AlertFeatureRepos> = {
     platform.metrics.showLeases(SCAN_LEASE_KEY);
     return {
       gives: { service, scan },
-      subcommands: [
-        {
-          words: ['alerts', 'alert'],
-          run: alertsCommand(service, (team) => platform.tenants.of(team)),
-          help: ALERTS_HELP,
-        },
-      ],
+      traffic: alertsCommand(service, (team) => platform.tenants.of(team)),
       register: (routes) => registerAlerts(routes, service, visitor),
       jobs: [scan],
       prunes: alertPrunes(own, settings.alerts.recheckMs),

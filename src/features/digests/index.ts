@@ -22,6 +22,9 @@ declare module '../../platform/feature.js' {
 /** `/traffic digest …`: reports posted on a schedule, with their form and buttons. */
 export const digests: LookoutFeature<'digests', 'trends' | 'alerts', { digests: DigestRepo; runs: DigestRunRepo }> = {
   name: 'digests',
+  traffic: { words: ['digest', 'digests'], usage: 'add|list|remove|pause|resume|preview …', help: DIGEST_HELP },
+  migrations: new URL('./migrations/', import.meta.url),
+  unowned: ['digest_runs'],
   needs: ['trends', 'alerts'],
   subjects: [DIGEST],
   repos: (db: Queryable) => ({ digests: new DigestRepo(db), runs: new DigestRunRepo(db) }),
@@ -75,13 +78,7 @@ export const digests: LookoutFeature<'digests', 'trends' | 'alerts', { digests: 
     });
     return {
       gives: { service, scheduler },
-      subcommands: [
-        {
-          words: ['digest', 'digests'],
-          run: digestCommand(service),
-          help: DIGEST_HELP,
-        },
-      ],
+      traffic: digestCommand(service),
       register: (routes) => registerDigests(routes, service),
       jobs: [scheduler],
     };

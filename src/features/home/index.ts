@@ -22,6 +22,8 @@ declare module '../../platform/feature.js' {
 export const home: LookoutFeature<'home', 'digests' | 'watches' | 'alerts' | 'workspace', { homeViews: HomeViewRepo }> =
   {
     name: 'home',
+    migrations: new URL('./migrations/', import.meta.url),
+    unowned: ['home_views'],
     needs: ['digests', 'watches', 'alerts', 'workspace'],
     subjects: [HOME],
     repos: (db: Queryable) => ({ homeViews: new HomeViewRepo(db) }),

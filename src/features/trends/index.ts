@@ -1,7 +1,7 @@
 import { answering, logOf, type LookoutFeature } from '../../context.js';
 import type { Queryable } from '../../platform/store/db.js';
 import { registerTrends, trendCommand } from './listeners.js';
-import { TREND_HELP } from './parse.js';
+import { TREND_HELP, TREND_USAGE } from './parse.js';
 import { TrendRepo } from './repo.js';
 import { TrendService } from './service.js';
 
@@ -16,6 +16,8 @@ declare module '../../platform/feature.js' {
 /** `/traffic trend …`: a figure over time, its periods kept in the store once final. */
 export const trends: LookoutFeature<'trends', 'reports', { trends: TrendRepo }> = {
   name: 'trends',
+  traffic: { words: ['trend', 'trends'], usage: TREND_USAGE.replace('/traffic trend ', ''), help: TREND_HELP },
+  migrations: new URL('./migrations/', import.meta.url),
   needs: ['reports'],
   repos: (db: Queryable) => ({ trends: new TrendRepo(db) }),
   plug(ctx, { reports }, repos) {
@@ -41,7 +43,7 @@ export const trends: LookoutFeature<'trends', 'reports', { trends: TrendRepo }> 
     });
     return {
       gives: service,
-      subcommands: [{ words: ['trend', 'trends'], run: trendCommand(service, reports), help: TREND_HELP }],
+      traffic: trendCommand(service, reports),
       register: (routes) => registerTrends(routes, service, reports),
     };
   },

@@ -21,6 +21,12 @@ declare module '../../platform/feature.js' {
 /** `/traffic watch …`: metric watches, evaluated as each period is final, and their alerts. */
 export const watches: LookoutFeature<'watches', 'reports' | 'trends' | 'alerts' | 'visitor', { watches: WatchRepo }> = {
   name: 'watches',
+  traffic: {
+    words: ['watch', 'watches'],
+    usage: '<metric> [report filters…] <condition> [every hour|day] [#channel]',
+    help: WATCH_HELP,
+  },
+  migrations: new URL('./migrations/', import.meta.url),
   needs: ['reports', 'trends', 'alerts', 'visitor'],
   subjects: WATCH_SUBJECTS,
   repos: (db: Queryable) => ({ watches: new WatchRepo(db) }),
@@ -70,13 +76,7 @@ export const watches: LookoutFeature<'watches', 'reports' | 'trends' | 'alerts' 
     });
     return {
       gives: { service, evaluator },
-      subcommands: [
-        {
-          words: ['watch', 'watches'],
-          run: watchCommand(service),
-          help: WATCH_HELP,
-        },
-      ],
+      traffic: watchCommand(service),
       register: (routes) => registerWatches(routes, service, reports, { flagged: alerts.service, cards: visitor }),
       jobs: [evaluator],
     };

@@ -3,10 +3,11 @@
  * installing, so the first `npm start` of a fresh clone does not wait for initdb. It
  * never fails the install: without the template the first start makes it instead.
  */
-import { ensureTemplate } from './db.js';
+import { MIGRATIONS } from './compose.js';
+import { ensureTemplate } from './platform/store/db.js';
 
 try {
-  const template = await ensureTemplate();
+  const template = await ensureTemplate(MIGRATIONS);
   console.log(
     template
       ? `lookout: PGlite data directory template ready (${template})`

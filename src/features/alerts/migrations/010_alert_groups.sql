@@ -22,6 +22,3 @@ CREATE INDEX alert_groups_channel_id_ends_at_idx ON alert_groups (channel_id, en
 ALTER TABLE alerts ADD COLUMN group_id bigint;
 ALTER TABLE alerts ADD COLUMN delivery_id bigint;
 CREATE INDEX alerts_group_id_idx ON alerts (group_id) WHERE group_id IS NOT NULL;
-
--- Edit in place the message another delivery posts, once it is posted (its ts is not known before).
-ALTER TABLE deliveries ADD COLUMN update_of bigint REFERENCES deliveries (id) ON DELETE SET NULL;
