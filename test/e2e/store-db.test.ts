@@ -111,7 +111,7 @@ describeEachDb('store db', (t) => {
         { version: 7, name: 'home_views', applied_at: expect.any(Date) },
         { version: 8, name: 'replay_keys', applied_at: expect.any(Date) },
         { version: 9, name: 'trend_finality', applied_at: expect.any(Date) },
-        { version: 10, name: 'alert_groups', applied_at: expect.any(Date) },
+        { version: 10, name: 'delivery_updates', applied_at: expect.any(Date) },
         { version: 11, name: 'installations', applied_at: expect.any(Date) },
         { version: 12, name: 'digest_next_run', applied_at: expect.any(Date) },
         { version: 13, name: 'trend_account', applied_at: expect.any(Date) },
