@@ -43,6 +43,13 @@ module.exports = {
       to: { path: '^src/(features/|compose\\.ts|context\\.ts|main\\.ts|config\\.ts)' },
     },
     {
+      name: 'wiring-knows-only-the-feature-list',
+      comment: 'compose.ts and context.ts reach the features only through their list (features/index.ts).',
+      severity: 'error',
+      from: { path: '^src/(compose|context)\\.ts$' },
+      to: { path: '^src/features/', pathNot: '^src/features/index\\.ts$' },
+    },
+    {
       name: 'listeners-import-their-feature-and-slack',
       comment:
         'Listeners import their own feature, platform/slack and kernel/; another feature only through its index.ts.',

@@ -91,7 +91,7 @@ export class Metrics {
       const budget = probes.apiBudget;
       this.gauge({
         name: 'lookout_api_budget_waiting',
-        help: "Background analytics API requests (digests, watches, the threat scan) waiting for the workspace's minute of requests",
+        help: "Background analytics API requests (those no person is waiting for) waiting for the workspace's minute of requests",
         read: () => budget().waiting,
       });
       this.gauge({

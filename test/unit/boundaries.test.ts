@@ -1,9 +1,11 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
+import { FEATURES } from '../../src/features/index.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const CONFIG = join(ROOT, '.dependency-cruiser.cjs');
@@ -57,7 +59,7 @@ const PLANTED: Record<string, string> = {
   'src/features/index.ts': 'export const all = 1;',
   'src/features/foo/index.ts':
     "import { bs } from '../bar/index.js';\nexport const bi = bs;\nexport { all } from '../index.js';",
-  'src/context.ts': 'export const ctx = 1;',
+  'src/context.ts': "import { bs } from './features/bar/index.js';\nexport const ctx = bs;",
   'src/platform/feature.ts': "import { ctx } from '../context.js';\nexport const f = ctx;",
   'src/features/foo/service.ts': "import { r } from '../bar/repo.js';\nexport const s = r;",
   'src/features/foo/parse.ts': "import { s } from './service.js';\nexport const p = s;",
@@ -98,6 +100,7 @@ describe('the layering rules (.dependency-cruiser.cjs)', () => {
         'features-are-not-wiring: src/features/foo/index.ts → src/features/index.ts',
         'platform-knows-no-feature: src/platform/feature.ts → src/context.ts',
         'kernel-is-pure: src/kernel/dates.ts → src/platform/log.ts',
+        'wiring-knows-only-the-feature-list: src/context.ts → src/features/bar/index.ts',
         'kit-is-pure: src/platform/slack/kit/limits.ts → src/platform/log.ts',
         'listeners-import-their-feature-and-slack: src/features/foo/listeners.ts → src/platform/store/db.ts',
         'main-loads-the-sandbox-lazily: src/main.ts → packages/sandbox/src/start.ts',
@@ -111,5 +114,67 @@ describe('the layering rules (.dependency-cruiser.cjs)', () => {
         'sandbox-knows-only-protocols: packages/sandbox/src/start.ts → src/config.ts',
       ].sort(),
     );
+  });
+});
+
+/**
+ * Words that name a feature and also a thing of Slack's or of the analytics API, which the
+ * platform serves whatever the features: Slack's workspaces and its App Home surface, the
+ * API's visitors and reports.
+ */
+const ALSO_PLATFORM_WORDS = new Set(['workspace', 'home', 'visitor', 'reports']);
+
+/** Where code (identifiers and strings, not comments) names one of `names`: `line:word`. */
+function featureNamesIn(code: string, names: readonly string[]): string[] {
+  const file = ts.createSourceFile('x.ts', code, ts.ScriptTarget.Latest, true);
+  const found: string[] = [];
+  const visit = (node: ts.Node) => {
+    if (ts.isIdentifier(node) || ts.isStringLiteralLike(node) || ts.isTemplateLiteralToken(node)) {
+      const words = node.text
+        .replace(/([a-z])([A-Z])/g, '$1 $2')
+        .toLowerCase()
+        .split(/[^a-z]+/);
+      for (const word of words.filter((w) => names.includes(w)))
+        found.push(`${file.getLineAndCharacterOfPosition(node.getStart()).line + 1}:${word}`);
+    }
+    node.forEachChild(visit);
+  };
+  visit(file);
+  return found;
+}
+
+function sourcesUnder(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((p) => p.endsWith('.ts'))
+    .map((p) => join(dir, p));
+}
+
+describe('the platform, compose.ts and context.ts name no feature', () => {
+  const names = FEATURES.map((f) => f.name).filter((n) => !ALSO_PLATFORM_WORDS.has(n));
+
+  it('finds no feature name in their code (comments are prose)', () => {
+    const files = [
+      ...sourcesUnder(join(ROOT, 'src/platform')),
+      join(ROOT, 'src/compose.ts'),
+      join(ROOT, 'src/context.ts'),
+    ];
+    const found = files.flatMap((f) =>
+      featureNamesIn(readFileSync(f, 'utf8'), names).map((hit) => `${f.slice(ROOT.length + 1)}:${hit}`),
+    );
+    expect(found).toEqual([]);
+  });
+
+  it('bites: an identifier, a string and a template naming a feature are found, a comment is not', () => {
+    const planted = [
+      '// the digests run on time',
+      'const watchesDue = 1;',
+      "const kind = 'trends';",
+      'const where = `${kind} in alerts`;',
+    ].join('\n');
+    expect(featureNamesIn(planted, ['digests', 'watches', 'trends', 'alerts'])).toEqual([
+      '2:watches',
+      '3:trends',
+      '4:alerts',
+    ]);
   });
 });
