@@ -308,7 +308,7 @@ async function main(): Promise<boolean> {
         isEnterpriseInstall: false,
         appId: 'A_LOOKOUT',
         authVersion: 'v2',
-      } as Installation<'v2', false>);
+      });
       await connections.save({ team, baseUrl: demoUrl, apiKey: keyOf(accountOfWorkspace(w)), connectedBy: 'U_ADMIN' });
       for (let j = 0; j < countOf(w); j++) {
         const d = digestOf(w, j, A);

@@ -121,7 +121,7 @@ function zoneFormat(timeZone: string): Intl.DateTimeFormat | null {
 function offsetAt(ms: number, f: Intl.DateTimeFormat): number {
   const p: Record<string, number> = {};
   for (const part of f.formatToParts(new Date(ms))) if (part.type !== 'literal') p[part.type] = Number(part.value);
-  return Date.UTC(p.year!, p.month! - 1, p.day!, p.hour!, p.minute!, p.second!) - ms;
+  return Date.UTC(p.year!, p.month! - 1, p.day, p.hour, p.minute, p.second) - ms;
 }
 
 /**

@@ -199,7 +199,7 @@ describe('reportMessage', () => {
     const pages = reportMessage(
       view({
         query: newQuery('pages'),
-        rows: [{ full_url: 'https://shop.example/blog/a?x=1', total: 5, visitors: 4, avg_duration: 30 } as PageRow],
+        rows: [{ full_url: 'https://shop.example/blog/a?x=1', total: 5, visitors: 4, avg_duration: 30 }],
       }),
     );
     expect(tableOf(pages)[1]).toEqual(['/blog/a?x=1', '5', '4', '30s', '██████████']);

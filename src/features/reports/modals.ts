@@ -203,7 +203,7 @@ export function drillModal(
   const rowOptions = rows
     .slice(0, LIMITS.selectOptions)
     .map((row, i) => option(String(fieldOf(row, rowField) ?? '—'), String(i)));
-  const reports = (Object.values(catalog) as ReportDef[]).filter((d) => d.id !== def.id && d.breaksDown);
+  const reports = Object.values(catalog).filter((d) => d.id !== def.id && d.breaksDown);
   const reportOptions = reports.map((d) => option(d.title, d.id));
   const preferred = reportOptions.find((o) => o.value === def.drillTo);
 

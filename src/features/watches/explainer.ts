@@ -178,7 +178,7 @@ export class WatchExplainer {
     const answers = await Promise.all([rows(period.date), ...baselines.map((b) => rows(b.date))]);
     if (answers.some((a) => a.length >= ROWS)) return undefined;
     const [now, ...before] = answers;
-    return movers(now!, average(before), { report });
+    return movers(now, average(before), { report });
   }
 }
 
