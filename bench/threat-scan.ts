@@ -121,7 +121,7 @@ const worker = new DeliveryWorker({
   subjects: new Subjects(ALERT_SUBJECTS),
   paceMs: 0,
 });
-worker.start();
+await worker.start();
 const scan = new ThreatScan({
   tenants: { all: async () => [{ account: { account: api.account, api } }] },
   repos: store,

@@ -32,7 +32,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import type { Installation } from '@slack/bolt';
 import type { ReportId } from '../src/kernel/catalog.js';
 import type { FilterGroup } from '../src/kernel/filters.js';
 import type { MarketingRequest } from '../src/kernel/query.js';

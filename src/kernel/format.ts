@@ -1,5 +1,6 @@
 /** Pure formatters for numbers, durations, deltas, bars, dates, URLs and IP addresses. */
 import type { ColumnFormat } from './catalog.js';
+import { textOf } from './records.js';
 import { clip } from './text.js';
 
 export const MISSING = '—';
@@ -232,6 +233,6 @@ export function formatField(value: unknown, format: ColumnFormat, timeZone: stri
     case 'url':
       return typeof value === 'string' && value ? clip(shortUrl(value), max) : MISSING;
     default:
-      return value === undefined || value === null || value === '' ? MISSING : clip(String(value), max);
+      return value === undefined || value === null || value === '' ? MISSING : clip(textOf(value), max);
   }
 }

@@ -1,7 +1,7 @@
 import { seal } from '../../src/platform/slack/kit/seal.js';
 import { describe, expect, it } from 'vitest';
 import { REPORTS } from '../../src/kernel/catalog.js';
-import type { AggregateRow, PageRow } from '../../src/platform/api/schemas.js';
+import type { AggregateRow } from '../../src/platform/api/schemas.js';
 import type { VisitRecord } from '../../src/kernel/records.js';
 import { resolveRange } from '../../src/kernel/when.js';
 import { newQuery, type ReportQuery } from '../../src/kernel/query.js';

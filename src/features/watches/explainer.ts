@@ -7,7 +7,7 @@
  */
 import { REPORTS, type ReportId } from '../../kernel/catalog.js';
 import { shortUrl } from '../../kernel/format.js';
-import { fieldOf, type VisitRecord } from '../../kernel/records.js';
+import { fieldOf, textOf, type VisitRecord } from '../../kernel/records.js';
 import {
   acrossReports,
   explanationText,
@@ -171,7 +171,7 @@ export class WatchExplainer {
         sort: { key: def.countField!, value: -1 },
       });
       return answer.map((r) => {
-        const name = String(fieldOf(r, def.rowFilter!.rowField) ?? '');
+        const name = textOf(fieldOf(r, def.rowFilter!.rowField));
         return { label: report === 'pages' ? shortUrl(name) : name, visits: Number(fieldOf(r, def.countField!)) || 0 };
       });
     };
