@@ -4,7 +4,7 @@ import { FEATURES } from './features/index.js';
 import type { Tenants } from './platform/tenancy/tenants.js';
 import type { DeliveryWorker } from './platform/deliveries/worker.js';
 import { commandTable, plugAll, type Provided } from './platform/feature.js';
-import { migrationsOf, openPlatform, platformRepos, type PlatformRepos } from './platform/open.js';
+import { migrationsOf, openPlatform, platformRepos, type Platform, type PlatformRepos } from './platform/open.js';
 import { adoptRows, PLATFORM_UNOWNED } from './platform/tenancy/adopt.js';
 import { startOps, type Ops } from './platform/ops.js';
 import { createSlackApp, type SlackApp } from './platform/slack/app.js';
@@ -65,7 +65,7 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
   let slack: SlackApp | undefined;
   let listening = false;
   try {
-    const own = new Map(features.map((f) => [f, f.repos?.(platform.repos.db) ?? {}]));
+    const own = new Map<unknown, object>(features.map((f) => [f, f.repos?.(platform.repos.db) ?? {}]));
     const store = Object.assign({}, platform.repos, ...own.values(), { close: () => platform.close() }) as Repos;
     const { plugged, given } = plugAll(features, ctx, (f) => own.get(f) ?? {});
     const commands = commandTable(features, plugged);
@@ -98,7 +98,7 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
       port: options.ops?.port ?? 0,
       host: options.ops?.host ?? '127.0.0.1',
       token: options.ops?.token,
-      checks: Object.assign({}, platform.checks, ...plugged.map((p) => p.checks ?? {})),
+      checks: Object.assign({}, platform.checks, ...plugged.map((p) => p.checks ?? {})) as Platform['checks'],
       metrics: () => platform.metrics.text(),
       log: platform.log.child({ component: 'ops' }),
     });

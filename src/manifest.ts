@@ -27,7 +27,13 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     const old = manifest.features.slash_commands;
     manifest.features.slash_commands = entries.map((e) => {
       const kept = old.find((c) => c.command === e.command) ?? old[0];
-      return { command: e.command, url: kept?.url, ...e, should_escape: kept?.should_escape ?? false };
+      return {
+        command: e.command,
+        url: kept?.url,
+        description: e.description,
+        usage_hint: e.usage_hint,
+        should_escape: kept?.should_escape ?? false,
+      };
     });
     writeFileSync(file, `${JSON.stringify(manifest, null, 2)}\n`);
   }

@@ -131,7 +131,7 @@ export function plugAll<Ctx>(
     given[feature.name] = p.gives;
     plugged.push(p);
   }
-  return { plugged, given: given as Partial<Provided> };
+  return { plugged, given: given };
 }
 
 /** What these features say of their commands; a word or command claimed twice stops the app. */

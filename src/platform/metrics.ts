@@ -88,7 +88,7 @@ export class Metrics {
       labelNames: ['method', 'outcome'],
     });
     if (probes.apiBudget) {
-      const budget = probes.apiBudget;
+      const budget = probes.apiBudget.bind(probes);
       this.gauge({
         name: 'lookout_api_budget_waiting',
         help: "Background analytics API requests (those no person is waiting for) waiting for the workspace's minute of requests",
@@ -135,7 +135,7 @@ export class Metrics {
   }
 
   /** A gauge worked out at each scrape from memory. */
-  gauge(spec: MetricSpec<never> & { read(): number }): void {
+  gauge(spec: MetricSpec<never> & { read: () => number }): void {
     const { read, ...rest } = spec;
     new Gauge({
       ...rest,

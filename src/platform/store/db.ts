@@ -235,9 +235,9 @@ async function initInChild(dataDir: string, migrations: readonly URL[]): Promise
   const folders = migrations.map((m) => m.href);
   const args = [...(script.endsWith('.ts') ? ['--import', 'tsx'] : []), script, dataDir, ...folders];
   await promisify(execFile)(process.execPath, args, { timeout: INIT_TIMEOUT_MS, env: process.env }).catch(
-    (error: { stderr?: string; message?: string }) => {
+    (error: { stderr?: string; message: string }) => {
       throw new Error(
-        `Could not create the PGlite data directory ${dataDir}: ${(error.stderr || error.message || String(error)).trim().slice(0, 500)}`,
+        `Could not create the PGlite data directory ${dataDir}: ${(error.stderr || error.message).trim().slice(0, 500)}`,
       );
     },
   );
@@ -354,7 +354,7 @@ async function openPostgres(
       try {
         const result: pg.QueryResult | pg.QueryResult[] = await target.query(sql, params);
         // Several statements without parameters give one result each.
-        const last = Array.isArray(result) ? result.at(-1) : result;
+        const last = Array.isArray(result) ? (result as pg.QueryResult[]).at(-1) : result;
         return { rows: (last?.rows ?? []) as R[] };
       } catch (error) {
         throw scrub(error);
