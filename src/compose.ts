@@ -3,7 +3,7 @@ import { settingsOf, type Context, type LookoutFeature, type LookoutOptions } fr
 import { FEATURES } from './features/index.js';
 import type { DigestScheduler, DigestService } from './features/digests/index.js';
 import type { HomeRefresh } from './features/home/index.js';
-import type { ThreatScan } from './features/alerts/index.js';
+import type { ThreatScan } from './features/threats/index.js';
 import type { WatchEvaluator } from './features/watches/index.js';
 import type { WorkspaceService } from './features/workspace/index.js';
 import type { Tenants } from './platform/tenancy/tenants.js';
