@@ -34,11 +34,11 @@ export interface FlaggedVisitors extends Verdicts {
   seen(tenant: FlaggedOf, from: Date, to: Date): Promise<FlaggedSeen | undefined>;
 }
 
-/** What the threat scan knows of a span: flagged visitors active in it, since when it watches, and up to when it has looked. */
+/** What the threat scan knows of a span: flagged visitors active in it, since when it scans for the workspace, and up to when it has looked. */
 export interface FlaggedSeen {
-  /** Distinct flagged visitors whose visits seen by the watch span part of it. */
+  /** Distinct flagged visitors whose visits seen by the scan span part of it. */
   count: number;
-  watchingSince: Date;
+  scanningSince: Date;
   /** The newest visit its scans have reached (absent: none yet). */
   checkedUpTo?: Date;
 }
@@ -129,7 +129,7 @@ export class AlertService {
       createdBy: user,
       grouping: request.grouping,
     });
-    // Visits from now on are watched, even if the first scan is cut short.
+    // Visits from now on are scanned, even if the first scan is cut short.
     await this.deps.scan.startAt(tenant.account, this.deps.now());
     this.deps.changed?.('everyone');
     this.deps.log.info(
@@ -317,10 +317,10 @@ export class AlertService {
   async seen(tenant: FlaggedOf, from: Date, to: Date): Promise<FlaggedSeen | undefined> {
     const subscriptions = await this.deps.repos.subscriptions.list([tenant.team]);
     if (subscriptions.length === 0) return undefined;
-    const watchingSince = new Date(Math.min(...subscriptions.map((s) => s.createdAt.getTime())));
+    const scanningSince = new Date(Math.min(...subscriptions.map((s) => s.createdAt.getTime())));
     const state = await this.deps.scan.stateOf(tenant.account);
     const count = await this.deps.repos.alerts.countSeenBetween(tenant.team, undefined, from, to);
-    return { count, watchingSince, ...(state?.watermark ? { checkedUpTo: state.watermark } : {}) };
+    return { count, scanningSince, ...(state?.watermark ? { checkedUpTo: state.watermark } : {}) };
   }
 }
 
