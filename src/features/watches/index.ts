@@ -18,58 +18,59 @@ declare module '../../platform/feature.js' {
   }
 }
 
+type WatchNeeds = 'reports' | 'trends' | 'threats' | 'visitor';
+
 /** `/traffic watch …`: metric watches, evaluated as each period is final, and their alerts. */
-export const watches: LookoutFeature<'watches', 'reports' | 'trends' | 'threats' | 'visitor', { watches: WatchRepo }> =
-  {
-    name: 'watches',
-    needs: ['reports', 'trends', 'threats', 'visitor'],
-    subjects: WATCH_SUBJECTS,
-    repos: (db: Queryable) => ({ watches: new WatchRepo(db) }),
-    plug(ctx, { reports, trends, threats, visitor }, repos) {
-      const { platform, settings } = ctx;
-      const { now, apiDays, demo, limits } = settings;
-      const log = logOf(ctx, 'watches');
-      const changed = platform.changes.changed;
-      const service = new WatchService({
-        repo: repos.watches,
-        tenantOf: (team) => platform.tenants.of(team),
-        now,
-        defaultTimezone: settings.timeZone,
-        apiZone: apiDays.timeZone,
-        limits: { perChannel: limits.digestsPerChannel, perUser: limits.digestsPerUser },
-        demo,
-        changed,
-        log,
-      });
-      const observer = new WatchObserver({ trends, flagged: threats.verdicts, apiDays, log });
-      const evaluator = new WatchEvaluator({
-        db: platform.repos.db,
-        tenants: platform.tenants,
-        observer,
-        explainer: new WatchExplainer(observer, (tenant, ids, max) => threats.scan.judgeSample(tenant, ids, max)),
-        explained: (outcome) => platform.metrics.watchExplanations.inc({ outcome }),
-        trends,
-        apiDays,
-        owner: settings.owner,
-        now,
-        log,
-        queued: platform.queued,
-        changed,
-        demo,
-        ...settings.watches,
-        observe: (outcome) => platform.metrics.watchEvaluations.inc({ outcome }),
-      });
-      return {
-        gives: { service, evaluator },
-        subcommands: [
-          {
-            words: ['watch', 'watches'],
-            run: watchCommand(service),
-            help: WATCH_HELP,
-          },
-        ],
-        register: (routes) => registerWatches(routes, service, reports, { flagged: threats.verdicts, cards: visitor }),
-        jobs: [evaluator],
-      };
-    },
-  };
+export const watches: LookoutFeature<'watches', WatchNeeds, { watches: WatchRepo }> = {
+  name: 'watches',
+  needs: ['reports', 'trends', 'threats', 'visitor'],
+  subjects: WATCH_SUBJECTS,
+  repos: (db: Queryable) => ({ watches: new WatchRepo(db) }),
+  plug(ctx, { reports, trends, threats, visitor }, repos) {
+    const { platform, settings } = ctx;
+    const { now, apiDays, demo, limits } = settings;
+    const log = logOf(ctx, 'watches');
+    const changed = platform.changes.changed;
+    const service = new WatchService({
+      repo: repos.watches,
+      tenantOf: (team) => platform.tenants.of(team),
+      now,
+      defaultTimezone: settings.timeZone,
+      apiZone: apiDays.timeZone,
+      limits: { perChannel: limits.digestsPerChannel, perUser: limits.digestsPerUser },
+      demo,
+      changed,
+      log,
+    });
+    const observer = new WatchObserver({ trends, flagged: threats.verdicts, apiDays, log });
+    const evaluator = new WatchEvaluator({
+      db: platform.repos.db,
+      tenants: platform.tenants,
+      observer,
+      explainer: new WatchExplainer(observer, (tenant, ids, max) => threats.scan.judgeSample(tenant, ids, max)),
+      explained: (outcome) => platform.metrics.watchExplanations.inc({ outcome }),
+      trends,
+      apiDays,
+      owner: settings.owner,
+      now,
+      log,
+      queued: platform.queued,
+      changed,
+      demo,
+      ...settings.watches,
+      observe: (outcome) => platform.metrics.watchEvaluations.inc({ outcome }),
+    });
+    return {
+      gives: { service, evaluator },
+      subcommands: [
+        {
+          words: ['watch', 'watches'],
+          run: watchCommand(service),
+          help: WATCH_HELP,
+        },
+      ],
+      register: (routes) => registerWatches(routes, service, reports, { flagged: threats.verdicts, cards: visitor }),
+      jobs: [evaluator],
+    };
+  },
+};
