@@ -17,6 +17,7 @@ export { AlertReader } from './reader.js';
 
 declare module '../../platform/feature.js' {
   interface Provided {
+    /** `scan`: the threat scan it reads, as compose.ts takes it for the Lookout handle (threats gives it too). */
     alerts: { service: AlertService; scan: ThreatScan };
   }
 }
