@@ -199,7 +199,7 @@ describe.skipIf(!available)('the sandbox Slack in a browser', () => {
       date: new Date().toISOString(),
       url: 'https://www.example-shop.com/checkout',
     });
-    await box.lookout.features.alerts.scan.scan();
+    await box.lookout.features.threats.scan.scan();
     box.lookout.deliveries.wake();
     const list = page.getByTestId('message-list');
     const alert = list.getByTestId('message').filter({ hasText: 'Acknowledge' }).last();

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openRepos, type Repos } from '../../src/compose.js';
-import { scanStateKey, ThreatScan, type ScannedAccount } from '../../src/features/alerts/scan.js';
+import { AlertReader } from '../../src/features/alerts/index.js';
+import { scanStateKey } from '../../src/features/threats/repos/scan-state.js';
+import { ThreatScan, type ScannedAccount } from '../../src/features/threats/scan.js';
 import { AnalyticsApi } from '../../src/platform/api/analytics.js';
 import { DEMO_VISITORS, startDemoApi, type DemoApi } from '@lookout/sandbox/demo-api';
 import { captureLogs } from '../support/log-capture.js';
@@ -33,16 +35,21 @@ describe('the threat scan, one analytics account after another', () => {
       repos,
       leases: repos.leases,
       db: repos.db,
-      deliveryDeadlineMs: 3_600_000,
       log: captureLogs('silent').logger,
       now: () => new Date(),
       owner: 'solo',
-      verdict: { scrapingScoreThreshold: 0.8 },
-      timeZone: 'UTC',
       intervalMs: 60_000,
       recheckMs: 0,
-      burst: 5,
     });
+    scan.readBy(
+      new AlertReader({
+        repos,
+        verdict: { scrapingScoreThreshold: 0.8 },
+        deliveryDeadlineMs: 3_600_000,
+        timeZone: 'UTC',
+        burst: 5,
+      }),
+    );
     for (const team of ['T_A', 'T_REFUSED', 'T_B'])
       await repos.subscriptions.upsert({
         channelId: CHANNEL,

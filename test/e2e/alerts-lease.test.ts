@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openRepos, type Repos } from '../../src/compose.js';
-import { ThreatScan } from '../../src/features/alerts/scan.js';
+import { AlertReader } from '../../src/features/alerts/index.js';
+import { ThreatScan } from '../../src/features/threats/scan.js';
 import { AnalyticsApi } from '../../src/platform/api/analytics.js';
 import { DEMO_VISITORS, startDemoApi, type DemoApi } from '@lookout/sandbox/demo-api';
 import { startOfflineSlack, type OfflineSlack } from '@lookout/sandbox/slack';
@@ -23,23 +24,27 @@ describe("the threat scan's lease during a long scan", () => {
     repos = await openRepos({ memory: true });
     api = new AnalyticsApi({ baseUrl: demo.url, apiKey: 'k', timeoutMs: 5_000 });
     for (const owner of ['replica-a', 'replica-b']) {
-      scans.push(
-        new ThreatScan({
-          tenants: { all: async () => [{ account: { account: api.account, api } }] },
+      const scan = new ThreatScan({
+        tenants: { all: async () => [{ account: { account: api.account, api } }] },
+        repos,
+        leases: repos.leases,
+        db: repos.db,
+        log: captureLogs('silent').logger,
+        now: () => new Date(),
+        owner,
+        intervalMs: 200, // a 600 ms lease
+        recheckMs: 0,
+      });
+      scan.readBy(
+        new AlertReader({
           repos,
-          leases: repos.leases,
-          db: repos.db,
-          deliveryDeadlineMs: 3_600_000,
-          log: captureLogs('silent').logger,
-          now: () => new Date(),
-          owner,
           verdict: { scrapingScoreThreshold: 0.8 },
+          deliveryDeadlineMs: 3_600_000,
           timeZone: 'UTC',
-          intervalMs: 200, // a 600 ms lease
-          recheckMs: 0,
           burst: 5,
         }),
       );
+      scans.push(scan);
     }
     await repos.subscriptions.upsert({
       channelId: 'C_SECURITY',
@@ -75,7 +80,7 @@ describe("the threat scan's lease during a long scan", () => {
     const first = a.tick();
     // Once A holds the lease, past its 600 ms: only a renewal keeps B out.
     await until(
-      async () => (await repos.leases.holders(['threat-watch']))[0]?.owner === 'replica-a',
+      async () => (await repos.leases.holders(['threat-scan']))[0]?.owner === 'replica-a',
       'A to hold the lease',
     );
     await new Promise((r) => setTimeout(r, 1_000));

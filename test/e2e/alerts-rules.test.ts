@@ -46,7 +46,7 @@ beforeAll(async () => {
     slack: { rateLimit: { burst: 30, perSecond: 10 } },
     deliveries: { slackTimeoutMs: 5_000, heartbeatMs: 10_000, paceMs: 100 },
   });
-  await box.lookout.store.scanState.saveProgress((await box.lookout.features.alerts.scan.stateKeys())[0]!, {
+  await box.lookout.store.scanState.saveProgress((await box.lookout.features.threats.scan.stateKeys())[0]!, {
     watermark: now(),
     seenIds: [],
     counts: {},
@@ -82,7 +82,7 @@ describe('the admin gate on threat alerts', () => {
   it("a person's Mute on an alert is refused and changes nothing; their Acknowledge works", async () => {
     const id = visitor('v_gate', { vpn: 'True' });
     visit(id);
-    expect(await box.lookout.features.alerts.scan.scan()).toMatchObject({ alerts: 1 });
+    expect(await box.lookout.features.threats.scan.scan()).toMatchObject({ alerts: 1 });
     await box.lookout.deliveries.drained();
     const alert = await box.slack.waitFor(() => alertsFor(id)[0]);
     await box.slack.click(alert, 'alert.mute.24h', undefined, { user: PERSON });
@@ -105,7 +105,7 @@ describe('an alert whose visitor looks worse later', () => {
     const id = visitor('v_rises', { vpn: 'True', is_attacker: 'True', is_threat: 'True' });
     nextWindow();
     visit(id);
-    expect(await box.lookout.features.alerts.scan.scan()).toMatchObject({ alerts: 1 });
+    expect(await box.lookout.features.threats.scan.scan()).toMatchObject({ alerts: 1 });
     await box.lookout.deliveries.drained();
     const first = await box.slack.waitFor(() => alertsFor(id)[0]);
     expect(headerOf(first)).toBe(`Suspicious · low severity: visitor ${id}`);
@@ -119,7 +119,7 @@ describe('an alert whose visitor looks worse later', () => {
     // The channel now watches the bot checks too: the same visitor is an attacker.
     await command(ADMIN, 'alerts on min low checks bot,vpn', /Threat alerts are on/);
     visit(id);
-    expect(await box.lookout.features.alerts.scan.scan()).toMatchObject({ alerts: 1, sightings: 0 });
+    expect(await box.lookout.features.threats.scan.scan()).toMatchObject({ alerts: 1, sightings: 0 });
     await box.lookout.deliveries.drained();
     const again = await box.slack.waitFor(() => alertsFor(id).find((m) => m.ts !== first.ts));
     expect(headerOf(again)).toBe(`Severity rose: Threat · high severity: visitor ${id}`);
@@ -133,7 +133,7 @@ describe('an alert whose visitor looks worse later', () => {
 
     // Seen again at the same severity: a thread reply under the new message, no third alert.
     visit(id);
-    expect(await box.lookout.features.alerts.scan.scan()).toMatchObject({ alerts: 0, sightings: 1 });
+    expect(await box.lookout.features.threats.scan.scan()).toMatchObject({ alerts: 0, sightings: 1 });
     await box.lookout.deliveries.drained();
     expect(alertsFor(id)).toHaveLength(2);
     expect(box.slack.thread(SECURITY, again.ts).length).toBe(2);
@@ -142,7 +142,7 @@ describe('an alert whose visitor looks worse later', () => {
     // announced again (at the higher severity) stays where it is; only the newcomer is in the thread.
     const other = visitor('v_rises_next', { is_attacker: 'True' });
     visit(other);
-    expect(await box.lookout.features.alerts.scan.scan()).toMatchObject({ alerts: 1 });
+    expect(await box.lookout.features.threats.scan.scan()).toMatchObject({ alerts: 1 });
     await box.lookout.deliveries.drained();
     const group = box.slack.messages(SECURITY).find((m) => m.ts === first.ts)!;
     expect(mrkdwnOf(group)[0]).toMatch(/^\*2 flagged visitors\* in <#C_SECURITY> since .*: 2 threats$/);
@@ -164,7 +164,7 @@ describe('Unmute', () => {
     const id = visitor('v_unmute', { is_attacker: 'True' });
     nextWindow();
     visit(id);
-    await box.lookout.features.alerts.scan.scan();
+    await box.lookout.features.threats.scan.scan();
     await box.lookout.deliveries.drained();
     const alert = await box.slack.waitFor(() => alertsFor(id)[0]);
     await box.slack.click(alert, 'alert.mute.7d', undefined, { user: ADMIN });
@@ -185,7 +185,7 @@ describe('Unmute', () => {
     expect(hasAction(unmuted, 'alert.unmute')).toBe(false);
     expect(await box.lookout.store.mutes.isMuted('T_LOOKOUT', SECURITY, id, now())).toBeUndefined();
     visit(id);
-    expect(await box.lookout.features.alerts.scan.scan()).toMatchObject({ sightings: 1 });
+    expect(await box.lookout.features.threats.scan.scan()).toMatchObject({ sightings: 1 });
     await box.lookout.deliveries.drained();
   });
 
@@ -217,7 +217,7 @@ describe('a group message that Slack refuses', () => {
     for (const id of ids) visit(id);
     const before = top().length;
     box.slack.failNext('chat.postMessage', 'channel_not_found');
-    expect(await box.lookout.features.alerts.scan.scan()).toMatchObject({ status: 'scanned', alerts: 3 });
+    expect(await box.lookout.features.threats.scan.scan()).toMatchObject({ status: 'scanned', alerts: 3 });
     await box.lookout.deliveries.drained();
     const posted = top().slice(before);
     expect(posted.map((m) => headerOf(m)).sort()).toEqual(
@@ -262,7 +262,7 @@ describe('a channel Slack refuses for good', () => {
     nextWindow();
     for (const id of ids) {
       visit(id);
-      expect(await box.lookout.features.alerts.scan.scan()).toMatchObject({ alerts: 1 });
+      expect(await box.lookout.features.threats.scan.scan()).toMatchObject({ alerts: 1 });
       await box.lookout.deliveries.drained();
     }
     expect(notices() - before).toBe(1);
@@ -273,7 +273,7 @@ describe('a channel Slack refuses for good', () => {
 
     box.slack.clearFailures();
     visit(visitor('v_refused_3', { is_attacker: 'True' }));
-    expect(await box.lookout.features.alerts.scan.scan()).toMatchObject({ alerts: 1 });
+    expect(await box.lookout.features.threats.scan.scan()).toMatchObject({ alerts: 1 });
     await box.lookout.deliveries.drained();
     expect((await box.lookout.store.subscriptions.get('T_LOOKOUT', SECURITY))?.attention).toBeUndefined();
     expect(await status(PERSON)).not.toMatch(/Needs attention/);
@@ -286,7 +286,7 @@ describe('another workspace', () => {
     const id = visitor('v_other_workspace', { is_attacker: 'True' });
     nextWindow();
     visit(id);
-    expect(await box.lookout.features.alerts.scan.scan()).toMatchObject({ alerts: 1 });
+    expect(await box.lookout.features.threats.scan.scan()).toMatchObject({ alerts: 1 });
     await box.lookout.deliveries.drained();
     const alert = await box.slack.waitFor(() => alertsFor(id)[0]);
     const stored = await box.lookout.store.alerts.get('T_LOOKOUT', SECURITY, id);

@@ -67,7 +67,7 @@ describe('threat alerts in one app', () => {
       slack.messages(SECURITY, { user: 'U_ALICE' }).some((m) => textsOf(m).join(' ').includes('Threat alerts are on')),
     );
     // Start watching from now.
-    await app.store.scanState.saveProgress((await app.features.alerts.scan.stateKeys())[0]!, {
+    await app.store.scanState.saveProgress((await app.features.threats.scan.stateKeys())[0]!, {
       watermark: now(),
       seenIds: [],
       counts: {},
@@ -82,7 +82,7 @@ describe('threat alerts in one app', () => {
   it('a new flagged visitor raises one alert; a clean one none', async () => {
     visit(DEMO_VISITORS.attacker);
     visit(DEMO_VISITORS.human);
-    const result = await app.features.alerts.scan.scan();
+    const result = await app.features.threats.scan.scan();
     await app.deliveries.drained();
     expect(result).toMatchObject({ status: 'scanned', visits: 2, visitors: 2, alerts: 1 });
     const alert = await slack.waitFor(() => alertFor(DEMO_VISITORS.attacker));
@@ -102,7 +102,7 @@ describe('threat alerts in one app', () => {
     visit(DEMO_VISITORS.attacker, 'https://www.example-shop.com/login');
     visit(DEMO_VISITORS.attacker, 'https://www.example-shop.com/account');
     const before = alertsIn().length;
-    const result = await app.features.alerts.scan.scan();
+    const result = await app.features.threats.scan.scan();
     await app.deliveries.drained();
     expect(result).toMatchObject({ alerts: 0, sightings: 1 });
     expect(alertsIn()).toHaveLength(before);
@@ -116,7 +116,7 @@ describe('threat alerts in one app', () => {
 
   it('nothing new: nothing posted, and the scan repeats nothing', async () => {
     const count = slack.messages(SECURITY).length;
-    expect(await app.features.alerts.scan.scan()).toMatchObject({ visits: 0, alerts: 0 });
+    expect(await app.features.threats.scan.scan()).toMatchObject({ visits: 0, alerts: 0 });
     await app.deliveries.drained();
     expect(slack.messages(SECURITY)).toHaveLength(count);
   });
@@ -127,7 +127,7 @@ describe('threat alerts in one app', () => {
     nextWindow();
     for (const id of ids) visit(id);
     const before = alertsIn().length;
-    const result = await app.features.alerts.scan.scan();
+    const result = await app.features.threats.scan.scan();
     await app.deliveries.drained();
     expect(result.alerts).toBe(20);
     const top = alertsIn().slice(before);
@@ -152,7 +152,7 @@ describe('threat alerts in one app', () => {
     });
     expect(hasAction(acked, 'alert.ack')).toBe(false);
     visit(DEMO_VISITORS.attacker);
-    expect(await app.features.alerts.scan.scan()).toMatchObject({ alerts: 0, sightings: 1 });
+    expect(await app.features.threats.scan.scan()).toMatchObject({ alerts: 0, sightings: 1 });
     await app.deliveries.drained();
   });
 
@@ -160,7 +160,7 @@ describe('threat alerts in one app', () => {
     const [id] = attackers(21).slice(20);
     nextWindow();
     visit(id!);
-    await app.features.alerts.scan.scan();
+    await app.features.threats.scan.scan();
     await app.deliveries.drained();
     const alert = await slack.waitFor(() =>
       slack.messages(SECURITY).find((m) => (headerOf(m) ?? '').endsWith(`visitor ${id}`)),
@@ -172,11 +172,11 @@ describe('threat alerts in one app', () => {
     });
     const threadBefore = slack.thread(SECURITY, alert.ts).length;
     visit(id!);
-    expect(await app.features.alerts.scan.scan()).toMatchObject({ alerts: 0, sightings: 0 });
+    expect(await app.features.threats.scan.scan()).toMatchObject({ alerts: 0, sightings: 0 });
     await app.deliveries.drained();
     clock += 25 * 3_600_000; // the mute is over
     visit(id!);
-    expect(await app.features.alerts.scan.scan()).toMatchObject({ sightings: 1 });
+    expect(await app.features.threats.scan.scan()).toMatchObject({ sightings: 1 });
     await app.deliveries.drained();
     expect(slack.thread(SECURITY, alert.ts).length).toBeGreaterThan(threadBefore);
   });
@@ -186,15 +186,15 @@ describe('threat alerts in one app', () => {
     nextWindow();
     visit(id!);
     demo.setFaults({ status500Until: 1000, paths: ['/security/'] });
-    const failed = await app.features.alerts.scan.scan();
+    const failed = await app.features.threats.scan.scan();
     await app.deliveries.drained();
     expect(failed.status).toBe('failed');
-    expect((await app.store.scanState.get((await app.features.alerts.scan.stateKeys())[0]!))?.lastError).toMatch(
+    expect((await app.store.scanState.get((await app.features.threats.scan.stateKeys())[0]!))?.lastError).toMatch(
       /unavailable/,
     );
     expect(alertFor(id!)).toBeUndefined();
     demo.setFaults({});
-    expect(await app.features.alerts.scan.scan()).toMatchObject({ status: 'scanned', alerts: 1 });
+    expect(await app.features.threats.scan.scan()).toMatchObject({ status: 'scanned', alerts: 1 });
     await app.deliveries.drained();
     expect(alertFor(id!)).toBeDefined();
   });
@@ -205,7 +205,7 @@ describe('threat alerts in one app', () => {
     visit(id!);
     slack.failNext('chat.postMessage', { status: 429, retryAfter: 1 });
     const started = Date.now();
-    expect(await app.features.alerts.scan.scan()).toMatchObject({ alerts: 1 });
+    expect(await app.features.threats.scan.scan()).toMatchObject({ alerts: 1 });
     await app.deliveries.drained();
     expect(Date.now() - started).toBeGreaterThanOrEqual(900);
     expect(alertFor(id!)).toBeDefined();
@@ -241,7 +241,7 @@ describe('threat alerts in one app', () => {
     const [id] = attackers(24).slice(23);
     nextWindow();
     visit(id!);
-    expect(await app.features.alerts.scan.tick()).toMatchObject({ status: 'scanned', alerts: 1 });
+    expect(await app.features.threats.scan.tick()).toMatchObject({ status: 'scanned', alerts: 1 });
     await app.deliveries.drained();
     const res = await fetch(`${app.ops.url}/metrics`);
     expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
@@ -262,11 +262,13 @@ describe('threat alerts in one app', () => {
     ).toBeGreaterThanOrEqual(1);
     expect(value('lookout_requests_total{type="command",name="/traffic",outcome="ok"}')).toBeGreaterThanOrEqual(2);
     expect(value('lookout_store_up')).toBe(1);
+    expect(value('lookout_lease_holder{lease="threat-scan",owner="solo"}')).toBe(1);
+    // The earlier version's key, held too while replicas of it may run (migration 020).
     expect(value('lookout_lease_holder{lease="threat-watch",owner="solo"}')).toBe(1);
     expect(value('lookout_scan_lag_seconds')).toBeGreaterThanOrEqual(0);
     expect(body).not.toContain(world.botToken);
     expect(body).not.toContain('request:'); // the replay guard's keys are not leases to report
-    expect(body.match(/^lookout_lease_holder\{/gm)).toHaveLength(1);
+    expect(body.match(/^lookout_lease_holder\{/gm)).toHaveLength(2);
   });
 });
 
@@ -285,7 +287,7 @@ describe('restarts', () => {
         createdBy: 'U_ALICE',
       });
       clock += 1000; // earlier tests' visits are behind the watermark
-      await app.store.scanState.saveProgress((await app.features.alerts.scan.stateKeys())[0]!, {
+      await app.store.scanState.saveProgress((await app.features.threats.scan.stateKeys())[0]!, {
         watermark: now(),
         seenIds: [],
         counts: {},
@@ -293,7 +295,7 @@ describe('restarts', () => {
       });
       const [a, b, c] = attackers(26).slice(23);
       visit(a!);
-      expect(await app.features.alerts.scan.scan()).toMatchObject({ status: 'scanned', alerts: 1 });
+      expect(await app.features.threats.scan.scan()).toMatchObject({ status: 'scanned', alerts: 1 });
       await app.deliveries.drained();
       visit(b!); // arrives while the app is down
       await app.stop();
@@ -301,7 +303,7 @@ describe('restarts', () => {
       app = await startLookout(options({ dataDir: dir }, 'second'));
       slack.setAppUrl(app.requestUrl!);
       visit(c!);
-      expect(await app.features.alerts.scan.scan()).toMatchObject({ status: 'scanned', alerts: 2 });
+      expect(await app.features.threats.scan.scan()).toMatchObject({ status: 'scanned', alerts: 2 });
       await app.deliveries.drained();
       await app.stop();
       // b and c came within a's window: a's message became their group's, with the three alerts in its thread.
@@ -330,7 +332,7 @@ describe('restarts', () => {
           createdBy: 'U_ALICE',
         });
         clock += 1000;
-        await apps[0]!.store.scanState.saveProgress((await apps[0]!.features.alerts.scan.stateKeys())[0]!, {
+        await apps[0]!.store.scanState.saveProgress((await apps[0]!.features.threats.scan.stateKeys())[0]!, {
           watermark: now(),
           seenIds: [],
           counts: {},
@@ -339,13 +341,13 @@ describe('restarts', () => {
         const ids = attackers(32).slice(26);
         for (const id of ids.slice(0, 3)) visit(id);
         // Both tick at once: one holds the lease and scans, the other stands by.
-        const results = await Promise.all(apps.map((a) => a.features.alerts.scan.tick()));
+        const results = await Promise.all(apps.map((a) => a.features.threats.scan.tick()));
         expect(results.map((r) => r.status).sort()).toEqual(['not-leader', 'scanned']);
         // Both scan in turn (as after a lease hand-over): still once each.
         for (const id of ids.slice(3)) visit(id);
-        await apps[0]!.features.alerts.scan.scan();
+        await apps[0]!.features.threats.scan.scan();
         await apps[0]!.deliveries.drained();
-        await apps[1]!.features.alerts.scan.scan();
+        await apps[1]!.features.threats.scan.scan();
         await apps[1]!.deliveries.drained();
         // All six within one window: one group message, an alert each in its thread.
         expect(alertsIn('C_MARKETING').map((m) => headerOf(m))).toEqual([

@@ -33,14 +33,14 @@ async function scanSince(since: number): Promise<void> {
     checks: ['bot', 'scraping', 'vpn', 'extensions'],
   });
   await box.lookout.store.db.query('update alert_subscriptions set created_at = $1', [new Date(since)]);
-  const [key] = await box.lookout.features.alerts.scan.stateKeys();
+  const [key] = await box.lookout.features.threats.scan.stateKeys();
   await box.lookout.store.scanState.saveProgress(key!, {
     watermark: new Date(since),
     seenIds: [],
     counts: {},
     at: new Date(),
   });
-  expect(await box.lookout.features.alerts.scan.scan()).toMatchObject({ status: 'scanned' });
+  expect(await box.lookout.features.threats.scan.scan()).toMatchObject({ status: 'scanned' });
 }
 
 /** Posts yesterday's (UTC) digest of sources, pages and countries; the posted message. */

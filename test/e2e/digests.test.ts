@@ -287,8 +287,8 @@ describe('/traffic digest list and its buttons', () => {
     });
     await box.lookout.store.db.query('update alert_subscriptions set created_at = $1', [began]);
     await box.lookout.store.db.query(
-      'insert into watch_state (key, watermark) values ($1, $2) on conflict (key) do update set watermark = excluded.watermark',
-      [(await box.lookout.features.alerts.scan.stateKeys())[0], new Date()],
+      'insert into scan_state (key, watermark) values ($1, $2) on conflict (key) do update set watermark = excluded.watermark',
+      [(await box.lookout.features.threats.scan.stateKeys())[0], new Date()],
     );
     const flagged = (visitorId: string, channelId: string, daysAgo: number) =>
       box.lookout.store.alerts.claim({
@@ -315,7 +315,7 @@ describe('/traffic digest list and its buttons', () => {
     } finally {
       await box.lookout.store.db.query('delete from alert_subscriptions');
       await box.lookout.store.db.query('delete from alerts');
-      await box.lookout.store.db.query('delete from watch_state');
+      await box.lookout.store.db.query('delete from scan_state');
     }
   });
 

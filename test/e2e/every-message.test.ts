@@ -85,7 +85,7 @@ it('threat alerts, coloured by severity', async () => {
       url: 'https://www.example-shop.com/checkout',
     });
   }
-  await box.lookout.features.alerts.scan.scan();
+  await box.lookout.features.threats.scan.scan();
   box.lookout.deliveries.wake();
   // Both in one scan: their group's message, and an alert each in its thread.
   const alerts = await until(() => {

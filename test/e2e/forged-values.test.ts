@@ -20,7 +20,7 @@ const STATE_TABLES = [
   'alert_mutes',
   'alerts',
   'deliveries',
-  'watch_state',
+  'scan_state',
 ];
 
 async function snapshot(box: Box): Promise<string> {

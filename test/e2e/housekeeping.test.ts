@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Repos } from '../../src/compose.js';
 import { alertPrunes } from '../../src/features/alerts/index.js';
+import { threatPrunes } from '../../src/features/threats/index.js';
 import { NOTICE } from '../../src/platform/deliveries/subject.js';
 import { platformPrunes } from '../../src/platform/open.js';
 import { housekeep, startHousekeeping } from '../../src/platform/store/housekeeping.js';
@@ -13,7 +14,11 @@ const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
 /** What housekeeping trims: the platform's tables, and the alerts' security answers. */
-const prunes = (store: Repos, recheckMs: number) => [...platformPrunes(store), ...alertPrunes(store, recheckMs)];
+const prunes = (store: Repos, recheckMs: number) => [
+  ...platformPrunes(store),
+  ...threatPrunes(store, recheckMs),
+  ...alertPrunes(store),
+];
 
 describeEachDb('housekeeping', (t) => {
   it('trims what is past its age in each table, and keeps the rest', async () => {

@@ -205,7 +205,7 @@ describe('the living sandbox', () => {
     expect(added.length).toBeGreaterThan(0);
     expect(await visitsToday()).toBe(before + added.length);
 
-    const scan = await world.app.features.alerts.scan.scan();
+    const scan = await world.app.features.threats.scan.scan();
     await world.app.deliveries.drained();
     expect(scan).toMatchObject({ status: 'scanned', alerts: 1 });
     const alert = await world.slack.waitFor(() =>

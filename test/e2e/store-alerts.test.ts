@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { AlertGroupRepo, AlertRepo, type AlertClaim } from '../../src/features/alerts/repo.js';
+import { AlertRepo, type AlertClaim } from '../../src/features/alerts/repos/alerts.js';
+import { AlertGroupRepo } from '../../src/features/alerts/repos/groups.js';
 import { describeEachDb } from '../support/db.js';
-import { AlertSubscriptionRepo } from '../../src/features/alerts/repo.js';
+import { AlertSubscriptionRepo } from '../../src/features/alerts/repos/subscriptions.js';
 import { until } from '../support/until.js';
 
 const T0 = new Date('2024-11-04T08:00:00.000Z');

@@ -93,7 +93,7 @@ beforeAll(async () => {
 
   // Threat alerts on (high only: fewer messages; every visitor is judged alike); the scan reads from a day before the first hour.
   await command('C_SECURITY', 'alerts on min high', 'U_CAROL');
-  await app.store.scanState.saveProgress((await app.features.alerts.scan.stateKeys())[0]!, {
+  await app.store.scanState.saveProgress((await app.features.threats.scan.stateKeys())[0]!, {
     watermark: new Date(HUMAN.getTime() - DAY),
     seenIds: [],
     counts: {},
@@ -141,7 +141,7 @@ async function explain(h: Date, rule: string, scan = true): Promise<string> {
   // Carol's zone is UTC: the watch's hours are the demo's, DST or not.
   const id = Number(/Watch #(\d+)/.exec(mrkdwnOf(await command('C_MARKETING', rule, 'U_CAROL')).join(' '))?.[1]);
   clock = h.getTime() + HOUR - 1_000;
-  if (scan) expect((await app.features.alerts.scan.scan()).status).toBe('scanned');
+  if (scan) expect((await app.features.threats.scan.scan()).status).toBe('scanned');
   clock = h.getTime() + HOUR + 60_000;
   await app.features.watches.evaluator.tick();
   clock = h.getTime() + HOUR + 3 * 60_000;
@@ -201,7 +201,7 @@ describe('who moved it, as far as the judged visitors tell it', () => {
   it('the README’s two demo spikes in one hour, most of their visitors not judged: mixed or unknown with the bounds', async () => {
     // As the sandbox's controls make them: at 14:37, in the hour up to then, after the scan has read it.
     clock = README.getTime() + 37 * 60_000;
-    expect((await app.features.alerts.scan.scan()).status).toBe('scanned');
+    expect((await app.features.threats.scan.scan()).status).toBe('scanned');
     const before = new Date(clock);
     const human = demo.spike({ kind: 'human', hour: README, visits: 150, before });
     const wave = demo.spike({ kind: 'scraper', hour: README, visits: 140, before });

@@ -69,7 +69,7 @@ describe('threat alerts grouped by default', () => {
   let first: string[];
 
   async function scan(expected: Record<string, unknown>): Promise<void> {
-    expect(await app.features.alerts.scan.scan()).toMatchObject({ status: 'scanned', ...expected });
+    expect(await app.features.threats.scan.scan()).toMatchObject({ status: 'scanned', ...expected });
     await app.deliveries.drained();
   }
 
@@ -320,7 +320,7 @@ describe("one flagged visitor a minute for 50 minutes (the issue's measurement)"
         const id = visitor(minute % 4 === 0 ? 'suspicious' : 'threat');
         ids.push(id);
         visit(id);
-        expect(await app.features.alerts.scan.scan()).toMatchObject({ alerts: 2 });
+        expect(await app.features.threats.scan.scan()).toMatchObject({ alerts: 2 });
         await app.deliveries.drained();
         clock += 60_000 - 1000;
       }
@@ -364,7 +364,7 @@ describe("a restart between a group's message and its replies", () => {
       await app.store.scanState.saveProgress('visits', { watermark: now(), seenIds: [], counts: {}, at: now() });
       const [a, b, c] = [visitor('threat'), visitor('threat'), visitor('suspicious')];
       visit(a);
-      expect(await app.features.alerts.scan.scan()).toMatchObject({ alerts: 1 });
+      expect(await app.features.threats.scan.scan()).toMatchObject({ alerts: 1 });
       await app.deliveries.drained();
       const [top] = fresh();
       expect(headerOf(top!)).toBe(`Threat · high severity: visitor ${a}`);
@@ -373,7 +373,7 @@ describe("a restart between a group's message and its replies", () => {
       slack.failNext('chat.postMessage', { status: 500 }, Infinity, { channel });
       visit(b);
       visit(c);
-      expect(await app.features.alerts.scan.scan()).toMatchObject({ alerts: 2 });
+      expect(await app.features.threats.scan.scan()).toMatchObject({ alerts: 2 });
       await until(
         () => mrkdwnOf(message(top!.ts, channel))[0]?.startsWith('*3 flagged visitors*'),
         'the group message to be edited',
@@ -397,7 +397,7 @@ describe("a restart between a group's message and its replies", () => {
       app = await startLookout(options({ dataDir: dir }, 'second'));
       slack.setAppUrl(app.requestUrl!);
       await app.deliveries.drained();
-      expect(await app.features.alerts.scan.scan()).toMatchObject({ alerts: 0 });
+      expect(await app.features.threats.scan.scan()).toMatchObject({ alerts: 0 });
       await app.deliveries.drained();
       expect(fresh().map((m) => m.ts)).toEqual([top!.ts]);
       const cards = cardsIn(top!.ts, channel);
@@ -410,7 +410,7 @@ describe("a restart between a group's message and its replies", () => {
       // Within the window still: a fourth joins the same group.
       const d = visitor('threat');
       visit(d);
-      expect(await app.features.alerts.scan.scan()).toMatchObject({ alerts: 1 });
+      expect(await app.features.threats.scan.scan()).toMatchObject({ alerts: 1 });
       await app.deliveries.drained();
       await app.stop();
       expect(fresh().map((m) => m.ts)).toEqual([top!.ts]);

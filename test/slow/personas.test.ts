@@ -185,7 +185,7 @@ describe.skipIf(!available)('three people in the sandbox, in a browser', () => {
     // The channel it reports in, as a channel link.
     const on = await lastMessage(page, page.getByText('Threat alerts are on', { exact: false }));
     expect(await on.locator('.channel-mention').first().textContent()).toBe('#security');
-    await box.lookout.store.scanState.saveProgress((await box.lookout.features.alerts.scan.stateKeys())[0]!, {
+    await box.lookout.store.scanState.saveProgress((await box.lookout.features.threats.scan.stateKeys())[0]!, {
       watermark: new Date(),
       seenIds: [],
       counts: {},
@@ -198,7 +198,7 @@ describe.skipIf(!available)('three people in the sandbox, in a browser', () => {
       url: 'https://www.example-shop.com/login',
     });
     await new Promise((r) => setTimeout(r, 1100));
-    await box.lookout.features.alerts.scan.scan();
+    await box.lookout.features.threats.scan.scan();
     await page
       .getByTestId('message-list')
       .getByTestId('message')

@@ -96,7 +96,7 @@ describe('the README’s two demo spikes in one hour, in a browser', () => {
       const end = HOUR_START + minutes * MINUTE;
       do {
         clock = Math.min(clock + 10 * MINUTE, end);
-        expect((await box.lookout.features.alerts.scan.scan()).status).toBe('scanned');
+        expect((await box.lookout.features.threats.scan.scan()).status).toBe('scanned');
       } while (clock < end);
     }
     const shot = (page: Page, name: string) => page.screenshot({ path: join(SCREENS, `${name}.png`) });
@@ -104,7 +104,7 @@ describe('the README’s two demo spikes in one hour, in a browser', () => {
     it('the watch alert says "mixed" or "unknown" with its bounds, never "mostly automated"', async () => {
       const security = await open('security');
       await type(security, '/traffic alerts on', /Threat alerts are on/);
-      expect((await box.lookout.features.alerts.scan.scan()).status).toBe('scanned');
+      expect((await box.lookout.features.threats.scan.scan()).status).toBe('scanned');
       const page = await open('marketing');
       await type(page, '/traffic watch visits spike every hour', /Watch #\d+ added/);
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openRepos, startLookout, type Lookout, type Repos } from '../../src/compose.js';
-import { ThreatScan } from '../../src/features/alerts/scan.js';
+import { ThreatScan } from '../../src/features/threats/scan.js';
 import { AnalyticsApi } from '../../src/platform/api/analytics.js';
 import { openDb } from '../../src/platform/store/db.js';
 import { startDemoApi, type DemoApi } from '@lookout/sandbox/demo-api';
@@ -68,15 +68,11 @@ describe.skipIf(!TEST_DATABASE_URL)('a database that stops answering', () => {
       repos,
       leases: repos.leases,
       db: repos.db,
-      deliveryDeadlineMs: 3_600_000,
       log: logger,
       now: () => new Date(),
       owner: 'outage-test',
-      verdict: { scrapingScoreThreshold: 0.8 },
-      timeZone: 'UTC',
       intervalMs: 200,
       recheckMs: 0,
-      burst: 5,
     });
     const unhandled: unknown[] = [];
     const onUnhandled = (reason: unknown) => unhandled.push(reason);
@@ -88,7 +84,7 @@ describe.skipIf(!TEST_DATABASE_URL)('a database that stops answering', () => {
       proxy.restore();
       const held = await until(
         () =>
-          repos.db.query("SELECT 1 FROM job_claims WHERE key = 'threat-watch' AND owner = 'outage-test'").then(
+          repos.db.query("SELECT 1 FROM job_claims WHERE key = 'threat-scan' AND owner = 'outage-test'").then(
             (r) => r.rows.length === 1,
             () => false,
           ),

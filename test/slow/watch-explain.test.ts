@@ -57,7 +57,7 @@ beforeAll(async () => {
   slack.setAppUrl(app.requestUrl!);
   clock = nextHour - 60_000;
   await command('C_SECURITY', 'alerts on min medium', 'U_CAROL');
-  await app.store.scanState.saveProgress((await app.features.alerts.scan.stateKeys())[0]!, {
+  await app.store.scanState.saveProgress((await app.features.threats.scan.stateKeys())[0]!, {
     watermark: now(),
     seenIds: [],
     counts: {},
@@ -85,7 +85,7 @@ const textOf = (m: Message) => mrkdwnOf({ attachments: m.attachments, blocks: m.
 /** The threat scan judges the hour, then the clock moves past it and the watches evaluate. */
 async function evaluate(h: Date): Promise<void> {
   clock = h.getTime() + HOUR - 1_000;
-  await app.features.alerts.scan.scan();
+  await app.features.threats.scan.scan();
   clock = h.getTime() + HOUR + 60_000;
   await app.features.watches.evaluator.tick();
   clock = h.getTime() + HOUR + 3 * 60_000;

@@ -129,7 +129,7 @@ interface Kind {
 /** The threat scan judges the hour's visitors, as its timer would. */
 async function scanAfter(app: Lookout, hour: Date): Promise<void> {
   clock = hour.getTime() + HOUR - 1_000;
-  await app.features.alerts.scan.scan();
+  await app.features.threats.scan.scan();
 }
 
 const KINDS: Kind[] = [
@@ -177,7 +177,7 @@ describe('watches in one app', () => {
     expect(mrkdwnOf(await command(app, 'C_SECURITY', 'alerts on min medium', 'U_CAROL')).join(' ')).toMatch(
       /alerts are on/i,
     );
-    await app.store.scanState.saveProgress((await app.features.alerts.scan.stateKeys())[0]!, {
+    await app.store.scanState.saveProgress((await app.features.threats.scan.stateKeys())[0]!, {
       watermark: now(),
       seenIds: [],
       counts: {},

@@ -40,7 +40,7 @@ const TABLES = [
   'alerts',
   'alert_groups',
   'visitor_checks',
-  'watch_state',
+  'scan_state',
   'deliveries',
   'rate_limits',
   'trend_points',

@@ -550,7 +550,7 @@ describe("a digest's security line says what the threat scan knows of the period
   const span = { from: day(17), to: day(24), timeZone: 'UTC', now: new Date(day(24, 9)) };
   const seen = (since: number, count: number, upTo?: number) => ({
     count,
-    watchingSince: new Date(since),
+    scanningSince: new Date(since),
     ...(upTo !== undefined ? { checkedUpTo: new Date(upTo) } : {}),
   });
 

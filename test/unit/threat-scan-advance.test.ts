@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { VisitRecord } from '../../src/kernel/records.js';
-import { advance } from '../../src/features/alerts/scan.js';
+import { advance } from '../../src/features/threats/pass.js';
 
 const T0 = Date.parse('2026-11-21T12:00:00.000Z');
 const at = (seconds: number) => new Date(T0 + seconds * 1000);

@@ -18,8 +18,10 @@ declare module '../../platform/feature.js' {
   }
 }
 
+type WatchNeeds = 'reports' | 'trends' | 'threats' | 'visitor';
+
 /** `/traffic watch …`: metric watches, evaluated as each period is final, and their alerts. */
-export const watches: LookoutFeature<'watches', 'reports' | 'trends' | 'alerts' | 'visitor', { watches: WatchRepo }> = {
+export const watches: LookoutFeature<'watches', WatchNeeds, { watches: WatchRepo }> = {
   name: 'watches',
   traffic: {
     words: ['watch', 'watches'],
@@ -27,10 +29,10 @@ export const watches: LookoutFeature<'watches', 'reports' | 'trends' | 'alerts' 
     help: WATCH_HELP,
   },
   migrations: new URL('./migrations/', import.meta.url),
-  needs: ['reports', 'trends', 'alerts', 'visitor'],
+  needs: ['reports', 'trends', 'threats', 'visitor'],
   subjects: WATCH_SUBJECTS,
   repos: (db: Queryable) => ({ watches: new WatchRepo(db) }),
-  plug(ctx, { reports, trends, alerts, visitor }, repos) {
+  plug(ctx, { reports, trends, threats, visitor }, repos) {
     const { platform, settings } = ctx;
     const { now, apiDays, demo, limits } = settings;
     const log = logOf(ctx, 'watches');
@@ -56,12 +58,12 @@ export const watches: LookoutFeature<'watches', 'reports' | 'trends' | 'alerts' 
       changed,
       log,
     });
-    const observer = new WatchObserver({ trends, flagged: alerts.service, apiDays, log });
+    const observer = new WatchObserver({ trends, flagged: threats.verdicts, apiDays, log });
     const evaluator = new WatchEvaluator({
       db: platform.repos.db,
       tenants: platform.tenants,
       observer,
-      explainer: new WatchExplainer(observer, (tenant, ids, max) => alerts.scan.judgeSample(tenant, ids, max)),
+      explainer: new WatchExplainer(observer, (tenant, ids, max) => threats.scan.judgeSample(tenant, ids, max)),
       explained: (outcome) => explanations.inc({ outcome }),
       trends,
       apiDays,
@@ -77,7 +79,7 @@ export const watches: LookoutFeature<'watches', 'reports' | 'trends' | 'alerts' 
     return {
       gives: { service, evaluator },
       traffic: watchCommand(service),
-      register: (routes) => registerWatches(routes, service, reports, { flagged: alerts.service, cards: visitor }),
+      register: (routes) => registerWatches(routes, service, reports, { flagged: threats.verdicts, cards: visitor }),
       jobs: [evaluator],
     };
   },

@@ -1,5 +1,5 @@
--- Security alerts: channel subscriptions, mutes, one alert per visitor per channel,
--- a cache of security answers, and the watcher's progress.
+-- Security alerts: channel subscriptions, mutes, one alert per visitor per channel
+-- (the threat scan's part of migration 002 is in src/features/threats/migrations).
 
 -- A channel that wants alerts, from which severity up and for which checks.
 CREATE TABLE alert_subscriptions (
@@ -43,24 +43,3 @@ CREATE TABLE alerts (
   PRIMARY KEY (channel_id, visitor_id)
 );
 CREATE INDEX alerts_channel_id_last_seen_idx ON alerts (channel_id, last_seen);
-
--- Security answers per visitor, so a busy watcher does not ask twice in a short while.
-CREATE TABLE visitor_checks (
-  visitor_id  text        PRIMARY KEY,
-  facts       jsonb       NOT NULL,
-  checked_at  timestamptz NOT NULL
-);
-CREATE INDEX visitor_checks_checked_at_idx ON visitor_checks (checked_at);
-
--- Where each watcher got to. seen_ids: the visit ids AT the watermark instant, so the
--- next page, which starts at that instant again, skips the ones already handled.
-CREATE TABLE watch_state (
-  key            text        PRIMARY KEY,
-  watermark      timestamptz,
-  seen_ids       jsonb       NOT NULL DEFAULT '[]',
-  last_scan_at   timestamptz,               -- the last successful scan
-  last_error     text,                      -- the last failure since then, cleared by progress
-  last_error_at  timestamptz,
-  last_counts    jsonb,
-  updated_at     timestamptz NOT NULL DEFAULT now()
-);
