@@ -1,7 +1,6 @@
 import { logOf, type LookoutFeature } from '../../context.js';
 import type { Queryable } from '../../platform/store/db.js';
 import type { Prune } from '../../platform/store/housekeeping.js';
-import type { ThreatScan } from '../threats/index.js';
 import { ALERT_SUBJECTS } from './deliveries.js';
 import { alertsCommand, registerAlerts } from './listeners.js';
 import { ALERTS_HELP } from './parse.js';
