@@ -10,7 +10,7 @@ import { escapeMrkdwn } from '../../src/platform/slack/kit/escape.js';
 import { clip, clipMrkdwn } from '../../src/platform/slack/kit/limits.js';
 import { decodeContext, drillModal, filterModal, sealedPart } from '../../src/features/reports/modals.js';
 import { reportMessage, type ReportView } from '../../src/features/reports/blocks.js';
-import { describeFilters } from '../../src/platform/slack/kit/filters.js';
+import { describeFilters } from '../../src/platform/slack/kit/filter-words.js';
 import { problemMessage, usageMessage } from '../../src/platform/slack/kit/messages.js';
 import { mrkdwnOf, tableOf } from '../support/sandbox.js';
 

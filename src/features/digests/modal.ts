@@ -7,7 +7,7 @@ import { ChannelId } from '../../kernel/text.js';
 import { parseTimeOfDay } from '../../kernel/when.js';
 import { LIMITS, plainText } from '../../platform/slack/kit/limits.js';
 import { DIGEST_TOP, parseFilterText } from './parse.js';
-import { toCron, WEEKDAYS, type DigestSchedule, type ScheduleKind } from './schedule.js';
+import { toCron, WEEKDAYS, type DigestSchedule, type ScheduleKind } from './cron.js';
 
 export const DIGEST_MODAL = 'digest.modal';
 

@@ -19,7 +19,7 @@ import type { ReportQuery, SortDir } from '../../kernel/query.js';
 import { BACK_TO_CARD_ACTION, TREND_ACTION } from '../../kernel/trend.js';
 import { fieldOf } from '../../kernel/records.js';
 import { escapeMrkdwn, fallbackText } from '../../platform/slack/kit/escape.js';
-import { describeFilters } from '../../platform/slack/kit/filters.js';
+import { describeFilters } from '../../platform/slack/kit/filter-words.js';
 import {
   capBlocks,
   cell,
