@@ -23,7 +23,7 @@ import {
   type TrendSpec,
   withBack,
 } from '../../kernel/trend.js';
-import type { Answering } from '../../platform/answering.js';
+import type { Answering, Where } from '../../platform/answering.js';
 import { ApiError } from '../../platform/api/errors.js';
 import type { SharedFetcher } from '../../platform/api/shared-fetcher.js';
 import type { Account, Tenant } from '../../platform/tenancy/tenants.js';
@@ -96,18 +96,6 @@ export interface TrendServiceDeps extends Answering {
 export const DEFAULT_TREND_MAX_FETCH = 200;
 
 export type TrendAnswer = { ok: true; message: SlackMessage } | { ok: false; message: SlackMessage };
-
-export interface TrendWhere {
-  channelId?: string;
-  ephemeral: boolean;
-  user?: string;
-  sharedBy?: string;
-  log?: Logger;
-  /** The visitor card it was opened from (its ref): the answer offers the way back. */
-  back?: string;
-  /** Told, in words, how a long fetch is going (a trend with more cold periods than a page's worth). */
-  progress?: (text: string) => Promise<void>;
-}
 
 /** Cold periods (not kept yet) fetched for a trend without a word; past this, the person is told how many and how it goes. */
 export const TREND_QUIET_FETCH = 31;
@@ -422,7 +410,7 @@ export class TrendService {
   }
 
   /** `/traffic trend …` and the Trend buttons: the chart, its key figures in words, and what to do next. */
-  async answer(tenant: TrendTenant, query: ReportQuery, metric: TrendMetric, where: TrendWhere): Promise<TrendAnswer> {
+  async answer(tenant: TrendTenant, query: ReportQuery, metric: TrendMetric, where: Where): Promise<TrendAnswer> {
     const log = where.log ?? this.deps.log;
     const timeZone = await this.deps.timeZoneFor(where.channelId);
     const resolved = resolveRange(query.range, timeZone, this.deps.now(), this.deps.weekStart);
