@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { REPORTS } from '../../src/kernel/catalog.js';
 import type { AggregateRow, PageRow } from '../../src/platform/api/schemas.js';
 import type { VisitRecord } from '../../src/kernel/records.js';
-import { resolveRange } from '../../src/kernel/when.js';
+import { resolveRange } from '../../src/kernel/range-dates.js';
 import { newQuery, type ReportQuery } from '../../src/kernel/query.js';
 import { validateBlocks, validateMessage } from '../../src/slack-rules/validate.js';
 import { escapeMrkdwn } from '../../src/platform/slack/kit/escape.js';

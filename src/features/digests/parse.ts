@@ -15,7 +15,8 @@ import {
   type Token,
   type UsageError,
 } from '../../kernel/text.js';
-import { readRange, readTime, TIME_WORDS } from '../../kernel/when.js';
+import { readRange } from '../../kernel/range-words.js';
+import { readTime, TIME_WORDS } from '../../kernel/time-of-day.js';
 import { toCron, WEEKDAYS, type DigestSchedule } from './cron.js';
 
 export const DIGEST_USAGE =

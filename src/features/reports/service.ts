@@ -2,7 +2,7 @@ import type { Seal } from '../../platform/slack/kit/seal.js';
 import { sortFields, type ReportCatalog, type ReportId, type ReportRow } from '../../kernel/catalog.js';
 import { fieldOf } from '../../kernel/records.js';
 import type { DateRange } from '../../kernel/dates.js';
-import { resolveRange } from '../../kernel/when.js';
+import { resolveRange } from '../../kernel/range-dates.js';
 import { averageSortOf, rankedPage, type RankingRule } from '../../kernel/ranking.js';
 import {
   toMarketingRequest,

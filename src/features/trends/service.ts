@@ -15,7 +15,7 @@ import {
   type TrendSpec,
   withBack,
 } from '../../kernel/trend.js';
-import { resolveRange } from '../../kernel/when.js';
+import { resolveRange } from '../../kernel/range-dates.js';
 import type { Answering, Where } from '../../platform/answering.js';
 import { ApiError } from '../../platform/api/errors.js';
 import type { Logger } from '../../platform/log.js';
