@@ -13,9 +13,9 @@ import type { VisitorService } from './service.js';
  * posts it for everyone, with IP addresses masked.
  */
 export function registerVisitor(app: Routes, visitors: VisitorService): void {
-  app.handleCommand('/visitor', async ({ command }, { log, tell: reply, tenant }) => {
+  app.handleCommand('/visitor', async ({ command }, { log, tell, tenant }) => {
     const parsed = parseVisitorCommand(command.text ?? '');
-    if (parsed.kind === 'error') return reply(usageMessage(parsed.message, parsed.usage));
+    if (parsed.kind === 'error') return tell(usageMessage(parsed.message, parsed.usage));
     const card = await visitors.card(await tenant(), {
       visitorId: parsed.visitorId,
       visitId: parsed.visitId,
@@ -23,12 +23,12 @@ export function registerVisitor(app: Routes, visitors: VisitorService): void {
       user: command.user_id,
       log,
     });
-    return reply(card.message);
+    return tell(card.message);
   });
   const page = (id: string) =>
-    app.handle(id, async ({ body, action }, { log, tell: reply, tenant }) => {
+    app.handle(id, async ({ body, action }, { log, tell, tenant }) => {
       const wanted = decodeCardRef(action.type === 'button' ? action.value : undefined);
-      if (!wanted) return reply(staleMessage());
+      if (!wanted) return tell(staleMessage());
       const card = await visitors.card(await tenant(), {
         ...wanted,
         channelId: body.channel?.id,
@@ -38,9 +38,9 @@ export function registerVisitor(app: Routes, visitors: VisitorService): void {
       return replyTo(body.response_url, isEphemeral(body))(card.message);
     });
   for (const id of [VISITOR_ACTIONS.more, VISITOR_ACTIONS.newer, BACK_TO_CARD_ACTION]) page(id);
-  app.handle(VISITOR_ACTIONS.share, async (args, { log, tell: reply, tenant }) => {
+  app.handle(VISITOR_ACTIONS.share, async (args, { log, tell, tenant }) => {
     const wanted = decodeCardRef(buttonValue(args));
-    if (!wanted) return reply(staleMessage());
+    if (!wanted) return tell(staleMessage());
     const card = await visitors.card(await tenant(), {
       ...wanted,
       channelId: args.body.channel?.id,
@@ -54,6 +54,6 @@ export function registerVisitor(app: Routes, visitors: VisitorService): void {
         response_type: 'in_channel',
         replace_original: false,
       });
-    return reply(card.message);
+    return tell(card.message);
   });
 }
