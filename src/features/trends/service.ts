@@ -1,7 +1,7 @@
 import { REPORTS } from '../../kernel/catalog.js';
 import { formatCount } from '../../kernel/format.js';
 import type { ReportQuery } from '../../kernel/query.js';
-import { fieldOf } from '../../kernel/records.js';
+import { fieldOf, textOf } from '../../kernel/records.js';
 import {
   begunCount,
   encodeTrendRef,
@@ -135,7 +135,7 @@ export class TrendService {
     });
     const nameField = def.rowFilter?.rowField ?? def.columns[0]!.field;
     const top = rows
-      .map((r) => ({ name: String(fieldOf(r, nameField) ?? ''), value: Number(fieldOf(r, def.countField!)) || 0 }))
+      .map((r) => ({ name: textOf(fieldOf(r, nameField)), value: Number(fieldOf(r, def.countField!)) || 0 }))
       .filter((s) => s.value > 0);
     const rest = total - top.reduce((n, s) => n + s.value, 0);
     return { def, top, rest: rest > 0 ? rest : 0, total };
