@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Message } from '@lookout/sandbox/slack';
 import { isFlagged, type DemoAccount } from '@lookout/sandbox/demo-api';
 import { counted, formatCount } from '../../src/kernel/format.js';
-import { percent } from '../../src/kernel/explain.js';
+import { percent } from '../../src/kernel/flagged-share.js';
 import { validateMessage } from '../../src/slack-rules/validate.js';
 import { CHANNEL, USER, headerOf, mrkdwnOf, sandbox, type Sandbox } from '../support/sandbox.js';
 

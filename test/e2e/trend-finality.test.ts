@@ -5,7 +5,7 @@
  * visits arrive late: each is corrected, never kept wrong for good.
  */
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { resolveRange } from '../../src/kernel/when.js';
+import { resolveRange } from '../../src/kernel/range-dates.js';
 import { AnalyticsApi } from '../../src/platform/api/analytics.js';
 import { SharedFetcher } from '../../src/platform/api/shared-fetcher.js';
 import { memoryQuota } from '../../src/platform/quota.js';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createRepos, openRepos, type Repos } from '../../src/compose.js';
 import { REPORT_IDS, REPORTS, type ReportId } from '../../src/kernel/catalog.js';
 import { localDate, shiftDate } from '../../src/kernel/dates.js';
-import { resolveRange } from '../../src/kernel/when.js';
+import { resolveRange } from '../../src/kernel/range-dates.js';
 import type { FilterGroup } from '../../src/kernel/filters.js';
 import { fieldOf } from '../../src/kernel/records.js';
 import { trendSource, type TrendMetric } from '../../src/kernel/trend.js';

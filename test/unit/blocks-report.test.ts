@@ -3,14 +3,14 @@ import { describe, expect, it } from 'vitest';
 import { REPORTS } from '../../src/kernel/catalog.js';
 import type { AggregateRow } from '../../src/platform/api/schemas.js';
 import type { VisitRecord } from '../../src/kernel/records.js';
-import { resolveRange } from '../../src/kernel/when.js';
+import { resolveRange } from '../../src/kernel/range-dates.js';
 import { newQuery, type ReportQuery } from '../../src/kernel/query.js';
 import { validateBlocks, validateMessage } from '../../src/slack-rules/validate.js';
 import { escapeMrkdwn } from '../../src/platform/slack/kit/escape.js';
 import { clip, clipMrkdwn } from '../../src/platform/slack/kit/limits.js';
 import { decodeContext, drillModal, filterModal, sealedPart } from '../../src/features/reports/modals.js';
 import { reportMessage, type ReportView } from '../../src/features/reports/blocks.js';
-import { describeFilters } from '../../src/platform/slack/kit/filters.js';
+import { describeFilters } from '../../src/platform/slack/kit/filter-words.js';
 import { problemMessage, usageMessage } from '../../src/platform/slack/kit/messages.js';
 import { mrkdwnOf, tableOf } from '../support/sandbox.js';
 

@@ -10,7 +10,9 @@ import {
   rangeDays,
   type DateRange,
 } from '../../src/kernel/dates.js';
-import { RANGE_MENU, normalizeRange, resolveRange } from '../../src/kernel/when.js';
+import { RANGE_MENU } from '../../src/kernel/ranges.js';
+import { normalizeRange } from '../../src/kernel/range-words.js';
+import { resolveRange } from '../../src/kernel/range-dates.js';
 
 function resolved(text: string | undefined, timeZone: string, now: string): DateRange {
   const r = resolveRange(text, timeZone, new Date(now));

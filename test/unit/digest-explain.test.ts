@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { REPORTS } from '../../src/kernel/catalog.js';
 import { previousPeriod, type DateRange } from '../../src/kernel/dates.js';
-import type { Entry } from '../../src/kernel/explain.js';
+import type { Entry } from '../../src/kernel/movers.js';
 import { validateMessage } from '../../src/slack-rules/validate.js';
 import { digestMessage, type DigestSection, type DigestView } from '../../src/features/digests/blocks.js';
 import {

@@ -4,7 +4,7 @@ import { REPORTS } from '../../src/kernel/catalog.js';
 import { durationInWords } from '../../src/kernel/format.js';
 import { neutralize } from '../../src/kernel/text.js';
 import { decodeMenuChoice } from '../../src/features/reports/blocks.js';
-import { shortestGap } from '../../src/features/digests/schedule.js';
+import { shortestGap } from '../../src/features/digests/cron.js';
 import { escapeMrkdwn, fallbackText } from '../../src/platform/slack/kit/escape.js';
 import { cell, plainText } from '../../src/platform/slack/kit/limits.js';
 import { helpMessage, infoMessage, problemMessage, usageMessage } from '../../src/platform/slack/kit/messages.js';

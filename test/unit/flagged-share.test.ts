@@ -14,7 +14,7 @@ import {
   verdictAt,
   type FlaggedInput,
   type PeriodJudgement,
-} from '../../src/kernel/explain.js';
+} from '../../src/kernel/flagged-share.js';
 import { falsehoods, readWhoMoved, trueShares, type Truth } from '../support/who-moved.js';
 
 interface TruePeriod {

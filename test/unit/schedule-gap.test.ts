@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { CronExpressionParser } from 'cron-parser';
 import { describe, expect, it } from 'vitest';
-import { gapStructure, shortestGap } from '../../src/features/digests/schedule.js';
+import { gapStructure, shortestGap } from '../../src/features/digests/cron.js';
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CronExpressionParser } from 'cron-parser';
 import { defaultPeriod } from '../../src/features/digests/period.js';
-import { previousRun, scheduleInWords, toCron, type DigestSchedule } from '../../src/features/digests/schedule.js';
+import { previousRun, scheduleInWords, toCron, type DigestSchedule } from '../../src/features/digests/cron.js';
 
 /** The next runs as cron-parser's next() gives them: the definition previousRun is built on. */
 function nextRuns(cron: string, timeZone: string, from: Date, count = 1): Date[] {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { REPORTS } from '../../src/kernel/catalog.js';
 import { hourAt, rangeDays, shiftDate, weekOf, weekStartOf } from '../../src/kernel/dates.js';
-import { resolveRange } from '../../src/kernel/when.js';
+import { resolveRange } from '../../src/kernel/range-dates.js';
 import { commandTokens, type Token } from '../../src/kernel/text.js';
 import {
   decodeTrendRef,

@@ -1,16 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
+import { verdict } from '../../src/kernel/flagged-share.js';
 import {
   acrossReports,
-  explanationText,
   MAX_MOVERS,
   movers,
   moverWords,
   signedCount,
   totalChange,
-  verdict,
   type Entry,
-} from '../../src/features/watches/explain.js';
+} from '../../src/kernel/movers.js';
+import { explanationText } from '../../src/features/watches/explanation-text.js';
 import { LIMITS } from '../../src/platform/slack/kit/limits.js';
 
 const e = (label: string, visits: number): Entry => ({ label, visits });

@@ -3,19 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { REPORTS } from '../../src/kernel/catalog.js';
 import { shiftDate } from '../../src/kernel/dates.js';
 import { tokenize, type Token } from '../../src/kernel/text.js';
-import {
-  LAST_DAYS,
-  NAMED_RANGES,
-  RANGE_MENU,
-  normalizeRange,
-  parseTimeOfDay,
-  rangeLabel,
-  rangeWords,
-  readRange,
-  readTime,
-  resolveRange,
-  timeWords,
-} from '../../src/kernel/when.js';
+import { LAST_DAYS, NAMED_RANGES, RANGE_MENU, rangeLabel } from '../../src/kernel/ranges.js';
+import { normalizeRange, rangeWords, readRange } from '../../src/kernel/range-words.js';
+import { resolveRange } from '../../src/kernel/range-dates.js';
+import { parseTimeOfDay, readTime, timeWords } from '../../src/kernel/time-of-day.js';
 import { parseTrafficCommand } from '../../src/features/reports/parse.js';
 import { parseTrendWords } from '../../src/features/trends/parse.js';
 import { parseWatchCommand } from '../../src/features/watches/parse.js';

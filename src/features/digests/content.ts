@@ -7,15 +7,8 @@ import { ApiError } from '../../platform/api/errors.js';
 import { REPORTS, type ReportId, type ReportRow } from '../../kernel/catalog.js';
 import { apiDaysWords, dayStart, formatSpan, previousPeriod, shiftDate, type DateRange } from '../../kernel/dates.js';
 import { formatDateTime, formatField, counted, formatCount } from '../../kernel/format.js';
-import {
-  acrossReports,
-  movers,
-  shareBounds,
-  shareKnown,
-  shareRange,
-  type Entry,
-  type PeriodJudgement,
-} from '../../kernel/explain.js';
+import { shareBounds, shareKnown, shareRange, type PeriodJudgement } from '../../kernel/flagged-share.js';
+import { acrossReports, movers, type Entry } from '../../kernel/movers.js';
 import { fieldOf } from '../../kernel/records.js';
 import type { FilterGroup } from '../../kernel/filters.js';
 import type { SlackMessage } from '../../platform/slack/kit/messages.js';

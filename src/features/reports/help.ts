@@ -1,6 +1,6 @@
 /** `/traffic help [topic]`: plain-text lines, no mrkdwn. */
 import type { ReportCatalog, ReportDef } from '../../kernel/catalog.js';
-import { DEFAULT_RANGE, LAST_DAYS, RANGE_ALIASES, RANGE_MENU, rangeLabel } from '../../kernel/when.js';
+import { DEFAULT_RANGE, LAST_DAYS, RANGE_ALIASES, RANGE_MENU, rangeLabel } from '../../kernel/ranges.js';
 import { FILTER_FIELDS } from '../../kernel/filters.js';
 import { DEFAULT_TOP, MAX_TOP } from '../../kernel/query.js';
 import { quoteInput } from '../../kernel/text.js';

@@ -1,13 +1,11 @@
 /**
- * The arithmetic of explaining a change, shared by watch alerts and digests: the entries
- * that account for most of it (movers), and the share of visits from flagged visitors
- * against a baseline, with a verdict in words. Pure: the figures come in, plain words go out.
+ * What moved, shared by watch alerts and digests: the entries that account for most of a
+ * change (movers). Who moved it (the flagged visitors' share) is kernel/flagged-share.ts.
+ * Pure: the figures come in, plain words go out.
  */
 import type { ReportId } from './catalog.js';
 import { formatCount } from './format.js';
 import { clip } from './text.js';
-
-export * from './flagged-share.js';
 
 /** Entries named in "What moved" at most. */
 export const MAX_MOVERS = 3;

@@ -1,14 +1,13 @@
 /**
  * Why a watch's figure moved, in two lines: what moved (the entries that account for most
  * of the change) and who moved it (the share of visits from flagged visitors, against the
- * baseline, with a verdict in words). The figures are kernel/explain.ts's; this file words
- * them for Slack.
+ * baseline, with a verdict in words). The figures are kernel/movers.ts's and
+ * kernel/flagged-share.ts's; this file words them for Slack.
  */
-import { moverWords, type ExplanationVerdict, type FlaggedVerdict, type Mover } from '../../kernel/explain.js';
+import type { ExplanationVerdict, FlaggedVerdict } from '../../kernel/flagged-share.js';
+import { moverWords, type Mover } from '../../kernel/movers.js';
 import { escapeMrkdwn } from '../../platform/slack/kit/escape.js';
 import { clipMrkdwn, LIMITS } from '../../platform/slack/kit/limits.js';
-
-export * from '../../kernel/explain.js';
 
 /** A label is cut to this many characters in the text. */
 export const MAX_LABEL = 60;

@@ -6,7 +6,7 @@
  */
 import { CronExpressionParser } from 'cron-parser';
 import { WEEKDAYS } from '../../kernel/dates.js';
-import { parseTimeOfDay } from '../../kernel/when.js';
+import { parseTimeOfDay } from '../../kernel/time-of-day.js';
 import { zoneOffset } from '../../kernel/format.js';
 
 export type ScheduleKind = 'daily' | 'weekdays' | 'weekly' | 'monthly' | 'cron';
