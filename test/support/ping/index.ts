@@ -3,7 +3,7 @@ import { infoMessage } from '../../../src/platform/slack/kit/messages.js';
 
 /**
  * The smallest feature: `/traffic ping` answers "pong", and `/traffic help ping` says so.
- * Plugged in by one more entry in the feature list (test/e2e/features.test.ts).
+ * Plugged in by one more entry in the feature list (test/features/plug-in.test.ts).
  */
 export const ping: LookoutFeature<'ping'> = {
   name: 'ping',
