@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mrkdwnOf, sandbox, type Sandbox } from '../support/sandbox.js';
 import { until } from '../support/until.js';
+import { ephemeralAnswer } from '../support/answers.js';
 
 let box: Sandbox;
 
@@ -15,10 +16,7 @@ beforeAll(async () => {
 afterAll(() => box?.stop());
 
 async function command(channel: string, text: string, user = 'U_ALICE'): Promise<string> {
-  const before = new Set(box.slack.messages(channel, { user }).map((m) => m.ts));
-  await box.slack.slash(channel, user, text);
-  const answer = await box.slack.waitForMessage(channel, (m) => !before.has(m.ts) && m.ephemeralTo === user, 30_000);
-  return mrkdwnOf(answer).join('\n');
+  return mrkdwnOf(await ephemeralAnswer(box.slack, channel, user, text)).join('\n');
 }
 
 describe('answers name what they acted on', () => {

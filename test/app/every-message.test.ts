@@ -7,9 +7,9 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { DEMO_VISITORS } from '@lookout/sandbox/demo-api';
-import type { Message } from '@lookout/sandbox/slack';
 import { colourOf, headerOf, mrkdwnOf, sandbox, USER, type Sandbox } from '../support/sandbox.js';
 import { until } from '../support/until.js';
+import { run } from '../support/answers.js';
 
 type Box = Sandbox & { logs: string[] };
 let box: Box;
@@ -25,19 +25,8 @@ afterAll(() => box?.stop());
 const CHANNEL = 'C_MARKETING';
 
 /** Runs a command and waits for its answer (any message to that person after it). */
-async function command(text: string, channel = CHANNEL, user = USER, slash = '/traffic'): Promise<Message> {
-  const before = new Set(box.slack.messages(channel, { user }).map((m) => m.ts));
-  const d = await box.slack.slash(channel, user, text, slash);
-  expect(d.status).toBe(200);
-  return box.slack.waitForMessage(
-    channel,
-    (m) =>
-      !before.has(m.ts) &&
-      m.user !== user &&
-      m.via !== 'notice' &&
-      (m.ephemeralTo === user || m.ephemeralTo === undefined),
-  );
-}
+const command = (text: string, channel = CHANNEL, user = USER, slash = '/traffic') =>
+  run(box, text, { command: slash, channel, user });
 
 const refused = () => box.slack.webApi.calls.filter((c) => !c.ok && /^invalid_/.test(c.error ?? ''));
 

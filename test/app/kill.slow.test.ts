@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openRepos } from '../../src/compose.js';
-import { DEMO_VISITORS } from '@lookout/sandbox/demo-api';
 import { textsOf } from '../support/sandbox.js';
-import { startReplica, startWorld, until, type Replica, type World } from '../support/harness.js';
+import { startReplica, startWorld, untilLogged, wholeText, type Replica, type World } from '../support/harness.js';
+import { demoAttackers } from '../support/threat-scan.js';
 
 /**
  * SIGKILL at each stage, on the embedded store, then a restart. What reached Slack is
@@ -43,7 +43,6 @@ async function replica(dir: string, env: Record<string, string> = {}): Promise<R
 }
 
 const REPEAT = /Sent again after an interruption/;
-const text = (m: { text: string; blocks?: unknown[] }) => `${m.text} ${textsOf(m).join(' ')}`;
 /** Where each channel's messages stood when the test began: ids and texts repeat across tests, so only later ones count. */
 const marks = new Map<string, number>();
 beforeEach(() => {
@@ -51,7 +50,8 @@ beforeEach(() => {
   for (const c of ['C_GENERAL', 'C_MARKETING', 'C_SECURITY']) marks.set(c, world.slack.messages(c).length);
 });
 const fresh = (channel: string) => world.slack.messages(channel).slice(marks.get(channel) ?? 0);
-const digestPosts = (channel: string, id: number) => fresh(channel).filter((m) => text(m).includes(`digest #${id}`));
+const digestPosts = (channel: string, id: number) =>
+  fresh(channel).filter((m) => wholeText(m).includes(`digest #${id}`));
 
 /** Digests whose slot ten minutes ago never ran: the app posts them as it starts. */
 async function dueDigests(dir: string, channels: string[]): Promise<number[]> {
@@ -91,26 +91,23 @@ function visits(ids: readonly string[]): void {
 }
 
 function attackers(from: number, count: number): string[] {
-  return world.demo.dataset.visitors
-    .map((v) => v.id)
-    .filter(
-      (id) =>
-        world.demo.dataset.securityOf(id)?.is_attacker === 'True' &&
-        !Object.values(DEMO_VISITORS).includes(id as never),
-    )
-    .slice(from, from + count);
+  return demoAttackers(world.demo).slice(from, from + count);
 }
 
 const alertHeaders = (channel: string) =>
   fresh(channel)
     .flatMap((m) => [m, ...world.slack.thread(channel, m.ts).slice(1)])
-    .map((m) => ({ header: textsOf(m)[0] ?? '', repeat: REPEAT.test(text(m)), seen: m.text.startsWith('Seen again') }));
+    .map((m) => ({
+      header: textsOf(m)[0] ?? '',
+      repeat: REPEAT.test(wholeText(m)),
+      seen: m.text.startsWith('Seen again'),
+    }));
 
 async function subscribe(channel: string, grouping: 'grouped' | 'each' = 'grouped'): Promise<void> {
   await world.slack.slash(channel, 'U_ALICE', `alerts on min medium ${grouping}`);
   await world.slack.waitForMessage(
     channel,
-    (m) => m.ephemeralTo === 'U_ALICE' && text(m).includes('Threat alerts are on'),
+    (m) => m.ephemeralTo === 'U_ALICE' && wholeText(m).includes('Threat alerts are on'),
     10_000,
   );
 }
@@ -121,7 +118,7 @@ describe('SIGKILL, then a restart', () => {
     const ids = await dueDigests(dir, ['C_GENERAL', 'C_GENERAL', 'C_MARKETING', 'C_MARKETING']);
     world.demo.setFaults({ latencyMs: 2_500 });
     const first = await replica(dir);
-    await until(
+    await untilLogged(
       () => first.lines.filter((l) => l.msg?.startsWith('posting a digest slot missed')).length >= 1,
       20_000,
       () => first.lines,
@@ -133,7 +130,7 @@ describe('SIGKILL, then a restart', () => {
     world.demo.setFaults({});
     const second = await replica(dir);
     const posted = () => ids.map((id, i) => digestPosts(i < 2 ? 'C_GENERAL' : 'C_MARKETING', id).length);
-    await until(
+    await untilLogged(
       () => posted().every((n) => n >= 1),
       30_000,
       () => second.lines,
@@ -151,21 +148,21 @@ describe('SIGKILL, then a restart', () => {
     const [id] = await dueDigests(dir, ['C_GENERAL']);
     world.slack.failNext('chat.postMessage', { answerAfterMs: 1_000 }, 1, { channel: 'C_GENERAL' });
     const first = await replica(dir);
-    await until(
+    await untilLogged(
       () => digestPosts('C_GENERAL', id!).length === 1,
       20_000,
       () => first.lines,
     );
     await first.kill(); // Slack has it; the process never heard so
     const second = await replica(dir);
-    await until(
+    await untilLogged(
       () => digestPosts('C_GENERAL', id!).length === 2,
       30_000,
       () => second.lines,
     );
     await new Promise((r) => setTimeout(r, 1_000));
     const posts = digestPosts('C_GENERAL', id!);
-    expect(posts.map((m) => REPEAT.test(text(m)))).toEqual([false, true]);
+    expect(posts.map((m) => REPEAT.test(wholeText(m)))).toEqual([false, true]);
   }, 90_000);
 
   it('alerts killed mid-post: every alert reaches Slack; only the one Slack held is repeated, and it is marked', async () => {
@@ -177,7 +174,7 @@ describe('SIGKILL, then a restart', () => {
     world.slack.failNext('chat.postMessage', { answerAfterMs: 1_200 }, 1, { channel: 'C_SECURITY' });
     const before = alertHeaders('C_SECURITY').length;
     visits(ids);
-    await until(
+    await untilLogged(
       () => alertHeaders('C_SECURITY').length > before,
       20_000,
       () => first.lines,
@@ -185,7 +182,7 @@ describe('SIGKILL, then a restart', () => {
     await first.kill();
     const second = await replica(dir);
     const count = () => ids.map((id) => alertHeaders('C_SECURITY').filter((h) => h.header.endsWith(`visitor ${id}`)));
-    await until(
+    await untilLogged(
       () => count().every((list) => list.length >= 1),
       30_000,
       () => second.lines,
@@ -206,7 +203,7 @@ describe('SIGKILL, then a restart', () => {
       world.slack.failNext('chat.postMessage', { answerAfterMs: 400 }, 1, { channel: 'C_GENERAL' });
     const before = fresh('C_GENERAL').length;
     visits(ids);
-    await until(
+    await untilLogged(
       () => fresh('C_GENERAL').length > before,
       20_000,
       () => first.lines,
@@ -215,7 +212,7 @@ describe('SIGKILL, then a restart', () => {
     await first.kill();
     const second = await replica(dir);
     const details = () => ids.map((id) => alertHeaders('C_GENERAL').filter((h) => h.header.endsWith(`visitor ${id}`)));
-    await until(
+    await untilLogged(
       () => details().every((list) => list.length >= 1),
       30_000,
       () => second.lines,
@@ -243,7 +240,7 @@ describe('SIGKILL, then a restart', () => {
     const second = await replica(dir);
     const count = () =>
       ids.map((id) => alertHeaders('C_MARKETING').filter((h) => h.header.endsWith(`visitor ${id}`)).length);
-    await until(
+    await untilLogged(
       () => count().every((n) => n >= 1),
       30_000,
       () => second.lines,

@@ -10,6 +10,7 @@ import { watchAlertMessage } from '../../src/features/watches/blocks.js';
 import { NOTICE } from '../../src/platform/deliveries/subject.js';
 import { mrkdwnOf, sandbox, type Sandbox } from '../support/sandbox.js';
 import { until } from '../support/until.js';
+import { ephemeralAnswer } from '../support/answers.js';
 
 type Box = Sandbox & { logs: string[] };
 let box: Box;
@@ -24,10 +25,7 @@ beforeAll(async () => {
 afterAll(() => box?.stop());
 
 async function command(channel: string, user: string, text: string): Promise<string> {
-  const before = new Set(box.slack.messages(channel, { user }).map((m) => m.ts));
-  await box.slack.slash(channel, user, text);
-  const answer = await box.slack.waitForMessage(channel, (m) => !before.has(m.ts) && m.ephemeralTo === user, 30_000);
-  return mrkdwnOf(answer).join('\n');
+  return mrkdwnOf(await ephemeralAnswer(box.slack, channel, user, text)).join('\n');
 }
 
 async function watchIn(channel: string, owner: string): Promise<number> {

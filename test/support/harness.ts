@@ -10,6 +10,7 @@ import { createServer } from 'node:net';
 import { startDemoApi, type DemoApi } from '@lookout/sandbox/demo-api';
 import { startOfflineSlack, type OfflineSlack } from '@lookout/sandbox/slack';
 import { openDb } from '../../src/platform/store/db.js';
+import { textsOf } from './sandbox.js';
 
 export interface World {
   demo: DemoApi;
@@ -133,7 +134,7 @@ export async function startReplica(
     },
     alive: () => running,
   };
-  await until(
+  await untilLogged(
     () => lines.some((l) => l.msg === 'Lookout is running against Slack') || !running,
     30_000,
     () => lines,
@@ -143,7 +144,7 @@ export async function startReplica(
 }
 
 /** Waits for `predicate` (polled every 25 ms); the error shows the last lines of `logs`. */
-export async function until(
+export async function untilLogged(
   predicate: () => boolean | Promise<boolean>,
   timeoutMs: number,
   logs?: () => unknown[],
@@ -180,3 +181,13 @@ export async function freshDatabase(adminUrl: string): Promise<{ url: string; dr
     },
   };
 }
+
+/** A message's text and every text in its blocks, as one string. */
+export const wholeText = (m: { text: string; blocks?: unknown[] }) => `${m.text} ${textsOf(m).join(' ')}`;
+
+/** The alerts about visitor `id` in a channel (top level, or a reply in a group's thread), with blocks or (after Slack refused the blocks) as plain text. */
+export const alertsFor = (slack: OfflineSlack, channel: string, id: string) =>
+  slack
+    .messages(channel)
+    .flatMap((m) => slack.thread(channel, m.ts))
+    .filter((m) => m.text.includes(`severity: visitor ${id}`));

@@ -8,7 +8,7 @@ import { GROUP_WINDOW_MS } from '../../../src/features/alerts/plan.js';
 import { DEMO_VISITORS, type DemoApi } from '@lookout/sandbox/demo-api';
 import type { OfflineSlack } from '@lookout/sandbox/slack';
 import { TEST_DATABASE_URL } from '../../support/db.js';
-import { startThreatWorld, type ThreatWorld } from '../../support/threat-scan.js';
+import { demoAttackers, startThreatWorld, type ThreatWorld } from '../../support/threat-scan.js';
 import { headerOf, hasAction, mrkdwnOf, tableOf, textsOf } from '../../support/sandbox.js';
 
 const SECURITY = 'C_SECURITY';
@@ -23,13 +23,7 @@ const options = (store: LookoutOptions['store'], replica: string) => world.optio
 
 /** Visitors the demo data flags as attackers (high severity), other than the fixed ones. */
 function attackers(count: number): string[] {
-  return demo.dataset.visitors
-    .map((v) => v.id)
-    .filter(
-      (id) =>
-        demo.dataset.securityOf(id)?.is_attacker === 'True' && !Object.values(DEMO_VISITORS).includes(id as never),
-    )
-    .slice(0, count);
+  return demoAttackers(demo).slice(0, count);
 }
 
 /** A visit by `visitorId`, a second after the last one. */

@@ -2,12 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { AlertGroupRepo, AlertRepo, type AlertClaim } from '../../../src/features/alerts/repo.js';
 import { describeEachDb } from '../../support/db.js';
 import { AlertSubscriptionRepo } from '../../../src/features/alerts/repo.js';
-import { until } from '../../support/until.js';
+import { sleep, until } from '../../support/until.js';
 
 const T0 = new Date('2024-11-04T08:00:00.000Z');
 const at = (minutes: number) => new Date(T0.getTime() + minutes * 60_000);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 const claim = (over: Partial<AlertClaim> = {}): AlertClaim => ({
   teamId: 'T1',
   channelId: 'C1',

@@ -16,6 +16,7 @@ import {
   sandbox,
   textsOf,
 } from '../../support/sandbox.js';
+import { run } from '../../support/answers.js';
 
 let box: Sandbox & { logs: string[] };
 
@@ -31,15 +32,7 @@ beforeEach(async () => {
   box.demo!.setFaults({});
 });
 
-async function command(text: string, user = USER, channel = CHANNEL): Promise<Message> {
-  const before = new Set(box.slack.messages(channel, { user }).map((m) => m.ts));
-  const delivery = await box.slack.slash(channel, user, text);
-  expect(delivery.status).toBe(200);
-  return box.slack.waitForMessage(
-    channel,
-    (m) => !before.has(m.ts) && m.user !== user && m.via !== 'notice' && (!m.ephemeralTo || m.ephemeralTo === user),
-  );
-}
+const command = (text: string, user = USER, channel = CHANNEL) => run(box, text, { user, channel });
 
 async function addDigest(extra: Partial<Digest> = {}): Promise<Digest> {
   return box.lookout.store.digests.create({

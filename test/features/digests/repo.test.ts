@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { DigestRunRepo } from '../../../src/features/digests/runs.js';
 import type { DigestInput } from '../../../src/features/digests/repo.js';
 import { describeEachDb } from '../../support/db.js';
+import { sleep } from '../../support/until.js';
 
 const input = (over: Partial<DigestInput> = {}): DigestInput => ({
   teamId: 'T1',
@@ -21,8 +22,6 @@ const input = (over: Partial<DigestInput> = {}): DigestInput => ({
 });
 
 const SLOT = new Date('2024-11-04T08:00:00.000Z');
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 describeEachDb('store digests', (t) => {
   describe('DigestRepo', () => {
     it('creates a digest and reads it back, jsonb and all', async () => {

@@ -8,6 +8,7 @@ import type { Message } from '@lookout/sandbox/slack';
 import type { Sandbox } from '../../support/sandbox.js';
 import { CHANNEL, USER, hasAction, headerOf, mrkdwnOf, sandbox, tableOf, textsOf } from '../../support/sandbox.js';
 import { until } from '../../support/until.js';
+import { changed, run } from '../../support/answers.js';
 
 let box: Sandbox & { logs: string[] };
 let api: AnalyticsApi;
@@ -31,27 +32,6 @@ function find(ts: string): Message {
   return message;
 }
 
-/** Types a command and waits for the app's answer (a new message the user sees). */
-async function run(text: string, command = '/traffic'): Promise<Message> {
-  const before = new Set(box.slack.messages(CHANNEL, { user: USER }).map((m) => m.ts));
-  const delivery = await box.slack.slash(CHANNEL, USER, text, command);
-  expect(delivery.status).toBe(200);
-  return box.slack.waitForMessage(
-    CHANNEL,
-    (m) => !before.has(m.ts) && m.user !== USER && m.via !== 'notice' && (!m.ephemeralTo || m.ephemeralTo === USER),
-  );
-}
-
-/** Clicks (or selects) on a message and waits for it to be replaced in place. */
-async function change(message: Message, act: () => Promise<unknown>): Promise<Message> {
-  const updates = find(message.ts).updates;
-  await act();
-  return box.slack.waitFor(() => {
-    const now = box.slack.messages(CHANNEL, { user: USER }).find((m) => m.ts === message.ts);
-    return now && now.updates > updates ? now : undefined;
-  });
-}
-
 /** Clicks Drill down and waits for its modal to have the rows. */
 async function openDrill(message: Message) {
   await box.slack.click(message, 'report.drill');
@@ -68,7 +48,7 @@ const names = (message: Message) =>
 
 describe('/traffic answers every report', () => {
   it.each(REPORT_IDS)('%s', async (id) => {
-    const message = await run(`${id} all top 5`);
+    const message = await run(box, `${id} all top 5`);
     expect(message.ephemeralTo).toBe(USER);
     expect(headerOf(message)).toBe(`${REPORTS[id].title} · All time`);
     const table = tableOf(message);
@@ -79,7 +59,7 @@ describe('/traffic answers every report', () => {
   });
 
   it('answers in a data_table whose numbers sort by value, durations in words, and a bar against the top row', async () => {
-    const message = await run('countries all top 3');
+    const message = await run(box, 'countries all top 3');
     const table = (message.blocks ?? []).find((b) => (b as { type: string }).type === 'data_table') as {
       rows: { type: string; value?: number; text: string }[][];
       page_size: number;
@@ -95,9 +75,9 @@ describe('/traffic answers every report', () => {
   });
 
   it('a bar has the same length on every page and under any sort: it measures against the top row of the whole report', async () => {
-    const first = await run('sources last30d top 3');
+    const first = await run(box, 'sources last30d top 3');
     const page1 = tableOf(first); // the message is updated in place: keep page 1 as it was
-    const second = await change(first, () => box.slack.click(first, 'report.next'));
+    const second = await changed(box, first, () => box.slack.click(first, 'report.next'));
     const page2 = tableOf(second);
     const countOf = (table: string[][]) => Number(table[1]![1]!.replace(/,/g, ''));
     expect(page1[1]!.at(-1)).toMatch(/^█{10}$/);
@@ -109,13 +89,13 @@ describe('/traffic answers every report', () => {
       0,
     );
     expect(Math.abs(drawn - expected)).toBeLessThanOrEqual(0.2);
-    const byName = await run('sources last30d by name asc top 3');
+    const byName = await run(box, 'sources last30d by name asc top 3');
     expect(tableOf(byName)[1]!.at(-1)).not.toMatch(/^█{10}$/);
   });
 
   it('ranks by time spent only the rows with visits enough, and says which under the table', async () => {
     box.demo!.resetRequests();
-    const message = await run('pages all by duration top 10');
+    const message = await run(box, 'pages all by duration top 10');
     const asked = box.demo!.requests.find((r) => r.path === '/pages')!;
     const range = { startDate: asked.query.start_date!, endDate: asked.query.end_date! };
     const every = (await api.report('pages', { ...range, limit: 1000 })) as PageRow[];
@@ -136,7 +116,7 @@ describe('/traffic answers every report', () => {
       `Pages with fewer than ${min.toLocaleString('en-US')} visits (1% of the ${total.toLocaleString('en-US')} in this report, rounded up) are not ranked by time`,
     );
     // Shortest first ranks the same rows, the other way.
-    const shortest = await run('pages all by duration asc top 3');
+    const shortest = await run(box, 'pages all by duration asc top 3');
     expect(
       tableOf(shortest)
         .slice(1)
@@ -145,15 +125,15 @@ describe('/traffic answers every report', () => {
   });
 
   it('says why a ranking by time spent is empty when no row has visits enough', async () => {
-    const message = await run(`pages all visitor:${DEMO_VISITORS.human} by duration`);
+    const message = await run(box, `pages all visitor:${DEMO_VISITORS.human} by duration`);
     expect(tableOf(message)).toEqual([]);
     expect(mrkdwnOf(message).join('\n')).toMatch(/No pages had 10 visits or more, so none is ranked by time/);
   });
 
   it('a bar says what it measures against: by time spent, the top row is not the one with the most visits, and its bar is not full', async () => {
-    const byVisits = tableOf(await run('sources last30d top 3'));
+    const byVisits = tableOf(await run(box, 'sources last30d top 3'));
     const most = Number(byVisits[1]![1]!.replace(/,/g, ''));
-    const byTime = tableOf(await run('sources last30d by duration top 10'));
+    const byTime = tableOf(await run(box, 'sources last30d by duration top 10'));
     expect(byTime[0]!.at(-1)).toBe('vs most visits');
     expect(byVisits[0]!.at(-1)).toBe('vs most visits');
     // Each bar is its row's visits against the most any row has (the top row by visits), whatever the sort.
@@ -165,13 +145,13 @@ describe('/traffic answers every report', () => {
     }
     expect(Number(byTime[1]![1]!.replace(/,/g, ''))).toBeLessThan(most);
     // The context line names the API's days (the demo API counts in UTC).
-    expect(mrkdwnOf(await run('sources last30d top 3'))[0]).toContain(
+    expect(mrkdwnOf(await run(box, 'sources last30d top 3'))[0]).toContain(
       ' · days in UTC, as the analytics API counts them',
     );
   });
 
   it('answers a usage error with the nearest word and the usage line', async () => {
-    const message = await run('sorces last7d');
+    const message = await run(box, 'sorces last7d');
     const text = mrkdwnOf(message).join('\n');
     expect(text).toMatch(/did you mean `sources`/i);
     expect(text).toMatch(/Usage: `\/traffic &lt;report&gt;/);
@@ -184,20 +164,20 @@ describe('/traffic answers every report', () => {
       ['pages by bananas', /bananas/],
       ['pages top 500', /500|1 to 100/],
     ] as const) {
-      const message = await run(input);
+      const message = await run(box, input);
       expect(mrkdwnOf(message).join('\n')).toMatch(pattern);
       expect(tableOf(message)).toEqual([]);
     }
   });
 
   it('posts straight to the channel with `public`', async () => {
-    const message = await run('browsers all top 3 public');
+    const message = await run(box, 'browsers all top 3 public');
     expect(message.ephemeralTo).toBeUndefined();
     expect(hasAction(message, 'report.share')).toBe(false);
   });
 
   it('"Post to channel" posts the report for everyone and removes the ephemeral copy', async () => {
-    const message = await run('devices all top 3');
+    const message = await run(box, 'devices all top 3');
     const before = box.slack.messages(CHANNEL).length;
     await box.slack.click(message, 'report.share');
     const shared = await box.slack.waitForMessage(
@@ -216,24 +196,24 @@ describe('paging', () => {
   it('forward through a whole report, then back, loses and repeats no row', async () => {
     const expected = ((await api.report('states', { ...ALL, limit: 1000 })) as AggregateRow[]).map((r) => r.name);
     expect(expected.length).toBeGreaterThan(12);
-    let message = await run('states all top 12');
+    let message = await run(box, 'states all top 12');
     const seen: string[][] = [names(message) as string[]];
     let pages = 1;
     while (hasAction(message, 'report.next')) {
-      message = await change(message, () => box.slack.click(message, 'report.next'));
+      message = await changed(box, message, () => box.slack.click(message, 'report.next'));
       seen.push(names(message) as string[]);
       pages++;
     }
     expect(seen.flat()).toEqual(expected);
     expect(pages).toBe(Math.ceil(expected.length / 12) + (expected.length % 12 === 0 ? 1 : 0));
 
-    message = await change(message, () => box.slack.click(message, 'report.prev'));
+    message = await changed(box, message, () => box.slack.click(message, 'report.prev'));
     expect(names(message)).toEqual(seen[seen.length - 2]);
     expect(mrkdwnOf(message)[0]).toMatch(new RegExp(`Rows ${(pages - 2) * 12 + 1}–`));
   });
 
   it('Prev is absent on page 1; Next is absent once a page is short', async () => {
-    const message = await run('devices all top 100');
+    const message = await run(box, 'devices all top 100');
     expect(hasAction(message, 'report.prev')).toBe(false);
     expect(hasAction(message, 'report.next')).toBe(false);
   });
@@ -241,8 +221,8 @@ describe('paging', () => {
 
 describe('refining', () => {
   it('the range menu changes only the range', async () => {
-    const message = await run('sources all top 5');
-    const next = await change(message, () => box.slack.select(message, 'report.range', 'r:yesterday'));
+    const message = await run(box, 'sources all top 5');
+    const next = await changed(box, message, () => box.slack.select(message, 'report.range', 'r:yesterday'));
     expect(headerOf(next)).toMatch(/^Sources · Yesterday/);
     const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
     const rows = (await api.report('sources', {
@@ -254,18 +234,18 @@ describe('refining', () => {
   });
 
   it('the sort menu changes only the order', async () => {
-    const message = await run('browsers all top 100');
-    const next = await change(message, () => box.slack.select(message, 'report.sort', 's:name:asc'));
+    const message = await run(box, 'browsers all top 100');
+    const next = await changed(box, message, () => box.slack.select(message, 'report.sort', 's:name:asc'));
     const sorted = [...(names(message) as string[])].sort((a, b) => a.localeCompare(b, 'en', { sensitivity: 'base' }));
     expect(names(next)).toEqual(sorted);
     expect(mrkdwnOf(next)[0]).toMatch(/sorted by Name ↑/);
   });
 
   it('Filter… opens a modal whose filter narrows the report', async () => {
-    const message = await run('countries all top 10');
+    const message = await run(box, 'countries all top 10');
     await box.slack.click(message, 'report.filter');
     const view = await box.slack.waitFor(() => box.slack.openViews(USER).at(-1));
-    const next = await change(message, () =>
+    const next = await changed(box, message, () =>
       box.slack.submit(view, {
         target: 'country.name',
         operator: 'is_any_of',
@@ -279,7 +259,7 @@ describe('refining', () => {
   });
 
   it('a filter can be removed in the modal', async () => {
-    const message = await run('countries all country:Germany browser:Firefox');
+    const message = await run(box, 'countries all country:Germany browser:Firefox');
     await box.slack.click(message, 'report.filter');
     const view = await box.slack.waitFor(() => box.slack.openViews(USER).at(-1));
     expect(textsOf(view).join(' ')).toMatch(/browser is `Firefox`/);
@@ -288,13 +268,13 @@ describe('refining', () => {
       const v = box.slack.openViews(USER).at(-1);
       return v && !textsOf(v).join(' ').includes('Firefox') ? v : undefined;
     });
-    const next = await change(message, () => box.slack.submit(updated, { operator: 'is_any_of', group: 'all' }));
+    const next = await changed(box, message, () => box.slack.submit(updated, { operator: 'is_any_of', group: 'all' }));
     expect(mrkdwnOf(next)[0]).toMatch(/country is `Germany`/);
     expect(mrkdwnOf(next)[0]).not.toMatch(/Firefox/);
   });
 
   it('the modal refuses a filter without values, and keeps the report as it was', async () => {
-    const message = await run('countries all top 3');
+    const message = await run(box, 'countries all top 3');
     const updatesBefore = message.updates;
     await box.slack.click(message, 'report.filter');
     const view = await box.slack.waitFor(() => box.slack.openViews(USER).at(-1));
@@ -307,11 +287,11 @@ describe('refining', () => {
   });
 
   it('Drill down turns a row into a filter and breaks it down by another report', async () => {
-    const message = await run('countries all top 10');
+    const message = await run(box, 'countries all top 10');
     const view = await openDrill(message);
     const index = (names(message) as string[]).indexOf('Germany');
     expect(index).toBeGreaterThanOrEqual(0);
-    const next = await change(message, () => box.slack.submit(view, { row: String(index), report: 'cities' }));
+    const next = await changed(box, message, () => box.slack.submit(view, { row: String(index), report: 'cities' }));
     expect(headerOf(next)).toBe('Cities · All time');
     expect(mrkdwnOf(next)[0]).toMatch(/country is `Germany`/);
     const german = (await api.report('cities', {
@@ -323,9 +303,9 @@ describe('refining', () => {
   });
 
   it('a drill-down from rows sorted by name shows the breakdown by most visits', async () => {
-    const message = await run('countries all by name asc top 10');
+    const message = await run(box, 'countries all by name asc top 10');
     const view = await openDrill(message);
-    const next = await change(message, () => box.slack.submit(view, { row: '0', report: 'cities' }));
+    const next = await changed(box, message, () => box.slack.submit(view, { row: '0', report: 'cities' }));
     expect(mrkdwnOf(next)[0]).toMatch(/sorted by Visits ↓/);
     const visits = tableOf(next)
       .slice(1)
@@ -334,7 +314,7 @@ describe('refining', () => {
   });
 
   it('a tampered button value gets a polite "too old" answer', async () => {
-    const message = await run('countries all top 3');
+    const message = await run(box, 'countries all top 3');
     // As if the message came from an older version, or its value was altered.
     const stored = box.slack.workspace.message(CHANNEL, message.ts)!;
     const next = JSON.stringify(stored.blocks).replace(
@@ -343,7 +323,7 @@ describe('refining', () => {
     );
     stored.blocks = JSON.parse(next);
     expect(JSON.stringify(stored.blocks)).toContain('q1.bm90LWEtcXVlcnk');
-    const reply = await change(message, () => box.slack.click(message, 'report.next'));
+    const reply = await changed(box, message, () => box.slack.click(message, 'report.next'));
     expect(mrkdwnOf(reply).join(' ')).toMatch(/too old/);
   });
 });
@@ -409,14 +389,14 @@ describe('when the API misbehaves, the person is told', () => {
     ['a drifted schema', { drift: true }, /could not read/],
   ] as const)('%s', async (_name, faults, pattern) => {
     box.demo!.setFaults(faults);
-    const message = await run('channels all');
+    const message = await run(box, 'channels all');
     expect(mrkdwnOf(message).join(' ')).toMatch(pattern);
     expect(tableOf(message)).toEqual([]);
   });
 
   it('a timeout', async () => {
     box.demo!.setFaults({ hang: true });
-    const message = await run('channels all');
+    const message = await run(box, 'channels all');
     expect(mrkdwnOf(message).join(' ')).toMatch(/took too long/);
   });
 
@@ -443,7 +423,7 @@ describe('when the API misbehaves, the person is told', () => {
 
 describe('hostile and oversized strings', () => {
   it('a campaign named <!channel> is shown, never acted on', async () => {
-    const message = await run('campaigns all top 100');
+    const message = await run(box, 'campaigns all top 100');
     const cells = tableOf(message).flat();
     expect(cells).toContain(HOSTILE_CAMPAIGN);
     expect(cells).toContain(EMOJI_CAMPAIGN);
@@ -451,7 +431,7 @@ describe('hostile and oversized strings', () => {
   });
 
   it('filter values with Slack syntax and emoji are escaped in mrkdwn', async () => {
-    const message = await run('campaigns all campaign:"<!channel> launch" or campaign~"🚀"');
+    const message = await run(box, 'campaigns all campaign:"<!channel> launch" or campaign~"🚀"');
     const context = mrkdwnOf(message)[0]!;
     expect(context).toContain('&lt;!channel&gt; launch');
     expect(context).toContain('🚀');
@@ -460,14 +440,14 @@ describe('hostile and oversized strings', () => {
   });
 
   it('a page URL holding <https://evil.example|click> stays text', async () => {
-    const message = await run('pages all page~evil top 5');
+    const message = await run(box, 'pages all page~evil top 5');
     expect(tableOf(message).flat().join(' ')).toContain('<https://evil.example|click>');
     for (const text of mrkdwnOf(message)) expect(text).not.toMatch(/<https:\/\/evil/);
   });
 
   it('a 3,000-character filter value is truncated and accepted by Slack', async () => {
     const long = 'x'.repeat(3000);
-    const message = await run(`pages all page~${long}`);
+    const message = await run(box, `pages all page~${long}`);
     expect(message.blocks?.length).toBeGreaterThan(0);
     for (const text of mrkdwnOf(message)) expect(text.length).toBeLessThanOrEqual(3000);
     expect(mrkdwnOf(message)[0]).toContain('…');
@@ -481,7 +461,7 @@ describe('a query too long to travel in the message', () => {
     (_, i) => `page~/a/${'x'.repeat(50)}-${String(i).padStart(2, '0')}`,
   ).join(' or ');
   const stashed = async () => {
-    const message = await run(`pages all ${longFilters} or page~/ top 3`);
+    const message = await run(box, `pages all ${longFilters} or page~/ top 3`);
     const values = JSON.stringify(message.blocks).match(/"value":"(@[^"]+)"/g) ?? [];
     expect(values.length).toBeGreaterThan(0);
     return message;
@@ -494,9 +474,9 @@ describe('a query too long to travel in the message', () => {
     const { rows } = await box.lookout.store.db.query<{ n: number }>('SELECT count(*)::int AS n FROM query_stash');
     expect(rows[0]!.n).toBeGreaterThan(0);
 
-    const next = await change(message, () => box.slack.click(message, 'report.next'));
+    const next = await changed(box, message, () => box.slack.click(message, 'report.next'));
     expect(mrkdwnOf(next).join(' ')).toMatch(/Rows 4–/);
-    const sorted = await change(next, () => box.slack.select(next, 'report.sort', 's:full_url:asc'));
+    const sorted = await changed(box, next, () => box.slack.select(next, 'report.sort', 's:full_url:asc'));
     expect(mrkdwnOf(sorted).join(' ')).toMatch(/sorted by Page ↑/);
     expect(mrkdwnOf(sorted).join(' ')).toMatch(/page contains `\/a\/x+-00`/);
   });
@@ -514,7 +494,7 @@ describe('a query too long to travel in the message', () => {
     );
     live.blocks = JSON.parse(next) as typeof live.blocks;
     const calls = box.demo!.requests.length;
-    const reply = await change(live, () => box.slack.click(live, 'report.next'));
+    const reply = await changed(box, live, () => box.slack.click(live, 'report.next'));
     expect(textsOf(reply).join(' ')).toMatch(/too old to change/);
     expect(box.demo!.requests.length).toBe(calls);
   });
@@ -523,7 +503,7 @@ describe('a query too long to travel in the message', () => {
 describe('a query stashed in one workspace', () => {
   it('is not found from another: its id on a button clicked in T_OTHER gets "too old", and the API is not asked', async () => {
     const long = Array.from({ length: 30 }, (_, i) => `page~/b/${'y'.repeat(50)}-${i}`).join(' or ');
-    const ours = await run(`pages all ${long} or page~/ top 3`);
+    const ours = await run(box, `pages all ${long} or page~/ top 3`);
     const ref = /"action_id":"report\.next","value":"(@[^"]+)"/.exec(JSON.stringify(ours.blocks))?.[1];
     expect(ref).toMatch(/^@[A-Za-z0-9_-]{12}$/);
 
@@ -553,14 +533,14 @@ describe('a query stashed in one workspace', () => {
     expect(textsOf(reply).join(' ')).toMatch(/too old to change/);
     expect(box.demo!.requests.length).toBe(calls);
     // The same id, clicked where it was stashed, still finds its query.
-    const next = await change(ours, () => box.slack.click(ours, 'report.next'));
+    const next = await changed(box, ours, () => box.slack.click(ours, 'report.next'));
     expect(mrkdwnOf(next).join(' ')).toMatch(/Rows 4–/);
   });
 });
 
 describe('a click no listener knows', () => {
   it('is acked (Slack shows no error), answered with nothing, and logged', async () => {
-    const message = await run('sources all top 3');
+    const message = await run(box, 'sources all top 3');
     const live = find(message.ts);
     live.blocks = JSON.parse(
       JSON.stringify(live.blocks).replace('"action_id":"report.share"', '"action_id":"report.retired"'),

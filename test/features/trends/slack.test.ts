@@ -3,6 +3,7 @@ import type { Message } from '@lookout/sandbox/slack';
 import { validateMessage } from '../../../src/slack-rules/validate.js';
 import { CHANNEL, USER, hasAction, headerOf, mrkdwnOf, sandbox, tableOf, type Sandbox } from '../../support/sandbox.js';
 import { DEMO_VISITORS } from '@lookout/sandbox/demo-api';
+import { changed, run } from '../../support/answers.js';
 
 type Json = Record<string, unknown>;
 type Chart = {
@@ -24,20 +25,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await box?.stop();
 });
-
-async function run(text: string, command = '/traffic'): Promise<Message> {
-  const before = new Set(box.slack.messages(CHANNEL, { user: USER }).map((m) => m.ts));
-  const delivery = await box.slack.slash(CHANNEL, USER, text, command);
-  expect(delivery.status).toBe(200);
-  // A trend with many periods not kept yet says first how its fetch goes, then the answer takes that note's place.
-  const answered = (m: Message) =>
-    !before.has(m.ts) &&
-    m.user !== USER &&
-    m.via !== 'notice' &&
-    (!m.ephemeralTo || m.ephemeralTo === USER) &&
-    !/^Fetching \d+ periods/.test(m.text);
-  return box.slack.waitFor(() => box.slack.messages(CHANNEL, { user: USER }).find(answered), 30_000);
-}
 
 it('a trend with more periods to fetch than a page says how many first, and how it goes; the answer then takes its place', async () => {
   const before = new Set(box.slack.messages(CHANNEL, { user: USER }).map((m) => m.ts));
@@ -72,15 +59,6 @@ it('a trend past TREND_MAX_FETCH is refused, naming the cap, and reaches no API'
   }
 });
 
-async function change(message: Message, act: () => Promise<unknown>): Promise<Message> {
-  const updates = box.slack.messages(CHANNEL, { user: USER }).find((m) => m.ts === message.ts)!.updates;
-  await act();
-  return box.slack.waitFor(() => {
-    const now = box.slack.messages(CHANNEL, { user: USER }).find((m) => m.ts === message.ts);
-    return now && now.updates > updates ? now : undefined;
-  });
-}
-
 const charts = (m: Message) =>
   (m.blocks ?? []).filter((b) => (b as Json).type === 'data_visualization') as unknown as Chart[];
 const sum = (values: number[]) => values.reduce((n, v) => n + v, 0);
@@ -88,7 +66,7 @@ const count = (text: string) => Number(text.replace(/,/g, ''));
 
 describe('/traffic trend in Slack', () => {
   it('charts a report: 30 days against the 30 before, a pie of the top rows, and the figures in words', async () => {
-    const message = await run('trend sources last30d');
+    const message = await run(box, 'trend sources last30d');
     expect(headerOf(message)).toMatch(/^Trend: Sources · Last 30 days \(/);
     expect(validateMessage(message)).toEqual({ ok: true });
     const [line, pie] = charts(message);
@@ -112,44 +90,44 @@ describe('/traffic trend in Slack', () => {
     expect(hasAction(message, 'trend.share')).toBe(true);
 
     // The same trend again: every finished day comes from the store, and /metrics says so.
-    await run('trend sources last30d');
+    await run(box, 'trend sources last30d');
     const metrics = await (await fetch(`${box.lookout.ops.url}/metrics`)).text();
     expect(Number(/lookout_trend_periods_total\{source="api"\} (\d+)/.exec(metrics)?.[1])).toBeGreaterThanOrEqual(60);
     expect(Number(/lookout_trend_periods_total\{source="store"\} (\d+)/.exec(metrics)?.[1])).toBeGreaterThanOrEqual(59);
   });
 
   it('with no report, charts all visits by hour for today, and by week past 90 days', async () => {
-    const today = await run('trend today');
+    const today = await run(box, 'trend today');
     expect(headerOf(today)).toMatch(/^Trend: Visits · Today/);
     expect(charts(today)).toHaveLength(1);
     expect(charts(today)[0]!.chart.axis_config!.categories[0]).toBe('00:00');
     expect(mrkdwnOf(today).join(' ')).toMatch(/The last hour is not over yet/);
     // Hours are counted by Lookout from visits, in the channel's zone; weeks are made of the API's days.
     expect(mrkdwnOf(today)[0]).toContain(' · hours in UTC · ');
-    const ytd = await run('trend ytd by unique');
+    const ytd = await run(box, 'trend ytd by unique');
     expect(charts(ytd)[0]!.title).toBe("Unique visitors per week (UTC, the API's days)");
     expect(validateMessage(ytd)).toEqual({ ok: true });
     expect(mrkdwnOf(ytd)[0]).toContain(' · days in UTC, as the analytics API counts them · ');
   });
 
   it('answers a bad trend with what to type instead', async () => {
-    expect(mrkdwnOf(await run('trend by clicks')).join(' ')).toMatch(
+    expect(mrkdwnOf(await run(box, 'trend by clicks')).join(' ')).toMatch(
       /A trend is `by visits` or `by unique`, not `clicks`/,
     );
-    expect(mrkdwnOf(await run('trend sources top 5')).join(' ')).toMatch(/`top` does not apply/);
-    expect(mrkdwnOf(await run('trend sorces')).join(' ')).toMatch(/Unknown report `sorces`.*sources/);
-    expect(mrkdwnOf(await run('trend sources last 3 months')).join(' ')).toMatch(
+    expect(mrkdwnOf(await run(box, 'trend sources top 5')).join(' ')).toMatch(/`top` does not apply/);
+    expect(mrkdwnOf(await run(box, 'trend sorces')).join(' ')).toMatch(/Unknown report `sorces`.*sources/);
+    expect(mrkdwnOf(await run(box, 'trend sources last 3 months')).join(' ')).toMatch(
       /ranges are whole days.*Usage: `\/traffic trend/,
     );
   });
 
   it('Trend on a report answer shows its trend in place; Show table brings the report back; a tampered value is refused', async () => {
-    const report = await run('countries last7d country:Germany,France');
-    const trend = await change(report, () => box.slack.click(report, 'trend.open'));
+    const report = await run(box, 'countries last7d country:Germany,France');
+    const trend = await changed(box, report, () => box.slack.click(report, 'trend.open'));
     expect(headerOf(trend)).toMatch(/^Trend: Countries · Last 7 days/);
     expect(mrkdwnOf(trend).join(' ')).toMatch(/filters: country is Germany or France|filters: .*Germany.*France/);
     expect(charts(trend)[0]!.chart.axis_config!.categories).toHaveLength(7);
-    const back = await change(trend, () => box.slack.click(trend, 'trend.table'));
+    const back = await changed(box, trend, () => box.slack.click(trend, 'trend.table'));
     expect(headerOf(back)).toMatch(/^Countries · Last 7 days/);
     expect(
       tableOf(back)
@@ -165,20 +143,20 @@ describe('/traffic trend in Slack', () => {
       .find((e) => e.action_id === 'trend.open')!;
     button.value = 't|v|q1.bm90LWEtcXVlcnk';
     const requests = box.demo!.requests.length;
-    const stale = await change(back, () => box.slack.click(back, 'trend.open'));
+    const stale = await changed(box, back, () => box.slack.click(back, 'trend.open'));
     expect(box.demo!.requests.length).toBe(requests);
     expect(mrkdwnOf(stale).join(' ')).toMatch(/too old|no longer/i);
   });
 
   it("a visitor card's Trend charts that visitor's visits", async () => {
-    const card = await run(DEMO_VISITORS.attacker, '/visitor');
-    const trend = await change(card, () => box.slack.click(card, 'trend.open'));
+    const card = await run(box, DEMO_VISITORS.attacker, { command: '/visitor' });
+    const trend = await changed(box, card, () => box.slack.click(card, 'trend.open'));
     expect(headerOf(trend)).toMatch(/^Trend: Visits · Last 30 days/);
     expect(mrkdwnOf(trend).join(' ')).toContain(DEMO_VISITORS.attacker);
   });
 
   it('Post to channel shares the trend with everyone and says who shared it', async () => {
-    const mine = await run('trend channels last7d');
+    const mine = await run(box, 'trend channels last7d');
     await box.slack.click(mine, 'trend.share');
     const shared = await box.slack.waitForMessage(
       CHANNEL,
@@ -189,10 +167,10 @@ describe('/traffic trend in Slack', () => {
   });
 
   it('a digest carries a chart of its period against the previous one', async () => {
-    const added = await run('digest add sources weekly monday 09:00');
+    const added = await run(box, 'digest add sources weekly monday 09:00');
     expect(mrkdwnOf(added).join(' ')).toMatch(/#(\d+)/);
     const id = /#(\d+)/.exec(mrkdwnOf(added).join(' '))![1];
-    const preview = await run(`digest preview ${id}`);
+    const preview = await run(box, `digest preview ${id}`);
     const [chart] = charts(preview);
     // The digest is Alice's (Europe/Berlin); its days, as its totals, are the API's.
     expect(chart!.title).toBe("Visits per day (UTC, the API's days)");

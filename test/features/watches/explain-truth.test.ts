@@ -19,6 +19,7 @@ import { captureLogs } from '../../support/log-capture.js';
 import { headerOf, mrkdwnOf } from '../../support/sandbox.js';
 import { until } from '../../support/until.js';
 import { falsehoods, readWhoMoved, trueShares, type Truth } from '../../support/who-moved.js';
+import { ephemeralAnswer } from '../../support/answers.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -108,14 +109,7 @@ afterAll(async () => {
 
 const visitsIn = (h: Date) => demo.accounts[0]!.counts(h, new Date(h.getTime() + HOUR)).visits;
 
-async function command(channel: string, text: string, user = 'U_ALICE'): Promise<Message> {
-  const before = new Set(slack.messages(channel, { user }).map((m) => m.ts));
-  await slack.slash(channel, user, text);
-  return until(
-    () => slack.messages(channel, { user }).find((m) => !before.has(m.ts) && m.ephemeralTo === user),
-    `an answer to ${text}`,
-  );
-}
+const command = (channel: string, text: string, user = 'U_ALICE') => ephemeralAnswer(slack, channel, user, text);
 
 const textOf = (m: Message) => mrkdwnOf({ attachments: m.attachments, blocks: m.blocks }).join('\n');
 

@@ -7,6 +7,7 @@ import { captureLogs } from '../../support/log-capture.js';
 import { headerOf, mrkdwnOf } from '../../support/sandbox.js';
 import { until } from '../../support/until.js';
 import { SAMPLE_LOOKUPS } from '../../../src/features/watches/explainer.js';
+import { ephemeralAnswer } from '../../support/answers.js';
 
 /**
  * "Is this spike real?" end to end: the demo produces a human spike from a new source and a
@@ -70,14 +71,7 @@ afterAll(async () => {
   await demo?.close();
 });
 
-async function command(channel: string, text: string, user = 'U_ALICE'): Promise<Message> {
-  const before = new Set(slack.messages(channel, { user }).map((m) => m.ts));
-  await slack.slash(channel, user, text);
-  return until(
-    () => slack.messages(channel, { user }).find((m) => !before.has(m.ts) && m.ephemeralTo === user),
-    `an answer to ${text}`,
-  );
-}
+const command = (channel: string, text: string, user = 'U_ALICE') => ephemeralAnswer(slack, channel, user, text);
 
 const idOf = (m: Message) => Number(/Watch #(\d+)/.exec(mrkdwnOf(m).join(' '))?.[1]);
 const textOf = (m: Message) => mrkdwnOf({ attachments: m.attachments, blocks: m.blocks }).join('\n');

@@ -11,6 +11,7 @@ import { TEST_DATABASE_URL } from '../../support/db.js';
 import { colourOf, headerOf, mrkdwnOf } from '../../support/sandbox.js';
 import { lastPeriod } from '../../../src/features/watches/plan.js';
 import { until } from '../../support/until.js';
+import { ephemeralAnswer } from '../../support/answers.js';
 
 /**
  * Watches end to end: the living demo produces a spike, a drop and a scraper wave in
@@ -76,14 +77,9 @@ afterAll(async () => {
   await demo?.close();
 });
 
-async function command(app: Lookout, channel: string, text: string, user = 'U_ALICE'): Promise<Message> {
-  const before = new Set(slack.messages(channel, { user }).map((m) => m.ts));
+function command(app: Lookout, channel: string, text: string, user = 'U_ALICE'): Promise<Message> {
   slack.setAppUrl(app.requestUrl!);
-  await slack.slash(channel, user, text);
-  return until(
-    () => slack.messages(channel, { user }).find((m) => !before.has(m.ts) && m.ephemeralTo === user),
-    `an answer to ${text}`,
-  );
+  return ephemeralAnswer(slack, channel, user, text);
 }
 
 const idOf = (m: Message) => Number(/Watch #(\d+)/.exec(mrkdwnOf(m).join(' '))?.[1]);

@@ -3,9 +3,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InjectedFailure } from '@lookout/sandbox/slack';
-import { DEMO_VISITORS } from '@lookout/sandbox/demo-api';
 import { textsOf } from '../../support/sandbox.js';
-import { startReplica, startWorld, until, type Replica, type World } from '../../support/harness.js';
+import {
+  startReplica,
+  startWorld,
+  alertsFor,
+  untilLogged,
+  wholeText,
+  type Replica,
+  type World,
+} from '../../support/harness.js';
+import { demoAttackers } from '../../support/threat-scan.js';
 
 /**
  * One sick channel, one healthy one, both subscribed to threat alerts. Slack hangs,
@@ -19,22 +27,8 @@ let app: Replica;
 let dir: string;
 let next = 0;
 
-const text = (m: { text: string; blocks?: unknown[] }) => `${m.text} ${textsOf(m).join(' ')}`;
-/** The alerts about `id` in a channel (top level, or a reply in a group's thread), with blocks or (after Slack refused the blocks) as plain text. */
-const alertsFor = (channel: string, id: string) =>
-  world.slack
-    .messages(channel)
-    .flatMap((m) => world.slack.thread(channel, m.ts))
-    .filter((m) => m.text.includes(`severity: visitor ${id}`));
-
 function attacker(): string {
-  const ids = world.demo.dataset.visitors
-    .map((v) => v.id)
-    .filter(
-      (id) =>
-        world.demo.dataset.securityOf(id)?.is_attacker === 'True' &&
-        !Object.values(DEMO_VISITORS).includes(id as never),
-    );
+  const ids = demoAttackers(world.demo);
   return ids[20 + next++]!;
 }
 
@@ -47,7 +41,7 @@ beforeAll(async () => {
     await world.slack.slash(channel, 'U_ALICE', 'alerts on min medium');
     await world.slack.waitForMessage(
       channel,
-      (m) => m.ephemeralTo === 'U_ALICE' && text(m).includes('Threat alerts are on'),
+      (m) => m.ephemeralTo === 'U_ALICE' && wholeText(m).includes('Threat alerts are on'),
       10_000,
     );
   }
@@ -67,8 +61,8 @@ async function threat(): Promise<{ id: string; healthyMs: number }> {
     date: new Date().toISOString(),
     url: 'https://www.example-shop.com/login',
   });
-  await until(
-    () => alertsFor(HEALTHY, id).length > 0,
+  await untilLogged(
+    () => alertsFor(world.slack, HEALTHY, id).length > 0,
     15_000,
     () => app.lines,
   );
@@ -92,14 +86,14 @@ describe('Slack faults in one channel', () => {
       // One scan (1 s) and one post: on time whatever the sick channel does.
       expect(healthyMs).toBeLessThan(4_000);
       if (failure === 'hang')
-        await until(
+        await untilLogged(
           () => app.lines.some((l) => l.reason === 'timed out'),
           10_000,
           () => app.lines,
         );
       world.slack.clearFailures();
-      await until(
-        () => alertsFor(SICK, id).length > 0,
+      await untilLogged(
+        () => alertsFor(world.slack, SICK, id).length > 0,
         30_000,
         () => app.lines,
       );
@@ -107,8 +101,8 @@ describe('Slack faults in one channel', () => {
         `chaos: Slack ${name} in ${SICK}: ${HEALTHY} alerted ${healthyMs} ms after the visit, ${SICK} ${Date.now() - sickStarted} ms after`,
       );
       await new Promise((r) => setTimeout(r, 1_000));
-      expect(alertsFor(SICK, id)).toHaveLength(1);
-      expect(alertsFor(HEALTHY, id)).toHaveLength(1);
+      expect(alertsFor(world.slack, SICK, id)).toHaveLength(1);
+      expect(alertsFor(world.slack, HEALTHY, id)).toHaveLength(1);
       expect(app.alive()).toBe(true);
     },
   );
@@ -121,7 +115,7 @@ describe('Slack faults in one channel', () => {
     const { id: first, healthyMs } = await threat();
     const { id: second } = await threat();
     expect(healthyMs).toBeLessThan(4_000);
-    await until(
+    await untilLogged(
       // Both visitors' alerts (each group's edit fails too, and is not what this waits for).
       () =>
         app.lines.filter(
@@ -130,8 +124,8 @@ describe('Slack faults in one channel', () => {
       15_000,
       () => app.lines,
     );
-    expect(alertsFor(SICK, first)).toHaveLength(0);
-    expect(alertsFor(SICK, second)).toHaveLength(0);
+    expect(alertsFor(world.slack, SICK, first)).toHaveLength(0);
+    expect(alertsFor(world.slack, SICK, second)).toHaveLength(0);
     const notices = world.slack
       .messages('D_U_ALICE')
       .filter((m) => m.text.includes(`<#${SICK}> (Slack said not_in_channel)`));
@@ -139,7 +133,7 @@ describe('Slack faults in one channel', () => {
     await world.slack.slash(SICK, 'U_BOB', 'alerts status');
     const status = await world.slack.waitForMessage(
       SICK,
-      (m) => m.ephemeralTo === 'U_BOB' && text(m).includes('Deliveries'),
+      (m) => m.ephemeralTo === 'U_BOB' && wholeText(m).includes('Deliveries'),
       10_000,
     );
     const shown = textsOf(status).join(' ');

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Message, View } from '@lookout/sandbox/slack';
 import { mrkdwnOf, pickSchedule, sandbox, type Sandbox } from '../../support/sandbox.js';
+import { stillAnswers } from '../../support/answers.js';
 
 /**
  * What one ordinary user of the workspace can send behind a valid signature: values the
@@ -26,12 +27,6 @@ const STATE_TABLES = [
 async function snapshot(box: Box): Promise<string> {
   const parts = await Promise.all(STATE_TABLES.map((t) => box.lookout.store.db.query(`SELECT * FROM ${t} ORDER BY 1`)));
   return JSON.stringify(parts.map((p) => p.rows));
-}
-
-async function stillAnswers(box: Box): Promise<void> {
-  const before = box.slack.messages('C_GENERAL', { user: 'U_BOB' }).length;
-  await box.slack.slash('C_GENERAL', 'U_BOB', 'help');
-  await box.slack.waitFor(() => box.slack.messages('C_GENERAL', { user: 'U_BOB' }).length > before || undefined);
 }
 
 /** Everything in a message Slack would interpret, top-level text included. */

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { computeSignature } from '@lookout/sandbox/slack';
 import { sandbox, type Sandbox } from '../../support/sandbox.js';
+import { stillAnswers } from '../../support/answers.js';
 
 /**
  * Correctly signed requests sent straight to the request URL, as someone holding one
@@ -50,12 +51,6 @@ function slash(text: string): string {
 }
 
 const digests = async () => (await box.lookout.store.digests.listAll('T_LOOKOUT')).length;
-
-async function stillAnswers(): Promise<void> {
-  const before = box.slack.messages('C_GENERAL', { user: 'U_BOB' }).length;
-  await box.slack.slash('C_GENERAL', 'U_BOB', 'help');
-  await box.slack.waitFor(() => box.slack.messages('C_GENERAL', { user: 'U_BOB' }).length > before || undefined);
-}
 
 describe('the request guard', () => {
   it('refuses a replayed request: five sends of one digest add make one digest', async () => {
@@ -112,7 +107,7 @@ describe('the request guard', () => {
     for (const body of ['null', '[]', '"x"', '{"no":"type"}', '{']) {
       expect(await send(body, { type: 'application/json' }), body).toBe(400);
     }
-    await stillAnswers();
+    await stillAnswers(box);
   });
 
   it("answers Slack's unsigned SSL check with 200 and runs nothing smuggled in with it", async () => {
@@ -220,6 +215,6 @@ describe('the request guard', () => {
       }),
       { numRuns: 60 },
     );
-    await stillAnswers();
+    await stillAnswers(box);
   }, 240_000);
 });

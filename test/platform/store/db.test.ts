@@ -5,11 +5,10 @@ import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { appliedVersions, migrate } from '../../../src/platform/store/migrate.js';
 import { describeEachDb } from '../../support/db.js';
+import { sleep } from '../../support/until.js';
 
 const count = async (db: { query: (sql: string) => Promise<{ rows: unknown[] }> }, table: string) =>
   Number(((await db.query(`SELECT count(*) AS n FROM ${table}`)).rows[0] as { n: unknown }).n);
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describeEachDb('store db', (t) => {
   describe('query', () => {

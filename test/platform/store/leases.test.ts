@@ -7,8 +7,7 @@ import { openRepos } from '../../../src/compose.js';
 import type { Queryable } from '../../../src/platform/store/index.js';
 import { migrate } from '../../../src/platform/store/migrate.js';
 import { describeEachDb, TEST_DATABASE_URL, DIGEST_INPUT } from '../../support/db.js';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+import { sleep } from '../../support/until.js';
 
 /** Who holds a key now, read straight from job_claims (judged by the database clock, as the repository does). */
 async function holder(db: Queryable, key: string): Promise<{ owner: string; expiresAt: Date } | undefined> {

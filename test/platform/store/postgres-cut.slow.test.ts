@@ -2,9 +2,18 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openRepos } from '../../../src/compose.js';
 import { DEMO_VISITORS } from '@lookout/sandbox/demo-api';
 import { TEST_DATABASE_URL } from '../../support/db.js';
-import { textsOf } from '../../support/sandbox.js';
 import { startTcpProxy, type TcpProxy } from '../../support/tcp-proxy.js';
-import { freshDatabase, startReplica, startWorld, until, type Replica, type World } from '../../support/harness.js';
+import {
+  freshDatabase,
+  startReplica,
+  startWorld,
+  alertsFor,
+  untilLogged,
+  wholeText,
+  type Replica,
+  type World,
+} from '../../support/harness.js';
+import { demoAttackers } from '../../support/threat-scan.js';
 
 /**
  * Replicas on one real PostgreSQL: a database cut through a TCP proxy for longer than two
@@ -17,16 +26,8 @@ const replicas: Replica[] = [];
 let database: { url: string; drop: () => Promise<void> };
 let next = 0;
 
-const text = (m: { text: string; blocks?: unknown[] }) => `${m.text} ${textsOf(m).join(' ')}`;
-
 function attackers(count: number): string[] {
-  const ids = world.demo.dataset.visitors
-    .map((v) => v.id)
-    .filter(
-      (id) =>
-        world.demo.dataset.securityOf(id)?.is_attacker === 'True' &&
-        !Object.values(DEMO_VISITORS).includes(id as never),
-    );
+  const ids = demoAttackers(world.demo);
   const out = ids.slice(40 + next, 40 + next + count);
   next += count;
   return out;
@@ -48,13 +49,6 @@ async function replica(name: string, databaseUrl: string): Promise<Replica> {
   replicas.push(r);
   return r;
 }
-
-/** The alerts about `id` in a channel: top level, or a reply in a group's thread. */
-const alertsFor = (channel: string, id: string) =>
-  world.slack
-    .messages(channel)
-    .flatMap((m) => world.slack.thread(channel, m.ts))
-    .filter((m) => m.text.includes(`severity: visitor ${id}`));
 
 describe.skipIf(!TEST_DATABASE_URL)('chaos on PostgreSQL', () => {
   beforeAll(async () => {
@@ -81,7 +75,7 @@ describe.skipIf(!TEST_DATABASE_URL)('chaos on PostgreSQL', () => {
       await world.slack.slash('C_SECURITY', 'U_ALICE', 'alerts on min medium');
       await world.slack.waitForMessage(
         'C_SECURITY',
-        (m) => m.ephemeralTo === 'U_ALICE' && text(m).includes('Threat alerts are on'),
+        (m) => m.ephemeralTo === 'U_ALICE' && wholeText(m).includes('Threat alerts are on'),
         10_000,
       );
 
@@ -96,7 +90,7 @@ describe.skipIf(!TEST_DATABASE_URL)('chaos on PostgreSQL', () => {
           return { status: res.status, body: (await res.json()) as { checks: Record<string, string> } };
         };
         let down = await ready();
-        await until(
+        await untilLogged(
           async () => (down = await ready()).status === 503,
           30_000,
           () => app.lines,
@@ -106,18 +100,18 @@ describe.skipIf(!TEST_DATABASE_URL)('chaos on PostgreSQL', () => {
         await world.slack.slash('C_MARKETING', 'U_ALICE', 'sources last7d');
         await world.slack.waitForMessage(
           'C_MARKETING',
-          (m) => m.ephemeralTo === 'U_ALICE' && text(m).includes('Sources'),
+          (m) => m.ephemeralTo === 'U_ALICE' && wholeText(m).includes('Sources'),
           10_000,
         );
         await world.slack.slash('C_SECURITY', 'U_ALICE', DEMO_VISITORS.attacker, '/visitor');
         await world.slack.waitForMessage(
           'C_SECURITY',
-          (m) => m.ephemeralTo === 'U_ALICE' && text(m).includes(DEMO_VISITORS.attacker),
+          (m) => m.ephemeralTo === 'U_ALICE' && wholeText(m).includes(DEMO_VISITORS.attacker),
           10_000,
         );
-        await until(() => Date.now() - cutAt > 3_000, 10_000); // longer than two 1 s scans
+        await untilLogged(() => Date.now() - cutAt > 3_000, 10_000); // longer than two 1 s scans
         // A refused connection fails at once; a partition when the query times out (15 s).
-        await until(
+        await untilLogged(
           () =>
             app.lines.some(
               (l) => l.msg === 'threat scan tick failed; the next tick retries' && (l.time as number) > cutAt,
@@ -127,16 +121,16 @@ describe.skipIf(!TEST_DATABASE_URL)('chaos on PostgreSQL', () => {
         );
         proxy.restore();
         const restoredAt = Date.now();
-        await until(
-          () => ids.every((id) => alertsFor('C_SECURITY', id).length > 0),
+        await untilLogged(
+          () => ids.every((id) => alertsFor(world.slack, 'C_SECURITY', id).length > 0),
           45_000,
           () => app.lines,
         );
         console.log(
           `chaos: database ${mode === 'refuse' ? 'refused' : 'partitioned'} for ${restoredAt - cutAt} ms; alerts for its visits posted ${Date.now() - restoredAt} ms after it came back`,
         );
-        for (const id of ids) expect(alertsFor('C_SECURITY', id)).toHaveLength(1);
-        await until(
+        for (const id of ids) expect(alertsFor(world.slack, 'C_SECURITY', id)).toHaveLength(1);
+        await untilLogged(
           async () => (await ready()).status === 200,
           30_000,
           () => app.lines,
@@ -182,7 +176,7 @@ describe.skipIf(!TEST_DATABASE_URL)('chaos on PostgreSQL', () => {
     const marks = new Map(['C_GENERAL', 'C_MARKETING', 'C_SECURITY'].map((c) => [c, world.slack.messages(c).length]));
     const fresh = (c: string) => world.slack.messages(c).slice(marks.get(c));
     const digestPosts = (d: { id: number; channel: string }) =>
-      fresh(d.channel).filter((m) => text(m).includes(`digest #${d.id}`));
+      fresh(d.channel).filter((m) => wholeText(m).includes(`digest #${d.id}`));
 
     world.demo.setFaults({ latencyMs: 1_500 });
     const ids = attackers(4);
@@ -199,9 +193,10 @@ describe.skipIf(!TEST_DATABASE_URL)('chaos on PostgreSQL', () => {
     await busy.kill();
     world.demo.setFaults({});
     const survivors = started.filter((r) => r !== busy);
-    await until(
+    await untilLogged(
       () =>
-        digests.every((d) => digestPosts(d).length > 0) && ids.every((id) => alertsFor('C_SECURITY', id).length > 0),
+        digests.every((d) => digestPosts(d).length > 0) &&
+        ids.every((id) => alertsFor(world.slack, 'C_SECURITY', id).length > 0),
       60_000,
       () => survivors.flatMap((r) => r.lines),
     );
@@ -213,7 +208,7 @@ describe.skipIf(!TEST_DATABASE_URL)('chaos on PostgreSQL', () => {
       expect(posts.length - repeats(posts), `digest #${d.id}`).toBe(1);
     }
     for (const id of ids) {
-      const posts = alertsFor('C_SECURITY', id);
+      const posts = alertsFor(world.slack, 'C_SECURITY', id);
       expect(posts.length - repeats(posts), id).toBe(1);
     }
     expect(
@@ -222,7 +217,7 @@ describe.skipIf(!TEST_DATABASE_URL)('chaos on PostgreSQL', () => {
         .filter((m) => m.text.startsWith('Seen again')),
     ).toHaveLength(0);
     for (const r of survivors) expect(r.alive()).toBe(true);
-    const all = [...digests.flatMap(digestPosts), ...ids.flatMap((id) => alertsFor('C_SECURITY', id))];
+    const all = [...digests.flatMap(digestPosts), ...ids.flatMap((id) => alertsFor(world.slack, 'C_SECURITY', id))];
     console.log(
       `chaos: 3 replicas, ${busy.name} killed mid-work: ${digests.length} digests and ${ids.length} alerts, ${all.length} posts, ${repeats(all)} marked repeats`,
     );
