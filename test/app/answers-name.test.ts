@@ -4,7 +4,7 @@
  * sub-command. Signed commands through the offline Slack.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mrkdwnOf, sandbox, type Sandbox } from '../support/sandbox.js';
+import { mrkdwnOf, mrkdwnText, sandbox, type Sandbox } from '../support/sandbox.js';
 import { until } from '../support/until.js';
 import { ephemeralAnswer } from '../support/answers.js';
 
@@ -16,7 +16,7 @@ beforeAll(async () => {
 afterAll(() => box?.stop());
 
 async function command(channel: string, text: string, user = 'U_ALICE'): Promise<string> {
-  return mrkdwnOf(await ephemeralAnswer(box.slack, channel, user, text)).join('\n');
+  return mrkdwnText(await ephemeralAnswer(box.slack, channel, user, text));
 }
 
 describe('answers name what they acted on', () => {

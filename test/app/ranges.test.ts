@@ -3,8 +3,7 @@
  * signed slash commands, the answers read back from what Slack shows.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Message } from '@lookout/sandbox/slack';
-import { headerOf, mrkdwnOf, sandbox, tableOf, type Sandbox } from '../support/sandbox.js';
+import { headerOf, mrkdwnText, sandbox, tableOf, type Sandbox } from '../support/sandbox.js';
 import { run } from '../support/answers.js';
 
 // Saturday Nov 21, 2026, midday: last week is Mon Nov 9 – Sun Nov 15.
@@ -18,8 +17,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await box?.stop();
 });
-
-const said = (m: Message) => mrkdwnOf(m).join('\n');
 
 describe('ranges in words, in every command that takes one', () => {
   it('`/traffic sources last 7 days` is the last 7 days, row for row as `last7d`', async () => {
@@ -45,9 +42,11 @@ describe('ranges in words, in every command that takes one', () => {
   });
 
   it('a near miss is refused with the range meant, and a number out of bounds with the bounds', async () => {
-    expect(said(await run(box, 'sources lst7d'))).toMatch(/Don't understand `lst7d`\. Did you mean `last7d`\?/);
-    expect(said(await run(box, 'trend lastweak'))).toMatch(/Unknown range `lastweak`\. Did you mean `lastweek`\?/);
-    expect(said(await run(box, 'sources last 400 days'))).toMatch(
+    expect(mrkdwnText(await run(box, 'sources lst7d'))).toMatch(/Don't understand `lst7d`\. Did you mean `last7d`\?/);
+    expect(mrkdwnText(await run(box, 'trend lastweak'))).toMatch(
+      /Unknown range `lastweak`\. Did you mean `lastweek`\?/,
+    );
+    expect(mrkdwnText(await run(box, 'sources last 400 days'))).toMatch(
       /The last N days go from 2 to 365 days; `last 400 days` is 400 days/,
     );
   });
@@ -63,15 +62,15 @@ describe('a digest time as people say it', () => {
       cron: '0 9 * * *',
       reports: ['sources'],
     });
-    expect(said(reply)).toContain('every day at 09:00 (Europe/Berlin)');
+    expect(mrkdwnText(reply)).toContain('every day at 09:00 (Europe/Berlin)');
   });
 
   it('a near miss of a time is refused with the time meant, and adds nothing', async () => {
     await box.lookout.store.db.query('delete from digests');
-    expect(said(await run(box, 'digest add daily 9amm sources'))).toMatch(
+    expect(mrkdwnText(await run(box, 'digest add daily 9amm sources'))).toMatch(
       /`9amm` is not a time of day\. Did you mean `9am`\?/,
     );
-    expect(said(await run(box, 'digest add daily 25:00 sources'))).toMatch(
+    expect(mrkdwnText(await run(box, 'digest add daily 25:00 sources'))).toMatch(
       /`25:00` is not a time of day: hours go from 00 to 23/,
     );
     expect(await box.lookout.store.digests.listAll('T_LOOKOUT')).toHaveLength(0);

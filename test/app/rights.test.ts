@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { watchAlertMessage } from '../../src/features/watches/blocks.js';
 import { NOTICE } from '../../src/platform/deliveries/subject.js';
-import { mrkdwnOf, sandbox, type Sandbox } from '../support/sandbox.js';
+import { mrkdwnOf, mrkdwnText, sandbox, type Sandbox } from '../support/sandbox.js';
 import { until } from '../support/until.js';
 import { ephemeralAnswer } from '../support/answers.js';
 
@@ -25,7 +25,7 @@ beforeAll(async () => {
 afterAll(() => box?.stop());
 
 async function command(channel: string, user: string, text: string): Promise<string> {
-  return mrkdwnOf(await ephemeralAnswer(box.slack, channel, user, text)).join('\n');
+  return mrkdwnText(await ephemeralAnswer(box.slack, channel, user, text));
 }
 
 async function watchIn(channel: string, owner: string): Promise<number> {

@@ -11,10 +11,10 @@ import {
   hasAction,
   headerOf,
   inputsOf,
-  mrkdwnOf,
   pickSchedule,
   sandbox,
   textsOf,
+  mrkdwnText,
 } from '../../support/sandbox.js';
 import { run } from '../../support/answers.js';
 
@@ -50,8 +50,6 @@ async function addDigest(extra: Partial<Digest> = {}): Promise<Digest> {
   });
 }
 
-const text = (m: Message) => mrkdwnOf(m).join('\n');
-
 describe('/traffic digest add (one line)', () => {
   it('adds a digest with everything typed, and lists it', async () => {
     const reply = await command(
@@ -68,8 +66,8 @@ describe('/traffic digest add (one line)', () => {
       timeZone: 'America/New_York',
       filters: [{ filters: [{ object: 'country', field: 'name', operator: 'is_any_of', value: ['Germany'] }] }],
     });
-    expect(text(reply)).toContain(`#${digest!.id}`);
-    expect(text(reply)).toContain('weekdays at 08:30 (America/New_York)');
+    expect(mrkdwnText(reply)).toContain(`#${digest!.id}`);
+    expect(mrkdwnText(reply)).toContain('weekdays at 08:30 (America/New_York)');
   });
 
   it('defaults the time zone to the user’s Slack time zone', async () => {
@@ -81,9 +79,9 @@ describe('/traffic digest add (one line)', () => {
 
   it('answers a bad line with what is wrong and the usage', async () => {
     const reply = await command('digest add daily sources');
-    expect(text(reply)).toMatch(/At what time/);
+    expect(mrkdwnText(reply)).toMatch(/At what time/);
     expect(await box.lookout.store.digests.listAll('T_LOOKOUT')).toHaveLength(0);
-    expect(text(await command('digest add #nowhere daily 09:00 sources'))).toMatch(
+    expect(mrkdwnText(await command('digest add #nowhere daily 09:00 sources'))).toMatch(
       /can't find a channel called #nowhere/,
     );
   });
@@ -134,20 +132,20 @@ describe('the digest form', () => {
     // Opened in one channel for another: the person hears where they are, with a link to where it posts.
     const here = await box.slack.waitForMessage(
       CHANNEL,
-      (m) => m.ephemeralTo === USER && text(m).includes(`Digest #${digest!.id} created`),
+      (m) => m.ephemeralTo === USER && mrkdwnText(m).includes(`Digest #${digest!.id} created`),
     );
     // Each says when it first runs, as the scheduler has it, in the digest's zone.
     const scheduled = await box.lookout.store.digests.of('T_LOOKOUT', digest!.id);
     const first = `${formatDateTime(scheduled!.nextRunAt!.toISOString(), 'Europe/Berlin')} (Europe/Berlin)`;
     expect(first).toMatch(/^\w{3} 3, 10:15 \(Europe\/Berlin\)$|^\w{3} 3, \d{4}, 10:15 \(Europe\/Berlin\)$/);
-    expect(text(here)).toContain(
+    expect(mrkdwnText(here)).toContain(
       `Digest #${digest!.id} created: it posts in <#C_GENERAL> the 3rd of each month at 10:15 (Europe/Berlin), first on ${first}.`,
     );
     const there = await box.slack.waitForMessage(
       'C_GENERAL',
       (m) => m.ephemeralTo === USER && (m.text ?? '').includes(`Digest #${digest!.id} created`),
     );
-    expect(text(there)).toContain(
+    expect(mrkdwnText(there)).toContain(
       `it posts in this channel the 3rd of each month at 10:15 (Europe/Berlin), first on ${first}.`,
     );
   });
@@ -207,14 +205,14 @@ describe('/traffic digest list and its buttons', () => {
   it('shows schedule in words, next run and last result; Pause, Resume, Preview, Remove work', async () => {
     const digest = await addDigest();
     let list = await command('digest list');
-    expect(text(list)).toContain('every day at 09:00 (Europe/Berlin)');
-    expect(text(list)).toContain('last: never run');
+    expect(mrkdwnText(list)).toContain('every day at 09:00 (Europe/Berlin)');
+    expect(mrkdwnText(list)).toContain('last: never run');
     expect(hasAction(list, 'digest.pause')).toBe(true);
 
     await box.slack.click(list, 'digest.pause');
     const paused = await box.slack.waitForMessage(
       CHANNEL,
-      (m) => m.ephemeralTo === USER && text(m).includes(':double_vertical_bar: paused'),
+      (m) => m.ephemeralTo === USER && mrkdwnText(m).includes(':double_vertical_bar: paused'),
     );
     expect((await box.lookout.store.digests.get(digest.id))!.paused).toBe(true);
     expect(hasAction(paused, 'digest.resume')).toBe(true);
@@ -228,7 +226,7 @@ describe('/traffic digest list and its buttons', () => {
         hasAction(m, 'digest.pause') &&
         box.slack.messages(CHANNEL, { user: USER }).length > resumedBefore,
     );
-    expect(text(resumed)).toMatch(/next /);
+    expect(mrkdwnText(resumed)).toMatch(/next /);
     expect((await box.lookout.store.digests.get(digest.id))!.paused).toBe(false);
 
     list = await command('digest list');
@@ -237,12 +235,12 @@ describe('/traffic digest list and its buttons', () => {
       CHANNEL,
       (m) => m.ephemeralTo === USER && (headerOf(m) ?? '').startsWith('Digest:'),
     );
-    expect(text(preview)).toMatch(/preview: only you see this/);
+    expect(mrkdwnText(preview)).toMatch(/preview: only you see this/);
 
     await box.slack.click(list, 'digest.remove');
     await box.slack.waitForMessage(
       CHANNEL,
-      (m) => m.ephemeralTo === USER && text(m).includes(`Digest #${digest.id} is removed`),
+      (m) => m.ephemeralTo === USER && mrkdwnText(m).includes(`Digest #${digest.id} is removed`),
     );
     expect(await box.lookout.store.digests.get(digest.id)).toBeUndefined();
   });
@@ -259,10 +257,10 @@ describe('/traffic digest list and its buttons', () => {
     try {
       const preview = await command(`digest preview ${digest.id}`);
       // The week ended before the watch began: nothing of it was checked, so no count is claimed.
-      expect(text(preview)).toMatch(
+      expect(mrkdwnText(preview)).toMatch(
         /The threat scan began .* \(Europe\/Berlin\), after this period: its visitors were not checked\./,
       );
-      expect(text(preview)).not.toMatch(/no flagged visitors|\d+ flagged visitors?/i);
+      expect(mrkdwnText(preview)).not.toMatch(/no flagged visitors|\d+ flagged visitors?/i);
     } finally {
       await box.lookout.store.db.query('delete from alert_subscriptions');
     }
@@ -302,7 +300,7 @@ describe('/traffic digest list and its buttons', () => {
     await flagged('v_c', 'C_SECURITY', 0);
     try {
       const preview = await command(`digest preview ${digest.id}`);
-      expect(text(preview)).toMatch(
+      expect(mrkdwnText(preview)).toMatch(
         /The threat scan began .* \(Europe\/Berlin\), during this period: 2 flagged visitors since then; visits before it were not checked\./,
       );
     } finally {
@@ -316,10 +314,10 @@ describe('/traffic digest list and its buttons', () => {
     const digest = await addDigest({ ownerId: 'U_CAROL' });
     const list = await command('digest list');
     expect(hasAction(list, 'digest.pause')).toBe(false); // alice is neither owner nor admin
-    expect(text(await command(`digest pause ${digest.id}`))).toMatch(/belongs to someone else/);
+    expect(mrkdwnText(await command(`digest pause ${digest.id}`))).toMatch(/belongs to someone else/);
     expect((await box.lookout.store.digests.get(digest.id))!.paused).toBe(false);
-    expect(text(await command(`digest pause ${digest.id}`, 'U_BOB'))).toMatch(/paused/); // the admin
-    expect(text(await command('digest remove 99999'))).toMatch(/no digest #99999/);
+    expect(mrkdwnText(await command(`digest pause ${digest.id}`, 'U_BOB'))).toMatch(/paused/); // the admin
+    expect(mrkdwnText(await command('digest remove 99999'))).toMatch(/no digest #99999/);
   });
 });
 
@@ -344,13 +342,15 @@ describe('another workspace', () => {
   it("finds none of this workspace's digests: pause, resume, edit, preview and remove by id are not found, and its lists are empty", async () => {
     const digest = await addDigest();
     for (const verb of ['pause', 'resume', 'edit', 'preview', 'remove'])
-      expect(text(await commandInOther(`digest ${verb} ${digest.id}`))).toContain(`There is no digest #${digest.id}.`);
+      expect(mrkdwnText(await commandInOther(`digest ${verb} ${digest.id}`))).toContain(
+        `There is no digest #${digest.id}.`,
+      );
     expect(await box.lookout.store.digests.get(digest.id)).toEqual(digest);
     for (const list of ['digest list', 'digest list all']) {
-      const shown = text(await commandInOther(list));
+      const shown = mrkdwnText(await commandInOther(list));
       expect(shown).not.toContain(`#${digest.id}`);
     }
-    expect(text(await command('digest list all'))).toContain(`#${digest.id}`);
+    expect(mrkdwnText(await command('digest list all'))).toContain(`#${digest.id}`);
   });
 });
 
@@ -365,7 +365,7 @@ describe('posting a slot', () => {
       CHANNEL,
       (m) => !m.ephemeralTo && (headerOf(m) ?? '') === 'Digest: Sources, Countries',
     );
-    const body = text(posted);
+    const body = mrkdwnText(posted);
     expect(body).toMatch(/\*Visits\*\n[\d,]+ {2}(▲|▼|–|new)/);
     expect(body).toMatch(/\*Sources\*\n1\. /);
     expect(body).toMatch(/The 7 days before today \(Nov 13 – Nov 19, 2026\) · change against Nov 6 – Nov 12, 2026/);
@@ -392,8 +392,8 @@ describe('posting a slot', () => {
       CHANNEL,
       (m) => !m.ephemeralTo && textsOf(m).join(' ').includes(`digest #${digest.id}`),
     );
-    expect(text(posted)).toMatch(/\*Pages\*\n:warning: Could not load: The analytics API is unavailable/);
-    expect(text(posted)).toMatch(/\*Sources\*\n1\. /);
+    expect(mrkdwnText(posted)).toMatch(/\*Pages\*\n:warning: Could not load: The analytics API is unavailable/);
+    expect(mrkdwnText(posted)).toMatch(/\*Sources\*\n1\. /);
   });
 
   it('an archived channel fails that digest only', async () => {
@@ -423,7 +423,7 @@ describe('posting a slot', () => {
     expect(run?.status).toBe('posted');
     const posted = box.slack.messages('C_GENERAL').find((m) => m.ts === run!.messageTs)!;
     expect(posted.blocks!.length).toBeLessThanOrEqual(50);
-    expect(text(posted)).toMatch(/\*Visits\*\n1\. /);
+    expect(mrkdwnText(posted)).toMatch(/\*Visits\*\n1\. /);
   });
 });
 
@@ -514,7 +514,7 @@ describe('names and zones from Slack', () => {
   });
 
   it('says so when no page has the channel', async () => {
-    expect(text(await command('digest add #no-such-channel daily 09:00 sources'))).toMatch(
+    expect(mrkdwnText(await command('digest add #no-such-channel daily 09:00 sources'))).toMatch(
       /can't find a channel called #no-such-channel/,
     );
     expect(await box.lookout.store.digests.listAll('T_LOOKOUT')).toHaveLength(0);

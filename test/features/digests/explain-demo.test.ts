@@ -9,7 +9,7 @@ import { isFlagged, type DemoAccount } from '@lookout/sandbox/demo-api';
 import { counted, formatCount } from '../../../src/kernel/format.js';
 import { percent } from '../../../src/kernel/explain.js';
 import { validateMessage } from '../../../src/slack-rules/validate.js';
-import { CHANNEL, USER, headerOf, mrkdwnOf, sandbox, type Sandbox } from '../../support/sandbox.js';
+import { CHANNEL, USER, headerOf, mrkdwnText, sandbox, type Sandbox } from '../../support/sandbox.js';
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
@@ -69,8 +69,6 @@ async function postDigest(today: number): Promise<Message> {
   return posted;
 }
 
-const text = (m: Message) => mrkdwnOf(m).join('\n');
-
 describe('a digest of a day with a human spike and a scraper wave', () => {
   it('names the new referrer and the scraped page among its movers, and its flagged share is the demo’s own', async () => {
     const today = Math.floor(Date.now() / DAY) * DAY;
@@ -84,7 +82,7 @@ describe('a digest of a day with a human spike and a scraper wave', () => {
     // Threat alerts on since the day before yesterday; one scan judges every visitor since then.
     await scanSince(before);
     const posted = await postDigest(today);
-    const body = text(posted);
+    const body = mrkdwnText(posted);
 
     // The demo API's own counts of yesterday and the day before (UTC days, as the digest's zone).
     const now = account.counts(new Date(yesterday), new Date(today));
@@ -150,7 +148,7 @@ describe('a digest of a day the threat scan began in', () => {
     // The scan began at noon yesterday: the visitors of the morning who did not come back were not judged.
     const noon = yesterday + 12 * HOUR;
     await scanSince(noon);
-    const body = text(await postDigest(today));
+    const body = mrkdwnText(await postDigest(today));
 
     const now = judgedCounts(account, yesterday, today, noon);
     const then = judgedCounts(account, yesterday - DAY, yesterday, noon);

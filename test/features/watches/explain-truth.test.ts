@@ -14,9 +14,9 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLookout, type Lookout } from '../../../src/compose.js';
 import { startDemoApi, type DemoApi } from '@lookout/sandbox/demo-api';
-import { startOfflineSlack, type Message, type OfflineSlack } from '@lookout/sandbox/slack';
+import { startOfflineSlack, type OfflineSlack } from '@lookout/sandbox/slack';
 import { captureLogs } from '../../support/log-capture.js';
-import { headerOf, mrkdwnOf } from '../../support/sandbox.js';
+import { headerOf, mrkdwnOf, mrkdwnText } from '../../support/sandbox.js';
 import { until } from '../../support/until.js';
 import { falsehoods, readWhoMoved, trueShares, type Truth } from '../../support/who-moved.js';
 import { ephemeralAnswer } from '../../support/answers.js';
@@ -111,8 +111,6 @@ const visitsIn = (h: Date) => demo.accounts[0]!.counts(h, new Date(h.getTime() +
 
 const command = (channel: string, text: string, user = 'U_ALICE') => ephemeralAnswer(slack, channel, user, text);
 
-const textOf = (m: Message) => mrkdwnOf({ attachments: m.attachments, blocks: m.blocks }).join('\n');
-
 /** The truth of an hour against its baseline hours, from the demo's own data. */
 function truthOf(h: Date, baseline: readonly Date[]): Truth {
   const counted = (at: Date) => demo.accounts[0]!.counts(at, new Date(at.getTime() + HOUR));
@@ -147,14 +145,14 @@ async function explain(h: Date, rule: string, scan = true): Promise<string> {
         .find(
           (m) =>
             /^Watch: /.test(headerOf(m) ?? '') &&
-            textOf(m).includes(`watch #${id}`) &&
-            textOf(m).includes('Who moved it'),
+            mrkdwnText(m).includes(`watch #${id}`) &&
+            mrkdwnText(m).includes('Who moved it'),
         ),
     `watch #${id}'s alert, explained`,
   );
   await command('C_MARKETING', `watch remove ${id}`, 'U_CAROL');
-  whatMoved = /\*What moved\*.*$/m.exec(textOf(alert))![0];
-  return /\*Who moved it:\* (.+)$/m.exec(textOf(alert))![1]!;
+  whatMoved = /\*What moved\*.*$/m.exec(mrkdwnText(alert))![0];
+  return /\*Who moved it:\* (.+)$/m.exec(mrkdwnText(alert))![1]!;
 }
 
 describe('who moved it, as far as the judged visitors tell it', () => {

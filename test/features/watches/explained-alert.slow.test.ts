@@ -4,7 +4,7 @@ import { startLookout, type Lookout } from '../../../src/compose.js';
 import { startDemoApi, type DemoApi, type PeriodCounts } from '@lookout/sandbox/demo-api';
 import { startOfflineSlack, type Message, type OfflineSlack } from '@lookout/sandbox/slack';
 import { captureLogs } from '../../support/log-capture.js';
-import { headerOf, mrkdwnOf } from '../../support/sandbox.js';
+import { headerOf, mrkdwnOf, mrkdwnText, watchIdOf } from '../../support/sandbox.js';
 import { until } from '../../support/until.js';
 import { SAMPLE_LOOKUPS } from '../../../src/features/watches/explainer.js';
 import { ephemeralAnswer } from '../../support/answers.js';
@@ -73,9 +73,6 @@ afterAll(async () => {
 
 const command = (channel: string, text: string, user = 'U_ALICE') => ephemeralAnswer(slack, channel, user, text);
 
-const idOf = (m: Message) => Number(/Watch #(\d+)/.exec(mrkdwnOf(m).join(' '))?.[1]);
-const textOf = (m: Message) => mrkdwnOf({ attachments: m.attachments, blocks: m.blocks }).join('\n');
-
 /** The threat scan judges the hour, then the clock moves past it and the watches evaluate. */
 async function evaluate(h: Date): Promise<void> {
   clock = h.getTime() + HOUR - 1_000;
@@ -95,15 +92,15 @@ function explained(channel: string, id: number): Promise<Message> {
         .find(
           (m) =>
             /^Watch: /.test(headerOf(m) ?? '') &&
-            textOf(m).includes(`watch #${id}`) &&
-            textOf(m).includes('What moved'),
+            mrkdwnText(m).includes(`watch #${id}`) &&
+            mrkdwnText(m).includes('What moved'),
         ),
     `watch #${id}'s alert, explained`,
   );
 }
 
 const alertsOf = (channel: string, id: number) =>
-  slack.messages(channel).filter((m) => /^Watch: /.test(headerOf(m) ?? '') && textOf(m).includes(`watch #${id}`));
+  slack.messages(channel).filter((m) => /^Watch: /.test(headerOf(m) ?? '') && mrkdwnText(m).includes(`watch #${id}`));
 
 /** Each label's average visits over the four same hours before, as the demo counts them. */
 function usual(h: Date, pick: (c: PeriodCounts) => number): number {
@@ -118,13 +115,13 @@ describe('a watch alert explains its spike', () => {
   it('a human spike from a new source: names the source as new, with the demo’s figure, and says it is mostly people', async () => {
     const h = hour();
     clock = h.getTime() - HOUR;
-    const all = idOf(await command('C_MARKETING', 'watch visits spike every hour'));
-    const people = idOf(await command('C_GENERAL', 'watch visits by people spike every hour'));
+    const all = watchIdOf(await command('C_MARKETING', 'watch visits spike every hour'));
+    const people = watchIdOf(await command('C_GENERAL', 'watch visits by people spike every hour'));
     const spike = demo.spike({ kind: 'human', hour: h, visits: 150 });
     await evaluate(h);
 
     const alert = await explained('C_MARKETING', all);
-    const text = textOf(alert);
+    const text = mrkdwnText(alert);
     const counted = demo.accounts[0]!.counts(h, new Date(h.getTime() + HOUR));
     expect(counted.sources[spike.source.name]).toBe(150);
     expect(text).toContain(`${spike.source.name} +150 (new`);
@@ -140,7 +137,7 @@ describe('a watch alert explains its spike', () => {
   it('visitors the scan has not judged yet: a bounded sample of them is looked up, and the explanation says it is a sample', async () => {
     const h = hour();
     clock = h.getTime() - HOUR;
-    const all = idOf(await command('C_MARKETING', 'watch visits spike every hour'));
+    const all = watchIdOf(await command('C_MARKETING', 'watch visits spike every hour'));
     const spike = demo.spike({ kind: 'human', hour: h, visits: 150 });
     const lookupsBefore = demo.requests.filter((r) => r.path.startsWith('/security/')).length;
     // No scan this hour: none of its visitors is judged when the watch evaluates.
@@ -148,7 +145,7 @@ describe('a watch alert explains its spike', () => {
     await app.watches.tick();
     clock = h.getTime() + HOUR + 3 * 60_000;
     await app.watches.tick();
-    const text = textOf(await explained('C_MARKETING', all));
+    const text = mrkdwnText(await explained('C_MARKETING', all));
     expect(text).toContain(`sampled: ${SAMPLE_LOOKUPS} of ${spike.visitors} visitors judged`);
     const lookups = demo.requests.filter((r) => r.path.startsWith('/security/')).slice(lookupsBefore);
     expect(new Set(lookups.map((r) => r.path.split('/').at(-1))).size).toBe(SAMPLE_LOOKUPS);
@@ -158,13 +155,13 @@ describe('a watch alert explains its spike', () => {
   it('a scraper wave on one page: names the page with the demo’s change, says it is mostly automated, lists the flagged visitors; ignoring automated spikes silences the next wave', async () => {
     const h = hour();
     clock = h.getTime() - HOUR;
-    const all = idOf(await command('C_MARKETING', 'watch visits spike every hour'));
-    const people = idOf(await command('C_GENERAL', 'watch visits by people spike every hour'));
+    const all = watchIdOf(await command('C_MARKETING', 'watch visits spike every hour'));
+    const people = watchIdOf(await command('C_GENERAL', 'watch visits by people spike every hour'));
     const wave = demo.spike({ kind: 'scraper', hour: h, visits: 140 });
     await evaluate(h);
 
     const alert = await explained('C_MARKETING', all);
-    const text = textOf(alert);
+    const text = mrkdwnText(alert);
     const url = wave.page!.url;
     const change = Math.round(
       demo.accounts[0]!.counts(h, new Date(h.getTime() + HOUR)).pages[url]! - usual(h, (c) => c.pages[url] ?? 0),

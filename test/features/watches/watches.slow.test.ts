@@ -8,7 +8,7 @@ import { startDemoApi, type DemoApi } from '@lookout/sandbox/demo-api';
 import { startOfflineSlack, type Message, type OfflineSlack } from '@lookout/sandbox/slack';
 import { captureLogs } from '../../support/log-capture.js';
 import { TEST_DATABASE_URL } from '../../support/db.js';
-import { colourOf, headerOf, mrkdwnOf } from '../../support/sandbox.js';
+import { colourOf, headerOf, mrkdwnOf, watchIdOf } from '../../support/sandbox.js';
 import { lastPeriod } from '../../../src/features/watches/plan.js';
 import { until } from '../../support/until.js';
 import { ephemeralAnswer } from '../../support/answers.js';
@@ -81,8 +81,6 @@ function command(app: Lookout, channel: string, text: string, user = 'U_ALICE'):
   slack.setAppUrl(app.requestUrl!);
   return ephemeralAnswer(slack, channel, user, text);
 }
-
-const idOf = (m: Message) => Number(/Watch #(\d+)/.exec(mrkdwnOf(m).join(' '))?.[1]);
 
 /**
  * Moves the clock to just after `hour` ends and evaluates what is due, as its timer would over
@@ -186,7 +184,7 @@ describe('watches in one app', () => {
     it('breach → one alert → an update in its thread → back to normal, the alert edited in place', async () => {
       const h = hours(kind.hours);
       clock = h[0]!.getTime() - HOUR;
-      const id = idOf(await command(app, 'C_MARKETING', `watch ${kind.rule}`));
+      const id = watchIdOf(await command(app, 'C_MARKETING', `watch ${kind.rule}`));
       expect(id).toBeGreaterThan(0);
       await kind.produce(h, app);
       const evaluated = h.slice(-3);
@@ -221,7 +219,7 @@ describe('watches in one app', () => {
     it('a muted watch posts nothing, and its list says it breached; unmuted mid-breach, it posts the alert then, and its recovery in the thread', async () => {
       const h = hours(kind.hours);
       clock = h[0]!.getTime() - HOUR;
-      const id = idOf(await command(app, 'C_GENERAL', `watch ${kind.rule}`));
+      const id = watchIdOf(await command(app, 'C_GENERAL', `watch ${kind.rule}`));
       await command(app, 'C_GENERAL', `watch mute ${id} for 7d`);
       await kind.produce(h, app);
       const evaluated = h.slice(-3);
@@ -244,7 +242,7 @@ describe('watches in one app', () => {
     it('an API outage while evaluating is "unknown": no false alert, and the error is shown', async () => {
       const h = hours(kind.hours);
       clock = h[0]!.getTime() - HOUR;
-      const id = idOf(await command(app, channels.sales, `watch ${kind.rule}`));
+      const id = watchIdOf(await command(app, channels.sales, `watch ${kind.rule}`));
       await kind.produce(h, app);
       const evaluated = h.slice(-3);
       demo.setFaults({ status500Until: 1_000 });
@@ -281,7 +279,7 @@ describe('the buttons and the rules', () => {
   it('Acknowledge and Mute 24h edit the alert in place for everyone; a muted watch then posts nothing; Details shows the report behind it', async () => {
     const h = hours(3);
     clock = h[0]!.getTime() - HOUR;
-    const id = idOf(await command(app, channels.buttons, 'watch pages page~/checkout spike every hour'));
+    const id = watchIdOf(await command(app, channels.buttons, 'watch pages page~/checkout spike every hour'));
     demo.produce({
       kind: 'spike',
       hours: [h[0]!, h[1]!, h[2]!],
@@ -328,7 +326,7 @@ describe('the buttons and the rules', () => {
   }, 30_000);
 
   it("only the owner or an admin may change a watch; edit changes the rule and starts afresh; the list's buttons pause and resume", async () => {
-    const id = idOf(await command(app, 'C_GENERAL', 'watch visits below 5 every hour'));
+    const id = watchIdOf(await command(app, 'C_GENERAL', 'watch visits below 5 every hour'));
     const bob = async (text: string) => {
       const before = slack.messages('C_GENERAL', { user: 'U_BOB' }).length;
       await slack.slash('C_GENERAL', 'U_BOB', text);
@@ -387,7 +385,7 @@ describe('another workspace', () => {
   }
 
   it("finds none of this workspace's watches: remove, mute, unmute, pause and edit by id are not found, and its lists are empty", async () => {
-    const id = idOf(await command(app, 'C_GENERAL', 'watch visits below 5 every hour'));
+    const id = watchIdOf(await command(app, 'C_GENERAL', 'watch visits below 5 every hour'));
     const before = await app.store.watches.get(id);
     for (const verb of ['remove', 'mute', 'unmute', 'pause', 'resume', 'edit'])
       expect(await inOther(`watch ${verb} ${id}${verb === 'edit' ? ' visits above 1' : ''}`)).toContain(
@@ -409,7 +407,7 @@ describe('a restart mid-breach neither repeats nor loses the alert', () => {
     try {
       const h = hours(3);
       clock = h[0]!.getTime() - HOUR;
-      const id = idOf(await command(app, channels.random, 'watch pages page~/checkout spike every hour'));
+      const id = watchIdOf(await command(app, channels.random, 'watch pages page~/checkout spike every hour'));
       demo.produce({ kind: 'spike', hours: [h[0]!, h[1]!], visits: 150, url: 'https://www.example-shop.com/checkout' });
       await evaluateAfter(app, h[0]!);
       expect(alertsIn(channels.random)).toHaveLength(1);
@@ -455,7 +453,7 @@ describe.skipIf(!TEST_DATABASE_URL)('three replicas on one PostgreSQL', () => {
         'visits below 100000 every hour',
         'pages page~/checkout spike every hour',
       ])
-        ids.push(idOf(await command(apps[0]!, channels.replicas, `watch ${rule}`)));
+        ids.push(watchIdOf(await command(apps[0]!, channels.replicas, `watch ${rule}`)));
       demo.produce({ kind: 'spike', hours: [h[0]!], visits: 60, url: 'https://www.example-shop.com/checkout' });
       for (const hour of h) {
         // Two rounds of ticks, as the timers would make over the first minutes (an hour with no visits is asked again first).
