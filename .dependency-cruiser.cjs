@@ -1,6 +1,6 @@
 /**
  * The layering rules of Lookout (README, "Architecture"). `npm test` fails on a violation;
- * test/unit/boundaries.test.ts shows that each rule catches a planted one.
+ * test/app/boundaries.test.ts shows that each rule catches a planted one.
  */
 const PURE = '(parse|plan|blocks|cron|period|card|modal|modals|help|explanation-text)\\.ts$';
 

@@ -27,7 +27,7 @@ declare module '../../../src/platform/feature.js' {
 /**
  * The smallest feature with one of everything a feature owns: `/traffic ping` (its words,
  * help and runner), a table (its migration and repository), a metric, a job. Plugged in by
- * one more entry in the feature list (test/e2e/features.test.ts); nothing else changes.
+ * one more entry in the feature list (test/features/plug-in.test.ts); nothing else changes.
  */
 export const ping: LookoutFeature<'ping', never, { pings: PingRepo }> = {
   name: 'ping',

@@ -3,7 +3,7 @@
 -- rolling deploy): they keep reading and writing watch_state, now a view over scan_state.
 -- A view over one table with every column is automatically updatable, so their SELECT,
 -- UPDATE and INSERT … ON CONFLICT (key) statements reach scan_state and its primary key
--- unchanged (test/e2e/store-scan-state.test.ts runs them, on PGlite and PostgreSQL).
+-- unchanged (test/features/threats/scan-state.test.ts runs them, on PGlite and PostgreSQL).
 -- Their lease is the key 'threat-watch'; this version's scan holds both 'threat-scan' and
 -- 'threat-watch' (threats/lease.ts), so an earlier replica never scans at the same time.
 -- A later release, once no earlier replica runs, stops taking 'threat-watch' and drops the view.
