@@ -102,7 +102,7 @@ describeEachDb('store db', (t) => {
       );
       expect(rows).toEqual([
         { version: 1, name: 'initial', applied_at: expect.any(Date) },
-        { version: 2, name: 'alerts', applied_at: expect.any(Date) },
+        { version: 2, name: 'scan', applied_at: expect.any(Date) },
         { version: 3, name: 'deliveries', applied_at: expect.any(Date) },
         { version: 4, name: 'rate_limits', applied_at: expect.any(Date) },
         { version: 5, name: 'trend_points', applied_at: expect.any(Date) },
