@@ -13,6 +13,7 @@ import {
   ScanStateRepo,
 } from './repo.js';
 import { AlertService } from './service.js';
+import { alertSettings } from './settings.js';
 import { SCAN_LEASE_KEY, ThreatScan } from './scan.js';
 
 export type { AlertService, FlaggedSeen, FlaggedVisitors } from './service.js';
@@ -44,9 +45,10 @@ export function alertPrunes(repos: Pick<AlertFeatureRepos, 'visitorChecks' | 'gr
 }
 
 /** `/traffic alerts …`: threat alerts, from the threat scan's scans, with their buttons. */
-export const alerts: LookoutFeature<'alerts', 'visitor', AlertFeatureRepos> = {
+export const alerts: LookoutFeature<'alerts', 'visitor', AlertFeatureRepos, typeof alertSettings> = {
   name: 'alerts',
   needs: ['visitor'],
+  settings: alertSettings,
   subjects: ALERT_SUBJECTS,
   repos: (db: Queryable) => ({
     subscriptions: new AlertSubscriptionRepo(db),
@@ -56,15 +58,16 @@ export const alerts: LookoutFeature<'alerts', 'visitor', AlertFeatureRepos> = {
     scanState: new ScanStateRepo(db),
     groups: new AlertGroupRepo(db),
   }),
-  plug(ctx, { visitor }, own) {
-    const { platform, settings } = ctx;
+  plug(ctx, { visitor }, own, settings) {
+    const { platform, verdict } = ctx;
     const repos = { ...own, deliveries: platform.repos.deliveries };
-    const { now } = settings;
+    const { now } = platform;
+    const timeZone = ctx.settings.DEFAULT_TIMEZONE;
     const service = new AlertService({
       repos,
       now,
-      timeZone: settings.timeZone,
-      verdict: settings.verdict,
+      timeZone,
+      verdict,
       changed: platform.changes.changed,
       log: logOf(ctx, 'alerts'),
     });
@@ -74,15 +77,15 @@ export const alerts: LookoutFeature<'alerts', 'visitor', AlertFeatureRepos> = {
       leases: platform.repos.leases,
       db: platform.repos.db,
       queued: platform.queued,
-      deliveryDeadlineMs: settings.alerts.deliveryDeadlineMs,
+      deliveryDeadlineMs: settings.ALERT_DELIVERY_DEADLINE,
       log: logOf(ctx, 'threat-scan'),
       now,
-      owner: settings.owner,
-      verdict: settings.verdict,
-      timeZone: settings.timeZone,
-      intervalMs: settings.alerts.scanIntervalMs,
-      recheckMs: settings.alerts.recheckMs,
-      burst: settings.alerts.burst,
+      owner: platform.owner,
+      verdict,
+      timeZone,
+      intervalMs: settings.ALERT_SCAN_INTERVAL,
+      recheckMs: settings.ALERT_RECHECK_AFTER,
+      burst: settings.ALERT_BURST,
     });
     platform.metrics.addProbes({
       // The account whose last scan is oldest.
@@ -107,7 +110,7 @@ export const alerts: LookoutFeature<'alerts', 'visitor', AlertFeatureRepos> = {
       ],
       register: (routes) => registerAlerts(routes, service, visitor),
       jobs: [scan],
-      prunes: alertPrunes(own, settings.alerts.recheckMs),
+      prunes: alertPrunes(own, settings.ALERT_RECHECK_AFTER),
     };
   },
 };

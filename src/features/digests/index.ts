@@ -8,32 +8,49 @@ import { digestPublisher } from './publish.js';
 import { DigestRepo } from './repo.js';
 import { DigestRunRepo } from './runs.js';
 import { DigestScheduler } from './scheduler.js';
-import { DigestService } from './service.js';
+import { DigestService, type DigestLimits } from './service.js';
+import { digestSettings } from './settings.js';
 
 export type { DigestScheduler } from './scheduler.js';
 export type { DigestService } from './service.js';
 
 declare module '../../platform/feature.js' {
   interface Provided {
-    digests: { service: DigestService; scheduler: DigestScheduler };
+    digests: {
+      service: DigestService;
+      scheduler: DigestScheduler;
+      /** DIGEST_MIN_INTERVAL, DIGESTS_PER_CHANNEL and DIGESTS_PER_USER, for the Home to show. */
+      limits: DigestLimits;
+    };
   }
 }
 
 /** `/traffic digest …`: reports posted on a schedule, with their form and buttons. */
-export const digests: LookoutFeature<'digests', 'trends' | 'alerts', { digests: DigestRepo; runs: DigestRunRepo }> = {
+export const digests: LookoutFeature<
+  'digests',
+  'trends' | 'alerts',
+  { digests: DigestRepo; runs: DigestRunRepo },
+  typeof digestSettings
+> = {
   name: 'digests',
   needs: ['trends', 'alerts'],
+  settings: digestSettings,
   subjects: [DIGEST],
   repos: (db: Queryable) => ({ digests: new DigestRepo(db), runs: new DigestRunRepo(db) }),
-  plug(ctx, { trends, alerts }, repos) {
-    const { platform, settings } = ctx;
-    const { now, owner, limits } = settings;
+  plug(ctx, { trends, alerts }, repos, settings) {
+    const { platform } = ctx;
+    const { now, owner } = platform;
+    const limits: DigestLimits = {
+      minIntervalMs: settings.DIGEST_MIN_INTERVAL,
+      perChannel: settings.DIGESTS_PER_CHANNEL,
+      perUser: settings.DIGESTS_PER_USER,
+    };
     const log = logOf(ctx, 'digests');
     const content = new DigestContent({
       trends,
       flagged: alerts.service,
-      apiZone: settings.apiDays.timeZone,
-      demo: settings.demo,
+      apiZone: ctx.apiDays.timeZone,
+      demo: ctx.demo,
       log,
     });
     const scheduler = new DigestScheduler({
@@ -52,8 +69,8 @@ export const digests: LookoutFeature<'digests', 'trends' | 'alerts', { digests: 
       log: logOf(ctx, 'scheduler'),
       owner,
       now,
-      reloadMs: settings.digestReloadMs,
-      heartbeatMs: settings.deliveries.heartbeatMs,
+      reloadMs: settings.DIGEST_RELOAD,
+      heartbeatMs: ctx.settings.HEARTBEAT,
     });
     const service = new DigestService({
       repo: repos.digests,
@@ -63,18 +80,14 @@ export const digests: LookoutFeature<'digests', 'trends' | 'alerts', { digests: 
       schedule: scheduler,
       tenantOf: (team) => platform.tenants.of(team),
       now,
-      defaultTimezone: settings.timeZone,
-      limits: {
-        minIntervalMs: limits.digestMinIntervalMs,
-        perChannel: limits.digestsPerChannel,
-        perUser: limits.digestsPerUser,
-      },
+      defaultTimezone: ctx.settings.DEFAULT_TIMEZONE,
+      limits,
       quota: platform.quota,
       changed: platform.changes.changed,
       log,
     });
     return {
-      gives: { service, scheduler },
+      gives: { service, scheduler, limits },
       subcommands: [
         {
           words: ['digest', 'digests'],

@@ -6,6 +6,7 @@ import { registerHome } from './listeners.js';
 import { HomeRefresh } from './refresh.js';
 import { HomeViewRepo } from './repo.js';
 import { HomeService } from './service.js';
+import { homeSettings } from './settings.js';
 
 export type { HomeRefresh } from './refresh.js';
 
@@ -19,14 +20,20 @@ declare module '../../platform/feature.js' {
  * App Home: what a person set up and what needs a look. Open Home tabs are published
  * again after a change (the change bus) or a delivery's outcome.
  */
-export const home: LookoutFeature<'home', 'digests' | 'watches' | 'alerts' | 'workspace', { homeViews: HomeViewRepo }> =
+export const home: LookoutFeature<
+  'home',
+  'digests' | 'watches' | 'alerts' | 'workspace',
+  { homeViews: HomeViewRepo },
+  typeof homeSettings
+> =
   {
     name: 'home',
     needs: ['digests', 'watches', 'alerts', 'workspace'],
+    settings: homeSettings,
     subjects: [HOME],
     repos: (db: Queryable) => ({ homeViews: new HomeViewRepo(db) }),
-    plug(ctx, { digests, watches, alerts, workspace }, repos) {
-      const { platform, settings } = ctx;
+    plug(ctx, { digests, watches, alerts, workspace }, repos, settings) {
+      const { platform } = ctx;
       const log = logOf(ctx, 'home');
       const { deliveries } = platform.repos;
       const service = new HomeService({
@@ -42,12 +49,16 @@ export const home: LookoutFeature<'home', 'digests' | 'watches' | 'alerts' | 'wo
         top: (team, user) => workspace.homeSection(team, user),
         settings: {
           operator: !platform.tenants.distributed,
-          scrapingScoreThreshold: settings.security.scrapingScoreThreshold,
-          ...settings.limits,
+          scrapingScoreThreshold: ctx.settings.SCRAPING_SCORE_THRESHOLD,
+          digestMinIntervalMs: digests.limits.minIntervalMs,
+          digestsPerChannel: digests.limits.perChannel,
+          digestsPerUser: digests.limits.perUser,
+          userRequests: ctx.settings.USER_RATE_LIMIT,
+          userWindowMs: ctx.settings.USER_RATE_WINDOW,
         },
-        now: settings.now,
-        timeZone: settings.timeZone,
-        demo: settings.demo,
+        now: platform.now,
+        timeZone: ctx.settings.DEFAULT_TIMEZONE,
+        demo: ctx.demo,
         log,
       });
       const refresh = new HomeRefresh({
@@ -68,7 +79,9 @@ export const home: LookoutFeature<'home', 'digests' | 'watches' | 'alerts' | 'wo
         },
         log,
         observe: (outcome) => platform.metrics.homeRefreshes.inc({ outcome }),
-        ...settings.home,
+        debounceMs: settings.HOME_REFRESH_DELAY,
+        burst: settings.HOME_REFRESH_BURST,
+        perMinute: settings.HOME_REFRESHES_PER_MINUTE,
       });
       platform.changes.listen((scope) => refresh.changed(scope));
       // A delivery that went out, or failed, shows on the Homes of those who see it (security details: any of them).

@@ -8,6 +8,7 @@ import { WatchObserver } from './observe.js';
 import { WATCH_HELP } from './parse.js';
 import { WatchRepo } from './repo.js';
 import { WatchService } from './service.js';
+import { watchSettings } from './settings.js';
 
 export type { WatchEvaluator } from './evaluator.js';
 export type { WatchService } from './service.js';
@@ -19,23 +20,29 @@ declare module '../../platform/feature.js' {
 }
 
 /** `/traffic watch …`: metric watches, evaluated as each period is final, and their alerts. */
-export const watches: LookoutFeature<'watches', 'reports' | 'trends' | 'alerts' | 'visitor', { watches: WatchRepo }> = {
+export const watches: LookoutFeature<
+  'watches',
+  'reports' | 'trends' | 'alerts' | 'visitor',
+  { watches: WatchRepo },
+  typeof watchSettings
+> = {
   name: 'watches',
   needs: ['reports', 'trends', 'alerts', 'visitor'],
+  settings: watchSettings,
   subjects: WATCH_SUBJECTS,
   repos: (db: Queryable) => ({ watches: new WatchRepo(db) }),
-  plug(ctx, { reports, trends, alerts, visitor }, repos) {
-    const { platform, settings } = ctx;
-    const { now, apiDays, demo, limits } = settings;
+  plug(ctx, { reports, trends, alerts, visitor }, repos, settings) {
+    const { platform, apiDays, demo } = ctx;
+    const { now } = platform;
     const log = logOf(ctx, 'watches');
     const changed = platform.changes.changed;
     const service = new WatchService({
       repo: repos.watches,
       tenantOf: (team) => platform.tenants.of(team),
       now,
-      defaultTimezone: settings.timeZone,
+      defaultTimezone: ctx.settings.DEFAULT_TIMEZONE,
       apiZone: apiDays.timeZone,
-      limits: { perChannel: limits.digestsPerChannel, perUser: limits.digestsPerUser },
+      limits: { perChannel: settings.WATCHES_PER_CHANNEL, perUser: settings.WATCHES_PER_USER },
       demo,
       changed,
       log,
@@ -49,13 +56,14 @@ export const watches: LookoutFeature<'watches', 'reports' | 'trends' | 'alerts' 
       explained: (outcome) => platform.metrics.watchExplanations.inc({ outcome }),
       trends,
       apiDays,
-      owner: settings.owner,
+      owner: platform.owner,
       now,
       log,
       queued: platform.queued,
       changed,
       demo,
-      ...settings.watches,
+      spreadMs: { hour: settings.WATCH_SPREAD_HOURLY, day: settings.WATCH_SPREAD_DAILY },
+      staleMs: settings.WATCH_CLAIM_STALE,
       observe: (outcome) => platform.metrics.watchEvaluations.inc({ outcome }),
     });
     return {
