@@ -10,7 +10,7 @@ import { until } from '../support/until.js';
 let box: Sandbox;
 
 beforeAll(async () => {
-  box = await sandbox({ admins: ['U_ALICE'] });
+  box = await sandbox({ settings: { ADMIN_USERS: ['U_ALICE'] } });
 });
 afterAll(() => box?.stop());
 

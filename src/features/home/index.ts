@@ -53,6 +53,8 @@ export const home: LookoutFeature<
           digestMinIntervalMs: digests.limits.minIntervalMs,
           digestsPerChannel: digests.limits.perChannel,
           digestsPerUser: digests.limits.perUser,
+          watchesPerChannel: watches.limits.perChannel,
+          watchesPerUser: watches.limits.perUser,
           userRequests: ctx.settings.USER_RATE_LIMIT,
           userWindowMs: ctx.settings.USER_RATE_WINDOW,
         },

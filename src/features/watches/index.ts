@@ -15,7 +15,12 @@ export type { WatchService } from './service.js';
 
 declare module '../../platform/feature.js' {
   interface Provided {
-    watches: { service: WatchService; evaluator: WatchEvaluator };
+    watches: {
+      service: WatchService;
+      evaluator: WatchEvaluator;
+      /** WATCHES_PER_CHANNEL and WATCHES_PER_USER, for the Home to show. */
+      limits: { perChannel: number; perUser: number };
+    };
   }
 }
 
@@ -36,13 +41,14 @@ export const watches: LookoutFeature<
     const { now } = platform;
     const log = logOf(ctx, 'watches');
     const changed = platform.changes.changed;
+    const limits = { perChannel: settings.WATCHES_PER_CHANNEL, perUser: settings.WATCHES_PER_USER };
     const service = new WatchService({
       repo: repos.watches,
       tenantOf: (team) => platform.tenants.of(team),
       now,
       defaultTimezone: ctx.settings.DEFAULT_TIMEZONE,
       apiZone: apiDays.timeZone,
-      limits: { perChannel: settings.WATCHES_PER_CHANNEL, perUser: settings.WATCHES_PER_USER },
+      limits,
       demo,
       changed,
       log,
@@ -67,7 +73,7 @@ export const watches: LookoutFeature<
       observe: (outcome) => platform.metrics.watchEvaluations.inc({ outcome }),
     });
     return {
-      gives: { service, evaluator },
+      gives: { service, evaluator, limits },
       subcommands: [
         {
           words: ['watch', 'watches'],
