@@ -13,7 +13,11 @@ import { platformSettings } from './platform/settings.js';
  */
 
 type Features = (typeof FEATURES)[number];
-type SliceOf<F> = F extends { settings?: infer S extends SettingsSlice } ? (keyof S['shape'] extends never ? never : S) : never;
+type SliceOf<F> = F extends { settings?: infer S extends SettingsSlice }
+  ? keyof S['shape'] extends never
+    ? never
+    : S
+  : never;
 type Intersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
 
 /** Every setting by variable name, as the app reads it (durations in milliseconds, lists as arrays). */

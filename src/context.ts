@@ -3,14 +3,13 @@
  * name), and what each feature is handed when it is plugged (Context).
  */
 import { hostname } from 'node:os';
-import type { z } from 'zod';
 import { randomBytes } from 'node:crypto';
 import type { Settings } from './config.js';
 import type { Weekday } from './kernel/dates.js';
 import type { ApiDays } from './kernel/trend.js';
 import type { VerdictOptions } from './kernel/verdict.js';
 import type { Answering } from './platform/answering.js';
-import type { Feature, SettingsSlice } from './platform/feature.js';
+import type { Feature, NoSettings, SettingsSlice } from './platform/feature.js';
 import type { Logger } from './platform/log.js';
 import type { Platform, PlatformOptions } from './platform/open.js';
 import type { Keyring } from './platform/secrets.js';
@@ -95,7 +94,7 @@ export type LookoutFeature<
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   Needs extends string = any,
   Repos extends object = object,
-  Slice extends SettingsSlice = z.ZodObject<{}>,
+  Slice extends SettingsSlice = NoSettings,
 > = Feature<Context, Name, Needs, Repos, Slice>;
 
 /** What commands and their buttons need to answer someone (the workspace's API comes with each request): their time zone, their quota. */

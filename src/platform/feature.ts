@@ -61,6 +61,9 @@ type Gives<Name> = Name extends keyof Provided ? Provided[Name] : undefined;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type SettingsSlice = z.ZodObject<any>;
 
+/** The slice of a feature without settings of its own. */
+export type NoSettings = z.ZodObject<Record<never, never>>;
+
 /**
  * A feature. `Ctx` is what the app hands every feature (the platform and the platform's
  * settings); `needs` names the features whose gifts it takes, plugged before it in the list;
@@ -71,7 +74,7 @@ export interface Feature<
   Name extends string = string,
   Needs extends string = never,
   Repos extends object = object,
-  Slice extends SettingsSlice = z.ZodObject<{}>,
+  Slice extends SettingsSlice = NoSettings,
 > {
   name: Name;
   needs?: readonly Needs[];

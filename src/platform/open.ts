@@ -225,7 +225,8 @@ export async function openPlatform(o: PlatformOptions, subjectList: readonly Any
     logger: boltLogger(log.child({ component: 'slack' }), secrets),
     timeout: settings.SLACK_TIMEOUT,
   };
-  const installer = o.slack.oauth && installerOf(o.slack.oauth, installations, webOptions, log, installLinksOf(settings));
+  const installer =
+    o.slack.oauth && installerOf(o.slack.oauth, installations, webOptions, log, installLinksOf(settings));
   const metrics = new Metrics(
     {
       deliveries: () => repos.deliveries.counts(),

@@ -152,12 +152,16 @@ export function verdictOf(s: Pick<PlatformSettings, 'SCRAPING_SCORE_THRESHOLD'>)
 }
 
 /** Who may manage any subscription (empty: everyone), and who may see security details, where. */
-export function accessOf(s: Pick<PlatformSettings, 'ADMIN_USERS' | 'SECURITY_CHANNELS' | 'SECURITY_USERS'>): AccessRules {
+export function accessOf(
+  s: Pick<PlatformSettings, 'ADMIN_USERS' | 'SECURITY_CHANNELS' | 'SECURITY_USERS'>,
+): AccessRules {
   return { admins: s.ADMIN_USERS, security: { channels: s.SECURITY_CHANNELS, users: s.SECURITY_USERS } };
 }
 
 /** A distributed app's install page links to its privacy and support pages. */
-export function installLinksOf(s: Pick<PlatformSettings, 'INSTALL_PRIVACY_URL' | 'INSTALL_SUPPORT_URL'>): InstallPageLinks {
+export function installLinksOf(
+  s: Pick<PlatformSettings, 'INSTALL_PRIVACY_URL' | 'INSTALL_SUPPORT_URL'>,
+): InstallPageLinks {
   return {
     ...(s.INSTALL_PRIVACY_URL ? { privacyUrl: s.INSTALL_PRIVACY_URL } : {}),
     ...(s.INSTALL_SUPPORT_URL ? { supportUrl: s.INSTALL_SUPPORT_URL } : {}),

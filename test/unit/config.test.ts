@@ -81,7 +81,9 @@ describe('loadConfig', () => {
   });
 
   it("reads the API's time zone and settling margin, and refuses a zone that is not one or a margin out of range, with the range", () => {
-    expect(apiDaysOf(loadConfig({ ANALYTICS_API_TIMEZONE: 'America/New_York', ANALYTICS_SETTLE_MARGIN: '30m' }))).toEqual({
+    expect(
+      apiDaysOf(loadConfig({ ANALYTICS_API_TIMEZONE: 'America/New_York', ANALYTICS_SETTLE_MARGIN: '30m' })),
+    ).toEqual({
       timeZone: 'America/New_York',
       settleMs: 1_800_000,
     });

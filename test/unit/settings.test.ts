@@ -25,14 +25,22 @@ describe('the settings', () => {
   });
 
   it('refuse a variable declared twice', () => {
-    const again = { name: 'again', settings: z.object({ ALERT_BURST: z.number() }), plug: () => ({ gives: undefined }) };
+    const again = {
+      name: 'again',
+      settings: z.object({ ALERT_BURST: z.number() }),
+      plug: () => ({ gives: undefined }),
+    };
     expect(() => settingsSchema([...FEATURES, again])).toThrow(
       "ALERT_BURST is declared twice: feature 'again' declares it again",
     );
   });
 
   it("take each one's default unless given, as a typed value (below the environment's minimum too)", () => {
-    expect(defaultSettings()).toMatchObject({ ALERT_SCAN_INTERVAL: 60_000, WATCHES_PER_CHANNEL: 10, WATCHES_PER_USER: 20 });
+    expect(defaultSettings()).toMatchObject({
+      ALERT_SCAN_INTERVAL: 60_000,
+      WATCHES_PER_CHANNEL: 10,
+      WATCHES_PER_USER: 20,
+    });
     const settings = settingsWith(FEATURES, { ALERT_SCAN_INTERVAL: 50, ALERT_BURST: undefined });
     expect(settings.ALERT_SCAN_INTERVAL).toBe(50);
     expect(settings.ALERT_BURST).toBe(5);

@@ -25,72 +25,71 @@ export const home: LookoutFeature<
   'digests' | 'watches' | 'alerts' | 'workspace',
   { homeViews: HomeViewRepo },
   typeof homeSettings
-> =
-  {
-    name: 'home',
-    needs: ['digests', 'watches', 'alerts', 'workspace'],
-    settings: homeSettings,
-    subjects: [HOME],
-    repos: (db: Queryable) => ({ homeViews: new HomeViewRepo(db) }),
-    plug(ctx, { digests, watches, alerts, workspace }, repos, settings) {
-      const { platform } = ctx;
-      const log = logOf(ctx, 'home');
-      const { deliveries } = platform.repos;
-      const service = new HomeService({
-        digests: digests.service,
-        watches: watches.service,
-        alerts: alerts.service,
-        deliveries,
-        subjects: platform.subjects,
-        views: repos.homeViews,
-        queued: platform.queued,
-        access: (team) => platform.tenants.access(team),
-        tenantOf: (team) => platform.tenants.of(team),
-        top: (team, user) => workspace.homeSection(team, user),
-        settings: {
-          operator: !platform.tenants.distributed,
-          scrapingScoreThreshold: ctx.settings.SCRAPING_SCORE_THRESHOLD,
-          digestMinIntervalMs: digests.limits.minIntervalMs,
-          digestsPerChannel: digests.limits.perChannel,
-          digestsPerUser: digests.limits.perUser,
-          watchesPerChannel: watches.limits.perChannel,
-          watchesPerUser: watches.limits.perUser,
-          userRequests: ctx.settings.USER_RATE_LIMIT,
-          userWindowMs: ctx.settings.USER_RATE_WINDOW,
-        },
-        now: platform.now,
-        timeZone: ctx.settings.DEFAULT_TIMEZONE,
-        demo: ctx.demo,
-        log,
-      });
-      const refresh = new HomeRefresh({
-        repo: repos.homeViews,
-        render: (team, user) => service.render(team, user),
-        ownersIn: (team, channels) => service.ownersIn(team, channels),
-        enqueue: async (team, user, view) => {
-          const message = { text: 'Lookout Home', blocks: view.blocks as SlackMessage['blocks'] };
-          await deliveries.enqueueLatest({
-            team,
-            subject: HOME,
-            payload: { user },
-            channelId: user,
-            message,
-            expiresInMs: HOME_PUBLISH_DEADLINE_MS,
-          });
-          platform.queued();
-        },
-        log,
-        observe: (outcome) => platform.metrics.homeRefreshes.inc({ outcome }),
-        debounceMs: settings.HOME_REFRESH_DELAY,
-        burst: settings.HOME_REFRESH_BURST,
-        perMinute: settings.HOME_REFRESHES_PER_MINUTE,
-      });
-      platform.changes.listen((scope) => refresh.changed(scope));
-      // A delivery that went out, or failed, shows on the Homes of those who see it (security details: any of them).
-      platform.worker.onOutcome((delivery, subject) => {
-        if (subject !== HOME)
-          refresh.changed(subject.sensitive ? 'everyone' : { team: delivery.team, channels: [delivery.channelId] });
-      });
-      return { gives: refresh, register: (routes) => registerHome(routes, service), stop: () => refresh.stop() };
-    },
-  };
+> = {
+  name: 'home',
+  needs: ['digests', 'watches', 'alerts', 'workspace'],
+  settings: homeSettings,
+  subjects: [HOME],
+  repos: (db: Queryable) => ({ homeViews: new HomeViewRepo(db) }),
+  plug(ctx, { digests, watches, alerts, workspace }, repos, settings) {
+    const { platform } = ctx;
+    const log = logOf(ctx, 'home');
+    const { deliveries } = platform.repos;
+    const service = new HomeService({
+      digests: digests.service,
+      watches: watches.service,
+      alerts: alerts.service,
+      deliveries,
+      subjects: platform.subjects,
+      views: repos.homeViews,
+      queued: platform.queued,
+      access: (team) => platform.tenants.access(team),
+      tenantOf: (team) => platform.tenants.of(team),
+      top: (team, user) => workspace.homeSection(team, user),
+      settings: {
+        operator: !platform.tenants.distributed,
+        scrapingScoreThreshold: ctx.settings.SCRAPING_SCORE_THRESHOLD,
+        digestMinIntervalMs: digests.limits.minIntervalMs,
+        digestsPerChannel: digests.limits.perChannel,
+        digestsPerUser: digests.limits.perUser,
+        watchesPerChannel: watches.limits.perChannel,
+        watchesPerUser: watches.limits.perUser,
+        userRequests: ctx.settings.USER_RATE_LIMIT,
+        userWindowMs: ctx.settings.USER_RATE_WINDOW,
+      },
+      now: platform.now,
+      timeZone: ctx.settings.DEFAULT_TIMEZONE,
+      demo: ctx.demo,
+      log,
+    });
+    const refresh = new HomeRefresh({
+      repo: repos.homeViews,
+      render: (team, user) => service.render(team, user),
+      ownersIn: (team, channels) => service.ownersIn(team, channels),
+      enqueue: async (team, user, view) => {
+        const message = { text: 'Lookout Home', blocks: view.blocks as SlackMessage['blocks'] };
+        await deliveries.enqueueLatest({
+          team,
+          subject: HOME,
+          payload: { user },
+          channelId: user,
+          message,
+          expiresInMs: HOME_PUBLISH_DEADLINE_MS,
+        });
+        platform.queued();
+      },
+      log,
+      observe: (outcome) => platform.metrics.homeRefreshes.inc({ outcome }),
+      debounceMs: settings.HOME_REFRESH_DELAY,
+      burst: settings.HOME_REFRESH_BURST,
+      perMinute: settings.HOME_REFRESHES_PER_MINUTE,
+    });
+    platform.changes.listen((scope) => refresh.changed(scope));
+    // A delivery that went out, or failed, shows on the Homes of those who see it (security details: any of them).
+    platform.worker.onOutcome((delivery, subject) => {
+      if (subject !== HOME)
+        refresh.changed(subject.sensitive ? 'everyone' : { team: delivery.team, channels: [delivery.channelId] });
+    });
+    return { gives: refresh, register: (routes) => registerHome(routes, service), stop: () => refresh.stop() };
+  },
+};
