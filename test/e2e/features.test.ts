@@ -14,7 +14,11 @@ import { CHANNEL, sandbox, textsOf, USER, type Sandbox } from '../support/sandbo
 describe('a feature plugs in with one entry in the list', () => {
   let box: Sandbox & { logs: string[] };
   beforeAll(async () => {
-    box = await sandbox({ features: [...FEATURES, ping] });
+    // PING_REPLY is the ping feature's own setting: given here, its default ("pong") otherwise.
+    box = await sandbox({
+      features: [...FEATURES, ping],
+      settings: { PING_REPLY: 'pong!' } as LookoutOptions['settings'],
+    });
   });
   afterAll(async () => {
     await box?.stop();
@@ -31,7 +35,7 @@ describe('a feature plugs in with one entry in the list', () => {
   }
 
   it('/traffic ping answers pong, and its help is in /traffic help', async () => {
-    expect((await answer('ping')).join('\n')).toContain('pong');
+    expect((await answer('ping')).join('\n')).toContain('pong!');
     expect((await answer('help ping')).join('\n')).toContain('/traffic ping: answers pong');
   });
 
