@@ -121,14 +121,7 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
       replicated: platform.replicated,
       listeners: plugged.map((p) => (routes) => p.register?.(routes, commands)),
       tenantOf: (team) => platform.tenants.of(team),
-      ...(platform.installer
-        ? {
-            installer: {
-              provider: platform.installer,
-              links: installLinksOf(settings),
-            },
-          }
-        : {}),
+      ...(platform.installer ? { installer: { provider: platform.installer, links: installLinksOf(settings) } } : {}),
       ...(platform.installer && platform.installations ? { orgs: platform.installations } : {}),
     });
     ops = await startOps({
