@@ -268,7 +268,7 @@ function settingsBlocks(s: HomeSettings | undefined): KnownBlock[] {
       elements: [
         mrkdwn(
           s.operator
-            ? "Set in Lookout's environment (`ADMIN_USERS`, `SECURITY_*`, `DIGESTS_PER_*`, `USER_RATE_*`…); they change on restart."
+            ? "Set in Lookout's environment (`ADMIN_USERS`, `SECURITY_*`, `DIGESTS_PER_*`, `WATCHES_PER_*`, `USER_RATE_*`…); they change on restart."
             : 'The same for every workspace this Lookout serves, set by whoever runs it: ask them to change one.',
         ),
       ],
