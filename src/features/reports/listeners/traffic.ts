@@ -12,7 +12,10 @@ import { postToResponseUrl } from '../../../platform/slack/respond.js';
  */
 export function registerTraffic(app: Routes, reports: ReportService, { subcommands, help }: CommandTable): void {
   const byWord = new Map(subcommands.flatMap((s) => s.words.map((w) => [w, s] as const)));
-  const more: MoreHelp = { ...Object.fromEntries(subcommands.map((s) => [s.words[0], s.help])), ...help };
+  const more: MoreHelp = {
+    ...Object.fromEntries(subcommands.map((s) => [s.words[0] ?? '', s.help] as const)),
+    ...help,
+  };
   app.handleCommand('/traffic', async ({ command, client }, { log, tell: reply, team, tenant }) => {
     const parsed = parseTrafficCommand(command.text ?? '', reports.catalog, { subcommands: [...byWord.keys()] });
     switch (parsed.kind) {
