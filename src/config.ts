@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import type { LookoutFeature } from './context.js';
 import { FEATURES } from './features/index.js';
 import type { SettingsSlice } from './platform/feature.js';
 import { KEY_HINT, keyring, type Keyring } from './platform/secrets.js';
@@ -25,13 +24,14 @@ export type Settings = z.output<typeof platformSettings> & Intersection<z.output
 /** Every setting by variable name, as the environment gives it. */
 export type SettingsInput = z.input<typeof platformSettings> & Intersection<z.input<SliceOf<Features>>>;
 
-type Sliced = Pick<LookoutFeature, 'name' | 'settings'>;
+/** What the schema needs of a feature: its name, and its slice. */
+type Sliced = { name: string; settings?: { shape: Record<string, z.ZodType> } };
 
 /** The one schema of the platform's settings and those of `features`; a variable declared twice stops the app. */
 export function settingsSchema(features: readonly Sliced[]): z.ZodObject {
   const shape: Record<string, z.ZodType> = { ...platformSettings.shape };
   for (const feature of features) {
-    for (const [name, schema] of Object.entries((feature.settings?.shape ?? {}) as Record<string, z.ZodType>)) {
+    for (const [name, schema] of Object.entries(feature.settings?.shape ?? {})) {
       if (name in shape) throw new Error(`${name} is declared twice: feature '${feature.name}' declares it again`);
       shape[name] = schema;
     }

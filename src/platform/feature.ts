@@ -114,7 +114,8 @@ export function plugAll<Ctx>(
     if (missing.length > 0)
       throw new Error(`feature '${feature.name}' needs ${missing.join(', ')}: put it after them in the list`);
     const needs = Object.fromEntries((feature.needs ?? []).map((n: string) => [n, given[n]]));
-    const own = Object.fromEntries(Object.keys(feature.settings?.shape ?? {}).map((key) => [key, settings[key]]));
+    const slice = feature.settings as { shape: object } | undefined;
+    const own = Object.fromEntries(Object.keys(slice?.shape ?? {}).map((key) => [key, settings[key]]));
     const p = feature.plug(ctx, needs, reposOf(feature), own) as Plugged<unknown>;
     given[feature.name] = p.gives;
     plugged.push(p);
