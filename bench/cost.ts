@@ -16,16 +16,15 @@ import { loadConfig } from '../src/config.js';
 
 const countries = ['US', 'DE', 'FR', 'GB', 'NL', 'SE', 'JP', 'BR', 'IN', 'CA', 'ES', 'IT', 'PL', 'AU', 'MX'];
 const reports = ['sources', 'pages', 'countries', 'browsers'];
-const defaults = loadConfig({}).limits;
+const defaults = loadConfig({});
 
 async function minute(
   userRequests: number,
 ): Promise<{ sent: number; refused: number; requests: number; seconds: number }> {
   const box = await startTestSandbox({
     log: createLogger({ level: 'silent' }),
-    limits: { userRequests },
     scheduler: false,
-    admins: [USER],
+    settings: { USER_RATE_LIMIT: userRequests, ADMIN_USERS: [USER] },
   });
   try {
     const start = box.demo!.requests.length;
@@ -59,12 +58,12 @@ async function minute(
   }
 }
 
-const limited = await minute(defaults.userRequests);
+const limited = await minute(defaults.USER_RATE_LIMIT);
 const floor = await minute(1_000_000);
 console.log(`One person, 60 cold 30-day trends, 20 visitor cards, a digest and 10 previews, as fast as answered:`);
 console.log(
-  `  with USER_RATE_LIMIT=${defaults.userRequests}: ${limited.sent} commands in ${limited.seconds.toFixed(1)} s, ${limited.refused} refused, ${limited.requests} analytics API requests (${(limited.requests / defaults.userRequests).toFixed(2)}× the budget)`,
+  `  with USER_RATE_LIMIT=${defaults.USER_RATE_LIMIT}: ${limited.sent} commands in ${limited.seconds.toFixed(1)} s, ${limited.refused} refused, ${limited.requests} analytics API requests (${(limited.requests / defaults.USER_RATE_LIMIT).toFixed(2)}× the budget)`,
 );
 console.log(
-  `  without a limit (the floor): ${floor.sent} commands in ${floor.seconds.toFixed(1)} s, ${floor.requests} analytics API requests (${(floor.requests / defaults.userRequests).toFixed(2)}× the budget)`,
+  `  without a limit (the floor): ${floor.sent} commands in ${floor.seconds.toFixed(1)} s, ${floor.requests} analytics API requests (${(floor.requests / defaults.USER_RATE_LIMIT).toFixed(2)}× the budget)`,
 );

@@ -37,6 +37,7 @@ import type { FilterGroup } from '../src/kernel/filters.js';
 import type { MarketingRequest } from '../src/kernel/query.js';
 import type { AnalyticsApi } from '../src/platform/api/analytics.js';
 import { SharedFetcher } from '../src/platform/api/shared-fetcher.js';
+import { defaultSettings } from '../src/config.js';
 import { createLogger } from '../src/platform/log.js';
 import { percentile, peakRssMb } from './stats.js';
 
@@ -152,7 +153,7 @@ async function replicaProcess(): Promise<void> {
   const log = createLogger({ level: process.env.BENCH_VERBOSE ? 'warn' : 'silent' });
   const platform = await openPlatform(
     {
-      api: { baseUrl: env.demoUrl, timeoutMs: 10_000, maxConcurrency: 8 },
+      api: { baseUrl: env.demoUrl },
       slack: {
         signingSecret: randomBytes(16).toString('hex'),
         oauth: { clientId: env.clientId, clientSecret: env.clientSecret, stateSecret: randomBytes(16).toString('hex') },
@@ -162,9 +163,7 @@ async function replicaProcess(): Promise<void> {
       log,
       now: () => new Date(),
       owner: env.owner,
-      access: { admins: [], security: { channels: [], users: [] } },
-      limits: { apiBudget: 6000, userRequests: 600, userWindowMs: 60_000 },
-      deliveries: { slackTimeoutMs: 10_000, heartbeatMs: 10_000 },
+      settings: defaultSettings(),
       encryption: keyring(env.encryptionKey),
     },
     (await import('../src/features/index.js')).FEATURES,

@@ -1,9 +1,11 @@
 import type { Server } from 'node:http';
-import { settingsOf, type Context, type LookoutFeature, type LookoutOptions } from './context.js';
+import { settingsWith } from './config.js';
+import { contextOf, platformOptionsOf, type LookoutFeature, type LookoutOptions } from './context.js';
 import { FEATURES } from './features/index.js';
 import type { Tenants } from './platform/tenancy/tenants.js';
 import type { DeliveryWorker } from './platform/deliveries/worker.js';
 import { commandTable, plugAll, type Provided } from './platform/feature.js';
+import { installLinksOf } from './platform/settings.js';
 import { migrationsOf, openPlatform, platformRepos, type Platform, type PlatformRepos } from './platform/open.js';
 import { adoptRows, PLATFORM_UNOWNED } from './platform/tenancy/adopt.js';
 import { startOps, type Ops } from './platform/ops.js';
@@ -58,16 +60,17 @@ export interface Lookout {
  */
 export async function startLookout(options: LookoutOptions): Promise<Lookout> {
   const features = options.features ?? FEATURES;
-  const settings = settingsOf(options);
-  const platform = await openPlatform(settings, features);
-  const ctx: Context = { platform, settings };
+  const settings = settingsWith(features, options.settings);
+  const platformOptions = platformOptionsOf(options, settings);
+  const platform = await openPlatform(platformOptions, features);
+  const ctx = contextOf(platform, platformOptions, options.demo);
   let ops: Ops | undefined;
   let slack: SlackApp | undefined;
   let listening = false;
   try {
     const own = new Map<unknown, object>(features.map((f) => [f, f.repos?.(platform.repos.db) ?? {}]));
     const store = Object.assign({}, platform.repos, ...own.values(), { close: () => platform.close() }) as Repos;
-    const { plugged, given } = plugAll(features, ctx, (f) => own.get(f) ?? {});
+    const { plugged, given } = plugAll(features, ctx, (f) => own.get(f) ?? {}, settings);
     const commands = commandTable(features, plugged);
     const jobs = plugged.flatMap((p) => p.jobs ?? []);
     if (!platform.installer)
@@ -78,7 +81,7 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
       port: options.port,
       ...(options.host !== undefined ? { host: options.host } : {}),
       slackApiUrl: options.slack.apiUrl,
-      timeoutMs: settings.deliveries.slackTimeoutMs,
+      timeoutMs: settings.SLACK_TIMEOUT,
       log: platform.log,
       ...(options.requestClock ? { now: options.requestClock } : {}),
       judged: (outcome, skewSeconds) => {
@@ -91,7 +94,7 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
       replicated: platform.replicated,
       listeners: plugged.map((p) => (routes) => p.register?.(routes, commands)),
       tenantOf: (team) => platform.tenants.of(team),
-      ...(platform.installer ? { installer: { provider: platform.installer, links: options.slack.oauth ?? {} } } : {}),
+      ...(platform.installer ? { installer: { provider: platform.installer, links: installLinksOf(settings) } } : {}),
       ...(platform.installer && platform.installations ? { orgs: platform.installations } : {}),
     });
     ops = await startOps({
@@ -108,7 +111,7 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
     if (options.scheduler !== false) {
       for (const job of jobs) await job.start();
       const prunes = [...platform.prunes, ...plugged.flatMap((p) => p.prunes ?? [])];
-      stopHousekeeping = startHousekeeping(prunes, platform.log.child({ component: 'housekeeping' }), settings.now);
+      stopHousekeeping = startHousekeeping(prunes, platform.log.child({ component: 'housekeeping' }), platform.now);
     }
     const address = server?.address();
     const [opened, app] = [ops, slack];

@@ -1,31 +1,27 @@
 /**
- * What Lookout is started with (LookoutOptions), those options with every default filled
- * in (Settings), and what each feature is handed when it is plugged (Context).
+ * What Lookout is started with (LookoutOptions: the run's wiring, and settings by variable
+ * name), and what each feature is handed when it is plugged (Context).
  */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { loadConfig, type Limits } from './config.js';
+import type { Settings } from './config.js';
 import type { Weekday } from './kernel/dates.js';
 import type { ApiDays } from './kernel/trend.js';
 import type { VerdictOptions } from './kernel/verdict.js';
 import type { Answering } from './platform/answering.js';
-import type { Feature } from './platform/feature.js';
+import type { Feature, NoSettings, SettingsSlice } from './platform/feature.js';
 import type { Logger } from './platform/log.js';
 import type { Platform, PlatformOptions } from './platform/open.js';
 import type { Keyring } from './platform/secrets.js';
+import { apiDaysOf, verdictOf, weekStartFrom, type PlatformSettings } from './platform/settings.js';
 import type { OpenDbOptions } from './platform/store/index.js';
 
-/** The settings a Lookout runs with; anything left out takes its configuration default. */
+/** What a Lookout is started with: the wiring that is not a setting, and the settings. */
 export interface LookoutOptions {
   api: PlatformOptions['api'];
   slack: PlatformOptions['slack'];
   store: OpenDbOptions;
   log: Logger;
-  defaultTimezone?: string;
-  /** The first day of a trend's weeks (LOCALE). */
-  weekStart?: Weekday;
-  /** The zone of the API's dates and the settling margin: when a period is final at the API. */
-  apiDays?: ApiDays;
   /** The demo API is behind the answers (they say so). */
   demo: boolean;
   now?: () => Date;
@@ -36,57 +32,35 @@ export interface LookoutOptions {
   requestClock?: () => number;
   /** Where /metrics and /readyz are served (default: a free port on loopback, no token). */
   ops?: { port?: number; host?: string; token?: string };
-  /** Who may see security details, and the scraping score that counts as a reason. */
-  security?: { channels: string[]; users: string[]; scrapingScoreThreshold: number };
-  /** Who may manage any digest or alert subscription; empty means everyone. */
-  admins?: string[];
   /** This replica's name in the runs table (default: host name and a random suffix). */
   replica?: string;
-  /** How often replicas re-read the digests (ms). */
-  digestReloadMs?: number;
   /** Start no background job (scheduler, threat scan, watch evaluations, housekeeping): tests drive them themselves. */
   scheduler?: boolean;
-  alerts?: { scanIntervalMs: number; recheckMs: number; burst: number; deliveryDeadlineMs?: number };
-  limits?: Partial<Limits>;
-  deliveries?: {
-    slackTimeoutMs: number;
-    heartbeatMs: number;
-    /** At most one post per channel this often (default 1 s, Slack's limit). */ paceMs?: number;
-  };
-  /** How often due watches are looked for, and over how much of each period their evaluations are spread (ms). */
-  watches?: { tickMs?: number; spreadMs?: { hour: number; day: number }; staleMs?: number };
-  /** Open Home tabs are published again this long after a change, at most `perMinute` a minute after a burst of `burst`. */
-  home?: { debounceMs?: number; perMinute?: number; burst?: number };
   /** The keys of secrets at rest (LOOKOUT_ENCRYPTION_KEY, …_PREVIOUS); a start re-seals what a previous key sealed. */
   encryption?: Keyring;
-  /** A distributed app's workspaces: other analytics URLs a connection may use, and how long a departed one's settings are kept. */
-  workspaces?: { allowedUrls?: string[]; retentionMs?: number };
   /** The features, in order (default: FEATURES, src/features/index.ts). */
   features?: readonly LookoutFeature[];
+  /** Settings by variable name, as typed values (durations in ms); anything left out takes its default. */
+  settings?: Partial<Settings>;
 }
 
-/** The options with every default filled in. */
-export interface Settings extends PlatformOptions {
-  timeZone: string;
-  weekStart: Weekday;
-  apiDays: ApiDays;
+/** What every feature is handed: the platform, its settings, and what is derived from them once. */
+export interface Context {
+  platform: Platform;
+  settings: PlatformSettings;
+  now: () => Date;
+  /** This replica's name on leases, claims and outbox rows. */
+  owner: string;
   demo: boolean;
-  security: { channels: string[]; users: string[]; scrapingScoreThreshold: number };
+  /** The analytics API Lookout was started with (a distributed app's default for connections). */
+  apiBaseUrl: string;
+  apiDays: ApiDays;
+  weekStart: Weekday;
   verdict: VerdictOptions;
-  alerts: { scanIntervalMs: number; recheckMs: number; burst: number; deliveryDeadlineMs: number };
-  limits: Limits;
-  deliveries: NonNullable<LookoutOptions['deliveries']>;
-  digestReloadMs?: number;
-  watches: NonNullable<LookoutOptions['watches']>;
-  home: NonNullable<LookoutOptions['home']>;
-  /** The origins a workspace's analytics connection may use (ANALYTICS_API_URL's first), and the retention after uninstall. */
-  workspaces: { allowedOrigins: string[]; retentionMs: number };
 }
 
-const DEFAULTS = loadConfig({});
-
-export function settingsOf(options: LookoutOptions): Settings {
-  const security = options.security ?? DEFAULTS.security;
+/** The platform's options: the wiring, with the clock and the replica's name defaulted. */
+export function platformOptionsOf(options: LookoutOptions, settings: PlatformSettings): PlatformOptions {
   return {
     api: options.api,
     slack: options.slack,
@@ -94,33 +68,24 @@ export function settingsOf(options: LookoutOptions): Settings {
     log: options.log,
     now: options.now ?? (() => new Date()),
     owner: options.replica ?? `${hostname()}-${randomBytes(3).toString('hex')}`,
-    access: { admins: options.admins ?? DEFAULTS.admins, security },
-    timeZone: options.defaultTimezone ?? DEFAULTS.defaultTimezone,
-    weekStart: options.weekStart ?? DEFAULTS.weekStart,
-    apiDays: options.apiDays ?? DEFAULTS.apiDays,
-    demo: options.demo,
-    security,
-    verdict: { scrapingScoreThreshold: security.scrapingScoreThreshold },
-    alerts: { deliveryDeadlineMs: DEFAULTS.alerts.deliveryDeadlineMs, ...(options.alerts ?? DEFAULTS.alerts) },
-    limits: { ...DEFAULTS.limits, ...options.limits },
-    deliveries: options.deliveries ?? DEFAULTS.deliveries,
-    ...(options.digestReloadMs !== undefined ? { digestReloadMs: options.digestReloadMs } : {}),
-    watches: options.watches ?? {},
-    home: options.home ?? {},
-    workspaces: {
-      allowedOrigins: [
-        ...new Set([options.api.baseUrl, ...(options.workspaces?.allowedUrls ?? [])].map((u) => new URL(u).origin)),
-      ],
-      retentionMs: options.workspaces?.retentionMs ?? DEFAULTS.workspaces.retentionMs,
-    },
+    settings,
     ...(options.encryption ? { encryption: options.encryption } : {}),
   };
 }
 
-/** What every feature is handed: the platform, and the settings. */
-export interface Context {
-  platform: Platform;
-  settings: Settings;
+export function contextOf(platform: Platform, options: PlatformOptions, demo: boolean): Context {
+  const { settings } = options;
+  return {
+    platform,
+    settings,
+    now: options.now,
+    owner: options.owner,
+    demo,
+    apiBaseUrl: options.api.baseUrl,
+    apiDays: apiDaysOf(settings),
+    weekStart: weekStartFrom(settings),
+    verdict: verdictOf(settings),
+  };
 }
 
 /** A feature of Lookout (platform/feature.ts). */
@@ -129,18 +94,19 @@ export type LookoutFeature<
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   Needs extends string = any,
   Repos extends object = object,
-> = Feature<Context, Name, Needs, Repos>;
+  Slice extends SettingsSlice = NoSettings,
+> = Feature<Context, Name, Needs, Repos, Slice>;
 
 /** What commands and their buttons need to answer someone (the workspace's API comes with each request): their time zone, their quota. */
-export function answering({ platform, settings }: Context): Answering {
+export function answering(ctx: Context): Answering {
   return {
-    timeZoneFor: async () => settings.timeZone,
-    now: settings.now,
-    apiDays: settings.apiDays,
-    weekStart: settings.weekStart,
-    demo: settings.demo,
-    quota: platform.quota,
-    log: platform.log,
+    timeZoneFor: async () => ctx.settings.DEFAULT_TIMEZONE,
+    now: ctx.now,
+    apiDays: ctx.apiDays,
+    weekStart: ctx.weekStart,
+    demo: ctx.demo,
+    quota: ctx.platform.quota,
+    log: ctx.platform.log,
   };
 }
 

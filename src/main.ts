@@ -1,5 +1,5 @@
 import { createServer } from 'node:net';
-import { ConfigError, loadConfig, type Config } from './config.js';
+import { ConfigError, distributedOf, keyringOf, loadConfig, slackOf, type Settings } from './config.js';
 import { startLookout } from './compose.js';
 import { createLogger, type Logger } from './platform/log.js';
 import { SecretError } from './platform/secrets.js';
@@ -8,7 +8,7 @@ import type { SandboxedOptions } from './sandboxed.js';
 
 /** Entry: config → (the sandbox when there are no Slack credentials) → the app → listen. */
 async function main(): Promise<void> {
-  let config: Config;
+  let config: Settings;
   try {
     config = loadConfig();
   } catch (error) {
@@ -25,15 +25,15 @@ async function main(): Promise<void> {
       process.exit(1);
     }
     console.log(
-      config.slack || config.distributed
+      slackOf(config) || distributedOf(config)
         ? 'configuration ok'
         : 'configuration ok: no Slack credentials, so the sandbox runs',
     );
     return;
   }
-  const log = createLogger({ level: config.logLevel });
+  const log = createLogger({ level: config.LOG_LEVEL });
   // Signals are handled from the first moment: one that arrives while starting stops what has started.
-  const started = config.slack || config.distributed ? runForReal(config, log) : runSandbox(config, log);
+  const started = slackOf(config) || distributedOf(config) ? runForReal(config, log) : runSandbox(config, log);
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) return;
@@ -73,16 +73,16 @@ async function main(): Promise<void> {
 /** One line for an address the app cannot listen on, naming the setting; undefined for any other error. */
 function listenProblem(
   error: NodeJS.ErrnoException & { port?: number; hostname?: string },
-  config: Config,
+  config: Settings,
 ): string | undefined {
-  const ops = error.port === config.ops.port && config.ops.port !== 0;
+  const ops = error.port === config.OPS_PORT && config.OPS_PORT !== 0;
   if (error.code === 'EADDRINUSE') {
     const name = ops ? 'OPS_PORT' : 'PORT';
-    return `${name} ${ops ? config.ops.port : config.port} is already in use by another process: stop it, or set ${name} to a free port.`;
+    return `${name} ${ops ? config.OPS_PORT : config.PORT} is already in use by another process: stop it, or set ${name} to a free port.`;
   }
   // Only OPS_HOST names an address to listen on: the Slack port listens on every interface.
-  if (error.code === 'EADDRNOTAVAIL' || (error.syscall === 'getaddrinfo' && error.hostname === config.ops.host)) {
-    return `OPS_HOST ${config.ops.host} is not an address of this machine: set OPS_HOST to one of its addresses (127.0.0.1 by default, 0.0.0.0 for every interface).`;
+  if (error.code === 'EADDRNOTAVAIL' || (error.syscall === 'getaddrinfo' && error.hostname === config.OPS_HOST)) {
+    return `OPS_HOST ${config.OPS_HOST} is not an address of this machine: set OPS_HOST to one of its addresses (127.0.0.1 by default, 0.0.0.0 for every interface).`;
   }
   return undefined;
 }
@@ -106,56 +106,36 @@ async function freeOrAny(name: string, port: number, log: Logger, host?: string)
   return 0;
 }
 
-function storeOptions(config: Config) {
-  return config.store.databaseUrl ? { databaseUrl: config.store.databaseUrl } : { dataDir: config.store.dataDir };
+function storeOptions(config: Settings) {
+  return config.DATABASE_URL ? { databaseUrl: config.DATABASE_URL } : { dataDir: config.DATA_DIR };
 }
 
-async function runForReal(config: Config, log: Logger): Promise<() => Promise<void>> {
-  const distributed = config.distributed;
-  const slack = distributed
-    ? {
-        signingSecret: distributed.signingSecret,
-        ...(distributed.apiUrl ? { apiUrl: distributed.apiUrl } : {}),
-        oauth: {
-          clientId: distributed.clientId,
-          clientSecret: distributed.clientSecret,
-          stateSecret: distributed.stateSecret,
-          ...config.workspaces,
-        },
-      }
-    : config.slack!;
+function opsOf(config: Settings) {
+  return { port: config.OPS_PORT, host: config.OPS_HOST, token: config.OPS_TOKEN };
+}
+
+async function runForReal(config: Settings, log: Logger): Promise<() => Promise<void>> {
+  const distributed = distributedOf(config);
+  const slack = distributed ?? slackOf(config)!;
   const lookout = await startLookout({
-    api: {
-      // loadConfig requires it with Slack credentials.
-      baseUrl: config.analytics.url!,
-      apiKey: config.analytics.apiKey ?? '',
-      timeoutMs: config.analytics.timeoutMs,
-      maxConcurrency: config.analytics.maxConcurrency,
-    },
+    // loadConfig requires the URL with Slack credentials.
+    api: { baseUrl: config.ANALYTICS_API_URL!, apiKey: config.ANALYTICS_API_KEY ?? '' },
     slack,
     log,
-    defaultTimezone: config.defaultTimezone,
-    apiDays: config.apiDays,
-    weekStart: config.weekStart,
     demo: false,
-    port: config.port,
-    ops: config.ops,
-    security: config.security,
-    admins: config.admins,
-    alerts: config.alerts,
-    deliveries: config.deliveries,
-    limits: config.limits,
+    port: config.PORT,
+    ops: opsOf(config),
     store: storeOptions(config),
-    encryption: config.encryption,
-    workspaces: config.workspaces,
+    encryption: keyringOf(config),
+    settings: config,
   });
   const socket = 'appToken' in slack && slack.appToken;
   log.info(
     {
       mode: distributed ? 'distributed' : socket ? 'socket' : 'http',
-      port: socket ? undefined : config.port,
+      port: socket ? undefined : config.PORT,
       ops: lookout.ops.url,
-      api: new URL(config.analytics.url!).origin,
+      api: new URL(config.ANALYTICS_API_URL!).origin,
     },
     'Lookout is running against Slack',
   );
@@ -190,20 +170,20 @@ async function loadSandbox() {
 }
 
 /** What would stop the start before anything runs, in one line: a data directory Lookout would refuse, or no sandbox to run. */
-async function startProblem(config: Config): Promise<string | undefined> {
-  if (!config.store.databaseUrl) {
+async function startProblem(config: Settings): Promise<string | undefined> {
+  if (!config.DATABASE_URL) {
     try {
-      inspectDataDir(config.store.dataDir);
+      inspectDataDir(config.DATA_DIR);
     } catch (error) {
       if (error instanceof DataDirError) return error.message;
       throw error;
     }
   }
-  if (!config.slack && !config.distributed && !(await loadSandbox())) return NO_SANDBOX;
+  if (!slackOf(config) && !distributedOf(config) && !(await loadSandbox())) return NO_SANDBOX;
   return undefined;
 }
 
-async function runSandbox(config: Config, log: Logger): Promise<() => Promise<void>> {
+async function runSandbox(config: Settings, log: Logger): Promise<() => Promise<void>> {
   // Loaded only here: a deployment with Slack credentials never loads the sandbox.
   const sandboxCode = await loadSandbox();
   if (!sandboxCode) {
@@ -213,35 +193,33 @@ async function runSandbox(config: Config, log: Logger): Promise<() => Promise<vo
   const { startSandbox, installWorkspaceOne, startSandboxed } = sandboxCode;
   // A laptop often has something on 3000 already: the sandbox takes a free port instead, and says so.
   // Like everything in the sandbox, the app listens on loopback (startSandbox's wiring says so).
-  const port = await freeOrAny('PORT', config.port, log, '127.0.0.1');
+  const port = await freeOrAny('PORT', config.PORT, log, '127.0.0.1');
   // The sandbox's ops listener is on loopback, whatever OPS_HOST says, like everything else in it.
   const ops = {
-    ...config.ops,
+    ...opsOf(config),
     host: '127.0.0.1',
-    port: await freeOrAny('OPS_PORT', config.ops.port, log, '127.0.0.1'),
+    port: await freeOrAny('OPS_PORT', config.OPS_PORT, log, '127.0.0.1'),
   };
+  const encryption = keyringOf(config);
   const app: SandboxedOptions = {
     log,
-    defaultTimezone: config.defaultTimezone,
-    apiDays: config.apiDays,
-    weekStart: config.weekStart,
     port,
     ops,
-    security: config.security,
-    admins: config.admins,
-    // The sandbox scans for threats every 20 s unless told otherwise, so the first alert comes within a minute or two.
-    alerts: process.env.ALERT_SCAN_INTERVAL ? config.alerts : { ...config.alerts, scanIntervalMs: 20_000 },
-    deliveries: config.deliveries,
-    limits: config.limits,
     store: storeOptions(config),
     // Unset, a key is made up for the run and kept in memory only.
-    ...(config.encryption ? { encryption: config.encryption } : {}),
-    workspaces: config.workspaces,
+    ...(encryption ? { encryption } : {}),
+    settings: {
+      ...config,
+      // The sandbox scans for threats every 20 s unless told otherwise, so the first alert comes within a minute or two.
+      ...(process.env.ALERT_SCAN_INTERVAL ? {} : { ALERT_SCAN_INTERVAL: 20_000 }),
+    },
   };
   const sandbox = await startSandbox({
     live: {},
     log,
-    api: config.analytics.url ? { baseUrl: config.analytics.url, apiKey: config.analytics.apiKey ?? '' } : undefined,
+    api: config.ANALYTICS_API_URL
+      ? { baseUrl: config.ANALYTICS_API_URL, apiKey: config.ANALYTICS_API_KEY ?? '' }
+      : undefined,
     slackPort: Number(process.env.SANDBOX_SLACK_PORT ?? 0),
     startApp: (wiring) => startSandboxed(app, wiring),
   });
@@ -253,7 +231,7 @@ async function runSandbox(config: Config, log: Logger): Promise<() => Promise<vo
   }
   log.info(
     {
-      api: sandbox.demo ? 'demo' : new URL(config.analytics.url!).origin,
+      api: sandbox.demo ? 'demo' : new URL(config.ANALYTICS_API_URL!).origin,
       app: sandbox.lookout.requestUrl,
       ops: sandbox.lookout.ops.url,
     },

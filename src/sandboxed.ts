@@ -23,7 +23,6 @@ export interface SandboxedWiring {
 }
 
 export type SandboxedOptions = Omit<LookoutOptions, 'api' | 'slack' | 'demo' | 'host' | 'encryption'> & {
-  api?: Omit<LookoutOptions['api'], 'baseUrl' | 'apiKey'>;
   /** The key that seals tokens and API keys: made up for the run unless given (LOOKOUT_ENCRYPTION_KEY). */
   encryption?: Keyring;
 };
@@ -67,10 +66,9 @@ async function forgetPreviousRun(store: OpenDbOptions, keys: Keyring): Promise<v
 export async function startSandboxed(options: SandboxedOptions, wiring: SandboxedWiring): Promise<SandboxedLookout> {
   const encryption = options.encryption ?? keyring(randomBytes(32).toString('base64'));
   await forgetPreviousRun(options.store, encryption);
-  const { privacyUrl, supportUrl } = (options.workspaces ?? {}) as { privacyUrl?: string; supportUrl?: string };
   const lookout = await startLookout({
     ...options,
-    api: { ...options.api, baseUrl: wiring.api.baseUrl },
+    api: { baseUrl: wiring.api.baseUrl },
     slack: {
       signingSecret: wiring.slack.signingSecret,
       apiUrl: wiring.slack.apiUrl,
@@ -79,16 +77,17 @@ export async function startSandboxed(options: SandboxedOptions, wiring: Sandboxe
         clientSecret: wiring.oauth.clientSecret,
         stateSecret: wiring.oauth.stateSecret,
         authorizationUrl: wiring.oauth.authorizationUrl,
-        ...(privacyUrl ? { privacyUrl } : {}),
-        ...(supportUrl ? { supportUrl } : {}),
       },
     },
     demo: wiring.demo,
     host: wiring.host,
     encryption,
-    workspaces: {
-      ...options.workspaces,
-      allowedUrls: [...(options.workspaces?.allowedUrls ?? []), ...wiring.accounts.map((a) => a.baseUrl)],
+    settings: {
+      ...options.settings,
+      ANALYTICS_API_ALLOWED_URLS: [
+        ...(options.settings?.ANALYTICS_API_ALLOWED_URLS ?? []),
+        ...wiring.accounts.map((a) => a.baseUrl),
+      ],
     },
   });
   const base = lookout.requestUrl!.replace(/\/slack\/events$/, '');

@@ -2,12 +2,13 @@
  * A feature plugs into the app through one definition (its folder's index.ts). What it says
  * of itself before it is plugged: its slash commands and `/traffic` words with their help
  * (the help, the manifest's hints and the sandbox's suggestions are made from them), its
- * delivery subjects, its tables (migrations, and those adoption covers) and its
+ * settings (a slice of the environment), its delivery subjects, its tables (migrations, and those adoption covers) and its
  * repositories. What it needs: the platform, and what features before it give. What it gives
  * once plugged: its service, its listeners, the runner of its `/traffic` words, its jobs,
  * prunes and readiness checks, and its metrics (made through the platform's registry).
  * compose.ts walks the list.
  */
+import type { z } from 'zod';
 import type { AnySubject } from './deliveries/subject.js';
 import type { Routes } from './slack/routes.js';
 import type { Subcommand } from './slack/subcommand.js';
@@ -79,15 +80,24 @@ export interface Plugged<G> {
 
 type Gives<Name> = Name extends keyof Provided ? Provided[Name] : undefined;
 
+/** A feature's settings: a zod object whose keys are the environment variables only it reads. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type SettingsSlice = z.ZodObject<any>;
+
+/** The slice of a feature without settings of its own. */
+export type NoSettings = z.ZodObject<Record<never, never>>;
+
 /**
- * A feature. `Ctx` is what the app hands every feature (the platform and the settings);
- * `needs` names the features whose gifts it takes, plugged before it in the list.
+ * A feature. `Ctx` is what the app hands every feature (the platform and the platform's
+ * settings); `needs` names the features whose gifts it takes, plugged before it in the list;
+ * `settings` declares its own variables, whose values `plug` is handed.
  */
 export interface Feature<
   Ctx,
   Name extends string = string,
   Needs extends string = never,
   Repos extends object = object,
+  Slice extends SettingsSlice = NoSettings,
 > {
   name: Name;
   needs?: readonly Needs[];
@@ -95,6 +105,8 @@ export interface Feature<
   commands?: readonly SlashCommand[];
   /** Its `/traffic` words (the plugged feature's `traffic` runs them). */
   traffic?: TrafficWords;
+  /** Its settings: environment variables by name, with what each accepts and its default. */
+  settings?: Slice;
   /** What its deliveries are about (static: the worker checks them before any feature is plugged). */
   subjects?: readonly AnySubject[];
   /** Its SQL migrations' folder: files numbered in one sequence with the platform's and every feature's. */
@@ -103,21 +115,28 @@ export interface Feature<
   unowned?: readonly string[];
   /** Its repositories over a store (tests and tools reach them through the app's store too). */
   repos?(db: Queryable): Repos;
-  plug(ctx: Ctx, needs: Pick<Provided, Needs & keyof Provided>, repos: Repos): Plugged<Gives<Name>>;
+  plug(
+    ctx: Ctx,
+    needs: Pick<Provided, Needs & keyof Provided>,
+    repos: Repos,
+    settings: z.output<Slice>,
+  ): Plugged<Gives<Name>>;
 }
 
 /** Any feature, for lists. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyFeature<Ctx> = Feature<Ctx, string, any, any>;
+export type AnyFeature<Ctx> = Feature<Ctx, string, any, any, any>;
 
 /**
- * Plugs the features in their order: each gets what those before it gave. A need that no
- * earlier feature gave, or a name given twice, stops the app with a clear error.
+ * Plugs the features in their order: each gets what those before it gave, and its own
+ * settings (picked from `settings` by its slice's keys). A need that no earlier feature gave,
+ * or a name given twice, stops the app with a clear error.
  */
 export function plugAll<Ctx>(
   features: readonly AnyFeature<Ctx>[],
   ctx: Ctx,
   reposOf: (feature: AnyFeature<Ctx>) => object,
+  settings: Readonly<Record<string, unknown>> = {},
 ): { plugged: Plugged<unknown>[]; given: Partial<Provided> } {
   const given: Record<string, unknown> = {};
   const plugged: Plugged<unknown>[] = [];
@@ -127,7 +146,9 @@ export function plugAll<Ctx>(
     if (missing.length > 0)
       throw new Error(`feature '${feature.name}' needs ${missing.join(', ')}: put it after them in the list`);
     const needs = Object.fromEntries((feature.needs ?? []).map((n: string) => [n, given[n]]));
-    const p = feature.plug(ctx, needs, reposOf(feature)) as Plugged<unknown>;
+    const slice = feature.settings as { shape: object } | undefined;
+    const own = Object.fromEntries(Object.keys(slice?.shape ?? {}).map((key) => [key, settings[key]]));
+    const p = feature.plug(ctx, needs, reposOf(feature), own) as Plugged<unknown>;
     given[feature.name] = p.gives;
     plugged.push(p);
   }

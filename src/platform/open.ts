@@ -14,7 +14,6 @@ import type { Logger } from './log.js';
 import { Metrics } from './metrics.js';
 import { readinessChecks } from './readiness.js';
 import { memoryQuota, pruneQuota, userQuota, type Quota } from './quota.js';
-import type { AccessRules } from './slack/access.js';
 import { boltLogger } from './slack/bolt-logger.js';
 import { ClockSkew } from './slack/clock.js';
 import { WINDOW_MS } from './slack/guard.js';
@@ -23,10 +22,11 @@ import { webPoster } from './slack/poster.js';
 import { InstallationRepo } from './slack/installations.js';
 import { onPreflight, preflightFetch } from './slack/preflight.js';
 import type { Keyring } from './secrets.js';
+import { accessOf, installLinksOf, type PlatformSettings } from './settings.js';
 import { ConnectionRepo } from './tenancy/connections.js';
 import { TenantError, Tenants, type TokenSource } from './tenancy/tenants.js';
 import { BOT_SCOPES } from './slack/scopes.js';
-import { installPage } from './slack/install-page.js';
+import { installPage, type InstallPageLinks } from './slack/install-page.js';
 import type { Prune } from './store/housekeeping.js';
 import {
   LeaseRepo,
@@ -45,14 +45,11 @@ export interface OAuthSettings {
   stateSecret: string;
   /** Slack's authorise page (the offline Slack's in the sandbox). */
   authorizationUrl?: string;
-  /** Shown on the install page. */
-  privacyUrl?: string;
-  supportUrl?: string;
 }
 
 export interface PlatformOptions {
   /** One workspace's analytics account (with its key); a distributed app's default base URL for connections. */
-  api: { baseUrl: string; apiKey?: string; timeoutMs?: number; maxConcurrency?: number };
+  api: { baseUrl: string; apiKey?: string };
   /** `botToken`: one workspace; `oauth`: a distributed app, installed by any workspace. */
   slack: { signingSecret: string; botToken?: string; oauth?: OAuthSettings; appToken?: string; apiUrl?: string };
   store: OpenDbOptions;
@@ -60,9 +57,7 @@ export interface PlatformOptions {
   now: () => Date;
   /** This replica's name on leases, claims and outbox rows. */
   owner: string;
-  access: AccessRules;
-  limits: { apiBudget: number; userRequests: number; userWindowMs: number };
-  deliveries: { slackTimeoutMs: number; heartbeatMs: number; paceMs?: number };
+  settings: PlatformSettings;
   /** The keys of secrets at rest (LOOKOUT_ENCRYPTION_KEY and the previous ones); without them no secret is stored. */
   encryption?: Keyring;
 }
@@ -169,6 +164,7 @@ function installerOf(
   installations: InstallationRepo | undefined,
   clientOptions: WebClientOptions,
   log: Logger,
+  links: InstallPageLinks,
 ): InstallProvider {
   if (!installations) throw new Error('a distributed app needs LOOKOUT_ENCRYPTION_KEY to seal its workspaces’ tokens');
   return new InstallProvider({
@@ -183,7 +179,7 @@ function installerOf(
       expected: (error) => REFUSED_INSTALLS.has((error as { code?: unknown } | undefined)?.code as string),
     }),
     ...(oauth.authorizationUrl ? { authorizationUrl: oauth.authorizationUrl } : {}),
-    renderHtmlForInstallPath: (url) => installPage.install(url, oauth),
+    renderHtmlForInstallPath: (url) => installPage.install(url, links),
   });
 }
 
@@ -231,7 +227,7 @@ export async function openPlatform(
   o: PlatformOptions,
   features: readonly { subjects?: readonly AnySubject[]; migrations?: URL }[],
 ): Promise<Platform> {
-  const { log, now } = o;
+  const { log, now, settings } = o;
   const subjects = new Subjects(features.flatMap((f) => f.subjects ?? []));
   const store = await openStore({
     ...o.store,
@@ -247,9 +243,10 @@ export async function openPlatform(
     ...(o.slack.apiUrl ? { slackApiUrl: o.slack.apiUrl } : {}),
     fetch: preflightFetch(log.child({ component: 'preflight' })),
     logger: boltLogger(log.child({ component: 'slack' }), secrets),
-    timeout: o.deliveries.slackTimeoutMs,
+    timeout: settings.SLACK_TIMEOUT,
   };
-  const installer = o.slack.oauth && installerOf(o.slack.oauth, installations, webOptions, log);
+  const installer =
+    o.slack.oauth && installerOf(o.slack.oauth, installations, webOptions, log, installLinksOf(settings));
   const metrics = new Metrics(
     {
       deliveries: () => repos.deliveries.counts(),
@@ -261,19 +258,20 @@ export async function openPlatform(
   const stopPreflightMetrics = onPreflight((r) =>
     metrics.preflight.inc({ method: r.method, outcome: r.reasons.length > 0 ? 'refused' : 'fitted' }),
   );
-  const { baseUrl: _default, apiKey, ...apiSettings } = o.api;
+  const { apiKey } = o.api;
   const tenants = new Tenants({
     log,
     now,
     api: {
-      ...apiSettings,
+      timeoutMs: settings.ANALYTICS_TIMEOUT_MS,
+      maxConcurrency: settings.ANALYTICS_MAX_CONCURRENCY,
       logger: log.child({ component: 'api' }),
       observe: ({ operation, outcome, seconds }) => metrics.api.observe({ operation, outcome }, seconds),
     },
-    apiBudget: o.limits.apiBudget,
+    apiBudget: settings.API_BUDGET,
     web: webOptions,
     token: tokenSource(o.slack.botToken, installer, installations),
-    access: installer ? { admins: [], security: { channels: [], users: [] } } : o.access,
+    access: installer ? { admins: [], security: { channels: [], users: [] } } : accessOf(settings),
     ...(installer ? { connections: connections! } : { single: { baseUrl: o.api.baseUrl, apiKey: apiKey ?? '' } }),
   });
   const deliveryOptions = { retryConfig: { retries: 0 }, rejectRateLimitedCalls: true };
@@ -291,15 +289,15 @@ export async function openPlatform(
       retried: (d) => metrics.deliveries.inc({ kind: d.kind, outcome: 'retried' }),
       failed: (d) => metrics.deliveries.inc({ kind: d.kind, outcome: 'failed' }),
     },
-    heartbeatMs: o.deliveries.heartbeatMs,
+    heartbeatMs: settings.HEARTBEAT,
     // One process on the embedded store: every row is queued here and wakes the worker, so the queue is polled only as a safety net.
     pollMs: store.db.kind === 'postgres' ? 1_000 : 15_000,
-    paceMs: o.deliveries.paceMs,
-    timeoutMs: o.deliveries.slackTimeoutMs + 5_000,
+    paceMs: settings.DELIVERY_PACE,
+    timeoutMs: settings.SLACK_TIMEOUT + 5_000,
   });
   // Replicas share PostgreSQL; the embedded store is one process, so what replicas share is kept in memory there (no write per request).
   const replicated = store.db.kind === 'postgres';
-  const quotaSettings = { points: o.limits.userRequests, windowMs: o.limits.userWindowMs };
+  const quotaSettings = { points: settings.USER_RATE_LIMIT, windowMs: settings.USER_RATE_WINDOW };
   const clock = new ClockSkew(log.child({ component: 'guard' }));
   return {
     log,

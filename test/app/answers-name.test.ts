@@ -11,7 +11,7 @@ import { ephemeralAnswer } from '../support/answers.js';
 let box: Sandbox;
 
 beforeAll(async () => {
-  box = await sandbox({ admins: ['U_ALICE'] });
+  box = await sandbox({ settings: { ADMIN_USERS: ['U_ALICE'] } });
 });
 afterAll(() => box?.stop());
 

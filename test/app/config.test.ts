@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, distributedOf, keyringOf, loadConfig, slackOf } from '../../src/config.js';
+import { apiDaysOf, weekStartFrom } from '../../src/platform/settings.js';
 
 function problemsOf(env: Record<string, string>): string[] {
   try {
@@ -14,34 +15,41 @@ function problemsOf(env: Record<string, string>): string[] {
 describe('loadConfig', () => {
   it('gives the sandbox defaults for an empty environment', () => {
     const config = loadConfig({});
-    expect(config.analytics).toEqual({ url: undefined, apiKey: undefined, timeoutMs: 10_000, maxConcurrency: 8 });
-    expect(config.slack).toBeUndefined();
-    expect(config.defaultTimezone).toBe('UTC');
+    expect(config).toMatchObject({ ANALYTICS_TIMEOUT_MS: 10_000, ANALYTICS_MAX_CONCURRENCY: 8 });
+    expect(config.ANALYTICS_API_URL).toBeUndefined();
+    expect(config.ANALYTICS_API_KEY).toBeUndefined();
+    expect(slackOf(config)).toBeUndefined();
+    expect(config.DEFAULT_TIMEZONE).toBe('UTC');
     // The spec's dates are the API's and it does not say in which zone: UTC unless told, settled 10 minutes after.
-    expect(config.apiDays).toEqual({ timeZone: 'UTC', settleMs: 600_000 });
-    expect(config.port).toBe(3000);
-    expect(config.store.dataDir).toBe('./data');
+    expect(apiDaysOf(config)).toEqual({ timeZone: 'UTC', settleMs: 600_000 });
+    expect(config.PORT).toBe(3000);
+    expect(config.DATA_DIR).toBe('./data');
     // Defaults go through the same parsing as set values (lists are lists, durations milliseconds).
-    expect(config.security).toEqual({ channels: [], users: [], scrapingScoreThreshold: 0.8 });
-    expect(config.admins).toEqual([]);
-    expect(config.alerts).toEqual({
-      scanIntervalMs: 60_000,
-      recheckMs: 6 * 3_600_000,
-      burst: 5,
-      deliveryDeadlineMs: 6 * 3_600_000,
+    expect(config).toMatchObject({
+      SECURITY_CHANNELS: [],
+      SECURITY_USERS: [],
+      SCRAPING_SCORE_THRESHOLD: 0.8,
+      ADMIN_USERS: [],
+      ALERT_SCAN_INTERVAL: 60_000,
+      ALERT_RECHECK_AFTER: 6 * 3_600_000,
+      ALERT_BURST: 5,
+      ALERT_DELIVERY_DEADLINE: 6 * 3_600_000,
+      SLACK_TIMEOUT: 10_000,
+      HEARTBEAT: 10_000,
+      OPS_PORT: 3001,
+      OPS_HOST: '127.0.0.1',
     });
-    expect(config.deliveries).toEqual({ slackTimeoutMs: 10_000, heartbeatMs: 10_000 });
-    expect(config.ops).toEqual({ port: 3001, host: '127.0.0.1', token: undefined });
+    expect(config.OPS_TOKEN).toBeUndefined();
   });
 
   it('reads the ops listener: its port apart from PORT, an address to bind, a token of 16 characters or more', () => {
-    expect(loadConfig({ OPS_PORT: '9464', OPS_HOST: '0.0.0.0', OPS_TOKEN: 'a'.repeat(32) }).ops).toEqual({
-      port: 9464,
-      host: '0.0.0.0',
-      token: 'a'.repeat(32),
+    expect(loadConfig({ OPS_PORT: '9464', OPS_HOST: '0.0.0.0', OPS_TOKEN: 'a'.repeat(32) })).toMatchObject({
+      OPS_PORT: 9464,
+      OPS_HOST: '0.0.0.0',
+      OPS_TOKEN: 'a'.repeat(32),
     });
-    expect(loadConfig({ OPS_HOST: '::' }).ops.host).toBe('::');
-    expect(loadConfig({ PORT: '0', OPS_PORT: '0' }).ops.port).toBe(0);
+    expect(loadConfig({ OPS_HOST: '::' }).OPS_HOST).toBe('::');
+    expect(loadConfig({ PORT: '0', OPS_PORT: '0' }).OPS_PORT).toBe(0);
     expect(problemsOf({ PORT: '3001' })).toEqual([
       'OPS_PORT: must differ from PORT (PORT serves Slack and /healthz; /metrics and /readyz have their own port)',
     ]);
@@ -63,17 +71,19 @@ describe('loadConfig', () => {
       ADMIN_USERS: 'U1,U2',
       SECURITY_CHANNELS: ' C1 , C2 ',
     });
-    expect(config.alerts.scanIntervalMs).toBe(120_000);
-    expect(config.alerts.recheckMs).toBe(90_000);
-    expect(config.admins).toEqual(['U1', 'U2']);
-    expect(config.security.channels).toEqual(['C1', 'C2']);
+    expect(config.ALERT_SCAN_INTERVAL).toBe(120_000);
+    expect(config.ALERT_RECHECK_AFTER).toBe(90_000);
+    expect(config.ADMIN_USERS).toEqual(['U1', 'U2']);
+    expect(config.SECURITY_CHANNELS).toEqual(['C1', 'C2']);
     expect(() => loadConfig({ ALERT_SCAN_INTERVAL: 'soon' })).toThrow(
       /ALERT_SCAN_INTERVAL: expected a duration like 60s/,
     );
   });
 
   it("reads the API's time zone and settling margin, and refuses a zone that is not one or a margin out of range, with the range", () => {
-    expect(loadConfig({ ANALYTICS_API_TIMEZONE: 'America/New_York', ANALYTICS_SETTLE_MARGIN: '30m' }).apiDays).toEqual({
+    expect(
+      apiDaysOf(loadConfig({ ANALYTICS_API_TIMEZONE: 'America/New_York', ANALYTICS_SETTLE_MARGIN: '30m' })),
+    ).toEqual({
       timeZone: 'America/New_York',
       settleMs: 1_800_000,
     });
@@ -100,33 +110,32 @@ describe('loadConfig', () => {
       PORT: '8080',
       DATABASE_URL: 'postgres://u@db:5432/lookout',
     });
-    expect(config.analytics).toEqual({
-      url: 'https://api.example.com/v1',
-      apiKey: 'k',
-      timeoutMs: 2500,
-      maxConcurrency: 4,
+    expect(config).toMatchObject({
+      ANALYTICS_API_URL: 'https://api.example.com/v1',
+      ANALYTICS_API_KEY: 'k',
+      ANALYTICS_TIMEOUT_MS: 2500,
+      ANALYTICS_MAX_CONCURRENCY: 4,
     });
-    expect(config.slack).toEqual({
+    expect(slackOf(config)).toEqual({
       signingSecret: 'abcdef0123456789',
       botToken: 'xoxb-1-2-3',
       appToken: 'xapp-1-2',
-      apiUrl: undefined,
     });
-    expect(config.port).toBe(8080);
-    expect(config.store.databaseUrl).toBe('postgres://u@db:5432/lookout');
+    expect(config.PORT).toBe(8080);
+    expect(config.DATABASE_URL).toBe('postgres://u@db:5432/lookout');
   });
 
   it("reads the week's first day from LOCALE: Monday unless it says otherwise", () => {
-    expect(loadConfig({}).weekStart).toBe(1);
-    expect(loadConfig({ LOCALE: 'en-US' }).weekStart).toBe(7);
-    expect(loadConfig({ LOCALE: 'de-DE' }).weekStart).toBe(1);
+    expect(weekStartFrom(loadConfig({}))).toBe(1);
+    expect(weekStartFrom(loadConfig({ LOCALE: 'en-US' }))).toBe(7);
+    expect(weekStartFrom(loadConfig({ LOCALE: 'de-DE' }))).toBe(1);
     expect(problemsOf({ LOCALE: 'not a locale!' })).toEqual([
       'LOCALE: expected a BCP 47 locale, like en-GB, de-DE or en-US',
     ]);
   });
 
   it('treats blank variables as unset', () => {
-    expect(loadConfig({ ANALYTICS_API_URL: '  ', PORT: '' }).port).toBe(3000);
+    expect(loadConfig({ ANALYTICS_API_URL: '  ', PORT: '' }).PORT).toBe(3000);
   });
 
   it('names every offending variable at once, with what it expects', () => {
@@ -162,7 +171,7 @@ describe('loadConfig', () => {
       'ANALYTICS_API_URL: required with Slack credentials (the demo API is for the sandbox only)',
     ]);
     expect(problemsOf({ ...slack, ANALYTICS_API_URL: 'https://api.example.com', ANALYTICS_API_KEY: 'k' })).toEqual([]);
-    expect(loadConfig({}).analytics.url).toBeUndefined();
+    expect(loadConfig({}).ANALYTICS_API_URL).toBeUndefined();
   });
 
   it('never echoes a value, secret or not', () => {
@@ -200,16 +209,17 @@ describe('a distributed app (SLACK_CLIENT_ID, SLACK_CLIENT_SECRET, SLACK_STATE_S
 
   it('is read with no bot token, alongside no single-workspace Slack', () => {
     const config = loadConfig(OAUTH);
-    expect(config.slack).toBeUndefined();
-    expect(config.distributed).toEqual({
-      clientId: '1234567890.0987654321',
-      clientSecret: 'client-secret-0123456789abcdef',
-      stateSecret: 'state-secret-0123456789abcdef',
+    expect(slackOf(config)).toBeUndefined();
+    expect(distributedOf(config)).toEqual({
       signingSecret: 'signing-secret-0123',
-      apiUrl: undefined,
+      oauth: {
+        clientId: '1234567890.0987654321',
+        clientSecret: 'client-secret-0123456789abcdef',
+        stateSecret: 'state-secret-0123456789abcdef',
+      },
     });
-    expect(config.encryption).toBeDefined();
-    expect(loadConfig({}).distributed).toBeUndefined();
+    expect(keyringOf(config)).toBeDefined();
+    expect(distributedOf(loadConfig({}))).toBeUndefined();
   });
 
   it('wants all three, the signing secret and an encryption key, and no bot token or app token', () => {

@@ -54,7 +54,7 @@ describe.skipIf(!available)('the distributed sandbox in a browser', () => {
             port: 0,
             store: { memory: true },
             scheduler: false,
-            limits: { userRequests: 100_000 },
+            settings: { USER_RATE_LIMIT: 100_000 },
           },
           wiring,
         ),

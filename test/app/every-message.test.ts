@@ -16,8 +16,7 @@ let box: Box;
 
 beforeAll(async () => {
   box = await sandbox({
-    security: { channels: ['C_SECURITY'], users: ['U_CAROL'], scrapingScoreThreshold: 0.8 },
-    admins: ['U_CAROL'],
+    settings: { SECURITY_CHANNELS: ['C_SECURITY'], SECURITY_USERS: ['U_CAROL'], ADMIN_USERS: ['U_CAROL'] },
   });
 });
 afterAll(() => box?.stop());

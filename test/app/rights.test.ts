@@ -17,7 +17,7 @@ let box: Box;
 
 beforeAll(async () => {
   // Carol is the named admin; #growth holds Alice and Dana; Bob is not in it.
-  box = await sandbox({ admins: ['U_CAROL'] });
+  box = await sandbox({ settings: { ADMIN_USERS: ['U_CAROL'] } });
   box.slack.workspace.addUser({ id: 'U_DANA', name: 'dana' });
   box.slack.workspace.addChannel({ name: 'growth', id: 'C_GROWTH', members: ['U_ALICE', 'U_DANA'] });
   box.slack.workspace.setMember('C_GENERAL', 'U_DANA', true);

@@ -16,7 +16,11 @@ import { CHANNEL, sandbox, textsOf, USER, type Sandbox } from '../support/sandbo
 describe('a feature plugs in with one entry in the list', () => {
   let box: Sandbox & { logs: string[] };
   beforeAll(async () => {
-    box = await sandbox({ features: [...FEATURES, ping] });
+    // PING_REPLY is the ping feature's own setting: given here, its default ("pong") otherwise.
+    box = await sandbox({
+      features: [...FEATURES, ping],
+      settings: { PING_REPLY: 'pong!' } as LookoutOptions['settings'],
+    });
   });
   afterAll(async () => {
     await box?.stop();
@@ -33,8 +37,8 @@ describe('a feature plugs in with one entry in the list', () => {
   }
 
   it('/traffic ping answers from its own table, and its help is in /traffic help', async () => {
-    expect((await answer('ping')).join('\n')).toContain('pong (1 so far here)');
-    expect((await answer('ping')).join('\n')).toContain('pong (2 so far here)');
+    expect((await answer('ping')).join('\n')).toContain('pong! (1 so far here)');
+    expect((await answer('ping')).join('\n')).toContain('pong! (2 so far here)');
     expect((await answer('help ping')).join('\n')).toContain('/traffic ping: answers pong');
     const general = (await answer('help')).join('\n');
     expect(general).toMatch(/Also: .*\/traffic ping …/);

@@ -158,13 +158,11 @@ function livingWorld() {
       slack: { signingSecret, botToken, apiUrl: world.slack.apiUrl },
       store: { memory: true },
       log: captureLogs('warn').logger,
-      defaultTimezone: 'UTC',
       demo: true,
       now,
       port: 0,
       scheduler: false,
-      apiDays: { timeZone: 'UTC', settleMs: 60_000 },
-      watches: { spreadMs: { hour: 0, day: 0 } },
+      settings: { ANALYTICS_SETTLE_MARGIN: 60_000, WATCH_SPREAD_HOURLY: 0, WATCH_SPREAD_DAILY: 0 },
     });
     world.slack.setAppUrl(world.app.requestUrl!);
   });

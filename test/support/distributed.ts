@@ -28,19 +28,17 @@ export async function distributedSandbox(
         log: logger,
         ...options,
         host: wiring.host,
-        limits: { userRequests: 100_000, ...options.limits },
-        api: { baseUrl: wiring.api.baseUrl, timeoutMs: 2_000 },
-        slack: {
-          signingSecret: wiring.slack.signingSecret,
-          apiUrl: wiring.slack.apiUrl,
-          oauth: {
-            ...wiring.oauth,
-            privacyUrl: 'https://lookout.example/privacy',
-            supportUrl: 'https://lookout.example/support',
-          },
-        },
+        api: { baseUrl: wiring.api.baseUrl },
+        slack: { signingSecret: wiring.slack.signingSecret, apiUrl: wiring.slack.apiUrl, oauth: wiring.oauth },
         encryption,
-        workspaces: { allowedUrls: wiring.accounts.map((a) => a.baseUrl), ...options.workspaces },
+        settings: {
+          USER_RATE_LIMIT: 100_000,
+          ANALYTICS_TIMEOUT_MS: 2_000,
+          INSTALL_PRIVACY_URL: 'https://lookout.example/privacy',
+          INSTALL_SUPPORT_URL: 'https://lookout.example/support',
+          ANALYTICS_API_ALLOWED_URLS: wiring.accounts.map((a) => a.baseUrl),
+          ...options.settings,
+        },
       });
       const base = lookout.requestUrl!.replace('/slack/events', '');
       return Object.assign(lookout, {

@@ -31,9 +31,8 @@ export function startTestSandbox(options: TestSandboxOptions): Promise<Sandbox> 
         port: 0,
         store: { memory: true },
         ...app,
-        limits: { userRequests: 100_000, ...app.limits },
         ...wiring,
-        api: { ...wiring.api, timeoutMs: apiTimeoutMs },
+        settings: { USER_RATE_LIMIT: 100_000, ANALYTICS_TIMEOUT_MS: apiTimeoutMs, ...app.settings },
         log,
       }),
   });

@@ -12,7 +12,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { startLookout, type Lookout } from '../../src/compose.js';
-import type { Limits } from '../../src/config.js';
+import type { LookoutOptions } from '../../src/compose.js';
 import { startOfflineSlack, type OfflineSlack } from '@lookout/sandbox/slack';
 import { captureLogs } from './log-capture.js';
 import { createServer, type IncomingMessage } from 'node:http';
@@ -220,7 +220,7 @@ export interface SteadyWorld {
 export async function startSteadyWorld(options: {
   at: string;
   from: string;
-  limits?: Partial<Limits>;
+  settings?: LookoutOptions['settings'];
 }): Promise<SteadyWorld> {
   const signingSecret = randomBytes(16).toString('hex');
   const botToken = `xoxb-${randomBytes(8).toString('hex')}`;
@@ -229,18 +229,16 @@ export async function startSteadyWorld(options: {
   world.api = await startSteadyApi({ now, from: new Date(options.from), apiKey: 'k' });
   world.slack = await startOfflineSlack({ signingSecret, botToken, rateLimit: { burst: 50, perSecond: 20 } });
   world.app = await startLookout({
-    api: { baseUrl: world.api.url, apiKey: 'k', timeoutMs: 5_000 },
+    api: { baseUrl: world.api.url, apiKey: 'k' },
     slack: { signingSecret, botToken, apiUrl: world.slack.apiUrl },
     store: { memory: true },
     log: captureLogs('warn').logger,
-    defaultTimezone: 'UTC',
     demo: false,
     now,
     port: 0,
     replica: 'solo',
     scheduler: false,
-    watches: { spreadMs: { hour: 0, day: 0 } },
-    ...(options.limits ? { limits: options.limits } : {}),
+    settings: { ANALYTICS_TIMEOUT_MS: 5_000, WATCH_SPREAD_HOURLY: 0, WATCH_SPREAD_DAILY: 0, ...options.settings },
   });
   world.slack.setAppUrl(world.app.requestUrl!);
   world.close = async () => {

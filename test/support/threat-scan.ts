@@ -32,15 +32,13 @@ export async function startThreatWorld(now: () => Date): Promise<ThreatWorld> {
       slack: { signingSecret, botToken, apiUrl: slack.apiUrl },
       store,
       log: captureLogs('warn').logger,
-      defaultTimezone: 'UTC',
       demo: true,
       now,
       port: 0,
       replica,
       scheduler: false,
-      alerts: { scanIntervalMs: 60_000, recheckMs: 6 * 3_600_000, burst: 5 },
       // The offline Slack's limit is loosened above; the outbox's pace follows it.
-      deliveries: { slackTimeoutMs: 5_000, heartbeatMs: 10_000, paceMs: 100 },
+      settings: { SLACK_TIMEOUT: 5_000, DELIVERY_PACE: 100 },
     }),
     close: async () => {
       await slack.close();

@@ -10,6 +10,7 @@ import { AlertGroupRepo } from './repos/groups.js';
 import { AlertMuteRepo } from './repos/mutes.js';
 import { AlertSubscriptionRepo } from './repos/subscriptions.js';
 import { AlertService } from './service.js';
+import { alertSettings } from './settings.js';
 
 export type { AlertService, FlaggedSeen, FlaggedVisitors } from './service.js';
 export { AlertReader } from './reader.js';
@@ -35,12 +36,13 @@ export function alertPrunes(repos: Pick<AlertFeatureRepos, 'groups'>): Prune[] {
 }
 
 /** `/traffic alerts …`: threat alerts, from the threat scan's findings, with their buttons. */
-export const alerts: LookoutFeature<'alerts', 'visitor' | 'threats', AlertFeatureRepos> = {
+export const alerts: LookoutFeature<'alerts', 'visitor' | 'threats', AlertFeatureRepos, typeof alertSettings> = {
   name: 'alerts',
   traffic: { words: ['alerts', 'alert'], usage: 'on|off|status|mute|unmute …', help: ALERTS_HELP },
   migrations: new URL('./migrations/', import.meta.url),
   unowned: ['alerts', 'alert_mutes', 'alert_groups'],
   needs: ['visitor', 'threats'],
+  settings: alertSettings,
   subjects: ALERT_SUBJECTS,
   repos: (db: Queryable) => ({
     subscriptions: new AlertSubscriptionRepo(db),
@@ -48,24 +50,25 @@ export const alerts: LookoutFeature<'alerts', 'visitor' | 'threats', AlertFeatur
     alerts: new AlertRepo(db),
     groups: new AlertGroupRepo(db),
   }),
-  plug(ctx, { visitor, threats }, own) {
-    const { platform, settings } = ctx;
+  plug(ctx, { visitor, threats }, own, settings) {
+    const { platform, verdict } = ctx;
     const repos = { ...own, deliveries: platform.repos.deliveries };
+    const timeZone = ctx.settings.DEFAULT_TIMEZONE;
     const service = new AlertService({
       repos,
       scan: threats.scan,
-      now: settings.now,
-      timeZone: settings.timeZone,
+      now: platform.now,
+      timeZone,
       changed: platform.changes.changed,
       log: logOf(ctx, 'alerts'),
     });
     threats.scan.readBy(
       new AlertReader({
         repos,
-        verdict: settings.verdict,
-        deliveryDeadlineMs: settings.alerts.deliveryDeadlineMs,
-        timeZone: settings.timeZone,
-        burst: settings.alerts.burst,
+        verdict,
+        deliveryDeadlineMs: settings.ALERT_DELIVERY_DEADLINE,
+        timeZone,
+        burst: settings.ALERT_BURST,
       }),
     );
     return {

@@ -8,14 +8,20 @@ import { digestPublisher } from './publish.js';
 import { DigestRepo } from './repo.js';
 import { DigestRunRepo } from './runs.js';
 import { DigestScheduler } from './scheduler.js';
-import { DigestService } from './service.js';
+import { DigestService, type DigestLimits } from './service.js';
+import { digestSettings } from './settings.js';
 
 export type { DigestScheduler } from './scheduler.js';
 export type { DigestService } from './service.js';
 
 declare module '../../platform/feature.js' {
   interface Provided {
-    digests: { service: DigestService; scheduler: DigestScheduler };
+    digests: {
+      service: DigestService;
+      scheduler: DigestScheduler;
+      /** DIGEST_MIN_INTERVAL, DIGESTS_PER_CHANNEL and DIGESTS_PER_USER, for the Home to show. */
+      limits: DigestLimits;
+    };
   }
 }
 
@@ -23,18 +29,25 @@ declare module '../../platform/feature.js' {
 export const digests: LookoutFeature<
   'digests',
   'trends' | 'alerts' | 'threats',
-  { digests: DigestRepo; runs: DigestRunRepo }
+  { digests: DigestRepo; runs: DigestRunRepo },
+  typeof digestSettings
 > = {
   name: 'digests',
   traffic: { words: ['digest', 'digests'], usage: 'add|list|remove|pause|resume|preview …', help: DIGEST_HELP },
   migrations: new URL('./migrations/', import.meta.url),
   unowned: ['digest_runs'],
   needs: ['trends', 'alerts', 'threats'],
+  settings: digestSettings,
   subjects: [DIGEST],
   repos: (db: Queryable) => ({ digests: new DigestRepo(db), runs: new DigestRunRepo(db) }),
-  plug(ctx, { trends, alerts, threats }, repos) {
-    const { platform, settings } = ctx;
-    const { now, owner, limits } = settings;
+  plug(ctx, { trends, alerts, threats }, repos, settings) {
+    const { platform } = ctx;
+    const { now, owner } = platform;
+    const limits: DigestLimits = {
+      minIntervalMs: settings.DIGEST_MIN_INTERVAL,
+      perChannel: settings.DIGESTS_PER_CHANNEL,
+      perUser: settings.DIGESTS_PER_USER,
+    };
     const log = logOf(ctx, 'digests');
     const content = new DigestContent({
       trends,
@@ -42,8 +55,8 @@ export const digests: LookoutFeature<
         seen: (tenant, from, to) => alerts.service.seen(tenant, from, to),
         judged: (tenant, ids) => threats.verdicts.judged(tenant, ids),
       },
-      apiZone: settings.apiDays.timeZone,
-      demo: settings.demo,
+      apiZone: ctx.apiDays.timeZone,
+      demo: ctx.demo,
       log,
     });
     const scheduler = new DigestScheduler({
@@ -62,8 +75,8 @@ export const digests: LookoutFeature<
       log: logOf(ctx, 'scheduler'),
       owner,
       now,
-      reloadMs: settings.digestReloadMs,
-      heartbeatMs: settings.deliveries.heartbeatMs,
+      reloadMs: settings.DIGEST_RELOAD,
+      heartbeatMs: ctx.settings.HEARTBEAT,
     });
     const service = new DigestService({
       repo: repos.digests,
@@ -73,18 +86,14 @@ export const digests: LookoutFeature<
       schedule: scheduler,
       tenantOf: (team) => platform.tenants.of(team),
       now,
-      defaultTimezone: settings.timeZone,
-      limits: {
-        minIntervalMs: limits.digestMinIntervalMs,
-        perChannel: limits.digestsPerChannel,
-        perUser: limits.digestsPerUser,
-      },
+      defaultTimezone: ctx.settings.DEFAULT_TIMEZONE,
+      limits,
       quota: platform.quota,
       changed: platform.changes.changed,
       log,
     });
     return {
-      gives: { service, scheduler },
+      gives: { service, scheduler, limits },
       traffic: digestCommand(service),
       register: (routes) => registerDigests(routes, service),
       jobs: [scheduler],

@@ -101,6 +101,8 @@ export interface HomeSettings {
   digestsPerChannel: number;
   digestsPerUser: number;
   digestMinIntervalMs: number;
+  watchesPerChannel: number;
+  watchesPerUser: number;
   userRequests: number;
   userWindowMs: number;
 }
@@ -251,7 +253,8 @@ function settingsBlocks(s: HomeSettings | undefined): KnownBlock[] {
     `*Admins*${set('ADMIN_USERS')}: ${people(s.admins, s.operator ? `not set: ${everyone}` : everyone)}`,
     `*Security details*${set('SECURITY_USERS')}: ${people(s.securityUsers, 'everyone')} · in${s.operator ? ' (`SECURITY_CHANNELS`):' : ''} ${channels.length === 0 ? 'any channel' : channels.join(', ')}`,
     `*Scraping* counts as a reason from a score of ${s.scrapingScoreThreshold}${set('SCRAPING_SCORE_THRESHOLD')}`,
-    `*Digests and watches*: at most ${s.digestsPerChannel} per channel${set('DIGESTS_PER_CHANNEL')} and ${s.digestsPerUser} per person${set('DIGESTS_PER_USER')}; a digest runs at most every ${durationInWords(s.digestMinIntervalMs)}${set('DIGEST_MIN_INTERVAL')}`,
+    `*Digests*: at most ${s.digestsPerChannel} per channel${set('DIGESTS_PER_CHANNEL')} and ${s.digestsPerUser} per person${set('DIGESTS_PER_USER')}; one runs at most every ${durationInWords(s.digestMinIntervalMs)}${set('DIGEST_MIN_INTERVAL')}`,
+    `*Watches*: at most ${s.watchesPerChannel} per channel${set('WATCHES_PER_CHANNEL')} and ${s.watchesPerUser} per person${set('WATCHES_PER_USER')}`,
     `*Requests*: ${formatCount(s.userRequests)} per person every ${durationInWords(s.userWindowMs)}${s.operator ? ' (`USER_RATE_LIMIT`, `USER_RATE_WINDOW`)' : ''}`,
   ];
   return [
@@ -265,7 +268,7 @@ function settingsBlocks(s: HomeSettings | undefined): KnownBlock[] {
       elements: [
         mrkdwn(
           s.operator
-            ? "Set in Lookout's environment (`ADMIN_USERS`, `SECURITY_*`, `DIGESTS_PER_*`, `USER_RATE_*`…); they change on restart."
+            ? "Set in Lookout's environment (`ADMIN_USERS`, `SECURITY_*`, `DIGESTS_PER_*`, `WATCHES_PER_*`, `USER_RATE_*`…); they change on restart."
             : 'The same for every workspace this Lookout serves, set by whoever runs it: ask them to change one.',
         ),
       ],

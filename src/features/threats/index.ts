@@ -6,6 +6,7 @@ import { ScanStateRepo } from './repos/scan-state.js';
 import { VisitorCheckRepo } from './repos/visitor-checks.js';
 import { ThreatScan, type ThreatRepos } from './scan.js';
 import { StoredVerdicts, type Verdicts } from './verdicts.js';
+import { threatSettings } from './settings.js';
 
 export type { Found, Interest, ReadCounts, ScanReader } from './reader.js';
 export type { ScanCounts, ScanState } from './repos/scan-state.js';
@@ -29,13 +30,14 @@ export function threatPrunes(repos: Pick<ThreatRepos, 'visitorChecks'>, recheckM
  * The threat scan: new visits of each analytics account, their visitors' security looked up
  * and kept (the verdicts digests and watches read), and handed to its reader (threat alerts).
  */
-export const threats: LookoutFeature<'threats', never, ThreatRepos> = {
+export const threats: LookoutFeature<'threats', never, ThreatRepos, typeof threatSettings> = {
   name: 'threats',
   migrations: new URL('./migrations/', import.meta.url),
+  settings: threatSettings,
   repos: (db: Queryable) => ({ visitorChecks: new VisitorCheckRepo(db), scanState: new ScanStateRepo(db) }),
-  plug(ctx, _needs, repos) {
-    const { platform, settings } = ctx;
-    const { now } = settings;
+  plug(ctx, _needs, repos, settings) {
+    const { platform } = ctx;
+    const { now } = platform;
     const scan = new ThreatScan({
       tenants: platform.tenants,
       repos,
@@ -44,14 +46,14 @@ export const threats: LookoutFeature<'threats', never, ThreatRepos> = {
       queued: platform.queued,
       log: logOf(ctx, 'threat-scan'),
       now,
-      owner: settings.owner,
-      intervalMs: settings.alerts.scanIntervalMs,
-      recheckMs: settings.alerts.recheckMs,
+      owner: platform.owner,
+      intervalMs: settings.ALERT_SCAN_INTERVAL,
+      recheckMs: settings.ALERT_RECHECK_AFTER,
     });
     const verdicts = new StoredVerdicts({
       visitorChecks: repos.visitorChecks,
       scanning: (team) => scan.scanning(team),
-      verdict: settings.verdict,
+      verdict: ctx.verdict,
     });
     platform.metrics.storeGauge(
       {
@@ -71,7 +73,7 @@ export const threats: LookoutFeature<'threats', never, ThreatRepos> = {
     return {
       gives: { scan, verdicts },
       jobs: [scan],
-      prunes: threatPrunes(repos, settings.alerts.recheckMs),
+      prunes: threatPrunes(repos, settings.ALERT_RECHECK_AFTER),
     };
   },
 };

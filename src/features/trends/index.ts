@@ -4,6 +4,7 @@ import { registerTrends, trendCommand } from './listeners.js';
 import { TREND_HELP, TREND_USAGE } from './parse.js';
 import { TrendRepo } from './repo.js';
 import { TrendService } from './service.js';
+import { trendSettings } from './settings.js';
 
 export type { TrendService } from './service.js';
 
@@ -14,13 +15,14 @@ declare module '../../platform/feature.js' {
 }
 
 /** `/traffic trend …`: a figure over time, its periods kept in the store once final. */
-export const trends: LookoutFeature<'trends', 'reports', { trends: TrendRepo }> = {
+export const trends: LookoutFeature<'trends', 'reports', { trends: TrendRepo }, typeof trendSettings> = {
   name: 'trends',
   traffic: { words: ['trend', 'trends'], usage: TREND_USAGE.replace('/traffic trend ', ''), help: TREND_HELP },
   migrations: new URL('./migrations/', import.meta.url),
   needs: ['reports'],
+  settings: trendSettings,
   repos: (db: Queryable) => ({ trends: new TrendRepo(db) }),
-  plug(ctx, { reports }, repos) {
+  plug(ctx, { reports }, repos, settings) {
     const { metrics } = ctx.platform;
     const periods = metrics.counter({
       name: 'lookout_trend_periods_total',
@@ -36,7 +38,7 @@ export const trends: LookoutFeature<'trends', 'reports', { trends: TrendRepo }> 
       ...answering(ctx),
       repo: repos.trends,
       refs: reports.refs,
-      maxFetch: ctx.settings.limits.trendMaxFetch,
+      maxFetch: settings.TREND_MAX_FETCH,
       log: logOf(ctx, 'trends'),
       observe: (source, n) => n > 0 && periods.inc({ source }, n),
       observeRecheck: (changed, n) => rechecks.inc({ changed: String(changed) }, n),

@@ -26,7 +26,7 @@ export const visitor: LookoutFeature<'visitor', never> = {
     const service = new VisitorService({
       ...answering(ctx),
       log: logOf(ctx, 'visitor'),
-      verdict: ctx.settings.verdict,
+      verdict: ctx.verdict,
     });
     return { gives: service, register: (routes) => registerVisitor(routes, service) };
   },

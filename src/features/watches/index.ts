@@ -8,20 +8,26 @@ import { WatchObserver } from './observe.js';
 import { WATCH_HELP } from './parse.js';
 import { WatchRepo } from './repo.js';
 import { WatchService } from './service.js';
+import { watchSettings } from './settings.js';
 
 export type { WatchEvaluator } from './evaluator.js';
 export type { WatchService } from './service.js';
 
 declare module '../../platform/feature.js' {
   interface Provided {
-    watches: { service: WatchService; evaluator: WatchEvaluator };
+    watches: {
+      service: WatchService;
+      evaluator: WatchEvaluator;
+      /** WATCHES_PER_CHANNEL and WATCHES_PER_USER, for the Home to show. */
+      limits: { perChannel: number; perUser: number };
+    };
   }
 }
 
 type WatchNeeds = 'reports' | 'trends' | 'threats' | 'visitor';
 
 /** `/traffic watch …`: metric watches, evaluated as each period is final, and their alerts. */
-export const watches: LookoutFeature<'watches', WatchNeeds, { watches: WatchRepo }> = {
+export const watches: LookoutFeature<'watches', WatchNeeds, { watches: WatchRepo }, typeof watchSettings> = {
   name: 'watches',
   traffic: {
     words: ['watch', 'watches'],
@@ -30,13 +36,15 @@ export const watches: LookoutFeature<'watches', WatchNeeds, { watches: WatchRepo
   },
   migrations: new URL('./migrations/', import.meta.url),
   needs: ['reports', 'trends', 'threats', 'visitor'],
+  settings: watchSettings,
   subjects: WATCH_SUBJECTS,
   repos: (db: Queryable) => ({ watches: new WatchRepo(db) }),
-  plug(ctx, { reports, trends, threats, visitor }, repos) {
-    const { platform, settings } = ctx;
-    const { now, apiDays, demo, limits } = settings;
+  plug(ctx, { reports, trends, threats, visitor }, repos, settings) {
+    const { platform, apiDays, demo } = ctx;
+    const { now } = platform;
     const log = logOf(ctx, 'watches');
     const changed = platform.changes.changed;
+    const limits = { perChannel: settings.WATCHES_PER_CHANNEL, perUser: settings.WATCHES_PER_USER };
     const evaluations = platform.metrics.counter({
       name: 'lookout_watch_evaluations_total',
       help: 'Watch evaluations by outcome: breach, update, recover, ok, unknown (the API failed or there was nothing to compare with), muted',
@@ -51,9 +59,9 @@ export const watches: LookoutFeature<'watches', WatchNeeds, { watches: WatchRepo
       repo: repos.watches,
       tenantOf: (team) => platform.tenants.of(team),
       now,
-      defaultTimezone: settings.timeZone,
+      defaultTimezone: ctx.settings.DEFAULT_TIMEZONE,
       apiZone: apiDays.timeZone,
-      limits: { perChannel: limits.digestsPerChannel, perUser: limits.digestsPerUser },
+      limits,
       demo,
       changed,
       log,
@@ -67,17 +75,18 @@ export const watches: LookoutFeature<'watches', WatchNeeds, { watches: WatchRepo
       explained: (outcome) => explanations.inc({ outcome }),
       trends,
       apiDays,
-      owner: settings.owner,
+      owner: platform.owner,
       now,
       log,
       queued: platform.queued,
       changed,
       demo,
-      ...settings.watches,
+      spreadMs: { hour: settings.WATCH_SPREAD_HOURLY, day: settings.WATCH_SPREAD_DAILY },
+      staleMs: settings.WATCH_CLAIM_STALE,
       observe: (outcome) => evaluations.inc({ outcome }),
     });
     return {
-      gives: { service, evaluator },
+      gives: { service, evaluator, limits },
       traffic: watchCommand(service),
       register: (routes) => registerWatches(routes, service, reports, { flagged: threats.verdicts, cards: visitor }),
       jobs: [evaluator],

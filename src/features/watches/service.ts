@@ -18,7 +18,7 @@ export interface WatchServiceDeps {
   defaultTimezone: string;
   /** The zone the API counts its days in: a daily watch's figures are its days. */
   apiZone: string;
-  /** The same limits as digests: so many a channel, so many a person. */
+  /** So many a channel, so many a person (WATCHES_PER_CHANNEL, WATCHES_PER_USER). */
   limits: { perChannel: number; perUser: number };
   demo: boolean;
   log: Logger;

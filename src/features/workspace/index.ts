@@ -3,6 +3,7 @@ import { logOf, type LookoutFeature } from '../../context.js';
 import { connectionSection } from './blocks.js';
 import { registerWorkspace } from './listeners.js';
 import { WorkspaceService } from './service.js';
+import { workspaceSettings } from './settings.js';
 
 export { SHARED_TABLES, WorkspaceService } from './service.js';
 
@@ -23,10 +24,15 @@ const DAY = 86_400_000;
  * leaving: `app_uninstalled` and `tokens_revoked` stop its work; its settings are purged once
  * its retention is over, or at once by its admin from the Home.
  */
-export const workspace: LookoutFeature<'workspace', never> = {
+export const workspace: LookoutFeature<'workspace', never, object, typeof workspaceSettings> = {
   name: 'workspace',
-  plug(ctx) {
-    const { platform, settings } = ctx;
+  settings: workspaceSettings,
+  plug(ctx, _needs, _repos, settings) {
+    const { platform } = ctx;
+    // ANALYTICS_API_URL's first: the one a connection defaults to.
+    const allowedOrigins = [
+      ...new Set([ctx.apiBaseUrl, ...settings.ANALYTICS_API_ALLOWED_URLS].map((u) => new URL(u).origin)),
+    ];
     const log = logOf(ctx, 'workspace');
     const service = new WorkspaceService({
       db: platform.repos.db,
@@ -34,7 +40,7 @@ export const workspace: LookoutFeature<'workspace', never> = {
       deliveries: platform.repos.deliveries,
       ...(platform.connections ? { connections: platform.connections } : {}),
       ...(platform.installations ? { installations: platform.installations } : {}),
-      allowedOrigins: settings.workspaces.allowedOrigins,
+      allowedOrigins,
       log,
     });
     const mayAdminister = async (team: string, user: string): Promise<boolean> => {
@@ -65,14 +71,14 @@ export const workspace: LookoutFeature<'workspace', never> = {
         registerWorkspace(routes, {
           service,
           mayAdminister,
-          defaultUrl: settings.api.baseUrl,
+          defaultUrl: ctx.apiBaseUrl,
           changed: (user) => platform.changes.changed({ users: [user] }),
           log,
         }),
       prunes: [
         {
           name: 'left_workspaces',
-          olderThanMs: settings.workspaces.retentionMs,
+          olderThanMs: settings.UNINSTALL_RETENTION,
           everyMs: DAY / 24,
           prune: (before) => service.purgeLeft(before),
         },

@@ -39,12 +39,16 @@ async function command(user: string, text: string, expected: RegExp): Promise<st
 
 beforeAll(async () => {
   box = await sandbox({
-    admins: [ADMIN],
     scheduler: false,
     now,
-    alerts: { scanIntervalMs: 60_000, recheckMs: 0, burst: 2 },
     slack: { rateLimit: { burst: 30, perSecond: 10 } },
-    deliveries: { slackTimeoutMs: 5_000, heartbeatMs: 10_000, paceMs: 100 },
+    settings: {
+      ADMIN_USERS: [ADMIN],
+      ALERT_RECHECK_AFTER: 0,
+      ALERT_BURST: 2,
+      SLACK_TIMEOUT: 5_000,
+      DELIVERY_PACE: 100,
+    },
   });
   await box.lookout.store.scanState.saveProgress((await box.lookout.features.threats.scan.stateKeys())[0]!, {
     watermark: now(),

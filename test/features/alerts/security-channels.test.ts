@@ -7,7 +7,7 @@ describe('alerts and SECURITY_CHANNELS', () => {
   beforeAll(async () => {
     box = await sandbox({
       scheduler: false,
-      security: { channels: ['C_SECURITY'], users: [], scrapingScoreThreshold: 0.8 },
+      settings: { SECURITY_CHANNELS: ['C_SECURITY'] },
     });
   });
   afterAll(() => box?.stop());

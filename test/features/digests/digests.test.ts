@@ -22,7 +22,7 @@ let box: Sandbox & { logs: string[] };
 
 beforeAll(async () => {
   // Bob is the only admin; the scheduler is driven by the tests.
-  box = await sandbox({ scheduler: false, admins: ['U_BOB'] });
+  box = await sandbox({ scheduler: false, settings: { ADMIN_USERS: ['U_BOB'] } });
 });
 afterAll(async () => {
   await box?.stop();

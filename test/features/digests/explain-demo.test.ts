@@ -17,7 +17,7 @@ let box: Sandbox & { logs: string[] };
 
 // Each test has a workspace of its own: what the threat scan judged in one is not the other's.
 beforeEach(async () => {
-  box = await sandbox({ scheduler: false, admins: ['U_BOB'] });
+  box = await sandbox({ scheduler: false, settings: { ADMIN_USERS: ['U_BOB'] } });
 });
 afterEach(async () => {
   await box?.stop();

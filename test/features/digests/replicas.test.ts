@@ -30,12 +30,10 @@ describe.skipIf(!TEST_DATABASE_URL)('three replicas on one PostgreSQL', () => {
           slack: { signingSecret, botToken, apiUrl: slack.apiUrl },
           store: { databaseUrl: TEST_DATABASE_URL, schema },
           log: captureLogs('warn').logger,
-          defaultTimezone: 'UTC',
           demo: true,
           port: 0,
           replica: `replica-${i}`,
-          digestReloadMs: 500,
-          limits: { userRequests: 4 },
+          settings: { DIGEST_RELOAD: 500, USER_RATE_LIMIT: 4 },
         }),
       );
     }

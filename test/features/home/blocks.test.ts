@@ -49,6 +49,8 @@ const full: HomeView = {
     digestsPerChannel: 10,
     digestsPerUser: 20,
     digestMinIntervalMs: 3_600_000,
+    watchesPerChannel: 10,
+    watchesPerUser: 20,
     userRequests: 30,
     userWindowMs: 60_000,
   },
@@ -92,7 +94,8 @@ describe('the Home tab', () => {
       '*Admins*: everyone may manage digests, watches and threat alerts',
       '*Security details*: everyone · in <#C_SECURITY>',
       '*Scraping* counts as a reason from a score of 0.8',
-      '*Digests and watches*: at most 10 per channel and 20 per person; a digest runs at most every 1 hour',
+      '*Digests*: at most 10 per channel and 20 per person; one runs at most every 1 hour',
+      '*Watches*: at most 10 per channel and 20 per person',
       '*Requests*: 30 per person every 1 minute',
     ]);
     const workspace = JSON.stringify(settingsOf(false, []));

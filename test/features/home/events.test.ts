@@ -24,10 +24,7 @@ const text = (home: Home) => mrkdwnOf(home.view).join('\n');
 describe('the Events API and App Home', () => {
   let box: Box;
   beforeAll(async () => {
-    box = await sandbox({
-      security: { channels: [], users: ['U_CAROL'], scrapingScoreThreshold: 0.8 },
-      admins: ['U_CAROL'],
-    });
+    box = await sandbox({ settings: { SECURITY_USERS: ['U_CAROL'], ADMIN_USERS: ['U_CAROL'] } });
   });
   afterAll(() => box?.stop());
 
@@ -309,9 +306,12 @@ describe('App Home buttons, and a Home kept current', () => {
   };
   beforeAll(async () => {
     box = await sandbox({
-      security: { channels: ['C_SECURITY'], users: ['U_CAROL'], scrapingScoreThreshold: 0.8 },
-      admins: ['U_CAROL'],
-      home: { debounceMs: 100 },
+      settings: {
+        SECURITY_CHANNELS: ['C_SECURITY'],
+        SECURITY_USERS: ['U_CAROL'],
+        ADMIN_USERS: ['U_CAROL'],
+        HOME_REFRESH_DELAY: 100,
+      },
     });
   });
   afterAll(() => box?.stop());
@@ -496,6 +496,7 @@ describe('App Home buttons, and a Home kept current', () => {
       /\*Security details\* \(`SECURITY_USERS`\): <@U_CAROL> · in \(`SECURITY_CHANNELS`\): <#C_SECURITY>/,
     );
     expect(text(after)).toMatch(/at most 10 per channel \(`DIGESTS_PER_CHANNEL`\) and 20 per person/);
+    expect(text(after)).toMatch(/at most 10 per channel \(`WATCHES_PER_CHANNEL`\) and 20 per person/);
     const bob = text(await openHome(box, 'U_BOB'));
     expect(bob).not.toMatch(/ADMIN_USERS|Settings|v_home:1|Latest alerts/);
   });
@@ -556,7 +557,7 @@ describe('App Home buttons, and a Home kept current', () => {
 describe('App Home when Slack hangs', () => {
   let box: Box;
   beforeAll(async () => {
-    box = await sandbox({ deliveries: { slackTimeoutMs: 300, heartbeatMs: 10_000 } });
+    box = await sandbox({ settings: { SLACK_TIMEOUT: 300 } });
   });
   afterAll(() => box?.stop());
 
@@ -575,7 +576,14 @@ describe('App Home within the views.publish rate', () => {
   let box: Box;
   beforeAll(async () => {
     // One publish every 2 s after a burst of one: three Homes changed at once take about 4 s.
-    box = await sandbox({ admins: ['U_CAROL'], home: { debounceMs: 50, burst: 1, perMinute: 30 } });
+    box = await sandbox({
+      settings: {
+        ADMIN_USERS: ['U_CAROL'],
+        HOME_REFRESH_DELAY: 50,
+        HOME_REFRESH_BURST: 1,
+        HOME_REFRESHES_PER_MINUTE: 30,
+      },
+    });
   });
   afterAll(() => box?.stop());
 

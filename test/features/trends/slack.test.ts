@@ -42,7 +42,7 @@ it('a trend with more periods to fetch than a page says how many first, and how 
 });
 
 it('a trend past TREND_MAX_FETCH is refused, naming the cap, and reaches no API', async () => {
-  const small = await sandbox({ limits: { trendMaxFetch: 50 } });
+  const small = await sandbox({ settings: { TREND_MAX_FETCH: 50 } });
   try {
     const requests = small.demo!.requests.length;
     await small.slack.slash(CHANNEL, USER, 'trend countries last30d');

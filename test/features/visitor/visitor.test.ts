@@ -11,7 +11,7 @@ beforeAll(async () => {
   // Security details: alice and carol, in #security only.
   box = await sandbox({
     apiTimeoutMs: 1_200,
-    security: { channels: [SECURITY], users: ['U_ALICE', 'U_CAROL'], scrapingScoreThreshold: 0.8 },
+    settings: { SECURITY_CHANNELS: [SECURITY], SECURITY_USERS: ['U_ALICE', 'U_CAROL'] },
   });
 });
 afterAll(async () => {

@@ -54,22 +54,29 @@ beforeAll(async () => {
   demo = await startDemoApi({ apiKey: 'k', now: () => dataEnd });
   slack = await startOfflineSlack({ signingSecret, botToken, rateLimit: { burst: 50, perSecond: 20 } });
   app = await startLookout({
-    api: { baseUrl: demo.url, apiKey: 'k', timeoutMs: 5_000 },
+    api: { baseUrl: demo.url, apiKey: 'k' },
     slack: { signingSecret, botToken, apiUrl: slack.apiUrl },
     store: { memory: true },
     log: captureLogs('warn').logger,
-    defaultTimezone: 'UTC',
     demo: true,
     now,
     port: 0,
     scheduler: false,
-    alerts: { scanIntervalMs: DAY, recheckMs: WEEK, burst: 50 },
-    deliveries: { slackTimeoutMs: 5_000, heartbeatMs: 10_000, paceMs: 10 },
-    admins: ['U_CAROL'],
-    security: { channels: [], users: ['U_ALICE', 'U_CAROL'], scrapingScoreThreshold: 0.8 },
-    watches: { spreadMs: { hour: 0, day: 0 }, staleMs: 1_000 },
-    apiDays: { timeZone: 'UTC', settleMs: 60_000 },
-    limits: { userRequests: 100_000 },
+    settings: {
+      ANALYTICS_TIMEOUT_MS: 5_000,
+      ALERT_SCAN_INTERVAL: DAY,
+      ALERT_RECHECK_AFTER: WEEK,
+      ALERT_BURST: 50,
+      SLACK_TIMEOUT: 5_000,
+      DELIVERY_PACE: 10,
+      ADMIN_USERS: ['U_CAROL'],
+      SECURITY_USERS: ['U_ALICE', 'U_CAROL'],
+      WATCH_SPREAD_HOURLY: 0,
+      WATCH_SPREAD_DAILY: 0,
+      WATCH_CLAIM_STALE: 1_000,
+      ANALYTICS_SETTLE_MARGIN: 60_000,
+      USER_RATE_LIMIT: 100_000,
+    },
   });
   slack.setAppUrl(app.requestUrl!);
 

@@ -37,23 +37,30 @@ beforeAll(async () => {
   demo = await startDemoApi({ apiKey: 'k', now });
   slack = await startOfflineSlack({ signingSecret, botToken, rateLimit: { burst: 50, perSecond: 20 } });
   app = await startLookout({
-    api: { baseUrl: demo.url, apiKey: 'k', timeoutMs: 5_000 },
+    api: { baseUrl: demo.url, apiKey: 'k' },
     slack: { signingSecret, botToken, apiUrl: slack.apiUrl },
     store: { memory: true },
     log: captureLogs('warn').logger,
-    defaultTimezone: 'UTC',
     demo: true,
     now,
     port: 0,
     scheduler: false,
-    alerts: { scanIntervalMs: 60_000, recheckMs: 6 * HOUR, burst: 50 },
-    deliveries: { slackTimeoutMs: 5_000, heartbeatMs: 10_000, paceMs: 50 },
-    admins: ['U_CAROL'],
-    // Bob may not see security details: the flagged visitors are refused him.
-    security: { channels: [], users: ['U_ALICE', 'U_CAROL'], scrapingScoreThreshold: 0.8 },
-    watches: { spreadMs: { hour: 0, day: 0 }, staleMs: 1_000 },
-    apiDays: API_DAYS,
-    limits: { userRequests: 100_000 },
+    settings: {
+      ANALYTICS_TIMEOUT_MS: 5_000,
+      ALERT_RECHECK_AFTER: 6 * HOUR,
+      ALERT_BURST: 50,
+      SLACK_TIMEOUT: 5_000,
+      DELIVERY_PACE: 50,
+      ADMIN_USERS: ['U_CAROL'],
+      // Bob may not see security details: the flagged visitors are refused him.
+      SECURITY_USERS: ['U_ALICE', 'U_CAROL'],
+      WATCH_SPREAD_HOURLY: 0,
+      WATCH_SPREAD_DAILY: 0,
+      WATCH_CLAIM_STALE: 1_000,
+      ANALYTICS_API_TIMEZONE: API_DAYS.timeZone,
+      ANALYTICS_SETTLE_MARGIN: API_DAYS.settleMs,
+      USER_RATE_LIMIT: 100_000,
+    },
   });
   slack.setAppUrl(app.requestUrl!);
   clock = nextHour - 60_000;

@@ -20,7 +20,7 @@ beforeAll(async () => {
   world = await startSteadyWorld({
     at: '2026-11-20T12:00:00Z',
     from: '2026-09-01T00:00:00Z',
-    limits: { userRequests: 1_000 },
+    settings: { USER_RATE_LIMIT: 1_000 },
   });
   ({ api, slack, app } = world);
 });

@@ -48,21 +48,27 @@ const channels: Record<'sales' | 'random' | 'replicas' | 'buttons', string> = {
 
 function options(store: LookoutOptions['store'], replica: string): LookoutOptions {
   return {
-    api: { baseUrl: demo.url, apiKey: 'k', timeoutMs: 2_000 },
+    api: { baseUrl: demo.url, apiKey: 'k' },
     slack: { signingSecret, botToken, apiUrl: slack.apiUrl },
     store,
     log: captureLogs('warn').logger,
-    defaultTimezone: 'UTC',
     demo: true,
     now,
     port: 0,
     replica,
     scheduler: false,
-    alerts: { scanIntervalMs: 60_000, recheckMs: 6 * 3_600_000, burst: 50 },
-    deliveries: { slackTimeoutMs: 5_000, heartbeatMs: 10_000, paceMs: 50 },
-    admins: ['U_CAROL'],
-    watches: { spreadMs: { hour: 0, day: 0 }, staleMs: 1_000 },
-    apiDays: API_DAYS,
+    settings: {
+      ANALYTICS_TIMEOUT_MS: 2_000,
+      ALERT_BURST: 50,
+      SLACK_TIMEOUT: 5_000,
+      DELIVERY_PACE: 50,
+      ADMIN_USERS: ['U_CAROL'],
+      WATCH_SPREAD_HOURLY: 0,
+      WATCH_SPREAD_DAILY: 0,
+      WATCH_CLAIM_STALE: 1_000,
+      ANALYTICS_API_TIMEZONE: API_DAYS.timeZone,
+      ANALYTICS_SETTLE_MARGIN: API_DAYS.settleMs,
+    },
   };
 }
 

@@ -10,7 +10,7 @@ let box: Sandbox & { logs: string[] };
 const BUDGET = 300;
 
 beforeAll(async () => {
-  box = await sandbox({ limits: { userRequests: BUDGET } });
+  box = await sandbox({ settings: { USER_RATE_LIMIT: BUDGET } });
 });
 afterAll(() => box?.stop());
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../../src/config.js';
+import { ConfigError, keyringOf, loadConfig } from '../../../src/config.js';
 import {
   isStale,
   keyId,
@@ -137,8 +137,8 @@ describe('rotation', () => {
 
 describe('the encryption keys in the configuration', () => {
   it('are absent unless set, and read as a keyring when set', () => {
-    expect(loadConfig({}).encryption).toBeUndefined();
-    const ring = loadConfig({ LOOKOUT_ENCRYPTION_KEY: NEW, LOOKOUT_ENCRYPTION_KEY_PREVIOUS: ` ${OLD} , ` }).encryption;
+    expect(keyringOf(loadConfig({}))).toBeUndefined();
+    const ring = keyringOf(loadConfig({ LOOKOUT_ENCRYPTION_KEY: NEW, LOOKOUT_ENCRYPTION_KEY_PREVIOUS: ` ${OLD} , ` }));
     expect(ring?.current.id).toBe(keyId(parseKey(NEW)!));
     expect(ring?.previous.map((k) => k.id)).toEqual([keyId(parseKey(OLD)!)]);
   });

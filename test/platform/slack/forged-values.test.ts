@@ -237,13 +237,13 @@ describe('limits on abuse', () => {
   beforeAll(async () => {
     box = await sandbox({
       scheduler: false,
-      admins: ['U_BOB'],
-      limits: {
-        digestMinIntervalMs: 3_600_000,
-        digestsPerChannel: 2,
-        digestsPerUser: 3,
-        userRequests: 3,
-        userWindowMs: 60_000,
+      settings: {
+        ADMIN_USERS: ['U_BOB'],
+        DIGEST_MIN_INTERVAL: 3_600_000,
+        DIGESTS_PER_CHANNEL: 2,
+        DIGESTS_PER_USER: 3,
+        USER_RATE_LIMIT: 3,
+        USER_RATE_WINDOW: 60_000,
       },
     });
   });

@@ -50,7 +50,7 @@ for (const kind of ['pglite', 'postgres'] as const) {
 
     beforeAll(async () => {
       box = await distributedSandbox(
-        { store, scheduler: false, home: { debounceMs: 50 } },
+        { store, scheduler: false, settings: { HOME_REFRESH_DELAY: 50 } },
         {
           slack: {
             // Nothing here is about Slack's 3 s: a loaded machine must not turn a slow answer into a lost one.

@@ -43,7 +43,7 @@ for (const kind of ['pglite', 'postgres'] as const) {
     const ids = { digest: 0, watch: 0, delivery: 0, ownDigest: 0, ownWatch: 0 };
 
     beforeAll(async () => {
-      box = await distributedSandbox({ store, scheduler: false, home: { debounceMs: 50 } });
+      box = await distributedSandbox({ store, scheduler: false, settings: { HOME_REFRESH_DELAY: 50 } });
       for (const [team, user, channel] of [
         ['T_LOOKOUT', 'U_ALICE', 'C_MARKETING'],
         ['T_OTHER', 'U_DANA', 'C_OTHER_GENERAL'],

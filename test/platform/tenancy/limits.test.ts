@@ -12,7 +12,9 @@ const SAME_USER = 'U_SAME';
 const SAME_CHANNEL = 'C_SAME';
 
 beforeAll(async () => {
-  box = await distributedSandbox({ limits: { userRequests: 3, apiBudget: 60, digestsPerChannel: 2 } });
+  box = await distributedSandbox({
+    settings: { USER_RATE_LIMIT: 3, API_BUDGET: 60, DIGESTS_PER_CHANNEL: 2 },
+  });
   for (const team of ['T_LOOKOUT', 'T_OTHER']) {
     const { workspace } = box.slack.team(team);
     workspace.addUser({ id: SAME_USER, name: 'sam', tz: 'UTC' });

@@ -1,6 +1,10 @@
+import { z } from 'zod';
 import type { LookoutFeature } from '../../../src/context.js';
+import { withDefault } from '../../../src/platform/settings.js';
 import type { Queryable } from '../../../src/platform/store/db.js';
 import { infoMessage } from '../../../src/platform/slack/kit/messages.js';
+
+const pingSettings = z.object({ PING_REPLY: withDefault(z.string(), 'pong') });
 
 /** The test feature's one repository: its table, brought by its own migration. */
 export class PingRepo {
@@ -26,15 +30,17 @@ declare module '../../../src/platform/feature.js' {
 
 /**
  * The smallest feature with one of everything a feature owns: `/traffic ping` (its words,
- * help and runner), a table (its migration and repository), a metric, a job. Plugged in by
+ * help and runner), a setting (PING_REPLY), a table (its migration and
+ * repository), a metric, a job. Plugged in by
  * one more entry in the feature list (test/features/plug-in.test.ts); nothing else changes.
  */
-export const ping: LookoutFeature<'ping', never, { pings: PingRepo }> = {
+export const ping: LookoutFeature<'ping', never, { pings: PingRepo }, typeof pingSettings> = {
   name: 'ping',
   traffic: { words: ['ping'], usage: '', help: ['/traffic ping: answers pong (Lookout is listening).'] },
   migrations: new URL('./migrations/', import.meta.url),
+  settings: pingSettings,
   repos: (db) => ({ pings: new PingRepo(db) }),
-  plug({ platform }, _needs, { pings }) {
+  plug({ platform }, _needs, { pings }, settings) {
     const counted = platform.metrics.counter({ name: 'lookout_pings_total', help: 'Pings answered' });
     let runs = 0;
     return {
@@ -42,7 +48,7 @@ export const ping: LookoutFeature<'ping', never, { pings: PingRepo }> = {
       traffic: async ({ command, reply }) => {
         await pings.add(command.team_id, command.user_id);
         counted.inc();
-        await reply(infoMessage(`pong (${await pings.count(command.team_id)} so far here)`));
+        await reply(infoMessage(`${settings.PING_REPLY} (${await pings.count(command.team_id)} so far here)`));
       },
       jobs: [{ start: () => void (runs += 1), stop: async () => {} }],
     };
