@@ -5,7 +5,6 @@ import { FILTER_FIELDS } from '../../kernel/filters.js';
 import { DEFAULT_TOP, MAX_TOP } from '../../kernel/query.js';
 import { quoteInput } from '../../kernel/text.js';
 import { matchReport } from '../../kernel/catalog.js';
-import type { CommandCatalog } from '../../platform/feature.js';
 import { reportList, sortKeyList, TRAFFIC_USAGE } from './parse.js';
 
 const HELP_TOPICS: Readonly<Record<string, string>> = {
@@ -40,7 +39,11 @@ function reportLine(def: ReportDef): string {
 }
 
 /** What the features say of their commands: `/traffic` words, slash commands, and the help of each by topic. */
-export type MoreHelp = CommandCatalog;
+export interface MoreHelp {
+  subcommands: readonly { words: readonly string[] }[];
+  commands: readonly { command: string; usage: string }[];
+  help: Readonly<Record<string, readonly string[]>>;
+}
 
 const NO_MORE: MoreHelp = { subcommands: [], commands: [], help: {} };
 
