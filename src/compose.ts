@@ -107,6 +107,7 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
       slackApiUrl: options.slack.apiUrl,
       timeoutMs: settings.deliveries.slackTimeoutMs,
       log: platform.log,
+      preflight: platform.preflight,
       ...(options.requestClock ? { now: options.requestClock } : {}),
       judged: (outcome, skewSeconds) => {
         if (outcome === 'accepted') return platform.clock.accepted();

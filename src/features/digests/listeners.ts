@@ -9,7 +9,7 @@ import { REPORTS } from '../../kernel/catalog.js';
 import { RowId } from '../../kernel/text.js';
 import { infoMessage, usageMessage, type Result, type SlackMessage } from '../../platform/slack/kit/messages.js';
 import { slackReason } from '../../platform/slack/poster.js';
-import { guarded, requestLog } from '../../platform/slack/respond.js';
+import { guarded } from '../../platform/slack/respond.js';
 import type { Subcommand } from '../../platform/slack/subcommand.js';
 import { DIGEST_ACTIONS } from './blocks.js';
 import {
@@ -143,7 +143,7 @@ function digestButton(digests: DigestService, kind: DigestVerb) {
 /** The digest form's Create/Save: every field checked, errors shown beside the field. */
 function submitDigest(digests: DigestService) {
   return async ({ ack, view, body, client, context }: ViewArgs) => {
-    const log = requestLog(context, digests.log);
+    const { log } = context;
     const form = readDigestForm(view.state.values as Parameters<typeof readDigestForm>[0], REPORTS);
     if ('errors' in form) return ack({ response_action: 'errors', errors: form.errors });
     const opened = decodeFormId(view.private_metadata);
@@ -210,9 +210,9 @@ async function switchSchedule(args: ActionArgs, { log }: Handling): Promise<void
   }
 }
 
-export function registerDigests(app: Routes, digests: DigestService): void {
+export function registerDigests(routes: Routes, digests: DigestService): void {
   for (const kind of ['preview', 'pause', 'resume', 'edit', 'remove'] as const)
-    app.handle(DIGEST_ACTIONS[kind], digestButton(digests, kind));
-  app.handle(DIGEST_FREQUENCY_ACTION, switchSchedule, 'none');
-  app.view(DIGEST_MODAL, submitDigest(digests));
+    routes.handle(DIGEST_ACTIONS[kind], digestButton(digests, kind));
+  routes.handle(DIGEST_FREQUENCY_ACTION, switchSchedule, 'none');
+  routes.view(DIGEST_MODAL, submitDigest(digests));
 }

@@ -1,6 +1,5 @@
 import { decodeTrendRef, defaultMetric, splitBack, TREND_ACTION } from '../../kernel/trend.js';
 import { infoMessage, staleMessage, usageMessage } from '../../platform/slack/kit/messages.js';
-import { postToResponseUrl, shareInChannel } from '../../platform/slack/respond.js';
 import { buttonValue, type ActionArgs, type Handling, type Routes } from '../../platform/slack/routes.js';
 import type { Subcommand } from '../../platform/slack/subcommand.js';
 import type { ReportService } from '../reports/index.js';
@@ -10,7 +9,7 @@ import type { TrendService } from './service.js';
 
 /** `/traffic trend …` (after the ack). */
 export function trendCommand(trends: TrendService, reports: ReportService): Subcommand {
-  return async ({ command, args, reply, log, tenant }) => {
+  return async ({ command, args, reply, log, tenant, responses }) => {
     const words = parseTrendWords(args, reports.catalog);
     if (words.kind === 'error') return reply(usageMessage(words.message, words.usage));
     const parsed = reports.parse(words.report);
@@ -22,7 +21,7 @@ export function trendCommand(trends: TrendService, reports: ReportService): Subc
     // A long first fill says how it goes; the answer then takes the progress note's place (an ephemeral one only: Slack cannot turn it public).
     let progressed = false;
     const progress = async (text: string) => {
-      await postToResponseUrl(command.response_url, {
+      await responses.post(command.response_url, {
         ...infoMessage(text),
         response_type: 'ephemeral',
         replace_original: progressed,
@@ -38,7 +37,7 @@ export function trendCommand(trends: TrendService, reports: ReportService): Subc
       progress,
     });
     const inChannel = shared && answer.ok;
-    await postToResponseUrl(command.response_url, {
+    await responses.post(command.response_url, {
       ...answer.message,
       response_type: inChannel ? 'in_channel' : 'ephemeral',
       replace_original: progressed && !inChannel,
@@ -77,7 +76,7 @@ function shareTrend(trends: TrendService) {
       log,
     });
     if (!answer.ok) return tell(answer.message);
-    return shareInChannel(args.body.response_url, answer.message);
+    return args.context.responses.share(args.body.response_url, answer.message);
   };
 }
 
@@ -98,8 +97,8 @@ function showTable(trends: TrendService, reports: ReportService) {
   };
 }
 
-export function registerTrends(app: Routes, trends: TrendService, reports: ReportService): void {
-  app.handle(TREND_ACTION, openTrend(trends), 'in place if ephemeral');
-  app.handle(TREND_ACTIONS.share, shareTrend(trends), 'replace');
-  app.handle(TREND_ACTIONS.table, showTable(trends, reports), 'in place if ephemeral');
+export function registerTrends(routes: Routes, trends: TrendService, reports: ReportService): void {
+  routes.handle(TREND_ACTION, openTrend(trends), 'in place if ephemeral');
+  routes.handle(TREND_ACTIONS.share, shareTrend(trends), 'replace');
+  routes.handle(TREND_ACTIONS.table, showTable(trends, reports), 'in place if ephemeral');
 }

@@ -2,7 +2,6 @@ import { REPORTS } from '../../kernel/catalog.js';
 import { newQuery } from '../../kernel/query.js';
 import { RowId } from '../../kernel/text.js';
 import { problemMessage, usageMessage, type Result, type SlackMessage } from '../../platform/slack/kit/messages.js';
-import { postToResponseUrl, replyTo } from '../../platform/slack/respond.js';
 import { buttonValue, type ActionArgs, type Handling, type Routes } from '../../platform/slack/routes.js';
 import type { Subcommand } from '../../platform/slack/subcommand.js';
 import type { ReportService } from '../reports/index.js';
@@ -86,7 +85,10 @@ function alertButton(watches: WatchService, reports: ReportService, action: Aler
         ? await watches.acknowledge(await tenant(), user, id.data, from)
         : await watches.mute(await tenant(), user, id.data, action === 'unmute' ? 0 : 24 * 3_600_000, from);
     if (!outcome.ok) return tell(outcome.message);
-    return postToResponseUrl(args.body.response_url, { ...watches.alertOf(outcome.value), replace_original: true });
+    return args.context.responses.post(args.body.response_url, {
+      ...watches.alertOf(outcome.value),
+      replace_original: true,
+    });
   };
 }
 
@@ -102,7 +104,7 @@ function listButton(watches: WatchService, action: 'pause' | 'resume' | 'remove'
       action === 'remove'
         ? await watches.remove(tenant, user, id.data, from)
         : await watches.setPaused(tenant, user, id.data, action === 'pause', from);
-    if (!outcome.ok) return replyTo(args.body.response_url, false)(outcome.message);
+    if (!outcome.ok) return args.context.responses.reply(args.body.response_url, false)(outcome.message);
     return h.tell(await watches.list(tenant, user, { channelId: args.body.channel?.id ?? '' }));
   };
 }
@@ -160,12 +162,12 @@ function ignoreAutomatedButton(watches: WatchService) {
   };
 }
 
-export function registerWatches(app: Routes, watches: WatchService, reports: ReportService, by: ExplainedBy): void {
+export function registerWatches(routes: Routes, watches: WatchService, reports: ReportService, by: ExplainedBy): void {
   for (const action of ['ack', 'mute24h', 'unmute', 'details'] as const)
-    app.handle(WATCH_ACTIONS[action], alertButton(watches, reports, action));
-  app.handle(WATCH_ACTIONS.flagged, flaggedButton(watches, by));
-  app.handle(WATCH_ACTIONS.flaggedCard, cardButton(by));
-  app.handle(WATCH_ACTIONS.ignoreAutomated, ignoreAutomatedButton(watches));
+    routes.handle(WATCH_ACTIONS[action], alertButton(watches, reports, action));
+  routes.handle(WATCH_ACTIONS.flagged, flaggedButton(watches, by));
+  routes.handle(WATCH_ACTIONS.flaggedCard, cardButton(by));
+  routes.handle(WATCH_ACTIONS.ignoreAutomated, ignoreAutomatedButton(watches));
   for (const action of ['pause', 'resume', 'remove'] as const)
-    app.handle(WATCH_ACTIONS[action], listButton(watches, action), 'replace');
+    routes.handle(WATCH_ACTIONS[action], listButton(watches, action), 'replace');
 }

@@ -1,7 +1,6 @@
 import { withRange, withSort, type ReportQuery } from '../../../kernel/query.js';
 import { isSafeId } from '../../../kernel/text.js';
 import { staleMessage, usageMessage } from '../../../platform/slack/kit/messages.js';
-import { shareInChannel } from '../../../platform/slack/respond.js';
 import { buttonValue, type ActionArgs, type Handling } from '../../../platform/slack/routes.js';
 import type { VisitorCards } from '../../visitor/index.js';
 import { decodeMenuChoice, MENU_BLOCK_PREFIX } from '../blocks.js';
@@ -57,7 +56,7 @@ export function share(reports: ReportService) {
       log,
     });
     if (!answer.ok) return tell(answer.message);
-    return shareInChannel(args.body.response_url, answer.message);
+    return args.context.responses.share(args.body.response_url, answer.message);
   };
 }
 
