@@ -38,16 +38,16 @@ export function alertsCommand(alerts: AlertService, tenantOf: TenantOf): Subcomm
  */
 export function registerAlerts(routes: Routes, alerts: AlertService, cards: VisitorCards): void {
   for (const action of ['ack', 'mute24h', 'mute7d', 'unmute', 'details'] as const) {
-    routes.handle(ALERT_ACTIONS[action], async (args, { log, tell, tenant }) => {
+    routes.handle(ALERT_ACTIONS[action], async (args, { log, reply, tenant }) => {
       const user = args.body.user.id;
       const channel = args.body.channel?.id;
       const parsed = SafeId.safeParse(buttonValue(args));
-      if (!channel || !parsed.success) return tell(problemMessage('This alert is too old to act on.'));
+      if (!channel || !parsed.success) return reply(problemMessage('This alert is too old to act on.'));
       const visitorId = parsed.data;
       if (action === 'details')
-        return tell((await cards.card(await tenant(), { visitorId, channelId: channel, user, log })).message);
+        return reply((await cards.card(await tenant(), { visitorId, channelId: channel, user, log })).message);
       const outcome = await alerts.act(await tenant(), user, channel, visitorId, action);
-      if (!outcome.ok) return tell(outcome.message);
+      if (!outcome.ok) return reply(outcome.message);
       return args.context.responses.post(args.body.response_url, { ...outcome.value, replace_original: true });
     });
   }

@@ -124,16 +124,16 @@ async function verb(
 
 /** A button of `/traffic digest list`: it acts on the digest whose id is its value. */
 function digestButton(digests: DigestService, kind: DigestVerb) {
-  return async (args: ActionArgs, { tell, tenant }: Handling) => {
+  return async (args: ActionArgs, { reply, tenant }: Handling) => {
     const id = RowId.safeParse(buttonValue(args));
-    if (!id.success) return tell(usageMessage('That button is not one of ours.', '/traffic digest list'));
+    if (!id.success) return reply(usageMessage('That button is not one of ours.', '/traffic digest list'));
     return verb(
       digests,
       await tenant(),
       kind,
       id.data,
       { user: args.body.user.id, from: args.body.channel?.id },
-      tell,
+      reply,
       (view) => args.client.views.open({ trigger_id: args.body.trigger_id, view }),
       true,
     );

@@ -47,10 +47,10 @@ export function trendCommand(trends: TrendService, reports: ReportService): Subc
 
 /** Trend (on report answers and visitor cards): the trend in place of an ephemeral message, else for the clicker. */
 function openTrend(trends: TrendService) {
-  return async (args: ActionArgs, { log, tell, team, tenant }: Handling) => {
+  return async (args: ActionArgs, { log, reply, team, tenant }: Handling) => {
     const wanted = decodeTrendRef(buttonValue(args));
     const query = wanted ? await trends.resolve(team, wanted.ref) : null;
-    if (!wanted || !query) return tell(staleMessage());
+    if (!wanted || !query) return reply(staleMessage());
     const answer = await trends.answer(await tenant(), query, wanted.metric, {
       channelId: args.body.channel?.id,
       ephemeral: true,
@@ -58,16 +58,16 @@ function openTrend(trends: TrendService) {
       log,
       ...(wanted.back ? { back: wanted.back } : {}),
     });
-    return tell(answer.message);
+    return reply(answer.message);
   };
 }
 
 /** "Post to channel": the same trend, fetched afresh, for everyone; the ephemeral copy goes away. */
 function shareTrend(trends: TrendService) {
-  return async (args: ActionArgs, { log, tell, team, tenant }: Handling) => {
+  return async (args: ActionArgs, { log, reply, team, tenant }: Handling) => {
     const wanted = decodeTrendRef(buttonValue(args));
     const query = wanted ? await trends.resolve(team, wanted.ref) : null;
-    if (!wanted || !query) return tell(staleMessage());
+    if (!wanted || !query) return reply(staleMessage());
     const answer = await trends.answer(await tenant(), query, wanted.metric, {
       channelId: args.body.channel?.id,
       ephemeral: false,
@@ -75,17 +75,17 @@ function shareTrend(trends: TrendService) {
       sharedBy: args.body.user.id,
       log,
     });
-    if (!answer.ok) return tell(answer.message);
+    if (!answer.ok) return reply(answer.message);
     return args.context.responses.share(args.body.response_url, answer.message);
   };
 }
 
 /** "Show table": the report behind the trend. */
 function showTable(trends: TrendService, reports: ReportService) {
-  return async (args: ActionArgs, { log, tell, team, tenant }: Handling) => {
+  return async (args: ActionArgs, { log, reply, team, tenant }: Handling) => {
     const wanted = splitBack(buttonValue(args));
     const query = wanted ? await trends.resolve(team, wanted.value) : null;
-    if (!wanted || !query) return tell(staleMessage());
+    if (!wanted || !query) return reply(staleMessage());
     const answer = await reports.answer(await tenant(), query, {
       channelId: args.body.channel?.id,
       ephemeral: true,
@@ -93,7 +93,7 @@ function showTable(trends: TrendService, reports: ReportService) {
       log,
       ...(wanted.back ? { back: wanted.back } : {}),
     });
-    return tell(answer.message);
+    return reply(answer.message);
   };
 }
 

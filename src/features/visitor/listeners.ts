@@ -12,9 +12,9 @@ import type { VisitorService } from './service.js';
  * posts it for everyone, with IP addresses masked.
  */
 export function registerVisitor(routes: Routes, visitors: VisitorService): void {
-  routes.handleCommand('/visitor', async ({ command }, { log, tell, tenant }) => {
+  routes.handleCommand('/visitor', async ({ command }, { log, reply, tenant }) => {
     const parsed = parseVisitorCommand(command.text ?? '');
-    if (parsed.kind === 'error') return tell(usageMessage(parsed.message, parsed.usage));
+    if (parsed.kind === 'error') return reply(usageMessage(parsed.message, parsed.usage));
     const card = await visitors.card(await tenant(), {
       visitorId: parsed.visitorId,
       visitId: parsed.visitId,
@@ -22,12 +22,12 @@ export function registerVisitor(routes: Routes, visitors: VisitorService): void 
       user: command.user_id,
       log,
     });
-    return tell(card.message);
+    return reply(card.message);
   });
   const page = (id: string) =>
-    routes.handle(id, async ({ body, action, context }, { log, tell, tenant }) => {
+    routes.handle(id, async ({ body, action, context }, { log, reply, tenant }) => {
       const wanted = decodeCardRef(action.type === 'button' ? action.value : undefined);
-      if (!wanted) return tell(staleMessage());
+      if (!wanted) return reply(staleMessage());
       const card = await visitors.card(await tenant(), {
         ...wanted,
         channelId: body.channel?.id,
@@ -37,9 +37,9 @@ export function registerVisitor(routes: Routes, visitors: VisitorService): void 
       return context.responses.reply(body.response_url, isEphemeral(body))(card.message);
     });
   for (const id of [VISITOR_ACTIONS.more, VISITOR_ACTIONS.newer, BACK_TO_CARD_ACTION]) page(id);
-  routes.handle(VISITOR_ACTIONS.share, async (args, { log, tell, tenant }) => {
+  routes.handle(VISITOR_ACTIONS.share, async (args, { log, reply, tenant }) => {
     const wanted = decodeCardRef(buttonValue(args));
-    if (!wanted) return tell(staleMessage());
+    if (!wanted) return reply(staleMessage());
     const card = await visitors.card(await tenant(), {
       ...wanted,
       channelId: args.body.channel?.id,
@@ -53,6 +53,6 @@ export function registerVisitor(routes: Routes, visitors: VisitorService): void 
         response_type: 'in_channel',
         replace_original: false,
       });
-    return tell(card.message);
+    return reply(card.message);
   });
 }

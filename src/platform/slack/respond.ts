@@ -78,7 +78,7 @@ export class ResponseUrls {
 export async function guarded(
   log: Logger,
   what: string,
-  tell: Reply | undefined,
+  reply: Reply | undefined,
   work: () => Promise<unknown>,
 ): Promise<void> {
   try {
@@ -86,13 +86,13 @@ export async function guarded(
   } catch (error) {
     if (error instanceof Error && error.name === 'TenantError') {
       log.info({ what, reason: (error as { code?: string }).code }, 'the workspace cannot be served yet');
-      await tell?.(problemMessage(error.message)).catch(() => undefined);
+      await reply?.(problemMessage(error.message)).catch(() => undefined);
       return;
     }
     log.error({ what, err: error instanceof Error ? error.message : String(error) }, 'listener failed');
-    if (!tell) return;
+    if (!reply) return;
     try {
-      await tell(
+      await reply(
         problemMessage(
           'Something went wrong on our side while answering that.',
           'Try again; if it keeps happening, tell whoever runs Lookout.',

@@ -31,7 +31,7 @@ export type Answer = 'new' | 'replace' | 'in place if ephemeral' | 'none';
 
 /** What a handler gets once its request is acked: the request's context, and how to answer the person (ephemeral, through the response_url). */
 export interface Handling extends Pick<RequestContext, 'log' | 'team' | 'tenant'> {
-  tell: Reply;
+  reply: Reply;
 }
 
 /** Was the clicked message ephemeral? */
@@ -73,24 +73,24 @@ export class Routes {
   private readonly handledEvents = new LRUCache<string, true>({ max: 10_000, ttl: EVENT_WINDOW_MS });
   private homeAnswer?: HomeAnswer;
 
-  private static handling({ log, team, tenant }: RequestContext, tell: Reply): Handling {
-    return { log, tell, team, tenant };
+  private static handling({ log, team, tenant }: RequestContext, reply: Reply): Handling {
+    return { log, reply, team, tenant };
   }
 
   /**
    * A slash command, handled: acked at once, then `work` with the request's logger and an
-   * ephemeral `tell`; anything it throws is logged and the person told (platform/slack/respond.ts guarded).
+   * ephemeral `reply`; anything it throws is logged and the person told (platform/slack/respond.ts guarded).
    */
   handleCommand(name: string, work: (args: CommandArgs, h: Handling) => Promise<unknown>): void {
     this.command(name, async (args) => {
       await args.ack();
-      const tell = args.context.responses.reply(args.command.response_url, false);
-      await guarded(args.context.log, name, tell, () => work(args, Routes.handling(args.context, tell)));
+      const reply = args.context.responses.reply(args.command.response_url, false);
+      await guarded(args.context.log, name, reply, () => work(args, Routes.handling(args.context, reply)));
     });
   }
 
   /**
-   * A block action, handled as a command is; `answer` says where `tell` puts its answer (default: a new ephemeral
+   * A block action, handled as a command is; `answer` says where `reply` puts its answer (default: a new ephemeral
    * message). A click on the Home tab is answered on the Home (see answerOnHome); one in a modal, which has
    * nowhere to answer, is only logged.
    */
@@ -99,8 +99,10 @@ export class Routes {
     this.action(id, async (args) => {
       await args.ack();
       const { log } = args.context;
-      const tell = answer === 'none' ? undefined : this.replyFor(args, answer, what);
-      await guarded(log, what, tell, () => work(args, Routes.handling(args.context, tell ?? (async () => undefined))));
+      const reply = answer === 'none' ? undefined : this.replyFor(args, answer, what);
+      await guarded(log, what, reply, () =>
+        work(args, Routes.handling(args.context, reply ?? (async () => undefined))),
+      );
     });
   }
 

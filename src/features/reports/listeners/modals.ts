@@ -46,10 +46,10 @@ const FORM_TOO_OLD = 'This form is too old, or not from this workspace. Close it
 
 /** "Filter…" or "Drill down": opens its modal at once (a trigger_id lasts 3 seconds). */
 export function openModal(reports: ReportService, kind: 'filter' | 'drill') {
-  return async (args: ActionArgs, { log, tell, team, tenant }: Handling) => {
+  return async (args: ActionArgs, { log, reply, team, tenant }: Handling) => {
     const ref = buttonValue(args);
     const query = await reports.refs.resolve(team, ref);
-    if (!query || !ref) return tell(staleMessage());
+    if (!query || !ref) return reply(staleMessage());
     const def = reports.catalog[query.report];
     const context = contextOf(reports, args, ref, workspaceOf(args.body));
     if (kind === 'filter')
