@@ -203,7 +203,7 @@ export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp
   // Every request gets an id, its logger, the way to answer it and its tenant, on `context` (request-context.ts).
   app.use(requestContextMiddleware(log, responses, options.tenantOf));
   // One workspace per request, from what Slack signs, before any listener.
-  app.use(workspaceRule({ log, ...(options.orgs ? { orgs: options.orgs } : {}) }));
+  app.use(workspaceRule(options.orgs ? { orgs: options.orgs } : {}));
 
   app.error(async (error) => {
     log.error({ err: error.message, code: (error as { code?: string }).code }, 'unhandled error in a listener');

@@ -69,7 +69,7 @@ export function authorizeInstalled(installer: InstallProvider, log: Logger): Aut
 type Args = AnyMiddlewareArgs & AllMiddlewareArgs;
 
 /** The rule, as Bolt's first global middleware after the request's logger; `orgs` in a distributed app. */
-export function workspaceRule(o: { log: Logger; orgs?: OrgRecords }): Middleware<AnyMiddlewareArgs> {
+export function workspaceRule(o: { orgs?: OrgRecords } = {}): Middleware<AnyMiddlewareArgs> {
   // Workspaces recorded under their organisation by this process: not again on every request, but again within
   // minutes of an uninstall (on any replica) that ended the link.
   const recorded = new LRUCache<string, string>({ max: 10_000, ttl: 10 * 60_000 });
