@@ -44,7 +44,7 @@ function bare(id: ReportId, i: number): Promise<unknown> {
     .then(async ({ statusCode, body }) => {
       const json: unknown = JSON.parse(await body.text());
       if (statusCode !== 200 || !Array.isArray(json)) throw new Error(`HTTP ${statusCode}`);
-      return json;
+      return json as unknown[];
     });
 }
 

@@ -159,7 +159,7 @@ async function child(mode: Mode, apiUrl: string, token: string, paceMs: number):
         expiresInMs: 3_600_000,
       });
   });
-  worker.start();
+  await worker.start();
   await worker.drained(600_000, 250);
   const used = process.cpuUsage(cpu);
   const seconds = (performance.now() - t0) / 1000;

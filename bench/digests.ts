@@ -174,7 +174,7 @@ const post = digestPublisher({
   owner: 'bench',
   queued: () => worker.wake(),
 });
-worker.start();
+await worker.start();
 let finished = 0;
 const scheduler = new DigestScheduler({
   runs: store.runs,

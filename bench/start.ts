@@ -71,7 +71,7 @@ async function once(label: string): Promise<Timing> {
 
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
+    child.stdout.on('data', (chunk: Buffer) => {
       out += String(chunk);
       const match = /open (http:\/\/\S+?)\/? in a browser/.exec(out);
       if (match) resolve(match[1]!);

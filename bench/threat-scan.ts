@@ -96,8 +96,8 @@ const count = (path: string) => calls.set(pathOf(path), (calls.get(pathOf(path))
 const http = api.http;
 const realGet = http.get.bind(http);
 const realPost = http.post.bind(http);
-http.get = ((path, query, schema) => (count(path), realGet(path, query, schema))) as typeof http.get;
-http.post = ((path, request, schema) => (count(path), realPost(path, request, schema))) as typeof http.post;
+http.get = (path, query, schema) => (count(path), realGet(path, query, schema));
+http.post = (path, request, schema) => (count(path), realPost(path, request, schema));
 
 const rssBeforeStore = peakRssMb();
 const storeStart = performance.now();
@@ -121,7 +121,7 @@ const worker = new DeliveryWorker({
   subjects: new Subjects(ALERT_SUBJECTS),
   paceMs: 0,
 });
-worker.start();
+await worker.start();
 const scan = new ThreatScan({
   tenants: { all: async () => [{ account: { account: api.account, api } }] },
   repos: store,

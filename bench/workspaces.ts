@@ -32,7 +32,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import type { Installation } from '@slack/bolt';
 import type { ReportId } from '../src/kernel/catalog.js';
 import type { FilterGroup } from '../src/kernel/filters.js';
 import type { MarketingRequest } from '../src/kernel/query.js';
@@ -308,7 +307,7 @@ async function main(): Promise<boolean> {
         isEnterpriseInstall: false,
         appId: 'A_LOOKOUT',
         authVersion: 'v2',
-      } as Installation<'v2', false>);
+      });
       await connections.save({ team, baseUrl: demoUrl, apiKey: keyOf(accountOfWorkspace(w)), connectedBy: 'U_ADMIN' });
       for (let j = 0; j < countOf(w); j++) {
         const d = digestOf(w, j, A);

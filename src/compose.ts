@@ -93,7 +93,7 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
   let slack: SlackApp | undefined;
   let listening = false;
   try {
-    const own = new Map(features.map((f) => [f, f.repos?.(platform.repos.db) ?? {}]));
+    const own = new Map<unknown, object>(features.map((f) => [f, f.repos?.(platform.repos.db) ?? {}]));
     const store = Object.assign({}, platform.repos, ...own.values(), { close: () => platform.close() }) as Repos;
     const { plugged, given } = plugAll(features, ctx, (f) => own.get(f) ?? {});
     const commands = commandTable(plugged);
@@ -126,7 +126,7 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
       port: options.ops?.port ?? 0,
       host: options.ops?.host ?? '127.0.0.1',
       token: options.ops?.token,
-      checks: Object.assign({}, platform.checks, ...plugged.map((p) => p.checks ?? {})),
+      checks: Object.assign({}, platform.checks, ...plugged.map((p) => p.checks ?? {})) as Platform['checks'],
       metrics: () => platform.metrics.text(),
       log: platform.log.child({ component: 'ops' }),
     });

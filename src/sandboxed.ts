@@ -45,7 +45,8 @@ export type SandboxedLookout = Lookout & {
  */
 async function forgetPreviousRun(store: OpenDbOptions, keys: Keyring): Promise<void> {
   if (store.memory) return;
-  const { db, close } = await openStore(store);
+  const opened = await openStore(store);
+  const { db } = opened;
   try {
     const installations = new InstallationRepo(db, keys);
     const connections = new ConnectionRepo(db, keys);
@@ -58,7 +59,7 @@ async function forgetPreviousRun(store: OpenDbOptions, keys: Keyring): Promise<v
     }
     await db.query('DELETE FROM installations WHERE team_id IS NULL');
   } finally {
-    await close();
+    await opened.close();
   }
 }
 

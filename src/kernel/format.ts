@@ -1,5 +1,6 @@
 /** Pure formatters for numbers, durations, deltas, bars, dates, URLs and IP addresses. */
 import type { ColumnFormat } from './catalog.js';
+import { textOf } from './records.js';
 import { clip } from './text.js';
 
 export const MISSING = '—';
@@ -121,7 +122,7 @@ function zoneFormat(timeZone: string): Intl.DateTimeFormat | null {
 function offsetAt(ms: number, f: Intl.DateTimeFormat): number {
   const p: Record<string, number> = {};
   for (const part of f.formatToParts(new Date(ms))) if (part.type !== 'literal') p[part.type] = Number(part.value);
-  return Date.UTC(p.year!, p.month! - 1, p.day!, p.hour!, p.minute!, p.second!) - ms;
+  return Date.UTC(p.year!, p.month! - 1, p.day, p.hour, p.minute, p.second) - ms;
 }
 
 /**
@@ -232,6 +233,6 @@ export function formatField(value: unknown, format: ColumnFormat, timeZone: stri
     case 'url':
       return typeof value === 'string' && value ? clip(shortUrl(value), max) : MISSING;
     default:
-      return value === undefined || value === null || value === '' ? MISSING : clip(String(value), max);
+      return value === undefined || value === null || value === '' ? MISSING : clip(textOf(value), max);
   }
 }

@@ -45,6 +45,22 @@ export function fieldOf(row: unknown, path: string): unknown {
 
 // --- Security ------------------------------------------------------------
 
+/** A field's value as text: scalars as they read, objects as JSON, `missing` for null or undefined. */
+export function textOf(value: unknown, missing = ''): string {
+  switch (typeof value) {
+    case 'string':
+      return value;
+    case 'number':
+    case 'bigint':
+    case 'boolean':
+      return String(value);
+    case 'undefined':
+      return missing;
+    default:
+      return value === null ? missing : (JSON.stringify(value) ?? missing);
+  }
+}
+
 export type FlagValue = 'yes' | 'no' | 'unknown';
 
 /** A security flag: normalised value plus the raw string, kept for display. */

@@ -50,7 +50,7 @@ export function securityFacts(parts: { [K in SecurityCheck]?: Part<SecurityAnswe
   }
   const value = <K extends SecurityCheck>(check: K): SecurityAnswers[K] | undefined => {
     const part = parts[check];
-    return part?.ok ? (part.value as SecurityAnswers[K]) : undefined;
+    return part?.ok ? part.value : undefined;
   };
   const scraping = value('scraping');
   return {

@@ -100,7 +100,7 @@ export function plugAll<Ctx>(
     given[feature.name] = p.gives;
     plugged.push(p);
   }
-  return { plugged, given: given as Partial<Provided> };
+  return { plugged, given: given };
 }
 
 /** The sub-command table of what was plugged; a word claimed twice stops the app. */

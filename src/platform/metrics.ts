@@ -113,7 +113,7 @@ export class Metrics {
     });
 
     if (probes.apiBudget) {
-      const budget = probes.apiBudget;
+      const budget = probes.apiBudget.bind(probes);
       new Gauge({
         name: 'lookout_api_budget_waiting',
         help: "Background analytics API requests (digests, watches, the threat scan) waiting for the workspace's minute of requests",

@@ -71,11 +71,7 @@ export function userQuota(db: Queryable, settings: QuotaSettings, log: Logger, w
     duration,
   });
   const insuranceLimiter = new RateLimiterMemory({ keyPrefix: 'user', points: settings.points, duration });
-  return quotaOf(
-    new RLWrapperTimeouts({ limiter, insuranceLimiter, timeoutMs: waitMs }) as unknown as RateLimiterAbstract,
-    settings,
-    log,
-  );
+  return quotaOf(new RLWrapperTimeouts({ limiter, insuranceLimiter, timeoutMs: waitMs }), settings, log);
 }
 
 /** The same limit for one process (the embedded store: there are no other replicas to share it with). */

@@ -181,7 +181,7 @@ class Checker {
     if (opts.max !== undefined && value.length > opts.max) {
       this.fail(path, `must have at most ${opts.max} items (got ${value.length})`);
     }
-    return value;
+    return value as unknown[];
   }
 
   object(path: string, value: unknown, required = false): Json | undefined {
@@ -699,7 +699,11 @@ class Checker {
       }
       case 'alert':
         this.text(`${path}.text`, b.text, { max: LIMITS.alertText });
-        if (b.level !== undefined && !['default', 'info', 'warning', 'error', 'success'].includes(String(b.level))) {
+        if (
+          typeof b.level !== 'string'
+            ? b.level !== undefined
+            : !['default', 'info', 'warning', 'error', 'success'].includes(b.level)
+        ) {
           this.fail(`${path}.level`, 'must be default, info, warning, error or success');
         }
         break;

@@ -49,8 +49,8 @@ function start(): { child: ChildProcess; lines: { msg?: string }[]; exited: Prom
       }
     }
   };
-  child.stdout!.on('data', collect);
-  child.stderr!.on('data', collect);
+  child.stdout.on('data', collect);
+  child.stderr.on('data', collect);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return { child, lines, exited };
 }

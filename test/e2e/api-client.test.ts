@@ -41,7 +41,7 @@ async function failureOf(promise: Promise<unknown>): Promise<ApiError> {
 async function allVisits(filterGroups: FilterGroup[]): Promise<VisitRecord[]> {
   const { rows, complete } = await allRows(api, 'visits', { ...RANGE, filterGroups }, 1000);
   expect(complete).toBe(true);
-  return rows as VisitRecord[];
+  return rows;
 }
 
 const loc = (v: VisitRecord) => v.location as { country?: string; city?: string } | undefined;
@@ -216,7 +216,7 @@ describe('sorting and paging', () => {
       const prev = values[i - 1]!;
       const cmp =
         typeof v === 'number'
-          ? (v as number) - (prev as number)
+          ? v - (prev as number)
           : String(v).localeCompare(String(prev), 'en', { sensitivity: 'base' });
       return dir === 1 ? cmp >= 0 : cmp <= 0;
     });

@@ -12,6 +12,7 @@ import { validateMessage } from '../../src/slack-rules/validate.js';
 import { digestMessage } from '../../src/features/digests/blocks.js';
 import { mrkdwnOf } from '../support/sandbox.js';
 import { shortUrl } from '../../src/kernel/format.js';
+import { textOf } from '../../src/kernel/records.js';
 import { allRows } from '../support/paging.js';
 
 const API_KEY = 'digest-content-test-key';
@@ -235,7 +236,7 @@ describe('gatherDigest against the demo API', () => {
       expect(section.lines!.map((l) => [l.name, l.value])).toEqual(rows.map((r) => [shown(r), field(r, countField)]));
       // Their values before, from the whole previous period. A row found among the previous top 1,000 has
       // its value; one absent from a complete list was not there ("new"); past the top 1,000 it is unknown.
-      const key = (r: ReportRow) => `${String(field(r, nameField))}|${String(field(r, 'label') ?? '')}`;
+      const key = (r: ReportRow) => `${String(field(r, nameField))}|${textOf(field(r, 'label'))}`;
       const { rows: before, complete } = await allRows(api, def.id, at(view.previous));
       expect(complete).toBe(true);
       const full = new Map(before.map((r) => [key(r), field(r, countField) as number]));

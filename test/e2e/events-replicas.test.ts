@@ -22,7 +22,7 @@ if (!TEST_DATABASE_URL)
 
 const signingSecret = randomBytes(16).toString('hex');
 const botToken = `xoxb-${randomBytes(8).toString('hex')}`;
-const cleanup: (() => Promise<unknown> | unknown)[] = [];
+const cleanup: (() => unknown)[] = [];
 afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step();
 });

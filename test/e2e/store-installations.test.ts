@@ -114,7 +114,7 @@ describeEachDb('installation store', (t) => {
       repo().fetchInstallation({ teamId: undefined, enterpriseId: 'T0TEAM', isEnterpriseInstall: true }),
     ).rejects.toThrow('Lookout is not installed in organisation T0TEAM (org-wide install)');
     await expect(
-      repo().fetchInstallation({ teamId: undefined as never, enterpriseId: undefined, isEnterpriseInstall: false }),
+      repo().fetchInstallation({ teamId: undefined, enterpriseId: undefined, isEnterpriseInstall: false }),
     ).rejects.toThrow('Lookout is not installed in workspace (none given)');
   });
 

@@ -115,7 +115,7 @@ for (const kind of ['pglite', 'postgres'] as const) {
 
     /** Slack calls for the workspace made by Bolt's clients or with an organisation's token (they name it: team_id). */
     const callsFor = (team: string, from: number) =>
-      box.slack.webApi.calls.slice(from).filter((c) => (c.args as Json).team_id === team);
+      box.slack.webApi.calls.slice(from).filter((c) => c.args.team_id === team);
 
     /** A report answered in the person's channel, with its Filter… or Drill down modal opened from it. */
     async function modalFrom(slack: SlackDriver, channel: string, user: string, button: string): Promise<View> {

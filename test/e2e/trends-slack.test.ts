@@ -81,8 +81,7 @@ async function change(message: Message, act: () => Promise<unknown>): Promise<Me
   });
 }
 
-const charts = (m: Message) =>
-  (m.blocks ?? []).filter((b) => (b as Json).type === 'data_visualization') as unknown as Chart[];
+const charts = (m: Message) => (m.blocks ?? []).filter((b) => b.type === 'data_visualization') as unknown as Chart[];
 const sum = (values: number[]) => values.reduce((n, v) => n + v, 0);
 const count = (text: string) => Number(text.replace(/,/g, ''));
 

@@ -373,7 +373,7 @@ describe('bad requests get 400 JSON', () => {
             teamId: 'T_LOOKOUT',
             channelId: 'C_GENERAL',
             ownerId: 'U_ALICE',
-            reports: [report as 'sources'],
+            reports: [report],
             topN: 3,
             period: 'week',
             schedule: { kind: 'daily', time: '09:00' },

@@ -105,7 +105,7 @@ describeEachDb('deliveries', (t) => {
     for (let i = 0; i < 3; i++) ids.push(await repo.enqueue(input('C_ONE', `one ${i}`)));
     for (let i = 0; i < 2; i++) ids.push(await repo.enqueue(input('C_TWO', `two ${i}`)));
     const { worker: w } = worker(t.db);
-    w.start();
+    await w.start();
     await w.drained();
     expect(texts('C_ONE').slice(seen.one)).toEqual(['one 0', 'one 1', 'one 2']);
     expect(texts('C_TWO').slice(seen.two)).toEqual(['two 0', 'two 1']);
@@ -123,7 +123,7 @@ describeEachDb('deliveries', (t) => {
     const healthy = [await repo.enqueue(input('C_THREE', 'three 0')), await repo.enqueue(input('C_THREE', 'three 1'))];
     // The sick channel's call hangs until the failure is cleared (its client would wait two minutes).
     const { worker: w } = worker(t.db, 'w1', {}, 120_000);
-    w.start();
+    await w.start();
     await eventually(
       async () => (await Promise.all(healthy.map((id) => repo.get(id)))).every((d) => d?.status === 'posted'),
       30_000,
@@ -142,7 +142,7 @@ describeEachDb('deliveries', (t) => {
     const repo = new DeliveryRepo(t.db);
     const sick = await repo.enqueue(input('C_SICK', 'sick 0'));
     const { worker: w } = worker(t.db);
-    w.start();
+    await w.start();
     // The hanging call times out (800 ms) and is tried again later, not dropped.
     await eventually(async () => (await repo.get(sick))?.error === 'timed out', 30_000);
     expect(await repo.get(sick)).toMatchObject({ status: expect.stringMatching(/pending|sending/) });
@@ -162,7 +162,7 @@ describeEachDb('deliveries', (t) => {
     const broken = await repo.enqueue(input('C_TWO', 'broken'));
     const { worker: w, logs } = worker(t.db);
     const started = Date.now();
-    w.start();
+    await w.start();
     await w.drained();
     expect(Date.now() - started).toBeGreaterThanOrEqual(2_000);
     expect(await repo.get(limited)).toMatchObject({ status: 'posted', attempts: 2 });
@@ -198,7 +198,7 @@ describeEachDb('deliveries', (t) => {
           }),
       };
       const { worker: w } = worker(t.db, 'w1', { poster: async () => counting, paceMs: 1_000, burst: 3 });
-      w.start();
+      await w.start();
       await w.drained(30_000);
       // The local bucket allowed a burst of 3; Slack took one: the second post was refused once, and never again.
       expect(limited.sort()).toEqual(['C_FOUR', 'C_THREE']);
@@ -217,7 +217,7 @@ describeEachDb('deliveries', (t) => {
     const refused = await repo.enqueue(input('C_FOUR', 'never posted'));
     const orphan = await repo.enqueue(input('C_FOUR', 'an edit of nothing', { updateOf: refused }));
     const { worker: w } = worker(t.db);
-    w.start();
+    await w.start();
     await w.drained();
     const posted = (await repo.get(parent))!;
     expect(await repo.get(edit)).toMatchObject({ status: 'posted', messageTs: posted.messageTs, updateOf: parent });
@@ -252,7 +252,7 @@ describeEachDb('deliveries', (t) => {
     const repo = new DeliveryRepo(t.db);
     const id = await repo.enqueue(input('C_ONE', 'rich', { plain: 'plain version' }));
     const { worker: w } = worker(t.db);
-    w.start();
+    await w.start();
     await w.drained();
     const posted = slack.messages('C_ONE').find((m) => m.text === 'plain version');
     expect(posted?.blocks ?? []).toEqual([]);
@@ -267,7 +267,7 @@ describeEachDb('deliveries', (t) => {
     const unreadable = await repo.enqueue(input('C_FOUR', 'unreadable'));
     const fine = await repo.enqueue(input('C_ONE', 'fine'));
     const { worker: w, logs } = worker(t.db);
-    w.start();
+    await w.start();
     await w.drained();
     expect(await repo.get(refused)).toMatchObject({ status: 'failed', error: 'not_in_channel', attempts: 1 });
     expect(heard.get(refused)).toBe('failed not_in_channel (channel)');
@@ -283,7 +283,7 @@ describeEachDb('deliveries', (t) => {
     const repo = new DeliveryRepo(t.db);
     const id = await repo.enqueue(input('C_TWO', 'never', { expiresInMs: 1_500 }));
     const { worker: w } = worker(t.db);
-    w.start();
+    await w.start();
     await w.drained();
     const d = (await repo.get(id))!;
     expect(d.status).toBe('failed');
@@ -312,7 +312,7 @@ describeEachDb('deliveries', (t) => {
       [id],
     );
     const { worker: w, logs } = worker(t.db, 'alive');
-    w.start();
+    await w.start();
     await w.drained();
     // 'dead' counted as alive for 3 heartbeats (600 ms): the post came no sooner (by the database's clock; load only makes it later).
     const { rows } = await t.db.query<{ ms: number }>(
@@ -333,7 +333,7 @@ describeEachDb('deliveries', (t) => {
     for (let i = 0; i < 6; i++) await repo.enqueue(input('C_ONE', `paced ${i}`));
     await repo.enqueue(input('C_TWO', 'other'));
     const { worker: w } = worker(t.db, 'w1', { paceMs: 300, burst: 2 });
-    w.start();
+    await w.start();
     await w.drained(30_000);
     const { rows } = await t.db.query<{ channel_id: string; ms: number }>(
       "SELECT channel_id, extract(epoch FROM posted_at - min(posted_at) OVER ()) * 1000 AS ms FROM deliveries WHERE channel_id IN ('C_ONE', 'C_TWO') ORDER BY posted_at, id",
@@ -354,8 +354,8 @@ describeEachDb('deliveries', (t) => {
     const second = t.kind === 'postgres' ? await t.openSibling() : t.db;
     const a = worker(t.db, 'a').worker;
     const b = worker(second, 'b').worker;
-    a.start();
-    b.start();
+    await a.start();
+    await b.start();
     await Promise.all([a.drained(), b.drained()]);
     for (const c of channels) {
       const fresh = texts(c).slice(before.get(c));

@@ -1,7 +1,7 @@
 import { seal } from '../../src/platform/slack/kit/seal.js';
 import { describe, expect, it } from 'vitest';
 import { REPORTS } from '../../src/kernel/catalog.js';
-import type { AggregateRow, PageRow } from '../../src/platform/api/schemas.js';
+import type { AggregateRow } from '../../src/platform/api/schemas.js';
 import type { VisitRecord } from '../../src/kernel/records.js';
 import { resolveRange } from '../../src/kernel/when.js';
 import { newQuery, type ReportQuery } from '../../src/kernel/query.js';
@@ -199,7 +199,7 @@ describe('reportMessage', () => {
     const pages = reportMessage(
       view({
         query: newQuery('pages'),
-        rows: [{ full_url: 'https://shop.example/blog/a?x=1', total: 5, visitors: 4, avg_duration: 30 } as PageRow],
+        rows: [{ full_url: 'https://shop.example/blog/a?x=1', total: 5, visitors: 4, avg_duration: 30 }],
       }),
     );
     expect(tableOf(pages)[1]).toEqual(['/blog/a?x=1', '5', '4', '30s', '██████████']);

@@ -127,7 +127,7 @@ describe('digestMovers', () => {
       fc.oneof(fc.record({ current: entries(id), previous: entries(id) }), fc.constant('cut' as const));
     fc.assert(
       fc.property(fc.tuple(...ids.map(report)), (compared) => {
-        const sections = ids.map((id, i) => section(id, compared[i]!));
+        const sections = ids.map((id, i) => section(id, compared[i]));
         const moved = digestMovers(sections)!;
         expect(moved.list.length).toBeLessThanOrEqual(DIGEST_MOVERS);
         for (const [i, s] of sections.entries()) {

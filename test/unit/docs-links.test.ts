@@ -1,6 +1,7 @@
 /**
- * Every relative link in README.md and docs/**\/*.md points at a file that exists and, with a
- * #fragment, at a heading that file has (GitHub's anchors). Links to other sites are not followed.
+ * Every relative link in README.md, CONTRIBUTING.md and docs/**\/*.md points at a file that exists
+ * and, with a #fragment, at a heading that file has (GitHub's anchors). Links to other sites are not
+ * followed. Every repository path those docs name in code (`src/…`, `test/…`, `manifest.json`, …) exists.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
@@ -130,6 +131,58 @@ export function brokenLinks(
   return broken;
 }
 
+const REPO_PATH = /^(?:src|test|bench|packages|docs|\.ci)\//;
+const ROOT_FILE = /^(?:\.?[\w-]+(?:\.[\w-]+)*\.(?:json|md|cjs|mjs|ya?ml)|Dockerfile|\.[\w-]+ignore)$/;
+
+/** Where a path the docs write from inside `src/` lives: `platform/open.ts`, `kit/seal.ts`, `alerts/scan.ts`. */
+function underSrc(word: string, features: readonly string[]): string | undefined {
+  const first = word.split('/')[0]!;
+  if (['kernel', 'platform', 'features', 'slack-rules'].includes(first)) return `src/${word}`;
+  if (first === 'kit') return `src/platform/slack/${word}`;
+  if (features.includes(first)) return `src/features/${word}`;
+  return undefined;
+}
+
+/**
+ * The repository paths a Markdown file names in code spans and link texts, outside fences: a word
+ * that starts with `src/`, `test/`, `bench/`, `packages/`, `docs/` or `.ci/`; one written from
+ * inside `src/` (`platform/…`, `kernel/…`, `kit/…`, a feature's folder); or a whole span that names a
+ * root file (`manifest.json`). A `:line` or `#anchor` after it is dropped; a pattern (`<name>`,
+ * `*`, `…`) is not a path.
+ */
+export function namedPaths(md: string, features: readonly string[] = []): { line: number; path: string; at: string }[] {
+  const out: { line: number; path: string; at: string }[] = [];
+  withoutFences(md).forEach((raw, i) => {
+    const spans = [...raw.matchAll(/(`+)(.+?)\1/g)].map((m) => m[2]!.trim());
+    const linkTexts = [...withoutCodeSpans(raw).matchAll(/\[([^\]]+)\]\(/g)].map((m) => m[1]!.trim());
+    for (const text of [...spans, ...linkTexts]) {
+      const words = ROOT_FILE.test(text) ? [text] : text.split(/\s+/).map((w) => w.replace(/^["'(]+|["'),;.]+$/g, ''));
+      for (const word of words) {
+        if (/[<>*{}…$]/.test(word)) continue;
+        const path = word.replace(/(?::\d+(?:-\d+)?|#.*)$/, '');
+        const at = ROOT_FILE.test(text) || REPO_PATH.test(path) ? path : underSrc(path, features);
+        if (at !== undefined) out.push({ line: i + 1, path, at: at.replace(/\/$/, '') });
+      }
+    }
+  });
+  return out;
+}
+
+/** The paths among `files` (repository paths → text) named in code that do not exist. */
+export function stalePaths(
+  files: Map<string, string>,
+  exists: (path: string) => boolean,
+  features: readonly string[] = [],
+): Broken[] {
+  const stale: Broken[] = [];
+  for (const [file, md] of files) {
+    for (const { line, path, at } of namedPaths(md, features)) {
+      if (!files.has(at) && !exists(at)) stale.push({ file, line, target: path, why: `no file ${at}` });
+    }
+  }
+  return stale;
+}
+
 function markdownUnder(dir: string): string[] {
   return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) => {
     const path = posix.join(dir, e.name);
@@ -138,14 +191,66 @@ function markdownUnder(dir: string): string[] {
   });
 }
 
-describe('links in the README and docs/', () => {
+const exists = (p: string): boolean => existsSync(join(ROOT, p));
+
+function docs(): Map<string, string> {
+  const paths = ['README.md', 'CONTRIBUTING.md'].filter(exists).concat(markdownUnder('docs'));
+  return new Map(paths.map((p) => [p, readFileSync(join(ROOT, p), 'utf8')]));
+}
+
+describe('links and code paths in the README, CONTRIBUTING.md and docs/', () => {
   it('every relative link points at a file that exists, and every #anchor at one of its headings', () => {
-    const paths = ['README.md', ...markdownUnder('docs')];
-    const files = new Map(paths.map((p) => [p, readFileSync(join(ROOT, p), 'utf8')]));
-    const exists = (p: string): boolean => existsSync(join(ROOT, p));
     // A linked Markdown file elsewhere (src/**/README.md) is read for its headings.
-    const broken = brokenLinks(files, exists, (p) => (exists(p) ? readFileSync(join(ROOT, p), 'utf8') : undefined));
+    const broken = brokenLinks(docs(), exists, (p) => (exists(p) ? readFileSync(join(ROOT, p), 'utf8') : undefined));
     expect(broken.map((b) => `${b.file}:${b.line} ${b.target}: ${b.why}`)).toEqual([]);
+  });
+
+  it('every repository path named in code exists', () => {
+    const features = readdirSync(join(ROOT, 'src/features'), { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name);
+    const stale = stalePaths(docs(), exists, features);
+    expect(stale.map((s) => `${s.file}:${s.line} names \`${s.target}\`: ${s.why}`)).toEqual([]);
+  });
+
+  it('finds the paths a doc names in code and link texts, and ignores patterns, commands and fences', () => {
+    const md = [
+      '`src/a.ts` `src/gone.ts:12` `docs/b.md#the-store` [`test/c.test.ts`](x) [src/gone/](y)',
+      '`npx tsx bench/gone.ts --heavy 500` `manifest.json` `gone.json` `compose.ts` `src/features/<name>/index.ts`',
+      '`docs/**/*.md` `src/…` src/unquoted.ts `package.json` `kit/gone.ts` `alerts/scan.ts:4` `dist/main.js`',
+      '```',
+      '`src/in-a-fence.ts`',
+      '```',
+    ].join('\n');
+    const real = new Set([
+      'src/a.ts',
+      'docs/b.md',
+      'test/c.test.ts',
+      'manifest.json',
+      'package.json',
+      'src/features/alerts/scan.ts',
+    ]);
+    expect(namedPaths(md, ['alerts']).map((p) => `${p.line} ${p.path}`)).toEqual([
+      '1 src/a.ts',
+      '1 src/gone.ts',
+      '1 docs/b.md',
+      '1 test/c.test.ts',
+      '1 src/gone/',
+      '2 bench/gone.ts',
+      '2 manifest.json',
+      '2 gone.json',
+      '3 package.json',
+      '3 kit/gone.ts',
+      '3 alerts/scan.ts',
+    ]);
+    const stale = stalePaths(new Map([['README.md', md]]), (p) => real.has(p), ['alerts']);
+    expect(stale.map((s) => `${s.file}:${s.line} ${s.target}: ${s.why}`)).toEqual([
+      'README.md:1 src/gone.ts: no file src/gone.ts',
+      'README.md:1 src/gone/: no file src/gone',
+      'README.md:2 bench/gone.ts: no file bench/gone.ts',
+      'README.md:2 gone.json: no file gone.json',
+      'README.md:3 kit/gone.ts: no file src/platform/slack/kit/gone.ts',
+    ]);
   });
 
   it('catches a missing file, a missing heading and a missing anchor in the same file; ignores code and other sites', () => {

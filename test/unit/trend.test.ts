@@ -320,7 +320,7 @@ describe('hours and days that have not happened are not drawn (issue 27)', () =>
     const values = (n: number) => ({ values: Array.from({ length: 24 }, () => n), total: 24 * n });
     const chart = trendChart(
       'visits',
-      { plan, current: values(5) as never, previous: values(4) as never, begun },
+      { plan, current: values(5), previous: values(4), begun },
       { timeZone: 'Europe/Berlin', apiZone: 'UTC' },
     );
     const axis = chart.chart.type === 'pie' ? undefined : chart.chart.axis_config;
@@ -352,7 +352,7 @@ describe('hours and days that have not happened are not drawn (issue 27)', () =>
       demo: true,
       trend,
     });
-    const alertChart = alert.blocks.find((b) => b.type === 'data_visualization') as typeof chart | undefined;
+    const alertChart = alert.blocks.find((b): b is typeof chart => b.type === 'data_visualization');
     expect(
       alertChart && alertChart.chart.type !== 'pie' ? alertChart.chart.axis_config.categories.at(-1) : undefined,
     ).toBe('21:00');

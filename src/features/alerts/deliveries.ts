@@ -55,7 +55,7 @@ export const ALERT = defineSubject({
         );
       await subscriptionHooks.posted(tx, delivery);
     },
-    failed: subscriptionHooks.failed,
+    failed: (tx, delivery, failure) => subscriptionHooks.failed(tx, delivery, failure),
   },
 });
 

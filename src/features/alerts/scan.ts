@@ -389,7 +389,7 @@ export class ThreatScan {
     }
     const limit = pLimit(this.options.concurrency ?? 16);
     let lookups = 0;
-    let failure: unknown;
+    let failure: ApiError | undefined;
     const fetched: { visitorId: string; facts: CachedFacts; checkedAt: Date }[] = [];
     await Promise.all(
       missing.map((visitorId) =>

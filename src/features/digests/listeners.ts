@@ -144,7 +144,7 @@ function digestButton(digests: DigestService, kind: DigestVerb) {
 function submitDigest(digests: DigestService) {
   return async ({ ack, view, body, client, context }: ViewArgs) => {
     const { log } = context;
-    const form = readDigestForm(view.state.values as Parameters<typeof readDigestForm>[0], REPORTS);
+    const form = readDigestForm(view.state.values, REPORTS);
     if ('errors' in form) return ack({ response_action: 'errors', errors: form.errors });
     const opened = decodeFormId(view.private_metadata);
     const user = body.user.id;

@@ -163,7 +163,7 @@ export class HomeService {
     } catch (error) {
       // A workspace that cannot be served yet (no analytics connected) sees only how to connect.
       if (!(error instanceof TenantError)) throw error;
-      return this.hashed({ type: 'home', blocks: [...top, ...noticeBlocks(notice)] } as ReturnType<typeof homeView>);
+      return this.hashed({ type: 'home', blocks: [...top, ...noticeBlocks(notice)] });
     }
     const access = tenant.access;
     const { digests, watches, channels } = await this.channels(tenant, user);
@@ -207,7 +207,7 @@ export class HomeService {
       ...(settings ? { settings } : {}),
       ...(notice ? { notice } : {}),
     });
-    if (top.length > 0) view.blocks.unshift(...(top as typeof view.blocks));
+    if (top.length > 0) view.blocks.unshift(...top);
     return this.hashed(view);
   }
 

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { isReportId, type ReportCatalog, type ReportDef, type ReportId, type ReportRow } from '../../kernel/catalog.js';
 import { FILTER_FIELDS, isFilterField, type FilterCondition } from '../../kernel/filters.js';
 import { withFilter, type ReportQuery } from '../../kernel/query.js';
-import { fieldOf } from '../../kernel/records.js';
+import { fieldOf, textOf } from '../../kernel/records.js';
 import { escapeMrkdwn } from '../../platform/slack/kit/escape.js';
 import { clip, LIMITS, mrkdwn, plainText } from '../../platform/slack/kit/limits.js';
 import { describeFilters } from '../../platform/slack/kit/filters.js';
@@ -202,8 +202,8 @@ export function drillModal(
   const rowField = def.rowFilter?.rowField ?? 'name';
   const rowOptions = rows
     .slice(0, LIMITS.selectOptions)
-    .map((row, i) => option(String(fieldOf(row, rowField) ?? '—'), String(i)));
-  const reports = (Object.values(catalog) as ReportDef[]).filter((d) => d.id !== def.id && d.breaksDown);
+    .map((row, i) => option(textOf(fieldOf(row, rowField), '—'), String(i)));
+  const reports = Object.values(catalog).filter((d) => d.id !== def.id && d.breaksDown);
   const reportOptions = reports.map((d) => option(d.title, d.id));
   const preferred = reportOptions.find((o) => o.value === def.drillTo);
 

@@ -5,7 +5,7 @@ import { apiDatesOf, hourAt, shiftDate } from '../../kernel/dates.js';
 import { resolveRange } from '../../kernel/when.js';
 import type { FilterGroup } from '../../kernel/filters.js';
 import type { MarketingRequest, ReportQuery } from '../../kernel/query.js';
-import { fieldOf, type VisitRecord } from '../../kernel/records.js';
+import { fieldOf, textOf, type VisitRecord } from '../../kernel/records.js';
 import {
   begunCount,
   encodeTrendRef,
@@ -398,7 +398,7 @@ export class TrendService {
     });
     const nameField = def.rowFilter?.rowField ?? def.columns[0]!.field;
     const top = rows
-      .map((r) => ({ name: String(fieldOf(r, nameField) ?? ''), value: Number(fieldOf(r, def.countField!)) || 0 }))
+      .map((r) => ({ name: textOf(fieldOf(r, nameField)), value: Number(fieldOf(r, def.countField!)) || 0 }))
       .filter((s) => s.value > 0);
     const rest = total - top.reduce((n, s) => n + s.value, 0);
     return { def, top, rest: rest > 0 ? rest : 0, total };

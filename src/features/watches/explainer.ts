@@ -7,7 +7,7 @@
  */
 import { REPORTS, type ReportId } from '../../kernel/catalog.js';
 import { shortUrl } from '../../kernel/format.js';
-import { fieldOf, type VisitRecord } from '../../kernel/records.js';
+import { fieldOf, textOf, type VisitRecord } from '../../kernel/records.js';
 import {
   acrossReports,
   explanationText,
@@ -171,14 +171,14 @@ export class WatchExplainer {
         sort: { key: def.countField!, value: -1 },
       });
       return answer.map((r) => {
-        const name = String(fieldOf(r, def.rowFilter!.rowField) ?? '');
+        const name = textOf(fieldOf(r, def.rowFilter!.rowField));
         return { label: report === 'pages' ? shortUrl(name) : name, visits: Number(fieldOf(r, def.countField!)) || 0 };
       });
     };
     const answers = await Promise.all([rows(period.date), ...baselines.map((b) => rows(b.date))]);
     if (answers.some((a) => a.length >= ROWS)) return undefined;
     const [now, ...before] = answers;
-    return movers(now!, average(before), { report });
+    return movers(now, average(before), { report });
   }
 }
 

@@ -7,7 +7,7 @@
 import { REPORTS } from '../../kernel/catalog.js';
 import { apiDatesOf, dayStart, hourAt, hourEnd, shiftDate, type Zones } from '../../kernel/dates.js';
 import type { FilterGroup } from '../../kernel/filters.js';
-import { fieldOf, type VisitRecord } from '../../kernel/records.js';
+import { fieldOf, textOf, type VisitRecord } from '../../kernel/records.js';
 import type { ApiDays } from '../../kernel/trend.js';
 import { ApiError } from '../../platform/api/errors.js';
 import type { Tenant } from '../../platform/tenancy/tenants.js';
@@ -144,7 +144,7 @@ export class WatchObserver {
           limit: c.top,
           sort: { key: def.countField!, value: -1 },
         });
-        return rows.map((r) => String(fieldOf(r, nameField) ?? ''));
+        return rows.map((r) => textOf(fieldOf(r, nameField)));
       };
       const [now, before] = await Promise.all([top(period.date), top(shiftDate(period.date, -1))]);
       const entries = now.filter((name) => name && !before.includes(name));

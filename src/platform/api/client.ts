@@ -364,7 +364,7 @@ function apiMessage(text: string): string {
 
 /** Retry-After is seconds or an HTTP date; anything else counts as absent. */
 export function parseRetryAfter(value: unknown, now = Date.now()): number | undefined {
-  const text = Array.isArray(value) ? value[0] : value;
+  const text: unknown = Array.isArray(value) ? value[0] : value;
   if (typeof text !== 'string' || text.trim() === '') return undefined;
   const seconds = Number(text);
   if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);

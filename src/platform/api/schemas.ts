@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Flag, FlagValue, VisitorRecord, VisitRecord } from '../../kernel/records.js';
+import { textOf, type Flag, type FlagValue, type VisitorRecord, type VisitRecord } from '../../kernel/records.js';
 
 /**
  * Schemas of everything the analytics API returns. Tolerant by design: unknown
@@ -151,7 +151,7 @@ const NO = new Set(['false', 'no', '0', 'n']);
 
 /** true/yes/1 → yes; false/no/0 → no; Unknown, empty, anything else → unknown. */
 export function normaliseFlag(input: unknown): Flag {
-  const raw = input === undefined || input === null ? '' : String(input);
+  const raw = textOf(input);
   const key = raw.trim().toLowerCase();
   const value: FlagValue = YES.has(key) ? 'yes' : NO.has(key) ? 'no' : 'unknown';
   return { value, raw };

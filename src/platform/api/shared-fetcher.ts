@@ -55,7 +55,7 @@ export class SharedFetcher {
       pageSize,
       maxPages,
     );
-    return rows as VisitRecord[];
+    return rows;
   }
 
   /**

@@ -300,7 +300,7 @@ export class DeliveryWorker {
     ts: string,
     threadTs: string | undefined,
   ): Promise<void> {
-    const posted = subject.hooks.posted;
+    const posted = subject.hooks.posted?.bind(subject.hooks);
     const decoded = posted ? this.decoded(delivery, subject) : undefined;
     if (posted && decoded) {
       await this.options.db.transaction(async (tx) => {
@@ -367,7 +367,7 @@ export class DeliveryWorker {
   }
 
   private async fail(delivery: Delivery, reason: string, channel: boolean, subject?: AnySubject): Promise<void> {
-    const failed = subject?.hooks.failed;
+    const failed = subject?.hooks.failed?.bind(subject.hooks);
     const decoded = failed && subject ? this.decoded(delivery, subject) : undefined;
     await this.options.db.transaction(async (tx) => {
       if (!(await new DeliveryRepo(tx).markFailed(delivery.id, this.options.owner, reason))) return;

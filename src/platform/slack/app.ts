@@ -217,7 +217,7 @@ export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp
     app,
     async start(port: number) {
       const server = await app.start(options.host === undefined ? port : { port, host: options.host });
-      return receiver ? (server as Server) : undefined;
+      return receiver ? server : undefined;
     },
     async stop() {
       await app.stop();

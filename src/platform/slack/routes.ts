@@ -182,10 +182,10 @@ export class Routes {
       args.logger.warn(`no listener for the command ${args.command.command}`);
     });
     app.action({ type: 'block_actions' }, async (args) => {
-      const id = (args as ActionArgs).action.action_id;
+      const id = args.action.action_id;
       const pattern = this.actions.has(id) ? undefined : this.actionPatterns.find(([p]) => p.test(id));
       const handler = this.actions.get(id) ?? pattern?.[1];
-      if (handler) return counted('action', pattern ? pattern[0].source : id, handler, args as ActionArgs);
+      if (handler) return counted('action', pattern ? pattern[0].source : id, handler, args);
       observe('action', 'unknown', 'unknown');
       await args.ack();
       args.logger.warn(`no listener for the action ${id}`);
@@ -204,7 +204,7 @@ export class Routes {
         args.logger.info(`event ${eventId} (${type}) was handled already: a retry, ignored`);
         return;
       }
-      return counted('event', type, handler, args as EventArgs);
+      return counted('event', type, handler, args);
     });
     app.view({ type: 'view_submission' }, async (args) => {
       const handler = this.views.get(args.view.callback_id);

@@ -107,7 +107,7 @@ export function workspaceRule(o: { orgs?: OrgRecords } = {}): Middleware<AnyMidd
     if (orgs && recorded.get(team) !== enterprise) {
       try {
         await orgs.servedByOrg(team, enterprise!);
-        recorded.set(team, enterprise!);
+        recorded.set(team, enterprise);
       } catch (error) {
         // Recorded with the workspace's next request; this one is answered either way.
         log.warn(

@@ -232,9 +232,9 @@ async function initInChild(dataDir: string): Promise<void> {
   const script = join(here, '..', `init-pglite${here.endsWith('.ts') ? '.ts' : '.js'}`);
   const args = script.endsWith('.ts') ? ['--import', 'tsx', script, dataDir] : [script, dataDir];
   await promisify(execFile)(process.execPath, args, { timeout: INIT_TIMEOUT_MS, env: process.env }).catch(
-    (error: { stderr?: string; message?: string }) => {
+    (error: { stderr?: string; message: string }) => {
       throw new Error(
-        `Could not create the PGlite data directory ${dataDir}: ${(error.stderr || error.message || String(error)).trim().slice(0, 500)}`,
+        `Could not create the PGlite data directory ${dataDir}: ${(error.stderr || error.message).trim().slice(0, 500)}`,
       );
     },
   );
@@ -349,7 +349,7 @@ async function openPostgres(
       try {
         const result: pg.QueryResult | pg.QueryResult[] = await target.query(sql, params);
         // Several statements without parameters give one result each.
-        const last = Array.isArray(result) ? result.at(-1) : result;
+        const last = Array.isArray(result) ? (result as pg.QueryResult[]).at(-1) : result;
         return { rows: (last?.rows ?? []) as R[] };
       } catch (error) {
         throw scrub(error);

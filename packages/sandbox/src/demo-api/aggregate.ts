@@ -308,7 +308,8 @@ export function sortRows<T extends object>(report: ReportSpec, rows: readonly T[
   const items = rows.map((row) => {
     const record = row as Record<string, unknown>;
     const raw = record[field];
-    const tie = String(record[report.tiebreak] ?? '');
+    const tieValue = record[report.tiebreak];
+    const tie = typeof tieValue === 'string' ? tieValue : tieValue == null ? '' : JSON.stringify(tieValue);
     const key = isDate && typeof raw === 'string' ? raw : sortKeyOf(raw);
     return { row, key, raw: typeof raw === 'string' && !isDate ? raw : '', tie: tie.toLowerCase(), tieRaw: tie };
   });

@@ -269,11 +269,7 @@ export class Dataset {
       date: '',
     };
     const pick = <K extends keyof Visit>(key: K): Visit[K] =>
-      clone(
-        input[key as keyof AddVisitInput] !== undefined
-          ? (input[key as keyof AddVisitInput] as Visit[K])
-          : template[key],
-      );
+      clone(input[key] !== undefined ? (input[key] as Visit[K]) : template[key]);
     const visit: Visit = {
       id,
       visitor_id: visitor.id,

@@ -151,7 +151,7 @@ function driftRecord(record: Record<string, unknown>): Record<string, unknown> {
 /** The same answer with drifted field types: rows of an array, or the one object. */
 export function driftBody(body: unknown): unknown {
   if (Array.isArray(body))
-    return body.map((row) =>
+    return (body as unknown[]).map((row) =>
       typeof row === 'object' && row !== null ? driftRecord(row as Record<string, unknown>) : row,
     );
   if (typeof body === 'object' && body !== null) return driftRecord(body as Record<string, unknown>);

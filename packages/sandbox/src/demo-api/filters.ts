@@ -111,7 +111,7 @@ function parseFilter(input: unknown, where: string): CompiledFilter {
   return compile(
     target,
     'is_any_of',
-    (list as string[]).map((v) => v.toLowerCase()),
+    list.map((v) => v.toLowerCase()),
   );
 }
 

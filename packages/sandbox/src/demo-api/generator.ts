@@ -503,11 +503,11 @@ export function makeVisit(
   overrides: VisitOverrides = {},
 ): Visit {
   const scraper = persona.kind === 'scraper';
-  const device =
+  const device: DeviceSetup =
     overrides.device ??
     (scraper && rng.chance(0.3)
       ? scriptDevice(rng)
-      : ((persona.devices.length > 1 && rng.chance(0.25) ? persona.devices[1] : persona.devices[0]) as DeviceSetup));
+      : persona.devices[persona.devices.length > 1 && rng.chance(0.25) ? 1 : 0]!);
 
   let place = persona.home;
   let ip = rng.pick(persona.ips);

@@ -202,9 +202,9 @@ const labelCache = new Map<string, Map<string, Map<string, Labels>>>();
 /** Grouping labels: countries "CC", states "State, CC", cities "City, State, CC". */
 function labelsOf({ country_code: code, state, city }: VisitLocation): Labels {
   let states = labelCache.get(code);
-  if (!states) labelCache.set(code, (states = new Map()));
+  if (!states) labelCache.set(code, (states = new Map<string, Map<string, Labels>>()));
   let cities = states.get(state);
-  if (!cities) states.set(state, (cities = new Map()));
+  if (!cities) states.set(state, (cities = new Map<string, Labels>()));
   let labels = cities.get(city);
   if (!labels) {
     labels = { country: code, state: `${state}, ${code}`, city: `${city}, ${state}, ${code}` };

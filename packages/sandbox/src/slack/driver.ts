@@ -176,7 +176,7 @@ export function findElement(blocks: Json[] | undefined, actionId: string, inBloc
 function allElements(blocks: Json[] | undefined, actionId: string): FoundElement[] {
   const out: FoundElement[] = [];
   for (const block of blocks ?? []) {
-    const blockId = String(block.block_id ?? '');
+    const blockId = typeof block.block_id === 'string' ? block.block_id : '';
     const candidates: Array<{ el: unknown; input?: Json }> = [];
     if ((block.type === 'actions' || block.type === 'context_actions') && Array.isArray(block.elements)) {
       for (const el of block.elements) candidates.push({ el });

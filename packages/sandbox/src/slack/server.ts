@@ -482,7 +482,7 @@ export async function startOfflineSlack(options: OfflineSlackOptions): Promise<O
       const ws = ctx.slack.teams.find((d) => d.workspace.team.id === q.get('team'))?.workspace ?? ctx.slack.workspace;
       const page = new URLSearchParams({ team: ws.team.id });
       if (q.get('app') === ws.bot.appId) page.set('app', ws.bot.appId);
-      res.writeHead(302, { location: `/?${page}`, 'content-length': 0 });
+      res.writeHead(302, { location: `/?${page.toString()}`, 'content-length': 0 });
       res.end();
     });
   mountUiRoutes(created.router);

@@ -54,7 +54,8 @@ export class SocketModeHub {
     this.wss.handleUpgrade(req, socket, head, (ws) => {
       this.sockets.add(ws);
       this.connections++;
-      ws.on('message', (data) => this.received(String(data)));
+      // With ws's default binaryType ('nodebuffer') each message is one Buffer.
+      ws.on('message', (data) => this.received((data as Buffer).toString()));
       // Slack pings its connections; a client that hears nothing for a while takes the connection for dead.
       const ping = setInterval(() => ws.ping(), 10_000);
       ping.unref();

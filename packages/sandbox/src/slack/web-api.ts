@@ -29,7 +29,7 @@ import type { OAuthServer } from './oauth.js';
  * may give up, or die, after Slack accepted it).
  */
 export type InjectedFailure =
-  string | { status: number; retryAfter?: number; error?: string } | 'hang' | { answerAfterMs: number };
+  string | { status: number; retryAfter?: number; error?: string } | { answerAfterMs: number };
 
 interface FailureRule {
   failure: InjectedFailure;
@@ -164,14 +164,14 @@ function blocksField(args: Json): unknown[] | undefined {
   const blocks = jsonField(args, 'blocks', 'invalid_blocks_format');
   if (blocks === undefined) return undefined;
   if (!Array.isArray(blocks)) throw new SlackError('invalid_blocks_format');
-  return blocks;
+  return blocks as unknown[];
 }
 
 function attachmentsField(args: Json): unknown[] | undefined {
   const attachments = jsonField(args, 'attachments', 'invalid_attachments');
   if (attachments === undefined) return undefined;
   if (!Array.isArray(attachments)) throw new SlackError('invalid_attachments');
-  return attachments;
+  return attachments as unknown[];
 }
 
 function checkMessage(blocks: unknown[] | undefined, attachments: unknown[] | undefined): void {

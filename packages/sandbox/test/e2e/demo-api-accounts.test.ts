@@ -20,7 +20,7 @@ async function call(path: string, key: string | null, body?: unknown): Promise<{
     },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
-  return { status: res.status, json: (await res.json()) as unknown };
+  return { status: res.status, json: await res.json() };
 }
 
 async function rows(key: string, path: string, query = LAST_7, body: unknown = {}): Promise<Record<string, unknown>[]> {

@@ -52,7 +52,7 @@ describe('startSandbox: an account per workspace, and OAuth for a distributed ap
       fetch(`${two!.baseUrl}/traffic/sources?start_date=2000-01-01&end_date=2100-01-01`, {
         method: 'POST',
         headers: { 'x-api-key': key },
-      }).then(async (res) => ({ status: res.status, rows: (await res.json()) as unknown }));
+      }).then(async (res) => ({ status: res.status, rows: await res.json() }));
     const [a, b] = [await ask(one!.apiKey), await ask(two!.apiKey)];
     expect([a.status, b.status]).toEqual([200, 200]);
     expect(b.rows).not.toEqual(a.rows);

@@ -11,7 +11,10 @@ import { helpMessage, usageMessage } from '../../../platform/slack/kit/messages.
  */
 export function registerTraffic(routes: Routes, reports: ReportService, { subcommands, help }: CommandTable): void {
   const byWord = new Map(subcommands.flatMap((s) => s.words.map((w) => [w, s] as const)));
-  const more: MoreHelp = { ...Object.fromEntries(subcommands.map((s) => [s.words[0], s.help])), ...help };
+  const more: MoreHelp = {
+    ...Object.fromEntries(subcommands.map((s) => [s.words[0] ?? '', s.help] as const)),
+    ...help,
+  };
   routes.handleCommand('/traffic', async ({ command, client, context }, { log, reply, team, tenant }) => {
     const parsed = parseTrafficCommand(command.text ?? '', reports.catalog, { subcommands: [...byWord.keys()] });
     switch (parsed.kind) {

@@ -166,7 +166,7 @@ export function fitMessage(message: OutgoingMessage): Fitted<OutgoingMessage> {
   const value: OutgoingMessage = { ...message };
   if (Array.isArray(message.blocks)) value.blocks = fitBlocks(message.blocks, 'message', 'blocks', changes);
   if (Array.isArray(message.attachments)) {
-    value.attachments = message.attachments.map((a, i) =>
+    value.attachments = (message.attachments as unknown[]).map((a, i) =>
       isRecord(a) && Array.isArray(a.blocks)
         ? { ...a, blocks: fitBlocks(a.blocks, 'message', `attachments[${i}].blocks`, changes, true) }
         : a,
