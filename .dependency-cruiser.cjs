@@ -1,8 +1,8 @@
 /**
  * The layering rules of Lookout (README, "Architecture"). `npm test` fails on a violation;
- * test/unit/boundaries.test.ts shows that each rule catches a planted one.
+ * test/app/boundaries.test.ts shows that each rule catches a planted one.
  */
-const PURE = '(parse|plan|blocks|schedule|period|card|modal|modals|help|explain)\\.ts$';
+const PURE = '(parse|plan|blocks|cron|period|card|modal|modals|help|explanation-text)\\.ts$';
 
 module.exports = {
   forbidden: [
@@ -41,6 +41,13 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/platform/' },
       to: { path: '^src/(features/|compose\\.ts|context\\.ts|main\\.ts|config\\.ts)' },
+    },
+    {
+      name: 'wiring-knows-only-the-feature-list',
+      comment: 'compose.ts and context.ts reach the features only through their list (features/index.ts).',
+      severity: 'error',
+      from: { path: '^src/(compose|context)\\.ts$' },
+      to: { path: '^src/features/', pathNot: '^src/features/index\\.ts$' },
     },
     {
       name: 'listeners-import-their-feature-and-slack',

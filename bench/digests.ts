@@ -259,7 +259,7 @@ for (const on of [false, true]) {
   const own = new SharedFetcher(counting);
   const flagged = on
     ? {
-        seen: async () => ({ count: 0, watchingSince: new Date(0) }),
+        seen: async () => ({ count: 0, scanningSince: new Date(0) }),
         judged: async (_tenant: unknown, ids: readonly string[]) => ({
           checked: new Set(ids),
           flagged: new Set<string>(),

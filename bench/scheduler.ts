@@ -12,7 +12,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { openRepos } from '../src/compose.js';
 import { DigestScheduler } from '../src/features/digests/scheduler.js';
-import { shortestGap } from '../src/features/digests/schedule.js';
+import { shortestGap } from '../src/features/digests/cron.js';
 import { createLogger } from '../src/platform/log.js';
 
 const COUNTS = (process.env.BENCH_COUNTS ?? '0,1000,10000').split(',').map(Number);

@@ -26,7 +26,7 @@
 import { randomBytes } from 'node:crypto';
 import { LogLevel, WebClient } from '@slack/web-api';
 import { AnalyticsApi } from '../src/platform/api/analytics.js';
-import { ThreatScan, type ScanResult } from '../src/features/alerts/scan.js';
+import { ThreatScan, type ScanResult } from '../src/features/threats/scan.js';
 import { createLogger } from '../src/platform/log.js';
 import { startOfflineSlack } from '@lookout/sandbox/slack';
 import { openRepos } from '../src/compose.js';
@@ -34,6 +34,7 @@ import type { AlertCheck as CheckName } from '../src/kernel/verdict.js';
 import { webPoster } from '../src/platform/slack/poster.js';
 import { DeliveryWorker } from '../src/platform/deliveries/worker.js';
 import { ALERT_SUBJECTS } from '../src/features/alerts/deliveries.js';
+import { AlertReader } from '../src/features/alerts/index.js';
 import { Subjects } from '../src/platform/deliveries/subject.js';
 import { peakRssMb, spawnDemoApi } from './stats.js';
 
@@ -127,17 +128,22 @@ const scan = new ThreatScan({
   repos: store,
   leases: store.leases,
   db: store.db,
-  deliveryDeadlineMs: 6 * 3_600_000,
   queued: () => worker.wake(),
   log,
   now: () => new Date(),
   owner: 'bench',
-  verdict: { scrapingScoreThreshold: 0.8 },
-  timeZone: 'UTC',
   intervalMs: MINUTE,
   recheckMs: 6 * 3_600_000,
-  burst: 5,
 });
+scan.readBy(
+  new AlertReader({
+    repos: store,
+    verdict: { scrapingScoreThreshold: 0.8 },
+    deliveryDeadlineMs: 6 * 3_600_000,
+    timeZone: 'UTC',
+    burst: 5,
+  }),
+);
 say(
   `PGlite in memory, ${CHANNEL} subscribed (checks ${CHECKS.join(', ')}; medium or more), watermark ${watermark.toISOString()}, offline Slack with rate limits off`,
 );

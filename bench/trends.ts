@@ -18,7 +18,7 @@
 import { AnalyticsApi } from '../src/platform/api/analytics.js';
 import { SharedFetcher } from '../src/platform/api/shared-fetcher.js';
 import { openRepos, type Repos } from '../src/compose.js';
-import { resolveRange } from '../src/kernel/when.js';
+import { resolveRange } from '../src/kernel/range-dates.js';
 import type { FilterGroup } from '../src/kernel/filters.js';
 import type { ReportId } from '../src/kernel/catalog.js';
 import { encodeQuery, decodeQuery, type ReportQuery } from '../src/kernel/query.js';

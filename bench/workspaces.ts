@@ -167,7 +167,7 @@ async function replicaProcess(): Promise<void> {
       deliveries: { slackTimeoutMs: 10_000, heartbeatMs: 10_000 },
       encryption: keyring(env.encryptionKey),
     },
-    [DIGEST],
+    (await import('../src/features/index.js')).FEATURES,
   );
   const db = platform.repos.db;
   const digests = new DigestRepo(db);

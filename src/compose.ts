@@ -1,16 +1,11 @@
 import type { Server } from 'node:http';
 import { settingsOf, type Context, type LookoutFeature, type LookoutOptions } from './context.js';
 import { FEATURES } from './features/index.js';
-import type { DigestScheduler, DigestService } from './features/digests/index.js';
-import type { HomeRefresh } from './features/home/index.js';
-import type { ThreatScan } from './features/alerts/index.js';
-import type { WatchEvaluator } from './features/watches/index.js';
-import type { WorkspaceService } from './features/workspace/index.js';
 import type { Tenants } from './platform/tenancy/tenants.js';
 import type { DeliveryWorker } from './platform/deliveries/worker.js';
 import { commandTable, plugAll, type Provided } from './platform/feature.js';
-import { openPlatform, platformRepos, type Platform, type PlatformRepos } from './platform/open.js';
-import { adoptUnowned, anyUnowned } from './platform/tenancy/adopt.js';
+import { migrationsOf, openPlatform, platformRepos, type Platform, type PlatformRepos } from './platform/open.js';
+import { adoptRows, PLATFORM_UNOWNED } from './platform/tenancy/adopt.js';
 import { startOps, type Ops } from './platform/ops.js';
 import { createSlackApp, type SlackApp } from './platform/slack/app.js';
 import { startHousekeeping } from './platform/store/housekeeping.js';
@@ -25,6 +20,9 @@ type Intersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: 
 /** Every repository over one Db, the platform's and each feature's; tests and tools reach the store through it. */
 export type Repos = PlatformRepos & Intersection<ReposOf<Features>> & { close(): Promise<void> };
 
+/** Every migrations folder of Lookout's features (and the platform's). */
+export const MIGRATIONS = migrationsOf(FEATURES);
+
 export function createRepos(db: Db, features: readonly LookoutFeature[] = FEATURES): Repos {
   return Object.assign(platformRepos(db), ...features.map((f) => f.repos?.(db) ?? {}), {
     close: () => db.close(),
@@ -33,25 +31,7 @@ export function createRepos(db: Db, features: readonly LookoutFeature[] = FEATUR
 
 /** Opens (and migrates) the store, with every repository. */
 export async function openRepos(options: OpenDbOptions): Promise<Repos> {
-  return createRepos((await openStore(options)).db);
-}
-
-/** One workspace learns its team id from Slack (auth.test) and takes the rows from before rows named theirs. */
-async function adoptRows(platform: Platform): Promise<void> {
-  const log = platform.log.child({ component: 'store' });
-  try {
-    if (!(await anyUnowned(platform.repos.db))) return;
-    const client = await platform.tenants.web('', { retryConfig: { retries: 0 } });
-    const team = (await client.auth.test()).team_id;
-    if (!team) return;
-    const adopted = await adoptUnowned(platform.repos.db, team);
-    if (adopted > 0) log.info({ adopted, team }, 'rows from before workspaces were told apart now belong to this one');
-  } catch (error) {
-    log.warn(
-      { err: error instanceof Error ? error.message : String(error) },
-      'could not ask Slack which workspace this is; rows from before workspaces were told apart wait for the next start',
-    );
-  }
+  return createRepos((await openStore({ ...options, migrations: MIGRATIONS })).db);
 }
 
 export interface Lookout {
@@ -59,14 +39,9 @@ export interface Lookout {
   tenants: Tenants;
   store: Repos;
   slack: SlackApp;
-  digests: DigestService;
-  scheduler: DigestScheduler;
-  threatScan: ThreatScan;
-  watches: WatchEvaluator;
+  /** What each feature gives, by its name. */
+  features: Provided;
   deliveries: DeliveryWorker;
-  home: HomeRefresh;
-  /** Each workspace's analytics connection, and its leaving. */
-  workspace: WorkspaceService;
   /** The HTTP server (absent in Socket Mode). */
   server?: Server;
   /** Where Slack sends requests, e.g. http://127.0.0.1:3000/slack/events (HTTP mode). */
@@ -84,10 +59,7 @@ export interface Lookout {
 export async function startLookout(options: LookoutOptions): Promise<Lookout> {
   const features = options.features ?? FEATURES;
   const settings = settingsOf(options);
-  const platform = await openPlatform(
-    settings,
-    features.flatMap((f) => f.subjects ?? []),
-  );
+  const platform = await openPlatform(settings, features);
   const ctx: Context = { platform, settings };
   let ops: Ops | undefined;
   let slack: SlackApp | undefined;
@@ -96,9 +68,10 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
     const own = new Map<unknown, object>(features.map((f) => [f, f.repos?.(platform.repos.db) ?? {}]));
     const store = Object.assign({}, platform.repos, ...own.values(), { close: () => platform.close() }) as Repos;
     const { plugged, given } = plugAll(features, ctx, (f) => own.get(f) ?? {});
-    const commands = commandTable(plugged);
+    const commands = commandTable(features, plugged);
     const jobs = plugged.flatMap((p) => p.jobs ?? []);
-    if (!platform.installer) await adoptRows(platform);
+    if (!platform.installer)
+      await adoptRows(platform, [...PLATFORM_UNOWNED, ...features.flatMap((f) => f.unowned ?? [])]);
     await platform.worker.start();
     slack = await createSlackApp({
       ...options.slack,
@@ -139,19 +112,13 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
       stopHousekeeping = startHousekeeping(prunes, platform.log.child({ component: 'housekeeping' }), settings.now);
     }
     const address = server?.address();
-    const { digests, alerts, watches, home, workspace } = given as Provided;
     const [opened, app] = [ops, slack];
     return {
       tenants: platform.tenants,
       store,
       slack: app,
-      digests: digests.service,
-      scheduler: digests.scheduler,
-      threatScan: alerts.scan,
-      watches: watches.evaluator,
+      features: given as Provided,
       deliveries: platform.worker,
-      home,
-      workspace: workspace.service,
       server,
       requestUrl: address && typeof address === 'object' ? `http://127.0.0.1:${address.port}/slack/events` : undefined,
       ops: opened,

@@ -6,7 +6,7 @@
  * the sandbox only by the shapes it is handed: the product never imports the sandbox.
  */
 import { randomBytes } from 'node:crypto';
-import { startLookout, type Lookout, type LookoutOptions } from './compose.js';
+import { MIGRATIONS, startLookout, type Lookout, type LookoutOptions } from './compose.js';
 import { keyring, type Keyring } from './platform/secrets.js';
 import { InstallationRepo } from './platform/slack/installations.js';
 import { openStore, type OpenDbOptions } from './platform/store/index.js';
@@ -45,7 +45,7 @@ export type SandboxedLookout = Lookout & {
  */
 async function forgetPreviousRun(store: OpenDbOptions, keys: Keyring): Promise<void> {
   if (store.memory) return;
-  const opened = await openStore(store);
+  const opened = await openStore({ ...store, migrations: MIGRATIONS });
   const { db } = opened;
   try {
     const installations = new InstallationRepo(db, keys);
@@ -116,6 +116,12 @@ export async function installWorkspaceOne(box: SandboxedBox, teamId = 'T_LOOKOUT
   if (!account) throw new Error(`the sandbox has no analytics account for ${teamId}`);
   const installed = await box.slack.installApp(teamId, userId);
   if (installed.status !== 200) throw new Error(`installing Lookout in ${teamId} ended with HTTP ${installed.status}`);
-  const connected = await box.lookout.workspace.connect(teamId, undefined, userId, account.baseUrl, account.apiKey);
+  const connected = await box.lookout.features.workspace.service.connect(
+    teamId,
+    undefined,
+    userId,
+    account.baseUrl,
+    account.apiKey,
+  );
   if (!connected.ok) throw new Error(`connecting ${teamId} to its analytics account: ${connected.problem}`);
 }

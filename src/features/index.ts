@@ -3,6 +3,7 @@ import { alerts } from './alerts/index.js';
 import { digests } from './digests/index.js';
 import { home } from './home/index.js';
 import { reports } from './reports/index.js';
+import { threats } from './threats/index.js';
 import { trends } from './trends/index.js';
 import { visitor } from './visitor/index.js';
 import { watches } from './watches/index.js';
@@ -12,6 +13,7 @@ import { workspace } from './workspace/index.js';
 export const FEATURES = [
   visitor,
   reports,
+  threats,
   alerts,
   trends,
   digests,

@@ -47,7 +47,8 @@ function fromDayNumber(n: number): Ymd {
   return { y: date.getUTCFullYear(), m: date.getUTCMonth() + 1, d: date.getUTCDate() };
 }
 
-const pad = (n: number, width = 2): string => String(n).padStart(width, '0');
+/** A whole number zero-padded to `width` digits. */
+export const pad = (n: number, width = 2): string => String(n).padStart(width, '0');
 
 function iso({ y, m, d }: Ymd): string {
   return `${pad(y, 4)}-${pad(m)}-${pad(d)}`;

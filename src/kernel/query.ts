@@ -5,7 +5,8 @@
  */
 import { z } from 'zod';
 import { sortFields, type ReportCatalog, type ReportId } from './catalog.js';
-import { DEFAULT_RANGE, normalizeRange } from './when.js';
+import { DEFAULT_RANGE } from './ranges.js';
+import { normalizeRange } from './range-words.js';
 import {
   cloneGroups,
   DEFAULT_FILTER_FIELD,

@@ -29,6 +29,15 @@ function makeToken(segments: Segment[]): Token {
   return segments.some((s) => s.quoted) ? { segments, text } : { segments, text, word: text.toLowerCase() };
 }
 
+/** A form field's or a stored value's words as tokens (no quotes: every one a word). */
+export function plainTokens(text: string): Token[] {
+  return String(text)
+    .trim()
+    .split(/\s+/)
+    .filter((w) => w !== '')
+    .map((w) => ({ segments: [{ text: w, quoted: false }], text: w, word: w.toLowerCase() }));
+}
+
 /** Slack sends &, <, > as entities and wraps what it takes for a link in <url|label>. */
 export function unescapeSlackText(text: string): string {
   return text

@@ -18,3 +18,20 @@ export interface Answering {
   quota: Quota;
   log: Logger;
 }
+
+/** Where and for whom an answer is asked, and how it goes out. */
+export interface Where {
+  channelId?: string;
+  /** An ephemeral answer gets "Post to channel". */
+  ephemeral: boolean;
+  /** Who asked: counted against their quota (absent: Lookout's own work). */
+  user?: string;
+  /** Posted for everyone by this person ("Post to channel"): the answer says so. */
+  sharedBy?: string;
+  /** The request's logger. */
+  log?: Logger;
+  /** The ref of the message it was opened from: the answer offers the way back. */
+  back?: string;
+  /** Told, in words, how an answer that takes long is going. */
+  progress?: (text: string) => Promise<void>;
+}

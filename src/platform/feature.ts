@@ -1,8 +1,12 @@
 /**
- * A feature plugs into the app through one definition (its folder's index.ts): what it
- * needs (the platform, and what features before it give), and what it gives the app: its
- * service, its listeners, its `/traffic` sub-commands and help, its delivery subjects, its
- * jobs, its repositories, its prunes and readiness checks. compose.ts walks the list.
+ * A feature plugs into the app through one definition (its folder's index.ts). What it says
+ * of itself before it is plugged: its slash commands and `/traffic` words with their help
+ * (the help, the manifest's hints and the sandbox's suggestions are made from them), its
+ * delivery subjects, its tables (migrations, and those adoption covers) and its
+ * repositories. What it needs: the platform, and what features before it give. What it gives
+ * once plugged: its service, its listeners, the runner of its `/traffic` words, its jobs,
+ * prunes and readiness checks, and its metrics (made through the platform's registry).
+ * compose.ts walks the list.
  */
 import type { AnySubject } from './deliveries/subject.js';
 import type { Routes } from './slack/routes.js';
@@ -17,17 +21,37 @@ import type { Prune } from './store/housekeeping.js';
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type
 export interface Provided {}
 
-/** A `/traffic <word> …` sub-command: the words that start it, what runs it, and its help. */
-export interface TrafficSubcommand {
-  words: readonly string[];
-  run: Subcommand;
+/** A slash command of a feature's own: the manifest's entry, and its help topic (the name without the slash). */
+export interface SlashCommand {
+  command: `/${string}`;
+  description: string;
+  usage: string;
+  help?: readonly string[];
+}
+
+/** A feature's `/traffic <word> …` words: the words that start it, what follows them, and its help topic. */
+export interface TrafficWords {
+  words: readonly [string, ...string[]];
+  usage: string;
   help: readonly string[];
 }
 
-/** Every feature's `/traffic` sub-commands, and help of commands of their own (like /visitor), by topic. */
-export interface CommandTable {
-  subcommands: readonly TrafficSubcommand[];
+/** A `/traffic <word> …` sub-command: its words, and what runs it. */
+export interface TrafficSubcommand extends TrafficWords {
+  run: Subcommand;
+}
+
+/** What the features say of their commands before they are plugged: for the help, the manifest and the sandbox. */
+export interface CommandCatalog {
+  subcommands: readonly TrafficWords[];
+  commands: readonly SlashCommand[];
+  /** The help of each `/traffic` word (by its first word) and slash command (by its name), by topic. */
   help: Readonly<Record<string, readonly string[]>>;
+}
+
+/** Every feature's `/traffic` sub-commands (with what runs them) and slash commands, and the help of each. */
+export interface CommandTable extends CommandCatalog {
+  subcommands: readonly TrafficSubcommand[];
 }
 
 /** Work that runs in the background: started once the app listens (unless the app runs without them), stopped on shutdown. */
@@ -42,9 +66,8 @@ export interface Plugged<G> {
   gives: G;
   /** Its listeners; `commands` is the table of every feature's sub-commands (for the one that dispatches them). */
   register?(routes: Routes, commands: CommandTable): void;
-  subcommands?: readonly TrafficSubcommand[];
-  /** Help topics of commands of its own, by topic. */
-  help?: Readonly<Record<string, readonly string[]>>;
+  /** What runs its `/traffic` words (the definition's `traffic`). */
+  traffic?: Subcommand;
   jobs?: readonly Job[];
   /** Tables of its own that only grow. */
   prunes?: readonly Prune[];
@@ -68,8 +91,16 @@ export interface Feature<
 > {
   name: Name;
   needs?: readonly Needs[];
+  /** Its slash commands of its own. */
+  commands?: readonly SlashCommand[];
+  /** Its `/traffic` words (the plugged feature's `traffic` runs them). */
+  traffic?: TrafficWords;
   /** What its deliveries are about (static: the worker checks them before any feature is plugged). */
   subjects?: readonly AnySubject[];
+  /** Its SQL migrations' folder: files numbered in one sequence with the platform's and every feature's. */
+  migrations?: URL;
+  /** Its tables whose rows from before workspaces were told apart carry team '' (adopted by that workspace at start). */
+  unowned?: readonly string[];
   /** Its repositories over a store (tests and tools reach them through the app's store too). */
   repos?(db: Queryable): Repos;
   plug(ctx: Ctx, needs: Pick<Provided, Needs & keyof Provided>, repos: Repos): Plugged<Gives<Name>>;
@@ -103,14 +134,36 @@ export function plugAll<Ctx>(
   return { plugged, given: given };
 }
 
-/** The sub-command table of what was plugged; a word claimed twice stops the app. */
-export function commandTable(plugged: readonly Plugged<unknown>[]): CommandTable {
-  const subcommands = plugged.flatMap((p) => p.subcommands ?? []);
-  const words = subcommands.flatMap((s) => s.words);
-  const twice = words.find((w, i) => words.indexOf(w) !== i);
-  if (twice) throw new Error(`the /traffic word '${twice}' is claimed by two features`);
+/** What these features say of their commands; a word or command claimed twice stops the app. */
+export function commandCatalog(
+  features: readonly { traffic?: TrafficWords; commands?: readonly SlashCommand[] }[],
+): CommandCatalog {
+  const subcommands = features.flatMap((f) => (f.traffic ? [f.traffic] : []));
+  const commands = features.flatMap((f) => f.commands ?? []);
+  const claims = [...subcommands.flatMap((s) => s.words), ...commands.map((c) => c.command)];
+  const twice = claims.find((w, i) => claims.indexOf(w) !== i);
+  if (twice) throw new Error(`'${twice}' is claimed by two features`);
   return {
     subcommands,
-    help: Object.assign({}, ...plugged.map((p) => p.help ?? {})) as Record<string, readonly string[]>,
+    commands,
+    help: Object.fromEntries([
+      ...subcommands.map((s) => [s.words[0], s.help] as const),
+      ...commands.flatMap((c) => (c.help ? [[c.command.slice(1), c.help] as const] : [])),
+    ]),
   };
+}
+
+/** The command table of the features plugged (`plugged[i]` is `features[i]`'s). */
+export function commandTable<Ctx>(
+  features: readonly AnyFeature<Ctx>[],
+  plugged: readonly Plugged<unknown>[],
+): CommandTable {
+  const catalog = commandCatalog(features);
+  const subcommands = features.flatMap((f, i): TrafficSubcommand[] => {
+    if (!f.traffic) return [];
+    const run = plugged[i]?.traffic;
+    if (!run) throw new Error(`feature '${f.name}' has /traffic words but nothing runs them`);
+    return [{ ...f.traffic, run }];
+  });
+  return { ...catalog, subcommands };
 }

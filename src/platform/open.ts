@@ -28,7 +28,15 @@ import { TenantError, Tenants, type TokenSource } from './tenancy/tenants.js';
 import { BOT_SCOPES } from './slack/scopes.js';
 import { installPage } from './slack/install-page.js';
 import type { Prune } from './store/housekeeping.js';
-import { LeaseRepo, openStore, QueryStashRepo, ReplayRepo, type Db, type OpenDbOptions } from './store/index.js';
+import {
+  LeaseRepo,
+  openStore,
+  PLATFORM_MIGRATIONS,
+  QueryStashRepo,
+  ReplayRepo,
+  type Db,
+  type OpenDbOptions,
+} from './store/index.js';
 
 /** A distributed app's OAuth settings (Basic Information), and where Slack's authorise page is. */
 export interface OAuthSettings {
@@ -212,12 +220,24 @@ function tokenSource(
   return source;
 }
 
-/** Opens (and migrates) the store and builds the platform; `subjects` are every feature's (a duplicate throws here). */
-export async function openPlatform(o: PlatformOptions, subjectList: readonly AnySubject[]): Promise<Platform> {
+/** Every migrations folder: the platform's, then each feature's in their order. */
+export function migrationsOf(features: readonly { migrations?: URL }[]): URL[] {
+  return [PLATFORM_MIGRATIONS, ...features.flatMap((f) => (f.migrations ? [f.migrations] : []))];
+}
+
+/**
+ * Opens (and migrates) the store and builds the platform for these features: their delivery
+ * subjects (a duplicate throws here) and their migrations.
+ */
+export async function openPlatform(
+  o: PlatformOptions,
+  features: readonly { subjects?: readonly AnySubject[]; migrations?: URL }[],
+): Promise<Platform> {
   const { log, now } = o;
-  const subjects = new Subjects(subjectList);
+  const subjects = new Subjects(features.flatMap((f) => f.subjects ?? []));
   const store = await openStore({
     ...o.store,
+    migrations: migrationsOf(features),
     onError: (error) => log.error({ err: error.message }, 'database connection error'),
   });
   const repos = platformRepos(store.db);
@@ -239,6 +259,7 @@ export async function openPlatform(o: PlatformOptions, subjectList: readonly Any
   const metrics = new Metrics(
     {
       deliveries: () => repos.deliveries.counts(),
+      leases: (keys) => repos.leases.holders(keys),
       apiBudget: () => tenants.waitingForBudgets(),
     },
     log.child({ component: 'metrics' }),

@@ -1,16 +1,44 @@
 import { expect } from 'vitest';
-import type { Message } from '@lookout/sandbox/slack';
+import type { Message, SlackDriver } from '@lookout/sandbox/slack';
 import { CHANNEL, USER, type Sandbox } from './sandbox.js';
 import { until } from './until.js';
 
-/** Types `/traffic text` as USER in CHANNEL and waits for the app's answer to them. */
-export async function run(box: Sandbox, text: string): Promise<Message> {
-  const before = new Set(box.slack.messages(CHANNEL, { user: USER }).map((m) => m.ts));
-  const delivery = await box.slack.slash(CHANNEL, USER, text);
+/**
+ * Types `command text` (`/traffic` unless told) as `user` in `channel` (USER in CHANNEL unless
+ * told) and waits for the app's answer: a new message that person sees, neither a notice nor a
+ * trend's progress note (the answer takes that note's place).
+ */
+export async function run(
+  box: Sandbox,
+  text: string,
+  { command = '/traffic', channel = CHANNEL, user = USER }: { command?: string; channel?: string; user?: string } = {},
+): Promise<Message> {
+  const before = new Set(box.slack.messages(channel, { user }).map((m) => m.ts));
+  const delivery = await box.slack.slash(channel, user, text, command);
   expect(delivery.status).toBe(200);
   return box.slack.waitForMessage(
-    CHANNEL,
-    (m) => !before.has(m.ts) && m.user !== USER && m.via !== 'notice' && m.ephemeralTo === USER,
+    channel,
+    (m) =>
+      !before.has(m.ts) &&
+      m.user !== user &&
+      m.via !== 'notice' &&
+      (!m.ephemeralTo || m.ephemeralTo === user) &&
+      !/^Fetching \d+ periods/.test(m.text),
+  );
+}
+
+/** Types `/traffic text` as `user` in `channel` and waits for the answer only they see. */
+export async function ephemeralAnswer(
+  slack: SlackDriver,
+  channel: string,
+  user: string,
+  text: string,
+): Promise<Message> {
+  const before = new Set(slack.messages(channel, { user }).map((m) => m.ts));
+  await slack.slash(channel, user, text);
+  return until(
+    () => slack.messages(channel, { user }).find((m) => !before.has(m.ts) && m.ephemeralTo === user),
+    `an answer to ${text}`,
   );
 }
 
@@ -22,4 +50,11 @@ export async function changed(box: Sandbox, message: Message, act: () => Promise
     const now = box.slack.messages(CHANNEL, { user: USER }).find((m) => m.ts === message.ts);
     return now && now.updates > updates ? now : undefined;
   }, 'the message to change');
+}
+
+/** The app still answers a command: U_BOB's `/traffic help` in C_GENERAL. */
+export async function stillAnswers(box: Sandbox): Promise<void> {
+  const before = box.slack.messages('C_GENERAL', { user: 'U_BOB' }).length;
+  await box.slack.slash('C_GENERAL', 'U_BOB', 'help');
+  await box.slack.waitFor(() => box.slack.messages('C_GENERAL', { user: 'U_BOB' }).length > before || undefined);
 }

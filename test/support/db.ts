@@ -11,7 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe } from 'vitest';
 import { openDb, type Db } from '../../src/platform/store/db.js';
-import { createRepos, type Repos as Store } from '../../src/compose.js';
+import { createRepos, MIGRATIONS, type Repos as Store } from '../../src/compose.js';
 import { migrate } from '../../src/platform/store/migrate.js';
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined;
@@ -40,7 +40,7 @@ const TABLES = [
   'alerts',
   'alert_groups',
   'visitor_checks',
-  'watch_state',
+  'scan_state',
   'deliveries',
   'rate_limits',
   'trend_points',
@@ -99,7 +99,7 @@ class TestDatabase implements TestDb {
 
   async setUp(): Promise<void> {
     const db = await this.open(this.newSchema());
-    await migrate(db);
+    await migrate(db, MIGRATIONS);
     this.shared = { db, store: createRepos(db) };
   }
 

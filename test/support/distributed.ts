@@ -58,7 +58,7 @@ export type DistributedBox = Awaited<ReturnType<typeof distributedSandbox>>;
 /** Until the Homes to refresh are published and nothing waits in the outbox: what an attempt set off has happened. */
 export async function quiet(box: DistributedBox): Promise<void> {
   for (let round = 0; round < 2; round++) {
-    await box.lookout.home.settled();
+    await box.lookout.features.home.settled();
     await until(async () => {
       const { rows } = await box.lookout.store.db.query(
         "SELECT 1 FROM deliveries WHERE status IN ('pending', 'sending') LIMIT 1",

@@ -96,6 +96,12 @@ export function mrkdwnOf(message: Shown): string[] {
   return out;
 }
 
+/** Every mrkdwn text of a message, one a line. */
+export const mrkdwnText = (message: Shown) => mrkdwnOf(message).join('\n');
+
+/** The number of the watch a message names (`Watch #12`). */
+export const watchIdOf = (message: Shown) => Number(/Watch #(\d+)/.exec(mrkdwnOf(message).join(' '))?.[1]);
+
 /** The table block's rows as text, header first; [] when there is no table. */
 export function tableOf(message: Shown): string[][] {
   const table = allBlocks(message).find((b) => ['table', 'data_table'].includes((b as Json).type as string)) as

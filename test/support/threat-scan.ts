@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { LookoutOptions } from '../../src/compose.js';
-import { startDemoApi, type DemoApi } from '@lookout/sandbox/demo-api';
+import { DEMO_VISITORS, startDemoApi, type DemoApi } from '@lookout/sandbox/demo-api';
 import { startOfflineSlack, type OfflineSlack } from '@lookout/sandbox/slack';
 import { captureLogs } from './log-capture.js';
 
@@ -47,4 +47,14 @@ export async function startThreatWorld(now: () => Date): Promise<ThreatWorld> {
       await demo.close();
     },
   };
+}
+
+/** The demo's visitors flagged as attackers (high severity), other than its fixed ones. */
+export function demoAttackers(demo: DemoApi): string[] {
+  return demo.dataset.visitors
+    .map((v) => v.id)
+    .filter(
+      (id) =>
+        demo.dataset.securityOf(id)?.is_attacker === 'True' && !Object.values(DEMO_VISITORS).includes(id as never),
+    );
 }

@@ -16,3 +16,5 @@ export async function until<T>(
     await new Promise((r) => setTimeout(r, 20));
   }
 }
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

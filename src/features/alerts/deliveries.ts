@@ -3,7 +3,8 @@ import { DeliveryRepo } from '../../platform/deliveries/repo.js';
 import { defineSubject, NOTICE, type Delivered, type SubjectHooks } from '../../platform/deliveries/subject.js';
 import type { Queryable } from '../../platform/store/db.js';
 import { channelRefusedNotice } from '../../platform/slack/kit/messages.js';
-import { AlertRepo, AlertSubscriptionRepo } from './repo.js';
+import { AlertRepo } from './repos/alerts.js';
+import { AlertSubscriptionRepo } from './repos/subscriptions.js';
 
 const NOTICE_DEADLINE_MS = 24 * 3_600_000;
 

@@ -4,23 +4,19 @@ import type { Prune } from '../../platform/store/housekeeping.js';
 import { ALERT_SUBJECTS } from './deliveries.js';
 import { alertsCommand, registerAlerts } from './listeners.js';
 import { ALERTS_HELP } from './parse.js';
-import {
-  AlertGroupRepo,
-  AlertMuteRepo,
-  AlertRepo,
-  AlertSubscriptionRepo,
-  VisitorCheckRepo,
-  ScanStateRepo,
-} from './repo.js';
+import { AlertReader } from './reader.js';
+import { AlertRepo } from './repos/alerts.js';
+import { AlertGroupRepo } from './repos/groups.js';
+import { AlertMuteRepo } from './repos/mutes.js';
+import { AlertSubscriptionRepo } from './repos/subscriptions.js';
 import { AlertService } from './service.js';
-import { SCAN_LEASE_KEY, ThreatScan } from './scan.js';
 
 export type { AlertService, FlaggedSeen, FlaggedVisitors } from './service.js';
-export type { ThreatScan } from './scan.js';
+export { AlertReader } from './reader.js';
 
 declare module '../../platform/feature.js' {
   interface Provided {
-    alerts: { service: AlertService; scan: ThreatScan };
+    alerts: { service: AlertService };
   }
 }
 
@@ -28,86 +24,55 @@ export interface AlertFeatureRepos {
   subscriptions: AlertSubscriptionRepo;
   mutes: AlertMuteRepo;
   alerts: AlertRepo;
-  visitorChecks: VisitorCheckRepo;
-  scanState: ScanStateRepo;
   groups: AlertGroupRepo;
 }
 
 const HOUR = 3_600_000;
 
-/** Security answers past reuse (ALERT_RECHECK_AFTER, at least an hour), and alert groups a day after their window. */
-export function alertPrunes(repos: Pick<AlertFeatureRepos, 'visitorChecks' | 'groups'>, recheckMs: number): Prune[] {
-  return [
-    { name: 'checks', olderThanMs: Math.max(recheckMs, HOUR), prune: (t) => repos.visitorChecks.prune(t) },
-    { name: 'alert_groups', olderThanMs: 24 * HOUR, prune: (t) => repos.groups.prune(t) },
-  ];
+/** Alert groups a day after their window. */
+export function alertPrunes(repos: Pick<AlertFeatureRepos, 'groups'>): Prune[] {
+  return [{ name: 'alert_groups', olderThanMs: 24 * HOUR, prune: (t) => repos.groups.prune(t) }];
 }
 
-/** `/traffic alerts …`: threat alerts, from the threat scan's scans, with their buttons. */
-export const alerts: LookoutFeature<'alerts', 'visitor', AlertFeatureRepos> = {
+/** `/traffic alerts …`: threat alerts, from the threat scan's findings, with their buttons. */
+export const alerts: LookoutFeature<'alerts', 'visitor' | 'threats', AlertFeatureRepos> = {
   name: 'alerts',
-  needs: ['visitor'],
+  traffic: { words: ['alerts', 'alert'], usage: 'on|off|status|mute|unmute …', help: ALERTS_HELP },
+  migrations: new URL('./migrations/', import.meta.url),
+  unowned: ['alerts', 'alert_mutes', 'alert_groups'],
+  needs: ['visitor', 'threats'],
   subjects: ALERT_SUBJECTS,
   repos: (db: Queryable) => ({
     subscriptions: new AlertSubscriptionRepo(db),
     mutes: new AlertMuteRepo(db),
     alerts: new AlertRepo(db),
-    visitorChecks: new VisitorCheckRepo(db),
-    scanState: new ScanStateRepo(db),
     groups: new AlertGroupRepo(db),
   }),
-  plug(ctx, { visitor }, own) {
+  plug(ctx, { visitor, threats }, own) {
     const { platform, settings } = ctx;
     const repos = { ...own, deliveries: platform.repos.deliveries };
-    const { now } = settings;
     const service = new AlertService({
       repos,
-      now,
+      scan: threats.scan,
+      now: settings.now,
       timeZone: settings.timeZone,
-      verdict: settings.verdict,
       changed: platform.changes.changed,
       log: logOf(ctx, 'alerts'),
     });
-    const scan = new ThreatScan({
-      tenants: platform.tenants,
-      repos,
-      leases: platform.repos.leases,
-      db: platform.repos.db,
-      queued: platform.queued,
-      deliveryDeadlineMs: settings.alerts.deliveryDeadlineMs,
-      log: logOf(ctx, 'threat-scan'),
-      now,
-      owner: settings.owner,
-      verdict: settings.verdict,
-      timeZone: settings.timeZone,
-      intervalMs: settings.alerts.scanIntervalMs,
-      recheckMs: settings.alerts.recheckMs,
-      burst: settings.alerts.burst,
-    });
-    platform.metrics.addProbes({
-      // The account whose last scan is oldest.
-      scanAgeSeconds: async () => {
-        const ages: number[] = [];
-        for (const key of await scan.stateKeys()) {
-          const at = (await own.scanState.get(key))?.lastScanAt;
-          if (at) ages.push(Math.max(0, (now().getTime() - at.getTime()) / 1000));
-        }
-        return ages.length > 0 ? Math.max(...ages) : undefined;
-      },
-      leases: () => platform.repos.leases.holders([SCAN_LEASE_KEY]),
-    });
+    threats.scan.readBy(
+      new AlertReader({
+        repos,
+        verdict: settings.verdict,
+        deliveryDeadlineMs: settings.alerts.deliveryDeadlineMs,
+        timeZone: settings.timeZone,
+        burst: settings.alerts.burst,
+      }),
+    );
     return {
-      gives: { service, scan },
-      subcommands: [
-        {
-          words: ['alerts', 'alert'],
-          run: alertsCommand(service, (team) => platform.tenants.of(team)),
-          help: ALERTS_HELP,
-        },
-      ],
+      gives: { service },
+      traffic: alertsCommand(service, (team) => platform.tenants.of(team)),
       register: (routes) => registerAlerts(routes, service, visitor),
-      jobs: [scan],
-      prunes: alertPrunes(own, settings.alerts.recheckMs),
+      prunes: alertPrunes(own),
     };
   },
 };

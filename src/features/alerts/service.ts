@@ -1,53 +1,44 @@
 import { counted, durationInWords, formatCount, formatDateTimeIn } from '../../kernel/format.js';
 import type { ChannelRef } from '../../kernel/text.js';
-import {
-  atLeast,
-  judge,
-  type AlertCheck,
-  type SecurityFacts,
-  type Severity,
-  type VerdictOptions,
-} from '../../kernel/verdict.js';
+import type { AlertCheck, Severity } from '../../kernel/verdict.js';
 import type { Changed } from '../../platform/changes.js';
 import type { Logger } from '../../platform/log.js';
 import type { Tenant } from '../../platform/tenancy/tenants.js';
 import { escapeMrkdwn, mrkdwnCode } from '../../platform/slack/kit/escape.js';
 import { infoMessage, problemMessage, type Result, type SlackMessage } from '../../platform/slack/kit/messages.js';
 import { deliveryState } from '../../platform/deliveries/describe.js';
+import type { DeliveryRepo } from '../../platform/deliveries/repo.js';
+import type { FlaggedOf, ThreatScan, Verdicts } from '../threats/index.js';
 import { alertMessage, alertViewOf } from './blocks.js';
 import { GROUP_WINDOW_MS, type Grouping } from './plan.js';
-import { scanStateKey, type AlertRepos } from './scan.js';
+import type { AlertRepo } from './repos/alerts.js';
+import type { AlertMuteRepo } from './repos/mutes.js';
+import type { AlertSubscriptionRepo } from './repos/subscriptions.js';
+
+export interface AlertRepos {
+  subscriptions: AlertSubscriptionRepo;
+  mutes: AlertMuteRepo;
+  alerts: AlertRepo;
+  deliveries: DeliveryRepo;
+}
 
 /** A workspace as threat alerts see it: its team, its analytics account, its rules and its Slack lookups. */
 export type AlertTenant = Pick<Tenant, 'team' | 'account' | 'access' | 'directory'>;
 
-/** Whose flagged visitors: a workspace and the analytics account its threat scan reads. */
-export type FlaggedOf = Pick<Tenant, 'team' | 'account'>;
-
 /**
- * What digests may ask of alerts about one workspace: how many flagged visitors were seen;
- * undefined while no channel of the workspace has alerts on.
+ * What digests may ask about one workspace's flagged visitors: the threat scan's verdicts,
+ * and how many flagged visitors its alerts have seen.
  */
-export interface FlaggedVisitors {
+export interface FlaggedVisitors extends Verdicts {
   /** Flagged visitors seen between `from` and `to`, and since when the threat scan has been checking; undefined while it is off. */
   seen(tenant: FlaggedOf, from: Date, to: Date): Promise<FlaggedSeen | undefined>;
-  /**
-   * Which of these visitors the threat scan has judged, and which of those it flagged
-   * (a severity of medium or more), from its stored lookups; undefined while it is off.
-   */
-  judged(
-    tenant: FlaggedOf,
-    visitorIds: readonly string[],
-  ): Promise<{ checked: Set<string>; flagged: Set<string> } | undefined>;
-  /** The threat scan's verdict on each of these visitors it has judged and flagged: its name and reasons. */
-  verdicts(tenant: FlaggedOf, visitorIds: readonly string[]): Promise<Map<string, { name: string; reasons: string[] }>>;
 }
 
-/** What the threat scan knows of a span: flagged visitors active in it, since when it watches, and up to when it has looked. */
+/** What the threat scan knows of a span: flagged visitors active in it, since when it scans for the workspace, and up to when it has looked. */
 export interface FlaggedSeen {
-  /** Distinct flagged visitors whose visits seen by the watch span part of it. */
+  /** Distinct flagged visitors whose visits seen by the scan span part of it. */
   count: number;
-  watchingSince: Date;
+  scanningSince: Date;
   /** The newest visit its scans have reached (absent: none yet). */
   checkedUpTo?: Date;
 }
@@ -56,12 +47,12 @@ export type AlertAction = 'ack' | 'mute24h' | 'mute7d' | 'unmute';
 
 export interface AlertServiceDeps {
   repos: AlertRepos;
+  /** Where the threat scan of each analytics account got to. */
+  scan: Pick<ThreatScan, 'stateOf' | 'startAt'>;
   now: () => Date;
   /** Times in alert messages and status are shown in this zone. */
   timeZone: string;
   log: Logger;
-  /** How stored lookups are judged (the scraping score that counts). */
-  verdict?: VerdictOptions;
   /** Told that what App Home shows of threat alerts changed. */
   changed?: Changed;
 }
@@ -86,7 +77,7 @@ const GROUPING_STATUS: Record<Grouping, string> = { grouped: `grouped (${WINDOW}
  * The rules of threat alerts: anyone may see the status and acknowledge an alert;
  * only admins turn alerts on or off and mute or unmute visitors.
  */
-export class AlertService implements FlaggedVisitors {
+export class AlertService {
   constructor(private readonly deps: AlertServiceDeps) {}
 
   get log(): Logger {
@@ -138,8 +129,8 @@ export class AlertService implements FlaggedVisitors {
       createdBy: user,
       grouping: request.grouping,
     });
-    // Visits from now on are watched, even if the first scan is cut short.
-    await this.deps.repos.scanState.startAt(scanStateKey(tenant.account), this.deps.now());
+    // Visits from now on are scanned, even if the first scan is cut short.
+    await this.deps.scan.startAt(tenant.account, this.deps.now());
     this.deps.changed?.('everyone');
     this.deps.log.info(
       {
@@ -251,9 +242,9 @@ export class AlertService implements FlaggedVisitors {
   /** `/traffic alerts status`: what this channel watches, the last scan, the last error, who is muted. */
   async status(tenant: AlertTenant, channelId: string): Promise<SlackMessage> {
     const now = this.deps.now();
-    const { subscriptions, scanState, mutes } = this.deps.repos;
+    const { subscriptions, mutes } = this.deps.repos;
     const subscription = await subscriptions.get(tenant.team, channelId);
-    const state = await scanState.get(scanStateKey(tenant.account));
+    const state = await this.deps.scan.stateOf(tenant.account);
     const muted = await mutes.listActive(tenant.team, channelId, now);
     const unfinished = await this.deps.repos.deliveries.unfinished({
       team: tenant.team,
@@ -323,45 +314,13 @@ export class AlertService implements FlaggedVisitors {
     return { subscriptions, alerts };
   }
 
-  async judged(
-    tenant: FlaggedOf,
-    visitorIds: readonly string[],
-  ): Promise<{ checked: Set<string>; flagged: Set<string> } | undefined> {
-    if ((await this.deps.repos.subscriptions.list([tenant.team])).length === 0) return undefined;
-    const stored = await this.deps.repos.visitorChecks.getFresh(tenant.account, visitorIds, new Date(0));
-    const checked = new Set<string>();
-    const flagged = new Set<string>();
-    for (const [id, entry] of stored) {
-      const facts = (entry.facts as { facts?: SecurityFacts } | null)?.facts;
-      if (!facts) continue;
-      checked.add(id);
-      if (atLeast(judge(facts, this.deps.verdict).severity, 'medium')) flagged.add(id);
-    }
-    return { checked, flagged };
-  }
-
-  async verdicts(
-    tenant: FlaggedOf,
-    visitorIds: readonly string[],
-  ): Promise<Map<string, { name: string; reasons: string[] }>> {
-    const stored = await this.deps.repos.visitorChecks.getFresh(tenant.account, visitorIds, new Date(0));
-    const out = new Map<string, { name: string; reasons: string[] }>();
-    for (const [id, entry] of stored) {
-      const facts = (entry.facts as { facts?: SecurityFacts } | null)?.facts;
-      if (!facts) continue;
-      const v = judge(facts, this.deps.verdict);
-      if (atLeast(v.severity, 'medium')) out.set(id, { name: v.name, reasons: v.reasons.map((r) => r.text) });
-    }
-    return out;
-  }
-
   async seen(tenant: FlaggedOf, from: Date, to: Date): Promise<FlaggedSeen | undefined> {
     const subscriptions = await this.deps.repos.subscriptions.list([tenant.team]);
     if (subscriptions.length === 0) return undefined;
-    const watchingSince = new Date(Math.min(...subscriptions.map((s) => s.createdAt.getTime())));
-    const state = await this.deps.repos.scanState.get(scanStateKey(tenant.account));
+    const scanningSince = new Date(Math.min(...subscriptions.map((s) => s.createdAt.getTime())));
+    const state = await this.deps.scan.stateOf(tenant.account);
     const count = await this.deps.repos.alerts.countSeenBetween(tenant.team, undefined, from, to);
-    return { count, watchingSince, ...(state?.watermark ? { checkedUpTo: state.watermark } : {}) };
+    return { count, scanningSince, ...(state?.watermark ? { checkedUpTo: state.watermark } : {}) };
   }
 }
 

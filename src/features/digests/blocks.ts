@@ -5,12 +5,12 @@ import { apiDaysWords, type DateRange, type Zones } from '../../kernel/dates.js'
 import { formatCount, formatDelta, formatDuration, MISSING, counted, nounFor } from '../../kernel/format.js';
 import { escapeMrkdwn, fallbackText, mrkdwnCode } from '../../platform/slack/kit/escape.js';
 import { capBlocks, clip, LIMITS, mrkdwn, plainText } from '../../platform/slack/kit/limits.js';
-import { describeFilters } from '../../platform/slack/kit/filters.js';
+import { describeFilters } from '../../platform/slack/kit/filter-words.js';
 import { trendChart, trendFigures, type ChartBlock } from '../../platform/slack/kit/charts.js';
 import { colourBar } from '../../platform/slack/kit/colour.js';
 import { infoMessage, type MessageBlock, type SlackMessage } from '../../platform/slack/kit/messages.js';
 import type { Trend } from '../../kernel/trend.js';
-import { moverWords, type Entry, type Mover } from '../../kernel/explain.js';
+import { moverWords, type Entry, type Mover } from '../../kernel/movers.js';
 
 export interface DigestLine {
   /** As the report shows it (a page by its path, a time in the digest's zone). */

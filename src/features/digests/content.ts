@@ -7,15 +7,8 @@ import { ApiError } from '../../platform/api/errors.js';
 import { REPORTS, type ReportId, type ReportRow } from '../../kernel/catalog.js';
 import { apiDaysWords, dayStart, formatSpan, previousPeriod, shiftDate, type DateRange } from '../../kernel/dates.js';
 import { formatDateTime, formatField, counted, formatCount } from '../../kernel/format.js';
-import {
-  acrossReports,
-  movers,
-  shareBounds,
-  shareKnown,
-  shareRange,
-  type Entry,
-  type PeriodJudgement,
-} from '../../kernel/explain.js';
+import { shareBounds, shareKnown, shareRange, type PeriodJudgement } from '../../kernel/flagged-share.js';
+import { acrossReports, movers, type Entry } from '../../kernel/movers.js';
 import { fieldOf } from '../../kernel/records.js';
 import type { FilterGroup } from '../../kernel/filters.js';
 import type { SlackMessage } from '../../platform/slack/kit/messages.js';
@@ -266,7 +259,7 @@ export class DigestContent {
     const seen = await this.deps.flagged.seen(tenant, new Date(from), new Date(Math.min(to, now.getTime())));
     if (!seen) return undefined;
     // A period that ended before the scan began is said to be unchecked, whatever was judged of its visitors since.
-    if (seen.watchingSince.getTime() >= Math.min(to, now.getTime()))
+    if (seen.scanningSince.getTime() >= Math.min(to, now.getTime()))
       return securityLine({ from, to: Math.min(to, now.getTime()), timeZone: view.timeZone, now }, seen);
     const share = await this.flaggedShares(tenant, view, filters).catch((error: unknown) => {
       this.deps.log?.warn({ digest: view.id, err: errorText(error) }, 'digest flagged share left out');
@@ -420,7 +413,7 @@ export function securityLine(
 ): string {
   const at = (ms: number) =>
     `${formatDateTime(new Date(ms).toISOString(), span.timeZone, span.now)} (${span.timeZone})`;
-  const since = seen.watchingSince.getTime();
+  const since = seen.scanningSince.getTime();
   if (since >= span.to) return `The threat scan began ${at(since)}, after this period: its visitors were not checked.`;
   const visitors = seen.count === 0 ? 'no flagged visitors' : counted(seen.count, 'flagged visitor');
   const reached = seen.checkedUpTo?.getTime() ?? since;

@@ -20,18 +20,28 @@ declare module '../../platform/feature.js' {
 }
 
 /** `/traffic digest …`: reports posted on a schedule, with their form and buttons. */
-export const digests: LookoutFeature<'digests', 'trends' | 'alerts', { digests: DigestRepo; runs: DigestRunRepo }> = {
+export const digests: LookoutFeature<
+  'digests',
+  'trends' | 'alerts' | 'threats',
+  { digests: DigestRepo; runs: DigestRunRepo }
+> = {
   name: 'digests',
-  needs: ['trends', 'alerts'],
+  traffic: { words: ['digest', 'digests'], usage: 'add|list|remove|pause|resume|preview …', help: DIGEST_HELP },
+  migrations: new URL('./migrations/', import.meta.url),
+  unowned: ['digest_runs'],
+  needs: ['trends', 'alerts', 'threats'],
   subjects: [DIGEST],
   repos: (db: Queryable) => ({ digests: new DigestRepo(db), runs: new DigestRunRepo(db) }),
-  plug(ctx, { trends, alerts }, repos) {
+  plug(ctx, { trends, alerts, threats }, repos) {
     const { platform, settings } = ctx;
     const { now, owner, limits } = settings;
     const log = logOf(ctx, 'digests');
     const content = new DigestContent({
       trends,
-      flagged: alerts.service,
+      flagged: {
+        seen: (tenant, from, to) => alerts.service.seen(tenant, from, to),
+        judged: (tenant, ids) => threats.verdicts.judged(tenant, ids),
+      },
       apiZone: settings.apiDays.timeZone,
       demo: settings.demo,
       log,
@@ -75,13 +85,7 @@ export const digests: LookoutFeature<'digests', 'trends' | 'alerts', { digests: 
     });
     return {
       gives: { service, scheduler },
-      subcommands: [
-        {
-          words: ['digest', 'digests'],
-          run: digestCommand(service),
-          help: DIGEST_HELP,
-        },
-      ],
+      traffic: digestCommand(service),
       register: (routes) => registerDigests(routes, service),
       jobs: [scheduler],
     };

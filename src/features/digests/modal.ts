@@ -4,10 +4,10 @@ import { REPORT_IDS, type ReportCatalog, type ReportDef, type ReportId } from '.
 import { isValidTimeZone } from '../../kernel/dates.js';
 import type { FilterGroup } from '../../kernel/filters.js';
 import { ChannelId } from '../../kernel/text.js';
-import { parseTimeOfDay } from '../../kernel/when.js';
+import { parseTimeOfDay } from '../../kernel/time-of-day.js';
 import { LIMITS, plainText } from '../../platform/slack/kit/limits.js';
 import { DIGEST_TOP, parseFilterText } from './parse.js';
-import { toCron, WEEKDAYS, type DigestSchedule, type ScheduleKind } from './schedule.js';
+import { toCron, WEEKDAYS, type DigestSchedule, type ScheduleKind } from './cron.js';
 
 export const DIGEST_MODAL = 'digest.modal';
 

@@ -15,8 +15,9 @@ import {
   type Token,
   type UsageError,
 } from '../../kernel/text.js';
-import { readRange, readTime, TIME_WORDS } from '../../kernel/when.js';
-import { toCron, WEEKDAYS, type DigestSchedule } from './schedule.js';
+import { readRange } from '../../kernel/range-words.js';
+import { readTime, TIME_WORDS } from '../../kernel/time-of-day.js';
+import { toCron, WEEKDAYS, type DigestSchedule } from './cron.js';
 
 export const DIGEST_USAGE =
   '/traffic digest add [#channel] daily|weekdays|<weekday>|monthly <1-28>|cron "<expr>" <time: 09:00, 9am, 9:30pm> [Zone/City] <reports…> [filters…] [top <n>] · digest list [all] · digest preview|pause|resume|edit|remove <id>';

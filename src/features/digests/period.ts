@@ -1,5 +1,5 @@
 import { formatSpan, localDate, shiftDate, type DateRange } from '../../kernel/dates.js';
-import type { ScheduleKind } from './schedule.js';
+import type { ScheduleKind } from './cron.js';
 
 /** The period a digest reports on: the day, the 7 days or the month before it runs. */
 export type DigestPeriod = 'day' | 'week' | 'month';

@@ -7,7 +7,7 @@ import type { DigestContent } from './content.js';
 import type { Digest } from './repo.js';
 import { DIGEST } from './deliveries.js';
 import { DigestRunRepo } from './runs.js';
-import { nextRun } from './schedule.js';
+import { nextRun } from './cron.js';
 
 /**
  * How a digest's slot is posted. When `stopping` is aborted before the post goes out,

@@ -4,8 +4,8 @@ import type { Queryable } from '../../platform/store/db.js';
 import { fromRow } from '../../platform/store/rows.js';
 
 /** What a person chose; `cron` on the digest is derived from it (schedule.ts toCron). */
-export type { DigestSchedule } from './schedule.js';
-import type { DigestSchedule } from './schedule.js';
+export type { DigestSchedule } from './cron.js';
+import type { DigestSchedule } from './cron.js';
 
 export interface DigestInput {
   teamId: string;

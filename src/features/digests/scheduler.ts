@@ -4,7 +4,7 @@ import type { Digest } from './repo.js';
 import type { DigestRunRepo } from './runs.js';
 import type { PostSlot } from './publish.js';
 import type { Schedule } from './service.js';
-import { nextRun, previousRun } from './schedule.js';
+import { nextRun, previousRun } from './cron.js';
 
 export interface SchedulerOptions {
   runs: DigestRunRepo;

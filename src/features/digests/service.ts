@@ -17,7 +17,7 @@ import type { Digest, DigestRepo } from './repo.js';
 import type { DeliveryRepo } from '../../platform/deliveries/repo.js';
 import { deliveryState } from '../../platform/deliveries/describe.js';
 import type { DigestRunRepo } from './runs.js';
-import { scheduleInWords, shortestGap } from './schedule.js';
+import { scheduleInWords, shortestGap } from './cron.js';
 
 /** What the service needs of the scheduler: take changes now, and say when a digest runs next. */
 export interface Schedule {

@@ -22,6 +22,8 @@ declare module '../../platform/feature.js' {
 export const home: LookoutFeature<'home', 'digests' | 'watches' | 'alerts' | 'workspace', { homeViews: HomeViewRepo }> =
   {
     name: 'home',
+    migrations: new URL('./migrations/', import.meta.url),
+    unowned: ['home_views'],
     needs: ['digests', 'watches', 'alerts', 'workspace'],
     subjects: [HOME],
     repos: (db: Queryable) => ({ homeViews: new HomeViewRepo(db) }),
@@ -50,6 +52,11 @@ export const home: LookoutFeature<'home', 'digests' | 'watches' | 'alerts' | 'wo
         demo: settings.demo,
         log,
       });
+      const refreshes = platform.metrics.counter({
+        name: 'lookout_home_refreshes_total',
+        help: 'Open App Home tabs worked out again after a change: queued (published through the outbox), unchanged (not published), failed (retried in 5 s)',
+        labelNames: ['outcome'],
+      });
       const refresh = new HomeRefresh({
         repo: repos.homeViews,
         render: (team, user) => service.render(team, user),
@@ -67,7 +74,7 @@ export const home: LookoutFeature<'home', 'digests' | 'watches' | 'alerts' | 'wo
           platform.queued();
         },
         log,
-        observe: (outcome) => platform.metrics.homeRefreshes.inc({ outcome }),
+        observe: (outcome) => refreshes.inc({ outcome }),
         ...settings.home,
       });
       platform.changes.listen((scope) => refresh.changed(scope));

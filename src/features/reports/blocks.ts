@@ -11,7 +11,8 @@ import { sortFields, type Column, type ReportDef, type ReportRow } from '../../k
 import { likelyFilterFix } from '../../kernel/filters.js';
 import { z } from 'zod';
 import { apiDaysWords, type DateRange } from '../../kernel/dates.js';
-import { normalizeRange, RANGE_MENU, rangeLabel } from '../../kernel/when.js';
+import { RANGE_MENU, rangeLabel } from '../../kernel/ranges.js';
+import { normalizeRange } from '../../kernel/range-words.js';
 import { code, USER_ID } from '../../kernel/text.js';
 import { bar, formatCount, formatField } from '../../kernel/format.js';
 import { RANK_MIN_SHARE, RANK_MIN_VISITS, type RankingRule } from '../../kernel/ranking.js';
@@ -19,7 +20,7 @@ import type { ReportQuery, SortDir } from '../../kernel/query.js';
 import { BACK_TO_CARD_ACTION, TREND_ACTION } from '../../kernel/trend.js';
 import { fieldOf } from '../../kernel/records.js';
 import { escapeMrkdwn, fallbackText } from '../../platform/slack/kit/escape.js';
-import { describeFilters } from '../../platform/slack/kit/filters.js';
+import { describeFilters } from '../../platform/slack/kit/filter-words.js';
 import {
   capBlocks,
   cell,

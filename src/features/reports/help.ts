@@ -1,10 +1,11 @@
 /** `/traffic help [topic]`: plain-text lines, no mrkdwn. */
 import type { ReportCatalog, ReportDef } from '../../kernel/catalog.js';
-import { DEFAULT_RANGE, LAST_DAYS, RANGE_ALIASES, RANGE_MENU, rangeLabel } from '../../kernel/when.js';
+import { DEFAULT_RANGE, LAST_DAYS, RANGE_ALIASES, RANGE_MENU, rangeLabel } from '../../kernel/ranges.js';
 import { FILTER_FIELDS } from '../../kernel/filters.js';
 import { DEFAULT_TOP, MAX_TOP } from '../../kernel/query.js';
 import { quoteInput } from '../../kernel/text.js';
 import { matchReport } from '../../kernel/catalog.js';
+import type { CommandCatalog } from '../../platform/feature.js';
 import { reportList, sortKeyList, TRAFFIC_USAGE } from './parse.js';
 
 const HELP_TOPICS: Readonly<Record<string, string>> = {
@@ -38,10 +39,22 @@ function reportLine(def: ReportDef): string {
   return `${def.id}: ${def.title}${also}; sort by ${Object.keys(def.sortKeys).join(', ')}`;
 }
 
-/** Help that another command provides (digest, alerts, visitor), by topic word. */
-export type MoreHelp = Readonly<Record<string, readonly string[]>>;
+/** What the features say of their commands: `/traffic` words, slash commands, and the help of each by topic. */
+export type MoreHelp = CommandCatalog;
 
-function general(catalog: ReportCatalog): string[] {
+const NO_MORE: MoreHelp = { subcommands: [], commands: [], help: {} };
+
+/** `/traffic`'s usage hint in the manifest: a report, then every feature's words, then help. */
+export function trafficHint(more: MoreHelp): string {
+  const report = more.commands.find((c) => c.command === '/traffic')?.usage ?? '<report>';
+  return [report, ...more.subcommands.map((s) => `${s.words[0]} …`), 'help'].join(' | ');
+}
+
+function general(catalog: ReportCatalog, more: MoreHelp): string[] {
+  const also = [
+    ...more.subcommands.map((s) => `/traffic ${s.words[0]} …`),
+    ...more.commands.filter((c) => c.command !== '/traffic').map((c) => `${c.command} ${c.usage}`),
+  ];
   return [
     `Usage: ${TRAFFIC_USAGE}`,
     `Reports: ${reportList(catalog)} (aliases and unambiguous prefixes work too, e.g. "sou")`,
@@ -49,12 +62,12 @@ function general(catalog: ReportCatalog): string[] {
     'Filters: country:Germany,France (is one of), country.code:US, page~/blog (contains), city:"New York"; "or" starts another group',
     `Sort and size: by <key> [asc|desc], top <n> (1 to ${MAX_TOP}, default ${DEFAULT_TOP}); "public" posts to the channel`,
     `Example: ${EXAMPLES[1]}`,
-    'Also: /traffic trend …, /traffic watch …, /traffic digest …, /traffic alerts …, /visitor <visitor_id> [visit <visit_id>]',
-    'More: /traffic help reports | ranges | filters | sort | examples | trend | watch | digest | alerts | <report>',
+    ...(also.length > 0 ? [`Also: ${also.join(', ')}`] : []),
+    `More: /traffic help ${['reports', 'ranges', 'filters', 'sort', 'examples', ...more.subcommands.map((s) => s.words[0]), '<report>'].join(' | ')}`,
   ];
 }
 
-function topicLines(topic: string, catalog: ReportCatalog): string[] {
+function topicLines(topic: string, catalog: ReportCatalog, more: MoreHelp): string[] {
   switch (topic) {
     case 'reports':
       return ['Reports (type the name, an alias, or enough of its start):', ...Object.values(catalog).map(reportLine)];
@@ -89,17 +102,17 @@ function topicLines(topic: string, catalog: ReportCatalog): string[] {
     case 'examples':
       return EXAMPLES;
     default:
-      return general(catalog);
+      return general(catalog, more);
   }
 }
 
 /** Plain-text help lines (no mrkdwn) for a topic, a report, another command's topic, or everything. */
-export function helpText(topic: string | undefined, catalog: ReportCatalog, more: MoreHelp = {}): string[] {
+export function helpText(topic: string | undefined, catalog: ReportCatalog, more: MoreHelp = NO_MORE): string[] {
   const t = (topic ?? '').trim().toLowerCase();
-  if (t === '') return general(catalog);
-  const other = [t, t.replace(/s$/, ''), `${t}s`].find((k) => Object.hasOwn(more, k));
-  if (other !== undefined) return [...(more[other] ?? [])];
-  if (Object.hasOwn(HELP_TOPICS, t)) return topicLines(HELP_TOPICS[t] ?? '', catalog);
+  if (t === '') return general(catalog, more);
+  const other = [t, t.replace(/s$/, ''), `${t}s`].find((k) => Object.hasOwn(more.help, k));
+  if (other !== undefined) return [...(more.help[other] ?? [])];
+  if (Object.hasOwn(HELP_TOPICS, t)) return topicLines(HELP_TOPICS[t] ?? '', catalog, more);
   const match = matchReport(t, catalog);
   if (match.ok) {
     const def = catalog[match.id];
@@ -111,9 +124,9 @@ export function helpText(topic: string | undefined, catalog: ReportCatalog, more
     return lines;
   }
   return [
-    `No help on "${quoteInput(t)}". Topics: reports, ranges, filters, sort, examples${Object.keys(more)
+    `No help on "${quoteInput(t)}". Topics: reports, ranges, filters, sort, examples${Object.keys(more.help)
       .map((k) => `, ${k}`)
       .join('')}, or a report name.`,
-    ...general(catalog),
+    ...general(catalog, more),
   ];
 }

@@ -15,6 +15,13 @@ declare module '../../platform/feature.js' {
 /** `/traffic <report> …`: reports, their buttons and modals, help, and the dispatch of every feature's sub-command. */
 export const reports: LookoutFeature<'reports', 'visitor'> = {
   name: 'reports',
+  commands: [
+    {
+      command: '/traffic',
+      description: 'Visitor analytics: reports, trends, watches, digests and threat alerts',
+      usage: 'sources last7d country:Germany by visits top 10',
+    },
+  ],
   needs: ['visitor'],
   plug(ctx, { visitor }) {
     const service = new ReportService({

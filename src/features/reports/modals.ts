@@ -6,7 +6,7 @@ import { withFilter, type ReportQuery } from '../../kernel/query.js';
 import { fieldOf, textOf } from '../../kernel/records.js';
 import { escapeMrkdwn } from '../../platform/slack/kit/escape.js';
 import { clip, LIMITS, mrkdwn, plainText } from '../../platform/slack/kit/limits.js';
-import { describeFilters } from '../../platform/slack/kit/filters.js';
+import { describeFilters } from '../../platform/slack/kit/filter-words.js';
 import type { Seal, SealedFor } from '../../platform/slack/kit/seal.js';
 import { CHANNEL_ID } from '../../kernel/text.js';
 

@@ -29,7 +29,8 @@ import {
   type Token,
   type UsageError,
 } from '../../kernel/text.js';
-import { DEFAULT_RANGE, RANGE_HINT, normalizeRange, readRange, suggestRange } from '../../kernel/when.js';
+import { DEFAULT_RANGE, RANGE_HINT } from '../../kernel/ranges.js';
+import { normalizeRange, readRange, suggestRange } from '../../kernel/range-words.js';
 
 export const TRAFFIC_USAGE = '/traffic <report> [range] [filters…] [by <key> [asc|desc]] [top <n>] [public]';
 

@@ -2,7 +2,7 @@ import type { Seal } from '../../platform/slack/kit/seal.js';
 import { sortFields, type ReportCatalog, type ReportId, type ReportRow } from '../../kernel/catalog.js';
 import { fieldOf } from '../../kernel/records.js';
 import type { DateRange } from '../../kernel/dates.js';
-import { resolveRange } from '../../kernel/when.js';
+import { resolveRange } from '../../kernel/range-dates.js';
 import { averageSortOf, rankedPage, type RankingRule } from '../../kernel/ranking.js';
 import {
   toMarketingRequest,
@@ -12,7 +12,7 @@ import {
   withSort,
   type ReportQuery,
 } from '../../kernel/query.js';
-import type { Answering } from '../../platform/answering.js';
+import type { Answering, Where } from '../../platform/answering.js';
 import { defaultMetric, encodeTrendRef, type TrendMetric } from '../../kernel/trend.js';
 import { ApiError } from '../../platform/api/errors.js';
 import type { Logger } from '../../platform/log.js';
@@ -36,20 +36,6 @@ export interface ReportServiceDeps extends Answering {
 
 /** The workspace a report is asked in: its analytics account, and its team (whose stash its buttons' long queries go to). */
 export type ReportTenant = Pick<Tenant, 'team' | 'api'>;
-
-export interface Where {
-  channelId?: string;
-  /** An ephemeral answer gets "Post to channel". */
-  ephemeral: boolean;
-  /** Who asked: counted against their quota (absent: Lookout's own work). */
-  user?: string;
-  /** Posted for everyone by this person ("Post to channel"): the answer says so. */
-  sharedBy?: string;
-  /** The request's logger. */
-  log?: Logger;
-  /** The visitor card it was opened from (its ref): the answer offers the way back. */
-  back?: string;
-}
 
 /** A report sorted by unique visitors trends by unique visitors; otherwise by its default. */
 function trendMetricOf(def: ReportCatalog[ReportId], query: ReportQuery): TrendMetric {

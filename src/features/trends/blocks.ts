@@ -5,7 +5,7 @@ import { formatCount, shortUrl } from '../../kernel/format.js';
 import { BACK_TO_CARD_ACTION, bucketsWords, metricLabel, type Trend, type TrendSpec } from '../../kernel/trend.js';
 import { USER_ID } from '../../kernel/text.js';
 import { escapeMrkdwn, fallbackText } from '../../platform/slack/kit/escape.js';
-import { describeFilters } from '../../platform/slack/kit/filters.js';
+import { describeFilters } from '../../platform/slack/kit/filter-words.js';
 import { distinctLabels, trendChart, trendFigures, type ChartBlock } from '../../platform/slack/kit/charts.js';
 import { capBlocks, clip, LIMITS, mrkdwn, plainText } from '../../platform/slack/kit/limits.js';
 import type { MessageBlock, SlackMessage } from '../../platform/slack/kit/messages.js';

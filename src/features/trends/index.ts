@@ -1,7 +1,7 @@
 import { answering, logOf, type LookoutFeature } from '../../context.js';
 import type { Queryable } from '../../platform/store/db.js';
 import { registerTrends, trendCommand } from './listeners.js';
-import { TREND_HELP } from './parse.js';
+import { TREND_HELP, TREND_USAGE } from './parse.js';
 import { TrendRepo } from './repo.js';
 import { TrendService } from './service.js';
 
@@ -16,22 +16,34 @@ declare module '../../platform/feature.js' {
 /** `/traffic trend …`: a figure over time, its periods kept in the store once final. */
 export const trends: LookoutFeature<'trends', 'reports', { trends: TrendRepo }> = {
   name: 'trends',
+  traffic: { words: ['trend', 'trends'], usage: TREND_USAGE.replace('/traffic trend ', ''), help: TREND_HELP },
+  migrations: new URL('./migrations/', import.meta.url),
   needs: ['reports'],
   repos: (db: Queryable) => ({ trends: new TrendRepo(db) }),
   plug(ctx, { reports }, repos) {
     const { metrics } = ctx.platform;
+    const periods = metrics.counter({
+      name: 'lookout_trend_periods_total',
+      help: 'Trend periods (days, hours, weeks) by where their figures came from: store (kept), api (fetched), or store_error (kept figures could not be read or written)',
+      labelNames: ['source'],
+    });
+    const rechecks = metrics.counter({
+      name: 'lookout_trend_rechecks_total',
+      help: 'Kept provisional trend periods (younger than a few days, or a suspect empty answer) asked again, by whether that changed their figure',
+      labelNames: ['changed'],
+    });
     const service = new TrendService({
       ...answering(ctx),
       repo: repos.trends,
       refs: reports.refs,
       maxFetch: ctx.settings.limits.trendMaxFetch,
       log: logOf(ctx, 'trends'),
-      observe: (source, n) => n > 0 && metrics.trendPeriods.inc({ source }, n),
-      observeRecheck: (changed, n) => metrics.trendRechecks.inc({ changed: String(changed) }, n),
+      observe: (source, n) => n > 0 && periods.inc({ source }, n),
+      observeRecheck: (changed, n) => rechecks.inc({ changed: String(changed) }, n),
     });
     return {
       gives: service,
-      subcommands: [{ words: ['trend', 'trends'], run: trendCommand(service, reports), help: TREND_HELP }],
+      traffic: trendCommand(service, reports),
       register: (routes) => registerTrends(routes, service, reports),
     };
   },

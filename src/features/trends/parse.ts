@@ -6,7 +6,7 @@ import { matchReport, type ReportCatalog } from '../../kernel/catalog.js';
 import { findOperator } from '../../kernel/filters.js';
 import { code, type Token, type UsageError } from '../../kernel/text.js';
 import type { TrendMetric } from '../../kernel/trend.js';
-import { readRange, suggestRange } from '../../kernel/when.js';
+import { readRange, suggestRange } from '../../kernel/range-words.js';
 
 export const TREND_USAGE = '/traffic trend [report [filters…]] [range] [by visits|unique] [public]';
 

@@ -14,12 +14,20 @@ declare module '../../platform/feature.js' {
 /** `/visitor <id>`: a visitor's security card, and its buttons. */
 export const visitor: LookoutFeature<'visitor', never> = {
   name: 'visitor',
+  commands: [
+    {
+      command: '/visitor',
+      description: 'Is this visitor a threat, and why?',
+      usage: '<visitor_id> [visit <visit_id>]',
+      help: VISITOR_HELP,
+    },
+  ],
   plug(ctx) {
     const service = new VisitorService({
       ...answering(ctx),
       log: logOf(ctx, 'visitor'),
       verdict: ctx.settings.verdict,
     });
-    return { gives: service, help: { visitor: VISITOR_HELP }, register: (routes) => registerVisitor(routes, service) };
+    return { gives: service, register: (routes) => registerVisitor(routes, service) };
   },
 };

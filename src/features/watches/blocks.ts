@@ -6,11 +6,11 @@ import { USER_ID } from '../../kernel/text.js';
 import { inColour } from '../../platform/slack/kit/colour.js';
 import { trendChart } from '../../platform/slack/kit/charts.js';
 import { escapeMrkdwn, fallbackText } from '../../platform/slack/kit/escape.js';
-import { describeFilters } from '../../platform/slack/kit/filters.js';
+import { describeFilters } from '../../platform/slack/kit/filter-words.js';
 import { filtersToText } from '../../kernel/filters.js';
 import { capBlocks, LIMITS, mrkdwn, plainText } from '../../platform/slack/kit/limits.js';
 import type { MessageBlock, SlackMessage } from '../../platform/slack/kit/messages.js';
-import type { Explanation } from './explain.js';
+import type { Explanation } from './explanation-text.js';
 import { describeRule, type WatchRule, type WatchState } from './plan.js';
 
 export const WATCH_ACTIONS = {

@@ -18,7 +18,7 @@ import type { ApiDays, Trend } from '../../kernel/trend.js';
 import type { TrendService } from '../trends/index.js';
 import { watchAlertMessage, watchReply } from './blocks.js';
 import type { WatchObserver } from './observe.js';
-import type { Explanation } from './explain.js';
+import type { Explanation } from './explanation-text.js';
 import type { WatchExplainer } from './explainer.js';
 import type { Changed } from '../../platform/changes.js';
 import {

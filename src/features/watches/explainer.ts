@@ -8,16 +8,9 @@
 import { REPORTS, type ReportId } from '../../kernel/catalog.js';
 import { shortUrl } from '../../kernel/format.js';
 import { fieldOf, textOf, type VisitRecord } from '../../kernel/records.js';
-import {
-  acrossReports,
-  explanationText,
-  movers,
-  verdict,
-  type Entry,
-  type Explanation,
-  type Mover,
-  type PeriodJudgement,
-} from './explain.js';
+import { verdict, type PeriodJudgement } from '../../kernel/flagged-share.js';
+import { acrossReports, movers, type Entry, type Mover } from '../../kernel/movers.js';
+import { explanationText, type Explanation } from './explanation-text.js';
 import { judgedCounts, VERDICTS_KEPT_MS, type JudgedVisits, type WatchObserver, type WatchTenant } from './observe.js';
 import { comparedWith, SPIKE_WEEKS, type WatchPeriod, type WatchRule } from './plan.js';
 
@@ -30,7 +23,7 @@ export const SAMPLE_LOOKUPS = 20;
 /** Flagged visitors kept with an explanation for its "Flagged visitors" button. */
 export const FLAGGED_LISTED = 25;
 
-export type { Explanation } from './explain.js';
+export type { Explanation } from './explanation-text.js';
 
 /** A visit's entry in a breakdown: its source, its page's path, its country. */
 function entryOf(report: ReportId, v: VisitRecord): string | undefined {

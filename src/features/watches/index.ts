@@ -18,17 +18,35 @@ declare module '../../platform/feature.js' {
   }
 }
 
+type WatchNeeds = 'reports' | 'trends' | 'threats' | 'visitor';
+
 /** `/traffic watch …`: metric watches, evaluated as each period is final, and their alerts. */
-export const watches: LookoutFeature<'watches', 'reports' | 'trends' | 'alerts' | 'visitor', { watches: WatchRepo }> = {
+export const watches: LookoutFeature<'watches', WatchNeeds, { watches: WatchRepo }> = {
   name: 'watches',
-  needs: ['reports', 'trends', 'alerts', 'visitor'],
+  traffic: {
+    words: ['watch', 'watches'],
+    usage: '<metric> [report filters…] <condition> [every hour|day] [#channel]',
+    help: WATCH_HELP,
+  },
+  migrations: new URL('./migrations/', import.meta.url),
+  needs: ['reports', 'trends', 'threats', 'visitor'],
   subjects: WATCH_SUBJECTS,
   repos: (db: Queryable) => ({ watches: new WatchRepo(db) }),
-  plug(ctx, { reports, trends, alerts, visitor }, repos) {
+  plug(ctx, { reports, trends, threats, visitor }, repos) {
     const { platform, settings } = ctx;
     const { now, apiDays, demo, limits } = settings;
     const log = logOf(ctx, 'watches');
     const changed = platform.changes.changed;
+    const evaluations = platform.metrics.counter({
+      name: 'lookout_watch_evaluations_total',
+      help: 'Watch evaluations by outcome: breach, update, recover, ok, unknown (the API failed or there was nothing to compare with), muted',
+      labelNames: ['outcome'],
+    });
+    const explanations = platform.metrics.counter({
+      name: 'lookout_watch_explanations_total',
+      help: 'Watch alerts explained (what moved, who moved it), by outcome: explained, failed (the alert says it could not be told), superseded (a later period was evaluated first)',
+      labelNames: ['outcome'],
+    });
     const service = new WatchService({
       repo: repos.watches,
       tenantOf: (team) => platform.tenants.of(team),
@@ -40,13 +58,13 @@ export const watches: LookoutFeature<'watches', 'reports' | 'trends' | 'alerts' 
       changed,
       log,
     });
-    const observer = new WatchObserver({ trends, flagged: alerts.service, apiDays, log });
+    const observer = new WatchObserver({ trends, flagged: threats.verdicts, apiDays, log });
     const evaluator = new WatchEvaluator({
       db: platform.repos.db,
       tenants: platform.tenants,
       observer,
-      explainer: new WatchExplainer(observer, (tenant, ids, max) => alerts.scan.judgeSample(tenant, ids, max)),
-      explained: (outcome) => platform.metrics.watchExplanations.inc({ outcome }),
+      explainer: new WatchExplainer(observer, (tenant, ids, max) => threats.scan.judgeSample(tenant, ids, max)),
+      explained: (outcome) => explanations.inc({ outcome }),
       trends,
       apiDays,
       owner: settings.owner,
@@ -56,18 +74,12 @@ export const watches: LookoutFeature<'watches', 'reports' | 'trends' | 'alerts' 
       changed,
       demo,
       ...settings.watches,
-      observe: (outcome) => platform.metrics.watchEvaluations.inc({ outcome }),
+      observe: (outcome) => evaluations.inc({ outcome }),
     });
     return {
       gives: { service, evaluator },
-      subcommands: [
-        {
-          words: ['watch', 'watches'],
-          run: watchCommand(service),
-          help: WATCH_HELP,
-        },
-      ],
-      register: (routes) => registerWatches(routes, service, reports, { flagged: alerts.service, cards: visitor }),
+      traffic: watchCommand(service),
+      register: (routes) => registerWatches(routes, service, reports, { flagged: threats.verdicts, cards: visitor }),
       jobs: [evaluator],
     };
   },

@@ -5,7 +5,7 @@ import { problemMessage, usageMessage, type Result, type SlackMessage } from '..
 import { buttonValue, type ActionArgs, type Handling, type Routes } from '../../platform/slack/routes.js';
 import type { Subcommand } from '../../platform/slack/subcommand.js';
 import type { ReportService } from '../reports/index.js';
-import type { FlaggedVisitors } from '../alerts/index.js';
+import type { Verdicts } from '../threats/index.js';
 import type { VisitorCards } from '../visitor/index.js';
 import { flaggedVisitorsMessage, WATCH_ACTIONS } from './blocks.js';
 import { parseWatchCommand } from './parse.js';
@@ -111,7 +111,7 @@ function listButton(watches: WatchService, action: 'pause' | 'resume' | 'remove'
 
 /** What the explanation's buttons need of other features: verdicts on visitors, and their cards. */
 export interface ExplainedBy {
-  flagged: Pick<FlaggedVisitors, 'verdicts'>;
+  flagged: Pick<Verdicts, 'verdicts'>;
   cards: VisitorCards;
 }
 

@@ -12,7 +12,7 @@ import type { ApiDays } from '../../kernel/trend.js';
 import { ApiError } from '../../platform/api/errors.js';
 import type { Tenant } from '../../platform/tenancy/tenants.js';
 import type { Logger } from '../../platform/log.js';
-import type { FlaggedVisitors } from '../alerts/index.js';
+import type { Verdicts } from '../threats/index.js';
 import type { TrendService } from '../trends/index.js';
 import {
   comparedWith,
@@ -54,7 +54,7 @@ export function judgedCounts(j: JudgedVisits): { visits: number; judgedVisits: n
 
 export interface ObserverDeps {
   trends: Pick<TrendService, 'values'>;
-  flagged: Pick<FlaggedVisitors, 'judged'>;
+  flagged: Pick<Verdicts, 'judged'>;
   /** The API's days, for the length of a day the figures are counted per. */
   apiDays: ApiDays;
   log: Logger;

@@ -15,7 +15,7 @@ import {
   type Token,
   type UsageError,
 } from '../../kernel/text.js';
-import { readRange } from '../../kernel/when.js';
+import { readRange } from '../../kernel/range-words.js';
 import { NEW_TOP, type Condition, type WatchEvery, type WatchMetric, type WatchRule, type WatchWho } from './plan.js';
 
 export const WATCH_USAGE =

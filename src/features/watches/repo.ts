@@ -1,7 +1,7 @@
 /** Watches and the state of each one's current alert. */
 import type { Queryable } from '../../platform/store/db.js';
 import { fromRow } from '../../platform/store/rows.js';
-import type { Explanation } from './explain.js';
+import type { Explanation } from './explanation-text.js';
 import type { DecisionKind, WatchRule, WatchState } from './plan.js';
 
 export interface WatchInput {

@@ -34,7 +34,7 @@ export const SHARED_TABLES = [
   'rate_limits',
   'trend_points',
   'visitor_checks',
-  'watch_state',
+  'scan_state',
 ] as const;
 
 /**

@@ -32,8 +32,7 @@ export const installPage = {
       'Add Lookout to Slack',
       `<h1>Lookout</h1>
 <p>Your website's visitors and the bots among them, in the channels where your team already talks:
-<code>/traffic sources last7d</code>, trends, watches that alert on spikes and drops, scheduled digests,
-and threat alerts on flagged visitors.</p>
+ask with <code>/traffic sources last7d</code>, and be told when something moves.</p>
 <p>After installing, a workspace admin connects your analytics account from Lookout's App Home.</p>
 <p><a class="add" id="add-to-slack" href="${html(url)}">Add to Slack</a></p>`,
       links,

@@ -63,17 +63,19 @@ export interface OpenDbOptions {
   throwaway?: boolean;
   /** PGlite: create a missing data directory here rather than in a short-lived child process. */
   initInProcess?: boolean;
+  /** PGlite: every migrations folder (the platform's and each feature's), to make a new data directory or the template with. */
+  migrations?: readonly URL[];
 }
 
 export async function openDb(options: OpenDbOptions): Promise<Db> {
   const schema = options.schema === undefined ? undefined : checkSchemaName(options.schema);
   if (options.databaseUrl)
     return openPostgres(options.databaseUrl, options.poolSize ?? 5, schema, options.onError, options.timeouts ?? {});
-  if (options.throwaway) return openThrowaway(schema);
+  if (options.throwaway) return openThrowaway(schema, options.migrations ?? []);
   if (options.memory) return openPglite(undefined, schema);
   if (options.dataDir) {
     const dataDir = options.dataDir;
-    if (!options.initInProcess) await initDataDir(dataDir);
+    if (!options.initInProcess) await initDataDir(dataDir, options.migrations ?? []);
     return openPglite(dataDir, schema).catch((error: unknown) => {
       throw unopenable(dataDir, error);
     });
@@ -184,7 +186,7 @@ export function unopenable(dataDir: string, error: unknown): DataDirError {
  * initdb takes seconds (bench/memory.ts). Where the cache cannot be written, the child
  * makes a copy of its own in a temporary directory.
  */
-async function initDataDir(dataDir: string): Promise<void> {
+async function initDataDir(dataDir: string, migrations: readonly URL[]): Promise<void> {
   const state = inspectDataDir(dataDir);
   if (state === 'ready') return;
   mkdirSync(dataDir, { recursive: true });
@@ -196,13 +198,13 @@ async function initDataDir(dataDir: string): Promise<void> {
     join(dataDir, INITIALISING),
     'Lookout is initialising this data directory. If this file is still here, that was cut short, and the next start does it again.\n',
   );
-  const template = await ensureTemplate();
+  const template = await ensureTemplate(migrations);
   if (template) {
     cpSync(template, dataDir, { recursive: true });
   } else {
     const made = mkdtempSync(join(tmpdir(), 'lookout-init-'));
     try {
-      await initInChild(made);
+      await initInChild(made, migrations);
       cpSync(made, dataDir, { recursive: true });
     } finally {
       rmSync(made, { recursive: true, force: true });
@@ -212,14 +214,14 @@ async function initDataDir(dataDir: string): Promise<void> {
 }
 
 /** The data directory template, made now if it is missing; undefined where it cannot be kept. */
-export async function ensureTemplate(): Promise<string | undefined> {
-  const template = templateDir();
+export async function ensureTemplate(migrations: readonly URL[]): Promise<string | undefined> {
+  const template = templateDir(migrations);
   if (!template) return undefined;
   if (existsSync(join(template, 'PG_VERSION'))) return template;
   const building = `${template}.${process.pid}.tmp`;
   try {
     rmSync(building, { recursive: true, force: true });
-    await initInChild(building);
+    await initInChild(building, migrations);
     renameSync(building, template);
   } catch {
     rmSync(building, { recursive: true, force: true });
@@ -227,10 +229,11 @@ export async function ensureTemplate(): Promise<string | undefined> {
   return existsSync(join(template, 'PG_VERSION')) ? template : undefined;
 }
 
-async function initInChild(dataDir: string): Promise<void> {
+async function initInChild(dataDir: string, migrations: readonly URL[]): Promise<void> {
   const here = fileURLToPath(import.meta.url);
   const script = join(here, '..', `init-pglite${here.endsWith('.ts') ? '.ts' : '.js'}`);
-  const args = script.endsWith('.ts') ? ['--import', 'tsx', script, dataDir] : [script, dataDir];
+  const folders = migrations.map((m) => m.href);
+  const args = [...(script.endsWith('.ts') ? ['--import', 'tsx'] : []), script, dataDir, ...folders];
   await promisify(execFile)(process.execPath, args, { timeout: INIT_TIMEOUT_MS, env: process.env }).catch(
     (error: { stderr?: string; message: string }) => {
       throw new Error(
@@ -241,7 +244,7 @@ async function initInChild(dataDir: string): Promise<void> {
 }
 
 /** Where the template for this PGlite and these migrations lives; undefined when there is no node_modules to keep it in. */
-function templateDir(): string | undefined {
+function templateDir(migrationFolders: readonly URL[]): string | undefined {
   try {
     const require = createRequire(import.meta.url);
     const entry = require.resolve('@electric-sql/pglite');
@@ -249,8 +252,10 @@ function templateDir(): string | undefined {
     const hash = createHash('sha256')
       .update(readFileSync(join(modules, '@electric-sql', 'pglite', 'package.json')))
       .update(PGLITE_CONF.join(','));
-    const migrations = fileURLToPath(new URL('./migrations/', import.meta.url));
-    for (const file of readdirSync(migrations).sort()) hash.update(file).update(readFileSync(join(migrations, file)));
+    for (const folder of migrationFolders) {
+      const path = fileURLToPath(folder);
+      for (const file of readdirSync(path).sort()) hash.update(file).update(readFileSync(join(path, file)));
+    }
     const dir = join(modules, '.cache', 'lookout');
     mkdirSync(dir, { recursive: true });
     return join(dir, `pgdata-${hash.digest('hex').slice(0, 16)}`);
@@ -264,8 +269,8 @@ function templateDir(): string | undefined {
  * close (initdb in memory would stay resident, about 540 MB). Without a template, PGlite
  * in memory.
  */
-async function openThrowaway(schema: string | undefined): Promise<Db> {
-  const template = await ensureTemplate().catch(() => undefined);
+async function openThrowaway(schema: string | undefined, migrations: readonly URL[]): Promise<Db> {
+  const template = await ensureTemplate(migrations).catch(() => undefined);
   if (!template) return openPglite(undefined, schema);
   const dir = mkdtempSync(join(tmpdir(), 'lookout-store-'));
   try {

@@ -8,7 +8,7 @@ import { ReplayRepo } from './replays.js';
 export type { Db, OpenDbOptions, Queryable } from './db.js';
 export type { QueryStash } from './query-stash.js';
 export { DataDirError, inspectDataDir, openDb, redactUrl } from './db.js';
-export { migrate } from './migrate.js';
+export { migrate, PLATFORM_MIGRATIONS } from './migrate.js';
 export { LeaseRepo, QueryStashRepo, ReplayRepo };
 
 export interface Store {
@@ -18,11 +18,11 @@ export interface Store {
   close(): Promise<void>;
 }
 
-/** Opens the Db and applies pending migrations. A store in memory starts from the migrated template. */
-export async function openStore(options: OpenDbOptions): Promise<Store> {
+/** Opens the Db and applies pending migrations (every folder's). A store in memory starts from the migrated template. */
+export async function openStore(options: OpenDbOptions & { migrations: readonly URL[] }): Promise<Store> {
   const db = await openDb(options.memory ? { ...options, memory: false, throwaway: true } : options);
   try {
-    await migrate(db);
+    await migrate(db, options.migrations);
   } catch (error) {
     await db.close();
     // A data directory that opens but cannot be read (a damaged table) is refused in one line, as one that does not open.

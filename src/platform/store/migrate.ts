@@ -1,9 +1,10 @@
 /**
- * Applies the numbered SQL files in ./migrations/ (001_initial.sql, 002_…) in order,
- * each in its own transaction, recorded in schema_migrations.
+ * Applies the numbered SQL files (001_initial.sql, 002_…) of the platform's folder and of each
+ * feature's `migrations/` folder, by one global number: the parts of one number (the platform's
+ * first, then the features' in their order) run together in one transaction, recorded once in
+ * schema_migrations. A store made before the features kept their own SQL migrates in the same order.
  *
- * The files are read at run time from the folder next to this module, so the build
- * must copy src/platform/store/migrations/*.sql to dist/platform/store/migrations/ (tsc does not).
+ * The files are read at run time, so the build copies every migrations folder to dist/ (tsc does not).
  *
  * Several replicas may start at once: each migration runs under a transaction-scoped
  * advisory lock (PGlite supports it too) and re-checks whether it was applied meanwhile.
@@ -12,7 +13,8 @@ import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { Db, Queryable } from './db.js';
 
-export const MIGRATIONS_DIR = new URL('./migrations/', import.meta.url);
+/** The platform's own migrations. */
+export const PLATFORM_MIGRATIONS = new URL('./migrations/', import.meta.url);
 
 /** Any constant shared by every replica; "Look" in ASCII. */
 const MIGRATION_LOCK = 0x4c6f6f6b;
@@ -25,8 +27,20 @@ export interface Migration {
 
 const FILE_NAME = /^(\d+)_([\w-]+)\.sql$/;
 
+/** The migrations of these folders, by version, the parts of one version joined in the folders' order. */
+export async function loadMigrations(dirs: readonly URL[]): Promise<Migration[]> {
+  const byVersion = new Map<number, Migration>();
+  for (const dir of dirs) {
+    for (const part of await loadFolder(dir)) {
+      const seen = byVersion.get(part.version);
+      byVersion.set(part.version, seen ? { ...seen, sql: `${seen.sql}\n${part.sql}` } : part);
+    }
+  }
+  return [...byVersion.values()].sort((a, b) => a.version - b.version);
+}
+
 /** The migration files of a folder, by version; other files are ignored. */
-export async function loadMigrations(dir: URL = MIGRATIONS_DIR): Promise<Migration[]> {
+async function loadFolder(dir: URL): Promise<Migration[]> {
   const path = fileURLToPath(dir);
   let files: string[];
   try {
@@ -34,7 +48,7 @@ export async function loadMigrations(dir: URL = MIGRATIONS_DIR): Promise<Migrati
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new Error(
-      `Cannot read the migrations folder ${path} (the build must copy src/platform/store/migrations/): ${reason}`,
+      `Cannot read the migrations folder ${path} (the build must copy every migrations folder to dist/): ${reason}`,
     );
   }
   const migrations: Migration[] = [];
@@ -51,8 +65,8 @@ export async function loadMigrations(dir: URL = MIGRATIONS_DIR): Promise<Migrati
 }
 
 /** Applies the pending migrations; returns the versions this call applied. */
-export async function migrate(db: Db, dir: URL = MIGRATIONS_DIR): Promise<number[]> {
-  const migrations = await loadMigrations(dir);
+export async function migrate(db: Db, dirs: readonly URL[]): Promise<number[]> {
+  const migrations = await loadMigrations(dirs);
   const seen = await appliedVersions(db);
   const applied: number[] = [];
   for (const migration of migrations) {

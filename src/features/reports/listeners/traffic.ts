@@ -1,6 +1,6 @@
 import type { Routes } from '../../../platform/slack/routes.js';
 import type { CommandTable } from '../../../platform/feature.js';
-import { helpText, type MoreHelp } from '../help.js';
+import { helpText } from '../help.js';
 import { parseTrafficCommand } from '../parse.js';
 import type { ReportService } from '../service.js';
 import { helpMessage, usageMessage } from '../../../platform/slack/kit/messages.js';
@@ -9,17 +9,13 @@ import { helpMessage, usageMessage } from '../../../platform/slack/kit/messages.
  * `/traffic …`: a report, help, or the sub-command its first word
  * names. The sub-commands are the features' (`subcommands` in their definitions).
  */
-export function registerTraffic(routes: Routes, reports: ReportService, { subcommands, help }: CommandTable): void {
-  const byWord = new Map(subcommands.flatMap((s) => s.words.map((w) => [w, s] as const)));
-  const more: MoreHelp = {
-    ...Object.fromEntries(subcommands.map((s) => [s.words[0] ?? '', s.help] as const)),
-    ...help,
-  };
+export function registerTraffic(routes: Routes, reports: ReportService, commands: CommandTable): void {
+  const byWord = new Map(commands.subcommands.flatMap((s) => s.words.map((w) => [w, s] as const)));
   routes.handleCommand('/traffic', async ({ command, client, context }, { log, reply, team, tenant }) => {
     const parsed = parseTrafficCommand(command.text ?? '', reports.catalog, { subcommands: [...byWord.keys()] });
     switch (parsed.kind) {
       case 'help':
-        return reply(helpMessage(helpText(parsed.topic, reports.catalog, more)));
+        return reply(helpMessage(helpText(parsed.topic, reports.catalog, commands)));
       case 'error':
         log.info({ user: command.user_id, problem: parsed.message }, '/traffic usage error');
         return reply(usageMessage(parsed.message, parsed.usage));
