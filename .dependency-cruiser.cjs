@@ -106,10 +106,10 @@ module.exports = {
     {
       name: 'packages-declare-what-they-use',
       comment:
-        "Each package (the product, the sandbox, Slack's rules) runs only on npm packages its own package.json names (type-only imports aside).",
+        "Each package (the product, the sandbox, Slack's rules) imports only npm packages its own package.json names, types included.",
       severity: 'error',
       from: {},
-      to: { dependencyTypes: ['npm-no-pkg', 'npm-unknown'], dependencyTypesNot: ['type-only'] },
+      to: { dependencyTypes: ['npm-no-pkg', 'npm-unknown'] },
     },
     {
       name: 'product-runs-on-production-dependencies',

@@ -83,6 +83,7 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
       slackApiUrl: options.slack.apiUrl,
       timeoutMs: settings.SLACK_TIMEOUT,
       log: platform.log,
+      preflight: platform.preflight,
       ...(options.requestClock ? { now: options.requestClock } : {}),
       judged: (outcome, skewSeconds) => {
         if (outcome === 'accepted') return platform.clock.accepted();

@@ -20,7 +20,7 @@ import { WINDOW_MS } from './slack/guard.js';
 import { seal, type Seal } from './slack/kit/seal.js';
 import { webPoster } from './slack/poster.js';
 import { InstallationRepo } from './slack/installations.js';
-import { onPreflight, preflightFetch } from './slack/preflight.js';
+import { PreflightGate } from './slack/preflight-gate.js';
 import type { Keyring } from './secrets.js';
 import { accessOf, installLinksOf, type PlatformSettings } from './settings.js';
 import { ConnectionRepo } from './tenancy/connections.js';
@@ -107,6 +107,8 @@ export interface Platform {
   changes: ChangeBus;
   prunes: Prune[];
   checks: Record<string, () => Promise<unknown>>;
+  /** What every payload to Slack passes; the Slack app's listeners use it too. */
+  preflight: PreflightGate;
   close(): Promise<void>;
 }
 
@@ -239,9 +241,13 @@ export async function openPlatform(
   const connections = o.encryption && new ConnectionRepo(store.db, o.encryption);
   if (installations) await resealAtStart(installations, connections!, o.encryption!, log, () => store.close());
   const secrets = [o.slack.botToken ?? '', o.slack.signingSecret, o.slack.oauth?.clientSecret ?? ''];
+  // Every payload to Slack, the app's and the jobs', passes one gate, counted in metrics.
+  const preflight = new PreflightGate(log.child({ component: 'preflight' }), (r) =>
+    metrics.preflight.inc({ method: r.method, outcome: r.reasons.length > 0 ? 'refused' : 'fitted' }),
+  );
   const webOptions = {
     ...(o.slack.apiUrl ? { slackApiUrl: o.slack.apiUrl } : {}),
-    fetch: preflightFetch(log.child({ component: 'preflight' })),
+    fetch: preflight.fetch(),
     logger: boltLogger(log.child({ component: 'slack' }), secrets),
     timeout: settings.SLACK_TIMEOUT,
   };
@@ -254,9 +260,6 @@ export async function openPlatform(
       apiBudget: () => tenants.waitingForBudgets(),
     },
     log.child({ component: 'metrics' }),
-  );
-  const stopPreflightMetrics = onPreflight((r) =>
-    metrics.preflight.inc({ method: r.method, outcome: r.reasons.length > 0 ? 'refused' : 'fitted' }),
   );
   const { apiKey } = o.api;
   const tenants = new Tenants({
@@ -312,6 +315,7 @@ export async function openPlatform(
       ? userQuota(store.db, quotaSettings, log.child({ component: 'quota' }))
       : memoryQuota(quotaSettings),
     metrics,
+    preflight,
     seal: seal(o.slack.signingSecret, 'modal-context'),
     clock,
     worker,
@@ -326,7 +330,6 @@ export async function openPlatform(
       ...(installer ? { slack: { url: o.slack.apiUrl ?? 'https://slack.com/api/', options: webOptions } } : {}),
     }),
     async close() {
-      stopPreflightMetrics();
       await tenants.close();
       await store.db.close();
     },

@@ -1,7 +1,7 @@
 /**
  * Slack's rules for what an app may send, one row a rule, each with where Slack states it.
  * The offline Slack refuses what breaks them, and Lookout checks every payload against
- * them before it leaves (platform/slack/preflight.ts). Pure data; no imports.
+ * them before it leaves (platform/slack/preflight-gate.ts). Pure data; no imports.
  *
  * A `source` is Slack's reference page where it states the rule; where the page is silent,
  * the SDK change or issue that does, and a `note` saying so. Where nothing states a rule,

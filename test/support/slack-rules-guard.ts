@@ -3,11 +3,12 @@
  * what it builds must already keep them. A test that plants a violation on purpose takes
  * the reports it expects with takePreflightReports().
  */
+import { subscribe } from 'node:diagnostics_channel';
 import { afterEach, expect } from 'vitest';
-import { onPreflight, type PreflightReport } from '../../src/platform/slack/preflight.js';
+import { PREFLIGHT_CHANNEL, type PreflightReport } from '../../src/platform/slack/preflight-gate.js';
 
 const reports: PreflightReport[] = [];
-onPreflight((r) => reports.push(r));
+subscribe(PREFLIGHT_CHANNEL, (r) => reports.push(r as PreflightReport));
 
 /** The reports so far, taken (so afterEach does not fail on them). */
 export function takePreflightReports(): PreflightReport[] {

@@ -1,7 +1,7 @@
-import type { Routes, TenantOf } from '../../platform/slack/routes.js';
+import type { TenantOf } from '../../platform/slack/request-context.js';
+import type { Routes } from '../../platform/slack/routes.js';
 import { SafeId } from '../../kernel/text.js';
 import { messageOf, problemMessage, usageMessage } from '../../platform/slack/kit/messages.js';
-import { postToResponseUrl } from '../../platform/slack/respond.js';
 import { buttonValue } from '../../platform/slack/routes.js';
 import type { Subcommand } from '../../platform/slack/subcommand.js';
 import type { VisitorCards } from '../visitor/index.js';
@@ -36,19 +36,19 @@ export function alertsCommand(alerts: AlertService, tenantOf: TenantOf): Subcomm
  * The buttons on an alert. Acknowledge, Mute and Unmute update the alert in place, for
  * everyone; Details opens the visitor card for the clicker alone.
  */
-export function registerAlerts(app: Routes, alerts: AlertService, cards: VisitorCards): void {
+export function registerAlerts(routes: Routes, alerts: AlertService, cards: VisitorCards): void {
   for (const action of ['ack', 'mute24h', 'mute7d', 'unmute', 'details'] as const) {
-    app.handle(ALERT_ACTIONS[action], async (args, { log, tell, tenant }) => {
+    routes.handle(ALERT_ACTIONS[action], async (args, { log, reply, tenant }) => {
       const user = args.body.user.id;
       const channel = args.body.channel?.id;
       const parsed = SafeId.safeParse(buttonValue(args));
-      if (!channel || !parsed.success) return tell(problemMessage('This alert is too old to act on.'));
+      if (!channel || !parsed.success) return reply(problemMessage('This alert is too old to act on.'));
       const visitorId = parsed.data;
       if (action === 'details')
-        return tell((await cards.card(await tenant(), { visitorId, channelId: channel, user, log })).message);
+        return reply((await cards.card(await tenant(), { visitorId, channelId: channel, user, log })).message);
       const outcome = await alerts.act(await tenant(), user, channel, visitorId, action);
-      if (!outcome.ok) return tell(outcome.message);
-      return postToResponseUrl(args.body.response_url, { ...outcome.value, replace_original: true });
+      if (!outcome.ok) return reply(outcome.message);
+      return args.context.responses.post(args.body.response_url, { ...outcome.value, replace_original: true });
     });
   }
 }

@@ -9,7 +9,7 @@ import { REPORTS } from '../../kernel/catalog.js';
 import { RowId } from '../../kernel/text.js';
 import { infoMessage, usageMessage, type Result, type SlackMessage } from '../../platform/slack/kit/messages.js';
 import { slackReason } from '../../platform/slack/poster.js';
-import { guarded, requestLog } from '../../platform/slack/respond.js';
+import { guarded } from '../../platform/slack/respond.js';
 import type { Subcommand } from '../../platform/slack/subcommand.js';
 import { DIGEST_ACTIONS } from './blocks.js';
 import {
@@ -124,16 +124,16 @@ async function verb(
 
 /** A button of `/traffic digest list`: it acts on the digest whose id is its value. */
 function digestButton(digests: DigestService, kind: DigestVerb) {
-  return async (args: ActionArgs, { tell, tenant }: Handling) => {
+  return async (args: ActionArgs, { reply, tenant }: Handling) => {
     const id = RowId.safeParse(buttonValue(args));
-    if (!id.success) return tell(usageMessage('That button is not one of ours.', '/traffic digest list'));
+    if (!id.success) return reply(usageMessage('That button is not one of ours.', '/traffic digest list'));
     return verb(
       digests,
       await tenant(),
       kind,
       id.data,
       { user: args.body.user.id, from: args.body.channel?.id },
-      tell,
+      reply,
       (view) => args.client.views.open({ trigger_id: args.body.trigger_id, view }),
       true,
     );
@@ -143,7 +143,7 @@ function digestButton(digests: DigestService, kind: DigestVerb) {
 /** The digest form's Create/Save: every field checked, errors shown beside the field. */
 function submitDigest(digests: DigestService) {
   return async ({ ack, view, body, client, context }: ViewArgs) => {
-    const log = requestLog(context, digests.log);
+    const { log } = context;
     const form = readDigestForm(view.state.values, REPORTS);
     if ('errors' in form) return ack({ response_action: 'errors', errors: form.errors });
     const opened = decodeFormId(view.private_metadata);
@@ -210,9 +210,9 @@ async function switchSchedule(args: ActionArgs, { log }: Handling): Promise<void
   }
 }
 
-export function registerDigests(app: Routes, digests: DigestService): void {
+export function registerDigests(routes: Routes, digests: DigestService): void {
   for (const kind of ['preview', 'pause', 'resume', 'edit', 'remove'] as const)
-    app.handle(DIGEST_ACTIONS[kind], digestButton(digests, kind));
-  app.handle(DIGEST_FREQUENCY_ACTION, switchSchedule, 'none');
-  app.view(DIGEST_MODAL, submitDigest(digests));
+    routes.handle(DIGEST_ACTIONS[kind], digestButton(digests, kind));
+  routes.handle(DIGEST_FREQUENCY_ACTION, switchSchedule, 'none');
+  routes.view(DIGEST_MODAL, submitDigest(digests));
 }

@@ -1,4 +1,5 @@
 import type { Logger } from '../../platform/log.js';
+import { within } from '../../platform/within.js';
 import type { Digest } from './repo.js';
 import type { DigestRunRepo } from './runs.js';
 import type { PostSlot } from './publish.js';
@@ -302,7 +303,7 @@ export class DigestScheduler implements Schedule {
     if (this.catchingUp) pending.push(this.catchingUp);
     if (this.passing) pending.push(this.passing);
     if (pending.length > 0) {
-      await Promise.race([Promise.allSettled(pending), new Promise((r) => setTimeout(r, graceMs).unref())]);
+      await within(Promise.allSettled(pending), graceMs).catch(() => undefined);
     }
   }
 }

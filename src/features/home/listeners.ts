@@ -9,7 +9,6 @@ import {
 import { teamOf } from '../../platform/tenancy/team.js';
 import { RowId } from '../../kernel/text.js';
 import { slackReason } from '../../platform/slack/poster.js';
-import { requestLog } from '../../platform/slack/respond.js';
 import { HOME_ACTIONS, HOME_START, type HomeRowAction } from './blocks.js';
 import type { Acted, HomeService, Notice } from './service.js';
 
@@ -35,10 +34,7 @@ function homeOpened(home: HomeService) {
     try {
       await publish(home, args.client, teamOf(args.body), event.user);
     } catch (error) {
-      requestLog(args.context, home.log).error(
-        { user: event.user, err: (error as Error).message },
-        'App Home not published',
-      );
+      args.context.log.error({ user: event.user, err: (error as Error).message }, 'App Home not published');
     }
   };
 }
@@ -76,12 +72,12 @@ function newDigest(home: HomeService) {
     });
 }
 
-export function registerHome(app: Routes, home: HomeService): void {
-  app.event('app_home_opened', homeOpened(home));
+export function registerHome(routes: Routes, home: HomeService): void {
+  routes.event('app_home_opened', homeOpened(home));
   // Every feature's button on the Home (Disconnect, a refusal) is answered on the Home, as its own buttons are.
-  app.answerOnHome((args, team, message) => publish(home, args.client, team, args.body.user.id, { message }));
+  routes.answerOnHome((args, team, message) => publish(home, args.client, team, args.body.user.id, { message }));
   for (const action of Object.keys(HOME_ACTIONS) as HomeRowAction[]) {
-    app.handle(
+    routes.handle(
       HOME_ACTIONS[action],
       homeButton(home, (args, user, team) => {
         const id = RowId.safeParse(buttonValue(args));
@@ -90,25 +86,25 @@ export function registerHome(app: Routes, home: HomeService): void {
       'none',
     );
   }
-  app.handle(HOME_START.newDigest, newDigest(home), 'none');
+  routes.handle(HOME_START.newDigest, newDigest(home), 'none');
   const selected = (args: ActionArgs) =>
     args.action.type === 'channels_select' ? args.action.selected_channel : undefined;
-  app.handle(
+  routes.handle(
     HOME_START.alertsOn,
     homeButton(home, (args, user, team) => home.alertsIn(user, team, selected(args), true)),
     'none',
   );
-  app.handle(
+  routes.handle(
     HOME_START.alertsOff,
     homeButton(home, (args, user, team) => home.alertsIn(user, team, buttonValue(args), false)),
     'none',
   );
-  app.handle(
+  routes.handle(
     HOME_START.muteAlert,
     homeButton(home, (args, user, team) => home.muteAlert(team, user, buttonValue(args), true)),
     'none',
   );
-  app.handle(
+  routes.handle(
     HOME_START.unmuteAlert,
     homeButton(home, (args, user, team) => home.muteAlert(team, user, buttonValue(args), false)),
     'none',

@@ -1,6 +1,6 @@
-import { TokenBucket } from 'limiter';
 import type { ChangeScope } from '../../platform/changes.js';
 import type { Logger } from '../../platform/log.js';
+import { TokenBucket } from '../../platform/token-bucket.js';
 import type { HomeViewRepo } from './repo.js';
 
 /** What one person's Home came to after a change: published again, the same as shown, or not worked out. */
@@ -42,12 +42,7 @@ export class HomeRefresh {
   private readonly bucket: TokenBucket;
 
   constructor(private readonly deps: HomeRefreshDeps) {
-    this.bucket = new TokenBucket({
-      bucketSize: deps.burst ?? 20,
-      tokensPerInterval: deps.perMinute ?? 90,
-      interval: 'minute',
-    });
-    this.bucket.content = this.bucket.bucketSize;
+    this.bucket = new TokenBucket(deps.burst ?? 20, 60_000 / (deps.perMinute ?? 90), Date.now());
   }
 
   changed(scope: ChangeScope): void {
@@ -134,9 +129,9 @@ export class HomeRefresh {
 
   /** Waits for the rate limit to allow a publish; false once stopping (shutdown does not wait out the limit). */
   private async token(): Promise<boolean> {
-    while (!this.bucket.tryRemoveTokens(1)) {
+    while (!this.bucket.tryTake(Date.now())) {
       if (this.stopped) return false;
-      await new Promise((r) => setTimeout(r, Math.min(250, Math.max(20, this.bucket.getWaitTime(1)))));
+      await new Promise((r) => setTimeout(r, Math.min(250, Math.max(20, this.bucket.waitMs(Date.now())))));
     }
     return !this.stopped;
   }

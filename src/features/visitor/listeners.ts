@@ -1,6 +1,5 @@
 import type { Routes } from '../../platform/slack/routes.js';
 import { staleMessage, usageMessage } from '../../platform/slack/kit/messages.js';
-import { postToResponseUrl, replyTo } from '../../platform/slack/respond.js';
 import { buttonValue, isEphemeral } from '../../platform/slack/routes.js';
 import { decodeCardRef, VISITOR_ACTIONS } from './card.js';
 import { BACK_TO_CARD_ACTION } from '../../kernel/trend.js';
@@ -12,10 +11,10 @@ import type { VisitorService } from './service.js';
  * The card's own buttons: "Recent visits ▶" replaces the card in place; "Post to channel"
  * posts it for everyone, with IP addresses masked.
  */
-export function registerVisitor(app: Routes, visitors: VisitorService): void {
-  app.handleCommand('/visitor', async ({ command }, { log, tell, tenant }) => {
+export function registerVisitor(routes: Routes, visitors: VisitorService): void {
+  routes.handleCommand('/visitor', async ({ command }, { log, reply, tenant }) => {
     const parsed = parseVisitorCommand(command.text ?? '');
-    if (parsed.kind === 'error') return tell(usageMessage(parsed.message, parsed.usage));
+    if (parsed.kind === 'error') return reply(usageMessage(parsed.message, parsed.usage));
     const card = await visitors.card(await tenant(), {
       visitorId: parsed.visitorId,
       visitId: parsed.visitId,
@@ -23,24 +22,24 @@ export function registerVisitor(app: Routes, visitors: VisitorService): void {
       user: command.user_id,
       log,
     });
-    return tell(card.message);
+    return reply(card.message);
   });
   const page = (id: string) =>
-    app.handle(id, async ({ body, action }, { log, tell, tenant }) => {
+    routes.handle(id, async ({ body, action, context }, { log, reply, tenant }) => {
       const wanted = decodeCardRef(action.type === 'button' ? action.value : undefined);
-      if (!wanted) return tell(staleMessage());
+      if (!wanted) return reply(staleMessage());
       const card = await visitors.card(await tenant(), {
         ...wanted,
         channelId: body.channel?.id,
         user: body.user.id,
         log,
       });
-      return replyTo(body.response_url, isEphemeral(body))(card.message);
+      return context.responses.reply(body.response_url, isEphemeral(body))(card.message);
     });
   for (const id of [VISITOR_ACTIONS.more, VISITOR_ACTIONS.newer, BACK_TO_CARD_ACTION]) page(id);
-  app.handle(VISITOR_ACTIONS.share, async (args, { log, tell, tenant }) => {
+  routes.handle(VISITOR_ACTIONS.share, async (args, { log, reply, tenant }) => {
     const wanted = decodeCardRef(buttonValue(args));
-    if (!wanted) return tell(staleMessage());
+    if (!wanted) return reply(staleMessage());
     const card = await visitors.card(await tenant(), {
       ...wanted,
       channelId: args.body.channel?.id,
@@ -49,11 +48,11 @@ export function registerVisitor(app: Routes, visitors: VisitorService): void {
       log,
     });
     if (card.ok)
-      return postToResponseUrl(args.body.response_url, {
+      return args.context.responses.post(args.body.response_url, {
         ...card.message,
         response_type: 'in_channel',
         replace_original: false,
       });
-    return tell(card.message);
+    return reply(card.message);
   });
 }

@@ -2,7 +2,6 @@ import { REPORTS } from '../../kernel/catalog.js';
 import { newQuery } from '../../kernel/query.js';
 import { RowId } from '../../kernel/text.js';
 import { problemMessage, usageMessage, type Result, type SlackMessage } from '../../platform/slack/kit/messages.js';
-import { postToResponseUrl, replyTo } from '../../platform/slack/respond.js';
 import { buttonValue, type ActionArgs, type Handling, type Routes } from '../../platform/slack/routes.js';
 import type { Subcommand } from '../../platform/slack/subcommand.js';
 import type { ReportService } from '../reports/index.js';
@@ -63,19 +62,19 @@ type AlertAction = 'ack' | 'mute24h' | 'unmute' | 'details';
 
 /** The buttons on a watch alert: Acknowledge and Mute update it in place for everyone; Details shows the report behind it to the clicker. */
 function alertButton(watches: WatchService, reports: ReportService, action: AlertAction) {
-  return async (args: ActionArgs, { log, tell, team, tenant }: Handling) => {
+  return async (args: ActionArgs, { log, reply, team, tenant }: Handling) => {
     const user = args.body.user.id;
     const id = RowId.safeParse(buttonValue(args));
-    if (!id.success) return tell(problemMessage('This alert is too old to act on.'));
+    if (!id.success) return reply(problemMessage('This alert is too old to act on.'));
     if (action === 'details') {
       const watch = await watches.find(team, id.data);
-      if (!watch) return tell(problemMessage(`There is no watch #${id.data} any more.`));
+      if (!watch) return reply(problemMessage(`There is no watch #${id.data} any more.`));
       const report = watch.rule.metric === 'bots' ? 'visits' : watch.rule.report;
       const query = {
         ...newQuery(report, watch.rule.every === 'hour' ? 'today' : 'last7d'),
         filters: watch.rule.filters,
       };
-      return tell(
+      return reply(
         (await reports.answer(await tenant(), query, { channelId: args.body.channel?.id, ephemeral: true, user, log }))
           .message,
       );
@@ -85,8 +84,11 @@ function alertButton(watches: WatchService, reports: ReportService, action: Aler
       action === 'ack'
         ? await watches.acknowledge(await tenant(), user, id.data, from)
         : await watches.mute(await tenant(), user, id.data, action === 'unmute' ? 0 : 24 * 3_600_000, from);
-    if (!outcome.ok) return tell(outcome.message);
-    return postToResponseUrl(args.body.response_url, { ...watches.alertOf(outcome.value), replace_original: true });
+    if (!outcome.ok) return reply(outcome.message);
+    return args.context.responses.post(args.body.response_url, {
+      ...watches.alertOf(outcome.value),
+      replace_original: true,
+    });
   };
 }
 
@@ -95,15 +97,15 @@ function listButton(watches: WatchService, action: 'pause' | 'resume' | 'remove'
   return async (args: ActionArgs, h: Handling) => {
     const user = args.body.user.id;
     const id = RowId.safeParse(buttonValue(args));
-    if (!id.success) return h.tell(problemMessage('This list is too old to change; run /traffic watch list again.'));
+    if (!id.success) return h.reply(problemMessage('This list is too old to change; run /traffic watch list again.'));
     const from = { channelId: args.body.channel?.id };
     const tenant = await h.tenant();
     const outcome =
       action === 'remove'
         ? await watches.remove(tenant, user, id.data, from)
         : await watches.setPaused(tenant, user, id.data, action === 'pause', from);
-    if (!outcome.ok) return replyTo(args.body.response_url, false)(outcome.message);
-    return h.tell(await watches.list(tenant, user, { channelId: args.body.channel?.id ?? '' }));
+    if (!outcome.ok) return args.context.responses.reply(args.body.response_url, false)(outcome.message);
+    return h.reply(await watches.list(tenant, user, { channelId: args.body.channel?.id ?? '' }));
   };
 }
 
@@ -115,57 +117,59 @@ export interface ExplainedBy {
 
 /** "Flagged visitors": the period's flagged visitors, with verdicts and their cards, for the clicker alone. */
 function flaggedButton(watches: WatchService, by: ExplainedBy) {
-  return async (args: ActionArgs, { tell, tenant }: Handling) => {
+  return async (args: ActionArgs, { reply, tenant }: Handling) => {
     const id = RowId.safeParse(buttonValue(args));
-    if (!id.success) return tell(problemMessage('This alert is too old to act on.'));
+    if (!id.success) return reply(problemMessage('This alert is too old to act on.'));
     const t = await tenant();
     const found = await watches.explained(t, args.body.user.id, id.data, { channelId: args.body.channel?.id });
-    if (!found.ok) return tell(found.message);
+    if (!found.ok) return reply(found.message);
     const watch = found.value;
     // Verdicts on visitors are security details: the same rule as a visitor card's.
     if (!t.access.maySeeSecurity(args.body.user.id, args.body.channel?.id))
-      return tell(
+      return reply(
         problemMessage(
           'The flagged visitors and their verdicts are security details, which you may not see here.',
           'Ask a Lookout admin, or look in a channel where security details may be shown.',
         ),
       );
     if (!watch.explanation)
-      return tell(problemMessage(`Watch #${id.data}'s latest alert has no explanation yet.`, 'Try again in a minute.'));
+      return reply(
+        problemMessage(`Watch #${id.data}'s latest alert has no explanation yet.`, 'Try again in a minute.'),
+      );
     const label = watches.periodWords(watch, watch.explanation.period);
     const verdicts = await by.flagged.verdicts(t, watch.explanation.flagged);
-    return tell(flaggedVisitorsMessage(watch, label, verdicts));
+    return reply(flaggedVisitorsMessage(watch, label, verdicts));
   };
 }
 
 /** A flagged visitor's card, from the list above, for the clicker alone (rights checked by the card). */
 function cardButton(by: ExplainedBy) {
-  return async (args: ActionArgs, { log, tell, tenant }: Handling) => {
+  return async (args: ActionArgs, { log, reply, tenant }: Handling) => {
     const visitorId = buttonValue(args);
-    if (!visitorId) return tell(problemMessage('This list is too old to act on.'));
+    if (!visitorId) return reply(problemMessage('This list is too old to act on.'));
     const channelId = args.body.channel?.id;
-    return tell((await by.cards.card(await tenant(), { visitorId, channelId, user: args.body.user.id, log })).message);
+    return reply((await by.cards.card(await tenant(), { visitorId, channelId, user: args.body.user.id, log })).message);
   };
 }
 
 /** "Ignore automated spikes": the watch counts people only from its next period; the clicker is told. */
 function ignoreAutomatedButton(watches: WatchService) {
-  return async (args: ActionArgs, { tell, tenant }: Handling) => {
+  return async (args: ActionArgs, { reply, tenant }: Handling) => {
     const id = RowId.safeParse(buttonValue(args));
-    if (!id.success) return tell(problemMessage('This alert is too old to act on.'));
+    if (!id.success) return reply(problemMessage('This alert is too old to act on.'));
     const outcome = await watches.ignoreAutomated(await tenant(), args.body.user.id, id.data, {
       channelId: args.body.channel?.id,
     });
-    return tell(said(outcome, (w) => watches.added(w, 'changed')));
+    return reply(said(outcome, (w) => watches.added(w, 'changed')));
   };
 }
 
-export function registerWatches(app: Routes, watches: WatchService, reports: ReportService, by: ExplainedBy): void {
+export function registerWatches(routes: Routes, watches: WatchService, reports: ReportService, by: ExplainedBy): void {
   for (const action of ['ack', 'mute24h', 'unmute', 'details'] as const)
-    app.handle(WATCH_ACTIONS[action], alertButton(watches, reports, action));
-  app.handle(WATCH_ACTIONS.flagged, flaggedButton(watches, by));
-  app.handle(WATCH_ACTIONS.flaggedCard, cardButton(by));
-  app.handle(WATCH_ACTIONS.ignoreAutomated, ignoreAutomatedButton(watches));
+    routes.handle(WATCH_ACTIONS[action], alertButton(watches, reports, action));
+  routes.handle(WATCH_ACTIONS.flagged, flaggedButton(watches, by));
+  routes.handle(WATCH_ACTIONS.flaggedCard, cardButton(by));
+  routes.handle(WATCH_ACTIONS.ignoreAutomated, ignoreAutomatedButton(watches));
   for (const action of ['pause', 'resume', 'remove'] as const)
-    app.handle(WATCH_ACTIONS[action], listButton(watches, action), 'replace');
+    routes.handle(WATCH_ACTIONS[action], listButton(watches, action), 'replace');
 }

@@ -28,8 +28,8 @@ const REFUSED = problemMessage(
 );
 
 export function registerWorkspace(routes: Routes, w: WorkspaceListening): void {
-  routes.handle(ACTIONS.connect, async (args, { team, tell }) => {
-    if (!(await w.mayAdminister(team, args.body.user.id))) return tell(REFUSED);
+  routes.handle(ACTIONS.connect, async (args, { team, reply }) => {
+    if (!(await w.mayAdminister(team, args.body.user.id))) return reply(REFUSED);
     await args.client.views.open({ trigger_id: args.body.trigger_id, view: connectModal(w.defaultUrl) });
   });
 
@@ -71,18 +71,18 @@ export function registerWorkspace(routes: Routes, w: WorkspaceListening): void {
     });
   });
 
-  routes.handle(ACTIONS.disconnect, async (args, { team, tell }) => {
-    if (!(await w.mayAdminister(team, args.body.user.id))) return tell(REFUSED);
+  routes.handle(ACTIONS.disconnect, async (args, { team, reply }) => {
+    if (!(await w.mayAdminister(team, args.body.user.id))) return reply(REFUSED);
     const removed = await w.service.disconnect(team, args.body.user.id);
     w.changed(args.body.user.id);
-    return tell(infoMessage(removed ? 'Analytics disconnected: its key is deleted.' : 'Analytics was not connected.'));
+    return reply(infoMessage(removed ? 'Analytics disconnected: its key is deleted.' : 'Analytics was not connected.'));
   });
 
-  routes.handle(ACTIONS.purge, async (args, { team, tell }) => {
-    if (!(await w.mayAdminister(team, args.body.user.id))) return tell(REFUSED);
+  routes.handle(ACTIONS.purge, async (args, { team, reply }) => {
+    if (!(await w.mayAdminister(team, args.body.user.id))) return reply(REFUSED);
     const removed = await w.service.purge(team, { keepInstallation: true });
     w.changed(args.body.user.id);
-    return tell(
+    return reply(
       infoMessage(
         `Deleted everything Lookout kept of this workspace (${removed} ${removed === 1 ? 'record' : 'records'}).`,
       ),

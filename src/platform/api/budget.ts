@@ -6,6 +6,7 @@
  * runs `chargedTo` its budget; the rest (the threat scan, per account) spends the account's.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { TokenBucket } from '../token-bucket.js';
 
 export interface ApiWork {
   who: 'person' | 'background';
@@ -47,8 +48,7 @@ export async function forPerson<T>(fn: () => Promise<T>): Promise<{ value: T; re
  * this (docs/security.md).
  */
 export class ApiBudget {
-  private tokens: number;
-  private at: number;
+  private readonly bucket: TokenBucket;
   /** Background requests waiting now (for metrics). */
   waiting = 0;
   /** Background requests that had to wait, ever. */
@@ -58,36 +58,20 @@ export class ApiBudget {
     readonly perMinute: number,
     private readonly now: () => number = Date.now,
   ) {
-    this.tokens = perMinute;
-    this.at = now();
-  }
-
-  private refill(): void {
-    const t = this.now();
-    this.tokens = Math.min(this.perMinute, this.tokens + ((t - this.at) / 60_000) * this.perMinute);
-    this.at = t;
+    this.bucket = new TokenBucket(perMinute, 60_000 / perMinute, now());
   }
 
   /** Takes one request's token: at once for a person, when one is free for background work. */
   async acquire(who: ApiWork['who']): Promise<void> {
-    this.refill();
-    if (who === 'person') {
-      this.tokens = Math.max(-this.perMinute, this.tokens - 1);
-      return;
+    if (who === 'person') return this.bucket.take(this.now(), 1, -this.perMinute);
+    if (this.bucket.tryTake(this.now())) return;
+    this.waited++;
+    this.waiting++;
+    try {
+      while (!this.bucket.tryTake(this.now()))
+        await new Promise((r) => setTimeout(r, Math.min(5_000, Math.max(50, this.bucket.waitMs(this.now())))));
+    } finally {
+      this.waiting--;
     }
-    if (this.tokens < 1) {
-      this.waited++;
-      this.waiting++;
-      try {
-        while ((this.refill(), this.tokens < 1)) {
-          await new Promise((r) =>
-            setTimeout(r, Math.min(5_000, Math.max(50, ((1 - this.tokens) / this.perMinute) * 60_000))),
-          );
-        }
-      } finally {
-        this.waiting--;
-      }
-    }
-    this.tokens -= 1;
   }
 }

@@ -1,3 +1,5 @@
+import { TokenBucket } from '../token-bucket.js';
+
 /**
  * One channel's pace: a token bucket (a burst, then one post every `intervalMs`) that a 429
  * holds. Slack's Retry-After says when the channel may post again; the refused attempt
@@ -5,35 +7,20 @@
  * moment instead of letting a second post go out at once and be refused too.
  */
 export class ChannelPace {
-  private tokens: number;
-  private at: number;
+  private readonly bucket: TokenBucket;
 
-  constructor(
-    private burst: number,
-    private readonly intervalMs: number,
-    now: number,
-  ) {
-    this.tokens = burst;
-    this.at = now;
-  }
-
-  private refill(now: number): void {
-    if (now <= this.at) return;
-    this.tokens = Math.min(this.burst, this.tokens + (now - this.at) / this.intervalMs);
-    this.at = now;
+  constructor(burst: number, intervalMs: number, now: number) {
+    this.bucket = new TokenBucket(burst, intervalMs, now);
   }
 
   /** Milliseconds until a post may go out (0: now). Reads only: a post in flight earns nothing until settled. */
   waitMs(now: number): number {
-    if (now < this.at) return this.at - now + (this.tokens >= 1 ? 0 : (1 - this.tokens) * this.intervalMs);
-    const tokens = Math.min(this.burst, this.tokens + (now - this.at) / this.intervalMs);
-    return tokens >= 1 ? 0 : Math.ceil((1 - tokens) * this.intervalMs);
+    return this.bucket.waitMs(now);
   }
 
   /** Spends a post's token (the caller checked `waitMs` first). */
   take(now: number): void {
-    this.refill(now);
-    this.tokens = Math.max(0, this.tokens - 1);
+    this.bucket.take(now);
   }
 
   /**
@@ -42,7 +29,7 @@ export class ChannelPace {
    * to arrive (Slack counts from arrival).
    */
   settle(now: number): void {
-    if (now > this.at) this.at = now;
+    this.bucket.holdUntil(now);
   }
 
   /**
@@ -51,8 +38,7 @@ export class ChannelPace {
    * up while a claim was late would otherwise send two posts closer than Slack allows.
    */
   hold(now: number, ms: number): void {
-    this.at = Math.max(this.at, now + ms);
-    this.tokens = 1;
-    this.burst = 1;
+    this.bucket.holdUntil(now + ms);
+    this.bucket.reset(1, 1);
   }
 }

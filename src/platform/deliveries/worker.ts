@@ -129,8 +129,7 @@ export class DeliveryWorker {
     for (const timer of this.retryTimers) clearTimeout(timer);
     this.retryTimers.clear();
     const pending = [...this.inFlight.values(), ...(this.ticking ? [this.ticking] : [])];
-    if (pending.length > 0)
-      await Promise.race([Promise.allSettled(pending), new Promise((r) => setTimeout(r, graceMs).unref())]);
+    if (pending.length > 0) await within(Promise.allSettled(pending), graceMs).catch(() => undefined);
   }
 
   /** Resolves once the queue is empty (every delivery posted or failed), or rejects after `timeoutMs` (tests and benches). */

@@ -1,14 +1,14 @@
 import type { Server } from 'node:http';
-import { randomUUID } from 'node:crypto';
 import { App, HTTPReceiver, SocketModeReceiver, type CustomRoute } from '@slack/bolt';
 import type { Installation, InstallProvider } from '@slack/oauth';
 import type { Logger } from '../log.js';
 import { boltLogger } from './bolt-logger.js';
 import { guardRequests, type GuardObserve } from './guard.js';
-import { preflightFetch } from './preflight.js';
-import { allowResponseOrigin, setResponseLog } from './respond.js';
+import { PreflightGate } from './preflight-gate.js';
+import { ResponseUrls } from './respond.js';
 import { installPage, type InstallPageLinks } from './install-page.js';
-import { Routes, type FirstSeen, type Observe, type TenantOf } from './routes.js';
+import { requestContextMiddleware, type RequestContext, type TenantOf } from './request-context.js';
+import { Routes, type FirstSeen, type Observe } from './routes.js';
 import { authorizeInstalled, workspaceRule, type OrgRecords } from './workspace-rule.js';
 
 export interface SlackAppOptions {
@@ -30,6 +30,8 @@ export interface SlackAppOptions {
   /** A listener's call to Slack not answered within this fails (default 10 s). */
   timeoutMs?: number;
   log: Logger;
+  /** What every payload to Slack passes (the platform's, counted in its metrics); default one of the app's own. */
+  preflight?: PreflightGate;
   /** Each feature's listeners, registered in order. */
   listeners: readonly ((routes: Routes) => void)[];
   /** Told of each request's outcome. */
@@ -47,7 +49,7 @@ export interface SlackAppOptions {
 }
 
 export interface SlackApp {
-  app: App;
+  app: App<RequestContext>;
   start(port: number): Promise<Server | undefined>;
   stop(): Promise<void>;
 }
@@ -138,6 +140,7 @@ function socketModePort(port: number, host: string | undefined): number {
 export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp> {
   const { log } = options;
   const logger = boltLogger(log, [options.signingSecret, options.botToken ?? '', options.appToken ?? '']);
+  const preflight = options.preflight ?? new PreflightGate(log.child({ component: 'preflight' }));
   const customRoutes = [
     HEALTH,
     ...(options.installer
@@ -148,12 +151,11 @@ export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp
   // one retry: the Web API client's default keeps retrying for half an hour, and a trigger_id lasts 3 s.
   const clientOptions = {
     ...(options.slackApiUrl ? { slackApiUrl: options.slackApiUrl } : {}),
-    fetch: preflightFetch(log.child({ component: 'preflight' })),
+    fetch: preflight.fetch(),
     timeout: options.timeoutMs ?? 10_000,
     retryConfig: { retries: 1, factor: 2, minTimeout: 500, maxTimeout: 1_000 },
   };
-  if (options.slackApiUrl) allowResponseOrigin(options.slackApiUrl);
-  setResponseLog(log.child({ component: 'preflight' }));
+  const responses = new ResponseUrls(preflight, options.slackApiUrl);
 
   // Socket Mode: apps.connections.open goes to the same Web API as everything else (slackApiUrl).
   const socketReceiver = options.appToken
@@ -186,7 +188,7 @@ export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp
   }
   const installer = options.installer?.provider;
   const authorize = installer && authorizeInstalled(installer, log.child({ component: 'authorize' }));
-  const app = new App({
+  const app = new App<RequestContext>({
     ...(authorize ? { authorize } : { token: options.botToken }),
     signingSecret: options.signingSecret,
     logger,
@@ -198,36 +200,16 @@ export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp
   });
   await app.init();
 
-  // Every request gets an id and a logger that writes it on every line (listeners read it with requestLog).
-  app.use(async ({ body, context, next }) => {
-    const requestLog = log.child({ requestId: randomUUID() });
-    const b = body as {
-      command?: string;
-      type?: string;
-      actions?: { action_id?: string }[];
-      view?: { callback_id?: string };
-      user_id?: string;
-      user?: { id?: string };
-    };
-    requestLog.debug(
-      {
-        kind: b.command ?? b.type,
-        action: b.actions?.[0]?.action_id ?? b.view?.callback_id,
-        user: b.user_id ?? b.user?.id,
-      },
-      'slack request',
-    );
-    context.log = requestLog;
-    await next();
-  });
+  // Every request gets an id, its logger, the way to answer it and its tenant, on `context` (request-context.ts).
+  app.use(requestContextMiddleware(log, responses, options.tenantOf));
   // One workspace per request, from what Slack signs, before any listener.
-  app.use(workspaceRule({ log, ...(options.orgs ? { orgs: options.orgs } : {}) }));
+  app.use(workspaceRule(options.orgs ? { orgs: options.orgs } : {}));
 
   app.error(async (error) => {
     log.error({ err: error.message, code: (error as { code?: string }).code }, 'unhandled error in a listener');
   });
 
-  const routes = new Routes(options.log, options.tenantOf);
+  const routes = new Routes();
   for (const register of options.listeners) register(routes);
   routes.mount(app, { observe: options.observe, firstSeen: options.firstSeen });
 
@@ -237,6 +219,9 @@ export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp
       const server = await app.start(options.host === undefined ? port : { port, host: options.host });
       return receiver ? server : undefined;
     },
-    stop: () => app.stop() as Promise<void>,
+    async stop() {
+      await app.stop();
+      await responses.close();
+    },
   };
 }

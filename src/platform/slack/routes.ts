@@ -9,18 +9,18 @@ import type {
   ViewSubmitAction,
 } from '@slack/bolt';
 import { LRUCache } from 'lru-cache';
-import type { Logger } from '../log.js';
 import { teamOf } from '../tenancy/team.js';
+import type { SlackMessage } from './kit/messages.js';
+import type { RequestContext } from './request-context.js';
+import { guarded, type Reply } from './respond.js';
 
 export { teamOf };
-import type { Tenant } from '../tenancy/tenants.js';
-import type { SlackMessage } from './kit/messages.js';
-import { guarded, replyTo, requestLog, type Reply } from './respond.js';
 
-export type CommandArgs = SlackCommandMiddlewareArgs & AllMiddlewareArgs;
-export type ActionArgs = SlackActionMiddlewareArgs<BlockAction> & AllMiddlewareArgs;
-export type ViewArgs = SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs;
-export type EventArgs = SlackEventMiddlewareArgs & AllMiddlewareArgs;
+/** Bolt's listener arguments, with what the app's middleware put on `context` (request-context.ts). */
+export type CommandArgs = SlackCommandMiddlewareArgs & AllMiddlewareArgs<RequestContext>;
+export type ActionArgs = SlackActionMiddlewareArgs<BlockAction> & AllMiddlewareArgs<RequestContext>;
+export type ViewArgs = SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs<RequestContext>;
+export type EventArgs = SlackEventMiddlewareArgs & AllMiddlewareArgs<RequestContext>;
 
 /**
  * Where a handled request's answer goes: a new ephemeral message (`new`), in place of the
@@ -29,18 +29,10 @@ export type EventArgs = SlackEventMiddlewareArgs & AllMiddlewareArgs;
  */
 export type Answer = 'new' | 'replace' | 'in place if ephemeral' | 'none';
 
-/** What a handler gets once its request is acked: the request's own logger, and how to answer the person (ephemeral, through the response_url). */
-export interface Handling {
-  log: Logger;
-  tell: Reply;
-  /** The workspace the request comes from (Slack's signed body). */
-  team: string;
-  /** Its tenant (analytics account, Slack lookups, rules); a workspace with no analytics connected is told how to connect. */
-  tenant: () => Promise<Tenant>;
+/** What a handler gets once its request is acked: the request's context, and how to answer the person (ephemeral, through the response_url). */
+export interface Handling extends Pick<RequestContext, 'log' | 'team' | 'tenant'> {
+  reply: Reply;
 }
-
-/** A workspace's tenant, by its team id. */
-export type TenantOf = (team: string) => Promise<Tenant>;
 
 /** Was the clicked message ephemeral? */
 export function isEphemeral(body: BlockAction): boolean {
@@ -65,9 +57,11 @@ export type FirstSeen = (key: string, ttlMs: number) => Promise<boolean>;
 export const EVENT_WINDOW_MS = 10 * 60_000;
 
 /**
- * Where each feature registers its listeners. Bolt runs every request past every listener
- * it has; mounted, these are three listeners (commands, block actions, view submissions)
- * that find the one handler by name, so a request costs the same however many there are.
+ * Where each feature registers its listeners, with Bolt's own listener arguments. Bolt runs
+ * every request past every listener it has; mounted, these are four Bolt listeners (commands,
+ * block actions, view submissions, events) that find the one handler by name, so a request
+ * costs the same however many there are (docs/benchmarks.md), and an event is handled once
+ * across replicas (the replay guard below).
  */
 export class Routes {
   private readonly commands = new Map<string, (args: CommandArgs) => Promise<void>>();
@@ -79,32 +73,24 @@ export class Routes {
   private readonly handledEvents = new LRUCache<string, true>({ max: 10_000, ttl: EVENT_WINDOW_MS });
   private homeAnswer?: HomeAnswer;
 
-  /** `log`: where a request without its own logger logs. */
-  constructor(
-    private readonly log: Logger,
-    readonly tenantOf: TenantOf,
-  ) {}
-
-  private handling(body: unknown, log: Logger, tell: Reply): Handling {
-    const team = teamOf(body);
-    return { log, tell, team, tenant: () => this.tenantOf(team) };
+  private static handling({ log, team, tenant }: RequestContext, reply: Reply): Handling {
+    return { log, reply, team, tenant };
   }
 
   /**
    * A slash command, handled: acked at once, then `work` with the request's logger and an
-   * ephemeral `tell`; anything it throws is logged and the person told (platform/slack/respond.ts guarded).
+   * ephemeral `reply`; anything it throws is logged and the person told (platform/slack/respond.ts guarded).
    */
   handleCommand(name: string, work: (args: CommandArgs, h: Handling) => Promise<unknown>): void {
     this.command(name, async (args) => {
       await args.ack();
-      const log = requestLog(args.context, this.log);
-      const tell = replyTo(args.command.response_url, false);
-      await guarded(log, name, tell, () => work(args, this.handling(args.body, log, tell)));
+      const reply = args.context.responses.reply(args.command.response_url, false);
+      await guarded(args.context.log, name, reply, () => work(args, Routes.handling(args.context, reply)));
     });
   }
 
   /**
-   * A block action, handled as a command is; `answer` says where `tell` puts its answer (default: a new ephemeral
+   * A block action, handled as a command is; `answer` says where `reply` puts its answer (default: a new ephemeral
    * message). A click on the Home tab is answered on the Home (see answerOnHome); one in a modal, which has
    * nowhere to answer, is only logged.
    */
@@ -112,9 +98,11 @@ export class Routes {
     const what = typeof id === 'string' ? id : id.source;
     this.action(id, async (args) => {
       await args.ack();
-      const log = requestLog(args.context, this.log);
-      const tell = answer === 'none' ? undefined : this.replyFor(args, answer, log, what);
-      await guarded(log, what, tell, () => work(args, this.handling(args.body, log, tell ?? (async () => undefined))));
+      const { log } = args.context;
+      const reply = answer === 'none' ? undefined : this.replyFor(args, answer, what);
+      await guarded(log, what, reply, () =>
+        work(args, Routes.handling(args.context, reply ?? (async () => undefined))),
+      );
     });
   }
 
@@ -123,16 +111,16 @@ export class Routes {
     this.homeAnswer = answer;
   }
 
-  private replyFor(args: ActionArgs, answer: Answer, log: Logger, what: string): Reply {
-    const { body } = args;
+  private replyFor(args: ActionArgs, answer: Answer, what: string): Reply {
+    const { body, context } = args;
     const homeAnswer = this.homeAnswer;
     if ((body.view as { type?: string } | undefined)?.type === 'home' && homeAnswer)
       return (message) => homeAnswer(args, teamOf(body), message);
     if (!body.response_url)
       return async (message) =>
-        log.info({ what, said: message.text }, 'a click with nowhere to answer it (no response_url): not told');
+        context.log.info({ what, said: message.text }, 'a click with nowhere to answer it (no response_url): not told');
     const replace = answer === 'replace' || (answer === 'in place if ephemeral' && isEphemeral(body));
-    return replyTo(body.response_url, replace);
+    return context.responses.reply(body.response_url, replace);
   }
 
   command(name: string, handler: (args: CommandArgs) => Promise<void>): void {
@@ -158,7 +146,10 @@ export class Routes {
    * Slack retries an event it got no timely 200 for, to any replica: with `firstSeen` (the
    * store) each event_id is handled once across replicas and restarts.
    */
-  mount(app: App, { observe = () => {}, firstSeen }: { observe?: Observe; firstSeen?: FirstSeen } = {}): void {
+  mount(
+    app: App<RequestContext>,
+    { observe = () => {}, firstSeen }: { observe?: Observe; firstSeen?: FirstSeen } = {},
+  ): void {
     const counted = async <A>(type: string, name: string, handler: (args: A) => Promise<void>, args: A) => {
       try {
         await handler(args);

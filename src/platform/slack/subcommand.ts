@@ -3,7 +3,7 @@ import type { WebClient } from '@slack/web-api';
 import type { Token } from '../../kernel/text.js';
 import type { Logger } from '../log.js';
 import type { Tenant } from '../tenancy/tenants.js';
-import type { Reply } from './respond.js';
+import type { Reply, ResponseUrls } from './respond.js';
 
 /** A `/traffic <word> …` command, after the ack: its words (tokens) and how to answer. */
 export interface SubcommandInput {
@@ -16,6 +16,8 @@ export interface SubcommandInput {
   team: string;
   /** Its tenant; throws TenantError when the workspace has no analytics connected (the person is told how to connect). */
   tenant: () => Promise<Tenant>;
+  /** Answers through the command's response_url beyond `reply` (in the channel, in place). */
+  responses: ResponseUrls;
 }
 
 export type Subcommand = (input: SubcommandInput) => Promise<unknown>;

@@ -17,7 +17,7 @@ import { claimOf, teamOf } from '../tenancy/team.js';
 import { NotInstalledError } from './installations.js';
 import { LIMITS, plainText } from './kit/limits.js';
 import { problemMessage } from './kit/messages.js';
-import { postToResponseUrl, requestLog } from './respond.js';
+import { requestContext } from './request-context.js';
 
 /** Where `authorize` leaves, in the request's context, why the workspace cannot be served. */
 const STANDING = 'lookoutStanding';
@@ -69,13 +69,13 @@ export function authorizeInstalled(installer: InstallProvider, log: Logger): Aut
 type Args = AnyMiddlewareArgs & AllMiddlewareArgs;
 
 /** The rule, as Bolt's first global middleware after the request's logger; `orgs` in a distributed app. */
-export function workspaceRule(o: { log: Logger; orgs?: OrgRecords }): Middleware<AnyMiddlewareArgs> {
+export function workspaceRule(o: { orgs?: OrgRecords } = {}): Middleware<AnyMiddlewareArgs> {
   // Workspaces recorded under their organisation by this process: not again on every request, but again within
   // minutes of an uninstall (on any replica) that ended the link.
   const recorded = new LRUCache<string, string>({ max: 10_000, ttl: 10 * 60_000 });
   return async (args) => {
     const { body, context } = args;
-    const log = requestLog(context, o.log);
+    const { log } = requestContext(context);
     const claim = claimOf(body);
     if ('problem' in claim) {
       log.warn({ team: teamOf(body), reason: claim.problem }, 'request refused: its workspace fields disagree');
@@ -152,7 +152,7 @@ async function answer(args: Args, why: keyof typeof SAID, log: Logger): Promise<
     }
     await ack?.(body.type === 'block_suggestion' ? { options: [] } : undefined);
     if (typeof body.response_url === 'string')
-      await postToResponseUrl(body.response_url, { ...message, response_type: 'ephemeral', replace_original: false });
+      await requestContext(args.context).responses.reply(body.response_url, false)(message);
   } catch (error) {
     log.warn({ err: error instanceof Error ? error.message : String(error) }, 'could not tell the person why');
   }

@@ -6,9 +6,9 @@
 import { randomBytes } from 'node:crypto';
 import { LogLevel, WebClient } from '@slack/web-api';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { fitMessage } from '../../../src/platform/slack/kit/preflight.js';
-import { postToResponseUrl, allowResponseOrigin } from '../../../src/platform/slack/respond.js';
-import { preflightFetch } from '../../../src/platform/slack/preflight.js';
+import { fitMessage } from '../../../src/platform/slack/kit/fit.js';
+import { ResponseUrls } from '../../../src/platform/slack/respond.js';
+import { PreflightGate } from '../../../src/platform/slack/preflight-gate.js';
 import { startOfflineSlack, type OfflineSlack } from '@lookout/sandbox/slack';
 import { LIMITS } from '../../../src/slack-rules/rules.js';
 import { captureLogs } from '../../support/log-capture.js';
@@ -19,7 +19,9 @@ type Json = Record<string, unknown>;
 const botToken = `xoxb-preflight-${randomBytes(4).toString('hex')}`;
 let slack: OfflineSlack;
 let client: WebClient;
+let responses: ResponseUrls;
 const { logger, lines } = captureLogs('info');
+const preflight = new PreflightGate(logger);
 
 beforeAll(async () => {
   slack = await startOfflineSlack({ signingSecret: randomBytes(16).toString('hex'), botToken, rateLimit: false });
@@ -27,11 +29,14 @@ beforeAll(async () => {
     slackApiUrl: slack.apiUrl,
     logLevel: LogLevel.ERROR,
     retryConfig: { retries: 0 },
-    fetch: preflightFetch(logger),
+    fetch: preflight.fetch(),
   });
-  allowResponseOrigin(slack.url);
+  responses = new ResponseUrls(preflight, slack.url);
 });
-afterAll(() => slack.close());
+afterAll(async () => {
+  await responses.close();
+  await slack.close();
+});
 
 const chart = (title: string): Json => ({
   type: 'data_visualization',
@@ -118,7 +123,7 @@ it('a message that still breaks a rule leaves as its text alone', async () => {
 
 it('a response_url answer is fitted too', async () => {
   const url = slack.responseUrls.create({ kind: 'command', channel: 'C_GENERAL', user: 'U_ALICE' }).url;
-  await postToResponseUrl(url, {
+  await responses.post(url, {
     text: 'answer',
     response_type: 'in_channel',
     blocks: [chart('a'), chart('b'), chart('c')],

@@ -1,7 +1,6 @@
 import { withRange, withSort, type ReportQuery } from '../../../kernel/query.js';
 import { isSafeId } from '../../../kernel/text.js';
 import { staleMessage, usageMessage } from '../../../platform/slack/kit/messages.js';
-import { shareInChannel } from '../../../platform/slack/respond.js';
 import { buttonValue, type ActionArgs, type Handling } from '../../../platform/slack/routes.js';
 import type { VisitorCards } from '../../visitor/index.js';
 import { decodeMenuChoice, MENU_BLOCK_PREFIX } from '../blocks.js';
@@ -30,25 +29,25 @@ async function targetOf(
 
 /** Changes one thing and shows the result in place of the message (or, under a shared one, to the clicker). */
 export function navigate(reports: ReportService) {
-  return async (args: ActionArgs, { log, tell, team, tenant }: Handling) => {
+  return async (args: ActionArgs, { log, reply, team, tenant }: Handling) => {
     const query = await targetOf(reports, args, team);
-    if (query === 'stale') return tell(staleMessage());
-    if ('error' in query) return tell(usageMessage(query.error, TRAFFIC_USAGE));
+    if (query === 'stale') return reply(staleMessage());
+    if ('error' in query) return reply(usageMessage(query.error, TRAFFIC_USAGE));
     const answer = await reports.answer(await tenant(), query, {
       channelId: args.body.channel?.id,
       ephemeral: true,
       user: args.body.user.id,
       log,
     });
-    return tell(answer.message);
+    return reply(answer.message);
   };
 }
 
 /** "Post to channel": the same report, fetched afresh, posted for everyone; the ephemeral copy goes away. */
 export function share(reports: ReportService) {
-  return async (args: ActionArgs, { log, tell, team, tenant }: Handling) => {
+  return async (args: ActionArgs, { log, reply, team, tenant }: Handling) => {
     const query = await reports.refs.resolve(team, buttonValue(args));
-    if (!query) return tell(staleMessage());
+    if (!query) return reply(staleMessage());
     const answer = await reports.answer(await tenant(), query, {
       channelId: args.body.channel?.id,
       ephemeral: false,
@@ -56,22 +55,22 @@ export function share(reports: ReportService) {
       sharedBy: args.body.user.id,
       log,
     });
-    if (!answer.ok) return tell(answer.message);
-    return shareInChannel(args.body.response_url, answer.message);
+    if (!answer.ok) return reply(answer.message);
+    return args.context.responses.share(args.body.response_url, answer.message);
   };
 }
 
 /** "Inspect visitor…" on a visitors or visits page: the visitor's card, for the clicker. */
 export function inspect(reports: ReportService, cards: VisitorCards) {
-  return async (args: ActionArgs, { log, tell, tenant }: Handling) => {
+  return async (args: ActionArgs, { log, reply, tenant }: Handling) => {
     const visitorId = args.action.type === 'static_select' ? args.action.selected_option?.value : undefined;
-    if (!isSafeId(visitorId)) return tell(staleMessage());
+    if (!isSafeId(visitorId)) return reply(staleMessage());
     const card = await cards.card(await tenant(), {
       visitorId,
       channelId: args.body.channel?.id,
       user: args.body.user.id,
       log,
     });
-    return tell(card.message);
+    return reply(card.message);
   };
 }

@@ -7,15 +7,15 @@ import { inspect, navigate, share } from './actions.js';
 import { openModal, removeFilter, submitModal } from './modals.js';
 
 /** Every button, menu and modal of a report answer (/traffic itself: traffic.ts). */
-export function registerReports(app: Routes, reports: ReportService, cards: VisitorCards): void {
+export function registerReports(routes: Routes, reports: ReportService, cards: VisitorCards): void {
   // Answers go in place of an ephemeral message; under a shared one, to the clicker alone.
   for (const id of [ACTIONS.prev, ACTIONS.next, ACTIONS.range, ACTIONS.sort])
-    app.handle(id, navigate(reports), 'in place if ephemeral');
-  app.handle(ACTIONS.share, share(reports), 'replace');
-  app.handle(ACTIONS.inspect, inspect(reports, cards));
-  app.handle(ACTIONS.filter, openModal(reports, 'filter'), 'replace');
-  app.handle(ACTIONS.drill, openModal(reports, 'drill'), 'replace');
-  app.handle(FILTER_REMOVE_PATTERN, removeFilter(reports), 'none');
-  app.view(FILTER_MODAL, submitModal(reports, 'filter', app.tenantOf));
-  app.view(DRILL_MODAL, submitModal(reports, 'drill', app.tenantOf));
+    routes.handle(id, navigate(reports), 'in place if ephemeral');
+  routes.handle(ACTIONS.share, share(reports), 'replace');
+  routes.handle(ACTIONS.inspect, inspect(reports, cards));
+  routes.handle(ACTIONS.filter, openModal(reports, 'filter'), 'replace');
+  routes.handle(ACTIONS.drill, openModal(reports, 'drill'), 'replace');
+  routes.handle(FILTER_REMOVE_PATTERN, removeFilter(reports), 'none');
+  routes.view(FILTER_MODAL, submitModal(reports, 'filter'));
+  routes.view(DRILL_MODAL, submitModal(reports, 'drill'));
 }

@@ -3,14 +3,13 @@ import type { ReportQuery } from '../../../kernel/query.js';
 import { withoutFilter } from '../../../kernel/query.js';
 import { LIMITS } from '../../../platform/slack/kit/limits.js';
 import { problemMessage, staleMessage } from '../../../platform/slack/kit/messages.js';
-import { guarded, postToResponseUrl, replyTo, requestLog } from '../../../platform/slack/respond.js';
+import { guarded } from '../../../platform/slack/respond.js';
 import { workspaceOf, type Workspace } from '../../../platform/tenancy/team.js';
 import {
   buttonValue,
   isEphemeral,
   type ActionArgs,
   type Handling,
-  type TenantOf,
   type ViewArgs,
 } from '../../../platform/slack/routes.js';
 import {
@@ -47,10 +46,10 @@ const FORM_TOO_OLD = 'This form is too old, or not from this workspace. Close it
 
 /** "Filter…" or "Drill down": opens its modal at once (a trigger_id lasts 3 seconds). */
 export function openModal(reports: ReportService, kind: 'filter' | 'drill') {
-  return async (args: ActionArgs, { log, tell, team, tenant }: Handling) => {
+  return async (args: ActionArgs, { log, reply, team, tenant }: Handling) => {
     const ref = buttonValue(args);
     const query = await reports.refs.resolve(team, ref);
-    if (!query || !ref) return tell(staleMessage());
+    if (!query || !ref) return reply(staleMessage());
     const def = reports.catalog[query.report];
     const context = contextOf(reports, args, ref, workspaceOf(args.body));
     if (kind === 'filter')
@@ -95,10 +94,10 @@ export function removeFilter(reports: ReportService) {
 }
 
 /** A modal's submission: checked before the ack (errors go beside the fields), answered after it through the response_url. */
-export function submitModal(reports: ReportService, kind: 'filter' | 'drill', tenantOf: TenantOf) {
+export function submitModal(reports: ReportService, kind: 'filter' | 'drill') {
   const firstBlock = kind === 'filter' ? FILTER_INPUTS.target.block : DRILL_INPUTS.row.block;
   return async ({ ack, view, body, context: requestContext }: ViewArgs) => {
-    const log = requestLog(requestContext, reports.log);
+    const { log, responses, tenant } = requestContext;
     const where = workspaceOf(body);
     const { team } = where;
     const context = decodeContext(view.private_metadata, reports.seal, where);
@@ -114,22 +113,22 @@ export function submitModal(reports: ReportService, kind: 'filter' | 'drill', te
     }
     await ack();
     const answer = async (next: ReportQuery) => {
-      const result = await reports.answer(await tenantOf(team), next, {
+      const result = await reports.answer(await tenant(), next, {
         channelId: context.channelId,
         ephemeral: true,
         user: body.user.id,
         log,
       });
-      await postToResponseUrl(context.responseUrl, {
+      await responses.post(context.responseUrl, {
         ...result.message,
         response_type: 'ephemeral',
         replace_original: context.replaceOriginal,
       });
     };
-    await guarded(log, `apply ${kind}`, replyTo(context.responseUrl, false), async () => {
+    await guarded(log, `apply ${kind}`, responses.reply(context.responseUrl, false), async () => {
       if ('query' in form) return answer(form.query);
       const drilled = await reports.drill(
-        await tenantOf(team),
+        await tenant(),
         query,
         form.row,
         form.report,
@@ -137,7 +136,7 @@ export function submitModal(reports: ReportService, kind: 'filter' | 'drill', te
         body.user.id,
       );
       if (drilled.ok) return answer(drilled.query);
-      await postToResponseUrl(context.responseUrl, {
+      await responses.post(context.responseUrl, {
         ...problemMessage(drilled.problem),
         response_type: 'ephemeral',
         replace_original: false,
