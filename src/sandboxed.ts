@@ -28,6 +28,76 @@ export type SandboxedOptions = Omit<LookoutOptions, 'api' | 'slack' | 'demo' | '
   encryption?: Keyring;
 };
 
+/**
+ * What the sandbox's page suggests as a person types (the sandbox's `Suggestions`): Lookout's
+ * commands, the words each takes first and what may follow, and examples to try.
+ */
+export interface SandboxedSuggestions {
+  commands: {
+    command: string;
+    hint: string;
+    description: string;
+    words?: { word: string; detail: string; next?: { detail: string; words: string[] } }[];
+  }[];
+  examples: string[];
+}
+
+const REPORT_WORDS = [
+  'sources',
+  'channels',
+  'campaigns',
+  'pages',
+  'countries',
+  'states',
+  'cities',
+  'browsers',
+  'devices',
+  'os',
+  'extensions',
+  'visitors',
+  'visits',
+];
+const RANGES = ['today', 'yesterday', 'last7d', 'last30d', 'last90d', 'mtd', 'lastmonth', 'ytd', 'all'];
+
+/** Today's list, as the page had it; to be derived from the features' definitions. */
+export const SANDBOX_SUGGESTIONS: SandboxedSuggestions = {
+  commands: [
+    {
+      command: '/traffic',
+      hint: '<report> [range] [filters…] [by <key>] [top <n>] | digest … | alerts … | help',
+      description: 'Visitor analytics: reports, digests and threat alerts',
+      words: [
+        ...REPORT_WORDS.map((word) => ({ word, detail: 'report', next: { detail: 'range', words: RANGES } })),
+        {
+          word: 'digest',
+          detail: 'scheduled digests',
+          next: { detail: 'digest', words: ['add', 'list', 'remove', 'pause', 'resume', 'preview'] },
+        },
+        {
+          word: 'alerts',
+          detail: 'threat alerts',
+          next: { detail: 'alerts', words: ['on', 'off', 'status', 'mute', 'unmute'] },
+        },
+        {
+          word: 'help',
+          detail: 'how to use /traffic',
+          next: { detail: 'help', words: ['reports', 'ranges', 'filters', 'sort', 'examples', 'digest', 'alerts'] },
+        },
+      ],
+    },
+    { command: '/visitor', hint: '<visitor_id> [visit <visit_id>]', description: 'Is this visitor a threat, and why?' },
+  ],
+  examples: [
+    '/traffic sources last7d',
+    '/traffic pages last30d page~/blog by duration',
+    '/traffic countries all top 5',
+    '/traffic visitors today',
+    '/traffic digest list',
+    '/traffic alerts status',
+    '/traffic help',
+  ],
+};
+
 export type SandboxedLookout = Lookout & {
   /** The app's base URL, e.g. http://127.0.0.1:3000. */
   base: string;
@@ -35,6 +105,7 @@ export type SandboxedLookout = Lookout & {
   installUrl: string;
   /** Each workspace's demo account (only workspace one's with a real API). */
   accounts: SandboxedWiring['accounts'];
+  suggestions: SandboxedSuggestions;
 };
 
 /**
@@ -96,6 +167,7 @@ export async function startSandboxed(options: SandboxedOptions, wiring: Sandboxe
     oauthRedirectUrl: `${base}/slack/oauth_redirect`,
     installUrl: `${base}/slack/install`,
     accounts: wiring.accounts.map((a) => ({ ...a })),
+    suggestions: SANDBOX_SUGGESTIONS,
   });
 }
 

@@ -1,5 +1,6 @@
 import { LEVEL_COLOURS, type Level } from '../../src/platform/slack/kit/colour.js';
 import { startLookout, type Lookout, type LookoutOptions } from '../../src/compose.js';
+import { SANDBOX_SUGGESTIONS } from '../../src/sandboxed.js';
 import { startSandbox, type Sandbox as SandboxOf, type SandboxOptions } from '@lookout/sandbox';
 import type { View } from '@lookout/sandbox/slack';
 import { captureLogs } from './log-capture.js';
@@ -26,16 +27,20 @@ export function startTestSandbox(options: TestSandboxOptions): Promise<Sandbox> 
     ...(socketMode ? { socketMode } : {}),
     // The page's demo controls make their spikes on the app's clock.
     ...(app.now ? { now: app.now } : {}),
-    startApp: (wiring) =>
-      startLookout({
-        port: 0,
-        store: { memory: true },
-        ...app,
-        limits: { userRequests: 100_000, ...app.limits },
-        ...wiring,
-        api: { ...wiring.api, timeoutMs: apiTimeoutMs },
-        log,
-      }),
+    // The page's composer suggests what `npm start` suggests.
+    startApp: async (wiring) =>
+      Object.assign(
+        await startLookout({
+          port: 0,
+          store: { memory: true },
+          ...app,
+          limits: { userRequests: 100_000, ...app.limits },
+          ...wiring,
+          api: { ...wiring.api, timeoutMs: apiTimeoutMs },
+          log,
+        }),
+        { suggestions: SANDBOX_SUGGESTIONS },
+      ),
   });
 }
 

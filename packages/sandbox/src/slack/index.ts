@@ -52,3 +52,4 @@ export { OAuthServer, CODE_TTL_MS, ACCESS_TOKEN_TTL_S, type OAuthApp } from './o
 export type { ResponseUrl, ResponseLogEntry } from './response-url.js';
 export type { RateLimitOptions } from './rate-limit.js';
 export type { Delivery } from './types.js';
+export type { Suggestions, SuggestedCommand, SuggestedWord } from './suggestions.js';

@@ -17,6 +17,7 @@ import { HttpError, sendJson, sendText } from './http-util.js';
 import { DEFAULT_RATE_LIMIT, MethodTiers, RateLimiter, type RateLimitOptions } from './rate-limit.js';
 import { ResponseUrls } from './response-url.js';
 import { mountUiRoutes } from './ui-routes.js';
+import { NO_SUGGESTIONS, type Suggestions } from './suggestions.js';
 import { WebApi, type InjectedFailure } from './web-api.js';
 import { BOT, LOOKOUT_SEED, OTHER_SEED, Workspace, type Team, type WorkspaceSeed } from './workspace.js';
 import { SocketModeHub } from './socket-mode.js';
@@ -123,6 +124,8 @@ export interface OfflineSlackOptions {
    * channels (the bot a member of each), and a bot token that never expires, installed from the start.
    */
   workspaces?: ExtraWorkspace[];
+  /** What the page's composer suggests (the app's commands); settable later with setSuggestions. */
+  suggestions?: Suggestions;
 }
 
 /** A demo analytics account's address and key (made up for the run, never a real account's). */
@@ -163,6 +166,7 @@ export class OfflineSlack extends SlackDriver {
   readonly router = new Router();
   private appUrlValue: string | undefined;
   private installUrlValue: string | undefined;
+  private suggestionsValue: Suggestions = NO_SUGGESTIONS;
   private readonly demoAccounts = new Map<string, DemoAccountNote>();
   private closed = false;
 
@@ -246,6 +250,15 @@ export class OfflineSlack extends SlackDriver {
   /** The app's install page (its `/slack/install`), where the page's Add to Slack link leads. */
   get installUrl(): string | undefined {
     return this.installUrlValue;
+  }
+
+  /** What the page's composer suggests: the app's commands, their words and examples. */
+  get suggestions(): Suggestions {
+    return this.suggestionsValue;
+  }
+
+  setSuggestions(suggestions: Suggestions): void {
+    this.suggestionsValue = suggestions;
   }
 
   setInstallUrl(url: string): void {
@@ -464,6 +477,7 @@ export async function startOfflineSlack(options: OfflineSlackOptions): Promise<O
     ]),
   );
   appUrl = () => created.appUrl;
+  if (options.suggestions) created.setSuggestions(options.suggestions);
   created.router
     .add('POST', '/api/:method', (req, res, ctx) => webApi.handle(ctx.params.method ?? '', req, res))
     .add('POST', '/response/:id', (req, res, ctx) => {

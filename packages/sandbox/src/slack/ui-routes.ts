@@ -8,6 +8,7 @@
  *   GET  /                       the page (also /archives/… permalinks)
  *   GET  /ui/assets/<file>       its static files
  *   GET  /ui/emoji.json          Slack's emoji shortcodes → emoji (from emojibase-data)
+ *   GET  /ui/suggestions.json    what the composer suggests: the app's commands and examples (suggestions.ts)
  *   GET  /ui/vendor/chart.js     Chart.js (UMD, from node_modules) to draw data_visualization blocks
  *   GET  /ui/workspace           team, people, channels, the workspaces to switch between, whether the app is installed
  *                                (and whether it has an install page to add it from), and the workspace's demo
@@ -448,6 +449,11 @@ export function mountUiRoutes(router: Router, options: { dir?: string } = {}): v
       json(() => emojiTable()),
     )
     .add('GET', '/ui/vendor/chart.js', (_req, res) => serveChartJs(res))
+    .add(
+      'GET',
+      '/ui/suggestions.json',
+      json((_req, { offline }) => ({ ...offline.suggestions }) as unknown as Json),
+    )
     .add(
       'GET',
       '/ui/workspace',

@@ -133,7 +133,7 @@ function controlNode(body, ctx) {
 }
 
 // The characters that may stand just outside a *bold*, _italic_ or ~strike~ span.
-const OUTSIDE = /[\s.,:;!?()[\]{}'"“”‘’\/\\|<>*_~`-]/;
+const OUTSIDE = /[\s.,:;!?()[\]{}'"“”‘’/\\|<>*_~`-]/;
 
 /** Where the span opened by `mark` at `start` closes, or -1. Skips code and `<…>` inside. */
 function findCloser(text, start, mark) {

@@ -1,0 +1,87 @@
+// What the page knows (the workspace, the person, the channel, its messages and views), and
+// the JSON endpoints it asks.
+import { selectChannel } from './app.js';
+import { el } from './dom.js';
+
+// ---- state ------------------------------------------------------------------------------
+
+export const state = {
+  workspace: null,
+  /** The workspace shown (`?team=`); null: workspace one. */
+  team: new URLSearchParams(location.search).get('team'),
+  user: 'U_ALICE',
+  channel: null,
+  messages: [],
+  loading: false,
+  loads: 0,
+  pending: [],
+  thread: null,
+  views: [],
+  drafts: new Map(),
+  unread: new Map(),
+  dismissed: new Set(),
+  highlight: null,
+  source: null,
+};
+
+// ---- server -----------------------------------------------------------------------------
+
+/** A `/ui/…` path in the workspace shown. */
+export function inTeam(path) {
+  if (!state.team) return path;
+  const url = new URL(path, location.origin);
+  url.searchParams.set('team', state.team);
+  return `${url.pathname}${url.search}`;
+}
+
+export async function api(method, path, body) {
+  const res = await fetch(inTeam(path), {
+    method,
+    headers: body ? { 'content-type': 'application/json' } : {},
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const data = await res.json().catch(() => ({ ok: false, error: `HTTP ${res.status}` }));
+  if (!res.ok || !data.ok) {
+    const error = new Error(data.detail || data.error || `HTTP ${res.status}`);
+    error.data = data;
+    throw error;
+  }
+  return data;
+}
+
+export const userOf = (id) => state.workspace?.users.find((u) => u.id === id);
+export const channelOf = (id) => state.workspace?.channels.find((c) => c.id === id || c.name === id);
+
+export function displayName(id) {
+  if (id === state.workspace?.slackbot) return 'Slackbot';
+  if (id === state.workspace?.bot.userId) return 'Lookout';
+  const u = userOf(id);
+  return u ? u.real_name || u.name : id;
+}
+
+export const textCtx = {
+  userName: (id) => userOf(id)?.name ?? (id === state.workspace?.bot.userId ? 'lookout' : id),
+  channelName: (id) => channelOf(id)?.name ?? id,
+  onChannel: (id) => channelOf(id) && selectChannel(channelOf(id).id),
+};
+
+export const PALETTE = ['#e8912d', '#2eb67d', '#36c5f0', '#e01e5a', '#9b59b6', '#4a154b', '#ecb22e', '#1264a3'];
+
+export function avatar(id, size = '') {
+  const node = el('span', `avatar ${size}`);
+  node.setAttribute('aria-hidden', 'true');
+  if (id === state.workspace?.bot.userId) {
+    node.classList.add('avatar-bot');
+    node.textContent = 'L';
+  } else if (id === state.workspace?.slackbot) {
+    node.classList.add('avatar-slackbot');
+    node.textContent = 'S';
+  } else {
+    const name = displayName(id);
+    node.textContent = name.slice(0, 1).toUpperCase();
+    let hash = 0;
+    for (const ch of id) hash = (hash * 31 + ch.charCodeAt(0)) >>> 0;
+    node.style.background = PALETTE[hash % PALETTE.length];
+  }
+  return node;
+}
