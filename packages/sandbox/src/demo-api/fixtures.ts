@@ -4,7 +4,9 @@
  * carry hostile strings (for mrkdwn-escaping tests).
  */
 
-import { COMPANIES, COUNTRIES, EMOJI_CAMPAIGN, HOSTILE_CAMPAIGN, HOSTILE_PAGE_PATH, extensionId } from './catalog.js';
+import { COMPANIES, EMOJI_CAMPAIGN, HOSTILE_CAMPAIGN, HOSTILE_PAGE_PATH } from './catalog.js';
+import { COUNTRIES } from './places.js';
+import { extensionId } from './devices.js';
 import {
   DAY_MS,
   humanProfile,
