@@ -14,7 +14,8 @@ import { signRequest, unixSeconds } from './signing.js';
 import { isRecord, SlackError, type Delivery, type Json } from './types.js';
 import { apiMessage, apiView } from './web-api.js';
 import type { EnvelopeType, SocketModeHub } from './socket-mode.js';
-import { SLACKBOT, type Channel, type Message, type SlackUser, type View, type Workspace } from './workspace.js';
+import { SLACKBOT } from './seeds.js';
+import { type Channel, type Message, type SlackUser, type View, type Workspace } from './workspace.js';
 
 /** Per-delivery overrides, for testing how the app treats bad requests. */
 export interface DeliveryOptions {

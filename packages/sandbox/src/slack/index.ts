@@ -21,12 +21,6 @@ export {
 } from './driver.js';
 export {
   Workspace,
-  BOT,
-  TEAM,
-  OTHER_TEAM,
-  OTHER_BOT,
-  SLACKBOT,
-  type BotIdentity,
   compareTs,
   type Channel,
   type Message,
@@ -35,6 +29,7 @@ export {
   type View,
   type WorkspaceChange,
 } from './workspace.js';
+export { BOT, TEAM, OTHER_TEAM, OTHER_BOT, SLACKBOT, type BotIdentity } from './seeds.js';
 export {
   validateBlocks,
   validateMessage,

@@ -43,8 +43,8 @@ import type { OfflineSlack, RouteContext, RouteHandler, Router } from './server.
 import type { SlackDriver } from './driver.js';
 import { SIGNED_IN_COOKIE } from './oauth.js';
 import type { Delivery, Json } from './types.js';
+import { SLACKBOT } from './seeds.js';
 import {
-  SLACKBOT,
   type Channel,
   type Message,
   type SlackUser,

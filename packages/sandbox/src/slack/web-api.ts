@@ -18,7 +18,8 @@ import {
 import { contentType, parseForm, readBody, sendJson } from './http-util.js';
 import type { MethodTiers, RateLimiter } from './rate-limit.js';
 import { isRecord, SlackError, type Json } from './types.js';
-import { tzLabel, tzOffsetSeconds, type Channel, type Message, type View, type Workspace } from './workspace.js';
+import { tzLabel, tzOffsetSeconds } from './time-zones.js';
+import { type Channel, type Message, type View, type Workspace } from './workspace.js';
 import type { SocketModeHub } from './socket-mode.js';
 import type { OAuthServer } from './oauth.js';
 
