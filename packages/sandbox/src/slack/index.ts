@@ -10,15 +10,8 @@ export {
   type RouteContext,
   type ExtraRoutes,
 } from './server.js';
-export {
-  SlackDriver,
-  stateValue,
-  findElement,
-  type ClickOptions,
-  type MessageRef,
-  type SubmitValues,
-  type DeliveryOptions,
-} from './driver.js';
+export { SlackDriver, type ClickOptions, type MessageRef, type SubmitValues, type DeliveryOptions } from './driver.js';
+export { stateValue, findElement } from './elements.js';
 export {
   Workspace,
   compareTs,
