@@ -3,7 +3,8 @@
  * pick an option, submit a modal) and what they see (a channel, a thread, their open
  * modals), plus waits that resolve on workspace change events instead of polling.
  */
-import type { Deliverer, DeliveryOptions } from './delivery.js';
+import type { Deliverer } from './delivery.js';
+import type { DeliveryOptions } from './transport.js';
 import { isRecord, type Delivery, type Json } from './types.js';
 import type { Message, SlackUser, View, Workspace, WorkspaceChange } from './workspace.js';
 import {
