@@ -2,14 +2,11 @@
 export {
   startOfflineSlack,
   OfflineSlack,
-  Router,
   type OfflineSlackOptions,
   type ExtraWorkspace,
   type DemoAccountNote,
-  type RouteHandler,
-  type RouteContext,
-  type ExtraRoutes,
 } from './server.js';
+export { Router, type RouteHandler, type RouteContext, type ExtraRoutes } from './router.js';
 export { SlackDriver, type ClickOptions, type MessageRef, type SubmitValues, type DeliveryOptions } from './driver.js';
 export { stateValue, findElement } from './elements.js';
 export {

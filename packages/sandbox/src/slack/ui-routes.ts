@@ -34,7 +34,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { sendJson } from './http-util.js';
-import type { OfflineSlack, RouteContext, RouteHandler, Router } from './server.js';
+import type { OfflineSlack } from './server.js';
+import type { RouteContext, RouteHandler, Router } from './router.js';
 import type { SlackDriver } from './driver.js';
 import { SIGNED_IN_COOKIE } from './oauth.js';
 import type { Json } from './types.js';
