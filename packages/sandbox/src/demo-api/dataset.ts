@@ -7,16 +7,8 @@
 
 import { channelId, sourceId } from './catalog.js';
 import { DEMO_VISITORS, fixtureVisits, specialVisits } from './fixtures.js';
-import {
-  arrivedByNow,
-  humanProfile,
-  makePersona,
-  makeVisit,
-  timeFrame,
-  visitTime,
-  visitWeight,
-  type Persona,
-} from './generator.js';
+import { arrivedByNow, makeVisit, timeFrame, visitTime, visitWeight } from './generator.js';
+import { humanProfile, makePersona, type Persona } from './personas.js';
 import {
   computeFacts,
   type Company,
