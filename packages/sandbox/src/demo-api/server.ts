@@ -11,7 +11,7 @@ import { REPORTS } from './aggregate.js';
 import { generateDataset, type Dataset } from './dataset.js';
 import { ApiFailure, badRequest } from './errors.js';
 import { driftBody, FaultInjector, truncateJson, type Faults } from './faults.js';
-import { type LiveOptions, type Scenario } from './live.js';
+import type { LiveOptions, Scenario } from './live.js';
 import type { Visit } from './model.js';
 import { parseReportQuery } from './request.js';
 import { isSecurityKind, securityRecord } from './security.js';
