@@ -11,7 +11,7 @@
  */
 
 import { generateDataset } from './generate-dataset.js';
-import { type Dataset } from './dataset.js';
+import type { Dataset } from './dataset.js';
 import { startDemoApi } from './server.js';
 
 function integerFromEnv(name: string, fallback: number, min: number, max: number): number {

@@ -9,7 +9,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { REPORTS } from './aggregate.js';
 import { generateDataset } from './generate-dataset.js';
-import { type Dataset } from './dataset.js';
+import type { Dataset } from './dataset.js';
 import { ApiFailure, badRequest } from './errors.js';
 import { driftBody, FaultInjector, truncateJson, type Faults } from './faults.js';
 import type { LiveOptions, Scenario } from './live.js';

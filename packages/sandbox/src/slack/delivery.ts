@@ -9,7 +9,7 @@
 import { validateView } from '@lookout/slack-rules/validate';
 import { ResponseUrls, type ResponseUrl } from './response-url.js';
 import { isRecord, SlackError, type Delivery, type Json } from './types.js';
-import { apiMessage, apiView } from './web-api.js';
+import { apiMessage, apiView } from './api-objects.js';
 import { SLACKBOT } from './seeds.js';
 import { Transport, type DeliveryOptions } from './transport.js';
 import type { Channel, Message, SlackUser, View } from './workspace.js';

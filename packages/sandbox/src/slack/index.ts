@@ -32,7 +32,8 @@ export {
   type ViewValidation,
 } from '@lookout/slack-rules/validate';
 export { signRequest, computeSignature, verifySignature, type SignatureHeaders } from './signing.js';
-export { apiMessage, apiView, type InjectedFailure, type ApiCall } from './web-api.js';
+export { apiMessage, apiView } from './api-objects.js';
+export type { InjectedFailure, ApiCall } from './web-api.js';
 export { OAuthServer, CODE_TTL_MS, ACCESS_TOKEN_TTL_S, type OAuthApp } from './oauth.js';
 export type { ResponseUrl, ResponseLogEntry } from './response-url.js';
 export type { RateLimitOptions } from './rate-limit.js';

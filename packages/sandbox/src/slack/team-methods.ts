@@ -3,7 +3,8 @@ import { validateHomeView, validateMessage, validateMessageText, validateView } 
 import { SlackError, type Json } from './types.js';
 import { tzLabel, tzOffsetSeconds } from './time-zones.js';
 import type { Channel, Message, Workspace } from './workspace.js';
-import { type WebApiOptions, apiMessage, apiView, apiChannel } from './web-api.js';
+import type { WebApiOptions } from './web-api.js';
+import { apiMessage, apiView, apiChannel } from './api-objects.js';
 
 export function str(args: Json, key: string): string | undefined {
   const v = args[key];

@@ -4,10 +4,10 @@ import { confirmDialog } from './block-elements.js';
 import { renderBlocks } from './blocks.js';
 import { setupComposer } from './composer.js';
 import { $, el, toast } from './dom.js';
-import { closeThread, loadChannel, openThread, receive, removeMessage, sendAction } from './messages.js';
+import { closeThread, loadChannel, openThread, receive, removeMessage } from './messages.js';
 import { closeView, setViews } from './modal.js';
 import { setEmoji } from './mrkdwn.js';
-import { api, avatar, channelOf, inTeam, state, textCtx, userOf } from './state.js';
+import { api, avatar, channelOf, inTeam, page, sendAction, state, textCtx, userOf } from './state.js';
 
 function connect() {
   state.source?.close();
@@ -48,7 +48,7 @@ function setStatus(kind) {
 
 // ---- people and channels ----------------------------------------------------------------
 
-export function renderSidebar() {
+function renderSidebar() {
   const list = $('channel-list');
   list.replaceChildren();
   for (const c of state.workspace.channels.filter((c) => !c.is_archived)) {
@@ -150,7 +150,7 @@ function renderHome(view) {
   $('home-panel').replaceChildren(renderBlocks(view.blocks ?? [], ctx));
 }
 
-export async function selectChannel(id) {
+async function selectChannel(id) {
   closeHome();
   if (state.channel === id && !state.loading) return;
   state.channel = id;
@@ -257,6 +257,9 @@ async function setupDemoControls() {
 }
 
 // ---- start ------------------------------------------------------------------------------
+
+page.selectChannel = selectChannel;
+page.renderSidebar = renderSidebar;
 
 async function start() {
   const [workspace, emoji, suggestions] = await Promise.all([

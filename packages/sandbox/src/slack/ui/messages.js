@@ -1,10 +1,9 @@
 // A channel's messages and a thread's replies, as the page draws them.
-import { renderSidebar } from './app.js';
 import { renderAttachments, renderBlocks } from './blocks.js';
 import { $, el, icon, toast } from './dom.js';
 import { setViews } from './modal.js';
 import { renderMrkdwn } from './mrkdwn.js';
-import { api, avatar, channelOf, displayName, state, textCtx } from './state.js';
+import { api, avatar, channelOf, displayName, page, sendAction, state, textCtx } from './state.js';
 
 export const nodes = new WeakMap();
 
@@ -66,7 +65,7 @@ export function receive(m, fresh) {
   if (m.channel !== state.channel) {
     if (fresh && !isReply(m) && m.user !== state.user) {
       state.unread.set(m.channel, (state.unread.get(m.channel) ?? 0) + 1);
-      renderSidebar();
+      page.renderSidebar();
     }
     return;
   }
@@ -229,14 +228,6 @@ export function messageNode(m, where) {
   }
   nodes.set(m, { where, node });
   return node;
-}
-
-export async function sendAction(body) {
-  try {
-    await api('POST', '/ui/action', { user: state.user, ...body });
-  } catch (error) {
-    toast(error.message);
-  }
 }
 
 // ---- threads ----------------------------------------------------------------------------

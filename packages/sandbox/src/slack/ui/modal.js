@@ -2,8 +2,7 @@
 import { inputValues, isEmptyValue } from './block-values.js';
 import { renderBlocks } from './blocks.js';
 import { $, el, toast } from './dom.js';
-import { sendAction } from './messages.js';
-import { api, state, textCtx } from './state.js';
+import { api, sendAction, state, textCtx } from './state.js';
 
 export function setViews(stack) {
   const open = new Set(stack.map((v) => v.id));

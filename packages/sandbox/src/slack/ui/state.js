@@ -1,7 +1,6 @@
 // What the page knows (the workspace, the person, the channel, its messages and views), and
 // the JSON endpoints it asks.
-import { selectChannel } from './app.js';
-import { el } from './dom.js';
+import { el, toast } from './dom.js';
 
 // ---- state ------------------------------------------------------------------------------
 
@@ -62,7 +61,7 @@ export function displayName(id) {
 export const textCtx = {
   userName: (id) => userOf(id)?.name ?? (id === state.workspace?.bot.userId ? 'lookout' : id),
   channelName: (id) => channelOf(id)?.name ?? id,
-  onChannel: (id) => channelOf(id) && selectChannel(channelOf(id).id),
+  onChannel: (id) => channelOf(id) && page.selectChannel(channelOf(id).id),
 };
 
 export const PALETTE = ['#e8912d', '#2eb67d', '#36c5f0', '#e01e5a', '#9b59b6', '#4a154b', '#ecb22e', '#1264a3'];
@@ -84,4 +83,21 @@ export function avatar(id, size = '') {
     node.style.background = PALETTE[hash % PALETTE.length];
   }
   return node;
+}
+
+/**
+ * What needs the whole page, for the modules below app.js: a #channel link opens the channel,
+ * and a message elsewhere redraws the sidebar's unread counts. app.js sets both.
+ */
+export const page = {
+  selectChannel: async (_id) => {},
+  renderSidebar: () => {},
+};
+
+export async function sendAction(body) {
+  try {
+    await api('POST', '/ui/action', { user: state.user, ...body });
+  } catch (error) {
+    toast(error.message);
+  }
 }
