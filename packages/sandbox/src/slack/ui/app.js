@@ -1,3 +1,4 @@
+// @ts-check
 // The sandbox's Slack page: server-sent events, the sidebar, the Home tab, the workspaces,
 // and the start. Block Kit is drawn by blocks.js.
 import { confirmDialog } from './block-elements.js';
@@ -9,11 +10,17 @@ import { closeView, setViews } from './modal.js';
 import { setEmoji } from './mrkdwn.js';
 import { api, avatar, channelOf, inTeam, page, sendAction, state, textCtx, userOf } from './state.js';
 
+/** @import { ChannelInfo, Json, Message, Person, RenderContext, Suggestion, Suggestions, TextContext, View } from './types.js' */
+
 function connect() {
   state.source?.close();
   setStatus('connecting');
   const source = new EventSource(inTeam(`/ui/events?user=${encodeURIComponent(state.user)}`));
   state.source = source;
+  /**
+   * @param {string} name
+   * @param {any} fn
+   */
   const on = (name, fn) =>
     source.addEventListener(name, (e) => {
       if (state.source === source) fn(JSON.parse(e.data));
@@ -40,6 +47,9 @@ function connect() {
   };
 }
 
+/**
+ * @param {string} kind
+ */
 function setStatus(kind) {
   const status = $('connection-status');
   status.dataset.state = kind;
@@ -71,6 +81,9 @@ function renderSidebar() {
   }
 }
 
+/**
+ * @param {string} channel
+ */
 function upsertChannel(channel) {
   const list = state.workspace.channels;
   const i = list.findIndex((c) => c.id === channel.id);
@@ -137,6 +150,9 @@ function closeHome() {
   renderHeader();
 }
 
+/**
+ * @param {View} view
+ */
 function renderHome(view) {
   const ctx = {
     surface: 'home',
@@ -150,6 +166,9 @@ function renderHome(view) {
   $('home-panel').replaceChildren(renderBlocks(view.blocks ?? [], ctx));
 }
 
+/**
+ * @param {string} id
+ */
 async function selectChannel(id) {
   closeHome();
   if (state.channel === id && !state.loading) return;

@@ -1,10 +1,16 @@
+// @ts-check
 // Block Kit's interactive elements (buttons, menus, pickers, inputs, images) and the confirm
 // dialog. An element calls ctx.onAction(element, blockId, value); see blocks.js for ctx.
 import { currentValue, pickerChoices, plain } from './block-values.js';
 import { el } from './dom.js';
 import { renderPlain, renderText } from './mrkdwn.js';
 
+/** @import { ChannelInfo, Json, Message, Person, RenderContext, Suggestion, Suggestions, TextContext, View } from './types.js' */
+
 let uid = 0;
+/**
+ * @param {string} prefix
+ */
 const nextId = (prefix) => `${prefix}-${++uid}`;
 
 /** A confirm dialog (the `confirm` object on buttons and menus). Resolves true to go ahead. */
@@ -34,11 +40,17 @@ export function confirmDialog(confirm, ctx = {}) {
     footer.append(deny, ok);
     box.append(title, body, footer);
     backdrop.append(box);
+    /**
+     * @param {any} answer
+     */
     const done = (answer) => {
       document.removeEventListener('keydown', onKey, true);
       backdrop.remove();
       resolve(answer);
     };
+    /**
+     * @param {any} e
+     */
     const onKey = (e) => {
       if (e.key === 'Escape') {
         e.stopPropagation();
@@ -56,6 +68,12 @@ export function confirmDialog(confirm, ctx = {}) {
   });
 }
 
+/**
+ * @param {Json} element
+ * @param {string} blockId
+ * @param {any} value
+ * @param {RenderContext} ctx
+ */
 async function act(element, blockId, value, ctx) {
   if (element.confirm && !(await confirmDialog(element.confirm, ctx))) return false;
   await ctx.onAction?.(element, blockId, value);
@@ -64,6 +82,11 @@ async function act(element, blockId, value, ctx) {
 
 // ---- elements ---------------------------------------------------------------------------
 
+/**
+ * @param {Json} element
+ * @param {string} blockId
+ * @param {RenderContext} ctx
+ */
 export function button(element, blockId, ctx) {
   const b = el(
     'button',
@@ -87,6 +110,13 @@ export function button(element, blockId, ctx) {
   return b;
 }
 
+/**
+ * @param {Json} element
+ * @param {string} blockId
+ * @param {RenderContext} ctx
+ * @param {(value: any) => void} onChange
+ * @param {string} [label]
+ */
 function selectElement(element, blockId, ctx, onChange, label) {
   const wrap = el('span', 'select-wrap');
   const select = el('select', 'select');
@@ -122,6 +152,13 @@ function selectElement(element, blockId, ctx, onChange, label) {
   return wrap;
 }
 
+/**
+ * @param {Json} element
+ * @param {string} blockId
+ * @param {RenderContext} ctx
+ * @param {(value: any) => void} onChange
+ * @param {string} [label]
+ */
 function multiSelect(element, blockId, ctx, onChange, label) {
   const wrap = el('div', 'multi-select');
   wrap.dataset.testid = 'block-multiselect';
@@ -129,6 +166,9 @@ function multiSelect(element, blockId, ctx, onChange, label) {
   wrap.setAttribute('role', 'group');
   wrap.setAttribute('aria-label', label || plain(element.placeholder) || 'Select');
   const all = pickerChoices(element, ctx).flatMap((g) => g.options);
+  /**
+   * @param {unknown} v
+   */
   const textOf = (v) => plain(all.find((o) => o.value === v)?.text) || v;
   let values = [...(currentValue(element, blockId, ctx) ?? [])];
   const max = Number(element.max_selected_items) || Infinity;
@@ -161,6 +201,9 @@ function multiSelect(element, blockId, ctx, onChange, label) {
       wrap.append(add);
     }
   };
+  /**
+   * @param {any} next
+   */
   const update = async (next) => {
     const before = values;
     values = next;
@@ -174,6 +217,11 @@ function multiSelect(element, blockId, ctx, onChange, label) {
   return wrap;
 }
 
+/**
+ * @param {Json} element
+ * @param {string} blockId
+ * @param {RenderContext} ctx
+ */
 function overflow(element, blockId, ctx) {
   const wrap = el('span', 'overflow');
   const toggle = el('button', 'btn btn-icon', '⋯');
@@ -189,6 +237,9 @@ function overflow(element, blockId, ctx) {
     menu.hidden = true;
     document.removeEventListener('click', outside, true);
   };
+  /**
+   * @param {any} e
+   */
   const outside = (e) => {
     if (!wrap.contains(e.target)) close();
   };
@@ -212,6 +263,13 @@ function overflow(element, blockId, ctx) {
   return wrap;
 }
 
+/**
+ * @param {Json} element
+ * @param {string} blockId
+ * @param {RenderContext} ctx
+ * @param {(value: any) => void} onChange
+ * @param {string} [label]
+ */
 function choiceList(element, blockId, ctx, onChange, label) {
   const multiple = element.type === 'checkboxes';
   const box = el('div', 'choices');
@@ -240,6 +298,14 @@ function choiceList(element, blockId, ctx, onChange, label) {
   return box;
 }
 
+/**
+ * @param {Json} element
+ * @param {string} blockId
+ * @param {RenderContext} ctx
+ * @param {(value: any) => void} onChange
+ * @param {string} [label]
+ * @param {string} id
+ */
 function textInput(element, blockId, ctx, onChange, label, id) {
   const multiline = element.multiline === true || element.type === 'rich_text_input';
   const input = el(multiline ? 'textarea' : 'input', 'text-input');
@@ -270,6 +336,14 @@ function textInput(element, blockId, ctx, onChange, label, id) {
   return input;
 }
 
+/**
+ * @param {Json} element
+ * @param {string} blockId
+ * @param {RenderContext} ctx
+ * @param {(value: any) => void} onChange
+ * @param {string} [label]
+ * @param {string} id
+ */
 function dateInput(element, blockId, ctx, onChange, label, id) {
   const input = el('input', 'text-input');
   input.type = element.type === 'datepicker' ? 'date' : element.type === 'timepicker' ? 'time' : 'datetime-local';
@@ -293,6 +367,9 @@ function dateInput(element, blockId, ctx, onChange, label, id) {
   return input;
 }
 
+/**
+ * @param {string} url
+ */
 function imageSource(url) {
   if (typeof url !== 'string') return null;
   if (/^data:image\//i.test(url)) return url;
@@ -304,7 +381,12 @@ function imageSource(url) {
   }
 }
 
-/** Images from elsewhere are not fetched (the sandbox stays offline): a placeholder shows their alt text. */
+/**
+ * Images from elsewhere are not fetched (the sandbox stays offline): a placeholder shows their alt text.
+ * @param {string} url
+ * @param {string} alt
+ * @param {string | null} className
+ */
 export function image(url, alt, className) {
   const src = imageSource(url);
   if (src) {
@@ -324,10 +406,17 @@ export function image(url, alt, className) {
 /**
  * One interactive element. In an input block `inInput` is the block, and changes go to the
  * draft (and to the app only with dispatch_action); elsewhere every change is an action.
+ * @param {Json} element
+ * @param {string} blockId
+ * @param {RenderContext} ctx
+ * @param {boolean} [inInput]
  */
 export function renderElement(element, blockId, ctx, inInput) {
   const label = inInput ? plain(inInput.label) : '';
   const id = inInput ? nextId('input') : undefined;
+  /**
+   * @param {any} value
+   */
   const onChange = async (value, commit = true) => {
     if (inInput) {
       ctx.draft ??= {};

@@ -1,10 +1,19 @@
+// @ts-check
 // What a Block Kit input holds: Slack's state values, initial values, and a modal's drafts.
 
+/** @import { ChannelInfo, Json, Message, Person, RenderContext, Suggestion, Suggestions, TextContext, View } from './types.js' */
+
+/**
+ * @param {any} t
+ */
 export const plain = (t) => (t == null ? '' : typeof t === 'string' ? t : String(t.text ?? ''));
 
 // ---- values -----------------------------------------------------------------------------
 
-/** A Slack state value (`{ type, selected_option }`, …) as the plain value the server takes. */
+/**
+ * A Slack state value (`{ type, selected_option }`, …) as the plain value the server takes.
+ * @param {any} st
+ */
 export function valueOfState(st) {
   if (!st || typeof st !== 'object') return undefined;
   if ('selected_option' in st) return st.selected_option?.value ?? undefined;
@@ -22,7 +31,10 @@ export function valueOfState(st) {
   return undefined;
 }
 
-/** An element's initial value, as a plain value. */
+/**
+ * An element's initial value, as a plain value.
+ * @param {Json} element
+ */
 export function initialValue(element) {
   switch (element.type) {
     case 'static_select':
@@ -61,7 +73,12 @@ export function initialValue(element) {
   }
 }
 
-/** What an element shows now: the draft, else the last selection, else its initial value. */
+/**
+ * What an element shows now: the draft, else the last selection, else its initial value.
+ * @param {Json} element
+ * @param {string} blockId
+ * @param {RenderContext} ctx
+ */
 export function currentValue(element, blockId, ctx) {
   const actionId = element.action_id;
   const drafted = ctx.draft?.[blockId]?.[actionId];
@@ -71,11 +88,18 @@ export function currentValue(element, blockId, ctx) {
   return initialValue(element);
 }
 
+/**
+ * @param {unknown} v
+ */
 export function isEmptyValue(v) {
   return v === undefined || v === null || v === '' || (Array.isArray(v) && v.length === 0);
 }
 
-/** Each input block of a view with its current value: what a submission sends and checks. */
+/**
+ * Each input block of a view with its current value: what a submission sends and checks.
+ * @param {Json[]} blocks
+ * @param {RenderContext} ctx
+ */
 export function inputValues(blocks, ctx) {
   return (blocks ?? [])
     .filter((b) => b.type === 'input' && b.element?.action_id)
@@ -84,6 +108,9 @@ export function inputValues(blocks, ctx) {
 
 // ---- composition ------------------------------------------------------------------------
 
+/**
+ * @param {Json} element
+ */
 function optionsOf(element) {
   const groups = Array.isArray(element.option_groups)
     ? element.option_groups.map((g) => ({ label: plain(g.label), options: g.options ?? [] }))
@@ -91,6 +118,10 @@ function optionsOf(element) {
   return groups;
 }
 
+/**
+ * @param {Json} element
+ * @param {RenderContext} ctx
+ */
 export function pickerChoices(element, ctx) {
   if (/users_select$/.test(element.type)) {
     return [

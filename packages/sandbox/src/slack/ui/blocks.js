@@ -1,3 +1,4 @@
+// @ts-check
 // Block Kit → DOM, for messages and modals. Every piece of text goes in through
 // textContent (or renderMrkdwn, which does the same); interactive elements call
 // ctx.onAction(element, blockId, value) and input blocks keep their values in ctx.draft.
@@ -16,8 +17,15 @@ import { plain } from './block-values.js';
 import { el } from './dom.js';
 import { appendText, linkTo, renderMrkdwn, renderPlain, renderText } from './mrkdwn.js';
 
+/** @import { ChannelInfo, Json, Message, Person, RenderContext, Suggestion, Suggestions, TextContext, View } from './types.js' */
+
 // ---- rich text --------------------------------------------------------------------------
 
+/**
+ * @param {HTMLElement} parent
+ * @param {Json[] | undefined} items
+ * @param {RenderContext} ctx
+ */
 function richInline(parent, items, ctx) {
   for (const item of items ?? []) {
     let node;
@@ -65,12 +73,20 @@ function richInline(parent, items, ctx) {
   }
 }
 
+/**
+ * @param {string} tag
+ * @param {any} child
+ */
 function wrap(tag, child) {
   const node = document.createElement(tag);
   node.append(child);
   return node;
 }
 
+/**
+ * @param {Json} block
+ * @param {RenderContext} ctx
+ */
 function richText(block, ctx) {
   const root = el('div', 'rich-text');
   for (const part of block.elements ?? []) {
@@ -102,6 +118,10 @@ function richText(block, ctx) {
 
 // ---- blocks -----------------------------------------------------------------------------
 
+/**
+ * @param {Json} block
+ * @param {RenderContext} ctx
+ */
 function section(block, ctx) {
   const node = el('div', 'block section');
   const body = el('div', 'section-body');
@@ -120,6 +140,9 @@ function section(block, ctx) {
   return node;
 }
 
+/**
+ * @param {Json} block
+ */
 function table(block) {
   const wrapper = el('div', 'block table-block');
   const t = el('table', 'bk-table');
@@ -144,7 +167,10 @@ function table(block) {
   return wrapper;
 }
 
-/** Slack's data_table: sorts (numbers by value) and pages in the client; nothing goes back to the app. */
+/**
+ * Slack's data_table: sorts (numbers by value) and pages in the client; nothing goes back to the app.
+ * @param {Json} block
+ */
 function dataTable(block) {
   const wrapper = el('figure', 'block table-block data-table');
   wrapper.dataset.testid = 'block-data-table';
@@ -154,6 +180,9 @@ function dataTable(block) {
   const t = el('table', 'bk-table');
   const caption = el('caption', 'data-table-caption', block.caption ?? '');
   const numeric = header.map((_, c) => body.some((row) => row?.[c]?.type === 'raw_number'));
+  /**
+   * @param {Json} cell
+   */
   const sortKey = (cell) => (cell?.type === 'raw_number' ? cell.value : String(cell?.text ?? '').toLowerCase());
   const pager = el('div', 'data-table-pager');
 
@@ -204,6 +233,11 @@ function dataTable(block) {
     });
     pager.replaceChildren();
     if (pages > 1) {
+      /**
+       * @param {string} [label]
+       * @param {number} delta
+       * @param {string} testid
+       */
       const step = (label, delta, testid) => {
         const b = el('button', 'btn', label);
         b.type = 'button';
@@ -227,6 +261,10 @@ function dataTable(block) {
   return wrapper;
 }
 
+/**
+ * @param {Json} block
+ * @param {RenderContext} ctx
+ */
 function input(block, ctx) {
   const node = el('div', 'block input-block');
   node.dataset.testid = `input-${block.block_id}`;
@@ -265,6 +303,7 @@ const CHART_COLOURS = ['#1264a3', '#e8912d', '#2bac76', '#e01e5a', '#9e5fc7', '#
 /**
  * A data_visualization block: the chart drawn with Chart.js (served by the offline Slack),
  * and its figures as text beside it, for screen readers and as Slack's own fallback.
+ * @param {Json} block
  */
 function chart(block) {
   const node = el('figure', 'block chart');
@@ -320,6 +359,10 @@ function chart(block) {
   return node;
 }
 
+/**
+ * @param {Json} block
+ * @param {RenderContext} ctx
+ */
 export function renderBlock(block, ctx) {
   switch (block.type) {
     case 'header': {
@@ -388,6 +431,10 @@ export function renderBlock(block, ctx) {
   }
 }
 
+/**
+ * @param {Json[]} blocks
+ * @param {RenderContext} ctx
+ */
 export function renderBlocks(blocks, ctx) {
   const root = el('div', 'blocks');
   for (const block of blocks ?? []) {
@@ -398,7 +445,11 @@ export function renderBlocks(blocks, ctx) {
   return root;
 }
 
-/** Legacy attachments: a coloured bar with pretext, title, text, fields and blocks. */
+/**
+ * Legacy attachments: a coloured bar with pretext, title, text, fields and blocks.
+ * @param {Json[]} attachments
+ * @param {RenderContext} ctx
+ */
 export function renderAttachments(attachments, ctx) {
   const root = el('div', 'attachments');
   for (const a of attachments ?? []) {

@@ -1,16 +1,25 @@
+// @ts-check
 // The composer: what it suggests as a person types, and sending.
 import { $, el, toast } from './dom.js';
 import { closeThread } from './messages.js';
 import { api, state } from './state.js';
 
+/** @import { ChannelInfo, Json, Message, Person, RenderContext, Suggestion, Suggestions, TextContext, View } from './types.js' */
+
 /** What the app suggests (GET /ui/suggestions.json): its commands, their words, and examples. */
 let suggestions = { commands: [], examples: [] };
 
-/** The command a text starts with (`/traffic sources` → /traffic's suggestions), if the app has it. */
+/**
+ * The command a text starts with (`/traffic sources` → /traffic's suggestions), if the app has it.
+ * @param {string} name
+ */
 function commandOf(name) {
   return suggestions.commands.find((c) => c.command === name.toLowerCase());
 }
 
+/**
+ * @param {string} text
+ */
 export function suggestionsFor(text) {
   if (/^\/\S*$/.test(text)) {
     return suggestions.commands
@@ -73,6 +82,9 @@ export function updateSuggestions() {
   input.style.height = `${Math.min(input.scrollHeight, 160)}px`;
 }
 
+/**
+ * @param {number} i
+ */
 export function accept(i) {
   const item = composer.items[i];
   if (!item) return;
@@ -83,6 +95,10 @@ export function accept(i) {
   updateSuggestions();
 }
 
+/**
+ * @param {string} text
+ * @param {string} [threadTs]
+ */
 export async function send(text, threadTs) {
   const body = { channel: state.channel, user: state.user, text };
   if (threadTs) body.thread_ts = threadTs;
@@ -110,7 +126,10 @@ export async function sendComposer() {
   }
 }
 
-/** Wires the composer and the thread's reply box; `given` is what the app suggests. */
+/**
+ * Wires the composer and the thread's reply box; `given` is what the app suggests.
+ * @param {Suggestions} given
+ */
 export function setupComposer(given) {
   suggestions = given;
   const input = $('composer-input');

@@ -1,5 +1,13 @@
+// @ts-check
 // The page's DOM helpers: elements by id, new elements, icons and toasts.
 
+/** @import { ChannelInfo, Json, Message, Person, RenderContext, Suggestion, Suggestions, TextContext, View } from './types.js' */
+
+/**
+ * An element of the page (index.html) by id; the page has every id this script asks for.
+ * @param {string} id
+ * @returns {any}
+ */
 export const $ = (id) => document.getElementById(id);
 
 export const ICONS = {
@@ -8,7 +16,10 @@ export const ICONS = {
     'M3 4.5A1.5 1.5 0 0 1 4.5 3h11A1.5 1.5 0 0 1 17 4.5v8a1.5 1.5 0 0 1-1.5 1.5H8l-4 3v-3h.5A1.5 1.5 0 0 1 3 12.5v-8Z',
 };
 
-/** A small stroked icon (the UI's own chrome: no emoji font needed). */
+/**
+ * A small stroked icon (the UI's own chrome: no emoji font needed).
+ * @param {keyof typeof ICONS} name
+ */
 export function icon(name) {
   const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
   svg.setAttribute('viewBox', '0 0 20 20');
@@ -20,6 +31,13 @@ export function icon(name) {
   return svg;
 }
 
+/**
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {K} tag
+ * @param {string | null} [className]
+ * @param {string} [text]
+ * @returns {HTMLElementTagNameMap[K]}
+ */
 export function el(tag, className, text) {
   const node = document.createElement(tag);
   if (className) node.className = className;
@@ -27,6 +45,9 @@ export function el(tag, className, text) {
   return node;
 }
 
+/**
+ * @param {string} text
+ */
 export function toast(text, kind = 'error') {
   const node = el('div', `toast toast-${kind}`, text);
   node.setAttribute('role', kind === 'error' ? 'alert' : 'status');

@@ -1,9 +1,12 @@
+// @ts-check
 // A channel's messages and a thread's replies, as the page draws them.
 import { renderAttachments, renderBlocks } from './blocks.js';
 import { $, el, icon, toast } from './dom.js';
 import { setViews } from './modal.js';
 import { renderMrkdwn } from './mrkdwn.js';
 import { api, avatar, channelOf, displayName, page, sendAction, state, textCtx } from './state.js';
+
+/** @import { ChannelInfo, Json, Message, Person, RenderContext, Suggestion, Suggestions, TextContext, View } from './types.js' */
 
 export const nodes = new WeakMap();
 
@@ -31,10 +34,21 @@ export async function loadChannel() {
   renderMessages({ toBottom: true });
 }
 
+/**
+ * @param {Message} m
+ */
 export const isReply = (m) => m.thread_ts !== undefined && m.thread_ts !== m.ts;
+/**
+ * @param {Message} a
+ * @param {Message} b
+ */
 export const compareTs = (a, b) => Number(a.ts) - Number(b.ts) || a.ts.localeCompare(b.ts);
 
-/** Newer wins: more updates, or as many and more replies. */
+/**
+ * Newer wins: more updates, or as many and more replies.
+ * @param {Message} incoming
+ * @param {Message} existing
+ */
 export function newer(incoming, existing) {
   return (
     incoming.updates > existing.updates ||
@@ -42,6 +56,10 @@ export function newer(incoming, existing) {
   );
 }
 
+/**
+ * @param {any} list
+ * @param {Message} m
+ */
 export function upsert(list, m) {
   const i = list.findIndex((x) => x.ts === m.ts);
   if (i >= 0) {
@@ -54,6 +72,10 @@ export function upsert(list, m) {
   return true;
 }
 
+/**
+ * @param {Message} m
+ * @param {boolean} fresh
+ */
 export function receive(m, fresh) {
   if (
     state.thread &&
@@ -77,6 +99,10 @@ export function receive(m, fresh) {
   if (upsert(state.messages, m)) renderMessages({ toBottom: fresh && (m.ephemeral || m.user === state.user) });
 }
 
+/**
+ * @param {string} channel
+ * @param {string} ts
+ */
 export function removeMessage(channel, ts) {
   if (channel === state.channel) {
     state.messages = state.messages.filter((m) => m.ts !== ts);
@@ -91,6 +117,9 @@ export function removeMessage(channel, ts) {
   }
 }
 
+/**
+ * @param {Date} date
+ */
 export function dayLabel(date) {
   const today = new Date();
   const yesterday = new Date(Date.now() - 86_400_000);
@@ -99,9 +128,17 @@ export function dayLabel(date) {
   return date.toLocaleDateString(undefined, { weekday: 'long', month: 'long', day: 'numeric' });
 }
 
+/**
+ * @param {string} ts
+ */
 export const timeOf = (ts) =>
   new Date(Number(ts) * 1000).toLocaleTimeString(undefined, { hour: 'numeric', minute: '2-digit' });
 
+/**
+ * @param {any} list
+ * @param {boolean} toBottom
+ * @param {() => void} render
+ */
 export function stickToBottom(list, toBottom, render) {
   const atBottom = list.scrollHeight - list.scrollTop - list.clientHeight < 120;
   const top = list.scrollTop;
@@ -138,6 +175,9 @@ export function renderMessages({ toBottom = false } = {}) {
   }
 }
 
+/**
+ * @param {boolean} empty
+ */
 export function channelIntro(empty) {
   const c = channelOf(state.channel);
   const box = el('div', 'intro');
@@ -152,6 +192,10 @@ export function channelIntro(empty) {
   return box;
 }
 
+/**
+ * @param {Message} m
+ * @param {'channel' | 'thread'} where
+ */
 export function messageNode(m, where) {
   const cached = nodes.get(m);
   if (cached && cached.where === where) return cached.node;
@@ -232,6 +276,10 @@ export function messageNode(m, where) {
 
 // ---- threads ----------------------------------------------------------------------------
 
+/**
+ * @param {string} channel
+ * @param {string} ts
+ */
 export async function openThread(channel, ts) {
   try {
     const data = await api(

@@ -1,9 +1,15 @@
+// @ts-check
 // The open modal views: drawn, submitted and closed.
 import { inputValues, isEmptyValue } from './block-values.js';
 import { renderBlocks } from './blocks.js';
 import { $, el, toast } from './dom.js';
 import { api, sendAction, state, textCtx } from './state.js';
 
+/** @import { ChannelInfo, Json, Message, Person, RenderContext, Suggestion, Suggestions, TextContext, View } from './types.js' */
+
+/**
+ * @param {View[]} stack
+ */
 export function setViews(stack) {
   const open = new Set(stack.map((v) => v.id));
   for (const id of state.drafts.keys()) if (!open.has(id)) state.drafts.delete(id);
@@ -119,6 +125,12 @@ export function renderModal() {
   } else if (!root.contains(document.activeElement)) (dialog.querySelector('input, textarea, select') ?? close).focus();
 }
 
+/**
+ * @param {View} view
+ * @param {RenderContext} ctx
+ * @param {HTMLFormElement} form
+ * @param {HTMLElement} problem
+ */
 export async function submitView(view, ctx, form, problem) {
   const submit = form.querySelector('[data-testid="modal-submit"]');
   const values = {};
@@ -157,6 +169,9 @@ export async function submitView(view, ctx, form, problem) {
   }
 }
 
+/**
+ * @param {View} view
+ */
 export async function closeView(view) {
   try {
     await api('POST', '/ui/close-view', { user: state.user, view_id: view.id });

@@ -1,4 +1,7 @@
+// @ts-check
 // Slack mrkdwn → DOM. The text arrives escaped the way Slack escapes it (&amp; &lt; &gt;):
+
+/** @import { ChannelInfo, Json, Message, Person, RenderContext, Suggestion, Suggestions, TextContext, View } from './types.js' */
 // a raw `<` always starts a control sequence (link, mention), and the entities are decoded
 // only into text nodes at the very end, so `&lt;!channel&gt;` is shown literally and can
 // never become a mention or markup. Nothing here uses innerHTML.
@@ -7,7 +10,10 @@
 // the offline Slack at /ui/emoji.json and set once at start.
 let EMOJI = {};
 
-/** The shortcode → emoji table; until it is set, codes show as they are. */
+/**
+ * The shortcode → emoji table; until it is set, codes show as they are.
+ * @param {Record<string, string>} table
+ */
 export function setEmoji(table) {
   EMOJI = table ?? {};
 }
@@ -39,7 +45,10 @@ function hasColorEmoji() {
   return colorEmoji;
 }
 
-/** Decodes the three entities Slack escapes; everything else stays as it is. */
+/**
+ * Decodes the three entities Slack escapes; everything else stays as it is.
+ * @param {string} text
+ */
 export function decodeEntities(text) {
   return text.replace(/&(amp|lt|gt);/g, (_, name) => (name === 'amp' ? '&' : name === 'lt' ? '<' : '>'));
 }
@@ -76,7 +85,11 @@ export function appendText(parent, text, { emoji = true } = {}) {
 
 const SAFE_URL = /^(https?:|mailto:)/i;
 
-/** A link element, only for http(s) and mailto; anything else is shown as text. */
+/**
+ * A link element, only for http(s) and mailto; anything else is shown as text.
+ * @param {string} url
+ * @param {string} [label]
+ */
 export function linkTo(url, label) {
   if (!SAFE_URL.test(url)) {
     const span = document.createElement('span');
@@ -91,7 +104,11 @@ export function linkTo(url, label) {
   return a;
 }
 
-/** `<…>` control sequences: links, user/channel mentions, special mentions, dates. */
+/**
+ * `<…>` control sequences: links, user/channel mentions, special mentions, dates.
+ * @param {Json} body
+ * @param {TextContext} ctx
+ */
 function controlNode(body, ctx) {
   const bar = body.indexOf('|');
   const target = bar >= 0 ? body.slice(0, bar) : body;
@@ -135,7 +152,12 @@ function controlNode(body, ctx) {
 // The characters that may stand just outside a *bold*, _italic_ or ~strike~ span.
 const OUTSIDE = /[\s.,:;!?()[\]{}'"“”‘’/\\|<>*_~`-]/;
 
-/** Where the span opened by `mark` at `start` closes, or -1. Skips code and `<…>` inside. */
+/**
+ * Where the span opened by `mark` at `start` closes, or -1. Skips code and `<…>` inside.
+ * @param {string} text
+ * @param {number} start
+ * @param {string} mark
+ */
 function findCloser(text, start, mark) {
   if (start + 1 >= text.length || /\s/.test(text[start + 1])) return -1;
   for (let i = start + 1; i < text.length; i++) {
@@ -162,7 +184,12 @@ function findCloser(text, start, mark) {
 
 const STYLES = { '*': 'strong', _: 'em', '~': 's' };
 
-/** Inline mrkdwn (no code fences) into `parent`. */
+/**
+ * Inline mrkdwn (no code fences) into `parent`.
+ * @param {Node} parent
+ * @param {string} text
+ * @param {TextContext} ctx
+ */
 function inline(parent, text, ctx) {
   let buffer = '';
   const flush = () => {
@@ -207,7 +234,12 @@ function inline(parent, text, ctx) {
   flush();
 }
 
-/** Lines of text, with `>` quotes grouped into blockquotes and line breaks kept. */
+/**
+ * Lines of text, with `>` quotes grouped into blockquotes and line breaks kept.
+ * @param {Node} parent
+ * @param {string} text
+ * @param {TextContext} ctx
+ */
 function lines(parent, text, ctx) {
   const all = text.split('\n');
   let quote = null;
@@ -254,7 +286,10 @@ export function renderMrkdwn(text, ctx = {}, tag = 'span') {
   return root;
 }
 
-/** plain_text objects: no markup at all, only emoji codes when `emoji` is not false. */
+/**
+ * plain_text objects: no markup at all, only emoji codes when `emoji` is not false.
+ * @param {any} textObject
+ */
 export function renderPlain(textObject, tag = 'span') {
   const el = document.createElement(tag);
   const text = typeof textObject === 'string' ? textObject : String(textObject?.text ?? '');

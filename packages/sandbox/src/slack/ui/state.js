@@ -1,11 +1,35 @@
+// @ts-check
 // What the page knows (the workspace, the person, the channel, its messages and views), and
 // the JSON endpoints it asks.
 import { el, toast } from './dom.js';
 
+/** @import { ApiError, ChannelInfo, Json, Message, Person, TextContext, Thread, View, WorkspaceInfo } from './types.js' */
+
 // ---- state ------------------------------------------------------------------------------
 
+/**
+ * @typedef {object} State
+ * @property {WorkspaceInfo} workspace  set by start() before anything is drawn
+ * @property {string | null} team
+ * @property {string} user
+ * @property {string | null} channel
+ * @property {Message[]} messages
+ * @property {boolean} loading
+ * @property {number} loads
+ * @property {[Message, boolean][]} pending  messages that came while the channel loaded, and whether each is new
+ * @property {Thread | null} thread
+ * @property {View[]} views
+ * @property {Map<string, Json>} drafts
+ * @property {Map<string, number>} unread
+ * @property {Set<string>} dismissed
+ * @property {string | null} highlight
+ * @property {EventSource | null} source
+ * @property {boolean} [homeOpen]
+ */
+
+/** @type {State} */
 export const state = {
-  workspace: null,
+  workspace: /** @type {WorkspaceInfo} */ (/** @type {unknown} */ (null)),
   /** The workspace shown (`?team=`); null: workspace one. */
   team: new URLSearchParams(location.search).get('team'),
   user: 'U_ALICE',
@@ -25,7 +49,10 @@ export const state = {
 
 // ---- server -----------------------------------------------------------------------------
 
-/** A `/ui/…` path in the workspace shown. */
+/**
+ * A `/ui/…` path in the workspace shown.
+ * @param {string} path
+ */
 export function inTeam(path) {
   if (!state.team) return path;
   const url = new URL(path, location.origin);
@@ -33,6 +60,11 @@ export function inTeam(path) {
   return `${url.pathname}${url.search}`;
 }
 
+/**
+ * @param {string} method
+ * @param {string} path
+ * @param {Json} body
+ */
 export async function api(method, path, body) {
   const res = await fetch(inTeam(path), {
     method,
@@ -48,9 +80,18 @@ export async function api(method, path, body) {
   return data;
 }
 
+/**
+ * @param {string} id
+ */
 export const userOf = (id) => state.workspace?.users.find((u) => u.id === id);
+/**
+ * @param {string} id
+ */
 export const channelOf = (id) => state.workspace?.channels.find((c) => c.id === id || c.name === id);
 
+/**
+ * @param {string} id
+ */
 export function displayName(id) {
   if (id === state.workspace?.slackbot) return 'Slackbot';
   if (id === state.workspace?.bot.userId) return 'Lookout';
@@ -66,6 +107,9 @@ export const textCtx = {
 
 export const PALETTE = ['#e8912d', '#2eb67d', '#36c5f0', '#e01e5a', '#9b59b6', '#4a154b', '#ecb22e', '#1264a3'];
 
+/**
+ * @param {string} id
+ */
 export function avatar(id, size = '') {
   const node = el('span', `avatar ${size}`);
   node.setAttribute('aria-hidden', 'true');
@@ -94,6 +138,9 @@ export const page = {
   renderSidebar: () => {},
 };
 
+/**
+ * @param {Json} body
+ */
 export async function sendAction(body) {
   try {
     await api('POST', '/ui/action', { user: state.user, ...body });
