@@ -1,7 +1,7 @@
 // @ts-check
 // The sandbox's Slack page: server-sent events, the sidebar, the Home tab, the workspaces,
 // and the start. Block Kit is drawn by blocks.js.
-import { confirmDialog } from './block-elements.js';
+import { confirmDialog } from './confirm.js';
 import { renderBlocks } from './blocks.js';
 import { setupComposer } from './composer.js';
 import { $, el, toast } from './dom.js';
@@ -10,7 +10,7 @@ import { closeView, setViews } from './modal.js';
 import { setEmoji } from './mrkdwn.js';
 import { api, avatar, channelOf, inTeam, page, sendAction, state, textCtx, userOf } from './state.js';
 
-/** @import { ChannelInfo, Json, Message, Person, RenderContext, Suggestion, Suggestions, TextContext, View } from './types.js' */
+/** @import { ChannelInfo, Json, RenderContext, Suggestions, View, WorkspaceInfo } from './types.js' */
 
 function connect() {
   state.source?.close();
@@ -19,7 +19,7 @@ function connect() {
   state.source = source;
   /**
    * @param {string} name
-   * @param {any} fn
+   * @param {(data: Json) => void} fn
    */
   const on = (name, fn) =>
     source.addEventListener(name, (e) => {
@@ -82,7 +82,7 @@ function renderSidebar() {
 }
 
 /**
- * @param {string} channel
+ * @param {ChannelInfo} channel
  */
 function upsertChannel(channel) {
   const list = state.workspace.channels;
@@ -154,6 +154,7 @@ function closeHome() {
  * @param {View} view
  */
 function renderHome(view) {
+  /** @type {RenderContext} */
   const ctx = {
     surface: 'home',
     text: textCtx,
@@ -286,13 +287,14 @@ async function start() {
     api('GET', '/ui/emoji.json').catch(() => ({})),
     api('GET', '/ui/suggestions.json'),
   ]);
-  state.workspace = workspace;
+  state.workspace = /** @type {WorkspaceInfo} */ (workspace);
   setEmoji(emoji);
   const params = new URLSearchParams(location.search);
   const permalink = /^\/archives\/([^/]+)\/p(\d{10})(\d{6})/.exec(location.pathname);
   const wantedUser = params.get('user');
-  const person =
-    wantedUser && state.workspace.users.find((u) => !u.is_bot && (u.id === wantedUser || u.name === wantedUser));
+  const person = wantedUser
+    ? state.workspace.users.find((u) => !u.is_bot && (u.id === wantedUser || u.name === wantedUser))
+    : undefined;
   state.user = person?.id ?? state.workspace.default_user;
   const wantedChannel = permalink?.[1] ?? params.get('channel');
   const channel = (wantedChannel && channelOf(wantedChannel)) || channelOf('general') || state.workspace.channels[0];
@@ -309,10 +311,10 @@ async function start() {
   renderSidebar();
   renderMe();
   renderHeader();
-  setupComposer(suggestions);
+  setupComposer(/** @type {Suggestions} */ (suggestions));
   remember();
   $('app-home').addEventListener('click', () => void openHome());
-  $('user-switcher').addEventListener('change', (e) => {
+  $('user-switcher').addEventListener('change', (/** @type {Event & { target: HTMLSelectElement }} */ e) => {
     state.user = e.target.value;
     state.dismissed.clear();
     state.unread.clear();
@@ -324,9 +326,9 @@ async function start() {
     connect();
     if (state.homeOpen) void openHome();
   });
-  document.addEventListener('keydown', (e) => {
+  document.addEventListener('keydown', (/** @type {KeyboardEvent} */ e) => {
     if (e.key === 'Escape' && state.views.length > 0 && !document.querySelector('.confirm-backdrop'))
-      void closeView(state.views.at(-1));
+      void closeView(/** @type {View} */ (state.views.at(-1)));
   });
   connect();
   // Slack's link back from an install (/app_redirect) lands here with the app to open.

@@ -2,71 +2,11 @@
 // Block Kit's interactive elements (buttons, menus, pickers, inputs, images) and the confirm
 // dialog. An element calls ctx.onAction(element, blockId, value); see blocks.js for ctx.
 import { currentValue, pickerChoices, plain } from './block-values.js';
-import { el } from './dom.js';
+import { el, nextId } from './dom.js';
 import { renderPlain, renderText } from './mrkdwn.js';
+import { confirmDialog } from './confirm.js';
 
-/** @import { ChannelInfo, Json, Message, Person, RenderContext, Suggestion, Suggestions, TextContext, View } from './types.js' */
-
-let uid = 0;
-/**
- * @param {string} prefix
- */
-const nextId = (prefix) => `${prefix}-${++uid}`;
-
-/** A confirm dialog (the `confirm` object on buttons and menus). Resolves true to go ahead. */
-export function confirmDialog(confirm, ctx = {}) {
-  return new Promise((resolve) => {
-    const backdrop = el('div', 'backdrop confirm-backdrop');
-    const box = el('div', 'dialog confirm');
-    box.setAttribute('role', 'alertdialog');
-    box.setAttribute('aria-modal', 'true');
-    box.dataset.testid = 'confirm-dialog';
-    const title = renderPlain(confirm.title ?? 'Are you sure?', 'h2');
-    title.id = nextId('confirm-title');
-    box.setAttribute('aria-labelledby', title.id);
-    const body = el('div', 'dialog-body');
-    body.append(renderText(confirm.text ?? { type: 'plain_text', text: '' }, ctx.text));
-    const footer = el('div', 'dialog-footer');
-    const deny = el('button', 'btn', plain(confirm.deny) || 'Cancel');
-    deny.type = 'button';
-    deny.dataset.testid = 'confirm-cancel';
-    const ok = el(
-      'button',
-      `btn ${confirm.style === 'danger' ? 'btn-danger' : 'btn-primary'}`,
-      plain(confirm.confirm) || 'Yes',
-    );
-    ok.type = 'button';
-    ok.dataset.testid = 'confirm-ok';
-    footer.append(deny, ok);
-    box.append(title, body, footer);
-    backdrop.append(box);
-    /**
-     * @param {any} answer
-     */
-    const done = (answer) => {
-      document.removeEventListener('keydown', onKey, true);
-      backdrop.remove();
-      resolve(answer);
-    };
-    /**
-     * @param {any} e
-     */
-    const onKey = (e) => {
-      if (e.key === 'Escape') {
-        e.stopPropagation();
-        done(false);
-      }
-    };
-    document.addEventListener('keydown', onKey, true);
-    deny.addEventListener('click', () => done(false));
-    ok.addEventListener('click', () => done(true));
-    backdrop.addEventListener('click', (e) => {
-      if (e.target === backdrop) done(false);
-    });
-    document.body.append(backdrop);
-    ok.focus();
-  });
-}
+/** @import { Json, RenderContext } from './types.js' */
 
 /**
  * @param {Json} element
@@ -87,7 +27,7 @@ async function act(element, blockId, value, ctx) {
  * @param {string} blockId
  * @param {RenderContext} ctx
  */
-export function button(element, blockId, ctx) {
+function button(element, blockId, ctx) {
   const b = el(
     'button',
     `btn${element.style === 'primary' ? ' btn-primary' : element.style === 'danger' ? ' btn-danger' : ''}`,
@@ -114,7 +54,7 @@ export function button(element, blockId, ctx) {
  * @param {Json} element
  * @param {string} blockId
  * @param {RenderContext} ctx
- * @param {(value: any) => void} onChange
+ * @param {(value: any, commit?: boolean) => unknown} onChange
  * @param {string} [label]
  */
 function selectElement(element, blockId, ctx, onChange, label) {
@@ -131,7 +71,7 @@ function selectElement(element, blockId, ctx, onChange, label) {
   for (const group of pickerChoices(element, ctx)) {
     const parent = group.label ? el('optgroup') : select;
     if (group.label) {
-      parent.label = group.label;
+      /** @type {HTMLOptGroupElement} */ (parent).label = group.label;
       select.append(parent);
     }
     for (const o of group.options) {
@@ -156,7 +96,7 @@ function selectElement(element, blockId, ctx, onChange, label) {
  * @param {Json} element
  * @param {string} blockId
  * @param {RenderContext} ctx
- * @param {(value: any) => void} onChange
+ * @param {(value: any, commit?: boolean) => unknown} onChange
  * @param {string} [label]
  */
 function multiSelect(element, blockId, ctx, onChange, label) {
@@ -167,7 +107,7 @@ function multiSelect(element, blockId, ctx, onChange, label) {
   wrap.setAttribute('aria-label', label || plain(element.placeholder) || 'Select');
   const all = pickerChoices(element, ctx).flatMap((g) => g.options);
   /**
-   * @param {unknown} v
+   * @param {string} v
    */
   const textOf = (v) => plain(all.find((o) => o.value === v)?.text) || v;
   let values = [...(currentValue(element, blockId, ctx) ?? [])];
@@ -267,7 +207,7 @@ function overflow(element, blockId, ctx) {
  * @param {Json} element
  * @param {string} blockId
  * @param {RenderContext} ctx
- * @param {(value: any) => void} onChange
+ * @param {(value: any, commit?: boolean) => unknown} onChange
  * @param {string} [label]
  */
 function choiceList(element, blockId, ctx, onChange, label) {
@@ -302,20 +242,22 @@ function choiceList(element, blockId, ctx, onChange, label) {
  * @param {Json} element
  * @param {string} blockId
  * @param {RenderContext} ctx
- * @param {(value: any) => void} onChange
+ * @param {(value: any, commit?: boolean) => unknown} onChange
  * @param {string} [label]
- * @param {string} id
+ * @param {string} [id]
  */
 function textInput(element, blockId, ctx, onChange, label, id) {
   const multiline = element.multiline === true || element.type === 'rich_text_input';
   const input = el(multiline ? 'textarea' : 'input', 'text-input');
-  if (!multiline) {
-    input.type = { email_text_input: 'email', url_text_input: 'url', number_input: 'number' }[element.type] ?? 'text';
-  }
-  if (element.type === 'number_input') {
-    input.step = element.is_decimal_allowed ? 'any' : '1';
-    if (element.min_value !== undefined) input.min = element.min_value;
-    if (element.max_value !== undefined) input.max = element.max_value;
+  if (input instanceof HTMLInputElement) {
+    /** @type {Record<string, string>} */
+    const types = { email_text_input: 'email', url_text_input: 'url', number_input: 'number' };
+    input.type = types[element.type] ?? 'text';
+    if (element.type === 'number_input') {
+      input.step = element.is_decimal_allowed ? 'any' : '1';
+      if (element.min_value !== undefined) input.min = element.min_value;
+      if (element.max_value !== undefined) input.max = element.max_value;
+    }
   }
   if (id) input.id = id;
   input.dataset.testid = 'block-input';
@@ -328,7 +270,7 @@ function textInput(element, blockId, ctx, onChange, label, id) {
   input.value = typeof value === 'string' ? value : '';
   input.addEventListener('input', () => onChange(input.value, false));
   input.addEventListener('keydown', (e) => {
-    if (e.key === 'Enter' && !multiline) {
+    if (/** @type {KeyboardEvent} */ (e).key === 'Enter' && !multiline) {
       e.preventDefault();
       onChange(input.value, true);
     }
@@ -340,9 +282,9 @@ function textInput(element, blockId, ctx, onChange, label, id) {
  * @param {Json} element
  * @param {string} blockId
  * @param {RenderContext} ctx
- * @param {(value: any) => void} onChange
+ * @param {(value: any, commit?: boolean) => unknown} onChange
  * @param {string} [label]
- * @param {string} id
+ * @param {string} [id]
  */
 function dateInput(element, blockId, ctx, onChange, label, id) {
   const input = el('input', 'text-input');
@@ -409,7 +351,7 @@ export function image(url, alt, className) {
  * @param {Json} element
  * @param {string} blockId
  * @param {RenderContext} ctx
- * @param {boolean} [inInput]
+ * @param {Json} [inInput]
  */
 export function renderElement(element, blockId, ctx, inInput) {
   const label = inInput ? plain(inInput.label) : '';

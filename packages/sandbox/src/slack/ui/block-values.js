@@ -1,7 +1,7 @@
 // @ts-check
 // What a Block Kit input holds: Slack's state values, initial values, and a modal's drafts.
 
-/** @import { ChannelInfo, Json, Message, Person, RenderContext, Suggestion, Suggestions, TextContext, View } from './types.js' */
+/** @import { Json, RenderContext } from './types.js' */
 
 /**
  * @param {any} t
@@ -17,7 +17,7 @@ export const plain = (t) => (t == null ? '' : typeof t === 'string' ? t : String
 export function valueOfState(st) {
   if (!st || typeof st !== 'object') return undefined;
   if ('selected_option' in st) return st.selected_option?.value ?? undefined;
-  if ('selected_options' in st) return (st.selected_options ?? []).map((o) => o.value);
+  if ('selected_options' in st) return (st.selected_options ?? []).map((/** @type {Json} */ o) => o.value);
   if ('value' in st) return st.value ?? undefined;
   if ('selected_user' in st) return st.selected_user ?? undefined;
   if ('selected_users' in st) return st.selected_users ?? [];
@@ -44,7 +44,7 @@ export function initialValue(element) {
     case 'multi_static_select':
     case 'multi_external_select':
     case 'checkboxes':
-      return (element.initial_options ?? []).map((o) => o.value);
+      return (element.initial_options ?? []).map((/** @type {Json} */ o) => o.value);
     case 'users_select':
       return element.initial_user;
     case 'multi_users_select':

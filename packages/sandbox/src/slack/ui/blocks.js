@@ -15,106 +15,10 @@
 import { image, renderElement } from './block-elements.js';
 import { plain } from './block-values.js';
 import { el } from './dom.js';
-import { appendText, linkTo, renderMrkdwn, renderPlain, renderText } from './mrkdwn.js';
+import { linkTo, renderMrkdwn, renderPlain, renderText } from './mrkdwn.js';
+import { wrap, richText } from './rich-text.js';
 
-/** @import { ChannelInfo, Json, Message, Person, RenderContext, Suggestion, Suggestions, TextContext, View } from './types.js' */
-
-// ---- rich text --------------------------------------------------------------------------
-
-/**
- * @param {HTMLElement} parent
- * @param {Json[] | undefined} items
- * @param {RenderContext} ctx
- */
-function richInline(parent, items, ctx) {
-  for (const item of items ?? []) {
-    let node;
-    switch (item.type) {
-      case 'text':
-        node = el('span');
-        appendText(node, item.text ?? '');
-        break;
-      case 'link':
-        node = linkTo(item.url ?? '', item.text || item.url || '');
-        break;
-      case 'user':
-        node = el('span', 'mention', `@${ctx.text?.userName?.(item.user_id) ?? item.user_id}`);
-        break;
-      case 'channel':
-        node = el('span', 'mention channel-mention', `#${ctx.text?.channelName?.(item.channel_id) ?? item.channel_id}`);
-        break;
-      case 'usergroup':
-        node = el('span', 'mention', `@${item.usergroup_id}`);
-        break;
-      case 'broadcast':
-        node = el('span', 'mention special-mention', `@${item.range}`);
-        break;
-      case 'emoji':
-        node = el('span', 'emoji');
-        appendText(
-          node,
-          item.unicode
-            ? String.fromCodePoint(...item.unicode.split('-').map((h) => parseInt(h, 16)))
-            : `:${item.name}:`,
-        );
-        break;
-      case 'date':
-        node = el('span', 'date', item.fallback ?? new Date(item.timestamp * 1000).toLocaleString());
-        break;
-      default:
-        node = el('span', null, item.text ?? '');
-    }
-    const style = item.style ?? {};
-    if (style.code) node = wrap('code', node);
-    if (style.strike) node = wrap('s', node);
-    if (style.italic) node = wrap('em', node);
-    if (style.bold) node = wrap('strong', node);
-    parent.append(node);
-  }
-}
-
-/**
- * @param {string} tag
- * @param {any} child
- */
-function wrap(tag, child) {
-  const node = document.createElement(tag);
-  node.append(child);
-  return node;
-}
-
-/**
- * @param {Json} block
- * @param {RenderContext} ctx
- */
-function richText(block, ctx) {
-  const root = el('div', 'rich-text');
-  for (const part of block.elements ?? []) {
-    if (part.type === 'rich_text_section') {
-      const p = el('div', 'rich-section');
-      richInline(p, part.elements, ctx);
-      root.append(p);
-    } else if (part.type === 'rich_text_list') {
-      const list = el(part.style === 'ordered' ? 'ol' : 'ul', 'rich-list');
-      if (part.indent) list.style.marginLeft = `${part.indent * 20}px`;
-      for (const section of part.elements ?? []) {
-        const li = el('li');
-        richInline(li, section.elements, ctx);
-        list.append(li);
-      }
-      root.append(list);
-    } else if (part.type === 'rich_text_preformatted') {
-      const pre = el('pre');
-      richInline(pre, part.elements, ctx);
-      root.append(pre);
-    } else if (part.type === 'rich_text_quote') {
-      const quote = el('blockquote');
-      richInline(quote, part.elements, ctx);
-      root.append(quote);
-    }
-  }
-  return root;
-}
+/** @import { Json, RenderContext } from './types.js' */
 
 // ---- blocks -----------------------------------------------------------------------------
 
@@ -149,9 +53,9 @@ function table(block) {
   t.dataset.testid = 'block-table';
   const settings = block.column_settings ?? [];
   const rows = block.rows ?? [];
-  rows.forEach((row, r) => {
+  rows.forEach((/** @type {Json[]} */ row, /** @type {number} */ r) => {
     const tr = el('tr');
-    (row ?? []).forEach((cell, c) => {
+    (row ?? []).forEach((/** @type {Json} */ cell, /** @type {number} */ c) => {
       const td = el(r === 0 && rows.length > 1 ? 'th' : 'td');
       const setting = settings[c] ?? {};
       if (setting.align === 'right' || setting.align === 'center') td.classList.add(`align-${setting.align}`);
@@ -179,7 +83,9 @@ function dataTable(block) {
   const state = { column: -1, dir: 1, page: 0 };
   const t = el('table', 'bk-table');
   const caption = el('caption', 'data-table-caption', block.caption ?? '');
-  const numeric = header.map((_, c) => body.some((row) => row?.[c]?.type === 'raw_number'));
+  const numeric = header.map((/** @type {Json} */ _, /** @type {number} */ c) =>
+    body.some((/** @type {Json[]} */ row) => row?.[c]?.type === 'raw_number'),
+  );
   /**
    * @param {Json} cell
    */
@@ -189,7 +95,7 @@ function dataTable(block) {
   const draw = () => {
     t.replaceChildren(caption);
     const head = el('tr');
-    header.forEach((cell, c) => {
+    header.forEach((/** @type {Json} */ cell, /** @type {number} */ c) => {
       const th = el('th');
       const button = el(
         'button',
@@ -221,7 +127,7 @@ function dataTable(block) {
     const pages = Math.max(1, Math.ceil(rows.length / pageSize));
     rows.slice(state.page * pageSize, (state.page + 1) * pageSize).forEach((row) => {
       const tr = el('tr');
-      (row ?? []).forEach((cell, c) => {
+      (row ?? []).forEach((/** @type {Json} */ cell, /** @type {number} */ c) => {
         const td = el('td');
         if (numeric[c]) td.classList.add('align-right');
         if (cell?.type === 'rich_text') td.append(richText(cell, {}));
@@ -234,7 +140,7 @@ function dataTable(block) {
     pager.replaceChildren();
     if (pages > 1) {
       /**
-       * @param {string} [label]
+       * @param {string} label
        * @param {number} delta
        * @param {string} testid
        */
@@ -318,29 +224,33 @@ function chart(block) {
   const c = block.chart ?? {};
   const figures =
     c.type === 'pie'
-      ? (c.segments ?? []).map((s) => `${s.label}: ${Number(s.value).toLocaleString('en-US')}`)
+      ? (c.segments ?? []).map((/** @type {Json} */ s) => `${s.label}: ${Number(s.value).toLocaleString('en-US')}`)
       : (c.series ?? []).map(
-          (s) => `${s.name}: ${(s.data ?? []).map((d) => Number(d.value).toLocaleString('en-US')).join(', ')}`,
+          (/** @type {Json} */ s) =>
+            `${s.name}: ${(s.data ?? []).map((/** @type {Json} */ d) => Number(d.value).toLocaleString('en-US')).join(', ')}`,
         );
   node.append(el('div', 'chart-figures', figures.join(' · ')));
-  const Chart = globalThis.Chart;
+  const Chart = /** @type {any} */ (globalThis).Chart;
   if (!Chart) return node;
   const pie = c.type === 'pie';
+  /** @type {Json} */
   const config = pie
     ? {
         type: 'pie',
         data: {
-          labels: (c.segments ?? []).map((s) => s.label),
-          datasets: [{ data: (c.segments ?? []).map((s) => s.value), backgroundColor: CHART_COLOURS }],
+          labels: (c.segments ?? []).map((/** @type {Json} */ s) => s.label),
+          datasets: [
+            { data: (c.segments ?? []).map((/** @type {Json} */ s) => s.value), backgroundColor: CHART_COLOURS },
+          ],
         },
       }
     : {
         type: c.type === 'bar' ? 'bar' : 'line',
         data: {
           labels: c.axis_config?.categories ?? [],
-          datasets: (c.series ?? []).map((s, i) => ({
+          datasets: (c.series ?? []).map((/** @type {Json} */ s, /** @type {number} */ i) => ({
             label: s.name,
-            data: (s.data ?? []).map((d) => d.value),
+            data: (s.data ?? []).map((/** @type {Json} */ d) => d.value),
             borderColor: CHART_COLOURS[i % 6],
             backgroundColor: c.type === 'area' ? `${CHART_COLOURS[i % 6]}33` : CHART_COLOURS[i % 6],
             fill: c.type === 'area',

@@ -4,9 +4,10 @@ import { $, el, toast } from './dom.js';
 import { closeThread } from './messages.js';
 import { api, state } from './state.js';
 
-/** @import { ChannelInfo, Json, Message, Person, RenderContext, Suggestion, Suggestions, TextContext, View } from './types.js' */
+/** @import { Json, Suggestion, Suggestions } from './types.js' */
 
 /** What the app suggests (GET /ui/suggestions.json): its commands, their words, and examples. */
+/** @type {Suggestions} */
 let suggestions = { commands: [], examples: [] };
 
 /**
@@ -45,13 +46,15 @@ export function suggestionsFor(text) {
   if (m && second) {
     const [, , word, typed] = m;
     const next = second.words?.find((w) => w.word === word.toLowerCase())?.next;
-    return (next?.words ?? [])
+    if (!next) return [];
+    return next.words
       .filter((w) => w.startsWith(typed.toLowerCase()))
       .map((w) => ({ label: w, detail: next.detail, insert: `${second.command} ${word} ${w} `, word: typed }));
   }
   return [];
 }
 
+/** @type {{ items: Suggestion[]; index: number }} */
 export const composer = { items: [], index: 0 };
 
 export function updateSuggestions() {
@@ -100,6 +103,7 @@ export function accept(i) {
  * @param {string} [threadTs]
  */
 export async function send(text, threadTs) {
+  /** @type {Json} */
   const body = { channel: state.channel, user: state.user, text };
   if (threadTs) body.thread_ts = threadTs;
   return api('POST', '/ui/command', body);
@@ -137,7 +141,7 @@ export function setupComposer(given) {
     composer.index = 0;
     updateSuggestions();
   });
-  input.addEventListener('keydown', (e) => {
+  input.addEventListener('keydown', (/** @type {KeyboardEvent} */ e) => {
     const open = composer.items.length > 0;
     if (open && (e.key === 'ArrowDown' || e.key === 'ArrowUp')) {
       e.preventDefault();
@@ -158,12 +162,12 @@ export function setupComposer(given) {
       const complete =
         item &&
         (typed === String(item.label).trim().toLowerCase() ||
-          (!item.command && item.word.toLowerCase() === item.label.toLowerCase()));
+          (!item.command && item.word?.toLowerCase() === item.label.toLowerCase()));
       if (open && item && !complete) accept(composer.index);
       else void sendComposer();
     }
   });
-  $('composer').addEventListener('submit', (e) => {
+  $('composer').addEventListener('submit', (/** @type {SubmitEvent} */ e) => {
     e.preventDefault();
     void sendComposer();
   });
@@ -193,13 +197,13 @@ export function setupComposer(given) {
       toast(error.message);
     }
   };
-  reply.addEventListener('keydown', (e) => {
+  reply.addEventListener('keydown', (/** @type {KeyboardEvent} */ e) => {
     if (e.key === 'Enter' && !e.shiftKey) {
       e.preventDefault();
       void sendReply();
     }
   });
-  $('thread-composer').addEventListener('submit', (e) => {
+  $('thread-composer').addEventListener('submit', (/** @type {SubmitEvent} */ e) => {
     e.preventDefault();
     void sendReply();
   });

@@ -1,8 +1,6 @@
 // @ts-check
 // The page's DOM helpers: elements by id, new elements, icons and toasts.
 
-/** @import { ChannelInfo, Json, Message, Person, RenderContext, Suggestion, Suggestions, TextContext, View } from './types.js' */
-
 /**
  * An element of the page (index.html) by id; the page has every id this script asks for.
  * @param {string} id
@@ -54,3 +52,11 @@ export function toast(text, kind = 'error') {
   $('toasts').append(node);
   setTimeout(() => node.remove(), 6000);
 }
+
+let uid = 0;
+
+/**
+ * A new id for an element of the page (`prefix-1`, `prefix-2`, …).
+ * @param {string} prefix
+ */
+export const nextId = (prefix) => `${prefix}-${++uid}`;

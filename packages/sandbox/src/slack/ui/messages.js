@@ -6,7 +6,7 @@ import { setViews } from './modal.js';
 import { renderMrkdwn } from './mrkdwn.js';
 import { api, avatar, channelOf, displayName, page, sendAction, state, textCtx } from './state.js';
 
-/** @import { ChannelInfo, Json, Message, Person, RenderContext, Suggestion, Suggestions, TextContext, View } from './types.js' */
+/** @import { Message, RenderContext } from './types.js' */
 
 export const nodes = new WeakMap();
 
@@ -57,7 +57,7 @@ export function newer(incoming, existing) {
 }
 
 /**
- * @param {any} list
+ * @param {Message[]} list
  * @param {Message} m
  */
 export function upsert(list, m) {
@@ -217,6 +217,8 @@ export function messageNode(m, where) {
 
   if (m.reply_broadcast && where === 'channel') main.append(el('div', 'broadcast-note', 'replied to a thread'));
 
+  /** @type {RenderContext} */
+
   const ctx = {
     surface: 'message',
     text: textCtx,
@@ -246,7 +248,7 @@ export function messageNode(m, where) {
     main.prepend(note);
   }
 
-  if (where === 'channel' && m.reply_count > 0) {
+  if (where === 'channel' && (m.reply_count ?? 0) > 0) {
     const link = el('button', 'thread-link');
     link.type = 'button';
     link.dataset.testid = 'thread-link';
@@ -302,10 +304,11 @@ export function closeThread() {
 }
 
 export function renderThread({ toBottom = false } = {}) {
-  if (!state.thread) return;
+  const thread = state.thread;
+  if (!thread) return;
   const list = $('thread-list');
   stickToBottom(list, toBottom, () => {
-    const [parent, ...replies] = state.thread.messages;
+    const [parent, ...replies] = thread.messages;
     const children = [];
     if (parent) children.push(messageNode(parent, 'thread'));
     const count = replies.filter((r) => !r.ephemeral).length;

@@ -5,7 +5,7 @@ import { renderBlocks } from './blocks.js';
 import { $, el, toast } from './dom.js';
 import { api, sendAction, state, textCtx } from './state.js';
 
-/** @import { ChannelInfo, Json, Message, Person, RenderContext, Suggestion, Suggestions, TextContext, View } from './types.js' */
+/** @import { Json, RenderContext, View } from './types.js' */
 
 /**
  * @param {View[]} stack
@@ -26,13 +26,17 @@ export function renderModal() {
     return;
   }
   // Where the person was typing, to put the caret back after the view is drawn anew.
-  const active = root.contains(document.activeElement) ? document.activeElement : null;
-  const refocus = active?.closest('[data-block-id]')
-    ? {
-        block: active.closest('[data-block-id]').dataset.blockId,
-        caret: typeof active.selectionStart === 'number' ? active.selectionStart : null,
-      }
-    : null;
+  const active = /** @type {HTMLInputElement | null} */ (
+    root.contains(document.activeElement) ? document.activeElement : null
+  );
+  const holder = /** @type {HTMLElement | null | undefined} */ (active?.closest('[data-block-id]'));
+  const refocus =
+    active && holder
+      ? {
+          block: holder.dataset.blockId ?? '',
+          caret: typeof active.selectionStart === 'number' ? active.selectionStart : null,
+        }
+      : null;
   const draft = state.drafts.get(view.id) ?? {};
   state.drafts.set(view.id, draft);
   const errors = { ...view.errors };
@@ -61,6 +65,8 @@ export function renderModal() {
   close.addEventListener('click', () => closeView(view));
   header.append(el('span', 'modal-app', 'L'), title, close);
 
+  /** @type {RenderContext} */
+
   const ctx = {
     surface: 'modal',
     text: textCtx,
@@ -72,7 +78,7 @@ export function renderModal() {
     onInput: (blockId) => {
       const block = dialog.querySelector(`[data-block-id="${CSS.escape(blockId)}"]`);
       block?.classList.remove('has-error');
-      const error = block?.querySelector('.input-error');
+      const error = /** @type {HTMLElement | null | undefined} */ (block?.querySelector('.input-error'));
       if (error) error.hidden = true;
     },
     onAction: (element, blockId, value) =>
@@ -107,13 +113,15 @@ export function renderModal() {
   dialog.append(form);
   root.replaceChildren(dialog);
   root.hidden = false;
+  /** @type {HTMLInputElement | null} */
   const again =
     refocus && dialog.querySelector(`[data-block-id="${CSS.escape(refocus.block)}"] :is(input, textarea, select)`);
+  /** @type {HTMLInputElement | null} */
   const firstError = dialog.querySelector('.has-error input, .has-error textarea, .has-error select');
   if (firstError) {
     firstError.focus();
     firstError.scrollIntoView({ block: 'center' });
-  } else if (again) {
+  } else if (again && refocus) {
     again.focus();
     if (
       refocus.caret !== null &&
@@ -122,7 +130,11 @@ export function renderModal() {
     ) {
       again.setSelectionRange(refocus.caret, refocus.caret);
     }
-  } else if (!root.contains(document.activeElement)) (dialog.querySelector('input, textarea, select') ?? close).focus();
+  } else if (!root.contains(document.activeElement)) {
+    /** @type {HTMLElement | null} */
+    const field = dialog.querySelector('input, textarea, select');
+    (field ?? close).focus();
+  }
 }
 
 /**
@@ -132,7 +144,9 @@ export function renderModal() {
  * @param {HTMLElement} problem
  */
 export async function submitView(view, ctx, form, problem) {
+  /** @type {HTMLButtonElement | null} */
   const submit = form.querySelector('[data-testid="modal-submit"]');
+  /** @type {Json} */
   const values = {};
   let missing = false;
   for (const { block, actionId, value } of inputValues(view.blocks, ctx)) {
@@ -140,13 +154,13 @@ export async function submitView(view, ctx, form, problem) {
       missing = true;
       const node = form.querySelector(`[data-block-id="${CSS.escape(block.block_id)}"]`);
       node?.classList.add('has-error');
-      const error = node?.querySelector('.input-error');
+      const error = /** @type {HTMLElement | null | undefined} */ (node?.querySelector('.input-error'));
       if (error) {
         error.textContent = 'Please complete this required field.';
         error.hidden = false;
       }
     }
-    const drafted = ctx.draft[block.block_id]?.[actionId];
+    const drafted = ctx.draft?.[block.block_id]?.[actionId];
     // By block: inputs in different blocks may share an action_id.
     if (drafted !== undefined) values[block.block_id] = drafted;
   }

@@ -1,13 +1,14 @@
 // @ts-check
 // Slack mrkdwn → DOM. The text arrives escaped the way Slack escapes it (&amp; &lt; &gt;):
 
-/** @import { ChannelInfo, Json, Message, Person, RenderContext, Suggestion, Suggestions, TextContext, View } from './types.js' */
+/** @import { TextContext } from './types.js' */
 // a raw `<` always starts a control sequence (link, mention), and the entities are decoded
 // only into text nodes at the very end, so `&lt;!channel&gt;` is shown literally and can
 // never become a mention or markup. Nothing here uses innerHTML.
 
 // Slack's shortcodes (iamcal's emoji-data, through the emojibase-data package), served by
 // the offline Slack at /ui/emoji.json and set once at start.
+/** @type {Record<string, string>} */
 let EMOJI = {};
 
 /**
@@ -18,6 +19,7 @@ export function setEmoji(table) {
   EMOJI = table ?? {};
 }
 
+/** @type {boolean | undefined} */
 let colorEmoji;
 
 /** Whether this browser draws colour emoji (a headless one without an emoji font draws boxes). */
@@ -28,6 +30,7 @@ function hasColorEmoji() {
     const canvas = document.createElement('canvas');
     canvas.width = canvas.height = 24;
     const g = canvas.getContext('2d', { willReadFrequently: true });
+    if (!g) throw new Error('no 2d canvas');
     g.textBaseline = 'top';
     g.font = '18px "Apple Color Emoji", "Segoe UI Emoji", "Noto Color Emoji", sans-serif';
     g.fillText('\u{1F6A8}', 0, 0);
@@ -53,7 +56,12 @@ export function decodeEntities(text) {
   return text.replace(/&(amp|lt|gt);/g, (_, name) => (name === 'amp' ? '&' : name === 'lt' ? '<' : '>'));
 }
 
-/** Text with `:emoji:` codes turned into emoji (the code stays as a tooltip). */
+/**
+ * Text with `:emoji:` codes turned into emoji (the code stays as a tooltip).
+ * @param {ParentNode} parent
+ * @param {string} text
+ * @param {{ emoji?: boolean }} [options]
+ */
 export function appendText(parent, text, { emoji = true } = {}) {
   if (!emoji) {
     parent.append(document.createTextNode(text));
@@ -93,20 +101,20 @@ const SAFE_URL = /^(https?:|mailto:)/i;
 export function linkTo(url, label) {
   if (!SAFE_URL.test(url)) {
     const span = document.createElement('span');
-    span.textContent = label;
+    span.textContent = label ?? '';
     return span;
   }
   const a = document.createElement('a');
   a.href = url;
   a.target = '_blank';
   a.rel = 'noopener noreferrer';
-  a.textContent = label;
+  a.textContent = label ?? '';
   return a;
 }
 
 /**
  * `<…>` control sequences: links, user/channel mentions, special mentions, dates.
- * @param {Json} body
+ * @param {string} body
  * @param {TextContext} ctx
  */
 function controlNode(body, ctx) {
@@ -129,7 +137,7 @@ function controlNode(body, ctx) {
     if (ctx.onChannel) {
       span.tabIndex = 0;
       span.setAttribute('role', 'link');
-      span.addEventListener('click', () => ctx.onChannel(id));
+      span.addEventListener('click', () => ctx.onChannel?.(id));
     }
     return span;
   }
@@ -182,11 +190,12 @@ function findCloser(text, start, mark) {
   return -1;
 }
 
+/** @type {Record<string, 'strong' | 'em' | 's'>} */
 const STYLES = { '*': 'strong', _: 'em', '~': 's' };
 
 /**
  * Inline mrkdwn (no code fences) into `parent`.
- * @param {Node} parent
+ * @param {ParentNode} parent
  * @param {string} text
  * @param {TextContext} ctx
  */
@@ -236,12 +245,13 @@ function inline(parent, text, ctx) {
 
 /**
  * Lines of text, with `>` quotes grouped into blockquotes and line breaks kept.
- * @param {Node} parent
+ * @param {ParentNode} parent
  * @param {string} text
  * @param {TextContext} ctx
  */
 function lines(parent, text, ctx) {
   const all = text.split('\n');
+  /** @type {HTMLElement | null} */
   let quote = null;
   all.forEach((line, index) => {
     const quoted = /^>\s?/.exec(line);
@@ -264,6 +274,8 @@ function lines(parent, text, ctx) {
 /**
  * Renders mrkdwn into a new element (`tag`, default span). `ctx` may give `userName(id)`,
  * `channelName(id)` and `onChannel(id)` for mentions.
+ * @param {unknown} text
+ * @param {TextContext} [ctx]
  */
 export function renderMrkdwn(text, ctx = {}, tag = 'span') {
   const root = document.createElement(tag);
@@ -297,7 +309,11 @@ export function renderPlain(textObject, tag = 'span') {
   return el;
 }
 
-/** A text object of either kind. */
+/**
+ * A text object of either kind.
+ * @param {any} textObject
+ * @param {TextContext} [ctx]
+ */
 export function renderText(textObject, ctx = {}, tag = 'span') {
   if (!textObject) return document.createElement(tag);
   if (textObject.type === 'mrkdwn') return renderMrkdwn(textObject.text, ctx, tag);

@@ -3,7 +3,7 @@
 // the JSON endpoints it asks.
 import { el, toast } from './dom.js';
 
-/** @import { ApiError, ChannelInfo, Json, Message, Person, TextContext, Thread, View, WorkspaceInfo } from './types.js' */
+/** @import { ApiError, Json, Message, TextContext, Thread, View, WorkspaceInfo } from './types.js' */
 
 // ---- state ------------------------------------------------------------------------------
 
@@ -63,7 +63,8 @@ export function inTeam(path) {
 /**
  * @param {string} method
  * @param {string} path
- * @param {Json} body
+ * @param {Json} [body]
+ * @returns {Promise<Json>}
  */
 export async function api(method, path, body) {
   const res = await fetch(inTeam(path), {
@@ -73,7 +74,7 @@ export async function api(method, path, body) {
   });
   const data = await res.json().catch(() => ({ ok: false, error: `HTTP ${res.status}` }));
   if (!res.ok || !data.ok) {
-    const error = new Error(data.detail || data.error || `HTTP ${res.status}`);
+    const error = /** @type {ApiError} */ (new Error(data.detail || data.error || `HTTP ${res.status}`));
     error.data = data;
     throw error;
   }
@@ -83,10 +84,12 @@ export async function api(method, path, body) {
 /**
  * @param {string} id
  */
+/** @param {string} id */
 export const userOf = (id) => state.workspace?.users.find((u) => u.id === id);
 /**
  * @param {string} id
  */
+/** @param {string | null | undefined} id */
 export const channelOf = (id) => state.workspace?.channels.find((c) => c.id === id || c.name === id);
 
 /**
@@ -99,10 +102,14 @@ export function displayName(id) {
   return u ? u.real_name || u.name : id;
 }
 
+/** @type {TextContext} */
 export const textCtx = {
   userName: (id) => userOf(id)?.name ?? (id === state.workspace?.bot.userId ? 'lookout' : id),
   channelName: (id) => channelOf(id)?.name ?? id,
-  onChannel: (id) => channelOf(id) && page.selectChannel(channelOf(id).id),
+  onChannel: (id) => {
+    const channel = channelOf(id);
+    return channel && page.selectChannel(channel.id);
+  },
 };
 
 export const PALETTE = ['#e8912d', '#2eb67d', '#36c5f0', '#e01e5a', '#9b59b6', '#4a154b', '#ecb22e', '#1264a3'];
@@ -134,7 +141,8 @@ export function avatar(id, size = '') {
  * and a message elsewhere redraws the sidebar's unread counts. app.js sets both.
  */
 export const page = {
-  selectChannel: async (_id) => {},
+  /** @type {(id: string) => Promise<void>} */
+  selectChannel: async () => {},
   renderSidebar: () => {},
 };
 
