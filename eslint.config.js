@@ -1,8 +1,9 @@
 import js from '@eslint/js';
+import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'data/', 'packages/sandbox/src/slack/ui/'] },
+  { ignores: ['dist/', 'node_modules/', 'data/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -41,5 +42,10 @@ export default tseslint.config(
       sourceType: 'commonjs',
       globals: { module: 'writable', require: 'readonly', __dirname: 'readonly' },
     },
+  },
+  {
+    // The sandbox's page: ES modules in the browser.
+    files: ['packages/sandbox/src/slack/ui/**/*.js'],
+    languageOptions: { globals: globals.browser },
   },
 );

@@ -145,7 +145,6 @@ async function replicaProcess(): Promise<void> {
   const { openPlatform } = await import('../src/platform/open.js');
   const { keyring } = await import('../src/platform/secrets.js');
   const { DigestContent } = await import('../src/features/digests/content.js');
-  const { DIGEST } = await import('../src/features/digests/deliveries.js');
   const { digestPublisher } = await import('../src/features/digests/publish.js');
   const { DigestRepo } = await import('../src/features/digests/repo.js');
   const { DigestRunRepo } = await import('../src/features/digests/runs.js');

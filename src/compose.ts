@@ -4,7 +4,7 @@ import { contextOf, platformOptionsOf, type LookoutFeature, type LookoutOptions 
 import { FEATURES } from './features/index.js';
 import type { Tenants } from './platform/tenancy/tenants.js';
 import type { DeliveryWorker } from './platform/deliveries/worker.js';
-import { commandTable, plugAll, type Provided } from './platform/feature.js';
+import { commandTable, plugAll, type CommandCatalog, type Provided } from './platform/feature.js';
 import { installLinksOf } from './platform/settings.js';
 import { migrationsOf, openPlatform, platformRepos, type Platform, type PlatformRepos } from './platform/open.js';
 import { adoptRows, PLATFORM_UNOWNED } from './platform/tenancy/adopt.js';
@@ -43,6 +43,8 @@ export interface Lookout {
   slack: SlackApp;
   /** What each feature gives, by its name. */
   features: Provided;
+  /** What the features say of their commands (the help, the manifest and the sandbox's suggestions are made from it). */
+  commands: CommandCatalog;
   deliveries: DeliveryWorker;
   /** The HTTP server (absent in Socket Mode). */
   server?: Server;
@@ -121,6 +123,7 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
       store,
       slack: app,
       features: given as Provided,
+      commands,
       deliveries: platform.worker,
       server,
       requestUrl: address && typeof address === 'object' ? `http://127.0.0.1:${address.port}/slack/events` : undefined,

@@ -6,8 +6,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { FEATURES } from './features/index.js';
-import { trafficHint } from './features/reports/help.js';
-import { commandCatalog, type CommandCatalog } from './platform/feature.js';
+import { commandCatalog, trafficHint, type CommandCatalog } from './platform/feature.js';
 
 /** Each slash command's entry as the manifest has it (without its URL and escaping, which each file keeps). */
 export function slashCommands(catalog: CommandCatalog): { command: string; description: string; usage_hint: string }[] {

@@ -7,6 +7,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { MIGRATIONS, startLookout, type Lookout, type LookoutOptions } from './compose.js';
+import { REPORT_IDS } from './kernel/catalog.js';
+import { RANGE_MENU } from './kernel/ranges.js';
+import { trafficHint, type CommandCatalog } from './platform/feature.js';
 import { keyring, type Keyring } from './platform/secrets.js';
 import { InstallationRepo } from './platform/slack/installations.js';
 import { openStore, type OpenDbOptions } from './platform/store/index.js';
@@ -27,6 +30,74 @@ export type SandboxedOptions = Omit<LookoutOptions, 'api' | 'slack' | 'demo' | '
   encryption?: Keyring;
 };
 
+/**
+ * What the sandbox's page suggests as a person types (the sandbox's `Suggestions`): Lookout's
+ * commands, the words each takes first and what may follow, and examples to try.
+ */
+export interface SandboxedSuggestions {
+  commands: {
+    command: string;
+    hint: string;
+    description: string;
+    words?: { word: string; detail: string; next?: { detail: string; words: string[] } }[];
+  }[];
+  examples: string[];
+}
+
+const EXAMPLES = [
+  '/traffic sources last7d',
+  '/traffic pages last30d page~/blog by duration',
+  '/traffic countries all top 5',
+  '/traffic visitors today',
+];
+
+/** The first words a `/traffic` sub-command's usage offers (`add|list|…`), if it starts with a choice. */
+function choices(usage: string): string[] {
+  const first = usage.split(' ')[0] ?? '';
+  return first.includes('|') ? first.split('|') : [];
+}
+
+/** What the page suggests, made from what the features say of their commands and the reports' catalog. */
+export function suggestionsOf(catalog: CommandCatalog): SandboxedSuggestions {
+  const reports = REPORT_IDS.map((word) => ({
+    word,
+    detail: 'report',
+    next: { detail: 'range', words: [...RANGE_MENU] },
+  }));
+  const subcommands = catalog.subcommands.map((s) => {
+    const next = choices(s.usage);
+    return {
+      word: s.words[0],
+      detail: s.usage,
+      ...(next.length > 0 ? { next: { detail: s.words[0], words: next } } : {}),
+    };
+  });
+  const help = {
+    word: 'help',
+    detail: 'how to use /traffic',
+    next: {
+      detail: 'help',
+      words: ['reports', 'ranges', 'filters', 'sort', 'examples', ...subcommands.map((s) => s.word)],
+    },
+  };
+  return {
+    commands: catalog.commands.map((c) => ({
+      command: c.command,
+      hint: c.command === '/traffic' ? trafficHint(catalog) : c.usage,
+      description: c.description,
+      ...(c.command === '/traffic' ? { words: [...reports, ...subcommands, help] } : {}),
+    })),
+    examples: [
+      ...EXAMPLES,
+      ...subcommands.flatMap((s) => {
+        const word = s.next?.words.find((w) => w === 'list' || w === 'status');
+        return word ? [`/traffic ${s.word} ${word}`] : [];
+      }),
+      '/traffic help',
+    ],
+  };
+}
+
 export type SandboxedLookout = Lookout & {
   /** The app's base URL, e.g. http://127.0.0.1:3000. */
   base: string;
@@ -34,6 +105,7 @@ export type SandboxedLookout = Lookout & {
   installUrl: string;
   /** Each workspace's demo account (only workspace one's with a real API). */
   accounts: SandboxedWiring['accounts'];
+  suggestions: SandboxedSuggestions;
 };
 
 /**
@@ -96,6 +168,7 @@ export async function startSandboxed(options: SandboxedOptions, wiring: Sandboxe
     oauthRedirectUrl: `${base}/slack/oauth_redirect`,
     installUrl: `${base}/slack/install`,
     accounts: wiring.accounts.map((a) => ({ ...a })),
+    suggestions: suggestionsOf(lookout.commands),
   });
 }
 

@@ -188,3 +188,9 @@ export function commandTable<Ctx>(
   });
   return { ...catalog, subcommands };
 }
+
+/** `/traffic`'s usage hint (the manifest's, the sandbox's): a report, then every feature's words, then help. */
+export function trafficHint(catalog: CommandCatalog): string {
+  const report = catalog.commands.find((c) => c.command === '/traffic')?.usage ?? '<report>';
+  return [report, ...catalog.subcommands.map((s) => `${s.words[0]} …`), 'help'].join(' | ');
+}

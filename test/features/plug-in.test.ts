@@ -8,8 +8,8 @@ import type { LookoutFeature, LookoutOptions } from '../../src/context.js';
 import { FEATURES } from '../../src/features/index.js';
 import { defineSubject } from '../../src/platform/deliveries/subject.js';
 import { silentLogger } from '../../src/platform/log.js';
-import { commandCatalog } from '../../src/platform/feature.js';
-import { trafficHint } from '../../src/features/reports/help.js';
+import { commandCatalog, trafficHint } from '../../src/platform/feature.js';
+import { suggestionsOf } from '../../src/sandboxed.js';
 import { ping, PingRepo } from '../support/ping/index.js';
 import { CHANNEL, sandbox, textsOf, USER, type Sandbox } from '../support/sandbox.js';
 
@@ -62,6 +62,13 @@ describe('a feature plugs in with one entry in the list', () => {
 
   it("the manifest's hint for /traffic is made from the definitions, so it names ping", () => {
     expect(trafficHint(commandCatalog([...FEATURES, ping]))).toMatch(/\| ping … \| help$/);
+  });
+
+  it("the sandbox's suggestions are made from the same definitions, so they offer ping", () => {
+    const traffic = suggestionsOf(box.lookout.commands).commands.find((c) => c.command === '/traffic');
+    expect(traffic?.hint).toMatch(/\| ping … \| help$/);
+    expect(traffic?.words?.map((w) => w.word)).toContain('ping');
+    expect(traffic?.words?.find((w) => w.word === 'help')?.next?.words).toContain('ping');
   });
 
   it('the features it was added to still answer', async () => {

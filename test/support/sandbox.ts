@@ -1,5 +1,6 @@
 import { LEVEL_COLOURS, type Level } from '../../src/platform/slack/kit/colour.js';
 import { startLookout, type Lookout, type LookoutOptions } from '../../src/compose.js';
+import { suggestionsOf } from '../../src/sandboxed.js';
 import { startSandbox, type Sandbox as SandboxOf, type SandboxOptions } from '@lookout/sandbox';
 import type { View } from '@lookout/sandbox/slack';
 import { captureLogs } from './log-capture.js';
@@ -26,15 +27,18 @@ export function startTestSandbox(options: TestSandboxOptions): Promise<Sandbox> 
     ...(socketMode ? { socketMode } : {}),
     // The page's demo controls make their spikes on the app's clock.
     ...(app.now ? { now: app.now } : {}),
-    startApp: (wiring) =>
-      startLookout({
+    // The page's composer suggests what `npm start` suggests.
+    startApp: async (wiring) => {
+      const lookout = await startLookout({
         port: 0,
         store: { memory: true },
         ...app,
         ...wiring,
         settings: { USER_RATE_LIMIT: 100_000, ANALYTICS_TIMEOUT_MS: apiTimeoutMs, ...app.settings },
         log,
-      }),
+      });
+      return Object.assign(lookout, { suggestions: suggestionsOf(lookout.commands) });
+    },
   });
 }
 

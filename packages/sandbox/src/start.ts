@@ -6,7 +6,9 @@ import type { Faults } from './demo-api/faults.js';
 import type { LiveOptions } from './demo-api/live.js';
 import { SOFTWARE_SITE } from './demo-api/site.js';
 import type { OAuthApp } from './slack/oauth.js';
-import { startOfflineSlack, type OfflineSlack, type OfflineSlackOptions } from './slack/index.js';
+import { startOfflineSlack, type OfflineSlack, type OfflineSlackOptions, type Suggestions } from './slack/index.js';
+
+export type { Suggestions, SuggestedCommand, SuggestedWord } from './slack/index.js';
 
 /** An analytics account the sandbox made for a workspace of the offline Slack. */
 export interface SandboxAccount {
@@ -52,6 +54,8 @@ export interface SandboxApp {
   oauthRedirectUrl?: string;
   /** The app's install page (its `/slack/install`): the page's Add to Slack link, where the app is not installed, leads there. */
   installUrl?: string;
+  /** What the page's composer suggests: the app's slash commands, their words and examples. */
+  suggestions?: Suggestions;
   stop(): Promise<void>;
 }
 
@@ -66,7 +70,15 @@ export interface SandboxOptions<A extends SandboxApp> {
   slack?: Partial<
     Pick<
       OfflineSlackOptions,
-      'rateLimit' | 'ackTimeoutMs' | 'extraRoutes' | 'eventRetryDelaysMs' | 'oauth' | 'now' | 'installed' | 'workspaces'
+      | 'rateLimit'
+      | 'ackTimeoutMs'
+      | 'extraRoutes'
+      | 'eventRetryDelaysMs'
+      | 'oauth'
+      | 'now'
+      | 'installed'
+      | 'workspaces'
+      | 'suggestions'
     >
   >;
   /** Starts the app against the sandbox (passed in: the sandbox knows only protocols). */
@@ -164,6 +176,7 @@ export async function startSandbox<A extends SandboxApp>(options: SandboxOptions
   if (lookout.requestUrl) slack.setAppUrl(lookout.requestUrl);
   if (lookout.oauthRedirectUrl) slack.setRedirectUris([lookout.oauthRedirectUrl]);
   if (lookout.installUrl) slack.setInstallUrl(lookout.installUrl);
+  if (lookout.suggestions) slack.setSuggestions(lookout.suggestions);
   return {
     demo,
     slack,

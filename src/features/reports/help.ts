@@ -47,12 +47,6 @@ export interface MoreHelp {
 
 const NO_MORE: MoreHelp = { subcommands: [], commands: [], help: {} };
 
-/** `/traffic`'s usage hint in the manifest: a report, then every feature's words, then help. */
-export function trafficHint(more: MoreHelp): string {
-  const report = more.commands.find((c) => c.command === '/traffic')?.usage ?? '<report>';
-  return [report, ...more.subcommands.map((s) => `${s.words[0]} …`), 'help'].join(' | ');
-}
-
 function general(catalog: ReportCatalog, more: MoreHelp): string[] {
   const also = [
     ...more.subcommands.map((s) => `/traffic ${s.words[0]} …`),

@@ -9,7 +9,7 @@ import { isFlagged, type DemoAccount } from '@lookout/sandbox/demo-api';
 import { counted, formatCount } from '../../../src/kernel/format.js';
 import { percent } from '../../../src/kernel/flagged-share.js';
 import { validateMessage } from '../../../src/slack-rules/validate.js';
-import { CHANNEL, USER, headerOf, mrkdwnOf, sandbox, type Sandbox, mrkdwnText } from '../../support/sandbox.js';
+import { CHANNEL, USER, headerOf, sandbox, type Sandbox, mrkdwnText } from '../../support/sandbox.js';
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;

@@ -59,15 +59,6 @@ it('a trend past TREND_MAX_FETCH is refused, naming the cap, and reaches no API'
   }
 });
 
-async function change(message: Message, act: () => Promise<unknown>): Promise<Message> {
-  const updates = box.slack.messages(CHANNEL, { user: USER }).find((m) => m.ts === message.ts)!.updates;
-  await act();
-  return box.slack.waitFor(() => {
-    const now = box.slack.messages(CHANNEL, { user: USER }).find((m) => m.ts === message.ts);
-    return now && now.updates > updates ? now : undefined;
-  });
-}
-
 const charts = (m: Message) => (m.blocks ?? []).filter((b) => b.type === 'data_visualization') as unknown as Chart[];
 const sum = (values: number[]) => values.reduce((n, v) => n + v, 0);
 const count = (text: string) => Number(text.replace(/,/g, ''));

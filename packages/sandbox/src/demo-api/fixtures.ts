@@ -4,20 +4,11 @@
  * carry hostile strings (for mrkdwn-escaping tests).
  */
 
-import { COMPANIES, COUNTRIES, EMOJI_CAMPAIGN, HOSTILE_CAMPAIGN, HOSTILE_PAGE_PATH, extensionId } from './catalog.js';
-import {
-  DAY_MS,
-  humanProfile,
-  makeVisit,
-  placeOf,
-  timeOnDay,
-  unknownProfile,
-  type DeviceSetup,
-  type Persona,
-  type Place,
-  type TimeFrame,
-  type VisitOverrides,
-} from './generator.js';
+import { COMPANIES, EMOJI_CAMPAIGN, HOSTILE_CAMPAIGN, HOSTILE_PAGE_PATH } from './catalog.js';
+import { COUNTRIES } from './places.js';
+import { extensionId } from './devices.js';
+import { DAY_MS, makeVisit, timeOnDay, type TimeFrame, type VisitOverrides } from './generator.js';
+import { humanProfile, placeOf, unknownProfile, type DeviceSetup, type Persona, type Place } from './personas.js';
 import type { SecurityProfile, Visit } from './model.js';
 import { Random } from './random.js';
 

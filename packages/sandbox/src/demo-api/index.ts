@@ -9,14 +9,8 @@ export {
   type RecordedRequest,
 } from './server.js';
 export { SHOP_SITE, SOFTWARE_SITE, demoVisitorsOf, siteId, type DemoSite } from './site.js';
-export {
-  Dataset,
-  DEMO_VISITORS,
-  generateDataset,
-  type AddVisitInput,
-  type AddVisitorInput,
-  type GenerateOptions,
-} from './dataset.js';
+export { Dataset, DEMO_VISITORS, type AddVisitInput, type AddVisitorInput } from './dataset.js';
+export { generateDataset, type GenerateOptions } from './generate-dataset.js';
 export type { Faults } from './faults.js';
 export { LiveTraffic, type LiveOptions } from './live.js';
 export {

@@ -10,7 +10,8 @@
  * then ends a minute earlier, so they are the newest `count` visits).
  */
 
-import { generateDataset, type Dataset } from './dataset.js';
+import { generateDataset } from './generate-dataset.js';
+import type { Dataset } from './dataset.js';
 import { startDemoApi } from './server.js';
 
 function integerFromEnv(name: string, fallback: number, min: number, max: number): number {

@@ -4,7 +4,7 @@
  * filtering and grouping never recompute them.
  */
 
-import type { DeviceType } from './catalog.js';
+import type { DeviceType } from './devices.js';
 
 export interface Company {
   name: string;

@@ -8,16 +8,17 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { REPORTS } from './aggregate.js';
-import { generateDataset, type Dataset } from './dataset.js';
-import { ReportEngine } from './engine.js';
+import { generateDataset } from './generate-dataset.js';
+import type { Dataset } from './dataset.js';
 import { ApiFailure, badRequest } from './errors.js';
 import { driftBody, FaultInjector, truncateJson, type Faults } from './faults.js';
-import { LiveTraffic, produce, type LiveOptions, type Scenario } from './live.js';
+import type { LiveOptions, Scenario } from './live.js';
 import type { Visit } from './model.js';
 import { parseReportQuery } from './request.js';
 import { isSecurityKind, securityRecord } from './security.js';
 import { checkSite, SHOP_SITE, SOFTWARE_SITE, type DemoSite } from './site.js';
-import { periodCounts, produceSpike, type PeriodCounts, type ProducedSpike, type SpikeRequest } from './spikes.js';
+import type { PeriodCounts, ProducedSpike, SpikeRequest } from './spikes.js';
+import { Account } from './account.js';
 
 export type { Faults } from './faults.js';
 
@@ -180,72 +181,6 @@ function urlHost(host: string): string {
   if (host === '0.0.0.0') return '127.0.0.1';
   if (host === '::') return '[::1]';
   return host.includes(':') ? `[${host}]` : host;
-}
-
-class Account implements DemoAccount {
-  readonly spikes: ProducedSpike[] = [];
-  private data: { dataset: Dataset; engine: ReportEngine; live: LiveTraffic | undefined } | undefined;
-
-  constructor(
-    readonly name: string,
-    readonly keyDigest: Buffer,
-    readonly seed: number,
-    readonly site: DemoSite,
-    private readonly make: () => Dataset,
-    private readonly options: Pick<DemoApiOptions, 'cacheSize' | 'now'>,
-    private readonly liveOptions: LiveOptions | undefined,
-    private readonly onError: (error: unknown) => void,
-  ) {}
-
-  get generated(): boolean {
-    return this.data !== undefined;
-  }
-
-  generate(): NonNullable<Account['data']> {
-    if (this.data) return this.data;
-    const dataset = this.make();
-    const startAt = (this.options.now ?? (() => new Date()))();
-    this.data = {
-      dataset,
-      engine: new ReportEngine(dataset, this.options.cacheSize ?? 64),
-      live: this.liveOptions ? new LiveTraffic(dataset, startAt, this.liveOptions) : undefined,
-    };
-    return this.data;
-  }
-
-  get dataset(): Dataset {
-    return this.generate().dataset;
-  }
-
-  get engine(): ReportEngine {
-    return this.generate().engine;
-  }
-
-  /** Live visits due by `at`; nothing for an account not generated yet (its traffic starts when it is). */
-  advanceLive(at?: Date): readonly Visit[] {
-    const live = this.data?.live;
-    if (!live) return [];
-    try {
-      return live.advance(at ?? (this.options.now ?? (() => new Date()))());
-    } catch (error) {
-      this.onError(error);
-      return [];
-    }
-  }
-
-  produce(scenario: Scenario): readonly Visit[] {
-    return produce(this.dataset, scenario, this.seed);
-  }
-
-  spike(request: SpikeRequest): ProducedSpike {
-    const produced = produceSpike(this.dataset, request, this.seed);
-    this.spikes.push(produced);
-    return produced;
-  }
-
-  counts(from: Date, to: Date): PeriodCounts {
-    return periodCounts(this.dataset, from, to);
-  }
 }
 
 export async function startDemoApi(options: DemoApiOptions = {}): Promise<DemoApi> {

@@ -6,55 +6,16 @@
  * `response_action` carried out). An answer later than the ack deadline (3 s) is a
  * timeout: the user sees `operation_timeout` and the late answer is ignored.
  */
-import { performance } from 'node:perf_hooks';
-import { Agent, request } from 'undici';
 import { validateView } from '@lookout/slack-rules/validate';
 import { ResponseUrls, type ResponseUrl } from './response-url.js';
-import { signRequest, unixSeconds } from './signing.js';
 import { isRecord, SlackError, type Delivery, type Json } from './types.js';
-import { apiMessage, apiView } from './web-api.js';
-import type { EnvelopeType, SocketModeHub } from './socket-mode.js';
-import { SLACKBOT, type Channel, type Message, type SlackUser, type View, type Workspace } from './workspace.js';
+import { apiMessage, apiView } from './api-objects.js';
+import { SLACKBOT } from './seeds.js';
+import { Transport, type DeliveryOptions } from './transport.js';
+import type { Channel, Message, SlackUser, View } from './workspace.js';
 
-/** Per-delivery overrides, for testing how the app treats bad requests. */
-export interface DeliveryOptions {
-  /** Sign with this secret instead of the real one (a forged request). */
-  signingSecret?: string;
-  /** Use this `x-slack-request-timestamp` (Unix seconds) instead of now (a stale or replayed request). */
-  timestampSec?: number;
-}
-
-export interface DelivererConfig {
-  workspace: Workspace;
-  responseUrls: ResponseUrls;
-  signingSecret: string;
-  appUrl: () => string | undefined;
-  ackTimeoutMs: number;
-  verificationToken: string;
-  /** Socket Mode: requests go to the app's WebSocket instead of its request URL. */
-  socket?: SocketModeHub;
-  /** How long the Events API waits before each retry of an event the app did not answer with 200 in time (Slack: at once, 1 min, 5 min). */
-  eventRetryDelaysMs?: readonly number[];
-}
-
-interface Hooks {
-  /** Called once when the ack deadline passes without an answer, or the app cannot be reached. */
-  onFailure?: (d: Delivery) => void;
-  /** Called with an answer that came in time. */
-  onAnswer?: (d: Delivery) => void;
-}
-
-const MAX_KEPT = 1000;
-
-export class Deliverer {
-  private readonly agent = new Agent({ keepAliveTimeout: 2_000, keepAliveMaxTimeout: 10_000 });
-  private nextId = 1;
+export class Deliverer extends Transport {
   private nextEventId = 1;
-  private readonly ws: Workspace;
-
-  constructor(private readonly config: DelivererConfig) {
-    this.ws = config.workspace;
-  }
 
   private userPayload(user: SlackUser): Json {
     return { id: user.id, username: user.name, name: user.name, team_id: this.ws.team.id };
@@ -294,87 +255,6 @@ export class Deliverer {
     }
   }
 
-  private async send(
-    kind: Delivery['kind'],
-    body: string,
-    payload: Json,
-    options: DeliveryOptions,
-    extra: { responseUrl?: ResponseUrl | undefined; triggerId?: string },
-    hooks: Hooks,
-    http: { contentType?: string; headers?: Record<string, string> } = {},
-  ): Promise<Delivery> {
-    if (this.config.socket) return this.sendOnSocket(this.config.socket, kind, payload, extra, hooks);
-    const url = this.config.appUrl();
-    if (!url) throw new Error('the offline Slack has no app URL: pass appUrl or call setAppUrl()');
-    const timestamp = options.timestampSec ?? unixSeconds();
-    const headers = {
-      'content-type': http.contentType ?? 'application/x-www-form-urlencoded',
-      'user-agent': 'Slackbot 1.0 (+https://api.slack.com/robots)',
-      ...http.headers,
-      ...signRequest(options.signingSecret ?? this.config.signingSecret, body, timestamp),
-    };
-    const delivery: Delivery = {
-      id: this.nextId++,
-      kind,
-      url,
-      status: 0,
-      ackMs: 0,
-      body: '',
-      timedOut: false,
-      payload,
-      startedAt: Date.now(),
-      ...(extra.responseUrl ? { responseUrl: extra.responseUrl.url } : {}),
-      ...(extra.triggerId ? { triggerId: extra.triggerId } : {}),
-    };
-    const deliveries = this.ws.deliveries;
-    deliveries.push(delivery);
-    if (deliveries.length > MAX_KEPT) deliveries.splice(0, deliveries.length - MAX_KEPT);
-
-    const timeOut = (): void => {
-      if (delivery.timedOut) return;
-      delivery.timedOut = true;
-      delivery.error = 'operation_timeout';
-      hooks.onFailure?.(delivery);
-      this.ws.recordDelivery(delivery);
-    };
-    const started = performance.now();
-    const timer = setTimeout(timeOut, this.config.ackTimeoutMs);
-    try {
-      const res = await request(url, {
-        method: 'POST',
-        headers,
-        body,
-        dispatcher: this.agent,
-        headersTimeout: 60_000,
-        bodyTimeout: 60_000,
-      });
-      delivery.body = await res.body.text();
-      delivery.status = res.statusCode;
-      const type = String(res.headers['content-type'] ?? '');
-      if (type.includes('json') || /^\s*[[{]/.test(delivery.body)) {
-        try {
-          delivery.json = JSON.parse(delivery.body) as unknown;
-        } catch {
-          // not JSON after all: keep the raw body
-        }
-      }
-    } catch (error) {
-      delivery.status = 0;
-      delivery.error = 'dispatch_failed';
-      delivery.body = error instanceof Error ? error.message : String(error);
-    } finally {
-      clearTimeout(timer);
-      delivery.ackMs = Math.round((performance.now() - started) * 10) / 10;
-    }
-    if (!delivery.timedOut && delivery.ackMs >= this.config.ackTimeoutMs) timeOut();
-    if (!delivery.timedOut) {
-      if (delivery.status === 0) hooks.onFailure?.(delivery);
-      else hooks.onAnswer?.(delivery);
-    }
-    this.ws.recordDelivery(delivery);
-    return delivery;
-  }
-
   /**
    * An Events API event (`event_callback`), as JSON, signed. Like Slack, an event the app
    * does not answer with 2xx within the ack deadline is sent again, up to 3 times, with
@@ -438,60 +318,6 @@ export class Deliverer {
       {},
       { contentType: 'application/json' },
     );
-  }
-
-  /** The same request as an envelope on the app's socket: answered when the app acks it in time. */
-  private async sendOnSocket(
-    hub: SocketModeHub,
-    kind: Delivery['kind'],
-    payload: Json,
-    extra: { responseUrl?: ResponseUrl | undefined; triggerId?: string },
-    hooks: Hooks,
-  ): Promise<Delivery> {
-    const type: EnvelopeType | undefined =
-      kind === 'slash_command'
-        ? 'slash_commands'
-        : kind === 'event'
-          ? 'events_api'
-          : kind === 'url_verification'
-            ? undefined
-            : 'interactive';
-    if (!type) throw new Error('url_verification is HTTP only: Socket Mode apps are not asked for it');
-    const delivery: Delivery = {
-      id: this.nextId++,
-      kind,
-      url: 'socket',
-      status: 0,
-      ackMs: 0,
-      body: '',
-      timedOut: false,
-      payload,
-      startedAt: Date.now(),
-      ...(extra.responseUrl ? { responseUrl: extra.responseUrl.url } : {}),
-      ...(extra.triggerId ? { triggerId: extra.triggerId } : {}),
-    };
-    this.ws.deliveries.push(delivery);
-    const started = performance.now();
-    const ack = await hub.send(type, payload, this.config.ackTimeoutMs);
-    delivery.ackMs = Math.round((performance.now() - started) * 10) / 10;
-    if (ack.acked) {
-      delivery.status = 200;
-      if (ack.payload !== undefined) {
-        delivery.json = ack.payload;
-        delivery.body = JSON.stringify(ack.payload);
-      }
-      hooks.onAnswer?.(delivery);
-    } else {
-      delivery.timedOut = hub.connected;
-      delivery.error = hub.connected ? 'operation_timeout' : 'dispatch_failed';
-      hooks.onFailure?.(delivery);
-    }
-    this.ws.recordDelivery(delivery);
-    return delivery;
-  }
-
-  async close(): Promise<void> {
-    await this.agent.close();
   }
 }
 

@@ -2,31 +2,15 @@
 export {
   startOfflineSlack,
   OfflineSlack,
-  Router,
   type OfflineSlackOptions,
   type ExtraWorkspace,
   type DemoAccountNote,
-  type RouteHandler,
-  type RouteContext,
-  type ExtraRoutes,
 } from './server.js';
-export {
-  SlackDriver,
-  stateValue,
-  findElement,
-  type ClickOptions,
-  type MessageRef,
-  type SubmitValues,
-  type DeliveryOptions,
-} from './driver.js';
+export { Router, type RouteHandler, type RouteContext, type ExtraRoutes } from './router.js';
+export { SlackDriver, type ClickOptions, type MessageRef, type SubmitValues, type DeliveryOptions } from './driver.js';
+export { stateValue, findElement } from './elements.js';
 export {
   Workspace,
-  BOT,
-  TEAM,
-  OTHER_TEAM,
-  OTHER_BOT,
-  SLACKBOT,
-  type BotIdentity,
   compareTs,
   type Channel,
   type Message,
@@ -35,6 +19,7 @@ export {
   type View,
   type WorkspaceChange,
 } from './workspace.js';
+export { BOT, TEAM, OTHER_TEAM, OTHER_BOT, SLACKBOT, type BotIdentity } from './seeds.js';
 export {
   validateBlocks,
   validateMessage,
@@ -47,8 +32,10 @@ export {
   type ViewValidation,
 } from '@lookout/slack-rules/validate';
 export { signRequest, computeSignature, verifySignature, type SignatureHeaders } from './signing.js';
-export { apiMessage, apiView, type InjectedFailure, type ApiCall } from './web-api.js';
+export { apiMessage, apiView } from './api-objects.js';
+export type { InjectedFailure, ApiCall } from './web-api.js';
 export { OAuthServer, CODE_TTL_MS, ACCESS_TOKEN_TTL_S, type OAuthApp } from './oauth.js';
 export type { ResponseUrl, ResponseLogEntry } from './response-url.js';
 export type { RateLimitOptions } from './rate-limit.js';
 export type { Delivery } from './types.js';
+export type { Suggestions, SuggestedCommand, SuggestedWord } from './suggestions.js';

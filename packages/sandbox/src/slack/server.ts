@@ -17,70 +17,14 @@ import { HttpError, sendJson, sendText } from './http-util.js';
 import { DEFAULT_RATE_LIMIT, MethodTiers, RateLimiter, type RateLimitOptions } from './rate-limit.js';
 import { ResponseUrls } from './response-url.js';
 import { mountUiRoutes } from './ui-routes.js';
+import { NO_SUGGESTIONS, type Suggestions } from './suggestions.js';
 import { WebApi, type InjectedFailure } from './web-api.js';
-import { BOT, LOOKOUT_SEED, OTHER_SEED, Workspace, type Team, type WorkspaceSeed } from './workspace.js';
+import { BOT, LOOKOUT_SEED, OTHER_SEED, type WorkspaceSeed } from './seeds.js';
+import { Workspace, type Team } from './workspace.js';
 import { SocketModeHub } from './socket-mode.js';
 import { OAuthServer, type OAuthApp } from './oauth.js';
 import type { Delivery } from './types.js';
-
-export interface RouteContext {
-  url: URL;
-  params: Record<string, string>;
-  slack: OfflineSlack;
-}
-
-export type RouteHandler = (req: IncomingMessage, res: ServerResponse, ctx: RouteContext) => void | Promise<void>;
-
-/** A fallback for requests no route matched: return true when it answered. */
-export type ExtraRoutes = (
-  req: IncomingMessage,
-  res: ServerResponse,
-  ctx: Omit<RouteContext, 'params'>,
-) => boolean | Promise<boolean>;
-
-interface Route {
-  method: string;
-  parts: string[];
-  handler: RouteHandler;
-}
-
-/** A tiny router: `add('GET', '/channels/:id', handler)`; `*` as the last segment matches the rest. */
-export class Router {
-  private readonly routes: Route[] = [];
-
-  add(method: string, pattern: string, handler: RouteHandler): this {
-    this.routes.push({ method: method.toUpperCase(), parts: pattern.split('/').filter(Boolean), handler });
-    return this;
-  }
-
-  match(method: string, pathname: string): { handler: RouteHandler; params: Record<string, string> } | undefined {
-    const segments = pathname.split('/').filter(Boolean);
-    for (const route of this.routes) {
-      if (route.method !== method && !(route.method === 'GET' && method === 'HEAD')) continue;
-      const params: Record<string, string> = {};
-      let ok = true;
-      for (let i = 0; i < route.parts.length; i++) {
-        const part = route.parts[i] ?? '';
-        if (part === '*' && i === route.parts.length - 1) {
-          params['*'] = segments.slice(i).map(decodeURIComponent).join('/');
-          return { handler: route.handler, params };
-        }
-        const seg = segments[i];
-        if (seg === undefined) {
-          ok = false;
-          break;
-        }
-        if (part.startsWith(':')) params[part.slice(1)] = decodeURIComponent(seg);
-        else if (part !== seg) {
-          ok = false;
-          break;
-        }
-      }
-      if (ok && segments.length === route.parts.length) return { handler: route.handler, params };
-    }
-    return undefined;
-  }
-}
+import { type ExtraRoutes, Router } from './router.js';
 
 export interface OfflineSlackOptions {
   port?: number;
@@ -123,6 +67,8 @@ export interface OfflineSlackOptions {
    * channels (the bot a member of each), and a bot token that never expires, installed from the start.
    */
   workspaces?: ExtraWorkspace[];
+  /** What the page's composer suggests (the app's commands); settable later with setSuggestions. */
+  suggestions?: Suggestions;
 }
 
 /** A demo analytics account's address and key (made up for the run, never a real account's). */
@@ -163,6 +109,7 @@ export class OfflineSlack extends SlackDriver {
   readonly router = new Router();
   private appUrlValue: string | undefined;
   private installUrlValue: string | undefined;
+  private suggestionsValue: Suggestions = NO_SUGGESTIONS;
   private readonly demoAccounts = new Map<string, DemoAccountNote>();
   private closed = false;
 
@@ -246,6 +193,15 @@ export class OfflineSlack extends SlackDriver {
   /** The app's install page (its `/slack/install`), where the page's Add to Slack link leads. */
   get installUrl(): string | undefined {
     return this.installUrlValue;
+  }
+
+  /** What the page's composer suggests: the app's commands, their words and examples. */
+  get suggestions(): Suggestions {
+    return this.suggestionsValue;
+  }
+
+  setSuggestions(suggestions: Suggestions): void {
+    this.suggestionsValue = suggestions;
   }
 
   setInstallUrl(url: string): void {
@@ -464,6 +420,7 @@ export async function startOfflineSlack(options: OfflineSlackOptions): Promise<O
     ]),
   );
   appUrl = () => created.appUrl;
+  if (options.suggestions) created.setSuggestions(options.suggestions);
   created.router
     .add('POST', '/api/:method', (req, res, ctx) => webApi.handle(ctx.params.method ?? '', req, res))
     .add('POST', '/response/:id', (req, res, ctx) => {

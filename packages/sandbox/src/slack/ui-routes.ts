@@ -8,6 +8,7 @@
  *   GET  /                       the page (also /archives/… permalinks)
  *   GET  /ui/assets/<file>       its static files
  *   GET  /ui/emoji.json          Slack's emoji shortcodes → emoji (from emojibase-data)
+ *   GET  /ui/suggestions.json    what the composer suggests: the app's commands and examples (suggestions.ts)
  *   GET  /ui/vendor/chart.js     Chart.js (UMD, from node_modules) to draw data_visualization blocks
  *   GET  /ui/workspace           team, people, channels, the workspaces to switch between, whether the app is installed
  *                                (and whether it has an install page to add it from), and the workspace's demo
@@ -30,245 +31,25 @@
  *
  * Bad requests get `400 { ok: false, error, detail }`.
  */
-import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { dirname, extname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { createRequire } from 'node:module';
-import { contentType, HttpError, readBody, sendJson } from './http-util.js';
-import type { OfflineSlack, RouteContext, RouteHandler, Router } from './server.js';
+import { sendJson } from './http-util.js';
+import type { OfflineSlack } from './server.js';
+import type { RouteContext, RouteHandler, Router } from './router.js';
 import type { SlackDriver } from './driver.js';
 import { SIGNED_IN_COOKIE } from './oauth.js';
-import type { Delivery, Json } from './types.js';
-import {
-  SLACKBOT,
-  type Channel,
-  type Message,
-  type SlackUser,
-  type View,
-  type Workspace,
-  type WorkspaceChange,
-} from './workspace.js';
+import type { Json } from './types.js';
+import { SLACKBOT } from './seeds.js';
+import type { Channel, SlackUser, View, Workspace, WorkspaceChange } from './workspace.js';
+import { uiUser, uiChannel, uiMessage, uiView, deliverySummary, uiEvent } from './ui-shapes.js';
+import { findUiDir, serveFile, emojiTable, serveChartJs } from './ui-files.js';
+import { UiError, id, commandBody, actionBody, submitBody, closeBody, jsonBody } from './ui-requests.js';
 
 /** The slash commands the sandbox knows (those in manifest.json). */
 export const UI_COMMANDS = ['/traffic', '/visitor'] as const;
 
 const DEFAULT_USER = 'U_ALICE';
-const MAX_UI_BODY = 256 * 1024;
 const PING_MS = 15_000;
-
-const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.ico': 'image/x-icon',
-};
-
-const SECURITY_HEADERS = {
-  'content-security-policy':
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
-    "base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
-  'cache-control': 'no-cache',
-};
-
-/** Where the page's files are: beside this module, or (from a build that did not copy them) in the source tree. */
-function findUiDir(): string | undefined {
-  const candidates = [
-    fileURLToPath(new URL('./ui/', import.meta.url)),
-    join(process.cwd(), 'src', 'sandbox', 'slack', 'ui'),
-  ];
-  return candidates.find((dir) => existsSync(join(dir, 'index.html')));
-}
-
-class UiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    readonly detail?: string,
-  ) {
-    super(detail ?? code);
-  }
-}
-
-// ---- request shapes -------------------------------------------------------------------
-
-const id = z.string().min(1).max(200);
-const value = z.union([z.string().max(4000), z.array(z.string().max(4000)).max(100)]);
-
-const commandBody = z.object({
-  channel: id,
-  user: id,
-  text: z
-    .string()
-    .max(4000)
-    .refine((t) => t.trim() !== '', 'must not be empty'),
-  thread_ts: z
-    .string()
-    .regex(/^\d+\.\d+$/)
-    .optional(),
-});
-
-const actionBody = z
-  .object({
-    user: id,
-    action_id: z.string().min(1).max(255),
-    block_id: z.string().min(1).max(255).optional(),
-    value: value.optional(),
-    channel: id.optional(),
-    ts: z
-      .string()
-      .regex(/^\d+\.\d+$/)
-      .optional(),
-    view_id: id.optional(),
-    home: z.literal(true).optional(),
-  })
-  .refine((b) => b.home === true || b.view_id !== undefined || (b.channel !== undefined && b.ts !== undefined), {
-    message: 'give home, view_id, or channel and ts',
-  });
-
-const submitBody = z.object({
-  user: id,
-  view_id: id,
-  values: z.record(z.string().max(255), z.union([value, z.number()])).default({}),
-});
-
-const closeBody = z.object({ user: id, view_id: id });
-
-async function jsonBody<T>(req: IncomingMessage, schema: z.ZodType<T>): Promise<T> {
-  const type = contentType(req);
-  if (type !== 'application/json') throw new UiError(400, 'invalid_content_type', 'send application/json');
-  let raw: string;
-  try {
-    raw = await readBody(req, MAX_UI_BODY);
-  } catch (error) {
-    if (error instanceof HttpError) throw new UiError(error.status, error.body);
-    throw error;
-  }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(raw) as unknown;
-  } catch {
-    throw new UiError(400, 'invalid_json', 'the body is not JSON');
-  }
-  const result = schema.safeParse(parsed);
-  if (!result.success) {
-    const detail = result.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ');
-    throw new UiError(400, 'invalid_arguments', detail);
-  }
-  return result.data;
-}
-
-// ---- what the page gets ---------------------------------------------------------------
-
-function uiUser(u: SlackUser): Json {
-  return { id: u.id, name: u.name, real_name: u.real_name, is_bot: u.is_bot };
-}
-
-function uiChannel(c: Channel): Json {
-  return { id: c.id, name: c.name, is_private: c.is_private, is_archived: c.is_archived, is_member: c.is_member };
-}
-
-export function uiMessage(m: Message): Json {
-  const out: Json = {
-    channel: m.channel,
-    ts: m.ts,
-    text: m.text,
-    user: m.user,
-    via: m.via,
-    bot: m.bot_id !== undefined,
-    ephemeral: m.ephemeralTo !== undefined,
-    edited: m.edited !== undefined,
-    updates: m.updates,
-    state: m.state,
-  };
-  if (m.blocks) out.blocks = m.blocks;
-  if (m.attachments) out.attachments = m.attachments;
-  if (m.thread_ts) out.thread_ts = m.thread_ts;
-  if (m.reply_count !== undefined) {
-    out.reply_count = m.reply_count;
-    out.reply_users = m.reply_users ?? [];
-    out.latest_reply = m.latest_reply;
-  }
-  if (m.reply_broadcast) out.reply_broadcast = true;
-  return JSON.parse(JSON.stringify(out)) as Json;
-}
-
-export function uiView(v: View): Json {
-  return JSON.parse(
-    JSON.stringify({
-      id: v.id,
-      title: v.title,
-      submit: v.submit,
-      close: v.close,
-      blocks: v.blocks,
-      state: v.state,
-      errors: v.errors ?? {},
-      hash: v.hash,
-      previous_view_id: v.previous_view_id,
-      root_view_id: v.root_view_id,
-      open: v.open,
-    }),
-  ) as Json;
-}
-
-function deliverySummary(d: Delivery | undefined): Json | null {
-  if (!d) return null;
-  const out: Json = { id: d.id, kind: d.kind, status: d.status, ack_ms: d.ackMs };
-  if (d.error) out.error = d.error;
-  if (d.reasons) out.reasons = d.reasons;
-  if (d.json !== undefined && typeof d.json === 'object' && d.json !== null && 'response_action' in d.json) {
-    out.response_action = (d.json as Json).response_action;
-  }
-  return out;
-}
-
-function deliveryUser(d: Delivery): string | undefined {
-  const p = d.payload;
-  if (typeof p.user_id === 'string') return p.user_id;
-  const user = p.user;
-  return user && typeof user === 'object' && 'id' in user && typeof user.id === 'string' ? user.id : undefined;
-}
-
-/** One workspace change as the SSE event `user` should get, or undefined when it is none of theirs. */
-export function uiEvent(
-  change: WorkspaceChange,
-  user: string,
-  ws: Workspace,
-): { event: string; data: Json } | undefined {
-  switch (change.type) {
-    case 'message':
-    case 'update':
-      if (change.message.ephemeralTo && change.message.ephemeralTo !== user) return undefined;
-      return { event: change.type, data: { message: uiMessage(change.message) } };
-    case 'delete':
-      return { event: 'delete', data: { channel: change.channel, ts: change.ts } };
-    case 'view_open':
-    case 'view_update':
-    case 'view_close':
-      if (change.view.user !== user) return undefined;
-      return {
-        event: 'views',
-        data: { change: change.type, view: uiView(change.view), stack: ws.openViews(user).map(uiView) },
-      };
-    case 'channel':
-      return { event: 'channel', data: { channel: uiChannel(change.channel) } };
-    case 'home':
-      return change.user === user ? { event: 'home', data: { view: change.view } } : undefined;
-    case 'delivery': {
-      const d = change.delivery;
-      if (!d.error || d.kind === 'slash_command' || deliveryUser(d) !== user) return undefined;
-      return { event: 'delivery', data: { delivery: deliverySummary(d) } };
-    }
-    default:
-      return undefined;
-  }
-}
 
 // ---- routes ---------------------------------------------------------------------------
 
@@ -347,25 +128,6 @@ function json(handler: (req: IncomingMessage, ctx: UiContext) => Json | Promise<
   };
 }
 
-function serveFile(dir: string | undefined, name: string, res: ServerResponse): Promise<void> {
-  return (async () => {
-    const type = TYPES[extname(name)];
-    if (!dir || !type || !/^[a-z0-9][a-z0-9._-]*$/i.test(name)) {
-      sendJson(res, 404, { ok: false, error: dir ? 'not_found' : 'ui_files_missing' });
-      return;
-    }
-    let body: Buffer;
-    try {
-      body = await readFile(join(dir, name));
-    } catch {
-      sendJson(res, 404, { ok: false, error: 'not_found' });
-      return;
-    }
-    res.writeHead(200, { 'content-type': type, 'content-length': body.length, ...SECURITY_HEADERS });
-    res.end(body);
-  })();
-}
-
 function events(req: IncomingMessage, res: ServerResponse, ctx: RouteContext): void {
   let ws: Workspace;
   let user: SlackUser;
@@ -403,35 +165,6 @@ function events(req: IncomingMessage, res: ServerResponse, ctx: RouteContext): v
   res.once('close', stop);
 }
 
-let emoji: Record<string, string> | undefined;
-
-/** Slack's shortcodes (iamcal's set) → the emoji, from emojibase-data; built once. */
-function emojiTable(): Record<string, string> {
-  if (emoji) return emoji;
-  const require = createRequire(import.meta.url);
-  const shortcodes = require('emojibase-data/en/shortcodes/iamcal.json') as Record<string, string | string[]>;
-  const compact = require('emojibase-data/en/compact.json') as { hexcode: string; unicode: string }[];
-  const unicode = new Map(compact.map((e) => [e.hexcode, e.unicode]));
-  const table: Record<string, string> = {};
-  for (const [hex, codes] of Object.entries(shortcodes)) {
-    const char = unicode.get(hex) ?? String.fromCodePoint(...hex.split('-').map((h) => parseInt(h, 16)));
-    for (const code of [codes].flat()) table[code] = char;
-  }
-  return (emoji = table);
-}
-
-/** Chart.js's browser build, served from the package: the page loads nothing from outside. */
-async function serveChartJs(res: ServerResponse): Promise<void> {
-  try {
-    // The package exports no path to its browser build; it sits beside the resolved entry point.
-    const entry = createRequire(import.meta.url).resolve('chart.js');
-    const body = await readFile(join(dirname(entry), 'chart.umd.min.js'));
-    res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'max-age=3600' }).end(body);
-  } catch {
-    sendJson(res, 404, { ok: false, error: 'chart_js_missing' });
-  }
-}
-
 /** Adds the page and its endpoints to the offline Slack's router. */
 export function mountUiRoutes(router: Router, options: { dir?: string } = {}): void {
   const dir = options.dir ?? findUiDir();
@@ -448,6 +181,11 @@ export function mountUiRoutes(router: Router, options: { dir?: string } = {}): v
       json(() => emojiTable()),
     )
     .add('GET', '/ui/vendor/chart.js', (_req, res) => serveChartJs(res))
+    .add(
+      'GET',
+      '/ui/suggestions.json',
+      json((_req, { offline }) => ({ ...offline.suggestions })),
+    )
     .add(
       'GET',
       '/ui/workspace',

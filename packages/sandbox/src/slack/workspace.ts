@@ -4,9 +4,10 @@
  * trigger_ids handed out. Every change is announced as a `change` event so a live
  * UI (and `waitFor` in tests) can follow along without polling.
  */
-import { EventEmitter } from 'node:events';
-import { randomBytes } from 'node:crypto';
-import { isRecord, SlackError, type Delivery, type Json } from './types.js';
+import type { Delivery, Json } from './types.js';
+import { clone, normalizeAttachments, normalizeBlocks } from './normalize.js';
+import { WorkspaceViews } from './views.js';
+import { type BotIdentity, type WorkspaceSeed, LOOKOUT_SEED } from './seeds.js';
 
 export interface Team {
   id: string;
@@ -101,71 +102,6 @@ export type WorkspaceChange =
   | { type: 'delivery'; delivery: Delivery }
   | { type: 'home'; user: string; view: Json };
 
-export const TEAM: Team = { id: 'T_LOOKOUT', name: 'Lookout Sandbox', domain: 'lookout-sandbox' };
-export const BOT = { userId: 'U_LOOKOUT_BOT', botId: 'B_LOOKOUT', appId: 'A_LOOKOUT', name: 'lookout' } as const;
-export const SLACKBOT = 'USLACKBOT';
-
-/** The app's bot in one workspace: the app id is the app's, the bot user and bot ids are the workspace's own. */
-export interface BotIdentity {
-  readonly userId: string;
-  readonly botId: string;
-  readonly appId: string;
-  readonly name: string;
-}
-
-/** The second workspace: its own people, channels and bot user, nothing shared with the first but the app. */
-export const OTHER_TEAM: Team = { id: 'T_OTHER', name: 'Other Co', domain: 'other-co' };
-export const OTHER_BOT: BotIdentity = { userId: 'U_OTHER_BOT', botId: 'B_OTHER', appId: BOT.appId, name: 'lookout' };
-
-const SEED_USERS: SlackUser[] = [
-  { id: 'U_ALICE', name: 'alice', real_name: 'Alice Adler', tz: 'Europe/Berlin', is_bot: false },
-  { id: 'U_BOB', name: 'bob', real_name: 'Bob Brown', tz: 'America/New_York', is_bot: false },
-  { id: 'U_CAROL', name: 'carol', real_name: 'Carol Chen', tz: 'UTC', is_bot: false },
-];
-
-const SEED_CHANNELS: Array<Omit<Channel, 'created'>> = [
-  { id: 'C_GENERAL', name: 'general', is_private: false, is_archived: false, is_member: true },
-  { id: 'C_MARKETING', name: 'marketing', is_private: false, is_archived: false, is_member: true },
-  { id: 'C_SECURITY', name: 'security', is_private: false, is_archived: false, is_member: true },
-  { id: 'C_ARCHIVED', name: 'old-news', is_private: false, is_archived: true, is_member: false },
-];
-
-const OTHER_USERS: SlackUser[] = [
-  { id: 'U_DANA', name: 'dana', real_name: 'Dana Diaz', tz: 'America/Los_Angeles', is_bot: false },
-  { id: 'U_ERIK', name: 'erik', real_name: 'Erik Ek', tz: 'Europe/Stockholm', is_bot: false },
-];
-
-/** The app is not installed in Other Co at first, so its bot is in no channel there. */
-const OTHER_CHANNELS: Array<Omit<Channel, 'created'>> = [
-  { id: 'C_OTHER_GENERAL', name: 'general', is_private: false, is_archived: false, is_member: false },
-  { id: 'C_OTHER_GROWTH', name: 'growth', is_private: false, is_archived: false, is_member: false },
-];
-
-/** What a workspace holds when it is made: who and where. */
-export interface WorkspaceSeed {
-  team: Team;
-  bot: BotIdentity;
-  users: readonly SlackUser[];
-  channels: ReadonlyArray<Omit<Channel, 'created'>>;
-}
-
-export const LOOKOUT_SEED: WorkspaceSeed = { team: TEAM, bot: BOT, users: SEED_USERS, channels: SEED_CHANNELS };
-export const OTHER_SEED: WorkspaceSeed = {
-  team: OTHER_TEAM,
-  bot: OTHER_BOT,
-  users: OTHER_USERS,
-  channels: OTHER_CHANNELS,
-};
-
-const TRIGGER_TTL_MS = 3000;
-const MAX_VIEW_STACK = 3;
-
-interface Trigger {
-  user: string;
-  issuedAt: number;
-  used: boolean;
-}
-
 export interface NewMessage {
   channel: string;
   text: string;
@@ -191,45 +127,6 @@ export interface WorkspaceOptions {
   of?: WorkspaceSeed;
 }
 
-function randomId(length: number, alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'): string {
-  const bytes = randomBytes(length);
-  let out = '';
-  for (const b of bytes) out += alphabet[b % alphabet.length];
-  return out;
-}
-
-/** The UTC offset of `tz` at `atMs`, in seconds (what users.info calls tz_offset). */
-export function tzOffsetSeconds(tz: string, atMs: number): number {
-  const dtf = new Intl.DateTimeFormat('en-US', {
-    timeZone: tz,
-    hourCycle: 'h23',
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-  });
-  const parts: Record<string, number> = {};
-  for (const p of dtf.formatToParts(new Date(atMs))) parts[p.type] = Number(p.value);
-  const asUtc = Date.UTC(
-    parts.year ?? 1970,
-    (parts.month ?? 1) - 1,
-    parts.day ?? 1,
-    parts.hour ?? 0,
-    parts.minute ?? 0,
-    parts.second ?? 0,
-  );
-  return Math.round((asUtc - Math.floor(atMs / 1000) * 1000) / 1000);
-}
-
-export function tzLabel(tz: string, atMs: number): string {
-  const part = new Intl.DateTimeFormat('en-US', { timeZone: tz, timeZoneName: 'long' })
-    .formatToParts(new Date(atMs))
-    .find((p) => p.type === 'timeZoneName');
-  return part?.value ?? tz;
-}
-
 /** Compare two Slack timestamps ("1732200000.000100") numerically. */
 export function compareTs(a: string, b: string): number {
   const [as = '0', af = '0'] = a.split('.');
@@ -237,22 +134,13 @@ export function compareTs(a: string, b: string): number {
   return Number(as) - Number(bs) || Number(af.padEnd(6, '0')) - Number(bf.padEnd(6, '0'));
 }
 
-/** A deep copy through JSON: what went over the wire, detached from the caller's objects. */
-export function clone<T>(value: T): T {
-  return value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T);
-}
-
-export class Workspace extends EventEmitter<{ change: [WorkspaceChange] }> {
+export class Workspace extends WorkspaceViews {
   readonly team: Team;
   readonly bot: BotIdentity;
   readonly users = new Map<string, SlackUser>();
   readonly channels = new Map<string, Channel>();
   readonly now: () => number;
-  private readonly triggerTtlMs: number;
   private readonly messagesByChannel = new Map<string, Message[]>();
-  private readonly views = new Map<string, View>();
-  private readonly stacks = new Map<string, string[]>();
-  private readonly triggers = new Map<string, Trigger>();
   /** Who is in each channel (people, and the bot when `is_member`). */
   private readonly memberships = new Map<string, Set<string>>();
   private lastMicros = 0;
@@ -260,10 +148,9 @@ export class Workspace extends EventEmitter<{ change: [WorkspaceChange] }> {
   orgWide = false;
 
   constructor(options: WorkspaceOptions = {}) {
-    super();
+    super(options.triggerTtlMs);
     this.setMaxListeners(0);
     this.now = options.now ?? Date.now;
-    this.triggerTtlMs = options.triggerTtlMs ?? TRIGGER_TTL_MS;
     const seed = options.of ?? LOOKOUT_SEED;
     this.team = { ...seed.team };
     this.bot = seed.bot;
@@ -541,161 +428,6 @@ export class Workspace extends EventEmitter<{ change: [WorkspaceChange] }> {
     return log;
   }
 
-  // ---- triggers ---------------------------------------------------------------------
-
-  /** A new trigger_id for `user`, good for one views.open/push within the trigger TTL. */
-  issueTrigger(user: string): string {
-    const id = `${Math.floor(this.now() / 1000)}${randomId(3, '0123456789')}.${randomId(11, '0123456789')}.${randomBytes(16).toString('hex')}`;
-    this.triggers.set(id, { user, issuedAt: this.now(), used: false });
-    return id;
-  }
-
-  /** Uses up a trigger_id: `invalid_trigger_id`, `expired_trigger_id` or `exchanged_trigger_id` when it cannot be used. */
-  consumeTrigger(id: unknown): { user: string } {
-    if (typeof id !== 'string' || id === '')
-      throw new SlackError('invalid_arguments', { reasons: ['trigger_id: is required'] });
-    const trigger = this.triggers.get(id);
-    if (!trigger) throw new SlackError('invalid_trigger_id');
-    if (this.now() - trigger.issuedAt > this.triggerTtlMs) throw new SlackError('expired_trigger_id');
-    if (trigger.used) throw new SlackError('exchanged_trigger_id');
-    trigger.used = true;
-    return { user: trigger.user };
-  }
-
-  // ---- views ------------------------------------------------------------------------
-
-  private readonly homes = new Map<string, { view: Json; publishedAt: number; publishes: number }>();
-
-  /** Replaces `user`'s Home tab; what views.publish answers with. */
-  publishHome(user: string, view: Json): Json {
-    const before = this.homes.get(user);
-    const id = `VH${user}`;
-    const home = { ...view, id, type: 'home', hash: `${Date.now()}.${(before?.publishes ?? 0) + 1}` };
-    this.homes.set(user, { view: home, publishedAt: Date.now(), publishes: (before?.publishes ?? 0) + 1 });
-    this.emit('change', { type: 'home', user, view: home });
-    return home;
-  }
-
-  /** `user`'s Home tab as last published, and how many times it was. */
-  home(user: string): { view: Json; publishedAt: number; publishes: number } | undefined {
-    return this.homes.get(user);
-  }
-
-  view(id: string): View | undefined {
-    return this.views.get(id);
-  }
-
-  viewByExternalId(externalId: string): View | undefined {
-    for (const v of this.views.values()) if (v.open && v.external_id === externalId) return v;
-    return undefined;
-  }
-
-  /** The user's open modal stack, bottom first (the visible one is last). */
-  openViews(user: string): View[] {
-    return (this.stacks.get(user) ?? []).map((id) => this.views.get(id)).filter((v): v is View => v !== undefined);
-  }
-
-  /** Opens a new modal for `user`, replacing any stack they had open. */
-  openView(user: string, input: Json): View {
-    for (const v of this.openViews(user)) this.markClosed(v);
-    const view = this.buildView(user, input, null, null);
-    this.views.set(view.id, view);
-    this.stacks.set(user, [view.id]);
-    this.emit('change', { type: 'view_open', view });
-    return view;
-  }
-
-  pushView(user: string, input: Json): View {
-    const stack = this.stacks.get(user) ?? [];
-    if (stack.length === 0) return this.openView(user, input);
-    if (stack.length >= MAX_VIEW_STACK) throw new SlackError('push_limit_reached');
-    const top = this.views.get(stack[stack.length - 1] ?? '');
-    const view = this.buildView(user, input, top?.root_view_id ?? null, top?.id ?? null);
-    this.views.set(view.id, view);
-    stack.push(view.id);
-    this.emit('change', { type: 'view_open', view });
-    return view;
-  }
-
-  updateView(id: string, input: Json): View {
-    const view = this.views.get(id);
-    if (!view || !view.open) throw new SlackError('not_found');
-    const fresh = this.buildView(view.user, input, view.root_view_id, view.previous_view_id, view.id);
-    const keep = new Set(fresh.blocks.map((b) => String(b.block_id)));
-    const values = Object.fromEntries(Object.entries(view.state.values).filter(([blockId]) => keep.has(blockId)));
-    Object.assign(view, fresh, { state: { values }, errors: undefined });
-    delete view.errors;
-    this.emit('change', { type: 'view_update', view });
-    return view;
-  }
-
-  /** Closes a view; `all` closes the whole stack it belongs to. Returns the views closed. */
-  closeView(id: string, options: { all?: boolean } = {}): View[] {
-    const view = this.views.get(id);
-    if (!view || !view.open) return [];
-    const stack = this.stacks.get(view.user) ?? [];
-    const index = stack.indexOf(id);
-    const from = options.all ? 0 : Math.max(index, 0);
-    const closing = stack
-      .splice(from)
-      .map((vid) => this.views.get(vid))
-      .filter((v): v is View => v !== undefined);
-    for (const v of closing.reverse()) this.markClosed(v);
-    return closing;
-  }
-
-  setViewErrors(id: string, errors: Record<string, string>): void {
-    const view = this.views.get(id);
-    if (!view) return;
-    view.errors = { ...errors };
-    this.emit('change', { type: 'view_update', view });
-  }
-
-  setViewState(id: string, blockId: string, actionId: string, state: Json): void {
-    const view = this.views.get(id);
-    if (!view) return;
-    view.state.values[blockId] = { ...view.state.values[blockId], [actionId]: state };
-  }
-
-  private markClosed(view: View): void {
-    if (!view.open) return;
-    view.open = false;
-    this.emit('change', { type: 'view_close', view });
-  }
-
-  private buildView(
-    user: string,
-    input: Json,
-    rootId: string | null,
-    previousId: string | null,
-    reuseId?: string,
-  ): View {
-    const id = reuseId ?? `V${randomId(10)}`;
-    const text = (v: unknown): Json | null => (isRecord(v) ? { emoji: true, ...clone(v) } : null);
-    return {
-      id,
-      team_id: this.team.id,
-      type: 'modal',
-      title: text(input.title) ?? { type: 'plain_text', text: '' },
-      submit: text(input.submit),
-      close: text(input.close),
-      blocks: normalizeBlocks(clone(Array.isArray(input.blocks) ? input.blocks : [])),
-      private_metadata: typeof input.private_metadata === 'string' ? input.private_metadata : '',
-      callback_id: typeof input.callback_id === 'string' ? input.callback_id : '',
-      external_id: typeof input.external_id === 'string' ? input.external_id : '',
-      hash: `${Math.floor(this.now() / 1000)}.${randomId(8, 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789')}`,
-      clear_on_close: input.clear_on_close === true,
-      notify_on_close: input.notify_on_close === true,
-      state: { values: {} },
-      root_view_id: rootId ?? id,
-      previous_view_id: previousId,
-      app_id: this.bot.appId,
-      bot_id: this.bot.botId,
-      user,
-      open: true,
-    };
-  }
-
   // ---- deliveries (recorded here so one event stream carries everything) -------------
 
   readonly deliveries: Delivery[] = [];
@@ -704,39 +436,4 @@ export class Workspace extends EventEmitter<{ change: [WorkspaceChange] }> {
     if (!this.deliveries.includes(delivery)) this.deliveries.push(delivery);
     this.emit('change', { type: 'delivery', delivery });
   }
-}
-
-/** Attachments' blocks get their ids as a message's do. */
-export function normalizeAttachments(attachments: unknown[]): unknown[] {
-  for (const a of attachments) if (isRecord(a) && Array.isArray(a.blocks)) a.blocks = normalizeBlocks(a.blocks);
-  return attachments;
-}
-
-/**
- * Slack fills in a `block_id` for every block and an `action_id` for every interactive
- * element that lacks one; the stored message (and what the app gets back) carries them.
- */
-export function normalizeBlocks(blocks: unknown[]): Json[] {
-  const out: Json[] = [];
-  for (const b of blocks) {
-    if (!isRecord(b)) continue;
-    if (b.block_id === undefined)
-      b.block_id = randomId(5, 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789');
-    const withAction = (el: unknown): void => {
-      if (
-        isRecord(el) &&
-        el.type !== 'image' &&
-        el.action_id === undefined &&
-        typeof el.type === 'string' &&
-        !['plain_text', 'mrkdwn'].includes(el.type)
-      ) {
-        el.action_id = randomId(5, 'abcdefghijklmnopqrstuvwxyz0123456789');
-      }
-    };
-    if (b.type === 'actions' && Array.isArray(b.elements)) b.elements.forEach(withAction);
-    if (b.type === 'section') withAction(b.accessory);
-    if (b.type === 'input') withAction(b.element);
-    out.push(b);
-  }
-  return out;
 }

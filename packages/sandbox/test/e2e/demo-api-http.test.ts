@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { generateDataset, DEMO_VISITORS } from '../../src/demo-api/dataset.js';
+import { generateDataset } from '../../src/demo-api/generate-dataset.js';
+import { DEMO_VISITORS } from '../../src/demo-api/dataset.js';
 import { startDemoApi, type DemoApi } from '../../src/demo-api/server.js';
 
 const KEY = 'k-3c9e1f-demo-api-test-key';

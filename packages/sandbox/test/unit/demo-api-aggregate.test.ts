@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildRows, paginate, REPORTS, sortRows, type ReportSpec } from '../../src/demo-api/aggregate.js';
-import { generateDataset } from '../../src/demo-api/dataset.js';
+import { generateDataset } from '../../src/demo-api/generate-dataset.js';
 import { computeFacts, type Visit, type VisitEntry } from '../../src/demo-api/model.js';
 
 const NOW = new Date('2026-11-20T13:45:12.000Z');

@@ -1,12 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import {
-  ADBLOCK_EXTENSIONS,
-  EMOJI_CAMPAIGN,
-  HOSTILE_CAMPAIGN,
-  HOSTILE_PAGE_PATH,
-  SCRAPER_EXTENSIONS,
-} from '../../src/demo-api/catalog.js';
-import { Dataset, DEMO_VISITORS, generateDataset } from '../../src/demo-api/dataset.js';
+import { ADBLOCK_EXTENSIONS, SCRAPER_EXTENSIONS } from '../../src/demo-api/devices.js';
+import { EMOJI_CAMPAIGN, HOSTILE_CAMPAIGN, HOSTILE_PAGE_PATH } from '../../src/demo-api/catalog.js';
+import { Dataset, DEMO_VISITORS } from '../../src/demo-api/dataset.js';
+import { generateDataset } from '../../src/demo-api/generate-dataset.js';
 
 const NOW = new Date('2026-11-20T13:45:12.345Z');
 const DAY = 86_400_000;

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { RateLimiter } from '../../src/slack/rate-limit.js';
 import { SlackError } from '../../src/slack/types.js';
-import { compareTs, normalizeBlocks, Workspace, type WorkspaceChange } from '../../src/slack/workspace.js';
+import { compareTs, Workspace, type WorkspaceChange } from '../../src/slack/workspace.js';
+import { normalizeBlocks } from '../../src/slack/normalize.js';
 
 function clock(start = 1_732_200_000_000): { now: () => number; advance: (ms: number) => void } {
   let t = start;

@@ -1,17 +1,25 @@
+// @ts-check
 // Slack mrkdwn → DOM. The text arrives escaped the way Slack escapes it (&amp; &lt; &gt;):
+
+/** @import { TextContext } from './types.js' */
 // a raw `<` always starts a control sequence (link, mention), and the entities are decoded
 // only into text nodes at the very end, so `&lt;!channel&gt;` is shown literally and can
 // never become a mention or markup. Nothing here uses innerHTML.
 
 // Slack's shortcodes (iamcal's emoji-data, through the emojibase-data package), served by
 // the offline Slack at /ui/emoji.json and set once at start.
+/** @type {Record<string, string>} */
 let EMOJI = {};
 
-/** The shortcode → emoji table; until it is set, codes show as they are. */
+/**
+ * The shortcode → emoji table; until it is set, codes show as they are.
+ * @param {Record<string, string>} table
+ */
 export function setEmoji(table) {
   EMOJI = table ?? {};
 }
 
+/** @type {boolean | undefined} */
 let colorEmoji;
 
 /** Whether this browser draws colour emoji (a headless one without an emoji font draws boxes). */
@@ -22,6 +30,7 @@ function hasColorEmoji() {
     const canvas = document.createElement('canvas');
     canvas.width = canvas.height = 24;
     const g = canvas.getContext('2d', { willReadFrequently: true });
+    if (!g) throw new Error('no 2d canvas');
     g.textBaseline = 'top';
     g.font = '18px "Apple Color Emoji", "Segoe UI Emoji", "Noto Color Emoji", sans-serif';
     g.fillText('\u{1F6A8}', 0, 0);
@@ -39,12 +48,20 @@ function hasColorEmoji() {
   return colorEmoji;
 }
 
-/** Decodes the three entities Slack escapes; everything else stays as it is. */
+/**
+ * Decodes the three entities Slack escapes; everything else stays as it is.
+ * @param {string} text
+ */
 export function decodeEntities(text) {
   return text.replace(/&(amp|lt|gt);/g, (_, name) => (name === 'amp' ? '&' : name === 'lt' ? '<' : '>'));
 }
 
-/** Text with `:emoji:` codes turned into emoji (the code stays as a tooltip). */
+/**
+ * Text with `:emoji:` codes turned into emoji (the code stays as a tooltip).
+ * @param {ParentNode} parent
+ * @param {string} text
+ * @param {{ emoji?: boolean }} [options]
+ */
 export function appendText(parent, text, { emoji = true } = {}) {
   if (!emoji) {
     parent.append(document.createTextNode(text));
@@ -76,22 +93,30 @@ export function appendText(parent, text, { emoji = true } = {}) {
 
 const SAFE_URL = /^(https?:|mailto:)/i;
 
-/** A link element, only for http(s) and mailto; anything else is shown as text. */
+/**
+ * A link element, only for http(s) and mailto; anything else is shown as text.
+ * @param {string} url
+ * @param {string} [label]
+ */
 export function linkTo(url, label) {
   if (!SAFE_URL.test(url)) {
     const span = document.createElement('span');
-    span.textContent = label;
+    span.textContent = label ?? '';
     return span;
   }
   const a = document.createElement('a');
   a.href = url;
   a.target = '_blank';
   a.rel = 'noopener noreferrer';
-  a.textContent = label;
+  a.textContent = label ?? '';
   return a;
 }
 
-/** `<…>` control sequences: links, user/channel mentions, special mentions, dates. */
+/**
+ * `<…>` control sequences: links, user/channel mentions, special mentions, dates.
+ * @param {string} body
+ * @param {TextContext} ctx
+ */
 function controlNode(body, ctx) {
   const bar = body.indexOf('|');
   const target = bar >= 0 ? body.slice(0, bar) : body;
@@ -112,7 +137,7 @@ function controlNode(body, ctx) {
     if (ctx.onChannel) {
       span.tabIndex = 0;
       span.setAttribute('role', 'link');
-      span.addEventListener('click', () => ctx.onChannel(id));
+      span.addEventListener('click', () => ctx.onChannel?.(id));
     }
     return span;
   }
@@ -133,9 +158,14 @@ function controlNode(body, ctx) {
 }
 
 // The characters that may stand just outside a *bold*, _italic_ or ~strike~ span.
-const OUTSIDE = /[\s.,:;!?()[\]{}'"“”‘’\/\\|<>*_~`-]/;
+const OUTSIDE = /[\s.,:;!?()[\]{}'"“”‘’/\\|<>*_~`-]/;
 
-/** Where the span opened by `mark` at `start` closes, or -1. Skips code and `<…>` inside. */
+/**
+ * Where the span opened by `mark` at `start` closes, or -1. Skips code and `<…>` inside.
+ * @param {string} text
+ * @param {number} start
+ * @param {string} mark
+ */
 function findCloser(text, start, mark) {
   if (start + 1 >= text.length || /\s/.test(text[start + 1])) return -1;
   for (let i = start + 1; i < text.length; i++) {
@@ -160,9 +190,15 @@ function findCloser(text, start, mark) {
   return -1;
 }
 
+/** @type {Record<string, 'strong' | 'em' | 's'>} */
 const STYLES = { '*': 'strong', _: 'em', '~': 's' };
 
-/** Inline mrkdwn (no code fences) into `parent`. */
+/**
+ * Inline mrkdwn (no code fences) into `parent`.
+ * @param {ParentNode} parent
+ * @param {string} text
+ * @param {TextContext} ctx
+ */
 function inline(parent, text, ctx) {
   let buffer = '';
   const flush = () => {
@@ -207,9 +243,15 @@ function inline(parent, text, ctx) {
   flush();
 }
 
-/** Lines of text, with `>` quotes grouped into blockquotes and line breaks kept. */
+/**
+ * Lines of text, with `>` quotes grouped into blockquotes and line breaks kept.
+ * @param {ParentNode} parent
+ * @param {string} text
+ * @param {TextContext} ctx
+ */
 function lines(parent, text, ctx) {
   const all = text.split('\n');
+  /** @type {HTMLElement | null} */
   let quote = null;
   all.forEach((line, index) => {
     const quoted = /^>\s?/.exec(line);
@@ -232,6 +274,8 @@ function lines(parent, text, ctx) {
 /**
  * Renders mrkdwn into a new element (`tag`, default span). `ctx` may give `userName(id)`,
  * `channelName(id)` and `onChannel(id)` for mentions.
+ * @param {unknown} text
+ * @param {TextContext} [ctx]
  */
 export function renderMrkdwn(text, ctx = {}, tag = 'span') {
   const root = document.createElement(tag);
@@ -254,7 +298,10 @@ export function renderMrkdwn(text, ctx = {}, tag = 'span') {
   return root;
 }
 
-/** plain_text objects: no markup at all, only emoji codes when `emoji` is not false. */
+/**
+ * plain_text objects: no markup at all, only emoji codes when `emoji` is not false.
+ * @param {any} textObject
+ */
 export function renderPlain(textObject, tag = 'span') {
   const el = document.createElement(tag);
   const text = typeof textObject === 'string' ? textObject : String(textObject?.text ?? '');
@@ -262,7 +309,11 @@ export function renderPlain(textObject, tag = 'span') {
   return el;
 }
 
-/** A text object of either kind. */
+/**
+ * A text object of either kind.
+ * @param {any} textObject
+ * @param {TextContext} [ctx]
+ */
 export function renderText(textObject, ctx = {}, tag = 'span') {
   if (!textObject) return document.createElement(tag);
   if (textObject.type === 'mrkdwn') return renderMrkdwn(textObject.text, ctx, tag);
