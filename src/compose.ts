@@ -87,15 +87,12 @@ export async function startLookout(options: LookoutOptions): Promise<Lookout> {
       log: platform.log,
       preflight: platform.preflight,
       ...(options.requestClock ? { now: options.requestClock } : {}),
-      judged: (outcome, skewSeconds) => {
-        if (outcome === 'accepted') return platform.clock.accepted();
-        platform.metrics.refused.inc({ reason: outcome });
-        if (skewSeconds !== undefined) platform.clock.refused(skewSeconds);
-      },
+      judged: platform.judged,
       observe: (type, name, outcome) => platform.metrics.requests.inc({ type, name, outcome }),
       firstSeen: (key, ttlMs) => platform.repos.replays.firstSeen(key, ttlMs),
       replicated: platform.replicated,
       listeners: plugged.map((p) => (routes) => p.register?.(routes, commands)),
+      routes: plugged.flatMap((p) => p.http ?? []),
       tenantOf: (team) => platform.tenants.of(team),
       ...(platform.installer ? { installer: { provider: platform.installer, links: installLinksOf(settings) } } : {}),
       ...(platform.installer && platform.installations ? { orgs: platform.installations } : {}),

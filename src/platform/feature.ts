@@ -8,8 +8,12 @@
  * prunes and readiness checks, and its metrics (made through the platform's registry).
  * compose.ts walks the list.
  */
+import type { CustomRoute } from '@slack/bolt';
+import type { KnownBlock } from '@slack/types';
 import type { z } from 'zod';
 import type { AnySubject } from './deliveries/subject.js';
+import type { Logger } from './log.js';
+import type { Tenant } from './tenancy/tenants.js';
 import type { Routes } from './slack/routes.js';
 import type { Subcommand } from './slack/subcommand.js';
 import type { Queryable } from './store/db.js';
@@ -50,9 +54,47 @@ export interface CommandCatalog {
   help: Readonly<Record<string, readonly string[]>>;
 }
 
-/** Every feature's `/traffic` sub-commands (with what runs them) and slash commands, and the help of each. */
+/** Every feature's `/traffic` sub-commands (with what runs them) and slash commands, the help of each, and their agent tools. */
 export interface CommandTable extends CommandCatalog {
   subcommands: readonly TrafficSubcommand[];
+  tools: readonly AgentTool[];
+}
+
+/** Who asks an agent tool, as Lookout authenticated them: a person in a workspace. */
+export interface AgentCaller {
+  team: string;
+  enterprise?: string;
+  user: string;
+  /** How the call came: signed by Slack (Slackbot), or with a person's bearer token. */
+  via: 'slack' | 'token';
+  /** The workspace's tenant (its analytics account, directory and access rules); throws TenantError when it cannot be served. */
+  tenant: () => Promise<Tenant>;
+  log: Logger;
+}
+
+/** A tool's answer: a short text, the figures as its output schema says, and the blocks Lookout would post (for Slackbot). */
+export interface AgentAnswer {
+  text: string;
+  structured: Record<string, unknown>;
+  blocks?: readonly KnownBlock[];
+}
+
+/** A refusal or a problem the agent can read and repeat to the person, with what to do instead. */
+export class AgentRefusal extends Error {
+  override readonly name = 'AgentRefusal';
+}
+
+/** A read-only tool a feature gives agents (Slackbot, or any MCP client): one thing, done well. */
+export interface AgentTool {
+  name: string;
+  title: string;
+  /** What it answers and when to use it, for the agent choosing a tool. */
+  description: string;
+  /** Its arguments, each with a description an agent can act on. */
+  input: z.ZodRawShape;
+  /** Its answer's figures (`structured`). */
+  output: z.ZodRawShape;
+  run(args: Record<string, unknown>, caller: AgentCaller): Promise<AgentAnswer>;
 }
 
 /** Work that runs in the background: started once the app listens (unless the app runs without them), stopped on shutdown. */
@@ -69,6 +111,10 @@ export interface Plugged<G> {
   register?(routes: Routes, commands: CommandTable): void;
   /** What runs its `/traffic` words (the definition's `traffic`). */
   traffic?: Subcommand;
+  /** Tools it gives agents (the MCP server serves every feature's). */
+  tools?: readonly AgentTool[];
+  /** HTTP routes it serves on the Slack port, beside Slack's own (Bolt's custom routes). */
+  http?: readonly CustomRoute[];
   jobs?: readonly Job[];
   /** Tables of its own that only grow. */
   prunes?: readonly Prune[];
@@ -186,7 +232,11 @@ export function commandTable<Ctx>(
     if (!run) throw new Error(`feature '${f.name}' has /traffic words but nothing runs them`);
     return [{ ...f.traffic, run }];
   });
-  return { ...catalog, subcommands };
+  const tools = plugged.flatMap((p) => p.tools ?? []);
+  const names = tools.map((t) => t.name);
+  const twice = names.find((n, i) => names.indexOf(n) !== i);
+  if (twice) throw new Error(`the agent tool '${twice}' is given by two features`);
+  return { ...catalog, subcommands, tools };
 }
 
 /** `/traffic`'s usage hint (the manifest's, the sandbox's): a report, then every feature's words, then help. */

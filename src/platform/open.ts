@@ -16,6 +16,7 @@ import { readinessChecks } from './readiness.js';
 import { memoryQuota, pruneQuota, userQuota, type Quota } from './quota.js';
 import { boltLogger } from './slack/bolt-logger.js';
 import { ClockSkew } from './slack/clock.js';
+import type { GuardObserve } from './slack/guard.js';
 import { WINDOW_MS } from './slack/guard.js';
 import { seal, type Seal } from './slack/kit/seal.js';
 import { webPoster } from './slack/poster.js';
@@ -100,6 +101,8 @@ export interface Platform {
   /** Signs what a modal carries to its submission. */
   seal: Seal;
   clock: ClockSkew;
+  /** Told how the request guard judged each request: counted, and the clock's skew watched. */
+  judged: GuardObserve;
   worker: DeliveryWorker;
   subjects: Subjects;
   /** Wakes the delivery worker (something was queued). */
@@ -318,6 +321,11 @@ export async function openPlatform(
     preflight,
     seal: seal(o.slack.signingSecret, 'modal-context'),
     clock,
+    judged: (outcome, skewSeconds) => {
+      if (outcome === 'accepted') return clock.accepted();
+      metrics.refused.inc({ reason: outcome });
+      if (skewSeconds !== undefined) clock.refused(skewSeconds);
+    },
     worker,
     subjects,
     queued: () => worker.wake(),

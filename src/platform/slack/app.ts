@@ -32,6 +32,8 @@ export interface SlackAppOptions {
   log: Logger;
   /** What every payload to Slack passes (the platform's, counted in its metrics); default one of the app's own. */
   preflight?: PreflightGate;
+  /** Each feature's HTTP routes on the Slack port (Bolt's custom routes). */
+  routes?: readonly CustomRoute[];
   /** Each feature's listeners, registered in order. */
   listeners: readonly ((routes: Routes) => void)[];
   /** Told of each request's outcome. */
@@ -143,6 +145,7 @@ export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp
   const preflight = options.preflight ?? new PreflightGate(log.child({ component: 'preflight' }));
   const customRoutes = [
     HEALTH,
+    ...(options.routes ?? []),
     ...(options.installer
       ? oauthRoutes(options.installer.provider, options.installer.links, options.slackApiUrl, log)
       : []),
