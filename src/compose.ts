@@ -4,7 +4,7 @@ import { contextOf, platformOptionsOf, type LookoutFeature, type LookoutOptions 
 import { FEATURES } from './features/index.js';
 import type { Tenants } from './platform/tenancy/tenants.js';
 import type { DeliveryWorker } from './platform/deliveries/worker.js';
-import { commandTable, plugAll, type CommandCatalog, type Provided } from './platform/feature.js';
+import { commandTable, plugAll, type CommandTable, type Provided } from './platform/feature.js';
 import { installLinksOf } from './platform/settings.js';
 import { migrationsOf, openPlatform, platformRepos, type Platform, type PlatformRepos } from './platform/open.js';
 import { adoptRows, PLATFORM_UNOWNED } from './platform/tenancy/adopt.js';
@@ -44,7 +44,7 @@ export interface Lookout {
   /** What each feature gives, by its name. */
   features: Provided;
   /** What the features say of their commands (the help, the manifest and the sandbox's suggestions are made from it). */
-  commands: CommandCatalog;
+  commands: CommandTable;
   deliveries: DeliveryWorker;
   /** The HTTP server (absent in Socket Mode). */
   server?: Server;
