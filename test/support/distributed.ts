@@ -143,11 +143,18 @@ export async function connect(slack: SlackDriver, user: string, url: string, key
   const json = answer.json as { response_action?: string; errors?: Record<string, string> } | undefined;
   if (json?.response_action === 'errors') return { answer, outcome: Object.values(json.errors ?? {}).join(' ') };
   if (json?.response_action !== 'update') return { answer, outcome: 'connected' };
+  // The form becomes "checking" once the submission is answered, then its outcome: connected, or the
+  // form again with the problem in a field's hint. Until one of those, it may still be the form as submitted.
+  const problemsOf = (view: { blocks: unknown[] }) =>
+    view.blocks
+      .map((b) => (b as { hint?: { text?: string } }).hint?.text ?? '')
+      .filter((h) => h.startsWith('⚠️'))
+      .join(' ');
   const shown = await until(() => {
     const top = slack.openViews(user).at(-1);
-    return top && top.id === form.id && top.callback_id !== 'workspace.connect.checking' ? top : undefined;
+    if (!top || top.id !== form.id) return undefined;
+    return top.callback_id === 'workspace.connect.done' || problemsOf(top) ? top : undefined;
   }, 'the outcome of a slow check on the form');
   if (shown.callback_id === 'workspace.connect.done') return { answer, outcome: 'connected', shown };
-  const hints = shown.blocks.map((b) => (b as { hint?: { text?: string } }).hint?.text ?? '');
-  return { answer, outcome: hints.filter((h) => h.startsWith('⚠️')).join(' '), shown };
+  return { answer, outcome: problemsOf(shown), shown };
 }
