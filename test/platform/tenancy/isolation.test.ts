@@ -325,10 +325,19 @@ for (const kind of ['pglite', 'postgres'] as const) {
     });
 
     /** The T_OTHER person's form from a command, open. */
+    /** The form `command` opens: one not open before (a form submitted just before may still be closing). */
     async function openForm(command: string) {
-      const views = other().openViews('U_DANA').length;
+      const before = new Set(
+        other()
+          .openViews('U_DANA')
+          .map((v) => v.id),
+      );
       await other().slash('C_OTHER_GENERAL', 'U_DANA', command);
-      return other().waitFor(() => other().openViews('U_DANA').at(views));
+      return other().waitFor(() =>
+        other()
+          .openViews('U_DANA')
+          .find((v) => !before.has(v.id)),
+      );
     }
   });
 }
