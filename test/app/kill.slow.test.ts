@@ -220,8 +220,13 @@ describe('SIGKILL, then a restart', () => {
     await new Promise((r) => setTimeout(r, 2_000));
     const summaries = alertHeaders('C_GENERAL').filter((h) => /5 flagged visitors since/.test(h.header));
     expect(summaries.filter((h) => !h.repeat)).toHaveLength(1);
+    // Every visitor's alert is in Slack, none twice unmarked. The kill may land while Slack holds a
+    // reply: that one is posted again marked as a possible repeat, whether or not the held one landed.
+    for (const list of details()) {
+      expect(list.length).toBeGreaterThanOrEqual(1);
+      expect(list.filter((h) => !h.repeat).length).toBeLessThanOrEqual(1);
+    }
     const all = details().flat();
-    expect(all.filter((h) => !h.repeat)).toHaveLength(5);
     expect(all.filter((h) => h.repeat).length + summaries.filter((h) => h.repeat).length).toBeLessThanOrEqual(1);
   }, 90_000);
 
