@@ -10,6 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BODY_LIMIT } from '../../../src/features/agents/mcp/route.js';
 import { FEATURES } from '../../../src/features/index.js';
 import type { OpenDbOptions } from '../../../src/platform/store/db.js';
 import { agentProbe } from '../../support/agent-probe/index.js';
@@ -214,6 +215,16 @@ for (const kind of ['pglite', 'postgres'] as const) {
       const result = await call(await slackbot(), 'probe_account', { word: 'removed' }, asks(OTHER));
       expect(result.isError).toBe(true);
       expect(text(result)).toContain('not installed in this workspace');
+    });
+
+    it('refuses a body over the limit with 413, unread', async () => {
+      const answer = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', pad: 'x'.repeat(BODY_LIMIT) }),
+      });
+      expect(answer.status).toBe(413);
+      expect(await answer.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32600 }, id: null });
     });
 
     it('answers GET with 405 and Allow: POST, and counts every call by tool and outcome', async () => {

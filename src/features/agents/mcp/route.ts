@@ -46,8 +46,11 @@ export function mcpRoutes(deps: Omit<ServerDeps, 'McpServer'> & { gate: Gate }):
     ]).then(([mcp, http]) => ({ McpServer: mcp.McpServer, Transport: http.StreamableHTTPServerTransport })));
 
   const serve = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const raw = await readBody(req, BODY_LIMIT);
+    const declared = Number(req.headers['content-length']);
+    // Told before it is read, when the client says its size: refused without reading it.
+    const raw = declared > BODY_LIMIT ? undefined : await readBody(req, BODY_LIMIT);
     if (!raw) {
+      res.shouldKeepAlive = false;
       log.warn({ limit: BODY_LIMIT }, 'an /mcp request refused: its body is too large');
       return rpcError(res, 413, -32600, `Request body over ${BODY_LIMIT} bytes`);
     }
