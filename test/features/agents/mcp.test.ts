@@ -112,7 +112,18 @@ for (const kind of ['pglite', 'postgres'] as const) {
       expect(result._meta).toEqual({
         slack: { blocks: [{ type: 'section', text: { type: 'mrkdwn', text: '*hello* for <@U_ALICE>' } }] },
       });
-      expect(box.logs.some((l) => l.includes('"msg":"agent tool call"') && l.includes('"via":"slack"'))).toBe(true);
+      const logged = box.logs
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .find((l) => l.msg === 'agent tool call');
+      expect(logged).toMatchObject({
+        tool: 'probe_account',
+        team: 'T_LOOKOUT',
+        user: 'U_ALICE',
+        via: 'slack',
+        outcome: 'ok',
+        apiRequests: 1,
+      });
+      expect(logged?.ms).toEqual(expect.any(Number));
     });
 
     it('answers a call with a person’s token, as that person, without blocks, whatever _meta says', async () => {

@@ -12,6 +12,7 @@ const TOOLS: AgentTool[] = [
     async run(args, caller) {
       const tenant = await caller.tenant();
       const word = String(args.word);
+      await tenant.api.report('countries', { startDate: '2026-11-01', endDate: '2026-11-01', limit: 1 });
       return {
         text: `${word}: ${caller.user} in ${caller.team}`,
         structured: { word, team: caller.team, user: caller.user, via: caller.via, account: tenant.account },
