@@ -20,7 +20,8 @@ declare module '../../platform/feature.js' {
 
 /**
  * Lookout for agents: /mcp serves every feature's tools to Slackbot (requests Slack signs) and to
- * any MCP client holding a person's agent token, with the same rules as a command.
+ * any MCP client holding a person's agent token (AgentTokenRepo, made from the App Home); each
+ * call runs as its person, in their workspace.
  */
 export const agents: LookoutFeature<'agents', never, { agentTokens: AgentTokenRepo }, typeof agentsSettings> = {
   name: 'agents',
