@@ -70,6 +70,7 @@ export function platformOptionsOf(options: LookoutOptions, settings: PlatformSet
     owner: options.replica ?? `${hostname()}-${randomBytes(3).toString('hex')}`,
     settings,
     ...(options.encryption ? { encryption: options.encryption } : {}),
+    ...(options.requestClock ? { requestClock: options.requestClock } : {}),
   };
 }
 

@@ -79,7 +79,7 @@ export class Metrics {
     });
     this.refused = this.counter({
       name: 'lookout_requests_refused_total',
-      help: "Requests to /slack/events the guard refused, by reason: too_large, unsigned, bad_signature, stale_timestamp and future_timestamp (signed, but more than 5 minutes from this replica's clock), not_a_payload, replay, unreadable",
+      help: "Requests to /slack/events and Slack-signed requests to /mcp refused, by reason: too_large, unsigned, bad_signature, stale_timestamp and future_timestamp (signed, but more than 5 minutes from this replica's clock), not_a_payload, replay, unreadable",
       labelNames: ['reason'],
     });
     this.preflight = this.counter({

@@ -16,8 +16,7 @@ import { readinessChecks } from './readiness.js';
 import { memoryQuota, pruneQuota, userQuota, type Quota } from './quota.js';
 import { boltLogger } from './slack/bolt-logger.js';
 import { ClockSkew } from './slack/clock.js';
-import type { GuardObserve } from './slack/guard.js';
-import { WINDOW_MS } from './slack/guard.js';
+import { SignedRequests, WINDOW_MS, type GuardObserve } from './slack/guard.js';
 import { seal, type Seal } from './slack/kit/seal.js';
 import { webPoster } from './slack/poster.js';
 import { InstallationRepo } from './slack/installations.js';
@@ -61,6 +60,8 @@ export interface PlatformOptions {
   settings: PlatformSettings;
   /** The keys of secrets at rest (LOOKOUT_ENCRYPTION_KEY and the previous ones); without them no secret is stored. */
   encryption?: Keyring;
+  /** The clock Slack's request timestamps are judged by (ms; default Date.now). */
+  requestClock?: () => number;
 }
 
 /** The repositories of the platform's own tables. */
@@ -103,6 +104,8 @@ export interface Platform {
   clock: ClockSkew;
   /** Told how the request guard judged each request: counted, and the clock's skew watched. */
   judged: GuardObserve;
+  /** The one rule every request Slack signs passes (signature, 5-minute window, once only): /slack/events' guard and /mcp. */
+  signed: SignedRequests;
   worker: DeliveryWorker;
   subjects: Subjects;
   /** Wakes the delivery worker (something was queued). */
@@ -305,6 +308,11 @@ export async function openPlatform(
   const replicated = store.db.kind === 'postgres';
   const quotaSettings = { points: settings.USER_RATE_LIMIT, windowMs: settings.USER_RATE_WINDOW };
   const clock = new ClockSkew(log.child({ component: 'guard' }));
+  const judged: GuardObserve = (outcome, skewSeconds) => {
+    if (outcome === 'accepted') return clock.accepted();
+    metrics.refused.inc({ reason: outcome });
+    if (skewSeconds !== undefined) clock.refused(skewSeconds);
+  };
   return {
     log,
     now,
@@ -321,11 +329,15 @@ export async function openPlatform(
     preflight,
     seal: seal(o.slack.signingSecret, 'modal-context'),
     clock,
-    judged: (outcome, skewSeconds) => {
-      if (outcome === 'accepted') return clock.accepted();
-      metrics.refused.inc({ reason: outcome });
-      if (skewSeconds !== undefined) clock.refused(skewSeconds);
-    },
+    judged,
+    signed: new SignedRequests({
+      signingSecret: o.slack.signingSecret,
+      // The embedded store is one process: this replica's memory is every replica's.
+      ...(replicated ? { firstSeen: (key, ttlMs) => repos.replays.firstSeen(key, ttlMs) } : {}),
+      log: log.child({ component: 'guard' }),
+      ...(o.requestClock ? { now: o.requestClock } : {}),
+      observe: judged,
+    }),
     worker,
     subjects,
     queued: () => worker.wake(),

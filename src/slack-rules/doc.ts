@@ -4,6 +4,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { MCP_SOURCES, SCOPES_WITHOUT_A_METHOD } from './manifest.js';
 import { ATTACHMENT_COLOR, BLOCK_RULES, LIMIT_RULES, METHOD_RULES, RESPONSE_URL, type Source } from './rules.js';
 
 const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
@@ -52,6 +53,16 @@ export function rulesMarkdown(): string {
   lines.push(
     '',
     `A response_url takes ${RESPONSE_URL.uses} answers within ${RESPONSE_URL.withinMs / 60_000} minutes: ${source(RESPONSE_URL.source)}.`,
+    '',
+    '## The manifest: what no method needs',
+    '',
+    '| declared | why | source |',
+    '|---|---|---|',
+    `| \`mcp_servers\` | Slackbot calls Lookout's MCP server (\`/mcp\`) | ${source(MCP_SOURCES.mcpServers)} |`,
+    ...Object.entries(SCOPES_WITHOUT_A_METHOD).map(
+      ([scope, why]) =>
+        `| scope \`${scope}\` | ${cell(why)} | ${scope === 'mcp:connect' ? source(MCP_SOURCES.mcpConnect) : '—'} |`,
+    ),
     '',
   );
   return lines.join('\n');

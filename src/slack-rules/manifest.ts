@@ -20,6 +20,28 @@ const events = z
   .refine((list) => new Set(list).size === list.length, 'events must be unique');
 const scopes = z.array(z.string().max(50)).max(255);
 
+/** Where the manifest's MCP servers are stated (the schema), and where `mcp:connect` is (Slack's sample: the schema does not constrain scope names). */
+export const MCP_SOURCES = {
+  mcpServers: {
+    url: 'https://github.com/slackapi/manifest-schema/blob/c50cfa8508ff1017344550a5e5fb29a1416e5b98/schemas/manifest.schema.2.0.0.json#L1293',
+    note: "app-manifests.v1.mcp_servers: top-level, at most 20, each a url (https, 500 characters), an auth_type, optional headers and auth_provider_key, nothing else (added in manifest-schema PR #71, 2026-06-18). Slack's page on Slackbot's MCP client says nothing more of it.",
+  },
+  mcpConnect: {
+    url: 'https://github.com/slack-samples/bolt-js-examples/blob/421ff7d38e880cb0fee6bcc97324c5ca972c8e1e/ai/slackbot-mcp-client/slack-identity/manifest.json',
+    note: "Slack's sample asks for the bot scope mcp:connect beside mcp_servers; the schema does not name scopes, and the stored copy of Slack's page ends before its 'Adding the MCP server' section.",
+  },
+} as const;
+
+const mcpServer = z.strictObject({
+  url: z
+    .string()
+    .regex(/^https:\/\//)
+    .max(500),
+  headers: z.record(z.string().min(1), z.string()).optional(),
+  auth_provider_key: z.string().max(255).optional(),
+  auth_type: z.enum(['dynamic_client_registration', 'no_auth', 'manual_auth', 'slack_identity_auth']),
+});
+
 export const Manifest = z.strictObject({
   $schema: z.string().optional(),
   _metadata: z.strictObject({
@@ -68,6 +90,11 @@ export const Manifest = z.strictObject({
         .optional(),
     })
     .optional(),
+  /** The MCP servers Slackbot may call for the app (MCP_SOURCES.mcpServers). */
+  mcp_servers: z
+    .record(z.string(), mcpServer)
+    .refine((servers) => Object.keys(servers).length <= 20, 'at most 20 MCP servers')
+    .optional(),
   oauth_config: z
     .strictObject({
       redirect_urls: z.array(z.string().max(2500)).max(1000).optional(),
@@ -108,6 +135,7 @@ export type Manifest = z.infer<typeof Manifest>;
 export const SCOPES_WITHOUT_A_METHOD: Record<string, string> = {
   commands: 'slash commands (features.slash_commands)',
   'chat:write.public': 'digests, watch alerts and threat alerts post in public channels Lookout was not invited to',
+  'mcp:connect': 'Slackbot calls the MCP server the manifest declares (mcp_servers)',
 };
 
 /** Events and the scopes their delivery needs (app_home_opened needs none). */

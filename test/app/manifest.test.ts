@@ -1,7 +1,7 @@
 /**
  * manifest.json is what Slack would accept (the manifest schema's rules, slack-rules/
  * manifest.ts), asks for every scope a method Lookout calls needs and no scope nothing
- * needs, and subscribes to exactly the events it has listeners for. The methods and events
+ * needs, and subscribes to exactly the events it has listeners for; it declares /mcp for Slackbot. The methods and events
  * are read from the product's own source, so a new call without its scope fails here.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -13,6 +13,7 @@ import { BOT_SCOPES } from '../../src/platform/slack/scopes.js';
 import { FEATURES } from '../../src/features/index.js';
 import { commandCatalog } from '../../src/platform/feature.js';
 import { slashCommands } from '../../src/manifest.js';
+import { MCP_PATH } from '../../src/features/agents/index.js';
 
 const manifest = Manifest.parse(JSON.parse(readFileSync('manifest.json', 'utf8')));
 const distributed = Manifest.parse(JSON.parse(readFileSync('manifest.distributed.json', 'utf8')));
@@ -70,6 +71,26 @@ describe('manifest.json', () => {
     expect(manifest.settings?.interactivity?.is_enabled).toBe(true);
   });
 
+  it("declares Lookout's MCP server for Slackbot, with mcp:connect, as Slack's schema and sample have them", () => {
+    expect(manifest.mcp_servers).toEqual({
+      lookout: { url: 'https://lookout.example.com/mcp', auth_type: 'slack_identity_auth' },
+    });
+    expect(new URL(manifest.mcp_servers!.lookout!.url).pathname).toBe(MCP_PATH);
+    expect(manifest.oauth_config?.scopes?.bot).toContain('mcp:connect');
+    expect(SCOPES_WITHOUT_A_METHOD['mcp:connect']).toBeDefined();
+    const bad = (server: Record<string, unknown>) =>
+      Manifest.safeParse({ ...manifest, mcp_servers: { lookout: server } }).success;
+    expect(bad({ url: 'https://lookout.example.com/mcp', auth_type: 'slack_identity_auth' })).toBe(true);
+    expect(bad({ url: 'http://lookout.example.com/mcp', auth_type: 'slack_identity_auth' })).toBe(false);
+    expect(bad({ url: 'https://lookout.example.com/mcp', auth_type: 'bearer' })).toBe(false);
+    expect(bad({ url: 'https://lookout.example.com/mcp' })).toBe(false);
+    expect(bad({ url: 'https://lookout.example.com/mcp', auth_type: 'no_auth', scopes: [] })).toBe(false);
+    const many = Object.fromEntries(
+      Array.from({ length: 21 }, (_, i) => [`s${i}`, { url: 'https://x.example/mcp', auth_type: 'no_auth' }]),
+    );
+    expect(Manifest.safeParse({ ...manifest, mcp_servers: many }).success).toBe(false);
+  });
+
   it('has the commands Lookout registers', () => {
     const commands = [
       ...new Set([...product.matchAll(/(?:\.command|\.handleCommand)\('(\/\w+)'/g)].map((m) => m[1]!)),
@@ -95,6 +116,7 @@ describe('manifest.distributed.json (any workspace installs it by OAuth)', () =>
     expect(distributed.oauth_config?.scopes).toEqual(manifest.oauth_config?.scopes);
     expect(distributed.settings?.event_subscriptions).toEqual(manifest.settings?.event_subscriptions);
     expect(distributed.features).toEqual(manifest.features);
+    expect(distributed.mcp_servers).toEqual(manifest.mcp_servers);
     expect([...(distributed.oauth_config?.scopes?.bot ?? [])].sort()).toEqual([...BOT_SCOPES].sort());
   });
 

@@ -49,6 +49,7 @@ const TABLES = [
   'installations',
   'org_workspaces',
   'workspaces',
+  'agent_tokens',
 ];
 
 let warned = false;

@@ -32,11 +32,16 @@ export function chargedTo<T>(budget: ApiBudget, fn: () => T): T {
   return charged.run(budget, fn);
 }
 
-/** Runs `fn` on a person's behalf; resolves to its value and the API requests it made. */
+/** Runs `fn` on a person's behalf; resolves to its value and the API requests it made (counted in the work it is part of too). */
 export async function forPerson<T>(fn: () => Promise<T>): Promise<{ value: T; requests: number }> {
   const mine: ApiWork = { who: 'person', requests: 0 };
-  const value = await work.run(mine, fn);
-  return { value, requests: mine.requests };
+  const outer = work.getStore();
+  try {
+    const value = await work.run(mine, fn);
+    return { value, requests: mine.requests };
+  } finally {
+    if (outer) outer.requests += mine.requests;
+  }
 }
 
 /**

@@ -3,7 +3,7 @@ import { App, HTTPReceiver, SocketModeReceiver, type CustomRoute } from '@slack/
 import type { Installation, InstallProvider } from '@slack/oauth';
 import type { Logger } from '../log.js';
 import { boltLogger } from './bolt-logger.js';
-import { guardRequests, type GuardObserve } from './guard.js';
+import { guardRequests, type GuardObserve, type SignedRequests } from './guard.js';
 import { PreflightGate } from './preflight-gate.js';
 import { ResponseUrls } from './respond.js';
 import { installPage, type InstallPageLinks } from './install-page.js';
@@ -40,12 +40,10 @@ export interface SlackAppOptions {
   observe?: Observe;
   /** The store's replay keys: each event is handled once, across replicas and restarts. */
   firstSeen?: FirstSeen;
-  /** Several replicas may share the store: the request guard checks signatures for replay in it too, not only in this replica's memory. */
-  replicated?: boolean;
-  /** Told of each request the guard accepted or refused (HTTP mode). */
+  /** The rule every signed request passes (signature, window, once only), shared with /mcp (HTTP mode). */
+  signed: SignedRequests;
+  /** Told of the requests the guard refused before their signature was checked (too large, unreadable). */
   judged?: GuardObserve;
-  /** The clock request timestamps are judged by (ms; default Date.now). */
-  now?: () => number;
   /** A distributed app: the organisations' records, read and written by the rule on every request's workspace (workspace-rule.ts). */
   orgs?: OrgRecords;
 }
@@ -182,10 +180,8 @@ export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp
       });
   if (receiver) {
     receiver.requestListener = guardRequests(receiver.requestListener, {
-      signingSecret: options.signingSecret,
-      ...(options.replicated ? { firstSeen: options.firstSeen } : {}),
+      signed: options.signed,
       log: log.child({ component: 'guard' }),
-      ...(options.now ? { now: options.now } : {}),
       ...(options.judged ? { observe: options.judged } : {}),
     });
   }

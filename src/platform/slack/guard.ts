@@ -4,10 +4,11 @@
  * refuses old ones), a signature not accepted before (a replay; an Events API retry
  * signed the same as its accepted original is acknowledged with 200 and not handled), and the shape of a Slack payload (Bolt reads
  * `body.ssl_check` of a `payload=null` and crashes). The body is handed on buffered, and
- * Bolt's receiver does not verify it again.
+ * Bolt's receiver does not verify it again. The signature, window and once-only rule
+ * (SignedRequests) is the same one /mcp's Slack-signed requests pass.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseQuery, type ParsedUrlQuery } from 'node:querystring';
 import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
@@ -29,16 +30,6 @@ export type Refusal =
 
 /** Told of each request the guard judged: accepted, or refused and why (a timestamp refusal with this clock minus Slack's, in seconds). */
 export type GuardObserve = (outcome: 'accepted' | Refusal, skewSeconds?: number) => void;
-
-export interface GuardOptions {
-  signingSecret: string;
-  /** True the first time a key is seen within `ttlMs`, across replicas (the store); may throw while the store is down. */
-  firstSeen?: (key: string, ttlMs: number) => Promise<boolean>;
-  log: Logger;
-  now?: () => number;
-  path?: string;
-  observe?: GuardObserve;
-}
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -130,13 +121,124 @@ export function checkShape(
   return `not a Slack payload (${issue ? `${issue.path.join('.') || 'body'}: ${issue.message}` : 'unknown shape'})`;
 }
 
-function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
+/** How a signed request was judged: accepted, or refused (with the HTTP status to answer and, for a timestamp, the skew). */
+export type Verdict =
+  | { ok: true }
+  | { ok: false; refusal: Refusal; status: number; skewSeconds?: number }
+  /** An Events API retry signed the same as its accepted original: acknowledged, not handled again. */
+  | { ok: false; retried: true };
+
+export interface SignedOptions {
+  signingSecret: string;
+  /** True the first time a key is seen within `ttlMs`, across replicas (the store); may throw while the store is down. */
+  firstSeen?: (key: string, ttlMs: number) => Promise<boolean>;
+  log: Logger;
+  now?: () => number;
+  /** Told of each request judged (counted, and the clock's skew watched). */
+  observe?: GuardObserve;
+}
+
+/**
+ * One rule for every request Slack signs (/slack/events, /mcp): the signature over the raw
+ * body, a timestamp within 5 minutes either way, and once only (this replica's memory, and
+ * the store across replicas). Once the signature and timestamp hold, `shape` says why a body
+ * is not what the path takes, and `once` whether it must be refused a second time (default:
+ * always; /mcp: not a body that runs nothing, caller.ts).
+ */
+export class SignedRequests {
+  private readonly now: () => number;
+  private readonly observe: GuardObserve;
+  // This replica's recent signatures: replays are caught here even while the store is down.
+  private readonly recent = new LRUCache<string, true>({ max: 50_000, ttl: WINDOW_MS });
+
+  constructor(private readonly o: SignedOptions) {
+    this.now = o.now ?? Date.now;
+    this.observe = o.observe ?? (() => {});
+  }
+
+  async judge(
+    headers: IncomingHttpHeaders,
+    body: string,
+    { shape = () => undefined, once = () => true }: { shape?: () => string | undefined; once?: () => boolean } = {},
+  ): Promise<Verdict> {
+    const { log } = this.o;
+    const refuse = (refusal: Refusal, status: number, skewSeconds?: number): Verdict => {
+      this.observe(refusal, skewSeconds);
+      return { ok: false, refusal, status, ...(skewSeconds !== undefined ? { skewSeconds } : {}) };
+    };
+    const timestamp = Number(headers['x-slack-request-timestamp']);
+    const signature = headers['x-slack-signature'];
+    if (!Number.isFinite(timestamp) || typeof signature !== 'string') {
+      log.warn('request refused: no signature or timestamp');
+      return refuse('unsigned', 401);
+    }
+    // The signature first: it covers the timestamp, so a timestamp refused below is Slack's word against this clock.
+    const expected = Buffer.from(
+      `v0=${createHmac('sha256', this.o.signingSecret).update(`v0:${timestamp}:${body}`).digest('hex')}`,
+    );
+    const given = Buffer.from(signature);
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+      log.warn('request refused: the signature does not verify');
+      return refuse('bad_signature', 401);
+    }
+    const now = this.now();
+    const skewSeconds = Math.round(now / 1000 - timestamp);
+    if (Math.abs(now - timestamp * 1000) > WINDOW_MS) {
+      log.warn(
+        { skewSeconds },
+        `request refused: its timestamp is more than 5 minutes ${skewSeconds > 0 ? 'before' : 'after'} this replica's clock`,
+      );
+      return refuse(skewSeconds > 0 ? 'stale_timestamp' : 'future_timestamp', 401, skewSeconds);
+    }
+    const wrong = shape();
+    if (wrong) {
+      log.warn({ reason: wrong }, 'request refused: not a Slack payload');
+      return refuse('not_a_payload', 400);
+    }
+    if (!once()) {
+      this.observe('accepted');
+      return { ok: true };
+    }
+    if (this.recent.has(signature) || !(await this.firstAcrossReplicas(signature))) {
+      // Slack may retry an event within the same second, signed the same: it was accepted once, so it is acknowledged and not handled again.
+      if (headers['x-slack-retry-num'] !== undefined) {
+        log.info(
+          { retry: headers['x-slack-retry-num'] },
+          'a retried event already accepted: acknowledged, not handled again',
+        );
+        return { ok: false, retried: true };
+      }
+      log.warn('request refused: a replay of a request already accepted');
+      return refuse('replay', 401);
+    }
+    this.recent.set(signature, true);
+    this.observe('accepted');
+    return { ok: true };
+  }
+
+  private async firstAcrossReplicas(signature: string): Promise<boolean> {
+    if (!this.o.firstSeen) return true;
+    try {
+      return await this.o.firstSeen(`request:${signature}`, WINDOW_MS);
+    } catch (error) {
+      // The store is down: this replica's memory still refuses its own replays, and commands keep working.
+      this.o.log.warn(
+        { err: error instanceof Error ? error.message : String(error) },
+        'could not check a request for replay in the store; checked on this replica only',
+      );
+      return true;
+    }
+  }
+}
+
+/** Reads a body of at most `limit` bytes; undefined when it is larger (the request is then destroyed). */
+export function readBody(req: IncomingMessage, limit = BODY_LIMIT): Promise<Buffer | undefined> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > BODY_LIMIT) {
+      if (size > limit) {
         resolve(undefined);
         req.destroy();
         return;
@@ -148,26 +250,32 @@ function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
   });
 }
 
+export interface GuardOptions {
+  /** The rule every signed request passes (shared with /mcp). */
+  signed: SignedRequests;
+  log: Logger;
+  path?: string;
+  /** Told of the refusals before the signature is checked (too large, unreadable). */
+  observe?: GuardObserve;
+}
+
 /** Wraps Bolt's request listener with the guard. */
 export function guardRequests(next: Listener, options: GuardOptions): Listener {
-  const { log } = options;
-  const now = options.now ?? Date.now;
+  const { log, signed } = options;
   const path = options.path ?? '/slack/events';
   const observe = options.observe ?? (() => {});
-  const refuse = (res: ServerResponse, status: number, reason: Refusal, skewSeconds?: number): false => {
-    observe(reason, skewSeconds);
+  const answer = (res: ServerResponse, status: number): false => {
     res.writeHead(status, { 'content-type': 'text/plain' });
     res.end();
     return false;
   };
-  // This replica's recent signatures: replays are caught here even while the store is down.
-  const recent = new LRUCache<string, true>({ max: 50_000, ttl: WINDOW_MS });
 
   const check = async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
     const raw = await readBody(req);
     if (!raw) {
       log.warn('request refused: body over 4 MB');
-      return refuse(res, 413, 'too_large');
+      observe('too_large');
+      return answer(res, 413);
     }
     (req as IncomingMessage & { rawBody?: Buffer }).rawBody = raw;
     const body = raw.toString('utf8');
@@ -178,64 +286,9 @@ export function guardRequests(next: Listener, options: GuardOptions): Listener {
       (req as IncomingMessage & { rawBody?: Buffer }).rawBody = Buffer.from('ssl_check=1');
       return true;
     }
-    const timestamp = Number(req.headers['x-slack-request-timestamp']);
-    const signature = req.headers['x-slack-signature'];
-    if (!Number.isFinite(timestamp) || typeof signature !== 'string') {
-      log.warn('request refused: no signature or timestamp');
-      return refuse(res, 401, 'unsigned');
-    }
-    // The signature first: it covers the timestamp, so a timestamp refused below is Slack's word against this clock.
-    const expected = Buffer.from(
-      `v0=${createHmac('sha256', options.signingSecret).update(`v0:${timestamp}:${body}`).digest('hex')}`,
-    );
-    const given = Buffer.from(signature);
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-      log.warn('request refused: the signature does not verify');
-      return refuse(res, 401, 'bad_signature');
-    }
-    const skewSeconds = Math.round(now() / 1000 - timestamp);
-    if (Math.abs(now() - timestamp * 1000) > WINDOW_MS) {
-      log.warn(
-        { skewSeconds },
-        `request refused: its timestamp is more than 5 minutes ${skewSeconds > 0 ? 'before' : 'after'} this replica's clock`,
-      );
-      return refuse(res, 401, skewSeconds > 0 ? 'stale_timestamp' : 'future_timestamp', skewSeconds);
-    }
-    const shape = checkShape(contentType, body, form);
-    if (shape) {
-      log.warn({ reason: shape }, 'request refused: not a Slack payload');
-      return refuse(res, 400, 'not_a_payload');
-    }
-    if (recent.has(signature) || !(await firstAcrossReplicas(signature))) {
-      // Slack may retry an event within the same second, signed the same: it was accepted once, so it is acknowledged and not handled again.
-      if (req.headers['x-slack-retry-num'] !== undefined) {
-        log.info(
-          { retry: req.headers['x-slack-retry-num'] },
-          'a retried event already accepted: acknowledged, not handled again',
-        );
-        res.writeHead(200).end();
-        return false;
-      }
-      log.warn('request refused: a replay of a request already accepted');
-      return refuse(res, 401, 'replay');
-    }
-    recent.set(signature, true);
-    observe('accepted');
-    return true;
-  };
-
-  const firstAcrossReplicas = async (signature: string): Promise<boolean> => {
-    if (!options.firstSeen) return true;
-    try {
-      return await options.firstSeen(`request:${signature}`, WINDOW_MS);
-    } catch (error) {
-      // The store is down: this replica's memory still refuses its own replays, and commands keep working.
-      log.warn(
-        { err: error instanceof Error ? error.message : String(error) },
-        'could not check a request for replay in the store; checked on this replica only',
-      );
-      return true;
-    }
+    const verdict = await signed.judge(req.headers, body, { shape: () => checkShape(contentType, body, form) });
+    if (verdict.ok) return true;
+    return answer(res, 'retried' in verdict ? 200 : verdict.status);
   };
 
   return (req, res) => {
@@ -250,7 +303,10 @@ export function guardRequests(next: Listener, options: GuardOptions): Listener {
           { err: error instanceof Error ? error.message : String(error) },
           'request refused: it could not be read',
         );
-        if (!res.headersSent) refuse(res, 400, 'unreadable');
+        if (!res.headersSent) {
+          observe('unreadable');
+          answer(res, 400);
+        }
       },
     );
   };
