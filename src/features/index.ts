@@ -1,4 +1,5 @@
 import type { LookoutFeature } from '../context.js';
+import { agents } from './agents/index.js';
 import { alerts } from './alerts/index.js';
 import { digests } from './digests/index.js';
 import { home } from './home/index.js';
@@ -19,5 +20,6 @@ export const FEATURES = [
   digests,
   watches,
   workspace,
+  agents,
   home,
 ] as const satisfies readonly LookoutFeature[];
