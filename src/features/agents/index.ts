@@ -1,6 +1,9 @@
+import type { KnownBlock } from '@slack/types';
 import { logOf, type LookoutFeature } from '../../context.js';
 import type { CommandTable } from '../../platform/feature.js';
 import type { Queryable } from '../../platform/store/db.js';
+import { AgentHome } from './home.js';
+import { registerAgentHome } from './listeners.js';
 import { mcpRoutes } from './mcp/route.js';
 import { agentsSettings } from './settings.js';
 import { AgentTokenRepo } from './tokens.js';
@@ -14,6 +17,8 @@ declare module '../../platform/feature.js' {
       tokens: AgentTokenRepo;
       /** How long a new token lives (AGENT_TOKEN_TTL). */
       ttlMs: number;
+      /** The Home's "Connect an AI agent" section: the person's tokens in this workspace. */
+      homeSection(team: string, user: string): Promise<KnownBlock[]>;
     };
   }
 }
@@ -41,18 +46,34 @@ export const agents: LookoutFeature<'agents', never, { agentTokens: AgentTokenRe
       ...(platform.installer && platform.installations ? { installations: platform.installations } : {}),
       now: ctx.now,
     };
+    const log = logOf(ctx, 'agents');
+    const home = new AgentHome({
+      tokens: agentTokens,
+      ttlMs: settings.AGENT_TOKEN_TTL,
+      mcpUrl: () => undefined,
+      now: platform.now,
+      timeZone: ctx.settings.DEFAULT_TIMEZONE,
+      log,
+    });
     let tools: CommandTable['tools'] = [];
     return {
-      gives: { tokens: agentTokens, ttlMs: settings.AGENT_TOKEN_TTL },
-      // The tools are every feature's, known once all are plugged: read at each request.
-      register: (_routes, commands) => void (tools = commands.tools),
+      gives: {
+        tokens: agentTokens,
+        ttlMs: settings.AGENT_TOKEN_TTL,
+        homeSection: (team, user) => home.section(team, user),
+      },
+      register: (routes, commands) => {
+        // The tools are every feature's, known once all are plugged: read at each request.
+        tools = commands.tools;
+        registerAgentHome(routes, home, (user) => platform.changes.changed({ users: [user] }));
+      },
       http: mcpRoutes({
         tools: () => tools,
         gate,
         tenantOf: (team) => platform.tenants.of(team),
         preflight: platform.preflight,
         calls,
-        log: logOf(ctx, 'agents'),
+        log,
       }),
     };
   },

@@ -80,6 +80,8 @@ export interface HomeView {
   };
   /** Deliveries pending or failed in the person's channels, in words. */
   deliveries: { id: number; channelId: string; label: string; state: string; failed: boolean }[];
+  /** Sections other features give the Home (blocks of their own), shown after its lists. */
+  sections?: readonly KnownBlock[];
   /** The access settings and limits in force, for admins (read-only). */
   settings?: HomeSettings;
   demo: boolean;
@@ -279,7 +281,7 @@ function settingsBlocks(s: HomeSettings | undefined): KnownBlock[] {
 /**
  * The Home tab (`views.publish`): the person's digests and watches, threat alerts, and
  * deliveries that need a look, each with buttons that do what the commands do; the
- * settings in force for admins. At most 10 of each: well within 100 blocks.
+ * sections other features give; the settings in force for admins. At most 10 of each.
  */
 export function homeView(view: HomeView): { type: 'home'; blocks: KnownBlock[] } {
   const notice = noticeBlocks(view.notice);
@@ -299,6 +301,7 @@ export function homeView(view: HomeView): { type: 'home'; blocks: KnownBlock[] }
     ...watchBlocks(view),
     ...alertBlocks(view),
     ...deliveryBlocks(view),
+    ...(view.sections ?? []),
     ...settingsBlocks(view.settings),
   ];
   return { type: 'home', blocks: blocks.slice(0, LIMITS.viewBlocks) };

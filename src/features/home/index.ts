@@ -22,18 +22,18 @@ declare module '../../platform/feature.js' {
  */
 export const home: LookoutFeature<
   'home',
-  'digests' | 'watches' | 'alerts' | 'workspace',
+  'digests' | 'watches' | 'alerts' | 'workspace' | 'agents',
   { homeViews: HomeViewRepo },
   typeof homeSettings
 > = {
   name: 'home',
   migrations: new URL('./migrations/', import.meta.url),
   unowned: ['home_views'],
-  needs: ['digests', 'watches', 'alerts', 'workspace'],
+  needs: ['digests', 'watches', 'alerts', 'workspace', 'agents'],
   settings: homeSettings,
   subjects: [HOME],
   repos: (db: Queryable) => ({ homeViews: new HomeViewRepo(db) }),
-  plug(ctx, { digests, watches, alerts, workspace }, repos, settings) {
+  plug(ctx, { digests, watches, alerts, workspace, agents }, repos, settings) {
     const { platform } = ctx;
     const log = logOf(ctx, 'home');
     const { deliveries } = platform.repos;
@@ -48,6 +48,7 @@ export const home: LookoutFeature<
       access: (team) => platform.tenants.access(team),
       tenantOf: (team) => platform.tenants.of(team),
       top: (team, user) => workspace.homeSection(team, user),
+      sections: (team, user) => agents.homeSection(team, user),
       settings: {
         operator: !platform.tenants.distributed,
         scrapingScoreThreshold: ctx.settings.SCRAPING_SCORE_THRESHOLD,

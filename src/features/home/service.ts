@@ -32,6 +32,8 @@ export interface HomeServiceDeps {
   tenantOf: (team: string) => Promise<Tenant>;
   /** Blocks shown at the top of the Home: the workspace's analytics connection. */
   top: (team: string, user: string) => Promise<KnownBlock[]>;
+  /** Sections other features give the person's Home, after its own lists: connecting an AI agent. */
+  sections: (team: string, user: string) => Promise<KnownBlock[]>;
   settings: Omit<HomeSettings, 'admins' | 'securityUsers' | 'securityChannels'>;
   now: () => Date;
   timeZone: string;
@@ -183,7 +185,10 @@ export class HomeService {
         state: deliveryState(d, this.deps.timeZone, now),
         failed: d.status === 'failed',
       }));
-    const overview = await this.deps.alerts.overview(tenant, user);
+    const [overview, sections] = await Promise.all([
+      this.deps.alerts.overview(tenant, user),
+      this.deps.sections(team, user),
+    ]);
     const alerts = {
       subscriptions: overview.subscriptions,
       manage: admin,
@@ -203,6 +208,7 @@ export class HomeService {
       watches,
       alerts,
       deliveries,
+      sections,
       demo: this.deps.demo,
       ...(settings ? { settings } : {}),
       ...(notice ? { notice } : {}),
