@@ -60,7 +60,7 @@ function field(name, schema, required) {
   let input;
   if (choices) {
     const select = el('select', 'select slackbot-input');
-    if (!required || schema.default === undefined) select.append(Object.assign(el('option', null, '—'), { value: '' }));
+    if (!required) select.append(Object.assign(el('option', null, '—'), { value: '' }));
     for (const choice of choices)
       select.append(Object.assign(el('option', null, String(choice)), { value: String(choice) }));
     if (schema.default !== undefined) select.value = String(schema.default);
