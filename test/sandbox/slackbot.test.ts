@@ -68,7 +68,7 @@ async function openSlackbot(page: Page): Promise<string[]> {
   await page.getByTestId('slackbot-open').click();
   const picker = page.getByTestId('slackbot-tool');
   await expect.poll(() => picker.locator('option').count()).toBeGreaterThan(0);
-  return picker.locator('option').evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value));
+  return picker.locator('option').evaluateAll((options) => options.map((o) => o.getAttribute('value') ?? ''));
 }
 
 describe('the Slackbot panel against a stand-in MCP server', () => {
@@ -251,7 +251,7 @@ describe.skipIf(!browserAvailable || !lookoutServesMcp)("the Slackbot panel agai
       const values = await selects
         .nth(i)
         .locator('option')
-        .evaluateAll((o) => o.map((x) => (x as HTMLOptionElement).value));
+        .evaluateAll((o) => o.map((x) => x.getAttribute('value') ?? ''));
       if (values.includes('sources')) await selects.nth(i).selectOption('sources');
     }
     await page.getByTestId('slackbot-ask').click();
