@@ -5,6 +5,7 @@
  */
 import type { Deliverer } from './delivery.js';
 import type { DeliveryOptions } from './transport.js';
+import type { SignatureHeaders } from './signing.js';
 import { isRecord, type Delivery, type Json } from './types.js';
 import type { Message, SlackUser, View, Workspace, WorkspaceChange } from './workspace.js';
 import {
@@ -128,6 +129,11 @@ export class SlackDriver {
   /** Ends the deliverer's connections (the server's close calls it). */
   closeDeliveries(): Promise<void> {
     return this.deliverer.close();
+  }
+
+  /** Signs `body` as Slack signs what it sends the app (Slackbot's MCP calls included). */
+  sign(body: string): SignatureHeaders {
+    return this.deliverer.sign(body);
   }
 
   /** The `url_verification` check of the app's request URL. */

@@ -32,6 +32,7 @@ export {
   type ViewValidation,
 } from '@lookout/slack-rules/validate';
 export { signRequest, computeSignature, verifySignature, type SignatureHeaders } from './signing.js';
+export { mcpUrlOf, slackSignedFetch, type SlackbotAnswer, type SlackbotTool } from './slackbot.js';
 export { apiMessage, apiView } from './api-objects.js';
 export type { InjectedFailure, ApiCall } from './web-api.js';
 export { OAuthServer, CODE_TTL_MS, ACCESS_TOKEN_TTL_S, type OAuthApp } from './oauth.js';

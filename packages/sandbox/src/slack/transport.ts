@@ -6,7 +6,7 @@
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
 import type { ResponseUrl, ResponseUrls } from './response-url.js';
-import { signRequest, unixSeconds } from './signing.js';
+import { signRequest, unixSeconds, type SignatureHeaders } from './signing.js';
 import type { Delivery, Json } from './types.js';
 import type { EnvelopeType, SocketModeHub } from './socket-mode.js';
 import type { Workspace } from './workspace.js';
@@ -183,5 +183,10 @@ export class Transport {
 
   async close(): Promise<void> {
     await this.agent.close();
+  }
+
+  /** The signature headers Slack would put on `body`, now. */
+  sign(body: string): SignatureHeaders {
+    return signRequest(this.config.signingSecret, body);
   }
 }

@@ -26,6 +26,7 @@
  *   POST /ui/submit              { user, view_id, values }
  *   POST /ui/close-view          { user, view_id }
  *   POST /ui/remove-app          {}: the workspace removes the app (its tokens revoked, the app told by events)
+ *   /ui/slackbot/…               Slackbot asking the app's MCP server (slackbot.ts)
  *
  * Every endpoint acts in the workspace `?team=` names (default: workspace one).
  *
@@ -44,6 +45,7 @@ import type { Channel, SlackUser, View, Workspace, WorkspaceChange } from './wor
 import { uiUser, uiChannel, uiMessage, uiView, deliverySummary, uiEvent } from './ui-shapes.js';
 import { findUiDir, serveFile, emojiTable, serveChartJs } from './ui-files.js';
 import { UiError, id, commandBody, actionBody, submitBody, closeBody, jsonBody } from './ui-requests.js';
+import { mountSlackbotRoutes } from './slackbot.js';
 
 /** The slash commands the sandbox knows (those in manifest.json). */
 export const UI_COMMANDS = ['/traffic', '/visitor'] as const;
@@ -377,4 +379,5 @@ export function mountUiRoutes(router: Router, options: { dir?: string } = {}): v
         return { removed: true, team: team.id };
       }),
     );
+  mountSlackbotRoutes(router);
 }

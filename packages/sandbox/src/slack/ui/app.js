@@ -8,6 +8,7 @@ import { $, el, toast } from './dom.js';
 import { closeThread, loadChannel, openThread, receive, removeMessage } from './messages.js';
 import { closeView, setViews } from './modal.js';
 import { setEmoji } from './mrkdwn.js';
+import { setupSlackbot } from './slackbot.js';
 import { api, avatar, channelOf, inTeam, page, sendAction, state, textCtx, userOf } from './state.js';
 
 /** @import { ChannelInfo, Json, RenderContext, Suggestions, View, WorkspaceInfo } from './types.js' */
@@ -314,6 +315,7 @@ async function start() {
   setupComposer(/** @type {Suggestions} */ (suggestions));
   remember();
   $('app-home').addEventListener('click', () => void openHome());
+  setupSlackbot();
   $('user-switcher').addEventListener('change', (/** @type {Event & { target: HTMLSelectElement }} */ e) => {
     state.user = e.target.value;
     state.dismissed.clear();

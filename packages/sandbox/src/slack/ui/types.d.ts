@@ -121,3 +121,19 @@ export interface RenderContext {
 export interface ApiError extends Error {
   data?: Json;
 }
+
+/** GET /ui/slackbot/list: one of the app's MCP tools (slackbot.ts). */
+export interface SlackbotTool {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema: Json;
+}
+
+/** POST /ui/slackbot/call: the tool's answer as Slackbot shows it. */
+export interface SlackbotAnswer {
+  text: string;
+  blocks: Json[] | null;
+  is_error: boolean;
+  problems: string[];
+}
