@@ -45,8 +45,7 @@ function trendMetricOf(def: ReportCatalog[ReportId], query: ReportQuery): TrendM
 
 /** An answer's message; answered, also the page it shows (for an agent's figures). */
 export type Answer =
-  | { ok: true; message: SlackMessage; rows: Extract<Rows, { ok: true }> }
-  | { ok: false; message: SlackMessage };
+  { ok: true; message: SlackMessage; rows: Extract<Rows, { ok: true }> } | { ok: false; message: SlackMessage };
 export type Rows =
   | {
       ok: true;

@@ -23,23 +23,34 @@ export const PERIOD = z.object({
 const VALUE = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 
 const input = {
-  report: z.enum(REPORT_IDS).describe('Which report: sources, channels, campaigns, pages, countries, … visitors, visits'),
+  report: z
+    .enum(REPORT_IDS)
+    .describe('Which report: sources, channels, campaigns, pages, countries, … visitors, visits'),
   range: z
     .string()
     .max(60)
     .default(DEFAULT_RANGE)
-    .describe('A range as /traffic writes it: today, yesterday, last7d, last30d, mtd, lastmonth, ytd, all, or 2024-11-01..2024-11-28'),
+    .describe(
+      'A range as /traffic writes it: today, yesterday, last7d, last30d, mtd, lastmonth, ytd, all, or 2024-11-01..2024-11-28',
+    ),
   filters: z
     .string()
     .max(500)
     .optional()
-    .describe('Filters as /traffic writes them: `country:Germany` (is one of), `page~/blog` (contains), `or` between groups'),
+    .describe(
+      'Filters as /traffic writes them: `country:Germany` (is one of), `page~/blog` (contains), `or` between groups',
+    ),
   sort: z
     .string()
     .max(40)
     .optional()
-    .describe('Sort key: visits, unique, duration, name (aggregates and pages); created, first, last (visitors); date (visits)'),
-  direction: z.enum(['asc', 'desc']).optional().describe('Sort direction (names A→Z, counts biggest first, by default)'),
+    .describe(
+      'Sort key: visits, unique, duration, name (aggregates and pages); created, first, last (visitors); date (visits)',
+    ),
+  direction: z
+    .enum(['asc', 'desc'])
+    .optional()
+    .describe('Sort direction (names A→Z, counts biggest first, by default)'),
   top: z.number().int().min(1).max(MAX_TOP).default(DEFAULT_TOP).describe(`Rows per page, 1 to ${MAX_TOP}`),
   page: z.number().int().min(1).max(MAX_PAGE).default(1).describe('Which page of rows, from 1'),
 };

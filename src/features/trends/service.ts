@@ -51,8 +51,7 @@ export const DEFAULT_TREND_MAX_FETCH = 200;
 
 /** A trend's message; answered, also what it charts and its figures (for an agent's). */
 export type TrendAnswer =
-  | { ok: true; message: SlackMessage; spec: TrendSpec; trend: Trend }
-  | { ok: false; message: SlackMessage };
+  { ok: true; message: SlackMessage; spec: TrendSpec; trend: Trend } | { ok: false; message: SlackMessage };
 
 /** Cold periods (not kept yet) fetched for a trend without a word; past this, the person is told how many and how it goes. */
 export const TREND_QUIET_FETCH = 31;

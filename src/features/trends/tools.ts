@@ -18,11 +18,7 @@ const input = {
     .enum(REPORT_IDS)
     .optional()
     .describe('A report whose rows the figure sums (with its filters); absent: all visits'),
-  filters: z
-    .string()
-    .max(500)
-    .optional()
-    .describe('Filters as /traffic writes them: `country:Germany`, `page~/blog`'),
+  filters: z.string().max(500).optional().describe('Filters as /traffic writes them: `country:Germany`, `page~/blog`'),
   range: z
     .string()
     .max(60)

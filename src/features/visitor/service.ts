@@ -45,8 +45,7 @@ export interface VisitorCards {
 
 /** A card, and when it came, the profile and verdict it shows. */
 export type Card =
-  | { ok: true; message: SlackMessage; profile: VisitorProfile; verdict: Verdict }
-  | { ok: false; message: SlackMessage };
+  { ok: true; message: SlackMessage; profile: VisitorProfile; verdict: Verdict } | { ok: false; message: SlackMessage };
 
 export interface VisitorServiceDeps extends Answering {
   verdict: VerdictOptions;

@@ -4,7 +4,8 @@ import type { SlackMessage } from './messages.js';
 
 type Json = Record<string, unknown>;
 
-const isUrlButton = (e: unknown): boolean => (e as Json | undefined)?.type === 'button' && typeof (e as Json).url === 'string';
+const isUrlButton = (e: unknown): boolean =>
+  (e as Json | undefined)?.type === 'button' && typeof (e as Json).url === 'string';
 
 /**
  * A message's blocks as an agent's answer shows them (Slackbot draws them as a message): its
