@@ -91,7 +91,9 @@ export const refusalOf = (message: SlackMessage): AgentRefusal => new AgentRefus
 
 function plain(value: unknown): z.output<typeof VALUE> {
   if (value === undefined || value === null) return null;
-  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? value : JSON.stringify(value);
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
+    ? value
+    : JSON.stringify(value);
 }
 
 function totalsOf(def: ReportDef, rows: readonly ReportRow[]): Record<string, number> {

@@ -7,8 +7,7 @@ import { commandTokens } from '../../kernel/text.js';
 import { bucketsWords, metricLabel, type Series } from '../../kernel/trend.js';
 import { AgentRefusal, type AgentCaller, type AgentTool } from '../../platform/feature.js';
 import { agentBlocks } from '../../platform/slack/kit/agent-blocks.js';
-import type { ReportService } from '../reports/index.js';
-import { PERIOD, queryOf, refusalOf } from '../reports/tools.js';
+import { PERIOD, queryOf, refusalOf, type ReportService } from '../reports/index.js';
 import { parseTrendWords } from './parse.js';
 import type { TrendService } from './service.js';
 

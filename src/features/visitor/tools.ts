@@ -4,7 +4,7 @@ import { counted } from '../../kernel/format.js';
 import { SECURITY_CHECKS } from '../../kernel/records.js';
 import { AgentRefusal, type AgentCaller, type AgentTool } from '../../platform/feature.js';
 import { agentBlocks } from '../../platform/slack/kit/agent-blocks.js';
-import { parseVisitorCommand } from './parse.js';
+import { visitorIds } from './parse.js';
 import type { VisitorService } from './service.js';
 
 const input = {
@@ -35,7 +35,7 @@ export function visitorTool(visitors: VisitorService): AgentTool {
     output,
     async run(raw, caller: AgentCaller) {
       const args = raw as Args;
-      const parsed = parseVisitorCommand(`${args.visitorId}${args.visitId ? ` visit ${args.visitId}` : ''}`);
+      const parsed = visitorIds(args.visitorId, args.visitId);
       if (parsed.kind === 'error') throw new AgentRefusal(parsed.message);
       const card = await visitors.card(await caller.tenant(), {
         visitorId: parsed.visitorId,
