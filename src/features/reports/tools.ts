@@ -17,40 +17,29 @@ export const PERIOD = z.object({
   label: z.string(),
   startDate: z.string(),
   endDate: z.string(),
-  zone: z.string().describe('The zone the analytics API counts its days in'),
+  zone: z.string().describe('The zone its days (or hours) are in'),
 });
 
 const VALUE = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 
 const input = {
-  report: z
-    .enum(REPORT_IDS)
-    .describe('Which report: sources, channels, campaigns, pages, countries, … visitors, visits'),
+  report: z.enum(REPORT_IDS).describe('Which report'),
   range: z
     .string()
     .max(60)
     .default(DEFAULT_RANGE)
-    .describe(
-      'A range as /traffic writes it: today, yesterday, last7d, last30d, mtd, lastmonth, ytd, all, or 2024-11-01..2024-11-28',
-    ),
+    .describe('As /traffic writes it: yesterday, last7d, last30d, mtd, ytd, all, 2024-11-01..2024-11-28'),
   filters: z
     .string()
     .max(500)
     .optional()
-    .describe(
-      'Filters as /traffic writes them: `country:Germany` (is one of), `page~/blog` (contains), `or` between groups',
-    ),
+    .describe('As /traffic writes them: country:Germany (is), page~/blog (contains), or between groups'),
   sort: z
     .string()
     .max(40)
     .optional()
-    .describe(
-      'Sort key: visits, unique, duration, name (aggregates and pages); created, first, last (visitors); date (visits)',
-    ),
-  direction: z
-    .enum(['asc', 'desc'])
-    .optional()
-    .describe('Sort direction (names A→Z, counts biggest first, by default)'),
+    .describe('visits, unique, duration, name; created, first, last (visitors); date (visits)'),
+  direction: z.enum(['asc', 'desc']).optional().describe('Default: names A→Z, counts biggest first'),
   top: z.number().int().min(1).max(MAX_TOP).default(DEFAULT_TOP).describe(`Rows per page, 1 to ${MAX_TOP}`),
   page: z.number().int().min(1).max(MAX_PAGE).default(1).describe('Which page of rows, from 1'),
 };
@@ -61,9 +50,8 @@ const output = {
   period: PERIOD,
   page: z.number(),
   sortedBy: z.string(),
-  columns: z.array(z.object({ field: z.string(), label: z.string() })),
-  rows: z.array(z.record(z.string(), VALUE)).describe('Each row by column field'),
-  totals: z.record(z.string(), z.number()).describe('The sum of each count column over these rows, by field'),
+  rows: z.array(z.record(z.string(), VALUE)).describe('Each row by field'),
+  totals: z.record(z.string(), z.number()).describe("Each count field's sum over these rows"),
   more: z.boolean().describe('Whether another page may follow'),
 };
 
@@ -108,7 +96,7 @@ export function reportTool(reports: ReportService, apiZone: string): AgentTool {
     name: 'report',
     title: 'Traffic report',
     description:
-      'A page of one analytics report (the 13 of /traffic) for a range, with filters, sort and top N: its rows, their totals, and the period with its zone.',
+      "A page of one of /traffic's analytics reports for a range, filters, sort and top N: its rows and totals, the period and zone named.",
     input,
     output,
     async run(raw, caller: AgentCaller) {
@@ -138,7 +126,6 @@ export function reportTool(reports: ReportService, apiZone: string): AgentTool {
           period,
           page: query.page,
           sortedBy: `${query.sort?.key ?? def.defaultSort} ${query.sort?.dir ?? 'desc'}`,
-          columns: def.columns.map((c) => ({ field: c.field, label: c.label })),
           rows: rows.map((r) => Object.fromEntries(def.columns.map((c) => [c.field, plain(fieldOf(r, c.field))]))),
           totals,
           more: more ?? rows.length >= query.top,

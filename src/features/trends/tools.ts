@@ -7,38 +7,39 @@ import { commandTokens } from '../../kernel/text.js';
 import { bucketsWords, metricLabel, type Series } from '../../kernel/trend.js';
 import { AgentRefusal, type AgentCaller, type AgentTool } from '../../platform/feature.js';
 import { agentBlocks } from '../../platform/slack/kit/agent-blocks.js';
-import { PERIOD, queryOf, refusalOf, type ReportService } from '../reports/index.js';
+import { queryOf, refusalOf, type ReportService } from '../reports/index.js';
 import { parseTrendWords } from './parse.js';
 import type { TrendService } from './service.js';
 
 const input = {
   metric: z.enum(['visits', 'unique']).default('visits').describe('Visits, or unique visitors'),
-  report: z
-    .enum(REPORT_IDS)
-    .optional()
-    .describe('A report whose rows the figure sums (with its filters); absent: all visits'),
-  filters: z.string().max(500).optional().describe('Filters as /traffic writes them: `country:Germany`, `page~/blog`'),
+  report: z.enum(REPORT_IDS).optional().describe("Sum this report's rows (absent: all visits)"),
+  filters: z.string().max(500).optional().describe('As /traffic writes them: country:Germany, page~/blog'),
   range: z
     .string()
     .max(60)
     .default(DEFAULT_RANGE)
-    .describe('A range as /traffic writes it: today, yesterday, last7d, last30d, mtd, ytd, or 2024-11-01..2024-11-28'),
+    .describe('As /traffic writes it: yesterday, last7d, last30d, mtd, ytd, 2024-11-01..2024-11-28'),
 };
 
 const SERIES = z.object({
-  period: PERIOD,
+  startDate: z.string(),
+  endDate: z.string(),
   total: z.number(),
-  values: z.array(z.object({ label: z.string(), value: z.number() })),
+  values: z.array(z.number()).describe('One a period, as labels'),
 });
 
 const output = {
-  metric: z.enum(['visits', 'unique']),
-  report: z.enum(REPORT_IDS),
+  metric: z.string(),
+  report: z.string(),
   grain: z.enum(['hour', 'day', 'week']),
+  label: z.string(),
+  zone: z.string().describe('The zone its days (or hours) are in'),
+  labels: z.array(z.string()),
   current: SERIES,
   previous: SERIES,
-  change: z.number().describe('Current total minus previous total'),
-  changePct: z.number().nullable().describe('The change in percent of the previous total (null when it was 0)'),
+  change: z.number(),
+  changePct: z.number().nullable().describe('null when the previous total is 0'),
   partial: z.boolean().describe('The last period is not over yet'),
 };
 
@@ -49,7 +50,7 @@ export function trendTool(trends: TrendService, reports: ReportService, apiZone:
     name: 'trend',
     title: 'Trend against the previous period',
     description:
-      'Visits or unique visitors (all, or a report with filters) per hour, day or week over a range, against the previous period of the same length: totals and change, each period named with its zone.',
+      'Visits or unique visitors (all, or a report with filters) per hour, day or week over a range, against the period before: totals, change, periods and zone.',
     input,
     output,
     async run(raw, caller: AgentCaller) {
@@ -74,26 +75,24 @@ export function trendTool(trends: TrendService, reports: ReportService, apiZone:
         const last = buckets[buckets.length - 1];
         const startDate = first?.startDate ?? plan.range.startDate;
         const endDate = last?.endDate ?? plan.range.endDate;
-        return {
-          period: { label: startDate === endDate ? startDate : `${startDate} to ${endDate}`, startDate, endDate, zone },
-          total: s.total,
-          values: buckets.map((b, i) => ({ label: b.label, value: s.values[i] ?? 0 })),
-        };
+        return { startDate, endDate, total: s.total, values: buckets.map((_, i) => s.values[i] ?? 0) };
       };
       const current = series(trend.current, plan.buckets);
       const previous = series(trend.previous, plan.previous);
-      current.period.label = plan.range.label;
       const change = trend.current.total - trend.previous.total;
       const changePct = trend.previous.total > 0 ? Math.round((change / trend.previous.total) * 1000) / 10 : null;
       const sign = change >= 0 ? '+' : '−';
       const signed = `${sign}${counted(Math.abs(change), spec.metric === 'visits' ? 'visit' : 'unique visitor')}${changePct === null ? '' : ` (${sign}${Math.abs(changePct)}%)`}`;
       const zones = bucketsWords(plan.grain, { timeZone: spec.timeZone, apiZone });
       return {
-        text: `${metricLabel(spec.metric)}${spec.report === 'visits' ? '' : ` (${spec.report})`}: ${formatCount(trend.current.total)} ${plan.range.label} (${current.period.startDate} to ${current.period.endDate}) against ${formatCount(trend.previous.total)} the period before (${previous.period.startDate} to ${previous.period.endDate}), ${signed}; ${zones}.`,
+        text: `${metricLabel(spec.metric)}${spec.report === 'visits' ? '' : ` (${spec.report})`}: ${formatCount(trend.current.total)} ${plan.range.label} (${current.startDate} to ${current.endDate}) against ${formatCount(trend.previous.total)} the period before (${previous.startDate} to ${previous.endDate}), ${signed}; ${zones}.`,
         structured: {
           metric: spec.metric,
           report: spec.report,
           grain: plan.grain,
+          label: plan.range.label,
+          zone,
+          labels: plan.buckets.map((b) => b.label),
           current,
           previous,
           change,

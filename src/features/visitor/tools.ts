@@ -8,8 +8,8 @@ import { visitorIds } from './parse.js';
 import type { VisitorService } from './service.js';
 
 const input = {
-  visitorId: z.string().min(1).max(128).describe('The visitor id (from a visitors or visits report, or an alert)'),
-  visitId: z.string().min(1).max(128).optional().describe('A visit of theirs, to ask the checks about that visit'),
+  visitorId: z.string().min(1).max(128).describe('From a visitors or visits report, or an alert'),
+  visitId: z.string().min(1).max(128).optional().describe('One of their visits, to check that visit'),
 };
 
 const SEVERITY = z.enum(['low', 'medium', 'high']);
@@ -30,7 +30,7 @@ export function visitorTool(visitors: VisitorService): AgentTool {
     name: 'visitor_profile',
     title: 'Visitor security profile',
     description:
-      'Is this visitor a threat, and why: the verdict of the security checks (bot, scraping, VPN, ad blocker, extensions) with its reasons. Only for people allowed security details.',
+      'Is this visitor a threat, and why: the verdict of its security checks (bot, scraping, VPN, ad blocker, extensions) with reasons. Security details: for those allowed.',
     input,
     output,
     async run(raw, caller: AgentCaller) {

@@ -24,55 +24,39 @@ const input = {
     .int()
     .min(1)
     .optional()
-    .describe(
-      "A watch's id (from /traffic watch list or the setup tool): explains its latest alert. Or name a period:",
-    ),
+    .describe("A watch's id (see the setup tool): its latest alert; or name a date"),
   date: z
     .string()
     .regex(/^\d{4}-\d{2}-\d{2}$/)
     .optional()
-    .describe('The day to explain, YYYY-MM-DD (a day that is over)'),
-  hour: z
-    .number()
-    .int()
-    .min(0)
-    .max(23)
-    .optional()
-    .describe('An hour of that day (0–23, in the zone named in the answer); absent: the whole day'),
+    .describe('The day, YYYY-MM-DD, once over'),
+  hour: z.number().int().min(0).max(23).optional().describe('An hour of that day, 0–23 (absent: the whole day)'),
   metric: z.enum(['visits', 'unique']).default('visits').describe('The figure that moved'),
-  report: z
-    .enum(BREAKDOWN)
-    .optional()
-    .describe('Break the change down by this report only; absent: sources, pages and countries'),
-  filters: z.string().max(500).optional().describe('Filters as /traffic writes them: `country:Germany`, `page~/blog`'),
+  report: z.enum(BREAKDOWN).optional().describe('Break down by this report only (absent: all three)'),
+  filters: z.string().max(500).optional().describe('As /traffic writes them: country:Germany, page~/blog'),
 };
-
-const BOUNDS = z.object({ low: z.number(), high: z.number() }).optional();
 
 const output = {
   watch: z.number().optional(),
-  period: z.object({ key: z.string(), label: z.string().describe('The period in words, with its zone') }),
-  against: z.string().describe('What the period is compared with'),
+  period: z.object({ key: z.string(), label: z.string().describe('In words, with its zone') }),
+  against: z.string(),
   movers: z
     .array(
       z.object({
         kind: z.string().optional(),
         label: z.string(),
         change: z.number(),
-        current: z.number(),
-        baseline: z.number(),
+
         isNew: z.boolean(),
       }),
     )
     .describe('The entries behind the change'),
-  verdict: z.string().describe('Who moved it: mostly automated, mostly people, mixed, or unknown (why)'),
+  verdict: z.string().describe('mostly automated, mostly people, mixed, or unknown: why'),
   whoMoved: z.string(),
-  shares: z
-    .object({ direction: z.enum(['rise', 'fall', 'none']), share: BOUNDS, baselineShare: BOUNDS, changeShare: BOUNDS })
+  flaggedShare: z
+    .object({ low: z.number(), high: z.number() })
     .optional()
-    .describe(
-      'Shares of visits from flagged visitors, each as bounds (low–high: visitors not judged count either way)',
-    ),
+    .describe('Of the change, the share from flagged visitors (0–1; bounds: unjudged visitors count either way)'),
   flaggedVisitors: z.number().describe('Flagged visitors in the period'),
 };
 
@@ -106,13 +90,11 @@ function answerOf(e: Explanation, label: string, watch?: number) {
         ...(m.kind ? { kind: m.kind } : {}),
         label: m.label,
         change: m.change,
-        current: m.current,
-        baseline: m.baseline,
         isNew: m.isNew,
       })),
       verdict: e.verdict,
       whoMoved: e.who?.text ?? whoMoved.replace(/^Who moved it: /, ''),
-      ...(e.who ? { shares: e.who.shares } : {}),
+      ...(e.who?.shares.changeShare ? { flaggedShare: e.who.shares.changeShare } : {}),
       flaggedVisitors: e.flaggedCount,
     },
   };
@@ -175,7 +157,7 @@ export function whyMovedTool(deps: WhyMovedDeps): AgentTool {
     name: 'why_moved',
     title: 'Why did it move',
     description:
-      "What moved a figure (the sources, pages or countries behind the change) and who moved it (people or bots, from the threat scan's verdicts): for a watch's latest alert (watch), or a day or hour you name (date, hour) against the one before.",
+      "What moved a figure (sources, pages, countries) and who moved it (people or bots): for a watch's latest alert, or a day or hour against the one before.",
     input,
     output,
     async run(raw, caller: AgentCaller) {
