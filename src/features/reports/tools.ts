@@ -45,7 +45,7 @@ const input = {
 };
 
 const output = {
-  report: z.enum(REPORT_IDS),
+  report: z.string(),
   title: z.string(),
   period: PERIOD,
   page: z.number(),
