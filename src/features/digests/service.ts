@@ -278,6 +278,17 @@ export class DigestService {
     );
   }
 
+  /** The workspace's digests that post in channels the person is in (for an agent). */
+  async seenBy(tenant: Tenant, user: string): Promise<DigestListItem[]> {
+    const digests = await this.deps.repo.listAll(tenant.team);
+    const theirs = new Set(await tenant.access.channelsOf(user, [...new Set(digests.map((d) => d.channelId))]));
+    return this.items(
+      tenant,
+      digests.filter((d) => theirs.has(d.channelId)),
+      user,
+    );
+  }
+
   private async items(tenant: Tenant, digests: Digest[], user: string): Promise<DigestListItem[]> {
     const last = await this.deps.runs.lastRuns(digests.map((d) => d.id));
     const now = this.deps.now();

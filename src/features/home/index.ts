@@ -7,6 +7,7 @@ import { HomeRefresh } from './refresh.js';
 import { HomeViewRepo } from './repo.js';
 import { HomeService } from './service.js';
 import { homeSettings } from './settings.js';
+import { setupTool } from './tools.js';
 
 export type { HomeRefresh } from './refresh.js';
 
@@ -98,6 +99,11 @@ export const home: LookoutFeature<
       if (subject !== HOME)
         refresh.changed(subject.sensitive ? 'everyone' : { team: delivery.team, channels: [delivery.channelId] });
     });
-    return { gives: refresh, register: (routes) => registerHome(routes, service), stop: () => refresh.stop() };
+    return {
+      gives: refresh,
+      tools: [setupTool(service)],
+      register: (routes) => registerHome(routes, service),
+      stop: () => refresh.stop(),
+    };
   },
 };

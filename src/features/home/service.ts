@@ -17,8 +17,8 @@ import type { HomeViewRepo } from './repo.js';
 import { HOME } from './deliveries.js';
 
 export interface HomeServiceDeps {
-  digests: Pick<DigestService, 'ownedBy' | 'setPaused' | 'preview' | 'manageable' | 'ownersIn' | 'newForm'>;
-  watches: Pick<WatchService, 'ownedBy' | 'setPaused' | 'mute' | 'ownersIn'>;
+  digests: Pick<DigestService, 'ownedBy' | 'seenBy' | 'setPaused' | 'preview' | 'manageable' | 'ownersIn' | 'newForm'>;
+  watches: Pick<WatchService, 'ownedBy' | 'seenBy' | 'setPaused' | 'mute' | 'ownersIn'>;
   alerts: Pick<AlertService, 'overview' | 'subscribe' | 'unsubscribe' | 'mute' | 'unmute'>;
   deliveries: Pick<DeliveryRepo, 'unfinished' | 'of' | 'retry' | 'dropPending'>;
   /** What each delivery is about: its name in the list, and whether it carries security details. */
@@ -49,6 +49,15 @@ export interface Acted {
 }
 
 const DAY = 86_400_000;
+
+/** What is set up in a person's channels, and the Home's blocks of it. */
+export interface Setup {
+  digests: Awaited<ReturnType<DigestService['seenBy']>>;
+  watches: Awaited<ReturnType<WatchService['seenBy']>>;
+  subscriptions: { channelId: string; text: string }[];
+  recent?: HomeView['alerts']['recent'];
+  blocks: KnownBlock[];
+}
 
 const said = (outcome: { ok: boolean; message?: { text: string } }, done?: string): Acted =>
   outcome.ok
@@ -150,6 +159,31 @@ export class HomeService {
   /** The digest form, empty, for "New digest". */
   async newDigestForm(team: string, user: string): Promise<View> {
     return this.deps.digests.newForm(await this.deps.tenantOf(team), user);
+  }
+
+  /**
+   * What is set up in the channels the person is in (an agent's answer): the workspace's
+   * digests, watches and threat-alert subscriptions there, each with its state, and the
+   * latest alerts there for those allowed security details; as the Home shows them.
+   */
+  async setup(tenant: Tenant, user: string): Promise<Setup> {
+    const [digests, watches, overview] = await Promise.all([
+      this.deps.digests.seenBy(tenant, user),
+      this.deps.watches.seenBy(tenant, user),
+      this.deps.alerts.overview(tenant, user),
+    ]);
+    const subscribed = [...new Set(overview.subscriptions.map((s) => s.channelId))];
+    const theirs = new Set(await tenant.access.channelsOf(user, subscribed));
+    const subscriptions = overview.subscriptions.filter((s) => theirs.has(s.channelId));
+    const recent = overview.alerts?.filter((a) => theirs.has(a.channelId));
+    const view = homeView({
+      digests,
+      watches,
+      alerts: { subscriptions, manage: false, ...(recent ? { recent } : {}) },
+      deliveries: [],
+      demo: this.deps.demo,
+    });
+    return { digests, watches, subscriptions, ...(recent ? { recent } : {}), blocks: view.blocks };
   }
 
   /** The person's Home in workspace `team` as it stands, with `notice` at its top, and the hash of what it shows (the notice left out). */

@@ -3,8 +3,10 @@ import { REPORTS } from '../../kernel/catalog.js';
 import { registerReports } from './listeners/index.js';
 import { registerTraffic } from './listeners/traffic.js';
 import { ReportService } from './service.js';
+import { reportTool } from './tools.js';
 
 export type { ReportService } from './service.js';
+export { PERIOD, queryOf, refusalOf } from './tools.js';
 
 declare module '../../platform/feature.js' {
   interface Provided {
@@ -32,6 +34,7 @@ export const reports: LookoutFeature<'reports', 'visitor'> = {
     });
     return {
       gives: service,
+      tools: [reportTool(service, ctx.apiDays.timeZone)],
       register(routes, commands) {
         registerTraffic(routes, service, commands);
         registerReports(routes, service, visitor);

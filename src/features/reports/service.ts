@@ -43,7 +43,9 @@ function trendMetricOf(def: ReportCatalog[ReportId], query: ReportQuery): TrendM
   return unique !== undefined && query.sort?.key === unique ? 'unique' : defaultMetric(def.id);
 }
 
-export type Answer = { ok: true; message: SlackMessage } | { ok: false; message: SlackMessage };
+/** An answer's message; answered, also the page it shows (for an agent's figures). */
+export type Answer =
+  { ok: true; message: SlackMessage; rows: Extract<Rows, { ok: true }> } | { ok: false; message: SlackMessage };
 export type Rows =
   | {
       ok: true;
@@ -186,7 +188,7 @@ export class ReportService {
         ),
       },
     });
-    return { ok: true, message };
+    return { ok: true, message, rows: fetched };
   }
 
   /** Drill down: the chosen row of the page becomes a filter, and `report` breaks it down. */

@@ -5,6 +5,7 @@ import { TREND_HELP, TREND_USAGE } from './parse.js';
 import { TrendRepo } from './repo.js';
 import { TrendService } from './service.js';
 import { trendSettings } from './settings.js';
+import { trendTool } from './tools.js';
 
 export type { TrendService } from './service.js';
 
@@ -46,6 +47,7 @@ export const trends: LookoutFeature<'trends', 'reports', { trends: TrendRepo }, 
     return {
       gives: service,
       traffic: trendCommand(service, reports),
+      tools: [trendTool(service, reports, ctx.apiDays.timeZone)],
       register: (routes) => registerTrends(routes, service, reports),
     };
   },

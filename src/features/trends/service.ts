@@ -49,7 +49,9 @@ export interface TrendServiceDeps extends Answering, TrendPeriodsDeps {
 
 export const DEFAULT_TREND_MAX_FETCH = 200;
 
-export type TrendAnswer = { ok: true; message: SlackMessage } | { ok: false; message: SlackMessage };
+/** A trend's message; answered, also what it charts and its figures (for an agent's). */
+export type TrendAnswer =
+  { ok: true; message: SlackMessage; spec: TrendSpec; trend: Trend } | { ok: false; message: SlackMessage };
 
 /** Cold periods (not kept yet) fetched for a trend without a word; past this, the person is told how many and how it goes. */
 export const TREND_QUIET_FETCH = 31;
@@ -206,6 +208,8 @@ export class TrendService {
     const ref = await this.deps.refs.ref(tenant.team, query, LIMITS.buttonValue - 4 - (back ? back.length + 1 : 0));
     return {
       ok: true,
+      spec,
+      trend,
       message: trendMessage({
         spec,
         trend,

@@ -2,6 +2,7 @@ import { answering, logOf, type LookoutFeature } from '../../context.js';
 import { registerVisitor } from './listeners.js';
 import { VISITOR_HELP } from './parse.js';
 import { VisitorService } from './service.js';
+import { visitorTool } from './tools.js';
 
 export type { VisitorCards, VisitorService } from './service.js';
 
@@ -28,6 +29,6 @@ export const visitor: LookoutFeature<'visitor', never> = {
       log: logOf(ctx, 'visitor'),
       verdict: ctx.verdict,
     });
-    return { gives: service, register: (routes) => registerVisitor(routes, service) };
+    return { gives: service, tools: [visitorTool(service)], register: (routes) => registerVisitor(routes, service) };
   },
 };

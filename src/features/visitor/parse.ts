@@ -13,6 +13,15 @@ function stripWrapping(word: string): string {
   return m ? (m[2] ?? '') : word;
 }
 
+/** A visitor id (and a visit id) as an agent gives them, checked as the command checks them. */
+export function visitorIds(visitorId: string, visitId?: string): VisitorCommand {
+  const bad = (what: string, id: string) =>
+    fail(`${code(id)} is not a valid ${what} id (up to 128 letters, digits and _ . : -).`);
+  if (!isSafeId(visitorId)) return bad('visitor', visitorId);
+  if (visitId !== undefined && !isSafeId(visitId)) return bad('visit', visitId);
+  return { kind: 'visitor', visitorId, ...(visitId !== undefined ? { visitId } : {}) };
+}
+
 export function parseVisitorCommand(text: string): VisitorCommand {
   const words = (typeof text === 'string' ? text : '').trim().split(/\s+/u).filter(Boolean).map(stripWrapping);
   const [visitorId, keyword, visitId, ...extra] = words;

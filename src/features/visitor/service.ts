@@ -9,7 +9,7 @@ import {
   type VisitRecord,
 } from '../../kernel/records.js';
 import { clip } from '../../kernel/text.js';
-import { judge, securityFacts, type VerdictOptions } from '../../kernel/verdict.js';
+import { judge, securityFacts, type Verdict, type VerdictOptions } from '../../kernel/verdict.js';
 import type { AnalyticsApi } from '../../platform/api/analytics.js';
 import type { Answering } from '../../platform/answering.js';
 import { ApiError } from '../../platform/api/errors.js';
@@ -30,6 +30,8 @@ export interface CardRequest {
   user: string;
   /** For everyone in the channel (IP addresses masked), not only the person asking. */
   share?: boolean;
+  /** On a surface only the person sees (an agent's answer): who they are decides, not the channel. */
+  privately?: boolean;
   log?: Logger;
 }
 
@@ -40,6 +42,10 @@ export type CardTenant = Pick<Tenant, 'api' | 'access' | 'team'>;
 export interface VisitorCards {
   card(tenant: CardTenant, request: CardRequest): Promise<{ ok: boolean; message: SlackMessage }>;
 }
+
+/** A card, and when it came, the profile and verdict it shows. */
+export type Card =
+  { ok: true; message: SlackMessage; profile: VisitorProfile; verdict: Verdict } | { ok: false; message: SlackMessage };
 
 export interface VisitorServiceDeps extends Answering {
   verdict: VerdictOptions;
@@ -124,13 +130,18 @@ export class VisitorService implements VisitorCards {
     return this.deps.log;
   }
 
-  async card(tenant: CardTenant, request: CardRequest): Promise<{ ok: boolean; message: SlackMessage }> {
+  async card(tenant: CardTenant, request: CardRequest): Promise<Card> {
     const { access } = tenant;
     const log = request.log ?? this.deps.log;
     const channel = request.channelId;
-    if (!access.maySeeSecurity(request.user, channel)) {
+    const allowed = request.privately
+      ? access.maySeeSecurityPrivately(request.user)
+      : access.maySeeSecurity(request.user, channel);
+    if (!allowed) {
       log.info({ user: request.user, channel }, 'visitor card refused');
-      return { ok: false, message: access.securityRefusal(request.user, channel) };
+      // Privately, the channels do not matter: the refusal names only who may look visitors up.
+      const where = request.privately ? access.rules.security.channels[0] : channel;
+      return { ok: false, message: access.securityRefusal(request.user, where) };
     }
     if (request.share && !access.mayPostSecurity(channel))
       return { ok: false, message: access.securityRefusal(request.user, undefined) };
@@ -187,9 +198,10 @@ export class VisitorService implements VisitorCards {
           'security lookup failed; the card marks it',
         );
     }
+    const verdict = judge(securityFacts(profile.security), this.deps.verdict);
     const message = visitorCard({
       profile,
-      verdict: judge(securityFacts(profile.security), this.deps.verdict),
+      verdict,
       visitsPage: page,
       visitsLimit: VISITS_PER_PAGE,
       visitId: request.visitId,
@@ -198,8 +210,8 @@ export class VisitorService implements VisitorCards {
       demo: this.deps.demo,
       showIp: !request.share,
       ...(request.share ? { sharedBy: request.user } : {}),
-      canShare: !request.share && access.mayPostSecurity(channel),
+      canShare: !request.share && !request.privately && access.mayPostSecurity(channel),
     });
-    return { ok: true, message };
+    return { ok: true, message, profile, verdict };
   }
 }

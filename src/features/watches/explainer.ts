@@ -141,6 +141,8 @@ export class WatchExplainer {
       period: period.key,
       text: explanationText(moved, who, Math.round(change), undefined, againstWords(rule, period)).text,
       verdict: who.verdict,
+      moved,
+      who: { text: who.text, shares: who.shares },
       ...mostVisits(current),
     };
   }

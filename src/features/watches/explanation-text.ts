@@ -62,4 +62,8 @@ export interface Explanation {
   flagged: string[];
   /** How many flagged visitors the period had in all. */
   flaggedCount: number;
+  /** The entries that moved (absent in explanations kept before they were). */
+  moved?: Mover[];
+  /** Who moved it: the verdict with its figures in plain words, and the flagged shares' bounds. */
+  who?: Pick<FlaggedVerdict, 'text' | 'shares'>;
 }

@@ -9,6 +9,7 @@ import { WATCH_HELP } from './parse.js';
 import { WatchRepo } from './repo.js';
 import { WatchService } from './service.js';
 import { watchSettings } from './settings.js';
+import { whyMovedTool } from './tools.js';
 
 export type { WatchEvaluator } from './evaluator.js';
 export type { WatchService } from './service.js';
@@ -67,11 +68,12 @@ export const watches: LookoutFeature<'watches', WatchNeeds, { watches: WatchRepo
       log,
     });
     const observer = new WatchObserver({ trends, flagged: threats.verdicts, apiDays, log });
+    const explainer = new WatchExplainer(observer, (tenant, ids, max) => threats.scan.judgeSample(tenant, ids, max));
     const evaluator = new WatchEvaluator({
       db: platform.repos.db,
       tenants: platform.tenants,
       observer,
-      explainer: new WatchExplainer(observer, (tenant, ids, max) => threats.scan.judgeSample(tenant, ids, max)),
+      explainer,
       explained: (outcome) => explanations.inc({ outcome }),
       trends,
       apiDays,
@@ -88,6 +90,18 @@ export const watches: LookoutFeature<'watches', WatchNeeds, { watches: WatchRepo
     return {
       gives: { service, evaluator, limits },
       traffic: watchCommand(service),
+      tools: [
+        whyMovedTool({
+          watches: service,
+          explainer,
+          reports,
+          quota: platform.quota,
+          apiDays,
+          timeZone: ctx.settings.DEFAULT_TIMEZONE,
+          now,
+          demo,
+        }),
+      ],
       register: (routes) => registerWatches(routes, service, reports, { flagged: threats.verdicts, cards: visitor }),
       jobs: [evaluator],
     };

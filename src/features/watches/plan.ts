@@ -399,6 +399,19 @@ export function lastPeriod(every: WatchEvery, timeZone: string, now: Date, api: 
   return undefined;
 }
 
+/** A period someone names (a day, or an hour of `timeZone`'s), once it is over and final at the API; undefined before. */
+export function namedPeriod(period: Period, timeZone: string, now: Date, api: ApiDays): WatchPeriod | undefined {
+  const final = finalAt(periodBucket(period), timeZone, api);
+  const over =
+    period.hour === undefined
+      ? dayStart(shiftDate(period.date, 1), timeZone)
+      : hourEnd(period.date, period.hour, timeZone);
+  if (final === undefined || over === undefined) return undefined;
+  const dueAt = Math.max(final, over);
+  if (dueAt > now.getTime()) return undefined;
+  return { ...period, key: keyOf(period), dueAt, elapsedMs: now.getTime() - dueAt };
+}
+
 /** A watch's place in the spread: evaluations of a period start over its first `spreadMs`, each watch at its own offset. */
 export function spreadOffset(id: number, spreadMs: number): number {
   if (spreadMs <= 0) return 0;

@@ -26,6 +26,20 @@ export interface WatchServiceDeps {
   changed?: Changed;
 }
 
+/** A watch as lists show it: its title, and its state in words. */
+export interface WatchItem {
+  id: number;
+  title: string;
+  channelId: string;
+  state: string;
+  paused: boolean;
+  muted: boolean;
+  /** The last period evaluated, in words with its zone. */
+  lastPeriod?: string;
+  /** When its current alert began (breaching). */
+  breachSince?: Date;
+}
+
 const owned = (w: Watch): Owned => ({ name: `Watch #${w.id}`, ownerId: w.ownerId, channelId: w.channelId });
 
 const refuse = (text: string, hint?: string): { ok: false; message: SlackMessage } => ({
@@ -190,13 +204,20 @@ export class WatchService {
   }
 
   /** The person's own watches in the workspace, each as its title and state in words (for App Home). */
-  async ownedBy(
-    tenant: Tenant,
-    user: string,
-  ): Promise<{ id: number; title: string; channelId: string; state: string; paused: boolean; muted: boolean }[]> {
-    const watches = (await this.deps.repo.list(tenant.team)).filter((w) => w.ownerId === user);
+  async ownedBy(tenant: Tenant, user: string): Promise<WatchItem[]> {
+    return (await this.deps.repo.list(tenant.team)).filter((w) => w.ownerId === user).map((w) => this.item(w));
+  }
+
+  /** The workspace's watches that post in channels the person is in, each as its title and state in words (for an agent). */
+  async seenBy(tenant: Tenant, user: string): Promise<WatchItem[]> {
+    const watches = await this.deps.repo.list(tenant.team);
+    const theirs = new Set(await tenant.access.channelsOf(user, [...new Set(watches.map((w) => w.channelId))]));
+    return watches.filter((w) => theirs.has(w.channelId)).map((w) => this.item(w));
+  }
+
+  private item(w: Watch): WatchItem {
     const now = this.deps.now();
-    return watches.map((w) => ({
+    return {
       muted: w.mutedUntil !== undefined && w.mutedUntil > now,
       id: w.id,
       title: watchTitle(w.rule),
@@ -211,7 +232,9 @@ export class WatchService {
             : w.lastText
               ? `ok: ${w.lastText}`
               : 'not evaluated yet',
-    }));
+      ...(w.lastPeriod ? { lastPeriod: this.periodWords(w, w.lastPeriod) } : {}),
+      ...(w.breachSince ? { breachSince: w.breachSince } : {}),
+    };
   }
 
   /** Who owns the workspace's watches that post in these channels (App Home). */

@@ -1,0 +1,66 @@
+/** The `visitor_profile` agent tool: a visitor's security card, as `/visitor` answers it, for those who may see it. */
+import { z } from 'zod';
+import { counted } from '../../kernel/format.js';
+import { SECURITY_CHECKS } from '../../kernel/records.js';
+import { AgentRefusal, type AgentCaller, type AgentTool } from '../../platform/feature.js';
+import { agentBlocks } from '../../platform/slack/kit/agent-blocks.js';
+import { visitorIds } from './parse.js';
+import type { VisitorService } from './service.js';
+
+const input = {
+  visitorId: z.string().min(1).max(128).describe('From a visitors or visits report, or an alert'),
+  visitId: z.string().min(1).max(128).optional().describe('One of their visits, to check that visit'),
+};
+
+const SEVERITY = z.enum(['low', 'medium', 'high']);
+
+const output = {
+  visitorId: z.string(),
+  verdict: z.enum(['Threat', 'Suspicious', 'Human', 'Unknown']),
+  severity: SEVERITY.optional(),
+  reasons: z.array(z.object({ rule: z.string(), severity: SEVERITY, text: z.string() })),
+  gaps: z.array(z.string()).describe('What could not be judged'),
+  failedChecks: z.array(z.enum(SECURITY_CHECKS)).describe('Security lookups that did not answer'),
+};
+
+type Args = { [K in keyof typeof input]: z.output<(typeof input)[K]> };
+
+export function visitorTool(visitors: VisitorService): AgentTool {
+  return {
+    name: 'visitor_profile',
+    title: 'Visitor security profile',
+    description:
+      'Is this visitor a threat, and why: the verdict of its security checks (bot, scraping, VPN, ad blocker, extensions) with reasons. Security details: for those allowed.',
+    input,
+    output,
+    async run(raw, caller: AgentCaller) {
+      const args = raw as Args;
+      const parsed = visitorIds(args.visitorId, args.visitId);
+      if (parsed.kind === 'error') throw new AgentRefusal(parsed.message);
+      const card = await visitors.card(await caller.tenant(), {
+        visitorId: parsed.visitorId,
+        ...(parsed.visitId ? { visitId: parsed.visitId } : {}),
+        channelId: undefined,
+        user: caller.user,
+        privately: true,
+        log: caller.log,
+      });
+      if (!card.ok) throw new AgentRefusal(card.message.text);
+      const { verdict, profile } = card;
+      const failedChecks = SECURITY_CHECKS.filter((c) => !profile.security[c].ok);
+      const why = verdict.reasons.map((r) => r.text).join('; ');
+      return {
+        text: `Visitor ${parsed.visitorId}: ${verdict.name}${verdict.severity ? ` (${verdict.severity})` : ''}${why ? `, ${counted(verdict.reasons.length, 'reason')}: ${why}` : ''}.${failedChecks.length ? ` ${counted(failedChecks.length, 'check')} did not answer: ${failedChecks.join(', ')}.` : ''}`,
+        structured: {
+          visitorId: parsed.visitorId,
+          verdict: verdict.name,
+          ...(verdict.severity ? { severity: verdict.severity } : {}),
+          reasons: verdict.reasons.map((r) => ({ rule: r.rule, severity: r.severity, text: r.text })),
+          gaps: verdict.gaps,
+          failedChecks,
+        },
+        blocks: agentBlocks(card.message),
+      };
+    },
+  };
+}
