@@ -70,15 +70,38 @@ export interface Toolbox {
   byName: ReadonlyMap<string, Served>;
 }
 
+/** What a listed schema leaves out, as saying nothing an agent acts on. */
+const UNSAID: Record<string, (value: unknown, io: 'input' | 'output') => boolean> = {
+  // Every JSON key is a string.
+  propertyNames: (value) => (value as { type?: unknown }).type === 'string',
+  // zod's bounds of a safe integer: no id comes near them.
+  minimum: (value) => value === Number.MIN_SAFE_INTEGER,
+  maximum: (value) => value === Number.MAX_SAFE_INTEGER,
+  // A string argument's length bounds: checked at each call, and no agent's argument nears them.
+  minLength: (_, io) => io === 'input',
+  maxLength: (_, io) => io === 'input',
+  // An answer's fields are the ones listed, and its objects say so by their properties.
+  additionalProperties: (value, io) => io === 'output' && value === false,
+};
+
+/** A nested object of an answer: its `type` goes unsaid (its properties say it). */
+const isAnswerObject = (key: string, value: unknown, io: 'input' | 'output') =>
+  io === 'output' && key !== '' && (value as { type?: unknown } | null)?.type === 'object';
+
 /**
  * A JSON Schema as tools/list gives it: without `$schema` (MCP reads a schema without one as
- * 2020-12, which these are) nor `propertyNames: {type: string}` (every JSON key is a string).
+ * 2020-12, which these are), nor what UNSAID leaves out.
  */
 function jsonSchemaOf(schema: z.ZodObject, io: 'input' | 'output'): Tool['inputSchema'] {
   const { $schema: _, ...json } = z.toJSONSchema(schema, { target: 'draft-2020-12', io });
-  return JSON.parse(JSON.stringify(json), (key, value: unknown) =>
-    key === 'propertyNames' && (value as { type?: unknown }).type === 'string' ? undefined : value,
-  ) as Tool['inputSchema'];
+  return JSON.parse(JSON.stringify(json), (key, value: unknown) => {
+    if (UNSAID[key]?.(value, io)) return undefined;
+    if (isAnswerObject(key, value, io) && 'properties' in (value as object)) {
+      const { type: _, ...rest } = value as Record<string, unknown>;
+      return rest;
+    }
+    return value;
+  }) as Tool['inputSchema'];
 }
 
 export function toolboxOf(tools: readonly AgentTool[]): Toolbox {
