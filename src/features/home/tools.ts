@@ -24,10 +24,10 @@ const output = {
       id: z.number(),
       channelId: z.string(),
       title: z.string(),
-      state: z.string().describe('paused, not evaluated yet, ok, breaching or unknown: the last figure'),
+      state: z.string().describe('paused, not evaluated yet, ok, breaching or unknown'),
       paused: z.boolean(),
       muted: z.boolean(),
-      lastPeriod: z.string().optional().describe('The last period evaluated, with its zone'),
+      lastPeriod: z.string().optional(),
       alertingSince: z.string().optional().describe('ISO time'),
     }),
   ),
@@ -35,7 +35,7 @@ const output = {
   latestAlerts: z
     .array(z.object({ channelId: z.string(), visitorId: z.string(), text: z.string(), muted: z.boolean() }))
     .optional()
-    .describe('Only for people allowed security details'),
+    .describe('For people allowed security details'),
 };
 
 const HEADINGS: Readonly<Record<string, string>> = { 'Your digests': 'Digests', 'Your watches': 'Watches' };
@@ -43,9 +43,8 @@ const HEADINGS: Readonly<Record<string, string>> = { 'Your digests': 'Digests', 
 export function setupTool(home: HomeService): AgentTool {
   return {
     name: 'setup',
-    title: 'What is set up',
-    description:
-      'The watches, digests and threat-alert subscriptions in the Slack channels the person is in, each with its state (paused, muted, breaching, last run or alert).',
+    title: 'Setup',
+    description: "Watches, digests and threat alerts in the person's channels, with their state.",
     input: {},
     output,
     async run(_args, caller: AgentCaller) {

@@ -17,7 +17,7 @@ export const PERIOD = z.object({
   label: z.string(),
   startDate: z.string(),
   endDate: z.string(),
-  zone: z.string().describe('The zone its days (or hours) are in'),
+  zone: z.string(),
 });
 
 const VALUE = z.union([z.string(), z.number(), z.boolean(), z.null()]);
@@ -28,20 +28,16 @@ const input = {
     .string()
     .max(60)
     .default(DEFAULT_RANGE)
-    .describe('As /traffic writes it: yesterday, last7d, last30d, mtd, ytd, all, 2024-11-01..2024-11-28'),
-  filters: z
-    .string()
-    .max(500)
-    .optional()
-    .describe('As /traffic writes them: country:Germany (is), page~/blog (contains), or between groups'),
+    .describe('yesterday, last7d, last30d, mtd, ytd, all, or 2024-11-01..2024-11-28'),
+  filters: z.string().max(500).optional().describe('country:Germany (is), page~/blog (contains); "or" between groups'),
   sort: z
     .string()
     .max(40)
     .optional()
     .describe('visits, unique, duration, name; created, first, last (visitors); date (visits)'),
   direction: z.enum(['asc', 'desc']).optional().describe('Default: names A→Z, counts biggest first'),
-  top: z.number().int().min(1).max(MAX_TOP).default(DEFAULT_TOP).describe(`Rows per page, 1 to ${MAX_TOP}`),
-  page: z.number().int().min(1).max(MAX_PAGE).default(1).describe('Which page of rows, from 1'),
+  top: z.number().int().min(1).max(MAX_TOP).default(DEFAULT_TOP).describe('Rows per page'),
+  page: z.number().int().min(1).max(MAX_PAGE).default(1).describe('Page of rows'),
 };
 
 const output = {
@@ -50,9 +46,9 @@ const output = {
   period: PERIOD,
   page: z.number(),
   sortedBy: z.string(),
-  rows: z.array(z.record(z.string(), VALUE)).describe('Each row by field'),
-  totals: z.record(z.string(), z.number()).describe("Each count field's sum over these rows"),
-  more: z.boolean().describe('Whether another page may follow'),
+  rows: z.array(z.record(z.string(), VALUE)),
+  totals: z.record(z.string(), z.number()).describe('Count fields summed over these rows'),
+  more: z.boolean(),
 };
 
 type Args = { [K in keyof typeof input]: z.output<(typeof input)[K]> };
@@ -94,9 +90,8 @@ function totalsOf(def: ReportDef, rows: readonly ReportRow[]): Record<string, nu
 export function reportTool(reports: ReportService, apiZone: string): AgentTool {
   return {
     name: 'report',
-    title: 'Traffic report',
-    description:
-      "A page of one of /traffic's analytics reports for a range, filters, sort and top N: its rows and totals, the period and zone named.",
+    title: 'Report',
+    description: 'Rows of one analytics report over a range, with filters, sort and totals.',
     input,
     output,
     async run(raw, caller: AgentCaller) {

@@ -1,6 +1,5 @@
 /** The `trend` agent tool: a figure over a range against the previous period, as `/traffic trend …` answers it. */
 import { z } from 'zod';
-import { REPORT_IDS } from '../../kernel/catalog.js';
 import { counted, formatCount } from '../../kernel/format.js';
 import { DEFAULT_RANGE } from '../../kernel/ranges.js';
 import { commandTokens } from '../../kernel/text.js';
@@ -13,34 +12,32 @@ import type { TrendService } from './service.js';
 
 const input = {
   metric: z.enum(['visits', 'unique']).default('visits').describe('Visits, or unique visitors'),
-  report: z.enum(REPORT_IDS).optional().describe("Sum this report's rows (absent: all visits)"),
-  filters: z.string().max(500).optional().describe('As /traffic writes them: country:Germany, page~/blog'),
-  range: z
-    .string()
-    .max(60)
-    .default(DEFAULT_RANGE)
-    .describe('As /traffic writes it: yesterday, last7d, last30d, mtd, ytd, 2024-11-01..2024-11-28'),
+  report: z.string().max(40).optional().describe('A report of the report tool (absent: all visits)'),
+  filters: z.string().max(500).optional().describe('As in the report tool'),
+  range: z.string().max(60).default(DEFAULT_RANGE).describe('As in the report tool'),
 };
 
-const SERIES = z.object({
-  startDate: z.string(),
-  endDate: z.string(),
-  total: z.number(),
-  values: z.array(z.number()).describe('One a period, as labels'),
-});
+const SERIES = z
+  .object({
+    startDate: z.string(),
+    endDate: z.string(),
+    total: z.number(),
+    values: z.array(z.number()).describe('One per label'),
+  })
+  .meta({ id: 'series' });
 
 const output = {
   metric: z.string(),
   report: z.string(),
   grain: z.enum(['hour', 'day', 'week']),
   label: z.string(),
-  zone: z.string().describe('The zone its days (or hours) are in'),
+  zone: z.string(),
   labels: z.array(z.string()),
   current: SERIES,
   previous: SERIES,
   change: z.number(),
   changePct: z.number().nullable().describe('null when the previous total is 0'),
-  partial: z.boolean().describe('The last period is not over yet'),
+  partial: z.boolean().describe('Last period not over yet'),
 };
 
 type Args = { [K in keyof typeof input]: z.output<(typeof input)[K]> };
@@ -48,9 +45,8 @@ type Args = { [K in keyof typeof input]: z.output<(typeof input)[K]> };
 export function trendTool(trends: TrendService, reports: ReportService, apiZone: string): AgentTool {
   return {
     name: 'trend',
-    title: 'Trend against the previous period',
-    description:
-      'Visits or unique visitors (all, or a report with filters) per hour, day or week over a range, against the period before: totals, change, periods and zone.',
+    title: 'Trend',
+    description: 'Visits or unique visitors per hour, day or week over a range, against the period before.',
     input,
     output,
     async run(raw, caller: AgentCaller) {

@@ -8,8 +8,8 @@ import { visitorIds } from './parse.js';
 import type { VisitorService } from './service.js';
 
 const input = {
-  visitorId: z.string().min(1).max(128).describe('From a visitors or visits report, or an alert'),
-  visitId: z.string().min(1).max(128).optional().describe('One of their visits, to check that visit'),
+  visitorId: z.string().min(1).max(128).describe('From the visitors or visits report, or an alert'),
+  visitId: z.string().min(1).max(128).optional().describe('To check one of their visits'),
 };
 
 const SEVERITY = z.enum(['low', 'medium', 'high']);
@@ -20,7 +20,7 @@ const output = {
   severity: SEVERITY.optional(),
   reasons: z.array(z.object({ rule: z.string(), severity: SEVERITY, text: z.string() })),
   gaps: z.array(z.string()).describe('What could not be judged'),
-  failedChecks: z.array(z.enum(SECURITY_CHECKS)).describe('Security lookups that did not answer'),
+  failedChecks: z.array(z.enum(SECURITY_CHECKS)).describe('Lookups that did not answer'),
 };
 
 type Args = { [K in keyof typeof input]: z.output<(typeof input)[K]> };
@@ -28,9 +28,9 @@ type Args = { [K in keyof typeof input]: z.output<(typeof input)[K]> };
 export function visitorTool(visitors: VisitorService): AgentTool {
   return {
     name: 'visitor_profile',
-    title: 'Visitor security profile',
+    title: 'Visitor profile',
     description:
-      'Is this visitor a threat, and why: the verdict of its security checks (bot, scraping, VPN, ad blocker, extensions) with reasons. Security details: for those allowed.',
+      "A visitor's security verdict and why (bot, scraping, VPN, ad blocker, extensions); for people allowed security details.",
     input,
     output,
     async run(raw, caller: AgentCaller) {

@@ -19,45 +19,38 @@ import type { WatchService } from './service.js';
 const BREAKDOWN = ['sources', 'pages', 'countries'] as const;
 
 const input = {
-  watch: z
-    .number()
-    .int()
-    .min(1)
-    .optional()
-    .describe("A watch's id (see the setup tool): its latest alert; or name a date"),
+  watch: z.number().int().min(1).optional().describe("A watch's id (from setup): its latest alert"),
   date: z
     .string()
     .regex(/^\d{4}-\d{2}-\d{2}$/)
     .optional()
-    .describe('The day, YYYY-MM-DD, once over'),
-  hour: z.number().int().min(0).max(23).optional().describe('An hour of that day, 0–23 (absent: the whole day)'),
+    .describe('Or a past day'),
+  hour: z.number().int().min(0).max(23).optional().describe('An hour of that day (absent: all day)'),
   metric: z.enum(['visits', 'unique']).default('visits').describe('The figure that moved'),
-  report: z.enum(BREAKDOWN).optional().describe('Break down by this report only (absent: all three)'),
-  filters: z.string().max(500).optional().describe('As /traffic writes them: country:Germany, page~/blog'),
+  report: z.enum(BREAKDOWN).optional().describe('Only this breakdown (absent: all three)'),
+  filters: z.string().max(500).optional().describe('As in the report tool'),
 };
 
 const output = {
   watch: z.number().optional(),
-  period: z.object({ key: z.string(), label: z.string().describe('In words, with its zone') }),
+  period: z.object({ key: z.string(), label: z.string() }),
   against: z.string(),
-  movers: z
-    .array(
-      z.object({
-        kind: z.string().optional(),
-        label: z.string(),
-        change: z.number(),
+  movers: z.array(
+    z.object({
+      kind: z.string().optional(),
+      label: z.string(),
+      change: z.number(),
 
-        isNew: z.boolean(),
-      }),
-    )
-    .describe('The entries behind the change'),
-  verdict: z.string().describe('mostly automated, mostly people, mixed, or unknown: why'),
+      isNew: z.boolean(),
+    }),
+  ),
+  verdict: z.string().describe('mostly automated, mostly people, mixed or unknown'),
   whoMoved: z.string(),
   flaggedShare: z
     .object({ low: z.number(), high: z.number() })
     .optional()
-    .describe('Of the change, the share from flagged visitors (0–1; bounds: unjudged visitors count either way)'),
-  flaggedVisitors: z.number().describe('Flagged visitors in the period'),
+    .describe("Flagged visitors' share of the change, 0–1 (unjudged: either way)"),
+  flaggedVisitors: z.number(),
 };
 
 type Args = { [K in keyof typeof input]: z.output<(typeof input)[K]> };
@@ -155,9 +148,9 @@ async function periodAnswer(d: WhyMovedDeps, tenant: Tenant, caller: AgentCaller
 export function whyMovedTool(deps: WhyMovedDeps): AgentTool {
   return {
     name: 'why_moved',
-    title: 'Why did it move',
+    title: 'Why it moved',
     description:
-      "What moved a figure (sources, pages, countries) and who moved it (people or bots): for a watch's latest alert, or a day or hour against the one before.",
+      "What moved a figure (sources, pages, countries) and who (people or bots), in a watch's latest alert or a past day or hour.",
     input,
     output,
     async run(raw, caller: AgentCaller) {

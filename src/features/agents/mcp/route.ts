@@ -7,9 +7,10 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CustomRoute } from '@slack/bolt';
+import type { AgentTool } from '../../../platform/feature.js';
 import { readBody } from '../../../platform/slack/guard.js';
 import { entryOf, type Gate } from './caller.js';
-import { buildServer, type ServerDeps } from './server.js';
+import { buildServer, toolboxOf, type Sdk, type ServerDeps, type Toolbox } from './server.js';
 
 export const MCP_PATH = '/mcp';
 
@@ -32,18 +33,29 @@ function rpcError(
 const UNAUTHORIZED =
   'Unauthorized: Lookout answers requests signed by Slack, or with a person’s agent token (Authorization: Bearer) made in Lookout’s App Home.';
 
-type Sdk = Pick<ServerDeps, 'McpServer'> & {
-  Transport: typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js').StreamableHTTPServerTransport;
-};
-
-export function mcpRoutes(deps: Omit<ServerDeps, 'McpServer'> & { gate: Gate }): CustomRoute[] {
+export function mcpRoutes(deps: ServerDeps & { gate: Gate }): CustomRoute[] {
   const { log } = deps;
   let sdk: Promise<Sdk> | undefined;
   const loadSdk = (): Promise<Sdk> =>
     (sdk ??= Promise.all([
-      import('@modelcontextprotocol/sdk/server/mcp.js'),
+      import('@modelcontextprotocol/sdk/server/index.js'),
       import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
-    ]).then(([mcp, http]) => ({ McpServer: mcp.McpServer, Transport: http.StreamableHTTPServerTransport })));
+      import('@modelcontextprotocol/sdk/types.js'),
+      import('@modelcontextprotocol/sdk/validation/ajv-provider.js'),
+    ]).then(([server, http, types, ajv]) => ({
+      Server: server.Server,
+      Transport: http.StreamableHTTPServerTransport,
+      ListTools: types.ListToolsRequestSchema,
+      CallTool: types.CallToolRequestSchema,
+      validator: new ajv.AjvJsonSchemaValidator(),
+    })));
+  // Built again only if the tools change (they are known once every feature is plugged).
+  let toolbox: { of: readonly AgentTool[]; box: Toolbox } | undefined;
+  const toolboxNow = (): Toolbox => {
+    const tools = deps.tools();
+    if (toolbox?.of !== tools) toolbox = { of: tools, box: toolboxOf(tools) };
+    return toolbox.box;
+  };
 
   const serve = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const declared = Number(req.headers['content-length']);
@@ -66,9 +78,9 @@ export function mcpRoutes(deps: Omit<ServerDeps, 'McpServer'> & { gate: Gate }):
     } catch {
       return rpcError(res, 400, -32700, 'Parse error: the body is not JSON');
     }
-    const { McpServer, Transport } = await loadSdk();
-    const server = buildServer({ ...deps, McpServer }, entry);
-    const transport = new Transport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const loaded = await loadSdk();
+    const server = buildServer(loaded, deps, toolboxNow(), entry);
+    const transport = new loaded.Transport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {
       void transport.close();
       void server.close();
