@@ -217,7 +217,13 @@ function tokenSource(
       }
     },
   });
-  const source: TokenSource = async (team) => (await cache.fetch(team)) ?? { token: '' };
+  const fetched = async (team: string) => (await cache.fetch(team)) ?? { token: '' };
+  // forget() while a fetch is under way aborts it ("deleted"): ask again, as of now (not installed, say).
+  const source: TokenSource = (team) =>
+    fetched(team).catch((error: unknown) => {
+      if (error instanceof TenantError) throw error;
+      return fetched(team);
+    });
   source.forget = (team: string) => void cache.delete(team);
   return source;
 }
