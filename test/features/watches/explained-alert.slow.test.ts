@@ -1,13 +1,9 @@
-import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLookout, type Lookout } from '../../../src/compose.js';
-import { startDemoApi, type DemoApi, type PeriodCounts } from '@lookout/sandbox/demo-api';
-import { startOfflineSlack, type Message, type OfflineSlack } from '@lookout/sandbox/slack';
-import { captureLogs } from '../../support/log-capture.js';
-import { headerOf, mrkdwnOf, mrkdwnText, watchIdOf } from '../../support/sandbox.js';
+import { describe, expect, it } from 'vitest';
+import type { PeriodCounts } from '@lookout/sandbox/demo-api';
+import { HOUR, spikeWorld } from '../../support/spike-world.js';
 import { until } from '../../support/until.js';
+import { headerOf, mrkdwnOf, mrkdwnText, watchIdOf } from '../../support/sandbox.js';
 import { SAMPLE_LOOKUPS } from '../../../src/features/watches/explainer.js';
-import { ephemeralAnswer } from '../../support/answers.js';
 
 /**
  * "Is this spike real?" end to end: the demo produces a human spike from a new source and a
@@ -15,121 +11,32 @@ import { ephemeralAnswer } from '../../support/answers.js';
  * is produced), the threat scan judges the hour's visitors, the watch evaluates, and its alert
  * is explained in place. The figures are checked against the demo API's own counts.
  */
-const HOUR = 3_600_000;
-const API_DAYS = { timeZone: 'UTC', settleMs: 60_000 };
-const signingSecret = randomBytes(16).toString('hex');
-const botToken = `xoxb-${randomBytes(8).toString('hex')}`;
-
-let clock = Date.now();
-const now = () => new Date(clock);
-let nextHour = Math.ceil(Date.now() / HOUR) * HOUR + HOUR;
-const hour = (): Date => {
-  const h = new Date(nextHour);
-  nextHour += 2 * HOUR;
-  return h;
-};
-
-let demo: DemoApi;
-let slack: OfflineSlack;
-let app: Lookout;
-
-beforeAll(async () => {
-  demo = await startDemoApi({ apiKey: 'k', now });
-  slack = await startOfflineSlack({ signingSecret, botToken, rateLimit: { burst: 50, perSecond: 20 } });
-  app = await startLookout({
-    api: { baseUrl: demo.url, apiKey: 'k' },
-    slack: { signingSecret, botToken, apiUrl: slack.apiUrl },
-    store: { memory: true },
-    log: captureLogs('warn').logger,
-    demo: true,
-    now,
-    port: 0,
-    scheduler: false,
-    settings: {
-      ANALYTICS_TIMEOUT_MS: 5_000,
-      ALERT_RECHECK_AFTER: 6 * HOUR,
-      ALERT_BURST: 50,
-      SLACK_TIMEOUT: 5_000,
-      DELIVERY_PACE: 50,
-      ADMIN_USERS: ['U_CAROL'],
-      // Bob may not see security details: the flagged visitors are refused him.
-      SECURITY_USERS: ['U_ALICE', 'U_CAROL'],
-      WATCH_SPREAD_HOURLY: 0,
-      WATCH_SPREAD_DAILY: 0,
-      WATCH_CLAIM_STALE: 1_000,
-      ANALYTICS_API_TIMEZONE: API_DAYS.timeZone,
-      ANALYTICS_SETTLE_MARGIN: API_DAYS.settleMs,
-      USER_RATE_LIMIT: 100_000,
-    },
-  });
-  slack.setAppUrl(app.requestUrl!);
-  clock = nextHour - 60_000;
-  await command('C_SECURITY', 'alerts on min medium', 'U_CAROL');
-  await app.store.scanState.saveProgress((await app.features.threats.scan.stateKeys())[0]!, {
-    watermark: now(),
-    seenIds: [],
-    counts: {},
-    at: now(),
-  });
-});
-afterAll(async () => {
-  await app?.stop();
-  await slack?.close();
-  await demo?.close();
-});
-
-const command = (channel: string, text: string, user = 'U_ALICE') => ephemeralAnswer(slack, channel, user, text);
-
-/** The threat scan judges the hour, then the clock moves past it and the watches evaluate. */
-async function evaluate(h: Date): Promise<void> {
-  clock = h.getTime() + HOUR - 1_000;
-  await app.features.threats.scan.scan();
-  clock = h.getTime() + HOUR + 60_000;
-  await app.features.watches.evaluator.tick();
-  clock = h.getTime() + HOUR + 3 * 60_000;
-  await app.features.watches.evaluator.tick();
-}
-
-/** The watch's alert in `channel`, once its explanation is in it. */
-function explained(channel: string, id: number): Promise<Message> {
-  return until(
-    () =>
-      slack
-        .messages(channel)
-        .find(
-          (m) =>
-            /^Watch: /.test(headerOf(m) ?? '') &&
-            mrkdwnText(m).includes(`watch #${id}`) &&
-            mrkdwnText(m).includes('What moved'),
-        ),
-    `watch #${id}'s alert, explained`,
-  );
-}
+const w = spikeWorld();
 
 const alertsOf = (channel: string, id: number) =>
-  slack.messages(channel).filter((m) => /^Watch: /.test(headerOf(m) ?? '') && mrkdwnText(m).includes(`watch #${id}`));
+  w.slack.messages(channel).filter((m) => /^Watch: /.test(headerOf(m) ?? '') && mrkdwnText(m).includes(`watch #${id}`));
 
 /** Each label's average visits over the four same hours before, as the demo counts them. */
 function usual(h: Date, pick: (c: PeriodCounts) => number): number {
-  const weeks = [1, 2, 3, 4].map((w) => {
-    const from = new Date(h.getTime() - w * 7 * 24 * HOUR);
-    return pick(demo.accounts[0]!.counts(from, new Date(from.getTime() + HOUR)));
+  const weeks = [1, 2, 3, 4].map((back) => {
+    const from = new Date(h.getTime() - back * 7 * 24 * HOUR);
+    return pick(w.demo.accounts[0]!.counts(from, new Date(from.getTime() + HOUR)));
   });
   return weeks.reduce((a, b) => a + b, 0) / weeks.length;
 }
 
 describe('a watch alert explains its spike', () => {
   it('a human spike from a new source: names the source as new, with the demo’s figure, and says it is mostly people', async () => {
-    const h = hour();
-    clock = h.getTime() - HOUR;
-    const all = watchIdOf(await command('C_MARKETING', 'watch visits spike every hour'));
-    const people = watchIdOf(await command('C_GENERAL', 'watch visits by people spike every hour'));
-    const spike = demo.spike({ kind: 'human', hour: h, visits: 150 });
-    await evaluate(h);
+    const h = w.hour();
+    w.clock = h.getTime() - HOUR;
+    const all = watchIdOf(await w.command('C_MARKETING', 'watch visits spike every hour'));
+    const people = watchIdOf(await w.command('C_GENERAL', 'watch visits by people spike every hour'));
+    const spike = w.demo.spike({ kind: 'human', hour: h, visits: 150 });
+    await w.evaluate(h);
 
-    const alert = await explained('C_MARKETING', all);
+    const alert = await w.explained('C_MARKETING', all);
     const text = mrkdwnText(alert);
-    const counted = demo.accounts[0]!.counts(h, new Date(h.getTime() + HOUR));
+    const counted = w.demo.accounts[0]!.counts(h, new Date(h.getTime() + HOUR));
     expect(counted.sources[spike.source.name]).toBe(150);
     expect(text).toContain(`${spike.source.name} +150 (new`);
     expect(text).not.toContain('Ignore automated spikes');
@@ -138,51 +45,51 @@ describe('a watch alert explains its spike', () => {
     );
     // The people-only watch alerts too.
     expect(alertsOf('C_GENERAL', people)).toHaveLength(1);
-    for (const id of [all, people]) await command('C_MARKETING', `watch remove ${id}`);
+    for (const id of [all, people]) await w.command('C_MARKETING', `watch remove ${id}`);
   }, 60_000);
 
   it('visitors the scan has not judged yet: a bounded sample of them is looked up, and the explanation says it is a sample', async () => {
-    const h = hour();
-    clock = h.getTime() - HOUR;
-    const all = watchIdOf(await command('C_MARKETING', 'watch visits spike every hour'));
-    const spike = demo.spike({ kind: 'human', hour: h, visits: 150 });
-    const lookupsBefore = demo.requests.filter((r) => r.path.startsWith('/security/')).length;
+    const h = w.hour();
+    w.clock = h.getTime() - HOUR;
+    const all = watchIdOf(await w.command('C_MARKETING', 'watch visits spike every hour'));
+    const spike = w.demo.spike({ kind: 'human', hour: h, visits: 150 });
+    const lookupsBefore = w.demo.requests.filter((r) => r.path.startsWith('/security/')).length;
     // No scan this hour: none of its visitors is judged when the watch evaluates.
-    clock = h.getTime() + HOUR + 60_000;
-    await app.features.watches.evaluator.tick();
-    clock = h.getTime() + HOUR + 3 * 60_000;
-    await app.features.watches.evaluator.tick();
-    const text = mrkdwnText(await explained('C_MARKETING', all));
+    w.clock = h.getTime() + HOUR + 60_000;
+    await w.app.features.watches.evaluator.tick();
+    w.clock = h.getTime() + HOUR + 3 * 60_000;
+    await w.app.features.watches.evaluator.tick();
+    const text = mrkdwnText(await w.explained('C_MARKETING', all));
     expect(text).toContain(`sampled: ${SAMPLE_LOOKUPS} of ${spike.visitors} visitors judged`);
-    const lookups = demo.requests.filter((r) => r.path.startsWith('/security/')).slice(lookupsBefore);
+    const lookups = w.demo.requests.filter((r) => r.path.startsWith('/security/')).slice(lookupsBefore);
     expect(new Set(lookups.map((r) => r.path.split('/').at(-1))).size).toBe(SAMPLE_LOOKUPS);
-    await command('C_MARKETING', `watch remove ${all}`);
+    await w.command('C_MARKETING', `watch remove ${all}`);
   }, 60_000);
 
   it('a scraper wave on one page: names the page with the demo’s change, says it is mostly automated, lists the flagged visitors; ignoring automated spikes silences the next wave', async () => {
-    const h = hour();
-    clock = h.getTime() - HOUR;
-    const all = watchIdOf(await command('C_MARKETING', 'watch visits spike every hour'));
-    const people = watchIdOf(await command('C_GENERAL', 'watch visits by people spike every hour'));
-    const wave = demo.spike({ kind: 'scraper', hour: h, visits: 140 });
-    await evaluate(h);
+    const h = w.hour();
+    w.clock = h.getTime() - HOUR;
+    const all = watchIdOf(await w.command('C_MARKETING', 'watch visits spike every hour'));
+    const people = watchIdOf(await w.command('C_GENERAL', 'watch visits by people spike every hour'));
+    const wave = w.demo.spike({ kind: 'scraper', hour: h, visits: 140 });
+    await w.evaluate(h);
 
-    const alert = await explained('C_MARKETING', all);
+    const alert = await w.explained('C_MARKETING', all);
     const text = mrkdwnText(alert);
     const url = wave.page!.url;
     const change = Math.round(
-      demo.accounts[0]!.counts(h, new Date(h.getTime() + HOUR)).pages[url]! - usual(h, (c) => c.pages[url] ?? 0),
+      w.demo.accounts[0]!.counts(h, new Date(h.getTime() + HOUR)).pages[url]! - usual(h, (c) => c.pages[url] ?? 0),
     );
     expect(text).toContain(`${wave.page!.path} +${change}`);
     expect(text).toMatch(/Who moved it:\* mostly automated: (all|at least \d+%) of the rise is from flagged visitors/);
     expect(alertsOf('C_GENERAL', people)).toEqual([]);
 
     // Flagged visitors are security details: refused to Bob, shown to Alice with the scan's verdicts.
-    const bobs = slack.messages('C_MARKETING', { user: 'U_BOB' }).length;
-    await slack.click(alert, 'watch.flagged', undefined, { user: 'U_BOB' });
+    const bobs = w.slack.messages('C_MARKETING', { user: 'U_BOB' }).length;
+    await w.slack.click(alert, 'watch.flagged', undefined, { user: 'U_BOB' });
     const refused = await until(
       () =>
-        slack
+        w.slack
           .messages('C_MARKETING', { user: 'U_BOB' })
           .slice(bobs)
           .find((m) => m.ephemeralTo === 'U_BOB'),
@@ -190,11 +97,11 @@ describe('a watch alert explains its spike', () => {
     );
     expect(mrkdwnOf(refused).join(' ')).toContain('security details');
     expect(mrkdwnOf(refused).join(' ')).not.toContain(wave.visitorIds[0]!);
-    const before = slack.messages('C_MARKETING', { user: 'U_ALICE' }).length;
-    await slack.click(alert, 'watch.flagged', undefined, { user: 'U_ALICE' });
+    const before = w.slack.messages('C_MARKETING', { user: 'U_ALICE' }).length;
+    await w.slack.click(alert, 'watch.flagged', undefined, { user: 'U_ALICE' });
     const list = await until(
       () =>
-        slack
+        w.slack
           .messages('C_MARKETING', { user: 'U_ALICE' })
           .slice(before)
           .find((m) => m.ephemeralTo === 'U_ALICE'),
@@ -206,17 +113,17 @@ describe('a watch alert explains its spike', () => {
     for (const id of scrapers) expect(listed).toContain(id);
 
     // Ignore automated spikes: the watch counts people; the next wave does not alert.
-    await slack.click(alert, 'watch.ignore-automated', undefined, { user: 'U_ALICE' });
-    await until(async () => (await app.store.watches.get(all))?.rule.who === 'people' || undefined, 'people only');
-    const next = hour();
-    demo.spike({ kind: 'scraper', hour: next, visits: 140 });
-    await evaluate(next);
+    await w.slack.click(alert, 'watch.ignore-automated', undefined, { user: 'U_ALICE' });
+    await until(async () => (await w.app.store.watches.get(all))?.rule.who === 'people' || undefined, 'people only');
+    const next = w.hour();
+    w.demo.spike({ kind: 'scraper', hour: next, visits: 140 });
+    await w.evaluate(next);
     await until(
       async () =>
-        ((await app.store.watches.get(all))?.lastPeriod ?? '') >= next.toISOString().slice(0, 13) || undefined,
+        ((await w.app.store.watches.get(all))?.lastPeriod ?? '') >= next.toISOString().slice(0, 13) || undefined,
       'the next hour judged',
     );
     expect(alertsOf('C_MARKETING', all)).toHaveLength(1);
-    for (const id of [all, people]) await command('C_MARKETING', `watch remove ${id}`);
+    for (const id of [all, people]) await w.command('C_MARKETING', `watch remove ${id}`);
   }, 60_000);
 });
