@@ -21,17 +21,8 @@ import type { WatchObserver } from './observe.js';
 import type { Explanation } from './explanation-text.js';
 import type { WatchExplainer } from './explainer.js';
 import type { Changed } from '../../platform/changes.js';
-import {
-  chartPeriods,
-  decide,
-  describeObservation,
-  lastPeriod,
-  SETTLE_WAIT_MS,
-  spreadOffset,
-  type DecisionKind,
-  type Observation,
-  type WatchPeriod,
-} from './plan.js';
+import { decide, describeObservation, stateAfter, type DecisionKind, type Observation } from './plan.js';
+import { chartPeriods, lastPeriod, SETTLE_WAIT_MS, spreadOffset, type WatchPeriod } from './periods.js';
 import { WatchRepo, type Watch } from './repo.js';
 import { WATCH_ALERT, WATCH_EDIT, WATCH_REPLY } from './deliveries.js';
 
@@ -170,7 +161,7 @@ export class WatchEvaluator {
     const kind = decide(claimed.rule.condition, claimed.state, observation);
     const text = observation.ok ? describeObservation(claimed.rule, observation, kind) : observation.error;
     const muted = claimed.mutedUntil !== undefined && claimed.mutedUntil > now;
-    const state = kind === 'breach' || kind === 'update' ? 'breaching' : kind === 'recover' ? 'ok' : claimed.state;
+    const state = stateAfter(claimed.state, kind);
     const trend =
       !muted && (kind === 'breach' || kind === 'update' || kind === 'recover')
         ? await this.chart(claimed, period)

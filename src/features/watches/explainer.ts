@@ -12,7 +12,8 @@ import { verdict, type PeriodJudgement } from '../../kernel/flagged-share.js';
 import { acrossReports, movers, type Entry, type Mover } from '../../kernel/movers.js';
 import { explanationText, type Explanation } from './explanation-text.js';
 import { judgedCounts, VERDICTS_KEPT_MS, type JudgedVisits, type WatchObserver, type WatchTenant } from './observe.js';
-import { comparedWith, SPIKE_WEEKS, type WatchPeriod, type WatchRule } from './plan.js';
+import { againstUsual, comparedWith, USUAL_WEEKS, type WatchRule } from './plan.js';
+import { type WatchPeriod } from './periods.js';
 
 /** The reports a total's change is broken down by. */
 const BREAKDOWNS: readonly ReportId[] = ['sources', 'pages', 'countries'];
@@ -181,8 +182,8 @@ export class WatchExplainer {
 function againstWords(rule: WatchRule, period: WatchPeriod): string {
   const unit = period.hour === undefined ? 'day' : 'hour';
   const c = rule.condition;
-  if (c.kind === 'spike')
-    return `the average of the same ${period.hour === undefined ? 'weekday' : 'hour'} in the ${SPIKE_WEEKS} weeks before`;
+  if (againstUsual(c))
+    return `the average of the same ${period.hour === undefined ? 'weekday' : 'hour'} in the ${USUAL_WEEKS} weeks before`;
   if (c.kind === 'change') return c.against === 'last_week' ? `the same ${unit} last week` : `the ${unit} before`;
   return period.hour === undefined ? 'the day before' : 'the same hour the day before';
 }

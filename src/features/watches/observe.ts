@@ -14,15 +14,8 @@ import type { Tenant } from '../../platform/tenancy/tenants.js';
 import type { Logger } from '../../platform/log.js';
 import type { Verdicts } from '../threats/index.js';
 import type { TrendService } from '../trends/index.js';
-import {
-  comparedWith,
-  observationOf,
-  periodBucket,
-  periodLabel,
-  type Observation,
-  type WatchPeriod,
-  type WatchRule,
-} from './plan.js';
+import { comparedWith, observationOf, type Observation, type WatchRule } from './plan.js';
+import { periodBucket, periodLabel, type WatchPeriod } from './periods.js';
 
 /**
  * How far back the threat scan's verdicts on visitors are asked for: it keeps them for hours

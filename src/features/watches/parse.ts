@@ -19,12 +19,12 @@ import { readRange } from '../../kernel/range-words.js';
 import { NEW_TOP, type Condition, type WatchEvery, type WatchMetric, type WatchRule, type WatchWho } from './plan.js';
 
 export const WATCH_USAGE =
-  '/traffic watch [visits [by people|bots]|unique|bots] [report] [filters…] above|below <n>[%] | drops|rises <n>% [vs last week] | spike | new [every hour|day] [#channel] · watch list [all] · watch pause|resume|remove <id> · watch edit <id> <rule> · watch mute <id> [for 24h|7d|forever] · watch unmute <id>';
+  '/traffic watch [visits [by people|bots]|unique|bots] [report] [filters…] above|below <n>[%] | drops|rises <n>% [vs last week|usual] | spike [<n> spreads] | new [every hour|day] [#channel] · watch preview <rule> · watch list [all] · watch pause|resume|remove <id> · watch edit <id> <rule> · watch mute <id> [for 24h|7d|forever] · watch unmute <id>';
 
 export const WATCH_HELP = [
   '/traffic watch <metric> [report filters…] <condition> [every hour|day] [#channel]',
-  'Alerts when traffic itself moves: a threshold, a change against the period before or last week, a spike against the usual, a new top-10 entry, or the share of flagged visitors.',
-  'Examples: `/traffic watch visits drops 40% vs last week` · `/traffic watch visits by people spike` · `/traffic watch sources source:google visits below 100 per day` · `/traffic watch pages page~/checkout spike` · `/traffic watch countries new` · `/traffic watch bots above 20%`',
+  'Alerts when traffic itself moves: a threshold, a change against the period before, last week or the usual, a spike against the usual and its noise, a new top-10 entry, or the share of flagged visitors. Adding or editing one shows how it would have behaved over the past weeks; `/traffic watch preview <rule>` shows only that.',
+  'Examples: `/traffic watch visits drops 40% vs last week` · `/traffic watch visits drops 50% vs usual` · `/traffic watch visits by people spike` · `/traffic watch sources source:google visits below 100 per day` · `/traffic watch pages page~/checkout spike` · `/traffic watch countries new` · `/traffic watch bots above 20%`',
 ];
 
 export type WatchVerb = 'pause' | 'resume' | 'remove' | 'unmute';
@@ -32,6 +32,7 @@ export type WatchVerb = 'pause' | 'resume' | 'remove' | 'unmute';
 export type WatchCommand =
   | { kind: 'add'; rule: WatchRule; channel?: ChannelRef }
   | { kind: 'edit'; id: number; rule: WatchRule; channel?: ChannelRef }
+  | { kind: 'preview'; rule: WatchRule }
   | { kind: 'list'; all: boolean }
   | { kind: 'mute'; id: number; forMs: number | null; label: string }
   | { kind: WatchVerb; id: number }
@@ -58,6 +59,11 @@ export function parseWatchCommand(args: readonly Token[], catalog: ReportCatalog
   const verb = (first?.text ?? '').toLowerCase();
   if (verb === '') return fail('Say what to watch, e.g. `/traffic watch visits drops 40% vs last week`.');
   if (verb === 'list') return { kind: 'list', all: rest[0]?.text.toLowerCase() === 'all' };
+  if (verb === 'preview') {
+    if (rest.length === 0) return fail('Preview which rule? Like `/traffic watch preview visits spike`.');
+    const parsed = parseRule(rest, catalog);
+    return 'rule' in parsed ? { kind: 'preview', rule: parsed.rule } : parsed;
+  }
   if (verb === 'edit') {
     const id = idOf(rest[0], 'edit');
     if (typeof id !== 'number') return id;
@@ -94,6 +100,9 @@ const threshold = (text: string | undefined): { value: number; pct: boolean } | 
   const value = boundedNumber(pct ? text.slice(0, -1) : text, pct ? { min: 0, max: 100 } : { min: 0, max: MAX_COUNT });
   return value === undefined ? undefined : { value, pct };
 };
+
+/** How far a spike must be from the usual, in spreads: from 2 to 50. */
+export const SPREADS = { min: 2, max: 50 } as const;
 
 /** A change in percent: more than 0, at most 1,000. */
 const change = (text: string | undefined): number | undefined =>
@@ -153,17 +162,27 @@ export function parseRule(
       // `vs last week` (or `vs lastweek`): the same hours or day a week before.
       const week = vs > 0 ? readRange(tokens, i + 3) : undefined;
       const lastWeek = week?.ok === true && week.range === 'lastweek';
-      if (vs > 0 && !lastWeek && tokens[i + 3]?.text.toLowerCase() !== 'previous')
-        return fail('Compare `vs last week` or `vs previous`.');
+      const against = vs > 0 ? tokens[i + 3]?.text.toLowerCase() : undefined;
+      if (vs > 0 && !lastWeek && against !== 'previous' && against !== 'usual')
+        return fail('Compare `vs last week`, `vs usual` or `vs previous`.');
       problem = setCondition({
         kind: 'change',
         direction: word.startsWith('drop') ? 'drops' : 'rises',
         pct: n,
-        against: lastWeek ? 'last_week' : 'previous',
+        against: lastWeek ? 'last_week' : against === 'usual' ? 'usual' : 'previous',
       });
       i += 1 + (vs > 0 ? 1 + (lastWeek ? week.consumed : 1) : 0);
     } else if (word === 'spike' || word === 'spikes') {
-      problem = setCondition({ kind: 'spike' });
+      const unit = tokens[i + 2]?.text.toLowerCase();
+      if (unit === 'spreads' || unit === 'spread') {
+        const spreads = boundedNumber(next ?? '', SPREADS);
+        if (spreads === undefined)
+          return fail(
+            `\`spike <n> spreads\` takes a number from ${SPREADS.min} to ${SPREADS.max}, like \`spike 6 spreads\`.`,
+          );
+        problem = setCondition({ kind: 'spike', spreads });
+        i += 2;
+      } else problem = setCondition({ kind: 'spike' });
     } else if (word === 'new') {
       problem = setCondition({ kind: 'new', top: NEW_TOP });
     } else if ((word === 'every' || word === 'per') && (next === 'hour' || next === 'day')) {

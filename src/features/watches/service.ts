@@ -7,7 +7,8 @@ import { teamOf } from '../../platform/tenancy/team.js';
 import type { Tenant } from '../../platform/tenancy/tenants.js';
 import { infoMessage, problemMessage, type Result, type SlackMessage } from '../../platform/slack/kit/messages.js';
 import { mayIgnoreAutomated, watchAlertMessage, watchListMessage, watchTitle } from './blocks.js';
-import { judgedWords, periodLabel, type WatchRule } from './plan.js';
+import { type WatchRule } from './plan.js';
+import { judgedWords, periodLabel } from './periods.js';
 import { FOREVER, type Watch, type WatchRepo } from './repo.js';
 
 export interface WatchServiceDeps {

@@ -13,7 +13,8 @@ import type { Tenant } from '../../platform/tenancy/tenants.js';
 import { queryOf, type ReportService } from '../reports/index.js';
 import type { Explanation } from './explanation-text.js';
 import type { WatchExplainer } from './explainer.js';
-import { namedPeriod, periodLabel, type WatchRule } from './plan.js';
+import { type WatchRule } from './plan.js';
+import { namedPeriod, periodLabel } from './periods.js';
 import type { WatchService } from './service.js';
 
 const BREAKDOWN = ['sources', 'pages', 'countries'] as const;

@@ -17,13 +17,12 @@ import type { ApiDays } from '../../../src/kernel/trend.js';
 import {
   comparedWith,
   decide,
-  lastPeriod,
   observationOf,
-  periodMinutes,
   type Condition,
   type WatchEvery,
   type WatchRule,
 } from '../../../src/features/watches/plan.js';
+import { lastPeriod, periodMinutes } from '../../../src/features/watches/periods.js';
 import { startOfDate } from '../../support/steady-api.js';
 
 const MINUTE = 60_000;

@@ -4,27 +4,26 @@ import { REPORTS } from '../../../src/kernel/catalog.js';
 import { commandTokens, type Token } from '../../../src/kernel/text.js';
 import { parseWatchCommand } from '../../../src/features/watches/parse.js';
 import {
-  chartPeriods,
   comparedWith,
   decide,
   describeObservation,
   describeRule,
   HYSTERESIS,
-  lastPeriod,
   median,
-  judgedWords,
   observationOf,
-  periodBefore,
-  periodLabel,
-  spreadOffset,
-  SPIKE_MIN,
-  SPIKE_RATIO,
-  SPIKE_RECOVER,
   type Condition,
   type Observation,
   type WatchRule,
   type WatchState,
 } from '../../../src/features/watches/plan.js';
+import {
+  chartPeriods,
+  lastPeriod,
+  judgedWords,
+  periodBefore,
+  periodLabel,
+  spreadOffset,
+} from '../../../src/features/watches/periods.js';
 
 const ok = (value: number, baseline?: number): Observation => ({
   ok: true,
@@ -141,12 +140,24 @@ describe('decide: breach, update, recover, and nothing on missing data', () => {
     );
   });
 
-  it('spike: at least 3× the usual and 10 more; back below 2×', () => {
-    expect(decide({ kind: 'spike' }, 'ok', ok(SPIKE_RATIO * 40, 40))).toBe('breach');
-    expect(decide({ kind: 'spike' }, 'ok', ok(3 * 2, 2))).toBe('ok'); // 3× but only 4 more: noise
-    expect(decide({ kind: 'spike' }, 'ok', ok(SPIKE_MIN + 2, 1))).toBe('breach');
-    expect(decide({ kind: 'spike' }, 'breaching', ok(SPIKE_RECOVER * 40, 40))).toBe('update');
-    expect(decide({ kind: 'spike' }, 'breaching', ok(SPIKE_RECOVER * 40 - 1, 40))).toBe('recover');
+  it('spike: far from the usual in units of its noise, and large enough; back within half of each', () => {
+    const seen = (value: number, history: number[]): Observation => ({
+      ...(ok(value) as { ok: true; value: number; label: string }),
+      history,
+    });
+    const steady = [100, 110, 90, 105]; // usual 102.5, spread max(1.4826 × 7.5, √102.5) ≈ 11.1
+    expect(decide({ kind: 'spike' }, 'ok', seen(160, steady))).toBe('breach'); // 5.2 spreads, +58%
+    expect(decide({ kind: 'spike' }, 'ok', seen(140, steady))).toBe('ok'); // 3.4 spreads: noise
+    expect(decide({ kind: 'spike', spreads: 6 }, 'ok', seen(160, steady))).toBe('ok'); // a stricter rule
+    expect(decide({ kind: 'spike' }, 'ok', seen(12, [1, 2, 1, 2]))).toBe('ok'); // far, but 10.5 visits: too few
+    expect(decide({ kind: 'spike' }, 'ok', seen(400, [200, 400, 100, 300]))).toBe('ok'); // +60%, in a noisy hour
+    expect(decide({ kind: 'spike' }, 'breaching', seen(130, steady))).toBe('update'); // 2.5 spreads: still up
+    expect(decide({ kind: 'spike' }, 'breaching', seen(120, steady))).toBe('recover'); // 1.6 spreads
+    expect(decide({ kind: 'spike' }, 'ok', seen(500, [100, 100]))).toBe('unknown'); // 2 weeks of the 3 needed
+    const drop: Condition = { kind: 'change', direction: 'drops', pct: 40, against: 'usual' };
+    expect(decide(drop, 'ok', seen(50, steady))).toBe('breach'); // −51%, 4.7 spreads below
+    expect(decide(drop, 'ok', seen(70, steady))).toBe('ok'); // −32%
+    expect(decide(drop, 'ok', seen(200, steady))).toBe('ok'); // a rise is not a drop
   });
 
   it('new: entries breach, none recovers', () => {
@@ -194,13 +205,20 @@ describe('the rule and what was seen, in words', () => {
         'breach',
       ),
     ).toBe('60 visits on Nov 22: −50% against 120 the same day last week');
+    const friday = [120, 102, 138, 126, 110];
     expect(
       describeObservation(
         rule({ kind: 'spike' }, { every: 'hour' }),
-        { ok: true, value: 408, baseline: 120, label: '10:00–11:00 on Nov 23', baselineLabel: 'Monday 10:00' },
+        { ok: true, value: 312, history: friday, label: '15:00–16:00 on Nov 27', baselineLabel: 'Friday 15:00' },
         'breach',
       ),
-    ).toBe('408 visits 10:00–11:00 on Nov 23: 3.4× the usual Monday 10:00 (120)');
+    ).toBe('312 visits 15:00–16:00 on Nov 27: the usual Friday 15:00 is 120 ± 15; this is 12.8 spreads above');
+    expect(describeRule(rule({ kind: 'spike' }, { every: 'hour' }))).toBe(
+      'visits spike: 4 spreads above the usual hour (the median of the same hour of the week in the 4 weeks before; a spread is how much it varies), and at least 20 more and 50% above it',
+    );
+    expect(describeRule(rule({ kind: 'change', direction: 'drops', pct: 40, against: 'usual' }))).toBe(
+      'visits drop by 40% or more against the usual weekday (the median of the same weekday in the 4 weeks before; a spread is how much it varies), and by at least 4 spreads and 20',
+    );
     expect(describeRule(rule({ kind: 'above', value: 20 }, { metric: 'bots', every: 'hour' }))).toBe(
       'share of visits by flagged visitors above 20% in an hour',
     );
@@ -211,13 +229,13 @@ describe('the rule and what was seen, in words', () => {
     const hour = {
       ok: true as const,
       value: 1,
-      baseline: 0,
+      history: [0, 0, 0, 0],
       label: '20:00–21:00 on Nov 24',
       baselineLabel: 'Tuesday 20:00',
     };
     expect(decide({ kind: 'spike' }, 'ok', hour)).toBe('ok');
     expect(describeObservation(rule({ kind: 'spike' }, { every: 'hour' }), hour, 'ok')).toBe(
-      `1 visit 20:00–21:00 on Nov 24: not a spike against the usual Tuesday 20:00 (0), which takes ${SPIKE_RATIO}× and at least ${SPIKE_MIN} more`,
+      '1 visit 20:00–21:00 on Nov 24: the usual Tuesday 20:00 is 0 ± 1; this is 1 spread above, and a spike takes 4 spreads, 20 visits and 50% above the usual',
     );
     expect(describeObservation(rule({ kind: 'below', value: 100 }), ok(120) as never, 'ok')).toBe(
       '120 visits on Nov 22, not below 100',
@@ -225,11 +243,10 @@ describe('the rule and what was seen, in words', () => {
     expect(describeObservation(rule({ kind: 'below', value: 100 }), ok(115) as never, 'recover')).toBe(
       '115 visits on Nov 22, no longer below 100',
     );
-    expect(describeObservation(rule({ kind: 'spike' }, { every: 'hour' }), { ...hour, value: 14 }, 'breach')).toBe(
-      '14 visits 20:00–21:00 on Nov 24: 14 more than the usual Tuesday 20:00 (0)',
+    expect(describeObservation(rule({ kind: 'spike' }, { every: 'hour' }), { ...hour, value: 24 }, 'breach')).toBe(
+      '24 visits 20:00–21:00 on Nov 24: the usual Tuesday 20:00 is 0 ± 1; this is 24 spreads above',
     );
-    const breachWords =
-      /(?<!not |no longer )\b(above|below) [\d,.]+%?(?! of)|× the usual|more than the usual|far above/;
+    const breachWords = /(?<!not |no longer )\b(above|below) [\d,.]+%?(?! of)|spreads? (above|below)$/;
     fc.assert(
       fc.property(
         fc.constantFrom<Condition>(
@@ -245,7 +262,7 @@ describe('the rule and what was seen, in words', () => {
           const o = {
             ok: true as const,
             value,
-            ...(baseline !== undefined ? { baseline } : {}),
+            ...(baseline !== undefined ? { baseline, history: [baseline, baseline, baseline] } : {}),
             label: 'on Nov 22',
             baselineLabel: 'the day before',
           };
