@@ -146,17 +146,62 @@ export class WatchObserver {
       return { ok: true, value: entries.length, entries, label };
     }
     // The period and what it is compared with, from the trend cache; thrown out as a wait while any is not settled at the API.
-    const buckets = [period, ...comparedWith(rule, period, timeZone)].map((p) => periodBucket(p));
-    const spec = { report: rule.report, filters: rule.filters, metric: rule.metric, timeZone };
+    const figures = (await this.figuresOf(tenant, rule, [period], timeZone))[0]!;
+    if (figures instanceof Unsettled) throw figures;
+    if (!rule.who) return observationOf(rule, period, timeZone, this.deps.apiDays, figures);
+    return this.byWhom(tenant, rule, period, timeZone, figures);
+  }
+
+  /**
+   * Each period's figures and those it is compared with (`comparedWith`), from one read of the
+   * trend cache; an Unsettled for a period whose figures are not settled at the API.
+   */
+  private async figuresOf(
+    tenant: WatchTenant,
+    rule: WatchRule,
+    periods: readonly WatchPeriod[],
+    timeZone: string,
+  ): Promise<(number[] | Unsettled)[]> {
+    const zones = { timeZone, apiZone: this.deps.apiDays.timeZone };
+    const wanted = periods.map((p) => [p, ...comparedWith(rule, p, timeZone)].map((q) => periodBucket(q)));
+    const buckets = [...new Map(wanted.flat().map((b) => [b.key, b])).values()];
+    const metric = rule.metric === 'unique' ? 'unique' : 'visits';
+    const spec = { report: rule.report, filters: rule.filters, metric, timeZone } as const;
     const { values, unsettled } = await this.deps.trends.values(tenant, spec, buckets, this.deps.log);
-    if (unsettled.length > 0)
-      throw new Unsettled(
-        buckets
-          .filter((b) => unsettled.includes(b.key))
-          .map((b) => periodLabel({ date: b.startDate, hour: b.hour }, zones)),
+    const figure = new Map(buckets.map((b, i) => [b.key, values[i] ?? 0]));
+    return wanted.map((own) => {
+      const waiting = own.filter((b) => unsettled.includes(b.key));
+      if (waiting.length > 0)
+        return new Unsettled(waiting.map((b) => periodLabel({ date: b.startDate, hour: b.hour }, zones)));
+      return own.map((b) => figure.get(b.key) ?? 0);
+    });
+  }
+
+  /**
+   * What the watch would have observed in each of these past periods, as `observe` observes one
+   * (the same figures, baselines and "unknown"): from one read of the trend cache. Figures not
+   * settled are unknown, as the evaluator records them once its wait is over. Only a rule whose
+   * figures the trend cache keeps can look back: not `new`, `bots` or visits by people or bots
+   * (the threat scan keeps its verdicts for hours).
+   */
+  async history(
+    tenant: WatchTenant,
+    rule: WatchRule,
+    periods: readonly WatchPeriod[],
+    timeZone: string,
+  ): Promise<Observation[]> {
+    if (!canLookBack(rule)) throw new Error('this rule cannot look back');
+    try {
+      const all = await this.figuresOf(tenant, rule, periods, timeZone);
+      return all.map((figures, i) =>
+        figures instanceof Unsettled
+          ? { ok: false, error: figures.message }
+          : observationOf(rule, periods[i]!, timeZone, this.deps.apiDays, figures),
       );
-    if (!rule.who) return observationOf(rule, period, timeZone, this.deps.apiDays, values);
-    return this.byWhom(tenant, rule, period, timeZone, values);
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      return periods.map(() => ({ ok: false, error: error.message }));
+    }
   }
 
   /**
@@ -226,6 +271,11 @@ export class WatchObserver {
       label: periodLabel(period, zones, `${flaggedVisits} of ${judgedVisits} judged visits`),
     };
   }
+}
+
+/** Can a preview look back over this rule's past (are its figures kept)? */
+export function canLookBack(rule: WatchRule): boolean {
+  return rule.metric !== 'bots' && !rule.who && rule.condition.kind !== 'new';
 }
 
 /** Figures not to be judged by yet: an empty answer between periods with visits, or one that did not come whole. */
