@@ -1,5 +1,6 @@
 /**
- * An analytics API with one visit a minute (or `perMinute`), all year, as a real HTTP
+ * An analytics API with one visit a minute (or `perMinute`, or `perHour(hour)` visits spread
+ * evenly over each UTC hour: a history with its own shape), all year, as a real HTTP
  * server on port 0: what the issue measured against. It counts only the visits made by
  * its clock, so a day still open at the API keeps growing, and it counts days in its own
  * zone (`timeZone`, UTC by default). It serves `/countries` (one row: the day's visits)
@@ -58,11 +59,64 @@ export interface SteadyApiOptions {
   /** The first visit. */
   from: Date;
   perMinute?: number;
+  /** Visits in the UTC hour starting at `hourStart` (ms), a whole number; in place of `perMinute`. */
+  perHour?: (hourStart: number) => number;
   timeZone?: string;
   apiKey?: string;
 }
 
 const MINUTE = 60_000;
+const HOUR = 3_600_000;
+
+/** The API's visits in order, each by its index: when it was made, and the indexes made in [start, end). */
+interface Timeline {
+  at(k: number): number;
+  range(start: number, end: number): [number, number];
+}
+
+function steadyTimeline(first: number, step: number): Timeline {
+  return {
+    at: (k) => first + k * step,
+    range: (start, end) => [Math.ceil((start - first) / step), Math.ceil((end - first) / step) - 1],
+  };
+}
+
+/** `perHour(h)` visits in each UTC hour from `first`'s, at the middles of its equal parts. */
+function hourlyTimeline(first: number, perHour: (hourStart: number) => number): Timeline {
+  const h0 = Math.floor(first / HOUR) * HOUR;
+  const counts: number[] = [];
+  const before: number[] = [0];
+  const upTo = (i: number) => {
+    while (counts.length <= i) {
+      const n = Math.max(0, Math.floor(perHour(h0 + counts.length * HOUR)));
+      counts.push(n);
+      before.push(before[before.length - 1]! + n);
+    }
+  };
+  /** The first index made at or after t. */
+  const from = (t: number) => {
+    if (t <= h0) return 0;
+    const i = Math.floor((t - h0) / HOUR);
+    upTo(i);
+    const n = counts[i]!;
+    const j = Math.min(n, Math.max(0, Math.ceil(((t - h0 - i * HOUR) * n) / HOUR - 0.5)));
+    return before[i]! + j;
+  };
+  return {
+    at: (k) => {
+      while (before[counts.length]! <= k) upTo(counts.length);
+      // The hour holding visit k: the last i with before[i] <= k.
+      let [lo, hi] = [0, counts.length - 1];
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1;
+        if (before[mid]! <= k) lo = mid;
+        else hi = mid - 1;
+      }
+      return h0 + lo * HOUR + ((k - before[lo]! + 0.5) * HOUR) / counts[lo]!;
+    },
+    range: (start, end) => [from(start), from(end) - 1],
+  };
+}
 
 const formats = new Map<string, Intl.DateTimeFormat>();
 const starts = new Map<string, number>();
@@ -95,8 +149,8 @@ export async function startSteadyApi(options: SteadyApiOptions): Promise<SteadyA
   const perMinute = options.perMinute ?? 1;
   const zone = options.timeZone ?? 'UTC';
   const apiKey = options.apiKey ?? 'steady';
-  const step = MINUTE / perMinute;
   const first = options.from.getTime();
+  const timeline = options.perHour ? hourlyTimeline(first, options.perHour) : steadyTimeline(first, MINUTE / perMinute);
   const requests: SteadyRequest[] = [];
   const glitches: Glitch[] = [];
 
@@ -104,9 +158,7 @@ export async function startSteadyApi(options: SteadyApiOptions): Promise<SteadyA
   function span(startDate: string, endDate: string): [number, number] {
     const start = Math.max(first, startOfDate(startDate, zone));
     const end = Math.min(options.now().getTime() + 1, startOfDate(nextDate(endDate), zone));
-    const lo = Math.ceil((start - first) / step);
-    const hi = Math.ceil((end - first) / step) - 1;
-    return [lo, hi];
+    return end <= start ? [0, -1] : timeline.range(start, end);
   }
   const count = (startDate: string, endDate: string) => {
     const [lo, hi] = span(startDate, endDate);
@@ -127,7 +179,7 @@ export async function startSteadyApi(options: SteadyApiOptions): Promise<SteadyA
       rows.push({
         id: `v${k}`,
         visitor_id: `u${k}`,
-        date: new Date(first + k * step).toISOString(),
+        date: new Date(timeline.at(k)).toISOString(),
         url: 'https://www.example.com/',
       });
     }
@@ -220,13 +272,19 @@ export interface SteadyWorld {
 export async function startSteadyWorld(options: {
   at: string;
   from: string;
+  perHour?: SteadyApiOptions['perHour'];
   settings?: LookoutOptions['settings'];
 }): Promise<SteadyWorld> {
   const signingSecret = randomBytes(16).toString('hex');
   const botToken = `xoxb-${randomBytes(8).toString('hex')}`;
   const world = { at: new Date(options.at).getTime() } as SteadyWorld;
   const now = () => new Date(world.at);
-  world.api = await startSteadyApi({ now, from: new Date(options.from), apiKey: 'k' });
+  world.api = await startSteadyApi({
+    now,
+    from: new Date(options.from),
+    apiKey: 'k',
+    ...(options.perHour ? { perHour: options.perHour } : {}),
+  });
   world.slack = await startOfflineSlack({ signingSecret, botToken, rateLimit: { burst: 50, perSecond: 20 } });
   world.app = await startLookout({
     api: { baseUrl: world.api.url, apiKey: 'k' },

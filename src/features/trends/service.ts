@@ -123,6 +123,11 @@ export class TrendService {
     };
   }
 
+  /** The API requests fetching these buckets' periods not kept yet costs (the quota's estimate). */
+  async cost(from: TrendSource, spec: Omit<TrendSpec, 'range'>, buckets: readonly Bucket[]): Promise<number> {
+    return (await this.periods.cold(seriesKey(from, spec), buckets, this.deps.log)) * REQUESTS_A_PERIOD;
+  }
+
   /** The top rows' share of the period's visits, for a pie: the five largest and the rest. */
   async share(from: TrendSource, spec: TrendSpec, total: number): Promise<Share | undefined> {
     const def = REPORTS[spec.report];

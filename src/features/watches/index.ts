@@ -5,6 +5,7 @@ import { WatchEvaluator } from './evaluator.js';
 import { registerWatches, watchCommand } from './listeners.js';
 import { WatchExplainer } from './explainer.js';
 import { WatchObserver } from './observe.js';
+import { WatchPreviewer } from './previewer.js';
 import { WATCH_HELP } from './parse.js';
 import { WatchRepo } from './repo.js';
 import { WatchService } from './service.js';
@@ -13,12 +14,15 @@ import { whyMovedTool } from './tools.js';
 
 export type { WatchEvaluator } from './evaluator.js';
 export type { WatchService } from './service.js';
+export type { WatchPreviewer } from './previewer.js';
 
 declare module '../../platform/feature.js' {
   interface Provided {
     watches: {
       service: WatchService;
       evaluator: WatchEvaluator;
+      /** How a rule would have behaved over the past weeks. */
+      previewer: WatchPreviewer;
       /** WATCHES_PER_CHANNEL and WATCHES_PER_USER, for the Home to show. */
       limits: { perChannel: number; perUser: number };
     };
@@ -68,6 +72,7 @@ export const watches: LookoutFeature<'watches', WatchNeeds, { watches: WatchRepo
       log,
     });
     const observer = new WatchObserver({ trends, flagged: threats.verdicts, apiDays, log });
+    const previewer = new WatchPreviewer({ observer, trends, quota: platform.quota, apiDays, now, log });
     const explainer = new WatchExplainer(observer, (tenant, ids, max) => threats.scan.judgeSample(tenant, ids, max));
     const evaluator = new WatchEvaluator({
       db: platform.repos.db,
@@ -88,7 +93,7 @@ export const watches: LookoutFeature<'watches', WatchNeeds, { watches: WatchRepo
       observe: (outcome) => evaluations.inc({ outcome }),
     });
     return {
-      gives: { service, evaluator, limits },
+      gives: { service, evaluator, previewer, limits },
       traffic: watchCommand(service),
       tools: [
         whyMovedTool({

@@ -8,7 +8,7 @@ import { REPORTS } from '../../kernel/catalog.js';
 import { apiDatesOf, dayStart, hourAt, hourEnd, shiftDate, type Zones } from '../../kernel/dates.js';
 import type { FilterGroup } from '../../kernel/filters.js';
 import { fieldOf, textOf, type VisitRecord } from '../../kernel/records.js';
-import type { ApiDays } from '../../kernel/trend.js';
+import type { ApiDays, Bucket, TrendSpec } from '../../kernel/trend.js';
 import { ApiError } from '../../platform/api/errors.js';
 import type { Tenant } from '../../platform/tenancy/tenants.js';
 import type { Logger } from '../../platform/log.js';
@@ -164,9 +164,7 @@ export class WatchObserver {
   ): Promise<(number[] | Unsettled)[]> {
     const zones = { timeZone, apiZone: this.deps.apiDays.timeZone };
     const wanted = periods.map((p) => [p, ...comparedWith(rule, p, timeZone)].map((q) => periodBucket(q)));
-    const buckets = [...new Map(wanted.flat().map((b) => [b.key, b])).values()];
-    const metric = rule.metric === 'unique' ? 'unique' : 'visits';
-    const spec = { report: rule.report, filters: rule.filters, metric, timeZone } as const;
+    const { spec, buckets } = trendAsk(rule, periods, timeZone);
     const { values, unsettled } = await this.deps.trends.values(tenant, spec, buckets, this.deps.log);
     const figure = new Map(buckets.map((b, i) => [b.key, values[i] ?? 0]));
     return wanted.map((own) => {
@@ -271,6 +269,20 @@ export class WatchObserver {
       label: periodLabel(period, zones, `${flaggedVisits} of ${judgedVisits} judged visits`),
     };
   }
+}
+
+/** What the trend cache is asked for these periods of a rule: its series and the buckets of the periods and those they are compared with. */
+export function trendAsk(
+  rule: WatchRule,
+  periods: readonly Pick<WatchPeriod, 'date' | 'hour'>[],
+  timeZone: string,
+): { spec: Omit<TrendSpec, 'range'>; buckets: Bucket[] } {
+  const all = periods.flatMap((p) => [p, ...comparedWith(rule, p, timeZone)].map((q) => periodBucket(q)));
+  const metric = rule.metric === 'unique' ? 'unique' : 'visits';
+  return {
+    spec: { report: rule.report, filters: rule.filters, metric, timeZone },
+    buckets: [...new Map(all.map((b) => [b.key, b])).values()],
+  };
 }
 
 /** Can a preview look back over this rule's past (are its figures kept)? */
