@@ -3,7 +3,7 @@
  * service resolves it), reports and filters are checked against the catalog.
  */
 import { matchReport, type ReportCatalog } from '../../kernel/catalog.js';
-import { findOperator, parseFilters } from '../../kernel/filters.js';
+import { filtersToText, findOperator, parseFilters } from '../../kernel/filters.js';
 import { durationInWords } from '../../kernel/format.js';
 import {
   boundedNumber,
@@ -242,4 +242,28 @@ export function parseRule(
     },
     ...(channel ? { channel } : {}),
   };
+}
+
+/** The rule in the command language, as `parseRule` reads it back: `visits spike 6 spreads every hour`. */
+export function ruleWords(rule: WatchRule): string {
+  const c = rule.condition;
+  const condition =
+    c.kind === 'above' || c.kind === 'below'
+      ? `${c.kind} ${c.value}${rule.metric === 'bots' ? '%' : ''}`
+      : c.kind === 'change'
+        ? `${c.direction} ${c.pct}% vs ${c.against === 'last_week' ? 'last week' : c.against}`
+        : c.kind === 'spike'
+          ? c.spreads === undefined
+            ? 'spike'
+            : `spike ${c.spreads} spreads`
+          : 'new';
+  return [
+    rule.metric === 'visits' && rule.who ? `visits by ${rule.who}` : rule.metric,
+    rule.report === 'visits' ? '' : rule.report,
+    filtersToText(rule.filters),
+    condition,
+    `every ${rule.every}`,
+  ]
+    .filter(Boolean)
+    .join(' ');
 }

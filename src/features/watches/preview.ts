@@ -85,7 +85,7 @@ export function whenWords(period: Pick<WatchPeriod, 'date' | 'hour'>): string {
 /** "Would have alerted 3 times in the last 28 days: Nov 3 14:00, Nov 12 09:00, Nov 17 22:00", or "never". */
 export function previewSentence(replayed: readonly Replayed[], days: number): string {
   const breaches = breachesOf(replayed);
-  const span = `in the last ${days} days`;
+  const span = days === 1 ? 'in the last day' : `in the last ${formatCount(days)} days`;
   if (breaches.length === 0) return `Would never have alerted ${span}.`;
   const named = breaches.slice(0, NAMED).map((r) => whenWords(r.period));
   const more = breaches.length > NAMED ? ` and ${formatCount(breaches.length - NAMED)} more` : '';
