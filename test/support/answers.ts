@@ -3,10 +3,14 @@ import type { Message, SlackDriver } from '@lookout/sandbox/slack';
 import { CHANNEL, USER, type Sandbox } from './sandbox.js';
 import { until } from './until.js';
 
+/** A note that a slow answer is on its way (a trend's fetch, a watch's preview): the answer takes its place. */
+export const isProgressNote = (m: { text: string }): boolean =>
+  /^Fetching \d+ periods|Previewing how it would have behaved/.test(m.text);
+
 /**
  * Types `command text` (`/traffic` unless told) as `user` in `channel` (USER in CHANNEL unless
  * told) and waits for the app's answer: a new message that person sees, neither a notice nor a
- * trend's progress note (the answer takes that note's place).
+ * progress note (the answer takes that note's place).
  */
 export async function run(
   box: Sandbox,
@@ -23,7 +27,7 @@ export async function run(
       m.user !== user &&
       m.via !== 'notice' &&
       (!m.ephemeralTo || m.ephemeralTo === user) &&
-      !/^Fetching \d+ periods/.test(m.text),
+      !isProgressNote(m),
   );
 }
 

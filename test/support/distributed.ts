@@ -4,6 +4,7 @@ import { startLookout, type LookoutOptions } from '../../src/compose.js';
 import { keyring } from '../../src/platform/secrets.js';
 import type { SlackDriver } from '@lookout/sandbox/slack';
 import { captureLogs } from './log-capture.js';
+import { isProgressNote } from './answers.js';
 import { textsOf } from './sandbox.js';
 import { until } from './until.js';
 
@@ -106,14 +107,14 @@ export async function run(slack: SlackDriver, channel: string, user: string, tex
   return [answer.text ?? '', ...textsOf(answer)].join('\n');
 }
 
-/** The first new (or newly changed) message `user` sees in `channel` after `send`. */
+/** The first new (or newly changed) message `user` sees in `channel` after `send`, past any progress note. */
 export async function answerTo(slack: SlackDriver, channel: string, user: string, send: () => Promise<unknown>) {
   const key = (m: { ts: string; blocks?: unknown }) => `${m.ts}:${JSON.stringify(m.blocks)}`;
   const before = new Set(slack.messages(channel, { user }).map(key));
   await send();
   return slack.waitForMessage(
     channel,
-    (m) => !before.has(key(m)) && m.user !== user && (!m.ephemeralTo || m.ephemeralTo === user),
+    (m) => !before.has(key(m)) && m.user !== user && (!m.ephemeralTo || m.ephemeralTo === user) && !isProgressNote(m),
   );
 }
 

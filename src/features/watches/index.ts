@@ -94,7 +94,7 @@ export const watches: LookoutFeature<'watches', WatchNeeds, { watches: WatchRepo
     });
     return {
       gives: { service, evaluator, previewer, limits },
-      traffic: watchCommand(service),
+      traffic: watchCommand(service, previewer),
       tools: [
         whyMovedTool({
           watches: service,
@@ -107,7 +107,8 @@ export const watches: LookoutFeature<'watches', WatchNeeds, { watches: WatchRepo
           demo,
         }),
       ],
-      register: (routes) => registerWatches(routes, service, reports, { flagged: threats.verdicts, cards: visitor }),
+      register: (routes) =>
+        registerWatches(routes, service, previewer, reports, { flagged: threats.verdicts, cards: visitor }),
       jobs: [evaluator],
     };
   },

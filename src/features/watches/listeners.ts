@@ -1,42 +1,106 @@
 import { REPORTS } from '../../kernel/catalog.js';
 import { newQuery } from '../../kernel/query.js';
-import { RowId } from '../../kernel/text.js';
-import { problemMessage, usageMessage, type Result, type SlackMessage } from '../../platform/slack/kit/messages.js';
+import { commandTokens, RowId } from '../../kernel/text.js';
+import {
+  infoMessage,
+  problemMessage,
+  usageMessage,
+  type Result,
+  type SlackMessage,
+} from '../../platform/slack/kit/messages.js';
+import type { Tenant } from '../../platform/tenancy/tenants.js';
+import { mrkdwn } from '../../platform/slack/kit/limits.js';
 import { buttonValue, type ActionArgs, type Handling, type Routes } from '../../platform/slack/routes.js';
+import type { ResponseUrls } from '../../platform/slack/respond.js';
 import type { Subcommand } from '../../platform/slack/subcommand.js';
 import type { ReportService } from '../reports/index.js';
 import type { Verdicts } from '../threats/index.js';
 import type { VisitorCards } from '../visitor/index.js';
 import { flaggedVisitorsMessage, WATCH_ACTIONS } from './blocks.js';
-import { parseWatchCommand } from './parse.js';
+import { parseRule, parseWatchCommand } from './parse.js';
+import { PREVIEW_ACTIONS, previewBlocks, previewMessage } from './preview-blocks.js';
+import type { WatchPreviewer } from './previewer.js';
+import { PREVIEW_DAYS } from './preview.js';
+import type { Watch } from './repo.js';
 import type { WatchService } from './service.js';
 
 const said = <T>(outcome: Result<T>, then: (value: T) => SlackMessage): SlackMessage =>
   outcome.ok ? then(outcome.value) : outcome.message;
 
+/**
+ * Answers through a response_url that may take a while: a progress note first (ephemeral),
+ * then the answer in its place.
+ */
+function progressive(responses: ResponseUrls, url: string) {
+  let progressed = false;
+  const answer = (message: SlackMessage) =>
+    responses.post(url, { ...message, response_type: 'ephemeral', replace_original: progressed });
+  return {
+    progress: async (note: string | SlackMessage) => {
+      await answer(typeof note === 'string' ? infoMessage(note) : note);
+      progressed = true;
+    },
+    answer,
+  };
+}
+
+/** A watch's confirmation while its preview is made: the preview takes the note's place. */
+function previewing(watches: WatchService, watch: Watch, verb: 'added' | 'changed'): SlackMessage {
+  const message = watches.added(watch, verb);
+  const note = `Previewing how it would have behaved over the last ${PREVIEW_DAYS[watch.rule.every]} days…`;
+  return {
+    text: `${message.text} ${note}`,
+    blocks: [...(message.blocks ?? []), { type: 'context', elements: [mrkdwn(note)] }],
+  };
+}
+
+/** A watch's confirmation with its preview: how its rule would have behaved over the past weeks. */
+async function confirmed(
+  watches: WatchService,
+  previewer: WatchPreviewer,
+  tenant: Tenant,
+  user: string,
+  watch: Watch,
+  verb: 'added' | 'changed',
+): Promise<SlackMessage> {
+  const message = watches.added(watch, verb);
+  const preview = await previewer.preview(tenant, user, watch.rule, watch.timeZone);
+  const more = preview.ok
+    ? previewBlocks(preview.value, watches.apiZone, watch.id)
+    : (preview.message.blocks ?? []).map((b) =>
+        b.type === 'section' ? { type: 'context' as const, elements: [b.text!] } : b,
+      );
+  return { ...message, blocks: [...(message.blocks ?? []), ...more] };
+}
+
 /** `/traffic watch …` (after the ack), in the workspace the command came from. */
-export function watchCommand(watches: WatchService): Subcommand {
-  return async ({ command, args, reply }) => {
+export function watchCommand(watches: WatchService, previewer: WatchPreviewer): Subcommand {
+  return async ({ command, args, reply, responses }) => {
     const parsed = parseWatchCommand(args, REPORTS);
     const user = command.user_id;
     const from = { channelId: command.channel_id };
     if (parsed.kind === 'error') return reply(usageMessage(parsed.message, parsed.usage));
     const tenant = await watches.tenantOf(command);
+    const slow = progressive(responses, command.response_url);
     switch (parsed.kind) {
       case 'list':
         return reply(await watches.list(tenant, user, parsed.all ? 'all' : { channelId: command.channel_id }));
+      case 'preview': {
+        const zone = await watches.zoneOf(tenant, user);
+        const preview = await previewer.preview(tenant, user, parsed.rule, zone, { progress: slow.progress });
+        return slow.answer(preview.ok ? previewMessage(preview.value, watches.apiZone) : preview.message);
+      }
       case 'add':
-        return reply(
-          said(await watches.add(tenant, user, command.channel_id, parsed.rule, parsed.channel), (w) =>
-            watches.added(w, 'added'),
-          ),
-        );
-      case 'edit':
-        return reply(
-          said(await watches.edit(tenant, user, parsed.id, parsed.rule, from, parsed.channel), (w) =>
-            watches.added(w, 'changed'),
-          ),
-        );
+      case 'edit': {
+        const outcome =
+          parsed.kind === 'add'
+            ? await watches.add(tenant, user, command.channel_id, parsed.rule, parsed.channel)
+            : await watches.edit(tenant, user, parsed.id, parsed.rule, from, parsed.channel);
+        if (!outcome.ok) return reply(outcome.message);
+        const verb = parsed.kind === 'add' ? 'added' : 'changed';
+        await slow.progress(previewing(watches, outcome.value, verb));
+        return slow.answer(await confirmed(watches, previewer, tenant, user, outcome.value, verb));
+      }
       case 'pause':
       case 'resume':
         return reply(
@@ -89,6 +153,23 @@ function alertButton(watches: WatchService, reports: ReportService, action: Aler
       ...watches.alertOf(outcome.value),
       replace_original: true,
     });
+  };
+}
+
+/** "Use the stricter rule" on a preview: the watch takes the rule the button names (read as a command's), and is previewed again. */
+function stricterButton(watches: WatchService, previewer: WatchPreviewer) {
+  return async (args: ActionArgs, { reply, tenant }: Handling) => {
+    const [idText, ...words] = (buttonValue(args) ?? '').split(' ');
+    const id = RowId.safeParse(idText);
+    const tokens = commandTokens(words.join(' '));
+    const parsed = id.success && Array.isArray(tokens) ? parseRule(tokens, REPORTS) : undefined;
+    if (!id.success || !parsed || !('rule' in parsed))
+      return reply(problemMessage('This preview is too old to act on.', 'Edit the watch with /traffic watch edit.'));
+    const t = await tenant();
+    const user = args.body.user.id;
+    const outcome = await watches.edit(t, user, id.data, parsed.rule, { channelId: args.body.channel?.id });
+    if (!outcome.ok) return reply(outcome.message);
+    return reply(await confirmed(watches, previewer, t, user, outcome.value, 'changed'));
   };
 }
 
@@ -164,7 +245,14 @@ function ignoreAutomatedButton(watches: WatchService) {
   };
 }
 
-export function registerWatches(routes: Routes, watches: WatchService, reports: ReportService, by: ExplainedBy): void {
+export function registerWatches(
+  routes: Routes,
+  watches: WatchService,
+  previewer: WatchPreviewer,
+  reports: ReportService,
+  by: ExplainedBy,
+): void {
+  routes.handle(PREVIEW_ACTIONS.stricter, stricterButton(watches, previewer), 'replace');
   for (const action of ['ack', 'mute24h', 'unmute', 'details'] as const)
     routes.handle(WATCH_ACTIONS[action], alertButton(watches, reports, action));
   routes.handle(WATCH_ACTIONS.flagged, flaggedButton(watches, by));

@@ -64,6 +64,16 @@ export class WatchService {
     return this.deps.tenantOf(teamOf(body));
   }
 
+  /** The zone a person's hours are in (the workspace's default when Slack does not say). */
+  zoneOf(tenant: Tenant, user: string): Promise<string> {
+    return tenant.directory.userTimeZone(user, this.deps.defaultTimezone);
+  }
+
+  /** The zone the API counts its days in. */
+  get apiZone(): string {
+    return this.deps.apiZone;
+  }
+
   async add(tenant: Tenant, user: string, here: string, rule: WatchRule, channel?: ChannelRef): Promise<Result<Watch>> {
     const channelId = channel ? await tenant.directory.channelId(channel) : here;
     if (!channelId)
@@ -75,7 +85,7 @@ export class WatchService {
     if (notThere) return { ok: false, message: notThere };
     const over = await this.overLimit(tenant.team, user, channelId);
     if (over) return over;
-    const timeZone = await tenant.directory.userTimeZone(user, this.deps.defaultTimezone);
+    const timeZone = await this.zoneOf(tenant, user);
     const watch = await this.deps.repo.create({ teamId: tenant.team, channelId, ownerId: user, rule, timeZone });
     this.deps.changed?.({ users: [watch.ownerId] });
     this.deps.log.info({ watch: watch.id, user, channel: channelId }, 'watch added');

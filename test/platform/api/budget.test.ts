@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { ApiBudget, forPerson } from '../../../src/platform/api/budget.js';
+import { isProgressNote } from '../../support/answers.js';
 import { CHANNEL, mrkdwnOf, sandbox, USER, type Sandbox } from '../../support/sandbox.js';
 
 let box: Sandbox & { logs: string[] };
@@ -30,7 +31,7 @@ it("one person's burst of long, varied trends causes at most their budget of API
         () =>
           box.slack
             .messages(CHANNEL, { user: USER })
-            .find((m) => !before.has(m.ts) && !/^Fetching \d+ periods/.test(m.text) && m.ephemeralTo === USER),
+            .find((m) => !before.has(m.ts) && !isProgressNote(m) && m.ephemeralTo === USER),
         30_000,
       );
       if (/one person may make/.test(mrkdwnOf(answer).join(' '))) refused++;
