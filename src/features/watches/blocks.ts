@@ -1,14 +1,14 @@
 import type { Button, KnownBlock } from '@slack/types';
 import { REPORTS } from '../../kernel/catalog.js';
 import { formatCount, formatDateTimeIn, counted } from '../../kernel/format.js';
-import type { Trend } from '../../kernel/trend.js';
+import { metricLabel, type Trend } from '../../kernel/trend.js';
 import { USER_ID } from '../../kernel/text.js';
 import { inColour } from '../../platform/slack/kit/colour.js';
-import { trendChart } from '../../platform/slack/kit/charts.js';
+import { chartLabel, trendChart, type ChartBlock } from '../../platform/slack/kit/charts.js';
 import { escapeMrkdwn, fallbackText } from '../../platform/slack/kit/escape.js';
 import { describeFilters } from '../../platform/slack/kit/filter-words.js';
 import { filtersToText } from '../../kernel/filters.js';
-import { capBlocks, LIMITS, mrkdwn, plainText } from '../../platform/slack/kit/limits.js';
+import { capBlocks, clip, LIMITS, mrkdwn, plainText } from '../../platform/slack/kit/limits.js';
 import type { MessageBlock, SlackMessage } from '../../platform/slack/kit/messages.js';
 import type { Explanation } from './explanation-text.js';
 import { describeRule, type WatchRule, type WatchState } from './plan.js';
@@ -45,10 +45,47 @@ export interface WatchAlertView {
   demo: boolean;
   /** A small chart of the periods up to the one judged, where it could be built. */
   trend?: Trend;
+  /** For a rule judged against the usual: each period up to the one judged, its figure and its usual (in place of `trend`). */
+  usual?: UsualPoint[];
   /** The period the figure (`text`) is of: an explanation is shown only beside its own period's figure. */
   lastPeriod?: string;
   /** Why the figure moved (explainer.ts), once told. */
   explanation?: Pick<Explanation, 'period' | 'text' | 'flagged' | 'verdict'>;
+}
+
+/** A period on an alert's chart: its label ("14:00", "Nov 27"), the watch's figure, and the usual it was judged against. */
+export interface UsualPoint {
+  label: string;
+  value: number;
+  usual: number;
+}
+
+/** The figure beside its usual, period by period up to the one judged: the alert's figures are the last point's. */
+export function usualChart(
+  rule: WatchRule,
+  points: readonly UsualPoint[],
+  timeZone: string,
+  apiZone: string,
+): ChartBlock {
+  const metric = metricLabel(rule.metric === 'unique' ? 'unique' : 'visits');
+  const hourly = rule.every === 'hour';
+  const categories = points.map((p) => chartLabel(p.label));
+  const series = (name: string, pick: (p: UsualPoint) => number) => ({
+    name,
+    data: points.map((p, i) => ({ label: categories[i]!, value: Math.round(pick(p)) })),
+  });
+  return {
+    type: 'data_visualization',
+    title: clip(
+      `${metric} per ${hourly ? `hour (${timeZone})` : `day (${apiZone}, the API's days)`}`,
+      LIMITS.chartTitle,
+    ),
+    chart: {
+      type: 'line',
+      series: [series(metric.toLowerCase(), (p) => p.value), series('the usual', (p) => p.usual)],
+      axis_config: { categories, x_label: hourly ? 'hour' : 'day', y_label: metric },
+    },
+  };
 }
 
 /** A watch of all visits that "Ignore automated spikes" can make count visits by people only. */
@@ -114,7 +151,8 @@ export function watchAlertMessage(alert: WatchAlertView): SlackMessage {
     ...(view.explanation ? [{ type: 'section' as const, text: mrkdwn(view.explanation.text) }] : []),
     { type: 'context', elements: [mrkdwn(context.join(' · '))] },
   ];
-  if (view.trend)
+  if (view.usual && view.usual.length > 0) blocks.push(usualChart(view.rule, view.usual, view.timeZone, view.apiZone));
+  else if (view.trend)
     blocks.push(
       trendChart(view.rule.metric === 'unique' ? 'unique' : 'visits', view.trend, {
         timeZone: view.timeZone,

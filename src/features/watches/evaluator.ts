@@ -14,17 +14,28 @@ import { mrkdwn } from '../../platform/slack/kit/limits.js';
 import type { Logger } from '../../platform/log.js';
 import type { Db, Queryable } from '../../platform/store/db.js';
 import { TenantError, type Tenant } from '../../platform/tenancy/tenants.js';
-import type { ApiDays, Trend } from '../../kernel/trend.js';
+import { dayLabel, type ApiDays, type Trend } from '../../kernel/trend.js';
 import type { TrendService } from '../trends/index.js';
-import { watchAlertMessage, watchReply } from './blocks.js';
+import { watchAlertMessage, watchReply, type UsualPoint } from './blocks.js';
+import { canLookBack } from './observe.js';
 import type { WatchObserver } from './observe.js';
 import type { Explanation } from './explanation-text.js';
 import type { WatchExplainer } from './explainer.js';
 import type { Changed } from '../../platform/changes.js';
-import { decide, describeObservation, stateAfter, type DecisionKind, type Observation } from './plan.js';
-import { chartPeriods, lastPeriod, SETTLE_WAIT_MS, spreadOffset, type WatchPeriod } from './periods.js';
+import { againstUsual, decide, describeObservation, stateAfter, type DecisionKind, type Observation } from './plan.js';
+import {
+  chartPeriodList,
+  chartPeriods,
+  lastPeriod,
+  SETTLE_WAIT_MS,
+  spreadOffset,
+  type WatchPeriod,
+} from './periods.js';
 import { WatchRepo, type Watch } from './repo.js';
 import { WATCH_ALERT, WATCH_EDIT, WATCH_REPLY } from './deliveries.js';
+
+/** What an alert charts: the trend up to the period judged, or each period beside its usual. */
+type Charted = { trend: Trend } | { usual: UsualPoint[] };
 
 /** A watch waiting for settled figures is tried again after this long (answers are shared for a minute). */
 const RETRY_WAITING_MS = 2 * 60_000;
@@ -162,7 +173,7 @@ export class WatchEvaluator {
     const text = observation.ok ? describeObservation(claimed.rule, observation, kind) : observation.error;
     const muted = claimed.mutedUntil !== undefined && claimed.mutedUntil > now;
     const state = stateAfter(claimed.state, kind);
-    const trend =
+    const charted =
       !muted && (kind === 'breach' || kind === 'update' || kind === 'recover')
         ? await this.chart(claimed, period)
         : undefined;
@@ -182,14 +193,14 @@ export class WatchEvaluator {
         ...(kind === 'breach' ? { breach: { at: now } } : {}),
       });
       if (!after) return undefined;
-      if (!muted) posted = await this.deliver(tx, after, kind, text, now, trend);
+      if (!muted) posted = await this.deliver(tx, after, kind, text, now, charted);
       return after;
     });
     if (!recorded) return false;
     this.options.observe?.(muted && kind !== 'ok' && kind !== 'unknown' ? 'muted' : kind);
     if (posted) {
       this.options.queued();
-      if (kind === 'breach' || kind === 'update' || kind === 'recover') this.explainLater(recorded, period, trend);
+      if (kind === 'breach' || kind === 'update' || kind === 'recover') this.explainLater(recorded, period, charted);
     }
     this.options.changed?.({ users: [claimed.ownerId] });
     log.info({ watch: watch.id, period: period.key, outcome: kind, muted }, 'watch evaluated');
@@ -222,7 +233,7 @@ export class WatchEvaluator {
     kind: DecisionKind,
     text: string,
     now: Date,
-    trend: Trend | undefined,
+    charted: Charted | undefined,
   ): Promise<boolean> {
     if (kind !== 'breach' && kind !== 'update' && kind !== 'recover') return false;
     const outbox = new DeliveryRepo(tx);
@@ -234,7 +245,7 @@ export class WatchEvaluator {
       apiZone: this.options.apiDays.timeZone,
       now,
       demo: this.options.demo,
-      ...(trend ? { trend } : {}),
+      ...charted,
     });
     const base = { team: watch.teamId, channelId: watch.channelId, expiresInMs };
     // A breach that began while muted has no alert yet: its first update (once unmuted) posts it; its recovery posts nothing.
@@ -265,7 +276,7 @@ export class WatchEvaluator {
    * watch (for the period it explains) and the alert edited in place through the outbox. The
    * alert never waits for it. A failure is said in the alert, logged and counted.
    */
-  private explainLater(watch: Watch, period: WatchPeriod, trend: Trend | undefined): void {
+  private explainLater(watch: Watch, period: WatchPeriod, charted: Charted | undefined): void {
     const { explainer, log } = this.options;
     if (!explainer) return;
     const work = (async () => {
@@ -312,7 +323,7 @@ export class WatchEvaluator {
           apiZone: this.options.apiDays.timeZone,
           now,
           demo: this.options.demo,
-          ...(trend ? { trend } : {}),
+          ...charted,
         });
         await new DeliveryRepo(tx).enqueue({
           team: fresh.teamId,
@@ -332,8 +343,34 @@ export class WatchEvaluator {
     void work.finally(() => this.explaining.delete(work));
   }
 
-  /** The watched figure up to the period judged, for the alert's chart: complete periods only. */
-  private async chart(watch: Watch, period: WatchPeriod): Promise<Trend | undefined> {
+  /**
+   * The watched figure up to the period judged, for the alert's chart: complete periods only.
+   * A rule judged against the usual charts each period beside its usual, observed as the period
+   * judged was (its last point is the alert's figure and usual).
+   */
+  private async chart(watch: Watch, period: WatchPeriod): Promise<Charted | undefined> {
+    if (againstUsual(watch.rule.condition) && canLookBack(watch.rule)) {
+      try {
+        const tenant = await this.options.tenants.of(watch.teamId);
+        const periods = chartPeriodList(period, watch.timeZone);
+        const seen = await this.options.observer.history(tenant, watch.rule, periods, watch.timeZone);
+        const usual = periods.flatMap((p, i) => {
+          const o = seen[i];
+          if (!o?.ok || o.baseline === undefined) return [];
+          const label = p.hour === undefined ? dayLabel(p.date) : `${String(p.hour).padStart(2, '0')}:00`;
+          return [{ label, value: o.value, usual: o.baseline }];
+        });
+        return { usual };
+      } catch (error) {
+        this.options.log.warn({ watch: watch.id, err: (error as Error).message }, 'watch chart left out');
+        return undefined;
+      }
+    }
+    const trend = await this.trendChart(watch, period);
+    return trend ? { trend } : undefined;
+  }
+
+  private async trendChart(watch: Watch, period: WatchPeriod): Promise<Trend | undefined> {
     if (!this.options.trends || watch.rule.metric === 'bots') return undefined;
     const { range, shown } = chartPeriods(period);
     try {

@@ -15,7 +15,7 @@ import type { Logger } from '../../platform/log.js';
 import type { Verdicts } from '../threats/index.js';
 import type { TrendService } from '../trends/index.js';
 import { comparedWith, observationOf, type Observation, type WatchRule } from './plan.js';
-import { periodBucket, periodLabel, type WatchPeriod } from './periods.js';
+import { periodBucket, periodLabel, type WatchPeriod, type Period } from './periods.js';
 
 /**
  * How far back the threat scan's verdicts on visitors are asked for: it keeps them for hours
@@ -159,7 +159,7 @@ export class WatchObserver {
   private async figuresOf(
     tenant: WatchTenant,
     rule: WatchRule,
-    periods: readonly WatchPeriod[],
+    periods: readonly Period[],
     timeZone: string,
   ): Promise<(number[] | Unsettled)[]> {
     const zones = { timeZone, apiZone: this.deps.apiDays.timeZone };
@@ -185,7 +185,7 @@ export class WatchObserver {
   async history(
     tenant: WatchTenant,
     rule: WatchRule,
-    periods: readonly WatchPeriod[],
+    periods: readonly Period[],
     timeZone: string,
   ): Promise<Observation[]> {
     if (!canLookBack(rule)) throw new Error('this rule cannot look back');
@@ -274,7 +274,7 @@ export class WatchObserver {
 /** What the trend cache is asked for these periods of a rule: its series and the buckets of the periods and those they are compared with. */
 export function trendAsk(
   rule: WatchRule,
-  periods: readonly Pick<WatchPeriod, 'date' | 'hour'>[],
+  periods: readonly Period[],
   timeZone: string,
 ): { spec: Omit<TrendSpec, 'range'>; buckets: Bucket[] } {
   const all = periods.flatMap((p) => [p, ...comparedWith(rule, p, timeZone)].map((q) => periodBucket(q)));

@@ -96,6 +96,13 @@ export function chartPeriods(period: Period): { range: DateRange; shown: number 
   return { range, shown: period.hour === undefined ? 7 : period.hour + 1 };
 }
 
+/** The periods an alert's chart of the usual shows, as `chartPeriods`: the judged hour's day up to it, or the 7 days up to the judged day. */
+export function chartPeriodList(period: Period, timeZone: string): Period[] {
+  if (period.hour === undefined) return Array.from({ length: 7 }, (_, i) => ({ date: shiftDate(period.date, i - 6) }));
+  const hours = [...new Set((hourSpans(period.date, timeZone) ?? []).map((s) => s.hour))];
+  return hours.filter((h) => h <= period.hour!).map((hour) => ({ date: period.date, hour }));
+}
+
 /** What a watch judges, in words for its confirmation: "the last complete hour (Europe/Berlin)". */
 export function judgedWords(every: WatchEvery, zones: Zones): string {
   return every === 'hour'
