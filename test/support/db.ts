@@ -45,6 +45,7 @@ const TABLES = [
   'rate_limits',
   'trend_points',
   'watches',
+  'watch_alerts',
   'replay_keys',
   'installations',
   'org_workspaces',

@@ -71,7 +71,16 @@ export interface HomeView {
     paused: boolean;
     attention?: string;
   }[];
-  watches: { id: number; title: string; channelId: string; state: string; paused: boolean; muted: boolean }[];
+  /** `alerts`: how often it alerted in the last 30 days (or since it was added), in words. */
+  watches: {
+    id: number;
+    title: string;
+    channelId: string;
+    state: string;
+    alerts: string;
+    paused: boolean;
+    muted: boolean;
+  }[];
   /** Channels subscribed to threat alerts, in words; the latest alerts only for those allowed security details; `manage`: the person may turn alerts on and off and mute. */
   alerts: {
     subscriptions: { channelId: string; text: string }[];
@@ -172,7 +181,7 @@ function watchBlocks(view: HomeView): KnownBlock[] {
         type: 'section',
         block_id: `watch-${w.id}-about`,
         text: mrkdwn(
-          `*#${w.id}* ${escapeMrkdwn(w.title)} in <#${w.channelId}>${w.muted ? ' · :no_bell: muted' : ''}\n${escapeMrkdwn(w.state)}`,
+          `*#${w.id}* ${escapeMrkdwn(w.title)} in <#${w.channelId}>${w.muted ? ' · :no_bell: muted' : ''}\n${escapeMrkdwn(w.state)} · ${escapeMrkdwn(w.alerts)}`,
         ),
       },
       actions(`watch-${w.id}`, [

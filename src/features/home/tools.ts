@@ -25,6 +25,7 @@ const output = {
       channelId: z.string(),
       title: z.string(),
       state: z.string().describe('paused, not evaluated yet, ok, breaching or unknown'),
+      alerts: z.string().describe('How often it alerted in the last 30 days (or since it was added), in words'),
       paused: z.boolean(),
       muted: z.boolean(),
       lastPeriod: z.string().optional(),

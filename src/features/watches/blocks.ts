@@ -2,6 +2,7 @@ import type { Button, KnownBlock } from '@slack/types';
 import { REPORTS } from '../../kernel/catalog.js';
 import { formatCount, formatDateTimeIn, counted } from '../../kernel/format.js';
 import { metricLabel, type Trend } from '../../kernel/trend.js';
+import { localDate } from '../../kernel/dates.js';
 import { USER_ID } from '../../kernel/text.js';
 import { inColour } from '../../platform/slack/kit/colour.js';
 import { chartLabel, trendChart, type ChartBlock } from '../../platform/slack/kit/charts.js';
@@ -247,7 +248,30 @@ export interface WatchListItem {
   lastEvaluatedAt?: Date;
   /** The watch's zone: its hours, and when it was checked. */
   timeZone: string;
+  createdAt: Date;
+  /** Its alerts in the last ALERT_WINDOW_DAYS days. */
+  alerts: number;
   canManage: boolean;
+}
+
+/** The days over which the list and App Home count a watch's alerts. */
+export const ALERT_WINDOW_DAYS = 30;
+const ALERT_WINDOW_MS = ALERT_WINDOW_DAYS * 86_400_000;
+
+/** Since when alerts are counted at `now`. */
+export function alertsSince(now: Date): Date {
+  return new Date(now.getTime() - ALERT_WINDOW_MS);
+}
+
+/**
+ * A watch's alerts counted from `alertsSince(now)`, in words: "3 alerts in the last 30 days";
+ * for a watch added since, "1 alert since it was added on Nov 20 (Europe/Berlin)".
+ */
+export function alertsWords(alerts: number, watch: { createdAt: Date; timeZone: string }, now: Date): string {
+  const count = alerts === 0 ? 'no alerts' : counted(alerts, 'alert');
+  if (watch.createdAt <= alertsSince(now)) return `${count} in the last ${ALERT_WINDOW_DAYS} days`;
+  const day = localDate(watch.createdAt, watch.timeZone) ?? watch.createdAt.toISOString().slice(0, 10);
+  return `${count} since it was added on ${formatDateTimeIn(day, watch.timeZone, now)}`;
 }
 
 /** When a watch was last checked, in its zone, and that what it judged was over: "Nov 27, 15:10 (Europe/Berlin), after that hour ended". */
@@ -284,7 +308,8 @@ export function watchListMessage(items: readonly WatchListItem[], view: { now: D
       ? ` · checked ${escapeMrkdwn(checkedWords(w.lastEvaluatedAt, w.rule.every, w.timeZone, view.now))}`
       : '';
     const muted = w.mutedUntil && w.mutedUntil > view.now ? ' · :mute: muted' : '';
-    const text = `*#${w.id}* ${escapeMrkdwn(watchTitle(w.rule))} · every ${w.rule.every} · <#${w.channelId}> · owner <@${w.ownerId}>\n${state}${checked}${muted}`;
+    const alerts = escapeMrkdwn(alertsWords(w.alerts, w, view.now));
+    const text = `*#${w.id}* ${escapeMrkdwn(watchTitle(w.rule))} · every ${w.rule.every} · <#${w.channelId}> · owner <@${w.ownerId}>\n${state}${checked}${muted} · ${alerts}`;
     blocks.push({ type: 'section', block_id: `watch-${w.id}`, text: mrkdwn(text) });
     if (w.canManage) {
       const value = String(w.id);

@@ -1,5 +1,6 @@
 import { logOf, type LookoutFeature } from '../../context.js';
 import type { Queryable } from '../../platform/store/db.js';
+import type { Prune } from '../../platform/store/housekeeping.js';
 import { WATCH_SUBJECTS } from './deliveries.js';
 import { WatchEvaluator } from './evaluator.js';
 import { registerWatches, watchCommand } from './listeners.js';
@@ -7,6 +8,7 @@ import { WatchExplainer } from './explainer.js';
 import { WatchObserver } from './observe.js';
 import { WatchPreviewer } from './previewer.js';
 import { WATCH_HELP } from './parse.js';
+import { ALERT_WINDOW_DAYS } from './blocks.js';
 import { WatchRepo } from './repo.js';
 import { WatchService } from './service.js';
 import { watchSettings } from './settings.js';
@@ -30,6 +32,19 @@ declare module '../../platform/feature.js' {
 }
 
 type WatchNeeds = 'reports' | 'trends' | 'threats' | 'visitor';
+
+const DAY = 86_400_000;
+
+/** Watch alerts a week past the days they are counted over. */
+export function watchPrunes(repos: { watches: WatchRepo }): Prune[] {
+  return [
+    {
+      name: 'watch_alerts',
+      olderThanMs: (ALERT_WINDOW_DAYS + 7) * DAY,
+      prune: (t) => repos.watches.pruneAlerts(t),
+    },
+  ];
+}
 
 /** `/traffic watch …`: metric watches, evaluated as each period is final, and their alerts. */
 export const watches: LookoutFeature<'watches', WatchNeeds, { watches: WatchRepo }, typeof watchSettings> = {
@@ -110,6 +125,7 @@ export const watches: LookoutFeature<'watches', WatchNeeds, { watches: WatchRepo
       register: (routes) =>
         registerWatches(routes, service, previewer, reports, { flagged: threats.verdicts, cards: visitor }),
       jobs: [evaluator],
+      prunes: watchPrunes(repos),
     };
   },
 };

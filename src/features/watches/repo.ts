@@ -197,10 +197,12 @@ export class WatchRepo {
   /**
    * Records an evaluation, if `owner` still holds the period's claim; false when another
    * replica took it over or recorded it first (then nothing of this evaluation is kept).
+   * A breach is also kept as an alert (watch_alerts), in the same statement: only if recorded.
    */
   async record(id: number, owner: string, e: Evaluation): Promise<Watch | undefined> {
     const { rows } = await this.db.query(
-      `UPDATE watches SET last_period = $3, last_outcome = $4, last_value = $5, last_text = $6, last_error = $7, last_evaluated_at = $11,
+      `WITH recorded AS (
+       UPDATE watches SET last_period = $3, last_outcome = $4, last_value = $5, last_text = $6, last_error = $7, last_evaluated_at = $11,
               state = $8,
               episode = CASE WHEN $9::timestamptz IS NOT NULL THEN episode + 1 ELSE episode END,
               breach_since = CASE WHEN $9::timestamptz IS NOT NULL THEN $9::timestamptz WHEN $8 = 'ok' THEN NULL ELSE breach_since END,
@@ -210,7 +212,12 @@ export class WatchRepo {
               acknowledged_at = CASE WHEN $9::timestamptz IS NOT NULL THEN NULL ELSE acknowledged_at END,
               explanation = CASE WHEN $10 THEN NULL ELSE explanation END
         WHERE id = $1 AND claim_owner = $2 AND claim_period = $3 AND last_period IS DISTINCT FROM $3
-        RETURNING *`,
+        RETURNING *),
+       alerted AS (
+       INSERT INTO watch_alerts (watch_id, team_id, period, at)
+       SELECT id, team_id, last_period, $9::timestamptz FROM recorded WHERE $9::timestamptz IS NOT NULL
+       ON CONFLICT (watch_id, period) DO NOTHING)
+       SELECT * FROM recorded`,
       [
         id,
         owner,
@@ -226,6 +233,28 @@ export class WatchRepo {
       ],
     );
     return rows[0] && toWatch(rows[0]);
+  }
+
+  /** How many alerts (breaches) each of these watches had from `since` on; 0 for one that had none. */
+  async alertCounts(ids: readonly number[], since: Date): Promise<Map<number, number>> {
+    const counts = new Map(ids.map((id) => [id, 0]));
+    if (ids.length === 0) return counts;
+    const { rows } = await this.db.query<{ watch_id: string | number; n: number }>(
+      `SELECT watch_id, count(*)::int AS n FROM watch_alerts
+        WHERE watch_id = ANY($1::bigint[]) AND at >= $2 GROUP BY watch_id`,
+      [ids, since],
+    );
+    for (const r of rows) counts.set(Number(r.watch_id), r.n);
+    return counts;
+  }
+
+  /** Deletes the alerts from before `before`; returns how many. */
+  async pruneAlerts(before: Date): Promise<number> {
+    const { rows } = await this.db.query<{ n: number }>(
+      'WITH gone AS (DELETE FROM watch_alerts WHERE at < $1 RETURNING 1) SELECT count(*)::int AS n FROM gone',
+      [before],
+    );
+    return Number(rows[0]?.n ?? 0);
   }
 
   /** The delivery that carries the episode's alert. */

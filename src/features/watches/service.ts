@@ -6,7 +6,14 @@ import type { From, Owned } from '../../platform/slack/access.js';
 import { teamOf } from '../../platform/tenancy/team.js';
 import type { Tenant } from '../../platform/tenancy/tenants.js';
 import { infoMessage, problemMessage, type Result, type SlackMessage } from '../../platform/slack/kit/messages.js';
-import { mayIgnoreAutomated, watchAlertMessage, watchListMessage, watchTitle } from './blocks.js';
+import {
+  alertsSince,
+  alertsWords,
+  mayIgnoreAutomated,
+  watchAlertMessage,
+  watchListMessage,
+  watchTitle,
+} from './blocks.js';
 import { type WatchRule } from './plan.js';
 import { judgedWords, periodLabel } from './periods.js';
 import { FOREVER, type Watch, type WatchRepo } from './repo.js';
@@ -39,6 +46,8 @@ export interface WatchItem {
   lastPeriod?: string;
   /** When its current alert began (breaching). */
   breachSince?: Date;
+  /** How often it alerted in the last 30 days (or since it was added), in words. */
+  alerts: string;
 }
 
 const owned = (w: Watch): Owned => ({ name: `Watch #${w.id}`, ownerId: w.ownerId, channelId: w.channelId });
@@ -189,12 +198,15 @@ export class WatchService {
 
   async list(tenant: Tenant, user: string, where: { channelId: string } | 'all'): Promise<SlackMessage> {
     const watches = await this.deps.repo.list(tenant.team, where === 'all' ? undefined : where.channelId);
+    const now = this.deps.now();
+    const alerts = await this.alertCounts(watches, now);
     return watchListMessage(
-      watches.map((w) => ({ ...w, canManage: tenant.access.mayManage(user, w.ownerId) })),
-      {
-        now: this.deps.now(),
-        heading: where === 'all' ? 'all channels' : 'this channel',
-      },
+      watches.map((w) => ({
+        ...w,
+        alerts: alerts.get(w.id) ?? 0,
+        canManage: tenant.access.mayManage(user, w.ownerId),
+      })),
+      { now, heading: where === 'all' ? 'all channels' : 'this channel' },
     );
   }
 
@@ -216,18 +228,31 @@ export class WatchService {
 
   /** The person's own watches in the workspace, each as its title and state in words (for App Home). */
   async ownedBy(tenant: Tenant, user: string): Promise<WatchItem[]> {
-    return (await this.deps.repo.list(tenant.team)).filter((w) => w.ownerId === user).map((w) => this.item(w));
+    return this.items((await this.deps.repo.list(tenant.team)).filter((w) => w.ownerId === user));
   }
 
   /** The workspace's watches that post in channels the person is in, each as its title and state in words (for an agent). */
   async seenBy(tenant: Tenant, user: string): Promise<WatchItem[]> {
     const watches = await this.deps.repo.list(tenant.team);
     const theirs = new Set(await tenant.access.channelsOf(user, [...new Set(watches.map((w) => w.channelId))]));
-    return watches.filter((w) => theirs.has(w.channelId)).map((w) => this.item(w));
+    return this.items(watches.filter((w) => theirs.has(w.channelId)));
   }
 
-  private item(w: Watch): WatchItem {
+  /** Each watch's alerts in the last 30 days (the list's and the Home's count). */
+  private alertCounts(watches: readonly Watch[], now: Date): Promise<Map<number, number>> {
+    return this.deps.repo.alertCounts(
+      watches.map((w) => w.id),
+      alertsSince(now),
+    );
+  }
+
+  private async items(watches: readonly Watch[]): Promise<WatchItem[]> {
     const now = this.deps.now();
+    const alerts = await this.alertCounts(watches, now);
+    return watches.map((w) => this.item(w, alerts.get(w.id) ?? 0, now));
+  }
+
+  private item(w: Watch, alerts: number, now: Date): WatchItem {
     return {
       muted: w.mutedUntil !== undefined && w.mutedUntil > now,
       id: w.id,
@@ -245,6 +270,7 @@ export class WatchService {
               : 'not evaluated yet',
       ...(w.lastPeriod ? { lastPeriod: this.periodWords(w, w.lastPeriod) } : {}),
       ...(w.breachSince ? { breachSince: w.breachSince } : {}),
+      alerts: alertsWords(alerts, w, now),
     };
   }
 

@@ -19,6 +19,7 @@ const full: HomeView = {
     title: 'visits above 1,000',
     channelId: 'C_GENERAL',
     state: 'ok: 12 visits',
+    alerts: '12 alerts in the last 30 days',
     paused: false,
     muted: id % 3 === 0,
   })),

@@ -524,6 +524,8 @@ describe('the watch list (issue 34)', () => {
       lastText,
       lastEvaluatedAt: new Date('2026-11-27T14:10:00Z'),
       timeZone,
+      createdAt: new Date('2026-09-01T00:00:00Z'),
+      alerts: 0,
       canManage: false,
     });
     const message = watchListMessage(
