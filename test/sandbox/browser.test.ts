@@ -504,6 +504,50 @@ describe.skipIf(!available)('the sandbox Slack in a browser', () => {
     expect(problems).toEqual([]);
   });
 
+  it('adding `/traffic watch visits spike` shows its preview chart and count; an edit shows the new count', async () => {
+    await openChannel('marketing');
+    const chart = '.block.chart[data-chart-type="line"]';
+    /** The count a preview sentence says: "never", "once", "12 times". */
+    const countOf = (text: string) => {
+      const m = /Would (never have alerted|have alerted (once|([\d,]+) times)) in the last 28 days/.exec(text);
+      expect(m, text).not.toBeNull();
+      return m![1]!.startsWith('never') ? 0 : m![2] === 'once' ? 1 : Number(m![3]!.replace(/,/g, ''));
+    };
+    /** What the app's previewer says of the watch now: the browser must show the same count. */
+    const expected = async (id: number) => {
+      const watch = (await box.lookout.store.watches.get(id))!;
+      const tenant = await box.lookout.tenants.of(watch.teamId);
+      const preview = await box.lookout.features.watches.previewer.preview(
+        tenant,
+        undefined,
+        watch.rule,
+        watch.timeZone,
+      );
+      if (!preview.ok) throw new Error('no preview');
+      return preview.value.replayed.filter((r) => r.kind === 'breach').length;
+    };
+
+    const added = await command('/traffic watch visits spike', chart);
+    const text = (await added.textContent()) ?? '';
+    const id = Number(/Watch #(\d+) added/.exec(text)?.[1]);
+    await expect.poll(() => inked(added.locator(`${chart} canvas`))).toBeGreaterThan(500);
+    const first = countOf(text);
+    expect(first).toBe(await expected(id));
+    expect(await added.locator(`${chart} .chart-figures`).textContent()).toMatch(/would have alerted: /);
+
+    const edited = await command(`/traffic watch edit ${id} visits spike 12 spreads`, chart);
+    const after = (await edited.textContent()) ?? '';
+    expect(after).toMatch(new RegExp(`Watch #${id} changed`));
+    const second = countOf(after);
+    expect(second).toBe(await expected(id));
+    expect(second).toBeLessThanOrEqual(first);
+    await mkdir(dirname(SCREENSHOT), { recursive: true });
+    await edited.scrollIntoViewIfNeeded();
+    await page.mouse.move(0, 0);
+    await page.screenshot({ path: join(dirname(SCREENSHOT), 'workspace-watch-preview.png') });
+    expect(problems).toEqual([]);
+  });
+
   it("produces a human spike from the sidebar's demo controls, and says what it added", async () => {
     await page.goto(`${box.slack.url}/`);
     await page.getByTestId('demo-human-spike').click();
