@@ -505,6 +505,8 @@ describe.skipIf(!available)('the sandbox Slack in a browser', () => {
   });
 
   it('adding `/traffic watch visits spike` shows its preview chart and count; an edit shows the new count', async () => {
+    await page.goto(`${box.slack.url}/`);
+    await expect.poll(() => page.getByTestId('connection-status').getAttribute('data-state')).toBe('live');
     await openChannel('marketing');
     const chart = '.block.chart[data-chart-type="line"]';
     /** The count a preview sentence says: "never", "once", "12 times". */
