@@ -2,7 +2,7 @@
  * The layering rules of Lookout (README, "Architecture"). `npm test` fails on a violation;
  * test/app/boundaries.test.ts shows that each rule catches a planted one.
  */
-const PURE = '(parse|plan|blocks|cron|period|card|modal|modals|help|explanation-text)\\.ts$';
+const PURE = '(parse|plan|blocks|cron|period|preview|card|modal|modals|help|explanation-text)\\.ts$';
 
 module.exports = {
   forbidden: [

@@ -29,7 +29,7 @@ import { TrendService } from '../src/features/trends/service.js';
 import { WatchObserver } from '../src/features/watches/observe.js';
 import { WatchEvaluator } from '../src/features/watches/evaluator.js';
 import { WatchExplainer } from '../src/features/watches/explainer.js';
-import { lastPeriod } from '../src/features/watches/periods.js';
+import { lastPeriod } from '../src/features/watches/period.js';
 import type { Condition, WatchRule } from '../src/features/watches/plan.js';
 import { memoryQuota } from '../src/platform/quota.js';
 import { createLogger } from '../src/platform/log.js';

@@ -23,14 +23,7 @@ import type { Explanation } from './explanation-text.js';
 import type { WatchExplainer } from './explainer.js';
 import type { Changed } from '../../platform/changes.js';
 import { againstUsual, decide, describeObservation, stateAfter, type DecisionKind, type Observation } from './plan.js';
-import {
-  chartPeriodList,
-  chartPeriods,
-  lastPeriod,
-  SETTLE_WAIT_MS,
-  spreadOffset,
-  type WatchPeriod,
-} from './periods.js';
+import { chartPeriodList, chartPeriods, lastPeriod, SETTLE_WAIT_MS, spreadOffset, type WatchPeriod } from './period.js';
 import { WatchRepo, type Watch } from './repo.js';
 import { WATCH_ALERT, WATCH_EDIT, WATCH_REPLY } from './deliveries.js';
 

@@ -13,7 +13,7 @@ import { acrossReports, movers, type Entry, type Mover } from '../../kernel/move
 import { explanationText, type Explanation } from './explanation-text.js';
 import { judgedCounts, VERDICTS_KEPT_MS, type JudgedVisits, type WatchObserver, type WatchTenant } from './observe.js';
 import { againstUsual, comparedWith, USUAL_WEEKS, type WatchRule } from './plan.js';
-import { type WatchPeriod } from './periods.js';
+import { type WatchPeriod } from './period.js';
 
 /** The reports a total's change is broken down by. */
 const BREAKDOWNS: readonly ReportId[] = ['sources', 'pages', 'countries'];

@@ -8,7 +8,6 @@ import {
   type Result,
   type SlackMessage,
 } from '../../platform/slack/kit/messages.js';
-import type { Tenant } from '../../platform/tenancy/tenants.js';
 import { mrkdwn } from '../../platform/slack/kit/limits.js';
 import { buttonValue, type ActionArgs, type Handling, type Routes } from '../../platform/slack/routes.js';
 import type { ResponseUrls } from '../../platform/slack/respond.js';
@@ -23,6 +22,9 @@ import type { WatchPreviewer } from './previewer.js';
 import { PREVIEW_DAYS } from './preview.js';
 import type { Watch } from './repo.js';
 import type { WatchService } from './service.js';
+
+/** A workspace's tenant, as the service serves it. */
+type Tenant = Awaited<ReturnType<WatchService['tenantOf']>>;
 
 const said = <T>(outcome: Result<T>, then: (value: T) => SlackMessage): SlackMessage =>
   outcome.ok ? then(outcome.value) : outcome.message;

@@ -15,7 +15,7 @@ import type { Logger } from '../../platform/log.js';
 import type { Verdicts } from '../threats/index.js';
 import type { TrendService } from '../trends/index.js';
 import { comparedWith, observationOf, type Observation, type WatchRule } from './plan.js';
-import { periodBucket, periodLabel, type WatchPeriod, type Period } from './periods.js';
+import { periodBucket, periodLabel, type WatchPeriod, type Period } from './period.js';
 
 /**
  * How far back the threat scan's verdicts on visitors are asked for: it keeps them for hours

@@ -10,7 +10,7 @@ import type { FilterGroup } from '../../kernel/filters.js';
 import { counted, formatCount } from '../../kernel/format.js';
 import { judgeAgainstNoise, NOISE_RULE, type NoiseRule, type NoiseVerdict } from '../../kernel/robust-spike.js';
 import type { ApiDays } from '../../kernel/trend.js';
-import { periodBefore, periodLabel, periodMinutes, standardMinutes, type Period } from './periods.js';
+import { periodBefore, periodLabel, periodMinutes, standardMinutes, type Period } from './period.js';
 
 export type WatchMetric = 'visits' | 'unique' | 'bots';
 /** Whose visits a `visits` watch counts: by people (visitors the threat scan did not flag), or by bots (those it flagged). */

@@ -5,7 +5,7 @@
  */
 import { formatCount } from '../../kernel/format.js';
 import { dayLabel, type ApiDays } from '../../kernel/trend.js';
-import { lastPeriod, namedPeriod, periodBefore, type WatchPeriod } from './periods.js';
+import { lastPeriod, namedPeriod, periodBefore, type WatchPeriod } from './period.js';
 import {
   decide,
   stateAfter,

@@ -15,7 +15,7 @@ import {
   watchTitle,
 } from './blocks.js';
 import { type WatchRule } from './plan.js';
-import { judgedWords, periodLabel } from './periods.js';
+import { judgedWords, periodLabel } from './period.js';
 import { FOREVER, type Watch, type WatchRepo } from './repo.js';
 
 export interface WatchServiceDeps {

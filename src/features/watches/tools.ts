@@ -14,7 +14,7 @@ import { queryOf, type ReportService } from '../reports/index.js';
 import type { Explanation } from './explanation-text.js';
 import type { WatchExplainer } from './explainer.js';
 import { type WatchRule } from './plan.js';
-import { namedPeriod, periodLabel } from './periods.js';
+import { namedPeriod, periodLabel } from './period.js';
 import type { WatchService } from './service.js';
 
 const BREAKDOWN = ['sources', 'pages', 'countries'] as const;

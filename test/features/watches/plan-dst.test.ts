@@ -22,7 +22,7 @@ import {
   type WatchEvery,
   type WatchRule,
 } from '../../../src/features/watches/plan.js';
-import { lastPeriod, periodMinutes } from '../../../src/features/watches/periods.js';
+import { lastPeriod, periodMinutes } from '../../../src/features/watches/period.js';
 import { startOfDate } from '../../support/steady-api.js';
 
 const MINUTE = 60_000;

@@ -23,7 +23,7 @@ import {
   periodBefore,
   periodLabel,
   spreadOffset,
-} from '../../../src/features/watches/periods.js';
+} from '../../../src/features/watches/period.js';
 
 const ok = (value: number, baseline?: number): Observation => ({
   ok: true,

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { REPORTS } from '../../../src/kernel/catalog.js';
 import { commandTokens, type Token } from '../../../src/kernel/text.js';
 import { parseRule, parseWatchCommand, ruleWords } from '../../../src/features/watches/parse.js';
-import { periodBefore } from '../../../src/features/watches/periods.js';
+import { periodBefore } from '../../../src/features/watches/period.js';
 import type { Condition, Observation, WatchRule } from '../../../src/features/watches/plan.js';
 import {
   breachesOf,

@@ -9,7 +9,7 @@ import { startOfflineSlack, type Message, type OfflineSlack } from '@lookout/san
 import { captureLogs } from '../../support/log-capture.js';
 import { TEST_DATABASE_URL } from '../../support/db.js';
 import { colourOf, headerOf, mrkdwnOf, watchIdOf } from '../../support/sandbox.js';
-import { lastPeriod } from '../../../src/features/watches/periods.js';
+import { lastPeriod } from '../../../src/features/watches/period.js';
 import { until } from '../../support/until.js';
 import { ephemeralAnswer } from '../../support/answers.js';
 
