@@ -14,6 +14,7 @@ export const HOME_ACTIONS = {
   resumeWatch: 'home.watch.resume',
   muteWatch: 'home.watch.mute',
   unmuteWatch: 'home.watch.unmute',
+  previewWatch: 'home.watch.preview',
   retry: 'home.delivery.retry',
 } as const;
 export type HomeRowAction = keyof typeof HOME_ACTIONS;
@@ -187,6 +188,7 @@ function watchBlocks(view: HomeView): KnownBlock[] {
       actions(`watch-${w.id}`, [
         w.paused ? button('Resume', HOME_ACTIONS.resumeWatch, w.id) : button('Pause', HOME_ACTIONS.pauseWatch, w.id),
         w.muted ? button('Unmute', HOME_ACTIONS.unmuteWatch, w.id) : button('Mute 24h', HOME_ACTIONS.muteWatch, w.id),
+        button('Preview', HOME_ACTIONS.previewWatch, w.id),
       ]),
     );
   }

@@ -46,14 +46,14 @@ function homeButton(home: HomeService, run: (args: ActionArgs, user: string, tea
     const acted = await run(args, user, team);
     let notice = acted.notice;
     if (acted.preview) {
-      const { channelId, message } = acted.preview;
+      const { channelId, message, instead } = acted.preview;
       notice = await args.client.chat
         .postEphemeral({ channel: channelId, user, text: message.text, blocks: message.blocks })
         .then(
           () => notice,
           (error: unknown) => ({
             ok: false,
-            text: `Slack would not show the preview in that channel (${slackReason(error)}). Invite Lookout there, or use /traffic digest preview in it.`,
+            text: `Slack would not show the preview in that channel (${slackReason(error)}). Invite Lookout there, or use ${instead} in it.`,
           }),
         );
     }

@@ -18,7 +18,7 @@ import { HOME } from './deliveries.js';
 
 export interface HomeServiceDeps {
   digests: Pick<DigestService, 'ownedBy' | 'seenBy' | 'setPaused' | 'preview' | 'manageable' | 'ownersIn' | 'newForm'>;
-  watches: Pick<WatchService, 'ownedBy' | 'seenBy' | 'setPaused' | 'mute' | 'ownersIn'>;
+  watches: Pick<WatchService, 'ownedBy' | 'seenBy' | 'setPaused' | 'mute' | 'ownersIn' | 'previewOf'>;
   alerts: Pick<AlertService, 'overview' | 'subscribe' | 'unsubscribe' | 'mute' | 'unmute'>;
   deliveries: Pick<DeliveryRepo, 'unfinished' | 'of' | 'retry' | 'dropPending'>;
   /** What each delivery is about: its name in the list, and whether it carries security details. */
@@ -42,10 +42,13 @@ export interface HomeServiceDeps {
 }
 
 export type Notice = NonNullable<HomeView['notice']>;
-/** What a Home button came to: words for the top of the Home, and a preview to show the person where the digest posts. */
+/**
+ * What a Home button came to: words for the top of the Home, and a preview to show the person
+ * where the digest or watch posts (`instead`: the command that shows it where Slack will not).
+ */
 export interface Acted {
   notice?: Notice;
-  preview?: { channelId: string; message: SlackMessage };
+  preview?: { channelId: string; message: SlackMessage; instead: string };
 }
 
 const DAY = 86_400_000;
@@ -98,7 +101,19 @@ export class HomeService {
         if (!preview.ok) return said(preview);
         return {
           notice: { ok: true, text: `Preview of digest #${id} sent to you in its channel (only you see it).` },
-          preview: { channelId: digest.value.channelId, message: preview.value },
+          preview: { channelId: digest.value.channelId, message: preview.value, instead: '/traffic digest preview' },
+        };
+      }
+      case 'previewWatch': {
+        const shown = await this.deps.watches.previewOf(tenant, user, id, 'home');
+        if (!shown.ok) return said(shown);
+        return {
+          notice: { ok: true, text: `Preview of watch #${id} sent to you in its channel (only you see it).` },
+          preview: {
+            channelId: shown.value.watch.channelId,
+            message: shown.value.message,
+            instead: '/traffic watch preview',
+          },
         };
       }
       case 'pauseWatch':

@@ -75,6 +75,8 @@ export const watches: LookoutFeature<'watches', WatchNeeds, { watches: WatchRepo
       help: 'Watch alerts explained (what moved, who moved it), by outcome: explained, failed (the alert says it could not be told), superseded (a later period was evaluated first)',
       labelNames: ['outcome'],
     });
+    const observer = new WatchObserver({ trends, flagged: threats.verdicts, apiDays, log });
+    const previewer = new WatchPreviewer({ observer, trends, quota: platform.quota, apiDays, now, log });
     const service = new WatchService({
       repo: repos.watches,
       tenantOf: (team) => platform.tenants.of(team),
@@ -85,9 +87,8 @@ export const watches: LookoutFeature<'watches', WatchNeeds, { watches: WatchRepo
       demo,
       changed,
       log,
+      previewer,
     });
-    const observer = new WatchObserver({ trends, flagged: threats.verdicts, apiDays, log });
-    const previewer = new WatchPreviewer({ observer, trends, quota: platform.quota, apiDays, now, log });
     const explainer = new WatchExplainer(observer, (tenant, ids, max) => threats.scan.judgeSample(tenant, ids, max));
     const evaluator = new WatchEvaluator({
       db: platform.repos.db,
@@ -122,8 +123,7 @@ export const watches: LookoutFeature<'watches', WatchNeeds, { watches: WatchRepo
           demo,
         }),
       ],
-      register: (routes) =>
-        registerWatches(routes, service, previewer, reports, { flagged: threats.verdicts, cards: visitor }),
+      register: (routes) => registerWatches(routes, service, reports, { flagged: threats.verdicts, cards: visitor }),
       jobs: [evaluator],
       prunes: watchPrunes(repos),
     };

@@ -17,14 +17,11 @@ import type { Verdicts } from '../threats/index.js';
 import type { VisitorCards } from '../visitor/index.js';
 import { flaggedVisitorsMessage, WATCH_ACTIONS } from './blocks.js';
 import { parseRule, parseWatchCommand } from './parse.js';
-import { PREVIEW_ACTIONS, previewBlocks, previewMessage } from './preview-blocks.js';
+import { PREVIEW_ACTIONS, previewMessage } from './preview-blocks.js';
 import type { WatchPreviewer } from './previewer.js';
 import { PREVIEW_DAYS } from './preview.js';
 import type { Watch } from './repo.js';
 import type { WatchService } from './service.js';
-
-/** A workspace's tenant, as the service serves it. */
-type Tenant = Awaited<ReturnType<WatchService['tenantOf']>>;
 
 const said = <T>(outcome: Result<T>, then: (value: T) => SlackMessage): SlackMessage =>
   outcome.ok ? then(outcome.value) : outcome.message;
@@ -56,25 +53,6 @@ function previewing(watches: WatchService, watch: Watch, verb: 'added' | 'change
   };
 }
 
-/** A watch's confirmation with its preview: how its rule would have behaved over the past weeks. */
-async function confirmed(
-  watches: WatchService,
-  previewer: WatchPreviewer,
-  tenant: Tenant,
-  user: string,
-  watch: Watch,
-  verb: 'added' | 'changed',
-): Promise<SlackMessage> {
-  const message = watches.added(watch, verb);
-  const preview = await previewer.preview(tenant, user, watch.rule, watch.timeZone);
-  const more = preview.ok
-    ? previewBlocks(preview.value, watches.apiZone, watch.id)
-    : (preview.message.blocks ?? []).map((b) =>
-        b.type === 'section' ? { type: 'context' as const, elements: [b.text!] } : b,
-      );
-  return { ...message, blocks: [...(message.blocks ?? []), ...more] };
-}
-
 /** `/traffic watch …` (after the ack), in the workspace the command came from. */
 export function watchCommand(watches: WatchService, previewer: WatchPreviewer): Subcommand {
   return async ({ command, args, reply, responses }) => {
@@ -101,7 +79,7 @@ export function watchCommand(watches: WatchService, previewer: WatchPreviewer): 
         if (!outcome.ok) return reply(outcome.message);
         const verb = parsed.kind === 'add' ? 'added' : 'changed';
         await slow.progress(previewing(watches, outcome.value, verb));
-        return slow.answer(await confirmed(watches, previewer, tenant, user, outcome.value, verb));
+        return slow.answer(await watches.confirmation(tenant, user, outcome.value, verb));
       }
       case 'pause':
       case 'resume':
@@ -159,7 +137,7 @@ function alertButton(watches: WatchService, reports: ReportService, action: Aler
 }
 
 /** "Use the stricter rule" on a preview: the watch takes the rule the button names (read as a command's), and is previewed again. */
-function stricterButton(watches: WatchService, previewer: WatchPreviewer) {
+function stricterButton(watches: WatchService) {
   return async (args: ActionArgs, { reply, tenant }: Handling) => {
     const [idText, ...words] = (buttonValue(args) ?? '').split(' ');
     const id = RowId.safeParse(idText);
@@ -171,7 +149,7 @@ function stricterButton(watches: WatchService, previewer: WatchPreviewer) {
     const user = args.body.user.id;
     const outcome = await watches.edit(t, user, id.data, parsed.rule, { channelId: args.body.channel?.id });
     if (!outcome.ok) return reply(outcome.message);
-    return reply(await confirmed(watches, previewer, t, user, outcome.value, 'changed'));
+    return reply(await watches.confirmation(t, user, outcome.value, 'changed'));
   };
 }
 
@@ -247,14 +225,8 @@ function ignoreAutomatedButton(watches: WatchService) {
   };
 }
 
-export function registerWatches(
-  routes: Routes,
-  watches: WatchService,
-  previewer: WatchPreviewer,
-  reports: ReportService,
-  by: ExplainedBy,
-): void {
-  routes.handle(PREVIEW_ACTIONS.stricter, stricterButton(watches, previewer), 'replace');
+export function registerWatches(routes: Routes, watches: WatchService, reports: ReportService, by: ExplainedBy): void {
+  routes.handle(PREVIEW_ACTIONS.stricter, stricterButton(watches), 'replace');
   for (const action of ['ack', 'mute24h', 'unmute', 'details'] as const)
     routes.handle(WATCH_ACTIONS[action], alertButton(watches, reports, action));
   routes.handle(WATCH_ACTIONS.flagged, flaggedButton(watches, by));

@@ -96,18 +96,23 @@ export function previewBlocks(preview: Preview, apiZone: string, watchId?: numbe
   return blocks;
 }
 
-/** `/traffic watch preview <rule>`: the preview alone, and how to add the watch. */
-export function previewMessage(preview: Preview, apiZone: string): SlackMessage {
+/** A preview alone: of a rule (`/traffic watch preview <rule>`, with how to add it), or of watch `watchId` (the Home's Preview). */
+export function previewMessage(preview: Preview, apiZone: string, watchId?: number): SlackMessage {
   const title = watchTitle(preview.rule);
+  const of = watchId === undefined ? 'If this watch had been on' : `Watch #${watchId}, over the past weeks`;
   return {
-    text: fallbackText(`Preview of ${title}: ${previewSentence(preview.replayed, preview.days)}`),
+    text: fallbackText(`${of}: ${title}: ${previewSentence(preview.replayed, preview.days)}`),
     blocks: [
-      { type: 'section', text: mrkdwn(`*If this watch had been on:* ${escapeMrkdwn(title)}`) },
-      ...previewBlocks(preview, apiZone),
-      {
-        type: 'context',
-        elements: [mrkdwn(`Add it with ${mrkdwnCode(`/traffic watch ${ruleWords(preview.rule)}`, 500)}`)],
-      },
+      { type: 'section', text: mrkdwn(`*${of}:* ${escapeMrkdwn(title)}`) },
+      ...previewBlocks(preview, apiZone, watchId),
+      ...(watchId === undefined
+        ? [
+            {
+              type: 'context' as const,
+              elements: [mrkdwn(`Add it with ${mrkdwnCode(`/traffic watch ${ruleWords(preview.rule)}`, 500)}`)],
+            },
+          ]
+        : []),
     ],
   };
 }

@@ -6,6 +6,8 @@ import type { From, Owned } from '../../platform/slack/access.js';
 import { teamOf } from '../../platform/tenancy/team.js';
 import type { Tenant } from '../../platform/tenancy/tenants.js';
 import { infoMessage, problemMessage, type Result, type SlackMessage } from '../../platform/slack/kit/messages.js';
+import { escapeMrkdwn } from '../../platform/slack/kit/escape.js';
+import { mrkdwn } from '../../platform/slack/kit/limits.js';
 import {
   alertsSince,
   alertsWords,
@@ -16,6 +18,8 @@ import {
 } from './blocks.js';
 import { type WatchRule } from './plan.js';
 import { judgedWords, periodLabel } from './period.js';
+import { previewBlocks, previewMessage } from './preview-blocks.js';
+import type { WatchPreviewer } from './previewer.js';
 import { FOREVER, type Watch, type WatchRepo } from './repo.js';
 
 export interface WatchServiceDeps {
@@ -32,6 +36,8 @@ export interface WatchServiceDeps {
   log: Logger;
   /** Told whose view of watches changed (App Home). */
   changed?: Changed;
+  /** How a rule would have behaved over the past weeks: shown when a watch is added or changed. */
+  previewer: WatchPreviewer;
 }
 
 /** A watch as lists show it: its title, and its state in words. */
@@ -217,6 +223,32 @@ export class WatchService {
       { channel: watch.channelId },
       '.',
     ]);
+  }
+
+  /** The confirmation with the watch's preview; a rule with no preview says why beneath it. */
+  async confirmation(tenant: Tenant, user: string, watch: Watch, verb: 'added' | 'changed'): Promise<SlackMessage> {
+    const message = this.added(watch, verb);
+    const preview = await this.deps.previewer.preview(tenant, user, watch.rule, watch.timeZone);
+    const more = preview.ok
+      ? previewBlocks(preview.value, this.deps.apiZone, watch.id)
+      : [{ type: 'context' as const, elements: [mrkdwn(escapeMrkdwn(preview.message.text))] }];
+    return { ...message, blocks: [...(message.blocks ?? []), ...more] };
+  }
+
+  /** A watch's preview, for a person who may change it (the Home's Preview button). */
+  async previewOf(
+    tenant: Tenant,
+    user: string,
+    id: number,
+    from: From,
+  ): Promise<Result<{ watch: Watch; message: SlackMessage }>> {
+    const found = await this.manageable(tenant, user, id, from);
+    if (!found.ok) return found;
+    const watch = found.value;
+    const preview = await this.deps.previewer.preview(tenant, user, watch.rule, watch.timeZone);
+    if (!preview.ok) return preview;
+    const message = previewMessage(preview.value, this.deps.apiZone, watch.id);
+    return { ok: true, value: { watch, message } };
   }
 
   muteNote(watch: Watch, forMs: number | null): SlackMessage {

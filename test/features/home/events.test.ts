@@ -359,6 +359,36 @@ describe('App Home buttons, and a Home kept current', () => {
     expect((await box.lookout.store.deliveries.counts()).filter((c) => c.kind === 'digest')).toEqual([]);
   });
 
+  it("Preview shows the watch's preview to the person in its channel, only to them, and says so on the Home", async () => {
+    await box.slack.slash('C_MARKETING', 'U_ALICE', 'watch visits drops 50% vs usual');
+    const watch = await until(
+      async () => (await box.lookout.store.watches.list('T_LOOKOUT')).find((w) => w.ownerId === 'U_ALICE'),
+      'the watch',
+    );
+    await openHome(box, 'U_ALICE');
+    await until(
+      () =>
+        JSON.stringify(box.slack.workspace.home('U_ALICE')!.view).includes(`"watch-${watch.id}"`) ? true : undefined,
+      'the watch on the open Home',
+    );
+    const home = await republished('U_ALICE', () =>
+      box.slack.clickHome('U_ALICE', 'home.watch.preview', { blockId: `watch-${watch.id}` }),
+    );
+    expect(text(home)).toMatch(
+      new RegExp(`:white_check_mark: Preview of watch #${watch!.id} sent to you in its channel`),
+    );
+    const preview = await box.slack.waitForMessage(
+      watch!.channelId,
+      (m) =>
+        m.ephemeralTo === 'U_ALICE' &&
+        mrkdwnOf(m).some((t) => t.startsWith(`*Watch #${watch!.id}, over the past weeks:*`)),
+    );
+    expect(mrkdwnOf(preview).join(' ')).toMatch(
+      /Would (never have alerted|have alerted (once|[\d,]+ times)) in the last 56 days/,
+    );
+    expect(preview.blocks?.some((b) => (b as { type: string }).type === 'data_visualization')).toBe(true);
+  });
+
   it('opening the Home drops a refresh still queued for that person: rendered before, it would put an older Home back', async () => {
     const stale = await box.lookout.store.deliveries.enqueueLatest({
       team: 'T_LOOKOUT',

@@ -185,6 +185,7 @@ for (const kind of ['pglite', 'postgres'] as const) {
         [HOME_ACTIONS.resumeWatch, String(ids.watch)],
         [HOME_ACTIONS.muteWatch, String(ids.watch)],
         [HOME_ACTIONS.unmuteWatch, String(ids.watch)],
+        [HOME_ACTIONS.previewWatch, String(ids.watch)],
         [HOME_ACTIONS.retry, String(ids.delivery)],
         [HOME_START.alertsOff, 'C_SECURITY'],
       ];
