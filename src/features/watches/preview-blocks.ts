@@ -14,8 +14,8 @@ import { breachesOf, previewSentence, tooOften, TOO_OFTEN_DAYS, unknownSentence,
 
 export const PREVIEW_ACTIONS = { stricter: 'watch.stricter' } as const;
 
-/** "once", "5 times", "never". */
-const times = (n: number) => (n === 0 ? 'never' : n === 1 ? 'once' : `${formatCount(n)} times`);
+/** "once", "5 times". */
+const times = (n: number) => (n === 1 ? 'once' : `${formatCount(n)} times`);
 
 /**
  * The figure over the preview's periods with the alerts marked: an hourly watch's busiest hour
@@ -72,7 +72,7 @@ export function previewBlocks(preview: Preview, apiZone: string, watchId?: numbe
     const words = stricter ? ruleWords(stricter.rule) : undefined;
     const offer =
       stricter && words
-        ? ` A stricter rule, ${mrkdwnCode(words, 400)}, would have alerted ${times(stricter.breaches)}.`
+        ? ` A stricter rule, ${mrkdwnCode(words, 400)}, would ${stricter.breaches === 0 ? 'never have alerted' : `have alerted ${times(stricter.breaches)}`}.`
         : '';
     const value = watchId !== undefined && words ? `${watchId} ${words}` : undefined;
     const button: Button | undefined =
