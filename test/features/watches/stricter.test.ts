@@ -68,6 +68,16 @@ describe('a watch that would have alerted too often', () => {
     });
   });
 
+  it('`watch preview <rule>` previews without keeping anything, and says how to add it', async () => {
+    const before = (await world.app.store.watches.list('T_LOOKOUT')).length;
+    const shown = await answer('watch preview visits rises 40% vs previous every hour', /If this watch had been on/);
+    const words = mrkdwnOf(shown).join('\n');
+    expect(words).toMatch(/Would have alerted 224 times in the last 28 days/);
+    expect(words).toContain('Add it with `/traffic watch visits rises 40% vs previous every hour`');
+    expect(JSON.stringify(shown.blocks)).not.toContain('watch.stricter');
+    expect((await world.app.store.watches.list('T_LOOKOUT')).length).toBe(before);
+  });
+
   it('a tampered button changes nothing and says why', async () => {
     const added = await answer('watch visits rises 40% vs previous every hour', /Watch #\d+ added/);
     const id = Number(/Watch #(\d+) added/.exec(mrkdwnOf(added).join('\n'))![1]);
