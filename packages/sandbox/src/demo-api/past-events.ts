@@ -24,8 +24,9 @@ export interface HourSpan {
 export interface PastSpike extends HourSpan {
   /** The source of its visits, as the traffic reports name it (one the site has other visits from). */
   source: string;
-  /** The visits it added, by as many new visitors. */
+  /** The visits it added. */
   visits: number;
+  /** Their visitors, all new to the site. */
   visitors: number;
 }
 
@@ -41,7 +42,8 @@ const LANDING_PAGES = PAGES.map(([path]) => path).filter((p) => p.startsWith('/p
 /** A history shorter than this holds neither event. */
 export const PAST_EVENTS_MIN_DAYS = 25;
 
-interface Plan {
+/** Where and how big the events are, in ms; `size` is the spike's hours over their usual. */
+export interface PastEventsPlan {
   spike: { from: number; to: number; dayAgo: number; size: number; source: string; community: string; page: string };
   outage: { from: number; to: number };
 }
@@ -52,7 +54,7 @@ const span = (from: number, to: number): HourSpan => ({
 });
 
 /** Where and how big the events are: the seed's, relative to today; undefined for a short history. */
-export function planPastEvents(seed: number, frame: TimeFrame): Plan | undefined {
+export function planPastEvents(seed: number, frame: TimeFrame): PastEventsPlan | undefined {
   if (frame.days < PAST_EVENTS_MIN_DAYS) return undefined;
   const rng = new Random(seed).fork('past-events');
   // The days go by the seed itself, so accounts whose seeds are less than 15 apart never share
@@ -86,7 +88,7 @@ export function planPastEvents(seed: number, frame: TimeFrame): Plan | undefined
  */
 export function keepOutOfOutage(
   times: Float64Array,
-  plan: Plan,
+  plan: PastEventsPlan,
   frame: TimeFrame,
   redraw: (i: number) => number,
 ): void {
@@ -108,7 +110,7 @@ export function keepOutOfOutage(
 }
 
 /** A visit made by hand (a fixed visitor's, a special one) that falls in the outage, moved to just before it. */
-export function beforeOutage(visit: Visit, plan: Plan): Visit {
+export function beforeOutage(visit: Visit, plan: PastEventsPlan): Visit {
   const t = Date.parse(visit.date);
   const { from, to } = plan.outage;
   return t >= from && t < to ? { ...visit, date: new Date(t - (to - from)).toISOString() } : visit;
@@ -121,7 +123,7 @@ export function beforeOutage(visit: Visit, plan: Plan): Visit {
  */
 export function spikeVisits(
   rng: Random,
-  plan: Plan,
+  plan: PastEventsPlan,
   frame: TimeFrame,
   visitsPerDay: number,
   newVisitorId: () => string,
@@ -156,7 +158,7 @@ export function spikeVisits(
 }
 
 /** What a data set tells of its past events, once its visits are made. */
-export function pastEventsOf(plan: Plan, spike: { visits: number; visitors: number }): PastEvents {
+export function pastEventsOf(plan: PastEventsPlan, spike: { visits: number; visitors: number }): PastEvents {
   return {
     spike: { ...span(plan.spike.from, plan.spike.to), source: plan.spike.source, ...spike },
     outage: span(plan.outage.from, plan.outage.to),
