@@ -108,15 +108,19 @@ export function generateDataset(options: GenerateOptions = {}): Dataset {
     times[i] = visitTime(timeRng, personas[slot] as Persona, frame);
   });
   const order = timeOrder(times);
-  // Redrawn once the order is fixed, so every other visit keeps its draws of visitRng and its id.
-  if (past) {
-    const outageRng = root.fork('outage');
-    keepOutOfOutage(times, past, frame, (i) => visitTime(outageRng, personas[slots[i] as number] as Persona, frame));
-  }
+  // Redrawn once the order is fixed, so every other visit keeps its draws of visitRng and its id;
+  // the few redrawn go last, with the others out of order, for the data set's sort.
+  const outageRng = root.fork('outage');
+  const redrawn = past
+    ? keepOutOfOutage(times, past, frame, (i) => visitTime(outageRng, personas[slots[i] as number] as Persona, frame))
+    : new Set<number>();
   const visits: Visit[] = [];
+  const late: Visit[] = [];
   for (const i of order) {
-    visits.push(makeVisit(visitRng, personas[slots[i] as number] as Persona, times[i] as number, nextVisitId()));
+    const visit = makeVisit(visitRng, personas[slots[i] as number] as Persona, times[i] as number, nextVisitId());
+    (redrawn.has(i) ? late : visits).push(visit);
   }
+  visits.push(...late);
 
   const specialRng = root.fork('specials');
   const byHand = specialVisits(

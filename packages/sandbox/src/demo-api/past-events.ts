@@ -84,29 +84,32 @@ export function planPastEvents(seed: number, frame: TimeFrame): PastEventsPlan |
 /**
  * Generated visit times that fall in the outage, drawn again within their visitor's active
  * days (`redraw`), outside the outage and the last 8 days; one that keeps landing there moves
- * to just before the outage. Edits `times` in place.
+ * to just before the outage. Edits `times` in place; the indexes it moved.
  */
 export function keepOutOfOutage(
   times: Float64Array,
   plan: PastEventsPlan,
   frame: TimeFrame,
   redraw: (i: number) => number,
-): void {
+): Set<number> {
   const { from, to } = plan.outage;
+  const moved = new Set<number>();
   const recent = frame.todayStart - 7 * DAY_MS;
   for (let i = 0; i < times.length; i++) {
     const t = times[i] as number;
     if (t < from || t >= to) continue;
-    let moved = t - (to - from);
+    let time = t - (to - from);
     for (let attempt = 0; attempt < 20; attempt++) {
       const candidate = redraw(i);
       if ((candidate < from || candidate >= to) && candidate < recent) {
-        moved = candidate;
+        time = candidate;
         break;
       }
     }
-    times[i] = moved;
+    times[i] = time;
+    moved.add(i);
   }
+  return moved;
 }
 
 /** A visit made by hand (a fixed visitor's, a special one) that falls in the outage, moved to just before it. */
