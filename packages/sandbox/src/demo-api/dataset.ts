@@ -15,6 +15,7 @@ import {
   type VisitEntry,
   type Visitor,
 } from './model.js';
+import type { PastEvents } from './past-events.js';
 import { Random } from './random.js';
 import { SHOP_SITE, siteUrl, visitorPrefix, visitPrefix, type DemoSite } from './site.js';
 
@@ -42,6 +43,7 @@ export interface DatasetInit {
   security: Map<string, SecurityProfile>;
   clock?: () => Date;
   site?: DemoSite;
+  pastEvents?: PastEvents;
 }
 
 const byTimeThenId = (a: VisitEntry, b: VisitEntry): number =>
@@ -89,6 +91,8 @@ export class Dataset {
   /** The anchor the data was generated around. */
   readonly now: Date;
   readonly site: DemoSite;
+  /** Where the generated past spike and outage are (past-events.ts); undefined for a short or hand-made history. */
+  readonly pastEvents: PastEvents | undefined;
   clock: () => Date;
 
   private readonly visitorList: Visitor[] = [];
@@ -108,6 +112,7 @@ export class Dataset {
     this.seed = init.seed;
     this.now = init.now;
     this.site = init.site ?? SHOP_SITE;
+    this.pastEvents = init.pastEvents;
     this.clock = init.clock ?? (() => new Date());
     this.idRng = new Random(`added:${init.seed}`);
     for (const visitor of init.visitors) {

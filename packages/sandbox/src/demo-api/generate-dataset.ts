@@ -1,6 +1,14 @@
 /** The demo data set made from a seed: generated visitors and visits, the fixtures and the specials, on one site. */
 import { DEMO_VISITORS, fixtureVisits, specialVisits } from './fixtures.js';
 import { arrivedByNow, makeVisit, timeFrame, visitTime, visitWeight } from './generator.js';
+import {
+  beforeOutage,
+  keepOutOfOutage,
+  pastEventsOf,
+  planPastEvents,
+  spikeVisits,
+  type PastEvents,
+} from './past-events.js';
 import { makePersona, type Persona } from './personas.js';
 import type { SecurityProfile, Visit, Visitor } from './model.js';
 import { Random, WeightedTable } from './random.js';
@@ -62,15 +70,20 @@ export function generateDataset(options: GenerateOptions = {}): Dataset {
   const visitRng = root.fork('visits');
   const assignRng = root.fork('assign');
   const arrivalRng = root.fork('arrivals');
+  const past = planPastEvents(seed, frame);
 
   const visitorIds = new Set<string>(Object.values(DEMO_VISITORS));
-  const personas: Persona[] = [];
-  for (let i = 0; i < visitorCount; i++) {
+  const newVisitorId = (rng: Random) => (): string => {
     let id: string;
-    do id = `v_${personaRng.hex(12)}`;
+    do id = `v_${rng.hex(12)}`;
     while (visitorIds.has(id));
     visitorIds.add(id);
-    personas.push(arrivedByNow(arrivalRng, makePersona(personaRng, id, days), frame));
+    return id;
+  };
+  const nextVisitorId = newVisitorId(personaRng);
+  const personas: Persona[] = [];
+  for (let i = 0; i < visitorCount; i++) {
+    personas.push(arrivedByNow(arrivalRng, makePersona(personaRng, nextVisitorId(), days), frame));
   }
 
   // Every persona visits once; the rest of the visits go by activity weight.
@@ -95,24 +108,40 @@ export function generateDataset(options: GenerateOptions = {}): Dataset {
     times[i] = visitTime(timeRng, personas[slot] as Persona, frame);
   });
   const order = timeOrder(times);
+  // Redrawn once the order is fixed, so every other visit keeps its draws of visitRng and its id;
+  // the few redrawn go last, with the others out of order, for the data set's sort.
+  const outageRng = root.fork('outage');
+  const redrawn = past
+    ? keepOutOfOutage(times, past, frame, (i) => visitTime(outageRng, personas[slots[i] as number] as Persona, frame))
+    : new Set<number>();
   const visits: Visit[] = [];
+  const late: Visit[] = [];
   for (const i of order) {
-    visits.push(makeVisit(visitRng, personas[slots[i] as number] as Persona, times[i] as number, nextVisitId()));
+    const visit = makeVisit(visitRng, personas[slots[i] as number] as Persona, times[i] as number, nextVisitId());
+    (redrawn.has(i) ? late : visits).push(visit);
   }
+  visits.push(...late);
 
   const specialRng = root.fork('specials');
-  visits.push(
-    ...specialVisits(
-      specialRng,
-      personas.filter((p) => p.kind === 'human'),
-      frame,
-      newVisitId(specialRng),
-    ),
+  const byHand = specialVisits(
+    specialRng,
+    personas.filter((p) => p.kind === 'human'),
+    frame,
+    newVisitId(specialRng),
   );
-
   const fixtures = fixtureVisits(frame);
   personas.push(...fixtures.personas);
-  visits.push(...fixtures.visits);
+  byHand.push(...fixtures.visits);
+  visits.push(...(past ? byHand.map((visit) => beforeOutage(visit, past)) : byHand));
+
+  let pastEvents: PastEvents | undefined;
+  if (past) {
+    const spikeRng = root.fork('past-spike');
+    const made = spikeVisits(spikeRng, past, frame, slots.length / days, newVisitorId(spikeRng), newVisitId(spikeRng));
+    personas.push(...made.personas);
+    visits.push(...made.visits);
+    pastEvents = pastEventsOf(past, { visits: made.visits.length, visitors: made.personas.length });
+  }
 
   const span = new Map<string, { first: string; last: string }>();
   for (const visit of visits) {
@@ -144,5 +173,6 @@ export function generateDataset(options: GenerateOptions = {}): Dataset {
     visits: site.tag === '' ? visits : visits.map((visit) => moveVisit(site, visit)),
     security,
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(pastEvents ? { pastEvents } : {}),
   });
 }

@@ -11,6 +11,7 @@ export {
 export { SHOP_SITE, SOFTWARE_SITE, demoVisitorsOf, siteId, type DemoSite } from './site.js';
 export { Dataset, DEMO_VISITORS, type AddVisitInput, type AddVisitorInput } from './dataset.js';
 export { generateDataset, type GenerateOptions } from './generate-dataset.js';
+export type { HourSpan, PastEvents, PastSpike } from './past-events.js';
 export type { Faults } from './faults.js';
 export { LiveTraffic, type LiveOptions } from './live.js';
 export {

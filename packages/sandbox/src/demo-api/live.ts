@@ -38,8 +38,9 @@ interface Arrival {
 
 /**
  * The visits the history holds on average in each hour of the week (UTC weekday × 24 +
- * UTC hour): the mean over its whole days before `before`'s day. A weekday the history
- * has no whole day of takes the mean of that hour over all its whole days.
+ * UTC hour): the mean over its whole days before `before`'s day, leaving out the hours of
+ * its past spike and outage (past-events.ts), so live traffic follows the ordinary weeks.
+ * A weekday the history has no whole day of takes the mean of that hour over all its whole days.
  */
 export function weeklyCurve(dataset: Dataset, before: Date): number[] {
   const today = Math.floor(before.getTime() / DAY) * DAY;
@@ -48,20 +49,28 @@ export function weeklyCurve(dataset: Dataset, before: Date): number[] {
   const days = new Array<number>(7).fill(0);
   if (first === undefined || first >= today) return counts;
   for (let day = Math.floor(first / DAY) * DAY; day < today; day += DAY) days[new Date(day).getUTCDay()]!++;
+  const slotDays = counts.map((_, slot) => days[Math.floor(slot / 24)]!);
+  const slotOf = (t: number) => {
+    const at = new Date(t);
+    return at.getUTCDay() * 24 + at.getUTCHours();
+  };
+  const past = dataset.pastEvents;
+  const unusual = (past ? [past.spike, past.outage] : []).map((span): [number, number] => [
+    Date.parse(span.start),
+    Date.parse(span.end),
+  ]);
+  for (const [from, to] of unusual)
+    for (let hour = from; hour < to && hour < today; hour += HOUR) slotDays[slotOf(hour)]!--;
   for (const { facts } of dataset.entries) {
     if (facts.time >= today) break;
-    const at = new Date(facts.time);
-    counts[at.getUTCDay() * 24 + at.getUTCHours()]!++;
+    if (!unusual.some(([from, to]) => facts.time >= from && facts.time < to)) counts[slotOf(facts.time)]!++;
   }
   const allDays = days.reduce((a, b) => a + b, 0);
   const byHour = Array.from(
     { length: 24 },
     (_, h) => days.reduce((sum, _n, w) => sum + counts[w * 24 + h]!, 0) / allDays,
   );
-  return counts.map((n, slot) => {
-    const weekdays = days[Math.floor(slot / 24)]!;
-    return weekdays > 0 ? n / weekdays : byHour[slot % 24]!;
-  });
+  return counts.map((n, slot) => (slotDays[slot]! > 0 ? n / slotDays[slot]! : byHour[slot % 24]!));
 }
 
 /**

@@ -41,7 +41,8 @@ describe('generateDataset: the default data set', () => {
   const data = generateDataset({ now: NOW });
 
   it('has about 3000 visitors and 40000 visits over 120 days, all up to now', () => {
-    expect(data.visitors.length).toBe(3000 + Object.keys(DEMO_VISITORS).length);
+    const spikeVisitors = data.pastEvents!.spike.visitors;
+    expect(data.visitors.length).toBe(3000 + Object.keys(DEMO_VISITORS).length + spikeVisitors);
     expect(data.visits.length).toBeGreaterThanOrEqual(40_000);
     expect(data.visits.length).toBeLessThan(40_200);
     const oldest = Date.UTC(2026, 10, 20) - 119 * DAY;
@@ -127,7 +128,9 @@ describe('generateDataset: the default data set', () => {
     const ids = [...data.visitors.map((v) => v.id), ...data.visits.map((v) => v.id)];
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids.filter((id) => !/^[A-Za-z0-9_-]+$/.test(id))).toEqual([]);
-    expect(data.visitors.filter((v) => /^v_[0-9a-f]{12}$/.test(v.id)).length).toBe(3000);
+    expect(data.visitors.filter((v) => /^v_[0-9a-f]{12}$/.test(v.id)).length).toBe(
+      3000 + data.pastEvents!.spike.visitors,
+    );
   });
 
   it('has realistic spreads of places, pages, companies and params', () => {
