@@ -375,13 +375,13 @@ describe('App Home buttons, and a Home kept current', () => {
       box.slack.clickHome('U_ALICE', 'home.watch.preview', { blockId: `watch-${watch.id}` }),
     );
     expect(text(home)).toMatch(
-      new RegExp(`:white_check_mark: Preview of watch #${watch!.id} sent to you in its channel`),
+      new RegExp(`:white_check_mark: Preview of watch #${watch.id} sent to you in its channel`),
     );
     const preview = await box.slack.waitForMessage(
-      watch!.channelId,
+      watch.channelId,
       (m) =>
         m.ephemeralTo === 'U_ALICE' &&
-        mrkdwnOf(m).some((t) => t.startsWith(`*Watch #${watch!.id}, over the past weeks:*`)),
+        mrkdwnOf(m).some((t) => t.startsWith(`*Watch #${watch.id}, over the past weeks:*`)),
     );
     expect(mrkdwnOf(preview).join(' ')).toMatch(
       /Would (never have alerted|have alerted (once|[\d,]+ times)) in the last 56 days/,
