@@ -16,7 +16,14 @@ let box: Box;
 
 beforeAll(async () => {
   box = await sandbox({
-    settings: { SECURITY_CHANNELS: ['C_SECURITY'], SECURITY_USERS: ['U_CAROL'], ADMIN_USERS: ['U_CAROL'] },
+    settings: {
+      SECURITY_CHANNELS: ['C_SECURITY'],
+      SECURITY_USERS: ['U_CAROL'],
+      ADMIN_USERS: ['U_CAROL'],
+      // A watch is judged as soon as its period is final, whatever the hour the tests run at.
+      WATCH_SPREAD_HOURLY: 0,
+      WATCH_SPREAD_DAILY: 0,
+    },
   });
 });
 afterAll(() => box?.stop());

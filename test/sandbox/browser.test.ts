@@ -38,7 +38,12 @@ describe.skipIf(!available)('the sandbox Slack in a browser', () => {
   const problems: string[] = [];
 
   beforeAll(async () => {
-    box = await startSandbox({ log: createLogger({ level: 'silent' }), scheduler: false });
+    box = await startSandbox({
+      log: createLogger({ level: 'silent' }),
+      scheduler: false,
+      // A watch is judged as soon as its period is final, whatever the hour the tests run at.
+      settings: { WATCH_SPREAD_HOURLY: 0, WATCH_SPREAD_DAILY: 0 },
+    });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       headless: true,
@@ -301,19 +306,21 @@ describe.skipIf(!available)('the sandbox Slack in a browser', () => {
       .toContain(`This is the very beginning of the #${name} channel`);
   }
 
+  /** Sends a command and returns its answer: the newest message after it that holds `testid` (a progress note first holds none). */
   async function command(text: string, testid: string) {
-    const list = page.getByTestId('message-list');
-    const before = await list.getByTestId('message').count();
+    const messages = page.getByTestId('message-list').getByTestId('message');
+    const before = await messages.count();
     await page.getByTestId('composer-input').fill(text);
     await page.getByTestId('composer-send').click();
-    await expect.poll(() => list.getByTestId('message').count()).toBeGreaterThan(before);
-
-    const message = list
-      .getByTestId('message')
-      .filter({ has: page.locator(testid) })
-      .last();
-    await message.locator(testid).first().waitFor();
-    return message;
+    let answer: number | undefined;
+    await expect
+      .poll(async () => {
+        for (let i = (await messages.count()) - 1; i >= before; i--)
+          if ((await messages.nth(i).locator(testid).count()) > 0) return (answer = i);
+        return undefined;
+      })
+      .toBeDefined();
+    return messages.nth(answer!);
   }
 
   const inked = (canvas: import('playwright-core').Locator) =>
