@@ -162,10 +162,10 @@ export class TrendPeriods {
     const wrong = needed.flatMap((u, i) => {
       const answer = answers[i]!;
       if (!answer.complete || answer.confirmed) return [];
-      const wrong = answer.empty
+      const looksWrong = answer.empty
         ? !(answer.confirmsEmpty || emptyBeside(u))
         : looksCut(u, besideOf(u, units), figures, now);
-      return wrong ? [i] : [];
+      return looksWrong ? [i] : [];
     });
     const again = await Promise.all(wrong.map((i) => this.once(fetcher, key, needed[i]!, kept, now, 'fresh', log)));
     wrong.forEach((i, j) => {
@@ -223,18 +223,18 @@ export class TrendPeriods {
       return { figures, complete: true, confirmed: false, empty: false, confirmsEmpty: false };
     }
     const due = (point: KeptPoint) => !point.final && (point.recheckAt ?? 0) <= now;
-    const points = keepable.map((b) => TREND_METRICS.map((m) => kept.get(at(b.key, m))));
+    const before = keepable.map((b) => TREND_METRICS.map((m) => kept.get(at(b.key, m))));
     // What is kept confirms a read that finds the same figures: it was confirmed whole, or this is its re-check (days later).
-    const confirmable = points.every((p) => p.every((point) => point !== undefined && (point.confirmed || due(point))));
+    const confirmable = before.every((p) => p.every((point) => point !== undefined && (point.confirmed || due(point))));
     const agrees = (figures: Figures) =>
       confirmable &&
       keepable.every((b, i) =>
-        TREND_METRICS.every((m, j) => points[i]![j]!.value === (figures.get(at(b.key, m)) ?? 0)),
+        TREND_METRICS.every((m, j) => before[i]![j]!.value === (figures.get(at(b.key, m)) ?? 0)),
       );
     let reading: Reading = asked === 'whole' && confirmable ? 'first' : asked;
     let answer = await this.ask(fetcher, key, unit, request, reading);
     // A re-check that finds another figure, or a read that must be whole, is confirmed whole: its pages are shared for a minute, so that costs the row past its end.
-    const rechecked = points.some(([visits]) => visits !== undefined && due(visits));
+    const rechecked = before.some(([visits]) => visits !== undefined && due(visits));
     if (reading === 'first' && answer.complete && (asked === 'whole' || rechecked) && !agrees(answer.figures)) {
       reading = 'whole';
       answer = await this.ask(fetcher, key, unit, request, reading);
@@ -257,8 +257,8 @@ export class TrendPeriods {
     const visits = keepable.map((b) => answer.figures.get(at(b.key, 'visits')) ?? 0);
     const empty = visits.every((v) => v === 0);
     // An empty answer agrees with the one kept before when what was kept of it was empty too (for a day's hours: its earlier hours).
-    const before = keepable.map((b) => kept.get(at(b.key, 'visits'))).filter((p) => p !== undefined);
-    const confirmsEmpty = before.length > 0 && before.every((p) => p.value === 0);
+    const keptVisits = before.flatMap(([visits]) => (visits === undefined ? [] : [visits]));
+    const confirmsEmpty = keptVisits.length > 0 && keptVisits.every((p) => p.value === 0);
     // A unit asked again at once because its first read looked wrong was counted with that read.
     if (asked !== 'fresh') this.countRechecks(keepable, answer.figures, kept);
     const result = { figures: answer.figures, complete: true, confirmed, empty, confirmsEmpty };
