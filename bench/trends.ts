@@ -9,7 +9,13 @@
  *   fetches only today.
  * - warm, same process: within the minute, nothing is fetched.
  * - floor: one request for the whole 90 days (what a one-page report costs), measured in
- *   the same run; the ratios are against it.
+ *   the same run; the time ratios are against it.
+ * - requests' floor: one request per period and series (each of the 90 days and the 90
+ *   before asked once, straight from the API client, 6 at a time), measured in the same
+ *   round; the cold trend's requests are printed beside it, with the ratio (median and
+ *   spread over the rounds).
+ * - re-check: the same 90 days 3 days later, a new process over the same store (each first
+ *   read asked again once, to confirm it).
  * - 50 digests (weekly, 5 filter sets × sources/pages/countries/browsers): rendered with
  *   charts and without (the same content, no TrendService), cold store, then again warm.
  *
@@ -28,6 +34,8 @@ import { DigestContent } from '../src/features/digests/content.js';
 import type { Digest } from '../src/features/digests/repo.js';
 import { memoryQuota } from '../src/platform/quota.js';
 import { createLogger } from '../src/platform/log.js';
+import pLimit from 'p-limit';
+import { planTrend } from '../src/kernel/trend.js';
 import { median, spawnDemoApi } from './stats.js';
 
 /** The demo API counts its days in UTC; its figures settle at once. */
@@ -50,15 +58,15 @@ const refs = {
   resolve: async (_team: string, ref: string | undefined) => (ref ? decodeQuery(ref, REPORTS) : null),
 };
 
-/** A fresh process's view: its own API client, fetcher and service, over `repos`. */
-function world(repos: Repos) {
+/** A fresh process's view: its own API client, fetcher and service, over `repos`, its clock at `at`. */
+function world(repos: Repos, at = now) {
   const api = new AnalyticsApi({ baseUrl: demo.url, apiKey: KEY, timeoutMs: 10_000 });
   const fetcher = new SharedFetcher(api);
   const trends = new TrendService({
     repo: repos.trends,
     refs,
     timeZoneFor: async () => ZONE,
-    now: () => now,
+    now: () => at,
     demo: true,
     quota: memoryQuota({ points: 1e6, windowMs: 60_000 }),
     apiDays: API_DAYS,
@@ -80,6 +88,10 @@ const spec = {
   range,
   timeZone: ZONE,
 };
+/** The periods a 90-day trend sums, each one request: the floor of its requests. */
+const plan = planTrend(range);
+const periods = [...plan.buckets, ...plan.previous];
+const perPeriod: { floor: number[]; cold: number[] } = { floor: [], cold: [] };
 const rows: Record<string, { calls: number[]; ms: number[] }> = {};
 const record = (name: string, calls: number, ms: number) => {
   rows[name] ??= { calls: [], ms: [] };
@@ -94,9 +106,22 @@ for (let round = 0; round < ROUNDS; round++) {
     first.api.report('countries', { startDate: range.startDate, endDate: range.endDate, limit: 1000 }),
   );
   record('floor: one request for the 90 days', 1, floor.ms);
+  const direct = world(repos);
+  const limit = pLimit(6);
+  const each = await timed(() =>
+    Promise.all(
+      periods.map((b) =>
+        limit(() => direct.api.report('countries', { startDate: b.startDate, endDate: b.endDate, limit: 1000 })),
+      ),
+    ),
+  );
+  record('floor: one request per period and series (180 days, 6 at a time)', direct.api.http.stats.attempts, each.ms);
+  perPeriod.floor.push(direct.api.http.stats.attempts);
+  await direct.api.close();
   const before = first.api.http.stats.attempts;
   const cold = await timed(() => first.trends.series(first.source, spec));
   record('90-day trend, cold', first.api.http.stats.attempts - before, cold.ms);
+  perPeriod.cold.push(first.api.http.stats.attempts - before);
   const same = await timed(() => first.trends.series(first.source, spec));
   record(
     '90-day trend, warm, same process',
@@ -108,6 +133,10 @@ for (let round = 0; round < ROUNDS; round++) {
   const warm = await timed(() => second.trends.series(second.source, spec));
   record('90-day trend, warm, new process', second.api.http.stats.attempts, warm.ms);
   await second.api.close();
+  const later = world(repos, new Date(now.getTime() + 3 * 86_400_000 + 60_000));
+  const recheck = await timed(() => later.trends.series(later.source, spec));
+  record('the same 90 days 3 days later, new process (re-checks)', later.api.http.stats.attempts, recheck.ms);
+  await later.api.close();
   await repos.close();
 }
 
@@ -194,3 +223,23 @@ for (const [name, r] of Object.entries(rows)) {
   const t = median(r.ms);
   console.log(`| ${name} | ${median(r.calls)} | ${t.toFixed(1)} ms | ${(t / floorMs).toFixed(1)}× |`);
 }
+
+const spread = (xs: number[], digits = 0) =>
+  `${median(xs).toFixed(digits)} (${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)})`;
+const ratios = perPeriod.cold.map((n, i) => n / perPeriod.floor[i]!);
+const coldMs = rows['90-day trend, cold']!.ms;
+const eachMs = rows['floor: one request per period and series (180 days, 6 at a time)']!.ms;
+console.log(
+  `\nA cold 90-day trend against one request per period and series, each round's floor measured in it; median (min–max) of ${ROUNDS} rounds`,
+);
+console.log('| | cold 90-day trend | floor: one per period and series | ÷ floor | aim |');
+console.log('|---|---|---|---|---|');
+console.log(
+  `| requests | ${spread(perPeriod.cold)} | ${spread(perPeriod.floor)} | ${spread(ratios, 2)}× | ≤ 1.1×: ${median(ratios) <= 1.1 ? 'met' : 'missed'} |`,
+);
+console.log(
+  `| time (ms) | ${spread(coldMs, 1)} | ${spread(eachMs, 1)} | ${spread(
+    coldMs.map((t, i) => t / eachMs[i]!),
+    2,
+  )}× | — |`,
+);

@@ -143,35 +143,57 @@ export function finalAt(bucket: Bucket, timeZone: string, api: ApiDays): number 
   return end === undefined ? undefined : end + api.settleMs;
 }
 
-/** A period younger than this (past its finality) when fetched is provisional: it is asked again, once, at this age. */
+/**
+ * A period younger than this (past its finality) when fetched is provisional: it is asked
+ * again, once, at this age. A first read not confirmed whole waits as long after it was read.
+ */
 export const YOUNG_MS = 3 * 86_400_000;
 
-/** How a period's figure is kept: final, or provisional until `recheckAt` (ms); a suspect one is not to be judged by. */
+/**
+ * How a period's figure is kept: final, or provisional until `recheckAt` (ms); a suspect one is
+ * not to be judged by. `confirmed`: its answer is known whole (the row past its last page was
+ * asked for and was not there, or a re-check found the same figure); a first read is not.
+ */
 export interface Keeping {
   final: boolean;
   suspect: boolean;
+  confirmed: boolean;
   recheckAt?: number;
 }
 
 /**
  * How a complete answer for a period final at the API is kept. An empty answer is
- * suspect unless it confirms one (the figure kept before was 0, or a period beside it is
- * empty too): it is asked again once the settling margin has passed again. A period
- * younger than YOUNG_MS is provisional, asked again once at that age. The rest is final.
+ * suspect unless it is corroborated (the figure kept before was 0, or a period beside it
+ * is empty too): it is asked again once the settling margin has passed again. A period
+ * younger than YOUNG_MS is provisional, asked again once at that age. An answer not
+ * confirmed whole is provisional too, asked again YOUNG_MS after it was read. The rest is
+ * final.
  */
 export function keeping(answer: {
   empty: boolean;
+  corroborated: boolean;
   confirmed: boolean;
   now: number;
   finalAt: number;
   settleMs: number;
 }): Keeping {
+  const { confirmed, now } = answer;
   // Not sooner than a minute: answers are shared for that long.
-  if (answer.empty && !answer.confirmed)
-    return { final: false, suspect: true, recheckAt: answer.now + Math.max(answer.settleMs, 60_000) };
+  if (answer.empty && !answer.corroborated)
+    return { final: false, suspect: true, confirmed, recheckAt: now + Math.max(answer.settleMs, 60_000) };
   const settled = answer.finalAt + YOUNG_MS;
-  if (answer.now < settled) return { final: false, suspect: false, recheckAt: settled };
-  return { final: true, suspect: false };
+  if (now < settled) return { final: false, suspect: false, confirmed, recheckAt: settled };
+  if (!confirmed) return { final: false, suspect: false, confirmed, recheckAt: now + YOUNG_MS };
+  return { final: true, suspect: false, confirmed };
+}
+
+/**
+ * Whether a period's visits look cut short beside its neighbours' (the periods just before
+ * and after it, over at the API): under half of each. A first read that does is asked again
+ * at once, whole, rather than kept.
+ */
+export function looksShort(visits: number, beside: readonly number[]): boolean {
+  return beside.length > 0 && beside.every((n) => visits * 2 < n);
 }
 
 /**

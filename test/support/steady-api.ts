@@ -6,7 +6,7 @@
  * zone (`timeZone`, UTC by default). It serves `/countries` (one row: the day's visits)
  * and `/visits` (one record a visit, newest first, paged), and can answer wrongly for a
  * while: a glitch cuts the matching answers to their first `keep` rows (`keep: 0` is `[]`),
- * or leaves out visits that arrive late.
+ * leaves out visits that arrive late, or fails them with an HTTP status.
  *
  * Its zone arithmetic is its own (minutes scanned with Intl), so it checks the product's
  * rather than sharing it.
@@ -29,6 +29,8 @@ export interface Glitch {
   keep?: number;
   /** `/countries` counts this many visits fewer (they arrive late). */
   missing?: number;
+  /** The answer fails with this HTTP status instead. */
+  status?: number;
   /** How many answers it spoils; for good when absent. */
   times?: number;
   /** It spoils answers until this instant of the API's clock. */
@@ -186,7 +188,7 @@ export async function startSteadyApi(options: SteadyApiOptions): Promise<SteadyA
     return rows;
   }
 
-  function spoil(path: string, startDate: string, page: number, rows: unknown[]): unknown[] {
+  function spoil(path: string, startDate: string, page: number, rows: unknown[]): unknown[] | { status: number } {
     const now = options.now().getTime();
     const i = glitches.findIndex(
       (g) =>
@@ -198,6 +200,7 @@ export async function startSteadyApi(options: SteadyApiOptions): Promise<SteadyA
     if (i < 0) return rows;
     const glitch = glitches[i]!;
     if (glitch.times !== undefined && --glitch.times <= 0) glitches.splice(i, 1);
+    if (glitch.status !== undefined) return { status: glitch.status };
     const kept = rows.slice(0, glitch.keep ?? rows.length);
     if (!glitch.missing) return kept;
     return kept.map((row) => {
@@ -237,6 +240,10 @@ export async function startSteadyApi(options: SteadyApiOptions): Promise<SteadyA
       const startDate = url.searchParams.get('start_date') ?? '1970-01-01';
       const endDate = url.searchParams.get('end_date') ?? '2024-11-28';
       const rows = spoil(url.pathname, startDate, page, answer(url.pathname, startDate, endDate, page, limit));
+      if (!Array.isArray(rows)) {
+        requests.push({ path: url.pathname, startDate, endDate, page, limit, rows: 0 });
+        return reply(rows.status, { error: 'glitch' });
+      }
       requests.push({ path: url.pathname, startDate, endDate, page, limit, rows: rows.length });
       reply(200, rows);
     })().catch((error: unknown) => {

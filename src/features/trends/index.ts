@@ -32,7 +32,7 @@ export const trends: LookoutFeature<'trends', 'reports', { trends: TrendRepo }, 
     });
     const rechecks = metrics.counter({
       name: 'lookout_trend_rechecks_total',
-      help: 'Kept provisional trend periods (younger than a few days, or a suspect empty answer) asked again, by whether that changed their figure',
+      help: 'Kept provisional trend periods (a first read not yet confirmed whole, a period younger than a few days, or a suspect empty answer) asked again, by whether that changed their figure',
       labelNames: ['changed'],
     });
     const service = new TrendService({

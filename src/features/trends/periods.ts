@@ -1,12 +1,17 @@
 /**
  * The trend period cache: which periods' figures are kept in the store, which must be asked
  * of the API, and keeping what arrives. A period's figures are kept once it is over at the
- * API (its own day ended, plus a settling margin) and its answer came whole: for good when it
- * was old enough, or provisionally (a period younger than a few days, an empty answer between
- * periods with visits), to be asked again once. A period still open at the API is fetched
- * live (shared for a minute through the fetcher). A fill runs a few requests at a time and
- * keeps each period as soon as it arrives, so a restart half-way loses nothing already
- * fetched. The same period asked by two trends at once is fetched once.
+ * API (its own day ended, plus a settling margin): for good once its answer is confirmed
+ * whole and it is old enough, or provisionally, to be asked again once. A first read costs
+ * one request a period and nothing checks that its last page was the last: it is served,
+ * kept provisionally and confirmed by its re-check (3 days after the period, or after the
+ * read), which asks for the row past its end only when the figure changed. A first read
+ * that looks wrong (cut short beside its neighbours, or empty between periods with visits)
+ * is asked again at once, whole. What a watch judges by is confirmed whole before it is
+ * served. A period still open at the API is fetched live (shared for a minute through the
+ * fetcher). A fill runs a few requests at a time and keeps each period as soon as it
+ * arrives, so a restart half-way loses nothing already fetched. The same period asked by two
+ * trends at once is fetched once.
  */
 import pLimit from 'p-limit';
 import { REPORTS, type ReportId } from '../../kernel/catalog.js';
@@ -18,6 +23,7 @@ import {
   finalAt,
   hoursOf,
   keeping,
+  looksShort,
   TREND_METRICS,
   type ApiDays,
   type Bucket,
@@ -51,10 +57,20 @@ export function figureOf(figures: Figures, bucket: string, metric: TrendMetric):
   return figures.get(at(bucket, metric)) ?? 0;
 }
 
+/**
+ * How a unit is read: as it comes (a period still open at the API: not kept), a first read
+ * (its pages up to a short one, nothing checked), whole (and the row past its last page), or
+ * whole and fresh (no page shared with an earlier answer).
+ */
+type Reading = 'open' | 'first' | 'whole' | 'fresh';
+
 /** What a unit's answer was: its figures, whether every page of it arrived, and whether it was empty. */
 interface UnitAnswer {
   figures: Figures;
+  /** No page failed short of the end that could be seen: a read that reached its cap of pages is not complete. */
   complete: boolean;
+  /** Known whole: read whole, or the same figures as kept before. */
+  confirmed: boolean;
   /** No visits at all in its buckets that are over at the API. */
   empty: boolean;
   /** The figures kept before were 0 too. */
@@ -91,8 +107,8 @@ export class TrendPeriods {
     return needed.length;
   }
 
-  /** What of these buckets is kept and usable, and which units must be asked of the API. */
-  private async needs(key: TrendSeriesKey, buckets: readonly Bucket[], log: Logger) {
+  /** What of these buckets is kept and usable (`whole`: and confirmed whole), and which units must be asked of the API. */
+  private async needs(key: TrendSeriesKey, buckets: readonly Bucket[], log: Logger, whole = false) {
     const now = this.deps.now().getTime();
     const units = unitsOf(buckets, key.timeZone, this.deps.apiDays);
     const over = (u: Unit, b: Bucket) => (u.finalAt.get(b.key) ?? Infinity) <= now;
@@ -106,22 +122,26 @@ export class TrendPeriods {
     }
     const usable = (b: Bucket) => {
       const point = kept.get(at(b.key, 'visits'));
-      return point !== undefined && (point.final || (point.recheckAt ?? 0) > now);
+      return point !== undefined && (point.final || ((point.recheckAt ?? 0) > now && (point.confirmed || !whole)));
     };
     const wanted = new Set(buckets.map((b) => b.key));
     const needed = units.filter((u) => u.buckets.some((b) => wanted.has(b.key) && !(over(u, b) && usable(b))));
     return { now, units, kept, wanted, needed };
   }
 
-  /** The figures of any buckets: kept ones from the store, the rest fetched (and kept); and which are not to be judged by yet. */
+  /**
+   * The figures of any buckets: kept ones from the store, the rest fetched (and kept); and
+   * which are not to be judged by yet. `whole`: every figure is confirmed whole first (what a
+   * watch judges by), where a chart takes a first read.
+   */
   async figures(
     fetcher: SharedFetcher,
     key: TrendSeriesKey,
     buckets: readonly Bucket[],
     log: Logger,
-    onUnit?: () => void,
+    options: { onUnit?: () => void; whole?: boolean } = {},
   ): Promise<Known> {
-    const { now, units, kept, wanted, needed } = await this.needs(key, buckets, log);
+    const { now, units, kept, wanted, needed } = await this.needs(key, buckets, log, options.whole);
     const figures: Figures = new Map();
     const unsettled = new Set<string>();
     for (const [k, point] of kept) figures.set(k, point.value);
@@ -132,22 +152,34 @@ export class TrendPeriods {
     this.deps.observe?.('store', buckets.length - fetched);
     this.deps.observe?.('api', fetched);
 
+    const reading = options.whole ? 'whole' : 'first';
     const answers = await Promise.all(
-      needed.map((unit) => this.once(fetcher, key, unit, kept, now, log).finally(() => onUnit?.())),
+      needed.map((unit) => this.once(fetcher, key, unit, kept, now, reading, log).finally(() => options.onUnit?.())),
     );
+    for (const answer of answers) for (const [k, v] of answer.figures) figures.set(k, v);
+    const emptyBeside = (u: Unit) => besideOf(u, units).some((o) => sumOf(o, figures) === 0);
+    // A first read that looks wrong is asked again at once, whole and fresh.
+    const wrong = needed.flatMap((u, i) => {
+      const answer = answers[i]!;
+      if (!answer.complete || answer.confirmed) return [];
+      const looksWrong = answer.empty
+        ? !(answer.confirmsEmpty || emptyBeside(u))
+        : looksCut(u, besideOf(u, units), figures, now);
+      return looksWrong ? [i] : [];
+    });
+    const again = await Promise.all(wrong.map((i) => this.once(fetcher, key, needed[i]!, kept, now, 'fresh', log)));
+    wrong.forEach((i, j) => {
+      answers[i] = again[j]!;
+      for (const [k, v] of again[j]!.figures) figures.set(k, v);
+    });
     answers.forEach((answer, i) => {
-      for (const [k, v] of answer.figures) figures.set(k, v);
       if (!answer.complete) for (const b of needed[i]!.buckets) unsettled.add(b.key);
     });
-    // An empty answer is kept once the periods beside it are known: empty too, it is confirmed.
-    const emptyBeside = (u: Unit) =>
-      units.some(
-        (o) => o !== u && (shiftDate(o.to, 1) === u.from || shiftDate(u.to, 1) === o.from) && sumOf(o, figures) === 0,
-      );
+    // An empty answer is kept once the periods beside it are known: empty too, it is corroborated.
     for (const [i, unit] of needed.entries()) {
       const answer = answers[i]!;
       if (!answer.complete || !answer.empty) continue;
-      const points = this.points(unit, answer.figures, now, answer.confirmsEmpty || emptyBeside(unit));
+      const points = this.points(unit, answer, now, answer.confirmsEmpty || emptyBeside(unit));
       if (points.some((p) => p.suspect)) for (const b of unit.buckets) unsettled.add(b.key);
       await this.keep(key, points, unit, log);
     }
@@ -161,12 +193,13 @@ export class TrendPeriods {
     unit: Unit,
     kept: ReadonlyMap<string, KeptPoint>,
     now: number,
+    reading: Reading,
     log: Logger,
   ): Promise<UnitAnswer> {
-    const id = JSON.stringify([key.account, key.report, key.filters, key.timeZone, unit.key]);
+    const id = JSON.stringify([key.account, key.report, key.filters, key.timeZone, unit.key, reading]);
     let pending = this.inFlight.get(id);
     if (!pending) {
-      pending = this.limit(() => this.fetchUnit(fetcher, key, unit, kept, now, log)).finally(() =>
+      pending = this.limit(() => this.fetchUnit(fetcher, key, unit, kept, now, reading, log)).finally(() =>
         this.inFlight.delete(id),
       );
       this.inFlight.set(id, pending);
@@ -180,44 +213,74 @@ export class TrendPeriods {
     unit: Unit,
     kept: ReadonlyMap<string, KeptPoint>,
     now: number,
+    asked: Reading,
     log: Logger,
   ): Promise<UnitAnswer> {
     const request = { ...unit.ask, filterGroups: key.filters as FilterGroup[] };
     const keepable = unit.buckets.filter((b) => (unit.finalAt.get(b.key) ?? Infinity) <= now);
-    // Only what may be kept is confirmed whole; an answer that is not is asked for once more at once (the fetcher forgot it).
-    const confirm = keepable.length > 0;
-    let answer = await this.ask(fetcher, key, unit, request, confirm);
-    if (!answer.complete) answer = await this.ask(fetcher, key, unit, request, confirm);
-    if (!answer.complete) {
-      if (keepable.length > 0)
-        log.warn(
-          { report: key.report, from: unit.from, to: unit.to },
-          'trend period answered in part twice: shown, not kept',
-        );
-      return { figures: answer.figures, complete: false, empty: false, confirmsEmpty: false };
+    if (keepable.length === 0) {
+      const { figures } = await this.ask(fetcher, key, unit, request, 'open');
+      return { figures, complete: true, confirmed: false, empty: false, confirmsEmpty: false };
     }
+    const due = (point: KeptPoint) => !point.final && (point.recheckAt ?? 0) <= now;
+    const before = keepable.map((b) => TREND_METRICS.map((m) => kept.get(at(b.key, m))));
+    // What is kept confirms a read that finds the same figures: it was confirmed whole, or this is its re-check (days later).
+    const confirmable = before.every((p) => p.every((point) => point !== undefined && (point.confirmed || due(point))));
+    const agrees = (figures: Figures) =>
+      confirmable &&
+      keepable.every((b, i) =>
+        TREND_METRICS.every((m, j) => before[i]![j]!.value === (figures.get(at(b.key, m)) ?? 0)),
+      );
+    let reading: Reading = asked === 'whole' && confirmable ? 'first' : asked;
+    let answer = await this.ask(fetcher, key, unit, request, reading);
+    // A re-check that finds another figure, or a read that must be whole, is confirmed whole: its pages are shared for a minute, so that costs the row past its end.
+    const rechecked = before.some(([visits]) => visits !== undefined && due(visits));
+    if (reading === 'first' && answer.complete && (asked === 'whole' || rechecked) && !agrees(answer.figures)) {
+      reading = 'whole';
+      answer = await this.ask(fetcher, key, unit, request, reading);
+    }
+    // An answer that is not whole is asked for once more at once (the fetcher forgot it).
+    if (!answer.complete) {
+      reading = 'fresh';
+      answer = await this.ask(fetcher, key, unit, request, reading);
+    }
+    if (!answer.complete) {
+      log.warn(
+        { report: key.report, from: unit.from, to: unit.to },
+        'trend period answered in part twice: shown, not kept',
+      );
+      // A first read that looked wrong and is still not whole is not kept either.
+      if (asked === 'fresh') await this.forget(key, keepable, unit, log);
+      return { figures: answer.figures, complete: false, confirmed: false, empty: false, confirmsEmpty: false };
+    }
+    const confirmed = reading !== 'first' || agrees(answer.figures);
     const visits = keepable.map((b) => answer.figures.get(at(b.key, 'visits')) ?? 0);
-    const empty = keepable.length > 0 && visits.every((v) => v === 0);
+    const empty = visits.every((v) => v === 0);
     // An empty answer agrees with the one kept before when what was kept of it was empty too (for a day's hours: its earlier hours).
-    const before = keepable.map((b) => kept.get(at(b.key, 'visits'))).filter((p) => p !== undefined);
-    const confirmsEmpty = before.length > 0 && before.every((p) => p.value === 0);
-    this.countRechecks(keepable, answer.figures, kept);
+    const keptVisits = before.flatMap(([visits]) => (visits === undefined ? [] : [visits]));
+    const confirmsEmpty = keptVisits.length > 0 && keptVisits.every((p) => p.value === 0);
+    // A unit asked again at once because its first read looked wrong was counted with that read.
+    if (asked !== 'fresh') this.countRechecks(keepable, answer.figures, kept);
+    const result = { figures: answer.figures, complete: true, confirmed, empty, confirmsEmpty };
     // Empty answers wait for the periods beside them (figures); the rest is kept now.
-    if (!empty) await this.keep(key, this.points(unit, answer.figures, now, false), unit, log);
-    return { figures: answer.figures, complete: true, empty, confirmsEmpty };
+    if (!empty) await this.keep(key, this.points(unit, result, now, false), unit, log);
+    return result;
   }
 
-  /** One unit's figures from the API: its days' report rows summed, or its day's visits counted by the hour; `confirm`: and whether every row arrived. */
+  /** One unit's figures from the API: its days' report rows summed, or its day's visits counted by the hour; and whether every row arrived, as far as `reading` checks. */
   private async ask(
     fetcher: SharedFetcher,
     key: TrendSeriesKey,
     unit: Unit,
     request: MarketingRequest,
-    confirm: boolean,
+    reading: Reading,
   ): Promise<{ figures: Figures; complete: boolean }> {
     const figures: Figures = new Map();
-    const rowsOf = async (id: ReportId, asked: MarketingRequest) =>
-      confirm ? fetcher.whole(id, asked) : { rows: await fetcher.all(id, asked), complete: true };
+    const rowsOf = async (id: ReportId, asked: MarketingRequest) => {
+      if (reading === 'whole' || reading === 'fresh') return fetcher.whole(id, asked, { fresh: reading === 'fresh' });
+      const { rows, ended } = await fetcher.read(id, asked);
+      return { rows, complete: ended || reading === 'open' };
+    };
     if (unit.hourly) {
       const { rows, complete } = await rowsOf('visits', {
         ...request,
@@ -248,14 +311,15 @@ export class TrendPeriods {
     return { figures, complete };
   }
 
-  /** The figures of a unit's buckets that are over at the API, as they are to be kept. */
-  private points(unit: Unit, figures: Figures, now: number, confirmedEmpty: boolean): TrendPoint[] {
+  /** The figures of a unit's buckets that are over at the API, as they are to be kept; `corroborated`: an empty answer is. */
+  private points(unit: Unit, answer: UnitAnswer, now: number, corroborated: boolean): TrendPoint[] {
     const { settleMs } = this.deps.apiDays;
+    const { figures, confirmed } = answer;
     return unit.buckets.flatMap((b) => {
       const final = unit.finalAt.get(b.key);
       if (final === undefined || final > now) return [];
       const empty = (figures.get(at(b.key, 'visits')) ?? 0) === 0 && sumOf(unit, figures) === 0;
-      const how = keeping({ empty, confirmed: confirmedEmpty, now, finalAt: final, settleMs });
+      const how = keeping({ empty, corroborated, confirmed, now, finalAt: final, settleMs });
       return TREND_METRICS.map((metric) => ({
         bucket: b.key,
         metric,
@@ -272,6 +336,18 @@ export class TrendPeriods {
     });
   }
 
+  private async forget(key: TrendSeriesKey, buckets: readonly Bucket[], unit: Unit, log: Logger): Promise<void> {
+    await this.deps.repo
+      .forget(
+        key,
+        buckets.map((b) => b.key),
+      )
+      .catch((error: unknown) => {
+        this.deps.observe?.('store_error', unit.buckets.length);
+        log.warn({ err: (error as Error).message }, 'trend figures not forgotten');
+      });
+  }
+
   /** Kept provisional figures asked again: how many changed, how many did not. */
   private countRechecks(buckets: readonly Bucket[], figures: Figures, kept: ReadonlyMap<string, KeptPoint>): void {
     let changed = 0;
@@ -285,6 +361,20 @@ export class TrendPeriods {
     if (changed > 0) this.deps.observeRecheck?.(true, changed);
     if (same > 0) this.deps.observeRecheck?.(false, same);
   }
+}
+
+/** The units just before and after a unit. */
+function besideOf(unit: Unit, units: readonly Unit[]): Unit[] {
+  return units.filter((o) => o !== unit && (shiftDate(o.to, 1) === unit.from || shiftDate(unit.to, 1) === o.from));
+}
+
+/** Whether a unit's visits look cut short beside its neighbours' (looksShort), all of them over at the API. */
+function looksCut(unit: Unit, beside: readonly Unit[], figures: Figures, now: number): boolean {
+  const overSum = (u: Unit) =>
+    u.buckets.every((b) => (u.finalAt.get(b.key) ?? Infinity) <= now) ? sumOf(u, figures) : undefined;
+  const visits = overSum(unit);
+  const others = beside.map(overSum).filter((n) => n !== undefined);
+  return visits !== undefined && looksShort(visits, others);
 }
 
 /** The visits of buckets that have a figure; undefined when one has none. */

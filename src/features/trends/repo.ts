@@ -1,4 +1,4 @@
-/** The figures of trend periods that are over at the API: final ones for good, provisional ones until they are asked again. */
+/** The figures of trend periods that are over at the API: final ones for good, provisional ones (a first read, a young period, a suspect empty answer) until they are asked again. */
 import { createHash } from 'node:crypto';
 import type { FilterGroup } from '../../kernel/filters.js';
 import type { Keeping, TrendMetric } from '../../kernel/trend.js';
@@ -39,9 +39,10 @@ export class TrendRepo {
       value: number;
       final: boolean;
       suspect: boolean;
+      confirmed: boolean;
       recheck_at: Date | string | null;
     }>(
-      'SELECT bucket, metric, value, final, suspect, recheck_at FROM trend_points WHERE account = $5 AND report = $1 AND filters_key = $2 AND time_zone = $3 AND bucket = ANY($4::text[])',
+      'SELECT bucket, metric, value, final, suspect, confirmed, recheck_at FROM trend_points WHERE account = $5 AND report = $1 AND filters_key = $2 AND time_zone = $3 AND bucket = ANY($4::text[])',
       [key.report, filtersKey(key.filters), key.timeZone, buckets, key.account],
     );
     return new Map(
@@ -51,6 +52,7 @@ export class TrendRepo {
           value: Number(r.value),
           final: r.final,
           suspect: r.suspect,
+          confirmed: r.confirmed,
           ...(r.recheck_at === null ? {} : { recheckAt: new Date(r.recheck_at).getTime() }),
         },
       ]),
@@ -61,11 +63,12 @@ export class TrendRepo {
   async put(key: TrendSeriesKey, points: readonly TrendPoint[]): Promise<void> {
     if (points.length === 0) return;
     await this.db.query(
-      `INSERT INTO trend_points (account, report, filters_key, time_zone, bucket, metric, value, final, suspect, recheck_at, fetched_at)
-       SELECT $10, $1, $2, $3, b, m, v, f, s, CASE WHEN r IS NULL THEN NULL ELSE to_timestamp(r / 1000.0) END, now()
-         FROM unnest($4::text[], $5::text[], $6::float8[], $7::boolean[], $8::boolean[], $9::float8[]) AS p(b, m, v, f, s, r)
+      `INSERT INTO trend_points (account, report, filters_key, time_zone, bucket, metric, value, final, suspect, confirmed, recheck_at, fetched_at)
+       SELECT $10, $1, $2, $3, b, m, v, f, s, c, CASE WHEN r IS NULL THEN NULL ELSE to_timestamp(r / 1000.0) END, now()
+         FROM unnest($4::text[], $5::text[], $6::float8[], $7::boolean[], $8::boolean[], $9::float8[], $11::boolean[]) AS p(b, m, v, f, s, r, c)
        ON CONFLICT (account, report, filters_key, time_zone, bucket, metric) DO UPDATE
-         SET value = EXCLUDED.value, final = EXCLUDED.final, suspect = EXCLUDED.suspect, recheck_at = EXCLUDED.recheck_at, fetched_at = EXCLUDED.fetched_at
+         SET value = EXCLUDED.value, final = EXCLUDED.final, suspect = EXCLUDED.suspect, confirmed = EXCLUDED.confirmed,
+             recheck_at = EXCLUDED.recheck_at, fetched_at = EXCLUDED.fetched_at
          WHERE NOT trend_points.final`,
       [
         key.report,
@@ -78,7 +81,17 @@ export class TrendRepo {
         points.map((p) => p.suspect),
         points.map((p) => p.recheckAt ?? null),
         key.account,
+        points.map((p) => p.confirmed),
       ],
+    );
+  }
+
+  /** Drops the provisional figures of these buckets (a final figure stays): they are asked again the next time they are wanted. */
+  async forget(key: TrendSeriesKey, buckets: readonly string[]): Promise<void> {
+    if (buckets.length === 0) return;
+    await this.db.query(
+      'DELETE FROM trend_points WHERE account = $5 AND report = $1 AND filters_key = $2 AND time_zone = $3 AND bucket = ANY($4::text[]) AND NOT final',
+      [key.report, filtersKey(key.filters), key.timeZone, buckets, key.account],
     );
   }
 

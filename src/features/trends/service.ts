@@ -55,8 +55,6 @@ export type TrendAnswer =
 
 /** Cold periods (not kept yet) fetched for a trend without a word; past this, the person is told how many and how it goes. */
 export const TREND_QUIET_FETCH = 31;
-/** A period fetched to be kept costs its request and the one that checks nothing follows its last page. */
-const REQUESTS_A_PERIOD = 2;
 
 /** Where a trend's periods are kept: its account, the report its figures sum, its filters and zone. */
 function seriesKey(from: TrendSource, spec: Omit<TrendSpec, 'range'>): TrendSeriesKey {
@@ -92,7 +90,7 @@ export class TrendService {
       seriesKey(from, spec),
       [...plan.buckets, ...plan.previous],
       log,
-      onUnit,
+      onUnit ? { onUnit } : {},
     );
     const values = (buckets: Bucket[]) => buckets.map((b) => figureOf(figures, b.key, spec.metric));
     const last = finalAt(plan.buckets[plan.buckets.length - 1]!, spec.timeZone, this.deps.apiDays);
@@ -108,7 +106,8 @@ export class TrendService {
 
   /**
    * The figures of any buckets (hours, days, weeks) of a report's rows: kept ones from the
-   * store, the rest fetched; and which of them are not to be judged by yet.
+   * store, the rest fetched, each confirmed whole (a chart takes a first read; what is judged
+   * by does not); and which of them are not to be judged by yet.
    */
   async values(
     from: TrendSource,
@@ -116,7 +115,9 @@ export class TrendService {
     buckets: readonly Bucket[],
     log: Logger = this.deps.log,
   ): Promise<{ values: number[]; unsettled: string[] }> {
-    const { figures, unsettled } = await this.periods.figures(from.fetcher, seriesKey(from, spec), buckets, log);
+    const { figures, unsettled } = await this.periods.figures(from.fetcher, seriesKey(from, spec), buckets, log, {
+      whole: true,
+    });
     return {
       values: buckets.map((b) => figureOf(figures, b.key, spec.metric)),
       unsettled: buckets.filter((b) => unsettled.has(b.key)).map((b) => b.key),
@@ -194,7 +195,7 @@ export class TrendService {
       this.deps.quota,
       tenant.team,
       where.user,
-      cold * REQUESTS_A_PERIOD + (withShare ? 1 : 0),
+      cold + (withShare ? 1 : 0),
       async () => {
         const trend = await this.series(tenant, spec, log, onUnit);
         const share = withShare

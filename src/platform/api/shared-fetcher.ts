@@ -44,7 +44,17 @@ export class SharedFetcher {
 
   /** Every row of a report (for totals), page by page through the same cache. */
   async all(id: ReportId, request: MarketingRequest, pageSize = 1000, maxPages = 50): Promise<ReportRow[]> {
-    return (await this.pages(id, request, pageSize, maxPages)).rows;
+    return (await this.pages(id, request, { pageSize, maxPages })).rows;
+  }
+
+  /**
+   * Every row of a report, page by page until one comes short, and whether one did (`ended`:
+   * false when the cap of pages was reached). A short page is taken for the last: nothing
+   * checks it (see whole). `fresh`: asked of the API again, not shared with an earlier answer.
+   */
+  async read(id: ReportId, request: MarketingRequest, options: Asking = {}): Promise<Pages> {
+    const { rows, ended } = await this.pages(id, request, options);
+    return { rows, ended };
   }
 
   /** Every visit of a request (`/visits` rows), newest first. */
@@ -63,14 +73,15 @@ export class SharedFetcher {
    * count, so a page cut short looks like the last one. After the short page, the row just
    * past the end is asked for (one row, `limit` 1) and must not be there; a page cap
    * reached is not whole either. An answer that is not whole is forgotten, so the next
-   * ask fetches it afresh.
+   * ask fetches it afresh. `fresh`: asked of the API again, not shared with an earlier answer.
    */
-  async whole(id: ReportId, request: MarketingRequest, pageSize = 1000, maxPages = 50): Promise<Whole> {
-    const { rows, keys, ended } = await this.pages(id, request, pageSize, maxPages);
+  async whole(id: ReportId, request: MarketingRequest, options: Asking = {}): Promise<Whole> {
+    const { rows, keys, ended } = await this.pages(id, request, options);
     let complete = ended;
     if (complete) {
       const probe = { ...request, page: rows.length + 1, limit: 1 };
       keys.push(key(id, probe));
+      if (options.fresh) this.cache.delete(key(id, probe));
       complete = (await this.report(id, probe)).length === 0;
     }
     if (!complete) for (const k of keys) this.cache.delete(k);
@@ -80,20 +91,33 @@ export class SharedFetcher {
   private async pages(
     id: ReportId,
     request: MarketingRequest,
-    pageSize: number,
-    maxPages: number,
-  ): Promise<{ rows: ReportRow[]; keys: string[]; ended: boolean }> {
+    { pageSize = 1000, maxPages = 50, fresh = false }: Asking,
+  ): Promise<Pages & { keys: string[] }> {
     const rows: ReportRow[] = [];
     const keys: string[] = [];
     for (let page = 1; page <= maxPages; page++) {
       const asked = { ...request, page, limit: pageSize };
       keys.push(key(id, asked));
+      if (fresh) this.cache.delete(key(id, asked));
       const batch = await this.report(id, asked);
       rows.push(...batch);
       if (batch.length < pageSize) return { rows, keys, ended: true };
     }
     return { rows, keys, ended: false };
   }
+}
+
+/** How a report is read page by page: the rows a page, the most pages, and whether earlier answers may be shared. */
+export interface Asking {
+  pageSize?: number;
+  maxPages?: number;
+  fresh?: boolean;
+}
+
+/** A report's rows read up to a short page, and whether one came (see SharedFetcher.read). */
+export interface Pages {
+  rows: ReportRow[];
+  ended: boolean;
 }
 
 /** A report's rows, and whether they are all of them (see SharedFetcher.whole). */

@@ -1,8 +1,9 @@
 /**
  * Figures are kept for good only when they are final: what the issue measured against an
- * API with one visit a minute. An empty answer once, a short page once, a day over in the
- * channel's zone but still open at the API (which counts in UTC), and a day whose last
- * visits arrive late: each is corrected, never kept wrong for good.
+ * API with one visit a minute. An empty answer once, a short page once, a failed page, a day
+ * over in the channel's zone but still open at the API (which counts in UTC), and a day whose
+ * last visits arrive late: each is corrected, never kept wrong for good. A first read costs
+ * one request a period: it is confirmed by its re-check, or at once when it looks wrong.
  */
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { resolveRange } from '../../../src/kernel/range-dates.js';
@@ -11,6 +12,7 @@ import { SharedFetcher } from '../../../src/platform/api/shared-fetcher.js';
 import { memoryQuota } from '../../../src/platform/quota.js';
 import { TrendService, type TrendSpec } from '../../../src/features/trends/service.js';
 import { TrendRepo } from '../../../src/features/trends/repo.js';
+import type { Queryable } from '../../../src/platform/store/db.js';
 import { captureLogs } from '../../support/log-capture.js';
 import { describeEachDb } from '../../support/db.js';
 import { ofAccount, QueryRefsStub } from '../../support/trends.js';
@@ -46,6 +48,11 @@ const rechecks: { changed: boolean; periods: number }[] = [];
 
 /** A trend service as compose.ts builds it (a fresh process each time: its own fetcher), the API's days in UTC, settled after 10 minutes. */
 function service(repo: TrendRepo, zone = 'UTC') {
+  const { trends, client, fetcher } = trendService(repo, zone);
+  return ofAccount(trends, client, fetcher);
+}
+
+function trendService(repo: TrendRepo, zone = 'UTC') {
   const client = new AnalyticsApi({ baseUrl: api.url, apiKey: KEY, timeoutMs: 5_000, retry: { retries: 0 } });
   clients.push(client);
   const fetcher = new SharedFetcher(client, { now });
@@ -60,7 +67,7 @@ function service(repo: TrendRepo, zone = 'UTC') {
     apiDays: { timeZone: 'UTC', settleMs: 10 * MINUTE },
     observeRecheck: (changed: boolean, periods: number) => rechecks.push({ changed, periods }),
   });
-  return ofAccount(trends, client, fetcher);
+  return { trends, client, fetcher };
 }
 
 function spec(range: string, zone = 'UTC'): TrendSpec {
@@ -78,6 +85,16 @@ async function dayFigure(repo: TrendRepo, day: string, zone = 'UTC'): Promise<nu
 }
 
 const asked = (path: string, day: string) => api.requests.filter((r) => r.path === path && r.startDate === day).length;
+/** Requests for the row just past an answer's end (what confirms it whole). */
+const probes = () => api.requests.filter((r) => r.limit === 1);
+/** How a day's visits are kept: its figure, and whether it is final and confirmed whole. */
+async function kept(db: Queryable, day: string) {
+  const { rows } = await db.query<{ value: number; final: boolean; confirmed: boolean }>(
+    "SELECT value, final, confirmed FROM trend_points WHERE bucket = $1 AND metric = 'visits'",
+    [day],
+  );
+  return rows[0];
+}
 
 describeEachDb('a trend keeps a figure for good only once it is final', (t) => {
   it('an empty answer once, for a past day between days with visits, is not kept: the day is asked again and charted whole', async () => {
@@ -169,5 +186,88 @@ describeEachDb('a trend keeps a figure for good only once it is final', (t) => {
     clock += DAY;
     expect(await dayFigure(repo, '2026-11-19')).toBe(1_440);
     expect(asked('/countries', '2026-11-19')).toBe(0); // final
+  });
+
+  it('a first read costs one request a period: served, kept provisionally, and asked again once 3 days after the read; found the same, it is final', async () => {
+    const repo = new TrendRepo(t.db);
+    const range = spec('2026-11-01..2026-11-10');
+    const first = await service(repo).series(range);
+    expect(first.current.values.every((v) => v === 1_440)).toBe(true);
+    expect(api.requests).toHaveLength(20); // the 10 days and the 10 before
+    expect(probes()).toEqual([]);
+    expect(await kept(t.db, '2026-11-05')).toEqual({ value: 1_440, final: false, confirmed: false });
+    api.requests.length = 0;
+    clock = NOON + 3 * DAY - HOUR;
+    await service(repo).series(range);
+    expect(api.requests).toHaveLength(0);
+    clock = NOON + 3 * DAY;
+    rechecks.length = 0;
+    expect((await service(repo).series(range)).current.values).toEqual(first.current.values);
+    expect(api.requests).toHaveLength(20);
+    expect(probes()).toEqual([]); // the same figure twice, three days apart: nothing more to ask
+    expect(rechecks.filter((r) => !r.changed)).toHaveLength(20);
+    expect(await kept(t.db, '2026-11-05')).toEqual({ value: 1_440, final: true, confirmed: true });
+    api.requests.length = 0;
+    clock += DAY;
+    await service(repo).series(range);
+    expect(api.requests).toHaveLength(0);
+  });
+
+  it('a first read with under half the visits of the days beside it (440 of 1,440) is asked again at once, whole, and kept final', async () => {
+    const repo = new TrendRepo(t.db);
+    api.glitches.push({ path: '/countries', startDate: '2026-11-05', missing: 1_000, times: 1 });
+    const trend = await service(repo).series(spec('2026-11-01..2026-11-10'));
+    expect(api.glitches).toEqual([]);
+    expect(trend.current.values[4]).toBe(1_440);
+    expect(asked('/countries', '2026-11-05')).toBe(3); // the first read, the read again, and the row past its end
+    expect(probes()).toHaveLength(1);
+    expect(await kept(t.db, '2026-11-05')).toEqual({ value: 1_440, final: true, confirmed: true });
+  });
+
+  it('a first read a little short (100 visits fewer, once) is charted as read but never kept for good: its re-check finds another figure, confirms it whole and keeps that', async () => {
+    const repo = new TrendRepo(t.db);
+    const range = spec('2026-11-01..2026-11-10');
+    api.glitches.push({ path: '/countries', startDate: '2026-11-05', missing: 100, times: 1 });
+    expect((await service(repo).series(range)).current.values[4]).toBe(1_340);
+    expect(await kept(t.db, '2026-11-05')).toEqual({ value: 1_340, final: false, confirmed: false });
+    clock = NOON + 3 * DAY;
+    api.requests.length = 0;
+    rechecks.length = 0;
+    expect((await service(repo).series(range)).current.values[4]).toBe(1_440);
+    expect(asked('/countries', '2026-11-05')).toBe(2); // read again, and the row past its end
+    expect(rechecks).toContainEqual({ changed: true, periods: 1 });
+    expect(await kept(t.db, '2026-11-05')).toEqual({ value: 1_440, final: true, confirmed: true });
+  });
+
+  it('what a watch judges by is confirmed whole: hours a chart read with a short page (1,200 of 1,440 visits) are asked for whole before values() gives them', async () => {
+    const repo = new TrendRepo(t.db);
+    const { trends, client, fetcher } = trendService(repo);
+    const from = { account: client.account, fetcher };
+    api.glitches.push({ path: '/visits', startDate: '2026-11-18', page: 2, keep: 200, times: 1 });
+    const chart = await trends.series(from, spec('2026-11-18'));
+    expect(chart.plan.grain).toBe('hour');
+    expect(chart.current.total).toBe(1_200); // not under half of the day before: charted as read
+    const { values, unsettled } = await trends.values(
+      from,
+      { report: 'visits', filters: [], metric: 'visits', timeZone: 'UTC' },
+      chart.plan.buckets,
+    );
+    expect(values.reduce((a, b) => a + b, 0)).toBe(1_440);
+    expect(values.every((v) => v === 60)).toBe(true);
+    expect(unsettled).toEqual([]);
+    expect(await kept(t.db, '2026-11-18T05')).toEqual({ value: 60, final: false, confirmed: true });
+  });
+
+  it('a failed page is never kept: the trend fails, nothing of its day is kept, and the next ask reads the day whole', async () => {
+    const repo = new TrendRepo(t.db);
+    api.glitches.push({ path: '/visits', startDate: '2026-11-18', page: 2, status: 500, times: 1 });
+    await expect(service(repo).series(spec('2026-11-19'))).rejects.toThrow();
+    expect(api.glitches).toEqual([]);
+    const { rows } = await t.db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM trend_points WHERE bucket LIKE '2026-11-18%'",
+    );
+    expect(rows[0]!.n).toBe(0);
+    const again = await service(repo).series(spec('2026-11-19'));
+    expect([again.current.total, again.previous.total]).toEqual([1_440, 1_440]);
   });
 });

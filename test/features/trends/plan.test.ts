@@ -9,6 +9,7 @@ import {
   encodeTrendRef,
   finalAt,
   keeping,
+  looksShort,
   MAX_WEEKS,
   planTrend,
   summarize,
@@ -133,32 +134,52 @@ describe('planTrend', () => {
     ).toBe(Date.parse('2026-10-25T02:10:00Z'));
   });
 
-  it('how an answer is kept: an empty one not confirmed is suspect and asked again after the margin; a young one provisional until it is 3 days past final; the rest final', () => {
+  it('how an answer is kept: an empty one not corroborated is suspect and asked again after the margin; a young one provisional until it is 3 days past final; an old one final once confirmed whole, else asked again 3 days after the read', () => {
     const final = Date.parse('2026-11-20T00:10:00Z');
     const now = final + 3_600_000;
-    expect(keeping({ empty: true, confirmed: false, now, finalAt: final, settleMs: 600_000 })).toEqual({
+    const at = { now, finalAt: final, settleMs: 600_000 };
+    expect(keeping({ ...at, empty: true, corroborated: false, confirmed: true })).toEqual({
       final: false,
       suspect: true,
+      confirmed: true,
       recheckAt: now + 600_000,
     });
-    expect(keeping({ empty: true, confirmed: false, now, finalAt: final, settleMs: 0 })).toEqual({
+    expect(keeping({ ...at, settleMs: 0, empty: true, corroborated: false, confirmed: false })).toEqual({
       final: false,
       suspect: true,
+      confirmed: false,
       recheckAt: now + 60_000,
     });
-    expect(keeping({ empty: true, confirmed: true, now, finalAt: final, settleMs: 600_000 })).toEqual({
+    expect(keeping({ ...at, empty: true, corroborated: true, confirmed: true })).toEqual({
       final: false,
       suspect: false,
+      confirmed: true,
       recheckAt: final + YOUNG_MS,
     });
-    expect(keeping({ empty: false, confirmed: false, now, finalAt: final, settleMs: 600_000 })).toEqual({
+    for (const confirmed of [true, false])
+      expect(keeping({ ...at, empty: false, corroborated: false, confirmed })).toEqual({
+        final: false,
+        suspect: false,
+        confirmed,
+        recheckAt: final + YOUNG_MS,
+      });
+    const old = { ...at, now: final + YOUNG_MS, empty: false, corroborated: false };
+    expect(keeping({ ...old, confirmed: true })).toEqual({ final: true, suspect: false, confirmed: true });
+    expect(keeping({ ...old, confirmed: false })).toEqual({
       final: false,
       suspect: false,
-      recheckAt: final + YOUNG_MS,
+      confirmed: false,
+      recheckAt: final + 2 * YOUNG_MS,
     });
-    expect(
-      keeping({ empty: false, confirmed: false, now: final + YOUNG_MS, finalAt: final, settleMs: 600_000 }),
-    ).toEqual({ final: true, suspect: false });
+  });
+
+  it('a first read looks cut short when it has under half the visits of each period beside it', () => {
+    expect(looksShort(500, [1_440, 1_440])).toBe(true);
+    expect(looksShort(0, [3])).toBe(true);
+    expect(looksShort(500, [1_440, 900])).toBe(false); // a dip into a low day
+    expect(looksShort(720, [1_440])).toBe(false);
+    expect(looksShort(0, [])).toBe(false); // nothing to judge it by
+    expect(looksShort(0, [0])).toBe(false);
   });
 
   it('hours are read in the zone', () => {
