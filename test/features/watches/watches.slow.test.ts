@@ -137,7 +137,7 @@ const KINDS: Kind[] = [
     name: 'a spike',
     rule: 'pages page~/checkout spike every hour',
     hours: 3,
-    says: /visits .*: ([\d.]+×|[\d,]+ more than) the usual \w+day \d\d:00 \(\d+\)/,
+    says: /visits .*: the usual \w+day \d\d:00 is [\d,]+ ± [\d,]+; this is [\d.]+ spreads above/,
     async produce(h) {
       demo.produce({ kind: 'spike', hours: [h[0]!, h[1]!], visits: 150, url: 'https://www.example-shop.com/checkout' });
     },
