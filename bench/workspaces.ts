@@ -17,8 +17,10 @@
  *
  * Printed: time from the slot to the last post, lateness per workspace (its last post after the
  * slot; p50, p99, max), API calls made against one per distinct (account, question) (the
- * questions counted first from their keys, a dry run of gatherDigest), and peak RSS of each
- * replica and of this process. The schema is made for the run and dropped after it.
+ * questions counted first from their keys, a dry run of gatherDigest), what the replicas shared
+ * through the store (`api_answers`: answers read and written, questions asked again once stale)
+ * and what that cost it (statements, rows and bytes), and peak RSS of each replica and of this
+ * process. The schema is made for the run and dropped after it.
  *
  * With `--heavy H`, workspace 0 has H digests over H/10 channels instead of 5 in one: what it
  * costs the others is their lateness against its own (workspaces take turns in the scheduler's
