@@ -17,8 +17,10 @@
  *
  * Printed: time from the slot to the last post, lateness per workspace (its last post after the
  * slot; p50, p99, max), API calls made against one per distinct (account, question) (the
- * questions counted first from their keys, a dry run of gatherDigest), and peak RSS of each
- * replica and of this process. The schema is made for the run and dropped after it.
+ * questions counted first from their keys, a dry run of gatherDigest), what the replicas shared
+ * through the store (`api_answers`: answers read and written, questions asked again once stale)
+ * and what that cost it (statements, rows and bytes), and peak RSS of each replica and of this
+ * process. The schema is made for the run and dropped after it.
  *
  * With `--heavy H`, workspace 0 has H digests over H/10 channels instead of 5 in one: what it
  * costs the others is their lateness against its own (workspaces take turns in the scheduler's
@@ -37,6 +39,7 @@ import type { FilterGroup } from '../src/kernel/filters.js';
 import type { MarketingRequest } from '../src/kernel/query.js';
 import type { AnalyticsApi } from '../src/platform/api/analytics.js';
 import { SharedFetcher } from '../src/platform/api/shared-fetcher.js';
+import type { ApiAnswerStats } from '../src/platform/store/api-answers.js';
 import { defaultSettings } from '../src/config.js';
 import { createLogger } from '../src/platform/log.js';
 import { percentile, peakRssMb } from './stats.js';
@@ -203,9 +206,12 @@ async function replicaProcess(): Promise<void> {
         await scheduler.stop();
         await platform.worker.stop();
         await platform.close();
-        process.send!({ type: 'stopped', rssMb: peakRssMb(), cpuMs: (used.user + used.system) / 1000 }, () =>
-          process.exit(0),
-        );
+        const stopped = {
+          rssMb: peakRssMb(),
+          cpuMs: (used.user + used.system) / 1000,
+          answers: platform.answers?.stats,
+        };
+        process.send!({ type: 'stopped', ...stopped }, () => process.exit(0));
       })();
     }
   });
@@ -397,7 +403,7 @@ async function main(): Promise<boolean> {
 
     const stopped = await Promise.all(
       replicas.map((p) => {
-        const done = next<{ rssMb: number; cpuMs: number }>(p, 'stopped');
+        const done = next<{ rssMb: number; cpuMs: number; answers?: ApiAnswerStats }>(p, 'stopped');
         p.send({ type: 'stop' });
         return done;
       }),
@@ -414,6 +420,18 @@ async function main(): Promise<boolean> {
     );
     const { rows: attempts } = await store.db.query<{ retries: number }>(
       `SELECT coalesce(sum(attempts - 1), 0)::int AS retries FROM deliveries WHERE status = 'posted'`,
+    );
+
+    const { rows: kept } = await store.db.query<{ n: number; bytes: number; table: number }>(
+      `SELECT count(*)::int AS n, coalesce(sum(octet_length(body)), 0)::int AS bytes,
+              pg_total_relation_size('api_answers')::int AS table FROM api_answers`,
+    );
+    const shared = stopped.reduce<ApiAnswerStats>(
+      (sum, r) => {
+        for (const k of Object.keys(sum) as (keyof ApiAnswerStats)[]) sum[k] += r.answers?.[k] ?? 0;
+        return sum;
+      },
+      { queries: 0, read: 0, written: 0, bytes: 0, waits: 0, stale: 0, takenOver: 0, errors: 0 },
     );
 
     const byWorkspace = new Map<number, number>();
@@ -459,6 +477,13 @@ async function main(): Promise<boolean> {
     );
     console.log(
       `API calls made                  ${calls} against ${implied.size} distinct (account, question) pairs: ${(calls / implied.size).toFixed(2)}× (${counts.failed} answered with an error)`,
+    );
+    const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+    console.log(
+      `answers shared among replicas   ${shared.read} read from another replica, ${shared.written} written for the others (${mb(shared.bytes)}, ${(shared.bytes / Math.max(1, shared.written) / 1024).toFixed(1)} kB an answer); ${shared.stale} asked again once their answer was a minute old, ${shared.takenOver} claims taken over, ${shared.waits} looks found the question being asked; ${shared.errors} store errors`,
+    );
+    console.log(
+      `what sharing cost the store     ${shared.queries} statements (${(shared.queries / implied.size).toFixed(2)} a distinct pair, ${(shared.queries / Math.max(1, calls)).toFixed(2)} an API call); at the end ${kept[0]!.n} rows, ${mb(kept[0]!.bytes)} of answers, ${mb(kept[0]!.table)} on disk with its index and TOAST`,
     );
     console.log(
       `runs                            ${runRows.map((r) => `${r.status} ${r.n}`).join(', ')}; by replica ${byOwner.map((r) => `${r.owner} ${r.n}`).join(', ')}`,

@@ -27,6 +27,8 @@ import { ConnectionRepo } from './tenancy/connections.js';
 import { TenantError, Tenants, type TokenSource } from './tenancy/tenants.js';
 import { BOT_SCOPES } from './slack/scopes.js';
 import { installPage, type InstallPageLinks } from './slack/install-page.js';
+import { ANSWER_FRESH_MS } from './api/shared-fetcher.js';
+import { ApiAnswerRepo, pruneAnswers } from './store/api-answers.js';
 import type { Prune } from './store/housekeeping.js';
 import {
   LeaseRepo,
@@ -97,6 +99,8 @@ export interface Platform {
   replicated: boolean;
   /** Each workspace's Slack and analytics account. */
   tenants: Tenants;
+  /** Replicas: the analytics answers they share (absent on the embedded store, one process). */
+  answers?: ApiAnswerRepo;
   quota: Quota;
   metrics: Metrics;
   /** Signs what a modal carries to its submission. */
@@ -274,6 +278,11 @@ export async function openPlatform(
     log.child({ component: 'metrics' }),
   );
   const { apiKey } = o.api;
+  // Replicas share PostgreSQL; the embedded store is one process, so what replicas share is kept in memory there (no write per request).
+  const replicated = store.db.kind === 'postgres';
+  const answers = replicated
+    ? new ApiAnswerRepo(store.db, { owner: o.owner, now, freshMs: ANSWER_FRESH_MS })
+    : undefined;
   const tenants = new Tenants({
     log,
     now,
@@ -288,6 +297,7 @@ export async function openPlatform(
     token: tokenSource(o.slack.botToken, installer, installations),
     access: installer ? { admins: [], security: { channels: [], users: [] } } : accessOf(settings),
     ...(installer ? { connections: connections! } : { single: { baseUrl: o.api.baseUrl, apiKey: apiKey ?? '' } }),
+    answers,
   });
   const deliveryOptions = { retryConfig: { retries: 0 }, rejectRateLimitedCalls: true };
   const worker = new DeliveryWorker({
@@ -310,8 +320,6 @@ export async function openPlatform(
     paceMs: settings.DELIVERY_PACE,
     timeoutMs: settings.SLACK_TIMEOUT + 5_000,
   });
-  // Replicas share PostgreSQL; the embedded store is one process, so what replicas share is kept in memory there (no write per request).
-  const replicated = store.db.kind === 'postgres';
   const quotaSettings = { points: settings.USER_RATE_LIMIT, windowMs: settings.USER_RATE_WINDOW };
   const clock = new ClockSkew(log.child({ component: 'guard' }));
   const judged: GuardObserve = (outcome, skewSeconds) => {
@@ -328,6 +336,7 @@ export async function openPlatform(
     ...(installer ? { installer, connections: connections! } : {}),
     replicated,
     tenants,
+    answers,
     quota: replicated
       ? userQuota(store.db, quotaSettings, log.child({ component: 'quota' }))
       : memoryQuota(quotaSettings),
@@ -348,7 +357,20 @@ export async function openPlatform(
     subjects,
     queued: () => worker.wake(),
     changes: new ChangeBus(),
-    prunes: platformPrunes(repos),
+    prunes: [
+      ...platformPrunes(repos),
+      // An answer serves a minute after it was asked, and a claim is taken over sooner: a minute on, neither is of use.
+      ...(answers
+        ? [
+            {
+              name: 'api_answers',
+              olderThanMs: ANSWER_FRESH_MS,
+              everyMs: 60_000,
+              prune: (t: Date) => pruneAnswers(store.db, t),
+            },
+          ]
+        : []),
+    ],
     checks: readinessChecks({
       db: store.db,
       tenants,

@@ -51,6 +51,7 @@ const TABLES = [
   'org_workspaces',
   'workspaces',
   'agent_tokens',
+  'api_answers',
 ];
 
 let warned = false;

@@ -35,6 +35,7 @@ export const SHARED_TABLES = [
   'trend_points',
   'visitor_checks',
   'scan_state',
+  'api_answers',
 ] as const;
 
 /**

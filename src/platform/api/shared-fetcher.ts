@@ -1,32 +1,53 @@
+import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { REPORTS, type ReportId, type ReportRow } from '../../kernel/catalog.js';
 import type { MarketingRequest } from '../../kernel/query.js';
 import type { VisitRecord } from '../../kernel/records.js';
 import type { AnalyticsApi } from './analytics.js';
 
+/** How long an answer serves identical questions after it was asked. */
+export const ANSWER_FRESH_MS = 60_000;
+
+/**
+ * Answers shared with other replicas (`ApiAnswerRepo`, over the store): a question's answer
+ * asked by any of them while fresh, else `fetch`'s, shared once it succeeds; `askedAt` (ms):
+ * when it was asked of the API.
+ */
+export interface SharedAnswers {
+  answer<T>(account: string, question: string, fetch: () => Promise<T>): Promise<{ value: T; askedAt: number }>;
+  /** Drops these questions' answers, so the next ask on any replica asks the API. */
+  forget(account: string, questions: readonly string[]): Promise<void>;
+}
+
 /**
  * Report fetches shared by digests and trends. Identical requests within a minute (every
  * digest due at 09:00 asking for yesterday's sources, a trend and a digest asking for the
  * same day) are made once: the promise is shared. A failed request is forgotten at once.
+ * With `shared` (replicas on PostgreSQL), an answer missing from this replica's memory is
+ * looked for among the other replicas' before the API is asked; one in memory costs nothing more.
  */
 export class SharedFetcher {
   private readonly cache: LRUCache<string, Promise<readonly ReportRow[]>>;
-  /** Requests made to the API (not served from the cache). */
+  private readonly now: () => number;
+  private readonly shared?: SharedAnswers;
+  /** Requests made to the API (not served from memory or by another replica). */
   calls = 0;
 
   /** `now`: the app's clock, so "within a minute" follows it. */
   constructor(
     private readonly api: AnalyticsApi,
-    options: { now?: () => Date } = {},
+    options: { now?: () => Date; shared?: SharedAnswers } = {},
   ) {
     const now = options.now;
+    this.now = now ? () => now().getTime() : Date.now;
+    this.shared = options.shared;
     // ttlResolution 0: lru-cache otherwise reuses its last reading of the clock until a 1 ms timer fires, and an
     // app clock that jumps (tests) read an hour-old answer as fresh, which then counted as made after its period ended.
     this.cache = new LRUCache({
       max: 5_000,
-      ttl: 60_000,
+      ttl: ANSWER_FRESH_MS,
       ttlResolution: 0,
-      ...(now ? { perf: { now: () => now().getTime() } } : {}),
+      perf: { now: this.now },
     });
   }
 
@@ -34,11 +55,29 @@ export class SharedFetcher {
     const k = key(id, request);
     let rows = this.cache.get(k);
     if (!rows) {
-      this.calls++;
-      rows = this.api.report(id, request);
+      rows = this.fetch(id, request, k);
       rows.catch(() => this.cache.delete(k));
       this.cache.set(k, rows);
     }
+    return rows;
+  }
+
+  private fetch(id: ReportId, request: MarketingRequest, k: string): Promise<readonly ReportRow[]> {
+    const ask = () => {
+      this.calls++;
+      return this.api.report(id, request);
+    };
+    if (!this.shared) return ask();
+    const rows: Promise<readonly ReportRow[]> = this.shared
+      .answer(this.api.account, nameOf(k), ask)
+      .then(({ value, askedAt }) => {
+        // Another replica's answer is kept here only for what is left of its minute.
+        const left = askedAt + ANSWER_FRESH_MS - this.now();
+        if (this.cache.peek(k) === rows)
+          if (left > 0) this.cache.set(k, rows, { ttl: left });
+          else this.cache.delete(k);
+        return value;
+      });
     return rows;
   }
 
@@ -84,7 +123,10 @@ export class SharedFetcher {
       if (options.fresh) this.cache.delete(key(id, probe));
       complete = (await this.report(id, probe)).length === 0;
     }
-    if (!complete) for (const k of keys) this.cache.delete(k);
+    if (!complete) {
+      for (const k of keys) this.cache.delete(k);
+      await this.shared?.forget(this.api.account, keys.map(nameOf));
+    }
     return { rows, complete };
   }
 
@@ -127,3 +169,8 @@ export interface Whole {
 }
 
 const key = (id: ReportId, request: MarketingRequest) => JSON.stringify([id, request]);
+/** A question's name among replicas: its key's hash (the key holds the filters, which can be long). */
+const nameOf = (k: string) => createHash('sha256').update(k).digest('base64url');
+
+/** The name replicas share a question by (`SharedAnswers`). */
+export const questionOf = (id: ReportId, request: MarketingRequest) => nameOf(key(id, request));

@@ -14,7 +14,7 @@ import { accountOf } from '../api/account.js';
 import { AnalyticsApi } from '../api/analytics.js';
 import { ApiBudget, chargedTo } from '../api/budget.js';
 import type { HttpClientOptions } from '../api/client.js';
-import { SharedFetcher } from '../api/shared-fetcher.js';
+import { SharedFetcher, type SharedAnswers } from '../api/shared-fetcher.js';
 import type { Logger } from '../log.js';
 import { Access, type AccessRules } from '../slack/access.js';
 import { webDirectory, type SlackDirectory } from '../slack/directory.js';
@@ -69,6 +69,8 @@ export interface TenantsOptions {
   single?: { baseUrl: string; apiKey: string };
   /** A distributed app: each workspace's connection. */
   connections?: ConnectionRepo;
+  /** Replicas: answers shared among them (every account's fetcher looks there before asking the API). */
+  answers?: SharedAnswers;
 }
 
 const UNCONNECTED =
@@ -247,7 +249,8 @@ export class Tenants {
   private open(baseUrl: string, apiKey: string): Account {
     const budget = new ApiBudget(this.o.apiBudget);
     const api = new AnalyticsApi({ ...this.o.api, baseUrl, apiKey, budget });
-    return { account: api.account, api, fetcher: new SharedFetcher(api, { now: this.o.now }), budget };
+    const fetcher = new SharedFetcher(api, { now: this.o.now, shared: this.o.answers });
+    return { account: api.account, api, fetcher, budget };
   }
 }
 

@@ -84,6 +84,17 @@ describe.skipIf(!TEST_DATABASE_URL)('three replicas on one PostgreSQL', () => {
     expect(rows[0]!.claimed_by).toMatch(/^replica-[012]$/);
   });
 
+  it('an answer one replica asked the API for serves the same question on the others', async () => {
+    const asked = { startDate: '2026-01-05', endDate: '2026-01-11', page: 1, limit: 7 };
+    const countries = () => demo.requests.filter((r) => r.path.endsWith('/countries')).length;
+    const before = countries();
+    const fetchers = await Promise.all(replicas.map(async (r) => (await r.tenants.of('T_LOOKOUT')).fetcher));
+    const answers = await Promise.all(fetchers.map((f) => f.report('countries', asked)));
+    expect(countries() - before).toBe(1);
+    expect(answers[1]).toEqual(answers[0]);
+    expect(answers[2]).toEqual(answers[0]);
+  });
+
   it('a signed request accepted by one replica is refused as a replay by the others', async () => {
     const body = new URLSearchParams({
       team_id: 'T_LOOKOUT',

@@ -39,6 +39,9 @@ it('a trend with more periods to fetch than a page says how many first, and how 
   // One message: the note was replaced in place (twice: the halfway word, then the answer).
   expect(box.slack.messages(CHANNEL, { user: USER }).filter((m) => !before.has(m.ts))).toHaveLength(1);
   expect(answer.updates).toBe(2);
+  // The embedded store is one process: its answers are shared in memory, none written to the store.
+  const { rows } = await box.lookout.store.db.query<{ n: number }>('SELECT count(*)::int AS n FROM api_answers');
+  expect(rows[0]?.n).toBe(0);
 });
 
 it('a trend past TREND_MAX_FETCH is refused, naming the cap, and reaches no API', async () => {

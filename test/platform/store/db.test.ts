@@ -124,9 +124,10 @@ describeEachDb('store db', (t) => {
         { version: 21, name: 'agent_tokens', applied_at: expect.any(Date) },
         { version: 22, name: 'watch_alerts', applied_at: expect.any(Date) },
         { version: 23, name: 'trend_confirmed', applied_at: expect.any(Date) },
+        { version: 24, name: 'api_answers', applied_at: expect.any(Date) },
       ]);
       expect(await appliedVersions(t.db)).toEqual(
-        new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23]),
+        new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24]),
       );
     });
 
@@ -137,9 +138,9 @@ describeEachDb('store db', (t) => {
       expect(await appliedVersions(first)).toEqual(new Set());
       const [a, b] = await Promise.all([migrate(first, MIGRATIONS), migrate(second, MIGRATIONS)]);
       expect([...a, ...b].sort((x, y) => x - y)).toEqual([
-        1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23,
+        1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24,
       ]);
-      expect(await count(first, 'schema_migrations')).toBe(23);
+      expect(await count(first, 'schema_migrations')).toBe(24);
       expect(await count(second, 'digests')).toBe(0);
     });
 
