@@ -97,7 +97,7 @@ function checkSchemaName(schema: string): string {
  * Lookout's tables are small: 4 MB of shared buffers instead of 128 MB, and small work
  * memory, keep PGlite's WASM heap small (bench/memory.ts).
  */
-const PGLITE_CONF = [
+export const PGLITE_CONF = [
   'shared_buffers=4MB',
   'work_mem=1MB',
   'maintenance_work_mem=4MB',
@@ -115,7 +115,7 @@ const INIT_TIMEOUT_MS = 120_000;
  * too, runs on the baseline tier as well (about 0.02 ms a command at 300/s in a profile).
  * Setting them back once PGlite has started left it 25 MB of optimised code again.
  */
-function compileWasmBaselineOnly(): void {
+export function compileWasmBaselineOnly(): void {
   v8.setFlagsFromString('--no-wasm-dynamic-tiering --no-wasm-tier-up');
 }
 
