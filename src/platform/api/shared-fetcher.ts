@@ -1,4 +1,5 @@
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
+import { growingLru } from '../lru.js';
 import { REPORTS, type ReportId, type ReportRow } from '../../kernel/catalog.js';
 import type { MarketingRequest } from '../../kernel/query.js';
 import type { VisitRecord } from '../../kernel/records.js';
@@ -22,8 +23,7 @@ export class SharedFetcher {
     const now = options.now;
     // ttlResolution 0: lru-cache otherwise reuses its last reading of the clock until a 1 ms timer fires, and an
     // app clock that jumps (tests) read an hour-old answer as fresh, which then counted as made after its period ended.
-    this.cache = new LRUCache({
-      max: 5_000,
+    this.cache = growingLru(5_000, {
       ttl: 60_000,
       ttlResolution: 0,
       ...(now ? { perf: { now: () => now().getTime() } } : {}),
