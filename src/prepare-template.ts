@@ -1,16 +1,16 @@
 /**
- * `npm ci` runs this (postinstall): the PGlite data directory template is made while
- * installing, so the first `npm start` of a fresh clone does not wait for initdb. It
- * never fails the install: without the template the first start makes it instead.
+ * `npm ci` runs this (postinstall): the PGlite data directory template, and a spare copy for the
+ * first start to take, are made while installing, so the first `npm start` of a fresh clone
+ * neither waits for initdb nor copies the template. It never fails the install: without them
+ * the first start makes the data directory instead.
  */
 import { MIGRATIONS } from './compose.js';
-import { ensureTemplate } from './platform/store/db.js';
+import { ensureSpare } from './platform/store/db.js';
 
 try {
-  const template = await ensureTemplate(MIGRATIONS);
   console.log(
-    template
-      ? `lookout: PGlite data directory template ready (${template})`
+    (await ensureSpare(MIGRATIONS))
+      ? 'lookout: PGlite data directory template and its spare ready (node_modules/.cache/lookout)'
       : 'lookout: no place to keep the PGlite template; the first start makes the data directory',
   );
 } catch (error) {

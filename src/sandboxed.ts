@@ -12,7 +12,7 @@ import { RANGE_MENU } from './kernel/ranges.js';
 import { trafficHint, type CommandCatalog } from './platform/feature.js';
 import { keyring, type Keyring } from './platform/secrets.js';
 import { InstallationRepo } from './platform/slack/installations.js';
-import { openStore, type OpenDbOptions } from './platform/store/index.js';
+import { inspectDataDir, openStore, type OpenDbOptions } from './platform/store/index.js';
 import { ConnectionRepo } from './platform/tenancy/connections.js';
 
 /** What the sandbox hands the app (`SandboxWiring`), as far as a distributed app needs it. */
@@ -115,7 +115,8 @@ export type SandboxedLookout = Lookout & {
  * installs again, as after any removal) and each connection removed.
  */
 async function forgetPreviousRun(store: OpenDbOptions, keys: Keyring): Promise<void> {
-  if (store.memory) return;
+  // A store in memory, or a data directory not made yet, holds no previous run.
+  if (store.memory || (!store.databaseUrl && store.dataDir && inspectDataDir(store.dataDir) !== 'ready')) return;
   const opened = await openStore({ ...store, migrations: MIGRATIONS });
   const { db } = opened;
   try {

@@ -21,4 +21,11 @@ app.command('/traffic', async ({ ack }) => {
   await ack();
 });
 await app.start(Number(process.env.PORT ?? 3000));
-process.once('SIGTERM', () => app.stop().then(() => process.exit(0)));
+/** What an app built on this one closes after Bolt on SIGTERM. */
+export const closing = [];
+process.once('SIGTERM', () =>
+  app
+    .stop()
+    .then(() => Promise.all(closing.map((close) => close())))
+    .then(() => process.exit(0)),
+);

@@ -7,7 +7,8 @@ export const MISSING = '—';
 
 export const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'] as const;
 
-const countFormat = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+/** Made at first use: Intl's first formatter reads ICU's data, about 8 MB resident (bench/memory.ts). */
+let countFormat: Intl.NumberFormat | undefined;
 
 function isNumber(n: number | undefined | null): n is number {
   return typeof n === 'number' && Number.isFinite(n);
@@ -16,7 +17,8 @@ function isNumber(n: number | undefined | null): n is number {
 /** 1234567 → "1,234,567". Whole numbers are grouped by hand (Intl costs ~1 µs a call; a page has dozens). */
 export function formatCount(n: number | undefined | null): string {
   if (!isNumber(n)) return MISSING;
-  if (!Number.isSafeInteger(n)) return countFormat.format(n);
+  if (!Number.isSafeInteger(n))
+    return (countFormat ??= new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 })).format(n);
   const digits = String(Math.abs(n));
   let out = '';
   for (let i = digits.length; i > 0; i -= 3) out = digits.slice(Math.max(0, i - 3), i) + (out ? `,${out}` : '');
@@ -35,11 +37,9 @@ export function formatDuration(seconds: number | undefined | null): string {
   return `${formatCount(Math.floor(total / 86_400))}d ${pad2(Math.floor((total % 86_400) / 3600))}h`;
 }
 
-const PLURAL = new Intl.PluralRules('en-US');
-
-/** The noun agreeing with `n`: "visit" for 1, "visits" otherwise (`plural` for nouns that do not just take an s). */
+/** The noun agreeing with `n`: "visit" for 1 (and -1), "visits" otherwise (`plural` for nouns that do not just take an s). */
 export function nounFor(n: number, singular: string, plural = `${singular}s`): string {
-  return PLURAL.select(n) === 'one' ? singular : plural;
+  return Math.abs(n) === 1 ? singular : plural;
 }
 
 /** "1 visit", "2 visits", "1,204 visits": a count and its noun agreeing. */
@@ -131,6 +131,8 @@ function offsetAt(ms: number, f: Intl.DateTimeFormat): number {
  * inside (St John's changed at 00:01 until 2011) is looked up by the minute.
  */
 export function zoneOffset(ms: number, timeZone: string): number | undefined {
+  // UTC needs no lookup, and so no Intl (the API's zone by default: settings check it at start).
+  if (timeZone === 'UTC') return 0;
   const step = Math.floor(ms / OFFSET_STEP_MS) * OFFSET_STEP_MS;
   const key = `${timeZone}|${step}`;
   const known = zoneOffsets.get(key);

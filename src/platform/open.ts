@@ -5,7 +5,7 @@
  */
 import { InstallProvider } from '@slack/oauth';
 import type { WebClientOptions } from '@slack/web-api';
-import { LRUCache } from 'lru-cache';
+import { growingLru } from './lru.js';
 import { ChangeBus } from './changes.js';
 import { DeliveryRepo } from './deliveries/repo.js';
 import { Subjects, type AnySubject } from './deliveries/subject.js';
@@ -207,8 +207,7 @@ function tokenSource(
   installations: InstallationRepo | undefined,
 ): TokenSource {
   if (!installer || !installations) return async () => ({ token: botToken ?? '' });
-  const cache = new LRUCache<string, { token: string; orgWide: boolean }>({
-    max: 10_000,
+  const cache = growingLru<string, { token: string; orgWide: boolean }>(10_000, {
     ttl: 60_000,
     fetchMethod: async (team) => {
       const query = await installations.queryFor(team);

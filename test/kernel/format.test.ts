@@ -1,6 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { bar, formatCount, formatDateTime, formatDelta, formatDuration, partsInZone } from '../../src/kernel/format.js';
+import {
+  bar,
+  formatCount,
+  formatDateTime,
+  formatDelta,
+  formatDuration,
+  nounFor,
+  partsInZone,
+} from '../../src/kernel/format.js';
 import { clip, quoteInput } from '../../src/kernel/text.js';
 
 describe('formatCount', () => {
@@ -188,6 +196,15 @@ describe('partsInZone (cached offsets) agrees with Intl for any instant', () => 
         },
       ),
       { numRuns: 3000 },
+    );
+  });
+
+  it('nounFor agrees with English plural rules as Intl has them', () => {
+    const rules = new Intl.PluralRules('en-US');
+    fc.assert(
+      fc.property(fc.oneof(fc.integer(), fc.double({ noNaN: true }), fc.constantFrom(1, -1, 0, 1.5, -0)), (n) => {
+        expect(nounFor(n, 'visit')).toBe(rules.select(n) === 'one' ? 'visit' : 'visits');
+      }),
     );
   });
 

@@ -4,10 +4,18 @@
  * cron-parser does the calendar (DST included): a 09:00 digest is at 09:00
  * local on both sides of a change, never twice, never skipped.
  */
-import { CronExpressionParser } from 'cron-parser';
+import { createRequire } from 'node:module';
+import type { CronExpressionParser } from 'cron-parser';
 import { WEEKDAYS } from '../../kernel/dates.js';
 import { parseTimeOfDay } from '../../kernel/time-of-day.js';
 import { zoneOffset } from '../../kernel/format.js';
+
+let parser: typeof CronExpressionParser | undefined;
+/** cron-parser, loaded at first use: a Lookout with no digest does without it and Luxon (0.9 MB, bench/memory.ts). */
+function cronParser(): typeof CronExpressionParser {
+  return (parser ??= (createRequire(import.meta.url)('cron-parser') as typeof import('cron-parser'))
+    .CronExpressionParser);
+}
 
 export type ScheduleKind = 'daily' | 'weekdays' | 'weekly' | 'monthly' | 'cron';
 
@@ -37,7 +45,7 @@ export function toCron(schedule: DigestSchedule): ScheduleResult {
         error: 'A cron expression has five fields: minute hour day-of-month month day-of-week, like `0 9 * * 1`.',
       };
     try {
-      CronExpressionParser.parse(expr, { strict: false });
+      cronParser().parse(expr, { strict: false });
     } catch (error) {
       return {
         ok: false,
@@ -99,7 +107,7 @@ export function scheduleInWords(schedule: DigestSchedule, timeZone: string): str
  * hour's second occurrence), so prev() only finds a starting point two runs back.
  */
 export function previousRun(cron: string, timeZone: string, at: Date): Date | undefined {
-  const back = CronExpressionParser.parse(cron, { currentDate: new Date(at.getTime() + 1), tz: timeZone });
+  const back = cronParser().parse(cron, { currentDate: new Date(at.getTime() + 1), tz: timeZone });
   let start: Date;
   try {
     back.prev();
@@ -107,7 +115,7 @@ export function previousRun(cron: string, timeZone: string, at: Date): Date | un
   } catch {
     return undefined;
   }
-  const forward = CronExpressionParser.parse(cron, { currentDate: new Date(start.getTime() - 1), tz: timeZone });
+  const forward = cronParser().parse(cron, { currentDate: new Date(start.getTime() - 1), tz: timeZone });
   let latest: Date | undefined;
   for (let i = 0; i < 10_000; i++) {
     const run = forward.next().toDate();
@@ -120,7 +128,7 @@ export function previousRun(cron: string, timeZone: string, at: Date): Date | un
 /** The first run after `after` (undefined when the expression has none). */
 export function nextRun(cron: string, timeZone: string, after: Date): Date | undefined {
   try {
-    return CronExpressionParser.parse(cron, { currentDate: after, tz: timeZone }).next().toDate();
+    return cronParser().parse(cron, { currentDate: after, tz: timeZone }).next().toDate();
   } catch {
     return undefined;
   }
@@ -146,7 +154,7 @@ export function gapStructure(
 ): { naiveMs: number; shiftMs: number; changes: Date[] } | undefined {
   let fields;
   try {
-    fields = CronExpressionParser.parse(cron, { strict: false }).fields;
+    fields = cronParser().parse(cron, { strict: false }).fields;
   } catch {
     return undefined;
   }
@@ -197,7 +205,7 @@ export function shortestGap(cron: string, timeZone: string, from: Date, floorMs 
   if (structure && structure.naiveMs >= floorMs) return gapAcrossChanges(cron, timeZone, from, floorMs, structure);
   let shortest = Infinity;
   try {
-    const it = CronExpressionParser.parse(cron, { currentDate: from, tz: timeZone });
+    const it = cronParser().parse(cron, { currentDate: from, tz: timeZone });
     let last = it.next().toDate().getTime();
     for (let i = 1; i < runs && shortest >= floorMs; i++) {
       const run = it.next().toDate().getTime();
@@ -225,7 +233,7 @@ function gapAcrossChanges(
     // The old search starts after `from`; around a change, at the last run before it.
     const start = before && before.getTime() > from.getTime() ? new Date(before.getTime() - 1) : from;
     try {
-      const it = CronExpressionParser.parse(cron, { currentDate: start, tz: timeZone });
+      const it = cronParser().parse(cron, { currentDate: start, tz: timeZone });
       let last = it.next().toDate().getTime();
       while (last <= dayEnd) {
         const run = it.next().toDate().getTime();

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
+import { growingLru } from '../lru.js';
 import { REPORTS, type ReportId, type ReportRow } from '../../kernel/catalog.js';
 import type { MarketingRequest } from '../../kernel/query.js';
 import type { VisitRecord } from '../../kernel/records.js';
@@ -43,8 +44,7 @@ export class SharedFetcher {
     this.shared = options.shared;
     // ttlResolution 0: lru-cache otherwise reuses its last reading of the clock until a 1 ms timer fires, and an
     // app clock that jumps (tests) read an hour-old answer as fresh, which then counted as made after its period ended.
-    this.cache = new LRUCache({
-      max: 5_000,
+    this.cache = growingLru(5_000, {
       ttl: ANSWER_FRESH_MS,
       ttlResolution: 0,
       perf: { now: this.now },

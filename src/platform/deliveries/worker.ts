@@ -1,5 +1,5 @@
 import type { KnownBlock } from '@slack/types';
-import { LRUCache } from 'lru-cache';
+import { growingLru } from '../lru.js';
 import type { Logger } from '../log.js';
 import type { SlackMessage } from '../slack/kit/messages.js';
 import type { SlackPoster } from '../slack/poster.js';
@@ -74,7 +74,7 @@ export class DeliveryWorker {
   private readonly heartbeatMs: number;
   private readonly pollMs: number;
   /** Each channel's pace (by channelKey: Slack's limits are each workspace's), kept for the channels posted to lately. */
-  private readonly paces = new LRUCache<string, ChannelPace>({ max: 10_000 });
+  private readonly paces = growingLru<string, ChannelPace>(10_000);
   /** Wake-ups for retries this replica scheduled. */
   private readonly retryTimers = new Set<NodeJS.Timeout>();
   private readonly listeners: OutcomeListener[] = [];

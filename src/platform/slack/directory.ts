@@ -1,5 +1,5 @@
 import type { WebClient } from '@slack/web-api';
-import { LRUCache } from 'lru-cache';
+import { growingLru } from '../lru.js';
 import type { ChannelRef } from '../../kernel/text.js';
 import type { Logger } from '../log.js';
 
@@ -20,8 +20,7 @@ const MEMBERS_TTL_MS = 60_000;
 /** `clientOf`: the client to ask with, fetched for each call (a workspace's token may be refreshed meanwhile). */
 export function webDirectory(clientOf: WebClient | (() => Promise<WebClient>), log: Logger): SlackDirectory {
   const clientNow = async () => (typeof clientOf === 'function' ? clientOf() : clientOf);
-  const members = new LRUCache<string, Set<string>>({
-    max: 5_000,
+  const members = growingLru<string, Set<string>>(5_000, {
     ttl: MEMBERS_TTL_MS,
     fetchMethod: async (channel) => {
       const found = new Set<string>();

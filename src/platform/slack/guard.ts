@@ -10,7 +10,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseQuery, type ParsedUrlQuery } from 'node:querystring';
-import { LRUCache } from 'lru-cache';
+import { growingLru } from '../lru.js';
 import { z } from 'zod';
 import type { Logger } from '../log.js';
 
@@ -149,7 +149,7 @@ export class SignedRequests {
   private readonly now: () => number;
   private readonly observe: GuardObserve;
   // This replica's recent signatures: replays are caught here even while the store is down.
-  private readonly recent = new LRUCache<string, true>({ max: 50_000, ttl: WINDOW_MS });
+  private readonly recent = growingLru<string, true>(50_000, { ttl: WINDOW_MS });
 
   constructor(private readonly o: SignedOptions) {
     this.now = o.now ?? Date.now;

@@ -8,7 +8,7 @@ import type {
   SlackViewMiddlewareArgs,
   ViewSubmitAction,
 } from '@slack/bolt';
-import { LRUCache } from 'lru-cache';
+import { growingLru } from '../lru.js';
 import { teamOf } from '../tenancy/team.js';
 import type { SlackMessage } from './kit/messages.js';
 import type { RequestContext } from './request-context.js';
@@ -70,7 +70,7 @@ export class Routes {
   private readonly views = new Map<string, (args: ViewArgs) => Promise<void>>();
   private readonly events = new Map<string, (args: EventArgs) => Promise<void>>();
   /** Events this replica handled, by event_id: a retry here is dropped without asking the store. */
-  private readonly handledEvents = new LRUCache<string, true>({ max: 10_000, ttl: EVENT_WINDOW_MS });
+  private readonly handledEvents = growingLru<string, true>(10_000, { ttl: EVENT_WINDOW_MS });
   private homeAnswer?: HomeAnswer;
 
   private static handling({ log, team, tenant }: RequestContext, reply: Reply): Handling {

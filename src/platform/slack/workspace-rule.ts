@@ -11,7 +11,7 @@
  */
 import type { AllMiddlewareArgs, AnyMiddlewareArgs, Authorize, Middleware } from '@slack/bolt';
 import type { InstallProvider } from '@slack/oauth';
-import { LRUCache } from 'lru-cache';
+import { growingLru } from '../lru.js';
 import type { Logger } from '../log.js';
 import { claimOf, teamOf } from '../tenancy/team.js';
 import { NotInstalledError } from './installations.js';
@@ -72,7 +72,7 @@ type Args = AnyMiddlewareArgs & AllMiddlewareArgs;
 export function workspaceRule(o: { orgs?: OrgRecords } = {}): Middleware<AnyMiddlewareArgs> {
   // Workspaces recorded under their organisation by this process: not again on every request, but again within
   // minutes of an uninstall (on any replica) that ended the link.
-  const recorded = new LRUCache<string, string>({ max: 10_000, ttl: 10 * 60_000 });
+  const recorded = growingLru<string, string>(10_000, { ttl: 10 * 60_000 });
   return async (args) => {
     const { body, context } = args;
     const { log } = requestContext(context);

@@ -18,7 +18,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import v8 from 'node:v8';
@@ -97,7 +97,7 @@ function checkSchemaName(schema: string): string {
  * Lookout's tables are small: 4 MB of shared buffers instead of 128 MB, and small work
  * memory, keep PGlite's WASM heap small (bench/memory.ts).
  */
-const PGLITE_CONF = [
+export const PGLITE_CONF = [
   'shared_buffers=4MB',
   'work_mem=1MB',
   'maintenance_work_mem=4MB',
@@ -115,7 +115,7 @@ const INIT_TIMEOUT_MS = 120_000;
  * too, runs on the baseline tier as well (about 0.02 ms a command at 300/s in a profile).
  * Setting them back once PGlite has started left it 25 MB of optimised code again.
  */
-function compileWasmBaselineOnly(): void {
+export function compileWasmBaselineOnly(): void {
   v8.setFlagsFromString('--no-wasm-dynamic-tiering --no-wasm-tier-up');
 }
 
@@ -188,7 +188,7 @@ export function unopenable(dataDir: string, error: unknown): DataDirError {
  */
 async function initDataDir(dataDir: string, migrations: readonly URL[]): Promise<void> {
   const state = inspectDataDir(dataDir);
-  if (state === 'ready') return;
+  if (state === 'ready' || (state === 'new' && takeSpare(migrations, dataDir))) return;
   mkdirSync(dataDir, { recursive: true });
   // Everything here is a copy Lookout started and did not finish.
   if (state === 'interrupted')
@@ -217,16 +217,54 @@ async function initDataDir(dataDir: string, migrations: readonly URL[]): Promise
 export async function ensureTemplate(migrations: readonly URL[]): Promise<string | undefined> {
   const template = templateDir(migrations);
   if (!template) return undefined;
-  if (existsSync(join(template, 'PG_VERSION'))) return template;
-  const building = `${template}.${process.pid}.tmp`;
+  if (!existsSync(join(template, 'PG_VERSION'))) await build(template, (dir) => initInChild(dir, migrations));
+  return existsSync(join(template, 'PG_VERSION')) ? template : undefined;
+}
+
+/**
+ * A copy of the template made beside it at install (`npm ci`), which the first start on a new
+ * data directory takes whole, by renaming it, instead of copying 40 MB (most of a second of
+ * `npm start` on a 2-core machine, bench/start.ts). Only one start can take it; the others copy.
+ */
+const spareOf = (template: string) => `${template}-spare`;
+
+/** The template and its spare, made now if they are missing; false where they cannot be kept. */
+export async function ensureSpare(migrations: readonly URL[]): Promise<boolean> {
+  const template = await ensureTemplate(migrations);
+  if (!template) return false;
+  const spare = spareOf(template);
+  if (!existsSync(join(spare, 'PG_VERSION')))
+    await build(spare, async (dir) => cpSync(template, dir, { recursive: true }));
+  return existsSync(join(spare, 'PG_VERSION'));
+}
+
+/** Makes `target` by `make` in a directory of its own beside it, renamed into place once made: never half made. */
+async function build(target: string, make: (dir: string) => Promise<void>): Promise<void> {
+  const building = `${target}.${process.pid}.tmp`;
   try {
     rmSync(building, { recursive: true, force: true });
-    await initInChild(building, migrations);
-    renameSync(building, template);
+    await make(building);
+    renameSync(building, target);
   } catch {
     rmSync(building, { recursive: true, force: true });
   }
-  return existsSync(join(template, 'PG_VERSION')) ? template : undefined;
+}
+
+/** Moves the template's spare to an absent or empty `dataDir`; false where there is none. */
+function takeSpare(migrations: readonly URL[], dataDir: string): boolean {
+  const template = templateDir(migrations);
+  return template !== undefined && moveDir(spareOf(template), dataDir);
+}
+
+/** Moves `from` to an absent or empty `to` in one rename; false where it cannot (no `from`, `to` not empty, another file system). */
+export function moveDir(from: string, to: string): boolean {
+  try {
+    mkdirSync(dirname(resolve(to)), { recursive: true });
+    renameSync(from, to);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 async function initInChild(dataDir: string, migrations: readonly URL[]): Promise<void> {

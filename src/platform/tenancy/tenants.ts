@@ -9,7 +9,8 @@
  * the workspace (the threat scan, per account, spends the account's).
  */
 import { WebClient, type WebClientOptions } from '@slack/web-api';
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
+import { growingLru } from '../lru.js';
 import { accountOf } from '../api/account.js';
 import { AnalyticsApi } from '../api/analytics.js';
 import { ApiBudget, chargedTo } from '../api/budget.js';
@@ -78,20 +79,18 @@ const UNCONNECTED =
 
 export class Tenants {
   private readonly accounts: LRUCache<string, Account>;
-  private readonly clients = new LRUCache<string, WebClient>({ max: 2_000 });
-  private readonly directories = new LRUCache<string, SlackDirectory>({ max: 2_000 });
-  private readonly budgets = new LRUCache<string, ApiBudget>({ max: 10_000 });
+  private readonly clients = growingLru<string, WebClient>(2_000);
+  private readonly directories = growingLru<string, SlackDirectory>(2_000);
+  private readonly budgets = growingLru<string, ApiBudget>(10_000);
   /** Readiness probes' clients, by account (a probe asks a few accounts at most). */
-  private readonly probes = new LRUCache<string, AnalyticsApi>({
-    max: 100,
+  private readonly probes = growingLru<string, AnalyticsApi>(100, {
     dispose: (api) => void api.close().catch(() => undefined),
   });
   /** The environment's account (one workspace): never evicted. */
   private readonly own?: Account;
 
   constructor(private readonly o: TenantsOptions) {
-    this.accounts = new LRUCache<string, Account>({
-      max: 1_000,
+    this.accounts = growingLru<string, Account>(1_000, {
       dispose: (a) => void a.api.close().catch(() => undefined),
     });
     if (o.single) this.own = this.open(o.single.baseUrl, o.single.apiKey);

@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openRepos, type Repos } from '../../../src/compose.js';
-import { DataDirError, ensureTemplate } from '../../../src/platform/store/db.js';
+import { DataDirError, ensureTemplate, moveDir } from '../../../src/platform/store/db.js';
 import { MIGRATIONS } from '../../../src/compose.js';
 
 const root = mkdtempSync(join(tmpdir(), 'lookout-data-dir-'));
@@ -165,6 +165,38 @@ describe('DATA_DIR', () => {
     expect(entries).toContain('base');
     expect(entries).not.toContain('.lookout-initialising');
     expect(entries).not.toContain('half-written');
+  });
+});
+
+describe("moveDir (how a new data directory takes the install's spare copy of the template)", () => {
+  const spare = () => {
+    const dir = newDir();
+    mkdirSync(join(dir, 'base'), { recursive: true });
+    writeFileSync(join(dir, 'PG_VERSION'), '17\n');
+    return dir;
+  };
+
+  it('moves the directory whole, to an absent path or an empty directory', () => {
+    for (const makeTarget of [(dir: string) => join(dir, 'nested'), (dir: string) => (mkdirSync(dir), dir)]) {
+      const from = spare();
+      const inode = statSync(join(from, 'PG_VERSION')).ino;
+      const to = makeTarget(newDir());
+      expect(moveDir(from, to)).toBe(true);
+      expect(existsSync(from)).toBe(false);
+      expect(statSync(join(to, 'PG_VERSION')).ino).toBe(inode);
+      expect(readdirSync(to).sort()).toEqual(['PG_VERSION', 'base']);
+    }
+  });
+
+  it('refuses a directory that is not empty, leaving both as they were, and a spare another start took', () => {
+    const from = spare();
+    const to = newDir();
+    mkdirSync(to);
+    writeFileSync(join(to, 'notes.txt'), 'mine\n');
+    expect(moveDir(from, to)).toBe(false);
+    expect(readdirSync(to)).toEqual(['notes.txt']);
+    expect(readdirSync(from).sort()).toEqual(['PG_VERSION', 'base']);
+    expect(moveDir(join(root, 'taken'), newDir())).toBe(false);
   });
 });
 

@@ -16,8 +16,7 @@
  * The app's MCP server is at its base URL + /mcp (its request URL's origin).
  */
 import type { IncomingMessage } from 'node:http';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { validateBlocks } from '@lookout/slack-rules/validate';
 import { z } from 'zod';
 import { sendJson } from './http-util.js';
@@ -70,6 +69,19 @@ export function slackSignedFetch(sign: (body: string) => Record<string, string>)
   };
 }
 
+/** An MCP client of the app at `url`, signing as Slack does; the SDK is loaded at the first (the sandbox starts without it). */
+async function connect(driver: SlackDriver, url: URL): Promise<Client> {
+  const [{ Client }, { StreamableHTTPClientTransport }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/client/index.js'),
+    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+  ]);
+  const client = new Client({ name: 'slackbot', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(url, { fetch: slackSignedFetch((body) => ({ ...driver.sign(body) })) }),
+  );
+  return client;
+}
+
 /**
  * One MCP client per workspace and MCP URL, kept between calls: each request then has its own
  * JSON-RPC id, so no two signed bodies are the same (an app refuses a replayed request).
@@ -81,11 +93,7 @@ class Clients {
     const key = `${driver.workspace.team.id} ${url.href}`;
     let client = this.open.get(key);
     if (!client) {
-      const made = new Client({ name: 'slackbot', version: '1.0.0' });
-      const transport = new StreamableHTTPClientTransport(url, {
-        fetch: slackSignedFetch((body) => ({ ...driver.sign(body) })),
-      });
-      client = made.connect(transport).then(() => made);
+      client = connect(driver, url);
       this.open.set(key, client);
       client.catch(() => this.open.delete(key));
     }
