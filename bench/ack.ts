@@ -13,7 +13,10 @@
  * round's ratio. CPU is the app
  * process's user + system time (/proc/<pid>/stat) over the phase, divided by commands answered.
  * Run: npm run bench -- ack   (BENCH_ROUNDS 3, BENCH_SECONDS 10, BENCH_RATES 20,100,300;
- * BENCH_LOOKOUT_FLAGS: Node or V8 flags for Lookout's process, for experiments)
+ * BENCH_LOOKOUT_FLAGS: Node or V8 flags for Lookout's process, for experiments;
+ * BENCH_BUILDS: other builds of Lookout to run beside it in the same run, as `name=main.js` pairs
+ * separated by commas, e.g. `before=scratch/before/dist/main.js`: a copy of an earlier dist/ inside
+ * this checkout, so it finds node_modules; each keeps a data directory of its own)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -62,10 +65,10 @@ interface Server {
   answers: boolean;
 }
 
-async function start(name: string, args: string[], answersCommands: boolean): Promise<Server> {
+async function start(name: string, args: string[], answersCommands: boolean, data = dataDir): Promise<Server> {
   const port = 20_000 + Math.floor(Math.random() * 20_000);
   const child = spawn(process.execPath, args, {
-    env: { ...world.env, PORT: String(port), OPS_PORT: '0', LOG_LEVEL: 'error', DATA_DIR: dataDir },
+    env: { ...world.env, PORT: String(port), OPS_PORT: '0', LOG_LEVEL: 'error', DATA_DIR: data },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   for (let i = 0; i < 600; i++) {
@@ -171,15 +174,22 @@ async function phase(server: Server, rate: number): Promise<Phase> {
 /** BENCH_PROF=1: a CPU profile of the floor and of Lookout, in /tmp/prof/<name>. */
 const profile = (name: string) => (process.env.BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=/tmp/prof/${name}`] : []);
 
+const lookoutFlags = (process.env.BENCH_LOOKOUT_FLAGS ?? '').split(' ').filter(Boolean);
+const builds = (process.env.BENCH_BUILDS ?? '')
+  .split(',')
+  .filter(Boolean)
+  .map((pair) => {
+    const [name, main] = pair.split('=');
+    if (!name || !main) throw new Error(`BENCH_BUILDS takes name=main.js pairs, not "${pair}"`);
+    // The embedded store is one process's: each build has its own data directory.
+    return { name, main, data: mkdtempSync(join(tmpdir(), `lookout-ack-${name}-`)) };
+  });
 const servers = [
   await start('bare Bolt', ['bench/apps/bare-bolt.mjs'], false),
   await start('floor', [...profile('floor'), 'bench/apps/floor.mjs'], true),
-  await start(
-    'Lookout',
-    [...profile('lookout'), ...(process.env.BENCH_LOOKOUT_FLAGS ?? '').split(' ').filter(Boolean), 'dist/main.js'],
-    true,
-  ),
 ];
+for (const b of builds) servers.push(await start(b.name, [...profile(b.name), ...lookoutFlags, b.main], true, b.data));
+servers.push(await start('Lookout', [...profile('lookout'), ...lookoutFlags, 'dist/main.js'], true));
 say(
   `servers up: ${servers.map((s) => s.name).join(', ')}; demo API at ${world.env.ANALYTICS_API_URL}; ${ROUNDS} rounds × rates ${RATES.join(', ')}/s × ${SECONDS} s`,
 );
@@ -204,7 +214,7 @@ for (let round = 1; round <= ROUNDS; round++) {
       const key = `${s.name}@${rate}`;
       results.set(key, [...(results.get(key) ?? []), r]);
       say(
-        `round ${round} ${String(rate).padStart(3)}/s ${s.name.padEnd(9)} ack p50 ${r.ackP50.toFixed(2)} p99 ${r.ackP99.toFixed(2)} ms · answer p50 ${r.answerP50.toFixed(1)} p99 ${r.answerP99.toFixed(1)} ms · CPU ${r.cpuMsPerCommand.toFixed(3)} ms/command · ${r.answered}/${r.sent} answered, ${r.failures} failed`,
+        `round ${round} ${String(rate).padStart(3)}/s ${s.name.padEnd(Math.max(9, ...servers.map((x) => x.name.length)))} ack p50 ${r.ackP50.toFixed(2)} p99 ${r.ackP99.toFixed(2)} ms · answer p50 ${r.answerP50.toFixed(1)} p99 ${r.answerP99.toFixed(1)} ms · CPU ${r.cpuMsPerCommand.toFixed(3)} ms/command · ${r.answered}/${r.sent} answered, ${r.failures} failed`,
       );
     }
   }
@@ -212,12 +222,20 @@ for (let round = 1; round <= ROUNDS; round++) {
 
 const m = (name: string, rate: number, f: (p: Phase) => number) => median(results.get(`${name}@${rate}`)!.map(f));
 /** The median over rounds of an app's figure divided by another's in the same round: the machine's drift between rounds cancels. */
-const ratio = (name: string, against: string, rate: number, f: (p: Phase) => number) => {
+const ratios = (name: string, against: string, rate: number, f: (p: Phase) => number) => {
   const theirs = results.get(`${against}@${rate}`)!;
-  return median(results.get(`${name}@${rate}`)!.map((p, i) => f(p) / f(theirs[i]!)));
+  return results.get(`${name}@${rate}`)!.map((p, i) => f(p) / f(theirs[i]!));
+};
+const ratio = (name: string, against: string, rate: number, f: (p: Phase) => number) =>
+  median(ratios(name, against, rate, f));
+/** The median ratio, and the lowest and highest of the rounds' own. */
+const spread = (name: string, against: string, rate: number, f: (p: Phase) => number) => {
+  const each = ratios(name, against, rate, f);
+  const range = each.length > 1 ? ` (${Math.min(...each).toFixed(2)}–${Math.max(...each).toFixed(2)})` : '';
+  return `${median(each).toFixed(2)}×${range}`;
 };
 console.log(
-  `\nMedians of ${ROUNDS} interleaved rounds, ${SECONDS} s a phase; ratios are medians of each round's ratio (Node ${process.version}):`,
+  `\nMedians of ${ROUNDS} interleaved rounds, ${SECONDS} s a phase; ratios are medians of each round's ratio, with the lowest and highest round's (Node ${process.version}):`,
 );
 console.log(
   '| rate | app | CPU per command | ÷ floor | ack p50 | ack p99 | ack p99 ÷ bare | answer p50 | answer p99 |',
@@ -226,8 +244,7 @@ console.log('|---|---|---|---|---|---|---|---|---|');
 for (const rate of RATES) {
   for (const s of servers) {
     const cpu = m(s.name, rate, (p) => p.cpuMsPerCommand);
-    const cpuRatio =
-      s.name === 'bare Bolt' ? '—' : `${ratio(s.name, 'floor', rate, (p) => p.cpuMsPerCommand).toFixed(2)}×`;
+    const cpuRatio = s.name === 'bare Bolt' ? '—' : spread(s.name, 'floor', rate, (p) => p.cpuMsPerCommand);
     const ackP99 = m(s.name, rate, (p) => p.ackP99);
     const answer = (f: (p: Phase) => number) => (s.answers ? `${m(s.name, rate, f).toFixed(1)} ms` : '—');
     console.log(
@@ -239,3 +256,4 @@ for (const rate of RATES) {
 for (const s of servers) s.child.kill('SIGTERM');
 await world.close();
 rmSync(dataDir, { recursive: true, force: true });
+for (const b of builds) rmSync(b.data, { recursive: true, force: true });
