@@ -17,7 +17,9 @@
  * BENCH_LOOKOUT_FLAGS: Node or V8 flags for Lookout's process, for experiments;
  * BENCH_BUILDS: other builds of Lookout to run beside it in the same run, as `name=main.js` pairs
  * separated by commas, e.g. `before=scratch/before/dist/main.js`: a copy of an earlier dist/ inside
- * this checkout, so it finds node_modules; each keeps a data directory of its own)
+ * this checkout, so it finds node_modules; each keeps a data directory of its own; Node flags of
+ * its own may come before main.js, e.g. `gc=--single-threaded-gc dist/main.js`;
+ * BENCH_DATABASE_URL: a PostgreSQL database every build of Lookout shares, as replicas do)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -65,10 +67,14 @@ interface Server {
   answers: boolean;
 }
 
+/** BENCH_DATABASE_URL: Lookout on PostgreSQL, every build sharing it as replicas do; else each on its own embedded store. */
+const store = (data: string) =>
+  process.env.BENCH_DATABASE_URL ? { DATABASE_URL: process.env.BENCH_DATABASE_URL } : { DATA_DIR: data };
+
 async function start(name: string, args: string[], answersCommands: boolean, data = dataDir): Promise<Server> {
   const port = 20_000 + Math.floor(Math.random() * 20_000);
   const child = spawn(process.execPath, args, {
-    env: { ...world.env, PORT: String(port), OPS_PORT: '0', LOG_LEVEL: 'error', DATA_DIR: data },
+    env: { ...world.env, PORT: String(port), OPS_PORT: '0', LOG_LEVEL: 'error', ...store(data) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   for (let i = 0; i < 600; i++) {
@@ -203,7 +209,9 @@ const servers = [
   await start('bare Bolt', ['bench/apps/bare-bolt.mjs'], false),
   await start('floor', [...profile('floor'), 'bench/apps/floor.mjs'], true),
 ];
-for (const b of builds) servers.push(await start(b.name, [...profile(b.name), ...lookoutFlags, b.main], true, b.data));
+// A build's `main.js` may come after Node flags of its own: `gc=--single-threaded-gc dist/main.js`.
+for (const b of builds)
+  servers.push(await start(b.name, [...profile(b.name), ...lookoutFlags, ...b.main.split(' ')], true, b.data));
 servers.push(await start('Lookout', [...profile('lookout'), ...lookoutFlags, 'dist/main.js'], true));
 say(
   `servers up: ${servers.map((s) => s.name).join(', ')}; demo API at ${world.env.ANALYTICS_API_URL}; ${ROUNDS} rounds × rates ${RATES.join(', ')}/s × ${SECONDS} s`,
