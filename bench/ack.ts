@@ -9,11 +9,17 @@
  * within the per-person limit, which Lookout checks in its store), each with its own
  * response_url on a sink the offline Slack serves (Lookout answers no other origin). The demo API runs in a fourth process. Rates and apps are
  * interleaved over several rounds, always in the same order, so each app has been idle as
- * long before its phase; the figures are medians over rounds, and ratios the median of each
- * round's ratio. CPU is the app
+ * long before its phase (BENCH_TOGETHER=1: every app is sent the same commands at once, so
+ * a busy machine's drift weighs on each alike); the figures are medians over rounds, and
+ * ratios the median of each round's ratio. CPU is the app
  * process's user + system time (/proc/<pid>/stat) over the phase, divided by commands answered.
  * Run: npm run bench -- ack   (BENCH_ROUNDS 3, BENCH_SECONDS 10, BENCH_RATES 20,100,300;
- * BENCH_LOOKOUT_FLAGS: Node or V8 flags for Lookout's process, for experiments)
+ * BENCH_LOOKOUT_FLAGS: Node or V8 flags for Lookout's process, for experiments;
+ * BENCH_BUILDS: other builds of Lookout to run beside it in the same run, as `name=main.js` pairs
+ * separated by commas, e.g. `before=scratch/before/dist/main.js`: a copy of an earlier dist/ inside
+ * this checkout, so it finds node_modules; each keeps a data directory of its own; Node flags of
+ * its own may come before main.js, e.g. `gc=--single-threaded-gc dist/main.js`;
+ * BENCH_DATABASE_URL: a PostgreSQL database every build of Lookout shares, as replicas do)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -33,16 +39,15 @@ const say = (text: string) => console.log(`[ack] ${text}`);
 
 // The response_url sink: answers arrive here; the time from command to answer is recorded.
 // It is served by the offline Slack, on Slack's origin: Lookout answers no response_url elsewhere.
-const sent = new Map<string, number>();
-let answers: number[] = [];
+const sent = new Map<string, { at: number; answers: number[] }>();
 const SINK = '/sink/';
 const sink: ExtraRoutes = (req, res, { url }) => {
   if (!url.pathname.startsWith(SINK)) return false;
   const id = url.pathname.slice(SINK.length);
   req.resume();
   req.on('end', () => {
-    const at = sent.get(id);
-    if (at !== undefined) answers.push(performance.now() - at);
+    const command = sent.get(id);
+    command?.answers.push(performance.now() - command.at);
     sent.delete(id);
     res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
   });
@@ -62,10 +67,14 @@ interface Server {
   answers: boolean;
 }
 
-async function start(name: string, args: string[], answersCommands: boolean): Promise<Server> {
+/** BENCH_DATABASE_URL: Lookout on PostgreSQL, every build sharing it as replicas do; else each on its own embedded store. */
+const store = (data: string) =>
+  process.env.BENCH_DATABASE_URL ? { DATABASE_URL: process.env.BENCH_DATABASE_URL } : { DATA_DIR: data };
+
+async function start(name: string, args: string[], answersCommands: boolean, data = dataDir): Promise<Server> {
   const port = 20_000 + Math.floor(Math.random() * 20_000);
   const child = spawn(process.execPath, args, {
-    env: { ...world.env, PORT: String(port), OPS_PORT: '0', LOG_LEVEL: 'error', DATA_DIR: dataDir },
+    env: { ...world.env, PORT: String(port), OPS_PORT: '0', LOG_LEVEL: 'error', ...store(data) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   for (let i = 0; i < 600; i++) {
@@ -87,6 +96,7 @@ function cpuSeconds(pid: number): number {
 }
 
 let seq = 0;
+let ticks = 0;
 interface Phase {
   ackP50: number;
   ackP99: number;
@@ -98,94 +108,121 @@ interface Phase {
   failures: number;
 }
 
-async function phase(server: Server, rate: number): Promise<Phase> {
-  const target = new URL(server.url);
-  const pool = new Pool(target.origin, { connections: 64 });
-  const acks: number[] = [];
-  let failures = 0;
-  answers = [];
+/** `rate` commands a second to each of `servers` at once (one app in turn, or all together: BENCH_TOGETHER). */
+async function phases(servers: Server[], rate: number): Promise<Phase[]> {
+  const each = servers.map((server) => {
+    const target = new URL(server.url);
+    return {
+      server,
+      target,
+      pool: new Pool(target.origin, { connections: 64 }),
+      acks: [] as number[],
+      answers: [] as number[],
+      failures: 0,
+      cpuBefore: cpuSeconds(server.child.pid!),
+    };
+  });
   sent.clear();
   const total = Math.round(rate * SECONDS);
-  const cpuBefore = cpuSeconds(server.child.pid!);
   const t0 = performance.now();
   const inFlight: Promise<void>[] = [];
   for (let i = 0; i < total; i++) {
     const due = t0 + (i * 1000) / rate;
     const wait = due - performance.now();
     if (wait > 1) await new Promise((r) => setTimeout(r, wait));
-    const id = String(++seq);
-    const text = `${REPORT_IDS[seq % 11]} ${RANGES[seq % RANGES.length]}`;
-    const body = new URLSearchParams({
-      token: 'x',
-      team_id: 'T_LOOKOUT',
-      team_domain: 'bench',
-      channel_id: 'C_MARKETING',
-      channel_name: 'marketing',
-      user_id: `U_BENCH${seq % 500}`,
-      user_name: 'alice',
-      command: '/traffic',
-      text,
-      api_app_id: 'A_LOOKOUT',
-      response_url: `${sinkUrl}/${id}`,
-      trigger_id: `t.${id}`,
-    }).toString();
-    const sentAt = performance.now();
-    sent.set(id, sentAt);
-    inFlight.push(
-      pool
-        .request({
-          method: 'POST',
-          path: target.pathname,
-          headers: { 'content-type': 'application/x-www-form-urlencoded', ...signRequest(signingSecret, body) },
-          body,
-        })
-        .then(async ({ statusCode, body: response }) => {
-          await response.dump();
-          if (statusCode !== 200) throw new Error(`HTTP ${statusCode}`);
-          acks.push(performance.now() - sentAt);
-        })
-        .catch(() => void failures++),
-    );
+    const tick = ++ticks;
+    const text = `${REPORT_IDS[tick % 11]} ${RANGES[tick % RANGES.length]}`;
+    for (const app of each) {
+      const id = String(++seq);
+      const body = new URLSearchParams({
+        token: 'x',
+        team_id: 'T_LOOKOUT',
+        team_domain: 'bench',
+        channel_id: 'C_MARKETING',
+        channel_name: 'marketing',
+        user_id: `U_BENCH${tick % 500}`,
+        user_name: 'alice',
+        command: '/traffic',
+        text,
+        api_app_id: 'A_LOOKOUT',
+        response_url: `${sinkUrl}/${id}`,
+        trigger_id: `t.${id}`,
+      }).toString();
+      const sentAt = performance.now();
+      sent.set(id, { at: sentAt, answers: app.answers });
+      inFlight.push(
+        app.pool
+          .request({
+            method: 'POST',
+            path: app.target.pathname,
+            headers: { 'content-type': 'application/x-www-form-urlencoded', ...signRequest(signingSecret, body) },
+            body,
+          })
+          .then(async ({ statusCode, body: response }) => {
+            await response.dump();
+            if (statusCode !== 200) throw new Error(`HTTP ${statusCode}`);
+            app.acks.push(performance.now() - sentAt);
+          })
+          .catch(() => void app.failures++),
+      );
+    }
   }
   await Promise.all(inFlight);
   // Wait for the last answers (or 5 s).
-  for (let i = 0; i < 100 && server.answers && answers.length < acks.length; i++)
-    await new Promise((r) => setTimeout(r, 50));
-  const cpu = cpuSeconds(server.child.pid!) - cpuBefore;
-  await pool.close();
-  acks.sort((a, b) => a - b);
-  const answered = [...answers].sort((a, b) => a - b);
-  const done = server.answers ? answered.length : acks.length;
-  return {
-    ackP50: percentile(acks, 50),
-    ackP99: percentile(acks, 99),
-    answerP50: percentile(answered, 50),
-    answerP99: percentile(answered, 99),
-    cpuMsPerCommand: (cpu * 1000) / Math.max(1, done),
-    sent: total,
-    answered: done,
-    failures,
-  };
+  const waiting = () => each.some((a) => a.server.answers && a.answers.length < a.acks.length);
+  for (let i = 0; i < 100 && waiting(); i++) await new Promise((r) => setTimeout(r, 50));
+  return Promise.all(
+    each.map(async (app) => {
+      const cpu = cpuSeconds(app.server.child.pid!) - app.cpuBefore;
+      await app.pool.close();
+      const acks = [...app.acks].sort((a, b) => a - b);
+      const answered = [...app.answers].sort((a, b) => a - b);
+      const done = app.server.answers ? answered.length : acks.length;
+      return {
+        ackP50: percentile(acks, 50),
+        ackP99: percentile(acks, 99),
+        answerP50: percentile(answered, 50),
+        answerP99: percentile(answered, 99),
+        cpuMsPerCommand: (cpu * 1000) / Math.max(1, done),
+        sent: total,
+        answered: done,
+        failures: app.failures,
+      };
+    }),
+  );
 }
 
 /** BENCH_PROF=1: a CPU profile of the floor and of Lookout, in /tmp/prof/<name>. */
 const profile = (name: string) => (process.env.BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=/tmp/prof/${name}`] : []);
 
+const lookoutFlags = (process.env.BENCH_LOOKOUT_FLAGS ?? '').split(' ').filter(Boolean);
+const builds = (process.env.BENCH_BUILDS ?? '')
+  .split(',')
+  .filter(Boolean)
+  .map((pair) => {
+    const [name, main] = pair.split('=');
+    if (!name || !main) throw new Error(`BENCH_BUILDS takes name=main.js pairs, not "${pair}"`);
+    // The embedded store is one process's: each build has its own data directory.
+    return { name, main, data: mkdtempSync(join(tmpdir(), `lookout-ack-${name}-`)) };
+  });
 const servers = [
   await start('bare Bolt', ['bench/apps/bare-bolt.mjs'], false),
   await start('floor', [...profile('floor'), 'bench/apps/floor.mjs'], true),
-  await start(
-    'Lookout',
-    [...profile('lookout'), ...(process.env.BENCH_LOOKOUT_FLAGS ?? '').split(' ').filter(Boolean), 'dist/main.js'],
-    true,
-  ),
 ];
+// A build's `main.js` may come after Node flags of its own: `gc=--single-threaded-gc dist/main.js`.
+for (const b of builds)
+  servers.push(await start(b.name, [...profile(b.name), ...lookoutFlags, ...b.main.split(' ')], true, b.data));
+servers.push(await start('Lookout', [...profile('lookout'), ...lookoutFlags, 'dist/main.js'], true));
 say(
   `servers up: ${servers.map((s) => s.name).join(', ')}; demo API at ${world.env.ANALYTICS_API_URL}; ${ROUNDS} rounds × rates ${RATES.join(', ')}/s × ${SECONDS} s`,
 );
 
+// Each phase loads one app, in turn; BENCH_TOGETHER=1 loads every app at once, so a busy machine's drift is the same for all.
+const TOGETHER = process.env.BENCH_TOGETHER === '1';
+const groups = TOGETHER ? [servers] : servers.map((s) => [s]);
+
 // Warm-up: JIT, connections, caches.
-for (const s of servers) await phase(s, 50);
+for (const group of groups) await phases(group, 50);
 
 // What each app costs with no load at all (its timers, background loops and GC), per second.
 const idleMsPerSecond = new Map<string, number>();
@@ -199,25 +236,36 @@ say(`idle CPU: ${servers.map((s) => `${s.name} ${idleMsPerSecond.get(s.name)!.to
 const results = new Map<string, Phase[]>();
 for (let round = 1; round <= ROUNDS; round++) {
   for (const rate of RATES) {
-    for (const s of servers) {
-      const r = await phase(s, rate);
-      const key = `${s.name}@${rate}`;
-      results.set(key, [...(results.get(key) ?? []), r]);
-      say(
-        `round ${round} ${String(rate).padStart(3)}/s ${s.name.padEnd(9)} ack p50 ${r.ackP50.toFixed(2)} p99 ${r.ackP99.toFixed(2)} ms · answer p50 ${r.answerP50.toFixed(1)} p99 ${r.answerP99.toFixed(1)} ms · CPU ${r.cpuMsPerCommand.toFixed(3)} ms/command · ${r.answered}/${r.sent} answered, ${r.failures} failed`,
-      );
+    for (const group of groups) {
+      const measured = await phases(group, rate);
+      group.forEach((s, i) => {
+        const r = measured[i]!;
+        const key = `${s.name}@${rate}`;
+        results.set(key, [...(results.get(key) ?? []), r]);
+        say(
+          `round ${round} ${String(rate).padStart(3)}/s ${s.name.padEnd(Math.max(9, ...servers.map((x) => x.name.length)))} ack p50 ${r.ackP50.toFixed(2)} p99 ${r.ackP99.toFixed(2)} ms · answer p50 ${r.answerP50.toFixed(1)} p99 ${r.answerP99.toFixed(1)} ms · CPU ${r.cpuMsPerCommand.toFixed(3)} ms/command · ${r.answered}/${r.sent} answered, ${r.failures} failed`,
+        );
+      });
     }
   }
 }
 
 const m = (name: string, rate: number, f: (p: Phase) => number) => median(results.get(`${name}@${rate}`)!.map(f));
 /** The median over rounds of an app's figure divided by another's in the same round: the machine's drift between rounds cancels. */
-const ratio = (name: string, against: string, rate: number, f: (p: Phase) => number) => {
+const ratios = (name: string, against: string, rate: number, f: (p: Phase) => number) => {
   const theirs = results.get(`${against}@${rate}`)!;
-  return median(results.get(`${name}@${rate}`)!.map((p, i) => f(p) / f(theirs[i]!)));
+  return results.get(`${name}@${rate}`)!.map((p, i) => f(p) / f(theirs[i]!));
+};
+const ratio = (name: string, against: string, rate: number, f: (p: Phase) => number) =>
+  median(ratios(name, against, rate, f));
+/** The median ratio, and the lowest and highest of the rounds' own. */
+const spread = (name: string, against: string, rate: number, f: (p: Phase) => number) => {
+  const each = ratios(name, against, rate, f);
+  const range = each.length > 1 ? ` (${Math.min(...each).toFixed(2)}–${Math.max(...each).toFixed(2)})` : '';
+  return `${median(each).toFixed(2)}×${range}`;
 };
 console.log(
-  `\nMedians of ${ROUNDS} interleaved rounds, ${SECONDS} s a phase; ratios are medians of each round's ratio (Node ${process.version}):`,
+  `\nMedians of ${ROUNDS} interleaved rounds, ${SECONDS} s a phase${TOGETHER ? ', every app loaded at once' : ''}; ratios are medians of each round's ratio, with the lowest and highest round's (Node ${process.version}):`,
 );
 console.log(
   '| rate | app | CPU per command | ÷ floor | ack p50 | ack p99 | ack p99 ÷ bare | answer p50 | answer p99 |',
@@ -226,8 +274,7 @@ console.log('|---|---|---|---|---|---|---|---|---|');
 for (const rate of RATES) {
   for (const s of servers) {
     const cpu = m(s.name, rate, (p) => p.cpuMsPerCommand);
-    const cpuRatio =
-      s.name === 'bare Bolt' ? '—' : `${ratio(s.name, 'floor', rate, (p) => p.cpuMsPerCommand).toFixed(2)}×`;
+    const cpuRatio = s.name === 'bare Bolt' ? '—' : spread(s.name, 'floor', rate, (p) => p.cpuMsPerCommand);
     const ackP99 = m(s.name, rate, (p) => p.ackP99);
     const answer = (f: (p: Phase) => number) => (s.answers ? `${m(s.name, rate, f).toFixed(1)} ms` : '—');
     console.log(
@@ -239,3 +286,4 @@ for (const rate of RATES) {
 for (const s of servers) s.child.kill('SIGTERM');
 await world.close();
 rmSync(dataDir, { recursive: true, force: true });
+for (const b of builds) rmSync(b.data, { recursive: true, force: true });

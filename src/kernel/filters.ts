@@ -109,8 +109,12 @@ export interface FilterProblem {
 
 export const OR_ERROR: FilterProblem = { problem: '`or` goes between two filters, e.g. `country:US or country:DE`.' };
 
-/** Plurals and report aliases people may type for a filter object (`countries:US`, `geo:US`). */
-export function objectAliases(catalog: ReportCatalog): Map<string, string> {
+const ALIASES = new WeakMap<ReportCatalog, ReadonlyMap<string, string>>();
+
+/** Plurals and report aliases people may type for a filter object (`countries:US`, `geo:US`); made once a catalog. */
+export function objectAliases(catalog: ReportCatalog): ReadonlyMap<string, string> {
+  const made = ALIASES.get(catalog);
+  if (made) return made;
   const aliases = new Map<string, string>();
   for (const def of Object.values(catalog)) {
     const object = def.rowFilter?.object;
@@ -119,6 +123,7 @@ export function objectAliases(catalog: ReportCatalog): Map<string, string> {
       if (!Object.hasOwn(FILTER_FIELDS, name)) aliases.set(name, object);
     }
   }
+  ALIASES.set(catalog, aliases);
   return aliases;
 }
 

@@ -35,6 +35,8 @@ export interface VisitorRecord {
 
 /** Reads a dotted path (`location.country`) from a row. */
 export function fieldOf(row: unknown, path: string): unknown {
+  if (!path.includes('.'))
+    return row !== null && typeof row === 'object' ? (row as Record<string, unknown>)[path] : undefined;
   let value: unknown = row;
   for (const part of path.split('.')) {
     if (value === null || typeof value !== 'object') return undefined;

@@ -147,9 +147,12 @@ export const didYouMean = (suggestion: string | undefined): string =>
 const INVISIBLE =
   /[\u061C\u200B\u200C\u200E\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]|(?<!\p{Extended_Pictographic}\uFE0F?)\u200D|\u200D(?!\p{Extended_Pictographic})/gu;
 
+/** Every character INVISIBLE may remove: text with none of them is left as it is, without the replace. */
+const MAYBE_INVISIBLE = /[\u061C\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/;
+
 /** Text from outside with what would disguise it removed. */
 export function neutralize(text: string): string {
-  return text.replace(INVISIBLE, '');
+  return MAYBE_INVISIBLE.test(text) ? text.replace(INVISIBLE, '') : text;
 }
 
 /** At most `max` code points (never half an emoji), ending in "…" when cut. */

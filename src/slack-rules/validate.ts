@@ -95,11 +95,26 @@ export function charLength(value: string): number {
   return n;
 }
 
-/** The characters a table cell counts toward its table's budget: its text, or its rich text as written. */
-function cellChars(cell: unknown): number {
-  if (!isRecord(cell)) return 0;
-  if (typeof cell.text === 'string') return charLength(cell.text);
-  return charLength(JSON.stringify(cell.elements ?? cell.value ?? ''));
+/** What a table cell counts toward its table's budget: its text, or its rich text as written. */
+function cellText(cell: unknown): string {
+  if (!isRecord(cell)) return '';
+  if (typeof cell.text === 'string') return cell.text;
+  return JSON.stringify(cell.elements ?? cell.value ?? '');
+}
+
+/**
+ * The characters a table's cells hold when they are over `budget`; undefined within it. Code
+ * points are at most UTF-16 units: they are counted only when the units are over.
+ */
+function charsOver(rows: readonly unknown[], budget: number): number | undefined {
+  const count = (length: (text: string) => number) => {
+    let n = 0;
+    for (const row of rows) if (Array.isArray(row)) for (const cell of row as unknown[]) n += length(cellText(cell));
+    return n;
+  };
+  if (count((t) => t.length) <= budget) return undefined;
+  const chars = count(charLength);
+  return chars > budget ? chars : undefined;
 }
 
 /** `blocks[3].elements[0].text.text: msg` → `[ERROR] msg [json-pointer:/blocks/3/elements/0/text/text]`. */
@@ -144,8 +159,9 @@ class Checker {
       this.fail(path, 'must be a string');
       return undefined;
     }
-    const len = charLength(value);
     const min = opts.min ?? 0;
+    // Code points are at most UTF-16 units: counted only when the count could break a bound.
+    const len = value.length <= (opts.max ?? Infinity) && min <= 1 ? value.length : charLength(value);
     if (len < min) {
       this.fail(path, min === 1 ? 'must not be empty' : `must be at least ${min} characters`);
       return undefined;
@@ -639,15 +655,12 @@ class Checker {
         if (this.tables > LIMITS.tablesPerMessage)
           this.fail(path, 'only one table block is allowed in a message (only_one_table_allowed)');
         const rows = this.array(`${path}.rows`, b.rows, { required: true, min: 1, max: LIMITS.tableRows });
-        let chars = 0;
         rows?.forEach((row, r) => {
           const cells = this.array(`${path}.rows[${r}]`, row, { required: true, min: 1, max: LIMITS.tableCells });
-          cells?.forEach((cell, c) => {
-            this.tableCell(`${path}.rows[${r}][${c}]`, cell);
-            chars += cellChars(cell);
-          });
+          cells?.forEach((cell, c) => this.tableCell(`${path}.rows[${r}][${c}]`, cell));
         });
-        if (chars > LIMITS.tableChars)
+        const chars = rows && charsOver(rows, LIMITS.tableChars);
+        if (chars !== undefined)
           this.fail(`${path}.rows`, `its cells hold ${chars} characters; at most ${LIMITS.tableChars}`);
         const settings = this.array(`${path}.column_settings`, b.column_settings, { max: LIMITS.tableColumnSettings });
         settings?.forEach((s, i) => {
@@ -666,7 +679,6 @@ class Checker {
         this.string(`${path}.caption`, b.caption, { required: true, min: 1 });
         const rows = this.array(`${path}.rows`, b.rows, { required: true, min: 2, max: LIMITS.dataTableRows + 1 });
         let width: number | undefined;
-        let chars = 0;
         rows?.forEach((row, r) => {
           const cells = this.array(`${path}.rows[${r}]`, row, { required: true, min: 1, max: LIMITS.tableCells });
           if (!cells) return;
@@ -677,10 +689,10 @@ class Checker {
             if (r === 0 && isRecord(cell) && cell.type === 'rich_text')
               this.fail(`${path}.rows[0][${c}]`, 'the header row takes raw_text or raw_number cells, not rich_text');
             this.tableCell(`${path}.rows[${r}][${c}]`, cell);
-            chars += cellChars(cell);
           });
         });
-        if (chars > LIMITS.dataTableChars)
+        const chars = rows && charsOver(rows, LIMITS.dataTableChars);
+        if (chars !== undefined)
           this.fail(
             `${path}.rows`,
             `its cells hold ${chars} characters; at most ${LIMITS.dataTableChars} (data_table_too_large)`,

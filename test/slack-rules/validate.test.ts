@@ -304,6 +304,20 @@ describe('block limits: each limit at its boundary', () => {
     expect(validateBlocks([{ type: 'header', text: plain('😀'.repeat(150)) }])).toEqual({ ok: true });
     expect(validateBlocks([{ type: 'header', text: plain('😀'.repeat(151)) }]).ok).toBe(false);
   });
+
+  it("counts a table's budget in characters, not UTF-16 units", () => {
+    // 99 rows of two cells: 9,900 emoji, 19,800 UTF-16 units, and a header of 2.
+    const rows = (n: number) => [
+      [cell('h'), cell('h')],
+      ...Array.from({ length: 99 }, () => [cell('😀'.repeat(n)), cell('😀'.repeat(n))]),
+    ];
+    expect(validateBlocks([{ type: 'data_table', caption: 'c', rows: rows(50) }])).toEqual({ ok: true });
+    expect(validateBlocks([{ type: 'data_table', caption: 'c', rows: rows(51) }])).toEqual({
+      ok: false,
+      error: 'invalid_blocks',
+      reasons: ['blocks[0].rows: its cells hold 10100 characters; at most 10000 (data_table_too_large)'],
+    });
+  });
 });
 
 describe('block limits: structure rules', () => {

@@ -29,6 +29,7 @@ import {
   mrkdwn,
   numberCell,
   plainText,
+  withinChars,
 } from '../../platform/slack/kit/limits.js';
 
 /** Where a message's interactive elements find their query again (see refs.ts). */
@@ -205,8 +206,12 @@ function reportTable(
     }),
     ...(withBar ? [cell(bars[i]!)] : []),
   ]);
-  const chars = [header, ...tableRows].flat().reduce((n, c) => n + Array.from(c.text).length, 0);
-  if (chars <= LIMITS.dataTableChars) {
+  if (
+    withinChars(
+      [header, ...tableRows].flatMap((r) => r.map((c) => c.text)),
+      LIMITS.dataTableChars,
+    )
+  ) {
     return {
       type: 'data_table',
       caption: `${def.title}: ${def.columns.map((c) => c.label).join(', ')}`,

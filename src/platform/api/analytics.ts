@@ -1,18 +1,17 @@
 import { accountOf } from './account.js';
-import { z } from 'zod';
 import { HttpClient, type HttpClientOptions } from './client.js';
 import { REPORTS, type ReportId, type ReportKind } from '../../kernel/catalog.js';
 import type { MarketingRequest } from '../../kernel/query.js';
 import type { ReportRow, VisitorRecord, VisitRecord } from '../../kernel/records.js';
 import { SecurityApi } from './security.js';
-import { aggregateRow, pageRow, visitorPage, visitPage, type Check } from './schemas.js';
+import { aggregatePage, pagesPage, visitorPage, visitPage, type Check } from './schemas.js';
 
 const visitsSchema: Check<VisitRecord[]> = visitPage;
 const visitorsSchema: Check<VisitorRecord[]> = visitorPage;
 /** The rows of each kind of report. */
-const reportSchemas: Record<ReportKind, z.ZodType<ReportRow[]> | Check<ReportRow[]>> = {
-  aggregate: z.array(aggregateRow),
-  pages: z.array(pageRow),
+const reportSchemas: Record<ReportKind, Check<ReportRow[]>> = {
+  aggregate: aggregatePage,
+  pages: pagesPage,
   visitors: visitorsSchema,
   visits: visitsSchema,
 };

@@ -14,30 +14,33 @@ export interface ApiWork {
   requests: number;
 }
 
-const work = new AsyncLocalStorage<ApiWork>();
-const charged = new AsyncLocalStorage<ApiBudget>();
+/**
+ * Whose work a call is and whose budget it spends, in one store: each AsyncLocalStorage in
+ * use costs every promise the process makes (Node 20 and 22 propagate each store to it).
+ */
+const scope = new AsyncLocalStorage<{ work?: ApiWork; budget?: ApiBudget }>();
 
 /** The work the current call belongs to; undefined: Lookout's own. */
 export function currentWork(): ApiWork | undefined {
-  return work.getStore();
+  return scope.getStore()?.work;
 }
 
 /** The budget the current call is charged to, when it is a workspace's. */
 export function currentBudget(): ApiBudget | undefined {
-  return charged.getStore();
+  return scope.getStore()?.budget;
 }
 
 /** Runs `fn` with its analytics API requests charged to `budget` (a workspace's). */
 export function chargedTo<T>(budget: ApiBudget, fn: () => T): T {
-  return charged.run(budget, fn);
+  return scope.run({ ...scope.getStore(), budget }, fn);
 }
 
 /** Runs `fn` on a person's behalf; resolves to its value and the API requests it made (counted in the work it is part of too). */
 export async function forPerson<T>(fn: () => Promise<T>): Promise<{ value: T; requests: number }> {
   const mine: ApiWork = { who: 'person', requests: 0 };
-  const outer = work.getStore();
+  const outer = currentWork();
   try {
-    const value = await work.run(mine, fn);
+    const value = await scope.run({ ...scope.getStore(), work: mine }, fn);
     return { value, requests: mine.requests };
   } finally {
     if (outer) outer.requests += mine.requests;

@@ -29,25 +29,25 @@ const optionalName = z
   .optional()
   .transform((v) => v ?? undefined);
 
-/** Rows of /cities, /countries, /states, and the traffic and user-agent reports. */
-export const aggregateRow = z.looseObject({
-  name: optionalName,
-  label: optionalName,
-  id: optionalName,
-  total_visits: optionalNumber,
-  unique_visitors: optionalNumber,
-  average_duration: optionalNumber,
-});
-export type AggregateRow = z.infer<typeof aggregateRow>;
+/** Rows of /cities, /countries, /states, and the traffic and user-agent reports (checked by `aggregatePage`). */
+export interface AggregateRow {
+  name?: string | undefined;
+  label?: string | undefined;
+  id?: string | undefined;
+  total_visits?: number | undefined;
+  unique_visitors?: number | undefined;
+  average_duration?: number | undefined;
+  [field: string]: unknown;
+}
 
-/** Rows of /pages: the spec marks all four fields required. */
-export const pageRow = z.looseObject({
-  full_url: z.string(),
-  total: numeric,
-  visitors: numeric,
-  avg_duration: numeric,
-});
-export type PageRow = z.infer<typeof pageRow>;
+/** Rows of /pages: the spec marks all four fields required (checked by `pagesPage`). */
+export interface PageRow {
+  full_url: string;
+  total: number;
+  visitors: number;
+  avg_duration: number;
+  [field: string]: unknown;
+}
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -114,6 +114,70 @@ function checkedPage<T>(checks: FieldChecks): Check<T[]> {
     },
   };
 }
+
+/** A finite number, or a string holding one, as a number; undefined for anything else. */
+function countOf(v: unknown): number | undefined {
+  const n = typeof v === 'string' && NUMERIC_STRING.test(v) ? Number(v) : v;
+  return typeof n === 'number' && Number.isFinite(n) ? n : undefined;
+}
+
+const BAD = Symbol('bad');
+
+/** How a report row's field is read: the value the product reads, or BAD; `?`: it may be missing, and null reads as missing. */
+const ROW_FIELD_KINDS = {
+  string: [(v: unknown) => (typeof v === 'string' ? v : BAD), 'expected a string'],
+  'string|null?': [
+    (v: unknown) => (v === undefined || v === null ? undefined : typeof v === 'string' ? v : BAD),
+    'expected a string or null',
+  ],
+  number: [(v: unknown) => countOf(v) ?? BAD, 'expected a number or a numeric string'],
+  'number|null?': [
+    (v: unknown) => (v === undefined || v === null ? undefined : (countOf(v) ?? BAD)),
+    'expected a number, a numeric string or null',
+  ],
+} as const;
+
+/**
+ * A page of report rows, read in one plain loop and in place (the API's answer is parsed for
+ * this call alone): numeric strings become numbers and null becomes undefined; other fields are
+ * kept. Through zod, a 10-row page cost 3.7 µs and 8.5 kB of allocations more than JSON.parse.
+ */
+function readPage<T>(fields: Record<string, keyof typeof ROW_FIELD_KINDS>): Check<T[]> {
+  const reads = Object.entries(fields).map(([field, kind]) => [field, ...ROW_FIELD_KINDS[kind]] as const);
+  return {
+    plain: true,
+    check(rows) {
+      if (!Array.isArray(rows)) return { ok: false, where: '(root): expected an array' };
+      for (let i = 0; i < rows.length; i++) {
+        const row: unknown = rows[i];
+        if (!isRecord(row)) return { ok: false, where: `[${i}]: expected an object` };
+        for (const [field, readField, message] of reads) {
+          const value = row[field];
+          const read = readField(value);
+          if (read === BAD) return { ok: false, where: `[${i}].${field}: ${message}` };
+          if (read !== value) row[field] = read;
+        }
+      }
+      return { ok: true, value: rows as T[] };
+    },
+  };
+}
+
+export const aggregatePage = readPage<AggregateRow>({
+  name: 'string|null?',
+  label: 'string|null?',
+  id: 'string|null?',
+  total_visits: 'number|null?',
+  unique_visitors: 'number|null?',
+  average_duration: 'number|null?',
+});
+
+export const pagesPage = readPage<PageRow>({
+  full_url: 'string',
+  total: 'number',
+  visitors: 'number',
+  avg_duration: 'number',
+});
 
 /** The company model is "not shown" in the spec: an open record (its name may be null). */
 const VISITOR_FIELDS = fieldChecks({

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Middleware, AnyMiddlewareArgs } from '@slack/bolt';
-import type { Logger } from '../log.js';
+import { lazyChild, type Logger } from '../log.js';
 import { teamOf } from '../tenancy/team.js';
 import type { Tenant } from '../tenancy/tenants.js';
 import type { ResponseUrls } from './respond.js';
@@ -34,7 +34,7 @@ export function requestContextMiddleware(
   tenantOf: TenantOf,
 ): Middleware<AnyMiddlewareArgs> {
   return async ({ body, context, next }) => {
-    const requestLog = log.child({ requestId: randomUUID() });
+    const requestLog = lazyChild(log, () => ({ requestId: randomUUID() }));
     const b = body as {
       command?: string;
       type?: string;

@@ -7,7 +7,7 @@ import { resolveRange } from '../../../src/kernel/range-dates.js';
 import { newQuery, type ReportQuery } from '../../../src/kernel/query.js';
 import { validateBlocks, validateMessage } from '../../../src/slack-rules/validate.js';
 import { escapeMrkdwn } from '../../../src/platform/slack/kit/escape.js';
-import { clip, clipMrkdwn } from '../../../src/platform/slack/kit/limits.js';
+import { clip, clipMrkdwn, withinChars } from '../../../src/platform/slack/kit/limits.js';
 import { decodeContext, drillModal, filterModal, sealedPart } from '../../../src/features/reports/modals.js';
 import { reportMessage, type ReportView } from '../../../src/features/reports/blocks.js';
 import { describeFilters } from '../../../src/platform/slack/kit/filter-words.js';
@@ -62,6 +62,11 @@ describe('clip and clipMrkdwn', () => {
   it('never leaves half an entity or half a link', () => {
     expect(clipMrkdwn('abc &amp; def', 7)).toBe('abc …');
     expect(clipMrkdwn('see <https://example.com|here> now', 12)).toBe('see …');
+  });
+  it('counts a budget in code points: emoji over it in UTF-16 units still fit', () => {
+    expect(clipMrkdwn('🚀🚀🚀', 3)).toBe('🚀🚀🚀');
+    expect(withinChars(['🚀🚀', '🚀'], 3)).toBe(true);
+    expect(withinChars(['🚀🚀', '🚀🚀'], 3)).toBe(false);
   });
 });
 

@@ -3,7 +3,7 @@
  * and 20 watches in a minute made 4,700 API requests under a limit of 30 commands).
  */
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
-import { ApiBudget, forPerson } from '../../../src/platform/api/budget.js';
+import { ApiBudget, chargedTo, currentBudget, currentWork, forPerson } from '../../../src/platform/api/budget.js';
 import { isProgressNote } from '../../support/answers.js';
 import { CHANNEL, mrkdwnOf, sandbox, USER, type Sandbox } from '../../support/sandbox.js';
 
@@ -63,4 +63,17 @@ it("the workspace's budget serves people at once and makes background work wait 
   } finally {
     vi.useRealTimers();
   }
+});
+
+it("a person's work and a workspace's budget hold across awaits, whichever is entered first", async () => {
+  const budget = new ApiBudget(60);
+  const seen = async () => {
+    await Promise.resolve();
+    return { work: currentWork()?.who, budget: currentBudget() };
+  };
+  expect(await seen()).toEqual({ work: undefined, budget: undefined });
+  const inside = await chargedTo(budget, () => forPerson(seen));
+  expect(inside.value).toEqual({ work: 'person', budget });
+  const outside = await forPerson(() => chargedTo(budget, seen));
+  expect(outside.value).toEqual({ work: 'person', budget });
 });

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
-  aggregateRow,
+  aggregatePage,
   botStatus,
   firstIssuePath,
   normaliseFlag,
-  pageRow,
+  pagesPage,
   scrapingExtensionsStatus,
   visitRecord,
 } from '../../../src/platform/api/schemas.js';
@@ -37,36 +37,51 @@ describe('normaliseFlag', () => {
 });
 
 describe('row schemas', () => {
-  it('accepts numeric strings, keeps unknown fields, allows a missing label', () => {
-    const row = aggregateRow.parse({
-      name: 'Germany',
-      total_visits: '12',
-      unique_visitors: 3,
-      average_duration: '4.5',
-      extra: { a: 1 },
-    });
-    expect(row.total_visits).toBe(12);
-    expect(row.average_duration).toBe(4.5);
-    expect(row.label).toBeUndefined();
-    expect((row as Record<string, unknown>).extra).toEqual({ a: 1 });
-  });
-
-  it('refuses a number of the wrong type and names the path', () => {
-    const result = z.array(aggregateRow).safeParse([
-      { name: 'a', total_visits: 1 },
-      { name: 'b', total_visits: { value: 3 } },
+  it('accepts numeric strings, keeps unknown fields, allows a missing label and reads null as missing', () => {
+    const page = aggregatePage.check([
+      { name: 'Germany', total_visits: '12', unique_visitors: 3, average_duration: '4.5', extra: { a: 1 } },
+      { name: null, id: 'x', total_visits: null },
     ]);
-    expect(result.success).toBe(false);
-    if (!result.success) expect(firstIssuePath(result.error)).toMatch(/^\[1\]\.total_visits/);
+    expect(page).toEqual({
+      ok: true,
+      value: [
+        { name: 'Germany', total_visits: 12, unique_visitors: 3, average_duration: 4.5, extra: { a: 1 } },
+        { name: undefined, id: 'x', total_visits: undefined },
+      ],
+    });
+    expect(page.ok && 'label' in page.value[0]!).toBe(false);
   });
 
-  it('refuses a non-numeric string where a number is due', () => {
-    expect(aggregateRow.safeParse({ name: 'a', total_visits: 'lots' }).success).toBe(false);
+  it('refuses a number of the wrong type, a non-finite one or a non-numeric string, and names the path', () => {
+    expect(
+      aggregatePage.check([
+        { name: 'a', total_visits: 1 },
+        { name: 'b', total_visits: { value: 3 } },
+      ]),
+    ).toEqual({
+      ok: false,
+      where: '[1].total_visits: expected a number, a numeric string or null',
+    });
+    expect(aggregatePage.check([{ name: 'a', total_visits: 'lots' }]).ok).toBe(false);
+    expect(aggregatePage.check([{ name: 'a', average_duration: Infinity }]).ok).toBe(false);
+    expect(aggregatePage.check([{ name: 5 }])).toEqual({ ok: false, where: '[0].name: expected a string or null' });
+    expect(aggregatePage.check(['x'])).toEqual({ ok: false, where: '[0]: expected an object' });
+    expect(aggregatePage.check({})).toEqual({ ok: false, where: '(root): expected an array' });
+  });
+
+  it("names the first bad field of a zod answer's parse", () => {
+    const result = z.array(botStatus).safeParse([{ visitor_id: 'a' }, { visitor_id: 5 }]);
+    expect(result.success).toBe(false);
+    if (!result.success) expect(firstIssuePath(result.error)).toMatch(/^\[1\]\.visitor_id: /);
   });
 
   it('requires the four page fields', () => {
-    expect(pageRow.safeParse({ full_url: 'https://x/', total: 1, visitors: 1 }).success).toBe(false);
-    expect(pageRow.parse({ full_url: 'https://x/', total: '2', visitors: 1, avg_duration: 3 }).total).toBe(2);
+    expect(pagesPage.check([{ full_url: 'https://x/', total: 1, visitors: 1 }])).toEqual({
+      ok: false,
+      where: '[0].avg_duration: expected a number or a numeric string',
+    });
+    const page = pagesPage.check([{ full_url: 'https://x/', total: '2', visitors: 1, avg_duration: 3 }]);
+    expect(page.ok && page.value[0]!.total).toBe(2);
   });
 
   it('keeps open visit models and string params', () => {

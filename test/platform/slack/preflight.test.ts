@@ -147,4 +147,14 @@ it('the pure fit: attachments hold no header or chart, a table past its rows is 
   expect((table!.rows as unknown[]).length).toBe(LIMITS.tableRows);
   expect(JSON.stringify(note)).toContain('…20 more rows not shown here.');
   expect((fitted.value.attachments as Json[])[0]!.blocks).toEqual([section('h')]);
+  // Within its budget in characters, though not in UTF-16 units: left as it was.
+  const emoji = {
+    type: 'table',
+    rows: Array.from({ length: 50 }, () => [{ type: 'raw_text', text: '😀'.repeat(150) }]),
+  };
+  expect(fitMessage({ text: 't', blocks: [emoji] })).toEqual({
+    value: { text: 't', blocks: [emoji] },
+    changes: [],
+    reasons: [],
+  });
 });

@@ -4,7 +4,7 @@
  * fitting is in `reasons`. Pure functions, no I/O.
  */
 import { BLOCK_RULES, LIMITS, type Surface } from '../../../slack-rules/rules.js';
-import { validateHomeView, validateMessage, validateView } from '../../../slack-rules/validate.js';
+import { charLength, validateHomeView, validateMessage, validateView } from '../../../slack-rules/validate.js';
 import { formatCount, counted } from '../../../kernel/format.js';
 
 type Json = Record<string, unknown>;
@@ -83,17 +83,22 @@ function tableAsText(block: Json): string {
   return rows.map((r) => (r as unknown[]).map(cellText).join(' · ')).join('\n');
 }
 
-function tableChars(rows: unknown[][]): number {
+/** The characters of a table's first `keep` rows, counted by `length`. */
+function tableChars(rows: unknown[][], keep: number, length: (text: string) => number): number {
   let n = 0;
-  for (const row of rows) for (const cell of row) n += Array.from(cellText(cell)).length;
+  for (const row of rows.slice(0, keep)) for (const cell of row) n += length(cellText(cell));
   return n;
 }
 
 /** A table cut to its row and character budget (the header row kept); how many rows went. */
 function cutTable(block: Json, maxRows: number, maxChars: number): { block: Json; cut: number } {
   const rows = Array.isArray(block.rows) ? (block.rows.filter(Array.isArray) as unknown[][]) : [];
+  // Code points are at most UTF-16 units: a table within its budget in units is left as it is.
+  const whole = rows.length === (block.rows as unknown[] | undefined)?.length;
+  if (whole && rows.length <= maxRows && tableChars(rows, rows.length, (t) => t.length) <= maxChars)
+    return { block, cut: 0 };
   let keep = Math.min(rows.length, maxRows);
-  while (keep > 2 && tableChars(rows.slice(0, keep)) > maxChars) keep--;
+  while (keep > 2 && tableChars(rows, keep, charLength) > maxChars) keep--;
   return { block: { ...block, rows: rows.slice(0, keep) }, cut: rows.length - keep };
 }
 

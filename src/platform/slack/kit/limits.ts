@@ -1,6 +1,7 @@
 import type { PlainTextElement, MrkdwnElement } from '@slack/types';
 import { clip, neutralize } from '../../../kernel/text.js';
 import { LIMITS } from '../../../slack-rules/rules.js';
+import { charLength } from '../../../slack-rules/validate.js';
 
 export { clip };
 
@@ -14,7 +15,7 @@ const ELLIPSIS = '…';
  * (`<https://…`), which Slack would show literally or refuse.
  */
 export function clipMrkdwn(text: string, max: number): string {
-  if (Array.from(text).length <= max) return text;
+  if (text.length <= max || Array.from(text).length <= max) return text;
   let cut = Array.from(text)
     .slice(0, Math.max(0, max - 1))
     .join('');
@@ -42,6 +43,12 @@ export function numberCell(value: number, text: string): { type: 'raw_number'; v
 
 export function mrkdwn(text: string, max: number = LIMITS.sectionText): MrkdwnElement {
   return { type: 'mrkdwn', text: clipMrkdwn(text || ' ', max) };
+}
+
+/** Whether `texts` hold at most `budget` characters in all; code points, counted only when the UTF-16 units are over it. */
+export function withinChars(texts: readonly string[], budget: number): boolean {
+  const total = (length: (text: string) => number) => texts.reduce((n, t) => n + length(t), 0);
+  return total((t) => t.length) <= budget || total(charLength) <= budget;
 }
 
 /** Keeps a message within the block limit: the last block (usually the buttons) is kept. */
