@@ -5,7 +5,7 @@
  * the first start makes the data directory instead.
  */
 import { MIGRATIONS } from './compose.js';
-import { ensureSpare } from './platform/store/db.js';
+import { ensureSpare } from './platform/store/template.js';
 
 try {
   console.log(

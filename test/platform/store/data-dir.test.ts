@@ -21,7 +21,8 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openRepos, type Repos } from '../../../src/compose.js';
-import { DataDirError, ensureTemplate, moveDir } from '../../../src/platform/store/db.js';
+import { DataDirError } from '../../../src/platform/store/db.js';
+import { ensureTemplate, moveDir } from '../../../src/platform/store/template.js';
 import { MIGRATIONS } from '../../../src/compose.js';
 
 const root = mkdtempSync(join(tmpdir(), 'lookout-data-dir-'));
