@@ -15,10 +15,11 @@
  * process's user + system time (/proc/<pid>/stat) over the phase, divided by commands answered.
  * Run: npm run bench -- ack   (BENCH_ROUNDS 3, BENCH_SECONDS 10, BENCH_RATES 20,100,300;
  * BENCH_LOOKOUT_FLAGS: Node or V8 flags for Lookout's process, for experiments;
- * BENCH_BUILDS: other builds of Lookout to run beside it in the same run, as `name=main.js` pairs
- * separated by commas, e.g. `before=scratch/before/dist/main.js`: a copy of an earlier dist/ inside
- * this checkout, so it finds node_modules; each keeps a data directory of its own; Node flags of
- * its own may come before main.js, e.g. `gc=--single-threaded-gc dist/main.js`;
+ * BENCH_BUILDS: other builds of Lookout to run beside it in the same run, as `name=main.js`
+ * pairs separated by commas, e.g. `before=node_modules/.cache/before/dist/main.js`: an earlier
+ * dist/ inside this checkout, so it finds node_modules (docs/benchmarks.md says how to build
+ * one); each keeps a data directory of its own, and Node flags of its own may come before its
+ * main.js, e.g. `gc=--single-threaded-gc dist/main.js`;
  * BENCH_DATABASE_URL: a PostgreSQL database every build of Lookout shares, as replicas do)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
