@@ -3,9 +3,11 @@
  * answered from here on another while it is fresh, and replicas asking at once make one request.
  * The first to ask claims the question (a row without a body); the others read the row again,
  * a little later each time, until the body is there, the claim is gone (its request failed: one
- * of them claims it in turn) or the claim is older than `claimMs` (its replica stopped or is
- * stuck: it is taken over). Only an answer is shared, never a failure. Freshness is judged by
- * the app's clock, as the fetcher's memory is. When the store fails, the API is asked directly.
+ * of them claims it in turn) or the claim has not been renewed for `claimMs` (its replica
+ * stopped or is stuck: it is taken over). The replica asking renews its claim every third of
+ * `claimMs` while its request lasts, so a slow request keeps it and a killed replica's lapses
+ * within seconds. Only an answer is shared, never a failure. Freshness is judged by the app's
+ * clock, as the fetcher's memory is. When the store fails, the API is asked directly.
  */
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -17,7 +19,7 @@ export interface ApiAnswerOptions {
   now: () => Date;
   /** How long an answer serves after it was asked. */
   freshMs: number;
-  /** How long a claim holds before another replica takes it over: longer than a request with its retries. */
+  /** How long a claim holds unrenewed before another replica takes it over (default 6 s). */
   claimMs?: number;
 }
 
@@ -76,7 +78,7 @@ export class ApiAnswerRepo {
     private readonly db: Queryable,
     private readonly o: ApiAnswerOptions,
   ) {
-    this.claimMs = o.claimMs ?? 30_000;
+    this.claimMs = o.claimMs ?? 6_000;
   }
 
   /** The question's answer: another replica's while fresh, else `fetch`'s, shared once it succeeds. */
@@ -151,12 +153,23 @@ export class ApiAnswerRepo {
     return {};
   }
 
-  /** Asks the API under this claim; the answer is written for the others, a failure drops the claim. */
+  /** Asks the API under this claim, renewing it meanwhile; the answer is written for the others, a failure drops the claim. */
   private async ask<T>(account: string, question: string, claim: Claim, fetch: () => Promise<T>) {
+    const renewal = setInterval(() => {
+      this.stats.queries++;
+      this.db
+        .query(
+          'UPDATE api_answers SET asked_at = $4 WHERE account = $1 AND question = $2 AND asked_by = $3 AND body IS NULL',
+          [account, question, claim.name, new Date(this.now())],
+        )
+        .catch(() => this.stats.errors++);
+    }, this.claimMs / 3);
+    renewal.unref();
     let value: T;
     try {
       value = await fetch();
     } catch (error) {
+      clearInterval(renewal);
       this.stats.queries++;
       await this.db
         .query('DELETE FROM api_answers WHERE account = $1 AND question = $2 AND asked_by = $3 AND body IS NULL', [
@@ -167,15 +180,15 @@ export class ApiAnswerRepo {
         .catch(() => this.stats.errors++);
       throw error;
     }
+    clearInterval(renewal);
     const body = JSON.stringify(value);
     this.stats.queries++;
+    // asked_at goes back to when the question was asked: the answer is fresh from then.
     await this.db
-      .query('UPDATE api_answers SET body = $4 WHERE account = $1 AND question = $2 AND asked_by = $3 RETURNING 1', [
-        account,
-        question,
-        claim.name,
-        body,
-      ])
+      .query(
+        'UPDATE api_answers SET body = $4, asked_at = $5 WHERE account = $1 AND question = $2 AND asked_by = $3 RETURNING 1',
+        [account, question, claim.name, body, new Date(claim.at)],
+      )
       .then(
         ({ rows }) => {
           if (rows.length === 0) return; // taken over meanwhile: the answer is this replica's alone

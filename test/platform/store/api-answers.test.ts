@@ -37,11 +37,16 @@ describeEachDb('answers shared by replicas', (t) => {
   });
 
   /** One replica: its own API client (no single-flight with the others), its fetcher, its share of the store. */
-  async function replica(name: string, options: { db?: Queryable } = {}) {
+  async function replica(name: string, options: { db?: Queryable; claimMs?: number; now?: () => Date } = {}) {
     const db = options.db ?? (await sibling(t));
     const api = new AnalyticsApi({ baseUrl: demo.url, apiKey: API_KEY, retry: { retries: 0 } });
     closing.push(api);
-    const answers = new ApiAnswerRepo(db, { owner: name, now, freshMs: ANSWER_FRESH_MS, claimMs: 30_000 });
+    const answers = new ApiAnswerRepo(db, {
+      owner: name,
+      now: options.now ?? now,
+      freshMs: ANSWER_FRESH_MS,
+      claimMs: options.claimMs ?? 30_000,
+    });
     return { account: api.account, answers, fetcher: new SharedFetcher(api, { now, shared: answers }) };
   }
 
@@ -108,6 +113,20 @@ describeEachDb('answers shared by replicas', (t) => {
     expect(await b.fetcher.report('sources', ASKED)).not.toHaveLength(0);
     expect(sourcesAsked()).toBe(1);
     expect(b.fetcher.calls).toBe(1);
+  });
+
+  it('keeps the claim of a request slower than the claim may stay unrenewed: the other replica waits for its answer', async () => {
+    // Real time here: the claim is renewed by a timer, and judged by the clock it is renewed with.
+    const realTime = { claimMs: 1_500, now: () => new Date() };
+    const [a, b] = [await replica('replica-a', realTime), await replica('replica-b', realTime)];
+    demo.setFaults({ latencyMs: 4_000 });
+    const asking = a.fetcher.report('sources', ASKED);
+    await until(async () => (await claims(t.db)).length === 1, 'replica a to claim the question');
+    const fromB = await b.fetcher.report('sources', ASKED);
+    expect(fromB).toEqual(await asking);
+    expect(sourcesAsked()).toBe(1);
+    expect(b.answers.stats).toMatchObject({ read: 1, takenOver: 0 });
+    expect(a.answers.stats.queries).toBeGreaterThan(2); // looked and claimed, renewed, wrote
   });
 
   it('makes no store query for an answer in the replica’s memory', async () => {
