@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { FEATURES } from './features/index.js';
-import type { SettingsSlice } from './platform/feature.js';
+import { FEATURE_SETTINGS } from './features/settings.js';
 import { KEY_HINT, keyring, type Keyring } from './platform/secrets.js';
 import { platformSettings } from './platform/settings.js';
 
@@ -11,21 +10,19 @@ import { platformSettings } from './platform/settings.js';
  * are never echoed (some are secrets).
  */
 
-type Features = (typeof FEATURES)[number];
-type SliceOf<F> = F extends { settings?: infer S extends SettingsSlice }
-  ? keyof S['shape'] extends never
-    ? never
-    : S
-  : never;
+type Slices = (typeof FEATURE_SETTINGS)[keyof typeof FEATURE_SETTINGS];
 type Intersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
 
 /** Every setting by variable name, as the app reads it (durations in milliseconds, lists as arrays). */
-export type Settings = z.output<typeof platformSettings> & Intersection<z.output<SliceOf<Features>>>;
+export type Settings = z.output<typeof platformSettings> & Intersection<z.output<Slices>>;
 /** Every setting by variable name, as the environment gives it. */
-export type SettingsInput = z.input<typeof platformSettings> & Intersection<z.input<SliceOf<Features>>>;
+export type SettingsInput = z.input<typeof platformSettings> & Intersection<z.input<Slices>>;
 
 /** What the schema needs of a feature: its name, and its slice. */
 type Sliced = { name: string; settings?: { shape: Record<string, z.ZodType> } };
+
+/** Every feature's slice, as the schema takes them. */
+const SLICED: readonly Sliced[] = Object.entries(FEATURE_SETTINGS).map(([name, settings]) => ({ name, settings }));
 
 /** The one schema of the platform's settings and those of `features`; a variable declared twice stops the app. */
 export function settingsSchema(features: readonly Sliced[]): z.ZodObject {
@@ -55,7 +52,7 @@ export function settingsWith(features: readonly Sliced[], overrides: Partial<Set
 }
 
 /** Every setting of `features` at its default (an empty environment, parsed once). */
-export function defaultSettings(features: readonly Sliced[] = FEATURES): Settings {
+export function defaultSettings(features: readonly Sliced[] = SLICED): Settings {
   let values = defaults.get(features);
   if (!values) defaults.set(features, (values = schemaOf(features).parse({}) as Settings));
   return values;
@@ -116,7 +113,7 @@ export class ConfigError extends Error {
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Settings {
-  const parsed = schemaOf(FEATURES).safeParse(env);
+  const parsed = schemaOf(SLICED).safeParse(env);
   const problems = parsed.success
     ? []
     : parsed.error.issues.map((issue) => `${String(issue.path[0] ?? '?')}: ${issue.message}`);

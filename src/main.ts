@@ -1,6 +1,5 @@
 import { createServer } from 'node:net';
 import { ConfigError, distributedOf, keyringOf, loadConfig, slackOf, type Settings } from './config.js';
-import { startLookout } from './compose.js';
 import { createLogger, type Logger } from './platform/log.js';
 import { SecretError } from './platform/secrets.js';
 import { DataDirError, inspectDataDir } from './platform/store/index.js';
@@ -117,6 +116,8 @@ function opsOf(config: Settings) {
 async function runForReal(config: Settings, log: Logger): Promise<() => Promise<void>> {
   const distributed = distributedOf(config);
   const slack = distributed ?? slackOf(config)!;
+  // Loaded here, after the configuration: the sandbox serves its page before it loads the app.
+  const { startLookout } = await import('./compose.js');
   const lookout = await startLookout({
     // loadConfig requires the URL with Slack credentials.
     api: { baseUrl: config.ANALYTICS_API_URL!, apiKey: config.ANALYTICS_API_KEY ?? '' },
@@ -151,7 +152,7 @@ const NO_SANDBOX =
  * start); a production install has no package, and a build has neither it nor a way to load
  * TypeScript: for those, undefined.
  */
-async function loadSandbox() {
+async function loadSandbox(load = { app: true }) {
   const missing = (error: unknown) => {
     const { code, message } = error as NodeJS.ErrnoException;
     return (
@@ -160,9 +161,9 @@ async function loadSandbox() {
     );
   };
   try {
-    const { installWorkspaceOne, startSandboxed } = await import('./sandboxed.js');
     const { startSandbox } = await import('@lookout/sandbox');
-    return { startSandbox, installWorkspaceOne, startSandboxed };
+    if (load.app) await import('./sandboxed.js');
+    return { startSandbox };
   } catch (error) {
     if (missing(error)) return undefined;
     throw error;
@@ -184,13 +185,14 @@ async function startProblem(config: Settings): Promise<string | undefined> {
 }
 
 async function runSandbox(config: Settings, log: Logger): Promise<() => Promise<void>> {
-  // Loaded only here: a deployment with Slack credentials never loads the sandbox.
-  const sandboxCode = await loadSandbox();
+  const began = performance.now();
+  // Loaded only here: a deployment with Slack credentials never loads the sandbox. The app's own
+  // modules are loaded once the page is served (startApp), so its URL is printed first.
+  const sandboxCode = await loadSandbox({ app: false });
   if (!sandboxCode) {
     console.error(NO_SANDBOX);
     process.exit(1);
   }
-  const { startSandbox, installWorkspaceOne, startSandboxed } = sandboxCode;
   // A laptop often has something on 3000 already: the sandbox takes a free port instead, and says so.
   // Like everything in the sandbox, the app listens on loopback (startSandbox's wiring says so).
   const port = await freeOrAny('PORT', config.PORT, log, '127.0.0.1');
@@ -214,21 +216,33 @@ async function runSandbox(config: Settings, log: Logger): Promise<() => Promise<
       ...(process.env.ALERT_SCAN_INTERVAL ? {} : { ALERT_SCAN_INTERVAL: 20_000 }),
     },
   };
-  const sandbox = await startSandbox({
+  const appCode = () => import('./sandboxed.js');
+  const sandbox = await sandboxCode.startSandbox({
     live: {},
     log,
     api: config.ANALYTICS_API_URL
       ? { baseUrl: config.ANALYTICS_API_URL, apiKey: config.ANALYTICS_API_KEY ?? '' }
       : undefined,
     slackPort: Number(process.env.SANDBOX_SLACK_PORT ?? 0),
-    startApp: (wiring) => startSandboxed(app, wiring),
+    startApp: async (wiring) => (await appCode()).startSandboxed(app, wiring),
+    early: {
+      pageServed(slack) {
+        // The demo accounts' keys are made up for this run (a real API's key is never among them): a person types them into the Home.
+        const accounts = slack.teams.flatMap(({ workspace: { team } }) => {
+          const account = slack.demoAccount(team.id);
+          const connected = team.id === slack.workspace.team.id ? ' (connected once Lookout has started)' : '';
+          return account ? [`    ${team.name}${connected}: ${account.baseUrl}, key ${account.apiKey}`] : [];
+        });
+        const demoLines = accounts.length
+          ? `  Demo analytics accounts, for "Connect your analytics" in a workspace's Lookout Home (its page shows its own too):\n${accounts.join('\n')}\n`
+          : '';
+        console.log(
+          `\n  Lookout sandbox: open ${slack.url}/ in a browser (the page waits for Lookout while it starts)\n${demoLines}`,
+        );
+      },
+      ready: async (box) => (await appCode()).installWorkspaceOne(box),
+    },
   });
-  try {
-    await installWorkspaceOne(sandbox);
-  } catch (error) {
-    await sandbox.stop();
-    throw error;
-  }
   log.info(
     {
       api: sandbox.demo ? 'demo' : new URL(config.ANALYTICS_API_URL!).origin,
@@ -237,17 +251,8 @@ async function runSandbox(config: Settings, log: Logger): Promise<() => Promise<
     },
     'no Slack credentials: running the sandbox',
   );
-  // The demo accounts' keys are made up for this run (a real API's key is never among them): a person types them into the Home.
-  const accounts = sandbox.slack.teams.flatMap(({ workspace: { team } }) => {
-    const account = sandbox.slack.demoAccount(team.id);
-    const connected = team.id === sandbox.slack.workspace.team.id ? ' (connected)' : '';
-    return account ? [`    ${team.name}${connected}: ${account.baseUrl}, key ${account.apiKey}`] : [];
-  });
-  const demoLines = accounts.length
-    ? `  Demo analytics accounts, for "Connect your analytics" in a workspace's Lookout Home (its page shows its own too):\n${accounts.join('\n')}\n`
-    : '';
   console.log(
-    `\n  Lookout sandbox: open ${sandbox.slack.url}/ in a browser\n  Metrics and readiness: ${sandbox.lookout.ops.url}/metrics and /readyz\n${demoLines}`,
+    `  Lookout has started (${((performance.now() - began) / 1000).toFixed(1)} s) and is installed in the sandbox's workspace.\n  Metrics and readiness: ${sandbox.lookout.ops.url}/metrics and /readyz\n`,
   );
   return () => sandbox.stop();
 }

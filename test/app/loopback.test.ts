@@ -126,8 +126,12 @@ describe.skipIf(!existsSync('/proc/net/tcp'))('npm start, without Slack credenti
 
   it("prints each workspace's demo account, its own key working at the printed base URL", async () => {
     await expect.poll(() => out).toMatch(/Other Co: .*\n/);
-    const printed = [...out.matchAll(/^ {4}(Lookout Sandbox \(connected\)|Other Co): (http:\/\/\S+), key (\S+)$/gm)];
-    expect(printed.map((m) => m[1])).toEqual(['Lookout Sandbox (connected)', 'Other Co']);
+    const printed = [
+      ...out.matchAll(
+        /^ {4}(Lookout Sandbox \(connected once Lookout has started\)|Other Co): (http:\/\/\S+), key (\S+)$/gm,
+      ),
+    ];
+    expect(printed.map((m) => m[1])).toEqual(['Lookout Sandbox (connected once Lookout has started)', 'Other Co']);
     const keys = printed.map((m) => m[3]!);
     expect(new Set(keys).size).toBe(2);
     for (const [, , baseUrl, key] of printed) {

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defaultSettings, settingsSchema, settingsWith } from '../../src/config.js';
 import { FEATURES } from '../../src/features/index.js';
+import { FEATURE_SETTINGS } from '../../src/features/settings.js';
 
 /** The variables the configuration table of docs/operations.md names in its first column, as often as it names them. */
 function documented(): string[] {
@@ -22,6 +23,13 @@ describe('the settings', () => {
     const count = (name: string) => table.filter((n) => n === name).length;
     expect(declared.filter((name) => count(name) !== 1)).toEqual([]);
     expect(table.filter((name) => !declared.includes(name))).toEqual([]);
+  });
+
+  it('are read from the same slices the features plug, with nothing else', () => {
+    const plugged = FEATURES.flatMap((f) => ('settings' in f && f.settings ? [[f.name, f.settings] as const] : []));
+    expect(Object.fromEntries(plugged)).toEqual(FEATURE_SETTINGS);
+    for (const [name, slice] of plugged) expect(FEATURE_SETTINGS[name as keyof typeof FEATURE_SETTINGS]).toBe(slice);
+    expect(Object.keys(FEATURE_SETTINGS)).toEqual(plugged.map(([name]) => name));
   });
 
   it('refuse a variable declared twice', () => {

@@ -87,6 +87,15 @@ export interface SandboxOptions<A extends SandboxApp> {
   socketMode?: boolean;
   /** The clock the page's demo controls make spikes by (default the real one): a test's, where the app runs on one. */
   now?: () => Date;
+  /**
+   * The page first (`npm start`): `pageServed` is called once the offline Slack serves its page,
+   * before the app starts, and the demo account's data set is made at its first request. The
+   * page's own requests wait until the app has started and `ready` (installing it) is done.
+   */
+  early?: {
+    pageServed(slack: OfflineSlack): void;
+    ready(sandbox: Sandbox<A>): Promise<void>;
+  };
 }
 
 export interface Sandbox<A extends SandboxApp> {
@@ -136,6 +145,7 @@ export async function startSandbox<A extends SandboxApp>(options: SandboxOptions
         accounts: [{ name: 'two', apiKey: otherKey, site: SOFTWARE_SITE }],
         faults: options.demoFaults,
         ...(options.live ? { live: options.live } : {}),
+        ...(options.early ? { lazy: true } : {}),
       });
   const api = options.api ?? { baseUrl: demo!.url, apiKey: demoKey };
   const accounts: SandboxAccount[] = [{ teamId: ONE, name: demo ? 'one' : 'api', ...api }];
@@ -152,6 +162,8 @@ export async function startSandbox<A extends SandboxApp>(options: SandboxOptions
   // Demo keys only: a real API's key (options.api) is never shown.
   if (demo) for (const a of accounts) slack.setDemoAccount(a.teamId, { baseUrl: a.baseUrl, apiKey: a.apiKey });
   mountDemoControls(slack, demo, (team) => accounts.find((a) => a.teamId === team)?.name, options.now);
+  const started = slack.holdPage();
+  options.early?.pageServed(slack);
   let lookout: A;
   try {
     lookout = await options.startApp({
@@ -169,6 +181,8 @@ export async function startSandbox<A extends SandboxApp>(options: SandboxOptions
       host: LOOPBACK,
     });
   } catch (error) {
+    started(error as Error);
+    await slack.pageHeld; // the page's held requests are answered with why, before the page closes
     await slack.close();
     await demo?.close();
     throw error;
@@ -177,7 +191,7 @@ export async function startSandbox<A extends SandboxApp>(options: SandboxOptions
   if (lookout.oauthRedirectUrl) slack.setRedirectUris([lookout.oauthRedirectUrl]);
   if (lookout.installUrl) slack.setInstallUrl(lookout.installUrl);
   if (lookout.suggestions) slack.setSuggestions(lookout.suggestions);
-  return {
+  const sandbox: Sandbox<A> = {
     demo,
     slack,
     lookout,
@@ -195,4 +209,14 @@ export async function startSandbox<A extends SandboxApp>(options: SandboxOptions
       await demo?.close();
     },
   };
+  try {
+    await options.early?.ready(sandbox);
+  } catch (error) {
+    started(error as Error);
+    await slack.pageHeld;
+    await sandbox.stop();
+    throw error;
+  }
+  started();
+  return sandbox;
 }

@@ -54,6 +54,8 @@ export interface DemoApiOptions {
   now?: () => Date;
   /** Serve this data set instead of generating one. */
   dataset?: Dataset;
+  /** Generate the default account's data set at its first request or read, not at start (`npm start` serves its page first). */
+  lazy?: boolean;
   faults?: Faults;
   /** Entries of the report cache. Default 64. */
   cacheSize?: number;
@@ -85,7 +87,7 @@ export interface DemoAccount {
   readonly name: string;
   readonly seed: number;
   readonly site: DemoSite;
-  /** Whether its data set exists yet (the default account's always does; the others' from their first request or `dataset` read). */
+  /** Whether its data set exists yet (the default account's from the start unless `lazy`; the others' from their first request or `dataset` read). */
   readonly generated: boolean;
   /** Its data set (generated on first read). */
   readonly dataset: Dataset;
@@ -238,7 +240,7 @@ export async function startDemoApi(options: DemoApiOptions = {}): Promise<DemoAp
       ),
     );
   });
-  defaultAccount.generate();
+  if (!options.lazy) defaultAccount.generate();
   const advanceLive = (at: Date = clock()): readonly Visit[] => accounts.flatMap((a) => a.advanceLive(at));
   const liveTimer = options.live ? setInterval(() => advanceLive(), options.live.everyMs ?? 5000) : undefined;
   liveTimer?.unref();
@@ -400,7 +402,9 @@ export async function startDemoApi(options: DemoApiOptions = {}): Promise<DemoAp
   return {
     url: `http://${urlHost(host)}:${port}`,
     port,
-    dataset: defaultAccount.dataset,
+    get dataset() {
+      return defaultAccount.dataset;
+    },
     accounts,
     account(name: string) {
       const found = accounts.find((a) => a.name === name);

@@ -26,6 +26,9 @@ import { OAuthServer, type OAuthApp } from './oauth.js';
 import type { Delivery } from './types.js';
 import { type ExtraRoutes, Router } from './router.js';
 
+/** What the page asks once loaded (not its files): held while the app starts (`holdPage`). */
+const PAGE_REQUEST = /^\/ui\/(?!assets\/|vendor\/|emoji\.json$)/;
+
 export interface OfflineSlackOptions {
   port?: number;
   host?: string;
@@ -112,6 +115,8 @@ export class OfflineSlack extends SlackDriver {
   private suggestionsValue: Suggestions = NO_SUGGESTIONS;
   private readonly demoAccounts = new Map<string, DemoAccountNote>();
   private closed = false;
+  /** While the app starts behind the page: settles with why it did not start, or undefined once it has. */
+  private starting: Promise<string | undefined> | undefined;
 
   constructor(
     readonly server: Server,
@@ -202,6 +207,26 @@ export class OfflineSlack extends SlackDriver {
 
   setSuggestions(suggestions: Suggestions): void {
     this.suggestionsValue = suggestions;
+  }
+
+  /**
+   * The page is served at once, and its own requests (`/ui/…` but its files) wait until the
+   * returned function is called: the app is starting behind it. Called with an error (it did
+   * not start), they are answered 503 with why.
+   */
+  holdPage(): (error?: Error) => void {
+    let release!: (problem: string | undefined) => void;
+    const starting = new Promise<string | undefined>((resolve) => (release = resolve));
+    this.starting = starting;
+    return (error) => {
+      if (this.starting === starting && !error) this.starting = undefined;
+      release(error && `Lookout did not start: ${error.message}`);
+    };
+  }
+
+  /** Why the page's requests cannot go on yet: a promise while the app starts (see holdPage), else undefined. */
+  get pageHeld(): Promise<string | undefined> | undefined {
+    return this.starting;
   }
 
   setInstallUrl(url: string): void {
@@ -337,6 +362,10 @@ export async function startOfflineSlack(options: OfflineSlackOptions): Promise<O
     if (!slack) return sendText(res, 503, 'starting');
     const url = new URL(req.url ?? '/', slack.url);
     const method = (req.method ?? 'GET').toUpperCase();
+    if (slack.pageHeld && PAGE_REQUEST.test(url.pathname)) {
+      const problem = await slack.pageHeld;
+      if (problem) return sendJson(res, 503, { ok: false, error: 'app_not_started', detail: problem });
+    }
     const found = slack.router.match(method, url.pathname);
     if (found) return found.handler(req, res, { url, params: found.params, slack });
     if (options.extraRoutes && (await options.extraRoutes(req, res, { url, slack }))) return;

@@ -4,7 +4,7 @@
  * and a late answer is a timeout. Deliverer (delivery.ts) builds the requests Slack sends.
  */
 import { performance } from 'node:perf_hooks';
-import { Agent, request } from 'undici';
+import type { Agent } from 'undici';
 import type { ResponseUrl, ResponseUrls } from './response-url.js';
 import { signRequest, unixSeconds, type SignatureHeaders } from './signing.js';
 import type { Delivery, Json } from './types.js';
@@ -42,7 +42,8 @@ export interface Hooks {
 const MAX_KEPT = 1000;
 
 export class Transport {
-  private readonly agent = new Agent({ keepAliveTimeout: 2_000, keepAliveMaxTimeout: 10_000 });
+  /** undici, loaded at the first request: `npm start` serves its page before. */
+  private http?: Promise<{ agent: Agent; request: typeof import('undici').request }>;
   private nextId = 1;
   protected readonly ws: Workspace;
 
@@ -96,11 +97,12 @@ export class Transport {
     const started = performance.now();
     const timer = setTimeout(timeOut, this.config.ackTimeoutMs);
     try {
+      const { agent, request } = await this.undici();
       const res = await request(url, {
         method: 'POST',
         headers,
         body,
-        dispatcher: this.agent,
+        dispatcher: agent,
         headersTimeout: 60_000,
         bodyTimeout: 60_000,
       });
@@ -181,8 +183,15 @@ export class Transport {
     return delivery;
   }
 
+  private undici() {
+    return (this.http ??= import('undici').then(({ Agent, request }) => ({
+      agent: new Agent({ keepAliveTimeout: 2_000, keepAliveMaxTimeout: 10_000 }),
+      request,
+    })));
+  }
+
   async close(): Promise<void> {
-    await this.agent.close();
+    if (this.http) await (await this.http).agent.close();
   }
 
   /** The signature headers Slack would put on `body`, now. */
