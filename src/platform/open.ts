@@ -27,7 +27,7 @@ import { ConnectionRepo } from './tenancy/connections.js';
 import { TenantError, Tenants, type TokenSource } from './tenancy/tenants.js';
 import { BOT_SCOPES } from './slack/scopes.js';
 import { installPage, type InstallPageLinks } from './slack/install-page.js';
-import { ANSWER_FRESH_MS } from './api/shared-fetcher.js';
+import { ANSWER_FRESH_MS, ANSWER_KEPT_MS } from './api/shared-fetcher.js';
 import { ApiAnswerRepo, pruneAnswers } from './store/api-answers.js';
 import type { Prune } from './store/housekeeping.js';
 import {
@@ -358,12 +358,12 @@ export async function openPlatform(
     changes: new ChangeBus(),
     prunes: [
       ...platformPrunes(repos),
-      // An answer serves a minute after it was asked, and a claim is taken over sooner: a minute on, neither is of use.
+      // An answer serves a minute after it was asked, a digest slot's several (ANSWER_KEPT_MS), and a claim is taken over sooner.
       ...(answers
         ? [
             {
               name: 'api_answers',
-              olderThanMs: ANSWER_FRESH_MS,
+              olderThanMs: ANSWER_KEPT_MS,
               everyMs: 60_000,
               prune: (t: Date) => pruneAnswers(store.db, t),
             },

@@ -73,12 +73,14 @@ export async function gatherDigest(
   const previous = previousPeriod(period);
   const base = { filterGroups: spec.filters };
   const at = (range: DateRange) => ({ ...base, startDate: range.startDate, endDate: range.endDate });
+  // A slot's digests share every answer asked since the slot; a preview, those of the last minute.
+  const asOf = options.preview ? undefined : now.getTime();
 
   const totalsPromise = (async (): Promise<DigestTotals> => {
     // The API has no totals operation: every visit has one country, so the countries report sums to the total.
     const [now_, before] = await Promise.all([
-      fetcher.all('countries', at(period)),
-      fetcher.all('countries', at(previous)),
+      fetcher.all('countries', at(period), { asOf }),
+      fetcher.all('countries', at(previous), { asOf }),
     ]);
     const sum = (rows: ReportRow[], field: string) => rows.reduce((n, r) => n + (num(r, field) ?? 0), 0);
     return {
@@ -96,8 +98,8 @@ export async function gatherDigest(
       const durationField = def.columns.find((c) => c.format === 'duration')?.field;
       const depth = def.countField ? Math.max(spec.topN, COMPARE_DEPTH) : spec.topN;
       const [rows, earlier] = await Promise.all([
-        fetcher.report(id, { ...at(period), page: 1, limit: depth }),
-        def.countField ? fetcher.report(id, { ...at(previous), page: 1, limit: depth }) : Promise.resolve([]),
+        fetcher.report(id, { ...at(period), page: 1, limit: depth }, asOf),
+        def.countField ? fetcher.report(id, { ...at(previous), page: 1, limit: depth }, asOf) : Promise.resolve([]),
       ]);
       const current = rows.slice(0, spec.topN);
       // A row is the same row in both periods when its name and its label (where rows have one) match:

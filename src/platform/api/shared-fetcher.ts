@@ -8,6 +8,12 @@ import type { AnalyticsApi } from './analytics.js';
 
 /** How long an answer serves identical questions after it was asked. */
 export const ANSWER_FRESH_MS = 60_000;
+/**
+ * How long replicas keep an answer for questions asked `asOf` a moment (a digest slot's), which
+ * it serves however long after that moment it was asked: the answers of a slot's digests
+ * posted over several minutes.
+ */
+export const ANSWER_KEPT_MS = 10 * 60_000;
 
 /**
  * Answers shared with other replicas (`ApiAnswerRepo`, over the store): a question's answer
@@ -15,7 +21,13 @@ export const ANSWER_FRESH_MS = 60_000;
  * when it was asked of the API.
  */
 export interface SharedAnswers {
-  answer<T>(account: string, question: string, fetch: () => Promise<T>): Promise<{ value: T; askedAt: number }>;
+  /** `asOf` (ms): an answer asked at or after it serves too, however old. */
+  answer<T>(
+    account: string,
+    question: string,
+    fetch: () => Promise<T>,
+    asOf?: number,
+  ): Promise<{ value: T; askedAt: number }>;
   /** Drops these questions' answers, so the next ask on any replica asks the API. */
   forget(account: string, questions: readonly string[]): Promise<void>;
 }
@@ -23,12 +35,16 @@ export interface SharedAnswers {
 /**
  * Report fetches shared by digests and trends. Identical requests within a minute (every
  * digest due at 09:00 asking for yesterday's sources, a trend and a digest asking for the
- * same day) are made once: the promise is shared. A failed request is forgotten at once.
+ * same day) are made once: the promise is shared. A question asked `asOf` a moment (a digest
+ * slot) is also served by any answer asked at or after that moment: the digests of one slot,
+ * posted over several minutes, share their answers. A failed request is forgotten at once.
  * With `shared` (replicas on PostgreSQL), an answer missing from this replica's memory is
  * looked for among the other replicas' before the API is asked; one in memory costs nothing more.
  */
 export class SharedFetcher {
   private readonly cache: LRUCache<string, Promise<readonly ReportRow[]>>;
+  /** When each answer in `cache` was asked of the API (ms, the app's clock). */
+  private readonly askedAt = new WeakMap<Promise<readonly ReportRow[]>, number>();
   private readonly now: () => number;
   private readonly shared?: SharedAnswers;
   /** Requests made to the API (not served from memory or by another replica). */
@@ -51,39 +67,54 @@ export class SharedFetcher {
     });
   }
 
-  report(id: ReportId, request: MarketingRequest): Promise<readonly ReportRow[]> {
+  /** `asOf` (ms): an answer asked at or after it serves too, however old (see the class). */
+  report(id: ReportId, request: MarketingRequest, asOf?: number): Promise<readonly ReportRow[]> {
     const k = key(id, request);
-    let rows = this.cache.get(k);
+    let rows = asOf === undefined ? this.cache.get(k) : this.heldSince(k, asOf);
     if (!rows) {
-      rows = this.fetch(id, request, k);
+      rows = this.fetch(id, request, k, asOf);
       rows.catch(() => this.cache.delete(k));
       this.cache.set(k, rows);
     }
     return rows;
   }
 
-  private fetch(id: ReportId, request: MarketingRequest, k: string): Promise<readonly ReportRow[]> {
+  /** The answer held for `k` if it is fresh or was asked at or after `asOf`. */
+  private heldSince(k: string, asOf: number): Promise<readonly ReportRow[]> | undefined {
+    const rows = this.cache.peek(k, { allowStale: true });
+    if (!rows) return undefined;
+    if (this.cache.getRemainingTTL(k) > 0) return rows;
+    return (this.askedAt.get(rows) ?? -Infinity) >= asOf ? rows : undefined;
+  }
+
+  private fetch(id: ReportId, request: MarketingRequest, k: string, asOf?: number): Promise<readonly ReportRow[]> {
     const ask = () => {
       this.calls++;
       return this.api.report(id, request);
     };
-    if (!this.shared) return ask();
+    if (!this.shared) {
+      const rows = ask();
+      this.askedAt.set(rows, this.now());
+      return rows;
+    }
     const rows: Promise<readonly ReportRow[]> = this.shared
-      .answer(this.api.account, nameOf(k), ask)
+      .answer(this.api.account, nameOf(k), ask, asOf)
       .then(({ value, askedAt }) => {
-        // Another replica's answer is kept here only for what is left of its minute.
+        this.askedAt.set(rows, askedAt);
+        // Another replica's answer is kept here only for what is left of its minute (past it, the store serves `asOf`).
         const left = askedAt + ANSWER_FRESH_MS - this.now();
         if (this.cache.peek(k) === rows)
           if (left > 0) this.cache.set(k, rows, { ttl: left });
           else this.cache.delete(k);
         return value;
       });
+    this.askedAt.set(rows, this.now());
     return rows;
   }
 
   /** Every row of a report (for totals), page by page through the same cache. */
-  async all(id: ReportId, request: MarketingRequest, pageSize = 1000, maxPages = 50): Promise<ReportRow[]> {
-    return (await this.pages(id, request, { pageSize, maxPages })).rows;
+  async all(id: ReportId, request: MarketingRequest, options: Asking = {}): Promise<ReportRow[]> {
+    return (await this.pages(id, request, options)).rows;
   }
 
   /**
@@ -101,8 +132,7 @@ export class SharedFetcher {
     const rows = await this.all(
       'visits',
       { ...request, sort: { key: REPORTS.visits.defaultSort, value: -1 } },
-      pageSize,
-      maxPages,
+      { pageSize, maxPages },
     );
     return rows;
   }
@@ -133,7 +163,7 @@ export class SharedFetcher {
   private async pages(
     id: ReportId,
     request: MarketingRequest,
-    { pageSize = 1000, maxPages = 50, fresh = false }: Asking,
+    { pageSize = 1000, maxPages = 50, fresh = false, asOf }: Asking,
   ): Promise<Pages & { keys: string[] }> {
     const rows: ReportRow[] = [];
     const keys: string[] = [];
@@ -141,7 +171,7 @@ export class SharedFetcher {
       const asked = { ...request, page, limit: pageSize };
       keys.push(key(id, asked));
       if (fresh) this.cache.delete(key(id, asked));
-      const batch = await this.report(id, asked);
+      const batch = await this.report(id, asked, asOf);
       rows.push(...batch);
       if (batch.length < pageSize) return { rows, keys, ended: true };
     }
@@ -154,6 +184,8 @@ export interface Asking {
   pageSize?: number;
   maxPages?: number;
   fresh?: boolean;
+  /** Answers asked at or after this moment (ms) serve too (see SharedFetcher). */
+  asOf?: number;
 }
 
 /** A report's rows read up to a short page, and whether one came (see SharedFetcher.read). */

@@ -81,12 +81,15 @@ export class ApiAnswerRepo {
     this.claimMs = o.claimMs ?? 6_000;
   }
 
-  /** The question's answer: another replica's while fresh, else `fetch`'s, shared once it succeeds. */
-  async answer<T>(account: string, question: string, fetch: () => Promise<T>): Promise<SharedAnswer<T>> {
+  /**
+   * The question's answer: another replica's while fresh (or asked at or after `asOf`, ms),
+   * else `fetch`'s, shared once it succeeds.
+   */
+  async answer<T>(account: string, question: string, fetch: () => Promise<T>, asOf?: number): Promise<SharedAnswer<T>> {
     for (let pause = FIRST_PAUSE_MS; ; pause = Math.min(2 * pause, MAX_PAUSE_MS)) {
       let seen: Seen;
       try {
-        seen = await this.lookOrClaim(account, question);
+        seen = await this.lookOrClaim(account, question, asOf);
       } catch {
         this.stats.errors++;
         return { value: await fetch(), askedAt: this.now() };
@@ -117,9 +120,10 @@ export class ApiAnswerRepo {
    * stale answer, an abandoned claim); neither while another replica is asking it (or has just
    * claimed it: the claim lost the race on the primary key).
    */
-  private async lookOrClaim(account: string, question: string): Promise<Seen> {
+  private async lookOrClaim(account: string, question: string, asOf?: number): Promise<Seen> {
     const name = `${this.o.owner}/${randomBytes(6).toString('base64url')}`;
     const now = this.now();
+    const freshSince = Math.min(now - this.o.freshMs, asOf ?? Infinity);
     this.stats.queries++;
     const { rows } = await this.db.query<{
       body: string | null;
@@ -141,7 +145,7 @@ export class ApiAnswerRepo {
        )
        SELECT held.body, held.asked_at, held.answered, EXISTS (SELECT 1 FROM claimed) AS claimed
          FROM (SELECT 1) AS one LEFT JOIN held ON true`,
-      [account, question, name, new Date(now), new Date(now - this.o.freshMs), new Date(now - this.claimMs)],
+      [account, question, name, new Date(now), new Date(freshSince), new Date(now - this.claimMs)],
     );
     const row = rows[0]!;
     if (row.claimed) {

@@ -81,6 +81,25 @@ describeEachDb('answers shared by replicas', (t) => {
     expect(c.fetcher.calls).toBe(0);
   });
 
+  it('serves a question asked as of a digest slot with any answer asked since the slot, however old, in memory and on another replica', async () => {
+    const [a, b] = [await replica('replica-a'), await replica('replica-b')];
+    const slot = clock;
+    clock += 2_000;
+    const first = await a.fetcher.report('sources', ASKED, slot);
+    clock += 4 * 60_000;
+    expect(await a.fetcher.report('sources', ASKED, slot)).toEqual(first);
+    expect(await b.fetcher.report('sources', ASKED, slot)).toEqual(first);
+    expect(sourcesAsked()).toBe(1);
+    // Asked as of now (a command), or as of a later slot, the four-minute-old answer does not serve.
+    await b.fetcher.report('sources', ASKED);
+    expect(sourcesAsked()).toBe(2);
+    await a.fetcher.report('sources', ASKED, clock);
+    expect(sourcesAsked()).toBe(2); // b's answer, just asked, is fresh
+    clock += 2 * 60_000;
+    await a.fetcher.report('sources', ASKED, clock - 1_000);
+    expect(sourcesAsked()).toBe(3);
+  });
+
   it('never shares a failed answer: the next replica asks for itself', async () => {
     const [a, b] = [await replica('replica-a'), await replica('replica-b')];
     demo.setFaults({ status500Until: 1 });
