@@ -162,7 +162,7 @@ export async function startSandbox<A extends SandboxApp>(options: SandboxOptions
   // Demo keys only: a real API's key (options.api) is never shown.
   if (demo) for (const a of accounts) slack.setDemoAccount(a.teamId, { baseUrl: a.baseUrl, apiKey: a.apiKey });
   mountDemoControls(slack, demo, (team) => accounts.find((a) => a.teamId === team)?.name, options.now);
-  const started = slack.holdPage();
+  const started = slack.page.hold();
   options.early?.pageServed(slack);
   let lookout: A;
   try {
@@ -182,7 +182,7 @@ export async function startSandbox<A extends SandboxApp>(options: SandboxOptions
     });
   } catch (error) {
     started(error as Error);
-    await slack.pageHeld; // the page's held requests are answered with why, before the page closes
+    await slack.page.held(); // the page's held requests are answered with why, before the page closes
     await slack.close();
     await demo?.close();
     throw error;
@@ -213,7 +213,7 @@ export async function startSandbox<A extends SandboxApp>(options: SandboxOptions
     await options.early?.ready(sandbox);
   } catch (error) {
     started(error as Error);
-    await slack.pageHeld;
+    await slack.page.held();
     await sandbox.stop();
     throw error;
   }

@@ -1,11 +1,6 @@
 /** The offline Slack: a loopback Slack for the sandbox and the tests. */
-export {
-  startOfflineSlack,
-  OfflineSlack,
-  type OfflineSlackOptions,
-  type ExtraWorkspace,
-  type DemoAccountNote,
-} from './server.js';
+export { startOfflineSlack, OfflineSlack, type OfflineSlackOptions, type DemoAccountNote } from './server.js';
+export type { ExtraWorkspace } from './seeds.js';
 export { Router, type RouteHandler, type RouteContext, type ExtraRoutes } from './router.js';
 export { SlackDriver, type ClickOptions, type MessageRef, type SubmitValues, type DeliveryOptions } from './driver.js';
 export { stateValue, findElement } from './elements.js';

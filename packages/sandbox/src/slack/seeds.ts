@@ -56,3 +56,27 @@ export const OTHER_SEED: WorkspaceSeed = {
   users: OTHER_USERS,
   channels: OTHER_CHANNELS,
 };
+
+/** A further workspace: the app installed there with `botToken` (without one: not installed); its bot is `U_<id>_BOT`. */
+export interface ExtraWorkspace {
+  team: Team;
+  botToken?: string;
+  channels: Array<{ id: string; name: string }>;
+  /** Its people (default none). */
+  users?: Array<{ id: string; name: string; tz?: string }>;
+}
+
+export function extraSeed(w: ExtraWorkspace): WorkspaceSeed {
+  return {
+    team: w.team,
+    bot: { userId: `U_${w.team.id}_BOT`, botId: `B_${w.team.id}`, appId: BOT.appId, name: 'lookout' },
+    users: (w.users ?? []).map((u) => ({
+      id: u.id,
+      name: u.name,
+      real_name: u.name,
+      tz: u.tz ?? 'UTC',
+      is_bot: false,
+    })),
+    channels: w.channels.map((c) => ({ ...c, is_private: false, is_archived: false, is_member: true })),
+  };
+}

@@ -19,15 +19,13 @@ import { ResponseUrls } from './response-url.js';
 import { mountUiRoutes } from './ui-routes.js';
 import { NO_SUGGESTIONS, type Suggestions } from './suggestions.js';
 import { WebApi, type InjectedFailure } from './web-api.js';
-import { BOT, LOOKOUT_SEED, OTHER_SEED, type WorkspaceSeed } from './seeds.js';
-import { Workspace, type Team } from './workspace.js';
+import { LOOKOUT_SEED, OTHER_SEED, extraSeed, type ExtraWorkspace } from './seeds.js';
+import { Workspace } from './workspace.js';
 import { SocketModeHub } from './socket-mode.js';
 import { OAuthServer, type OAuthApp } from './oauth.js';
 import type { Delivery } from './types.js';
 import { type ExtraRoutes, Router } from './router.js';
-
-/** What the page asks once loaded (not its files): held while the app starts (`holdPage`). */
-const PAGE_REQUEST = /^\/ui\/(?!assets\/|vendor\/|emoji\.json$)/;
+import { PageHold } from './page-hold.js';
 
 export interface OfflineSlackOptions {
   port?: number;
@@ -80,30 +78,6 @@ export interface DemoAccountNote {
   apiKey: string;
 }
 
-/** A further workspace: the app installed there with `botToken` (without one: not installed); its bot is `U_<id>_BOT`. */
-export interface ExtraWorkspace {
-  team: Team;
-  botToken?: string;
-  channels: Array<{ id: string; name: string }>;
-  /** Its people (default none). */
-  users?: Array<{ id: string; name: string; tz?: string }>;
-}
-
-function extraSeed(w: ExtraWorkspace): WorkspaceSeed {
-  return {
-    team: w.team,
-    bot: { userId: `U_${w.team.id}_BOT`, botId: `B_${w.team.id}`, appId: BOT.appId, name: 'lookout' },
-    users: (w.users ?? []).map((u) => ({
-      id: u.id,
-      name: u.name,
-      real_name: u.name,
-      tz: u.tz ?? 'UTC',
-      is_bot: false,
-    })),
-    channels: w.channels.map((c) => ({ ...c, is_private: false, is_archived: false, is_member: true })),
-  };
-}
-
 export class OfflineSlack extends SlackDriver {
   /** Base URL, no trailing slash. */
   readonly url: string;
@@ -115,8 +89,8 @@ export class OfflineSlack extends SlackDriver {
   private suggestionsValue: Suggestions = NO_SUGGESTIONS;
   private readonly demoAccounts = new Map<string, DemoAccountNote>();
   private closed = false;
-  /** While the app starts behind the page: settles with why it did not start, or undefined once it has. */
-  private starting: Promise<string | undefined> | undefined;
+  /** The page's requests, held while the app starts behind it. */
+  readonly page = new PageHold();
 
   constructor(
     readonly server: Server,
@@ -207,26 +181,6 @@ export class OfflineSlack extends SlackDriver {
 
   setSuggestions(suggestions: Suggestions): void {
     this.suggestionsValue = suggestions;
-  }
-
-  /**
-   * The page is served at once, and its own requests (`/ui/…` but its files) wait until the
-   * returned function is called: the app is starting behind it. Called with an error (it did
-   * not start), they are answered 503 with why.
-   */
-  holdPage(): (error?: Error) => void {
-    let release!: (problem: string | undefined) => void;
-    const starting = new Promise<string | undefined>((resolve) => (release = resolve));
-    this.starting = starting;
-    return (error) => {
-      if (this.starting === starting && !error) this.starting = undefined;
-      release(error && `Lookout did not start: ${error.message}`);
-    };
-  }
-
-  /** Why the page's requests cannot go on yet: a promise while the app starts (see holdPage), else undefined. */
-  get pageHeld(): Promise<string | undefined> | undefined {
-    return this.starting;
   }
 
   setInstallUrl(url: string): void {
@@ -362,10 +316,8 @@ export async function startOfflineSlack(options: OfflineSlackOptions): Promise<O
     if (!slack) return sendText(res, 503, 'starting');
     const url = new URL(req.url ?? '/', slack.url);
     const method = (req.method ?? 'GET').toUpperCase();
-    if (slack.pageHeld && PAGE_REQUEST.test(url.pathname)) {
-      const problem = await slack.pageHeld;
-      if (problem) return sendJson(res, 503, { ok: false, error: 'app_not_started', detail: problem });
-    }
+    const problem = slack.page.held(url.pathname) && (await slack.page.held(url.pathname));
+    if (problem) return sendJson(res, 503, { ok: false, error: 'app_not_started', detail: problem });
     const found = slack.router.match(method, url.pathname);
     if (found) return found.handler(req, res, { url, params: found.params, slack });
     if (options.extraRoutes && (await options.extraRoutes(req, res, { url, slack }))) return;
