@@ -1,7 +1,8 @@
 /**
  * How long `npm start` takes, with no Slack credentials and a fresh data directory,
- * until the offline workspace page answers in a browser's stead and the app has
- * answered a first `/traffic` command: once without the data directory template (as
+ * until it prints the workspace's URL, the page answers in a browser's stead, the page's
+ * own first request is answered (it waits for the app) and the app has answered a first
+ * `/traffic` command: once without the data directory template (as
  * after `npm ci --ignore-scripts`; START_WITHOUT_TEMPLATE=0 skips it), then START_RUNS
  * times (default 5) as after `npm ci`, whose postinstall (src/prepare-template.ts) makes the template
  * and the spare copy of it a first start takes: each run is a fresh clone's first start, so that step is
@@ -49,6 +50,7 @@ for (let i = 1; i <= runs; i++) {
 console.log(
   `npm start after npm ci, median of ${runs}: URL printed after ${seconds(median(timings.map((t) => t.printed)))} ` +
     `(${timings.map((t) => seconds(t.printed)).join(', ')}), page served after ${seconds(median(timings.map((t) => t.page)))}, ` +
+    `its workspace after ${seconds(median(timings.map((t) => t.ready)))}, ` +
     `first /traffic answer after ${seconds(median(timings.map((t) => t.answered)))}`,
 );
 console.log(`after: ${machine()}`);
@@ -67,6 +69,8 @@ function seconds(ms: number): string {
 interface Timing {
   printed: number;
   page: number;
+  /** The page's own first request answered: Lookout has started and is installed. */
+  ready: number;
   answered: number;
 }
 
@@ -92,6 +96,10 @@ async function once(label: string): Promise<Timing> {
   const page = await fetch(`${url}/`);
   if (!page.ok) throw new Error(`GET / answered ${page.status}`);
   const pageAt = performance.now();
+  // The page's first request of its own: held until the app has started and been installed.
+  const workspace = await fetch(`${url}/ui/workspace`);
+  if (!workspace.ok) throw new Error(`GET /ui/workspace answered ${workspace.status}`);
+  const readyAt = performance.now();
 
   const sent = await fetch(`${url}/ui/command`, {
     method: 'POST',
@@ -111,9 +119,15 @@ async function once(label: string): Promise<Timing> {
     await new Promise((r) => setTimeout(r, 50));
   }
 
-  const timing = { printed: printed - started, page: pageAt - started, answered: answered - started };
+  const timing = {
+    printed: printed - started,
+    page: pageAt - started,
+    ready: readyAt - started,
+    answered: answered - started,
+  };
   console.log(
-    `npm start, ${label}: URL printed after ${seconds(timing.printed)}, page served after ${seconds(timing.page)}, first /traffic answer after ${seconds(timing.answered)}`,
+    `npm start, ${label}: URL printed after ${seconds(timing.printed)}, page served after ${seconds(timing.page)}, ` +
+      `its workspace after ${seconds(timing.ready)}, first /traffic answer after ${seconds(timing.answered)}`,
   );
   process.kill(-child.pid!, 'SIGTERM');
   await new Promise((r) => child.once('exit', r));
