@@ -109,8 +109,10 @@ async function measure(name: string, args: string[], env: Record<string, string>
     const last = memoryOf(child.pid!);
     return { startMs, early: Number.isNaN(early) ? last.rss : early, rss: last.rss, peak: Math.max(peak, last.peak) };
   } finally {
-    child.kill('SIGTERM');
-    await new Promise((r) => child.once('exit', r));
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+    }
   }
 }
 
