@@ -20,16 +20,16 @@ type SliceOf<F> = F extends { settings?: infer S extends SettingsSlice }
 type Intersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
 
 /** Every setting by variable name, as the app reads it (durations in milliseconds, lists as arrays). */
-export type Settings = z.output<typeof platformSettings> & Intersection<z.output<SliceOf<Features>>>;
+export type Settings = z.output<ReturnType<typeof platformSettings>> & Intersection<z.output<SliceOf<Features>>>;
 /** Every setting by variable name, as the environment gives it. */
-export type SettingsInput = z.input<typeof platformSettings> & Intersection<z.input<SliceOf<Features>>>;
+export type SettingsInput = z.input<ReturnType<typeof platformSettings>> & Intersection<z.input<SliceOf<Features>>>;
 
 /** What the schema needs of a feature: its name, and its slice. */
 type Sliced = { name: string; settings?: { shape: Record<string, z.ZodType> } };
 
 /** The one schema of the platform's settings and those of `features`; a variable declared twice stops the app. */
 export function settingsSchema(features: readonly Sliced[]): z.ZodObject {
-  const shape: Record<string, z.ZodType> = { ...platformSettings.shape };
+  const shape: Record<string, z.ZodType> = { ...platformSettings().shape };
   for (const feature of features) {
     for (const [name, schema] of Object.entries(feature.settings?.shape ?? {})) {
       if (name in shape) throw new Error(`${name} is declared twice: feature '${feature.name}' declares it again`);
@@ -39,14 +39,7 @@ export function settingsSchema(features: readonly Sliced[]): z.ZodObject {
   return z.object(shape);
 }
 
-const schemas = new WeakMap<readonly Sliced[], z.ZodObject>();
 const defaults = new WeakMap<readonly Sliced[], Settings>();
-
-function schemaOf(features: readonly Sliced[]): z.ZodObject {
-  let schema = schemas.get(features);
-  if (!schema) schemas.set(features, (schema = settingsSchema(features)));
-  return schema;
-}
 
 /** Every setting of `features`: `overrides` where given, else its default. */
 export function settingsWith(features: readonly Sliced[], overrides: Partial<Settings> = {}): Settings {
@@ -57,7 +50,7 @@ export function settingsWith(features: readonly Sliced[], overrides: Partial<Set
 /** Every setting of `features` at its default (an empty environment, parsed once). */
 export function defaultSettings(features: readonly Sliced[] = FEATURES): Settings {
   let values = defaults.get(features);
-  if (!values) defaults.set(features, (values = schemaOf(features).parse({}) as Settings));
+  if (!values) defaults.set(features, (values = settingsSchema(features).parse({}) as Settings));
   return values;
 }
 
@@ -116,7 +109,7 @@ export class ConfigError extends Error {
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Settings {
-  const parsed = schemaOf(FEATURES).safeParse(env);
+  const parsed = settingsSchema(FEATURES).safeParse(env);
   const problems = parsed.success
     ? []
     : parsed.error.issues.map((issue) => `${String(issue.path[0] ?? '?')}: ${issue.message}`);

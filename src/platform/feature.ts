@@ -169,7 +169,7 @@ export interface Feature<
   commands?: readonly SlashCommand[];
   /** Its `/traffic` words (the plugged feature's `traffic` runs them). */
   traffic?: TrafficWords;
-  /** Its settings: environment variables by name, with what each accepts and its default. */
+  /** Its settings: environment variables by name, with what each accepts and its default (a getter making it when read). */
   settings?: Slice;
   /** What its deliveries are about (static: the worker checks them before any feature is plugged). */
   subjects?: readonly AnySubject[];
