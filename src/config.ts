@@ -39,7 +39,18 @@ export function settingsSchema(features: readonly Sliced[]): z.ZodObject {
   return z.object(shape);
 }
 
+/**
+ * Each list's schema while anything else holds it: the start parses the environment and the
+ * defaults in one synchronous run, so they share one, and none is held once the app runs.
+ */
+const schemas = new WeakMap<readonly Sliced[], WeakRef<z.ZodObject>>();
 const defaults = new WeakMap<readonly Sliced[], Settings>();
+
+function schemaOf(features: readonly Sliced[]): z.ZodObject {
+  let schema = schemas.get(features)?.deref();
+  if (!schema) schemas.set(features, new WeakRef((schema = settingsSchema(features))));
+  return schema;
+}
 
 /** Every setting of `features`: `overrides` where given, else its default. */
 export function settingsWith(features: readonly Sliced[], overrides: Partial<Settings> = {}): Settings {
@@ -50,7 +61,7 @@ export function settingsWith(features: readonly Sliced[], overrides: Partial<Set
 /** Every setting of `features` at its default (an empty environment, parsed once). */
 export function defaultSettings(features: readonly Sliced[] = FEATURES): Settings {
   let values = defaults.get(features);
-  if (!values) defaults.set(features, (values = settingsSchema(features).parse({}) as Settings));
+  if (!values) defaults.set(features, (values = schemaOf(features).parse({}) as Settings));
   return values;
 }
 
@@ -109,7 +120,7 @@ export class ConfigError extends Error {
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Settings {
-  const parsed = settingsSchema(FEATURES).safeParse(env);
+  const parsed = schemaOf(FEATURES).safeParse(env);
   const problems = parsed.success
     ? []
     : parsed.error.issues.map((issue) => `${String(issue.path[0] ?? '?')}: ${issue.message}`);
