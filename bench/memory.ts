@@ -13,7 +13,10 @@
  * PostgreSQL (TEST_DATABASE_URL, when set). Child processes the app starts are counted with it.
  * Medians with their spread (least–most), and each round's ratio to its floor in that round.
  * Run: npm run bench -- memory   (BENCH_ROUNDS 3, BENCH_IDLE_SECONDS 60; BENCH_ONLY=existing,postgres
- * measures only those beside the floors)
+ * measures only those beside the floors; BENCH_BUILDS=before=node_modules/.cache/before/dist/main.js
+ * measures other builds of Lookout in the same run, as `name=main.js` pairs separated by commas,
+ * each on the existing DATA_DIR and on PostgreSQL, like dist/main.js: docs/benchmarks.md says how
+ * to build one)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync } from 'node:fs';
@@ -109,8 +112,10 @@ async function measure(name: string, args: string[], env: Record<string, string>
     const last = memoryOf(child.pid!);
     return { startMs, early: Number.isNaN(early) ? last.rss : early, rss: last.rss, peak: Math.max(peak, last.peak) };
   } finally {
-    child.kill('SIGTERM');
-    await new Promise((r) => child.once('exit', r));
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+    }
   }
 }
 
@@ -195,14 +200,32 @@ const lookouts: Variant[] = [
   },
 ];
 const databaseUrl = process.env.TEST_DATABASE_URL;
-if (databaseUrl)
-  lookouts.push({
-    key: 'postgres',
-    name: 'DATABASE_URL (PostgreSQL)',
-    floor: 'bare Bolt',
-    run: () => measure('postgres', ['dist/main.js'], { DATABASE_URL: databaseUrl }),
+const builds = (process.env.BENCH_BUILDS ?? '')
+  .split(',')
+  .filter(Boolean)
+  .map((pair) => {
+    const [name, main] = pair.split('=');
+    if (!name || !main) throw new Error(`BENCH_BUILDS takes name=main.js pairs, not "${pair}"`);
+    return { name, main };
   });
-else say('PostgreSQL variant skipped: TEST_DATABASE_URL is not set');
+for (const { name, main } of [{ name: '', main: 'dist/main.js' }, ...builds]) {
+  const of = name ? ` (${name})` : '';
+  if (name)
+    lookouts.push({
+      key: 'existing',
+      name: `embedded, existing DATA_DIR${of}`,
+      floor: 'bare Bolt + PGlite',
+      run: () => measure(`existing${of}`, [main], { DATA_DIR: kept }),
+    });
+  if (databaseUrl)
+    lookouts.push({
+      key: 'postgres',
+      name: `DATABASE_URL (PostgreSQL)${of}`,
+      floor: 'bare Bolt',
+      run: () => measure(`postgres${of}`, [main], { DATABASE_URL: databaseUrl }),
+    });
+}
+if (!databaseUrl) say('PostgreSQL variant skipped: TEST_DATABASE_URL is not set');
 const only = process.env.BENCH_ONLY?.split(',').map((k) => k.trim());
 const variants = [...floors, ...lookouts.filter((v) => !only || only.includes(v.key))];
 

@@ -10,23 +10,28 @@ import { platformSettings } from './platform/settings.js';
  * are never echoed (some are secrets).
  */
 
-type Slices = (typeof FEATURE_SETTINGS)[keyof typeof FEATURE_SETTINGS];
+type Slices = ReturnType<(typeof FEATURE_SETTINGS)[keyof typeof FEATURE_SETTINGS]>;
 type Intersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
 
 /** Every setting by variable name, as the app reads it (durations in milliseconds, lists as arrays). */
-export type Settings = z.output<typeof platformSettings> & Intersection<z.output<Slices>>;
+export type Settings = z.output<ReturnType<typeof platformSettings>> & Intersection<z.output<Slices>>;
 /** Every setting by variable name, as the environment gives it. */
-export type SettingsInput = z.input<typeof platformSettings> & Intersection<z.input<Slices>>;
+export type SettingsInput = z.input<ReturnType<typeof platformSettings>> & Intersection<z.input<Slices>>;
 
 /** What the schema needs of a feature: its name, and its slice. */
 type Sliced = { name: string; settings?: { shape: Record<string, z.ZodType> } };
 
-/** Every feature's slice, as the schema takes them. */
-const SLICED: readonly Sliced[] = Object.entries(FEATURE_SETTINGS).map(([name, settings]) => ({ name, settings }));
+/** Every feature's slice, as the schema takes them (each made when read, as the features' own). */
+const SLICED: readonly Sliced[] = Object.entries(FEATURE_SETTINGS).map(([name, slice]) => ({
+  name,
+  get settings() {
+    return slice();
+  },
+}));
 
 /** The one schema of the platform's settings and those of `features`; a variable declared twice stops the app. */
 export function settingsSchema(features: readonly Sliced[]): z.ZodObject {
-  const shape: Record<string, z.ZodType> = { ...platformSettings.shape };
+  const shape: Record<string, z.ZodType> = { ...platformSettings().shape };
   for (const feature of features) {
     for (const [name, schema] of Object.entries(feature.settings?.shape ?? {})) {
       if (name in shape) throw new Error(`${name} is declared twice: feature '${feature.name}' declares it again`);
@@ -36,12 +41,16 @@ export function settingsSchema(features: readonly Sliced[]): z.ZodObject {
   return z.object(shape);
 }
 
-const schemas = new WeakMap<readonly Sliced[], z.ZodObject>();
+/**
+ * Each list's schema while anything else holds it: the start parses the environment and the
+ * defaults in one synchronous run, so they share one, and none is held once the app runs.
+ */
+const schemas = new WeakMap<readonly Sliced[], WeakRef<z.ZodObject>>();
 const defaults = new WeakMap<readonly Sliced[], Settings>();
 
 function schemaOf(features: readonly Sliced[]): z.ZodObject {
-  let schema = schemas.get(features);
-  if (!schema) schemas.set(features, (schema = settingsSchema(features)));
+  let schema = schemas.get(features)?.deref();
+  if (!schema) schemas.set(features, new WeakRef((schema = settingsSchema(features))));
   return schema;
 }
 

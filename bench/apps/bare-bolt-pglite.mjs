@@ -3,7 +3,8 @@
 // query: the embedded store's floor bench/memory.ts measures Lookout against. Needs dist/ (npm run build).
 import process from 'node:process';
 import '@slack/bolt';
-import { compileWasmBaselineOnly, PGLITE_CONF } from '../../dist/platform/store/db.js';
+import { compileWasmBaselineOnly } from '../../dist/platform/store/db.js';
+import { PGLITE_CONF } from '../../dist/platform/store/template.js';
 
 compileWasmBaselineOnly();
 const { PGlite } = await import('@electric-sql/pglite');

@@ -8,9 +8,10 @@ import { watchSettings } from './watches/settings.js';
 import { workspaceSettings } from './workspace/settings.js';
 
 /**
- * Each feature's settings, by its name, readable without loading the features: the
- * configuration is read first, and `npm start` serves its page before the app's code is
- * loaded. Each feature's definition plugs the same slice (test/app/settings.test.ts checks).
+ * Each feature's settings (the function that makes its slice), by its name, readable without
+ * loading the features: the configuration is read first, and `npm start` serves its page
+ * before the app's code is loaded. Each feature's definition plugs the same slice
+ * (test/app/settings.test.ts checks).
  */
 export const FEATURE_SETTINGS = {
   threats: threatSettings,

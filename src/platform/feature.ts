@@ -97,6 +97,24 @@ export interface AgentTool {
   run(args: Record<string, unknown>, caller: AgentCaller): Promise<AgentAnswer>;
 }
 
+/**
+ * A tool's `input` and `output`, built at their first read (an agent's first call): a deployment
+ * no agent calls never holds them. Read them through getters; spreading would build them.
+ */
+export function toolSchemas<I extends z.ZodRawShape, O extends z.ZodRawShape>(
+  build: () => { input: I; output: O },
+): { readonly input: I; readonly output: O } {
+  let built: { input: I; output: O } | undefined;
+  return {
+    get input() {
+      return (built ??= build()).input;
+    },
+    get output() {
+      return (built ??= build()).output;
+    },
+  };
+}
+
 /** Work that runs in the background: started once the app listens (unless the app runs without them), stopped on shutdown. */
 export interface Job {
   start(): void | Promise<void>;
@@ -151,7 +169,7 @@ export interface Feature<
   commands?: readonly SlashCommand[];
   /** Its `/traffic` words (the plugged feature's `traffic` runs them). */
   traffic?: TrafficWords;
-  /** Its settings: environment variables by name, with what each accepts and its default. */
+  /** Its settings: environment variables by name, with what each accepts and its default (a getter making it when read). */
   settings?: Slice;
   /** What its deliveries are about (static: the worker checks them before any feature is plugged). */
   subjects?: readonly AnySubject[];

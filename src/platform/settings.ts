@@ -68,74 +68,81 @@ const secretToken = z
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const DAY = 86_400_000;
 
-/** The platform's settings: the analytics API, Slack, the listeners, the store, who may do what, quotas, deliveries. */
-export const platformSettings = z.object({
-  ANALYTICS_API_URL: optional(httpUrl),
-  ANALYTICS_API_KEY: optional(z.string()),
-  ANALYTICS_TIMEOUT_MS: withDefault(intBetween(100, 120_000), 10_000),
-  ANALYTICS_MAX_CONCURRENCY: withDefault(intBetween(1, 100), 8),
-  ANALYTICS_API_TIMEZONE: withDefault(
-    z
-      .string()
-      .refine(isValidTimeZone, 'expected the IANA time zone the API counts its dates in, like UTC or America/New_York'),
-    'UTC',
-  ),
-  ANALYTICS_SETTLE_MARGIN: withDefault(duration(60_000, DAY, '10m, from 1m to 1d'), '10m'),
-  DEFAULT_TIMEZONE: withDefault(
-    z.string().refine(isValidTimeZone, 'expected an IANA time zone, like Europe/Berlin or UTC'),
-    'UTC',
-  ),
-  LOCALE: optional(z.string().refine(isLocale, 'expected a BCP 47 locale, like en-GB, de-DE or en-US')),
-  LOG_LEVEL: withDefault(z.enum(LOG_LEVELS, { error: `expected one of ${LOG_LEVELS.join(', ')}` }), 'info'),
-  PORT: withDefault(intBetween(0, 65_535), 3000),
-  OPS_PORT: withDefault(intBetween(0, 65_535), 3001),
-  OPS_HOST: withDefault(
-    z.union([z.ipv4(), z.ipv6(), z.hostname()], {
-      error: 'expected an address to listen on, like 127.0.0.1, 0.0.0.0 or ::',
-    }),
-    '127.0.0.1',
-  ),
-  OPS_TOKEN: optional(secretToken),
-  SLACK_SIGNING_SECRET: optional(z.string().min(8, "expected the app's signing secret")),
-  SLACK_BOT_TOKEN: optional(z.string().startsWith('xoxb-', 'expected a bot token starting with xoxb-')),
-  SLACK_APP_TOKEN: optional(z.string().startsWith('xapp-', 'expected an app-level token starting with xapp-')),
-  SLACK_API_URL: optional(httpUrl),
-  SLACK_CLIENT_ID: optional(
-    z.string().regex(/^\d+\.\d+$/, "expected the app's client id, two numbers joined by a dot (Basic Information)"),
-  ),
-  SLACK_CLIENT_SECRET: optional(z.string().min(8, "expected the app's client secret (Basic Information)")),
-  SLACK_STATE_SECRET: optional(secretToken),
-  INSTALL_PRIVACY_URL: optional(httpUrl),
-  INSTALL_SUPPORT_URL: optional(httpUrl),
-  DATA_DIR: withDefault(z.string(), './data'),
-  DATABASE_URL: optional(z.url({ protocol: /^postgres(ql)?$/, error: 'expected a postgres:// URL' })),
-  SECURITY_CHANNELS: withDefault(slackIds('channel', /^[CGD][A-Z0-9_]+$/), ''),
-  SECURITY_USERS: withDefault(slackIds('user', /^[UW][A-Z0-9_]+$/), ''),
-  ADMIN_USERS: withDefault(slackIds('user', /^[UW][A-Z0-9_]+$/), ''),
-  SCRAPING_SCORE_THRESHOLD: withDefault(
-    z.coerce
-      .number({ error: 'expected a number from 0 to 1' })
-      .min(0, 'expected a number from 0 to 1')
-      .max(1, 'expected a number from 0 to 1'),
-    DEFAULT_VERDICT_OPTIONS.scrapingScoreThreshold,
-  ),
-  SLACK_TIMEOUT: withDefault(duration(500, 120_000, '10s'), '10s'),
-  HEARTBEAT: withDefault(duration(200, 600_000, '10s'), '10s'),
-  DELIVERY_PACE: withDefault(duration(0, 60_000, '1s'), '1s'),
-  USER_RATE_LIMIT: withDefault(intBetween(1, 100_000), 600),
-  USER_RATE_WINDOW: withDefault(duration(1000, DAY, '60s'), '60s'),
-  API_BUDGET: withDefault(intBetween(1, 1_000_000), 6000),
-  LOOKOUT_ENCRYPTION_KEY: optional(z.string().refine((v) => parseKey(v) !== undefined, KEY_HINT)),
-  LOOKOUT_ENCRYPTION_KEY_PREVIOUS: withDefault(
-    commaList.refine(
-      (keys) => keys.every((k) => parseKey(k) !== undefined),
-      `expected a comma-separated list of old keys, each ${KEY_SHAPE}`,
+/**
+ * The platform's settings: the analytics API, Slack, the listeners, the store, who may do what, quotas, deliveries.
+ * Made when read, like each feature's slice, so no schema is held once the start has parsed the settings.
+ */
+export const platformSettings = () =>
+  z.object({
+    ANALYTICS_API_URL: optional(httpUrl),
+    ANALYTICS_API_KEY: optional(z.string()),
+    ANALYTICS_TIMEOUT_MS: withDefault(intBetween(100, 120_000), 10_000),
+    ANALYTICS_MAX_CONCURRENCY: withDefault(intBetween(1, 100), 8),
+    ANALYTICS_API_TIMEZONE: withDefault(
+      z
+        .string()
+        .refine(
+          isValidTimeZone,
+          'expected the IANA time zone the API counts its dates in, like UTC or America/New_York',
+        ),
+      'UTC',
     ),
-    '',
-  ),
-});
+    ANALYTICS_SETTLE_MARGIN: withDefault(duration(60_000, DAY, '10m, from 1m to 1d'), '10m'),
+    DEFAULT_TIMEZONE: withDefault(
+      z.string().refine(isValidTimeZone, 'expected an IANA time zone, like Europe/Berlin or UTC'),
+      'UTC',
+    ),
+    LOCALE: optional(z.string().refine(isLocale, 'expected a BCP 47 locale, like en-GB, de-DE or en-US')),
+    LOG_LEVEL: withDefault(z.enum(LOG_LEVELS, { error: `expected one of ${LOG_LEVELS.join(', ')}` }), 'info'),
+    PORT: withDefault(intBetween(0, 65_535), 3000),
+    OPS_PORT: withDefault(intBetween(0, 65_535), 3001),
+    OPS_HOST: withDefault(
+      z.union([z.ipv4(), z.ipv6(), z.hostname()], {
+        error: 'expected an address to listen on, like 127.0.0.1, 0.0.0.0 or ::',
+      }),
+      '127.0.0.1',
+    ),
+    OPS_TOKEN: optional(secretToken),
+    SLACK_SIGNING_SECRET: optional(z.string().min(8, "expected the app's signing secret")),
+    SLACK_BOT_TOKEN: optional(z.string().startsWith('xoxb-', 'expected a bot token starting with xoxb-')),
+    SLACK_APP_TOKEN: optional(z.string().startsWith('xapp-', 'expected an app-level token starting with xapp-')),
+    SLACK_API_URL: optional(httpUrl),
+    SLACK_CLIENT_ID: optional(
+      z.string().regex(/^\d+\.\d+$/, "expected the app's client id, two numbers joined by a dot (Basic Information)"),
+    ),
+    SLACK_CLIENT_SECRET: optional(z.string().min(8, "expected the app's client secret (Basic Information)")),
+    SLACK_STATE_SECRET: optional(secretToken),
+    INSTALL_PRIVACY_URL: optional(httpUrl),
+    INSTALL_SUPPORT_URL: optional(httpUrl),
+    DATA_DIR: withDefault(z.string(), './data'),
+    DATABASE_URL: optional(z.url({ protocol: /^postgres(ql)?$/, error: 'expected a postgres:// URL' })),
+    SECURITY_CHANNELS: withDefault(slackIds('channel', /^[CGD][A-Z0-9_]+$/), ''),
+    SECURITY_USERS: withDefault(slackIds('user', /^[UW][A-Z0-9_]+$/), ''),
+    ADMIN_USERS: withDefault(slackIds('user', /^[UW][A-Z0-9_]+$/), ''),
+    SCRAPING_SCORE_THRESHOLD: withDefault(
+      z.coerce
+        .number({ error: 'expected a number from 0 to 1' })
+        .min(0, 'expected a number from 0 to 1')
+        .max(1, 'expected a number from 0 to 1'),
+      DEFAULT_VERDICT_OPTIONS.scrapingScoreThreshold,
+    ),
+    SLACK_TIMEOUT: withDefault(duration(500, 120_000, '10s'), '10s'),
+    HEARTBEAT: withDefault(duration(200, 600_000, '10s'), '10s'),
+    DELIVERY_PACE: withDefault(duration(0, 60_000, '1s'), '1s'),
+    USER_RATE_LIMIT: withDefault(intBetween(1, 100_000), 600),
+    USER_RATE_WINDOW: withDefault(duration(1000, DAY, '60s'), '60s'),
+    API_BUDGET: withDefault(intBetween(1, 1_000_000), 6000),
+    LOOKOUT_ENCRYPTION_KEY: optional(z.string().refine((v) => parseKey(v) !== undefined, KEY_HINT)),
+    LOOKOUT_ENCRYPTION_KEY_PREVIOUS: withDefault(
+      commaList.refine(
+        (keys) => keys.every((k) => parseKey(k) !== undefined),
+        `expected a comma-separated list of old keys, each ${KEY_SHAPE}`,
+      ),
+      '',
+    ),
+  });
 
-export type PlatformSettings = z.output<typeof platformSettings>;
+export type PlatformSettings = z.output<ReturnType<typeof platformSettings>>;
 
 /** The zone of the API's dates, and how long after a period ends there its figures are final. */
 export function apiDaysOf(s: Pick<PlatformSettings, 'ANALYTICS_API_TIMEZONE' | 'ANALYTICS_SETTLE_MARGIN'>): ApiDays {

@@ -28,10 +28,17 @@ declare module '../../platform/feature.js' {
  * any MCP client holding a person's agent token (AgentTokenRepo, made from the App Home); each
  * call runs as its person, in their workspace.
  */
-export const agents: LookoutFeature<'agents', never, { agentTokens: AgentTokenRepo }, typeof agentsSettings> = {
+export const agents: LookoutFeature<
+  'agents',
+  never,
+  { agentTokens: AgentTokenRepo },
+  ReturnType<typeof agentsSettings>
+> = {
   name: 'agents',
   migrations: new URL('./migrations/', import.meta.url),
-  settings: agentsSettings,
+  get settings() {
+    return agentsSettings();
+  },
   repos: (db: Queryable) => ({ agentTokens: new AgentTokenRepo(db) }),
   plug(ctx, _needs, { agentTokens }, settings) {
     const { platform } = ctx;

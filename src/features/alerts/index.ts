@@ -36,13 +36,20 @@ export function alertPrunes(repos: Pick<AlertFeatureRepos, 'groups'>): Prune[] {
 }
 
 /** `/traffic alerts …`: threat alerts, from the threat scan's findings, with their buttons. */
-export const alerts: LookoutFeature<'alerts', 'visitor' | 'threats', AlertFeatureRepos, typeof alertSettings> = {
+export const alerts: LookoutFeature<
+  'alerts',
+  'visitor' | 'threats',
+  AlertFeatureRepos,
+  ReturnType<typeof alertSettings>
+> = {
   name: 'alerts',
   traffic: { words: ['alerts', 'alert'], usage: 'on|off|status|mute|unmute …', help: ALERTS_HELP },
   migrations: new URL('./migrations/', import.meta.url),
   unowned: ['alerts', 'alert_mutes', 'alert_groups'],
   needs: ['visitor', 'threats'],
-  settings: alertSettings,
+  get settings() {
+    return alertSettings();
+  },
   subjects: ALERT_SUBJECTS,
   repos: (db: Queryable) => ({
     subscriptions: new AlertSubscriptionRepo(db),

@@ -30,14 +30,16 @@ export const digests: LookoutFeature<
   'digests',
   'trends' | 'alerts' | 'threats',
   { digests: DigestRepo; runs: DigestRunRepo },
-  typeof digestSettings
+  ReturnType<typeof digestSettings>
 > = {
   name: 'digests',
   traffic: { words: ['digest', 'digests'], usage: 'add|list|remove|pause|resume|preview …', help: DIGEST_HELP },
   migrations: new URL('./migrations/', import.meta.url),
   unowned: ['digest_runs'],
   needs: ['trends', 'alerts', 'threats'],
-  settings: digestSettings,
+  get settings() {
+    return digestSettings();
+  },
   subjects: [DIGEST],
   repos: (db: Queryable) => ({ digests: new DigestRepo(db), runs: new DigestRunRepo(db) }),
   plug(ctx, { trends, alerts, threats }, repos, settings) {

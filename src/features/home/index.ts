@@ -25,13 +25,15 @@ export const home: LookoutFeature<
   'home',
   'digests' | 'watches' | 'alerts' | 'workspace' | 'agents',
   { homeViews: HomeViewRepo },
-  typeof homeSettings
+  ReturnType<typeof homeSettings>
 > = {
   name: 'home',
   migrations: new URL('./migrations/', import.meta.url),
   unowned: ['home_views'],
   needs: ['digests', 'watches', 'alerts', 'workspace', 'agents'],
-  settings: homeSettings,
+  get settings() {
+    return homeSettings();
+  },
   subjects: [HOME],
   repos: (db: Queryable) => ({ homeViews: new HomeViewRepo(db) }),
   plug(ctx, { digests, watches, alerts, workspace, agents }, repos, settings) {

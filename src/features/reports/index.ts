@@ -6,7 +6,7 @@ import { ReportService } from './service.js';
 import { reportTool } from './tools.js';
 
 export type { ReportService } from './service.js';
-export { PERIOD, queryOf, refusalOf } from './tools.js';
+export { queryOf, refusalOf } from './tools.js';
 
 declare module '../../platform/feature.js' {
   interface Provided {

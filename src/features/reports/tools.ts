@@ -7,51 +7,59 @@ import { DEFAULT_TOP, MAX_PAGE, MAX_TOP, withPage, type ReportQuery } from '../.
 import { DEFAULT_RANGE } from '../../kernel/ranges.js';
 import { fieldOf, type ReportRow } from '../../kernel/records.js';
 import { commandTokens } from '../../kernel/text.js';
-import { AgentRefusal, type AgentCaller, type AgentTool } from '../../platform/feature.js';
+import { AgentRefusal, toolSchemas, type AgentCaller, type AgentTool } from '../../platform/feature.js';
 import { agentBlocks } from '../../platform/slack/kit/agent-blocks.js';
 import type { SlackMessage } from '../../platform/slack/kit/messages.js';
 import type { ReportService } from './service.js';
 
-/** A period's figures: its dates, in words, and the zone its days are counted in. */
-export const PERIOD = z.object({
-  label: z.string(),
-  startDate: z.string(),
-  endDate: z.string(),
-  zone: z.string(),
+const schemas = toolSchemas(() => {
+  /** A period's figures: its dates, in words, and the zone its days are counted in. */
+  const PERIOD = z.object({
+    label: z.string(),
+    startDate: z.string(),
+    endDate: z.string(),
+    zone: z.string(),
+  });
+
+  const VALUE = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+
+  const input = {
+    report: z.enum(REPORT_IDS).describe('Which report'),
+    range: z
+      .string()
+      .max(60)
+      .default(DEFAULT_RANGE)
+      .describe('yesterday, last7d, last30d, mtd, ytd, all, or 2024-11-01..2024-11-28'),
+    filters: z
+      .string()
+      .max(500)
+      .optional()
+      .describe('country:Germany (is), page~/blog (contains); "or" between groups'),
+    sort: z
+      .string()
+      .max(40)
+      .optional()
+      .describe('visits, unique, duration, name; created, first, last (visitors); date (visits)'),
+    direction: z.enum(['asc', 'desc']).optional().describe('Default: names A→Z, counts biggest first'),
+    top: z.number().int().min(1).max(MAX_TOP).default(DEFAULT_TOP).describe('Rows per page'),
+    page: z.number().int().min(1).max(MAX_PAGE).default(1).describe('Page of rows'),
+  };
+
+  const output = {
+    report: z.string(),
+    title: z.string(),
+    period: PERIOD,
+    page: z.number(),
+    sortedBy: z.string(),
+    rows: z.array(z.record(z.string(), VALUE)),
+    totals: z.record(z.string(), z.number()).describe('Count fields summed over these rows'),
+    more: z.boolean(),
+  };
+  return { input, output };
 });
 
-const VALUE = z.union([z.string(), z.number(), z.boolean(), z.null()]);
-
-const input = {
-  report: z.enum(REPORT_IDS).describe('Which report'),
-  range: z
-    .string()
-    .max(60)
-    .default(DEFAULT_RANGE)
-    .describe('yesterday, last7d, last30d, mtd, ytd, all, or 2024-11-01..2024-11-28'),
-  filters: z.string().max(500).optional().describe('country:Germany (is), page~/blog (contains); "or" between groups'),
-  sort: z
-    .string()
-    .max(40)
-    .optional()
-    .describe('visits, unique, duration, name; created, first, last (visitors); date (visits)'),
-  direction: z.enum(['asc', 'desc']).optional().describe('Default: names A→Z, counts biggest first'),
-  top: z.number().int().min(1).max(MAX_TOP).default(DEFAULT_TOP).describe('Rows per page'),
-  page: z.number().int().min(1).max(MAX_PAGE).default(1).describe('Page of rows'),
-};
-
-const output = {
-  report: z.string(),
-  title: z.string(),
-  period: PERIOD,
-  page: z.number(),
-  sortedBy: z.string(),
-  rows: z.array(z.record(z.string(), VALUE)),
-  totals: z.record(z.string(), z.number()).describe('Count fields summed over these rows'),
-  more: z.boolean(),
-};
-
-type Args = { [K in keyof typeof input]: z.output<(typeof input)[K]> };
+type Input = typeof schemas.input;
+type Args = { [K in keyof Input]: z.output<Input[K]> };
 
 /** The words `/traffic` would be typed with for these arguments. */
 function words(args: Args): string {
@@ -73,7 +81,7 @@ export function queryOf(reports: ReportService, text: string): ReportQuery {
 /** A refusal of an answer that did not come: its message's words. */
 export const refusalOf = (message: SlackMessage): AgentRefusal => new AgentRefusal(message.text);
 
-function plain(value: unknown): z.output<typeof VALUE> {
+function plain(value: unknown): string | number | boolean | null {
   if (value === undefined || value === null) return null;
   return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
     ? value
@@ -92,8 +100,12 @@ export function reportTool(reports: ReportService, apiZone: string): AgentTool {
     name: 'report',
     title: 'Report',
     description: 'Rows of one analytics report over a range, with filters, sort and totals.',
-    input,
-    output,
+    get input() {
+      return schemas.input;
+    },
+    get output() {
+      return schemas.output;
+    },
     async run(raw, caller: AgentCaller) {
       const args = raw as Args;
       const query = withPage(queryOf(reports, words(args)), args.page);

@@ -30,10 +30,12 @@ export function threatPrunes(repos: Pick<ThreatRepos, 'visitorChecks'>, recheckM
  * The threat scan: new visits of each analytics account, their visitors' security looked up
  * and kept (the verdicts digests and watches read), and handed to its reader (threat alerts).
  */
-export const threats: LookoutFeature<'threats', never, ThreatRepos, typeof threatSettings> = {
+export const threats: LookoutFeature<'threats', never, ThreatRepos, ReturnType<typeof threatSettings>> = {
   name: 'threats',
   migrations: new URL('./migrations/', import.meta.url),
-  settings: threatSettings,
+  get settings() {
+    return threatSettings();
+  },
   repos: (db: Queryable) => ({ visitorChecks: new VisitorCheckRepo(db), scanState: new ScanStateRepo(db) }),
   plug(ctx, _needs, repos, settings) {
     const { platform } = ctx;

@@ -16,12 +16,14 @@ declare module '../../platform/feature.js' {
 }
 
 /** `/traffic trend …`: a figure over time, its periods kept in the store once final. */
-export const trends: LookoutFeature<'trends', 'reports', { trends: TrendRepo }, typeof trendSettings> = {
+export const trends: LookoutFeature<'trends', 'reports', { trends: TrendRepo }, ReturnType<typeof trendSettings>> = {
   name: 'trends',
   traffic: { words: ['trend', 'trends'], usage: TREND_USAGE.replace('/traffic trend ', ''), help: TREND_HELP },
   migrations: new URL('./migrations/', import.meta.url),
   needs: ['reports'],
-  settings: trendSettings,
+  get settings() {
+    return trendSettings();
+  },
   repos: (db: Queryable) => ({ trends: new TrendRepo(db) }),
   plug(ctx, { reports }, repos, settings) {
     const { metrics } = ctx.platform;

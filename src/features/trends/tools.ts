@@ -4,51 +4,59 @@ import { counted, formatCount } from '../../kernel/format.js';
 import { DEFAULT_RANGE } from '../../kernel/ranges.js';
 import { commandTokens } from '../../kernel/text.js';
 import { bucketsWords, metricLabel, type Series } from '../../kernel/trend.js';
-import { AgentRefusal, type AgentCaller, type AgentTool } from '../../platform/feature.js';
+import { AgentRefusal, toolSchemas, type AgentCaller, type AgentTool } from '../../platform/feature.js';
 import { agentBlocks } from '../../platform/slack/kit/agent-blocks.js';
 import { queryOf, refusalOf, type ReportService } from '../reports/index.js';
 import { parseTrendWords } from './parse.js';
 import type { TrendService } from './service.js';
 
-const input = {
-  metric: z.enum(['visits', 'unique']).default('visits').describe('Visits, or unique visitors'),
-  report: z.string().max(40).optional().describe('A report of the report tool (absent: all visits)'),
-  filters: z.string().max(500).optional().describe('As in the report tool'),
-  range: z.string().max(60).default(DEFAULT_RANGE).describe('As in the report tool'),
-};
+const schemas = toolSchemas(() => {
+  const input = {
+    metric: z.enum(['visits', 'unique']).default('visits').describe('Visits, or unique visitors'),
+    report: z.string().max(40).optional().describe('A report of the report tool (absent: all visits)'),
+    filters: z.string().max(500).optional().describe('As in the report tool'),
+    range: z.string().max(60).default(DEFAULT_RANGE).describe('As in the report tool'),
+  };
 
-const SERIES = z
-  .object({
-    startDate: z.string(),
-    endDate: z.string(),
-    total: z.number(),
-    values: z.array(z.number()).describe('One per label'),
-  })
-  .meta({ id: 'series' });
+  const SERIES = z
+    .object({
+      startDate: z.string(),
+      endDate: z.string(),
+      total: z.number(),
+      values: z.array(z.number()).describe('One per label'),
+    })
+    .meta({ id: 'series' });
 
-const output = {
-  metric: z.string(),
-  report: z.string(),
-  grain: z.enum(['hour', 'day', 'week']),
-  label: z.string(),
-  zone: z.string(),
-  labels: z.array(z.string()),
-  current: SERIES,
-  previous: SERIES,
-  change: z.number(),
-  changePct: z.number().nullable().describe('null when the previous total is 0'),
-  partial: z.boolean().describe('Last period not over yet'),
-};
+  const output = {
+    metric: z.string(),
+    report: z.string(),
+    grain: z.enum(['hour', 'day', 'week']),
+    label: z.string(),
+    zone: z.string(),
+    labels: z.array(z.string()),
+    current: SERIES,
+    previous: SERIES,
+    change: z.number(),
+    changePct: z.number().nullable().describe('null when the previous total is 0'),
+    partial: z.boolean().describe('Last period not over yet'),
+  };
+  return { input, output };
+});
 
-type Args = { [K in keyof typeof input]: z.output<(typeof input)[K]> };
+type Input = typeof schemas.input;
+type Args = { [K in keyof Input]: z.output<Input[K]> };
 
 export function trendTool(trends: TrendService, reports: ReportService, apiZone: string): AgentTool {
   return {
     name: 'trend',
     title: 'Trend',
     description: 'Visits or unique visitors per hour, day or week over a range, against the period before.',
-    input,
-    output,
+    get input() {
+      return schemas.input;
+    },
+    get output() {
+      return schemas.output;
+    },
     async run(raw, caller: AgentCaller) {
       const args = raw as Args;
       const text = [args.report ?? '', args.filters ?? '', args.range, `by ${args.metric}`].filter(Boolean).join(' ');

@@ -2,28 +2,32 @@
 import { z } from 'zod';
 import { counted } from '../../kernel/format.js';
 import { SECURITY_CHECKS } from '../../kernel/records.js';
-import { AgentRefusal, type AgentCaller, type AgentTool } from '../../platform/feature.js';
+import { AgentRefusal, toolSchemas, type AgentCaller, type AgentTool } from '../../platform/feature.js';
 import { agentBlocks } from '../../platform/slack/kit/agent-blocks.js';
 import { visitorIds } from './parse.js';
 import type { VisitorService } from './service.js';
 
-const input = {
-  visitorId: z.string().min(1).max(128).describe('From the visitors or visits report, or an alert'),
-  visitId: z.string().min(1).max(128).optional().describe('To check one of their visits'),
-};
+const schemas = toolSchemas(() => {
+  const input = {
+    visitorId: z.string().min(1).max(128).describe('From the visitors or visits report, or an alert'),
+    visitId: z.string().min(1).max(128).optional().describe('To check one of their visits'),
+  };
 
-const SEVERITY = z.enum(['low', 'medium', 'high']);
+  const SEVERITY = z.enum(['low', 'medium', 'high']);
 
-const output = {
-  visitorId: z.string(),
-  verdict: z.enum(['Threat', 'Suspicious', 'Human', 'Unknown']),
-  severity: SEVERITY.optional(),
-  reasons: z.array(z.object({ rule: z.string(), severity: SEVERITY, text: z.string() })),
-  gaps: z.array(z.string()).describe('What could not be judged'),
-  failedChecks: z.array(z.enum(SECURITY_CHECKS)).describe('Lookups that did not answer'),
-};
+  const output = {
+    visitorId: z.string(),
+    verdict: z.enum(['Threat', 'Suspicious', 'Human', 'Unknown']),
+    severity: SEVERITY.optional(),
+    reasons: z.array(z.object({ rule: z.string(), severity: SEVERITY, text: z.string() })),
+    gaps: z.array(z.string()).describe('What could not be judged'),
+    failedChecks: z.array(z.enum(SECURITY_CHECKS)).describe('Lookups that did not answer'),
+  };
+  return { input, output };
+});
 
-type Args = { [K in keyof typeof input]: z.output<(typeof input)[K]> };
+type Input = typeof schemas.input;
+type Args = { [K in keyof Input]: z.output<Input[K]> };
 
 export function visitorTool(visitors: VisitorService): AgentTool {
   return {
@@ -31,8 +35,12 @@ export function visitorTool(visitors: VisitorService): AgentTool {
     title: 'Visitor profile',
     description:
       "A visitor's security verdict and why (bot, scraping, VPN, ad blocker, extensions); for people allowed security details.",
-    input,
-    output,
+    get input() {
+      return schemas.input;
+    },
+    get output() {
+      return schemas.output;
+    },
     async run(raw, caller: AgentCaller) {
       const args = raw as Args;
       const parsed = visitorIds(args.visitorId, args.visitId);

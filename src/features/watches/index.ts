@@ -47,7 +47,12 @@ export function watchPrunes(repos: { watches: WatchRepo }): Prune[] {
 }
 
 /** `/traffic watch …`: metric watches, evaluated as each period is final, and their alerts. */
-export const watches: LookoutFeature<'watches', WatchNeeds, { watches: WatchRepo }, typeof watchSettings> = {
+export const watches: LookoutFeature<
+  'watches',
+  WatchNeeds,
+  { watches: WatchRepo },
+  ReturnType<typeof watchSettings>
+> = {
   name: 'watches',
   traffic: {
     words: ['watch', 'watches'],
@@ -56,7 +61,9 @@ export const watches: LookoutFeature<'watches', WatchNeeds, { watches: WatchRepo
   },
   migrations: new URL('./migrations/', import.meta.url),
   needs: ['reports', 'trends', 'threats', 'visitor'],
-  settings: watchSettings,
+  get settings() {
+    return watchSettings();
+  },
   subjects: WATCH_SUBJECTS,
   repos: (db: Queryable) => ({ watches: new WatchRepo(db) }),
   plug(ctx, { reports, trends, threats, visitor }, repos, settings) {

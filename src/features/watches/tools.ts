@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { counted } from '../../kernel/format.js';
 import type { ApiDays } from '../../kernel/trend.js';
-import { AgentRefusal, type AgentCaller, type AgentTool } from '../../platform/feature.js';
+import { AgentRefusal, toolSchemas, type AgentCaller, type AgentTool } from '../../platform/feature.js';
 import { withinQuota, type Quota } from '../../platform/quota.js';
 import { agentBlocks } from '../../platform/slack/kit/agent-blocks.js';
 import { mrkdwn } from '../../platform/slack/kit/limits.js';
@@ -19,42 +19,46 @@ import type { WatchService } from './service.js';
 
 const BREAKDOWN = ['sources', 'pages', 'countries'] as const;
 
-const input = {
-  watch: z.number().int().min(1).optional().describe("A watch's id (from setup): its latest alert"),
-  date: z
-    .string()
-    .regex(/^\d{4}-\d{2}-\d{2}$/)
-    .optional()
-    .describe('Or a past day'),
-  hour: z.number().int().min(0).max(23).optional().describe('An hour of that day (absent: all day)'),
-  metric: z.enum(['visits', 'unique']).default('visits').describe('The figure that moved'),
-  report: z.enum(BREAKDOWN).optional().describe('Only this breakdown (absent: all three)'),
-  filters: z.string().max(500).optional().describe('As in the report tool'),
-};
+const schemas = toolSchemas(() => {
+  const input = {
+    watch: z.number().int().min(1).optional().describe("A watch's id (from setup): its latest alert"),
+    date: z
+      .string()
+      .regex(/^\d{4}-\d{2}-\d{2}$/)
+      .optional()
+      .describe('Or a past day'),
+    hour: z.number().int().min(0).max(23).optional().describe('An hour of that day (absent: all day)'),
+    metric: z.enum(['visits', 'unique']).default('visits').describe('The figure that moved'),
+    report: z.enum(BREAKDOWN).optional().describe('Only this breakdown (absent: all three)'),
+    filters: z.string().max(500).optional().describe('As in the report tool'),
+  };
 
-const output = {
-  watch: z.number().optional(),
-  period: z.object({ key: z.string(), label: z.string() }),
-  against: z.string(),
-  movers: z.array(
-    z.object({
-      kind: z.string().optional(),
-      label: z.string(),
-      change: z.number(),
+  const output = {
+    watch: z.number().optional(),
+    period: z.object({ key: z.string(), label: z.string() }),
+    against: z.string(),
+    movers: z.array(
+      z.object({
+        kind: z.string().optional(),
+        label: z.string(),
+        change: z.number(),
 
-      isNew: z.boolean(),
-    }),
-  ),
-  verdict: z.string().describe('mostly automated, mostly people, mixed or unknown'),
-  whoMoved: z.string(),
-  flaggedShare: z
-    .object({ low: z.number(), high: z.number() })
-    .optional()
-    .describe("Flagged visitors' share of the change, 0–1 (unjudged: either way)"),
-  flaggedVisitors: z.number(),
-};
+        isNew: z.boolean(),
+      }),
+    ),
+    verdict: z.string().describe('mostly automated, mostly people, mixed or unknown'),
+    whoMoved: z.string(),
+    flaggedShare: z
+      .object({ low: z.number(), high: z.number() })
+      .optional()
+      .describe("Flagged visitors' share of the change, 0–1 (unjudged: either way)"),
+    flaggedVisitors: z.number(),
+  };
+  return { input, output };
+});
 
-type Args = { [K in keyof typeof input]: z.output<(typeof input)[K]> };
+type Input = typeof schemas.input;
+type Args = { [K in keyof Input]: z.output<Input[K]> };
 
 export interface WhyMovedDeps {
   watches: WatchService;
@@ -152,8 +156,12 @@ export function whyMovedTool(deps: WhyMovedDeps): AgentTool {
     title: 'Why it moved',
     description:
       "What moved a figure (sources, pages, countries) and who (people or bots), in a watch's latest alert or a past day or hour.",
-    input,
-    output,
+    get input() {
+      return schemas.input;
+    },
+    get output() {
+      return schemas.output;
+    },
     async run(raw, caller: AgentCaller) {
       const args = raw as Args;
       if ((args.watch === undefined) === (args.date === undefined))

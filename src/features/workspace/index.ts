@@ -24,9 +24,11 @@ const DAY = 86_400_000;
  * leaving: `app_uninstalled` and `tokens_revoked` stop its work; its settings are purged once
  * its retention is over, or at once by its admin from the Home.
  */
-export const workspace: LookoutFeature<'workspace', never, object, typeof workspaceSettings> = {
+export const workspace: LookoutFeature<'workspace', never, object, ReturnType<typeof workspaceSettings>> = {
   name: 'workspace',
-  settings: workspaceSettings,
+  get settings() {
+    return workspaceSettings();
+  },
   plug(ctx, _needs, _repos, settings) {
     const { platform } = ctx;
     // ANALYTICS_API_URL's first: the one a connection defaults to.

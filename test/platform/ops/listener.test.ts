@@ -35,6 +35,27 @@ describe('the ops listener, without a token', () => {
     expect(box.lookout.ops.url).not.toBe(slackBase(box));
   });
 
+  it("shows the process's own figures: CPU, memory, the event loop, the heap, GC and Node's version", async () => {
+    const text = await (await fetch(`${box.lookout.ops.url}/metrics`)).text();
+    const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1]);
+    const [user, system, total] = ['user_', 'system_', ''].map((k) =>
+      value(`lookout_process_process_cpu_${k}seconds_total`),
+    );
+    expect(total).toBeGreaterThan(0);
+    expect(user! + system!).toBeCloseTo(total!, 6);
+    for (const name of [
+      'lookout_process_process_start_time_seconds',
+      'lookout_process_process_resident_memory_bytes',
+      'lookout_process_process_open_fds',
+      'lookout_process_nodejs_active_handles_total',
+      'lookout_process_nodejs_heap_size_used_bytes',
+    ])
+      expect(value(name), name).toBeGreaterThan(0);
+    expect(text).toMatch(/^lookout_process_nodejs_eventloop_lag_p99_seconds \d/m);
+    expect(text).toMatch(/^lookout_process_nodejs_version_info\{version="v\d+/m);
+    expect(text).toContain('# TYPE lookout_process_nodejs_gc_duration_seconds histogram');
+  });
+
   it('is bound to loopback', () => {
     expect(box.lookout.ops.server.address()).toMatchObject({ address: '127.0.0.1' });
   });

@@ -10,7 +10,7 @@ import type { CustomRoute } from '@slack/bolt';
 import type { AgentTool } from '../../../platform/feature.js';
 import { readBody } from '../../../platform/slack/guard.js';
 import { entryOf, type Gate } from './caller.js';
-import { buildServer, toolboxOf, type Sdk, type ServerDeps, type Toolbox } from './server.js';
+import type { Sdk, ServerDeps, Toolbox } from './server.js';
 
 export const MCP_PATH = '/mcp';
 
@@ -35,23 +35,26 @@ const UNAUTHORIZED =
 
 export function mcpRoutes(deps: ServerDeps & { gate: Gate }): CustomRoute[] {
   const { log } = deps;
-  let sdk: Promise<Sdk> | undefined;
-  const loadSdk = (): Promise<Sdk> =>
+  // The SDK and the server, with the tools' schemas, are loaded with the first request.
+  let sdk: Promise<Sdk & { served: typeof import('./server.js') }> | undefined;
+  const loadSdk = () =>
     (sdk ??= Promise.all([
       import('@modelcontextprotocol/sdk/server/index.js'),
       import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
       import('@modelcontextprotocol/sdk/types.js'),
       import('@modelcontextprotocol/sdk/validation/ajv-provider.js'),
-    ]).then(([server, http, types, ajv]) => ({
+      import('./server.js'),
+    ]).then(([server, http, types, ajv, served]) => ({
       Server: server.Server,
       Transport: http.StreamableHTTPServerTransport,
       ListTools: types.ListToolsRequestSchema,
       CallTool: types.CallToolRequestSchema,
       validator: new ajv.AjvJsonSchemaValidator(),
+      served,
     })));
   // Built again only if the tools change (they are known once every feature is plugged).
   let toolbox: { of: readonly AgentTool[]; box: Toolbox } | undefined;
-  const toolboxNow = (): Toolbox => {
+  const toolboxNow = (toolboxOf: (tools: readonly AgentTool[]) => Toolbox): Toolbox => {
     const tools = deps.tools();
     if (toolbox?.of !== tools) toolbox = { of: tools, box: toolboxOf(tools) };
     return toolbox.box;
@@ -79,7 +82,7 @@ export function mcpRoutes(deps: ServerDeps & { gate: Gate }): CustomRoute[] {
       return rpcError(res, 400, -32700, 'Parse error: the body is not JSON');
     }
     const loaded = await loadSdk();
-    const server = buildServer(loaded, deps, toolboxNow(), entry);
+    const server = loaded.served.buildServer(loaded, deps, toolboxNow(loaded.served.toolboxOf), entry);
     const transport = new loaded.Transport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {
       void transport.close();
