@@ -14,13 +14,15 @@
  * ratios the median of each round's ratio. CPU is the app
  * process's user + system time (/proc/<pid>/stat) over the phase, divided by commands answered.
  * Run: npm run bench -- ack   (BENCH_ROUNDS 3, BENCH_SECONDS 10, BENCH_RATES 20,100,300;
+ * BENCH_IDLE_SECONDS 5: how long each app's idle CPU is read;
  * BENCH_LOOKOUT_FLAGS: Node or V8 flags for Lookout's process, for experiments;
  * BENCH_BUILDS: other builds of Lookout to run beside it in the same run, as `name=main.js`
  * pairs separated by commas, e.g. `before=node_modules/.cache/before/dist/main.js`: an earlier
  * dist/ inside this checkout, so it finds node_modules (docs/benchmarks.md says how to build
  * one); each keeps a data directory of its own, and Node flags of its own may come before its
  * main.js, e.g. `gc=--single-threaded-gc dist/main.js`;
- * BENCH_DATABASE_URL: a PostgreSQL database every build of Lookout shares, as replicas do)
+ * BENCH_DATABASE_URL: a PostgreSQL database every build of Lookout shares, as replicas do;
+ * with BENCH_BUILDS, a last table gives Lookout's CPU per command ÷ each build's, median of the rounds' own)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -225,12 +227,14 @@ const groups = TOGETHER ? [servers] : servers.map((s) => [s]);
 // Warm-up: JIT, connections, caches.
 for (const group of groups) await phases(group, 50);
 
-// What each app costs with no load at all (its timers, background loops and GC), per second.
+// What each app costs with no load at all (its timers, background loops and GC), per second. CPU time is
+// read in 10 ms ticks: over 5 s a figure moves in steps of 2 ms/s (BENCH_IDLE_SECONDS for finer ones).
+const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 5);
 const idleMsPerSecond = new Map<string, number>();
 for (const s of servers) {
   const before = cpuSeconds(s.child.pid!);
-  await new Promise((r) => setTimeout(r, 5_000));
-  idleMsPerSecond.set(s.name, ((cpuSeconds(s.child.pid!) - before) * 1000) / 5);
+  await new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000));
+  idleMsPerSecond.set(s.name, ((cpuSeconds(s.child.pid!) - before) * 1000) / IDLE_SECONDS);
 }
 say(`idle CPU: ${servers.map((s) => `${s.name} ${idleMsPerSecond.get(s.name)!.toFixed(1)} ms/s`).join(' · ')}`);
 
@@ -282,6 +286,16 @@ for (const rate of RATES) {
       `| ${rate}/s | ${s.name} | ${cpu.toFixed(3)} ms | ${cpuRatio} | ${m(s.name, rate, (p) => p.ackP50).toFixed(2)} ms | ${ackP99.toFixed(2)} ms | ${ratio(s.name, 'bare Bolt', rate, (p) => p.ackP99).toFixed(2)}× | ${answer((p) => p.answerP50)} | ${answer((p) => p.answerP99)} |`,
     );
   }
+}
+
+// Each other build against Lookout, round by round (they ran one after the other): the change's own effect.
+if (builds.length > 0) {
+  console.log('\n| rate | ' + builds.map((b) => `Lookout ÷ ${b.name}`).join(' | ') + ' |');
+  console.log('|---|' + builds.map(() => '---|').join(''));
+  for (const rate of RATES)
+    console.log(
+      `| ${rate}/s | ${builds.map((b) => spread('Lookout', b.name, rate, (p) => p.cpuMsPerCommand)).join(' | ')} |`,
+    );
 }
 
 for (const s of servers) s.child.kill('SIGTERM');
