@@ -31,7 +31,7 @@ import { join } from 'node:path';
 import { Pool } from 'undici';
 import { REPORT_IDS } from '../src/kernel/catalog.js';
 import { type ExtraRoutes, signRequest } from '@lookout/sandbox/slack';
-import { median, percentile, productionWorld } from './stats.js';
+import { median, otherBuilds, percentile, productionWorld } from './stats.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -199,15 +199,8 @@ async function phases(servers: Server[], rate: number): Promise<Phase[]> {
 const profile = (name: string) => (process.env.BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=/tmp/prof/${name}`] : []);
 
 const lookoutFlags = (process.env.BENCH_LOOKOUT_FLAGS ?? '').split(' ').filter(Boolean);
-const builds = (process.env.BENCH_BUILDS ?? '')
-  .split(',')
-  .filter(Boolean)
-  .map((pair) => {
-    const [name, main] = pair.split('=');
-    if (!name || !main) throw new Error(`BENCH_BUILDS takes name=main.js pairs, not "${pair}"`);
-    // The embedded store is one process's: each build has its own data directory.
-    return { name, main, data: mkdtempSync(join(tmpdir(), `lookout-ack-${name}-`)) };
-  });
+// The embedded store is one process's: each build has its own data directory.
+const builds = otherBuilds().map((b) => ({ ...b, data: mkdtempSync(join(tmpdir(), `lookout-ack-${b.name}-`)) }));
 const servers = [
   await start('bare Bolt', ['bench/apps/bare-bolt.mjs'], false),
   await start('floor', [...profile('floor'), 'bench/apps/floor.mjs'], true),

@@ -23,7 +23,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync 
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { median, productionWorld } from './stats.js';
+import { median, otherBuilds, productionWorld } from './stats.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 60);
@@ -200,14 +200,7 @@ const lookouts: Variant[] = [
   },
 ];
 const databaseUrl = process.env.TEST_DATABASE_URL;
-const builds = (process.env.BENCH_BUILDS ?? '')
-  .split(',')
-  .filter(Boolean)
-  .map((pair) => {
-    const [name, main] = pair.split('=');
-    if (!name || !main) throw new Error(`BENCH_BUILDS takes name=main.js pairs, not "${pair}"`);
-    return { name, main };
-  });
+const builds = otherBuilds();
 for (const { name, main } of [{ name: '', main: 'dist/main.js' }, ...builds]) {
   const of = name ? ` (${name})` : '';
   if (name)

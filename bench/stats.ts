@@ -125,3 +125,15 @@ export async function productionWorld(
     },
   };
 }
+
+/** BENCH_BUILDS: other builds of Lookout to measure in the same run, as `name=main.js` pairs separated by commas. */
+export function otherBuilds(): { name: string; main: string }[] {
+  return (process.env.BENCH_BUILDS ?? '')
+    .split(',')
+    .filter(Boolean)
+    .map((pair) => {
+      const [name, main] = pair.split('=');
+      if (!name || !main) throw new Error(`BENCH_BUILDS takes name=main.js pairs, not "${pair}"`);
+      return { name, main };
+    });
+}
