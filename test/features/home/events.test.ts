@@ -9,6 +9,12 @@ import { until } from '../../support/until.js';
 type Box = Sandbox & { logs: string[] };
 type Home = { view: { blocks: unknown[] }; publishes: number };
 
+/** Waits until no Home refresh is pending and the outbox has sent what it holds: a late publish of an earlier change is not taken for the next one's. */
+async function settled(box: Box): Promise<void> {
+  await box.lookout.features.home.settled();
+  await box.lookout.deliveries.drained();
+}
+
 async function openHome(box: Box, user: string): Promise<Home> {
   const before = (box.slack.workspace.home(user) as unknown as Home | undefined)?.publishes ?? 0;
   const attempts = await box.slack.event('app_home_opened', user, { tab: 'home', channel: `D_${user}` });
@@ -498,6 +504,7 @@ describe('App Home buttons, and a Home kept current', () => {
   });
 
   it('an admin allowed security details mutes and unmutes a flagged visitor from the latest alerts; the settings in force are shown to admins only', async () => {
+    await settled(box);
     await box.lookout.store.alerts.claim({
       teamId: 'T_LOOKOUT',
       channelId: 'C_SECURITY',
@@ -533,6 +540,7 @@ describe('App Home buttons, and a Home kept current', () => {
   });
 
   it('is published again only for those who opened it, only when what it shows changed, once for a burst of changes, and again after a 429', async () => {
+    await settled(box);
     const alice = published('U_ALICE');
     const bob = published('U_BOB');
     // Dave never opened his Home: nothing is published for him.
@@ -546,8 +554,7 @@ describe('App Home buttons, and a Home kept current', () => {
       async () => ((await box.lookout.store.digests.get(digest!.id))?.paused ? true : undefined),
       'the last pause',
     );
-    await box.lookout.features.home.settled();
-    await box.lookout.deliveries.drained();
+    await settled(box);
     expect(published('U_ALICE') - alice).toBeGreaterThanOrEqual(1);
     expect(published('U_ALICE') - alice).toBeLessThanOrEqual(2);
     expect(text(box.slack.workspace.home('U_ALICE') as unknown as Home)).toMatch(
@@ -567,8 +574,7 @@ describe('App Home buttons, and a Home kept current', () => {
       lastSeen: new Date(),
     });
     await box.slack.slash('C_SECURITY', 'U_CAROL', 'alerts mute v_acked for 24h');
-    await box.lookout.features.home.settled();
-    await box.lookout.deliveries.drained();
+    await settled(box);
     expect(published('U_CAROL')).toBeGreaterThan(carol);
     expect(published('U_BOB')).toBe(bob);
 
