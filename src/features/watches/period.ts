@@ -123,28 +123,30 @@ export function lastPeriod(every: WatchEvery, timeZone: string, now: Date, api: 
   // A day is at most a day and a half behind the API's; an hour, the settling margin (at most a day).
   for (let i = 0; i < 48; i++) {
     period = periodBefore(period, timeZone);
-    const final = finalAt(periodBucket(period), timeZone, api);
-    const over =
-      period.hour === undefined
-        ? dayStart(shiftDate(period.date, 1), timeZone)
-        : hourEnd(period.date, period.hour, timeZone);
-    if (final === undefined || over === undefined) return undefined;
-    const dueAt = Math.max(final, over);
-    if (dueAt <= now.getTime()) return { ...period, key: keyOf(period), dueAt, elapsedMs: now.getTime() - dueAt };
+    const due = dueAtOf(period, timeZone, api);
+    if (due === undefined) return undefined;
+    if (due <= now.getTime()) return duePeriod(period, due, now);
   }
   return undefined;
 }
 
 /** A period someone names (a day, or an hour of `timeZone`'s), once it is over and final at the API; undefined before. */
 export function namedPeriod(period: Period, timeZone: string, now: Date, api: ApiDays): WatchPeriod | undefined {
+  const due = dueAtOf(period, timeZone, api);
+  return due === undefined || due > now.getTime() ? undefined : duePeriod(period, due, now);
+}
+
+/** When a period is over in `timeZone` and final at the API (ms); undefined for a zone that is not one. */
+function dueAtOf(period: Period, timeZone: string, api: ApiDays): number | undefined {
   const final = finalAt(periodBucket(period), timeZone, api);
   const over =
     period.hour === undefined
       ? dayStart(shiftDate(period.date, 1), timeZone)
       : hourEnd(period.date, period.hour, timeZone);
-  if (final === undefined || over === undefined) return undefined;
-  const dueAt = Math.max(final, over);
-  if (dueAt > now.getTime()) return undefined;
+  return final === undefined || over === undefined ? undefined : Math.max(final, over);
+}
+
+function duePeriod(period: Period, dueAt: number, now: Date): WatchPeriod {
   return { ...period, key: keyOf(period), dueAt, elapsedMs: now.getTime() - dueAt };
 }
 
