@@ -5,80 +5,9 @@
  * refused, and, read from the store at each scrape, the outbox by status and who holds each
  * lease. A feature adds its own through the same object (`counter`, `storeGauge`).
  */
-import { createRequire } from 'node:module';
-import type * as Prom from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Logger } from './log.js';
 import { within } from './within.js';
-
-// prom-client's index also loads its cluster aggregator, Pushgateway and Summary, and its CPU
-// counters load OpenTelemetry's API for exemplars Lookout does not use: only the parts used,
-// and the CPU counters made here (0.3 MB less heap at idle).
-const require = createRequire(import.meta.url);
-const Registry = require('prom-client/lib/registry.js') as typeof Prom.Registry;
-const Counter = require('prom-client/lib/counter.js') as typeof Prom.Counter;
-const Gauge = require('prom-client/lib/gauge.js') as typeof Prom.Gauge;
-const Histogram = require('prom-client/lib/histogram.js') as typeof Prom.Histogram;
-type DefaultMetric = (
-  registry: Prom.Registry,
-  config: Prom.DefaultMetricsCollectorConfiguration<'text/plain; version=0.0.4; charset=utf-8'>,
-) => void;
-
-/** collectDefaultMetrics' metrics in its order, after the CPU counters (cpuCounters). */
-const DEFAULT_METRICS = [
-  'processStartTime',
-  'osMemoryHeap',
-  'processOpenFileDescriptors',
-  'processMaxFileDescriptors',
-  'eventLoopLag',
-  ...(typeof process.getActiveResourcesInfo === 'function' ? ['processResources'] : []),
-  'processHandles',
-  'processRequests',
-  'heapSizeAndUsed',
-  'heapSpacesSizeAndUsed',
-  'version',
-  'gc',
-];
-
-/** prom-client's process_cpu_* counters, as its processCpuTotal makes them without exemplars. */
-function cpuCounters(registry: Prom.Registry, prefix: string): void {
-  const registers = [registry];
-  let last = process.cpuUsage();
-  const user: Prom.Counter = new Counter({
-    name: `${prefix}process_cpu_user_seconds_total`,
-    help: 'Total user CPU time spent in seconds.',
-    registers,
-    collect() {
-      const now = process.cpuUsage();
-      const userSeconds = (now.user - last.user) / 1e6;
-      const systemSeconds = (now.system - last.system) / 1e6;
-      last = now;
-      user.inc(userSeconds);
-      system.inc(systemSeconds);
-      total.inc(userSeconds + systemSeconds);
-    },
-  });
-  const system = new Counter({
-    name: `${prefix}process_cpu_system_seconds_total`,
-    help: 'Total system CPU time spent in seconds.',
-    registers,
-  });
-  const total = new Counter({
-    name: `${prefix}process_cpu_seconds_total`,
-    help: 'Total user and system CPU time spent in seconds.',
-    registers,
-  });
-}
-
-/** collectDefaultMetrics, from the modules it reads. */
-function collectDefaultMetrics(config: {
-  register: Prom.Registry;
-  prefix: string;
-  eventLoopMonitoringPrecision: number;
-}) {
-  cpuCounters(config.register, config.prefix);
-  for (const name of DEFAULT_METRICS)
-    (require(`prom-client/lib/metrics/${name}.js`) as DefaultMetric)(config.register, config);
-}
 
 /** A metric's name, help and labels. */
 export interface MetricSpec<L extends string> {
@@ -107,12 +36,12 @@ const STORE_READ_MS = 3_000;
 
 export class Metrics {
   readonly registry = new Registry();
-  readonly deliveries: Prom.Counter<'kind' | 'outcome'>;
-  readonly deliveryLatency: Prom.Histogram<'kind'>;
-  readonly api: Prom.Histogram<'operation' | 'outcome'>;
-  readonly requests: Prom.Counter<'type' | 'name' | 'outcome'>;
-  readonly refused: Prom.Counter<'reason'>;
-  readonly preflight: Prom.Counter<'method' | 'outcome'>;
+  readonly deliveries: Counter<'kind' | 'outcome'>;
+  readonly deliveryLatency: Histogram<'kind'>;
+  readonly api: Histogram<'operation' | 'outcome'>;
+  readonly requests: Counter<'type' | 'name' | 'outcome'>;
+  readonly refused: Counter<'reason'>;
+  readonly preflight: Counter<'method' | 'outcome'>;
 
   private readonly reads: (() => Promise<() => void>)[] = [];
   private readonly leaseKeys = new Set<string>();
@@ -201,7 +130,7 @@ export class Metrics {
   }
 
   /** A counter in this registry. */
-  counter<L extends string>(spec: MetricSpec<L>): Prom.Counter<L> {
+  counter<L extends string>(spec: MetricSpec<L>): Counter<L> {
     return new Counter({ ...spec, labelNames: spec.labelNames ?? [], registers: [this.registry] });
   }
 
