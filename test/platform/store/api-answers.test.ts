@@ -136,9 +136,10 @@ describeEachDb('answers shared by replicas', (t) => {
 
   it('keeps the claim of a request slower than the claim may stay unrenewed: the other replica waits for its answer', async () => {
     // Real time here: the claim is renewed by a timer, and judged by the clock it is renewed with.
-    const realTime = { claimMs: 1_500, now: () => new Date() };
+    // Renewed every second, taken over after 3 s without: a busy machine may stall the renewal by 2 s.
+    const realTime = { claimMs: 3_000, now: () => new Date() };
     const [a, b] = [await replica('replica-a', realTime), await replica('replica-b', realTime)];
-    demo.setFaults({ latencyMs: 4_000 });
+    demo.setFaults({ latencyMs: 7_000 });
     const asking = a.fetcher.report('sources', ASKED);
     await until(async () => (await claims(t.db)).length === 1, 'replica a to claim the question');
     const fromB = await b.fetcher.report('sources', ASKED);
