@@ -1,9 +1,11 @@
 /**
  * CPU per answered /traffic command, ack latency and command-to-answer latency, for Lookout
- * in production mode (`node dist/main.js`) against two other apps, each in its own process:
+ * in production mode (`node dist/main.js`) against three other apps, each in its own process:
  *   - bare Bolt: acks only (the floor for ack latency);
  *   - the floor: a bare Bolt app that acks, makes one undici request to the same demo API and
- *     posts the rows to the response_url (the floor for CPU per answered command).
+ *     posts the rows to the response_url (the floor for CPU per answered command);
+ *   - the answer floor: the floor answering with Lookout's own message (rendered and checked
+ *     by Lookout's code), so Lookout ÷ it is what Lookout's platform costs beside its answer.
  * The load comes from this process: signed slash commands at a steady rate (open loop: sent
  * on schedule whatever the answers do) to the app's request URL, from 500 people in turn (each
  * within the per-person limit, which Lookout checks in its store), each with its own
@@ -204,6 +206,7 @@ const builds = otherBuilds().map((b) => ({ ...b, data: mkdtempSync(join(tmpdir()
 const servers = [
   await start('bare Bolt', ['bench/apps/bare-bolt.mjs'], false),
   await start('floor', [...profile('floor'), 'bench/apps/floor.mjs'], true),
+  await start('answer floor', ['bench/apps/answer-floor.mjs'], true),
 ];
 // A build's `main.js` may come after Node flags of its own: `gc=--single-threaded-gc dist/main.js`.
 for (const b of builds)
@@ -266,17 +269,18 @@ console.log(
   `\nMedians of ${ROUNDS} interleaved rounds, ${SECONDS} s a phase${TOGETHER ? ', every app loaded at once' : ''}; ratios are medians of each round's ratio, with the lowest and highest round's (Node ${process.version}):`,
 );
 console.log(
-  '| rate | app | CPU per command | ÷ floor | ack p50 | ack p99 | ack p99 ÷ bare | answer p50 | answer p99 |',
+  '| rate | app | CPU per command | ÷ floor | ÷ answer floor | ack p50 | ack p99 | ack p99 ÷ bare | answer p50 | answer p99 |',
 );
-console.log('|---|---|---|---|---|---|---|---|---|');
+console.log('|---|---|---|---|---|---|---|---|---|---|');
 for (const rate of RATES) {
   for (const s of servers) {
     const cpu = m(s.name, rate, (p) => p.cpuMsPerCommand);
     const cpuRatio = s.name === 'bare Bolt' ? '—' : spread(s.name, 'floor', rate, (p) => p.cpuMsPerCommand);
+    const answerRatio = s.answers ? spread(s.name, 'answer floor', rate, (p) => p.cpuMsPerCommand) : '—';
     const ackP99 = m(s.name, rate, (p) => p.ackP99);
     const answer = (f: (p: Phase) => number) => (s.answers ? `${m(s.name, rate, f).toFixed(1)} ms` : '—');
     console.log(
-      `| ${rate}/s | ${s.name} | ${cpu.toFixed(3)} ms | ${cpuRatio} | ${m(s.name, rate, (p) => p.ackP50).toFixed(2)} ms | ${ackP99.toFixed(2)} ms | ${ratio(s.name, 'bare Bolt', rate, (p) => p.ackP99).toFixed(2)}× | ${answer((p) => p.answerP50)} | ${answer((p) => p.answerP99)} |`,
+      `| ${rate}/s | ${s.name} | ${cpu.toFixed(3)} ms | ${cpuRatio} | ${answerRatio} | ${m(s.name, rate, (p) => p.ackP50).toFixed(2)} ms | ${ackP99.toFixed(2)} ms | ${ratio(s.name, 'bare Bolt', rate, (p) => p.ackP99).toFixed(2)}× | ${answer((p) => p.answerP50)} | ${answer((p) => p.answerP99)} |`,
     );
   }
 }
