@@ -1,4 +1,5 @@
-import { formatDateTime } from '../../../src/kernel/format.js';
+import { formatDateTime, MONTHS } from '../../../src/kernel/format.js';
+import { localDate } from '../../../src/kernel/dates.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { REPORT_IDS } from '../../../src/kernel/catalog.js';
 import type { Message, View } from '@lookout/sandbox/slack';
@@ -33,6 +34,15 @@ beforeEach(async () => {
 });
 
 const command = (text: string, user = USER, channel = CHANNEL) => run(box, text, { user, channel });
+
+/**
+ * Now, or the end of the 7 days before the channel's today if that is later: the API counts
+ * days in UTC, so between 23:00 and 24:00 UTC the week before Berlin's today ends at the next
+ * UTC midnight, after now.
+ */
+function afterTheWeek(): Date {
+  return new Date(Math.max(Date.now(), Date.parse(`${localDate(new Date(), 'Europe/Berlin')}T00:00:00Z`)));
+}
 
 async function addDigest(extra: Partial<Digest> = {}): Promise<Digest> {
   return box.lookout.store.digests.create({
@@ -254,6 +264,7 @@ describe('/traffic digest list and its buttons', () => {
       minSeverity: 'medium',
       checks: ['bot'],
     });
+    await box.lookout.store.db.query('update alert_subscriptions set created_at = $1', [afterTheWeek()]);
     try {
       const preview = await command(`digest preview ${digest.id}`);
       // The week ended before the watch began: nothing of it was checked, so no count is claimed.
@@ -279,7 +290,7 @@ describe('/traffic digest list and its buttons', () => {
     await box.lookout.store.db.query('update alert_subscriptions set created_at = $1', [began]);
     await box.lookout.store.db.query(
       'insert into scan_state (key, watermark) values ($1, $2) on conflict (key) do update set watermark = excluded.watermark',
-      [(await box.lookout.features.threats.scan.stateKeys())[0], new Date()],
+      [(await box.lookout.features.threats.scan.stateKeys())[0], afterTheWeek()],
     );
     const flagged = (visitorId: string, channelId: string, daysAgo: number) =>
       box.lookout.store.alerts.claim({
@@ -297,7 +308,7 @@ describe('/traffic digest list and its buttons', () => {
     await flagged('v_a', 'C_SECURITY', 2);
     await flagged('v_a', CHANNEL, 2);
     await flagged('v_b', 'C_SECURITY', 1.5);
-    await flagged('v_c', 'C_SECURITY', 0);
+    await flagged('v_c', 'C_SECURITY', (Date.now() - afterTheWeek().getTime()) / 86_400_000);
     try {
       const preview = await command(`digest preview ${digest.id}`);
       expect(mrkdwnText(preview)).toMatch(
@@ -355,7 +366,12 @@ describe('another workspace', () => {
 });
 
 describe('posting a slot', () => {
-  const slot = new Date('2026-11-20T08:00:00.000Z');
+  // The 20th at 08:00 UTC of the latest month where that is a day past: its week and the one before lie in one
+  // month, within the demo API's history whatever the date the tests run on.
+  const slot = new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), 20, 8));
+  if (slot.getTime() > Date.now() - 86_400_000) slot.setUTCMonth(slot.getUTCMonth() - 1);
+  const month = MONTHS[slot.getUTCMonth()]!;
+  const year = slot.getUTCFullYear();
 
   it('posts the digest with totals and change, and records the run with the message ts', async () => {
     const digest = await addDigest({ reports: ['sources', 'countries'] });
@@ -368,14 +384,16 @@ describe('posting a slot', () => {
     const body = mrkdwnText(posted);
     expect(body).toMatch(/\*Visits\*\n[\d,]+ {2}(▲|▼|–|new)/);
     expect(body).toMatch(/\*Sources\*\n1\. /);
-    expect(body).toMatch(/The 7 days before today \(Nov 13 – Nov 19, 2026\) · change against Nov 6 – Nov 12, 2026/);
+    expect(body).toContain(
+      `The 7 days before today (${month} 13 – ${month} 19, ${year}) · change against ${month} 6 – ${month} 12, ${year}`,
+    );
     // A Berlin digest's figures are the API's days, named as such (the demo API counts in UTC); no visit times are listed.
     expect(body).toContain(' · days in UTC, as the analytics API counts them · ');
     expect(body).not.toMatch(/days in Europe\/Berlin|times in/);
     const chart = posted.blocks?.find((b) => (b as { type: string }).type === 'data_visualization') as
       { title: string; chart: { series: { name: string }[] } } | undefined;
     expect(chart?.title).toBe("Visits per day (UTC, the API's days)");
-    expect(chart?.chart.series.map((s) => s.name)).toEqual(['Nov 13–19, 2026', 'Nov 6–12, 2026']);
+    expect(chart?.chart.series.map((s) => s.name)).toEqual([`${month} 13–19, ${year}`, `${month} 6–12, ${year}`]);
     const run = await box.lookout.store.runs.get(digest.id, slot);
     expect(run).toMatchObject({ status: 'posted', messageTs: posted.ts, channelId: CHANNEL });
     // The same slot never posts twice.
