@@ -125,9 +125,10 @@ describeEachDb('store db', (t) => {
         { version: 22, name: 'watch_alerts', applied_at: expect.any(Date) },
         { version: 23, name: 'trend_confirmed', applied_at: expect.any(Date) },
         { version: 24, name: 'api_answers', applied_at: expect.any(Date) },
+        { version: 25, name: 'api_answers_fetched_at', applied_at: expect.any(Date) },
       ]);
       expect(await appliedVersions(t.db)).toEqual(
-        new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24]),
+        new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25]),
       );
     });
 
@@ -138,9 +139,9 @@ describeEachDb('store db', (t) => {
       expect(await appliedVersions(first)).toEqual(new Set());
       const [a, b] = await Promise.all([migrate(first, MIGRATIONS), migrate(second, MIGRATIONS)]);
       expect([...a, ...b].sort((x, y) => x - y)).toEqual([
-        1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24,
+        1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25,
       ]);
-      expect(await count(first, 'schema_migrations')).toBe(24);
+      expect(await count(first, 'schema_migrations')).toBe(25);
       expect(await count(second, 'digests')).toBe(0);
     });
 
