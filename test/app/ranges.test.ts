@@ -3,19 +3,23 @@
  * signed slash commands, the answers read back from what Slack shows.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDemoApi, type DemoApi } from '@lookout/sandbox/demo-api';
 import { headerOf, mrkdwnText, sandbox, tableOf, type Sandbox } from '../support/sandbox.js';
 import { run } from '../support/answers.js';
 
-// Saturday Nov 21, 2026, midday: last week is Mon Nov 9 – Sun Nov 15.
+// Saturday Nov 21, 2026, midday: last week is Mon Nov 9 – Sun Nov 15. The demo API's history ends then too.
 const NOW = new Date('2026-11-21T12:00:00Z');
 
 let box: Sandbox & { logs: string[] };
+let demo: DemoApi;
 
 beforeAll(async () => {
-  box = await sandbox({ scheduler: false, now: () => NOW });
+  demo = await startDemoApi({ port: 0, apiKey: 'ranges', now: () => NOW });
+  box = await sandbox({ scheduler: false, now: () => NOW, api: { baseUrl: demo.url, apiKey: 'ranges' } });
 });
 afterAll(async () => {
   await box?.stop();
+  await demo?.close();
 });
 
 describe('ranges in words, in every command that takes one', () => {
