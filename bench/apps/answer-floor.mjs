@@ -6,30 +6,18 @@
 // budget, retries and timeouts, metrics and the request's async context.
 // Needs dist/ built (bench/ack.ts builds it). Reads the same variables as floor.mjs.
 import process from 'node:process';
-import bolt from '@slack/bolt';
 import { Agent, Pool, request } from 'undici';
+import { boltApp, serve } from './bolt.mjs';
 import { REPORTS } from '../../dist/kernel/catalog.js';
 import { encodeQuery, newQuery, toMarketingRequest } from '../../dist/kernel/query.js';
 import { resolveRange } from '../../dist/kernel/range-dates.js';
 import { reportMessage } from '../../dist/features/reports/blocks.js';
 import { PreflightGate } from '../../dist/platform/slack/preflight-gate.js';
 
-const { App, HTTPReceiver, LogLevel } = bolt;
 const api = new Pool(process.env.ANALYTICS_API_URL, { connections: 8 });
 const answers = new Agent({ keepAliveTimeout: 30_000 });
 const preflight = new PreflightGate();
-const receiver = new HTTPReceiver({
-  signingSecret: process.env.SLACK_SIGNING_SECRET,
-  endpoints: '/slack/events',
-  logLevel: LogLevel.ERROR,
-  customRoutes: [{ path: '/healthz', method: ['GET'], handler: (_req, res) => res.writeHead(200).end('{"ok":true}') }],
-});
-const app = new App({
-  receiver,
-  token: process.env.SLACK_BOT_TOKEN,
-  logLevel: LogLevel.ERROR,
-  clientOptions: { slackApiUrl: process.env.SLACK_API_URL },
-});
+const app = boltApp();
 app.command('/traffic', async ({ ack, command }) => {
   await ack();
   const [report, range] = command.text.split(' ');
@@ -71,5 +59,4 @@ app.command('/traffic', async ({ ack, command }) => {
   });
   await posted.body.dump();
 });
-await app.start(Number(process.env.PORT ?? 3000));
-process.once('SIGTERM', () => app.stop().then(() => process.exit(0)));
+await serve(app);

@@ -3,24 +3,12 @@
 // got to the command's response_url. Reads PORT, SLACK_SIGNING_SECRET, SLACK_BOT_TOKEN,
 // SLACK_API_URL, ANALYTICS_API_URL, ANALYTICS_API_KEY.
 import process from 'node:process';
-import bolt from '@slack/bolt';
 import { Agent, Pool, request } from 'undici';
+import { boltApp, serve } from './bolt.mjs';
 
-const { App, HTTPReceiver, LogLevel } = bolt;
 const api = new Pool(process.env.ANALYTICS_API_URL, { connections: 8 });
 const answers = new Agent({ keepAliveTimeout: 30_000 });
-const receiver = new HTTPReceiver({
-  signingSecret: process.env.SLACK_SIGNING_SECRET,
-  endpoints: '/slack/events',
-  logLevel: LogLevel.ERROR,
-  customRoutes: [{ path: '/healthz', method: ['GET'], handler: (_req, res) => res.writeHead(200).end('{"ok":true}') }],
-});
-const app = new App({
-  receiver,
-  token: process.env.SLACK_BOT_TOKEN,
-  logLevel: LogLevel.ERROR,
-  clientOptions: { slackApiUrl: process.env.SLACK_API_URL },
-});
+const app = boltApp();
 app.command('/traffic', async ({ ack, command }) => {
   await ack();
   const report = command.text.split(' ')[0] === 'pages' ? '/pages' : '/traffic/sources';
@@ -45,5 +33,4 @@ app.command('/traffic', async ({ ack, command }) => {
   });
   await posted.body.dump();
 });
-await app.start(Number(process.env.PORT ?? 3000));
-process.once('SIGTERM', () => app.stop().then(() => process.exit(0)));
+await serve(app);
