@@ -22,7 +22,7 @@
  * pairs separated by commas, e.g. `before=node_modules/.cache/before/dist/main.js`: an earlier
  * dist/ inside this checkout, so it finds node_modules (docs/benchmarks.md says how to build
  * one); each keeps a data directory of its own, and Node flags of its own may come before its
- * main.js, e.g. `gc=--single-threaded-gc dist/main.js`;
+ * main.js, e.g. `young=--min-semi-space-size=16 dist/main.js` (the name ends at the first `=`);
  * BENCH_DATABASE_URL: a PostgreSQL database every build of Lookout shares, as replicas do;
  * with BENCH_BUILDS, a last table gives Lookout's CPU per command ÷ each build's, median of the rounds' own)
  */
@@ -197,7 +197,7 @@ async function phases(servers: Server[], rate: number): Promise<Phase[]> {
   );
 }
 
-/** BENCH_PROF=1: a CPU profile of the floor and of Lookout, in /tmp/prof/<name>. */
+/** BENCH_PROF=1: a CPU profile of the floor, the answer floor and each build of Lookout, in /tmp/prof/<name>. */
 const profile = (name: string) => (process.env.BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=/tmp/prof/${name}`] : []);
 
 const lookoutFlags = (process.env.BENCH_LOOKOUT_FLAGS ?? '').split(' ').filter(Boolean);
@@ -206,7 +206,7 @@ const builds = otherBuilds().map((b) => ({ ...b, data: mkdtempSync(join(tmpdir()
 const servers = [
   await start('bare Bolt', ['bench/apps/bare-bolt.mjs'], false),
   await start('floor', [...profile('floor'), 'bench/apps/floor.mjs'], true),
-  await start('answer floor', ['bench/apps/answer-floor.mjs'], true),
+  await start('answer floor', [...profile('answer-floor'), 'bench/apps/answer-floor.mjs'], true),
 ];
 // A build's `main.js` may come after Node flags of its own: `gc=--single-threaded-gc dist/main.js`.
 for (const b of builds)

@@ -16,7 +16,7 @@
  * measures only those beside the floors; BENCH_BUILDS=before=node_modules/.cache/before/dist/main.js
  * measures other builds of Lookout in the same run, as `name=main.js` pairs separated by commas,
  * each on the existing DATA_DIR and on PostgreSQL, like dist/main.js: docs/benchmarks.md says how
- * to build one)
+ * to build one; Node flags of its own may come before its main.js, e.g. `nr=--no-memory-reducer dist/main.js`)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync } from 'node:fs';
@@ -208,14 +208,14 @@ for (const { name, main } of [{ name: '', main: 'dist/main.js' }, ...builds]) {
       key: 'existing',
       name: `embedded, existing DATA_DIR${of}`,
       floor: 'bare Bolt + PGlite',
-      run: () => measure(`existing${of}`, [main], { DATA_DIR: kept }),
+      run: () => measure(`existing${of}`, main.split(' '), { DATA_DIR: kept }),
     });
   if (databaseUrl)
     lookouts.push({
       key: 'postgres',
       name: `DATABASE_URL (PostgreSQL)${of}`,
       floor: 'bare Bolt',
-      run: () => measure(`postgres${of}`, [main], { DATABASE_URL: databaseUrl }),
+      run: () => measure(`postgres${of}`, main.split(' '), { DATABASE_URL: databaseUrl }),
     });
 }
 if (!databaseUrl) say('PostgreSQL variant skipped: TEST_DATABASE_URL is not set');
