@@ -210,7 +210,7 @@ const servers = [
 ];
 // A build's `main.js` may come after Node flags of its own: `gc=--single-threaded-gc dist/main.js`.
 for (const b of builds)
-  servers.push(await start(b.name, [...profile(b.name), ...lookoutFlags, ...b.main.split(' ')], true, b.data));
+  servers.push(await start(b.name, [...profile(b.name), ...lookoutFlags, ...b.args], true, b.data));
 servers.push(await start('Lookout', [...profile('lookout'), ...lookoutFlags, 'dist/main.js'], true));
 say(
   `servers up: ${servers.map((s) => s.name).join(', ')}; demo API at ${world.env.ANALYTICS_API_URL}; ${ROUNDS} rounds × rates ${RATES.join(', ')}/s × ${SECONDS} s`,

@@ -201,21 +201,21 @@ const lookouts: Variant[] = [
 ];
 const databaseUrl = process.env.TEST_DATABASE_URL;
 const builds = otherBuilds();
-for (const { name, main } of [{ name: '', main: 'dist/main.js' }, ...builds]) {
+for (const { name, args } of [{ name: '', args: ['dist/main.js'] }, ...builds]) {
   const of = name ? ` (${name})` : '';
   if (name)
     lookouts.push({
       key: 'existing',
       name: `embedded, existing DATA_DIR${of}`,
       floor: 'bare Bolt + PGlite',
-      run: () => measure(`existing${of}`, main.split(' '), { DATA_DIR: kept }),
+      run: () => measure(`existing${of}`, args, { DATA_DIR: kept }),
     });
   if (databaseUrl)
     lookouts.push({
       key: 'postgres',
       name: `DATABASE_URL (PostgreSQL)${of}`,
       floor: 'bare Bolt',
-      run: () => measure(`postgres${of}`, main.split(' '), { DATABASE_URL: databaseUrl }),
+      run: () => measure(`postgres${of}`, args, { DATABASE_URL: databaseUrl }),
     });
 }
 if (!databaseUrl) say('PostgreSQL variant skipped: TEST_DATABASE_URL is not set');

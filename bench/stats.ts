@@ -129,8 +129,9 @@ export async function productionWorld(
 /**
  * BENCH_BUILDS: other builds of Lookout to measure in the same run, as `name=main.js` pairs separated by
  * commas; the name ends at the first `=`, so Node flags before main.js may hold their own (`--flag=16 dist/main.js`).
+ * `args`: what Node is started with, the flags then main.js.
  */
-export function otherBuilds(): { name: string; main: string }[] {
+export function otherBuilds(): { name: string; args: string[] }[] {
   return (process.env.BENCH_BUILDS ?? '')
     .split(',')
     .filter(Boolean)
@@ -138,6 +139,6 @@ export function otherBuilds(): { name: string; main: string }[] {
       const at = pair.indexOf('=');
       const [name, main] = [pair.slice(0, Math.max(0, at)), pair.slice(at + 1)];
       if (at < 1 || !main) throw new Error(`BENCH_BUILDS takes name=main.js pairs, not "${pair}"`);
-      return { name, main };
+      return { name, args: main.split(' ').filter(Boolean) };
     });
 }

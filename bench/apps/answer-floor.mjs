@@ -13,6 +13,7 @@ import { encodeQuery, newQuery, toMarketingRequest } from '../../dist/kernel/que
 import { resolveRange } from '../../dist/kernel/range-dates.js';
 import { reportMessage } from '../../dist/features/reports/blocks.js';
 import { PreflightGate } from '../../dist/platform/slack/preflight-gate.js';
+import { marketingCall } from '../../dist/platform/api/client.js';
 
 const api = new Pool(process.env.ANALYTICS_API_URL, { connections: 8 });
 const answers = new Agent({ keepAliveTimeout: 30_000 });
@@ -25,17 +26,13 @@ app.command('/traffic', async ({ ack, command }) => {
   const query = newQuery(def.id, range);
   const now = new Date();
   const resolved = resolveRange(query.range, 'UTC', now);
-  const marketing = toMarketingRequest(query, REPORTS, resolved.range);
+  const asked = marketingCall(toMarketingRequest(query, REPORTS, resolved.range));
   const { body } = await api.request({
     method: 'POST',
     path: def.path,
-    query: { start_date: marketing.startDate, end_date: marketing.endDate },
+    query: asked.query,
     headers: { 'x-api-key': process.env.ANALYTICS_API_KEY, 'content-type': 'application/json' },
-    body: JSON.stringify({
-      filter_groups: marketing.filterGroups ?? [],
-      pagination: { current_page: marketing.page ?? 1, limit: marketing.limit ?? 100 },
-      ...(marketing.sort ? { sort_params: marketing.sort } : {}),
-    }),
+    body: JSON.stringify(asked.body),
   });
   const rows = await body.json();
   const ref = encodeQuery(query);

@@ -114,15 +114,7 @@ export class HttpClient {
   }
 
   post<T>(path: string, request: MarketingRequest, schema: Schema<T>): Promise<T> {
-    const query: Record<string, string> = {};
-    if (request.startDate) query.start_date = request.startDate;
-    if (request.endDate) query.end_date = request.endDate;
-    const body: Record<string, unknown> = {
-      filter_groups: request.filterGroups ?? [],
-      pagination: { current_page: request.page ?? 1, limit: request.limit ?? 100 },
-    };
-    if (request.sort) body.sort_params = request.sort;
-    return this.call({ method: 'POST', path, query, body }, schema);
+    return this.call({ method: 'POST', path, ...marketingCall(request) }, schema);
   }
 
   get<T>(path: string, query: Record<string, string>, schema: Schema<T>): Promise<T> {
@@ -341,6 +333,22 @@ export class HttpClient {
     const key = this.options.apiKey;
     return key ? text.split(key).join('[redacted]') : text;
   }
+}
+
+/** A Marketing report request as the API takes it: the dates in the query string, the rest in the JSON body. */
+export function marketingCall(request: MarketingRequest): {
+  query: Record<string, string>;
+  body: Record<string, unknown>;
+} {
+  const query: Record<string, string> = {};
+  if (request.startDate) query.start_date = request.startDate;
+  if (request.endDate) query.end_date = request.endDate;
+  const body: Record<string, unknown> = {
+    filter_groups: request.filterGroups ?? [],
+    pagination: { current_page: request.page ?? 1, limit: request.limit ?? 100 },
+  };
+  if (request.sort) body.sort_params = request.sort;
+  return { query, body };
 }
 
 /** A person-readable name for a call: `/traffic/sources`, or `bot status` for a security lookup. */
