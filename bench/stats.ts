@@ -88,6 +88,12 @@ export async function spawnDemoApi(env: Record<string, string> = {}): Promise<{ 
 
 export const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
 
+/** A fresh build of Lookout in dist/, which the production-mode benchmarks run. */
+export async function buildDist(): Promise<void> {
+  const { execFileSync } = await import('node:child_process');
+  execFileSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
+}
+
 /**
  * What a production-mode app needs around it, for bench/memory.ts and bench/ack.ts: a fresh
  * build in dist/, an offline Slack (for auth.test at start) and the demo API in its own
@@ -96,10 +102,9 @@ export const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Ma
 export async function productionWorld(
   options: { extraRoutes?: import('@lookout/sandbox/slack').ExtraRoutes } = {},
 ): Promise<{ env: Record<string, string>; close: () => Promise<void> }> {
-  const { execFileSync } = await import('node:child_process');
   const { randomBytes } = await import('node:crypto');
   const { startOfflineSlack } = await import('@lookout/sandbox/slack');
-  execFileSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
+  await buildDist();
   const signingSecret = randomBytes(16).toString('hex');
   const botToken = `xoxb-bench-${randomBytes(8).toString('hex')}`;
   const slack = await startOfflineSlack({

@@ -9,50 +9,33 @@ import process from 'node:process';
 import { Agent, Pool, request } from 'undici';
 import { boltApp, serve } from './bolt.mjs';
 import { REPORTS } from '../../dist/kernel/catalog.js';
-import { encodeQuery, newQuery, toMarketingRequest } from '../../dist/kernel/query.js';
-import { resolveRange } from '../../dist/kernel/range-dates.js';
-import { reportMessage } from '../../dist/features/reports/blocks.js';
-import { PreflightGate } from '../../dist/platform/slack/preflight-gate.js';
+import { toMarketingRequest } from '../../dist/kernel/query.js';
 import { marketingCall } from '../../dist/platform/api/client.js';
+import { check, range, render, split } from './answer.mjs';
 
 const api = new Pool(process.env.ANALYTICS_API_URL, { connections: 8 });
 const answers = new Agent({ keepAliveTimeout: 30_000 });
-const preflight = new PreflightGate();
 const app = boltApp();
 app.command('/traffic', async ({ ack, command }) => {
   await ack();
-  const [report, range] = command.text.split(' ');
-  const def = REPORTS[report];
-  const query = newQuery(def.id, range);
+  const query = split(command.text);
   const now = new Date();
-  const resolved = resolveRange(query.range, 'UTC', now);
-  const asked = marketingCall(toMarketingRequest(query, REPORTS, resolved.range));
+  const dates = range(query, now);
+  const asked = marketingCall(toMarketingRequest(query, REPORTS, dates));
   const { body } = await api.request({
     method: 'POST',
-    path: def.path,
+    path: REPORTS[query.report].path,
     query: asked.query,
     headers: { 'x-api-key': process.env.ANALYTICS_API_KEY, 'content-type': 'application/json' },
     body: JSON.stringify(asked.body),
   });
   const rows = await body.json();
-  const ref = encodeQuery(query);
-  const message = reportMessage({
-    def,
-    query,
-    range: resolved.range,
-    rows,
-    timeZone: 'UTC',
-    apiZone: 'UTC',
-    now,
-    demo: false,
-    ephemeral: true,
-    refs: { current: ref, block: ref, next: ref, trend: ref },
-  });
+  const message = render(query, dates, rows, now);
   const posted = await request(command.response_url, {
     method: 'POST',
     dispatcher: answers,
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ ...preflight.message('response_url', message), response_type: 'ephemeral' }),
+    body: JSON.stringify({ ...check(message), response_type: 'ephemeral' }),
   });
   await posted.body.dump();
 });
