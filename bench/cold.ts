@@ -6,7 +6,8 @@
  * step by step: parse the command's text, resolve its range, render the report message,
  * check it against Slack's rules (the preflight) and serialise it. Each step's CPU time is
  * read with `process.cpuUsage` around it. The hot figure is the floor, measured in the same
- * run: every call first runs the same code thousands of times, so V8 has optimised it either way.
+ * run: every call first runs the same code, timing included, thousands of times, so V8 has
+ * optimised it either way.
  * Run: npm run bench -- cold   (BENCH_GAPS 0,3,10,50 ms; BENCH_CALLS 300 a gap; BENCH_ROUNDS 3)
  */
 import type { AggregateRow } from '../src/platform/api/schemas.js';
@@ -35,12 +36,12 @@ await buildDist();
 const { parse, range, render, check } = await import('./apps/answer.mjs');
 
 let seq = 0;
-/** One command's answer, step by step; each step's CPU time (µs) added to `spent` when given. */
-function answer(spent?: Record<Step, number>): number {
+const none = (): Record<Step, number> => ({ parse: 0, range: 0, render: 0, preflight: 0, serialise: 0 });
+/** One command's answer, step by step; each step's CPU time (µs) added to `spent`. */
+function answer(spent: Record<Step, number>): number {
   const text = `${REPORTS_ASKED[seq % REPORTS_ASKED.length]} ${RANGES[seq++ % RANGES.length]}`;
   let before = process.cpuUsage();
   const step = (name: Step) => {
-    if (!spent) return;
     const used = process.cpuUsage(before);
     spent[name] += used.user + used.system;
     before = process.cpuUsage();
@@ -72,7 +73,7 @@ async function measure(gapMs: number): Promise<Record<Step | 'total', number>> {
   };
   for (let i = 0; i < CALLS; i++) {
     if (gapMs > 0) await new Promise((r) => setTimeout(r, gapMs));
-    const spent = { parse: 0, range: 0, render: 0, preflight: 0, serialise: 0 };
+    const spent = none();
     answer(spent);
     for (const s of STEPS) each[s].push(spent[s]);
     each.total.push(STEPS.reduce((sum, s) => sum + spent[s], 0));
@@ -82,7 +83,7 @@ async function measure(gapMs: number): Promise<Record<Step | 'total', number>> {
 
 console.log(`[cold] warming up: ${WARM} answers`);
 let bytes = 0;
-for (let i = 0; i < WARM; i++) bytes = answer();
+for (let i = 0; i < WARM; i++) bytes = answer(none());
 console.log(`[cold] each answer is ${bytes} bytes; ${ROUNDS} rounds × gaps ${GAPS.join(', ')} ms × ${CALLS} calls`);
 
 const results = new Map<number, Record<Step | 'total', number>[]>();
