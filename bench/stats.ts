@@ -142,8 +142,11 @@ export function otherBuilds(): { name: string; args: string[] }[] {
     .filter(Boolean)
     .map((pair) => {
       const at = pair.indexOf('=');
-      const [name, main] = [pair.slice(0, Math.max(0, at)), pair.slice(at + 1)];
-      if (at < 1 || !main) throw new Error(`BENCH_BUILDS takes name=main.js pairs, not "${pair}"`);
-      return { name, args: main.split(' ').filter(Boolean) };
+      const args = pair
+        .slice(at + 1)
+        .split(' ')
+        .filter(Boolean);
+      if (at < 1 || args.length === 0) throw new Error(`BENCH_BUILDS takes name=main.js pairs, not "${pair}"`);
+      return { name: pair.slice(0, at), args };
     });
 }
